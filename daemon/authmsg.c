@@ -1,0 +1,96 @@
+#include "daemon/authmsg.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "proto/cur.h"
+
+static void
+put_blob(struct wcur *w, const uint8_t *p, uint32_t len)
+{
+	wcur_le32(w, len);
+	wcur_bytes(w, p, len);
+}
+
+static const uint8_t *
+get_blob(struct cur *c, uint32_t *len)
+{
+	*len = cur_le32(c);
+	return cur_view(c, *len);
+}
+
+/* A fixed-size NUL-terminated string field. */
+static void
+put_str(struct wcur *w, const char *s, size_t field)
+{
+	size_t n = strnlen(s, field - 1);
+
+	wcur_bytes(w, s, n);
+	wcur_zero(w, field - n);
+}
+
+static void
+get_str(struct cur *c, char *dst, size_t field)
+{
+	cur_bytes(c, dst, field);
+	if (memchr(dst, '\0', field) == NULL)
+		c->err = 1;
+}
+
+int
+authmsg_req_encode(const struct authmsg_req *r, uint8_t *buf, size_t cap)
+{
+	struct wcur w;
+
+	wcur_init(&w, buf, cap);
+	put_str(&w, r->client, sizeof(r->client));
+	put_blob(&w, r->negotiate, r->negotiate_len);
+	put_blob(&w, r->challenge, r->challenge_len);
+	put_blob(&w, r->authenticate, r->authenticate_len);
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+authmsg_req_decode(struct authmsg_req *r, const uint8_t *p, size_t len)
+{
+	struct cur c;
+
+	cur_init(&c, p, len);
+	get_str(&c, r->client, sizeof(r->client));
+	r->negotiate = get_blob(&c, &r->negotiate_len);
+	r->challenge = get_blob(&c, &r->challenge_len);
+	r->authenticate = get_blob(&c, &r->authenticate_len);
+	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
+}
+
+int
+authmsg_rep_encode(const struct authmsg_rep *r, uint8_t *buf, size_t cap)
+{
+	struct wcur w;
+
+	wcur_init(&w, buf, cap);
+	wcur_le32(&w, r->status);
+	wcur_le32(&w, r->flags);
+	wcur_bytes(&w, r->session_key, sizeof(r->session_key));
+	wcur_le32(&w, r->uid);
+	wcur_le32(&w, r->gid);
+	put_str(&w, r->user, sizeof(r->user));
+	put_str(&w, r->domain, sizeof(r->domain));
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+authmsg_rep_decode(struct authmsg_rep *r, const uint8_t *p, size_t len)
+{
+	struct cur c;
+
+	cur_init(&c, p, len);
+	r->status = cur_le32(&c);
+	r->flags = cur_le32(&c);
+	cur_bytes(&c, r->session_key, sizeof(r->session_key));
+	r->uid = cur_le32(&c);
+	r->gid = cur_le32(&c);
+	get_str(&c, r->user, sizeof(r->user));
+	get_str(&c, r->domain, sizeof(r->domain));
+	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * Payloads of MSG_AUTH_REQ and MSG_AUTH_REP (daemon/msg.h).
+ *
+ * A gate or worker that received an NTLMSSP AUTHENTICATE sends the three
+ * NTLMSSP messages of the exchange (NEGOTIATE and CHALLENGE as they went on
+ * the wire, for the MIC) to the master; the master checks the NTLMv2 response
+ * against the passdb and answers with the verdict, the exported session key
+ * and the Unix identity.  The master remembers the last verdict it gave each
+ * child, and routes a handed-off connection by that, never by what the gate
+ * claims.
+ */
+#ifndef USMBD_DAEMON_AUTHMSG_H
+#define USMBD_DAEMON_AUTHMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_FLAG_GUEST		0x1
+#define AUTH_FLAG_ANONYMOUS	0x2
+
+#define AUTH_NAME_MAX		64
+
+struct authmsg_req {
+	char		 client[64];		/* peer address, for logs and throttling */
+	const uint8_t	*negotiate;		/* views into the message buffer */
+	uint32_t	 negotiate_len;
+	const uint8_t	*challenge;
+	uint32_t	 challenge_len;
+	const uint8_t	*authenticate;
+	uint32_t	 authenticate_len;
+};
+
+struct authmsg_rep {
+	uint32_t	 status;		/* NTSTATUS */
+	uint32_t	 flags;			/* AUTH_FLAG_* */
+	uint8_t		 session_key[16];	/* exported session key; zero for anonymous */
+	uint32_t	 uid;
+	uint32_t	 gid;
+	char		 user[AUTH_NAME_MAX];	/* Unix account, "" for anonymous */
+	char		 domain[AUTH_NAME_MAX];	/* as the client sent it, UTF-8 */
+};
+
+/* Encoders return the payload length, or -EMSGSIZE. Decoders 0 or -EBADMSG. */
+int	authmsg_req_encode(const struct authmsg_req *, uint8_t *buf, size_t cap);
+int	authmsg_req_decode(struct authmsg_req *, const uint8_t *p, size_t len);
+int	authmsg_rep_encode(const struct authmsg_rep *, uint8_t *buf, size_t cap);
+int	authmsg_rep_decode(struct authmsg_rep *, const uint8_t *p, size_t len);
+
+#endif

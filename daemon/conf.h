@@ -1,0 +1,90 @@
+/*
+ * The smb.conf-style configuration.  conf_load() reads a whole file into a
+ * fresh struct conf; a reload builds a new one and swaps it in only when it
+ * loaded cleanly, so a broken file never replaces a working config.
+ */
+#ifndef USMBD_DAEMON_CONF_H
+#define USMBD_DAEMON_CONF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define CONF_MAX_PORTS	8
+
+/* SMB2 dialect codes, MS-SMB2 2.2.3 */
+#define DIALECT_202	0x0202
+#define DIALECT_210	0x0210
+#define DIALECT_300	0x0300
+#define DIALECT_302	0x0302
+#define DIALECT_311	0x0311
+
+enum conf_signing { SIGNING_AUTO, SIGNING_MANDATORY, SIGNING_DISABLED };
+/* Samba's `smb encrypt` values: off, if_required/auto/default, desired, required */
+enum conf_encrypt { ENCRYPT_OFF, ENCRYPT_IF_REQUIRED, ENCRYPT_DESIRED, ENCRYPT_REQUIRED };
+enum conf_map_guest { MAP_GUEST_NEVER, MAP_GUEST_BAD_USER };
+
+struct conf_share {
+	char		*name;		/* as written in the section header */
+	char		*path;
+	char		*comment;
+	int		 read_only;	/* default yes, as Samba */
+	int		 browseable;	/* default yes */
+	int		 guest_ok;	/* default no */
+	int		 case_sensitive;/* default no */
+	enum conf_encrypt smb_encrypt;	/* default: the global value */
+	mode_t		 create_mask;	/* default 0744 */
+	mode_t		 directory_mask;/* default 0755 */
+	char		**valid_users;	/* NULL-terminated; NULL = everyone */
+	char		**invalid_users;/* NULL-terminated; NULL = nobody */
+	int		 is_ipc;	/* the implicit IPC$ */
+	const char	*file;		/* where it was defined */
+	int		 line;
+};
+
+struct conf {
+	char		*file;
+	uint16_t	 ports[CONF_MAX_PORTS];	/* smb ports, default 445 */
+	int		 nports;
+	char		**interfaces;	/* NULL-terminated addresses; NULL = all (0.0.0.0 and ::) */
+	char		*pid_dir;	/* default /run/usmbd */
+	char		*lock_dir;	/* default /run/usmbd */
+	char		*private_dir;	/* default /var/lib/usmbd/private */
+	char		*log_file;	/* NULL = syslog */
+	int		 log_level;	/* default 1 */
+	int		 min_protocol;	/* DIALECT_*, default DIALECT_202 */
+	int		 max_protocol;	/* default DIALECT_311 */
+	enum conf_signing server_signing;	/* default auto */
+	enum conf_encrypt smb_encrypt;		/* default if_required */
+	char		*guest_account;	/* default nobody */
+	enum conf_map_guest map_to_guest;	/* default never */
+	char		**hosts_allow;	/* NULL-terminated; NULL = all */
+	char		**hosts_deny;
+	char		*netbios_name;	/* default: the host name, upper case */
+	char		*workgroup;	/* default WORKGROUP */
+	char		*server_string;	/* default "usmbd" */
+	int		 gate_processes;	/* default 4 */
+	int		 max_workers_per_user;	/* default 1 */
+	int		 worker_idle_timeout;	/* seconds, default 60 */
+	size_t		 state_map_size;	/* bytes, default 64 MiB */
+	struct conf_share *shares;	/* shares[0] is IPC$ */
+	int		 nshares;
+};
+
+/*
+ * Reads path.  Returns 0 and *out, or 2 after writing one line per problem
+ * to errf as "FILE:LINE: what is wrong" (unknown keys are warnings written
+ * to errf, not failures).
+ */
+int	conf_load(const char *path, struct conf **out, FILE *errf);
+void	conf_free(struct conf *);
+/* Case-insensitive lookup; NULL when absent. */
+const struct conf_share *conf_share_find(const struct conf *, const char *name);
+/* Is user (a Unix account name) allowed by valid users / invalid users? */
+int	conf_share_user_ok(const struct conf_share *, const char *user);
+/* Prints the effective config as smb.conf text; verbose adds the defaults. */
+void	conf_dump(const struct conf *, FILE *, int verbose);
+/* "SMB2_02", "SMB3_11", ... -> DIALECT_*, or -1. */
+int	conf_parse_protocol(const char *s);
+
+#endif

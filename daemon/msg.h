@@ -1,0 +1,69 @@
+/*
+ * Typed messages between the master and its children over SOCK_SEQPACKET
+ * socketpairs.  One datagram is one message: a 12-byte little-endian header
+ * {type, len, id} then len bytes of payload, with at most one fd attached.
+ * Payloads are encoded with proto/cur.h cursors; a receiver checks that the
+ * payload was consumed exactly.
+ *
+ * The child's end of its channel is always fd MSG_CHILD_FD after exec.
+ */
+#ifndef USMBD_DAEMON_MSG_H
+#define USMBD_DAEMON_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MSG_CHILD_FD	3
+#define MSG_HDR_LEN	12
+#define MSG_MAX_PAYLOAD	(64 * 1024)
+
+enum msg_type {
+	/* child -> master */
+	MSG_HELLO = 1,		/* payload: role u32; the child is set up */
+	MSG_GATE_READY,		/* gate can take a connection */
+	MSG_AUTH_REQ,		/* struct msg_auth_req, answered by MSG_AUTH_REP with the same id */
+	MSG_HANDOFF,		/* gate -> master, fd = the client socket, payload = connection state */
+	MSG_CONN_ACK,		/* worker -> master: took the connection (id of MSG_CONN) */
+	MSG_CONN_COUNT,		/* worker -> master: payload u32 number of connections now */
+	MSG_STATUS_REP,		/* child -> master: reply to MSG_STATUS_REQ (JSON fragment) */
+
+	/* master -> child */
+	MSG_NEW_CONN = 64,	/* master -> gate, fd = accepted socket, payload = peer address string */
+	MSG_AUTH_REP,		/* struct msg_auth_rep */
+	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
+	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */
+	MSG_RELOAD,		/* re-read the config */
+	MSG_SHUTDOWN,		/* finish and exit */
+	MSG_STATUS_REQ,		/* report sessions / opens */
+	MSG_DEBUG_LEVEL,	/* payload u32 level */
+};
+
+struct msg {
+	uint32_t	 type;
+	uint32_t	 id;
+	uint32_t	 len;
+	const uint8_t	*payload;	/* points into the caller's buffer */
+	int		 fd;		/* -1 when none was attached */
+};
+
+/*
+ * Sends one message; fd < 0 sends none.  The caller keeps ownership of fd and
+ * closes its copy after a successful send.  Returns 0 or -errno (-EMSGSIZE
+ * if len is over MSG_MAX_PAYLOAD).  Blocks until the message is queued.
+ */
+int	msg_send(int sock, uint32_t type, uint32_t id, const void *payload,
+	    size_t len, int fd);
+
+/*
+ * Receives one message into buf (at least MSG_HDR_LEN + MSG_MAX_PAYLOAD
+ * bytes).  Returns 0, -EAGAIN when nothing is ready on a non-blocking socket,
+ * -EPIPE on orderly close (0 bytes), -EBADMSG for a truncated, oversized or
+ * malformed message (header length that does not match the datagram, extra
+ * or foreign ancillary data).  Any fd that arrives with a bad message, and
+ * any fd beyond the first, is closed here.
+ */
+int	msg_recv(int sock, struct msg *m, uint8_t *buf, size_t bufsz);
+
+#define MSG_BUF_SIZE	(MSG_HDR_LEN + MSG_MAX_PAYLOAD)
+
+#endif
