@@ -1,0 +1,56 @@
+/*
+ * The per-connection table of open handles (files, directories and pipes).
+ * Slots are allocated once and recycled through a free list, so an open on
+ * the request path does not call malloc once the table has warmed up.
+ * The volatile file id indexes the table; the persistent id is unique per
+ * server start (the state layer of shm/ records it).
+ */
+#ifndef USMBD_WORKER_OPEN_H
+#define USMBD_WORKER_OPEN_H
+
+#include <stdint.h>
+
+struct conn;
+struct session;
+struct tree;
+struct rpc_pipe;
+struct file_open;
+
+enum open_kind { OPEN_FREE = 0, OPEN_FILE, OPEN_DIR, OPEN_PIPE };
+
+struct open {
+	enum open_kind	 kind;
+	uint64_t	 fid_persistent;
+	uint64_t	 fid_volatile;
+	struct conn	*conn;
+	struct session	*sess;
+	struct tree	*tree;
+	uint32_t	 access;	/* granted access mask */
+	union {
+		struct rpc_pipe	 *pipe;	/* OPEN_PIPE, owned by worker/smb2_pipe.c */
+		struct file_open *file;	/* OPEN_FILE / OPEN_DIR, owned by worker/smb2_create.c */
+	} u;
+	struct open	*next_free;
+};
+
+/* A fresh slot with new file ids, or NULL when the table is full. */
+struct open	*open_alloc(struct conn *, struct session *, struct tree *, enum open_kind);
+/* The open for these ids on this connection's session/tree, or NULL. */
+struct open	*open_find(struct conn *, uint64_t fid_persistent, uint64_t fid_volatile);
+/* Returns the slot to the free list (the owner has released u first). */
+void		 open_release(struct open *);
+
+/*
+ * Closes every open of a tree, of a session, or of the whole connection
+ * (tree disconnect, logoff, connection loss): calls the kind's close
+ * (smb2_pipe_close_open / file_open_close) and releases the slot.
+ */
+void		 open_close_tree(struct conn *, struct tree *);
+void		 open_close_session(struct conn *, struct session *);
+void		 open_close_all(struct conn *);
+
+/* Implemented by the owners of each kind; called by the open_close_*(). */
+void		 smb2_pipe_close_open(struct open *);
+void		 file_open_close(struct open *);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * Entry points of the two child roles, called by daemon/main.c after it has
+ * dropped privileges (worker/user.c).  chan is the channel to the master
+ * (MSG_CHILD_FD).  Both return the process exit code.
+ */
+#ifndef USMBD_WORKER_WORKER_H
+#define USMBD_WORKER_WORKER_H
+
+#include <sys/types.h>
+
+struct conf;
+
+int	gate_main(struct conf *conf, const char *conf_path, int chan);
+int	worker_main(struct conf *conf, const char *conf_path, int chan,
+	    const char *user, uid_t uid, gid_t gid);
+
+/* worker/user.c: privilege drops, each checked; 0 or -errno. */
+int	user_drop_gate(void);
+int	user_drop_worker(const char *user, uid_t uid, gid_t gid);
+
+#endif
