@@ -67,6 +67,7 @@ struct conf {
 	int		 max_workers_per_user;	/* default 1 */
 	int		 worker_idle_timeout;	/* seconds, default 60 */
 	size_t		 state_map_size;	/* bytes, default 64 MiB */
+	int		 min_password_length;	/* characters, default 5 (Samba's); usmbctl user */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };
@@ -86,5 +87,9 @@ int	conf_share_user_ok(const struct conf_share *, const char *user);
 void	conf_dump(const struct conf *, FILE *, int verbose);
 /* "SMB2_02", "SMB3_11", ... -> DIALECT_*, or -1. */
 int	conf_parse_protocol(const char *s);
+
+struct sockaddr;
+/* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */
+int	conf_host_allowed(const struct conf *, const struct sockaddr *);
 
 #endif

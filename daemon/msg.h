@@ -38,6 +38,12 @@ enum msg_type {
 	MSG_DEBUG_LEVEL,	/* payload u32 level */
 };
 
+/* MSG_HELLO payload: the role the child was started as (u32). */
+enum msg_role {
+	MSG_ROLE_GATE = 1,
+	MSG_ROLE_WORKER = 2,
+};
+
 struct msg {
 	uint32_t	 type;
 	uint32_t	 id;

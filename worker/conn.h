@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "worker/open.h"
+#include "worker/smb2.h"
 
 struct conf;
 struct conf_share;
@@ -47,7 +48,20 @@ struct session {
 	uint8_t		 dec_key[32];	/* client -> server (ServerIn) */
 	uint8_t		 app_key[16];
 	uint16_t	 cipher;	/* MS-SMB2 2.2.3.1.2 cipher id, 0 = none */
+	/* Core fields (worker/smb2_session.c). */
+	int		 state;		/* SESS_* */
+	int		 signing;	/* responses are signed (keys are set) */
+	uint32_t	 ntlm_flags;	/* negotiated NTLMSSP flags */
+	uint8_t		 preauth[64];	/* 3.1.1 session preauth hash */
+	uint32_t	 expire;	/* CLOCK_MONOTONIC seconds; 0 = never */
+	struct sess_auth *auth;		/* in-progress exchange; NULL when valid */
 };
+
+/* struct session.state */
+#define SESS_FREE		0
+#define SESS_IN_PROGRESS	1
+#define SESS_VALID		2
+#define SESS_EXPIRED		3
 
 struct conn {
 	const struct conf	*conf;
@@ -67,6 +81,32 @@ struct conn {
 	struct tree		 trees[CONN_MAX_TREES];
 	/* The core adds framing buffers, credit window and open table here. */
 	struct conn_private	*priv;
+	/* Core fields. */
+	uint16_t		 security_mode;	/* what the server sent in NEGOTIATE */
+	uint32_t		 capabilities;	/* what the server sent in NEGOTIATE */
+	uint16_t		 client_dialects[64];	/* for VALIDATE_NEGOTIATE_INFO */
+	uint16_t		 client_ndialects;
+	int			 signing_required;	/* server or client requires it */
+	uint64_t		 start_time;	/* server start FILETIME from the master */
 };
+
+/* Lookups by id; NULL when absent (any state). */
+struct session	*conn_session_find(struct conn *, uint64_t session_id);
+struct tree	*conn_tree_find(struct conn *, struct session *, uint32_t tree_id);
+/* A free slot (zeroed, in_use set) with a fresh id, or NULL. */
+struct session	*conn_session_new(struct conn *);
+struct tree	*conn_tree_new(struct conn *, struct session *);
+/* Releases a session: its trees (and their opens) first. */
+void		 conn_session_free(struct conn *, struct session *);
+void		 conn_tree_free(struct conn *, struct tree *);
+/* Live sessions on the connection. */
+int		 conn_session_count(const struct conn *);
+
+/*
+ * May a READ handler answer with sendfile (rsp->data_fd)?  No when the
+ * response will be signed or encrypted; the core then reads the data into
+ * the send buffer itself, so data_fd is always correct, this is only a hint.
+ */
+int		 conn_rsp_may_sendfile(const struct smb2_req *);
 
 #endif

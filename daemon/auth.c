@@ -1,0 +1,352 @@
+/*
+ * Authentication verdicts.  A gate (or a worker, for a later session) sends
+ * the NTLMSSP messages of an exchange; the master checks the NTLMv2 response
+ * against the passdb and answers with the verdict, the session key and the
+ * Unix identity.  The master remembers the verdict it gave each child: that,
+ * not the child's word, decides where a connection is routed.
+ *
+ * Brute force is slowed per client address: from the third failure within a
+ * minute on, replies to that address are delayed (0.5 s doubling up to 5 s)
+ * on a timer queue, so the master's loop never sleeps.
+ */
+#include "daemon/auth.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/authmsg.h"
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/master.h"
+#include "daemon/msg.h"
+#include "daemon/passdb.h"
+#include "daemon/spawn.h"
+#include "proto/ntlmssp.h"
+#include "proto/ntstatus.h"
+
+#define AUTH_WINDOW_MS		60000	/* failures older than this are forgotten */
+#define AUTH_FREE_FAILURES	2	/* replies after more are delayed */
+#define AUTH_DELAY_MIN_MS	500
+#define AUTH_DELAY_MAX_MS	5000
+#define AUTH_MAX_ADDRS		256
+#define AUTH_MAX_DELAYED	256
+
+struct auth_addr {
+	char		addr[64];
+	unsigned	failures;
+	int64_t		last_ms;
+};
+
+struct auth_delayed {
+	int		 in_use;
+	int64_t		 due_ms;
+	pid_t		 pid;
+	uint32_t	 id;
+	struct authmsg_rep rep;
+};
+
+static struct auth_addr		auth_addrs[AUTH_MAX_ADDRS];
+static struct auth_delayed	auth_queue[AUTH_MAX_DELAYED];
+
+int
+auth_passdb_open(const struct conf *conf)
+{
+	struct passdb *db = NULL;
+	int rc;
+
+	rc = passdb_open(conf->private_dir, 0, &db);
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("passdb %s", conf->private_dir);
+		return rc;
+	}
+	auth_passdb_close();
+	master.passdb = db;
+	return 0;
+}
+
+void
+auth_passdb_close(void)
+{
+	if (master.passdb != NULL)
+		passdb_close(master.passdb);
+	master.passdb = NULL;
+}
+
+int
+auth_throttle_delay_ms(unsigned failures)
+{
+	int ms = AUTH_DELAY_MIN_MS;
+	unsigned i;
+
+	if (failures <= AUTH_FREE_FAILURES)
+		return 0;
+	for (i = AUTH_FREE_FAILURES + 1; i < failures && ms < AUTH_DELAY_MAX_MS; i++)
+		ms *= 2;
+	return ms > AUTH_DELAY_MAX_MS ? AUTH_DELAY_MAX_MS : ms;
+}
+
+/* The address's entry (the least recently failing one is recycled). */
+static struct auth_addr *
+auth_addr_get(const char *addr, int create)
+{
+	struct auth_addr *old = &auth_addrs[0];
+	int i;
+
+	for (i = 0; i < AUTH_MAX_ADDRS; i++) {
+		if (auth_addrs[i].addr[0] != '\0' &&
+		    strcmp(auth_addrs[i].addr, addr) == 0)
+			return &auth_addrs[i];
+		if (auth_addrs[i].last_ms < old->last_ms)
+			old = &auth_addrs[i];
+	}
+	if (!create)
+		return NULL;
+	memset(old, 0, sizeof(*old));
+	snprintf(old->addr, sizeof(old->addr), "%s", addr);
+	return old;
+}
+
+/* Books this attempt and returns how long its reply waits. */
+static int
+auth_throttle(const char *addr, int failed)
+{
+	int64_t now = master_now_ms();
+	struct auth_addr *a = auth_addr_get(addr, failed);
+
+	if (a == NULL)
+		return 0;
+	if (now - a->last_ms > AUTH_WINDOW_MS)
+		a->failures = 0;
+	if (failed) {
+		a->failures++;
+		a->last_ms = now;
+	}
+	return auth_throttle_delay_ms(a->failures);
+}
+
+static int
+auth_guest(struct authmsg_rep *rep, uint32_t flag)
+{
+	const char *guest = master.conf->guest_account;
+	struct passwd *pw = getpwnam(guest);
+
+	if (pw == NULL) {
+		log_warnx("guest account %s does not exist", guest);
+		return -1;
+	}
+	rep->flags |= flag;
+	rep->uid = pw->pw_uid;
+	rep->gid = pw->pw_gid;
+	if (flag == AUTH_FLAG_GUEST)
+		snprintf(rep->user, sizeof(rep->user), "%s", pw->pw_name);
+	return 0;
+}
+
+static void
+auth_passdb_update(struct passdb_entry *e, int ok)
+{
+	int rc;
+
+	if (ok) {
+		e->last_logon = time(NULL);
+		e->failed_logons = 0;
+	} else
+		e->failed_logons++;
+	rc = passdb_put(master.passdb, e);
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("passdb: cannot record the logon of %s", e->name);
+	}
+}
+
+/* Copies a UTF-8 name, cut (if it must be) at a character boundary. */
+static void
+auth_copy_name(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	if (src[n] != '\0')
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Fills rep with the verdict for one AUTHENTICATE; never fails the child. */
+static void
+auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
+{
+	struct ntlmssp_auth a;
+	struct passdb_entry e;
+	struct passwd *pw;
+	const char *why = NULL;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->status = STATUS_LOGON_FAILURE;
+	if (ntlmssp_decode_authenticate(req->authenticate, req->authenticate_len,
+	    &a) != 0) {
+		log_warnx("logon from %s: malformed AUTHENTICATE", req->client);
+		return;
+	}
+	auth_copy_name(rep->domain, sizeof(rep->domain), a.domain);
+	if (a.user[0] == '\0' && a.nt_len == 0) {
+		if (auth_guest(rep, AUTH_FLAG_ANONYMOUS) == 0) {
+			rep->status = STATUS_SUCCESS;
+			log_debug(2, "anonymous logon from %s", req->client);
+		}
+		return;
+	}
+	if (master.passdb == NULL) {
+		why = "passdb unavailable";
+		goto fail;
+	}
+	rc = passdb_get(master.passdb, a.user, &e);
+	if (rc == -ENOENT) {
+		if (master.conf->map_to_guest == MAP_GUEST_BAD_USER &&
+		    auth_guest(rep, AUTH_FLAG_GUEST) == 0) {
+			rep->status = STATUS_SUCCESS;
+			log_info("logon from %s: unknown user %s mapped to guest",
+			    req->client, a.user);
+			return;
+		}
+		why = "unknown user";
+		goto fail;
+	}
+	if (rc != 0) {
+		why = "passdb lookup failed";
+		goto fail;
+	}
+	if (e.flags & PASSDB_FLAG_DISABLED) {
+		rep->status = STATUS_ACCOUNT_DISABLED;
+		why = "account disabled";
+		goto fail;
+	}
+	rep->status = ntlmssp_server_verify(e.nt_hash, &a, req->negotiate,
+	    req->negotiate_len, req->challenge, req->challenge_len,
+	    req->authenticate, req->authenticate_len, rep->session_key);
+	if (rep->status != STATUS_SUCCESS) {
+		rep->status = STATUS_LOGON_FAILURE;
+		auth_passdb_update(&e, 0);
+		why = "wrong password";
+		goto fail;
+	}
+	/* The Unix identity is looked up now: accounts may have changed. */
+	pw = getpwnam(e.unix_name);
+	if (pw == NULL || pw->pw_uid == 0) {
+		rep->status = STATUS_LOGON_FAILURE;
+		why = pw == NULL ? "no such Unix account" : "Unix account is root";
+		goto fail;
+	}
+	if (pw->pw_uid != e.uid)
+		log_warnx("user %s: Unix uid is now %u (passdb says %u)", e.name,
+		    (unsigned)pw->pw_uid, (unsigned)e.uid);
+	rep->uid = pw->pw_uid;
+	rep->gid = pw->pw_gid;
+	snprintf(rep->user, sizeof(rep->user), "%s", pw->pw_name);
+	auth_passdb_update(&e, 1);
+	log_info("logon of %s (%s) from %s", a.user, rep->user, req->client);
+	return;
+fail:
+	memset(rep->session_key, 0, sizeof(rep->session_key));
+	rep->uid = rep->gid = 0;
+	rep->flags = 0;
+	rep->user[0] = '\0';
+	log_warnx("logon failure from %s: user \"%s\" domain \"%s\": %s",
+	    req->client, a.user, a.domain, why);
+}
+
+static void
+auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
+{
+	uint8_t buf[512];
+	int len;
+
+	len = authmsg_rep_encode(rep, buf, sizeof(buf));
+	if (len < 0) {
+		log_warnx("cannot encode an auth reply");
+		return;
+	}
+	c->verdict = *rep;
+	c->has_verdict = 1;
+	(void)spawn_send(c, MSG_AUTH_REP, id, buf, (size_t)len);
+}
+
+void
+auth_handle_req(struct child *c, const struct msg *m)
+{
+	struct authmsg_req req;
+	struct authmsg_rep rep;
+	int delay, i;
+
+	if (authmsg_req_decode(&req, m->payload, m->len) != 0) {
+		spawn_kill(c, "malformed MSG_AUTH_REQ");
+		return;
+	}
+	/* A new attempt voids the previous verdict until it is answered. */
+	c->has_verdict = 0;
+	auth_verdict(&req, &rep);
+	delay = auth_throttle(req.client, rep.status != STATUS_SUCCESS);
+	if (delay == 0) {
+		auth_reply(c, m->id, &rep);
+		return;
+	}
+	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
+		struct auth_delayed *d = &auth_queue[i];
+
+		if (d->in_use)
+			continue;
+		d->in_use = 1;
+		d->due_ms = master_now_ms() + delay;
+		d->pid = c->pid;
+		d->id = m->id;
+		d->rep = rep;
+		log_debug(2, "reply to %s delayed %d ms", req.client, delay);
+		return;
+	}
+	/* Flooded: refuse rather than answer without the delay. */
+	log_warnx("auth delay queue full: refusing a logon from %s", req.client);
+	memset(&rep, 0, sizeof(rep));
+	rep.status = STATUS_REQUEST_NOT_ACCEPTED;
+	auth_reply(c, m->id, &rep);
+}
+
+void
+auth_tick(void)
+{
+	int64_t now = master_now_ms();
+	struct child *c;
+	int i;
+
+	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
+		struct auth_delayed *d = &auth_queue[i];
+
+		if (!d->in_use || d->due_ms > now)
+			continue;
+		d->in_use = 0;
+		c = spawn_find(d->pid);
+		if (c != NULL && c->chan >= 0 && !c->dying)
+			auth_reply(c, d->id, &d->rep);
+	}
+}
+
+int
+auth_timeout_ms(void)
+{
+	int64_t now = master_now_ms(), best = -1;
+	int i;
+
+	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
+		const struct auth_delayed *d = &auth_queue[i];
+
+		if (d->in_use && (best < 0 || d->due_ms < best))
+			best = d->due_ms;
+	}
+	if (best < 0)
+		return -1;
+	return best <= now ? 0 : (int)(best - now);
+}

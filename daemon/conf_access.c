@@ -1,0 +1,295 @@
+/*
+ * Who may use the server and a share: `hosts allow` / `hosts deny` (Samba's
+ * rules: with only an allow list a client must match it; with only a deny
+ * list it must not; with both, allow wins, then deny, then the client is
+ * let in) and `valid users` / `invalid users` (names, or @group / +group for
+ * Unix group membership; invalid users wins).
+ */
+#include "daemon/conf.h"
+#include "daemon/conf_int.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct conf_hostpat {
+	int		any;		/* ALL */
+	int		loopback;	/* localhost */
+	int		family;
+	uint8_t		addr[16];
+	int		bits;
+};
+
+static int
+conf_v4_mask_bits(const char *s)
+{
+	struct in_addr m;
+	uint32_t v;
+	int bits = 0;
+
+	if (inet_pton(AF_INET, s, &m) != 1)
+		return -1;
+	v = ntohl(m.s_addr);
+	while (v & 0x80000000u) {
+		bits++;
+		v <<= 1;
+	}
+	return v == 0 ? bits : -1;	/* the mask must be contiguous */
+}
+
+/* "10.0.0.0/8", "10.0.0.0/255.0.0.0", "192.168.", "::1", "fe80::/10", ALL */
+static int
+conf_hostpat_parse(const char *s, struct conf_hostpat *hp)
+{
+	char buf[INET6_ADDRSTRLEN + 24], *slash;
+	size_t len = strlen(s);
+
+	memset(hp, 0, sizeof(*hp));
+	if (strcasecmp(s, "ALL") == 0) {
+		hp->any = 1;
+		return 0;
+	}
+	if (strcasecmp(s, "localhost") == 0) {
+		hp->loopback = 1;
+		return 0;
+	}
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len + 1);
+	if (buf[len - 1] == '.') {
+		/* Samba's prefix form: "192.168." is 192.168.0.0/16 */
+		char *tok, *save = NULL;
+		int n = 0;
+
+		buf[len - 1] = '\0';
+		for (tok = strtok_r(buf, ".", &save); tok != NULL; tok = strtok_r(NULL, ".", &save)) {
+			char *end;
+			long v = strtol(tok, &end, 10);
+
+			if (n == 3 || *tok == '\0' || *end != '\0' || v < 0 || v > 255 ||
+			    !isdigit((unsigned char)*tok))
+				return -1;
+			hp->addr[n++] = (uint8_t)v;
+		}
+		if (n == 0 || strstr(s, "..") != NULL)
+			return -1;
+		hp->family = AF_INET;
+		hp->bits = 8 * n;
+		return 0;
+	}
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash++ = '\0';
+	if (inet_pton(AF_INET, buf, hp->addr) == 1) {
+		hp->family = AF_INET;
+		hp->bits = 32;
+	} else if (inet_pton(AF_INET6, buf, hp->addr) == 1) {
+		hp->family = AF_INET6;
+		hp->bits = 128;
+	} else
+		return -1;
+	if (slash != NULL) {
+		char *end;
+		long v;
+
+		if (hp->family == AF_INET && strchr(slash, '.') != NULL) {
+			if ((hp->bits = conf_v4_mask_bits(slash)) < 0)
+				return -1;
+			return 0;
+		}
+		v = strtol(slash, &end, 10);
+		if (*slash == '\0' || *end != '\0' || v < 0 || v > hp->bits)
+			return -1;
+		hp->bits = (int)v;
+	}
+	return 0;
+}
+
+static int
+conf_hostpat_match(const struct conf_hostpat *hp, int family, const uint8_t *a)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	int full, rest;
+
+	if (hp->any)
+		return 1;
+	if (hp->loopback)
+		return (family == AF_INET && a[0] == 127) ||
+		    (family == AF_INET6 && memcmp(a, v6lo, 16) == 0);
+	if (hp->family != family)
+		return 0;
+	full = hp->bits / 8;
+	rest = hp->bits % 8;
+	if (memcmp(hp->addr, a, (size_t)full) != 0)
+		return 0;
+	if (rest == 0)
+		return 1;
+	return ((hp->addr[full] ^ a[full]) & (0xff << (8 - rest))) == 0;
+}
+
+int
+conf_hosts_check(char *const *list, char *hint, size_t cap)
+{
+	struct conf_hostpat hp;
+	int i, except = -1;
+
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		if (strcasecmp(list[i], "EXCEPT") == 0) {
+			if (i == 0 || except >= 0 || list[i + 1] == NULL) {
+				snprintf(hint, cap, "EXCEPT must stand once between two lists");
+				return -1;
+			}
+			except = i;
+			continue;
+		}
+		if (conf_hostpat_parse(list[i], &hp) < 0) {
+			snprintf(hint, cap, "'%s' is not an address, a network or ALL", list[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* In the list before EXCEPT and not in the list after it. */
+static int
+conf_hosts_match(char *const *list, int family, const uint8_t *a)
+{
+	struct conf_hostpat hp;
+	int in = 0, out = 0, after = 0;
+
+	for (; *list != NULL; list++) {
+		if (strcasecmp(*list, "EXCEPT") == 0) {
+			after = 1;
+			continue;
+		}
+		if (conf_hostpat_parse(*list, &hp) < 0 || !conf_hostpat_match(&hp, family, a))
+			continue;
+		if (after)
+			out = 1;
+		else
+			in = 1;
+	}
+	return in && !out;
+}
+
+int
+conf_host_allowed(const struct conf *c, const struct sockaddr *sa)
+{
+	uint8_t a[16];
+	int family, allow, deny;
+
+	if (c->hosts_allow == NULL && c->hosts_deny == NULL)
+		return 1;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		memcpy(a, &sin->sin_addr, 4);
+		family = AF_INET;
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			memcpy(a, s6->sin6_addr.s6_addr + 12, 4);
+			family = AF_INET;
+		} else {
+			memcpy(a, &s6->sin6_addr, 16);
+			family = AF_INET6;
+		}
+	} else
+		return 0;
+	allow = c->hosts_allow != NULL && conf_hosts_match(c->hosts_allow, family, a);
+	deny = c->hosts_deny != NULL && conf_hosts_match(c->hosts_deny, family, a);
+	if (c->hosts_deny == NULL)
+		return allow;
+	if (c->hosts_allow == NULL)
+		return !deny;
+	return allow || !deny;
+}
+
+int
+conf_users_check(char *const *list, char *hint, size_t cap)
+{
+	int i;
+
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		const char *s = list[i];
+		size_t pre = strspn(s, "@+&");
+
+		if (memchr(s, '&', pre) != NULL) {
+			snprintf(hint, cap, "netgroups ('%s') are not supported", s);
+			return -1;
+		}
+		if (s[pre] == '\0') {
+			snprintf(hint, cap, "'%s' names no user or group", s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Is the Unix account user a member (primary or supplementary) of group? */
+static int
+conf_user_in_group(const char *user, const char *group)
+{
+	struct passwd *pw;
+	struct group *gr;
+	gid_t gid, *groups = NULL;
+	int n = 64, i, found = 0, tries;
+
+	if ((gr = getgrnam(group)) == NULL)
+		return 0;
+	gid = gr->gr_gid;
+	if ((pw = getpwnam(user)) == NULL)
+		return 0;
+	if (pw->pw_gid == gid)
+		return 1;
+	/* getgrouplist says how many it needs; bounded retries */
+	for (tries = 0; tries < 4; tries++) {
+		gid_t *ng = reallocarray(groups, (size_t)n, sizeof(gid_t));
+		int want = n;
+
+		if (ng == NULL)
+			break;
+		groups = ng;
+		if (getgrouplist(user, pw->pw_gid, groups, &want) >= 0) {
+			for (i = 0; i < want; i++)
+				if (groups[i] == gid)
+					found = 1;
+			break;
+		}
+		n = want > n ? want : n * 2;
+	}
+	free(groups);
+	return found;
+}
+
+static int
+conf_users_match(char *const *list, const char *user)
+{
+	for (; *list != NULL; list++) {
+		const char *s = *list;
+		size_t pre = strspn(s, "@+");
+
+		if (pre > 0) {
+			if (conf_user_in_group(user, s + pre))
+				return 1;
+		} else if (strcasecmp(s, user) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+conf_share_user_ok(const struct conf_share *s, const char *user)
+{
+	if (s->invalid_users != NULL && conf_users_match(s->invalid_users, user))
+		return 0;
+	if (s->valid_users != NULL && !conf_users_match(s->valid_users, user))
+		return 0;
+	return 1;
+}

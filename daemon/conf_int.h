@@ -1,0 +1,65 @@
+/*
+ * Internals shared by daemon/conf.c (parser), daemon/conf_dump.c (printer)
+ * and daemon/conf_access.c (hosts allow / valid users).  Not part of the
+ * configuration interface: use daemon/conf.h.
+ */
+#ifndef USMBD_DAEMON_CONF_INT_H
+#define USMBD_DAEMON_CONF_INT_H
+
+#include <stddef.h>
+
+#include "daemon/conf.h"
+
+enum conf_dtype {
+	D_BOOL, D_INT, D_STR, D_PATH, D_USERS, D_HOSTS, D_MODE, D_ENUM,
+	D_SIZE, D_PROTO, D_PORTS, D_IFACES, D_LOGLEVEL, D_NAME15
+};
+
+/* conf_directive.scope bits */
+#define CONF_GLOBAL	0x01
+#define CONF_SHARE	0x02
+#define CONF_ALIAS	0x04	/* another spelling; not printed */
+#define CONF_INVERT	0x08	/* boolean with the opposite sense (writable) */
+#define CONF_EMPTY_OK	0x10	/* an empty value is allowed (NULL for paths) */
+
+/* Share directives: bit numbers of "set explicitly" masks. */
+enum {
+	CONF_SB_PATH, CONF_SB_COMMENT, CONF_SB_READ_ONLY, CONF_SB_BROWSEABLE,
+	CONF_SB_VALID_USERS, CONF_SB_INVALID_USERS, CONF_SB_GUEST_OK,
+	CONF_SB_ENCRYPT, CONF_SB_CASE, CONF_SB_CREATE_MASK, CONF_SB_DIR_MASK
+};
+
+struct conf_enum {
+	const char	*name;
+	int		 value;
+};
+
+struct conf_directive {
+	const char	*name;		/* Samba's spelling, as printed */
+	int		 type;		/* enum conf_dtype */
+	int		 scope;		/* CONF_* bits */
+	size_t		 off;		/* in struct conf or struct conf_share */
+	int		 min, max;
+	const struct conf_enum *vals;
+	int		 bit;		/* CONF_SB_* for share directives */
+};
+
+extern const struct conf_directive conf_directives[];
+
+struct conf	*conf_defaults(void);
+void		 conf_share_defaults(struct conf_share *);
+const char	*conf_protocol_name(int dialect);
+int		 conf_parse_bool(const char *);
+int		 conf_list_split(const char *, char ***out);
+char		**conf_list_dup(char *const *);
+void		 conf_list_free(char **);
+/* Appends a copy of s[0..len) to the NULL-terminated list *lp of *n items. */
+int		 conf_list_add(char ***lp, int *n, const char *s, size_t len);
+/* Adds the addresses an `interfaces` item stands for: 1, 0 (not an address
+ * or a local interface) or -ENOMEM. */
+int		 conf_iface_expand(const char *item, char ***lp, int *n);
+/* Validate a list; on failure write the reason into hint and return -1. */
+int		 conf_hosts_check(char *const *list, char *hint, size_t cap);
+int		 conf_users_check(char *const *list, char *hint, size_t cap);
+
+#endif

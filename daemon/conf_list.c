@@ -1,0 +1,171 @@
+/*
+ * List values of the configuration: splitting (commas, blanks, "quoted
+ * items"), copying, freeing, and the expansion of `interfaces` items into
+ * addresses.
+ */
+#include "daemon/conf.h"
+#include "daemon/conf_int.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+conf_list_free(char **l)
+{
+	char **q;
+
+	if (l == NULL)
+		return;
+	for (q = l; *q != NULL; q++)
+		free(*q);
+	free(l);
+}
+
+int
+conf_list_add(char ***lp, int *n, const char *s, size_t len)
+{
+	char **nl;
+	char *dup;
+
+	dup = strndup(s, len);
+	if (dup == NULL)
+		return -ENOMEM;
+	nl = reallocarray(*lp, (size_t)*n + 2, sizeof(char *));
+	if (nl == NULL) {
+		free(dup);
+		return -ENOMEM;
+	}
+	nl[(*n)++] = dup;
+	nl[*n] = NULL;
+	*lp = nl;
+	return 0;
+}
+
+/*
+ * Splits on commas and whitespace; "double quotes" keep an item with spaces
+ * together (Samba's `valid users = "Domain Users"`).  An empty list is NULL.
+ * Returns 0, -EINVAL (unterminated quote) or -ENOMEM.
+ */
+int
+conf_list_split(const char *s, char ***out)
+{
+	char **l = NULL;
+	int n = 0, rc;
+
+	*out = NULL;
+	while (*s != '\0') {
+		const char *start;
+
+		if (*s == ',' || isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (*s == '"') {
+			start = ++s;
+			while (*s != '\0' && *s != '"')
+				s++;
+			if (*s != '"') {
+				conf_list_free(l);
+				return -EINVAL;
+			}
+			rc = conf_list_add(&l, &n, start, (size_t)(s - start));
+			s++;
+		} else {
+			start = s;
+			while (*s != '\0' && *s != ',' && !isspace((unsigned char)*s))
+				s++;
+			rc = conf_list_add(&l, &n, start, (size_t)(s - start));
+		}
+		if (rc < 0) {
+			conf_list_free(l);
+			return rc;
+		}
+	}
+	*out = l;
+	return 0;
+}
+
+char **
+conf_list_dup(char *const *l)
+{
+	char **out = NULL;
+	int n = 0;
+
+	for (; l != NULL && *l != NULL; l++) {
+		if (conf_list_add(&out, &n, *l, strlen(*l)) < 0) {
+			conf_list_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* Adds an address unless already listed. */
+static int
+conf_addr_add(char ***lp, int *n, const char *addr)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*lp)[i], addr) == 0)
+			return 0;
+	return conf_list_add(lp, n, addr, strlen(addr));
+}
+
+/*
+ * One `interfaces` item: an address (with an optional /prefix or /mask, as
+ * Samba writes them, which is dropped: we listen on the address) or the name
+ * of a local interface, which stands for its addresses.  IPv6 link-local
+ * addresses are skipped: they cannot be bound without a scope.
+ */
+int
+conf_iface_expand(const char *item, char ***lp, int *n)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	unsigned char tmp[16];
+	struct ifaddrs *ifa, *i;
+	int found = 0, rc = 0;
+	size_t len;
+
+	snprintf(buf, sizeof(buf), "%s", item);
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash = '\0';
+	len = strlen(buf);
+	if (len > 2 && buf[0] == '[' && buf[len - 1] == ']') {
+		memmove(buf, buf + 1, len - 2);
+		buf[len - 2] = '\0';
+	}
+	if (inet_pton(AF_INET, buf, tmp) == 1 || inet_pton(AF_INET6, buf, tmp) == 1)
+		return conf_addr_add(lp, n, buf) < 0 ? -ENOMEM : 1;
+	if (slash != NULL || getifaddrs(&ifa) < 0)
+		return 0;
+	for (i = ifa; i != NULL && rc == 0; i = i->ifa_next) {
+		char a[INET6_ADDRSTRLEN];
+
+		if (i->ifa_addr == NULL || strcmp(i->ifa_name, item) != 0)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			const struct sockaddr_in *sin = (const void *)i->ifa_addr;
+
+			inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *s6 = (const void *)i->ifa_addr;
+
+			if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
+				continue;
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		} else
+			continue;
+		found = 1;
+		if (conf_addr_add(lp, n, a) < 0)
+			rc = -ENOMEM;
+	}
+	freeifaddrs(ifa);
+	return rc < 0 ? rc : found;
+}

@@ -1,0 +1,53 @@
+/*
+ * The control socket between usmbctl and the master.
+ *
+ * A unix stream socket CTL_SOCKET_NAME in `lock directory`, mode 0600; the
+ * master serves only peers whose SO_PEERCRED uid is 0.  The client sends one
+ * request line (at most CTL_LINE_MAX bytes, ending in '\n'):
+ *
+ *	ping | status | status --json | reload | shutdown
+ *
+ * and the master answers with a first line "OK" or "ERR message", then the
+ * body, and closes the connection.
+ *
+ *	ping		"pid N uptime S"
+ *	status		a table: PID ROLE USER CONNECTIONS STARTED
+ *	status --json	{"master": {"pid": N, "started": "ISO-8601"},
+ *			 "processes": [{"pid": N, "role": "gate"|"worker",
+ *			 "user": null|"alice", "connections": N}],
+ *			 "sessions": [], "opens": []}
+ *	reload		re-reads the config ("ERR FILE:LINE: ..." keeps the old one)
+ *	shutdown	the master stops after answering
+ */
+#ifndef USMBD_DAEMON_CTL_H
+#define USMBD_DAEMON_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CTL_SOCKET_NAME	"usmbd.ctl"
+#define CTL_LINE_MAX	256
+#define CTL_MAX_CLIENTS	8
+#define CTL_TIMEOUT_MS	5000
+
+/* Master side. */
+int	ctl_open(const char *lock_dir);
+void	ctl_close(void);
+void	ctl_accept(void);
+void	ctl_client_event(uint32_t idx);
+/* Drops clients that did not send their line within CTL_TIMEOUT_MS. */
+void	ctl_tick(void);
+
+/* Writes "DIR/usmbd.ctl" into buf; 0 or -ENAMETOOLONG. */
+int	ctl_socket_path(const char *lock_dir, char *buf, size_t len);
+
+/*
+ * Client side (usmbctl): sends request, copies the body to out.  Returns 0
+ * for OK, 1 for ERR (message, without "ERR ", in err), -errno when the
+ * socket could not be reached or the answer was cut short.
+ */
+int	ctl_call(const char *sock_path, const char *request, FILE *out,
+	    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * The SMB listeners.  Every address of `interfaces` (none = 0.0.0.0 and ::,
+ * the latter IPV6_V6ONLY) times every port of `smb ports`.  The master
+ * accepts, checks `hosts allow` / `hosts deny`, and passes the socket to a
+ * ready gate; while no gate is ready the listeners are not polled, so new
+ * connections wait in the kernel's backlog instead of in the master.
+ */
+#include "daemon/listen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/master.h"
+#include "daemon/msg.h"
+#include "daemon/spawn.h"
+#include "proto/cur.h"
+
+#define LISTEN_BACKLOG		128
+#define LISTEN_ACCEPT_BATCH	16
+
+static int	listen_fds[LISTEN_MAX];
+static int	listen_n;
+static int	listen_polling;
+
+static int
+listen_one(const char *addr, uint16_t port)
+{
+	struct addrinfo hints, *res = NULL;
+	char sport[8];
+	int fd = -1, one = 1, rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	snprintf(sport, sizeof(sport), "%u", port);
+	rc = getaddrinfo(addr, sport, &hints, &res);
+	if (rc != 0) {
+		log_warnx("interfaces: %s: %s", addr, gai_strerror(rc));
+		return -1;
+	}
+	fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		log_warn("socket for %s port %u", addr, port);
+		goto out;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (res->ai_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, res->ai_addr, res->ai_addrlen) == -1 ||
+	    listen(fd, LISTEN_BACKLOG) == -1) {
+		log_warn("listen on %s port %u", addr, port);
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	log_debug(2, "listening on %s port %u", addr, port);
+out:
+	freeaddrinfo(res);
+	return fd;
+}
+
+int
+listen_open(const struct conf *conf)
+{
+	static char *const any[] = { "0.0.0.0", "::", NULL };
+	char *const *ifs = conf->interfaces != NULL ? conf->interfaces : any;
+	int i, p, fd;
+
+	listen_close();
+	for (i = 0; ifs[i] != NULL; i++) {
+		for (p = 0; p < conf->nports; p++) {
+			if (listen_n >= LISTEN_MAX) {
+				log_warnx("more than %d listeners", LISTEN_MAX);
+				goto fail;
+			}
+			fd = listen_one(ifs[i], conf->ports[p]);
+			if (fd == -1) {
+				/* With no interfaces set, a host without IPv6 is fine. */
+				if (conf->interfaces == NULL && strcmp(ifs[i], "::") == 0)
+					continue;
+				goto fail;
+			}
+			listen_fds[listen_n++] = fd;
+		}
+	}
+	if (listen_n == 0) {
+		log_warnx("no address to listen on");
+		goto fail;
+	}
+	for (i = 0; i < listen_n; i++)
+		if (master.epfd >= 0 && master_ev_add(listen_fds[i],
+		    MASTER_EV_LISTEN, (uint32_t)i, 0) != 0) {
+			log_warn("epoll_ctl listener");
+			goto fail;
+		}
+	listen_polling = 0;
+	listen_update_polling();
+	return 0;
+fail:
+	listen_close();
+	return -1;
+}
+
+void
+listen_close(void)
+{
+	int i;
+
+	for (i = 0; i < listen_n; i++) {
+		master_ev_del(listen_fds[i]);
+		close(listen_fds[i]);
+	}
+	listen_n = 0;
+	listen_polling = 0;
+}
+
+static int
+listen_strv_eq(char *const *a, char *const *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	for (; *a != NULL && *b != NULL; a++, b++)
+		if (strcmp(*a, *b) != 0)
+			return 0;
+	return *a == NULL && *b == NULL;
+}
+
+int
+listen_same(const struct conf *a, const struct conf *b)
+{
+	return a->nports == b->nports &&
+	    memcmp(a->ports, b->ports, sizeof(a->ports[0]) * (size_t)a->nports) == 0 &&
+	    listen_strv_eq(a->interfaces, b->interfaces);
+}
+
+void
+listen_update_polling(void)
+{
+	int want = !master.shutting_down && master.epfd >= 0 &&
+	    spawn_ready_gate() != NULL;
+	int i;
+
+	if (want == listen_polling)
+		return;
+	for (i = 0; i < listen_n; i++)
+		(void)master_ev_mod(listen_fds[i], MASTER_EV_LISTEN, (uint32_t)i,
+		    want ? EPOLLIN : 0);
+	listen_polling = want;
+}
+
+/* Renders a peer address; a v4-mapped v6 address becomes plain v4. */
+static void
+listen_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &s4->sin_addr, buf, (socklen_t)len);
+	else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len);
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &s6->sin6_addr, buf, (socklen_t)len);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* Parses a numeric address into 16 bytes (v4 in the first 4); its family or 0. */
+static int
+listen_parse_addr(const char *s, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, s, out) == 1)
+		return AF_INET;
+	if (inet_pton(AF_INET6, s, out) == 1)
+		return AF_INET6;
+	return 0;
+}
+
+static int
+listen_prefix_match(const uint8_t *a, const uint8_t *b, int bits)
+{
+	int full = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, (size_t)full) != 0)
+		return 0;
+	if (rest == 0)
+		return 1;
+	return ((a[full] ^ b[full]) & (0xff << (8 - rest))) == 0;
+}
+
+/* Bits set in a contiguous v4 netmask like 255.255.0.0, or -1. */
+static int
+listen_mask_bits(const uint8_t m[4])
+{
+	uint32_t v = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 |
+	    (uint32_t)m[2] << 8 | m[3];
+	int bits = 0;
+
+	while (v & 0x80000000u) {
+		bits++;
+		v <<= 1;
+	}
+	return v == 0 ? bits : -1;
+}
+
+/* One `hosts allow` / `hosts deny` item against a numeric address. */
+static int
+listen_item_match(const char *item, const char *addr, int fam, const uint8_t a[16])
+{
+	char net[INET6_ADDRSTRLEN + 8];
+	const char *slash;
+	uint8_t n[16], m[16];
+	int nfam, bits;
+	size_t len = strlen(item);
+
+	if (strcasecmp(item, "ALL") == 0)
+		return 1;
+	if (strcasecmp(item, "localhost") == 0)
+		return strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0;
+	/* "10.1." or "fe80:": a textual prefix, as Samba treats it. */
+	if (len > 0 && (item[len - 1] == '.' || item[len - 1] == ':'))
+		return strncasecmp(addr, item, len) == 0;
+	slash = strchr(item, '/');
+	if (slash == NULL) {
+		nfam = listen_parse_addr(item, n);
+		return nfam != 0 && nfam == fam && memcmp(n, a, 16) == 0;
+	}
+	if ((size_t)(slash - item) >= sizeof(net))
+		return 0;
+	memcpy(net, item, (size_t)(slash - item));
+	net[slash - item] = '\0';
+	nfam = listen_parse_addr(net, n);
+	if (nfam == 0 || nfam != fam)
+		return 0;
+	if (fam == AF_INET && strchr(slash + 1, '.') != NULL) {
+		if (listen_parse_addr(slash + 1, m) != AF_INET ||
+		    (bits = listen_mask_bits(m)) < 0)
+			return 0;
+	} else {
+		char *end;
+		long v = strtol(slash + 1, &end, 10);
+
+		if (end == slash + 1 || *end != '\0' || v < 0 ||
+		    v > (fam == AF_INET ? 32 : 128))
+			return 0;
+		bits = (int)v;
+	}
+	return listen_prefix_match(n, a, bits);
+}
+
+static int
+listen_list_match(char *const *list, const char *addr)
+{
+	uint8_t a[16];
+	int fam = listen_parse_addr(addr, a);
+
+	for (; list != NULL && *list != NULL; list++)
+		if (listen_item_match(*list, addr, fam, a))
+			return 1;
+	return 0;
+}
+
+/*
+ * Samba's order: loopback is allowed unless denied by name; with only an
+ * allow list a host must be on it; with only a deny list it must not be;
+ * with both, the allow list wins and an unlisted host is allowed.
+ */
+int
+listen_host_allowed(char *const *allow, char *const *deny, const char *addr)
+{
+	int have_allow = allow != NULL && *allow != NULL;
+	int have_deny = deny != NULL && *deny != NULL;
+
+	if (strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0)
+		return !(have_deny && listen_list_match(deny, addr) &&
+		    !(have_allow && listen_list_match(allow, addr)));
+	if (!have_allow && !have_deny)
+		return 1;
+	if (!have_deny)
+		return listen_list_match(allow, addr);
+	if (!have_allow)
+		return !listen_list_match(deny, addr);
+	if (listen_list_match(allow, addr))
+		return 1;
+	return !listen_list_match(deny, addr);
+}
+
+/* MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text. */
+static int
+listen_give(struct child *gate, int fd, const char *peer)
+{
+	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1];
+	struct wcur w;
+	int rc;
+
+	wcur_init(&w, buf, sizeof(buf));
+	wcur_bytes(&w, master.guid, 16);
+	le64_put(wcur_reserve(&w, 8), master.started_filetime);
+	wcur_bytes(&w, peer, strlen(peer) + 1);
+	if (w.err)
+		return -EMSGSIZE;
+	rc = msg_send(gate->chan, MSG_NEW_CONN, 0, buf, wcur_off(&w), fd);
+	if (rc != 0)
+		spawn_kill(gate, "cannot pass a connection");
+	return rc;
+}
+
+void
+listen_event(uint32_t idx)
+{
+	struct sockaddr_storage ss;
+	char peer[INET6_ADDRSTRLEN];
+	struct child *gate;
+	socklen_t sl;
+	int i, fd, one = 1;
+
+	if (idx >= (uint32_t)listen_n)
+		return;
+	for (i = 0; i < LISTEN_ACCEPT_BATCH; i++) {
+		gate = spawn_ready_gate();
+		if (gate == NULL)
+			return;
+		sl = sizeof(ss);
+		fd = accept4(listen_fds[idx], (struct sockaddr *)&ss, &sl,
+		    SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("accept");
+			return;
+		}
+		listen_addr_text(&ss, peer, sizeof(peer));
+		if (!listen_host_allowed(master.conf->hosts_allow,
+		    master.conf->hosts_deny, peer)) {
+			log_warnx("connection from %s refused by hosts allow/deny",
+			    peer);
+			close(fd);
+			continue;
+		}
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (listen_give(gate, fd, peer) == 0) {
+			gate->ready = 0;
+			gate->nconn++;
+			log_debug(3, "connection from %s to gate %d", peer,
+			    (int)gate->pid);
+		} else
+			log_warnx("connection from %s dropped: no gate took it",
+			    peer);
+		close(fd);
+	}
+}

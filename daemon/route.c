@@ -1,0 +1,239 @@
+/*
+ * Routing a connection that a gate authenticated to a worker of that user.
+ *
+ * The identity comes from the verdict this master gave that very gate
+ * (struct child.verdict), never from the gate's payload: a compromised gate
+ * can only hand a connection to the user it proved it authenticated.  The
+ * payload is forwarded to the worker verbatim.  The gate keeps its copy of
+ * the socket until MSG_HANDOFF_DONE says the worker acknowledged it.
+ */
+#include "daemon/route.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/master.h"
+#include "daemon/msg.h"
+#include "daemon/spawn.h"
+#include "proto/cur.h"
+#include "proto/ntstatus.h"
+
+#define ROUTE_MAX_PENDING	256
+
+/* A connection between MSG_HANDOFF and the worker's MSG_CONN_ACK. */
+struct route_pending {
+	int		 in_use;
+	int		 fd;		/* master's copy; -1 once sent */
+	uint8_t		*payload;
+	uint32_t	 len;
+	pid_t		 gate;		/* 0 once the gate is gone */
+	uint32_t	 gate_id;	/* id of its MSG_HANDOFF, echoed in HANDOFF_DONE */
+	pid_t		 worker;
+	uint32_t	 conn_id;	/* id of our MSG_CONN */
+};
+
+static struct route_pending	route_q[ROUTE_MAX_PENDING];
+static uint32_t			route_next_id = 1;
+
+static void
+route_done(pid_t gate_pid, uint32_t gate_id, uint32_t status)
+{
+	struct child *gate;
+	uint8_t p[4];
+
+	if (gate_pid <= 0 || (gate = spawn_find(gate_pid)) == NULL ||
+	    gate->chan < 0)
+		return;
+	le32_put(p, status);
+	(void)spawn_send(gate, MSG_HANDOFF_DONE, gate_id, p, sizeof(p));
+}
+
+static void
+route_free(struct route_pending *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	free(q->payload);
+	memset(q, 0, sizeof(*q));
+	q->fd = -1;
+}
+
+/* A worker of uid with the least load, or a new one when the user may have more. */
+static struct child *
+route_pick_worker(const char *user, uid_t uid, gid_t gid)
+{
+	struct child *best = NULL;
+	uint32_t best_load = 0;
+	int i, n = 0;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+		uint32_t load;
+
+		if (c->pid <= 0 || c->role != CHILD_WORKER || c->dying ||
+		    c->chan < 0 || c->uid != uid)
+			continue;
+		n++;
+		load = c->nconn + c->queued;
+		if (best == NULL || load < best_load) {
+			best = c;
+			best_load = load;
+		}
+	}
+	if (best != NULL && (best_load == 0 ||
+	    n >= master.conf->max_workers_per_user))
+		return best;
+	return spawn_worker(user, uid, gid);
+}
+
+static int
+route_send(struct route_pending *q, struct child *w)
+{
+	int rc;
+
+	rc = msg_send(w->chan, MSG_CONN, q->conn_id, q->payload, q->len, q->fd);
+	if (rc != 0) {
+		spawn_kill(w, "cannot pass a connection");
+		return rc;
+	}
+	close(q->fd);
+	q->fd = -1;
+	return 0;
+}
+
+void
+route_handoff(struct child *gate, const struct msg *m)
+{
+	const struct authmsg_rep *v = &gate->verdict;
+	struct route_pending *q = NULL;
+	const char *user;
+	struct passwd *pw;
+	struct child *w;
+	uid_t uid;
+	gid_t gid;
+	int i;
+
+	if (!gate->has_verdict || v->status != STATUS_SUCCESS) {
+		log_warnx("gate %d handed off a connection it did not "
+		    "authenticate", (int)gate->pid);
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_ACCESS_DENIED);
+		return;
+	}
+	/* A verdict is good for one hand-off. */
+	gate->has_verdict = 0;
+	uid = v->uid;
+	gid = v->gid;
+	user = v->user;
+	if (user[0] == '\0') {
+		/* Anonymous: served by a worker of the guest account. */
+		pw = getpwuid(uid);
+		user = pw != NULL ? pw->pw_name : master.conf->guest_account;
+	}
+	if (uid == 0) {
+		log_warnx("refusing to route %s: uid 0 is never served", user);
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_ACCESS_DENIED);
+		return;
+	}
+	for (i = 0; i < ROUTE_MAX_PENDING; i++)
+		if (!route_q[i].in_use) {
+			q = &route_q[i];
+			break;
+		}
+	w = q != NULL ? route_pick_worker(user, uid, gid) : NULL;
+	if (w == NULL) {
+		log_warnx("no worker for %s: connection dropped%s", user,
+		    q == NULL ? " (hand-off queue full)" : "");
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
+		return;
+	}
+	q->payload = malloc(m->len > 0 ? m->len : 1);
+	if (q->payload == NULL) {
+		log_warn("hand-off of %s", user);
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_NO_MEMORY);
+		return;
+	}
+	memcpy(q->payload, m->payload, m->len);
+	q->in_use = 1;
+	q->len = m->len;
+	q->fd = m->fd;
+	q->gate = gate->pid;
+	q->gate_id = m->id;
+	q->worker = w->pid;
+	q->conn_id = route_next_id++;
+	if (route_next_id == 0)
+		route_next_id = 1;
+	w->queued++;
+	log_debug(2, "routing a connection of %s from gate %d to worker %d",
+	    user, (int)gate->pid, (int)w->pid);
+	/* Before its hello the worker is not listening yet: queue until then. */
+	if (w->hello)
+		(void)route_send(q, w);
+}
+
+void
+route_worker_hello(struct child *w)
+{
+	int i;
+
+	for (i = 0; i < ROUTE_MAX_PENDING && w->chan >= 0; i++) {
+		struct route_pending *q = &route_q[i];
+
+		if (q->in_use && q->worker == w->pid && q->fd >= 0)
+			if (route_send(q, w) != 0)
+				return;
+	}
+}
+
+void
+route_conn_ack(struct child *w, uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < ROUTE_MAX_PENDING; i++) {
+		struct route_pending *q = &route_q[i];
+
+		if (q->in_use && q->worker == w->pid && q->conn_id == id &&
+		    q->fd < 0) {
+			route_done(q->gate, q->gate_id, 0);
+			if (w->queued > 0)
+				w->queued--;
+			/* Counted until its MSG_CONN_COUNT catches up. */
+			w->nconn++;
+			route_free(q);
+			return;
+		}
+	}
+	log_warnx("worker %d acknowledged unknown connection %u", (int)w->pid, id);
+}
+
+void
+route_child_gone(struct child *c)
+{
+	int i;
+
+	for (i = 0; i < ROUTE_MAX_PENDING; i++) {
+		struct route_pending *q = &route_q[i];
+
+		if (!q->in_use)
+			continue;
+		if (c->role == CHILD_WORKER && q->worker == c->pid) {
+			log_warnx("worker %d gone before taking a connection",
+			    (int)c->pid);
+			route_done(q->gate, q->gate_id, STATUS_INSUFF_SERVER_RESOURCES);
+			route_free(q);
+		} else if (c->role == CHILD_GATE && q->gate == c->pid)
+			q->gate = 0;
+	}
+	if (c->role == CHILD_WORKER)
+		c->queued = 0;
+}

@@ -1,0 +1,480 @@
+/*
+ * The child table: fork + exec of gates and user workers with their channel
+ * on fd MSG_CHILD_FD, the gate pool with respawn backoff, and the dispatch of
+ * what children send.  A child that breaks the protocol is killed; the
+ * master never trusts or dies on a child's message.
+ */
+#include "daemon/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon/auth.h"
+#include "daemon/conf.h"
+#include "daemon/listen.h"
+#include "daemon/log.h"
+#include "daemon/master.h"
+#include "daemon/msg.h"
+#include "daemon/route.h"
+#include "proto/cur.h"
+
+struct child spawn_children[SPAWN_MAX_CHILDREN];
+
+/*
+ * Gate respawn backoff: a gate that dies within SPAWN_FAST_DEATH_MS of its
+ * start doubles the delay before the next gate (up to SPAWN_BACKOFF_MAX_MS),
+ * so a gate that cannot start does not turn the master into a fork loop.
+ */
+#define SPAWN_FAST_DEATH_MS	1000
+#define SPAWN_BACKOFF_MIN_MS	100
+#define SPAWN_BACKOFF_MAX_MS	10000
+
+static int	spawn_backoff_ms;
+static int64_t	spawn_next_gate_ms;
+
+static uint8_t	spawn_buf[MSG_BUF_SIZE];
+
+static struct child *
+spawn_slot(void)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (spawn_children[i].pid == 0)
+			return &spawn_children[i];
+	return NULL;
+}
+
+/*
+ * In the child, between fork and exec: the channel goes to fd 3, nothing
+ * else of the master's survives, and the signals the master blocked for its
+ * signalfd are unblocked again.
+ */
+static void __attribute__((noreturn))
+spawn_exec(int chan, char **argv)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (chan == MSG_CHILD_FD) {
+		/* dup2 onto itself keeps CLOEXEC: clear it by hand. */
+		if (fcntl(chan, F_SETFD, 0) == -1)
+			_exit(127);
+	} else if (dup2(chan, MSG_CHILD_FD) == -1)
+		_exit(127);
+	closefrom(MSG_CHILD_FD + 1);
+	execv("/proc/self/exe", argv);
+	_exit(127);
+}
+
+static struct child *
+spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
+{
+	char level[16], suid[16], sgid[16];
+	char *argv[16];
+	struct child *c;
+	int sv[2], n = 0;
+	pid_t pid;
+
+	c = spawn_slot();
+	if (c == NULL) {
+		log_warnx("child table full (%d): not starting a %s",
+		    SPAWN_MAX_CHILDREN, role == CHILD_GATE ? "gate" : "worker");
+		return NULL;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		log_warn("socketpair");
+		return NULL;
+	}
+	snprintf(level, sizeof(level), "%d", log_level);
+	snprintf(suid, sizeof(suid), "%u", (unsigned)uid);
+	snprintf(sgid, sizeof(sgid), "%u", (unsigned)gid);
+	argv[n++] = "usmbd";
+	argv[n++] = "--child";
+	argv[n++] = role == CHILD_GATE ? "gate" : "worker";
+	if (role == CHILD_WORKER) {
+		argv[n++] = "--user";
+		argv[n++] = (char *)user;
+		argv[n++] = "--uid";
+		argv[n++] = suid;
+		argv[n++] = "--gid";
+		argv[n++] = sgid;
+	}
+	argv[n++] = "-s";
+	argv[n++] = master.conf_path;
+	argv[n++] = "-d";
+	argv[n++] = level;
+	if (master.foreground)
+		argv[n++] = "-F";
+	argv[n] = NULL;
+
+	pid = fork();
+	if (pid == -1) {
+		log_warn("fork");
+		close(sv[0]);
+		close(sv[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawn_exec(sv[1], argv);
+	}
+	close(sv[1]);
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    master_ev_add(sv[0], MASTER_EV_CHILD, (uint32_t)(c - spawn_children),
+	    EPOLLIN) != 0) {
+		log_warn("channel of child %d", (int)pid);
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		/* Keep the slot until reap.c collects it. */
+		memset(c, 0, sizeof(*c));
+		c->pid = pid;
+		c->role = role;
+		c->chan = -1;
+		c->dying = 1;
+		return NULL;
+	}
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->role = role;
+	c->uid = uid;
+	c->gid = gid;
+	if (user != NULL)
+		snprintf(c->user, sizeof(c->user), "%s", user);
+	c->chan = sv[0];
+	c->started = time(NULL);
+	c->started_ms = master_now_ms();
+	log_debug(2, "started %s%s%s pid %d", role == CHILD_GATE ? "gate" : "worker",
+	    user != NULL ? " " : "", user != NULL ? user : "", (int)pid);
+	return c;
+}
+
+struct child *
+spawn_gate(void)
+{
+	return spawn_child(CHILD_GATE, NULL, 0, 0);
+}
+
+struct child *
+spawn_worker(const char *user, uid_t uid, gid_t gid)
+{
+	if (uid == 0) {
+		log_warnx("refusing a worker for %s with uid 0", user);
+		return NULL;
+	}
+	return spawn_child(CHILD_WORKER, user, uid, gid);
+}
+
+struct child *
+spawn_find(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (spawn_children[i].pid == pid)
+			return &spawn_children[i];
+	return NULL;
+}
+
+struct child *
+spawn_ready_gate(void)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && c->role == CHILD_GATE && c->ready &&
+		    !c->dying && c->chan >= 0)
+			return c;
+	}
+	return NULL;
+}
+
+int
+spawn_count_alive(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (spawn_children[i].pid > 0)
+			n++;
+	return n;
+}
+
+static void
+spawn_close_chan(struct child *c)
+{
+	if (c->chan >= 0) {
+		master_ev_del(c->chan);
+		close(c->chan);
+		c->chan = -1;
+	}
+	c->ready = 0;
+}
+
+void
+spawn_kill(struct child *c, const char *why)
+{
+	if (c->pid <= 0)
+		return;
+	log_warnx("killing %s %d%s%s: %s", c->role == CHILD_GATE ? "gate" : "worker",
+	    (int)c->pid, c->user[0] ? " " : "", c->user, why);
+	spawn_close_chan(c);
+	c->dying = 1;
+	kill(c->pid, SIGKILL);
+	route_child_gone(c);
+}
+
+int
+spawn_send(struct child *c, uint32_t type, uint32_t id, const void *payload,
+    size_t len)
+{
+	int rc;
+
+	if (c->chan < 0)
+		return -EPIPE;
+	rc = msg_send(c->chan, type, id, payload, len, -1);
+	if (rc != 0) {
+		char why[64];
+
+		/* A full channel means the child stopped reading: drop it. */
+		snprintf(why, sizeof(why), "cannot send message %u: %s", type,
+		    strerror(-rc));
+		spawn_kill(c, why);
+	}
+	return rc;
+}
+
+void
+spawn_broadcast(uint32_t type)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && c->chan >= 0)
+			(void)spawn_send(c, type, 0, NULL, 0);
+		if (type == MSG_SHUTDOWN && c->pid > 0) {
+			c->dying = 1;
+			c->ready = 0;
+		}
+	}
+}
+
+void
+spawn_child_gone(struct child *c)
+{
+	int64_t lived = master_now_ms() - c->started_ms;
+
+	spawn_close_chan(c);
+	route_child_gone(c);
+	if (c->role == CHILD_GATE && !master.shutting_down) {
+		if (lived < SPAWN_FAST_DEATH_MS && !c->dying) {
+			spawn_backoff_ms = spawn_backoff_ms == 0 ?
+			    SPAWN_BACKOFF_MIN_MS : spawn_backoff_ms * 2;
+			if (spawn_backoff_ms > SPAWN_BACKOFF_MAX_MS)
+				spawn_backoff_ms = SPAWN_BACKOFF_MAX_MS;
+			spawn_next_gate_ms = master_now_ms() + spawn_backoff_ms;
+			log_warnx("gate %d lived %lld ms: next gate in %d ms",
+			    (int)c->pid, (long long)lived, spawn_backoff_ms);
+		} else if (lived >= SPAWN_FAST_DEATH_MS)
+			spawn_backoff_ms = 0;
+	}
+	memset(c, 0, sizeof(*c));
+	c->chan = -1;
+}
+
+/* Gates that count toward the pool: alive and not on their way out. */
+static int
+spawn_pool_size(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying)
+			n++;
+	}
+	return n;
+}
+
+void
+spawn_tick(void)
+{
+	int64_t now = master_now_ms();
+	int want = master.conf->gate_processes, have, i;
+
+	/* A child that never says hello is stuck (or not ours): drop it. */
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && !c->hello && !c->dying &&
+		    now - c->started_ms > SPAWN_HELLO_TIMEOUT * 1000)
+			spawn_kill(c, "no hello");
+	}
+	have = spawn_pool_size();
+	/* The pool shrank on reload: retire idle gates beyond it. */
+	for (i = 0; i < SPAWN_MAX_CHILDREN && have > want; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying &&
+		    c->ready) {
+			c->dying = 1;
+			c->ready = 0;
+			(void)spawn_send(c, MSG_SHUTDOWN, 0, NULL, 0);
+			have--;
+		}
+	}
+	if (now < spawn_next_gate_ms)
+		return;
+	for (; have < want; have++) {
+		if (spawn_gate() == NULL)
+			break;
+		/* While backing off, start one gate per delay. */
+		if (spawn_backoff_ms > 0) {
+			spawn_next_gate_ms = now + spawn_backoff_ms;
+			break;
+		}
+	}
+}
+
+int
+spawn_timeout_ms(void)
+{
+	int64_t now = master_now_ms();
+
+	if (spawn_pool_size() < master.conf->gate_processes &&
+	    spawn_next_gate_ms > now)
+		return (int)(spawn_next_gate_ms - now);
+	return -1;
+}
+
+/* Handles one message; returns -1 when the child was killed. */
+static int
+spawn_dispatch(struct child *c, const struct msg *m)
+{
+	const char *bad = NULL;
+	struct cur cur;
+
+	/* Only MSG_HANDOFF carries an fd. */
+	if (m->fd >= 0 && m->type != MSG_HANDOFF) {
+		close(m->fd);
+		bad = "unexpected fd";
+		goto out;
+	}
+	if (!c->hello && m->type != MSG_HELLO) {
+		bad = "message before hello";
+		goto out;
+	}
+	cur_init(&cur, m->payload, m->len);
+	switch (m->type) {
+	case MSG_HELLO: {
+		uint32_t role = cur_le32(&cur);
+		uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
+		    MSG_ROLE_WORKER;
+
+		if (cur.err || cur_left(&cur) != 0 || role != want || c->hello) {
+			bad = "bad hello";
+			break;
+		}
+		c->hello = 1;
+		if (c->role == CHILD_WORKER)
+			route_worker_hello(c);
+		break;
+	}
+	case MSG_GATE_READY:
+		if (c->role != CHILD_GATE || m->len != 0) {
+			bad = "bad MSG_GATE_READY";
+			break;
+		}
+		c->ready = !c->dying;
+		break;
+	case MSG_AUTH_REQ:
+		auth_handle_req(c, m);
+		break;
+	case MSG_HANDOFF:
+		if (c->role != CHILD_GATE || m->fd < 0) {
+			if (m->fd >= 0)
+				close(m->fd);
+			bad = "bad MSG_HANDOFF";
+			break;
+		}
+		route_handoff(c, m);
+		break;
+	case MSG_CONN_ACK:
+		if (c->role != CHILD_WORKER || m->len != 0) {
+			bad = "bad MSG_CONN_ACK";
+			break;
+		}
+		route_conn_ack(c, m->id);
+		break;
+	case MSG_CONN_COUNT: {
+		uint32_t n = cur_le32(&cur);
+
+		if (c->role != CHILD_WORKER || cur.err || cur_left(&cur) != 0) {
+			bad = "bad MSG_CONN_COUNT";
+			break;
+		}
+		c->nconn = n;
+		break;
+	}
+	case MSG_STATUS_REP:
+		/* The master does not ask yet; an answer is harmless. */
+		log_debug(3, "status reply from %d ignored", (int)c->pid);
+		break;
+	default:
+		bad = "unknown message type";
+		break;
+	}
+out:
+	if (bad != NULL) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%s (type %u, %u bytes)", bad,
+		    m->type, m->len);
+		spawn_kill(c, why);
+		return -1;
+	}
+	return 0;
+}
+
+void
+spawn_child_event(struct child *c)
+{
+	struct msg m;
+	int i, rc;
+
+	/* Bounded per wake-up so one chatty child cannot starve the rest. */
+	for (i = 0; i < 32 && c->pid > 0 && c->chan >= 0; i++) {
+		rc = msg_recv(c->chan, &m, spawn_buf, sizeof(spawn_buf));
+		if (rc == -EAGAIN)
+			return;
+		if (rc == -EPIPE) {
+			/* It exited or is exiting; reap.c logs how. */
+			log_debug(2, "child %d closed its channel", (int)c->pid);
+			spawn_close_chan(c);
+			c->dying = 1;
+			route_child_gone(c);
+			return;
+		}
+		if (rc != 0) {
+			spawn_kill(c, rc == -EBADMSG ? "malformed message" :
+			    strerror(-rc));
+			return;
+		}
+		if (spawn_dispatch(c, &m) != 0)
+			return;
+	}
+}

@@ -1,0 +1,211 @@
+/* SMB2 TRANSFORM_HEADER encryption and decryption (MS-SMB2 3.1.4.3). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <gnutls/gnutls.h>
+#include <gnutls/crypto.h>
+
+#include "proto/crypt.h"
+#include "proto/cur.h"
+
+#define TH_SIG_OFF	4
+#define TH_NONCE_OFF	20
+#define TH_SIZE_OFF	36
+#define TH_FLAGS_OFF	42
+#define TH_SID_OFF	44
+#define TH_AAD_OFF	20
+#define TH_AAD_LEN	32
+#define TAG_LEN		16
+
+static atomic_uint_fast64_t crypt_counter;
+static atomic_int crypt_counter_ready;
+
+size_t
+smb2_cipher_key_len(uint16_t cipher)
+{
+	switch (cipher) {
+	case SMB2_ENCRYPTION_AES128_CCM:
+	case SMB2_ENCRYPTION_AES128_GCM:
+		return 16;
+	case SMB2_ENCRYPTION_AES256_CCM:
+	case SMB2_ENCRYPTION_AES256_GCM:
+		return 32;
+	}
+	return 0;
+}
+
+size_t
+smb2_cipher_nonce_len(uint16_t cipher)
+{
+	switch (cipher) {
+	case SMB2_ENCRYPTION_AES128_CCM:
+	case SMB2_ENCRYPTION_AES256_CCM:
+		return 11;
+	case SMB2_ENCRYPTION_AES128_GCM:
+	case SMB2_ENCRYPTION_AES256_GCM:
+		return 12;
+	}
+	return 0;
+}
+
+static gnutls_cipher_algorithm_t
+crypt_algo(uint16_t cipher)
+{
+	switch (cipher) {
+	case SMB2_ENCRYPTION_AES128_CCM:
+		return GNUTLS_CIPHER_AES_128_CCM;
+	case SMB2_ENCRYPTION_AES128_GCM:
+		return GNUTLS_CIPHER_AES_128_GCM;
+	case SMB2_ENCRYPTION_AES256_CCM:
+		return GNUTLS_CIPHER_AES_256_CCM;
+	case SMB2_ENCRYPTION_AES256_GCM:
+		return GNUTLS_CIPHER_AES_256_GCM;
+	}
+	return GNUTLS_CIPHER_UNKNOWN;
+}
+
+static int
+crypt_open(uint16_t cipher, const uint8_t *key, gnutls_aead_cipher_hd_t *h)
+{
+	gnutls_datum_t k;
+	gnutls_cipher_algorithm_t a = crypt_algo(cipher);
+
+	if (a == GNUTLS_CIPHER_UNKNOWN)
+		return -EINVAL;
+	k.data = (unsigned char *)key;
+	k.size = (unsigned)smb2_cipher_key_len(cipher);
+	return gnutls_aead_cipher_init(h, a, &k) < 0 ? -EIO : 0;
+}
+
+/*
+ * Nonce uniqueness: within a process the counter never repeats; between the
+ * processes that may hold the same key (a gate and a worker) the counters
+ * start at independent random points of a 2^64 space, and the remaining
+ * nonce bytes are random as well.
+ */
+static void
+crypt_next_nonce(uint16_t cipher, uint8_t nonce[16])
+{
+	uint64_t start, n;
+	uint_fast64_t zero = 0;
+	size_t nlen = smb2_cipher_nonce_len(cipher);
+
+	if (!atomic_load(&crypt_counter_ready)) {
+		if (gnutls_rnd(GNUTLS_RND_NONCE, &start, sizeof(start)) < 0)
+			start = 0;
+		/* First caller wins; a racing thread's start is dropped. */
+		atomic_compare_exchange_strong(&crypt_counter, &zero, start);
+		atomic_store(&crypt_counter_ready, 1);
+	}
+	n = atomic_fetch_add(&crypt_counter, 1);
+	memset(nonce, 0, 16);
+	le64_put(nonce, n);
+	if (gnutls_rnd(GNUTLS_RND_NONCE, nonce + 8, nlen - 8) < 0)
+		memset(nonce + 8, 0, nlen - 8);
+}
+
+int
+smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key, uint64_t session_id,
+    const uint8_t nonce[16], const struct iovec *plain, int iovcnt,
+    uint8_t th[52], uint8_t *out_cipher)
+{
+	gnutls_aead_cipher_hd_t h;
+	giovec_t aad, data;
+	size_t total = 0, off = 0, nlen = smb2_cipher_nonce_len(cipher);
+	size_t tag_len = TAG_LEN;
+	int i, rc;
+
+	if (nlen == 0 || iovcnt < 1)
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++) {
+		if (plain[i].iov_len > UINT32_MAX - total)
+			return -EINVAL;
+		total += plain[i].iov_len;
+	}
+	if (total == 0 || total > INT32_MAX)
+		return -EINVAL;
+
+	memset(th, 0, SMB2_TRANSFORM_HDR_LEN);
+	le32_put(th, SMB2_TRANSFORM_PROTO);
+	memcpy(th + TH_NONCE_OFF, nonce, nlen);
+	le32_put(th + TH_SIZE_OFF, (uint32_t)total);
+	le16_put(th + TH_FLAGS_OFF, SMB2_TRANSFORM_FLAG_ENCRYPTED);
+	le64_put(th + TH_SID_OFF, session_id);
+
+	for (i = 0; i < iovcnt; i++) {
+		if (plain[i].iov_len > 0)
+			memcpy(out_cipher + off, plain[i].iov_base,
+			    plain[i].iov_len);
+		off += plain[i].iov_len;
+	}
+	rc = crypt_open(cipher, key, &h);
+	if (rc != 0)
+		return rc;
+	aad.iov_base = th + TH_AAD_OFF;
+	aad.iov_len = TH_AAD_LEN;
+	data.iov_base = out_cipher;
+	data.iov_len = total;
+	if (gnutls_aead_cipher_encryptv2(h, th + TH_NONCE_OFF, nlen, &aad, 1,
+	    &data, 1, th + TH_SIG_OFF, &tag_len) < 0 || tag_len != TAG_LEN)
+		rc = -EIO;
+	gnutls_aead_cipher_deinit(h);
+	return rc == 0 ? (int)total : rc;
+}
+
+int
+smb2_encrypt(uint16_t cipher, const uint8_t *key, uint64_t session_id,
+    const struct iovec *plain, int iovcnt, uint8_t th[52],
+    uint8_t *out_cipher)
+{
+	uint8_t nonce[16];
+
+	if (smb2_cipher_nonce_len(cipher) == 0)
+		return -EINVAL;
+	crypt_next_nonce(cipher, nonce);
+	return smb2_encrypt_nonce(cipher, key, session_id, nonce, plain, iovcnt,
+	    th, out_cipher);
+}
+
+int
+smb2_transform_session_id(const uint8_t *msg, size_t len, uint64_t *sid)
+{
+	if (len < SMB2_TRANSFORM_HDR_LEN || le32_get(msg) != SMB2_TRANSFORM_PROTO)
+		return -EBADMSG;
+	*sid = le64_get(msg + TH_SID_OFF);
+	return 0;
+}
+
+int
+smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg, size_t len,
+    size_t *plain_off, size_t *plain_len)
+{
+	gnutls_aead_cipher_hd_t h;
+	giovec_t aad, data;
+	size_t nlen = smb2_cipher_nonce_len(cipher), clen;
+	int rc;
+
+	if (nlen == 0 || len <= SMB2_TRANSFORM_HDR_LEN ||
+	    le32_get(msg) != SMB2_TRANSFORM_PROTO)
+		return -EBADMSG;
+	clen = len - SMB2_TRANSFORM_HDR_LEN;
+	/* MS-SMB2 3.3.5.2.1.1: the flags must say "encrypted" and the size
+	 * must be that of what follows the header. */
+	if (le16_get(msg + TH_FLAGS_OFF) != SMB2_TRANSFORM_FLAG_ENCRYPTED ||
+	    le32_get(msg + TH_SIZE_OFF) != clen)
+		return -EBADMSG;
+	if (crypt_open(cipher, key, &h) != 0)
+		return -EBADMSG;
+	aad.iov_base = msg + TH_AAD_OFF;
+	aad.iov_len = TH_AAD_LEN;
+	data.iov_base = msg + SMB2_TRANSFORM_HDR_LEN;
+	data.iov_len = clen;
+	rc = gnutls_aead_cipher_decryptv2(h, msg + TH_NONCE_OFF, nlen, &aad, 1,
+	    &data, 1, msg + TH_SIG_OFF, TAG_LEN) < 0 ? -EBADMSG : 0;
+	gnutls_aead_cipher_deinit(h);
+	if (rc == 0) {
+		*plain_off = SMB2_TRANSFORM_HDR_LEN;
+		*plain_len = clen;
+	}
+	return rc;
+}

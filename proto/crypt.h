@@ -1,0 +1,62 @@
+/*
+ * SMB 3.x encryption: the TRANSFORM_HEADER (MS-SMB2 2.2.41) with AES-CCM or
+ * AES-GCM (MS-SMB2 3.1.4.3 encrypt, 3.3.5.2.1.1 decrypt).
+ *
+ * Layout: ProtocolId 0xFD 'S' 'M' 'B' (4), Signature = AEAD tag (16), Nonce
+ * (16: 11 used by CCM, 12 by GCM, rest zero), OriginalMessageSize (4),
+ * Reserved (2), Flags/EncryptionAlgorithm = 1 (2), SessionId (8).  The AAD is
+ * header bytes 20..51 (Nonce through SessionId).
+ */
+#ifndef USMBD_PROTO_CRYPT_H
+#define USMBD_PROTO_CRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* MS-SMB2 2.2.3.1.2 cipher ids */
+#define SMB2_ENCRYPTION_AES128_CCM	0x0001
+#define SMB2_ENCRYPTION_AES128_GCM	0x0002
+#define SMB2_ENCRYPTION_AES256_CCM	0x0003
+#define SMB2_ENCRYPTION_AES256_GCM	0x0004
+
+#define SMB2_TRANSFORM_HDR_LEN		52
+#define SMB2_TRANSFORM_PROTO		0x424D53FDu	/* as a LE32 */
+#define SMB2_TRANSFORM_FLAG_ENCRYPTED	0x0001
+
+/* 16 or 32 for a known cipher, 0 otherwise. */
+size_t	smb2_cipher_key_len(uint16_t cipher);
+/* 11 (CCM) or 12 (GCM), 0 for an unknown cipher. */
+size_t	smb2_cipher_nonce_len(uint16_t cipher);
+
+/*
+ * Encrypts the concatenation of plain[0..iovcnt) (the whole SMB2 message,
+ * compound included) into out_cipher (room for the total plain length) and
+ * fills the 52-byte transform header, tag included.  The nonce is unique
+ * per process: a 64-bit counter that starts at a random value, plus random
+ * bytes.  Returns the ciphertext length, or -EINVAL (bad cipher, empty or
+ * over 4 GiB message) / -EIO (crypto library failure).
+ */
+int	smb2_encrypt(uint16_t cipher, const uint8_t *key, uint64_t session_id,
+	    const struct iovec *plain, int iovcnt, uint8_t transform_hdr[52],
+	    uint8_t *out_cipher);
+
+/* Same with a caller-chosen nonce (nonce_len bytes of it are used): tests. */
+int	smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key,
+	    uint64_t session_id, const uint8_t nonce[16],
+	    const struct iovec *plain, int iovcnt, uint8_t transform_hdr[52],
+	    uint8_t *out_cipher);
+
+/*
+ * Checks the transform header of msg (len bytes), decrypts in place, and
+ * returns 0 with the plaintext at msg + *plain_off, *plain_len bytes; or
+ * -EBADMSG for a malformed header, a size mismatch or a bad tag (then the
+ * buffer content after the header is unspecified).
+ */
+int	smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg,
+	    size_t len, size_t *plain_off, size_t *plain_len);
+
+/* Reads the SessionId of a transform header (to look the key up first). */
+int	smb2_transform_session_id(const uint8_t *msg, size_t len, uint64_t *sid);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * SMB2 message signing (MS-SMB2 3.1.4.1 sign, 3.1.5.1 verify).
+ *
+ * The signature covers the whole message (header + body + compound padding)
+ * with the 16-byte Signature field (header bytes 48..63) taken as zero.
+ */
+#ifndef USMBD_PROTO_SIGN_H
+#define USMBD_PROTO_SIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* MS-SMB2 2.2.3.1.7 SigningAlgorithm ids */
+enum smb2_sign_algo {
+	SIGN_HMAC_SHA256 = 0,	/* 2.0.2, 2.1 */
+	SIGN_AES_CMAC = 1,	/* 3.0, 3.0.2, 3.1.1 default */
+	SIGN_AES_GMAC = 2,	/* 3.1.1 when negotiated */
+};
+
+#define SMB2_SIG_OFF	48
+#define SMB2_SIG_LEN	16
+
+/* The algorithm a dialect uses when 3.1.1 negotiated none. */
+int	smb2_sign_algo_default(uint16_t dialect);
+
+/*
+ * Sets SMB2_FLAGS_SIGNED in the header, computes the signature of msg
+ * (len >= 64) and writes it into bytes 48..63.  0, or -EINVAL for a bad
+ * algorithm or a short message.
+ */
+int	smb2_sign(int algo, const uint8_t key[16], uint8_t *msg, size_t len);
+
+/*
+ * 0 when the signature in bytes 48..63 matches (constant-time compare),
+ * -EBADMSG otherwise.  msg is not modified.
+ */
+int	smb2_verify(int algo, const uint8_t key[16], const uint8_t *msg,
+	    size_t len);
+
+/*
+ * Signature of a message spread over iov (iov[0] starts with the 64-byte
+ * header, whose signature field is taken as zero; later entries hold bulk
+ * data).  The caller sets SMB2_FLAGS_SIGNED in the header first and copies
+ * sig into bytes 48..63 afterwards.  0 or -EINVAL.
+ */
+int	smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
+	    int iovcnt, uint8_t sig[16]);
+
+#endif

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs every Debian package that the build, the tests, the demo and the
+# benchmarks need, and the system accounts the daemon expects.  Idempotent
+# and silent when everything is already there; run as root on Debian 12.
+set -euo pipefail
+
+# Why each package is here:
+#   build-essential pkg-config   compiler, make, pkg-config for the flags
+#   clang                        the libFuzzer targets (make fuzz, make test)
+#   liblmdb-dev lmdb-utils       shared state and the password database (+ mdb_stat)
+#   libbsd-dev libmd-dev         pidfile, setproctitle, closefrom, readpassphrase; MD4
+#   libgnutls28-dev              signing, encryption and key derivation crypto
+#   check libsubunit-dev         the unit test framework
+#   smbclient samba samba-testsuite python3-impacket libsmbclient-dev
+#                                real clients for the integration tests, smbtorture,
+#                                and Samba as the benchmark's reference server
+#   tshark strace                protocol traces and syscall counts (tests, bench)
+#   python3 procps iproute2 passwd   scripts, ps/pgrep, ss, useradd/groupadd
+PKGS=(build-essential pkg-config clang liblmdb-dev lmdb-utils libbsd-dev libmd-dev
+      libgnutls28-dev check libsubunit-dev smbclient samba samba-testsuite
+      python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: must run as root" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "install-deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture; answer no
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	    debconf-set-selections
+	# Keep the samba package from starting its own daemons (they would
+	# take port 445 and run beside ours): policy-rc.d exit 101 = "not
+	# allowed".  Removed afterwards only if we created it.
+	created_policy=0
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 0755 /usr/sbin/policy-rc.d
+		created_policy=1
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	if [ "$created_policy" -eq 1 ]; then
+		rm -f /usr/sbin/policy-rc.d
+		trap - EXIT
+	fi
+fi
+
+# The unprivileged account the gates run as, and the group that may write
+# the shared state (DESIGN.md, security model).
+if ! getent group usmbd-state >/dev/null; then
+	groupadd --system usmbd-state
+fi
+if ! getent passwd usmbd >/dev/null; then
+	useradd --system --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --user-group usmbd
+fi

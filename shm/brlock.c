@@ -1,0 +1,560 @@
+/*
+ * Byte-range locks.  All locks and blocked-lock waiters of a file are one
+ * record (key: file id), so a lock request, with all its elements, is one
+ * read-modify-write in one transaction.  READ and WRITE checks read the
+ * record in place in a read transaction and skip the lookup altogether when
+ * no file has any lock.
+ *
+ * Record v1: u8 version, u16 nlocks, u16 nwaiters,
+ *   nlocks  x { u64 offset, u64 length, u64 persistent id, u32 pid, u8 excl }
+ *   nwaiters x { u32 pid, u64 persistent id }
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "shm/shm_priv.h"
+
+#define BRL_LOCK_LEN	29
+#define BRL_WAIT_LEN	12
+#define BRL_MAX		UINT16_MAX
+
+/* Inclusive last byte; callers have rejected ranges that wrap. */
+static uint64_t
+brl_last(uint64_t off, uint64_t len)
+{
+	return off + len - 1;
+}
+
+static int
+brl_range_valid(uint64_t off, uint64_t len)
+{
+	/* MS-SMB2 3.3.5.14: a range past 2^64 is STATUS_INVALID_LOCK_RANGE. */
+	return len == 0 || off + (len - 1) >= off;
+}
+
+/*
+ * Do two ranges overlap?  A zero-length range overlaps only a range that
+ * contains it strictly after its start (Windows behaviour; Samba's
+ * brl_overlap() agrees), and two zero-length ranges never do.
+ */
+static int
+brl_overlap(uint64_t ao, uint64_t al, uint64_t bo, uint64_t bl)
+{
+	if (al == 0 && bl == 0)
+		return 0;
+	if (al == 0)
+		return ao > bo && ao <= brl_last(bo, bl);
+	if (bl == 0)
+		return bo > ao && bo <= brl_last(ao, al);
+	return ao <= brl_last(bo, bl) && bo <= brl_last(ao, al);
+}
+
+/* Does new lock n conflict with existing lock e? */
+static int
+brl_conflict(const struct shm_brlock_rec *n, const struct shm_brlock_rec *e)
+{
+	if (!n->exclusive && !e->exclusive)
+		return 0;
+	/* A shared lock may stack on the same open's exclusive lock. */
+	if (!n->exclusive && e->exclusive &&
+	    n->owner.persistent_id == e->owner.persistent_id)
+		return 0;
+	return brl_overlap(n->offset, n->length, e->offset, e->length);
+}
+
+static int
+brl_grow(struct shm *s, unsigned nl, unsigned nw)
+{
+	if (nl > s->brl_cap) {
+		unsigned cap = nl < 16 ? 16 : nl * 2;
+		void *p = reallocarray(s->brl_buf, cap, sizeof(*s->brl_buf));
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->brl_buf = p;
+		s->brl_cap = cap;
+	}
+	if (nw > s->wait_cap) {
+		unsigned cap = nw < 16 ? 16 : nw * 2;
+		void *p = reallocarray(s->wait_buf, cap, sizeof(*s->wait_buf));
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->wait_buf = p;
+		s->wait_cap = cap;
+	}
+	return 0;
+}
+
+static void
+brl_read_lock(struct cur *c, struct shm_brlock_rec *l)
+{
+	l->offset = cur_le64(c);
+	l->length = cur_le64(c);
+	l->owner.persistent_id = cur_le64(c);
+	l->owner.pid = (pid_t)cur_le32(c);
+	l->exclusive = cur_u8(c) != 0;
+}
+
+/*
+ * Decodes the file's record into s->brl_buf / s->wait_buf (room for extra
+ * more locks and one more waiter).  A missing record is an empty set.
+ */
+static int
+brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    unsigned extra, unsigned *nl, unsigned *nw)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	struct cur c;
+	unsigned i;
+	int rc;
+
+	*nl = *nw = 0;
+	shm_fid_key(key, fid);
+	rc = mdb_get(txn, s->db_brlocks, &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return brl_grow(s, extra, 1);
+	if (rc != 0)
+		return shm_err(rc);
+	cur_init(&c, v.mv_data, v.mv_size);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return -EPROTO;
+	*nl = cur_le16(&c);
+	*nw = cur_le16(&c);
+	if ((rc = brl_grow(s, *nl + extra, *nw + 1)) != 0)
+		return rc;
+	for (i = 0; i < *nl; i++)
+		brl_read_lock(&c, &s->brl_buf[i]);
+	for (i = 0; i < *nw; i++) {
+		s->wait_buf[i].pid = (pid_t)cur_le32(&c);
+		s->wait_buf[i].persistent_id = cur_le64(&c);
+	}
+	return c.err ? -EPROTO : 0;
+}
+
+static int
+brl_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    unsigned nl, unsigned nw)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	struct wcur w;
+	unsigned i;
+	int rc;
+
+	shm_fid_key(key, fid);
+	if (nl == 0 && nw == 0) {
+		rc = mdb_del(txn, s->db_brlocks, &k, NULL);
+		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	}
+	if (nl > BRL_MAX || nw > BRL_MAX)
+		return -ENOLCK;
+	v.mv_size = 5 + (size_t)nl * BRL_LOCK_LEN + (size_t)nw * BRL_WAIT_LEN;
+	v.mv_data = NULL;
+	/* Encode straight into the page: the decoded copy is in s->*_buf. */
+	if ((rc = mdb_put(txn, s->db_brlocks, &k, &v, MDB_RESERVE)) != 0)
+		return shm_err(rc);
+	wcur_init(&w, v.mv_data, v.mv_size);
+	wcur_u8(&w, SHM_REC_V1);
+	wcur_le16(&w, (uint16_t)nl);
+	wcur_le16(&w, (uint16_t)nw);
+	for (i = 0; i < nl; i++) {
+		const struct shm_brlock_rec *l = &s->brl_buf[i];
+
+		wcur_le64(&w, l->offset);
+		wcur_le64(&w, l->length);
+		wcur_le64(&w, l->owner.persistent_id);
+		wcur_le32(&w, (uint32_t)l->owner.pid);
+		wcur_u8(&w, l->exclusive ? 1 : 0);
+	}
+	for (i = 0; i < nw; i++) {
+		wcur_le32(&w, (uint32_t)s->wait_buf[i].pid);
+		wcur_le64(&w, s->wait_buf[i].persistent_id);
+	}
+	return w.err ? -EIO : 0;
+}
+
+static void
+brl_add_waiter(struct shm *s, unsigned *nw, const struct shm_brlock_owner *o)
+{
+	for (unsigned i = 0; i < *nw; i++)
+		if (s->wait_buf[i].persistent_id == o->persistent_id) {
+			s->wait_buf[i].pid = o->pid;
+			return;
+		}
+	s->wait_buf[(*nw)++] = *o;	/* brl_load made room for one */
+}
+
+int
+shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, const struct shm_brlock_range *rg,
+    unsigned n, unsigned flags, unsigned *failed)
+{
+	MDB_txn *txn;
+	unsigned nl, nw, orig, i, j;
+	int rc;
+
+	if (failed != NULL)
+		*failed = 0;
+	for (i = 0; i < n; i++)
+		if (!brl_range_valid(rg[i].offset, rg[i].length)) {
+			if (failed != NULL)
+				*failed = i;
+			return -EINVAL;
+		}
+	if (n == 0)
+		return 0;
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = brl_load(s, txn, fid, n, &nl, &nw)) != 0)
+		goto out;
+	orig = nl;
+	for (i = 0; i < n; i++) {
+		struct shm_brlock_rec nr = {
+			.owner = *o, .offset = rg[i].offset, .length = rg[i].length,
+			.exclusive = rg[i].exclusive != 0,
+		};
+
+		/* Earlier elements of the same request count as held. */
+		for (j = 0; j < nl; j++)
+			if (brl_conflict(&nr, &s->brl_buf[j]))
+				break;
+		if (j < nl) {
+			if (failed != NULL)
+				*failed = i;
+			rc = -EAGAIN;
+			break;
+		}
+		s->brl_buf[nl++] = nr;
+	}
+	if (rc == -EAGAIN) {
+		if (!(flags & SHM_BRL_WAIT))
+			goto out;
+		/* All or none: drop this request's locks, keep the waiter. */
+		brl_add_waiter(s, &nw, o);
+		if ((rc = brl_store(s, txn, fid, orig, nw)) != 0)
+			goto out;
+		rc = shm_wcommit(s, txn);
+		return rc != 0 ? rc : -EAGAIN;
+	}
+	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+shm_brlock_lock(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
+    unsigned flags)
+{
+	struct shm_brlock_range r = {
+		.offset = offset, .length = length,
+		.exclusive = (flags & SHM_BRL_EXCLUSIVE) != 0,
+	};
+
+	return shm_brlock_lock_many(s, fid, o, &r, 1, flags, NULL);
+}
+
+/* Moves every waiter to the wake set and forgets them: they retry. */
+static void
+brl_wake_all(struct shm *s, unsigned *nw, struct shm_pids *wake)
+{
+	for (unsigned i = 0; i < *nw; i++)
+		shm_pids_add(wake, s->wait_buf[i].pid);
+	*nw = 0;
+}
+
+static int
+shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
+    struct shm_pids *wake)
+{
+	MDB_txn *txn;
+	unsigned nl, nw, i, hit = UINT32_MAX;
+	int rc;
+
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
+		goto out;
+	/* Exact range of this open; an exclusive lock goes before a shared one. */
+	for (i = 0; i < nl; i++) {
+		struct shm_brlock_rec *l = &s->brl_buf[i];
+
+		if (l->owner.persistent_id != o->persistent_id ||
+		    l->offset != offset || l->length != length)
+			continue;
+		if (hit == UINT32_MAX || l->exclusive)
+			hit = i;
+		if (l->exclusive)
+			break;
+	}
+	if (hit == UINT32_MAX) {
+		rc = -ENOENT;
+		goto out;
+	}
+	memmove(&s->brl_buf[hit], &s->brl_buf[hit + 1],
+	    (nl - hit - 1) * sizeof(s->brl_buf[0]));
+	nl--;
+	brl_wake_all(s, &nw, wake);
+	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+	return rc;
+}
+
+int
+shm_brlock_unlock(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
+    struct shm_pids *wake)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length, wake));
+	return rc;
+}
+
+int
+shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length, int write)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	MDB_stat st;
+	MDB_txn *txn;
+	struct cur c;
+	struct shm_brlock_rec l;
+	unsigned nl, i;
+	int rc;
+
+	if (length == 0)
+		return 0;
+	/* An I/O range running past 2^64 is checked up to the end. */
+	if (!brl_range_valid(offset, length))
+		length = UINT64_MAX - offset + 1;
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	/* Fast path: no lock on any file, no tree lookup. */
+	if ((rc = mdb_stat(txn, s->db_brlocks, &st)) != 0) {
+		rc = shm_err(rc);
+		goto out;
+	}
+	if (st.ms_entries == 0)
+		goto out;
+	shm_fid_key(key, fid);
+	if ((rc = mdb_get(txn, s->db_brlocks, &k, &v)) != 0) {
+		rc = rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+		goto out;
+	}
+	cur_init(&c, v.mv_data, v.mv_size);
+	if (cur_u8(&c) != SHM_REC_V1) {
+		rc = -EPROTO;
+		goto out;
+	}
+	nl = cur_le16(&c);
+	(void)cur_le16(&c);
+	for (i = 0; i < nl && !c.err; i++) {
+		brl_read_lock(&c, &l);
+		if (!brl_overlap(offset, length, l.offset, l.length))
+			continue;
+		/*
+		 * MS-FSA 2.1.4.10: an exclusive lock lets only its own open
+		 * through; a shared lock blocks every write, its own open's too.
+		 */
+		if (l.exclusive ? l.owner.persistent_id != o->persistent_id : write) {
+			rc = -EAGAIN;
+			break;
+		}
+	}
+	if (rc == 0 && c.err)
+		rc = -EPROTO;
+out:
+	shm_rend(s, txn);
+	return rc;
+}
+
+static int
+shm_brlock_cancel_wait_once(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o)
+{
+	MDB_txn *txn;
+	unsigned nl, nw, i, j;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
+		goto out;
+	for (i = j = 0; i < nw; i++)
+		if (s->wait_buf[i].persistent_id != o->persistent_id)
+			s->wait_buf[j++] = s->wait_buf[i];
+	if (j == nw) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if ((rc = brl_store(s, txn, fid, nl, j)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+shm_brlock_cancel_wait(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_brlock_cancel_wait_once(s, fid, o));
+	return rc;
+}
+
+int
+shm_brlock_edit_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    shm_brl_keep_fn keep, shm_brl_keepw_fn keepw, void *arg, unsigned *nremoved,
+    struct shm_pids *wake)
+{
+	unsigned nl, nw, i, j, k;
+	int rc;
+
+	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
+		return rc;
+	if (nl == 0 && nw == 0)
+		return 0;
+	for (i = j = 0; i < nl; i++)
+		if (keep == NULL || keep(&s->brl_buf[i], arg))
+			s->brl_buf[j++] = s->brl_buf[i];
+	for (i = k = 0; i < nw; i++)
+		if (keepw == NULL || keepw(&s->wait_buf[i], arg))
+			s->wait_buf[k++] = s->wait_buf[i];
+	if (nremoved != NULL)
+		*nremoved += nl - j;
+	/* A released range may unblock any waiter: wake them all to retry. */
+	if (j < nl)
+		brl_wake_all(s, &k, wake);
+	return brl_store(s, txn, fid, j, k);
+}
+
+static int
+brl_keep_not_open(struct shm_brlock_rec *l, void *arg)
+{
+	return l->owner.persistent_id != *(const uint64_t *)arg;
+}
+
+static int
+brl_keepw_not_open(struct shm_brlock_owner *w, void *arg)
+{
+	return w->persistent_id != *(const uint64_t *)arg;
+}
+
+int
+shm_brlock_remove_open_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    uint64_t persistent_id, struct shm_pids *wake)
+{
+	return shm_brlock_edit_txn(s, txn, fid, brl_keep_not_open,
+	    brl_keepw_not_open, &persistent_id, NULL, wake);
+}
+
+struct brl_repid {
+	uint64_t	persistent_id;
+	pid_t		pid;
+};
+
+static int
+brl_keep_repid(struct shm_brlock_rec *l, void *arg)
+{
+	const struct brl_repid *r = arg;
+
+	if (l->owner.persistent_id == r->persistent_id)
+		l->owner.pid = r->pid;
+	return 1;
+}
+
+/* A durable open changed hands (disconnect: pid 0; reclaim: new worker). */
+int
+shm_brlock_repid_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    uint64_t persistent_id, pid_t pid)
+{
+	struct brl_repid r = { persistent_id, pid };
+
+	return shm_brlock_edit_txn(s, txn, fid, brl_keep_repid, NULL, &r, NULL, NULL);
+}
+
+static int
+shm_brlock_remove_open_once(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, struct shm_pids *wake)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	return shm_wcommit(s, txn);
+}
+
+int
+shm_brlock_remove_open(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, struct shm_pids *wake)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_brlock_remove_open_once(s, fid, persistent_id, wake));
+	return rc;
+}
+
+int
+shm_foreach_brlock(struct shm *s, shm_brlock_fn fn, void *arg)
+{
+	MDB_cursor *cu;
+	MDB_val k, v;
+	MDB_txn *txn;
+	struct shm_file_id fid;
+	struct shm_brlock_rec l;
+	struct cur c;
+	unsigned nl, i;
+	int rc, op = MDB_FIRST, stop = 0;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = mdb_cursor_open(txn, s->db_brlocks, &cu)) != 0) {
+		shm_rend(s, txn);
+		return shm_err(rc);
+	}
+	while (!stop && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size != SHM_FID_KEY_LEN)
+			continue;
+		shm_fid_from_key(&fid, k.mv_data);
+		cur_init(&c, v.mv_data, v.mv_size);
+		if (cur_u8(&c) != SHM_REC_V1)
+			continue;
+		nl = cur_le16(&c);
+		(void)cur_le16(&c);
+		for (i = 0; i < nl && !stop; i++) {
+			brl_read_lock(&c, &l);
+			if (c.err)
+				break;
+			stop = fn(&fid, &l, arg) != 0;
+		}
+	}
+	mdb_cursor_close(cu);
+	shm_rend(s, txn);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+}

@@ -1,0 +1,328 @@
+/*
+ * Durable handles: persistent id -> what a reconnect needs.  While the
+ * handle is connected, its open record and locks carry the worker's pid;
+ * on a disconnect (the connection dropped, or the worker died) they carry
+ * pid 0 and the open keeps its share mode, lease and locks until a reconnect
+ * reclaims it or the timeout expires.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "shm/shm_priv.h"
+
+#define DURABLE_ENC_MAX	(160 + SHM_PATH_MAX + 2 * SHM_NAME_MAX)
+
+static int
+durable_encode(struct wcur *w, const struct shm_durable_rec *d)
+{
+	wcur_u8(w, SHM_REC_V1);
+	wcur_le64(w, d->fid.dev);
+	wcur_le64(w, d->fid.ino);
+	shm_wstr(w, d->path);
+	shm_wstr(w, d->share);
+	shm_wstr(w, d->user);
+	wcur_le32(w, d->access);
+	wcur_le32(w, d->share_access);
+	wcur_u8(w, d->oplock_level);
+	wcur_bytes(w, d->lease_key, SHM_GUID_LEN);
+	wcur_le32(w, d->lease_state);
+	wcur_bytes(w, d->client_guid, SHM_GUID_LEN);
+	wcur_bytes(w, d->create_guid, SHM_GUID_LEN);
+	wcur_le32(w, d->timeout_ms);
+	wcur_le64(w, d->disconnected_at);
+	wcur_le32(w, (uint32_t)d->pid);
+	wcur_le32(w, d->flags);
+	return w->err ? -ENAMETOOLONG : 0;
+}
+
+int
+shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *d)
+{
+	struct cur c;
+
+	cur_init(&c, buf, len);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return -EPROTO;
+	d->fid.dev = cur_le64(&c);
+	d->fid.ino = cur_le64(&c);
+	shm_rstr(&c, d->path, sizeof(d->path));
+	shm_rstr(&c, d->share, sizeof(d->share));
+	shm_rstr(&c, d->user, sizeof(d->user));
+	d->access = cur_le32(&c);
+	d->share_access = cur_le32(&c);
+	d->oplock_level = cur_u8(&c);
+	cur_bytes(&c, d->lease_key, SHM_GUID_LEN);
+	d->lease_state = cur_le32(&c);
+	cur_bytes(&c, d->client_guid, SHM_GUID_LEN);
+	cur_bytes(&c, d->create_guid, SHM_GUID_LEN);
+	d->timeout_ms = cur_le32(&c);
+	d->disconnected_at = cur_le64(&c);
+	d->pid = (pid_t)cur_le32(&c);
+	d->flags = cur_le32(&c);
+	return c.err ? -EPROTO : 0;
+}
+
+int
+shm_durable_put_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d)
+{
+	uint8_t kb[8], buf[DURABLE_ENC_MAX];
+	MDB_val k = { sizeof(kb), kb }, v = { 0, buf };
+	struct wcur w;
+	int rc;
+
+	if (d->persistent_id == 0)
+		return -EINVAL;
+	shm_be64_put(kb, d->persistent_id);
+	wcur_init(&w, buf, sizeof(buf));
+	if ((rc = durable_encode(&w, d)) != 0)
+		return rc;
+	v.mv_size = wcur_off(&w);
+	return shm_err(mdb_put(txn, s->db_durable, &k, &v, 0));
+}
+
+static int
+durable_get_txn(struct shm *s, MDB_txn *txn, uint64_t id, struct shm_durable_rec *d)
+{
+	uint8_t kb[8];
+	MDB_val k = { sizeof(kb), kb }, v;
+	int rc;
+
+	shm_be64_put(kb, id);
+	if ((rc = shm_err(mdb_get(txn, s->db_durable, &k, &v))) != 0)
+		return rc;
+	d->persistent_id = id;
+	return shm_durable_decode(v.mv_data, v.mv_size, d);
+}
+
+int
+shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_durable_put_txn(s, txn, d)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	return shm_wcommit(s, txn);
+}
+
+int
+shm_durable_get(struct shm *s, uint64_t id, struct shm_durable_rec *out)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	rc = durable_get_txn(s, txn, id, out);
+	shm_rend(s, txn);
+	return rc;
+}
+
+/* Moves the open record and its locks to pid (0: disconnected). */
+static int
+durable_rehome_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d,
+    pid_t pid, uint64_t session_id, int disconnected)
+{
+	struct shm_open_rec o;
+	uint8_t key[SHM_OPEN_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	int rc;
+
+	shm_open_key(key, &d->fid, d->persistent_id);
+	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
+	    (rc = shm_open_decode(v.mv_data, v.mv_size, &o)) != 0)
+		return rc;
+	o.pid = pid;
+	if (session_id != 0)
+		o.session_id = session_id;
+	if (disconnected)
+		o.flags |= SHM_OPEN_DISCONNECTED;
+	else
+		o.flags &= ~SHM_OPEN_DISCONNECTED;
+	if ((rc = shm_open_put_txn(s, txn, &d->fid, &o)) != 0)
+		return rc;
+	return shm_brlock_repid_txn(s, txn, &d->fid, d->persistent_id, pid);
+}
+
+int
+shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t now_ms)
+{
+	struct shm_durable_rec *d;
+	int rc;
+
+	/* ~5 KiB: off the stack of the event loop. */
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return -ENOMEM;
+	if ((rc = durable_get_txn(s, txn, id, d)) != 0)
+		goto out;
+	d->flags |= SHM_DURABLE_DISCONNECTED;
+	d->disconnected_at = now_ms;
+	d->pid = 0;
+	if ((rc = shm_durable_put_txn(s, txn, d)) != 0)
+		goto out;
+	rc = durable_rehome_txn(s, txn, d, 0, 0, 1);
+out:
+	free(d);
+	return rc;
+}
+
+static int
+shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_durable_disconnect_txn(s, txn, id, now_ms)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	return shm_wcommit(s, txn);
+}
+
+int
+shm_durable_disconnect(struct shm *s, uint64_t id, uint64_t now_ms)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_durable_disconnect_once(s, id, now_ms));
+	return rc;
+}
+
+static int
+durable_expired(const struct shm_durable_rec *d, uint64_t now_ms)
+{
+	return (d->flags & SHM_DURABLE_DISCONNECTED) &&
+	    now_ms - d->disconnected_at >= d->timeout_ms;
+}
+
+int
+shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *cl,
+    uint64_t now_ms, struct shm_durable_rec *out)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = durable_get_txn(s, txn, id, out)) != 0)
+		goto out;
+	/* MS-SMB2 3.3.5.9.7 and 3.3.5.9.12: what identifies the handle. */
+	if (cl->v2 ? memcmp(out->create_guid, cl->create_guid, SHM_GUID_LEN) != 0 ||
+	    !(out->flags & SHM_DURABLE_V2) : (out->flags & SHM_DURABLE_V2) != 0) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (memcmp(out->client_guid, cl->client_guid, SHM_GUID_LEN) != 0) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (cl->user == NULL || strcmp(out->user, cl->user) != 0) {
+		rc = -EACCES;
+		goto out;
+	}
+	if (!(out->flags & SHM_DURABLE_DISCONNECTED)) {
+		rc = -EBUSY;
+		goto out;
+	}
+	if (durable_expired(out, now_ms)) {
+		rc = -ENOENT;	/* shm_expire_durable() will remove it */
+		goto out;
+	}
+	out->flags &= ~SHM_DURABLE_DISCONNECTED;
+	out->disconnected_at = 0;
+	out->pid = cl->pid;
+	if ((rc = shm_durable_put_txn(s, txn, out)) != 0 ||
+	    (rc = durable_rehome_txn(s, txn, out, cl->pid, cl->session_id, 0)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+static int
+shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
+    struct shm_pids *wake)
+{
+	struct shm_durable_rec *d;
+	struct shm_open_rec o;
+	uint8_t key[SHM_OPEN_KEY_LEN];
+	MDB_val k, v, ok = { sizeof(key), key }, ov;
+	MDB_cursor *cu = NULL;
+	MDB_txn *txn;
+	unsigned n = 0;
+	int rc, op = MDB_FIRST, last, dp;
+
+	if (nexpired != NULL)
+		*nexpired = 0;
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return -ENOMEM;
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		goto done;
+	if ((rc = shm_err(mdb_cursor_open(txn, s->db_durable, &cu))) != 0)
+		goto out;
+	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size != 8 || shm_durable_decode(v.mv_data, v.mv_size, d) != 0 ||
+		    !durable_expired(d, now_ms))
+			continue;
+		d->persistent_id = shm_be64_get(k.mv_data);
+		if ((rc = shm_err(mdb_cursor_del(cu, 0))) != 0)
+			goto out;
+		/* After mdb_cursor_del, MDB_NEXT returns the record that followed. */
+		n++;
+		shm_open_key(key, &d->fid, d->persistent_id);
+		rc = mdb_get(txn, s->db_opens, &ok, &ov);
+		if (rc == 0 && shm_open_decode(ov.mv_data, ov.mv_size, &o) == 0) {
+			if ((rc = shm_err(mdb_del(txn, s->db_opens, &ok, NULL))) != 0)
+				goto out;
+			if (o.oplock_level == SHM_OPLOCK_LEASE &&
+			    (rc = shm_lease_release_txn(s, txn, &d->fid, o.client_guid,
+			    o.lease_key)) != 0)
+				goto out;
+		} else if (rc != 0 && rc != MDB_NOTFOUND) {
+			rc = shm_err(rc);
+			goto out;
+		}
+		if ((rc = shm_brlock_remove_open_txn(s, txn, &d->fid, d->persistent_id,
+		    wake)) != 0 ||
+		    (rc = shm_open_file_tidy_txn(s, txn, &d->fid, &last, &dp)) != 0)
+			goto out;
+	}
+	if (rc != MDB_NOTFOUND && rc != 0) {
+		rc = shm_err(rc);
+		goto out;
+	}
+	mdb_cursor_close(cu);
+	cu = NULL;
+	if ((rc = shm_wcommit(s, txn)) == 0 && nexpired != NULL)
+		*nexpired = n;
+	goto done;
+out:
+	if (cu != NULL)
+		mdb_cursor_close(cu);
+	mdb_txn_abort(txn);
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+done:
+	free(d);
+	return rc;
+}
+
+int
+shm_expire_durable(struct shm *s, uint64_t now_ms, unsigned *nexpired,
+    struct shm_pids *wake)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_expire_durable_once(s, now_ms, nexpired, wake));
+	return rc;
+}

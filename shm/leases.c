@@ -1,0 +1,533 @@
+/*
+ * Oplocks and leases.  An oplock is a field of its open record; a lease is
+ * its own record (key: client GUID + lease key) shared by every open of that
+ * client with that key, and it names the one file it caches.  This file
+ * decides what a new open may be granted and what it must break; sending the
+ * breaks and waiting for the acknowledgement is the worker's job.
+ */
+#include <errno.h>
+
+#include "shm/shm_priv.h"
+
+#define LEASE_RWH	(SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H)
+#define DATA_ACCESS	(SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA | \
+	SHM_FILE_APPEND_DATA | SHM_FILE_EXECUTE | SHM_DELETE)
+
+static void
+lease_key(uint8_t *k, const uint8_t *client_guid, const uint8_t *key)
+{
+	memcpy(k, client_guid, SHM_GUID_LEN);
+	memcpy(k + SHM_GUID_LEN, key, SHM_GUID_LEN);
+}
+
+static int
+lease_decode(const MDB_val *k, const MDB_val *v, struct shm_lease_rec *l)
+{
+	struct cur c;
+
+	if (k->mv_size != SHM_LEASE_KEY_LEN)
+		return -EPROTO;
+	memcpy(l->client_guid, k->mv_data, SHM_GUID_LEN);
+	memcpy(l->lease_key, (const uint8_t *)k->mv_data + SHM_GUID_LEN, SHM_GUID_LEN);
+	cur_init(&c, v->mv_data, v->mv_size);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return -EPROTO;
+	cur_bytes(&c, l->parent_key, SHM_GUID_LEN);
+	l->fid.dev = cur_le64(&c);
+	l->fid.ino = cur_le64(&c);
+	l->state = cur_le32(&c);
+	l->breaking_to = cur_le32(&c);
+	l->epoch = cur_le16(&c);
+	l->version = cur_u8(&c);
+	l->breaking = cur_u8(&c);
+	return c.err ? -EPROTO : 0;
+}
+
+static int
+lease_get_txn(struct shm *s, MDB_txn *txn, const uint8_t *guid, const uint8_t *key,
+    struct shm_lease_rec *l)
+{
+	uint8_t kb[SHM_LEASE_KEY_LEN];
+	MDB_val k = { sizeof(kb), kb }, v;
+	int rc;
+
+	lease_key(kb, guid, key);
+	if ((rc = mdb_get(txn, s->db_leases, &k, &v)) != 0)
+		return shm_err(rc);
+	return lease_decode(&k, &v, l);
+}
+
+static int
+lease_put_txn(struct shm *s, MDB_txn *txn, const struct shm_lease_rec *l)
+{
+	uint8_t kb[SHM_LEASE_KEY_LEN], buf[64];
+	MDB_val k = { sizeof(kb), kb }, v = { 0, buf };
+	struct wcur w;
+
+	lease_key(kb, l->client_guid, l->lease_key);
+	wcur_init(&w, buf, sizeof(buf));
+	wcur_u8(&w, SHM_REC_V1);
+	wcur_bytes(&w, l->parent_key, SHM_GUID_LEN);
+	wcur_le64(&w, l->fid.dev);
+	wcur_le64(&w, l->fid.ino);
+	wcur_le32(&w, l->state);
+	wcur_le32(&w, l->breaking_to);
+	wcur_le16(&w, l->epoch);
+	wcur_u8(&w, l->version);
+	wcur_u8(&w, l->breaking);
+	if (w.err)
+		return -EINVAL;
+	v.mv_size = wcur_off(&w);
+	return shm_err(mdb_put(txn, s->db_leases, &k, &v, 0));
+}
+
+static int
+same_lease(const struct shm_open_rec *e, const uint8_t *guid, const uint8_t *key)
+{
+	return e->oplock_level == SHM_OPLOCK_LEASE && !shm_guid_zero(key) &&
+	    memcmp(e->client_guid, guid, SHM_GUID_LEN) == 0 &&
+	    memcmp(e->lease_key, key, SHM_GUID_LEN) == 0;
+}
+
+/*
+ * Calls fn for every open of fid.  The opens are decoded one at a time from
+ * the cursor; fn must not write to the opens database.
+ */
+static int
+opens_each(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    int (*fn)(struct shm *, MDB_txn *, const struct shm_open_rec *, void *), void *arg)
+{
+	uint8_t fk[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(fk), fk }, v;
+	MDB_cursor *cu;
+	struct shm_open_rec e;
+	int rc, op = MDB_SET_RANGE, ret = 0;
+
+	shm_fid_key(fk, fid);
+	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
+		return shm_err(rc);
+	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size < SHM_FID_KEY_LEN || memcmp(k.mv_data, fk, sizeof(fk)) != 0)
+			break;
+		if (k.mv_size != SHM_OPEN_KEY_LEN ||
+		    shm_open_decode(v.mv_data, v.mv_size, &e) != 0)
+			continue;
+		if ((ret = fn(s, txn, &e, arg)) != 0)
+			break;
+	}
+	mdb_cursor_close(cu);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+}
+
+struct grant_scan {
+	const struct shm_open_rec *new;
+	int		others;		/* opens not sharing the new open's lease */
+	int		others_w;	/* ... of which hold write caching */
+};
+
+static int
+grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg)
+{
+	struct grant_scan *g = arg;
+	struct shm_lease_rec l;
+
+	if (g->new->oplock_level == SHM_OPLOCK_LEASE &&
+	    same_lease(e, g->new->client_guid, g->new->lease_key))
+		return 0;
+	g->others++;
+	if (e->oplock_level == SHM_OPLOCK_EXCLUSIVE || e->oplock_level == SHM_OPLOCK_BATCH)
+		g->others_w = 1;
+	else if (e->oplock_level == SHM_OPLOCK_LEASE &&
+	    lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) == 0 &&
+	    (l.state & SHM_LEASE_W))
+		g->others_w = 1;
+	return 0;
+}
+
+/*
+ * What the new open may hold next to the others (MS-FSA 2.1.5.17 and
+ * MS-SMB2 3.3.5.9.8 / 3.3.5.9.11): exclusive caching (batch, exclusive, W)
+ * only when it is alone; read caching unless another open still writes
+ * behind a cache.  The lease record is created or updated here.
+ */
+int
+shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_open_rec *r, struct shm_open_grant *g)
+{
+	struct grant_scan gs = { .new = r };
+	struct shm_lease_rec l;
+	uint32_t want;
+	int rc;
+
+	r->flags &= ~SHM_OPEN_BREAKING;
+	r->oplock_breaking_to = 0;
+	if (r->oplock_level == SHM_OPLOCK_NONE) {
+		r->lease_state = 0;
+		return 0;
+	}
+	if ((rc = opens_each(s, txn, fid, grant_visit, &gs)) != 0)
+		return rc;
+	if (r->oplock_level != SHM_OPLOCK_LEASE) {
+		if (r->oplock_level != SHM_OPLOCK_II && r->oplock_level != SHM_OPLOCK_EXCLUSIVE &&
+		    r->oplock_level != SHM_OPLOCK_BATCH)
+			return -EINVAL;
+		if (gs.others_w)
+			r->oplock_level = SHM_OPLOCK_NONE;
+		else if (gs.others > 0)
+			r->oplock_level = SHM_OPLOCK_II;
+		r->lease_state = 0;
+		g->oplock_level = r->oplock_level;
+		return 0;
+	}
+	if (shm_guid_zero(r->lease_key))
+		return -EINVAL;
+	/* R, RH, RW and RWH are the lease states a server grants. */
+	want = r->lease_state & LEASE_RWH;
+	if (!(want & SHM_LEASE_R))
+		want = 0;
+	if (gs.others_w)
+		want = 0;
+	else if (gs.others > 0)
+		want &= ~SHM_LEASE_W;
+	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
+	if (rc == -ENOENT) {
+		memset(&l, 0, sizeof(l));
+		memcpy(l.client_guid, r->client_guid, SHM_GUID_LEN);
+		memcpy(l.lease_key, r->lease_key, SHM_GUID_LEN);
+		memcpy(l.parent_key, r->parent_lease_key, SHM_GUID_LEN);
+		l.fid = *fid;
+		l.version = r->lease_version == 2 ? 2 : 1;
+		l.state = want;
+		l.epoch = 1;
+	} else if (rc != 0) {
+		return rc;
+	} else {
+		/* MS-SMB2 3.3.5.9.8: one lease key caches one file. */
+		if (l.fid.dev != fid->dev || l.fid.ino != fid->ino)
+			return -EINVAL;
+		/* An upgrade waits until a break in progress is over. */
+		if (!l.breaking && (l.state | want) != l.state) {
+			l.state |= want;
+			l.epoch++;
+		}
+	}
+	if ((rc = lease_put_txn(s, txn, &l)) != 0)
+		return rc;
+	r->lease_state = l.state;
+	g->oplock_level = SHM_OPLOCK_LEASE;
+	g->lease_state = l.state;
+	g->lease_epoch = l.epoch;
+	return 0;
+}
+
+struct release_scan {
+	const uint8_t	*guid;
+	const uint8_t	*key;
+	int		 used;
+};
+
+static int
+release_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg)
+{
+	struct release_scan *r = arg;
+
+	if (same_lease(e, r->guid, r->key)) {
+		r->used = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The lease goes with the last open that uses it. */
+int
+shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    const uint8_t *guid, const uint8_t *key)
+{
+	struct release_scan r = { guid, key, 0 };
+	uint8_t kb[SHM_LEASE_KEY_LEN];
+	MDB_val k = { sizeof(kb), kb };
+	int rc;
+
+	if ((rc = opens_each(s, txn, fid, release_visit, &r)) != 0)
+		return rc;
+	if (r.used)
+		return 0;
+	lease_key(kb, guid, key);
+	rc = mdb_del(txn, s->db_leases, &k, NULL);
+	return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+}
+
+/* ---- breaks ---- */
+
+enum break_mode { BREAK_OPEN, BREAK_WRITE };
+
+struct break_scan {
+	enum break_mode	 mode;
+	const struct shm_break_req *req;
+	uint64_t	 writer;		/* BREAK_WRITE: the writing open */
+	struct shm_open_rec wrec;
+	struct shm_breaks *out;
+};
+
+static void
+break_add(struct shm_breaks *out, const struct shm_break *b)
+{
+	if (out->n == SHM_BREAKS_MAX) {
+		out->overflow = 1;
+		return;
+	}
+	out->b[out->n++] = *b;
+}
+
+static int
+break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg)
+{
+	struct break_scan *bs = arg;
+	struct shm_break b;
+	struct shm_lease_rec l;
+	uint32_t flags = bs->mode == BREAK_OPEN ? bs->req->flags : 0;
+	uint32_t cur, to;
+
+	if (bs->mode == BREAK_WRITE && e->persistent_id == bs->writer)
+		return 0;
+	memset(&b, 0, sizeof(b));
+	b.pid = e->pid;
+	b.persistent_id = e->persistent_id;
+	if (e->oplock_level == SHM_OPLOCK_LEASE) {
+		if (bs->mode == BREAK_OPEN &&
+		    same_lease(e, bs->req->client_guid, bs->req->lease_key))
+			return 0;
+		if (bs->mode == BREAK_WRITE && bs->wrec.oplock_level == SHM_OPLOCK_LEASE &&
+		    same_lease(e, bs->wrec.client_guid, bs->wrec.lease_key))
+			return 0;
+		/* One entry per lease, however many opens share it. */
+		for (unsigned i = 0; i < bs->out->n; i++)
+			if (bs->out->b[i].is_lease &&
+			    memcmp(bs->out->b[i].lease_key, e->lease_key, SHM_GUID_LEN) == 0 &&
+			    memcmp(bs->out->b[i].client_guid, e->client_guid, SHM_GUID_LEN) == 0)
+				return 0;
+		if (lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) != 0)
+			return 0;
+		cur = l.breaking ? l.breaking_to : l.state;
+		to = cur;
+		if (bs->mode == BREAK_WRITE) {
+			to &= ~(SHM_LEASE_R | SHM_LEASE_W);
+		} else {
+			to &= ~SHM_LEASE_W;
+			if (flags & SHM_BREAK_SHARING)
+				to &= ~SHM_LEASE_H;
+			if (flags & SHM_BREAK_TRUNCATE)
+				to &= ~SHM_LEASE_R;
+		}
+		if (to == cur)
+			return 0;
+		b.is_lease = 1;
+		memcpy(b.lease_key, e->lease_key, SHM_GUID_LEN);
+		memcpy(b.client_guid, e->client_guid, SHM_GUID_LEN);
+		b.cur = l.state;
+		b.new_level = to;
+		b.epoch = l.epoch;
+		b.in_progress = l.breaking;
+	} else {
+		cur = (e->flags & SHM_OPEN_BREAKING) ? e->oplock_breaking_to : e->oplock_level;
+		to = cur;
+		if (bs->mode == BREAK_WRITE || (flags & SHM_BREAK_TRUNCATE))
+			to = SHM_OPLOCK_NONE;
+		else if (cur == SHM_OPLOCK_BATCH && (flags & SHM_BREAK_SHARING))
+			to = SHM_OPLOCK_NONE;	/* batch caches the handle */
+		else if (cur == SHM_OPLOCK_EXCLUSIVE || cur == SHM_OPLOCK_BATCH)
+			to = SHM_OPLOCK_II;
+		if (to == cur)
+			return 0;
+		b.cur = e->oplock_level;
+		b.new_level = to;
+		b.in_progress = (e->flags & SHM_OPEN_BREAKING) != 0;
+	}
+	break_add(bs->out, &b);
+	return 0;
+}
+
+/* Records the breaks of out as in progress (write transaction). */
+static int
+breaks_mark_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_breaks *out)
+{
+	struct shm_lease_rec l;
+	struct shm_open_rec e;
+	uint8_t key[SHM_OPEN_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	int rc;
+
+	for (unsigned i = 0; i < out->n; i++) {
+		struct shm_break *b = &out->b[i];
+
+		if (b->in_progress)
+			continue;
+		if (b->is_lease) {
+			if ((rc = lease_get_txn(s, txn, b->client_guid, b->lease_key, &l)) != 0)
+				return rc;
+			l.breaking = 1;
+			l.breaking_to = b->new_level;
+			l.epoch++;
+			b->epoch = l.epoch;
+			if ((rc = lease_put_txn(s, txn, &l)) != 0)
+				return rc;
+			continue;
+		}
+		shm_open_key(key, fid, b->persistent_id);
+		if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
+		    (rc = shm_open_decode(v.mv_data, v.mv_size, &e)) != 0)
+			return rc;
+		e.flags |= SHM_OPEN_BREAKING;
+		e.oplock_breaking_to = (uint8_t)b->new_level;
+		if ((rc = shm_open_put_txn(s, txn, fid, &e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
+    int mark)
+{
+	MDB_txn *txn;
+	unsigned i;
+	int rc, fresh = 0;
+
+	memset(bs->out, 0, sizeof(*bs->out));
+	if (bs->mode == BREAK_OPEN && (bs->req->access & DATA_ACCESS) == 0)
+		return 0;	/* attribute-only opens break nothing */
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if (bs->mode == BREAK_WRITE) {
+		uint8_t key[SHM_OPEN_KEY_LEN];
+		MDB_val k = { sizeof(key), key }, v;
+
+		shm_open_key(key, fid, bs->writer);
+		memset(&bs->wrec, 0, sizeof(bs->wrec));
+		if (mdb_get(txn, s->db_opens, &k, &v) == 0)
+			(void)shm_open_decode(v.mv_data, v.mv_size, &bs->wrec);
+	}
+	rc = opens_each(s, txn, fid, break_visit, bs);
+	shm_rend(s, txn);
+	if (rc != 0 || !mark)
+		return rc;
+	for (i = 0; i < bs->out->n; i++)
+		fresh |= !bs->out->b[i].in_progress;
+	if (!fresh)
+		return 0;
+	/* Something new to break: recompute and mark under the write lock. */
+	memset(bs->out, 0, sizeof(*bs->out));
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = opens_each(s, txn, fid, break_visit, bs)) != 0 ||
+	    (rc = breaks_mark_txn(s, txn, fid, bs->out)) != 0) {
+		mdb_txn_abort(txn);
+		memset(bs->out, 0, sizeof(*bs->out));
+		return rc;
+	}
+	return shm_wcommit(s, txn);
+}
+
+int
+shm_open_breaks(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_break_req *req, int mark, struct shm_breaks *out)
+{
+	struct break_scan bs = { .mode = BREAK_OPEN, .req = req, .out = out };
+
+	return breaks_run(s, fid, &bs, mark);
+}
+
+int
+shm_write_breaks(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, int mark, struct shm_breaks *out)
+{
+	struct break_scan bs = { .mode = BREAK_WRITE, .writer = persistent_id, .out = out };
+
+	return breaks_run(s, fid, &bs, mark);
+}
+
+int
+shm_lease_get(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    struct shm_lease_rec *out)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	rc = lease_get_txn(s, txn, guid, key, out);
+	shm_rend(s, txn);
+	return rc;
+}
+
+int
+shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    uint32_t state)
+{
+	struct shm_lease_rec l;
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0)
+		goto out;
+	if (!l.breaking) {
+		rc = -ENOENT;
+		goto out;
+	}
+	/* MS-SMB2 3.3.5.22.2: the acknowledged state must be within the break. */
+	if (state & ~l.breaking_to) {
+		rc = -EINVAL;
+		goto out;
+	}
+	l.state = state;
+	l.breaking = 0;
+	l.breaking_to = 0;
+	if ((rc = lease_put_txn(s, txn, &l)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, uint8_t level)
+{
+	struct shm_open_rec e;
+	uint8_t key[SHM_OPEN_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	shm_open_key(key, fid, persistent_id);
+	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
+	    (rc = shm_open_decode(v.mv_data, v.mv_size, &e)) != 0)
+		goto out;
+	if (!(e.flags & SHM_OPEN_BREAKING)) {
+		rc = -ENOENT;
+		goto out;
+	}
+	/* Levels order as their values: NONE < II < EXCLUSIVE < BATCH. */
+	if (level > e.oplock_breaking_to) {
+		rc = -EINVAL;
+		goto out;
+	}
+	e.oplock_level = level;
+	e.oplock_breaking_to = 0;
+	e.flags &= ~SHM_OPEN_BREAKING;
+	if ((rc = shm_open_put_txn(s, txn, fid, &e)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+out:
+	mdb_txn_abort(txn);
+	return rc;
+}

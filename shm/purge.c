@@ -1,0 +1,243 @@
+/*
+ * The master's cleanup after a child died: everything the dead pid held
+ * goes in one write transaction, so no other worker ever sees a half-purged
+ * file (a stale share-mode entry, or a lock without its open).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "shm/shm_priv.h"
+
+struct purge_open {
+	struct shm_file_id fid;
+	uint64_t	persistent_id;
+	int		durable;
+	int		lease;
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint8_t		lease_key[SHM_GUID_LEN];
+};
+
+struct purge_list {
+	struct purge_open *v;
+	size_t		 n, cap;
+};
+
+static int
+purge_push(struct purge_list *l, const struct purge_open *o)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		void *p = reallocarray(l->v, cap, sizeof(*l->v));
+
+		if (p == NULL)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *o;
+	return 0;
+}
+
+/* The dead worker's opens, collected first: the loop below edits the db. */
+static int
+purge_collect(struct shm *s, MDB_txn *txn, pid_t pid, struct purge_list *l)
+{
+	struct shm_open_rec r;
+	struct purge_open po;
+	MDB_cursor *cu;
+	MDB_val k, v;
+	int rc, op = MDB_FIRST, err = 0;
+
+	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
+		return shm_err(rc);
+	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size != SHM_OPEN_KEY_LEN ||
+		    shm_open_decode(v.mv_data, v.mv_size, &r) != 0 || r.pid != pid)
+			continue;
+		memset(&po, 0, sizeof(po));
+		shm_fid_from_key(&po.fid, k.mv_data);
+		po.persistent_id = r.persistent_id;
+		po.durable = (r.flags & SHM_OPEN_DURABLE) != 0;
+		po.lease = r.oplock_level == SHM_OPLOCK_LEASE;
+		memcpy(po.client_guid, r.client_guid, SHM_GUID_LEN);
+		memcpy(po.lease_key, r.lease_key, SHM_GUID_LEN);
+		if ((err = purge_push(l, &po)) != 0)
+			break;
+	}
+	mdb_cursor_close(cu);
+	if (err != 0)
+		return err;
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+}
+
+static int
+purge_keep_lock(struct shm_brlock_rec *l, void *arg)
+{
+	return l->owner.pid != *(const pid_t *)arg;
+}
+
+static int
+purge_keep_waiter(struct shm_brlock_owner *w, void *arg)
+{
+	return w->pid != *(const pid_t *)arg;
+}
+
+/* Every lock and waiter record still carrying pid (durable ones were moved to 0). */
+static int
+purge_locks(struct shm *s, MDB_txn *txn, pid_t pid, struct shm_purge_result *res)
+{
+	struct shm_file_id *fids = NULL, fid;
+	size_t n = 0, cap = 0, i;
+	MDB_cursor *cu;
+	MDB_val k, v;
+	int rc, op = MDB_FIRST, err = 0;
+
+	if ((rc = mdb_cursor_open(txn, s->db_brlocks, &cu)) != 0)
+		return shm_err(rc);
+	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size != SHM_FID_KEY_LEN)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			void *p = reallocarray(fids, nc, sizeof(*fids));
+
+			if (p == NULL) {
+				err = -ENOMEM;
+				break;
+			}
+			fids = p;
+			cap = nc;
+		}
+		shm_fid_from_key(&fids[n++], k.mv_data);
+	}
+	mdb_cursor_close(cu);
+	rc = err != 0 ? err : rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	for (i = 0; rc == 0 && i < n; i++) {
+		fid = fids[i];
+		rc = shm_brlock_edit_txn(s, txn, &fid, purge_keep_lock,
+		    purge_keep_waiter, &pid, &res->locks, &res->wake);
+	}
+	free(fids);
+	return rc;
+}
+
+static int
+purge_sessions(struct shm *s, MDB_txn *txn, pid_t pid, struct shm_purge_result *res)
+{
+	MDB_cursor *cu;
+	MDB_val k, v;
+	struct cur c;
+	int rc, op = MDB_FIRST;
+
+	if ((rc = mdb_cursor_open(txn, s->db_sessions, &cu)) != 0)
+		return shm_err(rc);
+	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		cur_init(&c, v.mv_data, v.mv_size);
+		if (cur_u8(&c) != SHM_REC_V1 || (pid_t)cur_le32(&c) != pid || c.err)
+			continue;
+		if ((rc = mdb_cursor_del(cu, 0)) != 0)
+			break;
+		res->sessions++;
+	}
+	mdb_cursor_close(cu);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+}
+
+static int
+shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
+{
+	struct shm_purge_result local;
+	struct purge_list l = { 0 };
+	uint8_t key[SHM_OPEN_KEY_LEN], wk[4];
+	MDB_val k = { sizeof(key), key }, wkv = { sizeof(wk), wk };
+	char path[PATH_MAX];
+	uint64_t now = shm_now_ms();
+	MDB_txn *txn;
+	size_t i;
+	int rc, last, dp;
+
+	if (res == NULL)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (pid <= 0)
+		return -EINVAL;
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = purge_collect(s, txn, pid, &l)) != 0)
+		goto out;
+	/* Durable opens first, so their locks move to pid 0 and survive. */
+	for (i = 0; i < l.n; i++) {
+		if (!l.v[i].durable)
+			continue;
+		rc = shm_durable_disconnect_txn(s, txn, l.v[i].persistent_id, now);
+		if (rc == 0)
+			res->durable++;
+		else if (rc == -ENOENT)
+			l.v[i].durable = 0;	/* no record to reconnect to: drop it */
+		else
+			goto out;
+	}
+	for (i = 0; i < l.n; i++) {
+		struct purge_open *po = &l.v[i];
+
+		if (po->durable)
+			continue;
+		shm_open_key(key, &po->fid, po->persistent_id);
+		if ((rc = shm_err(mdb_del(txn, s->db_opens, &k, NULL))) != 0)
+			goto out;
+		res->opens++;
+		if (po->lease && (rc = shm_lease_release_txn(s, txn, &po->fid,
+		    po->client_guid, po->lease_key)) != 0)
+			goto out;
+		if ((rc = shm_open_file_tidy_txn(s, txn, &po->fid, &last, &dp)) != 0)
+			goto out;
+		/* Nobody is left to unlink it (the master does no file I/O): counted. */
+		if (dp)
+			res->stale_delete++;
+	}
+	if ((rc = purge_locks(s, txn, pid, res)) != 0 ||
+	    (rc = purge_sessions(s, txn, pid, res)) != 0)
+		goto out;
+	wk[0] = (uint8_t)((uint32_t)pid >> 24);
+	wk[1] = (uint8_t)((uint32_t)pid >> 16);
+	wk[2] = (uint8_t)((uint32_t)pid >> 8);
+	wk[3] = (uint8_t)pid;
+	rc = mdb_del(txn, s->db_workers, &wkv, NULL);
+	if (rc != 0 && rc != MDB_NOTFOUND) {
+		rc = shm_err(rc);
+		goto out;
+	}
+	rc = shm_wcommit(s, txn);
+	txn = NULL;
+	if (rc != 0)
+		goto out;
+	(void)shm_reader_check(s);
+	if (snprintf(path, sizeof(path), "%s/msg/%d", s->dir, (int)pid) < (int)sizeof(path))
+		(void)unlink(path);
+	log_debug(2, "state: purged pid %d: %u opens, %u durable kept, %u locks, "
+	    "%u sessions, %u waiters to wake", (int)pid, res->opens, res->durable,
+	    res->locks, res->sessions, res->wake.n);
+out:
+	if (txn != NULL) {
+		mdb_txn_abort(txn);
+		memset(res, 0, sizeof(*res));
+	}
+	free(l.v);
+	return rc;
+}
+
+int
+shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_purge_worker_once(s, pid, res));
+	return rc;
+}

@@ -1,0 +1,476 @@
+/*
+ * Shared server state: opens and share modes, byte-range locks, leases and
+ * oplocks, sessions, durable handles, workers, and the worker<->worker
+ * datagram messages.
+ *
+ * This header is the clustering seam: the single-host implementation keeps
+ * everything in one LMDB environment in the lock directory, but no LMDB type
+ * appears here, so another store can sit behind the same functions.
+ *
+ * Every function returns 0 or -errno.  shm/ knows neither files nor the wire:
+ * access masks and share flags are plain numbers (MS-SMB2 2.2.13 values), and
+ * the caller maps errors to NTSTATUS at its seam:
+ *   -EBUSY    sharing violation (shm_open_insert)
+ *   -EIDRM    the file is delete pending (STATUS_DELETE_PENDING)
+ *   -EAGAIN   byte-range lock conflict (LOCK_NOT_GRANTED / FILE_LOCK_CONFLICT)
+ *   -EINVAL   bad argument, e.g. a lock range that wraps past 2^64
+ *   -ENOENT   no such record (e.g. RANGE_NOT_LOCKED, durable not found)
+ *   -ENOSPC   the state map is full (logged; nothing is half written)
+ *
+ * A struct shm belongs to the process that opened it: open it after exec
+ * (never use one across fork).  One process uses it from one thread.
+ * Callbacks of shm_foreach_*() run inside a read transaction: they must not
+ * call other shm functions.
+ */
+#ifndef USMBD_SHM_SHM_H
+#define USMBD_SHM_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct shm;
+
+#define SHM_STATE_GROUP		"usmbd-state"
+#define SHM_MAP_SIZE_DEFAULT	(64u << 20)
+
+/* shm_attach() flags */
+#define SHM_CREATE	0x1	/* master: (re)create the env, reset all state */
+
+/* Readers for a worker count: every process holds one reader slot. */
+unsigned	shm_readers_for(unsigned workers);
+
+/*
+ * Opens (flags 0) or creates (SHM_CREATE) the state env in dir.  map_size 0
+ * means the default; max_readers only matters to the creator.
+ */
+int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
+	    int flags, struct shm **out);
+void	shm_detach(struct shm *);
+/* Write transactions this handle committed (for the figures). */
+unsigned long shm_write_count(const struct shm *);
+/* Clears reader slots of dead processes; returns how many (or -errno). */
+int	shm_reader_check(struct shm *);
+/* Unique ids (persistent file ids, session ids); never 0. */
+int	shm_id_alloc(struct shm *, uint64_t *id);
+/* CLOCK_MONOTONIC milliseconds, the clock of durable timeouts. */
+uint64_t shm_now_ms(void);
+
+/* ---- keys ---- */
+
+/* (st_dev, st_ino); stored as 16 bytes big-endian so ranges sort. */
+struct shm_file_id {
+	uint64_t	dev;
+	uint64_t	ino;
+};
+
+#define SHM_GUID_LEN	16
+
+/* A set of pids to notify (lock waiters); overflow: notify every worker. */
+#define SHM_PIDS_MAX	64
+struct shm_pids {
+	unsigned	n;
+	int		overflow;
+	pid_t		pid[SHM_PIDS_MAX];
+};
+
+/* ---- opens and share modes ---- */
+
+/* Access mask bits used by the share-mode check, MS-SMB2 2.2.13.1.1 */
+#define SHM_FILE_READ_DATA	0x00000001
+#define SHM_FILE_WRITE_DATA	0x00000002
+#define SHM_FILE_APPEND_DATA	0x00000004
+#define SHM_FILE_EXECUTE	0x00000020
+#define SHM_DELETE		0x00010000
+/* ShareAccess, MS-SMB2 2.2.13 */
+#define SHM_FILE_SHARE_READ	0x1
+#define SHM_FILE_SHARE_WRITE	0x2
+#define SHM_FILE_SHARE_DELETE	0x4
+/* CreateOptions, MS-SMB2 2.2.13 */
+#define SHM_FILE_DELETE_ON_CLOSE 0x00001000
+/* Oplock levels, MS-SMB2 2.2.13 */
+#define SHM_OPLOCK_NONE		0x00
+#define SHM_OPLOCK_II		0x01
+#define SHM_OPLOCK_EXCLUSIVE	0x08
+#define SHM_OPLOCK_BATCH	0x09
+#define SHM_OPLOCK_LEASE	0xff
+/* Lease state bits, MS-SMB2 2.2.13.2.8 */
+#define SHM_LEASE_R		0x1
+#define SHM_LEASE_H		0x2
+#define SHM_LEASE_W		0x4
+
+/* shm_open_rec.flags */
+#define SHM_OPEN_DURABLE	0x1	/* survives a disconnect for its timeout */
+#define SHM_OPEN_DISCONNECTED	0x2	/* durable, waiting for a reconnect */
+#define SHM_OPEN_BREAKING	0x4	/* oplock break sent, not yet acked */
+
+struct shm_open_rec {
+	uint64_t	persistent_id;
+	pid_t		pid;		/* worker; 0 while disconnected */
+	uint64_t	session_id;
+	uint32_t	access;
+	uint32_t	share_access;
+	uint32_t	create_options;
+	uint8_t		oplock_level;	/* SHM_OPLOCK_*; LEASE: see lease_* */
+	uint8_t		oplock_breaking_to;
+	uint32_t	lease_state;	/* requested (insert) / granted */
+	uint8_t		lease_key[SHM_GUID_LEN];
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint32_t	flags;
+	uint64_t	opened;		/* realtime seconds, for status */
+	/* Used by an insert that creates the lease; not kept in the open. */
+	uint8_t		lease_version;	/* 1 or 2 */
+	uint8_t		parent_lease_key[SHM_GUID_LEN];
+};
+
+struct shm_open_conflict {
+	uint64_t	persistent_id;	/* the existing open in the way */
+	pid_t		pid;
+	uint64_t	session_id;
+	uint32_t	access;
+	uint32_t	share_access;
+	int		delete_pending;
+};
+
+/* What shm_open_insert_ex() granted after the share-mode check. */
+struct shm_open_grant {
+	uint8_t		oplock_level;
+	uint32_t	lease_state;
+	uint16_t	lease_epoch;
+	int		nopens;		/* opens of the file, this one included */
+};
+
+struct shm_durable_rec;
+
+/*
+ * Checks new against every open of the file (MS-FSA 2.1.5.1.2 share access)
+ * and inserts it in the same write transaction.  0, -EBUSY (conflict filled
+ * in when not NULL), -EIDRM (delete pending) or -errno.
+ */
+int	shm_open_insert(struct shm *, const struct shm_file_id *,
+	    const struct shm_open_rec *new, struct shm_open_conflict *conflict_out);
+/*
+ * The same, and also: reduces the requested oplock / lease to what can be
+ * granted next to the other opens, creates or updates the lease record, and
+ * when durable is not NULL records the durable handle -- all in the one
+ * transaction.  grant may be NULL.
+ */
+int	shm_open_insert_ex(struct shm *, const struct shm_file_id *,
+	    const struct shm_open_rec *new, const struct shm_durable_rec *durable,
+	    struct shm_open_grant *grant, struct shm_open_conflict *conflict_out);
+
+struct shm_close_result {
+	int		last_close;	/* no open of the file is left */
+	int		delete_file;	/* ... and it was delete pending: unlink it */
+	struct shm_pids	wake;		/* lock waiters to send LOCK_RELEASED */
+};
+
+/*
+ * Removes an open, its byte-range locks, its durable record and its lease
+ * when it was the lease's last open, in one write transaction.  An open with
+ * FILE_DELETE_ON_CLOSE makes the file delete pending.  res may be NULL.
+ */
+int	shm_open_remove(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, struct shm_close_result *res);
+int	shm_open_get(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, struct shm_open_rec *out);
+int	shm_open_set_delete_pending(struct shm *, const struct shm_file_id *, int on);
+/* *on = 0 or 1; 0 when the file has no state at all. */
+int	shm_open_get_delete_pending(struct shm *, const struct shm_file_id *, int *on);
+/* Number of opens of a file (read only). */
+int	shm_open_count(struct shm *, const struct shm_file_id *, int *n);
+
+typedef int (*shm_open_fn)(const struct shm_file_id *, const struct shm_open_rec *,
+    void *arg);
+int	shm_foreach_open(struct shm *, shm_open_fn, void *arg);
+
+/* ---- oplocks and leases ---- */
+
+struct shm_lease_rec {
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint8_t		lease_key[SHM_GUID_LEN];
+	uint8_t		parent_key[SHM_GUID_LEN];
+	struct shm_file_id fid;
+	uint32_t	state;		/* SHM_LEASE_* */
+	uint32_t	breaking_to;	/* valid while breaking */
+	uint16_t	epoch;
+	uint8_t		version;	/* 1 or 2 */
+	uint8_t		breaking;
+};
+
+/* What a new open asks for, to compute the breaks it causes. */
+#define SHM_BREAK_TRUNCATE	0x1	/* overwrite / supersede: break R too */
+#define SHM_BREAK_SHARING	0x2	/* it met a sharing violation: break H */
+
+struct shm_break_req {
+	uint32_t	access;
+	uint32_t	share_access;
+	uint32_t	flags;		/* SHM_BREAK_* */
+	uint8_t		lease_key[SHM_GUID_LEN];	/* all zero: no lease */
+	uint8_t		client_guid[SHM_GUID_LEN];
+};
+
+struct shm_break {
+	pid_t		pid;		/* worker holding it; 0 = disconnected */
+	int		is_lease;
+	uint64_t	persistent_id;	/* oplock: the open */
+	uint8_t		lease_key[SHM_GUID_LEN];
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint32_t	cur;		/* current level or lease state */
+	uint32_t	new_level;	/* level or lease state to break to */
+	uint16_t	epoch;		/* lease epoch after the break started */
+	int		in_progress;	/* already breaking: wait, don't resend */
+};
+
+#define SHM_BREAKS_MAX	32
+struct shm_breaks {
+	unsigned	n;
+	int		overflow;
+	struct shm_break b[SHM_BREAKS_MAX];
+};
+
+/*
+ * Which oplocks and leases of other opens of the file a new open must break
+ * (MS-FSA 2.1.4.12 / MS-SMB2 3.3.5.9): any other open breaks W (batch and
+ * exclusive oplocks to level II), SHM_BREAK_SHARING breaks H (batch to
+ * none), SHM_BREAK_TRUNCATE breaks to none; attribute-only opens break
+ * nothing.  With mark, the breaks are recorded as in progress (lease epoch
+ * bumped) in one write transaction, so a second opener waits for the same
+ * break instead of sending another.
+ */
+int	shm_open_breaks(struct shm *, const struct shm_file_id *,
+	    const struct shm_break_req *, int mark, struct shm_breaks *out);
+/* Breaks a WRITE by persistent_id causes: level II oplocks and R leases to none. */
+int	shm_write_breaks(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, int mark, struct shm_breaks *out);
+int	shm_lease_get(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, struct shm_lease_rec *out);
+/*
+ * Acknowledges (or, on a timeout, forces with state = breaking_to) a lease
+ * break; state must be within breaking_to (-EINVAL otherwise, -ENOENT when
+ * no break is in progress).
+ */
+int	shm_lease_break_ack(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, uint32_t state);
+/* The same for an oplock break of one open. */
+int	shm_oplock_break_ack(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, uint8_t level);
+
+/* ---- byte-range locks ---- */
+
+struct shm_brlock_owner {
+	pid_t		pid;
+	uint64_t	persistent_id;
+};
+
+struct shm_brlock_range {
+	uint64_t	offset;
+	uint64_t	length;
+	int		exclusive;
+};
+
+struct shm_brlock_rec {
+	struct shm_brlock_owner owner;
+	uint64_t	offset;
+	uint64_t	length;
+	int		exclusive;
+};
+
+/* shm_brlock_lock() flags */
+#define SHM_BRL_EXCLUSIVE	0x1
+#define SHM_BRL_WAIT		0x2	/* on conflict, record owner as a waiter */
+
+/*
+ * Takes one lock (SMB2 semantics: shared locks stack, a shared lock may sit
+ * on its own exclusive lock, everything else overlapping conflicts;
+ * zero-length ranges conflict only strictly inside another lock).  -EAGAIN
+ * on a conflict, -EINVAL when offset + length - 1 wraps.
+ */
+int	shm_brlock_lock(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    unsigned flags);
+/* Several ranges, all or none (one SMB2 LOCK request); *failed = index. */
+int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, const struct shm_brlock_range *,
+	    unsigned n, unsigned flags, unsigned *failed);
+/* Exact range of this open; -ENOENT when none matches.  wake may be NULL. */
+int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    struct shm_pids *wake);
+/*
+ * READ (write 0) or WRITE (write 1) against the locks: -EAGAIN when another
+ * open's exclusive lock overlaps, or for a write any shared lock (even this
+ * open's own, as Windows does).  A read-only transaction; a file set without
+ * any lock returns without a tree lookup.
+ */
+int	shm_brlock_check(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    int write);
+/* Drops a waiter record (CANCEL, or the blocked request completed). */
+int	shm_brlock_cancel_wait(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *);
+/* All locks of one open (close; shm_open_remove already does this). */
+int	shm_brlock_remove_open(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, struct shm_pids *wake);
+
+typedef int (*shm_brlock_fn)(const struct shm_file_id *,
+    const struct shm_brlock_rec *, void *arg);
+int	shm_foreach_brlock(struct shm *, shm_brlock_fn, void *arg);
+
+/* ---- sessions and workers ---- */
+
+#define SHM_NAME_MAX	256
+#define SHM_ADDR_MAX	64
+#define SHM_PATH_MAX	4096
+
+struct shm_session_rec {
+	uint64_t	session_id;
+	pid_t		pid;
+	uid_t		uid;
+	char		user[SHM_NAME_MAX];
+	char		client_addr[SHM_ADDR_MAX];
+	uint16_t	dialect;
+	uint8_t		signing;
+	uint8_t		encryption;
+	uint64_t	since;		/* realtime seconds */
+};
+
+int	shm_session_put(struct shm *, const struct shm_session_rec *);
+int	shm_session_get(struct shm *, uint64_t session_id, struct shm_session_rec *);
+int	shm_session_del(struct shm *, uint64_t session_id);
+typedef int (*shm_session_fn)(const struct shm_session_rec *, void *arg);
+int	shm_foreach_session(struct shm *, shm_session_fn, void *arg);
+
+enum shm_role { SHM_ROLE_GATE = 1, SHM_ROLE_WORKER = 2 };
+
+struct shm_worker_rec {
+	pid_t		pid;
+	uint8_t		role;		/* enum shm_role */
+	uid_t		uid;
+	char		user[SHM_NAME_MAX];
+	uint32_t	nconn;
+	uint64_t	since;
+};
+
+int	shm_worker_put(struct shm *, const struct shm_worker_rec *);
+int	shm_worker_get(struct shm *, pid_t, struct shm_worker_rec *);
+int	shm_worker_del(struct shm *, pid_t);
+typedef int (*shm_worker_fn)(const struct shm_worker_rec *, void *arg);
+int	shm_foreach_worker(struct shm *, shm_worker_fn, void *arg);
+
+/* ---- durable handles ---- */
+
+#define SHM_DURABLE_V2		0x1
+#define SHM_DURABLE_DISCONNECTED 0x2
+
+struct shm_durable_rec {
+	uint64_t	persistent_id;
+	struct shm_file_id fid;
+	char		path[SHM_PATH_MAX];	/* relative to the share root */
+	char		share[SHM_NAME_MAX];
+	char		user[SHM_NAME_MAX];
+	uint32_t	access;
+	uint32_t	share_access;
+	uint8_t		oplock_level;
+	uint8_t		lease_key[SHM_GUID_LEN];
+	uint32_t	lease_state;
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint8_t		create_guid[SHM_GUID_LEN];	/* v2 */
+	uint32_t	timeout_ms;
+	uint64_t	disconnected_at;	/* shm_now_ms() */
+	pid_t		pid;			/* 0 while disconnected */
+	uint32_t	flags;			/* SHM_DURABLE_* */
+};
+
+/* Reconnect credentials (DHnC: client GUID; DH2C: create GUID). */
+struct shm_durable_claim {
+	const char	*user;
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint8_t		create_guid[SHM_GUID_LEN];
+	int		v2;
+	pid_t		pid;		/* the reclaiming worker */
+	uint64_t	session_id;
+};
+
+/* Records an open as durable (also possible inside shm_open_insert_ex). */
+int	shm_durable_put(struct shm *, const struct shm_durable_rec *);
+int	shm_durable_get(struct shm *, uint64_t persistent_id, struct shm_durable_rec *);
+/* The connection went away: keep the open, locks and lease for the timeout. */
+int	shm_durable_disconnect(struct shm *, uint64_t persistent_id, uint64_t now_ms);
+/*
+ * A reconnect: the open must be disconnected and not expired, of the same
+ * user, and match the client GUID (v1) or the create GUID (v2); else
+ * -ENOENT.  The open, its locks and the record move to claim->pid; out gets
+ * what is needed to reopen the file.
+ */
+int	shm_durable_reclaim(struct shm *, uint64_t persistent_id,
+	    const struct shm_durable_claim *, uint64_t now_ms,
+	    struct shm_durable_rec *out);
+/* Removes expired disconnected durable opens with their locks and leases. */
+int	shm_expire_durable(struct shm *, uint64_t now_ms, unsigned *nexpired,
+	    struct shm_pids *wake);
+
+/* ---- crash cleanup (master) ---- */
+
+struct shm_purge_result {
+	unsigned	opens;		/* non-durable opens removed */
+	unsigned	durable;	/* durable opens marked disconnected */
+	unsigned	locks;
+	unsigned	sessions;
+	unsigned	stale_delete;	/* delete-pending files left with no open */
+	struct shm_pids	wake;
+};
+
+/*
+ * After pid died: in one write transaction, removes its non-durable opens
+ * (and their leases), its locks and waiter records, its sessions and worker
+ * record, and marks its durable opens disconnected (keeping their locks and
+ * leases); then clears stale reader slots and its message socket.
+ */
+int	shm_purge_worker(struct shm *, pid_t, struct shm_purge_result *);
+
+/* ---- worker <-> worker messages (unix datagrams named by pid) ---- */
+
+struct shm_wmsg;
+
+enum shm_wmsg_type {
+	SHM_WMSG_BREAK = 1,		/* fid, persistent_id or lease, level */
+	SHM_WMSG_BREAK_ACK = 2,
+	SHM_WMSG_LOCK_RELEASED = 3,	/* fid */
+	SHM_WMSG_NOTIFY = 4,		/* fid of the directory, action, filter, name */
+};
+
+#define SHM_WMSG_NAME_MAX	1024
+
+struct shm_wmsg_msg {
+	uint8_t		type;		/* enum shm_wmsg_type */
+	pid_t		from;		/* filled in by the receiver (kernel creds) */
+	struct shm_file_id fid;
+	uint64_t	persistent_id;
+	int		is_lease;
+	uint8_t		lease_key[SHM_GUID_LEN];
+	uint8_t		client_guid[SHM_GUID_LEN];
+	uint32_t	level;		/* break: new level / state; ack: acked */
+	uint16_t	epoch;
+	uint32_t	action;		/* notify: FILE_ACTION_* */
+	uint32_t	filter;		/* notify: FILE_NOTIFY_CHANGE_* */
+	char		name[SHM_WMSG_NAME_MAX];	/* notify: UTF-8 */
+};
+
+/* Binds dir/msg/<self>; the fd is non-blocking, for the event loop. */
+int	shm_wmsg_open(const char *dir, pid_t self, struct shm_wmsg **out);
+int	shm_wmsg_fd(const struct shm_wmsg *);
+/* -ECONNREFUSED / -ENOENT: the peer is gone; -EAGAIN: its queue is full. */
+int	shm_wmsg_send(struct shm_wmsg *, pid_t to, const struct shm_wmsg_msg *);
+/* -EAGAIN when nothing is queued; -EBADMSG for a malformed datagram. */
+int	shm_wmsg_recv(struct shm_wmsg *, struct shm_wmsg_msg *);
+/*
+ * Sends LOCK_RELEASED for fid to every pid of a wake set (self included: its
+ * own blocked requests retry too).  fid NULL sends file id {0, 0}: "retry
+ * every blocked lock" (the master's purge spans many files).
+ */
+int	shm_wmsg_wake(struct shm_wmsg *, const struct shm_pids *,
+	    const struct shm_file_id *);
+void	shm_wmsg_close(struct shm_wmsg *);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * Worker <-> worker messages: unix datagram sockets named by pid in
+ * lockdir/msg (setgid directory of the state group, sockets mode 0660), so a
+ * worker of one user can tell a worker of another user that its lease must
+ * break, that a lock was released, or that a directory changed.  The sender
+ * is taken from the kernel's credentials (SO_PASSCRED), not from the payload.
+ *
+ * Datagram v1: u8 'W', u8 version, u8 type, u64 dev, u64 ino,
+ *   u64 persistent id, u8 is_lease, lease key[16], client guid[16],
+ *   u32 level, u16 epoch, u32 action, u32 filter, u16 name length, name.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto/cur.h"
+#include "shm/shm.h"
+
+#define WMSG_MAGIC	'W'
+#define WMSG_V1		1
+#define WMSG_FIXED	(3 + 8 + 8 + 8 + 1 + 16 + 16 + 4 + 2 + 4 + 4 + 2)
+#define WMSG_MAX	(WMSG_FIXED + SHM_WMSG_NAME_MAX)
+
+struct shm_wmsg {
+	int		 fd;
+	pid_t		 self;
+	char		 dir[PATH_MAX];
+	struct sockaddr_un addr;
+	uint8_t		 buf[WMSG_MAX + 1];
+};
+
+static int
+wmsg_addr(struct sockaddr_un *sa, const char *dir, pid_t pid)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/msg/%d", dir,
+	    (int)pid) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+shm_wmsg_open(const char *dir, pid_t self, struct shm_wmsg **out)
+{
+	struct shm_wmsg *m;
+	int on = 1, rc;
+
+	*out = NULL;
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return -ENOMEM;
+	m->fd = -1;
+	m->self = self;
+	if ((size_t)snprintf(m->dir, sizeof(m->dir), "%s", dir) >= sizeof(m->dir) ||
+	    (rc = wmsg_addr(&m->addr, dir, self)) != 0) {
+		rc = -ENAMETOOLONG;
+		goto fail;
+	}
+	m->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (m->fd == -1 ||
+	    setsockopt(m->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) == -1) {
+		rc = -errno;
+		goto fail;
+	}
+	/* A socket left by an earlier process with this pid is stale. */
+	(void)unlink(m->addr.sun_path);
+	if (bind(m->fd, (struct sockaddr *)&m->addr, sizeof(m->addr)) == -1 ||
+	    chmod(m->addr.sun_path, 0660) == -1) {
+		rc = -errno;
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	if (m->fd != -1)
+		close(m->fd);
+	free(m);
+	return rc;
+}
+
+int
+shm_wmsg_fd(const struct shm_wmsg *m)
+{
+	return m->fd;
+}
+
+static size_t
+wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *msg)
+{
+	struct wcur w;
+	size_t n = strnlen(msg->name, SHM_WMSG_NAME_MAX);
+
+	wcur_init(&w, buf, size);
+	wcur_u8(&w, WMSG_MAGIC);
+	wcur_u8(&w, WMSG_V1);
+	wcur_u8(&w, msg->type);
+	wcur_le64(&w, msg->fid.dev);
+	wcur_le64(&w, msg->fid.ino);
+	wcur_le64(&w, msg->persistent_id);
+	wcur_u8(&w, msg->is_lease ? 1 : 0);
+	wcur_bytes(&w, msg->lease_key, SHM_GUID_LEN);
+	wcur_bytes(&w, msg->client_guid, SHM_GUID_LEN);
+	wcur_le32(&w, msg->level);
+	wcur_le16(&w, msg->epoch);
+	wcur_le32(&w, msg->action);
+	wcur_le32(&w, msg->filter);
+	/* A name that fills the array has no NUL: it is cut to fit, not read past. */
+	if (n == SHM_WMSG_NAME_MAX)
+		n--;
+	wcur_le16(&w, (uint16_t)n);
+	wcur_bytes(&w, msg->name, n);
+	return w.err ? 0 : wcur_off(&w);
+}
+
+static int
+wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *msg)
+{
+	struct cur c;
+	size_t n;
+
+	cur_init(&c, buf, len);
+	if (cur_u8(&c) != WMSG_MAGIC || cur_u8(&c) != WMSG_V1)
+		return -EBADMSG;
+	msg->type = cur_u8(&c);
+	msg->fid.dev = cur_le64(&c);
+	msg->fid.ino = cur_le64(&c);
+	msg->persistent_id = cur_le64(&c);
+	msg->is_lease = cur_u8(&c) != 0;
+	cur_bytes(&c, msg->lease_key, SHM_GUID_LEN);
+	cur_bytes(&c, msg->client_guid, SHM_GUID_LEN);
+	msg->level = cur_le32(&c);
+	msg->epoch = cur_le16(&c);
+	msg->action = cur_le32(&c);
+	msg->filter = cur_le32(&c);
+	n = cur_le16(&c);
+	if (n >= SHM_WMSG_NAME_MAX)
+		return -EBADMSG;
+	cur_bytes(&c, msg->name, n);
+	msg->name[n] = '\0';
+	/* Exact length: trailing bytes are as wrong as missing ones. */
+	if (c.err || cur_left(&c) != 0)
+		return -EBADMSG;
+	if (msg->type < SHM_WMSG_BREAK || msg->type > SHM_WMSG_NOTIFY)
+		return -EBADMSG;
+	return 0;
+}
+
+int
+shm_wmsg_send(struct shm_wmsg *m, pid_t to, const struct shm_wmsg_msg *msg)
+{
+	struct sockaddr_un sa;
+	size_t len;
+	int rc;
+
+	if ((rc = wmsg_addr(&sa, m->dir, to)) != 0)
+		return rc;
+	if ((len = wmsg_encode(m->buf, sizeof(m->buf), msg)) == 0)
+		return -EINVAL;
+	if (sendto(m->fd, m->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+	    (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return 0;
+}
+
+int
+shm_wmsg_recv(struct shm_wmsg *m, struct shm_wmsg_msg *msg)
+{
+	union {
+		struct cmsghdr	hdr;
+		uint8_t		buf[CMSG_SPACE(sizeof(struct ucred))];
+	} cbuf;
+	struct iovec iov = { m->buf, sizeof(m->buf) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	struct cmsghdr *cm;
+	struct ucred cred;
+	ssize_t n;
+	int rc;
+
+	n = recvmsg(m->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n == -1)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	memset(msg, 0, sizeof(*msg));
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		return -EBADMSG;
+	if ((rc = wmsg_decode(m->buf, (size_t)n, msg)) != 0)
+		return rc;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(cred))) {
+			memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+			msg->from = cred.pid;
+		}
+	}
+	return 0;
+}
+
+int
+shm_wmsg_wake(struct shm_wmsg *m, const struct shm_pids *p,
+    const struct shm_file_id *fid)
+{
+	struct shm_wmsg_msg msg;
+	int rc, ret = 0;
+
+	if (p == NULL || p->n == 0)
+		return 0;
+	memset(&msg, 0, sizeof(msg));
+	msg.type = SHM_WMSG_LOCK_RELEASED;
+	if (fid != NULL)
+		msg.fid = *fid;
+	for (unsigned i = 0; i < p->n; i++) {
+		/* A waiter that died meanwhile is no error. */
+		rc = shm_wmsg_send(m, p->pid[i], &msg);
+		if (rc != 0 && rc != -ECONNREFUSED && rc != -ENOENT && ret == 0)
+			ret = rc;
+	}
+	return ret;
+}
+
+void
+shm_wmsg_close(struct shm_wmsg *m)
+{
+	if (m == NULL)
+		return;
+	if (m->fd != -1) {
+		close(m->fd);
+		(void)unlink(m->addr.sun_path);
+	}
+	free(m);
+}

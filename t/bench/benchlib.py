@@ -1,0 +1,571 @@
+"""Servers and meters shared by bench.py (make bench) and perfcheck.py.
+
+Both servers are started here with private configs under one temp dir on
+tmpfs, on 127.0.0.1 and a free port each, with the same users (alice, bob)
+and a share on tmpfs; Server.stop() kills them, and every caller stops them
+in a finally block (run-bench.sh adds a trap on the pid files as a backstop).
+
+Meters:
+  * cpu_seconds(): utime+stime of the server's master and all its live
+    descendants, plus cutime+cstime (the children they have reaped), from
+    /proc/PID/stat: sampled before and after a window, the difference is the
+    CPU the whole server spent in it, whichever process did the work.
+  * Strace: `strace -c -f -p PID...` around a window; counts per syscall.
+  * malloc counts: the LD_PRELOAD counter t/bench/malloc_count.c, one shared
+    file per process under MALLOC_COUNT_DIR, read at any moment.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+SMBLOAD = os.path.join(BUILD, "t/bench/smbload")
+NETLIMIT = os.path.join(BUILD, "t/bench/netlimit")
+MALLOC_SO = os.path.join(BUILD, "t/bench/malloc_count.so")
+USMBD = os.environ.get("USMBD", os.path.join(BUILD, "usmbd"))
+USMBCTL = os.environ.get("USMBCTL", os.path.join(BUILD, "usmbctl"))
+SMBD = "/usr/sbin/smbd"
+PY = "/usr/bin/python3"     # Debian's, which has impacket
+USERS = (("alice", "alicepw1"), ("bob", "bobpw1"))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+# What the overhead meters list by name; CRED_ALL is what "0 credential
+# syscalls" means (any of them, by any thread of the serving process).
+CRED_LISTED = ("setresuid", "setresgid", "setgroups", "geteuid", "getegid")
+CRED_ALL = CRED_LISTED + ("setuid", "setgid", "setreuid", "setregid",
+                          "setfsuid", "setfsgid", "getuid", "getgid",
+                          "getresuid", "getresgid", "getgroups", "capget",
+                          "capset")
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def free_port():
+    for _ in range(50):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        p = s.getsockname()[1]
+        s.close()
+        if p not in (445, 4450):
+            return p
+    raise RuntimeError("no free port")
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def ensure_users():
+    """Unix accounts alice and bob (and usmbd's own accounts) exist."""
+    for name, _ in USERS:
+        if subprocess.run(["id", name], capture_output=True).returncode:
+            subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
+    if subprocess.run(["getent", "group", "usmbd-state"], capture_output=True).returncode:
+        subprocess.run(["groupadd", "-r", "usmbd-state"], check=True)
+    if subprocess.run(["id", "usmbd"], capture_output=True).returncode:
+        subprocess.run(["useradd", "-r", "-M", "-d", "/nonexistent", "-s",
+                        "/usr/sbin/nologin", "usmbd"], check=True)
+
+
+def make_tmp():
+    """One temp dir on tmpfs for configs, state and both shares."""
+    t = os.environ.get("BENCH_TMP")
+    if t:       # made by run-bench.sh, which kills what is left in it at exit
+        os.makedirs(t, exist_ok=True)
+    else:
+        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        t = tempfile.mkdtemp(prefix="usmbd-bench.", dir=base)
+    os.chmod(t, 0o755)
+    return t
+
+
+# ---------------------------------------------------------------- /proc
+
+def _stat_fields(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    return s[s.rindex(")") + 2:].split()     # fields from "state" on
+
+
+def children_map():
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            ppid = int(_stat_fields(int(d))[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+    return kids
+
+
+def tree_pids(root):
+    """root and all its descendants, alive now."""
+    kids = children_map()
+    out, todo = [], [root]
+    while todo and len(out) < 100000:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def cpu_seconds(root):
+    total = 0
+    for p in tree_pids(root):
+        try:
+            f = _stat_fields(p)
+        except (OSError, ValueError):
+            continue
+        # utime stime cutime cstime are fields 14-17 of stat(5)
+        total += int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
+    return total / CLK_TCK
+
+
+def rss_kib(root):
+    total = 0
+    for p in tree_pids(root):
+        try:
+            with open("/proc/%d/status" % p) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def set_affinity(root, cpus):
+    """Pin (or unpin) every thread of the server tree; new children inherit."""
+    for p in tree_pids(root):
+        try:
+            for tid in os.listdir("/proc/%d/task" % p):
+                try:
+                    os.sched_setaffinity(int(tid), cpus)
+                except OSError:
+                    pass
+        except OSError:
+            pass
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def socket_pids(port, tree):
+    """Pids among `tree` holding an established TCP socket on local `port`."""
+    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % port],
+                         capture_output=True, text=True).stdout
+    pids = {int(m) for m in re.findall(r"pid=(\d+)", out)}
+    return sorted(p for p in pids if p in set(tree))
+
+
+# ---------------------------------------------------------------- cgroups
+
+def cgroup_make(tag):
+    """A CPU-accounting cgroup of our own, or None: its counter has ns
+    precision and keeps the time of processes that have exited, which
+    /proc/PID/stat (10 ms ticks, reaped children only) does not."""
+    v2 = "/sys/fs/cgroup/cgroup.controllers"
+    roots = ["/sys/fs/cgroup"] if os.path.exists(v2) else ["/sys/fs/cgroup/cpuacct",
+                                                          "/sys/fs/cgroup/cpu,cpuacct"]
+    for root in roots:
+        # Named after run-bench.sh's temp dir, so that its exit trap can
+        # remove what a killed driver left.
+        run = os.path.basename(os.environ.get("BENCH_TMP", "")) or "usmbd-bench.%d" % os.getpid()
+        path = os.path.join(root, "%s.%s" % (run, tag))
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        if cgroup_usage(path) is not None:
+            return path
+        os.rmdir(path)
+    return None
+
+
+def cgroup_usage(path):
+    try:
+        if os.path.exists(os.path.join(path, "cpuacct.usage")):
+            with open(os.path.join(path, "cpuacct.usage")) as f:
+                return int(f.read()) / 1e9
+        with open(os.path.join(path, "cpu.stat")) as f:
+            for line in f:
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def cgroup_remove(path):
+    # Empty once every process of the server has exited (bounded wait).
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+# ---------------------------------------------------------------- servers
+
+class Server:
+    name = "?"
+
+    def __init__(self, tmp, preload=False):
+        self.dir = os.path.join(tmp, self.name)
+        self.share = os.path.join(self.dir, "share")
+        self.port = free_port()
+        self.proc = None
+        self.log = os.path.join(self.dir, "server.log")
+        self.preload = preload
+        self.mc_dir = os.path.join(self.dir, "malloc") if preload else None
+        self.url = "smb://127.0.0.1:%d/share" % self.port
+        self.cg = None
+        for d in ("", "share", "run", "lock", "private", "state", "cache", "malloc"):
+            os.makedirs(os.path.join(self.dir, d), exist_ok=True)
+        os.chmod(self.share, 0o1777)
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def env(self):
+        e = dict(os.environ)
+        if self.preload:
+            e["LD_PRELOAD"] = MALLOC_SO
+            e["MALLOC_COUNT_DIR"] = self.mc_dir
+        return e
+
+    def spawn(self, argv):
+        self.cg = cgroup_make(self.name + str(self.port))
+        procs = os.path.join(self.cg, "cgroup.procs") if self.cg else None
+
+        def enter_cgroup():
+            if procs:
+                with open(procs, "w") as f:
+                    f.write(str(os.getpid()))
+        lf = open(self.log, "ab")
+        self.proc = subprocess.Popen(argv, stdout=lf, stderr=lf, stdin=subprocess.DEVNULL,
+                                     env=self.env(), start_new_session=True,
+                                     preexec_fn=enter_cgroup)
+        lf.close()
+        with open(os.path.join(self.dir, "server.pid"), "w") as f:
+            f.write("%d\n" % self.proc.pid)
+
+    def wait_up(self, secs=15):
+        end = time.time() + secs
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                return False
+            if port_open(self.port):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def log_tail(self, n=5):
+        try:
+            with open(self.log, errors="replace") as f:
+                return " | ".join(l.strip() for l in f.readlines()[-n:])
+        except OSError:
+            return ""
+
+    def cpu_seconds(self):
+        """CPU of the master and every child it ever had, since start."""
+        if self.cg:
+            v = cgroup_usage(self.cg)
+            if v is not None:
+                return v
+        return cpu_seconds(self.pid)
+
+    def cpu_method(self):
+        return "cgroup " + self.cg if self.cg else "/proc/PID/stat of the process tree"
+
+    def stop(self):
+        if not self.proc or self.proc.poll() is not None:
+            self.proc = None
+            if self.cg:
+                cgroup_remove(self.cg)
+                self.cg = None
+            return
+        pids = tree_pids(self.proc.pid)
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        # Children that outlived their master (they should not): by pid.
+        for p in pids[1:]:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        self.proc = None
+        if self.cg:
+            cgroup_remove(self.cg)
+            self.cg = None
+
+    def serving_pids(self):
+        return socket_pids(self.port, tree_pids(self.pid))
+
+    def malloc_counts(self, pids=None):
+        """{pid: calls} of malloc+calloc+realloc+memalign (frees apart)."""
+        out = {}
+        if not self.mc_dir:
+            return out
+        for fn in os.listdir(self.mc_dir):
+            if not fn.isdigit() or (pids is not None and int(fn) not in pids):
+                continue
+            try:
+                with open(os.path.join(self.mc_dir, fn), "rb") as f:
+                    v = struct.unpack("<7Q", f.read(56))
+            except (OSError, struct.error):
+                continue
+            if v[0] == 0x544e434f4c4c414d:
+                out[int(fn)] = (v[2] + v[3] + v[4] + v[6], v[5])
+        return out
+
+
+class Samba(Server):
+    name = "samba"
+
+    def start(self):
+        d = self.dir
+        self.conf = os.path.join(d, "smb.conf")
+        with open(self.conf, "w") as f:
+            f.write("""[global]
+	smb ports = %(port)d
+	interfaces = 127.0.0.1
+	bind interfaces only = yes
+	disable netbios = yes
+	server role = standalone server
+	workgroup = WORKGROUP
+	pid directory = %(d)s/run
+	lock directory = %(d)s/lock
+	state directory = %(d)s/state
+	cache directory = %(d)s/cache
+	private dir = %(d)s/private
+	ncalrpc dir = %(d)s/run/ncalrpc
+	passdb backend = tdbsam
+	log file = %(d)s/smbd.log
+	log level = 0
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+	map to guest = never
+	server min protocol = SMB2_02
+
+[share]
+	path = %(share)s
+	read only = no
+""" % {"port": self.port, "d": d, "share": self.share})
+        for name, pw in USERS:
+            subprocess.run(["smbpasswd", "-c", self.conf, "-a", "-s", name],
+                           input="%s\n%s\n" % (pw, pw), text=True, check=True,
+                           capture_output=True)
+        self.spawn([SMBD, "-F", "--no-process-group", "--debug-stdout", "-s", self.conf])
+        if not self.wait_up():
+            return "smbd did not come up: " + self.log_tail()
+        return None
+
+    def serving_pids(self):
+        # The master holds no connection; the forked child serving it does.
+        return [p for p in super().serving_pids() if p != self.pid]
+
+
+class Usmbd(Server):
+    name = "usmbd"
+
+    def ctl(self, *args, input=None):
+        return subprocess.run([USMBCTL, "-s", self.conf] + list(args), input=input,
+                              text=True, capture_output=True, timeout=20)
+
+    def start(self):
+        if not os.access(USMBD, os.X_OK) or not os.access(USMBCTL, os.X_OK):
+            return "%s or %s not built" % (os.path.relpath(USMBD, ROOT),
+                                           os.path.relpath(USMBCTL, ROOT))
+        d = self.dir
+        self.conf = os.path.join(d, "usmbd.conf")
+        with open(self.conf, "w") as f:
+            f.write("""[global]
+	smb ports = %(port)d
+	interfaces = 127.0.0.1
+	pid directory = %(d)s/run
+	lock directory = %(d)s/lock
+	private dir = %(d)s/private
+	log file = %(d)s/usmbd.log
+	log level = 0
+
+[share]
+	path = %(share)s
+	read only = no
+""" % {"port": self.port, "d": d, "share": self.share})
+        for name, pw in USERS:
+            try:
+                r = self.ctl("user", "add", name, input=pw + "\n")
+            except (OSError, subprocess.TimeoutExpired) as e:
+                return "usmbctl user add: %s" % e
+            if r.returncode:
+                return "usmbctl user add %s: exit %d: %s" % (
+                    name, r.returncode, (r.stderr or r.stdout).strip()[:200])
+        self.spawn([USMBD, "-F", "-s", self.conf])
+        if not self.wait_up():
+            return "usmbd did not come up: " + self.log_tail()
+        return None
+
+
+# ---------------------------------------------------------------- strace
+
+class Strace:
+    """strace -c -f over some pids, from start() to stop()."""
+
+    def __init__(self, pids, out):
+        self.out = out
+        self.err = out + ".err"
+        argv = ["strace", "-c", "-f", "-o", out]
+        for p in pids:
+            argv += ["-p", str(p)]
+        self.npids = len(pids)
+        with open(self.err, "w") as ef:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=ef,
+                                         start_new_session=True)
+        # Go on only once every pid is attached (strace says so on stderr).
+        end = time.time() + 10
+        while time.time() < end and self.proc.poll() is None:
+            with open(self.err) as ef:
+                if ef.read().count("attached") >= self.npids:
+                    break
+            time.sleep(0.02)
+
+    def stop(self):
+        """Detach and return {syscall: calls}, 'total' included."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        counts = {}
+        try:
+            with open(self.out) as f:
+                for line in f:
+                    t = line.split()
+                    if len(t) >= 5 and t[0][0].isdigit() and t[3].isdigit():
+                        counts[t[-1]] = counts.get(t[-1], 0) + int(t[3])
+        except OSError:
+            pass
+        counts.setdefault("total", 0)
+        return counts
+
+
+def build_malloc_so():
+    """The preload object: compiled here, as the GNUmakefile links every
+    t/bench/*.c as a program."""
+    src = os.path.join(ROOT, "t/bench/malloc_count.c")
+    if os.path.exists(MALLOC_SO) and os.path.getmtime(MALLOC_SO) >= os.path.getmtime(src):
+        return None
+    os.makedirs(os.path.dirname(MALLOC_SO), exist_ok=True)
+    r = subprocess.run([os.environ.get("CC", "cc"), "-O2", "-g", "-std=gnu11", "-Wall",
+                        "-Wextra", "-Werror", "-Wno-unused-parameter", "-shared", "-fPIC",
+                        "-DMALLOC_COUNT_PRELOAD", "-o", MALLOC_SO, src, "-lpthread"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "cannot build malloc_count.so: " + r.stderr.strip()[:300]
+    return None
+
+
+# ---------------------------------------------------------------- a paused client
+
+class Paused:
+    """A client speaking the READY/DONE protocol of smbload -P (and perfops.py).
+
+    for phase, stage in client.events():  stage is "READY" or "DONE"; the
+    client waits after each until go() is called.  RESULT and ERROR lines
+    are collected in .results and .error.
+    """
+
+    def __init__(self, argv, timeout):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1,
+                                     start_new_session=True)
+        self.deadline = time.time() + timeout
+        self.results = []
+        self.error = None
+        # A hung client (or server) never prints: the watchdog ends it.
+        self.timer = threading.Timer(timeout, self._expire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _expire(self):
+        self.error = (self.error or "") + " (no answer within the time limit)"
+        self.kill()
+
+    def events(self):
+        for line in self.proc.stdout:
+            line = line.strip()
+            if line.startswith("READY ") or line.startswith("DONE "):
+                kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+                yield kv.get("phase", "?"), line.split()[0]
+            elif line.startswith("RESULT "):
+                kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+                self.results.append(kv)
+            elif line.startswith("ERROR "):
+                self.error = line[6:]
+
+    def go(self):
+        try:
+            self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def finish(self):
+        self.timer.cancel()
+        try:
+            self.proc.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass
+        try:
+            self.proc.wait(max(5, self.deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            self.proc.wait(5)
+        err = self.proc.stderr.read()
+        if self.proc.returncode and not self.error:
+            self.error = "exit %d: %s" % (self.proc.returncode, err.strip()[-300:])
+        return self.proc.returncode

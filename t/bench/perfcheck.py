@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""make perfcheck: the counted per-request figures of usmbd (issue 6, item 2).
+
+Counts do not depend on the machine's speed, so CI can assert them:
+  * 0 credential syscalls per steady-state READ, WRITE, CREATE, CLOSE,
+    QUERY_INFO, QUERY_DIRECTORY and ECHO (any of benchlib.CRED_ALL, counted
+    by strace -c -f on the process that serves the connection);
+  * 0 heap allocations per such request (malloc, calloc, realloc and the
+    memalign family, counted by the LD_PRELOAD counter t/bench/malloc_count.c
+    in that process);
+  * at most 4 syscalls per 4 KiB WRITE and 3 per 4 KiB READ.
+The requests come from t/bench/perfops.py (impacket), one command per window.
+
+Environment: PERFCHECK_N requests per command (default 500);
+PERFCHECK_SERVER=samba runs the same measurement against Samba, to see the
+instrument work (Samba fails most assertions: that is the point of usmbd).
+Prints PASS/FAIL per assertion and "perfcheck: N passed, N failed".
+"""
+
+import os
+import shutil
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as bl  # noqa: E402
+
+COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "QUERY_INFO", "QUERY_DIRECTORY", "ECHO")
+MAX_SYSCALLS = {"WRITE": 4, "READ": 3}
+PERFOPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfops.py")
+
+
+def assertions():
+    for c in COMMANDS:
+        yield c, "cred", "0 credential syscalls per steady-state %s" % c
+        yield c, "alloc", "0 heap allocations per steady-state %s" % c
+        if c in MAX_SYSCALLS:
+            yield c, "sys", "at most %d syscalls per 4 KiB %s" % (MAX_SYSCALLS[c], c)
+
+
+def measure(srv, n, tmp):
+    """{command: {"ops", "syscalls", "allocs", "pids"}} or an error string."""
+    user, pw = bl.USERS[0]
+    figs = {}
+    cl = bl.Paused([bl.PY, PERFOPS, str(srv.port), user, pw, str(n)], 600)
+    ctx = None
+    for phase, stage in cl.events():
+        if stage == "READY":
+            pids = srv.serving_pids()
+            ctx = {"pids": pids, "m0": srv.malloc_counts(set(pids)),
+                   "st": bl.Strace(pids, os.path.join(tmp, "strace." + phase)) if pids else None}
+        elif ctx is not None:
+            m1 = srv.malloc_counts(set(ctx["pids"]))
+            sc = ctx["st"].stop() if ctx["st"] else None
+            allocs = sum(v[0] for v in m1.values()) - sum(v[0] for v in ctx["m0"].values())
+            figs[phase] = {"pids": ctx["pids"], "syscalls": sc, "allocs": allocs,
+                           "counted": bool(m1)}
+            ctx = None
+        cl.go()
+    cl.finish()
+    for r in cl.results:
+        if r["phase"] in figs:
+            figs[r["phase"]]["ops"] = int(r["ops"])
+    if cl.error:
+        return figs, cl.error
+    return figs, None
+
+
+def main():
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, lambda *a: sys.exit(130))
+    n = int(os.environ.get("PERFCHECK_N", "500"))
+    which = os.environ.get("PERFCHECK_SERVER", "usmbd")
+    cls = bl.Samba if which == "samba" else bl.Usmbd
+    passed = failed = 0
+    tmp = bl.make_tmp()
+    srv = None
+    figs, why = {}, None
+    try:
+        why = bl.build_malloc_so()
+        if not why:
+            bl.ensure_users()
+            srv = cls(tmp, preload=True)
+            why = srv.start()
+        if not why:
+            print("perfcheck: %s on 127.0.0.1:%d, %d requests per command, LD_PRELOAD %s"
+                  % (srv.name, srv.port, n, os.path.relpath(bl.MALLOC_SO, bl.ROOT)))
+            figs, why = measure(srv, n, tmp)
+    finally:
+        if srv:
+            srv.stop()
+        if os.environ.get("BENCH_KEEP") != "1":
+            shutil.rmtree(tmp, ignore_errors=True)
+    for cmd, kind, desc in assertions():
+        f = figs.get(cmd)
+        if f is None or not f.get("ops") or f.get("syscalls") is None:
+            reason = why or ("no serving process found" if f else "not measured")
+            print("FAIL %s: %s not available (%s)" % (desc, which, reason))
+            failed += 1
+            continue
+        ops, sc = f["ops"], f["syscalls"]
+        if kind == "cred":
+            cred = {k: sc[k] for k in bl.CRED_ALL if sc.get(k)}
+            ok = not cred
+            detail = "%d in %d requests%s" % (sum(cred.values()), ops,
+                                              (": " + ", ".join("%s %d" % kv for kv in cred.items()))
+                                              if cred else "")
+        elif kind == "alloc":
+            ok = f["counted"] and f["allocs"] == 0
+            detail = ("%d in %d requests (%.2f per request)" % (f["allocs"], ops, f["allocs"] / ops)
+                      if f["counted"] else "the malloc counter saw no serving process")
+        else:
+            per = sc["total"] / ops
+            ok = per <= MAX_SYSCALLS[cmd]
+            top = sorted(((v, k) for k, v in sc.items() if k != "total"), reverse=True)[:5]
+            detail = "%.2f per request: %s" % (per, ", ".join("%s %.2f" % (k, v / ops)
+                                                             for v, k in top))
+        print("%s %s: %s (pid %s)" % ("PASS" if ok else "FAIL", desc, detail,
+                                      ",".join(map(str, f["pids"]))))
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+    print("perfcheck: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

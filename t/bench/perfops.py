@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""perfops: one SMB2 command per request, for `make perfcheck`.
+
+    perfops.py PORT USER PASSWORD N
+
+impacket (python3-impacket) sends exactly the request it is asked for, so
+each phase below is N requests of one command and nothing else; the
+per-request figures of perfcheck.py are then exact.  The READY/DONE protocol
+is smbload's (-P): the client prints "READY phase=CMD", waits for a line on
+stdin, sends the N requests, prints "RESULT ..." and "DONE phase=CMD", and
+waits again.  Everything a phase needs (the connection, the tree, open
+handles, file content) is set up before its READY, so the window holds only
+steady-state requests.
+"""
+
+import sys
+import time
+
+from impacket import smb3structs as s2
+from impacket.nt_errors import STATUS_SUCCESS
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import SMB2_DIALECT_30
+
+GENERIC_RW = 0x00120089 | 0x00120116     # FILE_GENERIC_READ | FILE_GENERIC_WRITE
+SHARE_ALL = 7
+FILE_OPEN, FILE_OVERWRITE_IF = 1, 5
+FILE_DIRECTORY_FILE, FILE_NON_DIRECTORY_FILE = 0x1, 0x40
+SMB2_RESTART_SCANS = 0x01                # MS-SMB2 2.2.33
+
+
+def pause(what, phase):
+    print("%s phase=%s" % (what, phase), flush=True)
+    sys.stdin.readline()
+
+
+def window(phase, n, fn):
+    pause("READY", phase)
+    t0 = time.monotonic()
+    for i in range(n):
+        fn(i)
+    secs = time.monotonic() - t0
+    print("RESULT workload=perfops phase=%s ops=%d bytes=0 secs=%.6f truncated=0"
+          % (phase, n, secs), flush=True)
+    pause("DONE", phase)
+
+
+def query_directory_restart(smb, tid, fid):
+    """impacket's queryDirectory never sets RESTART_SCANS, so a second call
+    would only say STATUS_NO_MORE_FILES: build the request here."""
+    pkt = smb.SMB_PACKET()
+    pkt["Command"] = s2.SMB2_QUERY_DIRECTORY
+    pkt["TreeID"] = tid
+    q = s2.SMB2QueryDirectory()
+    q["FileInformationClass"] = s2.FILE_FULL_DIRECTORY_INFORMATION
+    q["Flags"] = SMB2_RESTART_SCANS
+    q["FileIndex"] = 0
+    q["FileID"] = fid
+    q["OutputBufferLength"] = 65536
+    q["FileNameLength"] = 2
+    q["Buffer"] = "*".encode("utf-16le")
+    pkt["Data"] = q
+    ans = smb.recvSMB(smb.sendSMB(pkt))
+    if not ans.isValidAnswer(STATUS_SUCCESS):
+        raise RuntimeError("QUERY_DIRECTORY failed")
+
+
+def main():
+    port, user, pw, n = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+    conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
+                         preferredDialect=SMB2_DIALECT_30, timeout=30)
+    conn.login(user, pw)
+    smb = conn.getSMBServer()
+    tid = conn.connectTree("share")
+    data = b"\xa5" * 4096
+
+    def create(name, disp=FILE_OVERWRITE_IF, opts=FILE_NON_DIRECTORY_FILE):
+        return smb.create(tid, name, GENERIC_RW, SHARE_ALL, opts, disp, 0)
+
+    # ECHO
+    for _ in range(8):
+        smb.echo()
+    window("ECHO", n, lambda i: smb.echo())
+
+    # WRITE: 4 KiB records, sequential, into one open file
+    fid = create("perf_rw.dat")
+    for i in range(8):
+        smb.write(tid, fid, data, i * 4096, 4096)
+    window("WRITE", n, lambda i: smb.write(tid, fid, data, (8 + i) * 4096, 4096))
+
+    # READ: 4 KiB records of what was written
+    for i in range(8):
+        smb.read(tid, fid, i * 4096, 4096)
+    window("READ", n, lambda i: smb.read(tid, fid, i * 4096, 4096))
+
+    # QUERY_INFO (FileStandardInformation) on the open file
+    for _ in range(8):
+        smb.queryInfo(tid, fid)
+    window("QUERY_INFO", n, lambda i: smb.queryInfo(tid, fid))
+    smb.close(tid, fid)
+
+    # QUERY_DIRECTORY: a directory of 16 files, listed again and again
+    try:
+        conn.createDirectory("share", "perf_dir")
+    except Exception:
+        pass
+    for k in range(16):
+        smb.close(tid, create("perf_dir\\f%02d" % k))
+    dfid = smb.create(tid, "perf_dir", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE, FILE_OPEN, 0)
+    for _ in range(4):
+        query_directory_restart(smb, tid, dfid)
+    window("QUERY_DIRECTORY", n, lambda i: query_directory_restart(smb, tid, dfid))
+    smb.close(tid, dfid)
+
+    # CREATE then CLOSE: m new files opened and held, then all closed
+    m = min(n, 200)
+    smb.close(tid, create("perf_warm.dat"))
+    fids = []
+    window("CREATE", m, lambda i: fids.append(create("perf_c%04d.dat" % i)))
+    window("CLOSE", m, lambda i: smb.close(tid, fids[i]))
+
+    conn.disconnectTree(tid)
+    conn.logoff()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:      # the driver reports it as the reason
+        print("ERROR %s: %s" % (type(e).__name__, str(e).replace("\n", " ")[:300]), flush=True)
+        sys.exit(1)

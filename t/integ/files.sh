@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Files over SMB with real clients: smbclient listing, put/get byte-for-byte
+# (0 B, 1 B, 4 KiB, 64 MiB), mkdir/rmdir/rename/del with wildcards,
+# allinfo, setmode, timestamps, hard links; path escapes refused and logged;
+# ownership and permissions decided by the kernel; impacket operations.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+INTEG_SHARES="[ro]
+	path = $T/ro
+	read only = yes"
+mkdir -p "$T/ro"
+echo "read me" > "$T/ro/r.txt"
+integ_conf
+integ_users
+integ_start || exit 1
+
+S=//127.0.0.1/share
+smb() {	# smb USER%PW COMMANDS
+	timeout 120 smbclient "$S" -p "$PORT" -U "$1" -m SMB3 -c "$2" 2>&1
+}
+A=alice%$ALICE_PW
+B=bob%$BOB_PW
+L=$T/local
+mkdir -p "$L"
+
+# listing
+check "ls of the empty share" smb "$A" "ls"
+
+# put and get, byte for byte
+head -c 0 /dev/urandom > "$L/f0"
+head -c 1 /dev/urandom > "$L/f1"
+head -c 4096 /dev/urandom > "$L/f4k"
+head -c $((64 * 1024 * 1024)) /dev/urandom > "$L/f64m"
+for f in f0 f1 f4k f64m; do
+	smb "$A" "put $L/$f $f; get $f $L/$f.back" > "$T/out.$f"
+	if cmp -s "$L/$f" "$L/$f.back" && cmp -s "$L/$f" "$SHARE/$f"; then
+		ok "put+get $f identical"
+	else
+		fail "put+get $f identical"; cat "$T/out.$f"
+	fi
+done
+out=$(smb "$A" "ls")
+if grep -q "f64m  *A *67108864" <<<"$out"; then ok "ls shows f64m with its size"
+else fail "ls shows f64m with its size"; echo "$out"; fi
+
+# ownership: the kernel made it alice's
+if [ "$(stat -c %U "$SHARE/f4k")" = alice ]; then ok "file created by alice is alice's"
+else fail "file created by alice is alice's"; fi
+
+# directories, rename, wildcard delete
+smb "$A" "mkdir d1; mkdir d1/d2; put $L/f1 d1/a.txt; put $L/f1 d1/b.txt; put $L/f1 d1/c.dat; rename d1/a.txt d1/d2/moved.txt" > "$T/out.dirs"
+if [ -f "$SHARE/d1/d2/moved.txt" ] && [ ! -e "$SHARE/d1/a.txt" ]; then ok "mkdir + rename across directories"
+else fail "mkdir + rename across directories"; cat "$T/out.dirs"; fi
+smb "$A" "del d1/*.txt" > "$T/out.del"
+if [ ! -e "$SHARE/d1/b.txt" ] && [ -f "$SHARE/d1/c.dat" ]; then ok "del with a wildcard"
+else fail "del with a wildcard"; cat "$T/out.del"; fi
+out=$(smb "$A" "rmdir d1")
+if [ -d "$SHARE/d1" ]; then ok "rmdir of a non-empty directory refused"
+else fail "rmdir of a non-empty directory refused"; fi
+smb "$A" "del d1/c.dat; del d1/d2/moved.txt; rmdir d1/d2; rmdir d1" > "$T/out.rmdir"
+if [ ! -e "$SHARE/d1" ]; then ok "rmdir"; else fail "rmdir"; cat "$T/out.rmdir"; fi
+
+# case-insensitive names
+out=$(smb "$A" "get F4K $L/case.back")
+if cmp -s "$L/f4k" "$L/case.back"; then ok "case-insensitive open"
+else fail "case-insensitive open"; echo "$out"; fi
+
+# allinfo, setmode, timestamps, hardlink
+out=$(smb "$A" "allinfo f4k")
+if grep -q "create_time:" <<<"$out" && grep -q "stream: \[::\$DATA\], 4096 bytes" <<<"$out"; then ok "allinfo"
+else fail "allinfo"; echo "$out"; fi
+out=$(smb "$A" "setmode f4k +rh; allinfo f4k")
+if grep -qE "attributes: .*RH|attributes: RHA|attributes: .*\(23\)" <<<"$out"; then ok "setmode +rh"
+else fail "setmode +rh"; echo "$out"; fi
+out=$(smb "$A" "del f4k")
+if [ -f "$SHARE/f4k" ]; then ok "read-only file not deleted"
+else fail "read-only file not deleted"; fi
+smb "$A" "setmode f4k -rh" >/dev/null
+touch -d "2001-02-03 04:05:06" "$SHARE/f1"
+out=$(smb "$A" "allinfo f1")
+if grep -q "write_time:.*2001" <<<"$out"; then ok "timestamps reported"
+else fail "timestamps reported"; echo "$out"; fi
+out=$(smb "$A" "hardlink f1 f1.link")
+if [ "$(stat -c %i "$SHARE/f1")" = "$(stat -c %i "$SHARE/f1.link" 2>/dev/null)" ]; then ok "hardlink"
+else fail "hardlink"; echo "$out"; fi
+
+# path escapes: refused and logged
+ln -s /etc "$SHARE/etc_link"
+ln -s /etc/passwd "$SHARE/passwd_link"
+mkdir -p "$T/outside"; echo secret > "$T/outside/s.txt"
+ln -s "$T/outside" "$SHARE/out_dir"
+for p in 'etc_link\passwd' 'passwd_link' 'out_dir\s.txt'; do
+	out=$(smb "$A" "get $p $L/esc.out")
+	if grep -qE "NT_STATUS_(ACCESS_DENIED|OBJECT_NAME_NOT_FOUND|OBJECT_PATH_NOT_FOUND)" <<<"$out" && [ ! -s "$L/esc.out" ]; then
+		ok "escape via $p refused"
+	else
+		fail "escape via $p refused"; echo "$out"
+	fi
+	rm -f "$L/esc.out"
+done
+out=$(smb "$A" "put $L/f1 etc_link\\x")
+if [ ! -e /etc/x ]; then ok "write through a symlink out refused"; else fail "write through a symlink out refused"; rm -f /etc/x; fi
+if grep -q "outside the share" "$LOG"; then ok "escape attempts logged"
+else fail "escape attempts logged"; fi
+/usr/bin/python3 - "$PORT" "$ALICE_PW" > "$T/out.py" 2>&1 <<'PYEOF'
+import sys
+from impacket.smbconnection import SMBConnection
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]))
+c.login('alice', sys.argv[2])
+tid = c.connectTree('share')
+bad = 0
+for name in ('..\\..\\etc\\passwd', '\\etc\\passwd', 'a\\..\\..\\x', 'f1:..\\x:$DATA', 'f1:a/b'):
+    try:
+        fid = c.openFile(tid, name)
+        print('OPENED', name); bad += 1
+    except Exception as e:
+        print('refused', name, str(e)[:60])
+sys.exit(1 if bad else 0)
+PYEOF
+if [ $? = 0 ]; then ok "'..', absolute and bad stream names refused"
+else fail "'..', absolute and bad stream names refused"; cat "$T/out.py"; fi
+
+# permissions: bob's 0600 file; a read-only share
+smb "$B" "put $L/f4k bobs" > /dev/null
+chmod 0600 "$SHARE/bobs"
+out=$(smb "$A" "get bobs $L/bobs.out")
+if grep -q NT_STATUS_ACCESS_DENIED <<<"$out"; then ok "alice cannot read bob's 0600 file"
+else fail "alice cannot read bob's 0600 file"; echo "$out"; fi
+out=$(timeout 60 smbclient //127.0.0.1/ro -p "$PORT" -U "$A" -m SMB3 -c "get r.txt $L/r.out; put $L/f1 w.txt" 2>&1)
+if cmp -s "$T/ro/r.txt" "$L/r.out" && [ ! -e "$T/ro/w.txt" ] && grep -q NT_STATUS_ACCESS_DENIED <<<"$out"; then
+	ok "read-only share: read works, write refused"
+else fail "read-only share: read works, write refused"; echo "$out"; fi
+
+# impacket: upload, download, rename, delete, listPath
+/usr/bin/python3 - "$PORT" "$ALICE_PW" "$L/f4k" > "$T/out.imp" 2>&1 <<'PYEOF'
+import io, sys
+from impacket.smbconnection import SMBConnection
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]))
+c.login('alice', sys.argv[2])
+data = open(sys.argv[3], 'rb').read()
+c.putFile('share', 'imp.bin', io.BytesIO(data).read)
+buf = io.BytesIO()
+c.getFile('share', 'imp.bin', buf.write)
+assert buf.getvalue() == data, 'download differs'
+c.rename('share', 'imp.bin', 'imp2.bin')
+names = [f.get_longname() for f in c.listPath('share', '*')]
+assert 'imp2.bin' in names and 'imp.bin' not in names, names
+c.createDirectory('share', 'impdir')
+c.deleteFile('share', 'imp2.bin')
+c.deleteDirectory('share', 'impdir')
+names = [f.get_longname() for f in c.listPath('share', '*')]
+assert 'imp2.bin' not in names and 'impdir' not in names, names
+print('ok')
+PYEOF
+if [ $? = 0 ]; then ok "impacket upload/download/rename/listPath/delete"
+else fail "impacket upload/download/rename/listPath/delete"; cat "$T/out.imp"; fi
+
+finish

@@ -1,0 +1,248 @@
+# Shared helpers for the integration scripts in t/integ/.  Source it:
+#
+#	. "$(dirname "$0")/lib.sh"
+#	integ_init			# temp dir, free port, cleanup trap
+#	integ_conf			# write $CONF (extra [global] lines: arguments)
+#	integ_users			# Unix users alice, bob + passdb entries
+#	integ_start			# usmbd -F in the background, waits for ping
+#	check "ping answers" "$USMBCTL" -s "$CONF" ping
+#	finish				# prints "N passed, N failed", exit status
+#
+# Variables set (read them, do not change them):
+#	ROOT		the source tree (parent of t/)
+#	USMBD USMBCTL	the binaries under build/ (USMBD may be overridden by
+#			the environment, e.g. USMBD=build/asan/usmbd)
+#	T		the temp dir of this run (mode 0755, removed at exit;
+#			kept when INTEG_KEEP=1)
+#	PORT		a free TCP port on 127.0.0.1
+#	CONF		$T/usmbd.conf
+#	SHARE		$T/share, the path of the share [share] (mode 1777)
+#	LOG		$T/usmbd.log: the server's standard error
+#	SERVER_PID	pid of the running server, empty when none
+#	ALICE_PW BOB_PW	passwords given to alice and bob (alicepw1, bobpw1)
+#
+# Functions:
+#	integ_init			make $T, pick $PORT, install the EXIT trap,
+#					create the `usmbd` system account and the
+#					`usmbd-state` group when absent.  Must run
+#					as root.
+#	integ_free_port			print a free 127.0.0.1 TCP port
+#	integ_conf [LINE...]		write $CONF: [global] with smb ports,
+#					interfaces = 127.0.0.1, pid/lock/private
+#					dirs under $T, log level ($INTEG_LOG_LEVEL,
+#					default 3), each LINE as an extra [global]
+#					line, then $INTEG_GLOBAL (extra global lines,
+#					newline separated), a writable [share] at
+#					$SHARE, then $INTEG_SHARES (extra sections)
+#	integ_user NAME PASSWORD	useradd NAME if absent; add it to the passdb
+#	integ_users			integ_user alice alicepw1; integ_user bob bobpw1
+#	integ_start [ARG...]		start "$USMBD" -F -s $CONF ARG... in the
+#					background (stderr to $LOG) and wait up to
+#					10 s for `usmbctl ping`; returns 1 (and
+#					prints the log) when it does not come up
+#	integ_ping			usmbctl ping, quiet; its exit status
+#	integ_stop			SIGTERM the server and wait up to 10 s
+#					(SIGKILL after); returns its exit status
+#	integ_wait_exit PID SECS	wait for a (non-child) PID to vanish;
+#					0 if it did within SECS
+#	ok DESC / fail DESC		count a pass / a failure, print one line
+#	check DESC CMD...		run CMD (output to $T/check.out); ok if it
+#					exits 0, else fail and show its output
+#	check_fails DESC CMD...		the opposite: ok if CMD exits non-zero
+#	finish				print exactly one line "N passed, N failed"
+#					and exit 1 if anything failed (0 else)
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+USMBD=${USMBD:-$ROOT/build/usmbd}
+USMBCTL=${USMBCTL:-$ROOT/build/usmbctl}
+case $USMBD in /*) ;; *) USMBD=$ROOT/$USMBD ;; esac
+case $USMBCTL in /*) ;; *) USMBCTL=$ROOT/$USMBCTL ;; esac
+ALICE_PW=alicepw1
+BOB_PW=bobpw1
+T=
+PORT=
+CONF=
+SHARE=
+LOG=
+SERVER_PID=
+INTEG_PASSED=0
+INTEG_FAILED=0
+
+integ_cleanup() {
+	local rc=$?
+
+	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		kill -TERM "$SERVER_PID" 2>/dev/null
+		integ_wait_exit "$SERVER_PID" 5 || kill -KILL "$SERVER_PID" 2>/dev/null
+	fi
+	if [ "$INTEG_FAILED" -gt 0 ] && [ -n "$LOG" ] && [ -s "$LOG" ]; then
+		echo "--- last lines of $LOG ---" >&2
+		tail -n 40 "$LOG" >&2
+	fi
+	if [ -n "$T" ] && [ -d "$T" ]; then
+		if [ "${INTEG_KEEP:-0}" = 1 ]; then
+			echo "kept $T" >&2
+		else
+			rm -rf "$T"
+		fi
+	fi
+	exit $rc
+}
+
+integ_init() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$0: integration tests must run as root" >&2
+		exit 1
+	fi
+	T=$(mktemp -d /tmp/usmbd-integ.XXXXXX) || exit 1
+	chmod 0755 "$T"
+	trap integ_cleanup EXIT
+	trap 'exit 130' INT TERM
+	PORT=$(integ_free_port) || { echo "no free port" >&2; exit 1; }
+	CONF=$T/usmbd.conf
+	SHARE=$T/share
+	LOG=$T/usmbd.log
+	mkdir -p "$SHARE"
+	chmod 1777 "$SHARE"
+	# The gates drop to `usmbd`; workers join `usmbd-state` (DESIGN.md).
+	getent group usmbd-state >/dev/null || groupadd -r usmbd-state
+	id usmbd >/dev/null 2>&1 ||
+	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin usmbd
+}
+
+integ_free_port() {
+	python3 - <<'EOF'
+import socket
+for _ in range(50):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    if p not in (445, 4450):
+        print(p)
+        break
+EOF
+}
+
+integ_conf() {
+	local line
+
+	{
+		echo "[global]"
+		echo "	smb ports = $PORT"
+		echo "	interfaces = 127.0.0.1"
+		echo "	pid directory = $T/run"
+		echo "	lock directory = $T/lock"
+		echo "	private dir = $T/private"
+		echo "	log level = ${INTEG_LOG_LEVEL:-3}"
+		echo "	gate processes = ${INTEG_GATES:-2}"
+		for line in "$@"; do
+			echo "	$line"
+		done
+		[ -n "${INTEG_GLOBAL:-}" ] && printf '%s\n' "$INTEG_GLOBAL"
+		echo
+		echo "[share]"
+		echo "	path = $SHARE"
+		echo "	read only = no"
+		echo "	comment = integration test share"
+		[ -n "${INTEG_SHARES:-}" ] && printf '\n%s\n' "$INTEG_SHARES"
+		true
+	} >"$CONF"
+}
+
+integ_user() {
+	local name=$1 pw=$2
+
+	id "$name" >/dev/null 2>&1 ||
+	    useradd -m -s /bin/bash "$name" || return 1
+	printf '%s\n' "$pw" | "$USMBCTL" -s "$CONF" user add "$name" >/dev/null
+}
+
+integ_users() {
+	integ_user alice "$ALICE_PW" || return 1
+	integ_user bob "$BOB_PW" || return 1
+}
+
+integ_ping() {
+	"$USMBCTL" -s "$CONF" ping >/dev/null 2>&1
+}
+
+integ_start() {
+	local i
+
+	"$USMBD" -F -s "$CONF" "$@" 2>>"$LOG" &
+	SERVER_PID=$!
+	for i in $(seq 1 100); do
+		integ_ping && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "usmbd did not come up; log:" >&2
+	tail -n 40 "$LOG" >&2
+	return 1
+}
+
+integ_wait_exit() {
+	local pid=$1 secs=$2 i
+
+	for i in $(seq 1 $((secs * 20))); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	kill -0 "$pid" 2>/dev/null && return 1
+	return 0
+}
+
+integ_stop() {
+	local rc
+
+	[ -n "$SERVER_PID" ] || return 0
+	kill -TERM "$SERVER_PID" 2>/dev/null
+	if ! integ_wait_exit "$SERVER_PID" 10; then
+		kill -KILL "$SERVER_PID" 2>/dev/null
+	fi
+	wait "$SERVER_PID"
+	rc=$?
+	SERVER_PID=
+	return $rc
+}
+
+ok() {
+	INTEG_PASSED=$((INTEG_PASSED + 1))
+	echo "ok   $*"
+}
+
+fail() {
+	INTEG_FAILED=$((INTEG_FAILED + 1))
+	echo "FAIL $*"
+}
+
+check() {
+	local desc=$1
+
+	shift
+	if "$@" >"$T/check.out" 2>&1; then
+		ok "$desc"
+	else
+		fail "$desc (exit $?: $*)"
+		sed 's/^/     /' "$T/check.out" | tail -n 20
+	fi
+}
+
+check_fails() {
+	local desc=$1
+
+	shift
+	if "$@" >"$T/check.out" 2>&1; then
+		fail "$desc (unexpectedly succeeded: $*)"
+		sed 's/^/     /' "$T/check.out" | tail -n 20
+	else
+		ok "$desc"
+	fi
+}
+
+finish() {
+	echo "$INTEG_PASSED passed, $INTEG_FAILED failed"
+	[ "$INTEG_FAILED" -eq 0 ] && exit 0
+	exit 1
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SMB2 protocol core against a running usmbd: dialects, signing,
+# encryption, logon failures, SMB1 negotiate, impacket, worker credentials.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+integ_conf
+integ_users
+integ_start || { fail "server starts"; finish; }
+
+SMBC="timeout 30 smbclient -p $PORT"
+PY=/usr/bin/python3
+HAVE_PIPES=0
+[ -f "$ROOT/worker/smb2_pipe.c" ] && HAVE_PIPES=1
+
+for m in SMB2_02 SMB2_10 SMB3_00 SMB3_02 SMB3_11; do
+	check "ls with $m" $SMBC //127.0.0.1/share -U alice%$ALICE_PW \
+	    --option="client min protocol=$m" --option="client max protocol=$m" -c ls
+	check "ls with $m, signing required" $SMBC //127.0.0.1/share \
+	    -U alice%$ALICE_PW --option="client max protocol=$m" \
+	    --option="client min protocol=$m" --option='client signing=required' -c ls
+	case $m in
+	SMB3*)	check "ls with $m, encrypted" $SMBC //127.0.0.1/share \
+		    -U alice%$ALICE_PW --option="client max protocol=$m" \
+		    --client-protection=encrypt -c ls ;;
+	esac
+done
+check "IPC\$ tree connect" $SMBC //127.0.0.1/IPC\$ -U alice%$ALICE_PW -c exit
+check_fails "unknown share" $SMBC //127.0.0.1/nosuch -U alice%$ALICE_PW -c exit
+grep -q NT_STATUS_BAD_NETWORK_NAME "$T/check.out" && ok "unknown share: BAD_NETWORK_NAME" ||
+    fail "unknown share: BAD_NETWORK_NAME"
+check_fails "wrong password" $SMBC //127.0.0.1/share -U alice%wrongpw -c ls
+grep -q NT_STATUS_LOGON_FAILURE "$T/check.out" && ok "wrong password: LOGON_FAILURE" ||
+    fail "wrong password: LOGON_FAILURE"
+id carol >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin carol
+check_fails "user without a passdb entry" $SMBC //127.0.0.1/share -U carol%carolpw1 -c ls
+check "SMB1 negotiate offering SMB2 (2.???)" $SMBC //127.0.0.1/share \
+    -U alice%$ALICE_PW --option='client min protocol=NT1' -c ls
+check_fails "SMB1-only client refused" $SMBC //127.0.0.1/share -U alice%$ALICE_PW \
+    --option='client min protocol=NT1' --option='client max protocol=NT1' -c ls
+if [ $HAVE_PIPES = 1 ]; then
+	check "smbclient -L lists shares" $SMBC -L //127.0.0.1 -U alice%$ALICE_PW
+	grep -q share "$T/check.out" || fail "smbclient -L shows [share]"
+fi
+for d in 0x0202 0x0210 0x0300; do
+	check "impacket login, dialect $d" timeout 30 $PY -c "
+from impacket.smbconnection import SMBConnection
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=$PORT, preferredDialect=$d)
+c.login('alice', '$ALICE_PW')
+assert c.getDialect() == $d, hex(c.getDialect())
+if $HAVE_PIPES:
+    names = [s['shi1_netname'][:-1] for s in c.listShares()]
+    assert 'share' in names, names
+c.logoff()
+"
+done
+
+# The worker that served alice runs with her ids only and no capabilities.
+wpid=$(pgrep -f "^usmbd: worker alice" | head -1)
+if [ -n "$wpid" ]; then
+	au=$(id -u alice); ag=$(id -g alice)
+	st=/proc/$wpid/status
+	if grep -q "^Uid:	$au	$au	$au	$au$" $st && grep -q "^Gid:	$ag	$ag	$ag	$ag$" $st &&
+	    grep -q "^CapEff:	0000000000000000$" $st && grep -q "^CapPrm:	0000000000000000$" $st; then
+		ok "worker runs as alice without capabilities"
+	else
+		fail "worker runs as alice without capabilities"; cat $st >&2
+	fi
+else
+	fail "worker of alice found"
+fi
+integ_stop
+
+# server signing = mandatory; smb encrypt = required
+integ_conf "server signing = mandatory" "smb encrypt = required"
+integ_start || { fail "server restarts"; finish; }
+check "mandatory signing + required encryption, SMB3_11" $SMBC //127.0.0.1/share \
+    -U alice%$ALICE_PW -c ls
+check "mandatory signing + required encryption, SMB3_00" $SMBC //127.0.0.1/share \
+    -U alice%$ALICE_PW --option='client max protocol=SMB3_00' -c ls
+check_fails "required encryption refuses SMB2_10" $SMBC //127.0.0.1/share \
+    -U alice%$ALICE_PW --option='client max protocol=SMB2_10' -c ls
+integ_stop
+finish

@@ -1,0 +1,226 @@
+/*
+ * Unit tests for proto/fscc.c: FILETIME conversion, the fixed layouts of
+ * the file and file-system classes (sizes and field offsets from MS-FSCC),
+ * directory entries that do not fit, and the MS-FSA wildcard rules.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/fscc.h"
+
+static struct fscc_info
+sample(void)
+{
+	struct fscc_info fi;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.creation = 0x0102030405060708ull;
+	fi.access = 2;
+	fi.write = 3;
+	fi.change = 4;
+	fi.eof = 1000;
+	fi.alloc = 4096;
+	fi.attrs = FILE_ATTRIBUTE_ARCHIVE;
+	fi.nlink = 1;
+	fi.file_id = 0xABCDEF;
+	return fi;
+}
+
+START_TEST(test_time)
+{
+	struct timespec ts = { 0, 0 }, back;
+
+	ck_assert_uint_eq(fscc_time_from_timespec(&ts), FSCC_TIME_UNIX_EPOCH);
+	ts.tv_sec = 1;
+	ts.tv_nsec = 500;
+	ck_assert_uint_eq(fscc_time_from_timespec(&ts),
+	    FSCC_TIME_UNIX_EPOCH + 10000000 + 5);
+	back = fscc_time_to_timespec(FSCC_TIME_UNIX_EPOCH + 10000000 + 5);
+	ck_assert_int_eq(back.tv_sec, 1);
+	ck_assert_int_eq(back.tv_nsec, 500);
+	/* before 1970 */
+	back = fscc_time_to_timespec(FSCC_TIME_UNIX_EPOCH - 5);
+	ck_assert_int_eq(back.tv_sec, -1);
+	ck_assert_int_eq(back.tv_nsec, 999999500);
+}
+END_TEST
+
+START_TEST(test_fixed_sizes)
+{
+	uint8_t buf[256];
+	struct wcur w;
+	struct fscc_info fi = sample();
+
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_basic(&w, &fi);
+	ck_assert_uint_eq(wcur_off(&w), 40);
+	ck_assert_uint_eq(le64_get(buf), fi.creation);
+	ck_assert_uint_eq(le32_get(buf + 32), FILE_ATTRIBUTE_ARCHIVE);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_standard(&w, &fi);
+	ck_assert_uint_eq(wcur_off(&w), 24);
+	ck_assert_uint_eq(le64_get(buf), 4096);
+	ck_assert_uint_eq(le64_get(buf + 8), 1000);
+	ck_assert_uint_eq(le32_get(buf + 16), 1);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_network_open(&w, &fi);
+	ck_assert_uint_eq(wcur_off(&w), 56);
+	ck_assert_uint_eq(le32_get(buf + 48), FILE_ATTRIBUTE_ARCHIVE);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_attribute_tag(&w, &fi);
+	ck_assert_uint_eq(wcur_off(&w), 8);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_compression(&w, &fi);
+	ck_assert_uint_eq(wcur_off(&w), 16);
+}
+END_TEST
+
+START_TEST(test_all)
+{
+	uint8_t buf[256];
+	const uint8_t name[] = { '\\', 0, 'a', 0 };
+	struct wcur w;
+	struct fscc_info fi = sample();
+
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_uint_eq(fscc_put_all(&w, &fi, 0x1F01FF, 7, 0, name, 4), 104);
+	ck_assert_uint_eq(wcur_off(&w), 104);
+	ck_assert_uint_eq(le64_get(buf + 64), 0xABCDEF);	/* Internal */
+	ck_assert_uint_eq(le32_get(buf + 76), 0x1F01FF);	/* Access */
+	ck_assert_uint_eq(le64_get(buf + 80), 7);		/* Position */
+	ck_assert_uint_eq(le32_get(buf + 96), 4);		/* NameLength */
+	/* a short buffer gets the fixed part and the length needed */
+	wcur_init(&w, buf, 101);
+	ck_assert_uint_eq(fscc_put_all(&w, &fi, 0, 0, 0, name, 4), 104);
+	ck_assert_int_eq(w.err, 0);
+}
+END_TEST
+
+START_TEST(test_dirents)
+{
+	static const int classes[] = { FileDirectoryInformation,
+	    FileFullDirectoryInformation, FileBothDirectoryInformation,
+	    FileIdBothDirectoryInformation, FileIdFullDirectoryInformation,
+	    FileIdExtdDirectoryInformation, FileNamesInformation };
+	static const size_t fixed[] = { 64, 68, 94, 104, 80, 88, 12 };
+	const uint8_t name[] = { 'x', 0, 'y', 0 };
+	uint8_t buf[256];
+	struct wcur w;
+	struct fscc_info fi = sample();
+	size_t i, n;
+
+	for (i = 0; i < 7; i++) {
+		ck_assert_uint_eq(fscc_dirent_fixed(classes[i]), fixed[i]);
+		wcur_init(&w, buf, sizeof(buf));
+		n = fscc_put_dirent(&w, classes[i], &fi, 0, name, 4);
+		ck_assert_uint_eq(n, fixed[i] + 4);
+		ck_assert_mem_eq(buf + fixed[i], name, 4);
+		/* FileNameLength */
+		ck_assert_uint_eq(le32_get(buf + (classes[i] ==
+		    FileNamesInformation ? 8 : 60)), 4);
+		/* one byte short: nothing written, no error latched */
+		wcur_init(&w, buf, fixed[i] + 3);
+		ck_assert_uint_eq(fscc_put_dirent(&w, classes[i], &fi, 0, name,
+		    4), 0);
+		ck_assert_uint_eq(wcur_off(&w), 0);
+		ck_assert_int_eq(w.err, 0);
+	}
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_dirent(&w, FileIdBothDirectoryInformation, &fi, 0, name, 4);
+	ck_assert_uint_eq(le64_get(buf + 96), 0xABCDEF);
+	ck_assert_uint_eq(fscc_dirent_fixed(FileBasicInformation), 0);
+}
+END_TEST
+
+START_TEST(test_fs)
+{
+	uint8_t buf[256];
+	struct wcur w;
+	struct fscc_fs fs;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.total_units = 100;
+	fs.avail_units = 50;
+	fs.sectors_per_unit = 8;
+	fs.bytes_per_sector = 512;
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_put_fs(&w, FileFsSizeInformation, &fs, NULL, 0),
+	    0);
+	ck_assert_uint_eq(wcur_off(&w), 24);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_fs(&w, FileFsFullSizeInformation, &fs, NULL, 0);
+	ck_assert_uint_eq(wcur_off(&w), 32);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_fs(&w, FileFsSectorSizeInformation, &fs, NULL, 0);
+	ck_assert_uint_eq(wcur_off(&w), 28);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_fs(&w, FileFsAttributeInformation, &fs, NULL, 0);
+	ck_assert_uint_eq(wcur_off(&w), 12 + 8);
+	wcur_init(&w, buf, sizeof(buf));
+	fscc_put_fs(&w, FileFsVolumeInformation, &fs, (const uint8_t *)"s\0", 2);
+	ck_assert_uint_eq(wcur_off(&w), 18 + 2);
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_put_fs(&w, 99, &fs, NULL, 0), -1);
+}
+END_TEST
+
+static int
+m(const char *p, const char *n)
+{
+	return fscc_name_match(p, strlen(p), n, strlen(n), 0);
+}
+
+START_TEST(test_wildcards)
+{
+	ck_assert(m("*", "anything"));
+	ck_assert(m("*.txt", "a.TXT"));
+	ck_assert(!m("*.txt", "a.txt.bak"));
+	ck_assert(m("a?c", "abc"));
+	ck_assert(!m("a?c", "ac"));
+	ck_assert(m("readme.txt", "README.TXT"));
+	ck_assert(!fscc_name_match("readme", 6, "README", 6, 1));
+	/* DOS_STAR < : up to the last dot */
+	ck_assert(m("<.txt", "a.b.txt"));
+	ck_assert(m("<", "abc"));
+	ck_assert(!m("<.txt", "abc"));
+	/* DOS_QM > : one char, or none at a dot or the end */
+	ck_assert(m("a>>", "a"));
+	ck_assert(m("a>>.txt", "ab.txt"));
+	ck_assert(!m("a>", "abc"));
+	/* DOS_DOT " : a dot, or nothing at the end */
+	ck_assert(m("abc\"", "abc"));
+	ck_assert(m("abc\"txt", "abc.txt"));
+	ck_assert(m("*\"*", "abc.txt"));
+	ck_assert(m("**a**b**", "xxaxxbxx"));
+	ck_assert(!m("**a**b**", "xxbxxaxx"));
+}
+END_TEST
+
+static Suite *
+fscc_suite(void)
+{
+	Suite *s = suite_create("fscc");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_time);
+	tcase_add_test(tc, test_fixed_sizes);
+	tcase_add_test(tc, test_all);
+	tcase_add_test(tc, test_dirents);
+	tcase_add_test(tc, test_fs);
+	tcase_add_test(tc, test_wildcards);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(fscc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,174 @@
+/*
+ * Figures for the state layer (not a test; `make check` does not build it).
+ *
+ *   make build/libusmbd.a    (or just the shm objects and build/daemon/log.o)
+ *   cc -O2 -I. -D_GNU_SOURCE -o build/shm_figures t/unit/shm_figures.c
+ *       build/shm/[a-z]*.o build/daemon/log.o -llmdb
+ *   build/shm_figures /dev/shm/shmfig 2     (a tmpfs, like /run/usmbd)
+ *
+ * Prints: LMDB write transactions per open+close pair; open+close pairs per
+ * second with 1, 2 and 8 processes contending on one set of 16 file ids
+ * (one directory's files); the cost of a READ/WRITE lock check with no lock
+ * anywhere and with locks on the file.  Each process opens the env itself
+ * after fork.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/shm.h"
+
+#define NFILES	16
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+die(const char *what, int rc)
+{
+	fprintf(stderr, "shm_figures: %s: %s\n", what, strerror(-rc));
+	exit(1);
+}
+
+/* One process: open+close pairs over the file set for secs; returns count. */
+static unsigned long
+churn(const char *dir, double secs, unsigned long *writes)
+{
+	struct shm *s;
+	struct shm_open_rec o;
+	struct shm_file_id fid = { 0x801, 0 };
+	unsigned long n = 0, w0;
+	double end;
+	int rc;
+
+	if ((rc = shm_attach(dir, 0, 0, 0, &s)) != 0)
+		die("attach", rc);
+	memset(&o, 0, sizeof(o));
+	o.pid = getpid();
+	o.access = 0x1 | 0x2;		/* read + write data */
+	o.share_access = 0x7;		/* share all: the shared-file case */
+	w0 = shm_write_count(s);
+	end = now_s() + secs;
+	while (now_s() < end) {
+		for (int i = 0; i < 64; i++, n++) {
+			fid.ino = 1000 + n % NFILES;
+			if ((rc = shm_id_alloc(s, &o.persistent_id)) != 0 ||
+			    (rc = shm_open_insert(s, &fid, &o, NULL)) != 0 ||
+			    (rc = shm_open_remove(s, &fid, o.persistent_id, NULL)) != 0)
+				die("open/close", rc);
+		}
+	}
+	*writes = shm_write_count(s) - w0;
+	shm_detach(s);
+	return n;
+}
+
+static void
+run(const char *dir, int nproc, double secs)
+{
+	unsigned long *res = mmap(NULL, 2 * nproc * sizeof(*res),
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long total = 0, writes = 0;
+	double t0 = now_s(), el;
+
+	for (int i = 0; i < nproc; i++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			res[2 * i] = churn(dir, secs, &res[2 * i + 1]);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < nproc; i++)
+		wait(NULL);
+	el = now_s() - t0;
+	for (int i = 0; i < nproc; i++) {
+		total += res[2 * i];
+		writes += res[2 * i + 1];
+	}
+	printf("%d process%s: %8.0f open+close pairs/s  (%lu pairs, %.3f write txns/pair "
+	    "incl. id blocks)\n", nproc, nproc == 1 ? "  " : "es", total / el, total,
+	    (double)writes / total);
+	munmap(res, 2 * nproc * sizeof(*res));
+}
+
+static void
+check_cost(const char *dir)
+{
+	struct shm *s;
+	struct shm_brlock_owner me = { getpid(), 1 }, other = { getpid(), 2 };
+	struct shm_file_id f = { 0x801, 42 }, g = { 0x801, 43 };
+	const int N = 2000000;
+	double t0;
+	int rc;
+
+	if ((rc = shm_attach(dir, 0, 0, 0, &s)) != 0)
+		die("attach", rc);
+	t0 = now_s();
+	for (int i = 0; i < N; i++)
+		if (shm_brlock_check(s, &f, &me, (uint64_t)i * 4096, 4096, 1) != 0)
+			die("check", -EIO);
+	printf("lock check, no lock anywhere:     %6.0f ns\n", (now_s() - t0) / N * 1e9);
+	if ((rc = shm_brlock_lock(s, &g, &other, 0, 10, SHM_BRL_EXCLUSIVE)) != 0)
+		die("lock", rc);
+	t0 = now_s();
+	for (int i = 0; i < N; i++)
+		(void)shm_brlock_check(s, &f, &me, (uint64_t)i * 4096, 4096, 1);
+	printf("lock check, locks on another file: %6.0f ns\n", (now_s() - t0) / N * 1e9);
+	for (int i = 0; i < 8; i++)
+		if ((rc = shm_brlock_lock(s, &f, &other, 1000000 + i * 100, 10, 0)) != 0)
+			die("lock", rc);
+	t0 = now_s();
+	for (int i = 0; i < N; i++)
+		(void)shm_brlock_check(s, &f, &me, 0, 4096, 1);
+	printf("lock check, 8 locks on the file:   %6.0f ns\n", (now_s() - t0) / N * 1e9);
+	shm_detach(s);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "/dev/shm/shm_figures";
+	double secs = argc > 2 ? atof(argv[2]) : 2.0;
+	struct shm *s, *m;
+	struct shm_open_rec o;
+	struct shm_file_id fid = { 0x801, 7 };
+	unsigned long w0;
+	int rc;
+
+	if ((rc = shm_attach(dir, 0, shm_readers_for(16), SHM_CREATE, &m)) != 0)
+		die("create", rc);
+	/* Transactions per pair, counted by the handle (ids pre-allocated). */
+	if ((rc = shm_attach(dir, 0, 0, 0, &s)) != 0)
+		die("attach", rc);
+	memset(&o, 0, sizeof(o));
+	o.pid = getpid();
+	o.access = 0x3;
+	o.share_access = 0x7;
+	if ((rc = shm_id_alloc(s, &o.persistent_id)) != 0)
+		die("id", rc);
+	w0 = shm_write_count(s);
+	if ((rc = shm_open_insert(s, &fid, &o, NULL)) != 0 ||
+	    (rc = shm_open_remove(s, &fid, o.persistent_id, NULL)) != 0)
+		die("pair", rc);
+	printf("LMDB write transactions per open+close pair: %lu\n",
+	    shm_write_count(s) - w0);
+	shm_detach(s);
+	run(dir, 1, secs);
+	run(dir, 2, secs);
+	run(dir, 8, secs);
+	check_cost(dir);
+	shm_detach(m);
+	return 0;
+}

@@ -1,0 +1,285 @@
+/*
+ * Case-insensitive name resolution for shares with `case sensitive = no`.
+ *
+ * A name is first tried exactly (one openat2).  Only a miss scans the
+ * parent directory, and the scan is kept: a small cache of directories,
+ * each a hash table of upper-cased name hashes over an arena of names,
+ * keyed by (dev, ino) and valid while the directory's mtime and ctime are
+ * unchanged.  A directory too big for a slot is marked overflowed and is
+ * scanned on each miss (correct, just slower).  The arenas are allocated
+ * once, on first use, and reused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/unicode.h"
+#include "vfs/vfs.h"
+
+#define NAME_SLOTS	4
+#define NAME_ARENA	(2u << 20)
+#define NAME_BUCKETS	(1u << 17)	/* power of two, >= 2 * names that fit */
+#define NAME_SCANBUF	(32u << 10)
+
+struct name_slot {
+	uint64_t	 dev;
+	uint64_t	 ino;
+	struct timespec	 mtime;
+	struct timespec	 ctime;
+	int		 valid;
+	int		 overflow;
+	uint64_t	 lru;
+	uint32_t	 used;		/* arena bytes */
+	uint32_t	 count;
+	char		*arena;		/* [u32 hash][u16 len][name] ... */
+	uint32_t	*bucket;	/* arena offset + 1, 0 = empty */
+};
+
+static struct name_slot	 name_slots[NAME_SLOTS];
+static uint8_t		*name_scanbuf;
+static uint64_t		 name_clock;
+static int		 name_ready;
+
+static int
+name_init(void)
+{
+	int i;
+
+	if (name_ready)
+		return 0;
+	if ((name_scanbuf = malloc(NAME_SCANBUF)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < NAME_SLOTS; i++) {
+		name_slots[i].arena = malloc(NAME_ARENA);
+		name_slots[i].bucket = calloc(NAME_BUCKETS, sizeof(uint32_t));
+		if (name_slots[i].arena == NULL ||
+		    name_slots[i].bucket == NULL)
+			return -ENOMEM;
+	}
+	name_ready = 1;
+	return 0;
+}
+
+void
+vfs_name_invalidate(void)
+{
+	int i;
+
+	for (i = 0; i < NAME_SLOTS; i++)
+		name_slots[i].valid = 0;
+}
+
+static void
+name_insert(struct name_slot *s, const char *name, size_t len)
+{
+	uint32_t h, b, need = (uint32_t)(6 + len);
+
+	if (s->overflow)
+		return;
+	if (s->used + need > NAME_ARENA || s->count + 1 > NAME_BUCKETS / 2) {
+		s->overflow = 1;
+		return;
+	}
+	h = unicode_casehash(name, len);
+	memcpy(s->arena + s->used, &h, 4);
+	s->arena[s->used + 4] = (char)(len & 0xFF);
+	s->arena[s->used + 5] = (char)(len >> 8);
+	memcpy(s->arena + s->used + 6, name, len);
+	for (b = h & (NAME_BUCKETS - 1); s->bucket[b] != 0;
+	    b = (b + 1) & (NAME_BUCKETS - 1))
+		;
+	s->bucket[b] = s->used + 1;
+	s->used += need;
+	s->count++;
+}
+
+/*
+ * Iterates the entries of dfd; for each calls fn.  fn returns 1 to stop.
+ */
+static int
+name_scan(const struct vfs_ops *ops, int dfd,
+    int (*fn)(void *, const char *, size_t), void *arg)
+{
+	ssize_t n, off;
+	uint16_t reclen;
+	const char *nm;
+	int rc;
+
+	if ((rc = ops->rewinddir(dfd)) != 0)
+		return rc;
+	for (;;) {
+		if ((n = ops->getdents(dfd, name_scanbuf, NAME_SCANBUF)) < 0)
+			return (int)n;
+		if (n == 0)
+			return 0;
+		for (off = 0; off < n; off += reclen) {
+			memcpy(&reclen, name_scanbuf + off + 16, 2);
+			nm = (const char *)name_scanbuf + off + 19;
+			if (reclen == 0)
+				return -EIO;
+			if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0)
+				continue;
+			if (fn(arg, nm, strlen(nm)))
+				return 1;
+		}
+	}
+}
+
+static int
+name_fill_cb(void *arg, const char *nm, size_t len)
+{
+	name_insert(arg, nm, len);
+	return 0;
+}
+
+struct name_find {
+	const char	*want;
+	size_t		 len;
+	char		*out;
+	size_t		 cap;
+	int		 found;
+};
+
+static int
+name_find_cb(void *arg, const char *nm, size_t len)
+{
+	struct name_find *f = arg;
+
+	if (unicode_casecmp(nm, len, f->want, f->len) != 0 || len >= f->cap)
+		return 0;
+	memcpy(f->out, nm, len + 1);
+	f->found = 1;
+	return 1;
+}
+
+static struct name_slot *
+name_slot_get(const struct vfs_ops *ops, int dfd, const struct vfs_stat *st)
+{
+	struct name_slot *s, *victim = &name_slots[0];
+	int i, rc;
+
+	for (i = 0; i < NAME_SLOTS; i++) {
+		s = &name_slots[i];
+		if (s->valid && s->dev == st->dev && s->ino == st->ino &&
+		    s->mtime.tv_sec == st->mtime.tv_sec &&
+		    s->mtime.tv_nsec == st->mtime.tv_nsec &&
+		    s->ctime.tv_sec == st->ctime.tv_sec &&
+		    s->ctime.tv_nsec == st->ctime.tv_nsec) {
+			s->lru = ++name_clock;
+			return s;
+		}
+		if (victim->valid && (!s->valid || s->lru < victim->lru))
+			victim = s;
+	}
+	s = victim;
+	memset(s->bucket, 0, NAME_BUCKETS * sizeof(uint32_t));
+	s->used = s->count = 0;
+	s->overflow = 0;
+	s->valid = 0;
+	rc = name_scan(ops, dfd, name_fill_cb, s);
+	if (rc < 0)
+		return NULL;
+	s->dev = st->dev;
+	s->ino = st->ino;
+	s->mtime = st->mtime;
+	s->ctime = st->ctime;
+	s->valid = 1;
+	s->lru = ++name_clock;
+	return s;
+}
+
+/* Finds the real spelling of want in directory dfd; 1 found, 0 not, -errno. */
+static int
+name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
+    char *out, size_t cap)
+{
+	struct name_find f = { want, len, out, cap, 0 };
+	struct name_slot *s;
+	struct vfs_stat st;
+	uint32_t h, b, off, nlen, eh;
+	int rc;
+
+	if ((rc = ops->fstat(dfd, &st)) != 0)
+		return rc;
+	if ((s = name_slot_get(ops, dfd, &st)) == NULL || s->overflow) {
+		rc = name_scan(ops, dfd, name_find_cb, &f);
+		return rc < 0 ? rc : f.found;
+	}
+	h = unicode_casehash(want, len);
+	for (b = h & (NAME_BUCKETS - 1); s->bucket[b] != 0;
+	    b = (b + 1) & (NAME_BUCKETS - 1)) {
+		off = s->bucket[b] - 1;
+		memcpy(&eh, s->arena + off, 4);
+		if (eh != h)
+			continue;
+		nlen = (uint8_t)s->arena[off + 4] |
+		    (uint32_t)(uint8_t)s->arena[off + 5] << 8;
+		if (unicode_casecmp(s->arena + off + 6, nlen, want, len) != 0 ||
+		    nlen >= cap)
+			continue;
+		memcpy(out, s->arena + off + 6, nlen);
+		out[nlen] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+int
+vfs_name_resolve(const struct vfs_ops *ops, int root, char *path, size_t cap)
+{
+	char real[NAME_MAX + 1];
+	struct vfs_stat st;
+	size_t start, end, plen, rlen;
+	char save;
+	int dfd, rc;
+
+	if (path[0] == '\0' || ops->statat(root, path, &st) == 0)
+		return 0;
+	if ((rc = name_init()) != 0)
+		return rc;
+	plen = strlen(path);
+	for (start = 0; start < plen; start = end + 1) {
+		for (end = start; end < plen && path[end] != '/'; end++)
+			;
+		save = path[end];
+		path[end] = '\0';
+		rc = ops->statat(root, path, &st);
+		path[end] = save;
+		if (rc == 0)
+			continue;
+		if (rc != -ENOENT)
+			return 0;	/* the caller meets the real error */
+		if (start == 0)
+			dfd = ops->open(root, "", O_RDONLY | O_DIRECTORY, 0);
+		else {
+			path[start - 1] = '\0';
+			dfd = ops->open(root, path, O_RDONLY | O_DIRECTORY, 0);
+			path[start - 1] = '/';
+		}
+		if (dfd < 0)
+			return 0;
+		save = path[end];
+		path[end] = '\0';
+		rc = name_lookup(ops, dfd, path + start, end - start, real,
+		    sizeof(real));
+		path[end] = save;
+		close(dfd);
+		if (rc <= 0)
+			return 0;	/* no such name: leave the rest as sent */
+		rlen = strlen(real);
+		if (rlen != end - start) {
+			/* a fold that changes the UTF-8 length (rare) */
+			if (plen - (end - start) + rlen + 1 > cap)
+				return -ENAMETOOLONG;
+			memmove(path + start + rlen, path + end,
+			    plen - end + 1);
+			plen = plen - (end - start) + rlen;
+			end = start + rlen;
+		}
+		memcpy(path + start, real, rlen);
+	}
+	return 0;
+}

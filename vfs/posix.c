@@ -1,0 +1,551 @@
+/*
+ * The POSIX backend.  Every lookup starts at the share root fd and goes
+ * through openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so neither "..",
+ * an absolute symlink nor a symlink climbing out can leave the share.  Where
+ * openat2 is missing (ENOSYS) a component walk with O_NOFOLLOW refuses every
+ * symlink instead.  Operations on a name (mkdir, unlink, rename, link) open
+ * the parent this way and act on the last component with the *at() call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/openat2.h>
+
+#include "vfs/vfs.h"
+
+static int posix_have_openat2 = 1;
+
+static int
+posix_check_path(const char *path)
+{
+	const char *p = path, *s;
+	size_t n;
+
+	if (path[0] == '/')
+		return -EXDEV;
+	while (*p != '\0') {
+		s = strchr(p, '/');
+		n = s ? (size_t)(s - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (n > NAME_MAX)
+			return -ENAMETOOLONG;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
+/* The fallback: one component at a time, no symlink followed at all. */
+static int
+posix_walk(int root, const char *path, int flags, mode_t mode)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path, *s;
+	int dfd, fd;
+	size_t n;
+
+	if ((dfd = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (*p == '\0') {
+		close(dfd);
+		fd = openat(root, ".", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	for (;;) {
+		s = strchr(p, '/');
+		n = s ? (size_t)(s - p) : strlen(p);
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (s == NULL) {
+			fd = openat(dfd, comp, flags | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+			if (fd < 0)
+				fd = -errno;
+			close(dfd);
+			return fd;
+		}
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(dfd);
+		if (fd < 0)
+			return errno == ENOTDIR ? -ENOTDIR : -errno;
+		dfd = fd;
+		p = s + 1;
+	}
+}
+
+static int
+posix_open(int root, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	int fd, rc;
+
+	if ((rc = posix_check_path(path)) != 0)
+		return rc;
+	if (posix_have_openat2) {
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)(flags | O_CLOEXEC);
+		how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how,
+		    sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		posix_have_openat2 = 0;
+	}
+	return posix_walk(root, path, flags, mode);
+}
+
+/*
+ * Splits path into its parent (opened beneath root as O_PATH) and the last
+ * component (a pointer into path).
+ */
+static int
+posix_parent(int root, const char *path, int *pfd, const char **last)
+{
+	char parent[PATH_MAX];
+	const char *slash;
+	size_t n;
+	int rc;
+
+	if ((rc = posix_check_path(path)) != 0)
+		return rc;
+	if (*path == '\0')
+		return -EINVAL;		/* the root itself has no name */
+	slash = strrchr(path, '/');
+	if (slash == NULL) {
+		parent[0] = '\0';
+		*last = path;
+	} else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(parent))
+			return -ENAMETOOLONG;
+		memcpy(parent, path, n);
+		parent[n] = '\0';
+		*last = slash + 1;
+	}
+	*pfd = posix_open(root, parent, O_PATH | O_DIRECTORY, 0);
+	return *pfd < 0 ? *pfd : 0;
+}
+
+static int
+posix_mkdir(int root, const char *path, mode_t mode)
+{
+	const char *last;
+	int pfd, rc;
+
+	if ((rc = posix_parent(root, path, &pfd, &last)) != 0)
+		return rc;
+	rc = mkdirat(pfd, last, mode) < 0 ? -errno : 0;
+	close(pfd);
+	return rc;
+}
+
+static int
+posix_unlink(int root, const char *path, int is_dir)
+{
+	const char *last;
+	int pfd, rc;
+
+	if ((rc = posix_parent(root, path, &pfd, &last)) != 0)
+		return rc;
+	rc = unlinkat(pfd, last, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+	close(pfd);
+	return rc;
+}
+
+static int
+posix_rename(int root, const char *from, const char *to, int replace)
+{
+	const char *lf, *lt;
+	int pf, pt, rc;
+
+	if ((rc = posix_parent(root, from, &pf, &lf)) != 0)
+		return rc;
+	if ((rc = posix_parent(root, to, &pt, &lt)) != 0) {
+		close(pf);
+		return rc;
+	}
+	rc = renameat2(pf, lf, pt, lt, replace ? 0 : RENAME_NOREPLACE);
+	rc = rc < 0 ? -errno : 0;
+	close(pf);
+	close(pt);
+	return rc;
+}
+
+static int
+posix_link(int root, const char *from, const char *to)
+{
+	const char *lf, *lt;
+	int pf, pt, rc;
+
+	if ((rc = posix_parent(root, from, &pf, &lf)) != 0)
+		return rc;
+	if ((rc = posix_parent(root, to, &pt, &lt)) != 0) {
+		close(pf);
+		return rc;
+	}
+	/* no AT_SYMLINK_FOLLOW: a link to a symlink links the symlink */
+	rc = linkat(pf, lf, pt, lt, 0) < 0 ? -errno : 0;
+	close(pf);
+	close(pt);
+	return rc;
+}
+
+static int
+posix_access(int root, const char *path, int mode)
+{
+	const char *last;
+	int pfd, rc;
+
+	if (*path == '\0')
+		return faccessat(root, ".", mode, AT_EACCESS) < 0 ? -errno : 0;
+	if ((rc = posix_parent(root, path, &pfd, &last)) != 0)
+		return rc;
+	rc = faccessat(pfd, last, mode, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+	rc = rc < 0 ? -errno : 0;
+	close(pfd);
+	return rc;
+}
+
+static void
+posix_fill(const struct statx *sx, struct vfs_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->dev = (uint64_t)sx->stx_dev_major << 32 | sx->stx_dev_minor;
+	st->ino = sx->stx_ino;
+	st->mode = sx->stx_mode;
+	st->nlink = sx->stx_nlink;
+	st->uid = sx->stx_uid;
+	st->gid = sx->stx_gid;
+	st->size = sx->stx_size;
+	st->alloc = sx->stx_blocks * 512;
+	st->atime.tv_sec = sx->stx_atime.tv_sec;
+	st->atime.tv_nsec = sx->stx_atime.tv_nsec;
+	st->mtime.tv_sec = sx->stx_mtime.tv_sec;
+	st->mtime.tv_nsec = sx->stx_mtime.tv_nsec;
+	st->ctime.tv_sec = sx->stx_ctime.tv_sec;
+	st->ctime.tv_nsec = sx->stx_ctime.tv_nsec;
+	if (sx->stx_mask & STATX_BTIME) {
+		st->has_btime = 1;
+		st->btime.tv_sec = sx->stx_btime.tv_sec;
+		st->btime.tv_nsec = sx->stx_btime.tv_nsec;
+	}
+}
+
+static int
+posix_fstat(int fd, struct vfs_stat *st)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME,
+	    &sx) < 0)
+		return -errno;
+	posix_fill(&sx, st);
+	return 0;
+}
+
+static int
+posix_statat(int root, const char *path, struct vfs_stat *st)
+{
+	int fd, rc;
+
+	if ((fd = posix_open(root, path, O_PATH, 0)) < 0)
+		return fd;
+	rc = posix_fstat(fd, st);
+	close(fd);
+	return rc;
+}
+
+static int
+posix_entstat(int dirfd, const char *name, struct vfs_stat *st)
+{
+	struct statx sx;
+
+	if (strchr(name, '/') != NULL)
+		return -EINVAL;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	    STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+		return -errno;
+	posix_fill(&sx, st);
+	return 0;
+}
+
+static int
+posix_statfs(int fd, struct vfs_statfs *sf)
+{
+	struct statfs s;
+
+	if (fstatfs(fd, &s) < 0)
+		return -errno;
+	sf->blocks = s.f_blocks;
+	sf->bfree = s.f_bfree;
+	sf->bavail = s.f_bavail;
+	sf->bsize = (uint32_t)s.f_bsize;
+	sf->namemax = (uint32_t)s.f_namelen;
+	memcpy(&sf->fsid, &s.f_fsid, sizeof(sf->fsid));
+	return 0;
+}
+
+static ssize_t
+posix_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	if (off > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	do
+		n = pread(fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* Writes all of buf: a short write is retried, as the client sent it all. */
+static ssize_t
+posix_pwrite(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+	ssize_t n;
+
+	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
+		return -EFBIG;
+	while (done < len) {
+		n = pwrite(fd, p + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return done > 0 ? (ssize_t)done : -errno;
+		if (n == 0)
+			return -ENOSPC;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int
+posix_fsync(int fd, int data_only)
+{
+	return (data_only ? fdatasync(fd) : fsync(fd)) < 0 ? -errno : 0;
+}
+
+static int
+posix_ftruncate(int fd, uint64_t len)
+{
+	if (len > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	return ftruncate(fd, (off_t)len) < 0 ? -errno : 0;
+}
+
+static int
+posix_reserve(int fd, uint64_t off, uint64_t len)
+{
+	if (len == 0)
+		return 0;
+	return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0 ?
+	    -errno : 0;
+}
+
+static int
+posix_punch_hole(int fd, uint64_t off, uint64_t len)
+{
+	if (len == 0)
+		return 0;
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    (off_t)off, (off_t)len) < 0 ? -errno : 0;
+}
+
+static int64_t
+posix_seek(int fd, int64_t off, int whence)
+{
+	off_t r = lseek(fd, (off_t)off, whence);
+
+	return r < 0 ? -errno : (int64_t)r;
+}
+
+static ssize_t
+posix_copy_range(int in, uint64_t in_off, int out, uint64_t out_off,
+    size_t len)
+{
+	loff_t io = (loff_t)in_off, oo = (loff_t)out_off;
+	ssize_t n;
+
+	n = copy_file_range(in, &io, out, &oo, len, 0);
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * An fd may be O_PATH (an open without data access).  Calls that refuse
+ * O_PATH fds go through /proc/self/fd/N, which names the inode the fd
+ * already holds: nothing is resolved again from a path.
+ */
+static void
+posix_fdpath(int fd, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+static int
+posix_utimens(int fd, const struct timespec ts[2])
+{
+	char p[32];
+
+	if (futimens(fd, ts) == 0)
+		return 0;
+	if (errno != EBADF)
+		return -errno;
+	posix_fdpath(fd, p, sizeof(p));
+	return utimensat(AT_FDCWD, p, ts, 0) < 0 ? -errno : 0;
+}
+
+static int
+posix_fchmod(int fd, mode_t mode)
+{
+	char p[32];
+
+	if (fchmod(fd, mode) == 0)
+		return 0;
+	if (errno != EBADF)
+		return -errno;
+	posix_fdpath(fd, p, sizeof(p));
+	return fchmodat(AT_FDCWD, p, mode, 0) < 0 ? -errno : 0;
+}
+
+static ssize_t
+posix_getdents(int dirfd, void *buf, size_t len)
+{
+	long n = syscall(SYS_getdents64, dirfd, buf, len);
+
+	return n < 0 ? -errno : (ssize_t)n;
+}
+
+static int
+posix_rewinddir(int dirfd)
+{
+	return lseek(dirfd, 0, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static int
+posix_seekdir(int dirfd, int64_t cookie)
+{
+	return lseek(dirfd, (off_t)cookie, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static ssize_t
+posix_getxattr(int fd, const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n = fgetxattr(fd, name, buf, len);
+
+	if (n < 0 && errno == EBADF) {
+		posix_fdpath(fd, p, sizeof(p));
+		n = getxattr(p, name, buf, len);
+	}
+	return n < 0 ? -errno : n;
+}
+
+static int
+posix_setxattr(int fd, const char *name, const void *buf, size_t len,
+    int flags)
+{
+	char p[32];
+	int rc = fsetxattr(fd, name, buf, len, flags);
+
+	if (rc < 0 && errno == EBADF) {
+		posix_fdpath(fd, p, sizeof(p));
+		rc = setxattr(p, name, buf, len, flags);
+	}
+	return rc < 0 ? -errno : 0;
+}
+
+static int
+posix_removexattr(int fd, const char *name)
+{
+	char p[32];
+	int rc = fremovexattr(fd, name);
+
+	if (rc < 0 && errno == EBADF) {
+		posix_fdpath(fd, p, sizeof(p));
+		rc = removexattr(p, name);
+	}
+	return rc < 0 ? -errno : 0;
+}
+
+/*
+ * The xattr of one entry of a directory: the directory fd's /proc name plus
+ * one component, read with lgetxattr so that a final symlink is not
+ * followed.
+ */
+static ssize_t
+posix_entxattr(int dirfd, const char *name, const char *xname, void *buf,
+    size_t len)
+{
+	char p[PATH_MAX];
+	ssize_t n;
+
+	if (strchr(name, '/') != NULL)
+		return -EINVAL;
+	if ((size_t)snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dirfd, name)
+	    >= sizeof(p))
+		return -ENAMETOOLONG;
+	n = lgetxattr(p, xname, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+static ssize_t
+posix_listxattr(int fd, char *buf, size_t len)
+{
+	char p[32];
+	ssize_t n = flistxattr(fd, buf, len);
+
+	if (n < 0 && errno == EBADF) {
+		posix_fdpath(fd, p, sizeof(p));
+		n = listxattr(p, buf, len);
+	}
+	return n < 0 ? -errno : n;
+}
+
+const struct vfs_ops vfs_posix = {
+	.name = "posix",
+	.open = posix_open,
+	.mkdir = posix_mkdir,
+	.unlink = posix_unlink,
+	.rename = posix_rename,
+	.link = posix_link,
+	.access = posix_access,
+	.fstat = posix_fstat,
+	.statat = posix_statat,
+	.statfs = posix_statfs,
+	.entstat = posix_entstat,
+	.entxattr = posix_entxattr,
+	.pread = posix_pread,
+	.pwrite = posix_pwrite,
+	.fsync = posix_fsync,
+	.ftruncate = posix_ftruncate,
+	.fallocate = posix_reserve,
+	.punch_hole = posix_punch_hole,
+	.seek = posix_seek,
+	.copy_range = posix_copy_range,
+	.utimens = posix_utimens,
+	.fchmod = posix_fchmod,
+	.getdents = posix_getdents,
+	.rewinddir = posix_rewinddir,
+	.seekdir = posix_seekdir,
+	.getxattr = posix_getxattr,
+	.setxattr = posix_setxattr,
+	.removexattr = posix_removexattr,
+	.listxattr = posix_listxattr,
+};

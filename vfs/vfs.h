@@ -1,0 +1,128 @@
+/*
+ * The file-system backend interface.  A backend is a table of functions
+ * over handles (file descriptors); every path it is given is relative to a
+ * share root handle, '/'-separated, with components already checked by the
+ * caller (no "", ".", ".."), and the backend guarantees that resolving it can
+ * never leave the root, whatever symlinks the share holds.  Every function
+ * returns 0 (or a count) or -errno.  This layer knows neither SMB nor LMDB.
+ */
+#ifndef USMBD_VFS_VFS_H
+#define USMBD_VFS_VFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct vfs_stat {
+	uint64_t	 dev;
+	uint64_t	 ino;
+	uint32_t	 mode;		/* S_IF* | permission bits */
+	uint32_t	 nlink;
+	uint32_t	 uid;
+	uint32_t	 gid;
+	uint64_t	 size;
+	uint64_t	 alloc;		/* bytes allocated */
+	struct timespec	 atime;
+	struct timespec	 mtime;
+	struct timespec	 ctime;
+	struct timespec	 btime;		/* birth time when has_btime */
+	int		 has_btime;
+};
+
+struct vfs_statfs {
+	uint64_t	 blocks;	/* in units of bsize */
+	uint64_t	 bfree;
+	uint64_t	 bavail;
+	uint32_t	 bsize;
+	uint32_t	 namemax;
+	uint64_t	 fsid;
+};
+
+/* A Windows-side view kept by the backend next to the file (vfs/xattr.c). */
+struct vfs_dosinfo {
+	uint32_t	 attrs;		/* FILE_ATTRIBUTE_* the client set */
+	uint64_t	 create_time;	/* FILETIME; 0 = unknown */
+};
+
+#define VFS_XATTR_DOS		"user.usmbd.dos"
+#define VFS_XATTR_STREAM	"user.usmbd.stream."
+
+struct vfs_ops {
+	const char	*name;
+	/*
+	 * Opens path below root with open(2) flags (O_CREAT, O_EXCL,
+	 * O_DIRECTORY, O_PATH, O_TRUNC...) and mode; "" opens the root.
+	 * Returns a new fd (O_CLOEXEC) or -errno; -EXDEV or -ELOOP when the
+	 * path would leave the root.
+	 */
+	int	(*open)(int root, const char *path, int flags, mode_t mode);
+	int	(*mkdir)(int root, const char *path, mode_t mode);
+	/* Removes a file (is_dir = 0) or an empty directory. */
+	int	(*unlink)(int root, const char *path, int is_dir);
+	/* Renames within the root; replace = 0 fails with -EEXIST. */
+	int	(*rename)(int root, const char *from, const char *to, int replace);
+	int	(*link)(int root, const char *from, const char *to);
+	/* Asks the kernel whether the caller may access path (R_OK|W_OK|X_OK). */
+	int	(*access)(int root, const char *path, int mode);
+	int	(*fstat)(int fd, struct vfs_stat *);
+	int	(*statat)(int root, const char *path, struct vfs_stat *);
+	int	(*statfs)(int fd, struct vfs_statfs *);
+	/* One entry (a single name, no '/') of directory dirfd, not
+	 * following a final symlink: for listings. */
+	int	(*entstat)(int dirfd, const char *name, struct vfs_stat *);
+	ssize_t	(*entxattr)(int dirfd, const char *name, const char *xname,
+		    void *buf, size_t len);
+	ssize_t	(*pread)(int fd, void *buf, size_t len, uint64_t off);
+	ssize_t	(*pwrite)(int fd, const void *buf, size_t len, uint64_t off);
+	int	(*fsync)(int fd, int data_only);
+	int	(*ftruncate)(int fd, uint64_t len);
+	/* Reserves space without changing the size. */
+	int	(*fallocate)(int fd, uint64_t off, uint64_t len);
+	int	(*punch_hole)(int fd, uint64_t off, uint64_t len);
+	/* SEEK_DATA / SEEK_HOLE */
+	int64_t	(*seek)(int fd, int64_t off, int whence);
+	ssize_t	(*copy_range)(int in, uint64_t in_off, int out, uint64_t out_off,
+		    size_t len);
+	/* ts[0] access, ts[1] modification; UTIME_OMIT keeps one. */
+	int	(*utimens)(int fd, const struct timespec ts[2]);
+	int	(*fchmod)(int fd, mode_t mode);
+	/*
+	 * Reads directory entries in the Linux struct linux_dirent64 layout
+	 * (d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name); 0 at the end.
+	 * rewinddir restarts from the first entry.
+	 */
+	ssize_t	(*getdents)(int dirfd, void *buf, size_t len);
+	int	(*rewinddir)(int dirfd);
+	int	(*seekdir)(int dirfd, int64_t cookie);
+	ssize_t	(*getxattr)(int fd, const char *name, void *buf, size_t len);
+	int	(*setxattr)(int fd, const char *name, const void *buf, size_t len,
+		    int flags);
+	int	(*removexattr)(int fd, const char *name);
+	ssize_t	(*listxattr)(int fd, char *buf, size_t len);
+};
+
+extern const struct vfs_ops vfs_posix;
+
+/* vfs/xattr.c: DOS attributes and creation time, over any backend. */
+int	vfs_dos_get(const struct vfs_ops *, int fd, struct vfs_dosinfo *);
+int	vfs_dos_set(const struct vfs_ops *, int fd, const struct vfs_dosinfo *);
+/* Encoding of the xattr value, exposed for the unit test. */
+size_t	vfs_dos_encode(const struct vfs_dosinfo *, uint8_t *buf, size_t len);
+int	vfs_dos_decode(const uint8_t *buf, size_t len, struct vfs_dosinfo *);
+/* Streams: the xattr name for a stream, -ENAMETOOLONG/-EINVAL when bad. */
+int	vfs_stream_xattr_name(const char *stream, char *out, size_t len);
+
+/*
+ * vfs/name.c: case-insensitive resolution.  Rewrites path (in place, same
+ * buffer of size cap) so that each component that has no exact match takes
+ * the spelling of the entry that matches it ignoring case.  Components that
+ * match nothing are left as given (the caller then gets -ENOENT or creates
+ * the name as the client spelled it).  Returns 0 or -errno.
+ */
+int	vfs_name_resolve(const struct vfs_ops *, int root, char *path,
+	    size_t cap);
+/* Forget cached listings (e.g. after a create, rename or delete). */
+void	vfs_name_invalidate(void);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * Windows metadata kept in extended attributes: the DOS attributes and the
+ * creation time in one value of our own format (user.usmbd.dos), alternate
+ * data streams as user.usmbd.stream.<name>.
+ *
+ * user.usmbd.dos, 16 bytes little endian:
+ *   'U' 'D' version(1) 0 | attrs u32 | create_time u64 (FILETIME, 0 = unset)
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "proto/cur.h"
+#include "vfs/vfs.h"
+
+#define DOS_VERSION	1
+#define DOS_LEN		16
+
+size_t
+vfs_dos_encode(const struct vfs_dosinfo *di, uint8_t *buf, size_t len)
+{
+	if (len < DOS_LEN)
+		return 0;
+	buf[0] = 'U';
+	buf[1] = 'D';
+	buf[2] = DOS_VERSION;
+	buf[3] = 0;
+	le32_put(buf + 4, di->attrs);
+	le64_put(buf + 8, di->create_time);
+	return DOS_LEN;
+}
+
+int
+vfs_dos_decode(const uint8_t *buf, size_t len, struct vfs_dosinfo *di)
+{
+	memset(di, 0, sizeof(*di));
+	if (len < DOS_LEN || buf[0] != 'U' || buf[1] != 'D' ||
+	    buf[2] != DOS_VERSION)
+		return -EINVAL;
+	di->attrs = le32_get(buf + 4);
+	di->create_time = le64_get(buf + 8);
+	return 0;
+}
+
+/* -ENODATA when the file has none (the caller derives defaults). */
+int
+vfs_dos_get(const struct vfs_ops *ops, int fd, struct vfs_dosinfo *di)
+{
+	uint8_t buf[64];
+	ssize_t n;
+
+	memset(di, 0, sizeof(*di));
+	n = ops->getxattr(fd, VFS_XATTR_DOS, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return vfs_dos_decode(buf, (size_t)n, di);
+}
+
+int
+vfs_dos_set(const struct vfs_ops *ops, int fd, const struct vfs_dosinfo *di)
+{
+	uint8_t buf[DOS_LEN];
+
+	vfs_dos_encode(di, buf, sizeof(buf));
+	return ops->setxattr(fd, VFS_XATTR_DOS, buf, sizeof(buf), 0);
+}
+
+int
+vfs_stream_xattr_name(const char *stream, char *out, size_t len)
+{
+	size_t pl = strlen(VFS_XATTR_STREAM), sl = strlen(stream);
+
+	/*
+	 * The xattr name is one flat string, so "/" or ".." cannot walk
+	 * anywhere; they are refused anyway so that a name never looks like
+	 * a path to whoever reads the logs or copies the file.
+	 */
+	if (sl == 0 || strchr(stream, '/') != NULL ||
+	    strchr(stream, '\\') != NULL || strstr(stream, "..") != NULL)
+		return -EINVAL;
+	if (pl + sl + 1 > len || pl + sl > 255)	/* XATTR_NAME_MAX */
+		return -ENAMETOOLONG;
+	memcpy(out, VFS_XATTR_STREAM, pl);
+	memcpy(out + pl, stream, sl + 1);
+	return 0;
+}

@@ -1,0 +1,562 @@
+/*
+ * A client connection: its buffers (allocated once), framing, partial
+ * reads and writes, the credit window, sessions and trees by id.
+ */
+#include "worker/conn_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "proto/smb2_hdr.h"
+#include "worker/dispatch.h"
+
+struct conn *
+conn_new(const struct conf *conf, int fd, int role, const char *peer,
+    size_t bufsize)
+{
+	struct conn *c;
+	struct conn_private *pv;
+	unsigned i;
+
+	c = calloc(1, sizeof(*c));
+	pv = calloc(1, sizeof(*pv));
+	if (c == NULL || pv == NULL)
+		goto fail;
+	c->priv = pv;
+	c->conf = conf;
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer ? peer : "?");
+	pv->role = role;
+	pv->out_fd = -1;
+	pv->next_async_id = 1;
+	conn_credits_init(&pv->cred, CONN_MAX_CREDITS);
+	for (i = 0; i < CONN_MAX_TREES; i++)
+		c->trees[i].root_fd = -1;
+	if (conn_set_bufsize(c, bufsize) < 0)
+		goto fail;
+	if (role == CONN_ROLE_WORKER) {
+		pv->nopens = CONN_MAX_OPENS;
+		pv->opens = calloc(pv->nopens, sizeof(*pv->opens));
+		if (pv->opens == NULL)
+			goto fail;
+		/* Free list in index order so the first ids are small. */
+		for (i = pv->nopens; i-- > 0;) {
+			pv->opens[i].next_free = pv->free_opens;
+			pv->free_opens = &pv->opens[i];
+		}
+	}
+	return c;
+fail:
+	if (c != NULL)
+		c->fd = -1;
+	conn_free(c);
+	return NULL;
+}
+
+int
+conn_set_bufsize(struct conn *c, size_t size)
+{
+	struct conn_private *pv = c->priv;
+	uint8_t *r, *s;
+
+	if (pv->rcap >= size)
+		return 0;
+	r = malloc(size);
+	s = malloc(size);
+	if (r == NULL || s == NULL) {
+		free(r);
+		free(s);
+		return -ENOMEM;
+	}
+	if (pv->rlen > 0)
+		memcpy(r, pv->rbuf, pv->rlen);
+	free(pv->rbuf);
+	free(pv->sbuf);
+	pv->rbuf = r;
+	pv->sbuf = s;
+	pv->rcap = pv->scap = size;
+	pv->max_frame = size - SMB2_FRAME_LEN;
+	return 0;
+}
+
+void
+conn_free(struct conn *c)
+{
+	struct conn_private *pv;
+	int i;
+
+	if (c == NULL)
+		return;
+	pv = c->priv;
+	if (pv != NULL && pv->opens != NULL)
+		open_close_all(c);
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (c->sessions[i].in_use)
+			conn_session_free(c, &c->sessions[i]);
+	if (c->fd >= 0)
+		close(c->fd);
+	if (pv != NULL) {
+		if (pv->out_fd >= 0)
+			close(pv->out_fd);
+		free(pv->rbuf);
+		free(pv->sbuf);
+		free(pv->ebuf);
+		free(pv->opens);
+		free(pv);
+	}
+	free(c);
+}
+
+uint8_t *
+conn_ebuf(struct conn *c, size_t n)
+{
+	struct conn_private *pv = c->priv;
+
+	if (pv->ecap < n) {
+		/* Once per connection: the largest frame it can send. */
+		size_t want = pv->scap + SMB2_TRANSFORM_HDR_LEN + 64;
+		uint8_t *e;
+
+		if (want < n)
+			return NULL;
+		e = malloc(want);
+		if (e == NULL)
+			return NULL;
+		free(pv->ebuf);
+		pv->ebuf = e;
+		pv->ecap = want;
+	}
+	return pv->ebuf;
+}
+
+uint32_t
+conn_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
+uint64_t
+conn_filetime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec + 11644473600ull) * 10000000ull +
+	    (uint64_t)ts.tv_nsec / 100;
+}
+
+void
+conn_warnx(struct conn *c, const char *fmt, ...)
+{
+	struct conn_private *pv = c->priv;
+	time_t now = time(NULL);
+	char buf[256];
+	va_list ap;
+
+	/* At most 5 lines per connection per minute. */
+	if (now - pv->warn_t >= 60) {
+		pv->warn_t = now;
+		pv->warn_n = 0;
+	}
+	if (pv->warn_n++ >= 5)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_warnx("%s: %s", c->peer, buf);
+}
+
+/* ---- credits and the message-id window ---- */
+
+void
+conn_credits_init(struct conn_credits *cr, uint32_t max)
+{
+	memset(cr, 0, sizeof(*cr));
+	cr->low = 0;
+	cr->range = 1;
+	cr->granted = 1;
+	cr->max = max > CONN_MAX_CREDITS ? CONN_MAX_CREDITS : max;
+}
+
+#define CRED_BITS	(CONN_MAX_CREDITS * 2)
+
+static int
+cred_bit(const struct conn_credits *cr, uint64_t id)
+{
+	unsigned b = (unsigned)(id % CRED_BITS);
+
+	return cr->bitmap[b / 8] >> (b % 8) & 1;
+}
+
+static void
+cred_set(struct conn_credits *cr, uint64_t id, int on)
+{
+	unsigned b = (unsigned)(id % CRED_BITS);
+
+	if (on)
+		cr->bitmap[b / 8] |= (uint8_t)(1u << (b % 8));
+	else
+		cr->bitmap[b / 8] &= (uint8_t)~(1u << (b % 8));
+}
+
+int
+conn_credits_charge(struct conn_credits *cr, uint64_t mid, uint16_t charge)
+{
+	uint16_t i;
+
+	if (charge == 0)
+		charge = 1;
+	if (charge > cr->granted || mid < cr->low ||
+	    mid - cr->low >= cr->range || charge > cr->range - (mid - cr->low))
+		return -1;
+	for (i = 0; i < charge; i++)
+		if (cred_bit(cr, mid + i))
+			return -1;
+	for (i = 0; i < charge; i++)
+		cred_set(cr, mid + i, 1);
+	cr->granted -= charge;
+	/* Slide the window over the ids now used at its bottom. */
+	while (cr->range > 0 && cred_bit(cr, cr->low)) {
+		cred_set(cr, cr->low, 0);
+		cr->low++;
+		cr->range--;
+	}
+	return 0;
+}
+
+uint16_t
+conn_credits_grant(struct conn_credits *cr, uint16_t requested, uint16_t charged)
+{
+	uint32_t want, room;
+
+	/*
+	 * Give what was asked (at least what the request cost, so a client
+	 * that asks for 0 is not starved), never beyond max outstanding and
+	 * never so many that the window outgrows the bitmap.
+	 */
+	want = requested;
+	if (want < 1)
+		want = 1;
+	if (cr->granted >= cr->max)
+		return 0;
+	room = cr->max - cr->granted;
+	if (cr->range + want > CRED_BITS)
+		want = CRED_BITS - cr->range;
+	if (want > room)
+		want = room;
+	(void)charged;
+	cr->granted += want;
+	cr->range += want;
+	return (uint16_t)want;
+}
+
+/* ---- sessions and trees ---- */
+
+struct session *
+conn_session_find(struct conn *c, uint64_t id)
+{
+	int i;
+
+	if (id == 0)
+		return NULL;
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (c->sessions[i].in_use && c->sessions[i].session_id == id)
+			return &c->sessions[i];
+	return NULL;
+}
+
+int
+conn_session_count(const struct conn *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (c->sessions[i].in_use && c->sessions[i].state == SESS_VALID)
+			n++;
+	return n;
+}
+
+struct session *
+conn_session_new(struct conn *c)
+{
+	struct session *s;
+	uint64_t id;
+	int i;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (!c->sessions[i].in_use)
+			break;
+	if (i == CONN_MAX_SESSIONS)
+		return NULL;
+	/* Random ids: unique across gates and workers without a registry. */
+	do {
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			return NULL;
+		id &= ~(1ull << 63);
+	} while (id == 0 || conn_session_find(c, id) != NULL);
+	s = &c->sessions[i];
+	memset(s, 0, sizeof(*s));
+	s->in_use = 1;
+	s->session_id = id;
+	s->state = SESS_IN_PROGRESS;
+	return s;
+}
+
+void
+conn_session_free(struct conn *c, struct session *s)
+{
+	int i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++)
+		if (c->trees[i].in_use && c->trees[i].sess == s)
+			conn_tree_free(c, &c->trees[i]);
+	if (c->priv != NULL && c->priv->opens != NULL)
+		open_close_session(c, s);
+	free(s->auth);
+	explicit_bzero(s, sizeof(*s));
+}
+
+struct tree *
+conn_tree_find(struct conn *c, struct session *s, uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++)
+		if (c->trees[i].in_use && c->trees[i].tree_id == id &&
+		    c->trees[i].sess == s)
+			return &c->trees[i];
+	return NULL;
+}
+
+struct tree *
+conn_tree_new(struct conn *c, struct session *s)
+{
+	static uint32_t next_id;
+	struct tree *t;
+	int i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++)
+		if (!c->trees[i].in_use)
+			break;
+	if (i == CONN_MAX_TREES)
+		return NULL;
+	t = &c->trees[i];
+	memset(t, 0, sizeof(*t));
+	t->in_use = 1;
+	t->sess = s;
+	t->root_fd = -1;
+	/* Never 0 nor 0xFFFFFFFF (the related-compound tree id). */
+	do
+		t->tree_id = ++next_id;
+	while (t->tree_id == 0 || t->tree_id == UINT32_MAX ||
+	    conn_tree_find(c, s, t->tree_id) != t);
+	return t;
+}
+
+void
+conn_tree_free(struct conn *c, struct tree *t)
+{
+	if (c->priv != NULL && c->priv->opens != NULL)
+		open_close_tree(c, t);
+	if (t->root_fd >= 0)
+		close(t->root_fd);
+	memset(t, 0, sizeof(*t));
+	t->root_fd = -1;
+}
+
+int
+conn_rsp_may_sendfile(const struct smb2_req *req)
+{
+	const struct session *s = req->sess;
+
+	if (req->encrypted || (req->flags & SMB2_FLAGS_SIGNED))
+		return 0;
+	if (s != NULL && (s->encrypt || s->signing_required))
+		return 0;
+	if (req->tree != NULL && req->tree->encrypt)
+		return 0;
+	return 1;
+}
+
+/* ---- pending async requests ---- */
+
+struct conn_pending *
+conn_pending_add(struct conn *c, uint64_t mid, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	int i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use) {
+			memset(p, 0, sizeof(*p));
+			p->in_use = 1;
+			p->async_id = pv->next_async_id++;
+			p->message_id = mid;
+			p->session_id = sid;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+struct conn_pending *
+conn_pending_find(struct conn *c, uint64_t async_id, uint64_t mid)
+{
+	struct conn_private *pv = c->priv;
+	int i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use)
+			continue;
+		if (async_id != 0 ? p->async_id == async_id : p->message_id == mid)
+			return p;
+	}
+	return NULL;
+}
+
+void
+conn_pending_del(struct conn_pending *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- I/O ---- */
+
+ssize_t
+conn_read(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	ssize_t n;
+
+	if (pv->rlen >= pv->rcap)
+		return -ENOBUFS;
+	do
+		n = read(c->fd, pv->rbuf + pv->rlen, pv->rcap - pv->rlen);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	pv->rlen += (size_t)n;
+	return n;
+}
+
+long
+conn_frame_ready(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	long len;
+
+	if (pv->rlen < SMB2_FRAME_LEN)
+		return 0;
+	len = smb2_frame_decode(pv->rbuf);
+	if (len < 0 || (size_t)len > pv->max_frame || len < 4) {
+		conn_warnx(c, "bad frame length %ld (max %zu), disconnecting",
+		    len, pv->max_frame);
+		return -1;
+	}
+	if (pv->rlen < (size_t)len + SMB2_FRAME_LEN)
+		return 0;
+	return len;
+}
+
+int
+conn_output_pending(const struct conn *c)
+{
+	return c->priv->out_len > 0 || c->priv->out_flen > 0;
+}
+
+int
+conn_flush(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	ssize_t n;
+	int guard;
+
+	/* Bounded: each round writes something or returns. */
+	for (guard = 0; guard < 1 << 20 && conn_output_pending(c); guard++) {
+		if (pv->out_len > 0) {
+			n = send(c->fd, pv->out_p, pv->out_len, MSG_NOSIGNAL |
+			    (pv->out_flen > 0 ? MSG_MORE : 0));
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+			}
+			pv->out_p += n;
+			pv->out_len -= (size_t)n;
+			continue;
+		}
+		n = sendfile(c->fd, pv->out_fd, &pv->out_foff, pv->out_flen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		}
+		if (n == 0) {
+			/* The file shrank under us: the frame length lies. */
+			return -EIO;
+		}
+		pv->out_flen -= (size_t)n;
+	}
+	if (pv->out_fd >= 0 && pv->out_flen == 0) {
+		close(pv->out_fd);
+		pv->out_fd = -1;
+	}
+	return conn_output_pending(c) ? -EAGAIN : 0;
+}
+
+int
+conn_process(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	size_t used = 0;
+	long len;
+	int rc = 0, guard;
+
+	for (guard = 0; guard < 4096 && !conn_output_pending(c) && !pv->dead;
+	    guard++) {
+		size_t rest = pv->rlen - used;
+
+		if (rest < SMB2_FRAME_LEN)
+			break;
+		/* conn_frame_ready() looks at the start of rbuf. */
+		len = smb2_frame_decode(pv->rbuf + used);
+		if (len < 4 || (size_t)len > pv->max_frame) {
+			conn_warnx(c, "bad frame length %ld, disconnecting", len);
+			rc = -1;
+			break;
+		}
+		if (rest < (size_t)len + SMB2_FRAME_LEN)
+			break;
+		if (dispatch_frame(c, pv->rbuf + used + SMB2_FRAME_LEN,
+		    (size_t)len) < 0) {
+			rc = -1;
+			break;
+		}
+		used += (size_t)len + SMB2_FRAME_LEN;
+		if (pv->logged_in != NULL && pv->role == CONN_ROLE_GATE)
+			break;	/* the gate hands off now */
+	}
+	if (used > 0) {
+		memmove(pv->rbuf, pv->rbuf + used, pv->rlen - used);
+		pv->rlen -= used;
+	}
+	return rc;
+}

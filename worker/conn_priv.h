@@ -1,0 +1,172 @@
+/*
+ * Internals of the SMB2 core shared by worker/conn.c, dispatch.c, gate.c,
+ * loop.c, handoff.c and the smb2_{negotiate,session,tree,misc,ioctl}.c
+ * handlers.  Command handlers of other parts use worker/conn.h only.
+ */
+#ifndef USMBD_WORKER_CONN_PRIV_H
+#define USMBD_WORKER_CONN_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon/authmsg.h"
+#include "worker/conn.h"
+#include "worker/smb2.h"
+
+#define CONN_ROLE_GATE		1
+#define CONN_ROLE_WORKER	2
+
+/* 8 MiB transactions plus room for headers of READ/WRITE/compounds. */
+#define CONN_MAX_TRANS		(8u * 1024 * 1024)
+#define CONN_BUF_BIG		(CONN_MAX_TRANS + 64 * 1024)
+/* Before authentication only NEGOTIATE/SESSION_SETUP fit in here. */
+#define CONN_BUF_SMALL		(64u * 1024)
+
+#define CONN_MAX_CREDITS	8192
+#define CONN_MAX_OPENS		1024
+#define CONN_MAX_PENDING	64
+#define CONN_MAX_COMPOUND	64
+
+/* SMB2 NEGOTIATE capabilities, MS-SMB2 2.2.3 */
+#define SMB2_GLOBAL_CAP_DFS			0x00000001u
+#define SMB2_GLOBAL_CAP_LEASING			0x00000002u
+#define SMB2_GLOBAL_CAP_LARGE_MTU		0x00000004u
+#define SMB2_GLOBAL_CAP_MULTI_CHANNEL		0x00000008u
+#define SMB2_GLOBAL_CAP_PERSISTENT_HANDLES	0x00000010u
+#define SMB2_GLOBAL_CAP_DIRECTORY_LEASING	0x00000020u
+#define SMB2_GLOBAL_CAP_ENCRYPTION		0x00000040u
+
+#define SMB2_NEGOTIATE_SIGNING_ENABLED		0x0001
+#define SMB2_NEGOTIATE_SIGNING_REQUIRED		0x0002
+
+/* SESSION_SETUP, MS-SMB2 2.2.5 / 2.2.6 */
+#define SMB2_SESSION_FLAG_BINDING		0x01
+#define SMB2_SESSION_FLAG_IS_GUEST		0x0001
+#define SMB2_SESSION_FLAG_IS_NULL		0x0002
+#define SMB2_SESSION_FLAG_ENCRYPT_DATA		0x0004
+
+/* The message-id window of MS-SMB2 3.3.1.1 (Samba's seqnum range). */
+struct conn_credits {
+	uint64_t	low;		/* lowest message id not yet used */
+	uint32_t	range;		/* ids [low, low + range) are valid */
+	uint32_t	granted;	/* credits the client holds */
+	uint32_t	max;
+	uint8_t		bitmap[CONN_MAX_CREDITS * 2 / 8];	/* used ids >= low */
+};
+
+/* A request answered with STATUS_PENDING that may complete later. */
+struct conn_pending {
+	int		 in_use;
+	uint64_t	 async_id;
+	uint64_t	 message_id;
+	uint64_t	 session_id;
+	uint16_t	 command;
+	void		(*cancel)(struct conn *, void *arg);
+	void		*arg;
+};
+
+/* The NTLMSSP/SPNEGO exchange of a session being set up. */
+struct sess_auth {
+	int		 step;		/* 0 expect NEGOTIATE, 1 expect AUTHENTICATE */
+	int		 spnego;	/* the client wraps in SPNEGO */
+	uint8_t		 negotiate[512];
+	uint32_t	 negotiate_len;
+	uint8_t		 challenge[1024];
+	uint32_t	 challenge_len;
+	uint8_t		 mech_types[256];	/* DER of the client's mechTypes */
+	uint32_t	 mech_types_len;
+	uint8_t		 server_challenge[8];
+};
+
+/* How a connection asks the master for a verdict: gate or worker. */
+typedef int (*conn_auth_fn)(struct conn *, const struct authmsg_req *,
+    struct authmsg_rep *);
+
+struct conn_private {
+	int		 role;
+	int		 dead;		/* disconnect after the current send */
+	/* receive: frames are parsed in place */
+	uint8_t		*rbuf;
+	size_t		 rcap;
+	size_t		 rlen;
+	size_t		 max_frame;
+	/* send: [frame header][responses...] */
+	uint8_t		*sbuf;
+	size_t		 scap;
+	uint8_t		*ebuf;		/* encrypted output, allocated when first needed */
+	size_t		 ecap;
+	/* output not yet written (non-blocking worker) */
+	const uint8_t	*out_p;
+	size_t		 out_len;
+	int		 out_fd;
+	int		 out_fd_owned;
+	off_t		 out_foff;
+	size_t		 out_flen;
+	struct conn_credits cred;
+	uint8_t		 preauth[64];	/* 3.1.1 connection preauth hash */
+	int		 smb1_neg;	/* answered an SMB1 NEGOTIATE with 0x02FF */
+	struct open	*opens;
+	unsigned	 nopens;
+	struct open	*free_opens;
+	uint32_t	 open_gen;
+	uint64_t	 next_async_id;
+	struct conn_pending pending[CONN_MAX_PENDING];
+	/* set by handlers for dispatch */
+	struct session	*preauth_rsp_sess;	/* hash this SESSION_SETUP response */
+	int		 preauth_rsp_conn;	/* hash this NEGOTIATE response */
+	struct session	*sign_final;		/* sign this final SESSION_SETUP */
+	struct session	*logged_in;		/* a session just became valid */
+	int		 no_response;		/* CANCEL: send nothing */
+	struct session	*free_after;		/* LOGOFF: free once answered */
+	conn_auth_fn	 auth;
+	void		*host;		/* gate or worker state */
+	/* rate limit of warnings */
+	time_t		 warn_t;
+	unsigned	 warn_n;
+	int		 epoll_out;	/* EPOLLOUT is armed (worker) */
+};
+
+struct conn	*conn_new(const struct conf *, int fd, int role, const char *peer,
+		    size_t bufsize);
+void		 conn_free(struct conn *);
+/* Grows a gate-sized connection to the big buffers (on the worker). */
+int		 conn_set_bufsize(struct conn *, size_t);
+
+/* Reads what the socket has; returns >0, 0 on EOF, -EAGAIN or -errno. */
+ssize_t		 conn_read(struct conn *);
+/*
+ * Handles every complete frame in the receive buffer while no output is
+ * pending.  Returns 0, or -1 when the connection must be closed.
+ */
+int		 conn_process(struct conn *);
+/* The length of the first complete frame in rbuf, 0 if incomplete, -1 bad. */
+long		 conn_frame_ready(struct conn *);
+/* Writes pending output; 0 when all written, -EAGAIN, or -errno. */
+int		 conn_flush(struct conn *);
+int		 conn_output_pending(const struct conn *);
+
+/* Credits (MS-SMB2 3.3.5.2.3 and 3.3.1.2). */
+void		 conn_credits_init(struct conn_credits *, uint32_t max);
+int		 conn_credits_charge(struct conn_credits *, uint64_t mid, uint16_t charge);
+uint16_t	 conn_credits_grant(struct conn_credits *, uint16_t requested,
+		    uint16_t charged);
+
+/* Pending async requests. */
+struct conn_pending *conn_pending_add(struct conn *, uint64_t mid, uint64_t sid);
+struct conn_pending *conn_pending_find(struct conn *, uint64_t async_id, uint64_t mid);
+void		 conn_pending_del(struct conn_pending *);
+
+/* Rate-limited per-connection warning. */
+void		 conn_warnx(struct conn *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+/* Encrypted output buffer of at least n bytes, or NULL. */
+uint8_t		*conn_ebuf(struct conn *, size_t n);
+
+/* Monotonic seconds. */
+uint32_t	 conn_now(void);
+/* FILETIME (100 ns since 1601) of the wall clock. */
+uint64_t	 conn_filetime(void);
+
+#endif

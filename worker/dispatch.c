@@ -1,0 +1,734 @@
+/*
+ * The dispatcher: transform decryption, the compound walk with the related
+ * operation rules, the message-id window, signature checks, the const
+ * command table, and the response frame (headers, credits, padding,
+ * signatures, encryption, bulk data by sendfile).
+ */
+#include "worker/dispatch.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/crypt.h"
+#include "proto/preauth.h"
+#include "proto/sign.h"
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+
+#define WEAK __attribute__((weak))
+
+/* The owners' handlers; weak so the tree links before they land. */
+ntstatus_t smb2_pipe_create(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_pipe_close(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_pipe_read(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_pipe_write(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_pipe_query_info(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_pipe_flush(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_create_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_close_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_read_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_write_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_flush_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_query_directory_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_query_info_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_set_info_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_lock_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_change_notify_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+ntstatus_t smb2_oplock_break_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
+
+/* worker/dispatch_link.c: pulls the handlers' objects out of the archive. */
+extern const void *const dispatch_link_table[];
+
+static ntstatus_t
+route(smb2_handler_fn pipe_fn, smb2_handler_fn file_fn, struct smb2_req *req,
+    struct smb2_rsp *rsp)
+{
+	smb2_handler_fn fn = req->tree->is_ipc ? pipe_fn : file_fn;
+
+	/* A real relocation, so the linker extracts dispatch_link.o. */
+	__asm__ volatile("" : : "r"(dispatch_link_table));
+
+	return fn != NULL ? fn(req, rsp) : STATUS_NOT_SUPPORTED;
+}
+
+static ntstatus_t
+d_create(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_create, smb2_create_handle, q, r);
+}
+
+static ntstatus_t
+d_close(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_close, smb2_close_handle, q, r);
+}
+
+static ntstatus_t
+d_flush(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_flush, smb2_flush_handle, q, r);
+}
+
+static ntstatus_t
+d_read(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_read, smb2_read_handle, q, r);
+}
+
+static ntstatus_t
+d_write(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_write, smb2_write_handle, q, r);
+}
+
+static ntstatus_t
+d_lock(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(NULL, smb2_lock_handle, q, r);
+}
+
+static ntstatus_t
+d_query_directory(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(NULL, smb2_query_directory_handle, q, r);
+}
+
+static ntstatus_t
+d_change_notify(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(NULL, smb2_change_notify_handle, q, r);
+}
+
+static ntstatus_t
+d_query_info(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(smb2_pipe_query_info, smb2_query_info_handle, q, r);
+}
+
+static ntstatus_t
+d_set_info(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(NULL, smb2_set_info_handle, q, r);
+}
+
+static ntstatus_t
+d_oplock_break(struct smb2_req *q, struct smb2_rsp *r)
+{
+	return route(NULL, smb2_oplock_break_handle, q, r);
+}
+
+struct dispatch_cmd {
+	smb2_handler_fn	 fn;
+	const char	*name;
+	uint8_t		 needs_session;
+	uint8_t		 needs_tree;
+	uint8_t		 in_gate;	/* served before the hand-off */
+};
+
+/* MS-SMB2 2.2.1.2 command codes index this table. */
+static const struct dispatch_cmd dispatch_table[SMB2_NCOMMANDS] = {
+	[SMB2_NEGOTIATE] = { smb2_negotiate, "NEGOTIATE", 0, 0, 1 },
+	[SMB2_SESSION_SETUP] = { smb2_session_setup, "SESSION_SETUP", 0, 0, 1 },
+	[SMB2_LOGOFF] = { smb2_logoff, "LOGOFF", 1, 0, 1 },
+	[SMB2_TREE_CONNECT] = { smb2_tree_connect, "TREE_CONNECT", 1, 0, 0 },
+	[SMB2_TREE_DISCONNECT] = { smb2_tree_disconnect, "TREE_DISCONNECT", 1, 1, 0 },
+	[SMB2_CREATE] = { d_create, "CREATE", 1, 1, 0 },
+	[SMB2_CLOSE] = { d_close, "CLOSE", 1, 1, 0 },
+	[SMB2_FLUSH] = { d_flush, "FLUSH", 1, 1, 0 },
+	[SMB2_READ] = { d_read, "READ", 1, 1, 0 },
+	[SMB2_WRITE] = { d_write, "WRITE", 1, 1, 0 },
+	[SMB2_LOCK] = { d_lock, "LOCK", 1, 1, 0 },
+	[SMB2_IOCTL] = { smb2_ioctl, "IOCTL", 1, 1, 0 },
+	[SMB2_CANCEL] = { smb2_cancel, "CANCEL", 0, 0, 1 },
+	[SMB2_ECHO] = { smb2_echo, "ECHO", 0, 0, 1 },
+	[SMB2_QUERY_DIRECTORY] = { d_query_directory, "QUERY_DIRECTORY", 1, 1, 0 },
+	[SMB2_CHANGE_NOTIFY] = { d_change_notify, "CHANGE_NOTIFY", 1, 1, 0 },
+	[SMB2_QUERY_INFO] = { d_query_info, "QUERY_INFO", 1, 1, 0 },
+	[SMB2_SET_INFO] = { d_set_info, "SET_INFO", 1, 1, 0 },
+	[SMB2_OPLOCK_BREAK] = { d_oplock_break, "OPLOCK_BREAK", 1, 1, 0 },
+};
+
+/* One response of the chain being built. */
+struct dispatch_out {
+	size_t		 off;		/* in sbuf */
+	size_t		 len;
+	struct session	*sign_sess;	/* sign with this session's key */
+};
+
+/*
+ * The payload size a request moves, for the multi-credit charge
+ * (MS-SMB2 3.3.5.2.5).
+ */
+static uint32_t
+dispatch_payload(uint16_t cmd, const uint8_t *body, size_t blen)
+{
+	uint32_t a = 0, b = 0;
+
+	switch (cmd) {
+	case SMB2_READ:
+	case SMB2_WRITE:
+	case SMB2_CHANGE_NOTIFY:
+	case SMB2_QUERY_INFO:
+	case SMB2_SET_INFO:
+		if (blen >= 8)
+			a = le32_get(body + 4);
+		break;
+	case SMB2_QUERY_DIRECTORY:
+		if (blen >= 32)
+			a = le32_get(body + 28);
+		break;
+	case SMB2_IOCTL:
+		if (blen >= 48) {
+			a = le32_get(body + 28);
+			b = le32_get(body + 44);
+		}
+		break;
+	}
+	return a > b ? a : b;
+}
+
+static ntstatus_t
+dispatch_check_charge(struct conn *c, const struct smb2_hdr *h,
+    const uint8_t *body, size_t blen)
+{
+	uint32_t payload = dispatch_payload(h->command, body, blen);
+	uint32_t need;
+
+	if (payload <= 65536)
+		return STATUS_SUCCESS;
+	if (!(c->capabilities & SMB2_GLOBAL_CAP_LARGE_MTU) ||
+	    c->dialect == DIALECT_202)
+		return STATUS_INVALID_PARAMETER;
+	need = (payload - 1) / 65536 + 1;
+	return h->credit_charge >= need ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
+}
+
+/* Is this request's signature acceptable?  (MS-SMB2 3.3.5.2.4) */
+static ntstatus_t
+dispatch_check_signature(struct conn *c, struct smb2_req *req,
+    struct session *s)
+{
+	if (req->encrypted || s == NULL)
+		return STATUS_SUCCESS;
+	if (req->flags & SMB2_FLAGS_SIGNED) {
+		if (!s->signing)
+			return STATUS_SUCCESS;	/* guest/anonymous or no key yet */
+		if (smb2_verify(c->signing_algo, s->signing_key, req->hdr,
+		    req->len) != 0) {
+			conn_warnx(c, "bad signature on %s, mid %llu",
+			    req->command < SMB2_NCOMMANDS ?
+			    dispatch_table[req->command].name : "?",
+			    (unsigned long long)req->message_id);
+			return STATUS_ACCESS_DENIED;
+		}
+		return STATUS_SUCCESS;
+	}
+	if (s->signing && s->signing_required && s->state == SESS_VALID &&
+	    req->command != SMB2_SESSION_SETUP)
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
+
+static void
+dispatch_error_body(struct wcur *w)
+{
+	/* MS-SMB2 2.2.2: StructureSize 9, no error contexts, one byte. */
+	wcur_le16(w, 9);
+	wcur_u8(w, 0);
+	wcur_u8(w, 0);
+	wcur_le32(w, 0);
+	wcur_u8(w, 0);
+}
+
+/* Queues sbuf[0..len) (frame included) plus bulk data; sends what it can. */
+static int
+dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
+    const struct smb2_rsp *bulk)
+{
+	struct conn_private *pv = c->priv;
+	int rc;
+
+	pv->out_p = buf;
+	pv->out_len = len;
+	pv->out_flen = 0;
+	if (bulk != NULL && bulk->data_fd >= 0 && bulk->data_len > 0) {
+		pv->out_fd = bulk->data_fd;
+		pv->out_fd_owned = 0;
+		pv->out_foff = bulk->data_off;
+		pv->out_flen = bulk->data_len;
+	}
+	rc = conn_flush(c);
+	if (rc == -EAGAIN) {
+		/* The handler's fd may close before we resume: keep a copy. */
+		if (pv->out_flen > 0 && !pv->out_fd_owned) {
+			pv->out_fd = dup(pv->out_fd);
+			if (pv->out_fd < 0)
+				return -1;
+			pv->out_fd_owned = 1;
+		}
+		if (pv->role == CONN_ROLE_GATE)
+			return -1;	/* the blocking socket timed out */
+		return 0;
+	}
+	if (pv->out_flen == 0 && !pv->out_fd_owned)
+		pv->out_fd = -1;
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
+ * signatures, preauth, encryption, frame; then sends.
+ */
+static int
+dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
+    struct smb2_rsp *last, int encrypt, struct session *enc_sess)
+{
+	struct conn_private *pv = c->priv;
+	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN;
+	size_t total = 0;
+	int i, bulk = 0;
+
+	if (nout == 0)
+		return 0;
+	/* Bulk data goes by sendfile only from the last, plain response. */
+	if (last->data_fd >= 0 && last->data_len > 0) {
+		struct dispatch_out *o = &outs[nout - 1];
+		int plain = !encrypt && o->sign_sess == NULL;
+
+		if (plain)
+			bulk = 1;
+		else {
+			ssize_t n;
+
+			if (o->off + o->len + last->data_len > pv->scap)
+				return -1;
+			n = pread(last->data_fd, pv->sbuf + o->off + o->len,
+			    last->data_len, last->data_off);
+			if (n < 0 || (size_t)n != last->data_len) {
+				conn_warnx(c, "short read of bulk data");
+				return -1;
+			}
+			o->len += last->data_len;
+		}
+	}
+	for (i = 0; i < nout; i++) {
+		uint8_t *h = pv->sbuf + outs[i].off;
+
+		if (i + 1 < nout) {
+			size_t pad = ((outs[i].len + 7) & ~(size_t)7) - outs[i].len;
+
+			memset(h + outs[i].len, 0, pad);
+			outs[i].len += pad;
+			le32_put(h + 20, (uint32_t)outs[i].len);
+		}
+		if (outs[i].sign_sess != NULL && !encrypt)
+			smb2_sign(c->signing_algo, outs[i].sign_sess->signing_key,
+			    h, outs[i].len);
+		total += outs[i].len;
+	}
+	/* 3.1.1 preauth: the NEGOTIATE response and in-progress SESSION_SETUPs. */
+	if (pv->preauth_rsp_conn) {
+		smb2_preauth_update(pv->preauth, base, total);
+		pv->preauth_rsp_conn = 0;
+	}
+	if (pv->preauth_rsp_sess != NULL) {
+		smb2_preauth_update(pv->preauth_rsp_sess->preauth, base, total);
+		pv->preauth_rsp_sess = NULL;
+	}
+	if (encrypt) {
+		struct iovec iov = { base, total };
+		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
+		int n;
+
+		if (e == NULL)
+			return -1;
+		n = smb2_encrypt(enc_sess->cipher, enc_sess->enc_key,
+		    enc_sess->session_id, &iov, 1, e + SMB2_FRAME_LEN,
+		    e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
+		if (n < 0)
+			return -1;
+		smb2_frame_encode(e, (uint32_t)(SMB2_TRANSFORM_HDR_LEN + total));
+		return dispatch_send(c, e, SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN +
+		    total, NULL);
+	}
+	smb2_frame_encode(pv->sbuf, (uint32_t)(total + (bulk ? last->data_len : 0)));
+	return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + total,
+	    bulk ? last : NULL);
+}
+
+/* Writes the response header for req at rsp->hdr. */
+static void
+dispatch_rsp_hdr(struct smb2_req *req, struct smb2_rsp *rsp, ntstatus_t st,
+    uint64_t sid, uint32_t tid)
+{
+	struct smb2_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.credit_charge = req->credit_charge;
+	h.status = st;
+	h.command = req->command;
+	h.credits = rsp->credits_granted;
+	h.flags = SMB2_FLAGS_SERVER_TO_REDIR |
+	    (req->flags & (SMB2_FLAGS_RELATED_OPERATIONS | SMB2_FLAGS_PRIORITY_MASK));
+	h.message_id = req->message_id;
+	h.session_id = sid;
+	h.tree_id = tid;
+	h.process_id = le32_get(req->hdr + 32);
+	if (rsp->async) {
+		h.flags |= SMB2_FLAGS_ASYNC_COMMAND;
+		h.async_id = rsp->async_id;
+	}
+	smb2_hdr_encode(rsp->hdr, &h);
+}
+
+static int
+dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct conn_private *pv = c->priv;
+	struct smb2_req req;
+	struct smb2_rsp rsp;
+	struct dispatch_out out;
+	ntstatus_t st;
+
+	memset(&req, 0, sizeof(req));
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	req.conn = c;
+	req.hdr = msg;
+	req.command = SMB2_NEGOTIATE;
+	if (c->dialect != 0 || pv->smb1_neg ||
+	    conn_credits_charge(&pv->cred, 0, 1) < 0)
+		return -1;
+	rsp.hdr = pv->sbuf + SMB2_FRAME_LEN;
+	wcur_init(&rsp.body, rsp.hdr, pv->scap - SMB2_FRAME_LEN);
+	wcur_zero(&rsp.body, SMB2_HDR_LEN);
+	st = smb2_negotiate_smb1(c, msg, len, &rsp);
+	if (st != STATUS_SUCCESS || rsp.body.err)
+		return -1;
+	rsp.credits_granted = conn_credits_grant(&pv->cred, 1, 1);
+	/* The SMB1 request has no SMB2 header: a plain one for the reply. */
+	{
+		struct smb2_hdr h;
+
+		memset(&h, 0, sizeof(h));
+		h.command = SMB2_NEGOTIATE;
+		h.credits = rsp.credits_granted;
+		h.flags = SMB2_FLAGS_SERVER_TO_REDIR;
+		smb2_hdr_encode(rsp.hdr, &h);
+	}
+	out.off = SMB2_FRAME_LEN;
+	out.len = wcur_off(&rsp.body);
+	out.sign_sess = NULL;
+	return dispatch_finish(c, &out, 1, &rsp, 0, NULL);
+}
+
+int
+dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
+{
+	struct conn_private *pv = c->priv;
+	struct dispatch_out outs[CONN_MAX_COMPOUND];
+	struct smb2_rsp rsp;
+	struct smb2_chain ch;
+	struct session *enc_sess = NULL;
+	const uint8_t *m;
+	size_t mlen, woff = SMB2_FRAME_LEN;
+	int nout = 0, encrypted = 0, encrypt_rsp = 0, r;
+	/* related-chain state */
+	uint64_t prev_sid = 0;
+	uint32_t prev_tid = 0;
+	uint64_t prev_fp = SMB2_FID_RELATED, prev_fv = SMB2_FID_RELATED;
+	ntstatus_t prev_st = STATUS_SUCCESS;
+
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	switch (smb2_magic(msg, len)) {
+	case SMB2_MAGIC_SMB2:
+		break;
+	case SMB2_MAGIC_SMB1:
+		return dispatch_smb1(c, msg, len);
+	case SMB2_MAGIC_TRANSFORM: {
+		size_t poff, plen;
+		uint64_t sid;
+
+		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
+		    (enc_sess = conn_session_find(c, sid)) == NULL ||
+		    enc_sess->cipher == 0 ||
+		    smb2_decrypt(enc_sess->cipher, enc_sess->dec_key, msg, len,
+		    &poff, &plen) < 0) {
+			conn_warnx(c, "undecryptable transform message");
+			return -1;
+		}
+		msg += poff;
+		len = plen;
+		encrypted = 1;
+		encrypt_rsp = 1;
+		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
+			return -1;
+		break;
+	}
+	default:
+		conn_warnx(c, "not an SMB2 message, disconnecting");
+		return -1;
+	}
+
+	pv->no_response = 0;
+	smb2_chain_init(&ch, msg, len);
+	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+		struct smb2_req req;
+		struct smb2_hdr h;
+		const struct dispatch_cmd *cmd = NULL;
+		struct session *s = NULL;
+		ntstatus_t st = STATUS_SUCCESS;
+		uint64_t sid;
+		uint32_t tid;
+
+		if (nout == CONN_MAX_COMPOUND || smb2_hdr_decode(m, mlen, &h) < 0 ||
+		    (h.flags & SMB2_FLAGS_SERVER_TO_REDIR)) {
+			conn_warnx(c, "malformed SMB2 header, disconnecting");
+			return -1;
+		}
+		memset(&req, 0, sizeof(req));
+		req.conn = c;
+		req.command = h.command;
+		req.credit_charge = h.credit_charge;
+		req.credits_requested = h.credits;
+		req.flags = h.flags;
+		req.next_command = h.next_command;
+		req.message_id = h.message_id;
+		req.async_id = h.async_id;
+		req.tree_id = h.tree_id;
+		req.session_id = h.session_id;
+		req.channel_sequence = (uint16_t)h.status;
+		req.hdr = m;
+		req.len = mlen;
+		cur_init(&req.body, m, mlen);
+		cur_seek(&req.body, SMB2_HDR_LEN);
+		req.encrypted = encrypted;
+		req.related_fid_persistent = SMB2_FID_RELATED;
+		req.related_fid_volatile = SMB2_FID_RELATED;
+
+		/* Only NEGOTIATE (and ECHO) before a dialect is chosen. */
+		if (c->dialect == 0 || c->dialect == 0x02FF) {
+			if (h.command != SMB2_NEGOTIATE || nout > 0 || !ch.done) {
+				conn_warnx(c, "%s before NEGOTIATE, disconnecting",
+				    h.command < SMB2_NCOMMANDS ?
+				    dispatch_table[h.command].name : "command");
+				return -1;
+			}
+		} else if (h.command == SMB2_NEGOTIATE) {
+			conn_warnx(c, "second NEGOTIATE, disconnecting");
+			return -1;
+		}
+		/* CANCEL uses the id of what it cancels and costs nothing. */
+		if (h.command != SMB2_CANCEL) {
+			uint16_t charge = c->dialect == DIALECT_202 ? 1 : h.credit_charge;
+
+			if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
+				conn_warnx(c, "message id %llu (charge %u) outside the "
+				    "window, disconnecting",
+				    (unsigned long long)h.message_id, charge);
+				return -1;
+			}
+		}
+
+		if (h.flags & SMB2_FLAGS_RELATED_OPERATIONS) {
+			if (nout == 0) {
+				st = STATUS_INVALID_PARAMETER;
+				goto respond;
+			}
+			req.related = 1;
+			req.session_id = prev_sid;
+			req.tree_id = prev_tid;
+			req.related_fid_persistent = prev_fp;
+			req.related_fid_volatile = prev_fv;
+			/* MS-SMB2 3.3.5.2.7.2: a failure carries down the chain. */
+			if (prev_st != STATUS_SUCCESS) {
+				st = prev_st;
+				goto respond;
+			}
+		}
+		if (h.command >= SMB2_NCOMMANDS) {
+			st = STATUS_NOT_SUPPORTED;
+			goto respond;
+		}
+		cmd = &dispatch_table[h.command];
+		if (pv->role == CONN_ROLE_GATE && !cmd->in_gate) {
+			/* No session is valid in the gate: the spec's answer. */
+			st = STATUS_USER_SESSION_DELETED;
+			goto respond;
+		}
+		if (smb2_req_size_ok(h.command, m + SMB2_HDR_LEN,
+		    mlen - SMB2_HDR_LEN) < 0) {
+			st = STATUS_INVALID_PARAMETER;
+			goto respond;
+		}
+		st = dispatch_check_charge(c, &h, m + SMB2_HDR_LEN, mlen - SMB2_HDR_LEN);
+		if (st != STATUS_SUCCESS)
+			goto respond;
+		s = conn_session_find(c, req.session_id);
+		if (s != NULL && encrypted && s != enc_sess) {
+			/* A transform is for one session. */
+			st = STATUS_ACCESS_DENIED;
+			goto respond;
+		}
+		if (cmd->needs_session) {
+			if (s == NULL || s->state == SESS_IN_PROGRESS) {
+				st = STATUS_USER_SESSION_DELETED;
+				s = NULL;
+				goto respond;
+			}
+			if (s->state == SESS_EXPIRED ||
+			    (s->expire != 0 && conn_now() >= s->expire)) {
+				s->state = SESS_EXPIRED;
+				if (h.command != SMB2_LOGOFF) {
+					st = STATUS_NETWORK_SESSION_EXPIRED;
+					goto respond;
+				}
+			}
+			req.sess = s;
+		} else if (s != NULL)
+			req.sess = s;
+		st = dispatch_check_signature(c, &req, s);
+		if (st != STATUS_SUCCESS) {
+			if (st == STATUS_ACCESS_DENIED)
+				s = NULL;	/* a refused request is not signed back */
+			goto respond;
+		}
+		if (s != NULL && s->encrypt && !encrypted &&
+		    h.command != SMB2_SESSION_SETUP && s->state == SESS_VALID) {
+			st = STATUS_ACCESS_DENIED;
+			goto respond;
+		}
+		if (cmd->needs_tree) {
+			req.tree = conn_tree_find(c, s, req.tree_id);
+			if (req.tree == NULL) {
+				st = STATUS_NETWORK_NAME_DELETED;
+				goto respond;
+			}
+			if (req.tree->encrypt && !encrypted) {
+				st = STATUS_ACCESS_DENIED;
+				goto respond;
+			}
+		}
+		log_debug(6, "%s: %s mid %llu sid %llx tid %u", c->peer, cmd->name,
+		    (unsigned long long)h.message_id,
+		    (unsigned long long)req.session_id, req.tree_id);
+respond:
+		rsp.hdr = pv->sbuf + woff;
+		if (woff + SMB2_HDR_LEN + 16 > pv->scap)
+			return -1;
+		wcur_init(&rsp.body, rsp.hdr, pv->scap - woff);
+		wcur_zero(&rsp.body, SMB2_HDR_LEN);
+		rsp.data_fd = -1;
+		rsp.data_len = 0;
+		rsp.set_fid = 0;
+		rsp.async = 0;
+		if (st == STATUS_SUCCESS && cmd != NULL)
+			st = cmd->fn(&req, &rsp);
+		if (pv->no_response) {
+			/* CANCEL: no response at all (MS-SMB2 3.3.5.16). */
+			pv->no_response = 0;
+			continue;
+		}
+		if (rsp.body.err) {
+			conn_warnx(c, "response does not fit, disconnecting");
+			return -1;
+		}
+		if (wcur_off(&rsp.body) == SMB2_HDR_LEN && st != STATUS_SUCCESS)
+			dispatch_error_body(&rsp.body);
+		if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
+			dispatch_error_body(&rsp.body);	/* never an empty body */
+		/* The session may have been created (SESSION_SETUP) or ended. */
+		sid = req.session_id;
+		if (h.command == SMB2_SESSION_SETUP && req.sess != NULL)
+			sid = req.sess->session_id;
+		tid = req.tree_id;
+		if (h.command == SMB2_TREE_CONNECT && req.tree != NULL &&
+		    st == STATUS_SUCCESS)
+			tid = req.tree->tree_id;
+		rsp.credits_granted = h.command == SMB2_CANCEL ? 0 :
+		    conn_credits_grant(&pv->cred, h.credits, h.credit_charge);
+		dispatch_rsp_hdr(&req, &rsp, st, sid, tid);
+		outs[nout].off = woff;
+		outs[nout].len = wcur_off(&rsp.body);
+		outs[nout].sign_sess = NULL;
+		/* Sign when the session signs: not guest/anonymous, not pending. */
+		if (req.sess != NULL && req.sess->signing && st != STATUS_PENDING &&
+		    (pv->sign_final == req.sess ||
+		    (req.sess->state == SESS_VALID &&
+		    (req.sess->signing_required || (h.flags & SMB2_FLAGS_SIGNED)))))
+			outs[nout].sign_sess = req.sess;
+		if (pv->sign_final == req.sess)
+			pv->sign_final = NULL;
+		if (req.sess != NULL && req.sess->encrypt &&
+		    req.sess->state == SESS_VALID && h.command != SMB2_SESSION_SETUP)
+			encrypt_rsp = 1;
+		if (req.tree != NULL && req.tree->encrypt)
+			encrypt_rsp = 1;
+		if (encrypt_rsp && enc_sess == NULL)
+			enc_sess = req.sess;
+		woff += outs[nout].len;
+		woff = (woff + 7) & ~(size_t)7;
+		nout++;
+		prev_sid = sid;
+		prev_tid = tid;
+		prev_st = st;
+		if (rsp.set_fid) {
+			prev_fp = rsp.fid_persistent;
+			prev_fv = rsp.fid_volatile;
+		}
+		if (pv->dead)
+			break;
+	}
+	if (r < 0) {
+		conn_warnx(c, "bad compound chain (NextCommand), disconnecting");
+		return -1;
+	}
+	if (encrypt_rsp && (enc_sess == NULL || enc_sess->cipher == 0))
+		encrypt_rsp = 0;
+	r = dispatch_finish(c, outs, nout, &rsp, encrypt_rsp, enc_sess);
+	if (pv->free_after != NULL) {
+		/* LOGOFF: the response was signed with the session's key. */
+		conn_session_free(c, pv->free_after);
+		pv->free_after = NULL;
+	}
+	if (r < 0)
+		return -1;
+	return pv->dead ? -1 : 0;
+}
+
+int
+dispatch_async_complete(struct conn *c, struct conn_pending *p, ntstatus_t st)
+{
+	struct conn_private *pv = c->priv;
+	struct smb2_hdr h;
+	struct dispatch_out out;
+	struct smb2_rsp rsp;
+	struct wcur w;
+	struct session *s = conn_session_find(c, p->session_id);
+
+	if (conn_output_pending(c))
+		return -EAGAIN;
+	memset(&h, 0, sizeof(h));
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	h.status = st;
+	h.command = p->command;
+	h.flags = SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND;
+	h.message_id = p->message_id;
+	h.async_id = p->async_id;
+	h.session_id = p->session_id;
+	smb2_hdr_encode(pv->sbuf + SMB2_FRAME_LEN, &h);
+	wcur_init(&w, pv->sbuf + SMB2_FRAME_LEN, pv->scap - SMB2_FRAME_LEN);
+	wcur_zero(&w, SMB2_HDR_LEN);
+	dispatch_error_body(&w);
+	out.off = SMB2_FRAME_LEN;
+	out.len = wcur_off(&w);
+	out.sign_sess = s != NULL && s->signing && s->signing_required ? s : NULL;
+	conn_pending_del(p);
+	return dispatch_finish(c, &out, 1, &rsp, s != NULL && s->encrypt &&
+	    s->cipher != 0, s);
+}

@@ -1,0 +1,46 @@
+/*
+ * The SMB2 dispatcher: one received frame (a message, a compound chain or
+ * a transform) in, its response frame queued on the connection.
+ */
+#ifndef USMBD_WORKER_DISPATCH_H
+#define USMBD_WORKER_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/ntstatus.h"
+
+struct conn;
+struct conn_pending;
+
+/*
+ * msg is the frame's payload inside the receive buffer (it may be
+ * decrypted in place).  Returns 0, or -1 when the connection must be
+ * dropped (malformed framing, bad message id, a failed send).
+ */
+int	dispatch_frame(struct conn *, uint8_t *msg, size_t len);
+
+/* Sends the final (error-body) response of a pending async request. */
+int	dispatch_async_complete(struct conn *, struct conn_pending *, ntstatus_t);
+
+/* Handlers of the core (one file per family). */
+struct smb2_req;
+struct smb2_rsp;
+ntstatus_t	smb2_negotiate(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_session_setup(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_logoff(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_tree_connect(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_tree_disconnect(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_echo(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_cancel(struct smb2_req *, struct smb2_rsp *);
+ntstatus_t	smb2_ioctl(struct smb2_req *, struct smb2_rsp *);
+/*
+ * An SMB1 NEGOTIATE as the first message: writes the SMB2 NEGOTIATE
+ * response body into rsp (0x02FF or 0x0202) and returns STATUS_SUCCESS, or
+ * returns STATUS_NOT_SUPPORTED when the client offers no SMB2 dialect we
+ * serve (the connection is then closed).
+ */
+ntstatus_t	smb2_negotiate_smb1(struct conn *, const uint8_t *msg, size_t len,
+		    struct smb2_rsp *);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * Per-open file state, its free lists, and what the file handlers share:
+ * client name parsing, handle lookup, the FSCC view of a file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "proto/unicode.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+
+#define FILE_CHUNK	64
+#define DIR_CHUNK	4
+
+static struct file_open	*file_free;
+static struct file_dir	*dir_free;
+
+const struct vfs_ops *
+file_vfs(void)
+{
+	return &vfs_posix;
+}
+
+/*
+ * The lists grow by a chunk when empty (the first opens of a process, or a
+ * new high-water mark) and records go back to them on close: after warm-up
+ * the request path does not allocate.
+ */
+struct file_open *
+file_open_get(void)
+{
+	struct file_open *f, *chunk;
+	int i;
+
+	if (file_free == NULL) {
+		if ((chunk = calloc(FILE_CHUNK, sizeof(*chunk))) == NULL)
+			return NULL;
+		for (i = 0; i < FILE_CHUNK; i++) {
+			chunk[i].next_free = file_free;
+			file_free = &chunk[i];
+		}
+	}
+	f = file_free;
+	file_free = f->next_free;
+	memset(f, 0, offsetof(struct file_open, path));
+	f->path[0] = '\0';
+	f->stream[0] = '\0';
+	f->create_options = f->share_access = 0;
+	f->delete_on_close = 0;
+	f->position = 0;
+	f->mode = 0;
+	f->dir = NULL;
+	f->next_free = NULL;
+	f->fd = -1;
+	return f;
+}
+
+struct file_dir *
+file_dir_get(void)
+{
+	struct file_dir *d, *chunk;
+	int i;
+
+	if (dir_free == NULL) {
+		if ((chunk = calloc(DIR_CHUNK, sizeof(*chunk))) == NULL)
+			return NULL;
+		for (i = 0; i < DIR_CHUNK; i++) {
+			chunk[i].next_free = dir_free;
+			dir_free = &chunk[i];
+		}
+	}
+	d = dir_free;
+	dir_free = d->next_free;
+	d->len = d->pos = 0;
+	d->started = d->eof = d->dots = d->returned = d->searches = 0;
+	d->pattern[0] = '\0';
+	d->pattern_len = 0;
+	d->next_free = NULL;
+	return d;
+}
+
+void
+file_open_put(struct file_open *f)
+{
+	if (f->dir != NULL) {
+		f->dir->next_free = dir_free;
+		dir_free = f->dir;
+		f->dir = NULL;
+	}
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->next_free = file_free;
+	file_free = f;
+}
+
+static int
+name_char_bad(unsigned char c)
+{
+	/* MS-FSCC 2.1.5.1: characters never valid in a file name */
+	return c < 0x20 || c == '"' || c == '*' || c == '/' || c == ':' ||
+	    c == '<' || c == '>' || c == '?' || c == '|';
+}
+
+static ntstatus_t
+file_stream_parse(const char *s, char *stream, size_t scap)
+{
+	const char *type;
+	size_t n;
+	const char *p;
+
+	/* s follows the first ':' : "name[:type]" or ":type" */
+	type = strchr(s, ':');
+	n = type ? (size_t)(type - s) : strlen(s);
+	if (type != NULL && strcasecmp(type + 1, "$DATA") != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	if (n == 0) {
+		if (type == NULL)
+			return STATUS_OBJECT_NAME_INVALID;	/* "file:" */
+		stream[0] = '\0';				/* "::$DATA" */
+		return STATUS_SUCCESS;
+	}
+	if (n >= scap)
+		return STATUS_OBJECT_NAME_INVALID;
+	for (p = s; p < s + n; p++)
+		if ((unsigned char)*p < 0x20 || *p == '/' || *p == '\\' ||
+		    *p == ':')
+			return STATUS_OBJECT_NAME_INVALID;
+	memcpy(stream, s, n);
+	stream[n] = '\0';
+	if (strstr(stream, "..") != NULL) {
+		log_warnx("refused stream name \"%s\" (contains \"..\")",
+		    stream);
+		return STATUS_OBJECT_NAME_INVALID;
+	}
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
+    char *path, size_t cap, char *stream, size_t scap)
+{
+	char *p, *comp, *colon;
+	size_t n;
+	int rc;
+	ntstatus_t st;
+
+	stream[0] = '\0';
+	rc = unicode_utf16_to_utf8(name16, len, path, cap);
+	if (rc == -ENAMETOOLONG)
+		return STATUS_OBJECT_NAME_INVALID;
+	if (rc < 0)
+		return STATUS_OBJECT_NAME_INVALID;	/* bad UTF-16 */
+	if (path[0] == '\\' || path[0] == '/') {
+		log_warnx("%s: refused absolute name \"%s\"",
+		    req->conn ? req->conn->peer : "?", path);
+		return STATUS_INVALID_PARAMETER;
+	}
+	/* the stream part is on the last component only */
+	colon = strchr(path, ':');
+	if (colon != NULL) {
+		if (strchr(colon, '\\') != NULL)
+			return STATUS_OBJECT_NAME_INVALID;
+		*colon = '\0';
+		if ((st = file_stream_parse(colon + 1, stream, scap)) !=
+		    STATUS_SUCCESS)
+			return st;
+	}
+	/* a trailing backslash names the same thing */
+	n = strlen(path);
+	if (n > 0 && path[n - 1] == '\\')
+		path[--n] = '\0';
+	for (comp = path; *comp != '\0'; comp = p + (*p != '\0')) {
+		for (p = comp; *p != '\0' && *p != '\\'; p++)
+			if (name_char_bad((unsigned char)*p))
+				return STATUS_OBJECT_NAME_INVALID;
+		n = (size_t)(p - comp);
+		if (n == 0)
+			return STATUS_OBJECT_NAME_INVALID;
+		if ((n == 1 && comp[0] == '.') ||
+		    (n == 2 && comp[0] == '.' && comp[1] == '.')) {
+			log_warnx("%s: refused name with a \"%.*s\" component",
+			    req->conn ? req->conn->peer : "?", (int)n, comp);
+			return STATUS_OBJECT_PATH_SYNTAX_BAD;
+		}
+		if (n > 255)
+			return STATUS_OBJECT_NAME_INVALID;
+		if (*p == '\\')
+			*p = '/';
+	}
+	if (colon != NULL && path[0] == '\0' && stream[0] != '\0')
+		return STATUS_OBJECT_NAME_INVALID;	/* a stream of the root */
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+file_open_lookup(struct smb2_req *req, struct cur *c, struct open **out)
+{
+	uint64_t p = cur_le64(c), v = cur_le64(c);
+	struct open *op;
+
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (p == UINT64_MAX && v == UINT64_MAX) {
+		if (!req->related)
+			return STATUS_FILE_CLOSED;
+		p = req->related_fid_persistent;
+		v = req->related_fid_volatile;
+	}
+	op = open_find(req->conn, p, v);
+	if (op == NULL || (op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
+	    op->u.file == NULL)
+		return STATUS_FILE_CLOSED;
+	if (req->tree != NULL && op->tree != req->tree)
+		return STATUS_FILE_CLOSED;
+	*out = op;
+	return STATUS_SUCCESS;
+}
+
+int
+file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
+    int has_dos, struct fscc_info *fi)
+{
+	int dir = S_ISDIR(st->mode);
+
+	memset(fi, 0, sizeof(*fi));
+	fi->access = fscc_time_from_timespec(&st->atime);
+	fi->write = fscc_time_from_timespec(&st->mtime);
+	fi->change = fscc_time_from_timespec(&st->ctime);
+	if (has_dos && di->create_time != 0)
+		fi->creation = di->create_time;
+	else if (st->has_btime)
+		fi->creation = fscc_time_from_timespec(&st->btime);
+	else
+		fi->creation = fi->write;
+	fi->eof = dir ? 0 : st->size;
+	fi->alloc = dir ? 0 : st->alloc;
+	fi->nlink = st->nlink;
+	fi->file_id = st->ino;
+	fi->directory = (uint8_t)dir;
+	if (has_dos)
+		fi->attrs = di->attrs & (FILE_ATTRIBUTE_SETTABLE |
+		    FILE_ATTRIBUTE_SPARSE_FILE);
+	else if (!dir)
+		fi->attrs = FILE_ATTRIBUTE_ARCHIVE;
+	if (dir)
+		fi->attrs |= FILE_ATTRIBUTE_DIRECTORY;
+	if (fi->attrs == 0)
+		fi->attrs = FILE_ATTRIBUTE_NORMAL;
+	return 0;
+}
+
+int64_t
+file_stream_size(struct file_open *f)
+{
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return rc;
+	n = file_vfs()->getxattr(f->fd, xname, NULL, 0);
+	return n;
+}
+
+ntstatus_t
+file_info_fill(struct file_open *f, struct fscc_info *fi)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	int rc, has_dos;
+	int64_t ssz;
+
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
+	file_info_from_stat(&st, &di, has_dos, fi);
+	fi->delete_pending = (uint8_t)(f->delete_on_close != 0);
+	if (f->stream[0] != '\0') {
+		ssz = file_stream_size(f);
+		fi->eof = ssz > 0 ? (uint64_t)ssz : 0;
+		fi->alloc = (fi->eof + 4095) & ~4095ull;
+		fi->directory = 0;
+		fi->attrs &= ~FILE_ATTRIBUTE_DIRECTORY;
+		if (fi->attrs == 0)
+			fi->attrs = FILE_ATTRIBUTE_NORMAL;
+	}
+	return STATUS_SUCCESS;
+}

@@ -1,0 +1,111 @@
+/*
+ * The per-open state of a file or directory (struct open.u.file), and the
+ * helpers the file command handlers share: name parsing, handle lookup and
+ * the FSCC view of a file.  Records come from a free list that grows in
+ * chunks and is never freed, so the request path does not allocate once
+ * warm.
+ */
+#ifndef USMBD_WORKER_FILE_OPEN_H
+#define USMBD_WORKER_FILE_OPEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/fscc.h"
+#include "proto/ntstatus.h"
+#include "vfs/vfs.h"
+
+struct smb2_req;
+struct open;
+struct tree;
+
+#define FILE_PATH_MAX		4096
+#define FILE_STREAM_MAX		256
+#define FILE_PATTERN_MAX	1024
+#define FILE_DIRBUF_LEN		(64u * 1024)
+
+/* MS-SMB2 2.2.13 access mask bits */
+#define FILE_READ_DATA		0x00000001u
+#define FILE_WRITE_DATA		0x00000002u
+#define FILE_APPEND_DATA	0x00000004u
+#define FILE_READ_EA		0x00000008u
+#define FILE_WRITE_EA		0x00000010u
+#define FILE_EXECUTE		0x00000020u
+#define FILE_DELETE_CHILD	0x00000040u
+#define FILE_READ_ATTRIBUTES	0x00000080u
+#define FILE_WRITE_ATTRIBUTES	0x00000100u
+#define DELETE_ACCESS		0x00010000u
+#define READ_CONTROL		0x00020000u
+#define WRITE_DAC		0x00040000u
+#define WRITE_OWNER		0x00080000u
+#define SYNCHRONIZE		0x00100000u
+#define ACCESS_SYSTEM_SECURITY	0x01000000u
+#define MAXIMUM_ALLOWED		0x02000000u
+#define GENERIC_ALL		0x10000000u
+#define GENERIC_EXECUTE		0x20000000u
+#define GENERIC_WRITE		0x40000000u
+#define GENERIC_READ		0x80000000u
+#define FILE_ALL_ACCESS		0x001F01FFu
+
+/* The state of a directory listing (QUERY_DIRECTORY). */
+struct file_dir {
+	uint8_t		 buf[FILE_DIRBUF_LEN];	/* getdents64 records */
+	size_t		 len;
+	size_t		 pos;
+	int		 started;	/* a search has begun */
+	int		 eof;		/* getdents returned 0 */
+	int		 dots;		/* 0: "." next, 1: ".." next, 2: done */
+	int		 returned;	/* entries returned since the restart */
+	int		 searches;	/* requests since the restart */
+	char		 pattern[FILE_PATTERN_MAX];
+	size_t		 pattern_len;
+	struct file_dir	*next_free;
+};
+
+struct file_open {
+	int		 fd;		/* the data fd; O_PATH when no data access */
+	int		 is_dir;
+	int		 readable;	/* fd opened for reading */
+	int		 writable;	/* fd opened for writing */
+	uint64_t	 dev;
+	uint64_t	 ino;
+	char		 path[FILE_PATH_MAX];	/* UTF-8, '/'-separated, "" = root */
+	char		 stream[FILE_STREAM_MAX];/* "" = the unnamed data stream */
+	uint32_t	 create_options;
+	uint32_t	 share_access;
+	int		 delete_on_close;
+	uint64_t	 position;	/* FilePositionInformation */
+	uint32_t	 mode;		/* FileModeInformation */
+	struct file_dir	*dir;		/* directories, allocated on first search */
+	struct file_open *next_free;
+};
+
+const struct vfs_ops	*file_vfs(void);
+
+struct file_open	*file_open_get(void);
+void			 file_open_put(struct file_open *);
+struct file_dir		*file_dir_get(void);
+
+/*
+ * Decodes a client name (UTF-16LE, '\'-separated, relative to the share)
+ * into a vfs path and an optional stream name.  Refuses "..", ".", empty
+ * components, leading separators, wildcard and reserved characters, and
+ * malformed stream syntax, each with the status Windows gives, and logs
+ * the refusals that look like escape attempts.
+ */
+ntstatus_t	file_name_parse(struct smb2_req *, const uint8_t *name16,
+		    size_t len, char *path, size_t cap, char *stream,
+		    size_t scap);
+/* The open for the request's FileId (related compounds included). */
+ntstatus_t	file_open_lookup(struct smb2_req *, struct cur *c,
+		    struct open **out);
+/* Fills fi from the open's fd and its DOS xattr. */
+ntstatus_t	file_info_fill(struct file_open *, struct fscc_info *);
+/* Same for a name relative to a directory fd (listings). */
+int		file_info_from_stat(const struct vfs_stat *,
+		    const struct vfs_dosinfo *, int has_dos,
+		    struct fscc_info *);
+/* The size of a stream (xattr) of the open, or -errno. */
+int64_t		file_stream_size(struct file_open *);
+
+#endif

@@ -1,0 +1,185 @@
+#include "worker/handoff.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "proto/cur.h"
+#include "worker/conn_priv.h"
+
+static void
+put_str(struct wcur *w, const char *s, size_t field)
+{
+	size_t n = strnlen(s, field - 1);
+
+	wcur_le16(w, (uint16_t)n);
+	wcur_bytes(w, s, n);
+}
+
+static void
+get_str(struct cur *c, char *dst, size_t field)
+{
+	uint16_t n = cur_le16(c);
+
+	if (n >= field) {
+		c->err = 1;
+		dst[0] = '\0';
+		return;
+	}
+	cur_bytes(c, dst, n);
+	dst[n] = '\0';
+	if (memchr(dst, '\0', n) != NULL)
+		c->err = 1;
+}
+
+int
+handoff_encode(const struct conn *c, const struct session *s,
+    const uint8_t *extra, size_t extra_len, uint8_t *buf, size_t cap)
+{
+	const struct conn_credits *cr = &c->priv->cred;
+	struct wcur w;
+	uint32_t i;
+
+	if (extra_len > HANDOFF_MAX_EXTRA)
+		return -EMSGSIZE;
+	wcur_init(&w, buf, cap);
+	wcur_le32(&w, HANDOFF_VERSION);
+	put_str(&w, c->peer, sizeof(c->peer));
+	wcur_le16(&w, c->dialect);
+	wcur_le32(&w, c->capabilities);
+	wcur_le32(&w, c->client_capabilities);
+	wcur_le16(&w, c->client_security_mode);
+	wcur_le16(&w, c->security_mode);
+	wcur_u8(&w, (uint8_t)c->signing_required);
+	wcur_bytes(&w, c->client_guid, 16);
+	wcur_bytes(&w, c->server_guid, 16);
+	wcur_le16(&w, c->signing_algo);
+	wcur_le16(&w, c->cipher);
+	wcur_le32(&w, c->max_read_size);
+	wcur_le32(&w, c->max_write_size);
+	wcur_le32(&w, c->max_trans_size);
+	wcur_le64(&w, c->start_time);
+	wcur_bytes(&w, c->priv->preauth, 64);
+	wcur_le16(&w, c->client_ndialects);
+	for (i = 0; i < c->client_ndialects && i < 64; i++)
+		wcur_le16(&w, c->client_dialects[i]);
+	/* credits: the window and which ids inside it are used already */
+	wcur_le64(&w, cr->low);
+	wcur_le32(&w, cr->range);
+	wcur_le32(&w, cr->granted);
+	for (i = 0; i < cr->range; i++) {
+		uint64_t id = cr->low + i;
+		unsigned b = (unsigned)(id % (CONN_MAX_CREDITS * 2));
+
+		if (i % 8 == 0)
+			wcur_u8(&w, 0);
+		if (!w.err && (cr->bitmap[b / 8] >> (b % 8) & 1))
+			w.p[-1] |= (uint8_t)(1u << (i % 8));
+	}
+	/* the session */
+	wcur_le64(&w, s->session_id);
+	put_str(&w, s->user, sizeof(s->user));
+	wcur_le32(&w, s->uid);
+	wcur_le32(&w, s->gid);
+	wcur_u8(&w, (uint8_t)s->guest);
+	wcur_u8(&w, (uint8_t)s->anonymous);
+	wcur_u8(&w, (uint8_t)s->signing);
+	wcur_u8(&w, (uint8_t)s->signing_required);
+	wcur_u8(&w, (uint8_t)s->encrypt);
+	wcur_le16(&w, s->cipher);
+	wcur_le32(&w, s->ntlm_flags);
+	wcur_bytes(&w, s->session_key, 16);
+	wcur_bytes(&w, s->signing_key, 16);
+	wcur_bytes(&w, s->enc_key, 32);
+	wcur_bytes(&w, s->dec_key, 32);
+	wcur_bytes(&w, s->app_key, 16);
+	wcur_bytes(&w, s->preauth, 64);
+	/* bytes read past the last request */
+	wcur_le32(&w, (uint32_t)extra_len);
+	wcur_bytes(&w, extra, extra_len);
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+handoff_decode(struct conn *c, const uint8_t *p, size_t len)
+{
+	struct conn_private *pv = c->priv;
+	struct conn_credits *cr = &pv->cred;
+	struct session *s = &c->sessions[0];
+	struct cur r;
+	uint32_t i, extra;
+	const uint8_t *x;
+
+	cur_init(&r, p, len);
+	if (cur_le32(&r) != HANDOFF_VERSION)
+		return -EBADMSG;
+	get_str(&r, c->peer, sizeof(c->peer));
+	c->dialect = cur_le16(&r);
+	c->capabilities = cur_le32(&r);
+	c->client_capabilities = cur_le32(&r);
+	c->client_security_mode = cur_le16(&r);
+	c->security_mode = cur_le16(&r);
+	c->signing_required = cur_u8(&r);
+	cur_bytes(&r, c->client_guid, 16);
+	cur_bytes(&r, c->server_guid, 16);
+	c->signing_algo = cur_le16(&r);
+	c->cipher = cur_le16(&r);
+	c->max_read_size = cur_le32(&r);
+	c->max_write_size = cur_le32(&r);
+	c->max_trans_size = cur_le32(&r);
+	c->start_time = cur_le64(&r);
+	cur_bytes(&r, pv->preauth, 64);
+	c->client_ndialects = cur_le16(&r);
+	if (c->client_ndialects > 64)
+		return -EBADMSG;
+	for (i = 0; i < c->client_ndialects; i++)
+		c->client_dialects[i] = cur_le16(&r);
+	conn_credits_init(cr, CONN_MAX_CREDITS);
+	cr->low = cur_le64(&r);
+	cr->range = cur_le32(&r);
+	cr->granted = cur_le32(&r);
+	if (cr->range > CONN_MAX_CREDITS * 2 || cr->granted > cr->range ||
+	    cr->granted > CONN_MAX_CREDITS)
+		return -EBADMSG;
+	for (i = 0; i < cr->range; i += 8) {
+		uint8_t bits = cur_u8(&r);
+		uint32_t j;
+
+		for (j = 0; j < 8 && i + j < cr->range; j++) {
+			uint64_t id = cr->low + i + j;
+			unsigned b = (unsigned)(id % (CONN_MAX_CREDITS * 2));
+
+			if (bits >> j & 1)
+				cr->bitmap[b / 8] |= (uint8_t)(1u << (b % 8));
+		}
+	}
+	memset(s, 0, sizeof(*s));
+	s->in_use = 1;
+	s->state = SESS_VALID;
+	s->session_id = cur_le64(&r);
+	get_str(&r, s->user, sizeof(s->user));
+	s->uid = cur_le32(&r);
+	s->gid = cur_le32(&r);
+	s->guest = cur_u8(&r);
+	s->anonymous = cur_u8(&r);
+	s->signing = cur_u8(&r);
+	s->signing_required = cur_u8(&r);
+	s->encrypt = cur_u8(&r);
+	s->cipher = cur_le16(&r);
+	s->ntlm_flags = cur_le32(&r);
+	cur_bytes(&r, s->session_key, 16);
+	cur_bytes(&r, s->signing_key, 16);
+	cur_bytes(&r, s->enc_key, 32);
+	cur_bytes(&r, s->dec_key, 32);
+	cur_bytes(&r, s->app_key, 16);
+	cur_bytes(&r, s->preauth, 64);
+	extra = cur_le32(&r);
+	x = cur_view(&r, extra);
+	if (r.err || cur_left(&r) != 0 || extra > HANDOFF_MAX_EXTRA ||
+	    extra > pv->rcap || s->session_id == 0 || c->dialect == 0) {
+		memset(s, 0, sizeof(*s));
+		return -EBADMSG;
+	}
+	memcpy(pv->rbuf, x, extra);
+	pv->rlen = extra;
+	return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * The connection state a gate hands to the master (MSG_HANDOFF), which
+ * forwards it verbatim to the user's worker (MSG_CONN): dialect and
+ * capabilities, GUIDs, security modes, signing and cipher algorithms, the
+ * 3.1.1 preauth hash, the message-id window and credits, the one session
+ * (id, keys, flags, identity), the peer address and any bytes already read
+ * past the last request.  Versioned; decoded with an exact length check.
+ */
+#ifndef USMBD_WORKER_HANDOFF_H
+#define USMBD_WORKER_HANDOFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct conn;
+struct session;
+
+#define HANDOFF_VERSION		1
+/* What may travel of the bytes read past the last request. */
+#define HANDOFF_MAX_EXTRA	(32 * 1024)
+
+/* Returns the payload length, or -EMSGSIZE. */
+int	handoff_encode(const struct conn *, const struct session *,
+	    const uint8_t *extra, size_t extra_len, uint8_t *buf, size_t cap);
+/*
+ * Fills a fresh connection (its buffers allocated) and its first session
+ * slot; the extra bytes go to the start of its receive buffer.  0, or
+ * -EBADMSG.
+ */
+int	handoff_decode(struct conn *, const uint8_t *p, size_t len);
+
+#endif

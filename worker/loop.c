@@ -1,0 +1,450 @@
+/*
+ * The user worker: one epoll loop over the master channel, a signalfd, an
+ * idle timerfd and every connection of this user, with fd-indexed arrays.
+ * One bad connection is closed without disturbing the others.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "daemon/authmsg.h"
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/msg.h"
+#include "worker/conn_priv.h"
+#include "worker/handoff.h"
+#include "worker/worker.h"
+
+#define WK_MAX_EVENTS	64
+#define WK_AUTH_SECS	30
+#define WK_MAX_DEFER	64
+
+struct worker {
+	int		 chan, ep, sigfd, tfd;
+	struct conf	*conf;
+	const char	*conf_path;
+	const char	*user;
+	struct conn	**conns;	/* indexed by fd */
+	int		 maxfd;
+	int		 nconns;
+	int		 shutdown, reload;
+	uint32_t	 next_id;
+	int		 defer[WK_MAX_DEFER];	/* fds with frames still buffered */
+	int		 ndefer;
+	uint8_t		 mbuf[MSG_BUF_SIZE];
+	uint8_t		 obuf[MSG_MAX_PAYLOAD];
+};
+
+static struct worker wk;
+
+static void
+wk_count(void)
+{
+	uint8_t p[4];
+
+	le32_put(p, (uint32_t)wk.nconns);
+	(void)msg_send(wk.chan, MSG_CONN_COUNT, 0, p, sizeof(p), -1);
+}
+
+static void
+wk_idle_timer(void)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (wk.nconns == 0)
+		its.it_value.tv_sec = wk.conf->worker_idle_timeout > 0 ?
+		    wk.conf->worker_idle_timeout : 60;
+	(void)timerfd_settime(wk.tfd, 0, &its, NULL);
+}
+
+static void
+wk_close(struct conn *c)
+{
+	int fd = c->fd;
+
+	(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, fd, NULL);
+	wk.conns[fd] = NULL;
+	log_debug(2, "%s: connection closed", c->peer);
+	conn_free(c);
+	wk.nconns--;
+	wk_count();
+	wk_idle_timer();
+}
+
+static void
+wk_events(struct conn *c, uint32_t ev)
+{
+	struct epoll_event e;
+
+	e.events = ev;
+	e.data.fd = c->fd;
+	(void)epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
+}
+
+/* Runs buffered frames; arms EPOLLOUT while output is stuck.  0 or -1. */
+static int
+wk_process(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+
+	if (conn_process(c) < 0)
+		return -1;
+	if (conn_output_pending(c)) {
+		if (!pv->epoll_out) {
+			pv->epoll_out = 1;
+			wk_events(c, EPOLLOUT);
+		}
+	} else if (pv->epoll_out) {
+		pv->epoll_out = 0;
+		wk_events(c, EPOLLIN);
+	}
+	return 0;
+}
+
+/*
+ * The worker's verdict round trip.  It blocks this connection's processing
+ * (and the others') for the master's answer: acceptable for now, since a
+ * second session on a worker is rare; a non-blocking state machine is the
+ * follow-up.  Other messages that arrive meanwhile are handled or flagged.
+ */
+static void wk_chan_msg(struct msg *m);
+
+static int
+wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
+{
+	uint32_t id = wk.next_id++;
+	int n, guard;
+
+	n = authmsg_req_encode(req, wk.obuf, sizeof(wk.obuf));
+	if (n < 0 || msg_send(wk.chan, MSG_AUTH_REQ, id, wk.obuf, (size_t)n, -1) < 0)
+		return -1;
+	for (guard = 0; guard < 1000; guard++) {
+		struct pollfd pfd = { wk.chan, POLLIN, 0 };
+		struct msg m;
+		int rc;
+
+		if (poll(&pfd, 1, WK_AUTH_SECS * 1000) <= 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
+		if (rc == -EAGAIN)
+			continue;
+		if (rc < 0) {
+			wk.shutdown = 1;
+			return -1;
+		}
+		if (m.type == MSG_AUTH_REP && m.id == id)
+			return authmsg_rep_decode(rep, m.payload, m.len) < 0 ? -1 : 0;
+		wk_chan_msg(&m);
+	}
+	return -1;
+}
+
+static void
+wk_add(struct msg *m)
+{
+	struct conn *c = NULL;
+	struct epoll_event e;
+	int fd = m->fd, fl;
+
+	if (fd >= wk.maxfd) {
+		log_warnx("connection fd %d beyond the table", fd);
+		goto fail;
+	}
+	c = conn_new(wk.conf, fd, CONN_ROLE_WORKER, "", CONN_BUF_BIG);
+	if (c == NULL) {
+		log_warnx("out of memory for a connection");
+		goto fail;
+	}
+	if (handoff_decode(c, m->payload, m->len) < 0) {
+		log_warnx("malformed connection state from the master");
+		goto fail;
+	}
+	c->priv->auth = wk_auth;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		goto fail;
+	e.events = EPOLLIN;
+	e.data.fd = fd;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
+		goto fail;
+	wk.conns[fd] = c;
+	wk.nconns++;
+	(void)msg_send(wk.chan, MSG_CONN_ACK, m->id, NULL, 0, -1);
+	wk_count();
+	wk_idle_timer();
+	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
+	    (unsigned long long)c->sessions[0].session_id);
+	/* Bytes the gate read past the last request: run them. */
+	if (c->priv->rlen > 0 && wk.ndefer < WK_MAX_DEFER)
+		wk.defer[wk.ndefer++] = fd;
+	return;
+fail:
+	if (c != NULL)
+		conn_free(c);	/* closes fd */
+	else
+		close(fd);
+}
+
+static void
+wk_status(struct msg *m)
+{
+	int n;
+
+	n = snprintf((char *)wk.obuf, sizeof(wk.obuf),
+	    "{\"pid\":%d,\"user\":\"%s\",\"connections\":%d}", (int)getpid(),
+	    wk.user, wk.nconns);
+	if (n > 0 && (size_t)n < sizeof(wk.obuf))
+		(void)msg_send(wk.chan, MSG_STATUS_REP, m->id, wk.obuf, (size_t)n, -1);
+}
+
+static void
+wk_chan_msg(struct msg *m)
+{
+	if (m->type == MSG_CONN && m->fd >= 0) {
+		wk_add(m);
+		return;
+	}
+	if (m->fd >= 0)
+		close(m->fd);
+	switch (m->type) {
+	case MSG_SHUTDOWN:
+		wk.shutdown = 1;
+		break;
+	case MSG_RELOAD:
+		wk.reload = 1;
+		break;
+	case MSG_DEBUG_LEVEL:
+		if (m->len == 4)
+			log_level = (int)le32_get(m->payload);
+		break;
+	case MSG_STATUS_REQ:
+		wk_status(m);
+		break;
+	default:
+		log_warnx("unexpected message %u from the master", m->type);
+	}
+}
+
+static void
+wk_chan(void)
+{
+	int guard;
+
+	for (guard = 0; guard < 64; guard++) {
+		struct msg m;
+		int rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
+
+		if (rc == -EAGAIN)
+			return;
+		if (rc < 0) {
+			log_debug(1, "master channel closed");
+			wk.shutdown = 1;
+			return;
+		}
+		wk_chan_msg(&m);
+	}
+}
+
+/* Swaps in a new config; trees follow their share by name or close. */
+static void
+wk_reload(void)
+{
+	struct conf *nc;
+	int fd, i;
+
+	wk.reload = 0;
+	if (conf_load(wk.conf_path, &nc, stderr) != 0) {
+		log_warnx("reload of %s failed, keeping the old config",
+		    wk.conf_path);
+		return;
+	}
+	for (fd = 0; fd < wk.maxfd; fd++) {
+		struct conn *c = wk.conns[fd];
+
+		if (c == NULL)
+			continue;
+		c->conf = nc;
+		for (i = 0; i < CONN_MAX_TREES; i++) {
+			struct tree *t = &c->trees[i];
+			const struct conf_share *sh;
+
+			if (!t->in_use)
+				continue;
+			sh = conf_share_find(nc, t->share->name);
+			if (sh == NULL)
+				conn_tree_free(c, t);
+			else
+				t->share = sh;
+		}
+	}
+	conf_free(wk.conf);
+	wk.conf = nc;
+	log_info("configuration reloaded");
+}
+
+static void
+wk_conn_event(int fd, uint32_t ev)
+{
+	struct conn *c = wk.conns[fd];
+	ssize_t n;
+
+	if (c == NULL)
+		return;
+	if (ev & EPOLLOUT) {
+		int rc = conn_flush(c);
+
+		if (rc < 0 && rc != -EAGAIN) {
+			wk_close(c);
+			return;
+		}
+		if (rc == 0 && wk_process(c) < 0) {
+			wk_close(c);
+			return;
+		}
+		return;
+	}
+	if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+		n = conn_read(c);
+		if (n == 0 || (n < 0 && n != -EAGAIN)) {
+			wk_close(c);
+			return;
+		}
+		if (wk_process(c) < 0)
+			wk_close(c);
+	}
+}
+
+static int
+wk_setup(void)
+{
+	struct rlimit rl;
+	sigset_t ss;
+	struct epoll_event e;
+	int fl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	wk.maxfd = rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
+	wk.conns = calloc((size_t)wk.maxfd, sizeof(*wk.conns));
+	if (wk.conns == NULL)
+		return -1;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	wk.sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	wk.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	wk.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (wk.sigfd < 0 || wk.tfd < 0 || wk.ep < 0)
+		return -1;
+	fl = fcntl(wk.chan, F_GETFL);
+	if (fl < 0 || fcntl(wk.chan, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	e.events = EPOLLIN;
+	e.data.fd = wk.chan;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.chan, &e) < 0)
+		return -1;
+	e.data.fd = wk.sigfd;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.sigfd, &e) < 0)
+		return -1;
+	e.data.fd = wk.tfd;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.tfd, &e) < 0)
+		return -1;
+	return 0;
+}
+
+int
+worker_main(struct conf *conf, const char *conf_path, int chan,
+    const char *user, uid_t uid, gid_t gid)
+{
+	struct epoll_event evs[WK_MAX_EVENTS];
+	uint8_t role[4];
+	char tag[96];
+	int i, n, fd;
+
+	snprintf(tag, sizeof(tag), "worker %s", user);
+	log_set_tag(tag);
+	memset(&wk, 0, sizeof(wk));
+	wk.chan = chan;
+	wk.conf = conf;
+	wk.conf_path = conf_path;
+	wk.user = user;
+	wk.next_id = 1;
+	if (wk_setup() < 0) {
+		log_warn("worker set-up");
+		return 1;
+	}
+	le32_put(role, MSG_ROLE_WORKER);
+	if (msg_send(chan, MSG_HELLO, 0, role, sizeof(role), -1) < 0)
+		return 1;
+	wk_idle_timer();
+	log_debug(1, "worker for %s (uid %u gid %u) ready", user, (unsigned)uid,
+	    (unsigned)gid);
+	while (!wk.shutdown) {
+		n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("epoll_wait");
+			break;
+		}
+		for (i = 0; i < n && !wk.shutdown; i++) {
+			fd = evs[i].data.fd;
+			if (fd == wk.chan)
+				wk_chan();
+			else if (fd == wk.sigfd) {
+				struct signalfd_siginfo si;
+
+				while (read(wk.sigfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGHUP)
+						wk.reload = 1;
+					else
+						wk.shutdown = 1;
+				}
+			} else if (fd == wk.tfd) {
+				uint64_t x;
+
+				(void)read(wk.tfd, &x, sizeof(x));
+				if (wk.nconns == 0) {
+					log_debug(1, "idle for %d s, exiting",
+					    wk.conf->worker_idle_timeout);
+					wk.shutdown = 1;
+				}
+			} else
+				wk_conn_event(fd, evs[i].events);
+		}
+		/* Connections taken over with bytes already buffered. */
+		while (wk.ndefer > 0 && !wk.shutdown) {
+			struct conn *c;
+
+			fd = wk.defer[--wk.ndefer];
+			c = fd < wk.maxfd ? wk.conns[fd] : NULL;
+			if (c != NULL && wk_process(c) < 0)
+				wk_close(c);
+		}
+		if (wk.reload)
+			wk_reload();
+	}
+	for (fd = 0; fd < wk.maxfd; fd++)
+		if (wk.conns[fd] != NULL) {
+			conn_free(wk.conns[fd]);
+			wk.conns[fd] = NULL;
+		}
+	return 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * The per-connection open table (worker/open.h).  The slots are allocated
+ * with the connection; the volatile id is the slot index in the low 16 bits
+ * and a generation above it, so a stale id never finds a reused slot.
+ */
+#include "worker/open.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "worker/conn_priv.h"
+
+void smb2_pipe_close_open(struct open *) __attribute__((weak));
+void file_open_close(struct open *) __attribute__((weak));
+
+static uint64_t open_next_persistent;
+
+struct open *
+open_alloc(struct conn *c, struct session *s, struct tree *t, enum open_kind kind)
+{
+	struct conn_private *pv = c->priv;
+	struct open *o = pv->free_opens;
+	uint64_t idx;
+
+	if (o == NULL || kind == OPEN_FREE)
+		return NULL;
+	pv->free_opens = o->next_free;
+	idx = (uint64_t)(o - pv->opens);
+	if (++pv->open_gen == 0)
+		pv->open_gen = 1;
+	if (open_next_persistent == 0)
+		open_next_persistent = (uint64_t)getpid() << 32;
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->conn = c;
+	o->sess = s;
+	o->tree = t;
+	o->fid_volatile = (uint64_t)pv->open_gen << 16 | idx;
+	/* pid in the high half: unique among the server's processes */
+	o->fid_persistent = ++open_next_persistent;
+	return o;
+}
+
+struct open *
+open_find(struct conn *c, uint64_t fid_persistent, uint64_t fid_volatile)
+{
+	struct conn_private *pv = c->priv;
+	uint64_t idx = fid_volatile & 0xFFFF;
+	struct open *o;
+
+	if (pv->opens == NULL || idx >= pv->nopens)
+		return NULL;
+	o = &pv->opens[idx];
+	if (o->kind == OPEN_FREE || o->fid_volatile != fid_volatile ||
+	    o->fid_persistent != fid_persistent)
+		return NULL;
+	return o;
+}
+
+void
+open_release(struct open *o)
+{
+	struct conn_private *pv = o->conn->priv;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = OPEN_FREE;
+	o->next_free = pv->free_opens;
+	pv->free_opens = o;
+}
+
+static void
+open_close_one(struct open *o)
+{
+	if (o->kind == OPEN_PIPE && smb2_pipe_close_open != NULL)
+		smb2_pipe_close_open(o);
+	else if ((o->kind == OPEN_FILE || o->kind == OPEN_DIR) &&
+	    file_open_close != NULL)
+		file_open_close(o);
+	/* The owner may have released it already. */
+	if (o->kind != OPEN_FREE)
+		open_release(o);
+}
+
+void
+open_close_tree(struct conn *c, struct tree *t)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; pv->opens != NULL && i < pv->nopens; i++)
+		if (pv->opens[i].kind != OPEN_FREE && pv->opens[i].tree == t)
+			open_close_one(&pv->opens[i]);
+}
+
+void
+open_close_session(struct conn *c, struct session *s)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; pv->opens != NULL && i < pv->nopens; i++)
+		if (pv->opens[i].kind != OPEN_FREE && pv->opens[i].sess == s)
+			open_close_one(&pv->opens[i]);
+}
+
+void
+open_close_all(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; pv->opens != NULL && i < pv->nopens; i++)
+		if (pv->opens[i].kind != OPEN_FREE)
+			open_close_one(&pv->opens[i]);
+}

@@ -1,0 +1,394 @@
+/*
+ * MS-SRVS over the srvsvc pipe: the calls that list shares and describe
+ * the server (enough for `smbclient -L`, `net view` and rpcclient).
+ *
+ * Wire layouts follow the IDL of MS-SRVS 3.1.4 (NetrShareEnum 3.1.4.8,
+ * NetrShareGetInfo 3.1.4.10, NetrServerGetInfo 3.1.4.17) and the structure
+ * definitions of 2.2.4.  A level outside the ones we serve gets
+ * ERROR_INVALID_LEVEL with the union's empty default arm, the way Windows
+ * and Samba answer it.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "daemon/conf.h"
+#include "worker/pipe.h"
+
+/* MS-SRVS 3.1.4 opnums */
+#define SRVSVC_OPNUM_NETR_SHARE_ENUM		15
+#define SRVSVC_OPNUM_NETR_SHARE_GET_INFO	16
+#define SRVSVC_OPNUM_NETR_SERVER_GET_INFO	21
+#define SRVSVC_OPNUM_NETR_SHARE_ENUM_STICKY	36
+
+/* MS-SRVS 2.2.2.4 share types */
+#define STYPE_DISKTREE		0x00000000u
+#define STYPE_IPC		0x00000003u
+#define STYPE_SPECIAL		0x80000000u
+#define SHI_USES_UNLIMITED	0xFFFFFFFFu
+
+/* MS-SRVS 2.2.2.6 / MS-DTYP 2.2.25 platform ids, 2.2.2.7 server types */
+#define PLATFORM_ID_NT		500
+#define SV_TYPE_WORKSTATION	0x00000001u
+#define SV_TYPE_SERVER		0x00000002u
+#define SV_TYPE_SERVER_UNIX	0x00000800u
+#define SV_TYPE_NT		0x00001000u
+#define SV_TYPE_SERVER_NT	0x00008000u
+
+/* MS-ERREF 2.2 */
+#define WERR_OK			0
+#define WERR_INVALID_LEVEL	124
+#define WERR_NERR_NETNAMENOTFOUND	2310
+
+/* The version we report (what current Windows servers say). */
+#define SRVSVC_VERSION_MAJOR	10
+#define SRVSVC_VERSION_MINOR	0
+
+#define SRVSVC_NAME_MAX		1024
+
+/* Pointer layouts of SHARE_INFO_x, for skipping a client-sent array:
+ * p = [string] pointer, u = DWORD, s = SD byte array sized by the last u. */
+static const char *
+srvsvc_share_layout(uint32_t level)
+{
+	switch (level) {
+	case 0:		return "p";
+	case 1:		return "pup";
+	case 2:		return "pupuuupp";
+	case 501:	return "pupu";
+	case 502:	return "pupuuuppus";
+	default:	return NULL;
+	}
+}
+
+static uint32_t
+srvsvc_share_type(const struct conf_share *s)
+{
+	size_t n = strlen(s->name);
+
+	if (s->is_ipc)
+		return STYPE_IPC | STYPE_SPECIAL;
+	/* A name ending in '$' is hidden from browse lists (Windows, Samba). */
+	return STYPE_DISKTREE | (n > 0 && s->name[n - 1] == '$' ?
+	    STYPE_SPECIAL : 0);
+}
+
+static const char *
+srvsvc_share_comment(const struct pipe_env *env, const struct conf_share *s,
+    char *buf, size_t size)
+{
+	if (s->comment != NULL)
+		return s->comment;
+	if (s->is_ipc) {
+		snprintf(buf, size, "IPC Service (%s)",
+		    env->conf->server_string ? env->conf->server_string : "");
+		return buf;
+	}
+	return "";
+}
+
+/* "C:\srv\data" for /srv/data, as Samba shows a Unix path to Windows. */
+static const char *
+srvsvc_share_path(const struct conf_share *s, char *buf, size_t size)
+{
+	size_t i;
+
+	if (s->path == NULL || s->is_ipc)
+		return "";
+	snprintf(buf, size, "C:%s", s->path);
+	for (i = 0; buf[i] != '\0'; i++)
+		if (buf[i] == '/')
+			buf[i] = '\\';
+	return buf;
+}
+
+/* Is share i in the list NetrShareEnum (all) or NetrShareEnumSticky gives? */
+static int
+srvsvc_share_listed(const struct conf_share *s, int all)
+{
+	size_t n = strlen(s->name);
+
+	if (!s->is_ipc && !s->browseable)
+		return 0;
+	if (!all && n > 0 && s->name[n - 1] == '$')
+		return 0;
+	return 1;
+}
+
+/* The fixed part of one SHARE_INFO_x (pointers only stand for strings). */
+static void
+srvsvc_share_scalars(struct ndr_w *w, uint32_t level, const struct conf_share *s)
+{
+	ndr_put_ptr(w, 1);				/* netname */
+	if (level == 0)
+		return;
+	ndr_put_u32(w, srvsvc_share_type(s));
+	ndr_put_ptr(w, 1);				/* remark */
+	if (level == 1)
+		return;
+	if (level == 501) {
+		ndr_put_u32(w, 0);			/* shi501_flags */
+		return;
+	}
+	ndr_put_u32(w, 0);				/* permissions */
+	ndr_put_u32(w, SHI_USES_UNLIMITED);		/* max_uses */
+	ndr_put_u32(w, 0);				/* current_uses */
+	ndr_put_ptr(w, 1);				/* path */
+	ndr_put_ptr(w, 1);				/* passwd: "" */
+	if (level == 502) {
+		ndr_put_u32(w, 0);			/* reserved: SD size */
+		ndr_put_ptr(w, 0);			/* no security descriptor */
+	}
+}
+
+static void
+srvsvc_share_buffers(const struct pipe_env *env, struct ndr_w *w,
+    uint32_t level, const struct conf_share *s)
+{
+	char buf[PATH_MAX + 8];
+
+	ndr_put_string(w, s->name);
+	if (level == 0)
+		return;
+	ndr_put_string(w, srvsvc_share_comment(env, s, buf, sizeof(buf)));
+	if (level == 1 || level == 501)
+		return;
+	ndr_put_string(w, srvsvc_share_path(s, buf, sizeof(buf)));
+	ndr_put_string(w, "");
+}
+
+/*
+ * Skips what a client sent in an [in, out] share container: entries are
+ * allowed by the IDL, however pointless, so decode them rather than fail.
+ * At most SRVSVC_SKIP_MAX of them: no real client sends any.
+ */
+#define SRVSVC_SKIP_MAX	256
+
+static void
+srvsvc_skip_share_array(struct cur *in, uint32_t level, uint32_t count)
+{
+	const char *layout = srvsvc_share_layout(level), *l;
+	uint16_t present[SRVSVC_SKIP_MAX];	/* bit j: j-th pointer non-NULL */
+	uint32_t max, i, sdsize[SRVSVC_SKIP_MAX], u = 0;
+	char tmp[SRVSVC_NAME_MAX];
+	unsigned j;
+
+	max = ndr_u32(in);
+	if (in->err || max != count || count > SRVSVC_SKIP_MAX) {
+		in->err = 1;
+		return;
+	}
+	for (i = 0; i < count && !in->err; i++) {
+		present[i] = 0;
+		sdsize[i] = 0;
+		for (l = layout, j = 0; *l != '\0'; l++, j++) {
+			if (*l == 'u') {
+				u = ndr_u32(in);
+				continue;
+			}
+			if (ndr_ptr(in) != 0)
+				present[i] |= (uint16_t)(1u << j);
+			if (*l == 's')
+				sdsize[i] = u;
+		}
+	}
+	/* The pointees follow, element by element, in field order. */
+	for (i = 0; i < count && !in->err; i++)
+		for (l = layout, j = 0; *l != '\0'; l++, j++) {
+			if (!(present[i] & (1u << j)))
+				continue;
+			if (*l == 'p')
+				ndr_string(in, tmp, sizeof(tmp));
+			else if (ndr_u32(in) != sdsize[i])
+				in->err = 1;
+			else
+				cur_skip(in, sdsize[i]);
+		}
+}
+
+static uint32_t
+srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out, int all)
+{
+	const struct conf *conf = env->conf;
+	char server[SRVSVC_NAME_MAX];
+	uint32_t level, sw, count, resume = 0, n, i, k;
+	int has_resume, known;
+
+	/* [in] ServerName, InfoStruct, PreferedMaximumLength, ResumeHandle */
+	(void)ndr_unique_string(in, server, sizeof(server));
+	level = ndr_u32(in);
+	sw = ndr_u32(in);
+	if (in->err || sw != level)
+		return DCERPC_FAULT_NDR;
+	known = srvsvc_share_layout(level) != NULL;
+	if (known && ndr_ptr(in) != 0) {
+		count = ndr_u32(in);
+		if (ndr_ptr(in) != 0)
+			srvsvc_skip_share_array(in, level, count);
+	}
+	(void)ndr_u32(in);	/* PreferedMaximumLength: we send all at once */
+	has_resume = ndr_ptr(in) != 0;
+	if (has_resume)
+		resume = ndr_u32(in);
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+
+	/* Which shares, from the resume point on. */
+	for (n = 0, i = 0; i < (uint32_t)conf->nshares; i++)
+		if (srvsvc_share_listed(&conf->shares[i], all))
+			n++;
+	count = known && resume < n ? n - resume : 0;
+
+	ndr_put_u32(out, level);
+	ndr_put_u32(out, level);			/* union discriminant */
+	if (known) {
+		ndr_put_ptr(out, 1);			/* the container */
+		ndr_put_u32(out, count);		/* EntriesRead */
+		ndr_put_ptr(out, count > 0);
+		if (count > 0) {
+			ndr_put_u32(out, count);	/* conformance */
+			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
+				if (!srvsvc_share_listed(&conf->shares[i], all))
+					continue;
+				if (k++ >= resume)
+					srvsvc_share_scalars(out, level,
+					    &conf->shares[i]);
+			}
+			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
+				if (!srvsvc_share_listed(&conf->shares[i], all))
+					continue;
+				if (k++ >= resume)
+					srvsvc_share_buffers(env, out, level,
+					    &conf->shares[i]);
+			}
+		}
+	}
+	ndr_put_u32(out, count);			/* TotalEntries */
+	ndr_put_ptr(out, has_resume);
+	if (has_resume)
+		ndr_put_u32(out, 0);			/* nothing left */
+	ndr_put_u32(out, known ? WERR_OK : WERR_INVALID_LEVEL);
+	return 0;
+}
+
+static const struct conf_share *
+srvsvc_share_find(const struct conf *conf, const char *name)
+{
+	int i;
+
+	for (i = 0; i < conf->nshares; i++)
+		if (strcasecmp(conf->shares[i].name, name) == 0)
+			return &conf->shares[i];
+	return NULL;
+}
+
+static uint32_t
+srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_NAME_MAX], name[SRVSVC_NAME_MAX];
+	const struct conf_share *s;
+	uint32_t level;
+
+	/* [in] ServerName, NetName (a [ref, string] pointer), Level */
+	(void)ndr_unique_string(in, server, sizeof(server));
+	ndr_string(in, name, sizeof(name));
+	level = ndr_u32(in);
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	s = srvsvc_share_find(env->conf, name);
+
+	ndr_put_u32(out, level);			/* union discriminant */
+	if (level == 1005) {
+		ndr_put_ptr(out, s != NULL);
+		if (s != NULL)
+			ndr_put_u32(out, 0);		/* shi1005_flags */
+	} else if (srvsvc_share_layout(level) != NULL) {
+		ndr_put_ptr(out, s != NULL);
+		if (s != NULL) {
+			srvsvc_share_scalars(out, level, s);
+			srvsvc_share_buffers(env, out, level, s);
+		}
+	} else {
+		ndr_put_u32(out, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	ndr_put_u32(out, s != NULL ? WERR_OK : WERR_NERR_NETNAMENOTFOUND);
+	return 0;
+}
+
+static uint32_t
+srvsvc_server_get_info(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	const struct conf *conf = env->conf;
+	char server[SRVSVC_NAME_MAX];
+	uint32_t level;
+	const char *name = conf->netbios_name ? conf->netbios_name : "";
+	const char *comment = conf->server_string ? conf->server_string : "";
+
+	(void)ndr_unique_string(in, server, sizeof(server));
+	level = ndr_u32(in);
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+
+	ndr_put_u32(out, level);
+	if (level != 100 && level != 101 && level != 102) {
+		ndr_put_u32(out, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, PLATFORM_ID_NT);
+	ndr_put_ptr(out, 1);				/* name */
+	if (level >= 101) {
+		ndr_put_u32(out, SRVSVC_VERSION_MAJOR);
+		ndr_put_u32(out, SRVSVC_VERSION_MINOR);
+		ndr_put_u32(out, SV_TYPE_WORKSTATION | SV_TYPE_SERVER |
+		    SV_TYPE_SERVER_UNIX | SV_TYPE_NT | SV_TYPE_SERVER_NT);
+		ndr_put_ptr(out, 1);			/* comment */
+	}
+	if (level == 102) {
+		ndr_put_u32(out, 0xFFFFFFFFu);		/* users: no limit */
+		ndr_put_u32(out, 15);			/* autodisconnect minutes */
+		ndr_put_u32(out, 0);			/* hidden */
+		ndr_put_u32(out, 240);			/* announce, seconds */
+		ndr_put_u32(out, 3000);			/* anndelta, ms */
+		ndr_put_u32(out, 0);			/* licenses */
+		ndr_put_ptr(out, 1);			/* userpath */
+	}
+	ndr_put_string(out, name);
+	if (level >= 101)
+		ndr_put_string(out, comment);
+	if (level == 102)
+		ndr_put_string(out, "C:\\");
+	ndr_put_u32(out, WERR_OK);
+	return 0;
+}
+
+static uint32_t
+srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
+    struct ndr_w *out)
+{
+	switch (opnum) {
+	case SRVSVC_OPNUM_NETR_SHARE_ENUM:
+		return srvsvc_share_enum(env, in, out, 1);
+	case SRVSVC_OPNUM_NETR_SHARE_ENUM_STICKY:
+		return srvsvc_share_enum(env, in, out, 0);
+	case SRVSVC_OPNUM_NETR_SHARE_GET_INFO:
+		return srvsvc_share_get_info(env, in, out);
+	case SRVSVC_OPNUM_NETR_SERVER_GET_INFO:
+		return srvsvc_server_get_info(env, in, out);
+	default:
+		return DCERPC_NCA_S_OP_RNG_ERROR;
+	}
+}
+
+/* MS-SRVS 1.9: 4b324fc8-1670-01d3-1278-5a47bf6ee188 v3.0 */
+const struct pipe_iface pipe_iface_srvsvc = {
+	"srvsvc", "\\PIPE\\srvsvc",
+	{ { 0x4b324fc8, 0x1670, 0x01d3,
+	    { 0x12, 0x78, 0x5a, 0x47, 0xbf, 0x6e, 0xe1, 0x88 } }, 3, 0 },
+	srvsvc_call,
+};

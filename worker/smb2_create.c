@@ -1,0 +1,690 @@
+/*
+ * SMB2 CREATE and CLOSE (MS-SMB2 2.2.13, 2.2.14, 2.2.15, 2.2.16; server
+ * rules 3.3.5.9, 3.3.5.10).  What the user may do is decided by the kernel:
+ * the file is opened with the access mode the client asked for, and an
+ * EACCES from open(2) is the answer.  Share-mode and lease state belong to
+ * the shm/ layer (next issue): their contexts are parsed and noted here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/fscc.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+
+/* MS-SMB2 2.2.13 */
+#define FILE_SUPERSEDE		0
+#define FILE_OPEN		1
+#define FILE_CREATE		2
+#define FILE_OPEN_IF		3
+#define FILE_OVERWRITE		4
+#define FILE_OVERWRITE_IF	5
+
+#define FILE_SUPERSEDED		0
+#define FILE_OPENED		1
+#define FILE_CREATED		2
+#define FILE_OVERWRITTEN	3
+
+#define FILE_DIRECTORY_FILE	0x00000001u
+#define FILE_WRITE_THROUGH	0x00000002u
+#define FILE_NON_DIRECTORY_FILE	0x00000040u
+#define FILE_DELETE_ON_CLOSE	0x00001000u
+#define FILE_OPEN_BY_FILE_ID	0x00002000u
+#define FILE_OPEN_REPARSE_POINT	0x00200000u
+#define FILE_RESERVE_OPFILTER	0x00100000u
+/* bits MS-SMB2 says the server must refuse */
+#define FILE_OPTIONS_INVALID	0xFF000000u
+
+#define SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB	0x0001
+
+#define CREATE_RSP_FIXED	88
+
+struct create_ctx {
+	int		 mxac;
+	int		 qfid;
+	int		 alsi;
+	uint64_t	 alloc_size;
+	int		 durable;	/* DHnQ/DH2Q/DHnC/DH2C seen */
+	int		 lease;		/* RqLs seen */
+};
+
+static uint32_t
+create_map_generic(uint32_t a)
+{
+	/* MS-SMB2 / MS-DTYP 2.4.3 file generic mapping */
+	if (a & GENERIC_READ)
+		a |= 0x00120089u;
+	if (a & GENERIC_WRITE)
+		a |= 0x00120116u;
+	if (a & GENERIC_EXECUTE)
+		a |= 0x001200A0u;
+	if (a & GENERIC_ALL)
+		a |= FILE_ALL_ACCESS;
+	return a & ~(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE |
+	    GENERIC_ALL);
+}
+
+/* The parent of path ("" for a top-level name) in buf. */
+static void
+create_parent(const char *path, char *buf, size_t len)
+{
+	const char *s = strrchr(path, '/');
+	size_t n = s ? (size_t)(s - path) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+}
+
+/*
+ * What this user may do with path, by asking the kernel (faccessat with
+ * AT_EACCESS from the share root: the process is the user).
+ */
+static uint32_t
+create_maximal_access(struct tree *tree, const char *path,
+    const struct vfs_stat *st)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	char parent[FILE_PATH_MAX];
+	uint32_t a = FILE_READ_ATTRIBUTES | FILE_READ_EA | READ_CONTROL |
+	    SYNCHRONIZE;
+
+	if (vfs->access(tree->root_fd, path, R_OK) == 0)
+		a |= FILE_READ_DATA;
+	if (vfs->access(tree->root_fd, path, X_OK) == 0)
+		a |= FILE_EXECUTE;
+	if (vfs->access(tree->root_fd, path, W_OK) == 0)
+		a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
+		    FILE_WRITE_ATTRIBUTES |
+		    (S_ISDIR(st->mode) ? FILE_DELETE_CHILD : 0);
+	if (st->uid == (uint32_t)geteuid())
+		a |= FILE_WRITE_ATTRIBUTES | WRITE_DAC | WRITE_OWNER;
+	if (path[0] != '\0') {
+		create_parent(path, parent, sizeof(parent));
+		if (vfs->access(tree->root_fd, parent, W_OK | X_OK) == 0)
+			a |= DELETE_ACCESS;
+	}
+	if (tree->read_only)
+		a &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
+		    FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | DELETE_ACCESS |
+		    WRITE_DAC | WRITE_OWNER);
+	return a;
+}
+
+static ntstatus_t
+create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
+    struct create_ctx *cc)
+{
+	struct cur all, cx;
+	uint32_t next, dlen, pos = 0;
+	uint16_t noff, nlen, doff;
+	const uint8_t *name;
+	int guard;
+
+	memset(cc, 0, sizeof(*cc));
+	if (len == 0)
+		return STATUS_SUCCESS;
+	all = cur_sub(&req->body, off, len);
+	if (all.err)
+		return STATUS_INVALID_PARAMETER;
+	/* MS-SMB2 2.2.13.2: a chain of 8-aligned create contexts */
+	for (guard = 0; guard < 64; guard++) {
+		cx = cur_sub(&all, pos, len - pos);
+		next = cur_le32(&cx);
+		noff = cur_le16(&cx);
+		nlen = cur_le16(&cx);
+		cur_skip(&cx, 2);
+		doff = cur_le16(&cx);
+		dlen = cur_le32(&cx);
+		if (cx.err || nlen != 4)
+			return cx.err ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
+		cur_seek(&cx, noff);
+		name = cur_view(&cx, nlen);
+		if (dlen > 0) {
+			cur_seek(&cx, doff);
+			cur_skip(&cx, dlen);
+		}
+		if (cx.err || name == NULL)
+			return STATUS_INVALID_PARAMETER;
+		if (memcmp(name, "MxAc", 4) == 0)
+			cc->mxac = 1;
+		else if (memcmp(name, "QFid", 4) == 0)
+			cc->qfid = 1;
+		else if (memcmp(name, "AlSi", 4) == 0 && dlen == 8) {
+			cur_seek(&cx, doff);
+			cc->alloc_size = cur_le64(&cx);
+			cc->alsi = 1;
+		} else if (memcmp(name, "RqLs", 4) == 0)
+			cc->lease = 1;	/* no lease granted until shm/ leases */
+		else if (memcmp(name, "DHnQ", 4) == 0 ||
+		    memcmp(name, "DH2Q", 4) == 0 ||
+		    memcmp(name, "DHnC", 4) == 0 ||
+		    memcmp(name, "DH2C", 4) == 0)
+			cc->durable = 1;	/* not durable until shm/ durable */
+		/* ExtA, SecD, TWrp and unknown names: accepted, not applied */
+		if (next == 0)
+			break;
+		if (next % 8 != 0 || next > len - pos)
+			return STATUS_INVALID_PARAMETER;
+		pos += next;
+	}
+	return STATUS_SUCCESS;
+}
+
+static void
+create_put_ctx(struct wcur *w, uint8_t **prev, const char *name,
+    const void *data, uint32_t dlen)
+{
+	uint8_t *start;
+
+	wcur_align(w, 8);
+	start = w->p;
+	if (*prev != NULL && !w->err)
+		le32_put(*prev, (uint32_t)(start - *prev));
+	wcur_le32(w, 0);
+	wcur_le16(w, 16);
+	wcur_le16(w, 4);
+	wcur_le16(w, 0);
+	wcur_le16(w, 24);
+	wcur_le32(w, dlen);
+	wcur_bytes(w, name, 4);
+	wcur_zero(w, 4);
+	wcur_bytes(w, data, dlen);
+	*prev = start;
+}
+
+static ntstatus_t
+create_open_stream(struct file_open *f, int may_create, int truncate,
+    uint32_t *action)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if (vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	n = vfs->getxattr(f->fd, xname, NULL, 0);
+	if (n < 0 && n != -ENODATA)
+		return ntstatus_from_errno((int)n);
+	if (n == -ENODATA) {
+		if (!may_create)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		rc = vfs->setxattr(f->fd, xname, "", 0, XATTR_CREATE);
+		if (rc != 0)
+			return ntstatus_from_errno(rc);
+		*action = FILE_CREATED;
+	} else if (truncate) {
+		if ((rc = vfs->setxattr(f->fd, xname, "", 0, 0)) != 0)
+			return ntstatus_from_errno(rc);
+		*action = FILE_OVERWRITTEN;
+	}
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct cur *c = &req->body;
+	struct tree *tree = req->tree;
+	struct create_ctx cc;
+	struct file_open *f = NULL;
+	struct open *op = NULL;
+	struct vfs_stat st;
+	struct vfs_dosinfo di;
+	struct fscc_info fi;
+	struct timespec now;
+	char parent[FILE_PATH_MAX];
+	const uint8_t *name16;
+	uint8_t *ctx_prev = NULL, buf[32];
+	uint32_t imp, access, want, attrs, share, disp, opts, ctx_off, ctx_len;
+	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
+	uint16_t name_off, name_len;
+	int exists, is_dir = 0, flags, rc, fd = -1, writes, truncate;
+	ntstatus_t status;
+
+	if (tree == NULL || tree->root_fd < 0)
+		return STATUS_INVALID_PARAMETER;
+	if (cur_le16(c) != 57)
+		return STATUS_INVALID_PARAMETER;
+	cur_skip(c, 2);			/* SecurityFlags, RequestedOplockLevel */
+	imp = cur_le32(c);
+	cur_skip(c, 16);		/* SmbCreateFlags, Reserved */
+	access = cur_le32(c);
+	attrs = cur_le32(c);
+	share = cur_le32(c);
+	disp = cur_le32(c);
+	opts = cur_le32(c);
+	name_off = cur_le16(c);
+	name_len = cur_le16(c);
+	ctx_off = cur_le32(c);
+	ctx_len = cur_le32(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (imp > 3)
+		return STATUS_BAD_IMPERSONATION_LEVEL;
+	if (disp > FILE_OVERWRITE_IF || (opts & FILE_OPTIONS_INVALID) ||
+	    (opts & FILE_RESERVE_OPFILTER) ||
+	    ((opts & FILE_DIRECTORY_FILE) && (opts & FILE_NON_DIRECTORY_FILE)))
+		return STATUS_INVALID_PARAMETER;
+	if (opts & FILE_OPEN_BY_FILE_ID)
+		return STATUS_NOT_SUPPORTED;
+	if (access & 0x0CE0FE00u)	/* reserved bits, MS-SMB2 3.3.5.9 */
+		return STATUS_ACCESS_DENIED;
+	if ((opts & FILE_DIRECTORY_FILE) && disp != FILE_CREATE &&
+	    disp != FILE_OPEN && disp != FILE_OPEN_IF)
+		return STATUS_INVALID_PARAMETER;
+	if (attrs & ~0x7FB7u)
+		return STATUS_INVALID_PARAMETER;
+	name16 = NULL;
+	if (name_len > 0) {
+		struct cur nc = cur_sub(c, name_off, name_len);
+
+		name16 = cur_view(&nc, name_len);
+		if (name16 == NULL)
+			return STATUS_INVALID_PARAMETER;
+	}
+	if ((status = create_parse_contexts(req, ctx_off, ctx_len, &cc)) !=
+	    STATUS_SUCCESS)
+		return status;
+	if (cc.lease || cc.durable)
+		log_debug(3, "create: lease/durable context ignored until the "
+		    "state layer grants them");
+
+	if ((f = file_open_get()) == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	status = file_name_parse(req, name16, name_len, f->path,
+	    sizeof(f->path), f->stream, sizeof(f->stream));
+	if (status != STATUS_SUCCESS)
+		goto out;
+	if (tree->share != NULL && !tree->share->case_sensitive &&
+	    (rc = vfs_name_resolve(vfs, tree->root_fd, f->path,
+	    sizeof(f->path))) != 0) {
+		status = ntstatus_from_errno(rc);
+		goto out;
+	}
+
+	want = create_map_generic(access & ~MAXIMUM_ALLOWED);
+	writes = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
+	    FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC | WRITE_OWNER)) ||
+	    (opts & FILE_DELETE_ON_CLOSE);
+	/* a read-only share: OPEN_IF of an existing file is still an open */
+	if (tree->read_only && (writes || (disp != FILE_OPEN &&
+	    disp != FILE_OPEN_IF))) {
+		status = STATUS_ACCESS_DENIED;
+		goto out;
+	}
+	if ((opts & FILE_DELETE_ON_CLOSE) && !(want & DELETE_ACCESS) &&
+	    !(access & MAXIMUM_ALLOWED)) {
+		status = STATUS_ACCESS_DENIED;
+		goto out;
+	}
+
+	rc = vfs->statat(tree->root_fd, f->path, &st);
+	if (rc == -EXDEV || rc == -ELOOP) {
+		log_warnx("%s: refused \"%s\": resolves outside the share",
+		    req->conn->peer, f->path);
+		status = STATUS_ACCESS_DENIED;
+		goto out;
+	}
+	if (rc == -ENOTDIR) {
+		status = STATUS_OBJECT_PATH_NOT_FOUND;
+		goto out;
+	}
+	if (rc != 0 && rc != -ENOENT) {
+		status = ntstatus_from_errno(rc);
+		goto out;
+	}
+	exists = rc == 0;
+	if (exists && !S_ISREG(st.mode) && !S_ISDIR(st.mode)) {
+		/* fifos, devices, sockets: never opened for a client */
+		status = STATUS_ACCESS_DENIED;
+		goto out;
+	}
+	if (!exists) {
+		create_parent(f->path, parent, sizeof(parent));
+		rc = vfs->statat(tree->root_fd, parent, &st);
+		if (rc != 0 || !S_ISDIR(st.mode)) {
+			status = rc == -EXDEV || rc == -ELOOP ?
+			    STATUS_ACCESS_DENIED : STATUS_OBJECT_PATH_NOT_FOUND;
+			goto out;
+		}
+		if (f->stream[0] == '\0' &&
+		    (disp == FILE_OPEN || disp == FILE_OVERWRITE)) {
+			status = STATUS_OBJECT_NAME_NOT_FOUND;
+			goto out;
+		}
+		if (f->stream[0] != '\0' && disp == FILE_OPEN) {
+			status = STATUS_OBJECT_NAME_NOT_FOUND;
+			goto out;
+		}
+		if (f->path[0] == '\0') {
+			status = STATUS_OBJECT_NAME_COLLISION;
+			goto out;
+		}
+		if (tree->read_only) {
+			status = STATUS_ACCESS_DENIED;
+			goto out;
+		}
+	}
+	is_dir = exists ? S_ISDIR(st.mode) : (opts & FILE_DIRECTORY_FILE) != 0;
+	if (exists && f->stream[0] == '\0') {
+		if (disp == FILE_CREATE) {
+			status = STATUS_OBJECT_NAME_COLLISION;
+			goto out;
+		}
+		if (is_dir && (opts & FILE_NON_DIRECTORY_FILE)) {
+			status = STATUS_FILE_IS_A_DIRECTORY;
+			goto out;
+		}
+		if (!is_dir && (opts & FILE_DIRECTORY_FILE)) {
+			status = STATUS_NOT_A_DIRECTORY;
+			goto out;
+		}
+		if (is_dir && disp != FILE_OPEN && disp != FILE_OPEN_IF) {
+			status = STATUS_INVALID_PARAMETER;
+			goto out;
+		}
+	}
+	if (f->stream[0] != '\0' && is_dir && exists &&
+	    (opts & FILE_DIRECTORY_FILE)) {
+		status = STATUS_NOT_A_DIRECTORY;
+		goto out;
+	}
+	if (exists) {
+		maxacc = create_maximal_access(tree, f->path, &st);
+		if (access & MAXIMUM_ALLOWED)
+			want |= maxacc;
+		if ((want & DELETE_ACCESS) && !(maxacc & DELETE_ACCESS)) {
+			if ((access & DELETE_ACCESS) ||
+			    (opts & FILE_DELETE_ON_CLOSE)) {
+				status = STATUS_ACCESS_DENIED;
+				goto out;
+			}
+			want &= ~DELETE_ACCESS;	/* from GENERIC_ALL only */
+		}
+	} else
+		want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
+
+	truncate = f->stream[0] == '\0' && exists &&
+	    (disp == FILE_SUPERSEDE || disp == FILE_OVERWRITE ||
+	    disp == FILE_OVERWRITE_IF);
+
+	/* Open (or create) the object, letting the kernel judge the mode. */
+	if (is_dir) {
+		if (!exists) {
+			rc = vfs->mkdir(tree->root_fd, f->path, 0777 &
+			    (tree->share ? tree->share->directory_mask : 0755));
+			if (rc != 0) {
+				status = ntstatus_from_errno(rc);
+				goto out;
+			}
+			action = FILE_CREATED;
+		}
+		fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY,
+		    0);
+		if (fd == -EACCES && !(want & FILE_READ_DATA))
+			fd = vfs->open(tree->root_fd, f->path,
+			    O_PATH | O_DIRECTORY, 0);
+	} else {
+		int r = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
+		int w = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
+
+		if (f->stream[0] != '\0')
+			w = w || disp != FILE_OPEN;
+		if (truncate || !exists)
+			w = 1;
+		flags = w ? (r ? O_RDWR : O_WRONLY) : (r ? O_RDONLY : O_PATH);
+		if (access & MAXIMUM_ALLOWED && exists)
+			flags = (maxacc & FILE_WRITE_DATA) ?
+			    ((maxacc & FILE_READ_DATA) ? O_RDWR : O_WRONLY) :
+			    ((maxacc & FILE_READ_DATA) ? O_RDONLY : O_PATH);
+		if (flags != O_PATH)
+			flags |= O_NONBLOCK | O_NOCTTY;
+		if (!exists) {
+			/* a new file (or the base of a new stream) */
+			flags |= O_CREAT | O_EXCL;
+			if ((flags & O_ACCMODE) != O_RDWR && !(flags & O_PATH))
+				flags = (flags & ~O_ACCMODE) | O_RDWR;
+			if (flags & O_PATH)
+				flags = O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK;
+			action = FILE_CREATED;
+		} else if (truncate) {
+			/* truncated below, after the read-only check */
+			action = disp == FILE_SUPERSEDE ? FILE_SUPERSEDED :
+			    FILE_OVERWRITTEN;
+		}
+		fd = vfs->open(tree->root_fd, f->path, flags,
+		    0666 & (tree->share ? tree->share->create_mask : 0744));
+		if (fd >= 0) {
+			f->readable = (flags & O_PATH) == 0 &&
+			    (flags & O_ACCMODE) != O_WRONLY;
+			f->writable = (flags & O_PATH) == 0 &&
+			    (flags & O_ACCMODE) != O_RDONLY;
+		}
+	}
+	if (fd < 0) {
+		if (fd == -EXDEV || fd == -ELOOP)
+			log_warnx("%s: refused \"%s\": resolves outside the "
+			    "share", req->conn->peer, f->path);
+		status = fd == -ENOENT ? STATUS_OBJECT_NAME_NOT_FOUND :
+		    ntstatus_from_errno(fd);
+		goto out;
+	}
+	f->fd = fd;
+	f->is_dir = is_dir && f->stream[0] == '\0';
+	if ((rc = vfs->fstat(fd, &st)) != 0) {
+		status = ntstatus_from_errno(rc);
+		goto out;
+	}
+	if (!S_ISREG(st.mode) && !S_ISDIR(st.mode)) {
+		status = STATUS_ACCESS_DENIED;
+		goto out;
+	}
+	f->dev = st.dev;
+	f->ino = st.ino;
+	/* A read-only file is not opened for writing (Windows semantics). */
+	if (exists && f->stream[0] == '\0' && vfs_dos_get(vfs, fd, &di) == 0 &&
+	    (di.attrs & FILE_ATTRIBUTE_READONLY)) {
+		if (opts & FILE_DELETE_ON_CLOSE) {
+			status = STATUS_CANNOT_DELETE;
+			goto out;
+		}
+		if ((access & (FILE_WRITE_DATA | FILE_APPEND_DATA |
+		    GENERIC_WRITE)) || truncate) {
+			status = STATUS_ACCESS_DENIED;
+			goto out;
+		}
+	}
+	if (action == FILE_CREATED && f->stream[0] == '\0') {
+		clock_gettime(CLOCK_REALTIME, &now);
+		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
+		    (is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
+		di.create_time = fscc_time_from_timespec(&now);
+		/* best effort: a file system without user xattrs still works */
+		(void)vfs_dos_set(vfs, fd, &di);
+		if (!exists)
+			maxacc = create_maximal_access(tree, f->path, &st);
+	} else if (action != FILE_OPENED && f->stream[0] == '\0' &&
+	    vfs_dos_get(vfs, fd, &di) == 0) {
+		/* overwrite/supersede: the new attributes plus archive */
+		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
+		    FILE_ATTRIBUTE_ARCHIVE;
+		(void)vfs_dos_set(vfs, fd, &di);
+	}
+	if (!exists && (access & MAXIMUM_ALLOWED))
+		want = create_map_generic(access & ~MAXIMUM_ALLOWED) | maxacc;
+	if (f->stream[0] != '\0') {
+		uint32_t saction = action == FILE_CREATED ? FILE_CREATED :
+		    FILE_OPENED;
+
+		status = create_open_stream(f, disp != FILE_OPEN &&
+		    disp != FILE_OVERWRITE, disp == FILE_SUPERSEDE ||
+		    disp == FILE_OVERWRITE || disp == FILE_OVERWRITE_IF,
+		    &saction);
+		if (status != STATUS_SUCCESS)
+			goto out;
+		action = saction;
+	}
+	if (truncate && (rc = vfs->ftruncate(fd, 0)) != 0) {
+		status = ntstatus_from_errno(rc);
+		goto out;
+	}
+	if (cc.alsi && !f->is_dir && f->stream[0] == '\0' &&
+	    action != FILE_OPENED && cc.alloc_size > 0)
+		(void)vfs->fallocate(fd, 0, cc.alloc_size);
+
+	op = open_alloc(req->conn, req->sess, tree, f->is_dir ? OPEN_DIR :
+	    OPEN_FILE);
+	if (op == NULL) {
+		status = STATUS_INSUFF_SERVER_RESOURCES;
+		goto out;
+	}
+	f->create_options = opts;
+	f->share_access = share;
+	f->delete_on_close = (opts & FILE_DELETE_ON_CLOSE) != 0;
+	if (opts & FILE_WRITE_THROUGH)
+		f->mode |= FILE_WRITE_THROUGH;
+	op->access = want;
+	op->u.file = f;
+
+	if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
+		goto out;
+	/* MS-SMB2 2.2.14 */
+	wcur_le16(&rsp->body, 89);
+	wcur_u8(&rsp->body, 0);		/* OplockLevel: none until shm/ */
+	wcur_u8(&rsp->body, 0);
+	wcur_le32(&rsp->body, action);
+	wcur_le64(&rsp->body, fi.creation);
+	wcur_le64(&rsp->body, fi.access);
+	wcur_le64(&rsp->body, fi.write);
+	wcur_le64(&rsp->body, fi.change);
+	wcur_le64(&rsp->body, fi.alloc);
+	wcur_le64(&rsp->body, fi.eof);
+	wcur_le32(&rsp->body, fi.attrs);
+	wcur_le32(&rsp->body, 0);
+	wcur_le64(&rsp->body, op->fid_persistent);
+	wcur_le64(&rsp->body, op->fid_volatile);
+	{
+		uint8_t *ctxhdr = wcur_reserve(&rsp->body, 8);
+
+		ctx_start = (uint32_t)wcur_off(&rsp->body);
+		if (cc.mxac) {
+			le32_put(buf, 0);
+			le32_put(buf + 4, maxacc ? maxacc : want);
+			create_put_ctx(&rsp->body, &ctx_prev, "MxAc", buf, 8);
+		}
+		if (cc.qfid) {
+			memset(buf, 0, 32);
+			le64_put(buf, f->ino);
+			le64_put(buf + 8, f->dev);
+			create_put_ctx(&rsp->body, &ctx_prev, "QFid", buf, 32);
+		}
+		if (ctxhdr != NULL && ctx_prev != NULL) {
+			le32_put(ctxhdr, ctx_start);
+			le32_put(ctxhdr + 4,
+			    (uint32_t)wcur_off(&rsp->body) - ctx_start);
+		} else if (ctxhdr != NULL)
+			memset(ctxhdr, 0, 8);
+	}
+	if (rsp->body.err) {
+		status = STATUS_BUFFER_OVERFLOW;
+		goto out;
+	}
+	rsp->set_fid = 1;
+	rsp->fid_persistent = op->fid_persistent;
+	rsp->fid_volatile = op->fid_volatile;
+	return STATUS_SUCCESS;
+out:
+	if (op != NULL) {
+		op->u.file = NULL;
+		open_release(op);
+	}
+	if (f != NULL) {
+		if (action == FILE_CREATED && status != STATUS_SUCCESS &&
+		    f->stream[0] == '\0' && f->path[0] != '\0')
+			(void)vfs->unlink(tree->root_fd, f->path, is_dir);
+		file_open_put(f);
+	}
+	return status;
+}
+
+/*
+ * Releases the file state of an open (CLOSE, tree disconnect, logoff,
+ * connection loss): a pending delete happens now.
+ */
+void
+file_open_close(struct open *op)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	char xname[300];
+	int rc;
+
+	if (f == NULL)
+		return;
+	if (f->delete_on_close && op->tree != NULL && op->tree->root_fd >= 0) {
+		if (f->stream[0] != '\0') {
+			if (vfs_stream_xattr_name(f->stream, xname,
+			    sizeof(xname)) == 0)
+				(void)vfs->removexattr(f->fd, xname);
+		} else if (f->path[0] != '\0') {
+			rc = vfs->unlink(op->tree->root_fd, f->path, f->is_dir);
+			if (rc != 0)
+				log_debug(2, "delete on close of \"%s\": %s",
+				    f->path, strerror(-rc));
+		}
+	}
+	op->u.file = NULL;
+	file_open_put(f);
+}
+
+ntstatus_t
+smb2_close_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body;
+	struct fscc_info fi;
+	struct open *op;
+	uint16_t flags;
+	ntstatus_t status;
+	int post;
+
+	if (cur_le16(c) != 24)
+		return STATUS_INVALID_PARAMETER;
+	flags = cur_le16(c);
+	cur_skip(c, 4);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&
+	    file_info_fill(op->u.file, &fi) == STATUS_SUCCESS;
+	file_open_close(op);
+	open_release(op);
+	/* MS-SMB2 2.2.16 */
+	wcur_le16(&rsp->body, 60);
+	wcur_le16(&rsp->body, post ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
+	wcur_le32(&rsp->body, 0);
+	if (post) {
+		wcur_le64(&rsp->body, fi.creation);
+		wcur_le64(&rsp->body, fi.access);
+		wcur_le64(&rsp->body, fi.write);
+		wcur_le64(&rsp->body, fi.change);
+		wcur_le64(&rsp->body, fi.alloc);
+		wcur_le64(&rsp->body, fi.eof);
+		wcur_le32(&rsp->body, fi.attrs);
+	} else
+		wcur_zero(&rsp->body, 52);
+	return STATUS_SUCCESS;
+}

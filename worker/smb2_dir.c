@@ -1,0 +1,358 @@
+/*
+ * SMB2 QUERY_DIRECTORY (MS-SMB2 2.2.33/2.2.34, server rules 3.3.5.18).
+ *
+ * A listing reads the directory through the open's fixed getdents64
+ * buffer (struct file_dir), a buffer's worth at a time, so a directory of
+ * any size is listed without being read whole.  An entry that does not fit
+ * the client's output buffer stays in place for the next request.  A
+ * pattern without wildcards is answered with one lookup instead of a scan.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/fscc.h"
+#include "proto/unicode.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+
+/* MS-SMB2 2.2.33 */
+#define SMB2_RESTART_SCANS		0x01
+#define SMB2_RETURN_SINGLE_ENTRY	0x02
+#define SMB2_INDEX_SPECIFIED		0x04
+#define SMB2_REOPEN			0x10
+
+#define DIR_OUT_OFFSET	(SMB2_HDR_LEN + 8)
+
+static uint8_t	dir_name16[(255 * 4 + 1) * 2];
+static char	dir_path[FILE_PATH_MAX + 256];
+
+
+static int
+dir_has_wildcard(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] == '*' || p[i] == '?' || p[i] == '<' || p[i] == '>' ||
+		    p[i] == '"')
+			return 1;
+	return 0;
+}
+
+static void
+dir_restart(struct file_open *f)
+{
+	struct file_dir *d = f->dir;
+
+	(void)file_vfs()->rewinddir(f->fd);
+	d->len = d->pos = 0;
+	d->eof = 0;
+	d->dots = 0;
+	d->returned = 0;
+	d->searches = 0;
+	d->started = 0;
+}
+
+/*
+ * The stat and DOS view of one entry.  A symlink is shown as what it
+ * points to when that stays inside the share, and hidden otherwise, as
+ * are fifos, sockets and devices.  Returns 0, or -1 to skip the entry.
+ */
+static int
+dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
+    int dot, struct fscc_info *fi)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	uint8_t buf[64];
+	ssize_t n;
+	int has_dos = 0, rc;
+	const char *slash;
+
+	if (dot == 1)
+		rc = vfs->fstat(f->fd, &st);
+	else if (dot == 2) {
+		if (f->path[0] == '\0')
+			rc = vfs->fstat(f->fd, &st);	/* ".." of the root */
+		else {
+			slash = strrchr(f->path, '/');
+			memcpy(dir_path, f->path, slash ? (size_t)(slash -
+			    f->path) : 0);
+			dir_path[slash ? slash - f->path : 0] = '\0';
+			rc = vfs->statat(tree->root_fd, dir_path, &st);
+		}
+	} else {
+		rc = vfs->entstat(f->fd, name, &st);
+		if (rc == 0 && S_ISLNK(st.mode)) {
+			if ((size_t)snprintf(dir_path, sizeof(dir_path), "%s%s%s",
+			    f->path, f->path[0] ? "/" : "", name) >=
+			    sizeof(dir_path))
+				return -1;
+			/* resolved beneath the share root, or refused */
+			rc = vfs->statat(tree->root_fd, dir_path, &st);
+		} else if (rc == 0) {
+			n = vfs->entxattr(f->fd, name, VFS_XATTR_DOS, buf,
+			    sizeof(buf));
+			has_dos = n > 0 && vfs_dos_decode(buf, (size_t)n,
+			    &di) == 0;
+		}
+	}
+	if (rc != 0 || (!S_ISREG(st.mode) && !S_ISDIR(st.mode)))
+		return -1;
+	file_info_from_stat(&st, &di, has_dos, fi);
+	return 0;
+}
+
+/* Appends one entry; 1 written, 0 did not fit, -1 skipped. */
+static int
+dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
+    struct file_open *f, const char *name, int dot, uint8_t **prev)
+{
+	struct file_dir *d = f->dir;
+	struct fscc_info fi;
+	struct wcur lim;
+	size_t start, wrote;
+	int n16;
+
+	if (!fscc_name_match(d->pattern, d->pattern_len, name, strlen(name),
+	    req->tree->share ? req->tree->share->case_sensitive : 0))
+		return -1;
+	n16 = unicode_utf8_to_utf16(name, strlen(name), dir_name16,
+	    sizeof(dir_name16));
+	if (n16 < 0) {
+		log_debug(2, "listing: skipped a name that is not UTF-8");
+		return -1;
+	}
+	if (dir_entry_info(req->tree, f, name, dot, &fi) != 0)
+		return -1;
+	/* entries start 8-aligned from the start of the output buffer */
+	start = (wcur_off(w) - DIR_OUT_OFFSET + 7) & ~(size_t)7;
+	start += DIR_OUT_OFFSET;
+	if (start > limit_end)
+		return 0;
+	lim = *w;
+	lim.end = w->base + limit_end;
+	lim.p = w->base + start;
+	if (lim.p > lim.end)
+		return 0;
+	memset(w->p, 0, start - wcur_off(w));
+	wrote = fscc_put_dirent(&lim, klass, &fi, 0, dir_name16, (size_t)n16);
+	if (wrote == 0)
+		return 0;
+	if (*prev != NULL)
+		le32_put(*prev, (uint32_t)(start - (size_t)(*prev - w->base)));
+	*prev = w->base + start;
+	w->p = lim.p;
+	return 1;
+}
+
+/* A pattern without wildcards names at most one entry. */
+static int
+dir_single(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
+    struct file_open *f, uint8_t **prev)
+{
+	static char full[FILE_PATH_MAX], one[256 * 4];
+	struct file_dir *d = f->dir;
+	struct vfs_stat st;
+	const char *last;
+
+	if (strcmp(d->pattern, ".") == 0)
+		return dir_emit(req, w, limit_end, klass, f, ".", 1, prev);
+	if (strcmp(d->pattern, "..") == 0)
+		return dir_emit(req, w, limit_end, klass, f, "..", 2, prev);
+	if (d->pattern_len >= sizeof(one))
+		return -1;
+	memcpy(one, d->pattern, d->pattern_len + 1);
+	if (file_vfs()->entstat(f->fd, one, &st) != 0 &&
+	    !(req->tree->share && req->tree->share->case_sensitive)) {
+		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", f->path,
+		    f->path[0] ? "/" : "", one) >= sizeof(full))
+			return -1;
+		(void)vfs_name_resolve(file_vfs(), req->tree->root_fd, full,
+		    sizeof(full));
+		last = strrchr(full, '/');
+		last = last ? last + 1 : full;
+		if (strlen(last) >= sizeof(one))
+			return -1;
+		memcpy(one, last, strlen(last) + 1);
+	}
+	return dir_emit(req, w, limit_end, klass, f, one, 0, prev);
+}
+
+/* Makes the next on-disk entry available at d->buf + d->pos; 0 at the end. */
+static int
+dir_fill(struct file_open *f)
+{
+	struct file_dir *d = f->dir;
+	ssize_t n;
+
+	if (d->pos < d->len)
+		return 1;
+	if (d->eof)
+		return 0;
+	n = file_vfs()->getdents(f->fd, d->buf, sizeof(d->buf));
+	if (n < 0)
+		return (int)n;
+	if (n == 0) {
+		d->eof = 1;
+		return 0;
+	}
+	d->len = (size_t)n;
+	d->pos = 0;
+	return 1;
+}
+
+ntstatus_t
+smb2_query_directory_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body, pc;
+	struct file_open *f;
+	struct file_dir *d;
+	struct open *op;
+	struct wcur *w = &rsp->body;
+	const uint8_t *pat16;
+	uint8_t *outhdr, *prev = NULL;
+	uint8_t klass, flags;
+	uint16_t poff, plen;
+	uint32_t outlen;
+	size_t limit_end, count = 0;
+	uint16_t reclen;
+	const char *name;
+	int rc, r, single;
+	ntstatus_t status;
+
+	if (cur_le16(c) != 33)
+		return STATUS_INVALID_PARAMETER;
+	klass = cur_u8(c);
+	flags = cur_u8(c);
+	cur_skip(c, 4);			/* FileIndex: positions are not kept */
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	poff = cur_le16(c);
+	plen = cur_le16(c);
+	outlen = cur_le32(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (fscc_dirent_fixed(klass) == 0)
+		return STATUS_INVALID_INFO_CLASS;
+	f = op->u.file;
+	if (!f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if (!(op->access & FILE_READ_DATA))
+		return STATUS_ACCESS_DENIED;
+	if (f->dir == NULL && (f->dir = file_dir_get()) == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	d = f->dir;
+	if (flags & (SMB2_RESTART_SCANS | SMB2_REOPEN))
+		dir_restart(f);
+	if (!d->started || (flags & SMB2_REOPEN)) {
+		if (plen > 0) {
+			pc = cur_sub(c, poff, plen);
+			pat16 = cur_view(&pc, plen);
+			if (pat16 == NULL)
+				return STATUS_INVALID_PARAMETER;
+			rc = unicode_utf16_to_utf8(pat16, plen, d->pattern,
+			    sizeof(d->pattern));
+			if (rc < 0)
+				return STATUS_OBJECT_NAME_INVALID;
+			d->pattern_len = (size_t)rc;
+		} else {
+			d->pattern[0] = '*';
+			d->pattern[1] = '\0';
+			d->pattern_len = 1;
+		}
+		if (memchr(d->pattern, '\\', d->pattern_len) != NULL ||
+		    memchr(d->pattern, '/', d->pattern_len) != NULL)
+			return STATUS_OBJECT_NAME_INVALID;
+		d->started = 1;
+	}
+	single = !dir_has_wildcard(d->pattern, d->pattern_len);
+
+	/* MS-SMB2 2.2.34 */
+	outhdr = wcur_reserve(w, 8);
+	if (outhdr == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	limit_end = DIR_OUT_OFFSET + outlen;
+	if (req->conn->max_trans_size != 0 &&
+	    outlen > req->conn->max_trans_size)
+		limit_end = DIR_OUT_OFFSET + req->conn->max_trans_size;
+	if (limit_end > (size_t)(w->end - w->base))
+		limit_end = (size_t)(w->end - w->base);
+
+	if (single) {
+		/* one lookup: the exact name, else its case-insensitive twin */
+		if (d->dots == 0) {
+			r = dir_single(req, w, limit_end, klass, f, &prev);
+			if (r == 0) {
+				w->p = outhdr;
+				return STATUS_INFO_LENGTH_MISMATCH;
+			}
+			d->dots = 3;	/* answered; the next call ends it */
+			if (r == 1) {
+				count++;
+				d->returned++;
+			}
+		}
+		goto done;
+	}
+
+	while (count == 0 || !(flags & SMB2_RETURN_SINGLE_ENTRY)) {
+		if (d->dots < 2) {
+			r = dir_emit(req, w, limit_end, klass, f,
+			    d->dots == 0 ? "." : "..", d->dots + 1, &prev);
+			if (r == 0)
+				break;
+			d->dots++;
+		} else {
+			rc = dir_fill(f);
+			if (rc < 0) {
+				w->p = outhdr;
+				return rc == -EBADF ? STATUS_ACCESS_DENIED :
+				    ntstatus_from_errno(rc);
+			}
+			if (rc == 0)
+				break;
+			memcpy(&reclen, d->buf + d->pos + 16, 2);
+			name = (const char *)d->buf + d->pos + 19;
+			if (reclen == 0 || d->pos + reclen > d->len) {
+				w->p = outhdr;
+				return STATUS_DATA_ERROR;
+			}
+			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+				r = -1;
+			else
+				r = dir_emit(req, w, limit_end, klass, f, name,
+				    0, &prev);
+			if (r == 0)
+				break;
+			d->pos += reclen;
+		}
+		if (r == 1) {
+			count++;
+			d->returned++;
+		}
+	}
+done:
+	d->searches++;
+	if (count == 0) {
+		w->p = outhdr;
+		if (d->searches == 1 && (d->eof || single))
+			return STATUS_NO_SUCH_FILE;
+		if (d->eof || single)
+			return STATUS_NO_MORE_FILES;
+		/* the next entry alone is larger than the output buffer */
+		return STATUS_INFO_LENGTH_MISMATCH;
+	}
+	le16_put(outhdr, 9);
+	le16_put(outhdr + 2, DIR_OUT_OFFSET);
+	le32_put(outhdr + 4, (uint32_t)(wcur_off(w) - DIR_OUT_OFFSET));
+	return STATUS_SUCCESS;
+}

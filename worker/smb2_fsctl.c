@@ -1,0 +1,280 @@
+/*
+ * FSCTLs on files (MS-SMB2 2.2.31/2.2.32, MS-FSCC 2.3): sparse files,
+ * zeroing (hole punching), allocated ranges, reparse points, and
+ * server-side copy with copy_file_range.  The SMB2 core's IOCTL handler
+ * calls smb2_ioctl_file with the body at the start of the IOCTL request.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/fscc.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+
+/* MS-FSCC 2.3 */
+#define FSCTL_GET_REPARSE_POINT		0x000900A8u
+#define FSCTL_SET_SPARSE		0x000900C4u
+#define FSCTL_SET_ZERO_DATA		0x000980C8u
+#define FSCTL_QUERY_ALLOCATED_RANGES	0x000940CFu
+#define FSCTL_SRV_REQUEST_RESUME_KEY	0x00140078u
+#define FSCTL_SRV_COPYCHUNK		0x001440F2u
+#define FSCTL_SRV_COPYCHUNK_WRITE	0x001480F2u
+
+/* MS-SMB2 3.3.3: server-side copy limits */
+#define COPY_MAX_CHUNKS		256
+#define COPY_MAX_CHUNK		(1024u * 1024)
+#define COPY_MAX_TOTAL		(16u * 1024 * 1024)
+
+#define IOCTL_OUT_OFFSET	(SMB2_HDR_LEN + 48)
+
+static const uint8_t resume_magic[8] = { 'u', 's', 'm', 'b', 'd', 'r', 'k', 1 };
+
+static ntstatus_t
+fsctl_sparse(struct open *op, struct cur *in)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	struct fscc_info fi;
+	int set = cur_left(in) >= 1 ? cur_u8(in) != 0 : 1;
+
+	if (!(op->access & (FILE_WRITE_DATA | FILE_WRITE_ATTRIBUTES |
+	    FILE_APPEND_DATA)))
+		return STATUS_ACCESS_DENIED;
+	if (f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if (vfs_dos_get(vfs, f->fd, &di) != 0) {
+		file_info_fill(f, &fi);
+		di.attrs = fi.attrs & FILE_ATTRIBUTE_SETTABLE;
+		di.create_time = fi.creation;
+	}
+	if (set)
+		di.attrs |= FILE_ATTRIBUTE_SPARSE_FILE;
+	else
+		di.attrs &= ~FILE_ATTRIBUTE_SPARSE_FILE;
+	return ntstatus_from_errno(vfs_dos_set(vfs, f->fd, &di));
+}
+
+static ntstatus_t
+fsctl_zero(struct open *op, struct cur *in)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_stat st;
+	uint64_t off = cur_le64(in), end = cur_le64(in);
+	int rc;
+
+	if (in->err)
+		return STATUS_INVALID_PARAMETER;
+	if (!(op->access & FILE_WRITE_DATA) || !f->writable)
+		return STATUS_ACCESS_DENIED;
+	if (off > end || end > (uint64_t)INT64_MAX)
+		return STATUS_INVALID_PARAMETER;
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (end > st.size)
+		end = st.size;		/* zeros past EOF are already zeros */
+	if (off >= end)
+		return STATUS_SUCCESS;
+	return ntstatus_from_errno(vfs->punch_hole(f->fd, off, end - off));
+}
+
+static ntstatus_t
+fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_stat st;
+	uint64_t off = cur_le64(in), len = cur_le64(in), end;
+	int64_t data, hole;
+	uint32_t used = 0;
+	int rc, guard;
+
+	if (in->err || off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX)
+		return STATUS_INVALID_PARAMETER;
+	if (!(op->access & FILE_READ_DATA))
+		return STATUS_ACCESS_DENIED;
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	end = off + len > st.size || off + len < off ? st.size : off + len;
+	for (guard = 0; off < end && guard < 100000; guard++) {
+		data = vfs->seek(f->fd, (int64_t)off, SEEK_DATA);
+		if (data < 0 || (uint64_t)data >= end)
+			break;
+		hole = vfs->seek(f->fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (int64_t)end;
+		if (used + 16 > max)
+			return STATUS_BUFFER_OVERFLOW;
+		wcur_le64(out, (uint64_t)data);
+		wcur_le64(out, (uint64_t)(hole - data));
+		used += 16;
+		off = (uint64_t)hole;
+	}
+	return STATUS_SUCCESS;
+}
+
+static ntstatus_t
+fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
+    struct wcur *out, int write_only)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	const uint8_t *key;
+	struct open *src;
+	uint32_t count, i, chunks = 0, total = 0, clen;
+	uint64_t soff, doff;
+	ssize_t n;
+	size_t done;
+
+	key = cur_view(in, 24);
+	count = cur_le32(in);
+	cur_skip(in, 4);
+	if (in->err)
+		return STATUS_INVALID_PARAMETER;
+	if (count > COPY_MAX_CHUNKS || cur_left(in) < (size_t)count * 24)
+		goto limits;
+	if (memcmp(key + 16, resume_magic, 8) != 0)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	src = open_find(req->conn, le64_get(key), le64_get(key + 8));
+	if (src == NULL || src->kind != OPEN_FILE || src->u.file == NULL)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	if (!(src->access & FILE_READ_DATA) || !src->u.file->readable)
+		return STATUS_ACCESS_DENIED;
+	if (!(dst->access & FILE_WRITE_DATA) || !dst->u.file->writable ||
+	    (!write_only && !(dst->access & FILE_READ_DATA)))
+		return STATUS_ACCESS_DENIED;
+	for (i = 0; i < count; i++) {
+		cur_skip(in, 16);
+		clen = cur_le32(in);
+		cur_skip(in, 4);
+		if (clen == 0 || clen > COPY_MAX_CHUNK ||
+		    (total += clen) > COPY_MAX_TOTAL)
+			goto limits;
+	}
+	in->p -= (size_t)count * 24;
+	for (i = 0, total = 0; i < count; i++) {
+		soff = cur_le64(in);
+		doff = cur_le64(in);
+		clen = cur_le32(in);
+		cur_skip(in, 4);
+		for (done = 0; done < clen; done += (size_t)n) {
+			n = vfs->copy_range(src->u.file->fd, soff + done,
+			    dst->u.file->fd, doff + done, clen - done);
+			if (n == 0)
+				break;		/* source ended */
+			if (n < 0)
+				return ntstatus_from_errno((int)n);
+		}
+		total += (uint32_t)done;
+		chunks++;
+		if (done < clen)
+			return STATUS_END_OF_FILE;
+	}
+	/* MS-SMB2 2.2.32.1 SRV_COPYCHUNK_RESPONSE */
+	wcur_le32(out, chunks);
+	wcur_le32(out, 0);
+	wcur_le32(out, total);
+	return STATUS_SUCCESS;
+limits:
+	/* the server's limits, MS-SMB2 3.3.5.15.6 */
+	wcur_le32(out, COPY_MAX_CHUNKS);
+	wcur_le32(out, COPY_MAX_CHUNK);
+	wcur_le32(out, COPY_MAX_TOTAL);
+	return STATUS_INVALID_PARAMETER;
+}
+
+ntstatus_t
+smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body, in;
+	struct wcur *w = &rsp->body, out;
+	struct open *op;
+	uint32_t code, ioff, ilen, maxout;
+	uint8_t *hdr;
+	ntstatus_t status;
+
+	if (cur_le16(c) != 57)
+		return STATUS_INVALID_PARAMETER;
+	cur_skip(c, 2);
+	code = cur_le32(c);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	ioff = cur_le32(c);
+	ilen = cur_le32(c);
+	cur_skip(c, 4 + 4 + 4);		/* MaxInputResponse, OutputOffset/Count */
+	maxout = cur_le32(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	in = cur_sub(c, ioff, ilen);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if ((hdr = wcur_reserve(w, 48)) == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	out = *w;
+	if ((size_t)(out.end - out.p) > maxout)
+		out.end = out.p + maxout;
+	switch (code) {
+	case FSCTL_GET_REPARSE_POINT:
+		status = STATUS_NOT_A_REPARSE_POINT;
+		break;
+	case FSCTL_SET_SPARSE:
+		status = fsctl_sparse(op, &in);
+		break;
+	case FSCTL_SET_ZERO_DATA:
+		status = fsctl_zero(op, &in);
+		break;
+	case FSCTL_QUERY_ALLOCATED_RANGES:
+		status = fsctl_ranges(op, &in, &out, maxout);
+		break;
+	case FSCTL_SRV_REQUEST_RESUME_KEY:
+		/* MS-SMB2 2.2.32.3: a key only this server can redeem */
+		if (maxout < 32) {
+			status = STATUS_INVALID_PARAMETER;
+			break;
+		}
+		wcur_le64(&out, op->fid_persistent);
+		wcur_le64(&out, op->fid_volatile);
+		wcur_bytes(&out, resume_magic, 8);
+		wcur_le32(&out, 0);
+		wcur_le32(&out, 0);
+		status = STATUS_SUCCESS;
+		break;
+	case FSCTL_SRV_COPYCHUNK:
+	case FSCTL_SRV_COPYCHUNK_WRITE:
+		if (maxout < 12) {
+			status = STATUS_INVALID_PARAMETER;
+			break;
+		}
+		status = fsctl_copychunk(req, op, &in, &out,
+		    code == FSCTL_SRV_COPYCHUNK_WRITE);
+		break;
+	default:
+		status = STATUS_INVALID_DEVICE_REQUEST;
+		break;
+	}
+	if (out.err || (status != STATUS_SUCCESS &&
+	    status != STATUS_BUFFER_OVERFLOW &&
+	    !(status == STATUS_INVALID_PARAMETER && out.p > w->p))) {
+		w->p = hdr;
+		return out.err ? STATUS_BUFFER_TOO_SMALL : status;
+	}
+	/* MS-SMB2 2.2.32 */
+	le16_put(hdr, 49);
+	le16_put(hdr + 2, 0);
+	le32_put(hdr + 4, code);
+	le64_put(hdr + 8, op->fid_persistent);
+	le64_put(hdr + 16, op->fid_volatile);
+	le32_put(hdr + 24, IOCTL_OUT_OFFSET);	/* InputOffset */
+	le32_put(hdr + 28, 0);
+	le32_put(hdr + 32, IOCTL_OUT_OFFSET);
+	le32_put(hdr + 36, (uint32_t)(out.p - w->p));
+	le32_put(hdr + 40, 0);
+	le32_put(hdr + 44, 0);
+	w->p = out.p;
+	return status;
+}

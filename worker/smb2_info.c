@@ -1,0 +1,772 @@
+/*
+ * SMB2 QUERY_INFO and SET_INFO (MS-SMB2 2.2.37-2.2.40, server rules
+ * 3.3.5.20 and 3.3.5.21) for files and directories: the FSCC file and file
+ * system classes, and a security descriptor derived from owner, group and
+ * mode.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/fscc.h"
+#include "proto/unicode.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+
+/* MS-SMB2 2.2.37 InfoType */
+#define SMB2_0_INFO_FILE	0x01
+#define SMB2_0_INFO_FILESYSTEM	0x02
+#define SMB2_0_INFO_SECURITY	0x03
+#define SMB2_0_INFO_QUOTA	0x04
+
+#define INFO_OUT_OFFSET		(SMB2_HDR_LEN + 8)
+
+/* MS-DTYP 2.4.7 SECURITY_INFORMATION */
+#define OWNER_SECURITY_INFORMATION	0x1
+#define GROUP_SECURITY_INFORMATION	0x2
+#define DACL_SECURITY_INFORMATION	0x4
+
+static uint8_t	info_name16[FILE_PATH_MAX * 2 + 4];
+static char	info_xattrs[65536];
+static char	info_path[FILE_PATH_MAX];
+
+/* "\dir\name" as UTF-16LE: the name Windows reports for an open. */
+static int
+info_name(struct file_open *f)
+{
+	size_t i, n = strlen(f->path);
+	int len;
+
+	info_path[0] = '\\';
+	for (i = 0; i < n && i + 2 < sizeof(info_path); i++)
+		info_path[i + 1] = f->path[i] == '/' ? '\\' : f->path[i];
+	info_path[i + 1] = '\0';
+	len = unicode_utf8_to_utf16(info_path, strlen(info_path), info_name16,
+	    sizeof(info_name16));
+	return len < 0 ? 0 : len;
+}
+
+static size_t
+info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	static const char data[] = "::$DATA";
+	static char sname[300 + 8];
+	static uint8_t s16[(300 + 8) * 2];
+	size_t plen = strlen(VFS_XATTR_STREAM), total = 0, wrote;
+	uint8_t *prev = NULL, *start;
+	ssize_t n, size;
+	const char *x;
+	int l16;
+
+	/* MS-FSCC 2.4.44; the unnamed stream first, for files only */
+	if (!f->is_dir) {
+		l16 = unicode_utf8_to_utf16(data, strlen(data), s16,
+		    sizeof(s16));
+		start = w->p;
+		if ((wrote = fscc_put_stream(w, s16, (size_t)l16, eof,
+		    alloc)) == 0)
+			return 24 + (size_t)l16;
+		prev = start;
+		total += wrote;
+	}
+	n = vfs->listxattr(f->fd, info_xattrs, sizeof(info_xattrs));
+	for (x = info_xattrs; n > 0 && x < info_xattrs + n;
+	    x += strlen(x) + 1) {
+		if (strncmp(x, VFS_XATTR_STREAM, plen) != 0)
+			continue;
+		size = vfs->getxattr(f->fd, x, NULL, 0);
+		if (size < 0)
+			continue;
+		snprintf(sname, sizeof(sname), ":%s:$DATA", x + plen);
+		l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16,
+		    sizeof(s16));
+		if (l16 < 0)
+			continue;
+		wcur_align(w, 8);
+		start = w->p;
+		if ((wrote = fscc_put_stream(w, s16, (size_t)l16,
+		    (uint64_t)size, ((uint64_t)size + 4095) & ~4095ull)) == 0)
+			return total + 24 + (size_t)l16 + 8;
+		if (prev != NULL)
+			le32_put(prev, (uint32_t)(start - prev));
+		prev = start;
+		total = (size_t)(w->p - start) + total;
+	}
+	return total;
+}
+
+/* MS-DTYP 2.4.2: S-1-22-1-uid (Unix user), S-1-22-2-gid (Unix group). */
+static void
+info_put_sid(struct wcur *w, uint32_t kind, uint32_t id)
+{
+	static const uint8_t auth22[6] = { 0, 0, 0, 0, 0, 22 };
+
+	wcur_u8(w, 1);
+	wcur_u8(w, 2);
+	wcur_bytes(w, auth22, 6);
+	wcur_le32(w, kind);
+	wcur_le32(w, id);
+}
+
+static void
+info_put_world(struct wcur *w)
+{
+	static const uint8_t auth1[6] = { 0, 0, 0, 0, 0, 1 };
+
+	wcur_u8(w, 1);
+	wcur_u8(w, 1);
+	wcur_bytes(w, auth1, 6);
+	wcur_le32(w, 0);
+}
+
+static uint32_t
+info_mask(uint32_t bits, int owner)
+{
+	uint32_t m = READ_CONTROL | SYNCHRONIZE | FILE_READ_ATTRIBUTES |
+	    FILE_READ_EA;
+
+	if (bits & 4)
+		m |= 0x00120089u;
+	if (bits & 2)
+		m |= 0x00120116u;
+	if (bits & 1)
+		m |= 0x001200A0u;
+	if (owner)
+		m |= WRITE_DAC | WRITE_OWNER | FILE_WRITE_ATTRIBUTES;
+	return m;
+}
+
+/*
+ * A self-relative security descriptor (MS-DTYP 2.4.6) that says what the
+ * mode says: owner, group and everyone, allow ACEs only.
+ */
+static void
+info_put_sd(struct wcur *w, const struct vfs_stat *st, uint32_t which)
+{
+	uint8_t *sd = w->p, *acl;
+	size_t base = wcur_off(w);
+	uint16_t control = 0x8000;	/* SE_SELF_RELATIVE */
+	int i;
+
+	wcur_u8(w, 1);
+	wcur_u8(w, 0);
+	wcur_le16(w, 0);		/* Control, patched */
+	wcur_zero(w, 16);		/* offsets, patched */
+	if (w->err)
+		return;
+	if (which & OWNER_SECURITY_INFORMATION) {
+		le32_put(sd + 4, (uint32_t)(wcur_off(w) - base));
+		info_put_sid(w, 1, st->uid);
+	}
+	if (which & GROUP_SECURITY_INFORMATION) {
+		le32_put(sd + 8, (uint32_t)(wcur_off(w) - base));
+		info_put_sid(w, 2, st->gid);
+	}
+	if (which & DACL_SECURITY_INFORMATION) {
+		control |= 0x0004;	/* SE_DACL_PRESENT */
+		le32_put(sd + 16, (uint32_t)(wcur_off(w) - base));
+		acl = w->p;
+		wcur_u8(w, 2);
+		wcur_u8(w, 0);
+		wcur_le16(w, 0);	/* AclSize, patched */
+		wcur_le16(w, 3);
+		wcur_le16(w, 0);
+		for (i = 0; i < 3; i++) {
+			wcur_u8(w, 0);	/* ACCESS_ALLOWED_ACE_TYPE */
+			wcur_u8(w, 0);
+			wcur_le16(w, i == 2 ? 20 : 24);
+			wcur_le32(w, info_mask(st->mode >> (6 - 3 * i) & 7,
+			    i == 0));
+			if (i == 2)
+				info_put_world(w);
+			else
+				info_put_sid(w, (uint32_t)i + 1,
+				    i == 0 ? st->uid : st->gid);
+		}
+		if (!w->err)
+			le16_put(acl + 2, (uint16_t)(w->p - acl));
+	}
+	if (!w->err)
+		le16_put(sd + 2, control);
+}
+
+static ntstatus_t
+info_query_file(struct smb2_req *req, struct open *op, int klass,
+    struct wcur *w, int *fixed)
+{
+	struct file_open *f = op->u.file;
+	struct fscc_info fi;
+	ntstatus_t status;
+	int n16;
+
+	if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
+		return status;
+	*fixed = 1;
+	switch (klass) {
+	case FileBasicInformation:
+		fscc_put_basic(w, &fi);
+		break;
+	case FileStandardInformation:
+		fscc_put_standard(w, &fi);
+		break;
+	case FileInternalInformation:
+		wcur_le64(w, fi.file_id);
+		break;
+	case FileEaInformation:
+		wcur_le32(w, 0);
+		break;
+	case FileAccessInformation:
+		wcur_le32(w, op->access);
+		break;
+	case FilePositionInformation:
+		wcur_le64(w, f->position);
+		break;
+	case FileModeInformation:
+		wcur_le32(w, f->mode);
+		break;
+	case FileAlignmentInformation:
+		wcur_le32(w, 0);
+		break;
+	case FileCompressionInformation:
+		fscc_put_compression(w, &fi);
+		break;
+	case FileNetworkOpenInformation:
+		fscc_put_network_open(w, &fi);
+		break;
+	case FileAttributeTagInformation:
+		fscc_put_attribute_tag(w, &fi);
+		break;
+	case FileAllInformation:
+		*fixed = 0;
+		n16 = info_name(f);
+		fscc_put_all(w, &fi, op->access, f->position, f->mode,
+		    info_name16, (size_t)n16);
+		break;
+	case FileNormalizedNameInformation:
+		/* MS-FSCC 2.4.30: the name without the leading backslash */
+		*fixed = 0;
+		n16 = info_name(f);
+		n16 = n16 >= 2 ? n16 - 2 : 0;
+		wcur_le32(w, (uint32_t)n16);
+		wcur_bytes(w, info_name16 + 2, (size_t)n16);
+		break;
+	case FileStreamInformation:
+		*fixed = 0;
+		(void)info_streams(f, w, fi.eof, fi.alloc);
+		break;
+	case FileAlternateNameInformation: {
+		/* no 8.3 names are made: the long name stands for itself */
+		const uint8_t *p16;
+		size_t i;
+
+		*fixed = 0;
+		n16 = info_name(f);
+		p16 = info_name16;
+		for (i = 0; i + 1 < (size_t)n16; i += 2)
+			if (info_name16[i] == '\\' && info_name16[i + 1] == 0)
+				p16 = info_name16 + i + 2;
+		n16 -= (int)(p16 - info_name16);
+		wcur_le32(w, (uint32_t)n16);
+		wcur_bytes(w, p16, (size_t)n16);
+		break;
+	}
+	case FileFullEaInformation:
+		return STATUS_NO_EAS_ON_FILE;
+	default:
+		return STATUS_INVALID_INFO_CLASS;
+	}
+	return STATUS_SUCCESS;
+}
+
+static ntstatus_t
+info_query_fs(struct smb2_req *req, int klass, struct wcur *w, int *fixed)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct tree *tree = req->tree;
+	struct vfs_statfs sf;
+	struct vfs_stat st;
+	struct fscc_fs fs;
+	uint8_t label16[256];
+	int rc, l16 = 0;
+	uint32_t spu;
+
+	if ((rc = vfs->statfs(tree->root_fd, &sf)) != 0 ||
+	    (rc = vfs->fstat(tree->root_fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	memset(&fs, 0, sizeof(fs));
+	spu = sf.bsize >= 512 ? sf.bsize / 512 : 1;
+	fs.sectors_per_unit = spu;
+	fs.bytes_per_sector = 512;
+	fs.total_units = sf.blocks;
+	fs.avail_units = sf.bavail;
+	fs.actual_avail_units = sf.bfree;
+	fs.serial = (uint32_t)(sf.fsid ^ (sf.fsid >> 32));
+	fs.volume_created = fscc_time_from_timespec(st.has_btime ? &st.btime :
+	    &st.mtime);
+	fs.fs_attrs = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
+	    FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES |
+	    FILE_NAMED_STREAMS | FILE_SUPPORTS_HARD_LINKS |
+	    FILE_SUPPORTS_OBJECT_IDS;
+	if (tree->share != NULL && tree->share->case_sensitive)
+		fs.fs_attrs |= FILE_CASE_SENSITIVE_SEARCH;
+	fs.max_name = 255;
+	memcpy(fs.object_id, &sf.fsid, 8);
+	memcpy(fs.object_id + 8, &st.ino, 8);
+	if (tree->share != NULL && tree->share->name != NULL) {
+		l16 = unicode_utf8_to_utf16(tree->share->name,
+		    strlen(tree->share->name), label16, sizeof(label16));
+		if (l16 < 0)
+			l16 = 0;
+	}
+	*fixed = klass != FileFsVolumeInformation &&
+	    klass != FileFsAttributeInformation;
+	if (fscc_put_fs(w, klass, &fs, label16, (size_t)l16) != 0)
+		return STATUS_INVALID_INFO_CLASS;
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body;
+	struct wcur *w = &rsp->body;
+	struct vfs_stat st;
+	struct open *op;
+	uint8_t type, klass, *outhdr;
+	uint32_t outlen, addl, len;
+	int fixed = 1, rc;
+	ntstatus_t status;
+
+	if (cur_le16(c) != 41)
+		return STATUS_INVALID_PARAMETER;
+	type = cur_u8(c);
+	klass = cur_u8(c);
+	outlen = cur_le32(c);
+	cur_skip(c, 2 + 2 + 4);		/* input buffer: not used by our classes */
+	addl = cur_le32(c);
+	cur_skip(c, 4);			/* Flags */
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	outhdr = wcur_reserve(w, 8);
+	if (outhdr == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	switch (type) {
+	case SMB2_0_INFO_FILE:
+		status = info_query_file(req, op, klass, w, &fixed);
+		break;
+	case SMB2_0_INFO_FILESYSTEM:
+		status = info_query_fs(req, klass, w, &fixed);
+		break;
+	case SMB2_0_INFO_SECURITY:
+		if (!(op->access & READ_CONTROL)) {
+			status = STATUS_ACCESS_DENIED;
+			break;
+		}
+		if ((rc = file_vfs()->fstat(op->u.file->fd, &st)) != 0) {
+			status = ntstatus_from_errno(rc);
+			break;
+		}
+		fixed = 0;
+		info_put_sd(w, &st, addl);
+		status = STATUS_SUCCESS;
+		if (w->err || wcur_off(w) - INFO_OUT_OFFSET > outlen) {
+			/* MS-SMB2 3.3.5.20.3: tell the size needed */
+			len = w->err ? 0 : (uint32_t)(wcur_off(w) -
+			    INFO_OUT_OFFSET);
+			w->err = 0;
+			w->p = outhdr + 8;
+			le16_put(outhdr, 9);
+			le16_put(outhdr + 2, INFO_OUT_OFFSET);
+			le32_put(outhdr + 4, 4);
+			wcur_le32(w, len);
+			return STATUS_BUFFER_TOO_SMALL;
+		}
+		break;
+	default:
+		status = STATUS_INVALID_PARAMETER;
+		break;
+	}
+	if (status != STATUS_SUCCESS) {
+		w->p = outhdr;
+		return status;
+	}
+	if (w->err) {
+		w->err = 0;
+		w->p = outhdr;
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	len = (uint32_t)(wcur_off(w) - INFO_OUT_OFFSET);
+	if (len > outlen) {
+		if (fixed) {
+			w->p = outhdr;
+			return STATUS_INFO_LENGTH_MISMATCH;
+		}
+		/* variable classes: what fits, with a warning */
+		w->p = outhdr + 8 + outlen;
+		len = outlen;
+		status = STATUS_BUFFER_OVERFLOW;
+	}
+	le16_put(outhdr, 9);
+	le16_put(outhdr + 2, INFO_OUT_OFFSET);
+	le32_put(outhdr + 4, len);
+	return status;
+}
+
+/* Is the directory open by f empty?  1 yes, 0 no, -errno. */
+static int
+info_dir_empty(struct file_open *f)
+{
+	static uint8_t buf[4096];
+	const struct vfs_ops *vfs = file_vfs();
+	int fd, rc = 1;
+	ssize_t n, off;
+	uint16_t reclen;
+	const char *nm;
+
+	/* a fresh fd: the open's own listing position stays where it is */
+	fd = vfs->open(f->fd, "", O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	while (rc == 1 && (n = vfs->getdents(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += reclen) {
+			memcpy(&reclen, buf + off + 16, 2);
+			nm = (const char *)buf + off + 19;
+			if (reclen == 0)
+				break;
+			if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
+				rc = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+static ntstatus_t
+info_set_basic(struct open *op, struct cur *b)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	struct timespec ts[2];
+	uint64_t ctime, atime, mtime;
+	uint32_t attrs;
+	int rc, has_dos;
+
+	ctime = cur_le64(b);
+	atime = cur_le64(b);
+	mtime = cur_le64(b);
+	cur_skip(b, 8);			/* ChangeTime: the kernel keeps ctime */
+	attrs = cur_le32(b);
+	if (b->err)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	if (!(op->access & FILE_WRITE_ATTRIBUTES))
+		return STATUS_ACCESS_DENIED;
+	if ((attrs & FILE_ATTRIBUTE_DIRECTORY) && !f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if ((attrs & FILE_ATTRIBUTE_TEMPORARY) && f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	/*
+	 * MS-FSCC 2.4.7: 0 leaves a time alone; -1 and -2 switch automatic
+	 * updates off and on, which the kernel does not offer: they leave
+	 * the time alone too.
+	 */
+	ts[0].tv_nsec = ts[1].tv_nsec = UTIME_OMIT;
+	ts[0].tv_sec = ts[1].tv_sec = 0;
+	if (atime != 0 && atime < UINT64_MAX - 1)
+		ts[0] = fscc_time_to_timespec(atime);
+	if (mtime != 0 && mtime < UINT64_MAX - 1)
+		ts[1] = fscc_time_to_timespec(mtime);
+	if ((ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) &&
+	    (rc = vfs->utimens(f->fd, ts)) != 0)
+		return ntstatus_from_errno(rc);
+	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0)
+		return STATUS_SUCCESS;
+	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
+	if (!has_dos) {
+		struct fscc_info fi;
+
+		if ((rc = vfs->fstat(f->fd, &st)) != 0)
+			return ntstatus_from_errno(rc);
+		file_info_from_stat(&st, &di, 0, &fi);
+		di.attrs = fi.attrs & FILE_ATTRIBUTE_SETTABLE;
+		di.create_time = fi.creation;
+	}
+	if (ctime != 0 && ctime < UINT64_MAX - 1)
+		di.create_time = ctime;
+	if (attrs != 0)
+		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
+		    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
+	if ((rc = vfs_dos_set(vfs, f->fd, &di)) != 0)
+		return ntstatus_from_errno(rc);
+	return STATUS_SUCCESS;
+}
+
+static ntstatus_t
+info_set_size(struct open *op, struct cur *b, int alloc)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_stat st;
+	uint64_t size = cur_le64(b);
+	int rc;
+
+	if (b->err)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	if (!(op->access & FILE_WRITE_DATA))
+		return STATUS_ACCESS_DENIED;
+	if (f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if (f->stream[0] != '\0')
+		return STATUS_NOT_SUPPORTED;
+	if (!f->writable)
+		return STATUS_ACCESS_DENIED;
+	if (size > (uint64_t)INT64_MAX)
+		return STATUS_INVALID_PARAMETER;
+	if (!alloc)
+		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+	/* Allocation: below the size truncates, above it reserves */
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (size < st.size)
+		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+	rc = vfs->fallocate(f->fd, 0, size);
+	return rc == -EOPNOTSUPP ? STATUS_SUCCESS : ntstatus_from_errno(rc);
+}
+
+static ntstatus_t
+info_set_disposition(struct open *op, int del)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	int rc;
+
+	if (!(op->access & DELETE_ACCESS))
+		return STATUS_ACCESS_DENIED;
+	if (!del) {
+		f->delete_on_close = 0;
+		return STATUS_SUCCESS;
+	}
+	if (f->path[0] == '\0' && f->stream[0] == '\0')
+		return STATUS_CANNOT_DELETE;	/* the share root */
+	if (f->stream[0] == '\0' && vfs_dos_get(vfs, f->fd, &di) == 0 &&
+	    (di.attrs & FILE_ATTRIBUTE_READONLY))
+		return STATUS_CANNOT_DELETE;
+	if (f->is_dir) {
+		rc = info_dir_empty(f);
+		if (rc < 0)
+			return ntstatus_from_errno(rc);
+		if (rc == 0)
+			return STATUS_DIRECTORY_NOT_EMPTY;
+	}
+	f->delete_on_close = 1;
+	return STATUS_SUCCESS;
+}
+
+/* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
+static ntstatus_t
+info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
+{
+	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
+	static char client_last[256 * 4];
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct tree *tree = op->tree;
+	struct vfs_stat st, tst;
+	const uint8_t *name16;
+	const char *last;
+	uint32_t nlen;
+	int replace, rc, exists;
+	ntstatus_t status;
+
+	replace = cur_u8(b) != 0;
+	cur_skip(b, 7 + 8);		/* Reserved, RootDirectory (0 in SMB2) */
+	nlen = cur_le32(b);
+	name16 = cur_view(b, nlen);
+	if (b->err || nlen == 0)
+		return STATUS_INVALID_PARAMETER;
+	if (!link && !(op->access & DELETE_ACCESS))
+		return STATUS_ACCESS_DENIED;
+	if (tree->read_only)
+		return STATUS_ACCESS_DENIED;
+	if (f->path[0] == '\0')
+		return STATUS_ACCESS_DENIED;
+	/* some clients send a leading backslash here; it means the root */
+	if (nlen >= 2 && name16[0] == '\\' && name16[1] == 0) {
+		name16 += 2;
+		nlen -= 2;
+	}
+	status = file_name_parse(req, name16, nlen, target, sizeof(target),
+	    tstream, sizeof(tstream));
+	if (status != STATUS_SUCCESS)
+		return status;
+	if (tstream[0] != '\0' || f->stream[0] != '\0')
+		return STATUS_NOT_SUPPORTED;	/* stream renames: not yet */
+	if (target[0] == '\0')
+		return STATUS_OBJECT_NAME_INVALID;
+	last = strrchr(target, '/');
+	if (strlen(last ? last + 1 : target) >= sizeof(client_last))
+		return STATUS_OBJECT_NAME_INVALID;
+	memcpy(client_last, last ? last + 1 : target,
+	    strlen(last ? last + 1 : target) + 1);
+	if (tree->share != NULL && !tree->share->case_sensitive &&
+	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
+	    sizeof(target))) != 0)
+		return ntstatus_from_errno(rc);
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	rc = vfs->statat(tree->root_fd, target, &tst);
+	exists = rc == 0;
+	if (rc == -EXDEV || rc == -ELOOP) {
+		log_warnx("%s: refused rename to \"%s\": outside the share",
+		    req->conn->peer, target);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (exists && tst.dev == st.dev && tst.ino == st.ino) {
+		/* the same file: a change of case only, keep the client's */
+		char *slash = strrchr(target, '/');
+		size_t pre = slash ? (size_t)(slash + 1 - target) : 0;
+
+		if (link)
+			return replace ? STATUS_SUCCESS :
+			    STATUS_OBJECT_NAME_COLLISION;
+		if (pre + strlen(client_last) >= sizeof(target))
+			return STATUS_OBJECT_NAME_INVALID;
+		memcpy(target + pre, client_last, strlen(client_last) + 1);
+		if (strcmp(target, f->path) == 0)
+			return STATUS_SUCCESS;
+		exists = 0;
+		replace = 1;
+	} else if (exists) {
+		if (!replace)
+			return STATUS_OBJECT_NAME_COLLISION;
+		if (S_ISDIR(tst.mode))
+			return STATUS_ACCESS_DENIED;
+	} else if (rc == -ENOTDIR || (rc == -ENOENT && last != NULL)) {
+		/* is the target's directory there? */
+		char parent[FILE_PATH_MAX];
+		const char *s = strrchr(target, '/');
+
+		if (s != NULL) {
+			memcpy(parent, target, (size_t)(s - target));
+			parent[s - target] = '\0';
+			if (vfs->statat(tree->root_fd, parent, &tst) != 0)
+				return STATUS_OBJECT_PATH_NOT_FOUND;
+		}
+	}
+	if (link) {
+		if (f->is_dir)
+			return STATUS_FILE_IS_A_DIRECTORY;
+		if (exists && (rc = vfs->unlink(tree->root_fd, target, 0)) != 0)
+			return ntstatus_from_errno(rc);
+		rc = vfs->link(tree->root_fd, f->path, target);
+		return ntstatus_from_errno(rc);
+	}
+	rc = vfs->rename(tree->root_fd, f->path, target, replace);
+	if (rc != 0)
+		return ntstatus_from_errno(rc);
+	snprintf(f->path, sizeof(f->path), "%s", target);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body, b;
+	struct open *op;
+	struct file_open *f;
+	uint8_t type, klass;
+	uint32_t blen, mode;
+	uint16_t boff;
+	ntstatus_t status;
+
+	if (cur_le16(c) != 33)
+		return STATUS_INVALID_PARAMETER;
+	type = cur_u8(c);
+	klass = cur_u8(c);
+	blen = cur_le32(c);
+	boff = cur_le16(c);
+	cur_skip(c, 2 + 4);		/* Reserved, AdditionalInformation */
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	b = cur_sub(c, boff, blen);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	f = op->u.file;
+	if (type == SMB2_0_INFO_SECURITY)
+		return STATUS_NOT_SUPPORTED;	/* no ACL writes yet: say so */
+	if (type != SMB2_0_INFO_FILE)
+		return type == SMB2_0_INFO_FILESYSTEM ?
+		    STATUS_NOT_SUPPORTED : STATUS_INVALID_PARAMETER;
+	if (req->tree->read_only && klass != FilePositionInformation &&
+	    klass != FileModeInformation)
+		return STATUS_ACCESS_DENIED;
+	switch (klass) {
+	case FileBasicInformation:
+		if (blen < 40)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		status = info_set_basic(op, &b);
+		break;
+	case FileEndOfFileInformation:
+		status = info_set_size(op, &b, 0);
+		break;
+	case FileAllocationInformation:
+		status = info_set_size(op, &b, 1);
+		break;
+	case FileDispositionInformation:
+		if (blen < 1)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		status = info_set_disposition(op, cur_u8(&b) != 0);
+		break;
+	case FileDispositionInformationEx:
+		if (blen < 4)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
+		status = info_set_disposition(op, (cur_le32(&b) & 1) != 0);
+		break;
+	case FileRenameInformation:
+		status = info_set_name(req, op, &b, 0);
+		break;
+	case FileLinkInformation:
+		status = info_set_name(req, op, &b, 1);
+		break;
+	case FilePositionInformation:
+		if (blen < 8)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		f->position = cur_le64(&b);
+		status = STATUS_SUCCESS;
+		break;
+	case FileModeInformation:
+		if (blen < 4)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		mode = cur_le32(&b);
+		/* MS-FSCC 2.4.26: only these bits may be set */
+		if (mode & ~0x0000003Eu)
+			return STATUS_INVALID_PARAMETER;
+		f->mode = mode;
+		status = STATUS_SUCCESS;
+		break;
+	case FileFullEaInformation:
+		return STATUS_EAS_NOT_SUPPORTED;
+	default:
+		return STATUS_INVALID_INFO_CLASS;
+	}
+	if (status != STATUS_SUCCESS)
+		return status;
+	/* MS-SMB2 2.2.40 */
+	wcur_le16(&rsp->body, 2);
+	return STATUS_SUCCESS;
+}

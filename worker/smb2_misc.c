@@ -1,0 +1,51 @@
+/* ECHO, LOGOFF and CANCEL (MS-SMB2 3.3.5.6, 3.3.5.16, 3.3.5.17). */
+#include <string.h>
+
+#include "daemon/log.h"
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch.h"
+
+ntstatus_t
+smb2_echo(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	wcur_le16(&rsp->body, 4);
+	wcur_le16(&rsp->body, 0);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_logoff(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn *c = req->conn;
+
+	/* Opens and trees go with the session once the reply is signed. */
+	c->priv->free_after = req->sess;
+	log_debug(2, "%s: logoff of session %llx", c->peer,
+	    (unsigned long long)req->sess->session_id);
+	wcur_le16(&rsp->body, 4);
+	wcur_le16(&rsp->body, 0);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_cancel(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct conn_pending *p;
+
+	pv->no_response = 1;	/* CANCEL itself is never answered */
+	p = conn_pending_find(c, (req->flags & SMB2_FLAGS_ASYNC_COMMAND) ?
+	    req->async_id : 0, req->message_id);
+	if (p == NULL || p->session_id != req->session_id)
+		return STATUS_SUCCESS;
+	if (p->cancel != NULL) {
+		p->cancel(c, p->arg);	/* the owner answers STATUS_CANCELLED */
+		return STATUS_SUCCESS;
+	}
+	/* Only when the send buffer is not holding a chain being built. */
+	if (rsp->hdr == pv->sbuf + SMB2_FRAME_LEN)
+		(void)dispatch_async_complete(c, p, STATUS_CANCELLED);
+	return STATUS_SUCCESS;
+}

@@ -1,0 +1,348 @@
+/*
+ * SESSION_SETUP (MS-SMB2 2.2.5, 2.2.6, 3.3.5.5): SPNEGO wrapping NTLMSSP,
+ * the password check by the master (conn->priv->auth), key derivation,
+ * signing and encryption requirements, guest and anonymous sessions and
+ * re-authentication.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "daemon/authmsg.h"
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/kdf.h"
+#include "proto/ntlmssp.h"
+#include "proto/preauth.h"
+#include "proto/spnego.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch.h"
+
+#define SESS_RSP_BUF_OFF	(SMB2_HDR_LEN + 8)
+
+/* Writes the response body with a security buffer of n bytes at p. */
+static void
+sess_rsp(struct smb2_rsp *rsp, uint16_t flags, const uint8_t *p, size_t n)
+{
+	wcur_le16(&rsp->body, 9);
+	wcur_le16(&rsp->body, flags);
+	wcur_le16(&rsp->body, n > 0 ? SESS_RSP_BUF_OFF : 0);
+	wcur_le16(&rsp->body, (uint16_t)n);
+	if (n > 0)
+		wcur_bytes(&rsp->body, p, n);
+}
+
+static void
+sess_lower(char *dst, size_t cap, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < cap && src[i] != '\0'; i++)
+		dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i]);
+	dst[i] = '\0';
+}
+
+/* Answers an NTLMSSP NEGOTIATE with a CHALLENGE. */
+static ntstatus_t
+sess_challenge(struct conn *c, struct session *s, const uint8_t *tok,
+    size_t toklen, struct smb2_rsp *rsp)
+{
+	struct sess_auth *a = s->auth;
+	uint32_t flags;
+	uint8_t out[1200];
+	char dns[64];
+	int n;
+
+	if (ntlmssp_decode_negotiate(tok, toklen, &flags) < 0 ||
+	    toklen > sizeof(a->negotiate))
+		return STATUS_INVALID_PARAMETER;
+	memcpy(a->negotiate, tok, toklen);
+	a->negotiate_len = (uint32_t)toklen;
+	if (getrandom(a->server_challenge, 8, 0) != 8)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	sess_lower(dns, sizeof(dns), c->conf->netbios_name);
+	n = ntlmssp_build_challenge(a->challenge, sizeof(a->challenge), flags,
+	    a->server_challenge, c->conf->workgroup, c->conf->netbios_name, "",
+	    dns, conn_filetime());
+	if (n < 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	a->challenge_len = (uint32_t)n;
+	a->step = 1;
+	if (a->spnego) {
+		n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_INCOMPLETE, 1,
+		    a->challenge, a->challenge_len, NULL, 0);
+		if (n < 0)
+			return STATUS_INSUFF_SERVER_RESOURCES;
+		sess_rsp(rsp, 0, out, (size_t)n);
+	} else
+		sess_rsp(rsp, 0, a->challenge, a->challenge_len);
+	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+		c->priv->preauth_rsp_sess = s;
+	return STATUS_MORE_PROCESSING_REQUIRED;
+}
+
+/* Sets the session's keys and its signing and encryption requirements. */
+static ntstatus_t
+sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
+{
+	enum conf_encrypt enc = c->conf->smb_encrypt;
+	struct smb2_keys k;
+
+	*sflags = 0;
+	if (s->anonymous)
+		*sflags |= SMB2_SESSION_FLAG_IS_NULL;
+	else if (s->guest)
+		*sflags |= SMB2_SESSION_FLAG_IS_GUEST;
+	if (s->anonymous || s->guest) {
+		/* No key to sign or seal with (MS-SMB2 3.3.5.5.3). */
+		s->signing = 0;
+		s->signing_required = 0;
+		if (enc == ENCRYPT_REQUIRED) {
+			conn_warnx(c, "guest/anonymous session refused: smb "
+			    "encrypt = required");
+			return STATUS_ACCESS_DENIED;
+		}
+		return STATUS_SUCCESS;
+	}
+	smb2_derive_keys(c->dialect, c->cipher, s->session_key,
+	    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
+	memcpy(s->signing_key, k.signing, sizeof(s->signing_key));
+	memcpy(s->enc_key, k.enc, sizeof(s->enc_key));
+	memcpy(s->dec_key, k.dec, sizeof(s->dec_key));
+	memcpy(s->app_key, k.app, sizeof(s->app_key));
+	explicit_bzero(&k, sizeof(k));
+	s->signing = 1;
+	s->signing_required = c->signing_required;
+	s->cipher = c->dialect >= DIALECT_300 ? c->cipher : 0;
+	if (enc == ENCRYPT_REQUIRED || enc == ENCRYPT_DESIRED) {
+		if (s->cipher != 0) {
+			s->encrypt = enc == ENCRYPT_REQUIRED ||
+			    (c->client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) ||
+			    c->dialect == DIALECT_311;
+			if (s->encrypt)
+				*sflags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+		} else if (enc == ENCRYPT_REQUIRED) {
+			conn_warnx(c, "dialect %04x without encryption refused: "
+			    "smb encrypt = required", c->dialect);
+			return STATUS_ACCESS_DENIED;
+		}
+	}
+	return STATUS_SUCCESS;
+}
+
+/* Handles the NTLMSSP AUTHENTICATE: verdict, identity, keys, MIC. */
+static ntstatus_t
+sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
+    size_t toklen, const struct spnego_token *sp, struct smb2_rsp *rsp)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct sess_auth *a = s->auth;
+	struct ntlmssp_auth na;
+	struct authmsg_req areq;
+	struct authmsg_rep arep;
+	struct ntlmssp_keys nk;
+	uint8_t mic[16], out[256];
+	uint16_t sflags;
+	int reauth = s->state != SESS_IN_PROGRESS, n, with_mic = 0;
+	ntstatus_t st;
+
+	if (a->step != 1 || ntlmssp_decode_authenticate(tok, toklen, &na) < 0)
+		return STATUS_INVALID_PARAMETER;
+	memset(&areq, 0, sizeof(areq));
+	snprintf(areq.client, sizeof(areq.client), "%s", c->peer);
+	areq.negotiate = a->negotiate;
+	areq.negotiate_len = a->negotiate_len;
+	areq.challenge = a->challenge;
+	areq.challenge_len = a->challenge_len;
+	areq.authenticate = tok;
+	areq.authenticate_len = (uint32_t)toklen;
+	memset(&arep, 0, sizeof(arep));
+	if (pv->auth == NULL || pv->auth(c, &areq, &arep) < 0) {
+		conn_warnx(c, "no verdict from the master");
+		return STATUS_LOGON_FAILURE;
+	}
+	if (arep.status != STATUS_SUCCESS)
+		return arep.status;
+	/* A worker is one Unix user: another uid cannot live here (DESIGN.md). */
+	if (pv->role == CONN_ROLE_WORKER && arep.uid != geteuid()) {
+		log_warnx("%s: session of user %s (uid %u) on a connection served "
+		    "for uid %u: refused (multi-user connections not supported)",
+		    c->peer, arep.user, arep.uid, (unsigned)geteuid());
+		return STATUS_ACCESS_DENIED;
+	}
+	if (reauth && arep.uid != s->uid) {
+		conn_warnx(c, "re-authentication as another user refused");
+		return STATUS_ACCESS_DENIED;
+	}
+	if (!reauth) {
+		snprintf(s->user, sizeof(s->user), "%s", arep.user);
+		s->uid = arep.uid;
+		s->gid = arep.gid;
+		s->guest = (arep.flags & AUTH_FLAG_GUEST) != 0;
+		s->anonymous = (arep.flags & AUTH_FLAG_ANONYMOUS) != 0;
+		memcpy(s->session_key, arep.session_key, 16);
+	}
+	s->ntlm_flags = na.flags;
+	/* SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours. */
+	if (a->spnego && !s->anonymous && a->mech_types_len > 0) {
+		ntlmssp_sign_keys(arep.session_key, na.flags, &nk);
+		if (sp->mech_list_mic_len > 0 &&
+		    ntlmssp_mac_verify(&nk, 0, 0, a->mech_types, a->mech_types_len,
+		    sp->mech_list_mic, sp->mech_list_mic_len) != 0) {
+			conn_warnx(c, "bad SPNEGO mechListMIC");
+			explicit_bzero(&nk, sizeof(nk));
+			return STATUS_LOGON_FAILURE;
+		}
+		ntlmssp_mac(&nk, 1, 0, a->mech_types, a->mech_types_len, mic);
+		explicit_bzero(&nk, sizeof(nk));
+		with_mic = 1;
+	}
+	explicit_bzero(&arep.session_key, sizeof(arep.session_key));
+	if (!reauth) {
+		st = sess_keys(c, s, &sflags);
+		if (st != STATUS_SUCCESS)
+			return st;
+	} else {
+		sflags = s->guest ? SMB2_SESSION_FLAG_IS_GUEST :
+		    s->anonymous ? SMB2_SESSION_FLAG_IS_NULL : 0;
+		if (s->encrypt)
+			sflags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	}
+	if (a->spnego) {
+		n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_COMPLETED, 0,
+		    NULL, 0, with_mic ? mic : NULL, with_mic ? 16 : 0);
+		if (n < 0)
+			return STATUS_INSUFF_SERVER_RESOURCES;
+		sess_rsp(rsp, sflags, out, (size_t)n);
+	} else
+		sess_rsp(rsp, sflags, NULL, 0);
+	s->state = SESS_VALID;
+	s->expire = 0;	/* NTLM sessions carry no ticket lifetime */
+	free(s->auth);
+	s->auth = NULL;
+	if (s->signing)
+		pv->sign_final = s;	/* MS-SMB2 3.3.5.5.3: the final response is signed */
+	if (!reauth)
+		pv->logged_in = s;
+	log_info("%s: session %llx for %s%s%s", c->peer,
+	    (unsigned long long)s->session_id,
+	    s->anonymous ? "anonymous" : s->user, s->guest ? " (guest)" : "",
+	    reauth ? " re-authenticated" : "");
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct session *s;
+	struct spnego_token sp;
+	const uint8_t *buf, *tok;
+	size_t toklen;
+	uint16_t off, len;
+	uint8_t flags;
+	struct cur b;
+	int type, fresh = 0;
+	ntstatus_t st;
+
+	cur_skip(&req->body, 2);
+	flags = cur_u8(&req->body);
+	cur_skip(&req->body, 1 + 4 + 4);
+	off = cur_le16(&req->body);
+	len = cur_le16(&req->body);
+	b = cur_sub(&req->body, off, len);
+	buf = b.p;
+	if (req->body.err || len == 0)
+		return STATUS_INVALID_PARAMETER;
+	if (flags & SMB2_SESSION_FLAG_BINDING)
+		return STATUS_REQUEST_NOT_ACCEPTED;	/* no multichannel */
+	if (req->session_id == 0) {
+		s = conn_session_new(c);
+		if (s == NULL)
+			return STATUS_REQUEST_NOT_ACCEPTED;
+		fresh = 1;
+		if (c->dialect == DIALECT_311)
+			memcpy(s->preauth, pv->preauth, sizeof(s->preauth));
+	} else {
+		s = conn_session_find(c, req->session_id);
+		if (s == NULL)
+			return STATUS_USER_SESSION_DELETED;
+	}
+	req->sess = s;
+	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+		smb2_preauth_update(s->preauth, req->hdr, req->len);
+	if (s->auth == NULL) {
+		/* Once per exchange, not per steady-state request. */
+		s->auth = calloc(1, sizeof(*s->auth));
+		if (s->auth == NULL) {
+			st = STATUS_INSUFF_SERVER_RESOURCES;
+			goto fail;
+		}
+	}
+	if (spnego_decode(buf, len, &sp) < 0) {
+		st = STATUS_INVALID_PARAMETER;
+		goto fail;
+	}
+	tok = sp.mech_token;
+	toklen = sp.mech_token_len;
+	if (sp.kind == SPNEGO_NEG_INIT) {
+		s->auth->spnego = 1;
+		if (!sp.ntlmssp_offered) {
+			st = STATUS_LOGON_FAILURE;	/* only NTLMSSP here */
+			goto fail;
+		}
+		if (sp.mech_types_len > sizeof(s->auth->mech_types)) {
+			st = STATUS_INVALID_PARAMETER;
+			goto fail;
+		}
+		memcpy(s->auth->mech_types, sp.mech_types, sp.mech_types_len);
+		s->auth->mech_types_len = (uint32_t)sp.mech_types_len;
+		if (!sp.ntlmssp_preferred || toklen == 0) {
+			/* Ask for an NTLMSSP token: accept-incomplete, no token. */
+			uint8_t out[64];
+			int n = spnego_build_resp(out, sizeof(out),
+			    SPNEGO_ACCEPT_INCOMPLETE, 1, NULL, 0, NULL, 0);
+
+			if (n < 0) {
+				st = STATUS_INSUFF_SERVER_RESOURCES;
+				goto fail;
+			}
+			sess_rsp(rsp, 0, out, (size_t)n);
+			if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+				pv->preauth_rsp_sess = s;
+			return STATUS_MORE_PROCESSING_REQUIRED;
+		}
+	} else if (sp.kind == SPNEGO_NEG_RESP) {
+		s->auth->spnego = 1;
+	} else
+		s->auth->spnego = 0;
+	type = tok != NULL ? ntlmssp_msg_type(tok, toklen) : -1;
+	if (type == NTLMSSP_NEGOTIATE_MESSAGE)
+		st = sess_challenge(c, s, tok, toklen, rsp);
+	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE)
+		st = sess_authenticate(req, s, tok, toklen, &sp, rsp);
+	else
+		st = STATUS_INVALID_PARAMETER;
+	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED)
+		return st;
+fail:
+	/* MS-SMB2 3.3.5.5.3: a failed setup removes the session. */
+	if (fresh || s->state == SESS_IN_PROGRESS || st == STATUS_LOGON_FAILURE ||
+	    st == STATUS_ACCESS_DENIED) {
+		if (pv->preauth_rsp_sess == s)
+			pv->preauth_rsp_sess = NULL;
+		conn_session_free(c, s);
+		req->sess = NULL;
+	} else {
+		free(s->auth);
+		s->auth = NULL;
+	}
+	/* The error body must not carry what a handler half wrote. */
+	rsp->body.p = rsp->body.base + SMB2_HDR_LEN;
+	return st;
+}

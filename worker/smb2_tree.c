@@ -1,0 +1,134 @@
+/*
+ * TREE_CONNECT and TREE_DISCONNECT (MS-SMB2 2.2.9, 2.2.10, 3.3.5.7, 3.3.5.8).
+ * The share root is opened by the worker itself, so the kernel checks the
+ * user's right to reach it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/unicode.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch.h"
+
+#define SMB2_SHARE_TYPE_DISK		0x01
+#define SMB2_SHARE_TYPE_PIPE		0x02
+#define SMB2_SHAREFLAG_ENCRYPT_DATA	0x00008000u
+#define SMB2_TREE_CONNECT_FLAG_EXTENSION_PRESENT	0x0004
+
+/* MS-SMB2 2.2.13.1.1 access masks */
+#define TREE_ACCESS_ALL		0x001F01FFu
+#define TREE_ACCESS_READ	0x001200A9u	/* generic read + execute */
+
+ntstatus_t
+smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn *c = req->conn;
+	struct session *s = req->sess;
+	const struct conf_share *sh;
+	struct tree *t;
+	char path[512], *name;
+	const uint8_t *p;
+	uint16_t flags, off, len;
+	uint32_t shareflags = 0;
+	int n, encrypt = 0, fd = -1;
+
+	cur_skip(&req->body, 2);
+	flags = cur_le16(&req->body);
+	off = cur_le16(&req->body);
+	len = cur_le16(&req->body);
+	p = cur_sub(&req->body, off, len).p;
+	if (req->body.err || len == 0)
+		return STATUS_INVALID_PARAMETER;
+	if (flags & SMB2_TREE_CONNECT_FLAG_EXTENSION_PRESENT)
+		return STATUS_NOT_SUPPORTED;	/* remoted identity: not offered */
+	n = unicode_utf16_to_utf8(p, len, path, sizeof(path));
+	if (n < 0)
+		return STATUS_BAD_NETWORK_NAME;
+	/* \\server\share */
+	if (n < 3 || path[0] != '\\' || path[1] != '\\' ||
+	    (name = strchr(path + 2, '\\')) == NULL)
+		return STATUS_BAD_NETWORK_NAME;
+	name++;
+	if (*name == '\0' || strchr(name, '\\') != NULL)
+		return STATUS_BAD_NETWORK_NAME;
+	sh = conf_share_find(c->conf, name);
+	if (sh == NULL) {
+		log_debug(2, "%s: no share \"%s\"", c->peer, name);
+		return STATUS_BAD_NETWORK_NAME;
+	}
+	if (s->anonymous && !sh->is_ipc) {
+		conn_warnx(c, "anonymous session refused share %s", sh->name);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (s->guest && !sh->is_ipc && !sh->guest_ok) {
+		conn_warnx(c, "guest refused share %s (guest ok = no)", sh->name);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (!sh->is_ipc && !s->guest && !conf_share_user_ok(sh, s->user)) {
+		conn_warnx(c, "user %s refused share %s (valid/invalid users)",
+		    s->user, sh->name);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (sh->smb_encrypt == ENCRYPT_REQUIRED || sh->smb_encrypt == ENCRYPT_DESIRED) {
+		int can = s->cipher != 0 && !s->guest && !s->anonymous;
+
+		if (can)
+			encrypt = 1;
+		else if (sh->smb_encrypt == ENCRYPT_REQUIRED) {
+			conn_warnx(c, "share %s requires encryption the session "
+			    "cannot do", sh->name);
+			return STATUS_ACCESS_DENIED;
+		}
+	}
+	if (!sh->is_ipc) {
+		fd = open(sh->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || faccessat(AT_FDCWD, sh->path, X_OK, AT_EACCESS) < 0) {
+			int e = errno;
+
+			if (fd >= 0)
+				close(fd);
+			conn_warnx(c, "share %s: path %s: %s", sh->name, sh->path,
+			    strerror(e));
+			return e == EACCES || e == EPERM ? STATUS_ACCESS_DENIED :
+			    STATUS_BAD_NETWORK_NAME;
+		}
+	}
+	t = conn_tree_new(c, s);
+	if (t == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	t->share = sh;
+	t->root_fd = fd;
+	t->is_ipc = sh->is_ipc;
+	t->read_only = sh->read_only;
+	t->encrypt = encrypt;
+	t->maximal_access = sh->is_ipc || !sh->read_only ? TREE_ACCESS_ALL :
+	    TREE_ACCESS_READ;
+	req->tree = t;
+	if (encrypt)
+		shareflags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
+	wcur_le16(&rsp->body, 16);
+	wcur_u8(&rsp->body, sh->is_ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
+	wcur_u8(&rsp->body, 0);
+	wcur_le32(&rsp->body, shareflags);
+	wcur_le32(&rsp->body, 0);	/* no DFS, CA, scale-out, cluster */
+	wcur_le32(&rsp->body, t->maximal_access);
+	log_debug(2, "%s: %s connected to %s (tree %u)", c->peer,
+	    s->anonymous ? "anonymous" : s->user, sh->name, t->tree_id);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_tree_disconnect(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	conn_tree_free(req->conn, req->tree);
+	wcur_le16(&rsp->body, 4);
+	wcur_le16(&rsp->body, 0);
+	return STATUS_SUCCESS;
+}

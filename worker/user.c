@@ -1,0 +1,103 @@
+/*
+ * Privilege drops, done once right after exec and never undone.
+ *
+ * Gate: to the `usmbd` account (else `nobody`), with no supplementary group
+ * but its own.  User worker: to one user's full group list plus the state
+ * group, gid and uid.  Each call is checked, then we check that root cannot
+ * be regained (setresuid(0,0,0) must fail); any failure is fatal because a
+ * child that kept root would break the whole security model.
+ */
+#include "worker/worker.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+
+#define USER_GATE_ACCOUNT	"usmbd"
+#define USER_GATE_FALLBACK	"nobody"
+#define USER_STATE_GROUP	"usmbd-state"
+#define USER_MAX_GROUPS		256
+
+/* Fatal unless uid and gid are now exactly what we set, for good. */
+static void
+user_verify(uid_t uid, gid_t gid)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	if (setresuid(0, 0, 0) != -1)
+		fatalx("setresuid(0,0,0) succeeded after dropping to uid %u",
+		    (unsigned)uid);
+	if (getresuid(&ru, &eu, &su) == -1 || ru != uid || eu != uid ||
+	    su != uid || getuid() != uid || geteuid() != uid)
+		fatalx("uid is not %u after the drop", (unsigned)uid);
+	if (getresgid(&rg, &eg, &sg) == -1 || rg != gid || eg != gid ||
+	    sg != gid)
+		fatalx("gid is not %u after the drop", (unsigned)gid);
+}
+
+int
+user_drop_gate(void)
+{
+	struct passwd *pw;
+	uid_t uid;
+	gid_t gid;
+
+	pw = getpwnam(USER_GATE_ACCOUNT);
+	if (pw == NULL)
+		pw = getpwnam(USER_GATE_FALLBACK);
+	if (pw == NULL)
+		fatalx("neither %s nor %s exists: cannot drop privileges",
+		    USER_GATE_ACCOUNT, USER_GATE_FALLBACK);
+	uid = pw->pw_uid;
+	gid = pw->pw_gid;
+	if (uid == 0)
+		fatalx("gate account %s is root", pw->pw_name);
+	if (setgroups(1, &gid) == -1)
+		fatal("gate: setgroups");
+	if (setresgid(gid, gid, gid) == -1)
+		fatal("gate: setresgid %u", (unsigned)gid);
+	if (setresuid(uid, uid, uid) == -1)
+		fatal("gate: setresuid %u", (unsigned)uid);
+	user_verify(uid, gid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("gate: PR_SET_NO_NEW_PRIVS");
+	log_debug(2, "gate running as %s (%u:%u)", pw->pw_name, (unsigned)uid,
+	    (unsigned)gid);
+	return 0;
+}
+
+int
+user_drop_worker(const char *user, uid_t uid, gid_t gid)
+{
+	gid_t groups[USER_MAX_GROUPS + 1];
+	int ngroups = USER_MAX_GROUPS;
+	struct group *gr;
+
+	if (uid == 0)
+		fatalx("refusing to run a worker as root (%s)", user);
+	if (getgrouplist(user, gid, groups, &ngroups) == -1)
+		fatalx("worker %s: more than %d groups", user, USER_MAX_GROUPS);
+	/* The state environment is writable by this group only (DESIGN.md). */
+	gr = getgrnam(USER_STATE_GROUP);
+	if (gr != NULL)
+		groups[ngroups++] = gr->gr_gid;
+	if (setgroups((size_t)ngroups, groups) == -1)
+		fatal("worker %s: setgroups", user);
+	if (setresgid(gid, gid, gid) == -1)
+		fatal("worker %s: setresgid %u", user, (unsigned)gid);
+	if (setresuid(uid, uid, uid) == -1)
+		fatal("worker %s: setresuid %u", user, (unsigned)uid);
+	user_verify(uid, gid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("worker %s: PR_SET_NO_NEW_PRIVS", user);
+	log_debug(2, "worker running as %s (%u:%u, %d groups)", user,
+	    (unsigned)uid, (unsigned)gid, ngroups);
+	return 0;
+}
