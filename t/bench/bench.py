@@ -3,7 +3,7 @@
 
 Run by scripts/run-bench.sh after the build; see t/bench/README.md.
 Environment:
-  BENCH_SCALE     small (default), full (the issue's sizes) or a factor of full
+  BENCH_SCALE     small (default, 0.05 of full), full (the issue's sizes) or a factor
   BENCH_RUNS      runs per figure, default 3 (the median is reported)
   BENCH_PIN       both (default), unpinned, pinned
   BENCH_ONLY      comma-separated workload names to run (default all)
@@ -36,7 +36,7 @@ def scale_factor():
     if s == "full":
         return 1.0
     if s == "small":
-        return 0.02
+        return 0.05
     return float(s)
 
 
@@ -193,10 +193,10 @@ def summarise(samples):
     }
 
 
-def report(pin, names, servers, figs, unavailable):
+def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient)"):
     title = {"unpinned": "unpinned: client and servers free on all %d vCPUs" % len(ALL_CPUS),
              "pinned": "pinned: client and servers on CPU 0 (taskset -c 0)"}[pin]
-    print("== %s ==" % title)
+    print("== %s; client %s ==" % (title, client))
     print("%-22s %-6s %6s %12s %-19s %9s %9s %10s %8s %8s" % (
         "workload/phase", "server", "n", "ops/s", "(min-max)", "MB/s", "cpu_s",
         "cpu_us/op", "speedup", "cpu_x"))
@@ -435,7 +435,8 @@ def main():
                 for k, v in unavailable.items():
                     if isinstance(k, tuple) and k[1].endswith("/sc"):
                         scun[(k[0], k[1][:-3], k[2])] = v
-                report(pin, sc, allnames, scfigs, scun)
+                report(pin, sc, allnames, scfigs, scun,
+                       "smbclient (one command line each, connection setup included)")
         if os.environ.get("BENCH_METERS", "1") == "1":
             run_meters(tmp, wls, big, classes, {k: v for k, v in unavailable.items()
                                                 if isinstance(k, str)})
