@@ -39,6 +39,7 @@
 #define FILETIME_UNIX_EPOCH	116444736000000000ULL	/* 1601 -> 1970 in 100 ns */
 
 static struct pidfh	*main_pfh;
+static int		 main_argv0_len;
 static int		 main_sigfd = -1;
 
 static void __attribute__((noreturn))
@@ -355,7 +356,11 @@ main_master(void)
 	else if (pidfile_write(main_pfh) == -1)
 		fatal("pidfile %s", master.pidfile);
 	log_set_tag("master");
-	setproctitle("-usmbd: master");
+	/*
+	 * Padded to the length of the original argv[0]: libbsd marks a
+	 * shorter title's end with a '.' that ps would show.
+	 */
+	setproctitle("-%-*s", main_argv0_len, "usmbd: master");
 	main_signals();
 	log_info("usmbd %s started, config %s, pid %d", USMBD_VERSION,
 	    master.conf_path, (int)getpid());
@@ -438,6 +443,7 @@ main(int argc, char *argv[], char *envp[])
 	long uid = -1, gid = -1;
 	int ch, rc;
 
+	main_argv0_len = argc > 0 ? (int)strlen(argv[0]) : 0;
 	setproctitle_init(argc, argv, envp);
 	while ((ch = getopt_long(argc, argv, "Fd:s:h", longopts, NULL)) != -1) {
 		switch (ch) {

@@ -31,6 +31,21 @@ struct open {
 		struct file_open *file;	/* OPEN_FILE / OPEN_DIR, owned by worker/smb2_create.c */
 	} u;
 	struct open	*next_free;
+	/*
+	 * Shared state (worker/state.c): set by state_open_enter() once the
+	 * open is recorded in shm/, cleared by state_open_leave().
+	 */
+	int		 state_in;
+	uint64_t	 state_dev;	/* struct shm_file_id of the open */
+	uint64_t	 state_ino;
+	uint8_t		 oplock_level;	/* granted SMB2 oplock level (0xff lease) */
+	uint32_t	 lease_state;	/* granted lease state */
+	uint8_t		 lease_key[16];
+	uint8_t		 lease_version;
+	int		 durable;	/* 0, 1 (v1) or 2 (v2) */
+	uint32_t	 durable_timeout_ms;
+	uint8_t		 create_guid[16];
+	uint8_t		 lock_seq[65];	/* LockSequenceArray: seq + 1, 0 = unset */
 };
 
 /* A fresh slot with new file ids, or NULL when the table is full. */

@@ -41,7 +41,6 @@ struct rpc_pipe {
 	uint8_t			*out;
 	size_t			 out_len, out_off, out_cap;
 	size_t			 msg_left;
-	size_t			 msg_count;
 };
 
 static uint32_t pipe_next_assoc_group = 0x5a11;
@@ -147,7 +146,6 @@ pipe_out_commit(struct rpc_pipe *p, struct wcur *w)
 	if (w->err)
 		return;
 	p->out_len += wcur_off(w);
-	p->msg_count++;
 }
 
 static void
@@ -322,7 +320,9 @@ pipe_call(struct rpc_pipe *p)
 		goto nomem;
 	/* Bounded: the buffer doubles up to PIPE_MAX_RSP_STUB. */
 	for (;;) {
-		cur_init(&in, p->req, p->req_len);
+		/* An empty stub has no buffer yet; give the cursor a real one. */
+		cur_init(&in, p->req != NULL ? p->req : (const uint8_t *)"",
+		    p->req_len);
 		ndr_w_init(&nw, p->stub, p->stub_cap);
 		status = p->iface->call(&p->env, p->req_opnum, &in, &nw);
 		if (status != 0 || !nw.w.err)
@@ -545,12 +545,6 @@ pipe_msg_left(const struct rpc_pipe *p)
 }
 
 size_t
-pipe_msg_count(const struct rpc_pipe *p)
-{
-	return p->msg_count;
-}
-
-size_t
 pipe_read(struct rpc_pipe *p, void *buf, size_t max, int *more)
 {
 	size_t n;
@@ -566,8 +560,6 @@ pipe_read(struct rpc_pipe *p, void *buf, size_t max, int *more)
 	p->msg_left -= n;
 	if (p->msg_left > 0)
 		*more = 1;
-	else
-		p->msg_count--;
 	if (p->out_off == p->out_len)
 		p->out_off = p->out_len = 0;
 	return n;

@@ -85,6 +85,5 @@ size_t		 pipe_read(struct rpc_pipe *, void *buf, size_t max, int *more);
 /* Bytes queued in all, and bytes left of the head message. */
 size_t		 pipe_avail(const struct rpc_pipe *);
 size_t		 pipe_msg_left(const struct rpc_pipe *);
-size_t		 pipe_msg_count(const struct rpc_pipe *);
 
 #endif

@@ -9,6 +9,12 @@ INTEG_SHARES=$(printf '%s\n' \
 	'[docs]' "	path = $SHARE" '	comment = team documents' \
 	'[secret]' "	path = $SHARE" '	browseable = no' '	comment = not listed' \
 	'[admin$]' "	path = $SHARE" '	comment = hidden by name')
+# Enough shares that the level-1 answer (~20 KB) spans several fragments:
+# the client reads past the first one with READ after STATUS_BUFFER_OVERFLOW
+# or more transceives.
+for i in $(seq -w 1 150); do
+	INTEG_SHARES+=$'\n'"[bulk$i]"$'\n'"	path = $SHARE"$'\n'"	comment = bulk share number $i with a longish comment"
+done
 integ_conf
 integ_users || { fail "users"; finish; }
 integ_start || { fail "server start"; finish; }
@@ -35,6 +41,15 @@ for proto in SMB2_02 SMB2_10 SMB3_00 SMB3_11; do
 		sed 's/^/     /' "$T/out"
 	fi
 done
+
+if smbclient -L //127.0.0.1 -p "$PORT" -U "alice%$ALICE_PW" >"$T/out" 2>&1 &&
+    [ "$(grep -Ec '^[[:space:]]+bulk[0-9]+[[:space:]]+Disk[[:space:]]+bulk share number' "$T/out")" = 150 ] &&
+    has 'bulk150[[:space:]]+Disk[[:space:]]+bulk share number 150 with a longish comment$'; then
+	ok "smbclient -L lists 150 more shares (a multi-fragment response)"
+else
+	fail "smbclient -L many shares"
+	sed 's/^/     /' "$T/out" | tail -20
+fi
 
 # Signed and encrypted sessions carry the same pipe traffic.
 if smbclient -L //127.0.0.1 -p "$PORT" -U "alice%$ALICE_PW" \
@@ -142,6 +157,70 @@ if /usr/bin/python3 "$T/imp.py" "$PORT" "$ALICE_PW" >"$T/out" 2>&1 &&
 	ok "impacket listShares (WRITE + READ on the pipe)"
 else
 	fail "impacket listShares"
+	sed 's/^/     /' "$T/out"
+fi
+
+# A transceive whose answer exceeds MaxOutputResponse: STATUS_BUFFER_OVERFLOW
+# with the first bytes, the rest of that message by READ (MS-SMB2 3.3.5.15.1).
+cat >"$T/ovf.py" <<'EOF2'
+import sys, struct
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import *
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]),
+                  preferredDialect=SMB2_DIALECT_21)
+c.login('alice', sys.argv[2])
+tid = c.connectTree('IPC$')
+fid = c.openFile(tid, '\\srvsvc', desiredAccess=0x0012019f, creationOption=0)
+bind = bytes.fromhex('05000b03100000004800000001000000b810b810000000000100000000000100'
+    'c84f324b7016d30112785a47bf6ee18803000000045d888aeb1cc9119fe808002b10486002000000')
+enum = bytes.fromhex('05000003100000005c000000020000004400000000000f00000002000a000000'
+    '000000000a0000003100320037002e0030002e0030002e00310000000100000001000000'
+    '040002000000000000000000ffffffff0800020000000000')
+c.writeFile(tid, fid, bind)
+ack = c.readFile(tid, fid, 0, 4280)
+assert ack[2] == 12, 'no bind_ack'
+srv = c.getSMBServer()
+pkt = srv.SMB_PACKET()
+pkt['Command'] = SMB2_IOCTL
+pkt['TreeID'] = tid
+io = SMB2Ioctl()
+io['FileID'] = srv._Session['OpenTable'][fid]['FileID'].getData()
+io['CtlCode'] = FSCTL_PIPE_TRANSCEIVE
+io['MaxInputResponse'] = 0
+io['MaxOutputResponse'] = 100
+io['InputCount'] = len(enum)
+io['Buffer'] = enum
+io['OutputOffset'] = 0
+io['Flags'] = SMB2_0_IOCTL_IS_FSCTL
+pkt['Data'] = io
+ans = srv.recvSMB(srv.sendSMB(pkt))
+assert ans['Status'] == 0x80000005, 'status %#x' % ans['Status']
+first = SMB2Ioctl_Response(ans['Data'])['Buffer']
+assert len(first) == 100, len(first)
+frag = struct.unpack_from('<H', first, 8)[0]
+rest = c.readFile(tid, fid, 0, frag - 100)
+assert len(first) + len(rest) == frag, (len(rest), frag)
+print('fragment of %d bytes, flags %#x' % (frag, first[3]))
+# The answer to 150+ shares spans fragments: read them, one per READ.
+flags, n = first[3], 1
+while not flags & 2 and n < 100:
+    m = c.readFile(tid, fid, 0, 4280)
+    assert m[2] == 2 and struct.unpack_from('<H', m, 8)[0] == len(m), 'bad fragment'
+    flags, n = m[3], n + 1
+print('%d fragments' % n)
+try:
+    c.readFile(tid, fid, 0, 100)
+    print('read on an empty pipe succeeded')
+except Exception as e:
+    print('empty read:', e)
+c.closeFile(tid, fid)
+EOF2
+if /usr/bin/python3 "$T/ovf.py" "$PORT" "$ALICE_PW" >"$T/out" 2>&1 &&
+    has '^fragment of [0-9]+ bytes' && has '^([5-9]|[1-9][0-9]) fragments$' &&
+    has 'STATUS_PIPE_EMPTY'; then
+	ok "transceive overflow: the rest of the message by READ"
+else
+	fail "transceive overflow"
 	sed 's/^/     /' "$T/out"
 fi
 

@@ -20,6 +20,8 @@
 #	LOG		$T/usmbd.log: the server's standard error
 #	SERVER_PID	pid of the running server, empty when none
 #	ALICE_PW BOB_PW	passwords given to alice and bob (alicepw1, bobpw1)
+#	PYTHON		the Debian python3 (/usr/bin/python3, which has
+#			impacket), whatever python3 comes first in PATH
 #
 # Functions:
 #	integ_init			make $T, pick $PORT, install the EXIT trap,
@@ -57,6 +59,8 @@ USMBD=${USMBD:-$ROOT/build/usmbd}
 USMBCTL=${USMBCTL:-$ROOT/build/usmbctl}
 case $USMBD in /*) ;; *) USMBD=$ROOT/$USMBD ;; esac
 case $USMBCTL in /*) ;; *) USMBCTL=$ROOT/$USMBCTL ;; esac
+PYTHON=${PYTHON:-/usr/bin/python3}
+[ -x "$PYTHON" ] || PYTHON=python3
 ALICE_PW=alicepw1
 BOB_PW=bobpw1
 T=
@@ -111,7 +115,7 @@ integ_init() {
 }
 
 integ_free_port() {
-	python3 - <<'EOF'
+	"$PYTHON" - <<'EOF'
 import socket
 for _ in range(50):
     s = socket.socket()
