@@ -52,7 +52,7 @@ reap_log(const struct child *c, pid_t pid, int status)
 	const char *user = c != NULL ? c->user : "";
 
 	if (WIFEXITED(status)) {
-		if (WEXITSTATUS(status) == 0 || (c != NULL && c->dying))
+		if (WEXITSTATUS(status) == 0 || (c != NULL && c->stopping))
 			log_debug(1, "%s %d%s%s exited with status %d", role,
 			    (int)pid, *user ? " " : "", user, WEXITSTATUS(status));
 		else

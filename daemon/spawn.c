@@ -267,6 +267,7 @@ spawn_broadcast(uint32_t type)
 			(void)spawn_send(c, type, 0, NULL, 0);
 		if (type == MSG_SHUTDOWN && c->pid > 0) {
 			c->dying = 1;
+			c->stopping = 1;
 			c->ready = 0;
 		}
 	}
@@ -280,7 +281,8 @@ spawn_child_gone(struct child *c)
 	spawn_close_chan(c);
 	route_child_gone(c);
 	if (c->role == CHILD_GATE && !master.shutting_down) {
-		if (lived < SPAWN_FAST_DEATH_MS && !c->dying) {
+		/* An unasked-for death right after start: do not fork-loop. */
+		if (lived < SPAWN_FAST_DEATH_MS && !c->stopping) {
 			spawn_backoff_ms = spawn_backoff_ms == 0 ?
 			    SPAWN_BACKOFF_MIN_MS : spawn_backoff_ms * 2;
 			if (spawn_backoff_ms > SPAWN_BACKOFF_MAX_MS)
@@ -332,6 +334,7 @@ spawn_tick(void)
 		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying &&
 		    c->ready) {
 			c->dying = 1;
+			c->stopping = 1;
 			c->ready = 0;
 			(void)spawn_send(c, MSG_SHUTDOWN, 0, NULL, 0);
 			have--;
@@ -465,7 +468,6 @@ spawn_child_event(struct child *c)
 			/* It exited or is exiting; reap.c logs how. */
 			log_debug(2, "child %d closed its channel", (int)c->pid);
 			spawn_close_chan(c);
-			c->dying = 1;
 			route_child_gone(c);
 			return;
 		}

@@ -26,6 +26,7 @@ struct child {
 	int		 hello;		/* MSG_HELLO seen */
 	int		 ready;		/* gate: waiting for MSG_NEW_CONN */
 	int		 dying;		/* told to stop or killed: route nothing to it */
+	int		 stopping;	/* sent MSG_SHUTDOWN: its exit is expected */
 	uint32_t	 nconn;		/* gate: connections given; worker: as reported */
 	uint32_t	 queued;	/* worker: routed, not yet acknowledged */
 	time_t		 started;	/* wall clock, for status */

@@ -107,7 +107,7 @@ conn_free(struct conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	if (pv != NULL) {
-		if (pv->out_fd >= 0)
+		if (pv->out_fd >= 0 && pv->out_fd_owned)
 			close(pv->out_fd);
 		free(pv->rbuf);
 		free(pv->sbuf);
@@ -515,9 +515,16 @@ conn_flush(struct conn *c)
 		}
 		pv->out_flen -= (size_t)n;
 	}
+	/*
+	 * Done with the bulk data: close our dup, never the handler's fd (the
+	 * open still uses it; closing it made the next request on the handle
+	 * fail with EBADF).
+	 */
 	if (pv->out_fd >= 0 && pv->out_flen == 0) {
-		close(pv->out_fd);
+		if (pv->out_fd_owned)
+			close(pv->out_fd);
 		pv->out_fd = -1;
+		pv->out_fd_owned = 0;
 	}
 	return conn_output_pending(c) ? -EAGAIN : 0;
 }

@@ -633,6 +633,24 @@ respond:
 			pv->no_response = 0;
 			continue;
 		}
+		if (rsp.data_fd >= 0 && rsp.data_len > 0 && !ch.done) {
+			/*
+			 * Only the last response of a chain may carry bulk
+			 * data by sendfile: copy it into the body now.
+			 */
+			ssize_t n = -1;
+
+			if (wcur_left(&rsp.body) >= rsp.data_len)
+				n = pread(rsp.data_fd, rsp.body.p, rsp.data_len,
+				    rsp.data_off);
+			if (n < 0 || (size_t)n != rsp.data_len) {
+				conn_warnx(c, "short read of bulk data");
+				return -1;
+			}
+			rsp.body.p += n;
+			rsp.data_fd = -1;
+			rsp.data_len = 0;
+		}
 		if (rsp.body.err) {
 			conn_warnx(c, "response does not fit, disconnecting");
 			return -1;

@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "daemon/conf.h"
 #include "worker/pipe.h"
@@ -273,17 +272,6 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
-static const struct conf_share *
-srvsvc_share_find(const struct conf *conf, const char *name)
-{
-	int i;
-
-	for (i = 0; i < conf->nshares; i++)
-		if (strcasecmp(conf->shares[i].name, name) == 0)
-			return &conf->shares[i];
-	return NULL;
-}
-
 static uint32_t
 srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
@@ -298,7 +286,7 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
 	level = ndr_u32(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	s = srvsvc_share_find(env->conf, name);
+	s = conf_share_find(env->conf, name);
 
 	ndr_put_u32(out, level);			/* union discriminant */
 	if (level == 1005) {

@@ -22,12 +22,11 @@
 #define RW_STREAM_MAX			65536	/* XATTR_SIZE_MAX */
 
 /*
- * The zero-copy path (rsp->data_fd, sent by the core with sendfile) is
- * off until the core's sendfile send is fixed: with it on, smbtorture's
- * unsigned reads get NT_STATUS_INVALID_HANDLE / 0 bytes (smb2.read.eof,
- * smb2.rw.rw1); with it off they pass.
+ * The zero-copy path (rsp->data_fd, sent by the core with sendfile).  It
+ * was off while the core closed the open's fd after sending (fixed in
+ * worker/conn.c: only the core's own dup is closed).
  */
-static const int rw_use_sendfile = 0;
+static const int rw_use_sendfile = 1;
 
 /* One buffer for stream (xattr) I/O: the worker is single-threaded. */
 static uint8_t rw_stream_buf[RW_STREAM_MAX];

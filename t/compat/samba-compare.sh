@@ -63,7 +63,7 @@ for u in alice:alicepw1 bob:bobpw1; do
 	printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
 	    smbpasswd -c "$D/smb.conf" -a -s "${u%%:*}" >/dev/null
 done
-/usr/sbin/smbd -F --no-process-group -s "$D/smb.conf" </dev/null >"$D/smbd.out" 2>&1 &
+setsid /usr/sbin/smbd -F --no-process-group -s "$D/smb.conf" </dev/null >"$D/smbd.out" 2>&1 &
 SMBD_PID=$!
 for _ in $(seq 1 50); do
 	smbclient -L 127.0.0.1 -p "$PORT" -U alice%alicepw1 >/dev/null 2>&1 && break

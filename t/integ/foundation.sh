@@ -36,7 +36,7 @@ status_json() {
 }
 
 gate_pids() {
-	status_json | python3 -c '
+	status_json | "$PYTHON" -c '
 import json, sys
 d = json.load(sys.stdin)
 print(" ".join(str(p["pid"]) for p in d["processes"] if p["role"] == "gate"))'
@@ -88,10 +88,42 @@ if [ $replaced = 1 ]; then ok "killed gate $victim replaced within 1 s ($now)"; 
 check "the gate's death is logged with its signal" grep -q "gate $victim killed by signal 9" "$LOG"
 
 # --- a connection reaches a gate ---
-check "TCP connect to the smb port is accepted" python3 -c "
+check "TCP connect to the smb port is accepted" "$PYTHON" -c "
 import socket
 s = socket.create_connection(('127.0.0.1', $PORT), timeout=3)
 s.close()"
+
+# --- authentication verdicts and the user worker (through smbclient) ---
+smb() {
+	timeout 20 smbclient -p "$PORT" //127.0.0.1/share "$@" 2>&1
+}
+check "alice logs on and lists the share" sh -c 'timeout 20 smbclient -p "$0" //127.0.0.1/share -U alice%alicepw1 -c ls' "$PORT"
+worker=$(status_json | "$PYTHON" -c '
+import json, sys
+print(" ".join(str(p["pid"]) for p in json.load(sys.stdin)["processes"] if p["role"] == "worker" and p["user"] == "alice"))')
+set -- $worker
+check "one worker for alice in status" test $# = 1
+if [ $# = 1 ]; then
+	auid=$(id -u alice)
+	check "alice's worker runs with alice's uid only" test "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' /proc/$1/status)" = "$auid $auid $auid $auid"
+	check "alice's worker has the usmbd-state group" sh -c 'awk "/^Groups:/" /proc/$0/status | grep -qw "$1"' "$1" "$(getent group usmbd-state | cut -d: -f3)"
+	check "alice's worker process title" grep -q "^usmbd: worker alice" "/proc/$1/cmdline"
+fi
+smb -U alice%wrongpw -c ls >"$T/smb.out"
+check "a wrong password is refused (LOGON_FAILURE)" grep -q NT_STATUS_LOGON_FAILURE "$T/smb.out"
+check "the failure is logged with address and user" grep -q 'logon failure from 127.0.0.1: user "alice"' "$LOG"
+smb -U nosuchuser%pw -c ls >"$T/smb.out"
+check "an unknown user is refused (LOGON_FAILURE)" grep -q NT_STATUS_LOGON_FAILURE "$T/smb.out"
+"$USMBCTL" -s "$CONF" user disable bob >/dev/null 2>&1
+smb -U bob%bobpw1 -c ls >"$T/smb.out"
+check "a disabled user is refused (ACCOUNT_DISABLED)" grep -q NT_STATUS_ACCOUNT_DISABLED "$T/smb.out"
+"$USMBCTL" -s "$CONF" user enable bob >/dev/null 2>&1
+# Three failures from 127.0.0.1 within a minute: the next reply waits.
+t0=$(date +%s%N)
+smb -U alice%wrongpw -c ls >/dev/null
+t1=$(date +%s%N)
+check "replies to a failing address are delayed (>= 0.4 s, took $(( (t1 - t0) / 1000000 )) ms)" test $(( (t1 - t0) / 1000000 )) -ge 400
+check "bob logs on after being enabled again" sh -c 'timeout 20 smbclient -p "$0" //127.0.0.1/share -U bob%bobpw1 -c ls' "$PORT"
 
 # --- SIGHUP with a broken config keeps serving ---
 cp "$CONF" "$T/good.conf"
@@ -107,7 +139,7 @@ done
 check "broken config on SIGHUP is logged as FILE:LINE" test $logged = 1
 # usmbctl itself refuses the broken file: ask with the good copy.
 check "still serving after the broken reload (ping)" "$USMBCTL" -s "$T/good.conf" ping
-check "still listening after the broken reload" python3 -c "
+check "still listening after the broken reload" "$PYTHON" -c "
 import socket
 socket.create_connection(('127.0.0.1', $PORT), timeout=3).close()"
 "$USMBCTL" -s "$CONF" reload >/dev/null 2>&1
@@ -116,6 +148,26 @@ cp "$T/good.conf" "$CONF"
 check "usmbctl reload with a good config" "$USMBCTL" -s "$CONF" reload
 check "SIGHUP with a good config is logged" sh -c 'kill -HUP $0 && sleep 0.3 && grep -q "reloaded $1" "$2"' "$SERVER_PID" "$CONF" "$LOG"
 check "ping after reloads" integ_ping
+
+# --- a reload that changes the port moves the listener ---
+newport=$(integ_free_port)
+sed -i "s/smb ports = $PORT\$/smb ports = $newport/" "$CONF"
+check "reload onto a new port" "$USMBCTL" -s "$CONF" reload
+check "the new port accepts" "$PYTHON" -c "
+import socket
+socket.create_connection(('127.0.0.1', $newport), timeout=3).close()"
+check "the old port is closed" "$PYTHON" -c "
+import socket
+try:
+    socket.create_connection(('127.0.0.1', $PORT), timeout=3).close()
+except ConnectionRefusedError:
+    raise SystemExit(0)
+raise SystemExit(1)"
+cp "$T/good.conf" "$CONF"
+check "reload back to the old port" "$USMBCTL" -s "$CONF" reload
+
+# --- the control socket serves root only ---
+check_fails "usmbctl ping as a non-root user is refused" setpriv --reuid=usmbd --regid=usmbd --clear-groups "$USMBCTL" -s "$CONF" ping
 
 # --- a second instance is refused ---
 "$USMBD" -F -s "$CONF" >/dev/null 2>"$T/second.err"
@@ -138,7 +190,7 @@ check "usmbctl status after stop exits 1" test $? = 1
 cp "$CONF" "$T/good.conf"
 sed -i "s/^\[global\]/[global]\n\thosts deny = 127.0.0.1/" "$CONF"
 integ_start || fail "start with hosts deny"
-check "a denied host is disconnected" python3 -c "
+check "a denied host is disconnected" "$PYTHON" -c "
 import socket
 s = socket.create_connection(('127.0.0.1', $PORT), timeout=3)
 s.settimeout(3)

@@ -51,6 +51,15 @@ else
 	sed 's/^/     /' "$T/out" | tail -20
 fi
 
+# An anonymous (null) session may use IPC$, as with Samba's defaults.
+if smbclient -L //127.0.0.1 -p "$PORT" -N >"$T/out" 2>&1 &&
+    has '^[[:space:]]+docs[[:space:]]+Disk[[:space:]]+team documents$'; then
+	ok "smbclient -L with an anonymous session"
+else
+	fail "smbclient -L -N"
+	sed 's/^/     /' "$T/out" | tail -20
+fi
+
 # Signed and encrypted sessions carry the same pipe traffic.
 if smbclient -L //127.0.0.1 -p "$PORT" -U "alice%$ALICE_PW" \
     --client-protection=encrypt >"$T/out" 2>&1 && has '^[[:space:]]+docs[[:space:]]+Disk'; then

@@ -1,0 +1,157 @@
+/*
+ * The worker's handle on the shared state of shm/ (share modes, byte-range
+ * locks, oplocks and leases, durable handles, sessions) and on the
+ * worker<->worker messages, plus the helpers the file command handlers call
+ * at their hook points.  Owned by the SMB2 core.
+ *
+ * The state env is opened lazily, once per process, after the privilege
+ * drop (the worker runs as the user, with the state group), from the
+ * config's `lock dir`.  When it cannot be opened every helper here lets the
+ * caller proceed with per-process semantics only, and the failure is logged
+ * once: a server without cross-process state still serves files.
+ *
+ * Hook contract for the files handlers:
+ *
+ *   CREATE   after the object is opened and fstat'ed (file_open dev, ino,
+ *            path, stream set) and the struct open allocated with u.file
+ *            set, but BEFORE any side effect on an existing file (truncate,
+ *            attributes): state_open_enter().  On an error status undo and
+ *            return it.  STATUS_PENDING means the request was parked until
+ *            an oplock/lease break is acknowledged: undo everything (close
+ *            the fd, release the open) and return STATUS_PENDING; dispatch
+ *            runs the whole CREATE again when the break completes.
+ *            The granted oplock level / lease goes in the response (see
+ *            state_open_grant and state_put_create_contexts()).
+ *   CLOSE    (and every file_open_close()) state_open_leave() first: it
+ *            says whether the file must now be unlinked (last close of a
+ *            delete-pending file).
+ *   SET_INFO FileDispositionInformation: state_delete_pending_set().
+ *   READ     state_io_check(op, off, len, 0) before reading.
+ *   WRITE    state_io_check(op, off, len, 1) before writing (also breaks
+ *            level II oplocks and read leases of other opens).
+ */
+#ifndef USMBD_WORKER_STATE_H
+#define USMBD_WORKER_STATE_H
+
+#include <stdint.h>
+
+#include "proto/ntstatus.h"
+#include "shm/shm.h"
+
+struct conf;
+struct conn;
+struct open;
+struct session;
+struct smb2_req;
+struct wcur;
+
+/* SMB2 oplock levels, MS-SMB2 2.2.13 */
+#define SMB2_OPLOCK_LEVEL_NONE		0x00
+#define SMB2_OPLOCK_LEVEL_II		0x01
+#define SMB2_OPLOCK_LEVEL_EXCLUSIVE	0x08
+#define SMB2_OPLOCK_LEVEL_BATCH		0x09
+#define SMB2_OPLOCK_LEVEL_LEASE		0xFF
+
+/* How long an opener waits for a break acknowledgement, MS-SMB2 3.3.2.1 */
+#define STATE_BREAK_TIMEOUT_MS		35000u
+
+/* Remembers the config (lock dir, map size); the env opens on first use. */
+void		 state_init(const struct conf *);
+/* The env, or NULL when unavailable (logged once). */
+struct shm	*state_shm(void);
+/* This process's message socket, or NULL. */
+struct shm_wmsg	*state_wmsg(void);
+/* Closes both (worker exit). */
+void		 state_close(void);
+
+/*
+ * The state key of a file: (st_dev, st_ino).  A named stream is a separate
+ * object for share modes and locks (as on NTFS), so its key mixes a hash of
+ * the stream name into the device half (top bit set: never a real st_dev).
+ */
+void		 state_file_id(struct shm_file_id *, uint64_t dev, uint64_t ino,
+		    const char *stream);
+
+/* What CREATE asks of the state layer. */
+struct state_open_req {
+	uint32_t	access;		/* granted access mask */
+	uint32_t	share_access;
+	uint32_t	create_options;
+	int		truncate;	/* overwrite or supersede */
+	uint8_t		oplock_level;	/* requested SMB2_OPLOCK_LEVEL_* */
+	/* RqLs (oplock_level == SMB2_OPLOCK_LEVEL_LEASE) */
+	int		lease;
+	uint8_t		lease_version;	/* 1 or 2 */
+	uint32_t	lease_state;
+	uint8_t		lease_key[16];
+	uint8_t		parent_lease_key[16];
+	/* DHnQ (1) / DH2Q (2) */
+	int		durable;
+	uint32_t	durable_timeout_ms;	/* DH2Q, 0 = default */
+	uint8_t		create_guid[16];
+};
+
+struct state_open_grant {
+	uint8_t		oplock_level;	/* for the CREATE response */
+	int		lease;		/* put a lease response context */
+	uint8_t		lease_version;
+	uint32_t	lease_state;
+	uint8_t		lease_key[16];
+	uint8_t		parent_lease_key[16];
+	uint16_t	lease_epoch;
+	int		durable;	/* put DHnQ (1) / DH2Q (2) response */
+	uint32_t	durable_timeout_ms;
+};
+
+/*
+ * Records op (kind FILE or DIR, u.file set) in the shared state: share-mode
+ * check and insert in one transaction, oplock/lease grant, durable record.
+ * Returns STATUS_SUCCESS, STATUS_SHARING_VIOLATION, STATUS_DELETE_PENDING,
+ * STATUS_PENDING (parked for a break, see above), or another error.
+ */
+ntstatus_t	 state_open_enter(struct smb2_req *, struct open *,
+		    const struct state_open_req *, struct state_open_grant *);
+/*
+ * Appends the RqLs / DHnQ / DH2Q response contexts for a grant, chained
+ * after *prev (the previous context's start, or NULL); see
+ * MS-SMB2 2.2.14.2.  Returns 0, or -1 when the buffer is full.
+ */
+int		 state_put_create_contexts(struct wcur *, uint8_t **prev,
+		    const struct state_open_grant *);
+/*
+ * Removes op from the shared state (its locks, lease, durable record).
+ * *delete_file: in, what the caller would do alone (delete-on-close seen
+ * locally); out, 1 when this was the last open of a delete-pending file and
+ * the caller must unlink it now, 0 when another open still holds it.
+ * Untouched when the open was not recorded.
+ */
+void		 state_open_leave(struct open *, int *delete_file);
+/* FileDispositionInformation: set or clear delete pending for every open. */
+ntstatus_t	 state_delete_pending_set(struct open *, int on);
+/* Is the file delete pending (STATUS_DELETE_PENDING for new opens)? */
+int		 state_delete_pending_get(struct open *);
+/*
+ * READ (write 0) / WRITE (write 1) against other opens' byte-range locks:
+ * STATUS_SUCCESS or STATUS_FILE_LOCK_CONFLICT.  A WRITE also breaks level II
+ * oplocks and read leases of other opens to none (no wait).
+ */
+ntstatus_t	 state_io_check(struct open *, uint64_t off, uint64_t len,
+		    int write);
+
+/* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
+void		 state_session_put(struct conn *, struct session *);
+void		 state_session_del(struct session *);
+
+/* The worker's event loop: the wmsg fd to poll (-1 if none), and its handler. */
+int		 state_wmsg_fd(void);
+void		 state_wmsg_event(void);
+
+/*
+ * Hooks the loop gives the state layer to reach connections: every live
+ * connection (for breaks, which name a client GUID / open, and for retrying
+ * parked requests).  Set by worker/loop.c.
+ */
+typedef void	(*state_conn_iter_fn)(void (*fn)(struct conn *, void *), void *);
+void		 state_set_conn_iter(state_conn_iter_fn);
+
+#endif
