@@ -31,6 +31,7 @@
 #include "daemon/master.h"
 #include "daemon/msg.h"
 #include "daemon/reap.h"
+#include "daemon/route.h"
 #include "daemon/spawn.h"
 #include "shm/shm.h"
 #include "worker/worker.h"
@@ -254,6 +255,7 @@ main_loop(void)
 		}
 		auth_tick();
 		ctl_tick();
+		route_tick();
 		if (master.shutting_down) {
 			if (spawn_count_alive() == 0)
 				return;

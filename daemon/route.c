@@ -25,6 +25,7 @@
 #include "proto/ntstatus.h"
 
 #define ROUTE_MAX_PENDING	256
+#define ROUTE_ACK_TIMEOUT_MS	15000	/* a worker has this long to take a connection */
 
 /* A connection between MSG_HANDOFF and the worker's MSG_CONN_ACK. */
 struct route_pending {
@@ -36,6 +37,7 @@ struct route_pending {
 	uint32_t	 gate_id;	/* id of its MSG_HANDOFF, echoed in HANDOFF_DONE */
 	pid_t		 worker;
 	uint32_t	 conn_id;	/* id of our MSG_CONN */
+	int64_t		 since_ms;
 };
 
 static struct route_pending	route_q[ROUTE_MAX_PENDING];
@@ -169,6 +171,7 @@ route_handoff(struct child *gate, const struct msg *m)
 	q->gate = gate->pid;
 	q->gate_id = m->id;
 	q->worker = w->pid;
+	q->since_ms = master_now_ms();
 	q->conn_id = route_next_id++;
 	if (route_next_id == 0)
 		route_next_id = 1;
@@ -236,4 +239,25 @@ route_child_gone(struct child *c)
 	}
 	if (c->role == CHILD_WORKER)
 		c->queued = 0;
+}
+
+void
+route_tick(void)
+{
+	int64_t now = master_now_ms();
+	struct child *w;
+	int i;
+
+	for (i = 0; i < ROUTE_MAX_PENDING; i++) {
+		struct route_pending *q = &route_q[i];
+
+		if (!q->in_use || now - q->since_ms < ROUTE_ACK_TIMEOUT_MS)
+			continue;
+		log_warnx("worker %d did not take a connection within %d s",
+		    (int)q->worker, ROUTE_ACK_TIMEOUT_MS / 1000);
+		if ((w = spawn_find(q->worker)) != NULL && w->queued > 0)
+			w->queued--;
+		route_done(q->gate, q->gate_id, STATUS_IO_TIMEOUT);
+		route_free(q);
+	}
 }

@@ -368,6 +368,32 @@ posix_punch_hole(int fd, uint64_t off, uint64_t len)
 	    (off_t)off, (off_t)len) < 0 ? -errno : 0;
 }
 
+static int
+posix_zero_range(int fd, uint64_t off, uint64_t len)
+{
+	static const uint8_t zeros[65536];
+	uint64_t done;
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
+		return -EINVAL;
+	if (fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+	    (off_t)off, (off_t)len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	/* a file system without ZERO_RANGE: write the zeros */
+	for (done = 0; done < len; done += (uint64_t)n) {
+		n = posix_pwrite(fd, zeros, len - done < sizeof(zeros) ?
+		    (size_t)(len - done) : sizeof(zeros), off + done);
+		if (n < 0)
+			return (int)n;
+	}
+	return 0;
+}
+
 static int64_t
 posix_seek(int fd, int64_t off, int whence)
 {
@@ -537,6 +563,7 @@ const struct vfs_ops vfs_posix = {
 	.ftruncate = posix_ftruncate,
 	.fallocate = posix_reserve,
 	.punch_hole = posix_punch_hole,
+	.zero_range = posix_zero_range,
 	.seek = posix_seek,
 	.copy_range = posix_copy_range,
 	.utimens = posix_utimens,

@@ -80,6 +80,8 @@ struct vfs_ops {
 	/* Reserves space without changing the size. */
 	int	(*fallocate)(int fd, uint64_t off, uint64_t len);
 	int	(*punch_hole)(int fd, uint64_t off, uint64_t len);
+	/* Zeros a range and keeps it allocated (a non-sparse file). */
+	int	(*zero_range)(int fd, uint64_t off, uint64_t len);
 	/* SEEK_DATA / SEEK_HOLE */
 	int64_t	(*seek)(int fd, int64_t off, int whence);
 	ssize_t	(*copy_range)(int in, uint64_t in_off, int out, uint64_t out_off,

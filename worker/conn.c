@@ -99,6 +99,8 @@ conn_free(struct conn *c)
 	if (c == NULL)
 		return;
 	pv = c->priv;
+	if (pv != NULL)
+		conn_pending_drop(c, 0);
 	if (pv != NULL && pv->opens != NULL)
 		open_close_all(c);
 	for (i = 0; i < CONN_MAX_SESSIONS; i++)
@@ -113,6 +115,8 @@ conn_free(struct conn *c)
 		free(pv->sbuf);
 		free(pv->ebuf);
 		free(pv->opens);
+		for (i = 0; i < CONN_MAX_PENDING; i++)
+			free(pv->pending[i].buf);
 		free(pv);
 	}
 	free(c);
@@ -324,6 +328,8 @@ conn_session_free(struct conn *c, struct session *s)
 	for (i = 0; i < CONN_MAX_TREES; i++)
 		if (c->trees[i].in_use && c->trees[i].sess == s)
 			conn_tree_free(c, &c->trees[i]);
+	if (c->priv != NULL)
+		conn_pending_drop(c, s->session_id);
 	if (c->priv != NULL && c->priv->opens != NULL)
 		open_close_session(c, s);
 	free(s->auth);
@@ -404,7 +410,10 @@ conn_pending_add(struct conn *c, uint64_t mid, uint64_t sid)
 		struct conn_pending *p = &pv->pending[i];
 
 		if (!p->in_use) {
+			uint8_t *buf = p->buf;
+
 			memset(p, 0, sizeof(*p));
+			p->buf = buf;
 			p->in_use = 1;
 			p->async_id = pv->next_async_id++;
 			p->message_id = mid;
@@ -435,7 +444,129 @@ conn_pending_find(struct conn *c, uint64_t async_id, uint64_t mid)
 void
 conn_pending_del(struct conn_pending *p)
 {
+	uint8_t *buf = p->buf;	/* kept for the slot's next use */
+
 	memset(p, 0, sizeof(*p));
+	p->buf = buf;
+}
+
+void
+conn_pending_wake(struct conn *c, struct conn_pending *p)
+{
+	if (!p->in_use || p->ready || p->final != 0)
+		return;
+	p->ready = 1;
+	c->priv->nready++;
+}
+
+void
+conn_pending_finish(struct conn *c, struct conn_pending *p, ntstatus_t st)
+{
+	if (!p->in_use || p->final != 0)
+		return;
+	/* The owner's records (lock waiters, watches) go now. */
+	if (p->cancel != NULL) {
+		p->cancel(c, p);
+		p->cancel = NULL;
+	}
+	if (!p->ready)
+		c->priv->nready++;
+	p->ready = 1;
+	p->final = st;
+}
+
+void
+conn_pending_drop(struct conn *c, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || (sid != 0 && p->session_id != sid))
+			continue;
+		if (p->cancel != NULL)
+			p->cancel(c, p);
+		conn_pending_del(p);
+	}
+}
+
+unsigned
+conn_pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i, n = 0;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->kind != kind)
+			continue;
+		if ((dev != 0 || ino != 0) && (p->dev != dev || p->ino != ino))
+			continue;
+		conn_pending_wake(c, p);
+		n++;
+	}
+	return n;
+}
+
+void
+conn_pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (p->in_use && p->fid_persistent == fp &&
+		    p->fid_volatile == fv)
+			conn_pending_finish(c, p, st);
+	}
+}
+
+uint64_t
+conn_pending_tick(struct conn *c, uint64_t now_ms)
+{
+	struct conn_private *pv = c->priv;
+	uint64_t next = 0;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->deadline_ms == 0)
+			continue;
+		if (p->deadline_ms <= now_ms)
+			conn_pending_wake(c, p);	/* the handler sees the time */
+		else if (next == 0 || p->deadline_ms < next)
+			next = p->deadline_ms;
+	}
+	return next;
+}
+
+int
+conn_async_ready(const struct conn *c)
+{
+	return c->priv->nready > 0 || c->priv->nnotices > 0;
+}
+
+int
+conn_notice_queue(struct conn *c, const uint8_t *msg, size_t len,
+    uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	struct conn_notice *n;
+
+	if (pv->nnotices >= sizeof(pv->notices) / sizeof(pv->notices[0]) ||
+	    len > sizeof(n->buf))
+		return -ENOBUFS;
+	n = &pv->notices[pv->nnotices++];
+	memcpy(n->buf, msg, len);
+	n->len = (uint16_t)len;
+	n->session_id = sid;
+	return 0;
 }
 
 /* ---- I/O ---- */
@@ -540,6 +671,16 @@ conn_process(struct conn *c)
 	for (guard = 0; guard < 4096 && !conn_output_pending(c) && !pv->dead;
 	    guard++) {
 		size_t rest = pv->rlen - used;
+
+		/* Woken async requests and break notices go first. */
+		if (conn_async_ready(c)) {
+			if (dispatch_async_run(c) < 0) {
+				rc = -1;
+				break;
+			}
+			if (conn_output_pending(c))
+				break;
+		}
 
 		if (rest < SMB2_FRAME_LEN)
 			break;

@@ -55,15 +55,45 @@ struct conn_credits {
 	uint8_t		bitmap[CONN_MAX_CREDITS * 2 / 8];	/* used ids >= low */
 };
 
-/* A request answered with STATUS_PENDING that may complete later. */
+/*
+ * A request answered with STATUS_PENDING that completes later (MS-SMB2
+ * 3.3.4.2).  The request's bytes are copied into the slot (its buffer is
+ * allocated on the slot's first use and kept, so parking does not malloc
+ * once warm) and the whole request runs again through its handler when
+ * the slot is woken: by a worker message (LOCK_RELEASED, BREAK_ACK), a
+ * deadline, or an inotify event.  CANCEL, close, logoff and disconnect
+ * end it.
+ */
+enum conn_park_kind {
+	PARK_NONE = 0,
+	PARK_LOCK,		/* blocking byte-range lock: LOCK_RELEASED */
+	PARK_BREAK,		/* CREATE waiting for a break ack: BREAK_ACK */
+	PARK_NOTIFY,		/* CHANGE_NOTIFY: file system events */
+};
+
+#define CONN_PARK_BUF	(16u * 1024)
+
 struct conn_pending {
 	int		 in_use;
 	uint64_t	 async_id;
 	uint64_t	 message_id;
 	uint64_t	 session_id;
 	uint16_t	 command;
-	void		(*cancel)(struct conn *, void *arg);
-	void		*arg;
+	int		 kind;		/* enum conn_park_kind */
+	uint64_t	 dev, ino;	/* state key of the file waited on */
+	uint64_t	 fid_persistent, fid_volatile;	/* the open it names */
+	uint64_t	 deadline_ms;	/* shm_now_ms() clock; 0 = none */
+	int		 ready;		/* run it again */
+	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
+	uint8_t		*buf;		/* the request: header + body */
+	size_t		 len;
+	uint32_t	 tree_id;
+	int		 encrypted;
+	int		 related;
+	uint64_t	 related_fp, related_fv;
+	/* Undoes what the handler registered (e.g. a lock waiter record). */
+	void		(*cancel)(struct conn *, struct conn_pending *);
+	void		*arg;		/* the handler's, e.g. a notify watch */
 };
 
 /* The NTLMSSP/SPNEGO exchange of a session being set up. */
@@ -112,6 +142,16 @@ struct conn_private {
 	uint32_t	 open_gen;
 	uint64_t	 next_async_id;
 	struct conn_pending pending[CONN_MAX_PENDING];
+	uint8_t		*park_bufs;	/* CONN_MAX_PENDING * CONN_PARK_BUF, lazily */
+	struct conn_pending *resuming;	/* the slot being run again */
+	unsigned	 nready;	/* slots with ready or final set */
+	/* Unsolicited OPLOCK_BREAK notifications waiting for the socket. */
+	struct conn_notice {
+		uint8_t	 buf[128];	/* SMB2 header + body */
+		uint16_t len;
+		uint64_t session_id;	/* encrypt with this session, 0 = plain */
+	}		 notices[16];
+	unsigned	 nnotices;
 	/* set by handlers for dispatch */
 	struct session	*preauth_rsp_sess;	/* hash this SESSION_SETUP response */
 	int		 preauth_rsp_conn;	/* hash this NEGOTIATE response */
@@ -156,6 +196,29 @@ uint16_t	 conn_credits_grant(struct conn_credits *, uint16_t requested,
 struct conn_pending *conn_pending_add(struct conn *, uint64_t mid, uint64_t sid);
 struct conn_pending *conn_pending_find(struct conn *, uint64_t async_id, uint64_t mid);
 void		 conn_pending_del(struct conn_pending *);
+/*
+ * Marks a slot to run again (woken) or to be answered with a final status
+ * (cancelled, closed); the connection does it as soon as its output is
+ * idle (conn_process).
+ */
+void		 conn_pending_wake(struct conn *, struct conn_pending *);
+void		 conn_pending_finish(struct conn *, struct conn_pending *,
+		    ntstatus_t);
+/* Forgets the slots of a session (sid 0: all) without answering them. */
+void		 conn_pending_drop(struct conn *, uint64_t sid);
+/* Wakes every slot of a kind waiting on (dev, ino); dev = ino = 0: all. */
+unsigned	 conn_pending_wake_file(struct conn *, int kind, uint64_t dev,
+		    uint64_t ino);
+/* Ends the slots naming an open (CLOSE), with status. */
+void		 conn_pending_end_open(struct conn *, uint64_t fid_persistent,
+		    uint64_t fid_volatile, ntstatus_t);
+/* Earliest deadline of the connection's slots (0 = none); fires due ones. */
+uint64_t	 conn_pending_tick(struct conn *, uint64_t now_ms);
+/* Work queued for when the output is idle (wakes, notices)? */
+int		 conn_async_ready(const struct conn *);
+/* Queues an unsolicited message (break notification) for the socket. */
+int		 conn_notice_queue(struct conn *, const uint8_t *msg, size_t len,
+		    uint64_t encrypt_session_id);
 
 /* Rate-limited per-connection warning. */
 void		 conn_warnx(struct conn *, const char *fmt, ...)

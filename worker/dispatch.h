@@ -20,8 +20,28 @@ struct conn_pending;
  */
 int	dispatch_frame(struct conn *, uint8_t *msg, size_t len);
 
-/* Sends the final (error-body) response of a pending async request. */
+/* Ends a pending async request with an error status (sent when idle). */
 int	dispatch_async_complete(struct conn *, struct conn_pending *, ntstatus_t);
+/* Sends queued notices and the final responses of woken slots. */
+int	dispatch_async_run(struct conn *);
+
+/*
+ * For a handler: parks the current request (a copy of it is kept in a
+ * per-connection slot) and returns STATUS_PENDING, which the handler
+ * returns; dispatch sends the interim response.  kind and (dev, ino) say
+ * what wakes it (conn_pending_wake_file), deadline_ms (shm_now_ms clock,
+ * 0 = none) when it runs again regardless.  When woken, the request runs
+ * through its handler again: dispatch_resuming() then returns the slot,
+ * and parking again keeps the same async id without a new interim.  out
+ * (may be NULL) gets the slot, to set fid_*, cancel and arg.  Returns
+ * STATUS_INSUFF_SERVER_RESOURCES when no slot is free.
+ */
+struct smb2_req;
+struct smb2_rsp;
+ntstatus_t dispatch_park(struct smb2_req *, struct smb2_rsp *, int kind,
+	    uint64_t dev, uint64_t ino, uint64_t deadline_ms,
+	    struct conn_pending **out);
+struct conn_pending *dispatch_resuming(const struct smb2_req *);
 
 /* Handlers of the core (one file per family). */
 struct smb2_req;

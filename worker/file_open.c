@@ -159,6 +159,14 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 		return STATUS_OBJECT_NAME_INVALID;
 	if (rc < 0)
 		return STATUS_OBJECT_NAME_INVALID;	/* bad UTF-16 */
+	/*
+	 * '/' separates components like '\' (Samba accepts both, and
+	 * clients rely on it); every component is then checked below, so
+	 * "a/../b" is refused like "a\..\b".
+	 */
+	for (p = path; *p != '\0'; p++)
+		if (*p == '/')
+			*p = '\\';
 	if (path[0] == '\\' || path[0] == '/') {
 		log_warnx("%s: refused absolute name \"%s\"",
 		    req->conn ? req->conn->peer : "?", path);
@@ -234,7 +242,13 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 	memset(fi, 0, sizeof(*fi));
 	fi->access = fscc_time_from_timespec(&st->atime);
 	fi->write = fscc_time_from_timespec(&st->mtime);
-	fi->change = fscc_time_from_timespec(&st->ctime);
+	/*
+	 * ChangeTime is the last write time, as Samba reports it: POSIX ctime
+	 * also moves on every chmod, xattr write (our DOS attributes) and
+	 * link, and a client that sets the write time expects to read the
+	 * same value back as the change time.
+	 */
+	fi->change = fi->write;
 	if (has_dos && di->create_time != 0)
 		fi->creation = di->create_time;
 	else if (st->has_btime)

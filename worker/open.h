@@ -46,6 +46,9 @@ struct open {
 	uint32_t	 durable_timeout_ms;
 	uint8_t		 create_guid[16];
 	uint8_t		 lock_seq[65];	/* LockSequenceArray: seq + 1, 0 = unset */
+	/* Workers whose openers wait for this open's break to be acked. */
+	int		 breakers[4];
+	unsigned	 nbreakers;
 };
 
 /* A fresh slot with new file ids, or NULL when the table is full. */

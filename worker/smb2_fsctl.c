@@ -24,6 +24,11 @@
 #define FSCTL_SRV_REQUEST_RESUME_KEY	0x00140078u
 #define FSCTL_SRV_COPYCHUNK		0x001440F2u
 #define FSCTL_SRV_COPYCHUNK_WRITE	0x001480F2u
+#define FSCTL_GET_COMPRESSION		0x0009003Cu
+#define FSCTL_SET_COMPRESSION		0x0009C040u
+
+/* MS-FSCC 2.3.11 */
+#define COMPRESSION_FORMAT_NONE		0
 
 /* MS-SMB2 3.3.3: server-side copy limits */
 #define COPY_MAX_CHUNKS		256
@@ -60,6 +65,15 @@ fsctl_sparse(struct open *op, struct cur *in)
 	return ntstatus_from_errno(vfs_dos_set(vfs, f->fd, &di));
 }
 
+static int
+fsctl_is_sparse(struct file_open *f)
+{
+	struct vfs_dosinfo di;
+
+	return vfs_dos_get(file_vfs(), f->fd, &di) == 0 &&
+	    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
+}
+
 static ntstatus_t
 fsctl_zero(struct open *op, struct cur *in)
 {
@@ -81,7 +95,14 @@ fsctl_zero(struct open *op, struct cur *in)
 		end = st.size;		/* zeros past EOF are already zeros */
 	if (off >= end)
 		return STATUS_SUCCESS;
-	return ntstatus_from_errno(vfs->punch_hole(f->fd, off, end - off));
+	/*
+	 * MS-FSA 2.1.5.9.38: a sparse file gives the range back (a hole); a
+	 * file that is not sparse keeps it allocated, as zeros.
+	 */
+	if (fsctl_is_sparse(f))
+		return ntstatus_from_errno(vfs->punch_hole(f->fd, off,
+		    end - off));
+	return ntstatus_from_errno(vfs->zero_range(f->fd, off, end - off));
 }
 
 static ntstatus_t
@@ -99,9 +120,19 @@ fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
 		return STATUS_INVALID_PARAMETER;
 	if (!(op->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
+	if (max < 16)
+		return STATUS_BUFFER_TOO_SMALL;
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
 	end = off + len > st.size || off + len < off ? st.size : off + len;
+	if (!fsctl_is_sparse(f)) {
+		/* MS-FSA 2.1.5.9.22: a file that is not sparse is one range */
+		if (off < end) {
+			wcur_le64(out, off);
+			wcur_le64(out, end - off);
+		}
+		return STATUS_SUCCESS;
+	}
 	for (guard = 0; off < end && guard < 100000; guard++) {
 		data = vfs->seek(f->fd, (int64_t)off, SEEK_DATA);
 		if (data < 0 || (uint64_t)data >= end)
@@ -119,6 +150,29 @@ fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * One piece of a chunk: copy_file_range, or through a buffer where the
+ * kernel refuses (source and destination ranges of one file overlapping,
+ * file systems without it).  The buffer is read whole before it is
+ * written, so an overlapping copy behaves like memmove.
+ */
+static ssize_t
+fsctl_copy(int in, uint64_t in_off, int out, uint64_t out_off, size_t len)
+{
+	static uint8_t buf[COPY_MAX_CHUNK];
+	const struct vfs_ops *vfs = file_vfs();
+	ssize_t n;
+
+	n = vfs->copy_range(in, in_off, out, out_off, len);
+	if (n != -EINVAL && n != -EXDEV && n != -EOPNOTSUPP && n != -ENOSYS)
+		return n;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if ((n = vfs->pread(in, buf, len, in_off)) <= 0)
+		return n;
+	return vfs->pwrite(out, buf, (size_t)n, out_off);
+}
+
 static ntstatus_t
 fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
     struct wcur *out, int write_only)
@@ -128,8 +182,11 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 	struct open *src;
 	uint32_t count, i, chunks = 0, total = 0, clen;
 	uint64_t soff, doff;
+	struct vfs_stat st;
 	ssize_t n;
 	size_t done;
+	int rc;
+	ntstatus_t status;
 
 	key = cur_view(in, 24);
 	count = cur_le32(in);
@@ -143,7 +200,9 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 	src = open_find(req->conn, le64_get(key), le64_get(key + 8));
 	if (src == NULL || src->kind != OPEN_FILE || src->u.file == NULL)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
-	if (!(src->access & FILE_READ_DATA) || !src->u.file->readable)
+	/* MS-SMB2 3.3.5.15.6: read or execute access on the source */
+	if (!(src->access & (FILE_READ_DATA | FILE_EXECUTE)) ||
+	    !src->u.file->readable)
 		return STATUS_ACCESS_DENIED;
 	if (!(dst->access & FILE_WRITE_DATA) || !dst->u.file->writable ||
 	    (!write_only && !(dst->access & FILE_READ_DATA)))
@@ -162,24 +221,39 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 		doff = cur_le64(in);
 		clen = cur_le32(in);
 		cur_skip(in, 4);
+		if ((rc = vfs->fstat(src->u.file->fd, &st)) != 0) {
+			status = ntstatus_from_errno(rc);
+			goto answer;
+		}
+		/* a chunk past the source's end: MS-SMB2 3.3.5.15.6 */
+		if (soff > st.size || clen > st.size - soff) {
+			status = STATUS_INVALID_VIEW_SIZE;
+			goto answer;
+		}
 		for (done = 0; done < clen; done += (size_t)n) {
-			n = vfs->copy_range(src->u.file->fd, soff + done,
+			n = fsctl_copy(src->u.file->fd, soff + done,
 			    dst->u.file->fd, doff + done, clen - done);
 			if (n == 0)
 				break;		/* source ended */
-			if (n < 0)
-				return ntstatus_from_errno((int)n);
+			if (n < 0) {
+				status = ntstatus_from_errno((int)n);
+				goto answer;
+			}
 		}
 		total += (uint32_t)done;
+		if (done < clen) {
+			status = STATUS_INVALID_VIEW_SIZE;
+			goto answer;
+		}
 		chunks++;
-		if (done < clen)
-			return STATUS_END_OF_FILE;
 	}
-	/* MS-SMB2 2.2.32.1 SRV_COPYCHUNK_RESPONSE */
+	status = STATUS_SUCCESS;
+answer:
+	/* MS-SMB2 2.2.32.1 SRV_COPYCHUNK_RESPONSE: what was done so far */
 	wcur_le32(out, chunks);
 	wcur_le32(out, 0);
 	wcur_le32(out, total);
-	return STATUS_SUCCESS;
+	return status;
 limits:
 	/* the server's limits, MS-SMB2 3.3.5.15.6 */
 	wcur_le32(out, COPY_MAX_CHUNKS);
@@ -244,6 +318,24 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		wcur_le32(&out, 0);
 		status = STATUS_SUCCESS;
 		break;
+	case FSCTL_GET_COMPRESSION:
+		/* MS-FSCC 2.3.12: nothing here is compressed */
+		if (maxout < 2) {
+			status = STATUS_INVALID_PARAMETER;
+			break;
+		}
+		wcur_le16(&out, COMPRESSION_FORMAT_NONE);
+		status = STATUS_SUCCESS;
+		break;
+	case FSCTL_SET_COMPRESSION:
+		/* MS-FSCC 2.3.67: only "none" can be honoured */
+		if (cur_left(&in) < 2)
+			status = STATUS_INVALID_PARAMETER;
+		else if (cur_le16(&in) == COMPRESSION_FORMAT_NONE)
+			status = STATUS_SUCCESS;
+		else
+			status = STATUS_NOT_SUPPORTED;
+		break;
 	case FSCTL_SRV_COPYCHUNK:
 	case FSCTL_SRV_COPYCHUNK_WRITE:
 		if (maxout < 12) {
@@ -259,7 +351,8 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	if (out.err || (status != STATUS_SUCCESS &&
 	    status != STATUS_BUFFER_OVERFLOW &&
-	    !(status == STATUS_INVALID_PARAMETER && out.p > w->p))) {
+	    !((status == STATUS_INVALID_PARAMETER ||
+	    status == STATUS_INVALID_VIEW_SIZE) && out.p > w->p))) {
 		w->p = hdr;
 		return out.err ? STATUS_BUFFER_TOO_SMALL : status;
 	}

@@ -4,7 +4,6 @@
 #include "daemon/log.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
-#include "worker/dispatch.h"
 
 ntstatus_t
 smb2_echo(struct smb2_req *req, struct smb2_rsp *rsp)
@@ -40,12 +39,11 @@ smb2_cancel(struct smb2_req *req, struct smb2_rsp *rsp)
 	    req->async_id : 0, req->message_id);
 	if (p == NULL || p->session_id != req->session_id)
 		return STATUS_SUCCESS;
-	if (p->cancel != NULL) {
-		p->cancel(c, p->arg);	/* the owner answers STATUS_CANCELLED */
-		return STATUS_SUCCESS;
-	}
-	/* Only when the send buffer is not holding a chain being built. */
-	if (rsp->hdr == pv->sbuf + SMB2_FRAME_LEN)
-		(void)dispatch_async_complete(c, p, STATUS_CANCELLED);
+	/*
+	 * The slot's owner undoes its records (conn_pending_finish calls
+	 * p->cancel); the STATUS_CANCELLED response goes out once this
+	 * message's processing is done and the socket is idle.
+	 */
+	conn_pending_finish(c, p, STATUS_CANCELLED);
 	return STATUS_SUCCESS;
 }

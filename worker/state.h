@@ -33,6 +33,7 @@
 #ifndef USMBD_WORKER_STATE_H
 #define USMBD_WORKER_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "proto/ntstatus.h"
@@ -43,6 +44,7 @@ struct conn;
 struct open;
 struct session;
 struct smb2_req;
+struct smb2_rsp;
 struct wcur;
 
 /* SMB2 oplock levels, MS-SMB2 2.2.13 */
@@ -109,8 +111,17 @@ struct state_open_grant {
  * Returns STATUS_SUCCESS, STATUS_SHARING_VIOLATION, STATUS_DELETE_PENDING,
  * STATUS_PENDING (parked for a break, see above), or another error.
  */
-ntstatus_t	 state_open_enter(struct smb2_req *, struct open *,
-		    const struct state_open_req *, struct state_open_grant *);
+ntstatus_t	 state_open_enter(struct smb2_req *, struct smb2_rsp *,
+		    struct open *, const struct state_open_req *,
+		    struct state_open_grant *);
+/*
+ * Decoders of the CREATE request contexts the state layer serves, fed
+ * with the context's data: RqLs (v1: 32 bytes, v2: 52 bytes), DHnQ, DH2Q.
+ * They fill the matching fields of req; STATUS_INVALID_PARAMETER when
+ * malformed.  A lease is only taken when the dialect is 2.1 or later.
+ */
+ntstatus_t	 state_parse_lease_ctx(struct smb2_req *, const uint8_t *data,
+		    size_t len, struct state_open_req *);
 /*
  * Appends the RqLs / DHnQ / DH2Q response contexts for a grant, chained
  * after *prev (the previous context's start, or NULL); see
@@ -146,12 +157,13 @@ void		 state_session_del(struct session *);
 int		 state_wmsg_fd(void);
 void		 state_wmsg_event(void);
 
-/*
- * Hooks the loop gives the state layer to reach connections: every live
- * connection (for breaks, which name a client GUID / open, and for retrying
- * parked requests).  Set by worker/loop.c.
- */
-typedef void	(*state_conn_iter_fn)(void (*fn)(struct conn *, void *), void *);
-void		 state_set_conn_iter(state_conn_iter_fn);
+/* Wakes this worker's parked requests of a kind on a file (NULL: all). */
+void		 state_wake_local(int kind, const struct shm_file_id *);
+/* A break was acknowledged: wake the openers waiting on it (by pid). */
+void		 state_break_acked(const struct shm_file_id *, const pid_t *pids,
+		    unsigned n);
+
+/* Once a second from the loop: durable expiry and parked deadlines. */
+void		 state_tick(void);
 
 #endif

@@ -14,6 +14,15 @@ int	gate_main(struct conf *conf, const char *conf_path, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,
 	    const char *user, uid_t uid, gid_t gid);
 
+/*
+ * worker/loop.c, for the state layer: calls fn for every live connection of
+ * this worker, and schedules a connection to send its queued async work
+ * (break notices, woken requests) after the current event.
+ */
+struct conn;
+void	worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg);
+void	worker_kick(struct conn *);
+
 /* worker/user.c: privilege drops, each checked; 0 or -errno. */
 int	user_drop_gate(void);
 int	user_drop_worker(const char *user, uid_t uid, gid_t gid);

@@ -54,6 +54,7 @@ cat >"$D/smb.conf" <<EOF
 	server min protocol = SMB2_02
 	ea support = yes
 	store dos attributes = yes
+	vfs objects = streams_xattr
 
 [share]
 	path = $D/share

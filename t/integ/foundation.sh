@@ -168,6 +168,11 @@ check "reload back to the old port" "$USMBCTL" -s "$CONF" reload
 
 # --- the control socket serves root only ---
 check_fails "usmbctl ping as a non-root user is refused" setpriv --reuid=usmbd --regid=usmbd --clear-groups "$USMBCTL" -s "$CONF" ping
+# Even through a socket opened up by mistake, SO_PEERCRED must be uid 0.
+chmod 0666 "$T/lock/usmbd.ctl"
+check_fails "a non-root peer is refused by SO_PEERCRED" setpriv --reuid=usmbd --regid=usmbd --clear-groups "$USMBCTL" -s "$CONF" ping
+chmod 0600 "$T/lock/usmbd.ctl"
+check "the refusal names the uid" grep -q "control socket: refusing uid $(id -u usmbd)" "$LOG"
 
 # --- a second instance is refused ---
 "$USMBD" -F -s "$CONF" >/dev/null 2>"$T/second.err"

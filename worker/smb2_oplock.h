@@ -1,0 +1,26 @@
+/*
+ * Oplock and lease breaks (MS-SMB2 3.3.4.6, 3.3.4.7) and their
+ * acknowledgements (3.3.5.22): worker/smb2_oplock.c.
+ */
+#ifndef USMBD_WORKER_SMB2_OPLOCK_H
+#define USMBD_WORKER_SMB2_OPLOCK_H
+
+#include <sys/types.h>
+
+#include "proto/ntstatus.h"
+#include "shm/shm.h"
+
+struct smb2_req;
+struct smb2_rsp;
+
+/*
+ * A break for an oplock or lease held by a connection of this worker:
+ * queues the notification on that connection and remembers breaker (the
+ * worker whose opener waits) to tell it when the client acknowledges.
+ */
+void		smb2_oplock_break_deliver(const struct shm_file_id *,
+		    const struct shm_break *, pid_t breaker);
+/* OPLOCK_BREAK acknowledgement (oplock: 24 bytes; lease: 36 bytes). */
+ntstatus_t	smb2_oplock_break_handle(struct smb2_req *, struct smb2_rsp *);
+
+#endif

@@ -1,0 +1,630 @@
+/*
+ * The worker's side of the shared state (worker/state.h): one shm/ handle
+ * and one message socket per process, opened on first use after the
+ * privilege drop; the share-mode, delete-pending and lock checks the file
+ * handlers call; and the oplock/lease break protocol between workers.
+ */
+#include "worker/state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/cur.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2_oplock.h"
+#include "worker/smb2.h"
+#include "worker/worker.h"
+
+static struct {
+	const struct conf *conf;
+	struct shm	*shm;
+	struct shm_wmsg	*wmsg;
+	int		 shm_failed;	/* logged once, not retried */
+	int		 wmsg_failed;
+} st;
+
+void
+state_init(const struct conf *conf)
+{
+	st.conf = conf;
+}
+
+struct shm *
+state_shm(void)
+{
+	int rc;
+
+	if (st.shm != NULL || st.shm_failed || st.conf == NULL)
+		return st.shm;
+	rc = shm_attach(st.conf->lock_dir, st.conf->state_map_size, 0, 0,
+	    &st.shm);
+	if (rc != 0) {
+		st.shm_failed = 1;
+		st.shm = NULL;
+		errno = -rc;
+		log_warn("state env in %s unavailable: share modes, locks and "
+		    "leases are local to this worker", st.conf->lock_dir);
+	}
+	return st.shm;
+}
+
+struct shm_wmsg *
+state_wmsg(void)
+{
+	int rc;
+
+	if (st.wmsg != NULL || st.wmsg_failed || st.conf == NULL)
+		return st.wmsg;
+	rc = shm_wmsg_open(st.conf->lock_dir, getpid(), &st.wmsg);
+	if (rc != 0) {
+		st.wmsg_failed = 1;
+		st.wmsg = NULL;
+		errno = -rc;
+		log_warn("worker messages in %s/msg unavailable",
+		    st.conf->lock_dir);
+	}
+	return st.wmsg;
+}
+
+void
+state_close(void)
+{
+	if (st.wmsg != NULL)
+		shm_wmsg_close(st.wmsg);
+	if (st.shm != NULL)
+		shm_detach(st.shm);
+	st.wmsg = NULL;
+	st.shm = NULL;
+}
+
+void
+state_file_id(struct shm_file_id *fid, uint64_t dev, uint64_t ino,
+    const char *stream)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	fid->dev = dev;
+	fid->ino = ino;
+	if (stream == NULL || *stream == '\0')
+		return;
+	for (; *stream; stream++) {
+		h ^= (uint8_t)*stream;
+		h *= 1099511628211ull;
+	}
+	fid->dev = (dev ^ (h << 32)) | (1ull << 63);
+}
+
+static void
+state_open_fid(const struct open *op, struct shm_file_id *fid)
+{
+	fid->dev = op->state_dev;
+	fid->ino = op->state_ino;
+}
+
+/* ---- breaks ---- */
+
+/* Does this break need an acknowledgement (MS-SMB2 3.3.4.6, 3.3.4.7)? */
+static int
+state_break_needs_ack(const struct shm_break *b)
+{
+	if (b->is_lease)
+		return (b->cur & (SHM_LEASE_W | SHM_LEASE_H)) != 0;
+	return b->cur == SHM_OPLOCK_EXCLUSIVE || b->cur == SHM_OPLOCK_BATCH;
+}
+
+/*
+ * Sends the new breaks of bs (to this worker's connections directly, to
+ * others by message) and says whether the caller must wait for an ack.
+ * Breaks that need no ack are settled in the state at once.
+ */
+static int
+state_breaks_send(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_breaks *bs)
+{
+	struct shm_wmsg_msg m;
+	unsigned i;
+	int wait = 0, rc;
+
+	for (i = 0; i < bs->n; i++) {
+		const struct shm_break *b = &bs->b[i];
+		int ack = state_break_needs_ack(b);
+
+		if (b->in_progress) {
+			wait |= ack;
+			continue;
+		}
+		if (b->pid == getpid())
+			smb2_oplock_break_deliver(fid, b, getpid());
+		else if (b->pid != 0 && state_wmsg() != NULL) {
+			memset(&m, 0, sizeof(m));
+			m.type = SHM_WMSG_BREAK;
+			m.fid = *fid;
+			m.persistent_id = b->persistent_id;
+			m.is_lease = b->is_lease;
+			memcpy(m.lease_key, b->lease_key, SHM_GUID_LEN);
+			memcpy(m.client_guid, b->client_guid, SHM_GUID_LEN);
+			m.level = b->new_level;
+			m.epoch = b->epoch;
+			rc = shm_wmsg_send(state_wmsg(), b->pid, &m);
+			if (rc != 0)
+				ack = 0;	/* the holder is gone: nothing to wait for */
+		} else
+			ack = 0;	/* disconnected durable: nobody to tell */
+		if (!ack) {
+			/* Settled now: R -> none and level II -> none need no ack. */
+			if (b->is_lease)
+				(void)shm_lease_break_ack(s, b->client_guid,
+				    b->lease_key, b->new_level);
+			else
+				(void)shm_oplock_break_ack(s, fid,
+				    b->persistent_id, (uint8_t)b->new_level);
+		}
+		wait |= ack;
+	}
+	return wait;
+}
+
+/* The 35 s are over: the breaks in progress take effect without an ack. */
+static void
+state_breaks_force(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_break_req *br)
+{
+	struct shm_breaks bs;
+	unsigned i;
+
+	if (shm_open_breaks(s, fid, br, 0, &bs) != 0)
+		return;
+	for (i = 0; i < bs.n; i++) {
+		const struct shm_break *b = &bs.b[i];
+
+		if (!b->in_progress)
+			continue;
+		log_debug(1, "break of %s %llx timed out, forcing it",
+		    b->is_lease ? "lease" : "oplock",
+		    (unsigned long long)b->persistent_id);
+		if (b->is_lease)
+			(void)shm_lease_break_ack(s, b->client_guid, b->lease_key,
+			    b->new_level);
+		else
+			(void)shm_oplock_break_ack(s, fid, b->persistent_id,
+			    (uint8_t)b->new_level);
+	}
+}
+
+/*
+ * Breaks what the new open conflicts with; STATUS_PENDING (parked) when it
+ * must wait for an acknowledgement, STATUS_SUCCESS when it may go on.
+ */
+static ntstatus_t
+state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
+    const struct shm_file_id *fid, const struct shm_break_req *br)
+{
+	struct conn_pending *p = dispatch_resuming(req);
+	struct shm_breaks bs;
+	uint64_t deadline;
+	int rc;
+
+	if (p != NULL && p->deadline_ms != 0 && shm_now_ms() >= p->deadline_ms)
+		state_breaks_force(s, fid, br);
+	rc = shm_open_breaks(s, fid, br, 1, &bs);
+	if (rc != 0 || bs.n == 0)
+		return STATUS_SUCCESS;
+	if (!state_breaks_send(s, fid, &bs))
+		return STATUS_SUCCESS;
+	deadline = p != NULL && p->deadline_ms != 0 ? p->deadline_ms :
+	    shm_now_ms() + STATE_BREAK_TIMEOUT_MS;
+	return dispatch_park(req, rsp, PARK_BREAK, fid->dev, fid->ino, deadline,
+	    NULL);
+}
+
+/* ---- opens ---- */
+
+ntstatus_t
+state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
+    struct state_open_req *r)
+{
+	struct cur c;
+
+	if (req->conn->dialect < 0x0210 ||
+	    !(req->conn->capabilities & SMB2_GLOBAL_CAP_LEASING))
+		return STATUS_SUCCESS;	/* MS-SMB2 3.3.5.9.8: ignored */
+	if (len != 32 && len != 52)
+		return STATUS_INVALID_PARAMETER;
+	cur_init(&c, d, len);
+	cur_bytes(&c, r->lease_key, 16);
+	r->lease_state = cur_le32(&c) & (SHM_LEASE_R | SHM_LEASE_H | SHM_LEASE_W);
+	cur_skip(&c, 4 + 8);	/* Flags, LeaseDuration */
+	r->lease_version = 1;
+	memset(r->parent_lease_key, 0, 16);
+	if (len == 52 && req->conn->dialect >= 0x0300) {
+		cur_bytes(&c, r->parent_lease_key, 16);
+		r->lease_version = 2;
+	}
+	if (c.err)
+		return STATUS_INVALID_PARAMETER;
+	r->lease = 1;
+	r->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
+    const struct state_open_req *r, struct state_open_grant *g)
+{
+	struct shm *s = state_shm();
+	struct file_open *f = op->u.file;
+	struct shm_file_id fid;
+	struct shm_open_rec rec;
+	struct shm_open_grant sg;
+	struct shm_open_conflict conflict;
+	struct shm_break_req br;
+	ntstatus_t status;
+	int rc, lease = r->lease && r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE;
+
+	memset(g, 0, sizeof(*g));
+	if (s == NULL || f == NULL)
+		return STATUS_SUCCESS;	/* local semantics only (logged once) */
+	state_file_id(&fid, f->dev, f->ino, f->stream);
+
+	memset(&br, 0, sizeof(br));
+	br.access = r->access;
+	br.share_access = r->share_access;
+	br.flags = r->truncate ? SHM_BREAK_TRUNCATE : 0;
+	if (lease) {
+		memcpy(br.lease_key, r->lease_key, 16);
+		memcpy(br.client_guid, req->conn->client_guid, 16);
+	}
+	/* MS-SMB2 3.3.5.9: break conflicting oplocks and leases first. */
+	status = state_break_wait(req, rsp, s, &fid, &br);
+	if (status != STATUS_SUCCESS)
+		return status;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.persistent_id = op->fid_persistent;
+	rec.pid = getpid();
+	rec.session_id = op->sess != NULL ? op->sess->session_id : 0;
+	rec.access = r->access;
+	rec.share_access = r->share_access;
+	rec.create_options = r->create_options;
+	rec.opened = (uint64_t)time(NULL);
+	memcpy(rec.client_guid, req->conn->client_guid, 16);
+	if (lease) {
+		rec.oplock_level = SHM_OPLOCK_LEASE;
+		rec.lease_state = r->lease_state;
+		memcpy(rec.lease_key, r->lease_key, 16);
+		memcpy(rec.parent_lease_key, r->parent_lease_key, 16);
+		rec.lease_version = r->lease_version;
+	} else if (f->is_dir)
+		rec.oplock_level = SHM_OPLOCK_NONE;	/* no oplocks on directories */
+	else
+		rec.oplock_level = r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
+		    SHM_OPLOCK_NONE : r->oplock_level;
+
+	memset(&sg, 0, sizeof(sg));
+	rc = shm_open_insert_ex(s, &fid, &rec, NULL, &sg, &conflict);
+	if (rc == -EBUSY) {
+		/*
+		 * A sharing violation: a handle-caching holder may close its
+		 * handle once told (MS-SMB2 3.3.4.7, batch / H lease).
+		 */
+		br.flags |= SHM_BREAK_SHARING;
+		status = state_break_wait(req, rsp, s, &fid, &br);
+		if (status != STATUS_SUCCESS)
+			return status;
+		return STATUS_SHARING_VIOLATION;
+	}
+	if (rc == -EIDRM)
+		return STATUS_DELETE_PENDING;
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("state: open of \"%s\" not recorded", f->path);
+		return rc == -ENOSPC ? STATUS_INSUFF_SERVER_RESOURCES :
+		    STATUS_UNSUCCESSFUL;
+	}
+	op->state_in = 1;
+	op->state_dev = fid.dev;
+	op->state_ino = fid.ino;
+	if (lease) {
+		op->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+		op->lease_state = sg.lease_state;
+		memcpy(op->lease_key, r->lease_key, 16);
+		op->lease_version = r->lease_version;
+		g->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+		g->lease = 1;
+		g->lease_version = r->lease_version;
+		g->lease_state = sg.lease_state;
+		g->lease_epoch = sg.lease_epoch;
+		memcpy(g->lease_key, r->lease_key, 16);
+		memcpy(g->parent_lease_key, r->parent_lease_key, 16);
+	} else {
+		op->oplock_level = sg.oplock_level;
+		g->oplock_level = sg.oplock_level;
+	}
+	return STATUS_SUCCESS;
+}
+
+int
+state_put_create_contexts(struct wcur *w, uint8_t **prev,
+    const struct state_open_grant *g)
+{
+	uint8_t *start;
+	uint32_t dlen;
+	int zero_parent = 1, i;
+
+	if (!g->lease)
+		return 0;
+	for (i = 0; i < 16; i++)
+		zero_parent &= g->parent_lease_key[i] == 0;
+	dlen = g->lease_version == 2 ? 52 : 32;
+	/* MS-SMB2 2.2.14.2: an 8-aligned chain; the previous points here. */
+	while (wcur_off(w) % 8 != 0)
+		wcur_u8(w, 0);
+	start = w->p;
+	if (*prev != NULL && !w->err)
+		le32_put(*prev, (uint32_t)(start - *prev));
+	wcur_le32(w, 0);		/* Next */
+	wcur_le16(w, 16);		/* NameOffset */
+	wcur_le16(w, 4);
+	wcur_le16(w, 0);
+	wcur_le16(w, 24);		/* DataOffset */
+	wcur_le32(w, dlen);
+	wcur_bytes(w, "RqLs", 4);
+	wcur_zero(w, 4);
+	/* MS-SMB2 2.2.14.2.10 / 2.2.14.2.11 */
+	wcur_bytes(w, g->lease_key, 16);
+	wcur_le32(w, g->lease_state);
+	wcur_le32(w, g->lease_version == 2 && !zero_parent ? 0x4 : 0);
+	wcur_le64(w, 0);		/* LeaseDuration */
+	if (g->lease_version == 2) {
+		wcur_bytes(w, g->parent_lease_key, 16);
+		wcur_le16(w, g->lease_epoch);
+		wcur_le16(w, 0);
+	}
+	*prev = start;
+	return w->err ? -1 : 0;
+}
+
+void
+state_open_leave(struct open *op, int *delete_file)
+{
+	struct shm *s = state_shm();
+	struct shm_close_result res;
+	struct shm_file_id fid;
+	int rc;
+
+	if (!op->state_in || s == NULL)
+		return;
+	op->state_in = 0;
+	state_open_fid(op, &fid);
+	memset(&res, 0, sizeof(res));
+	rc = shm_open_remove(s, &fid, op->fid_persistent, &res);
+	if (rc != 0 && rc != -ENOENT) {
+		errno = -rc;
+		log_warn("state: close of open %llx",
+		    (unsigned long long)op->fid_persistent);
+		return;
+	}
+	if (delete_file != NULL)
+		*delete_file = rc == 0 ? res.delete_file : 0;
+	if ((res.wake.n > 0 || res.wake.overflow) && state_wmsg() != NULL)
+		(void)shm_wmsg_wake(state_wmsg(), &res.wake, &fid);
+}
+
+ntstatus_t
+state_delete_pending_set(struct open *op, int on)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	int rc;
+
+	if (!op->state_in || s == NULL)
+		return STATUS_SUCCESS;
+	state_open_fid(op, &fid);
+	rc = shm_open_set_delete_pending(s, &fid, on);
+	return rc == 0 ? STATUS_SUCCESS : STATUS_UNSUCCESSFUL;
+}
+
+int
+state_delete_pending_get(struct open *op)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	int on = 0;
+
+	if (!op->state_in || s == NULL)
+		return 0;
+	state_open_fid(op, &fid);
+	if (shm_open_get_delete_pending(s, &fid, &on) != 0)
+		return 0;
+	return on;
+}
+
+ntstatus_t
+state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
+{
+	struct shm *s = state_shm();
+	struct shm_brlock_owner owner;
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+	int rc;
+
+	if (!op->state_in || s == NULL)
+		return STATUS_SUCCESS;
+	state_open_fid(op, &fid);
+	owner.pid = getpid();
+	owner.persistent_id = op->fid_persistent;
+	rc = shm_brlock_check(s, &fid, &owner, off, len, write);
+	if (rc == -EAGAIN)
+		return STATUS_FILE_LOCK_CONFLICT;
+	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */
+	if (write && shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
+	    bs.n > 0)
+		(void)state_breaks_send(s, &fid, &bs);
+	return STATUS_SUCCESS;
+}
+
+/* ---- sessions ---- */
+
+void
+state_session_put(struct conn *c, struct session *sess)
+{
+	struct shm *s = state_shm();
+	struct shm_session_rec r;
+
+	if (s == NULL || c->priv->role != CONN_ROLE_WORKER)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.session_id = sess->session_id;
+	r.pid = getpid();
+	r.uid = sess->uid;
+	snprintf(r.user, sizeof(r.user), "%s", sess->anonymous ? "(anonymous)" :
+	    sess->guest ? "(guest)" : sess->user);
+	snprintf(r.client_addr, sizeof(r.client_addr), "%s", c->peer);
+	r.dialect = c->dialect;
+	r.signing = (uint8_t)(sess->signing && sess->signing_required ? 2 :
+	    sess->signing ? 1 : 0);
+	r.encryption = (uint8_t)(sess->encrypt ? 1 : 0);
+	r.since = (uint64_t)time(NULL);
+	(void)shm_session_put(s, &r);
+}
+
+void
+state_session_del(struct session *sess)
+{
+	struct shm *s = st.shm;	/* never attach just to delete */
+
+	if (s != NULL && sess->session_id != 0)
+		(void)shm_session_del(s, sess->session_id);
+}
+
+/* ---- worker messages and the tick ---- */
+
+int
+state_wmsg_fd(void)
+{
+	struct shm_wmsg *w = state_wmsg();
+
+	return w != NULL ? shm_wmsg_fd(w) : -1;
+}
+
+struct state_wake {
+	int		 kind;
+	uint64_t	 dev, ino;
+};
+
+static void
+state_wake_conn(struct conn *c, void *arg)
+{
+	const struct state_wake *w = arg;
+
+	if (conn_pending_wake_file(c, w->kind, w->dev, w->ino) > 0)
+		worker_kick(c);
+}
+
+void
+state_wake_local(int kind, const struct shm_file_id *fid)
+{
+	struct state_wake w = { kind, fid ? fid->dev : 0, fid ? fid->ino : 0 };
+
+	worker_foreach_conn(state_wake_conn, &w);
+}
+
+void
+state_wmsg_event(void)
+{
+	struct shm_wmsg *w = state_wmsg();
+	struct shm_wmsg_msg m;
+	int guard, rc;
+
+	if (w == NULL)
+		return;
+	for (guard = 0; guard < 256; guard++) {
+		rc = shm_wmsg_recv(w, &m);
+		if (rc == -EAGAIN)
+			return;
+		if (rc != 0)
+			continue;	/* malformed: dropped */
+		switch (m.type) {
+		case SHM_WMSG_BREAK: {
+			struct shm_break b;
+
+			memset(&b, 0, sizeof(b));
+			b.pid = getpid();
+			b.is_lease = m.is_lease;
+			b.persistent_id = m.persistent_id;
+			memcpy(b.lease_key, m.lease_key, SHM_GUID_LEN);
+			memcpy(b.client_guid, m.client_guid, SHM_GUID_LEN);
+			b.new_level = m.level;
+			b.epoch = m.epoch;
+			smb2_oplock_break_deliver(&m.fid, &b, m.from);
+			break;
+		}
+		case SHM_WMSG_BREAK_ACK:
+			state_wake_local(PARK_BREAK, &m.fid);
+			break;
+		case SHM_WMSG_LOCK_RELEASED:
+			state_wake_local(PARK_LOCK, &m.fid);
+			break;
+		case SHM_WMSG_NOTIFY:
+			smb2_notify_wmsg(&m);
+			break;
+		}
+	}
+}
+
+void
+state_break_acked(const struct shm_file_id *fid, const pid_t *pids,
+    unsigned n)
+{
+	struct shm_wmsg_msg m;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] == getpid()) {
+			state_wake_local(PARK_BREAK, fid);
+			continue;
+		}
+		if (pids[i] <= 0 || state_wmsg() == NULL)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.type = SHM_WMSG_BREAK_ACK;
+		m.fid = *fid;
+		(void)shm_wmsg_send(state_wmsg(), pids[i], &m);
+	}
+}
+
+static void
+state_tick_conn(struct conn *c, void *arg)
+{
+	uint64_t *now = arg;
+
+	(void)conn_pending_tick(c, *now);
+	if (conn_async_ready(c))
+		worker_kick(c);
+}
+
+void
+state_tick(void)
+{
+	static uint64_t last_expire;
+	uint64_t now = shm_now_ms();
+	struct shm_pids wake;
+	unsigned n = 0;
+
+	worker_foreach_conn(state_tick_conn, &now);
+	if (st.shm == NULL || now - last_expire < 10000)
+		return;
+	last_expire = now;
+	memset(&wake, 0, sizeof(wake));
+	if (shm_expire_durable(st.shm, now, &n, &wake) == 0 && n > 0 &&
+	    state_wmsg() != NULL)
+		(void)shm_wmsg_wake(state_wmsg(), &wake, NULL);
+}
