@@ -51,19 +51,32 @@ struct auth_delayed {
 static struct auth_addr		auth_addrs[AUTH_MAX_ADDRS];
 static struct auth_delayed	auth_queue[AUTH_MAX_DELAYED];
 
+static char	auth_passdb_dir[4096];
+
+/*
+ * An LMDB env must never be open twice in one process (closing one handle
+ * drops the process's locks on the lock file, and a writer then resets the
+ * reader table under the other): a reload keeps the open handle when the
+ * directory did not change, and closes before reopening when it did.
+ */
 int
 auth_passdb_open(const struct conf *conf)
 {
 	struct passdb *db = NULL;
 	int rc;
 
+	if (master.passdb != NULL &&
+	    strcmp(auth_passdb_dir, conf->private_dir) == 0)
+		return 0;
+	auth_passdb_close();
 	rc = passdb_open(conf->private_dir, 0, &db);
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("passdb %s", conf->private_dir);
 		return rc;
 	}
-	auth_passdb_close();
+	snprintf(auth_passdb_dir, sizeof(auth_passdb_dir), "%s",
+	    conf->private_dir);
 	master.passdb = db;
 	return 0;
 }
@@ -249,6 +262,7 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 	rep->gid = pw->pw_gid;
 	snprintf(rep->user, sizeof(rep->user), "%s", pw->pw_name);
 	auth_passdb_update(&e, 1);
+	master.auth_successes++;
 	log_info("logon of %s (%s) from %s", a.user, rep->user, req->client);
 	return;
 fail:
@@ -256,6 +270,7 @@ fail:
 	rep->uid = rep->gid = 0;
 	rep->flags = 0;
 	rep->user[0] = '\0';
+	master.auth_failures++;
 	log_warnx("logon failure from %s: user \"%s\" domain \"%s\": %s",
 	    req->client, a.user, a.domain, why);
 }

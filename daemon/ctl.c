@@ -4,6 +4,7 @@
  * The client side is daemon/ctl_call.c.
  */
 #include "daemon/ctl.h"
+#include "daemon/ctl_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,14 +19,8 @@
 
 #include "daemon/log.h"
 #include "daemon/master.h"
+#include "daemon/msg.h"
 #include "daemon/spawn.h"
-
-struct ctl_client {
-	int	 fd;		/* 0 = free (fd 0 is stdin, never a client) */
-	int64_t	 since_ms;
-	size_t	 len;
-	char	 line[CTL_LINE_MAX + 1];
-};
 
 static int			ctl_fd = -1;
 static char			ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -77,8 +72,21 @@ ctl_open(const char *lock_dir)
 }
 
 static void
+ctl_query_free(struct ctl_query *q)
+{
+	int i;
+
+	for (i = 0; i < q->ngot; i++)
+		free(q->replies[i].data);
+	free(q->replies);
+	free(q->pids);
+	memset(q, 0, sizeof(*q));
+}
+
+static void
 ctl_drop(struct ctl_client *cl)
 {
+	ctl_query_free(&cl->q);
 	master_ev_del(cl->fd);
 	close(cl->fd);
 	memset(cl, 0, sizeof(*cl));
@@ -137,19 +145,66 @@ ctl_accept(void)
 	cl->len = 0;
 }
 
+/* Sends the answer once, then closes: the client reads until EOF. */
+static void
+ctl_send_answer(struct ctl_client *cl, const char *text, size_t sz)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	size_t off = 0;
+	int i;
+
+	/* The client waits for the answer, so a blocking write is short. */
+	(void)fcntl(cl->fd, F_SETFL, 0);
+	(void)setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (i = 0; off < sz && i < 1024; i++) {
+		ssize_t n = send(cl->fd, text + off, sz - off, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	ctl_drop(cl);
+}
+
+/* The query of cl is complete (or timed out): write its answer. */
+static void
+ctl_query_done(struct ctl_client *cl)
+{
+	char *text = NULL;
+	size_t sz = 0;
+	FILE *f;
+
+	f = open_memstream(&text, &sz);
+	if (f == NULL) {
+		ctl_drop(cl);
+		return;
+	}
+	ctl_ops_finish(cl, f);
+	fclose(f);
+	ctl_send_answer(cl, text, sz);
+	free(text);
+}
+
 void
 ctl_tick(void)
 {
 	int64_t now = master_now_ms();
 	int i;
 
-	for (i = 0; i < CTL_MAX_CLIENTS; i++)
-		if (ctl_clients[i].fd > 0 &&
-		    now - ctl_clients[i].since_ms > CTL_TIMEOUT_MS)
-			ctl_drop(&ctl_clients[i]);
+	for (i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_client *cl = &ctl_clients[i];
+
+		if (cl->fd <= 0)
+			continue;
+		if (cl->q.active) {
+			if (now >= cl->q.deadline_ms)
+				ctl_query_done(cl);
+		} else if (now - cl->since_ms > CTL_TIMEOUT_MS)
+			ctl_drop(cl);
+	}
 }
 
-static void
+void
 ctl_iso8601(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
@@ -157,7 +212,7 @@ ctl_iso8601(time_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
 }
 
-static void
+void
 ctl_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -174,74 +229,110 @@ ctl_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A worker reports its count; a gate serves one connection while not ready. */
-static unsigned
-ctl_child_conns(const struct child *c)
+static uint32_t	ctl_next_query_id = 1;
+
+int
+ctl_query_begin(struct ctl_client *cl, uint32_t want)
 {
-	if (c->role == CHILD_WORKER)
-		return c->nconn;
-	return c->hello && !c->ready && !c->dying && c->nconn > 0 ? 1 : 0;
+	struct ctl_query *q = &cl->q;
+
+	ctl_query_free(q);
+	q->pids = calloc(SPAWN_MAX_CHILDREN, sizeof(*q->pids));
+	q->replies = calloc(SPAWN_MAX_CHILDREN, sizeof(*q->replies));
+	if (q->pids == NULL || q->replies == NULL) {
+		ctl_query_free(q);
+		return -ENOMEM;
+	}
+	/* Ids of queries never collide with the ids children use (0 here). */
+	q->id = ctl_next_query_id++ | 0x80000000u;
+	q->want = want;
+	q->active = 1;
+	q->deadline_ms = master_now_ms() + CTL_QUERY_TIMEOUT_MS;
+	return 0;
 }
 
-static void
-ctl_status_json(FILE *f)
+int
+ctl_query_send(struct ctl_client *cl, struct child *c, uint32_t type,
+    const void *payload, size_t len)
 {
-	char ts[40];
-	int i, first = 1;
+	struct ctl_query *q = &cl->q;
 
-	ctl_iso8601(master.started, ts, sizeof(ts));
-	fprintf(f, "{\"master\": {\"pid\": %d, \"started\": \"%s\"}, "
-	    "\"processes\": [", (int)getpid(), ts);
-	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
-		const struct child *c = &spawn_children[i];
-
-		if (c->pid <= 0)
-			continue;
-		fprintf(f, "%s{\"pid\": %d, \"role\": \"%s\", \"user\": ",
-		    first ? "" : ", ", (int)c->pid,
-		    c->role == CHILD_GATE ? "gate" : "worker");
-		if (c->role == CHILD_WORKER)
-			ctl_json_str(f, c->user);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"connections\": %u}", ctl_child_conns(c));
-		first = 0;
-	}
-	fputs("], \"sessions\": [], \"opens\": []}\n", f);
+	if (!q->active || q->nsent >= SPAWN_MAX_CHILDREN || c->pid <= 0 ||
+	    c->chan < 0 || !c->hello)
+		return -EINVAL;
+	if (spawn_send(c, type, q->id, payload, len) != 0)
+		return -EPIPE;
+	q->pids[q->nsent++] = c->pid;
+	return 0;
 }
 
-static void
-ctl_status_table(FILE *f)
+/*
+ * A child answered an operations message (spawn.c calls this for the reply
+ * types).  An answer nobody waits for (late, or a query already answered)
+ * is dropped; one from a child that was not asked is ignored.
+ */
+void
+ctl_child_reply(struct child *c, const struct msg *m)
 {
-	char ts[40];
-	int i;
+	int i, j;
 
-	ctl_iso8601(master.started, ts, sizeof(ts));
-	fprintf(f, "%-8s %-7s %-16s %11s  %s\n", "PID", "ROLE", "USER",
-	    "CONNECTIONS", "STARTED");
-	fprintf(f, "%-8d %-7s %-16s %11s  %s\n", (int)getpid(), "master", "-",
-	    "-", ts);
-	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
-		const struct child *c = &spawn_children[i];
+	for (i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_client *cl = &ctl_clients[i];
+		struct ctl_query *q = &cl->q;
+		struct ctl_reply *r;
 
-		if (c->pid <= 0)
+		if (cl->fd <= 0 || !q->active || q->id != m->id)
 			continue;
-		ctl_iso8601(c->started, ts, sizeof(ts));
-		fprintf(f, "%-8d %-7s %-16s %11u  %s%s\n", (int)c->pid,
-		    c->role == CHILD_GATE ? "gate" : "worker",
-		    c->role == CHILD_WORKER ? c->user : "-",
-		    ctl_child_conns(c),
-		    ts, c->dying ? " (stopping)" : "");
+		if (m->type != q->want)
+			return;
+		for (j = 0; j < q->nsent; j++)
+			if (q->pids[j] == c->pid)
+				break;
+		if (j == q->nsent)
+			return;
+		for (j = 0; j < q->ngot; j++)
+			if (q->replies[j].pid == c->pid)
+				return;
+		r = &q->replies[q->ngot];
+		r->data = malloc(m->len > 0 ? m->len : 1);
+		if (r->data == NULL)
+			return;
+		memcpy(r->data, m->payload, m->len);
+		r->len = m->len;
+		r->pid = c->pid;
+		r->type = m->type;
+		q->ngot++;
+		if (q->ngot == q->nsent)
+			ctl_query_done(cl);
+		return;
 	}
+	log_debug(3, "late answer %u from %d dropped", m->type, (int)c->pid);
+}
+
+/* Splits the line on blanks into cl->argv. */
+static int
+ctl_split(struct ctl_client *cl)
+{
+	char *p, *save = NULL;
+
+	memcpy(cl->args_buf, cl->line, sizeof(cl->args_buf));
+	cl->argc = 0;
+	for (p = strtok_r(cl->args_buf, " \t", &save); p != NULL;
+	    p = strtok_r(NULL, " \t", &save)) {
+		if (cl->argc == CTL_MAX_ARGS)
+			return -1;
+		cl->argv[cl->argc++] = p;
+	}
+	return cl->argc > 0 ? 0 : -1;
 }
 
 /* Builds the whole answer in memory: the socket is written once, then closed. */
 static void
 ctl_answer(struct ctl_client *cl)
 {
-	char *text = NULL, err[512];
-	size_t sz = 0, off = 0;
-	int shutdown_after = 0, i;
+	char *text = NULL;
+	size_t sz = 0;
+	int shutdown_after = 0, rc = 0;
 	FILE *f;
 
 	f = open_memstream(&text, &sz);
@@ -250,42 +341,21 @@ ctl_answer(struct ctl_client *cl)
 		return;
 	}
 	log_debug(2, "control: %s", cl->line);
-	if (strcmp(cl->line, "ping") == 0)
-		fprintf(f, "OK\npid %d uptime %lld\n", (int)getpid(),
-		    (long long)(time(NULL) - master.started));
-	else if (strcmp(cl->line, "status") == 0) {
-		fputs("OK\n", f);
-		ctl_status_table(f);
-	} else if (strcmp(cl->line, "status --json") == 0) {
-		fputs("OK\n", f);
-		ctl_status_json(f);
-	} else if (strcmp(cl->line, "reload") == 0) {
-		if (master_reload(err, sizeof(err)) == 0)
-			fputs("OK\nreloaded\n", f);
-		else
-			fprintf(f, "ERR %s\n", err);
-	} else if (strcmp(cl->line, "shutdown") == 0) {
+	if (ctl_split(cl) != 0)
+		fprintf(f, "ERR bad request: %.64s\n", cl->line);
+	else if (strcmp(cl->line, "shutdown") == 0) {
 		fputs("OK\nshutting down\n", f);
 		shutdown_after = 1;
-	} else
+	} else if ((rc = ctl_ops_request(cl, f)) < 0)
 		fprintf(f, "ERR unknown request: %.64s\n", cl->line);
 	fclose(f);
-	/* The client waits for the answer, so a blocking write is short. */
-	(void)fcntl(cl->fd, F_SETFL, 0);
-	{
-		struct timeval tv = { .tv_sec = 1 };
-
-		(void)setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (rc == 1) {
+		/* Waiting for the children; ctl_query_done answers. */
+		free(text);
+		return;
 	}
-	for (i = 0; off < sz && i < 1024; i++) {
-		ssize_t n = send(cl->fd, text + off, sz - off, MSG_NOSIGNAL);
-
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+	ctl_send_answer(cl, text, sz);
 	free(text);
-	ctl_drop(cl);
 	if (shutdown_after)
 		master_shutdown_begin("usmbctl shutdown");
 }
@@ -300,6 +370,15 @@ ctl_client_event(uint32_t idx)
 	if (idx >= CTL_MAX_CLIENTS || ctl_clients[idx].fd <= 0)
 		return;
 	cl = &ctl_clients[idx];
+	if (cl->q.active) {
+		/* The request is in; anything more (or EOF) is ignored. */
+		char junk[64];
+
+		n = recv(cl->fd, junk, sizeof(junk), 0);
+		if (n == 0)
+			master_ev_del(cl->fd);
+		return;
+	}
 	n = recv(cl->fd, cl->line + cl->len, CTL_LINE_MAX - cl->len, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

@@ -3,21 +3,27 @@
  *
  * A unix stream socket CTL_SOCKET_NAME in `lock directory`, mode 0600; the
  * master serves only peers whose SO_PEERCRED uid is 0.  The client sends one
- * request line (at most CTL_LINE_MAX bytes, ending in '\n'):
+ * request line (at most CTL_LINE_MAX bytes, ending in '\n'), words
+ * separated by blanks, and the master answers with a first line "OK" or "ERR message", then the
+ * body, and closes the connection.  Requests (usmbctl(8) documents them and
+ * the JSON schema of `status --json`):
  *
- *	ping | status | status --json | reload | shutdown
+ *	ping [PID]		"pid N uptime S"; with PID, that process answers
+ *	status [--processes] [--sessions] [--shares] [--locks] [--brief] [--json]
+ *	metrics			Prometheus text format
+ *	debug N [PID|all]	log level of one process or of all
+ *	close-share NAME	disconnects every tree on the share
+ *	kill-client ADDRESS	drops the client's connections (ADDR or ADDR:PORT)
+ *	kill-session ID		ends one session (hex id, as status shows it)
+ *	reload [--force]	re-reads the config ("ERR FILE:LINE: ..." keeps
+ *				the old one); --force closes the trees of removed
+ *				shares
+ *	shutdown		the master stops after answering
  *
- * and the master answers with a first line "OK" or "ERR message", then the
- * body, and closes the connection.
- *
- *	ping		"pid N uptime S"
- *	status		a table: PID ROLE USER CONNECTIONS STARTED
- *	status --json	{"master": {"pid": N, "started": "ISO-8601"},
- *			 "processes": [{"pid": N, "role": "gate"|"worker",
- *			 "user": null|"alice", "connections": N}],
- *			 "sessions": [], "opens": []}
- *	reload		re-reads the config ("ERR FILE:LINE: ..." keeps the old one)
- *	shutdown	the master stops after answering
+ * Requests that ask the children wait for their answers (MSG_PONG,
+ * MSG_CTL_DONE, MSG_INFO_REP, MSG_METRICS_REP) at most
+ * CTL_QUERY_TIMEOUT_MS, then answer with what arrived and name the
+ * processes that did not answer.
  */
 #ifndef USMBD_DAEMON_CTL_H
 #define USMBD_DAEMON_CTL_H
@@ -36,6 +42,10 @@ int	ctl_open(const char *lock_dir);
 void	ctl_close(void);
 void	ctl_accept(void);
 void	ctl_client_event(uint32_t idx);
+/* A child's answer to a query (spawn.c, for the reply message types). */
+struct child;
+struct msg;
+void	ctl_child_reply(struct child *c, const struct msg *m);
 /* Drops clients that did not send their line within CTL_TIMEOUT_MS. */
 void	ctl_tick(void);
 

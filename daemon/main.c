@@ -294,6 +294,8 @@ main_finish(void)
 	ctl_close();
 	listen_close();
 	auth_passdb_close();
+	shm_wmsg_close(master.wmsg);
+	master.wmsg = NULL;
 	shm_detach(master.shm);
 	master.shm = NULL;
 	if (main_pfh != NULL)
@@ -334,13 +336,6 @@ main_master(void)
 	master.started = time(NULL);
 	master.started_filetime = (uint64_t)master.started * 10000000ULL +
 	    FILETIME_UNIX_EPOCH;
-	/* Volatile state starts afresh: what is there belongs to dead processes. */
-	rc = shm_attach(conf->lock_dir, conf->state_map_size,
-	    shm_readers_for(SPAWN_MAX_CHILDREN), SHM_CREATE, &master.shm);
-	if (rc != 0) {
-		errno = -rc;
-		log_warn("state env in %s unavailable", conf->lock_dir);
-	}
 	master.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (master.epfd == -1) {
 		fprintf(stderr, "usmbd: epoll_create1: %s\n", strerror(errno));
@@ -358,6 +353,22 @@ main_master(void)
 	else if (pidfile_write(main_pfh) == -1)
 		fatal("pidfile %s", master.pidfile);
 	log_set_tag("master");
+	/*
+	 * Volatile state starts afresh: what is there belongs to dead
+	 * processes.  Opened after daemonising: an LMDB env (and the message
+	 * socket named by our pid) must not cross a fork.
+	 */
+	rc = shm_attach(conf->lock_dir, conf->state_map_size,
+	    shm_readers_for(SPAWN_MAX_CHILDREN), SHM_CREATE, &master.shm);
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("state env in %s unavailable", conf->lock_dir);
+	} else if ((rc = shm_wmsg_open(conf->lock_dir, getpid(),
+	    &master.wmsg)) != 0) {
+		errno = -rc;
+		log_warn("state: no message socket, lock waiters of a dead "
+		    "child will wait for their timeouts");
+	}
 	/*
 	 * Padded to the length of the original argv[0]: libbsd marks a
 	 * shorter title's end with a '.' that ps would show.

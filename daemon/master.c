@@ -18,6 +18,7 @@
 #include "daemon/listen.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
+#include "daemon/passdb.h"
 #include "daemon/spawn.h"
 
 struct master master = { .debug_level = -1, .epfd = -1 };
@@ -97,8 +98,95 @@ master_apply_log_level(const struct conf *conf)
 	log_level = master.debug_level >= 0 ? master.debug_level : conf->log_level;
 }
 
+/* Tells every worker to close the trees of the shares nc no longer has. */
+static void
+master_close_removed_shares(const struct conf *old, const struct conf *nc)
+{
+	int i, j;
+
+	for (i = 0; i < old->nshares; i++) {
+		const char *name = old->shares[i].name;
+
+		if (old->shares[i].is_ipc || conf_share_find(nc, name) != NULL)
+			continue;
+		log_info("reload --force: closing the trees of removed share [%s]",
+		    name);
+		for (j = 0; j < SPAWN_MAX_CHILDREN; j++) {
+			struct child *c = &spawn_children[j];
+
+			/* Answered with MSG_CTL_DONE id 0, which nobody waits for. */
+			if (c->pid > 0 && c->role == CHILD_WORKER && c->hello &&
+			    c->chan >= 0 && !c->dying)
+				(void)spawn_send(c, MSG_CLOSE_SHARE, 0, name,
+				    strlen(name) + 1);
+		}
+	}
+}
+
+struct master_user_find {
+	const char	*unix_name;
+	int		 enabled;	/* an enabled entry maps to it */
+	int		 any;
+};
+
+static int
+master_user_find_one(const struct passdb_entry *e, void *arg)
+{
+	struct master_user_find *uf = arg;
+
+	if (strcmp(e->unix_name, uf->unix_name) != 0)
+		return 0;
+	uf->any = 1;
+	if (!(e->flags & PASSDB_FLAG_DISABLED)) {
+		uf->enabled = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A worker serves one Unix account; when no enabled passdb user maps to it
+ * any more (deleted or disabled), its sessions must go: the worker is told
+ * to stop, which closes its connections and files.  The guest account is
+ * not in the passdb and is left alone.
+ */
+static void
+master_drop_revoked_users(const struct conf *nc)
+{
+	int i;
+
+	if (master.passdb == NULL)
+		return;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+		struct master_user_find uf = { c->user, 0, 0 };
+
+		if (c->pid <= 0 || c->role != CHILD_WORKER || c->dying ||
+		    c->user[0] == '\0' ||
+		    (nc->guest_account != NULL &&
+		    strcmp(c->user, nc->guest_account) == 0))
+			continue;
+		if (passdb_foreach(master.passdb, master_user_find_one, &uf) < 0)
+			continue;
+		if (uf.enabled)
+			continue;
+		log_info("user %s is %s in the passdb: stopping worker %d and "
+		    "its sessions", c->user, uf.any ? "disabled" : "gone",
+		    (int)c->pid);
+		c->dying = 1;
+		c->stopping = 1;
+		(void)spawn_send(c, MSG_SHUTDOWN, 0, NULL, 0);
+	}
+}
+
 int
 master_reload(char *err, size_t errlen)
+{
+	return master_reload_opts(0, err, errlen);
+}
+
+int
+master_reload_opts(int force, char *err, size_t errlen)
 {
 	struct conf *nc = NULL, *old = master.conf;
 
@@ -130,6 +218,9 @@ master_reload(char *err, size_t errlen)
 	if (auth_passdb_open(nc) != 0)
 		log_warnx("reload: passdb in %s unavailable, logons will fail",
 		    nc->private_dir);
+	if (force)
+		master_close_removed_shares(old, nc);
+	master_drop_revoked_users(nc);
 	conf_free(old);
 	spawn_broadcast(MSG_RELOAD);
 	log_info("reloaded %s", master.conf_path);

@@ -12,6 +12,7 @@
 struct conf;
 struct passdb;
 struct shm;
+struct shm_wmsg;
 
 #define MASTER_SHUTDOWN_GRACE	5	/* seconds the children get to exit */
 
@@ -38,6 +39,12 @@ struct master {
 	int		 shutting_down;
 	time_t		 shutdown_deadline;
 	char		 pidfile[4096];
+	struct shm_wmsg	*wmsg;		/* to wake lock waiters after a purge */
+	/* Counters for `usmbctl metrics` (master side). */
+	uint64_t	 auth_failures;	/* logons refused */
+	uint64_t	 auth_successes;
+	uint64_t	 child_deaths[3];	/* unexpected exits, by enum child_role */
+	uint64_t	 child_starts[3];	/* children started, by enum child_role */
 };
 
 extern struct master master;
@@ -50,6 +57,13 @@ void	master_ev_del(int fd);
  * keeps the old one.  Returns 0, or 2 with the first error line in err.
  */
 int	master_reload(char *err, size_t errlen);
+/*
+ * The same; force also disconnects the trees of shares the new config
+ * removed (close-share) before the workers reload.  Either way the workers
+ * of users deleted or disabled in the passdb are told to stop, which drops
+ * their sessions.
+ */
+int	master_reload_opts(int force, char *err, size_t errlen);
 /* log_level from -d, else the config's `log level`. */
 void	master_apply_log_level(const struct conf *conf);
 /* Stop accepting, tell the children, and exit once they are gone (<= 5 s). */

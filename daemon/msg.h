@@ -26,6 +26,14 @@ enum msg_type {
 	MSG_CONN_ACK,		/* worker -> master: took the connection (id of MSG_CONN) */
 	MSG_CONN_COUNT,		/* worker -> master: payload u32 number of connections now */
 	MSG_STATUS_REP,		/* child -> master: reply to MSG_STATUS_REQ (JSON fragment) */
+	/*
+	 * Answers to the operations requests below (worker/ctlmsg.c), each
+	 * with the id of the request it answers.
+	 */
+	MSG_PONG,		/* reply to MSG_PING: payload u32 pid */
+	MSG_CTL_DONE,		/* reply to CLOSE_SHARE / KILL_*: payload u32 count */
+	MSG_INFO_REP,		/* reply to MSG_INFO_REQ: worker/ctlmsg.h encoding */
+	MSG_METRICS_REP,	/* reply to MSG_METRICS_REQ: worker/metrics.h encoding */
 
 	/* master -> child */
 	MSG_NEW_CONN = 64,	/* master -> gate, fd = accepted socket, payload = peer address string */
@@ -36,6 +44,13 @@ enum msg_type {
 	MSG_SHUTDOWN,		/* finish and exit */
 	MSG_STATUS_REQ,		/* report sessions / opens */
 	MSG_DEBUG_LEVEL,	/* payload u32 level */
+	/* Operations (usmbctl, daemon/ctl.c); handled by worker/ctlmsg.c. */
+	MSG_PING,		/* answered by MSG_PONG */
+	MSG_CLOSE_SHARE,	/* payload: share name, NUL-terminated; MSG_CTL_DONE */
+	MSG_KILL_CLIENT,	/* payload: address text, NUL-terminated; MSG_CTL_DONE */
+	MSG_KILL_SESSION,	/* payload: u64 session id; MSG_CTL_DONE */
+	MSG_INFO_REQ,		/* connections, sessions, trees, opens: MSG_INFO_REP */
+	MSG_METRICS_REQ,	/* request counters: MSG_METRICS_REP */
 };
 
 /* MSG_HELLO payload: the role the child was started as (u32). */

@@ -16,6 +16,47 @@
 #include "shm/shm.h"
 
 /*
+ * Workers waiting on locks the dead child held retry every blocked lock
+ * (file id {0, 0}: the purge spans many files).  When the wake set
+ * overflowed, every live worker is told.
+ */
+static void
+reap_wake_waiters(const struct shm_pids *wake)
+{
+	struct shm_pids all;
+	int i, rc;
+
+	if (master.wmsg == NULL || (wake->n == 0 && !wake->overflow))
+		return;
+	if (!wake->overflow) {
+		rc = shm_wmsg_wake(master.wmsg, wake, NULL);
+		goto out;
+	}
+	memset(&all, 0, sizeof(all));
+	rc = 0;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		const struct child *c = &spawn_children[i];
+
+		if (c->pid <= 0 || c->role != CHILD_WORKER || c->dying)
+			continue;
+		all.pid[all.n++] = c->pid;
+		if (all.n == SHM_PIDS_MAX) {
+			if (shm_wmsg_wake(master.wmsg, &all, NULL) != 0)
+				rc = -EIO;
+			all.n = 0;
+		}
+	}
+	if (all.n > 0 && shm_wmsg_wake(master.wmsg, &all, NULL) != 0)
+		rc = -EIO;
+out:
+	if (rc != 0)
+		log_warnx("state: could not wake every lock waiter");
+	else
+		log_debug(2, "state: woke %u lock waiter(s)%s", wake->n,
+		    wake->overflow ? " and every worker" : "");
+}
+
+/*
  * After a child died: remove its opens, byte-range locks, sessions and
  * worker record from the state env in one transaction and mark its durable
  * opens disconnected (shm_purge_worker), so a reconnect can reclaim them.
@@ -36,12 +77,7 @@ state_purge_child(pid_t pid)
 		return;
 	}
 	/* shm_purge_worker() logs what it removed. */
-	/*
-	 * r.wake lists workers waiting on locks the dead child held; telling
-	 * them needs a per-file LOCK_RELEASED (shm_wmsg_wake takes a file id),
-	 * which the purge result does not carry yet.  They retry on their own
-	 * lock timeouts until it does.
-	 */
+	reap_wake_waiters(&r.wake);
 }
 
 static void
@@ -88,6 +124,10 @@ reap_children(void)
 			continue;
 		c = spawn_find(pid);
 		reap_log(c, pid, status);
+		if (c != NULL && !c->stopping && (c->role == CHILD_GATE ||
+		    c->role == CHILD_WORKER) && !(WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0))
+			master.child_deaths[c->role]++;
 		state_purge_child(pid);
 		if (c != NULL)
 			spawn_child_gone(c);

@@ -18,6 +18,7 @@
 
 #include "daemon/auth.h"
 #include "daemon/conf.h"
+#include "daemon/ctl.h"
 #include "daemon/listen.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
@@ -153,6 +154,7 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	c->chan = sv[0];
 	c->started = time(NULL);
 	c->started_ms = master_now_ms();
+	master.child_starts[role]++;
 	log_debug(2, "started %s%s%s pid %d", role == CHILD_GATE ? "gate" : "worker",
 	    user != NULL ? " " : "", user != NULL ? user : "", (int)pid);
 	return c;
@@ -433,6 +435,13 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		c->nconn = n;
 		break;
 	}
+	case MSG_PONG:
+	case MSG_CTL_DONE:
+	case MSG_INFO_REP:
+	case MSG_METRICS_REP:
+		/* Answers to usmbctl queries; daemon/ctl.c checks who asked. */
+		ctl_child_reply(c, m);
+		break;
 	case MSG_STATUS_REP:
 		/* The master does not ask yet; an answer is harmless. */
 		log_debug(3, "status reply from %d ignored", (int)c->pid);

@@ -25,13 +25,80 @@ static void __attribute__((noreturn))
 usmbctl_usage(void)
 {
 	fprintf(stderr,
-	    "usage: usmbctl [-s config] ping\n"
-	    "       usmbctl [-s config] status [--json]\n"
-	    "       usmbctl [-s config] reload | shutdown\n"
-	    "       usmbctl [-s config] testparm [-v]\n"
-	    "       usmbctl [-s config] user add|del|passwd|enable|disable NAME\n"
-	    "       usmbctl [-s config] user list\n");
+	    "usage: usmbctl [-s config] ping [PID]\n"
+	    "       usmbctl [-s config] status [--processes] [--sessions] "
+	    "[--shares] [--locks] [--brief] [--json]\n"
+	    "       usmbctl [-s config] metrics\n"
+	    "       usmbctl [-s config] debug LEVEL [PID|all]\n"
+	    "       usmbctl [-s config] close-share NAME\n"
+	    "       usmbctl [-s config] kill-client ADDRESS[:PORT]\n"
+	    "       usmbctl [-s config] kill-session ID\n"
+	    "       usmbctl [-s config] reload [--force] | shutdown\n"
+	    "       usmbctl [-s config] testparm [-v] [FILE]\n"
+	    "       usmbctl [-s config] user add|del|passwd|enable|disable|show NAME\n"
+	    "       usmbctl [-s config] user list | import [FILE]\n");
 	exit(2);
+}
+
+/*
+ * Checks the arguments of a daemon command (argv[0] is the command) and
+ * joins them into the request line.  0, or -1 for a usage error.
+ */
+static int
+usmbctl_request(int argc, char **argv, char *req, size_t cap)
+{
+	const char *cmd = argv[0];
+	size_t off = 0;
+	int i, lo, hi;
+
+	if (strcmp(cmd, "ping") == 0)
+		lo = 0, hi = 1;
+	else if (strcmp(cmd, "status") == 0) {
+		lo = 0, hi = 6;
+		for (i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--json") != 0 &&
+			    strcmp(argv[i], "--brief") != 0 &&
+			    strcmp(argv[i], "--processes") != 0 &&
+			    strcmp(argv[i], "--sessions") != 0 &&
+			    strcmp(argv[i], "--shares") != 0 &&
+			    strcmp(argv[i], "--locks") != 0) {
+				fprintf(stderr, "usmbctl: status: unknown argument: "
+				    "%s\n", argv[i]);
+				return -1;
+			}
+	} else if (strcmp(cmd, "reload") == 0) {
+		lo = 0, hi = 1;
+		if (argc == 2 && strcmp(argv[1], "--force") != 0) {
+			fprintf(stderr, "usmbctl: reload: unknown argument: %s\n",
+			    argv[1]);
+			return -1;
+		}
+	} else if (strcmp(cmd, "shutdown") == 0 || strcmp(cmd, "metrics") == 0)
+		lo = 0, hi = 0;
+	else if (strcmp(cmd, "debug") == 0)
+		lo = 1, hi = 2;
+	else if (strcmp(cmd, "close-share") == 0)
+		lo = 1, hi = 16;	/* a share name may hold blanks */
+	else if (strcmp(cmd, "kill-client") == 0 ||
+	    strcmp(cmd, "kill-session") == 0)
+		lo = 1, hi = 1;
+	else {
+		fprintf(stderr, "usmbctl: unknown command: %s\n", cmd);
+		return -1;
+	}
+	if (argc - 1 < lo || argc - 1 > hi)
+		return -1;
+	for (i = 0; i < argc; i++) {
+		int n = snprintf(req + off, cap - off, "%s%s", i ? " " : "",
+		    argv[i]);
+
+		if (n < 0 || (size_t)n >= cap - off || strchr(argv[i], '\n')) {
+			fprintf(stderr, "usmbctl: %s: arguments too long\n", cmd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
 }
 
 /* The master's pid from its pidfile if that process is alive, else 0. */
@@ -89,7 +156,7 @@ usmbctl_daemon_cmd(const struct conf *conf, const char *request)
 	if (rc == 1) {
 		fprintf(stderr, "usmbctl: %s: %s\n", request, err);
 		/* The only way a reload fails is a broken config. */
-		return strcmp(request, "reload") == 0 ? 2 : 1;
+		return strncmp(request, "reload", 6) == 0 ? 2 : 1;
 	}
 	if (strcmp(request, "shutdown") == 0) {
 		/* Return once it is gone, so a restart can follow at once. */
@@ -112,6 +179,7 @@ int
 main(int argc, char *argv[])
 {
 	const char *path = DEFAULT_CONF, *cmd;
+	char request[CTL_LINE_MAX];
 	struct conf *conf = NULL;
 	int ch, rc;
 
@@ -130,36 +198,30 @@ main(int argc, char *argv[])
 		usmbctl_usage();
 	cmd = argv[0];
 	if (strcmp(cmd, "testparm") == 0) {
-		int verbose = 0;
+		const char *file = path;
+		int verbose = 0, i, nfile = 0;
 
-		if (argc == 2 && (strcmp(argv[1], "-v") == 0 ||
-		    strcmp(argv[1], "--verbose") == 0))
-			verbose = 1;
-		else if (argc != 1)
-			usmbctl_usage();
-		return usmbctl_testparm(path, verbose);
+		/* testparm [-v] [FILE]: FILE is checked instead of -s. */
+		for (i = 1; i < argc; i++) {
+			if (strcmp(argv[i], "-v") == 0 ||
+			    strcmp(argv[i], "--verbose") == 0)
+				verbose = 1;
+			else if (argv[i][0] != '-' && nfile++ == 0)
+				file = argv[i];
+			else
+				usmbctl_usage();
+		}
+		return usmbctl_testparm(file, verbose);
 	}
-	if (strcmp(cmd, "user") != 0 && strcmp(cmd, "ping") != 0 &&
-	    strcmp(cmd, "status") != 0 && strcmp(cmd, "reload") != 0 &&
-	    strcmp(cmd, "shutdown") != 0) {
-		fprintf(stderr, "usmbctl: unknown command: %s\n", cmd);
-		usmbctl_usage();
-	}
-	if (strcmp(cmd, "status") == 0 && argc == 2 &&
-	    strcmp(argv[1], "--json") != 0) {
-		fprintf(stderr, "usmbctl: status: unknown argument: %s\n", argv[1]);
-		usmbctl_usage();
-	}
-	if (strcmp(cmd, "user") != 0 && argc > (strcmp(cmd, "status") == 0 ? 2 : 1))
+	if (strcmp(cmd, "user") != 0 &&
+	    usmbctl_request(argc, argv, request, sizeof(request)) != 0)
 		usmbctl_usage();
 	if (conf_load(path, &conf, stderr) != 0)
 		return 2;
 	if (strcmp(cmd, "user") == 0)
 		rc = usmbctl_user_main(conf, argc - 1, argv + 1);
-	else if (strcmp(cmd, "status") == 0 && argc == 2)
-		rc = usmbctl_daemon_cmd(conf, "status --json");
 	else
-		rc = usmbctl_daemon_cmd(conf, cmd);
+		rc = usmbctl_daemon_cmd(conf, request);
 	conf_free(conf);
 	return rc;
 }

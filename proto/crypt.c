@@ -1,6 +1,7 @@
 /* SMB2 TRANSFORM_HEADER encryption and decryption (MS-SMB2 3.1.4.3). */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gnutls/gnutls.h>
@@ -65,17 +66,37 @@ crypt_algo(uint16_t cipher)
 	return GNUTLS_CIPHER_UNKNOWN;
 }
 
-static int
-crypt_open(uint16_t cipher, const uint8_t *key, gnutls_aead_cipher_hd_t *h)
+void
+smb2_crypt_ctx_free(struct smb2_crypt_ctx *cx)
 {
+	if (cx->h != NULL)
+		gnutls_aead_cipher_deinit(cx->h);
+	explicit_bzero(cx, sizeof(*cx));
+}
+
+/* Makes (or re-keys) the AEAD handle for cipher and key. */
+static int
+crypt_ctx_ready(struct smb2_crypt_ctx *cx, uint16_t cipher, const uint8_t *key)
+{
+	gnutls_aead_cipher_hd_t h;
 	gnutls_datum_t k;
 	gnutls_cipher_algorithm_t a = crypt_algo(cipher);
+	size_t klen = smb2_cipher_key_len(cipher);
 
 	if (a == GNUTLS_CIPHER_UNKNOWN)
 		return -EINVAL;
+	if (cx->h != NULL && cx->cipher == cipher &&
+	    memcmp(cx->key, key, klen) == 0)
+		return 0;
+	smb2_crypt_ctx_free(cx);
 	k.data = (unsigned char *)key;
-	k.size = (unsigned)smb2_cipher_key_len(cipher);
-	return gnutls_aead_cipher_init(h, a, &k) < 0 ? -EIO : 0;
+	k.size = (unsigned)klen;
+	if (gnutls_aead_cipher_init(&h, a, &k) < 0)
+		return -EIO;
+	cx->h = h;
+	cx->cipher = cipher;
+	memcpy(cx->key, key, klen);
+	return 0;
 }
 
 /*
@@ -106,14 +127,13 @@ crypt_next_nonce(uint16_t cipher, uint8_t nonce[16])
 }
 
 int
-smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key, uint64_t session_id,
-    const uint8_t nonce[16], const struct iovec *plain, int iovcnt,
-    uint8_t th[52], uint8_t *out_cipher)
+smb2_encrypt_ctx_nonce(struct smb2_crypt_ctx *cx, uint16_t cipher,
+    const uint8_t *key, uint64_t session_id, const uint8_t nonce[16],
+    const struct iovec *plain, int iovcnt, uint8_t th[52],
+    uint8_t *out_cipher)
 {
-	gnutls_aead_cipher_hd_t h;
-	giovec_t aad, data;
 	size_t total = 0, off = 0, nlen = smb2_cipher_nonce_len(cipher);
-	size_t tag_len = TAG_LEN;
+	size_t clen;
 	int i, rc;
 
 	if (nlen == 0 || iovcnt < 1)
@@ -123,8 +143,11 @@ smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key, uint64_t session_id,
 			return -EINVAL;
 		total += plain[i].iov_len;
 	}
-	if (total == 0 || total > INT32_MAX)
+	if (total == 0 || total > INT32_MAX - TAG_LEN)
 		return -EINVAL;
+	rc = crypt_ctx_ready(cx, cipher, key);
+	if (rc != 0)
+		return rc;
 
 	memset(th, 0, SMB2_TRANSFORM_HDR_LEN);
 	le32_put(th, SMB2_TRANSFORM_PROTO);
@@ -139,18 +162,65 @@ smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key, uint64_t session_id,
 			    plain[i].iov_len);
 		off += plain[i].iov_len;
 	}
-	rc = crypt_open(cipher, key, &h);
-	if (rc != 0)
-		return rc;
-	aad.iov_base = th + TH_AAD_OFF;
-	aad.iov_len = TH_AAD_LEN;
-	data.iov_base = out_cipher;
-	data.iov_len = total;
-	if (gnutls_aead_cipher_encryptv2(h, th + TH_NONCE_OFF, nlen, &aad, 1,
-	    &data, 1, th + TH_SIG_OFF, &tag_len) < 0 || tag_len != TAG_LEN)
-		rc = -EIO;
-	gnutls_aead_cipher_deinit(h);
-	return rc == 0 ? (int)total : rc;
+	/* In place, ciphertext then tag; the tag moves into the header. */
+	clen = total + TAG_LEN;
+	if (gnutls_aead_cipher_encrypt(cx->h, th + TH_NONCE_OFF, nlen,
+	    th + TH_AAD_OFF, TH_AAD_LEN, TAG_LEN, out_cipher, total,
+	    out_cipher, &clen) < 0 || clen != total + TAG_LEN) {
+		smb2_crypt_ctx_free(cx);
+		return -EIO;
+	}
+	memcpy(th + TH_SIG_OFF, out_cipher + total, TAG_LEN);
+	return (int)total;
+}
+
+int
+smb2_encrypt_ctx(struct smb2_crypt_ctx *cx, uint16_t cipher,
+    const uint8_t *key, uint64_t session_id, const struct iovec *plain,
+    int iovcnt, uint8_t th[52], uint8_t *out_cipher)
+{
+	uint8_t nonce[16];
+
+	if (smb2_cipher_nonce_len(cipher) == 0)
+		return -EINVAL;
+	crypt_next_nonce(cipher, nonce);
+	return smb2_encrypt_ctx_nonce(cx, cipher, key, session_id, nonce, plain,
+	    iovcnt, th, out_cipher);
+}
+
+/*
+ * The one-shot forms keep their contract (out_cipher holds exactly the
+ * plain length): the in-place call needs room for the tag, so they go
+ * through a scratch buffer.  Tests and rare paths only.
+ */
+int
+smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key, uint64_t session_id,
+    const uint8_t nonce[16], const struct iovec *plain, int iovcnt,
+    uint8_t th[52], uint8_t *out_cipher)
+{
+	struct smb2_crypt_ctx cx = { 0 };
+	size_t total = 0;
+	uint8_t *tmp;
+	int i, rc;
+
+	for (i = 0; i < iovcnt; i++) {
+		if (plain[i].iov_len > UINT32_MAX - total)
+			return -EINVAL;
+		total += plain[i].iov_len;
+	}
+	if (total > INT32_MAX - TAG_LEN)
+		return -EINVAL;
+	tmp = malloc(total + SMB2_CRYPT_SLACK);
+	if (tmp == NULL)
+		return -EIO;
+	rc = smb2_encrypt_ctx_nonce(&cx, cipher, key, session_id, nonce, plain,
+	    iovcnt, th, tmp);
+	if (rc > 0)
+		memcpy(out_cipher, tmp, (size_t)rc);
+	explicit_bzero(tmp, total + SMB2_CRYPT_SLACK);
+	free(tmp);
+	smb2_crypt_ctx_free(&cx);
+	return rc;
 }
 
 int
@@ -177,12 +247,12 @@ smb2_transform_session_id(const uint8_t *msg, size_t len, uint64_t *sid)
 }
 
 int
-smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg, size_t len,
-    size_t *plain_off, size_t *plain_len)
+smb2_decrypt_ctx(struct smb2_crypt_ctx *cx, uint16_t cipher,
+    const uint8_t *key, uint8_t *msg, size_t len, size_t *plain_off,
+    size_t *plain_len)
 {
-	gnutls_aead_cipher_hd_t h;
-	giovec_t aad, data;
-	size_t nlen = smb2_cipher_nonce_len(cipher), clen;
+	uint8_t hdr[SMB2_TRANSFORM_HDR_LEN];
+	size_t nlen = smb2_cipher_nonce_len(cipher), clen, plen;
 	int rc;
 
 	if (nlen == 0 || len <= SMB2_TRANSFORM_HDR_LEN ||
@@ -194,18 +264,51 @@ smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg, size_t len,
 	if (le16_get(msg + TH_FLAGS_OFF) != SMB2_TRANSFORM_FLAG_ENCRYPTED ||
 	    le32_get(msg + TH_SIZE_OFF) != clen)
 		return -EBADMSG;
-	if (crypt_open(cipher, key, &h) != 0)
+	if (crypt_ctx_ready(cx, cipher, key) != 0)
 		return -EBADMSG;
-	aad.iov_base = msg + TH_AAD_OFF;
-	aad.iov_len = TH_AAD_LEN;
-	data.iov_base = msg + SMB2_TRANSFORM_HDR_LEN;
-	data.iov_len = clen;
-	rc = gnutls_aead_cipher_decryptv2(h, msg + TH_NONCE_OFF, nlen, &aad, 1,
-	    &data, 1, msg + TH_SIG_OFF, TAG_LEN) < 0 ? -EBADMSG : 0;
-	gnutls_aead_cipher_deinit(h);
-	if (rc == 0) {
+	if (cipher == SMB2_ENCRYPTION_AES128_GCM ||
+	    cipher == SMB2_ENCRYPTION_AES256_GCM) {
+		/* GCM streams over the vector in place: no copy, no alloc. */
+		giovec_t aad, data;
+
+		aad.iov_base = msg + TH_AAD_OFF;
+		aad.iov_len = TH_AAD_LEN;
+		data.iov_base = msg + SMB2_TRANSFORM_HDR_LEN;
+		data.iov_len = clen;
+		rc = gnutls_aead_cipher_decryptv2(cx->h, msg + TH_NONCE_OFF,
+		    nlen, &aad, 1, &data, 1, msg + TH_SIG_OFF, TAG_LEN);
 		*plain_off = SMB2_TRANSFORM_HDR_LEN;
-		*plain_len = clen;
+	} else {
+		/*
+		 * CCM wants ciphertext || tag in one buffer: keep the header,
+		 * move the ciphertext to the start of msg (the header's room)
+		 * and put the tag right behind it, still inside msg.
+		 */
+		memcpy(hdr, msg, sizeof(hdr));
+		memmove(msg, msg + SMB2_TRANSFORM_HDR_LEN, clen);
+		memcpy(msg + clen, hdr + TH_SIG_OFF, TAG_LEN);
+		plen = clen;
+		rc = gnutls_aead_cipher_decrypt(cx->h, hdr + TH_NONCE_OFF, nlen,
+		    hdr + TH_AAD_OFF, TH_AAD_LEN, TAG_LEN, msg, clen + TAG_LEN,
+		    msg, &plen);
+		if (rc >= 0 && plen != clen)
+			rc = -1;
+		*plain_off = 0;
 	}
+	if (rc < 0)
+		return -EBADMSG;
+	*plain_len = clen;
+	return 0;
+}
+
+int
+smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg, size_t len,
+    size_t *plain_off, size_t *plain_len)
+{
+	struct smb2_crypt_ctx cx = { 0 };
+	int rc = smb2_decrypt_ctx(&cx, cipher, key, msg, len, plain_off,
+	    plain_len);
+
+	smb2_crypt_ctx_free(&cx);
 	return rc;
 }

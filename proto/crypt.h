@@ -56,6 +56,41 @@ int	smb2_encrypt_nonce(uint16_t cipher, const uint8_t *key,
 int	smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg,
 	    size_t len, size_t *plain_off, size_t *plain_len);
 
+/*
+ * A reusable cipher context, one per session and direction: the AEAD handle
+ * is made on first use and reused, re-keyed when the caller passes another
+ * cipher or key.  Zero-initialise; smb2_crypt_ctx_free releases it.
+ *
+ * gnutls' scatter/gather AEAD calls allocate per message for CCM (they copy
+ * into a temporary buffer), so the context calls use the contiguous forms
+ * in place: smb2_encrypt_ctx needs SMB2_CRYPT_SLACK bytes of room after the
+ * ciphertext (the tag lands there before it is moved into the header), and
+ * smb2_decrypt_ctx with CCM moves the ciphertext to the start of msg to put
+ * the tag behind it (the plaintext is then at msg + 0; with GCM it stays at
+ * msg + 52).  Neither allocates once the handle exists.
+ */
+#define SMB2_CRYPT_SLACK	16
+
+struct smb2_crypt_ctx {
+	void		*h;		/* gnutls_aead_cipher_hd_t; NULL until first use */
+	uint16_t	 cipher;
+	uint8_t		 key[32];
+};
+
+/* As smb2_encrypt; out_cipher has room for the plain length + SLACK. */
+int	smb2_encrypt_ctx(struct smb2_crypt_ctx *, uint16_t cipher,
+	    const uint8_t *key, uint64_t session_id, const struct iovec *plain,
+	    int iovcnt, uint8_t transform_hdr[52], uint8_t *out_cipher);
+int	smb2_encrypt_ctx_nonce(struct smb2_crypt_ctx *, uint16_t cipher,
+	    const uint8_t *key, uint64_t session_id, const uint8_t nonce[16],
+	    const struct iovec *plain, int iovcnt, uint8_t transform_hdr[52],
+	    uint8_t *out_cipher);
+/* As smb2_decrypt (the header bytes of msg are overwritten with CCM). */
+int	smb2_decrypt_ctx(struct smb2_crypt_ctx *, uint16_t cipher,
+	    const uint8_t *key, uint8_t *msg, size_t len, size_t *plain_off,
+	    size_t *plain_len);
+void	smb2_crypt_ctx_free(struct smb2_crypt_ctx *);
+
 /* Reads the SessionId of a transform header (to look the key up first). */
 int	smb2_transform_session_id(const uint8_t *msg, size_t len, uint64_t *sid);
 

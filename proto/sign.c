@@ -47,52 +47,90 @@ sign_gmac_nonce(const uint8_t *hdr, uint8_t nonce[12])
 	le32_put(nonce + 8, w);
 }
 
-int
-smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
-    int iovcnt, uint8_t sig[16])
+static int
+sign_mac_algo(int algo, gnutls_mac_algorithm_t *mac)
 {
-	static const uint8_t zeros[SMB2_SIG_LEN];
-	gnutls_hmac_hd_t h;
-	gnutls_mac_algorithm_t mac;
-	const uint8_t *hdr;
-	uint8_t out[32], nonce[12];
-	int i;
-
-	if (iovcnt < 1 || iov[0].iov_len < 64)
-		return -EINVAL;
-	hdr = iov[0].iov_base;
 	switch (algo) {
 	case SIGN_HMAC_SHA256:
-		mac = GNUTLS_MAC_SHA256;
-		break;
+		*mac = GNUTLS_MAC_SHA256;
+		return 0;
 	case SIGN_AES_CMAC:
-		mac = GNUTLS_MAC_AES_CMAC_128;
-		break;
+		*mac = GNUTLS_MAC_AES_CMAC_128;
+		return 0;
 	case SIGN_AES_GMAC:
-		mac = GNUTLS_MAC_AES_GMAC_128;
-		break;
-	default:
-		return -EINVAL;
+		*mac = GNUTLS_MAC_AES_GMAC_128;
+		return 0;
 	}
+	return -EINVAL;
+}
+
+void
+smb2_sign_ctx_free(struct smb2_sign_ctx *cx)
+{
+	uint8_t out[32];
+
+	if (cx->h != NULL)
+		gnutls_hmac_deinit(cx->h, out);
+	explicit_bzero(cx, sizeof(*cx));
+}
+
+/* Makes (or re-keys) the MAC handle for algo and key. */
+static int
+sign_ctx_ready(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16])
+{
+	gnutls_mac_algorithm_t mac;
+	gnutls_hmac_hd_t h;
+
+	if (cx->h != NULL && cx->algo == algo &&
+	    memcmp(cx->key, key, sizeof(cx->key)) == 0)
+		return 0;
+	if (sign_mac_algo(algo, &mac) < 0)
+		return -EINVAL;
+	smb2_sign_ctx_free(cx);
 	if (gnutls_hmac_init(&h, mac, key, 16) < 0)
 		return -EINVAL;
+	cx->h = h;
+	cx->algo = algo;
+	memcpy(cx->key, key, sizeof(cx->key));
+	return 0;
+}
+
+int
+smb2_sign_ctx_iov(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16],
+    const struct iovec *iov, int iovcnt, uint8_t sig[16])
+{
+	static const uint8_t zeros[SMB2_SIG_LEN];
+	const uint8_t *hdr;
+	uint8_t out[32], nonce[12];
+	int i, bad = 0;
+
+	if (iovcnt < 1 || iov[0].iov_len < 64 ||
+	    sign_ctx_ready(cx, algo, key) < 0)
+		return -EINVAL;
+	hdr = iov[0].iov_base;
 	if (algo == SIGN_AES_GMAC) {
 		sign_gmac_nonce(hdr, nonce);
-		gnutls_hmac_set_nonce(h, nonce, sizeof(nonce));
+		gnutls_hmac_set_nonce(cx->h, nonce, sizeof(nonce));
 	}
-	gnutls_hmac(h, hdr, SMB2_SIG_OFF);
-	gnutls_hmac(h, zeros, SMB2_SIG_LEN);
-	gnutls_hmac(h, hdr + 64, iov[0].iov_len - 64);
+	bad |= gnutls_hmac(cx->h, hdr, SMB2_SIG_OFF);
+	bad |= gnutls_hmac(cx->h, zeros, SMB2_SIG_LEN);
+	bad |= gnutls_hmac(cx->h, hdr + 64, iov[0].iov_len - 64);
 	for (i = 1; i < iovcnt; i++)
 		if (iov[i].iov_len > 0)
-			gnutls_hmac(h, iov[i].iov_base, iov[i].iov_len);
-	gnutls_hmac_deinit(h, out);
+			bad |= gnutls_hmac(cx->h, iov[i].iov_base, iov[i].iov_len);
+	/* The output also resets the handle for the next message. */
+	gnutls_hmac_output(cx->h, out);
+	if (bad < 0) {
+		smb2_sign_ctx_free(cx);
+		return -EINVAL;
+	}
 	memcpy(sig, out, SMB2_SIG_LEN);	/* HMAC-SHA256 is truncated to 16 */
 	return 0;
 }
 
 int
-smb2_sign(int algo, const uint8_t key[16], uint8_t *msg, size_t len)
+smb2_sign_ctx(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16],
+    uint8_t *msg, size_t len)
 {
 	struct iovec iov = { .iov_base = msg, .iov_len = len };
 	uint8_t sig[SMB2_SIG_LEN];
@@ -101,20 +139,53 @@ smb2_sign(int algo, const uint8_t key[16], uint8_t *msg, size_t len)
 	if (len < 64)
 		return -EINVAL;
 	le32_put(msg + HDR_FLAGS_OFF, le32_get(msg + HDR_FLAGS_OFF) | FLAG_SIGNED);
-	rc = smb2_sign_iov(algo, key, &iov, 1, sig);
+	rc = smb2_sign_ctx_iov(cx, algo, key, &iov, 1, sig);
 	if (rc == 0)
 		memcpy(msg + SMB2_SIG_OFF, sig, SMB2_SIG_LEN);
 	return rc;
 }
 
 int
-smb2_verify(int algo, const uint8_t key[16], const uint8_t *msg, size_t len)
+smb2_verify_ctx(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16],
+    const uint8_t *msg, size_t len)
 {
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
 	uint8_t sig[SMB2_SIG_LEN];
 
-	if (len < 64 || smb2_sign_iov(algo, key, &iov, 1, sig) != 0)
+	if (len < 64 || smb2_sign_ctx_iov(cx, algo, key, &iov, 1, sig) != 0)
 		return -EBADMSG;
 	return gnutls_memcmp(sig, msg + SMB2_SIG_OFF, SMB2_SIG_LEN) == 0 ?
 	    0 : -EBADMSG;
+}
+
+/* The one-shot forms: a context for one message (tests, rare paths). */
+int
+smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
+    int iovcnt, uint8_t sig[16])
+{
+	struct smb2_sign_ctx cx = { 0 };
+	int rc = smb2_sign_ctx_iov(&cx, algo, key, iov, iovcnt, sig);
+
+	smb2_sign_ctx_free(&cx);
+	return rc;
+}
+
+int
+smb2_sign(int algo, const uint8_t key[16], uint8_t *msg, size_t len)
+{
+	struct smb2_sign_ctx cx = { 0 };
+	int rc = smb2_sign_ctx(&cx, algo, key, msg, len);
+
+	smb2_sign_ctx_free(&cx);
+	return rc;
+}
+
+int
+smb2_verify(int algo, const uint8_t key[16], const uint8_t *msg, size_t len)
+{
+	struct smb2_sign_ctx cx = { 0 };
+	int rc = smb2_verify_ctx(&cx, algo, key, msg, len);
+
+	smb2_sign_ctx_free(&cx);
+	return rc;
 }

@@ -47,4 +47,29 @@ int	smb2_verify(int algo, const uint8_t key[16], const uint8_t *msg,
 int	smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
 	    int iovcnt, uint8_t sig[16]);
 
+/*
+ * A reusable signing context, one per session: the MAC handle is made on
+ * first use (gnutls_hmac_init allocates) and then reused for every message
+ * (gnutls_hmac_output resets it; the GMAC nonce is set per message), so a
+ * steady-state request allocates nothing.  The context remembers the
+ * algorithm and key it was made with and re-keys itself when a caller passes
+ * others (re-authentication, a session handed from a gate).  Zero-initialise
+ * it; smb2_sign_ctx_free releases it (and may be called on a zeroed one).
+ */
+struct smb2_sign_ctx {
+	void		*h;		/* gnutls_hmac_hd_t; NULL until first use */
+	int		 algo;
+	uint8_t		 key[16];	/* the key h was keyed with */
+};
+
+int	smb2_sign_ctx_iov(struct smb2_sign_ctx *, int algo,
+	    const uint8_t key[16], const struct iovec *iov, int iovcnt,
+	    uint8_t sig[16]);
+/* As smb2_sign / smb2_verify, through the context. */
+int	smb2_sign_ctx(struct smb2_sign_ctx *, int algo, const uint8_t key[16],
+	    uint8_t *msg, size_t len);
+int	smb2_verify_ctx(struct smb2_sign_ctx *, int algo, const uint8_t key[16],
+	    const uint8_t *msg, size_t len);
+void	smb2_sign_ctx_free(struct smb2_sign_ctx *);
+
 #endif

@@ -450,6 +450,13 @@ posix_fchmod(int fd, mode_t mode)
 	return fchmodat(AT_FDCWD, p, mode, 0) < 0 ? -errno : 0;
 }
 
+static int
+posix_fchown(int fd, uid_t uid, gid_t gid)
+{
+	/* AT_EMPTY_PATH works on O_PATH fds too */
+	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0 ? -errno : 0;
+}
+
 static ssize_t
 posix_getdents(int dirfd, void *buf, size_t len)
 {
@@ -568,6 +575,7 @@ const struct vfs_ops vfs_posix = {
 	.copy_range = posix_copy_range,
 	.utimens = posix_utimens,
 	.fchmod = posix_fchmod,
+	.fchown = posix_fchown,
 	.getdents = posix_getdents,
 	.rewinddir = posix_rewinddir,
 	.seekdir = posix_seekdir,

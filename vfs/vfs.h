@@ -43,9 +43,41 @@ struct vfs_statfs {
 struct vfs_dosinfo {
 	uint32_t	 attrs;		/* FILE_ATTRIBUTE_* the client set */
 	uint64_t	 create_time;	/* FILETIME; 0 = unknown */
+	/*
+	 * A ChangeTime the client set (FILETIME, 0 = none), valid while the
+	 * file's mtime is still change_mtime: a later write moves it on.
+	 */
+	uint64_t	 change_time;
+	uint64_t	 change_mtime;
 };
 
 #define VFS_XATTR_DOS		"user.usmbd.dos"
+#define VFS_XATTR_ACL_ACCESS	"system.posix_acl_access"
+#define VFS_XATTR_ACL_DEFAULT	"system.posix_acl_default"
+
+/*
+ * A POSIX ACL as the kernel keeps it in system.posix_acl_* (the format of
+ * linux/posix_acl_xattr.h: version 2, then {tag u16, perm u16, id u32}
+ * little endian).  perm holds the rwx bits (4, 2, 1).
+ */
+#define VFS_ACL_USER_OBJ	0x01
+#define VFS_ACL_USER		0x02
+#define VFS_ACL_GROUP_OBJ	0x04
+#define VFS_ACL_GROUP		0x08
+#define VFS_ACL_MASK		0x10
+#define VFS_ACL_OTHER		0x20
+#define VFS_ACL_MAX		64
+
+struct vfs_acl_entry {
+	uint16_t	 tag;
+	uint16_t	 perm;
+	uint32_t	 id;		/* uid or gid for USER / GROUP */
+};
+
+struct vfs_acl {
+	unsigned		 n;
+	struct vfs_acl_entry	 e[VFS_ACL_MAX];
+};
 #define VFS_XATTR_STREAM	"user.usmbd.stream."
 
 struct vfs_ops {
@@ -89,6 +121,8 @@ struct vfs_ops {
 	/* ts[0] access, ts[1] modification; UTIME_OMIT keeps one. */
 	int	(*utimens)(int fd, const struct timespec ts[2]);
 	int	(*fchmod)(int fd, mode_t mode);
+	/* (uid_t)-1 / (gid_t)-1 keep one; the kernel decides who may. */
+	int	(*fchown)(int fd, uid_t uid, gid_t gid);
 	/*
 	 * Reads directory entries in the Linux struct linux_dirent64 layout
 	 * (d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name); 0 at the end.
@@ -114,6 +148,20 @@ size_t	vfs_dos_encode(const struct vfs_dosinfo *, uint8_t *buf, size_t len);
 int	vfs_dos_decode(const uint8_t *buf, size_t len, struct vfs_dosinfo *);
 /* Streams: the xattr name for a stream, -ENAMETOOLONG/-EINVAL when bad. */
 int	vfs_stream_xattr_name(const char *stream, char *out, size_t len);
+
+/*
+ * vfs/acl.c: POSIX ACL xattr values.  decode checks the layout (not the
+ * kernel's validity rules); encode sorts the entries into the order the
+ * kernel requires and returns the length, or 0 when buf is too small.
+ */
+int	vfs_acl_decode(const uint8_t *buf, size_t len, struct vfs_acl *);
+size_t	vfs_acl_encode(struct vfs_acl *, uint8_t *buf, size_t len);
+/* -ENODATA when the file has no such ACL. */
+int	vfs_acl_get(const struct vfs_ops *, int fd, int is_default,
+	    struct vfs_acl *);
+/* An ACL of n == 0 removes it (-ENODATA when there was none is ignored). */
+int	vfs_acl_set(const struct vfs_ops *, int fd, int is_default,
+	    struct vfs_acl *);
 
 /*
  * vfs/name.c: case-insensitive resolution.  Rewrites path (in place, same

@@ -3,8 +3,10 @@
  * creation time in one value of our own format (user.usmbd.dos), alternate
  * data streams as user.usmbd.stream.<name>.
  *
- * user.usmbd.dos, 16 bytes little endian:
+ * user.usmbd.dos, little endian:
  *   'U' 'D' version(1) 0 | attrs u32 | create_time u64 (FILETIME, 0 = unset)
+ * version 2 (32 bytes, written only when a change time was set) adds
+ *   change_time u64 | change_mtime u64
  */
 #include <errno.h>
 #include <string.h>
@@ -13,20 +15,28 @@
 #include "vfs/vfs.h"
 
 #define DOS_VERSION	1
+#define DOS_VERSION2	2
 #define DOS_LEN		16
+#define DOS_LEN2	32
 
 size_t
 vfs_dos_encode(const struct vfs_dosinfo *di, uint8_t *buf, size_t len)
 {
-	if (len < DOS_LEN)
+	int v2 = di->change_time != 0;
+
+	if (len < (v2 ? DOS_LEN2 : DOS_LEN))
 		return 0;
 	buf[0] = 'U';
 	buf[1] = 'D';
-	buf[2] = DOS_VERSION;
+	buf[2] = v2 ? DOS_VERSION2 : DOS_VERSION;
 	buf[3] = 0;
 	le32_put(buf + 4, di->attrs);
 	le64_put(buf + 8, di->create_time);
-	return DOS_LEN;
+	if (!v2)
+		return DOS_LEN;
+	le64_put(buf + 16, di->change_time);
+	le64_put(buf + 24, di->change_mtime);
+	return DOS_LEN2;
 }
 
 int
@@ -34,10 +44,15 @@ vfs_dos_decode(const uint8_t *buf, size_t len, struct vfs_dosinfo *di)
 {
 	memset(di, 0, sizeof(*di));
 	if (len < DOS_LEN || buf[0] != 'U' || buf[1] != 'D' ||
-	    buf[2] != DOS_VERSION)
+	    (buf[2] != DOS_VERSION && buf[2] != DOS_VERSION2) ||
+	    (buf[2] == DOS_VERSION2 && len < DOS_LEN2))
 		return -EINVAL;
 	di->attrs = le32_get(buf + 4);
 	di->create_time = le64_get(buf + 8);
+	if (buf[2] == DOS_VERSION2) {
+		di->change_time = le64_get(buf + 16);
+		di->change_mtime = le64_get(buf + 24);
+	}
 	return 0;
 }
 
@@ -58,10 +73,10 @@ vfs_dos_get(const struct vfs_ops *ops, int fd, struct vfs_dosinfo *di)
 int
 vfs_dos_set(const struct vfs_ops *ops, int fd, const struct vfs_dosinfo *di)
 {
-	uint8_t buf[DOS_LEN];
+	uint8_t buf[DOS_LEN2];
+	size_t n = vfs_dos_encode(di, buf, sizeof(buf));
 
-	vfs_dos_encode(di, buf, sizeof(buf));
-	return ops->setxattr(fd, VFS_XATTR_DOS, buf, sizeof(buf), 0);
+	return ops->setxattr(fd, VFS_XATTR_DOS, buf, n, 0);
 }
 
 int

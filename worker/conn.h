@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proto/crypt.h"
+#include "proto/sign.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 
@@ -54,7 +56,14 @@ struct session {
 	uint32_t	 ntlm_flags;	/* negotiated NTLMSSP flags */
 	uint8_t		 preauth[64];	/* 3.1.1 session preauth hash */
 	uint32_t	 expire;	/* CLOCK_MONOTONIC seconds; 0 = never */
+	/* PreviousSessionId of the setup (MS-SMB2 3.3.5.5.3), 0 = none. */
+	uint64_t	 previous_id;
 	struct sess_auth *auth;		/* in-progress exchange; NULL when valid */
+	/* Crypto handles made once per session key (no malloc per request);
+	 * freed by conn_session_free. */
+	struct smb2_sign_ctx	 sign_cx;
+	struct smb2_crypt_ctx	 enc_cx;	/* with enc_key */
+	struct smb2_crypt_ctx	 dec_cx;	/* with dec_key */
 };
 
 /* struct session.state */

@@ -18,39 +18,18 @@
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
-
-#define WEAK __attribute__((weak))
-
-/* The owners' handlers; weak so the tree links before they land. */
-ntstatus_t smb2_pipe_create(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_pipe_close(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_pipe_read(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_pipe_write(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_pipe_query_info(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_pipe_flush(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_create_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_close_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_read_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_write_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_flush_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_query_directory_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_query_info_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_set_info_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_lock_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_change_notify_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-ntstatus_t smb2_oplock_break_handle(struct smb2_req *, struct smb2_rsp *) WEAK;
-
-/* worker/dispatch_link.c: pulls the handlers' objects out of the archive. */
-extern const void *const dispatch_link_table[];
+#include "worker/metrics.h"
+#include "worker/smb2_file.h"
+#include "worker/smb2_lock.h"
+#include "worker/smb2_notify.h"
+#include "worker/smb2_oplock.h"
+#include "worker/smb2_pipe.h"
 
 static ntstatus_t
 route(smb2_handler_fn pipe_fn, smb2_handler_fn file_fn, struct smb2_req *req,
     struct smb2_rsp *rsp)
 {
 	smb2_handler_fn fn = req->tree->is_ipc ? pipe_fn : file_fn;
-
-	/* A real relocation, so the linker extracts dispatch_link.o. */
-	__asm__ volatile("" : : "r"(dispatch_link_table));
 
 	return fn != NULL ? fn(req, rsp) : STATUS_NOT_SUPPORTED;
 }
@@ -191,6 +170,55 @@ dispatch_payload(uint16_t cmd, const uint8_t *body, size_t blen)
 	return a > b ? a : b;
 }
 
+/*
+ * Where the FileId sits in the body of a request that carries one
+ * (MS-SMB2 2.2.15 to 2.2.39); -1 for the commands without one.
+ */
+static int
+dispatch_fid_offset(uint16_t cmd)
+{
+	switch (cmd) {
+	case SMB2_CLOSE:
+	case SMB2_FLUSH:
+	case SMB2_LOCK:
+	case SMB2_IOCTL:
+	case SMB2_QUERY_DIRECTORY:
+	case SMB2_CHANGE_NOTIFY:
+	case SMB2_OPLOCK_BREAK:
+		return 8;
+	case SMB2_READ:
+	case SMB2_WRITE:
+	case SMB2_SET_INFO:
+		return 16;
+	case SMB2_QUERY_INFO:
+		return 24;
+	}
+	return -1;
+}
+
+/*
+ * The FileId a related request after this one inherits (MS-SMB2
+ * 3.3.5.2.7.2: the one used in processing the previous operation):
+ * updates fp and fv when the request names a FileId of its own; a request
+ * that names the related FileId (all ones) passes the inherited one on.
+ */
+static void
+dispatch_used_fid(uint16_t cmd, const uint8_t *body, size_t blen,
+    uint64_t *fp, uint64_t *fv)
+{
+	int off = dispatch_fid_offset(cmd);
+	uint64_t p, v;
+
+	if (off < 0 || blen < (size_t)off + 16)
+		return;
+	p = le64_get(body + off);
+	v = le64_get(body + off + 8);
+	if (p == SMB2_FID_RELATED && v == SMB2_FID_RELATED)
+		return;
+	*fp = p;
+	*fv = v;
+}
+
 static ntstatus_t
 dispatch_check_charge(struct conn *c, const struct smb2_hdr *h,
     const uint8_t *body, size_t blen)
@@ -217,8 +245,8 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 	if (req->flags & SMB2_FLAGS_SIGNED) {
 		if (!s->signing)
 			return STATUS_SUCCESS;	/* guest/anonymous or no key yet */
-		if (smb2_verify(c->signing_algo, s->signing_key, req->hdr,
-		    req->len) != 0) {
+		if (smb2_verify_ctx(&s->sign_cx, c->signing_algo,
+		    s->signing_key, req->hdr, req->len) != 0) {
 			conn_warnx(c, "bad signature on %s, mid %llu",
 			    req->command < SMB2_NCOMMANDS ?
 			    dispatch_table[req->command].name : "?",
@@ -294,10 +322,13 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 
 	if (nout == 0)
 		return 0;
-	/* Bulk data goes by sendfile only from the last, plain response. */
+	/*
+	 * Bulk data goes by sendfile only from a lone, plain response: the
+	 * last response of a chain is padded too (below).
+	 */
 	if (last->data_fd >= 0 && last->data_len > 0) {
 		struct dispatch_out *o = &outs[nout - 1];
-		int plain = !encrypt && o->sign_sess == NULL;
+		int plain = !encrypt && o->sign_sess == NULL && nout == 1;
 
 		if (plain)
 			bulk = 1;
@@ -318,15 +349,24 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	for (i = 0; i < nout; i++) {
 		uint8_t *h = pv->sbuf + outs[i].off;
 
-		if (i + 1 < nout) {
+		/*
+		 * Every response of a chain is padded to 8 bytes, the last
+		 * one too, as Windows and Samba do (smbtorture's
+		 * compound-padding checks it); only a lone response is not.
+		 */
+		if (nout > 1) {
 			size_t pad = ((outs[i].len + 7) & ~(size_t)7) - outs[i].len;
 
+			if (outs[i].off + outs[i].len + pad > pv->scap)
+				return -1;
 			memset(h + outs[i].len, 0, pad);
 			outs[i].len += pad;
-			le32_put(h + 20, (uint32_t)outs[i].len);
+			if (i + 1 < nout)
+				le32_put(h + 20, (uint32_t)outs[i].len);
 		}
 		if (outs[i].sign_sess != NULL && !encrypt)
-			smb2_sign(c->signing_algo, outs[i].sign_sess->signing_key,
+			smb2_sign_ctx(&outs[i].sign_sess->sign_cx, c->signing_algo,
+			    outs[i].sign_sess->signing_key,
 			    h, outs[i].len);
 		total += outs[i].len;
 	}
@@ -341,12 +381,14 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	}
 	if (encrypt) {
 		struct iovec iov = { base, total };
-		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
+		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN +
+		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK);
 		int n;
 
 		if (e == NULL)
 			return -1;
-		n = smb2_encrypt(enc_sess->cipher, enc_sess->enc_key,
+		n = smb2_encrypt_ctx(&enc_sess->enc_cx, enc_sess->cipher,
+		    enc_sess->enc_key,
 		    enc_sess->session_id, &iov, 1, e + SMB2_FRAME_LEN,
 		    e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
 		if (n < 0)
@@ -442,6 +484,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	uint32_t prev_tid = 0;
 	uint64_t prev_fp = SMB2_FID_RELATED, prev_fv = SMB2_FID_RELATED;
 	ntstatus_t prev_st = STATUS_SUCCESS;
+	int prev_ids_bad = 0;	/* the previous one had no valid session/tree */
 
 	memset(&rsp, 0, sizeof(rsp));
 	rsp.data_fd = -1;
@@ -457,7 +500,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
 		    (enc_sess = conn_session_find(c, sid)) == NULL ||
 		    enc_sess->cipher == 0 ||
-		    smb2_decrypt(enc_sess->cipher, enc_sess->dec_key, msg, len,
+		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
+		    enc_sess->dec_key, msg, len,
 		    &poff, &plen) < 0) {
 			conn_warnx(c, "undecryptable transform message");
 			return -1;
@@ -485,6 +529,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		ntstatus_t st = STATUS_SUCCESS;
 		uint64_t sid;
 		uint32_t tid;
+		int ids_bad = 0;
+		uint64_t mt0 = metrics_clock();	/* worker/metrics.h */
 
 		if (nout == CONN_MAX_COMPOUND || smb2_hdr_decode(m, mlen, &h) < 0 ||
 		    (h.flags & SMB2_FLAGS_SERVER_TO_REDIR)) {
@@ -545,17 +591,30 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			req.tree_id = prev_tid;
 			req.related_fid_persistent = prev_fp;
 			req.related_fid_volatile = prev_fv;
-			/* MS-SMB2 3.3.5.2.7.2: a failure carries down the chain. */
+		}
+		if (h.command >= SMB2_NCOMMANDS) {
+			/* No such command at all (not one we lack): as Samba. */
+			st = STATUS_INVALID_PARAMETER;
+			goto respond;
+		}
+		cmd = &dispatch_table[h.command];
+		if (req.related) {
+			/*
+			 * MS-SMB2 3.3.5.2.7.2: after a request that had no
+			 * valid session or tree, the rest of the chain fails
+			 * with INVALID_PARAMETER; any other failure carries
+			 * down the chain to the request using its FileId.
+			 */
+			if (prev_ids_bad && cmd->needs_session) {
+				st = STATUS_INVALID_PARAMETER;
+				ids_bad = 1;
+				goto respond;
+			}
 			if (prev_st != STATUS_SUCCESS) {
 				st = prev_st;
 				goto respond;
 			}
 		}
-		if (h.command >= SMB2_NCOMMANDS) {
-			st = STATUS_NOT_SUPPORTED;
-			goto respond;
-		}
-		cmd = &dispatch_table[h.command];
 		if (pv->role == CONN_ROLE_GATE && !cmd->in_gate) {
 			/* No session is valid in the gate: the spec's answer. */
 			st = STATUS_USER_SESSION_DELETED;
@@ -579,6 +638,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			if (s == NULL || s->state == SESS_IN_PROGRESS) {
 				st = STATUS_USER_SESSION_DELETED;
 				s = NULL;
+				ids_bad = 1;
 				goto respond;
 			}
 			if (s->state == SESS_EXPIRED ||
@@ -607,6 +667,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			req.tree = conn_tree_find(c, s, req.tree_id);
 			if (req.tree == NULL) {
 				st = STATUS_NETWORK_NAME_DELETED;
+				ids_bad = 1;
 				goto respond;
 			}
 			if (req.tree->encrypt && !encrypted) {
@@ -671,6 +732,8 @@ respond:
 		rsp.credits_granted = h.command == SMB2_CANCEL ? 0 :
 		    conn_credits_grant(&pv->cred, h.credits, h.credit_charge);
 		dispatch_rsp_hdr(&req, &rsp, st, sid, tid);
+		metrics_request(h.command, st, mlen,
+		    wcur_off(&rsp.body) + rsp.data_len, mt0);
 		outs[nout].off = woff;
 		outs[nout].len = wcur_off(&rsp.body);
 		outs[nout].sign_sess = NULL;
@@ -689,16 +752,23 @@ respond:
 			encrypt_rsp = 1;
 		if (encrypt_rsp && enc_sess == NULL)
 			enc_sess = req.sess;
-		woff += outs[nout].len;
-		woff = (woff + 7) & ~(size_t)7;
+		/*
+		 * The next response starts 8-aligned from the start of this
+		 * one (its NextCommand, set in dispatch_finish), not from
+		 * sbuf: the 4-byte frame header shifts the two.
+		 */
+		woff += (outs[nout].len + 7) & ~(size_t)7;
 		nout++;
 		prev_sid = sid;
 		prev_tid = tid;
 		prev_st = st;
+		prev_ids_bad = ids_bad;
 		if (rsp.set_fid) {
 			prev_fp = rsp.fid_persistent;
 			prev_fv = rsp.fid_volatile;
-		}
+		} else if (req.related || !(h.flags & SMB2_FLAGS_RELATED_OPERATIONS))
+			dispatch_used_fid(h.command, m + SMB2_HDR_LEN,
+			    mlen - SMB2_HDR_LEN, &prev_fp, &prev_fv);
 		if (pv->dead)
 			break;
 	}

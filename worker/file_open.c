@@ -249,6 +249,8 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 	 * same value back as the change time.
 	 */
 	fi->change = fi->write;
+	if (has_dos && di->change_time != 0 && di->change_mtime == fi->write)
+		fi->change = di->change_time;	/* set by a client since */
 	if (has_dos && di->create_time != 0)
 		fi->creation = di->create_time;
 	else if (st->has_btime)

@@ -93,6 +93,7 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_bytes(&w, s->dec_key, 32);
 	wcur_bytes(&w, s->app_key, 16);
 	wcur_bytes(&w, s->preauth, 64);
+	wcur_le64(&w, s->previous_id);
 	/* bytes read past the last request */
 	wcur_le32(&w, (uint32_t)extra_len);
 	wcur_bytes(&w, extra, extra_len);
@@ -172,6 +173,7 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	cur_bytes(&r, s->dec_key, 32);
 	cur_bytes(&r, s->app_key, 16);
 	cur_bytes(&r, s->preauth, 64);
+	s->previous_id = cur_le64(&r);
 	extra = cur_le32(&r);
 	x = cur_view(&r, extra);
 	if (r.err || cur_left(&r) != 0 || extra > HANDOFF_MAX_EXTRA ||

@@ -15,7 +15,7 @@
 struct conn;
 struct session;
 
-#define HANDOFF_VERSION		1
+#define HANDOFF_VERSION		2	/* 2: the session's PreviousSessionId */
 /* What may travel of the bytes read past the last request. */
 #define HANDOFF_MAX_EXTRA	(32 * 1024)
 

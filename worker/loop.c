@@ -21,7 +21,9 @@
 #include "daemon/log.h"
 #include "daemon/msg.h"
 #include "worker/conn_priv.h"
+#include "worker/ctlmsg.h"
 #include "worker/handoff.h"
+#include "worker/state.h"
 #include "worker/worker.h"
 
 #define WK_MAX_EVENTS	64
@@ -30,6 +32,9 @@
 
 struct worker {
 	int		 chan, ep, sigfd, tfd;
+	int		 tickfd;	/* 1 s: async deadlines, durable expiry */
+	int		 wmsgfd;	/* worker<->worker messages, -1 if none */
+	int		 hifd;		/* highest connection fd + 1 */
 	struct conf	*conf;
 	const char	*conf_path;
 	const char	*user;
@@ -182,11 +187,15 @@ wk_add(struct msg *m)
 		goto fail;
 	wk.conns[fd] = c;
 	wk.nconns++;
+	if (fd + 1 > wk.hifd)
+		wk.hifd = fd + 1;
 	(void)msg_send(wk.chan, MSG_CONN_ACK, m->id, NULL, 0, -1);
 	wk_count();
 	wk_idle_timer();
 	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
 	    (unsigned long long)c->sessions[0].session_id);
+	/* The session set up in the gate may replace an older one here. */
+	smb2_session_replace_previous(c, &c->sessions[0]);
 	/* Bytes the gate read past the last request: run them. */
 	if (c->priv->rlen > 0 && wk.ndefer < WK_MAX_DEFER)
 		wk.defer[wk.ndefer++] = fd;
@@ -219,6 +228,8 @@ wk_chan_msg(struct msg *m)
 	}
 	if (m->fd >= 0)
 		close(m->fd);
+	if (ctlmsg_handle(m))	/* operations (usmbctl): worker/ctlmsg.c */
+		return;
 	switch (m->type) {
 	case MSG_SHUTDOWN:
 		wk.shutdown = 1;
@@ -327,6 +338,31 @@ wk_conn_event(int fd, uint32_t ev)
 	}
 }
 
+void
+worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg)
+{
+	int fd;
+
+	for (fd = 0; fd < wk.hifd && wk.conns != NULL; fd++)
+		if (wk.conns[fd] != NULL)
+			fn(wk.conns[fd], arg);
+}
+
+void
+worker_kick(struct conn *c)
+{
+	int i;
+
+	if (wk.conns == NULL || c->fd < 0 || c->fd >= wk.maxfd ||
+	    wk.conns[c->fd] != c)
+		return;
+	for (i = 0; i < wk.ndefer; i++)
+		if (wk.defer[i] == c->fd)
+			return;
+	if (wk.ndefer < WK_MAX_DEFER)
+		wk.defer[wk.ndefer++] = c->fd;
+}
+
 static int
 wk_setup(void)
 {
@@ -366,6 +402,29 @@ wk_setup(void)
 	e.data.fd = wk.tfd;
 	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.tfd, &e) < 0)
 		return -1;
+	wk.tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (wk.tickfd < 0)
+		return -1;
+	{
+		struct itimerspec its;
+
+		memset(&its, 0, sizeof(its));
+		its.it_value.tv_sec = 1;
+		its.it_interval.tv_sec = 1;
+		(void)timerfd_settime(wk.tickfd, 0, &its, NULL);
+	}
+	e.data.fd = wk.tickfd;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.tickfd, &e) < 0)
+		return -1;
+	/* The state env and message socket: after the drop, as the user. */
+	state_init(wk.conf);
+	(void)state_shm();
+	wk.wmsgfd = state_wmsg_fd();
+	if (wk.wmsgfd >= 0) {
+		e.data.fd = wk.wmsgfd;
+		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -386,6 +445,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.conf_path = conf_path;
 	wk.user = user;
 	wk.next_id = 1;
+	wk.wmsgfd = -1;
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");
 		return 1;
@@ -417,6 +477,13 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 					else
 						wk.shutdown = 1;
 				}
+			} else if (fd == wk.wmsgfd) {
+				state_wmsg_event();
+			} else if (fd == wk.tickfd) {
+				uint64_t x;
+
+				(void)read(wk.tickfd, &x, sizeof(x));
+				state_tick();
 			} else if (fd == wk.tfd) {
 				uint64_t x;
 
@@ -446,5 +513,6 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 			conn_free(wk.conns[fd]);
 			wk.conns[fd] = NULL;
 		}
+	state_close();
 	return 0;
 }

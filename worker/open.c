@@ -9,9 +9,8 @@
 #include <unistd.h>
 
 #include "worker/conn_priv.h"
+#include "worker/state.h"
 
-void smb2_pipe_close_open(struct open *) __attribute__((weak));
-void file_open_close(struct open *) __attribute__((weak));
 
 static uint64_t open_next_persistent;
 
@@ -22,9 +21,14 @@ open_alloc(struct conn *c, struct session *s, struct tree *t, enum open_kind kin
 	struct open *o = pv->free_opens;
 	uint64_t idx;
 
-	if (o == NULL || kind == OPEN_FREE)
+	if (kind == OPEN_FREE || pv->opens == NULL)
 		return NULL;
-	pv->free_opens = o->next_free;
+	if (o != NULL)
+		pv->free_opens = o->next_free;
+	else if (pv->nopens < CONN_MAX_OPENS)
+		o = &pv->opens[pv->nopens++];	/* a slot never used before */
+	else
+		return NULL;
 	idx = (uint64_t)(o - pv->opens);
 	if (++pv->open_gen == 0)
 		pv->open_gen = 1;
@@ -62,6 +66,16 @@ open_release(struct open *o)
 {
 	struct conn_private *pv = o->conn->priv;
 
+	/*
+	 * Safety net: an open still recorded in the shared state leaves it
+	 * now (its locks with it), and requests parked on it end.
+	 */
+	if (o->state_in)
+		state_open_leave(o, NULL);
+	if (o->kind == OPEN_FILE || o->kind == OPEN_DIR)
+		conn_pending_end_open(o->conn, o->fid_persistent,
+		    o->fid_volatile, 0);
+
 	memset(o, 0, sizeof(*o));
 	o->kind = OPEN_FREE;
 	o->next_free = pv->free_opens;
@@ -71,10 +85,9 @@ open_release(struct open *o)
 static void
 open_close_one(struct open *o)
 {
-	if (o->kind == OPEN_PIPE && smb2_pipe_close_open != NULL)
+	if (o->kind == OPEN_PIPE)
 		smb2_pipe_close_open(o);
-	else if ((o->kind == OPEN_FILE || o->kind == OPEN_DIR) &&
-	    file_open_close != NULL)
+	else if (o->kind == OPEN_FILE || o->kind == OPEN_DIR)
 		file_open_close(o);
 	/* The owner may have released it already. */
 	if (o->kind != OPEN_FREE)

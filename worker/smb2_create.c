@@ -22,6 +22,8 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/worker.h"
+#include "worker/state.h"
 
 /* MS-SMB2 2.2.13 */
 #define FILE_SUPERSEDE		0
@@ -57,6 +59,9 @@ struct create_ctx {
 	uint64_t	 alloc_size;
 	int		 durable;	/* DHnQ/DH2Q/DHnC/DH2C seen */
 	int		 lease;		/* RqLs seen */
+	const uint8_t	*exta;		/* ExtA: FILE_FULL_EA_INFORMATION */
+	uint32_t	 exta_len;
+	struct state_open_req sreq;	/* what the state layer is asked */
 };
 
 static uint32_t
@@ -109,8 +114,14 @@ create_maximal_access(struct tree *tree, const char *path,
 		a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
 		    FILE_WRITE_ATTRIBUTES |
 		    (S_ISDIR(st->mode) ? FILE_DELETE_CHILD : 0);
-	if (st->uid == (uint32_t)geteuid())
-		a |= FILE_WRITE_ATTRIBUTES | WRITE_DAC | WRITE_OWNER;
+	if (st->uid == (uint32_t)user_euid())
+		/*
+		 * The owner may chmod: what the mode withholds (execute) it
+		 * can grant itself, as Samba's owner mapping says.
+		 */
+		a |= FILE_WRITE_ATTRIBUTES | WRITE_DAC | WRITE_OWNER |
+		    ((a & FILE_READ_DATA) && (a & FILE_WRITE_DATA) ?
+		    FILE_EXECUTE | FILE_DELETE_CHILD : 0);
 	if (path[0] != '\0') {
 		create_parent(path, parent, sizeof(parent));
 		if (vfs->access(tree->root_fd, parent, W_OK | X_OK) == 0)
@@ -166,8 +177,20 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 			cur_seek(&cx, doff);
 			cc->alloc_size = cur_le64(&cx);
 			cc->alsi = 1;
-		} else if (memcmp(name, "RqLs", 4) == 0)
-			cc->lease = 1;	/* no lease granted until shm/ leases */
+		} else if (memcmp(name, "ExtA", 4) == 0 && dlen > 0) {
+			cur_seek(&cx, doff);
+			cc->exta = cur_view(&cx, dlen);
+			cc->exta_len = dlen;
+		} else if (memcmp(name, "RqLs", 4) == 0) {
+			const uint8_t *ld;
+
+			cur_seek(&cx, doff);
+			ld = cur_view(&cx, dlen);
+			if (ld == NULL || state_parse_lease_ctx(req, ld, dlen,
+			    &cc->sreq) != STATUS_SUCCESS)
+				return STATUS_INVALID_PARAMETER;
+			cc->lease = cc->sreq.lease;
+		}
 		else if (memcmp(name, "DHnQ", 4) == 0 ||
 		    memcmp(name, "DH2Q", 4) == 0 ||
 		    memcmp(name, "DHnC", 4) == 0 ||
@@ -249,7 +272,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct timespec now;
 	char parent[FILE_PATH_MAX];
 	const uint8_t *name16;
-	uint8_t *ctx_prev = NULL, buf[32];
+	uint8_t *ctx_prev = NULL, buf[32], oplock_req;
+	struct state_open_grant grant = { 0 };
 	uint32_t imp, access, want, attrs, share, disp, opts, ctx_off, ctx_len;
 	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
 	uint16_t name_off, name_len;
@@ -260,7 +284,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	if (cur_le16(c) != 57)
 		return STATUS_INVALID_PARAMETER;
-	cur_skip(c, 2);			/* SecurityFlags, RequestedOplockLevel */
+	cur_skip(c, 1);			/* SecurityFlags */
+	oplock_req = cur_u8(c);
 	imp = cur_le32(c);
 	cur_skip(c, 16);		/* SmbCreateFlags, Reserved */
 	access = cur_le32(c);
@@ -377,6 +402,12 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		if (tree->read_only) {
 			status = STATUS_ACCESS_DENIED;
+			goto out;
+		}
+		/* a new read-only file could never be deleted on close */
+		if ((opts & FILE_DELETE_ON_CLOSE) && f->stream[0] == '\0' &&
+		    (attrs & FILE_ATTRIBUTE_READONLY)) {
+			status = STATUS_CANNOT_DELETE;
 			goto out;
 		}
 	}
@@ -509,8 +540,30 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			goto out;
 		}
 	}
+	/*
+	 * Shared state before any change to an existing file: share modes,
+	 * delete pending, oplock/lease breaks and grant (worker/state.h).
+	 */
+	op = open_alloc(req->conn, req->sess, tree, f->is_dir ? OPEN_DIR :
+	    OPEN_FILE);
+	if (op == NULL) {
+		status = STATUS_INSUFF_SERVER_RESOURCES;
+		goto out;
+	}
+	op->u.file = f;
+	cc.sreq.access = want;
+	cc.sreq.share_access = share;
+	cc.sreq.create_options = opts;
+	cc.sreq.truncate = truncate;
+	if (!cc.lease)
+		cc.sreq.oplock_level = oplock_req == SMB2_OPLOCK_LEVEL_LEASE ?
+		    SMB2_OPLOCK_LEVEL_NONE : oplock_req;
+	status = state_open_enter(req, rsp, op, &cc.sreq, &grant);
+	if (status != STATUS_SUCCESS)
+		goto out;
 	if (action == FILE_CREATED && f->stream[0] == '\0') {
 		clock_gettime(CLOCK_REALTIME, &now);
+		memset(&di, 0, sizeof(di));
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    (is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
 		di.create_time = fscc_time_from_timespec(&now);
@@ -543,16 +596,14 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = ntstatus_from_errno(rc);
 		goto out;
 	}
+	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
+	if (cc.exta != NULL && action != FILE_OPENED && f->stream[0] == '\0' &&
+	    (status = smb2_ea_set(f, cc.exta, cc.exta_len)) != STATUS_SUCCESS)
+		goto out;
 	if (cc.alsi && !f->is_dir && f->stream[0] == '\0' &&
 	    action != FILE_OPENED && cc.alloc_size > 0)
 		(void)vfs->fallocate(fd, 0, cc.alloc_size);
 
-	op = open_alloc(req->conn, req->sess, tree, f->is_dir ? OPEN_DIR :
-	    OPEN_FILE);
-	if (op == NULL) {
-		status = STATUS_INSUFF_SERVER_RESOURCES;
-		goto out;
-	}
 	f->create_options = opts;
 	f->share_access = share;
 	f->delete_on_close = (opts & FILE_DELETE_ON_CLOSE) != 0;
@@ -565,7 +616,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		goto out;
 	/* MS-SMB2 2.2.14 */
 	wcur_le16(&rsp->body, 89);
-	wcur_u8(&rsp->body, 0);		/* OplockLevel: none until shm/ */
+	wcur_u8(&rsp->body, grant.oplock_level);	/* OplockLevel */
 	wcur_u8(&rsp->body, 0);
 	wcur_le32(&rsp->body, action);
 	wcur_le64(&rsp->body, fi.creation);
@@ -593,6 +644,9 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			le64_put(buf + 8, f->dev);
 			create_put_ctx(&rsp->body, &ctx_prev, "QFid", buf, 32);
 		}
+		if (grant.lease)
+			(void)state_put_create_contexts(&rsp->body, &ctx_prev,
+			    &grant);
 		if (ctxhdr != NULL && ctx_prev != NULL) {
 			le32_put(ctxhdr, ctx_start);
 			le32_put(ctxhdr + 4,
@@ -632,11 +686,14 @@ file_open_close(struct open *op)
 	const struct vfs_ops *vfs = file_vfs();
 	struct file_open *f = op->u.file;
 	char xname[300];
-	int rc;
+	int rc, del;
 
 	if (f == NULL)
 		return;
-	if (f->delete_on_close && op->tree != NULL && op->tree->root_fd >= 0) {
+	/* Across workers: only the last close of a delete-pending file. */
+	del = f->delete_on_close;
+	state_open_leave(op, &del);
+	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
 		if (f->stream[0] != '\0') {
 			if (vfs_stream_xattr_name(f->stream, xname,
 			    sizeof(xname)) == 0)

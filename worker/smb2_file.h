@@ -6,6 +6,9 @@
 #ifndef USMBD_WORKER_SMB2_FILE_H
 #define USMBD_WORKER_SMB2_FILE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "proto/ntstatus.h"
 
 struct smb2_req;
@@ -19,6 +22,28 @@ ntstatus_t	smb2_flush_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_query_directory_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_query_info_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_set_info_handle(struct smb2_req *, struct smb2_rsp *);
+/*
+ * worker/smb2_secdesc.c: the security descriptor of an open, mapped from
+ * and onto owner, group, mode and POSIX ACLs.  query writes the SD parts of
+ * which (SECURITY_INFORMATION) and sets *need to its full length; it
+ * returns STATUS_BUFFER_TOO_SMALL when w has not room for it.
+ */
+struct open;
+struct wcur;
+ntstatus_t	smb2_secdesc_query(struct open *, uint32_t which, struct wcur *w,
+		    uint32_t *need);
+ntstatus_t	smb2_secdesc_set(struct open *, uint32_t which,
+		    const uint8_t *buf, size_t len);
+/*
+ * worker/smb2_ea.c: extended attributes (FILE_FULL_EA_INFORMATION).
+ * query writes every EA (STATUS_NO_EAS_ON_FILE when none, BUFFER_OVERFLOW
+ * when only some fit); set applies a chain (an empty value deletes); size
+ * is the EaSize of FileEaInformation.
+ */
+struct file_open;
+ntstatus_t	smb2_ea_query(struct file_open *, struct wcur *w);
+ntstatus_t	smb2_ea_set(struct file_open *, const uint8_t *buf, size_t len);
+uint32_t	smb2_ea_size(struct file_open *);
 /* FSCTLs on files; req->body is positioned at the IOCTL request fields. */
 ntstatus_t	smb2_ioctl_file(struct smb2_req *, struct smb2_rsp *);
 

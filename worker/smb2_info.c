@@ -21,6 +21,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/state.h"
 
 /* MS-SMB2 2.2.37 InfoType */
 #define SMB2_0_INFO_FILE	0x01
@@ -30,10 +31,6 @@
 
 #define INFO_OUT_OFFSET		(SMB2_HDR_LEN + 8)
 
-/* MS-DTYP 2.4.7 SECURITY_INFORMATION */
-#define OWNER_SECURITY_INFORMATION	0x1
-#define GROUP_SECURITY_INFORMATION	0x2
-#define DACL_SECURITY_INFORMATION	0x4
 
 static uint8_t	info_name16[FILE_PATH_MAX * 2 + 4];
 static char	info_xattrs[65536];
@@ -105,113 +102,76 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
 	return total;
 }
 
-/* MS-DTYP 2.4.2: S-1-22-1-uid (Unix user), S-1-22-2-gid (Unix group). */
-static void
-info_put_sid(struct wcur *w, uint32_t kind, uint32_t id)
-{
-	static const uint8_t auth22[6] = { 0, 0, 0, 0, 0, 22 };
-
-	wcur_u8(w, 1);
-	wcur_u8(w, 2);
-	wcur_bytes(w, auth22, 6);
-	wcur_le32(w, kind);
-	wcur_le32(w, id);
-}
-
-static void
-info_put_world(struct wcur *w)
-{
-	static const uint8_t auth1[6] = { 0, 0, 0, 0, 0, 1 };
-
-	wcur_u8(w, 1);
-	wcur_u8(w, 1);
-	wcur_bytes(w, auth1, 6);
-	wcur_le32(w, 0);
-}
-
-static uint32_t
-info_mask(uint32_t bits, int owner)
-{
-	uint32_t m = READ_CONTROL | SYNCHRONIZE | FILE_READ_ATTRIBUTES |
-	    FILE_READ_EA;
-
-	if (bits & 4)
-		m |= 0x00120089u;
-	if (bits & 2)
-		m |= 0x00120116u;
-	if (bits & 1)
-		m |= 0x001200A0u;
-	if (owner)
-		m |= WRITE_DAC | WRITE_OWNER | FILE_WRITE_ATTRIBUTES;
-	return m;
-}
-
 /*
- * A self-relative security descriptor (MS-DTYP 2.4.6) that says what the
- * mode says: owner, group and everyone, allow ACEs only.
+ * The fixed part of each class (MS-FSCC 2.4 / 2.5, padded as Windows does):
+ * a buffer smaller than this gets STATUS_INFO_LENGTH_MISMATCH; a larger
+ * one that cannot hold the whole answer gets what fits and
+ * STATUS_BUFFER_OVERFLOW (MS-SMB2 3.3.5.20.1, 3.3.5.20.2).
  */
-static void
-info_put_sd(struct wcur *w, const struct vfs_stat *st, uint32_t which)
+static size_t
+info_min_len(int type, int klass)
 {
-	uint8_t *sd = w->p, *acl;
-	size_t base = wcur_off(w);
-	uint16_t control = 0x8000;	/* SE_SELF_RELATIVE */
-	int i;
+	static const uint8_t file_min[64] = {
+		[FileBasicInformation] = 40, [FileStandardInformation] = 24,
+		[FileInternalInformation] = 8, [FileEaInformation] = 4,
+		[FileAccessInformation] = 4, [FilePositionInformation] = 8,
+		[FileModeInformation] = 4, [FileAlignmentInformation] = 4,
+		[FileAllInformation] = 104, [FileAlternateNameInformation] = 8,
+		[FileStreamInformation] = 32, [FileCompressionInformation] = 16,
+		[FileNetworkOpenInformation] = 56,
+		[FileAttributeTagInformation] = 8,
+		[FileNormalizedNameInformation] = 8,
+		[FileFullEaInformation] = 4,
+	};
+	static const uint8_t fs_min[16] = {
+		[FileFsVolumeInformation] = 24, [FileFsSizeInformation] = 24,
+		[FileFsDeviceInformation] = 8, [FileFsAttributeInformation] = 16,
+		[FileFsControlInformation] = 48,
+		[FileFsFullSizeInformation] = 32,
+		[FileFsObjectIdInformation] = 64,
+		[FileFsSectorSizeInformation] = 28,
+	};
 
-	wcur_u8(w, 1);
-	wcur_u8(w, 0);
-	wcur_le16(w, 0);		/* Control, patched */
-	wcur_zero(w, 16);		/* offsets, patched */
-	if (w->err)
-		return;
-	if (which & OWNER_SECURITY_INFORMATION) {
-		le32_put(sd + 4, (uint32_t)(wcur_off(w) - base));
-		info_put_sid(w, 1, st->uid);
+	if (type == SMB2_0_INFO_FILE && klass >= 0 && klass < 64)
+		return file_min[klass];
+	if (type == SMB2_0_INFO_FILESYSTEM && klass >= 0 && klass < 16)
+		return fs_min[klass];
+	return 0;
+}
+
+/* MS-FSA 2.1.5.11: what a query of each class needs from the open. */
+static uint32_t
+info_needs_access(int klass)
+{
+	switch (klass) {
+	case FileBasicInformation:
+	case FileAllInformation:
+	case FileNetworkOpenInformation:
+	case FileAttributeTagInformation:
+		return FILE_READ_ATTRIBUTES;
+	case FileFullEaInformation:
+		return FILE_READ_EA;
+	default:
+		return 0;
 	}
-	if (which & GROUP_SECURITY_INFORMATION) {
-		le32_put(sd + 8, (uint32_t)(wcur_off(w) - base));
-		info_put_sid(w, 2, st->gid);
-	}
-	if (which & DACL_SECURITY_INFORMATION) {
-		control |= 0x0004;	/* SE_DACL_PRESENT */
-		le32_put(sd + 16, (uint32_t)(wcur_off(w) - base));
-		acl = w->p;
-		wcur_u8(w, 2);
-		wcur_u8(w, 0);
-		wcur_le16(w, 0);	/* AclSize, patched */
-		wcur_le16(w, 3);
-		wcur_le16(w, 0);
-		for (i = 0; i < 3; i++) {
-			wcur_u8(w, 0);	/* ACCESS_ALLOWED_ACE_TYPE */
-			wcur_u8(w, 0);
-			wcur_le16(w, i == 2 ? 20 : 24);
-			wcur_le32(w, info_mask(st->mode >> (6 - 3 * i) & 7,
-			    i == 0));
-			if (i == 2)
-				info_put_world(w);
-			else
-				info_put_sid(w, (uint32_t)i + 1,
-				    i == 0 ? st->uid : st->gid);
-		}
-		if (!w->err)
-			le16_put(acl + 2, (uint16_t)(w->p - acl));
-	}
-	if (!w->err)
-		le16_put(sd + 2, control);
 }
 
 static ntstatus_t
 info_query_file(struct smb2_req *req, struct open *op, int klass,
-    struct wcur *w, int *fixed)
+    struct wcur *w)
 {
+	uint32_t need = info_needs_access(klass);
 	struct file_open *f = op->u.file;
 	struct fscc_info fi;
 	ntstatus_t status;
 	int n16;
 
+	if ((op->access & need) != need)
+		return STATUS_ACCESS_DENIED;
 	if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
 		return status;
-	*fixed = 1;
+	if (state_delete_pending_get(op))
+		fi.delete_pending = 1;
 	switch (klass) {
 	case FileBasicInformation:
 		fscc_put_basic(w, &fi);
@@ -223,7 +183,7 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		wcur_le64(w, fi.file_id);
 		break;
 	case FileEaInformation:
-		wcur_le32(w, 0);
+		wcur_le32(w, smb2_ea_size(f));
 		break;
 	case FileAccessInformation:
 		wcur_le32(w, op->access);
@@ -247,21 +207,18 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		fscc_put_attribute_tag(w, &fi);
 		break;
 	case FileAllInformation:
-		*fixed = 0;
 		n16 = info_name(f);
 		fscc_put_all(w, &fi, op->access, f->position, f->mode,
 		    info_name16, (size_t)n16);
 		break;
 	case FileNormalizedNameInformation:
 		/* MS-FSCC 2.4.30: the name without the leading backslash */
-		*fixed = 0;
 		n16 = info_name(f);
 		n16 = n16 >= 2 ? n16 - 2 : 0;
 		wcur_le32(w, (uint32_t)n16);
 		wcur_bytes(w, info_name16 + 2, (size_t)n16);
 		break;
 	case FileStreamInformation:
-		*fixed = 0;
 		(void)info_streams(f, w, fi.eof, fi.alloc);
 		break;
 	case FileAlternateNameInformation: {
@@ -269,7 +226,6 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		const uint8_t *p16;
 		size_t i;
 
-		*fixed = 0;
 		n16 = info_name(f);
 		p16 = info_name16;
 		for (i = 0; i + 1 < (size_t)n16; i += 2)
@@ -281,7 +237,7 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		break;
 	}
 	case FileFullEaInformation:
-		return STATUS_NO_EAS_ON_FILE;
+		return smb2_ea_query(f, w);
 	default:
 		return STATUS_INVALID_INFO_CLASS;
 	}
@@ -289,7 +245,7 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 }
 
 static ntstatus_t
-info_query_fs(struct smb2_req *req, int klass, struct wcur *w, int *fixed)
+info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct tree *tree = req->tree;
@@ -328,8 +284,18 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w, int *fixed)
 		if (l16 < 0)
 			l16 = 0;
 	}
-	*fixed = klass != FileFsVolumeInformation &&
-	    klass != FileFsAttributeInformation;
+	if (klass == FileFsControlInformation) {
+		/*
+		 * MS-FSCC 2.5.2: quotas are not enforced through SMB; the
+		 * thresholds and limits say "none" (-1), flags 0.
+		 */
+		wcur_zero(w, 24);
+		wcur_le64(w, UINT64_MAX);
+		wcur_le64(w, UINT64_MAX);
+		wcur_le32(w, 0);
+		wcur_le32(w, 0);
+		return STATUS_SUCCESS;
+	}
 	if (fscc_put_fs(w, klass, &fs, label16, (size_t)l16) != 0)
 		return STATUS_INVALID_INFO_CLASS;
 	return STATUS_SUCCESS;
@@ -340,11 +306,9 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
 	struct cur *c = &req->body;
 	struct wcur *w = &rsp->body;
-	struct vfs_stat st;
 	struct open *op;
 	uint8_t type, klass, *outhdr;
 	uint32_t outlen, addl, len;
-	int fixed = 1, rc;
 	ntstatus_t status;
 
 	if (cur_le16(c) != 41)
@@ -362,28 +326,23 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	switch (type) {
 	case SMB2_0_INFO_FILE:
-		status = info_query_file(req, op, klass, w, &fixed);
+		status = info_query_file(req, op, klass, w);
 		break;
 	case SMB2_0_INFO_FILESYSTEM:
-		status = info_query_fs(req, klass, w, &fixed);
+		status = info_query_fs(req, klass, w);
 		break;
-	case SMB2_0_INFO_SECURITY:
-		if (!(op->access & READ_CONTROL)) {
-			status = STATUS_ACCESS_DENIED;
-			break;
-		}
-		if ((rc = file_vfs()->fstat(op->u.file->fd, &st)) != 0) {
-			status = ntstatus_from_errno(rc);
-			break;
-		}
-		fixed = 0;
-		info_put_sd(w, &st, addl);
-		status = STATUS_SUCCESS;
-		if (w->err || wcur_off(w) - INFO_OUT_OFFSET > outlen) {
+	case SMB2_0_INFO_SECURITY: {
+		struct wcur lim = *w;
+		uint32_t need;
+
+		if ((size_t)(lim.end - lim.p) > outlen)
+			lim.end = lim.p + outlen;
+		status = smb2_secdesc_query(op, addl, &lim, &need);
+		if (status == STATUS_SUCCESS)
+			w->p = lim.p;
+		else if (status == STATUS_BUFFER_TOO_SMALL) {
 			/* MS-SMB2 3.3.5.20.3: tell the size needed */
-			len = w->err ? 0 : (uint32_t)(wcur_off(w) -
-			    INFO_OUT_OFFSET);
-			w->err = 0;
+			len = need;
 			w->p = outhdr + 8;
 			le16_put(outhdr, 9);
 			le16_put(outhdr + 2, INFO_OUT_OFFSET);
@@ -392,6 +351,7 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			return STATUS_BUFFER_TOO_SMALL;
 		}
 		break;
+	}
 	default:
 		status = STATUS_INVALID_PARAMETER;
 		break;
@@ -406,11 +366,11 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	len = (uint32_t)(wcur_off(w) - INFO_OUT_OFFSET);
+	if (outlen < info_min_len(type, klass)) {
+		w->p = outhdr;
+		return STATUS_INFO_LENGTH_MISMATCH;
+	}
 	if (len > outlen) {
-		if (fixed) {
-			w->p = outhdr;
-			return STATUS_INFO_LENGTH_MISMATCH;
-		}
 		/* variable classes: what fits, with a warning */
 		w->p = outhdr + 8 + outlen;
 		len = outlen;
@@ -461,14 +421,14 @@ info_set_basic(struct open *op, struct cur *b)
 	struct vfs_dosinfo di;
 	struct vfs_stat st;
 	struct timespec ts[2];
-	uint64_t ctime, atime, mtime;
+	uint64_t ctime, atime, mtime, chtime;
 	uint32_t attrs;
 	int rc, has_dos;
 
 	ctime = cur_le64(b);
 	atime = cur_le64(b);
 	mtime = cur_le64(b);
-	cur_skip(b, 8);			/* ChangeTime: the kernel keeps ctime */
+	chtime = cur_le64(b);
 	attrs = cur_le32(b);
 	if (b->err)
 		return STATUS_INFO_LENGTH_MISMATCH;
@@ -492,7 +452,8 @@ info_set_basic(struct open *op, struct cur *b)
 	if ((ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) &&
 	    (rc = vfs->utimens(f->fd, ts)) != 0)
 		return ntstatus_from_errno(rc);
-	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0)
+	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0 &&
+	    (chtime == 0 || chtime >= UINT64_MAX - 1))
 		return STATUS_SUCCESS;
 	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
 	if (!has_dos) {
@@ -506,6 +467,13 @@ info_set_basic(struct open *op, struct cur *b)
 	}
 	if (ctime != 0 && ctime < UINT64_MAX - 1)
 		di.create_time = ctime;
+	if (chtime != 0 && chtime < UINT64_MAX - 1) {
+		/* kept until the data changes (see file_info_from_stat) */
+		if ((rc = vfs->fstat(f->fd, &st)) != 0)
+			return ntstatus_from_errno(rc);
+		di.change_time = chtime;
+		di.change_mtime = fscc_time_from_timespec(&st.mtime);
+	}
 	if (attrs != 0)
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
@@ -558,7 +526,7 @@ info_set_disposition(struct open *op, int del)
 		return STATUS_ACCESS_DENIED;
 	if (!del) {
 		f->delete_on_close = 0;
-		return STATUS_SUCCESS;
+		return state_delete_pending_set(op, 0);
 	}
 	if (f->path[0] == '\0' && f->stream[0] == '\0')
 		return STATUS_CANNOT_DELETE;	/* the share root */
@@ -573,7 +541,8 @@ info_set_disposition(struct open *op, int del)
 			return STATUS_DIRECTORY_NOT_EMPTY;
 	}
 	f->delete_on_close = 1;
-	return STATUS_SUCCESS;
+	/* every open of the file sees it, new opens get DELETE_PENDING */
+	return state_delete_pending_set(op, 1);
 }
 
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
@@ -689,7 +658,7 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct open *op;
 	struct file_open *f;
 	uint8_t type, klass;
-	uint32_t blen, mode;
+	uint32_t blen, mode, addl;
 	uint16_t boff;
 	ntstatus_t status;
 
@@ -699,15 +668,25 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	klass = cur_u8(c);
 	blen = cur_le32(c);
 	boff = cur_le16(c);
-	cur_skip(c, 2 + 4);		/* Reserved, AdditionalInformation */
+	cur_skip(c, 2);			/* Reserved */
+	addl = cur_le32(c);
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
 		return status;
 	b = cur_sub(c, boff, blen);
 	if (c->err)
 		return STATUS_INVALID_PARAMETER;
 	f = op->u.file;
-	if (type == SMB2_0_INFO_SECURITY)
-		return STATUS_NOT_SUPPORTED;	/* no ACL writes yet: say so */
+	if (type == SMB2_0_INFO_SECURITY) {
+		const uint8_t *sd = cur_view(&b, blen);
+
+		if (sd == NULL)
+			return STATUS_INVALID_PARAMETER;
+		status = smb2_secdesc_set(op, addl, sd, blen);
+		if (status != STATUS_SUCCESS)
+			return status;
+		wcur_le16(&rsp->body, 2);
+		return STATUS_SUCCESS;
+	}
 	if (type != SMB2_0_INFO_FILE)
 		return type == SMB2_0_INFO_FILESYSTEM ?
 		    STATUS_NOT_SUPPORTED : STATUS_INVALID_PARAMETER;
@@ -759,8 +738,16 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		f->mode = mode;
 		status = STATUS_SUCCESS;
 		break;
-	case FileFullEaInformation:
-		return STATUS_EAS_NOT_SUPPORTED;
+	case FileFullEaInformation: {
+		const uint8_t *eas = cur_view(&b, blen);
+
+		if (!(op->access & FILE_WRITE_EA))
+			return STATUS_ACCESS_DENIED;
+		if (eas == NULL)
+			return STATUS_INVALID_PARAMETER;
+		status = smb2_ea_set(f, eas, blen);
+		break;
+	}
 	default:
 		return STATUS_INVALID_INFO_CLASS;
 	}

@@ -14,6 +14,8 @@
 #include "daemon/log.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/smb2_file.h"
+#include "worker/smb2_pipe.h"
 
 #define FSCTL_PIPE_TRANSCEIVE			0x0011C017u
 #define FSCTL_VALIDATE_NEGOTIATE_INFO		0x00140204u
@@ -23,8 +25,6 @@
 #define IOCTL_RSP_BUF_OFF	(SMB2_HDR_LEN + 48)
 #define NETIF_ENTRY_LEN		152
 
-ntstatus_t smb2_pipe_ioctl(struct smb2_req *, struct smb2_rsp *) __attribute__((weak));
-ntstatus_t smb2_ioctl_file(struct smb2_req *, struct smb2_rsp *) __attribute__((weak));
 
 struct ioctl_req {
 	uint32_t	 ctl;
@@ -188,10 +188,9 @@ smb2_ioctl(struct smb2_req *req, struct smb2_rsp *rsp)
 	case FSCTL_PIPE_TRANSCEIVE:
 		if (!req->tree->is_ipc)
 			return STATUS_INVALID_DEVICE_REQUEST;
-		return smb2_pipe_ioctl != NULL ? smb2_pipe_ioctl(req, rsp) :
-		    STATUS_NOT_SUPPORTED;
+		return smb2_pipe_ioctl(req, rsp);
 	}
-	if (!req->tree->is_ipc && smb2_ioctl_file != NULL)
+	if (!req->tree->is_ipc)
 		return smb2_ioctl_file(req, rsp);
 	return req->tree->is_ipc ? STATUS_NOT_SUPPORTED :
 	    STATUS_INVALID_DEVICE_REQUEST;

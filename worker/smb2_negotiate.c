@@ -107,8 +107,10 @@ neg_limits(struct conn *c, uint16_t dialect)
 	c->max_trans_size = c->max_read_size = c->max_write_size =
 	    dialect == DIALECT_202 ? 65536 : CONN_MAX_TRANS;
 	c->capabilities = 0;
+	/* Leases live in the shared state (worker/state.c, smb2_oplock.c). */
 	if (dialect >= DIALECT_210)
-		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU;
+		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU |
+		    SMB2_GLOBAL_CAP_LEASING;
 	if ((dialect == DIALECT_300 || dialect == DIALECT_302) &&
 	    (c->client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) &&
 	    c->conf->smb_encrypt != ENCRYPT_OFF) {

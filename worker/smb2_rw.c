@@ -14,12 +14,14 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/state.h"
 
 #define SMB2_READFLAG_READ_UNBUFFERED	0x01
 #define SMB2_WRITEFLAG_WRITE_THROUGH	0x00000001u
 #define FILE_WRITE_THROUGH		0x00000002u
 #define RW_MAX				(8u * 1024 * 1024)
 #define RW_STREAM_MAX			65536	/* XATTR_SIZE_MAX */
+#define RW_MAX_FILE_SIZE		0xFFFFFFF0000ull	/* MS-FSA: 16 TiB - 64 KiB */
 
 /*
  * The zero-copy path (rsp->data_fd, sent by the core with sendfile).  It
@@ -93,8 +95,13 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (len > RW_MAX || (req->conn->max_read_size != 0 &&
 	    len > req->conn->max_read_size))
 		return STATUS_INVALID_PARAMETER;
-	if (off > (uint64_t)INT64_MAX)
+	/* MS-FSA 2.1.5.2: offsets are signed 64-bit; the end must fit too */
+	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
 		return STATUS_INVALID_PARAMETER;
+	/* Other opens' byte-range locks, in every worker (worker/state.h). */
+	if (len > 0 && (status = state_io_check(op, off, len, 0)) !=
+	    STATUS_SUCCESS)
+		return status;
 
 	/* MS-SMB2 2.2.20: the data follows a 16-byte body at offset 0x50 */
 	hdr = wcur_reserve(&rsp->body, 16);
@@ -208,8 +215,12 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (!(op->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) ||
 	    !f->writable)
 		return STATUS_ACCESS_DENIED;
-	if (off == UINT64_MAX) {
-		/* MS-SMB2 3.3.5.13: 0xFFFFFFFFFFFFFFFF appends */
+	if (off == UINT64_MAX && !(op->access & FILE_WRITE_DATA)) {
+		/*
+		 * MS-FSA 2.1.5.3: 0xFFFFFFFFFFFFFFFF means end of file for an
+		 * open with append access only; with write access it is just
+		 * an offset past the limit.
+		 */
 		if (f->stream[0] != '\0') {
 			char xname[300];
 
@@ -225,6 +236,12 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	} else if (off > (uint64_t)INT64_MAX ||
 	    len > (uint64_t)INT64_MAX - off)
 		return STATUS_INVALID_PARAMETER;
+	/* MS-FSA 2.1.5.3: nothing is written past the largest file size */
+	if (len > 0 && off + len > RW_MAX_FILE_SIZE)
+		return STATUS_INVALID_PARAMETER;
+	/* Byte-range locks; also breaks others' read caching (state.h). */
+	if ((status = state_io_check(op, off, len, 1)) != STATUS_SUCCESS)
+		return status;
 
 	if (f->stream[0] != '\0') {
 		if (len > 0 && (status = rw_stream_write(f, data, len, off)) !=

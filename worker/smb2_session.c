@@ -20,8 +20,55 @@
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/state.h"
+#include "worker/worker.h"
 
 #define SESS_RSP_BUF_OFF	(SMB2_HDR_LEN + 8)
+
+struct sess_prev {
+	uint64_t	 id;
+	uid_t		 uid;
+	const struct session *keep;
+};
+
+static void
+sess_prev_conn(struct conn *c, void *arg)
+{
+	struct sess_prev *p = arg;
+	int i;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++) {
+		struct session *o = &c->sessions[i];
+
+		if (!o->in_use || o == p->keep || o->session_id != p->id ||
+		    o->state != SESS_VALID || o->uid != p->uid ||
+		    o->anonymous || o->guest)
+			continue;
+		log_info("%s: session %llx of %s replaced by a new session "
+		    "(PreviousSessionId)", c->peer,
+		    (unsigned long long)o->session_id, o->user);
+		/* Its next request gets STATUS_USER_SESSION_DELETED. */
+		state_session_del(o);
+		conn_session_free(c, o);
+	}
+}
+
+void
+smb2_session_replace_previous(struct conn *c, struct session *s)
+{
+	struct sess_prev p;
+
+	(void)c;
+	if (s->previous_id == 0 || s->previous_id == s->session_id ||
+	    s->anonymous || s->guest || s->state != SESS_VALID)
+		return;
+	p.id = s->previous_id;
+	p.uid = s->uid;
+	p.keep = s;
+	s->previous_id = 0;
+	/* A worker holds every session of its one user. */
+	worker_foreach_conn(sess_prev_conn, &p);
+}
 
 /* Writes the response body with a security buffer of n bytes at p. */
 static void
@@ -168,10 +215,10 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	if (arep.status != STATUS_SUCCESS)
 		return arep.status;
 	/* A worker is one Unix user: another uid cannot live here (DESIGN.md). */
-	if (pv->role == CONN_ROLE_WORKER && arep.uid != geteuid()) {
+	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid()) {
 		log_warnx("%s: session of user %s (uid %u) on a connection served "
 		    "for uid %u: refused (multi-user connections not supported)",
-		    c->peer, arep.user, arep.uid, (unsigned)geteuid());
+		    c->peer, arep.user, arep.uid, (unsigned)user_euid());
 		return STATUS_ACCESS_DENIED;
 	}
 	if (reauth && arep.uid != s->uid) {
@@ -246,6 +293,7 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	size_t toklen;
 	uint16_t off, len;
 	uint8_t flags;
+	uint64_t previous_id;
 	struct cur b;
 	int type, fresh = 0;
 	ntstatus_t st;
@@ -255,6 +303,7 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	cur_skip(&req->body, 1 + 4 + 4);
 	off = cur_le16(&req->body);
 	len = cur_le16(&req->body);
+	previous_id = cur_le64(&req->body);
 	b = cur_sub(&req->body, off, len);
 	buf = b.p;
 	if (req->body.err || len == 0)
@@ -274,6 +323,8 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 			return STATUS_USER_SESSION_DELETED;
 	}
 	req->sess = s;
+	if (s->state == SESS_IN_PROGRESS && previous_id != 0)
+		s->previous_id = previous_id;
 	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
 		smb2_preauth_update(s->preauth, req->hdr, req->len);
 	if (s->auth == NULL) {
@@ -328,6 +379,8 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		st = sess_authenticate(req, s, tok, toklen, &sp, rsp);
 	else
 		st = STATUS_INVALID_PARAMETER;
+	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER)
+		smb2_session_replace_previous(c, s);	/* the gate's: at hand-off */
 	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED)
 		return st;
 fail:

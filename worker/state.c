@@ -19,6 +19,7 @@
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
+#include "worker/smb2_notify.h"
 #include "worker/smb2_oplock.h"
 #include "worker/smb2.h"
 #include "worker/worker.h"
@@ -266,6 +267,7 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	struct shm_open_grant sg;
 	struct shm_open_conflict conflict;
 	struct shm_break_req br;
+	struct shm_breaks pre;
 	ntstatus_t status;
 	int rc, lease = r->lease && r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE;
 
@@ -282,10 +284,19 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		memcpy(br.lease_key, r->lease_key, 16);
 		memcpy(br.client_guid, req->conn->client_guid, 16);
 	}
-	/* MS-SMB2 3.3.5.9: break conflicting oplocks and leases first. */
-	status = state_break_wait(req, rsp, s, &fid, &br);
-	if (status != STATUS_SUCCESS)
-		return status;
+	/*
+	 * MS-FSA 2.1.5.1.2: the share-mode check comes first; only an open
+	 * that passes it breaks the others' oplocks and leases.  What would
+	 * break is looked up (read only) before the insert, since the new
+	 * open must not count as one to break.
+	 */
+	if (dispatch_resuming(req) != NULL &&
+	    dispatch_resuming(req)->deadline_ms != 0 &&
+	    shm_now_ms() >= dispatch_resuming(req)->deadline_ms)
+		state_breaks_force(s, &fid, &br);
+	memset(&pre, 0, sizeof(pre));
+	if (shm_open_breaks(s, &fid, &br, 0, &pre) != 0)
+		pre.n = 0;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.persistent_id = op->fid_persistent;
@@ -328,6 +339,15 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		log_warn("state: open of \"%s\" not recorded", f->path);
 		return rc == -ENOSPC ? STATUS_INSUFF_SERVER_RESOURCES :
 		    STATUS_UNSUCCESSFUL;
+	}
+	if (pre.n > 0) {
+		/* Passed: now break, and wait when an ack is needed. */
+		status = state_break_wait(req, rsp, s, &fid, &br);
+		if (status != STATUS_SUCCESS) {
+			/* Not open while it waits: inserted again on the rerun. */
+			(void)shm_open_remove(s, &fid, op->fid_persistent, NULL);
+			return status;
+		}
 	}
 	op->state_in = 1;
 	op->state_dev = fid.dev;
@@ -404,6 +424,13 @@ state_open_leave(struct open *op, int *delete_file)
 		return;
 	op->state_in = 0;
 	state_open_fid(op, &fid);
+	/*
+	 * Delete-on-close set through SET_INFO (not a create option, which
+	 * shm/ applies itself): the file becomes delete pending now.
+	 */
+	if (delete_file != NULL && *delete_file && op->u.file != NULL &&
+	    !(op->u.file->create_options & SHM_FILE_DELETE_ON_CLOSE))
+		(void)shm_open_set_delete_pending(s, &fid, 1);
 	memset(&res, 0, sizeof(res));
 	rc = shm_open_remove(s, &fid, op->fid_persistent, &res);
 	if (rc != 0 && rc != -ENOENT) {

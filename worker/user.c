@@ -24,6 +24,9 @@
 #define USER_STATE_GROUP	"usmbd-state"
 #define USER_MAX_GROUPS		256
 
+/* The uid this process was pinned to, recorded once the drop is verified. */
+static uid_t user_pinned_uid = (uid_t)-1;
+
 /* Fatal unless uid and gid are now exactly what we set, for good. */
 static void
 user_verify(uid_t uid, gid_t gid)
@@ -40,6 +43,14 @@ user_verify(uid_t uid, gid_t gid)
 	if (getresgid(&rg, &eg, &sg) == -1 || rg != gid || eg != gid ||
 	    sg != gid)
 		fatalx("gid is not %u after the drop", (unsigned)gid);
+	user_pinned_uid = uid;
+}
+
+uid_t
+user_euid(void)
+{
+	/* Before the drop (never on a request path) ask the kernel. */
+	return user_pinned_uid != (uid_t)-1 ? user_pinned_uid : geteuid();
 }
 
 int

@@ -23,8 +23,18 @@ struct conn;
 void	worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg);
 void	worker_kick(struct conn *);
 
+/*
+ * worker/smb2_session.c: a new session s that named a PreviousSessionId
+ * (MS-SMB2 3.3.5.5.3) ends that older session of the same user on any
+ * connection of this worker (the client lost or gave up the old one).
+ */
+struct session;
+void	smb2_session_replace_previous(struct conn *c, struct session *s);
+
 /* worker/user.c: privilege drops, each checked; 0 or -errno. */
 int	user_drop_gate(void);
 int	user_drop_worker(const char *user, uid_t uid, gid_t gid);
+/* The uid the process was pinned to by the drop (no syscall after it). */
+uid_t	user_euid(void);
 
 #endif

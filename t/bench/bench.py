@@ -238,6 +238,80 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
     print()
 
 
+# ---------------------------------------------------------------- memory
+
+IDLECONN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "idleconn.py")
+
+
+def run_idle(tmp, n, classes, unavailable):
+    """Item 4: n idle sessions of 20 users held open at once, each answering
+    ECHO; each server fresh, its tree's memory read before and while they
+    are open.  Returns printable lines."""
+    print("== memory: %d idle sessions of %d users held open at once (issue 6 item 4; "
+          "unpinned, fresh servers) ==" % (n, len(bl.IDLE_USERS)))
+    print("%-6s %8s %8s %6s %12s %12s %12s %12s %14s %14s" % (
+        "server", "sessions", "answered", "procs", "rss_idle_kib", "rss_kib", "pss_idle_kib",
+        "pss_kib", "rss/sess_kib", "pss/sess_kib"))
+    d = os.path.join(tmp, "idle")
+    os.makedirs(d, exist_ok=True)
+    ufile = os.path.join(d, "users")
+    with open(ufile, "w") as f:
+        for name, pw in bl.IDLE_USERS:
+            f.write("%s %s\n" % (name, pw))
+    lines, got = [], {}
+    for cls in classes:
+        srv = cls(d)
+        why = unavailable.get(srv.name) or srv.start() or srv.add_users(bl.IDLE_USERS)
+        try:
+            if why:
+                print("%-6s %s: not available (%s)" % (srv.name, srv.name, why))
+                lines.append('BENCH workload=idle_sessions server=%s status=unavailable reason="%s"'
+                             % (srv.name, why.replace('"', "'")))
+                continue
+            time.sleep(0.5)
+            before = bl.mem_kib(srv.pid)
+            c = bl.Paused([bl.PY, IDLECONN, str(srv.port), str(n), ufile, "900"], 960)
+            during = None
+            for phase, stage in c.events():
+                if stage == "READY":
+                    time.sleep(0.5)
+                    during = bl.mem_kib(srv.pid)
+                c.go()
+            c.finish()
+            res = c.results[0] if c.results else {}
+            if c.error or during is None or not res:
+                why = c.error or "no result"
+                print("%-6s %s: not available (%s)" % (srv.name, srv.name, why))
+                lines.append('BENCH workload=idle_sessions server=%s status=unavailable reason="%s"'
+                             % (srv.name, why.replace('"', "'")))
+                continue
+            ok = int(res["ops"])
+            rss_per = (during[1] - before[1]) / n
+            pss_per = (during[2] - before[2]) / n
+            got[srv.name] = during
+            print("%-6s %8d %8d %6d %12d %12d %12d %12d %14.1f %14.1f" % (
+                srv.name, n, ok, during[0], before[1], during[1], before[2], during[2],
+                rss_per, pss_per))
+            ratio = ""
+            if srv.name != "samba" and "samba" in got:
+                ratio = " rss_ratio=%.2f pss_ratio=%.2f" % (
+                    got["samba"][1] / max(during[1], 1), got["samba"][2] / max(during[2], 1))
+            lines.append("BENCH workload=idle_sessions server=%s sessions=%d answered=%d users=%d "
+                         "procs=%d rss_idle_kib=%d rss_kib=%d pss_idle_kib=%d pss_kib=%d "
+                         "rss_per_session_kib=%.1f pss_per_session_kib=%.1f open_secs=%s%s" % (
+                             srv.name, n, ok, len(bl.IDLE_USERS), during[0], before[1], during[1],
+                             before[2], during[2], rss_per, pss_per, res.get("open_secs", "-"),
+                             ratio))
+        finally:
+            srv.stop()
+    print("(rss = summed VmRSS of the server's processes, a shared page once per process; "
+          "pss = proportional set size, shared pages divided; per session = growth / sessions)")
+    print()
+    for line in lines:
+        print(line)
+    print()
+
+
 # ---------------------------------------------------------------- meters
 
 def meter_hooks(srv, wl, tmp, store):
@@ -353,7 +427,7 @@ def main():
     for prog in (bl.SMBLOAD, bl.NETLIMIT):
         if not os.access(prog, os.X_OK):
             sys.exit("bench: %s not built (make bench builds it)" % prog)
-    bl.ensure_users()
+    bl.ensure_users(bl.IDLE_USERS)
     tmp = bl.make_tmp()
     print("bench: %s, scale %s (factor %g), %d runs per figure, big file %d MiB, tmp %s" % (
         time.strftime("%Y-%m-%d %H:%M:%S %Z"), os.environ.get("BENCH_SCALE", "small"), f,
@@ -437,6 +511,10 @@ def main():
                         scun[(k[0], k[1][:-3], k[2])] = v
                 report(pin, sc, allnames, scfigs, scun,
                        "smbclient (one command line each, connection setup included)")
+        only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
+        if not only or "idle" in only:
+            run_idle(tmp, max(20, int(2000 * f)), classes,
+                     {k: v for k, v in unavailable.items() if isinstance(k, str)})
         if os.environ.get("BENCH_METERS", "1") == "1":
             run_meters(tmp, wls, big, classes, {k: v for k, v in unavailable.items()
                                                 if isinstance(k, str)})

@@ -37,6 +37,8 @@ USMBCTL = os.environ.get("USMBCTL", os.path.join(BUILD, "usmbctl"))
 SMBD = "/usr/sbin/smbd"
 PY = "/usr/bin/python3"     # Debian's, which has impacket
 USERS = (("alice", "alicepw1"), ("bob", "bobpw1"))
+# The idle-sessions workload (issue 6 item 4): 20 more accounts.
+IDLE_USERS = tuple(("benchu%02d" % i, "benchpw%02d" % i) for i in range(1, 21))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 # What the overhead meters list by name; CRED_ALL is what "0 credential
 # syscalls" means (any of them, by any thread of the serving process).
@@ -70,8 +72,13 @@ def port_open(port):
         return False
 
 
-def ensure_users():
-    """Unix accounts alice and bob (and usmbd's own accounts) exist."""
+def ensure_users(extra=()):
+    """Unix accounts alice and bob, any extra ones (and usmbd's own accounts)
+    exist.  Extra accounts get no home directory."""
+    for name, _ in extra:
+        if subprocess.run(["id", name], capture_output=True).returncode:
+            subprocess.run(["useradd", "-M", "-d", "/nonexistent", "-s",
+                            "/usr/sbin/nologin", name], check=True)
     for name, _ in USERS:
         if subprocess.run(["id", name], capture_output=True).returncode:
             subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
@@ -149,6 +156,25 @@ def rss_kib(root):
         except OSError:
             pass
     return total
+
+
+def mem_kib(root):
+    """(processes, summed VmRSS, summed Pss) of a process tree, in KiB.  RSS
+    counts a shared page once per process that maps it (Samba's forked
+    children share most of theirs); PSS divides it among them."""
+    n = rss = pss = 0
+    for p in tree_pids(root):
+        try:
+            with open("/proc/%d/smaps_rollup" % p) as f:
+                for line in f:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+            n += 1
+        except OSError:
+            pass
+    return n, rss, pss
 
 
 def set_affinity(root, cpus):
@@ -395,6 +421,15 @@ class Samba(Server):
             return "smbd did not come up: " + self.log_tail()
         return None
 
+    def add_users(self, users):
+        for name, pw in users:
+            r = subprocess.run(["smbpasswd", "-c", self.conf, "-a", "-s", name],
+                               input="%s\n%s\n" % (pw, pw), text=True,
+                               capture_output=True)
+            if r.returncode:
+                return "smbpasswd -a %s: %s" % (name, (r.stderr or r.stdout).strip()[:200])
+        return None
+
     def serving_pids(self):
         # The master holds no connection; the forked child serving it does.
         return [p for p in super().serving_pids() if p != self.pid]
@@ -438,6 +473,18 @@ class Usmbd(Server):
         self.spawn([USMBD, "-F", "-s", self.conf])
         if not self.wait_up():
             return "usmbd did not come up: " + self.log_tail()
+        return None
+
+
+    def add_users(self, users):
+        for name, pw in users:
+            try:
+                r = self.ctl("user", "add", name, input=pw + "\n")
+            except (OSError, subprocess.TimeoutExpired) as e:
+                return "usmbctl user add: %s" % e
+            if r.returncode:
+                return "usmbctl user add %s: exit %d: %s" % (
+                    name, r.returncode, (r.stderr or r.stdout).strip()[:200])
         return None
 
 

@@ -38,13 +38,13 @@ else
 	SHARENAME=${rest#*/}
 fi
 
-# torture_run SUITE TEST...: one smbtorture invocation; results go to
-# $T/res.SUITE as "success NAME" / "failure NAME" / "skip NAME" lines with
-# the full test name (suite.test).
+# torture_run SUITE [LOADLIST]: one smbtorture invocation of the suite
+# (only the tests of LOADLIST, one full name a line, when given); results go
+# to $T/res.SUITE as "STATUS<TAB>full test name" lines (names may hold
+# spaces), STATUS one of success, failure, skip.
 torture_run() {
 	local suite=$1 out=$T/out.$1
 
-	shift
 	timeout --kill-after=5 "$TMO" smbtorture "//$HOST/$SHARENAME" \
 	    -p "$SPORT" -U "alice%$ALICE_PW" \
 	    --target=samba3 \
@@ -52,81 +52,77 @@ torture_run() {
 	    --option=torture:writetimeupdatedelay=500000 \
 	    --option=torture:user2name=bob \
 	    --option=torture:user2password="$BOB_PW" \
-	    --fullname --format=subunit "$@" </dev/null >"$out" 2>&1
+	    --fullname --format=subunit ${2:+--load-list="$2"} "$suite" \
+	    </dev/null >"$out" 2>&1
 	echo "$?" >"$T/rc.$suite"
-	# subunit v1 lines: "success: NAME", "failure: NAME [", "skip: NAME"...
-	sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail|uxsuccess): ([^ []+).*/\1 \2/p' \
-	    "$out" | sed -E 's/^successful /success /; s/^fail /failure /; s/^error /failure /' \
-	    >"$T/res.$suite"
+	# subunit v1: "success: NAME", "failure: NAME [", "skip: NAME [" ...
+	sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail|uxsuccess): (.*)$/\1\t\2/p' \
+	    "$out" | sed -E 's/ \[$//; s/^successful\t/success\t/;
+	    s/^(fail|error)\t/failure\t/' >"$T/res.$suite"
 }
 
-declare -A want=() xfail=()
-while read -r t _; do
-	case $t in ''|'#'*) continue ;; esac
-	want[$t]=1
-done <"$LIST"
-while IFS=$'\t' read -r t _; do
-	case $t in ''|'#'*) continue ;; esac
-	xfail[$t]=1
-done <"$XFAIL"
+# Every non-comment line of a list: the test name is up to the first tab.
+list_names() { grep -v -E '^(#|[[:space:]]*$)' "$1" | cut -f1; }
 
-# A test name is suite.test where suite is the first two dotted parts.
-suite_of() { local a=${1%%.*} r=${1#*.}; echo "$a.${r%%.*}"; }
+# The suite of a test: its name without the last dotted part.
+suite_of() { echo "${1%.*}"; }
+
+declare -A want=() xfail=()
+while IFS= read -r t; do want[$t]=1; done < <(list_names "$LIST")
+while IFS= read -r t; do xfail[$t]=1; done < <(list_names "$XFAIL")
 
 if [ -n "${TORTURE_SUITES:-}" ]; then
 	for s in $TORTURE_SUITES; do
-		torture_run "$s" "$s"
-		p=$(grep -c '^success ' "$T/res.$s")
-		f=$(grep -c '^failure ' "$T/res.$s")
-		k=$(grep -c '^skip ' "$T/res.$s")
+		torture_run "$s"
+		p=$(grep -c '^success' "$T/res.$s")
+		f=$(grep -c '^failure' "$T/res.$s")
+		k=$(grep -c '^skip' "$T/res.$s")
 		echo "suite $s: $p passed, $f failed, $k skipped (rc $(cat "$T/rc.$s"))"
-		sed 's/^/    /' "$T/res.$s"
+		sed 's/^/    /; s/\t/ /' "$T/res.$s"
 	done
 	echo "0 passed, 0 failed"
 	exit 0
 fi
 
-# Each suite of the list runs whole, minus its known failures (which may
+# Each suite of the list runs whole minus its known failures (which may
 # hang or take long), so a new pass shows up as "passes but not listed".
-declare -A bysuite=() suites=()
+declare -A suites=()
 for t in "${!want[@]}"; do
-	suites[$(suite_of "$t")]=1
+	s=$(suite_of "$t")
+	# a test of a nested suite (smb2.ioctl.bug14788.X) runs with its parent
+	case $s in smb2.*.*) s=$(cut -d. -f1-2 <<<"$s") ;; esac
+	suites[$s]=1
 done
-for s in "${!suites[@]}"; do
-	# --list prints suite.test.tcase; the test is the first three parts
-	for t in $(smbtorture --list "$s" 2>/dev/null | grep "^$s\\." |
-	    cut -d. -f1-3 | sort -u); do
-		[ -n "${xfail[$t]:-}" ] || bysuite[$s]+=" $t"
-	done
-	# a listed test smbtorture does not know still counts (as missing)
+for s in $(printf '%s\n' "${!suites[@]}" | sort); do
+	ll=$T/load.$s
+	# --list prints "full name.tcase name"
+	smbtorture --list "$s" 2>/dev/null | grep -F "$s." | sed 's/\.[^.]*$//' |
+	    sort -u | while IFS= read -r t; do
+		[ -n "${xfail[$t]:-}" ] || printf '%s\n' "$t"
+	done >"$ll"
 	for t in "${!want[@]}"; do
-		[ "$(suite_of "$t")" = "$s" ] || continue
-		[[ " ${bysuite[$s]:-} " == *" $t "* ]] || bysuite[$s]+=" $t"
+		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
 	done
-done
-
-for s in $(printf '%s\n' "${!bysuite[@]}" | sort); do
-	# shellcheck disable=SC2086
-	torture_run "$s" ${bysuite[$s]}
+	torture_run "$s" "$ll"
 	rc=$(cat "$T/rc.$s")
-	[ "$rc" = 124 ] || [ "$rc" = 137 ] && echo "suite $s timed out after ${TMO}s"
-	for t in $(tr ' ' '\n' <<<"${bysuite[$s]}" | sort); do
-		[ -n "$t" ] && [ -n "${want[$t]:-}" ] || continue
-		# smbtorture reports the test by its full name
-		r=$(awk -v n="$t" '$2 == n { print $1 }' "$T/res.$s" | tail -n 1)
+	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && echo "suite $s timed out after ${TMO}s"
+	while IFS= read -r t; do
+		[ -n "${want[$t]:-}" ] || continue
+		r=$(awk -F'\t' -v n="$t" '$2 == n { r = $1 } END { print r }' "$T/res.$s")
 		case $r in
 		success) ok "$t" ;;
 		skip) fail "$t (skipped)" ;;
 		'') fail "$t (no result; rc $rc)"; tail -n 5 "$T/out.$s" | sed 's/^/     /' ;;
 		*) fail "$t"
-		   awk -v n="$t" 'index($0, n) { p = 1 } p && n2++ < 12' "$T/out.$s" |
-		       sed 's/^/     /' ;;
+		   awk -v n="failure: $t" 'index($0, n) == 1 { p = 1 } p && k++ < 8' \
+		       "$T/out.$s" | sed 's/^/     /' ;;
 		esac
-	done
-	# passes of this suite that neither file names
-	awk '$1 == "success" { print $2 }' "$T/res.$s" | sort -u | while read -r t; do
+	done < <(sort "$ll")
+	# passes of this suite that neither list names
+	awk -F'\t' '$1 == "success" { print $2 }' "$T/res.$s" | sort -u |
+	    while IFS= read -r t; do
 		[ -n "${want[$t]:-}" ] || [ -n "${xfail[$t]:-}" ] ||
-		    echo "note $t passes but not listed"
+		    echo "note: $t passes but not listed"
 	done
 done
 finish

@@ -475,7 +475,10 @@ check_cipher(uint16_t cipher, const uint8_t *key, const uint8_t *want_th,
 	ck_assert(sid == 0x1122334455667788ull);
 	ck_assert_int_eq(smb2_decrypt(cipher, key, buf, 52 + len, &off, &plen),
 	    0);
-	ck_assert_uint_eq(off, 52);
+	/* GCM decrypts in place behind the header; CCM moves the ciphertext
+	 * to the front to put the tag behind it (no allocation). */
+	ck_assert_uint_eq(off, cipher == SMB2_ENCRYPTION_AES128_GCM ||
+	    cipher == SMB2_ENCRYPTION_AES256_GCM ? 52 : 0);
 	ck_assert_uint_eq(plen, len);
 	ck_assert_mem_eq(buf + off, msg_a, len);
 
@@ -1096,6 +1099,131 @@ START_TEST(test_captured_311_gcm)
 }
 END_TEST
 
+/*
+ * The per-session contexts: one handle reused for many messages gives the
+ * known answers every time (the MAC state resets between messages, the GMAC
+ * nonce is per message), and a new key or algorithm re-keys the handle.
+ */
+START_TEST(test_sign_ctx_reuse)
+{
+	static const int algos[] = { SIGN_HMAC_SHA256, SIGN_AES_CMAC,
+	    SIGN_AES_GMAC };
+	const uint8_t *want_a[] = { sig_a_hmac, sig_a_cmac, sig_a_gmac };
+	struct smb2_sign_ctx cx = { 0 };
+	uint8_t other_key[16], a[sizeof(msg_a)], b[sizeof(msg_b)], b2[sizeof(msg_b)];
+	size_t i;
+	int round;
+
+	memset(other_key, 0x5c, sizeof(other_key));
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 3; i++) {
+			memcpy(a, msg_a, sizeof(a));
+			ck_assert_int_eq(smb2_sign_ctx(&cx, algos[i], sign_key,
+			    a, sizeof(a)), 0);
+			ck_assert_mem_eq(a + SMB2_SIG_OFF, want_a[i], 16);
+			ck_assert_int_eq(smb2_verify_ctx(&cx, algos[i], sign_key,
+			    a, sizeof(a)), 0);
+			/* Another message through the same handle... */
+			memcpy(b, msg_b, sizeof(b));
+			memcpy(b2, msg_b, sizeof(b2));
+			ck_assert_int_eq(smb2_sign_ctx(&cx, algos[i], sign_key,
+			    b, sizeof(b)), 0);
+			ck_assert_int_eq(smb2_sign(algos[i], sign_key, b2,
+			    sizeof(b2)), 0);
+			ck_assert_mem_eq(b, b2, sizeof(b));
+			/* ...a tampered one fails and leaves it usable... */
+			a[70] ^= 1;
+			ck_assert_int_eq(smb2_verify_ctx(&cx, algos[i],
+			    sign_key, a, sizeof(a)), -EBADMSG);
+			a[70] ^= 1;
+			ck_assert_int_eq(smb2_verify_ctx(&cx, algos[i],
+			    sign_key, a, sizeof(a)), 0);
+			/* ...and another key re-keys it. */
+			memcpy(b, msg_b, sizeof(b));
+			memcpy(b2, msg_b, sizeof(b2));
+			ck_assert_int_eq(smb2_sign_ctx(&cx, algos[i], other_key,
+			    b, sizeof(b)), 0);
+			ck_assert_int_eq(smb2_sign(algos[i], other_key, b2,
+			    sizeof(b2)), 0);
+			ck_assert_mem_eq(b, b2, sizeof(b));
+			ck_assert_int_eq(smb2_verify_ctx(&cx, algos[i],
+			    sign_key, b, sizeof(b)), -EBADMSG);
+		}
+	}
+	ck_assert_int_eq(smb2_sign_ctx(&cx, 9, sign_key, a, sizeof(a)),
+	    -EINVAL);
+	smb2_sign_ctx_free(&cx);
+	ck_assert_ptr_null(cx.h);
+	smb2_sign_ctx_free(&cx);	/* a freed (zeroed) context is fine */
+}
+END_TEST
+
+static struct smb2_crypt_ctx enc, dec;	/* shared: re-keyed per cipher */
+
+static void
+check_crypt_ctx(uint16_t cipher, const uint8_t *key, const uint8_t *want_th,
+    const uint8_t *want_ct)
+{
+	size_t len = sizeof(msg_a), off, plen;
+	uint8_t th[52], *buf, *out;
+	struct iovec iov = { .iov_base = (void *)msg_a, .iov_len = sizeof(msg_a) };
+	int round;
+
+	buf = malloc(52 + len);
+	out = malloc(len + SMB2_CRYPT_SLACK);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(out);
+	for (round = 0; round < 3; round++) {
+		ck_assert_int_eq(smb2_encrypt_ctx_nonce(&enc, cipher, key,
+		    0x1122334455667788ull, enc_nonce, &iov, 1, th, out),
+		    (int)len);
+		ck_assert_mem_eq(th, want_th, 52);
+		ck_assert_mem_eq(out, want_ct, len);
+		memcpy(buf, th, 52);
+		memcpy(buf + 52, out, len);
+		ck_assert_int_eq(smb2_decrypt_ctx(&dec, cipher, key, buf,
+		    52 + len, &off, &plen), 0);
+		ck_assert_uint_eq(plen, len);
+		ck_assert_mem_eq(buf + off, msg_a, len);
+		/* A bad tag fails; the handle still works next round. */
+		memcpy(buf, th, 52);
+		memcpy(buf + 52, out, len);
+		buf[5] ^= 0x40;
+		ck_assert_int_eq(smb2_decrypt_ctx(&dec, cipher, key, buf,
+		    52 + len, &off, &plen), -EBADMSG);
+	}
+	/* Random nonces through the context round-trip too. */
+	ck_assert_int_eq(smb2_encrypt_ctx(&enc, cipher, key, 7, &iov, 1, th,
+	    out), (int)len);
+	memcpy(buf, th, 52);
+	memcpy(buf + 52, out, len);
+	ck_assert_int_eq(smb2_decrypt_ctx(&dec, cipher, key, buf, 52 + len,
+	    &off, &plen), 0);
+	ck_assert_mem_eq(buf + off, msg_a, len);
+	ck_assert_uint_eq(enc.cipher, cipher);
+	free(buf);
+	free(out);
+}
+
+START_TEST(test_crypt_ctx_reuse)
+{
+	check_crypt_ctx(SMB2_ENCRYPTION_AES128_CCM, enc_k16, th_ccm128,
+	    ct_ccm128);
+	check_crypt_ctx(SMB2_ENCRYPTION_AES128_GCM, enc_k16, th_gcm128,
+	    ct_gcm128);
+	check_crypt_ctx(SMB2_ENCRYPTION_AES256_CCM, enc_k32, th_ccm256,
+	    ct_ccm256);
+	check_crypt_ctx(SMB2_ENCRYPTION_AES256_GCM, enc_k32, th_gcm256,
+	    ct_gcm256);
+	check_crypt_ctx(SMB2_ENCRYPTION_AES128_CCM, enc_k16, th_ccm128,
+	    ct_ccm128);
+	smb2_crypt_ctx_free(&enc);
+	smb2_crypt_ctx_free(&dec);
+	ck_assert_ptr_null(enc.h);
+	ck_assert_ptr_null(dec.h);
+}
+END_TEST
+
 static Suite *
 crypto_suite(void)
 {
@@ -1119,6 +1247,8 @@ crypto_suite(void)
 	tcase_add_test(tc, test_captured_202_hmac);
 	tcase_add_test(tc, test_captured_30_ccm);
 	tcase_add_test(tc, test_captured_311_gcm);
+	tcase_add_test(tc, test_sign_ctx_reuse);
+	tcase_add_test(tc, test_crypt_ctx_reuse);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,96 @@
+/*
+ * Security descriptors (MS-DTYP 2.4.2 SID, 2.4.4 ACE, 2.4.5 ACL, 2.4.6
+ * SECURITY_DESCRIPTOR in self-relative form): decode into host structs and
+ * encode from them.  Pure code: the mapping to Unix owners, modes and POSIX
+ * ACLs is worker/smb2_secdesc.c's business.
+ */
+#ifndef USMBD_PROTO_SECDESC_H
+#define USMBD_PROTO_SECDESC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/cur.h"
+
+/* MS-DTYP 2.4.7 SECURITY_INFORMATION */
+#define OWNER_SECURITY_INFORMATION	0x00000001u
+#define GROUP_SECURITY_INFORMATION	0x00000002u
+#define DACL_SECURITY_INFORMATION	0x00000004u
+#define SACL_SECURITY_INFORMATION	0x00000008u
+#define LABEL_SECURITY_INFORMATION	0x00000010u
+
+/* MS-DTYP 2.4.6 control bits */
+#define SE_OWNER_DEFAULTED		0x0001u
+#define SE_GROUP_DEFAULTED		0x0002u
+#define SE_DACL_PRESENT			0x0004u
+#define SE_DACL_DEFAULTED		0x0008u
+#define SE_SACL_PRESENT			0x0010u
+#define SE_DACL_AUTO_INHERITED		0x0400u
+#define SE_DACL_PROTECTED		0x1000u
+#define SE_SELF_RELATIVE		0x8000u
+
+/* MS-DTYP 2.4.4.1 ACE types and flags */
+#define ACCESS_ALLOWED_ACE_TYPE		0x00
+#define ACCESS_DENIED_ACE_TYPE		0x01
+#define OBJECT_INHERIT_ACE		0x01
+#define CONTAINER_INHERIT_ACE		0x02
+#define NO_PROPAGATE_INHERIT_ACE	0x04
+#define INHERIT_ONLY_ACE		0x08
+#define INHERITED_ACE			0x10
+
+#define SECDESC_SUBAUTH_MAX	15
+#define SECDESC_ACE_MAX		64
+
+struct secdesc_sid {
+	uint8_t		 revision;
+	uint8_t		 nsub;
+	uint8_t		 auth[6];	/* big-endian identifier authority */
+	uint32_t	 sub[SECDESC_SUBAUTH_MAX];
+};
+
+struct secdesc_ace {
+	uint8_t		 type;
+	uint8_t		 flags;
+	uint32_t	 mask;
+	struct secdesc_sid sid;
+};
+
+struct secdesc {
+	uint16_t	 control;
+	int		 has_owner;
+	int		 has_group;
+	struct secdesc_sid owner;
+	struct secdesc_sid group;
+	int		 has_dacl;	/* SE_DACL_PRESENT with an ACL (NULL DACL: 0) */
+	unsigned	 nace;
+	struct secdesc_ace ace[SECDESC_ACE_MAX];
+};
+
+/* S-1-22-1-uid (idmap unix-users), S-1-22-2-gid (unix-groups). */
+void	secdesc_sid_unix_user(struct secdesc_sid *, uint32_t uid);
+void	secdesc_sid_unix_group(struct secdesc_sid *, uint32_t gid);
+/* S-1-1-0 Everyone, S-1-3-0 Creator Owner, S-1-3-1 Creator Group. */
+void	secdesc_sid_world(struct secdesc_sid *);
+void	secdesc_sid_creator_owner(struct secdesc_sid *);
+void	secdesc_sid_creator_group(struct secdesc_sid *);
+int	secdesc_sid_equal(const struct secdesc_sid *, const struct secdesc_sid *);
+/* 1 and *id set for S-1-22-1-N (kind 1) or S-1-22-2-N (kind 2), else 0. */
+int	secdesc_sid_unix(const struct secdesc_sid *, int kind, uint32_t *id);
+/* "S-1-22-1-1000" for logs; returns buf. */
+char	*secdesc_sid_str(const struct secdesc_sid *, char *buf, size_t len);
+
+/*
+ * Decodes a self-relative SD of len bytes.  0, or -1 when malformed (bad
+ * revision, an offset or a length outside the buffer, an ACL with more
+ * than SECDESC_ACE_MAX entries).  ACEs of types other than allowed/denied
+ * keep their type and are left to the caller to refuse.
+ */
+int	secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *);
+/*
+ * Encodes sd (only the parts in which, SECURITY_INFORMATION bits) as a
+ * self-relative SD.  Returns the length needed; when that exceeds what w
+ * has left, w->err is set and nothing useful was written.
+ */
+size_t	secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which);
+
+#endif

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Protocol-layer conformance: runs smbtorture tests one by one against
+# usmbd and against Debian's Samba (a private smbd on another free loopback
+# port, users alice and bob, every directory in a temp dir) and prints a
+# table, usmbd vs Samba, per test with the wall time of each run, then the
+# totals per suite.  Not part of `make test`: a tool for growing
+# t/compat/torture.list and t/compat/torture.xfail.
+#
+#	t/compat/compare.sh [SUITE|TEST ...]
+#
+# Each test runs in its own smbtorture invocation (with a time limit), so a
+# test that hangs or kills its connection costs only itself, and the time
+# shown is that test's own.  Both servers run at the same time.
+#
+# Environment:
+#	OUT		results directory (default /tmp/usmbd-compare): per test
+#			the smbtorture output, and the tables usmbd.res and
+#			samba.res ("NAME RESULT SECONDS" lines)
+#	COMPARE_SERVERS	"usmbd samba" (default); name one to rerun only that
+#			side; the other side's last results are read from $OUT
+#	COMPARE_TIMEOUT	seconds per test (default 60)
+#	USMBD		the usmbd binary (t/integ/lib.sh's default otherwise)
+set -u
+. "$(dirname "$0")/../integ/lib.sh"
+
+OUT=${OUT:-/tmp/usmbd-compare}
+SERVERS=${COMPARE_SERVERS:-usmbd samba}
+TMO=${COMPARE_TIMEOUT:-60}
+DEFAULT_SUITES="smb2.connect smb2.session smb2.session-require-signing
+    smb2.session-id smb2.tcon smb2.compound smb2.compound_find
+    smb2.compound_async smb2.credits smb2.secleak smb2.maxfid"
+SUITES=${*:-$DEFAULT_SUITES}
+mkdir -p "$OUT"
+command -v smbtorture >/dev/null || { echo "smbtorture is not installed" >&2; exit 1; }
+
+# The runnable names: `smbtorture --list` prints NAME.TCASE, NAME being the
+# suite path plus the test (smb2.session.reauth1.reauth1 -> smb2.session.reauth1).
+compare_tests() {
+	local s
+
+	for s in $SUITES; do
+		smbtorture --list "$s" 2>/dev/null |
+		    awk -v s="$s" 'index($0, s) == 1 && (length($0) == length(s) ||
+			substr($0, length(s) + 1, 1) == ".")' |
+		    sed -E 's/\.[^.]*$//' | awk '!seen[$0]++'
+	done
+}
+mapfile -t TESTS < <(compare_tests)
+[ ${#TESTS[@]} -gt 0 ] || { echo "no test matches: $SUITES" >&2; exit 1; }
+
+# compare_samba_start: a private smbd on a free port, state under $T/samba.
+SMBD_PID=
+compare_samba_start() {
+	local d=$T/samba i u
+
+	SPORT=$(integ_free_port)
+	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
+	chmod 1777 "$d/share"
+	cat >"$d/smb.conf" <<EOF
+[global]
+	smb ports = $SPORT
+	interfaces = 127.0.0.1
+	bind interfaces only = yes
+	disable netbios = yes
+	server role = standalone server
+	workgroup = WORKGROUP
+	pid directory = $d/run
+	lock directory = $d/lock
+	state directory = $d/state
+	cache directory = $d/cache
+	private dir = $d/private
+	ncalrpc dir = $d/run/ncalrpc
+	passdb backend = tdbsam
+	log file = $d/smbd.log
+	log level = 0
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+	map to guest = never
+	server min protocol = SMB2_02
+	ea support = yes
+	store dos attributes = yes
+
+[share]
+	path = $d/share
+	read only = no
+EOF
+	for u in "alice:$ALICE_PW" "bob:$BOB_PW"; do
+		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
+		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null || return 1
+	done
+	setsid /usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" \
+	    </dev/null >"$d/smbd.out" 2>&1 &
+	SMBD_PID=$!
+	for i in $(seq 1 50); do
+		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" -U "alice%$ALICE_PW" \
+		    >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "smbd did not come up" >&2
+	return 1
+}
+
+compare_samba_stop() {
+	[ -n "$SMBD_PID" ] || return 0
+	kill -TERM "$SMBD_PID" 2>/dev/null
+	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
+	SMBD_PID=
+}
+
+# compare_run SERVER PORT: every test against 127.0.0.1:PORT/share; one
+# "NAME RESULT SECONDS" line per test into $OUT/SERVER.res.new, where RESULT
+# is success, failure, skip or none (no result: timeout or crash).
+compare_run() {
+	local srv=$1 port=$2 t r t0 t1 o
+
+	mkdir -p "$OUT/$srv"
+	: >"$OUT/$srv.res.new"
+	for t in "${TESTS[@]}"; do
+		o=$OUT/$srv/$t.out
+		t0=$(date +%s.%N)
+		timeout --kill-after=5 "$TMO" smbtorture "//127.0.0.1/share" \
+		    -p "$port" -U "alice%$ALICE_PW" \
+		    --target=samba3 \
+		    --option=torture:sharedelay=100000 \
+		    --option=torture:writetimeupdatedelay=500000 \
+		    --option=torture:user2name=bob \
+		    --option=torture:user2password="$BOB_PW" \
+		    --fullname --format=subunit "$t" </dev/null >"$o" 2>&1
+		t1=$(date +%s.%N)
+		# subunit v1: "success: NAME", "failure: NAME [", "skip: NAME"...
+		r=$(sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail): ([^ []+).*/\1 \2/p' "$o" |
+		    awk -v n="$t" '$2 == n { r = $1 } END { print r }')
+		case $r in
+		successful) r=success ;; fail|error) r=failure ;; '') r=none ;;
+		esac
+		printf '%s %s %.1f\n' "$t" "$r" "$(echo "$t1 - $t0" | bc)" >>"$OUT/$srv.res.new"
+	done
+}
+
+# Merge new results into SERVER.res (tests run now replace older lines).
+compare_merge() {
+	local srv=$1
+
+	touch "$OUT/$srv.res"
+	awk 'NR == FNR { n[$1] = $0; next } !($1 in n) { print } END { for (k in n) print n[k] }' \
+	    "$OUT/$srv.res.new" "$OUT/$srv.res" | sort >"$OUT/$srv.res.tmp"
+	mv "$OUT/$srv.res.tmp" "$OUT/$srv.res"
+	rm -f "$OUT/$srv.res.new"
+}
+
+integ_init
+trap 'compare_samba_stop; integ_cleanup' EXIT
+pids=()
+for srv in $SERVERS; do
+	case $srv in
+	usmbd)
+		integ_conf
+		integ_users
+		integ_start || exit 1
+		compare_run usmbd "$PORT" &
+		pids+=($!) ;;
+	samba)
+		id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
+		id bob >/dev/null 2>&1 || useradd -m -s /bin/bash bob
+		compare_samba_start || exit 1
+		compare_run samba "$SPORT" &
+		pids+=($!) ;;
+	*)	echo "unknown server $srv" >&2; exit 1 ;;
+	esac
+done
+for p in "${pids[@]}"; do wait "$p"; done
+for srv in $SERVERS; do compare_merge "$srv"; done
+
+# The table: only the tests asked for this time.
+printf '%-62s %-14s %-14s\n' test usmbd samba
+declare -A tot=()
+for t in "${TESTS[@]}"; do
+	u=$(awk -v n="$t" '$1 == n { printf "%s %ss", $2, $3 }' "$OUT/usmbd.res" 2>/dev/null)
+	m=$(awk -v n="$t" '$1 == n { printf "%s %ss", $2, $3 }' "$OUT/samba.res" 2>/dev/null)
+	printf '%-62s %-14s %-14s\n' "$t" "${u:--}" "${m:--}"
+	for s in $SUITES; do
+		case $t in "$s"|"$s".*) ;; *) continue ;; esac
+		tot[$s.n]=$(( ${tot[$s.n]:-0} + 1 ))
+		[ "${u%% *}" = success ] && tot[$s.u]=$(( ${tot[$s.u]:-0} + 1 ))
+		[ "${m%% *}" = success ] && tot[$s.m]=$(( ${tot[$s.m]:-0} + 1 ))
+		break
+	done
+done
+echo
+printf '%-34s %8s %8s %8s\n' suite tests usmbd samba
+au=0 am=0 an=0
+for s in $SUITES; do
+	printf '%-34s %8s %8s %8s\n' "$s" "${tot[$s.n]:-0}" "${tot[$s.u]:-0}" "${tot[$s.m]:-0}"
+	an=$((an + ${tot[$s.n]:-0})) au=$((au + ${tot[$s.u]:-0})) am=$((am + ${tot[$s.m]:-0}))
+done
+printf '%-34s %8s %8s %8s\n' total "$an" "$au" "$am"

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+# A client for t/integ/ops.sh that holds a session, a tree and an open file
+# while the script acts on the server, then reports what its next requests
+# see.  Usage:
+#
+#   ops_client.py PORT USER PASSWORD SHARE DIR TAG [lock|waitlock]
+#
+# It logs on, connects SHARE, opens (creates) "held-TAG.txt" ("held.txt" for
+# lock/waitlock), optionally takes a byte-range lock (lock: bytes 0-99
+# exclusive; waitlock: a blocking lock on the same range, which waits), and
+# writes DIR/ready.TAG with its local port.  Then it waits (at most 30 s)
+# for DIR/go.TAG and prints one line per probe:
+#   query: STATUS   QUERY_INFO on the open file
+#   tree:  STATUS   a TREE_CONNECT to SHARE on the same session
+# STATUS is OK or the NT status name (or DISCONNECTED).
+import os
+import sys
+import time
+
+from impacket import smb3structs as s3
+from impacket.nt_errors import ERROR_MESSAGES
+from impacket.smbconnection import SMBConnection, SessionError
+
+
+def status_name(e):
+    code = e.getErrorCode() if hasattr(e, "getErrorCode") else None
+    if code is None:
+        return "DISCONNECTED"
+    return ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
+
+
+def probe(what, fn):
+    try:
+        fn()
+        print("%s: OK" % what, flush=True)
+    except SessionError as e:
+        print("%s: %s" % (what, status_name(e)), flush=True)
+    except Exception as e:  # socket errors: the server dropped us
+        print("%s: DISCONNECTED (%s)" % (what, type(e).__name__), flush=True)
+
+
+def main():
+    port, user, pw, share, d, tag = sys.argv[1:7]
+    mode = sys.argv[7] if len(sys.argv) > 7 else ""
+    conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port))
+    conn.login(user, pw)
+    smb = conn.getSMBServer()
+    tid = conn.connectTree(share)
+    name = "held.txt" if mode in ("lock", "waitlock") else "held-%s.txt" % tag
+    fid = smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                     s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                     s3.FILE_OPEN_IF, 0)
+    lport = conn.getSMBServer()._NetBIOSSession.get_socket().getsockname()[1]
+    if mode == "lock":
+        smb.lock(tid, fid, [{"Offset": 0, "Length": 100,
+                             "Flags": s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK |
+                             s3.SMB2_LOCKFLAG_FAIL_IMMEDIATELY,
+                             "Reserved": 0}])
+    with open(os.path.join(d, "ready." + tag + ".tmp"), "w") as f:
+        f.write("%d\n" % lport)
+    os.rename(os.path.join(d, "ready." + tag + ".tmp"),
+              os.path.join(d, "ready." + tag))
+    if mode == "waitlock":
+        t0 = time.time()
+        probe("waitlock", lambda: smb.lock(tid, fid, [{
+            "Offset": 0, "Length": 100,
+            "Flags": s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK, "Reserved": 0}]))
+        print("waited: %.1f" % (time.time() - t0), flush=True)
+        return
+    for _ in range(300):
+        if os.path.exists(os.path.join(d, "go." + tag)):
+            break
+        time.sleep(0.1)
+    probe("query", lambda: smb.queryInfo(tid, fid))
+    # impacket answers a known share from its cache: make it ask.
+    smb._Session["TreeConnectTable"] = {}
+    probe("tree", lambda: smb.connectTree(share))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,364 @@
+/*
+ * Operations messages from the master (layout and list in worker/ctlmsg.h):
+ * ping, close-share, kill-client, kill-session, the status report of this
+ * worker's connections, and its request counters.
+ *
+ * Tearing down goes through the core's own functions, so files are closed
+ * the way a TREE_DISCONNECT, LOGOFF or a lost connection closes them:
+ * conn_tree_free() (opens of the tree, then the root fd),
+ * conn_session_free() (its trees, pending requests and opens), and for a
+ * whole connection shutdown(2) of the socket, after which the event loop
+ * sees end-of-file and frees the connection on its usual path.
+ */
+#include "worker/ctlmsg.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/msg.h"
+#include "proto/cur.h"
+#include "worker/conn_priv.h"
+#include "worker/file_open.h"
+#include "worker/metrics.h"
+#include "worker/state.h"
+#include "worker/worker.h"
+
+static uint8_t	ctlmsg_buf[MSG_MAX_PAYLOAD];
+
+static void
+ctlmsg_reply(uint32_t type, uint32_t id, const void *p, size_t len)
+{
+	int rc = msg_send(MSG_CHILD_FD, type, id, p, len, -1);
+
+	if (rc != 0)
+		log_warnx("reply %u to the master: %s", type, strerror(-rc));
+}
+
+static void
+ctlmsg_done(uint32_t id, uint32_t count)
+{
+	uint8_t p[4];
+
+	le32_put(p, count);
+	ctlmsg_reply(MSG_CTL_DONE, id, p, sizeof(p));
+}
+
+/* A NUL-terminated string payload of at most max bytes, or NULL. */
+static const char *
+ctlmsg_str(const struct msg *m, size_t max)
+{
+	if (m->len < 2 || m->len > max || m->payload[m->len - 1] != '\0' ||
+	    memchr(m->payload, '\0', m->len) != m->payload + m->len - 1)
+		return NULL;
+	return (const char *)m->payload;
+}
+
+/* ---- close-share ---- */
+
+struct ctlmsg_share {
+	const char	*name;
+	uint32_t	 n;
+};
+
+static void
+ctlmsg_close_share_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_share *cs = arg;
+	int i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++) {
+		struct tree *t = &c->trees[i];
+
+		if (!t->in_use || t->share == NULL ||
+		    strcasecmp(t->share->name, cs->name) != 0)
+			continue;
+		/*
+		 * The client learns on its next request on the tree, which
+		 * gets STATUS_NETWORK_NAME_DELETED (dispatch finds no tree).
+		 */
+		log_info("%s: tree %u on [%s] closed by the administrator",
+		    c->peer, t->tree_id, t->share->name);
+		conn_tree_free(c, t);
+		cs->n++;
+	}
+}
+
+/* ---- kill-client / kill-session ---- */
+
+static uint16_t
+ctlmsg_peer_port(const struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
+/* Ends the connection: the loop reads EOF next and frees it as usual. */
+static void
+ctlmsg_drop_conn(struct conn *c, const char *why)
+{
+	log_info("%s: connection dropped (%s)", c->peer, why);
+	c->priv->dead = 1;
+	(void)shutdown(c->fd, SHUT_RDWR);
+}
+
+struct ctlmsg_kill {
+	const char	*addr;		/* kill-client: "ADDR" or "ADDR:PORT" */
+	uint64_t	 sid;		/* kill-session */
+	uint32_t	 n;
+};
+
+static void
+ctlmsg_kill_client_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_kill *k = arg;
+	char withport[96];
+
+	if (c->priv->dead)
+		return;
+	snprintf(withport, sizeof(withport), strchr(c->peer, ':') != NULL ?
+	    "[%s]:%u" : "%s:%u", c->peer, ctlmsg_peer_port(c));
+	if (strcmp(k->addr, c->peer) != 0 && strcmp(k->addr, withport) != 0)
+		return;
+	ctlmsg_drop_conn(c, "kill-client");
+	k->n++;
+}
+
+static void
+ctlmsg_kill_session_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_kill *k = arg;
+	int i;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++) {
+		struct session *s = &c->sessions[i];
+
+		if (!s->in_use || s->session_id != k->sid)
+			continue;
+		log_info("%s: session %llx of %s ended by the administrator",
+		    c->peer, (unsigned long long)s->session_id, s->user);
+		/* Next request on it: STATUS_USER_SESSION_DELETED. */
+		state_session_del(s);
+		conn_session_free(c, s);
+		k->n++;
+		/* A connection left without a session serves nobody. */
+		if (conn_session_count(c) == 0)
+			ctlmsg_drop_conn(c, "its last session was killed");
+	}
+}
+
+/* ---- status report ---- */
+
+struct ctlmsg_info {
+	struct wcur	 w;
+	uint32_t	 nconn;
+	int		 truncated;
+};
+
+/* Room for n more bytes, keeping one for the trailing truncated flag. */
+static int
+ctlmsg_fits(struct ctlmsg_info *in, size_t n)
+{
+	if (in->truncated || wcur_left(&in->w) < n + 1) {
+		in->truncated = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static void
+ctlmsg_put_str(struct wcur *w, const char *s)
+{
+	size_t n = strnlen(s, 4096);
+
+	wcur_le16(w, (uint16_t)n);
+	wcur_bytes(w, s, n);
+}
+
+static uint32_t
+ctlmsg_idle_ms(const struct conn *c)
+{
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
+
+	/* The kernel's time since data last arrived: no bookkeeping here. */
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) == -1)
+		return 0;
+	return ti.tcpi_last_data_recv;
+}
+
+static const char *
+ctlmsg_open_path(const struct open *o)
+{
+	if ((o->kind == OPEN_FILE || o->kind == OPEN_DIR) && o->u.file != NULL)
+		return o->u.file->path;
+	return "";
+}
+
+static void
+ctlmsg_info_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_info *in = arg;
+	struct conn_private *pv = c->priv;
+	uint8_t *cnt;
+	uint32_t n;
+	unsigned i;
+
+	if (pv->dead || !ctlmsg_fits(in, 2 + strlen(c->peer) + 2 + 4 + 2 + 12))
+		return;
+	ctlmsg_put_str(&in->w, c->peer);
+	wcur_le16(&in->w, ctlmsg_peer_port(c));
+	wcur_le32(&in->w, ctlmsg_idle_ms(c));
+	wcur_le16(&in->w, c->dialect);
+	in->nconn++;
+
+	cnt = wcur_reserve(&in->w, 4);
+	for (i = 0, n = 0; i < CONN_MAX_SESSIONS; i++) {
+		const struct session *s = &c->sessions[i];
+
+		if (!s->in_use || !ctlmsg_fits(in, 8 + 4 + 2 + strlen(s->user) + 3))
+			continue;
+		wcur_le64(&in->w, s->session_id);
+		wcur_le32(&in->w, (uint32_t)s->uid);
+		ctlmsg_put_str(&in->w, s->user);
+		wcur_u8(&in->w, (uint8_t)(s->signing ?
+		    (s->signing_required ? 2 : 1) : 0));
+		wcur_u8(&in->w, (uint8_t)(s->encrypt ? 1 : 0));
+		wcur_u8(&in->w, (uint8_t)s->state);
+		n++;
+	}
+	if (cnt != NULL)
+		le32_put(cnt, n);
+
+	cnt = wcur_reserve(&in->w, 4);
+	for (i = 0, n = 0; i < CONN_MAX_TREES; i++) {
+		const struct tree *t = &c->trees[i];
+		const char *name = t->share != NULL ? t->share->name : "";
+
+		if (!t->in_use || !ctlmsg_fits(in, 4 + 8 + 2 + strlen(name)))
+			continue;
+		wcur_le32(&in->w, t->tree_id);
+		wcur_le64(&in->w, t->sess != NULL ? t->sess->session_id : 0);
+		ctlmsg_put_str(&in->w, name);
+		n++;
+	}
+	if (cnt != NULL)
+		le32_put(cnt, n);
+
+	cnt = wcur_reserve(&in->w, 4);
+	for (i = 0, n = 0; pv->opens != NULL && i < pv->nopens; i++) {
+		const struct open *o = &pv->opens[i];
+		const char *share, *path;
+
+		if (o->kind == OPEN_FREE)
+			continue;
+		share = o->tree != NULL && o->tree->share != NULL ?
+		    o->tree->share->name : "";
+		path = ctlmsg_open_path(o);
+		if (!ctlmsg_fits(in, 16 + 4 + strlen(share) + strlen(path) +
+		    4 + 4 + 1 + 4 + 1))
+			break;
+		wcur_le64(&in->w, o->fid_persistent);
+		wcur_le64(&in->w, o->sess != NULL ? o->sess->session_id : 0);
+		ctlmsg_put_str(&in->w, share);
+		ctlmsg_put_str(&in->w, path);
+		wcur_le32(&in->w, o->access);
+		wcur_le32(&in->w, (o->kind == OPEN_FILE || o->kind == OPEN_DIR) &&
+		    o->u.file != NULL ? o->u.file->share_access : 0);
+		wcur_u8(&in->w, o->oplock_level);
+		wcur_le32(&in->w, o->lease_state);
+		wcur_u8(&in->w, (uint8_t)o->kind);
+		n++;
+	}
+	if (cnt != NULL)
+		le32_put(cnt, n);
+}
+
+static void
+ctlmsg_info(uint32_t id)
+{
+	struct ctlmsg_info in;
+	uint8_t *nconn;
+
+	memset(&in, 0, sizeof(in));
+	wcur_init(&in.w, ctlmsg_buf, sizeof(ctlmsg_buf));
+	wcur_le32(&in.w, CTLMSG_INFO_VERSION);
+	wcur_le32(&in.w, (uint32_t)getpid());
+	nconn = wcur_reserve(&in.w, 4);
+	worker_foreach_conn(ctlmsg_info_conn, &in);
+	if (nconn != NULL)
+		le32_put(nconn, in.nconn);
+	wcur_u8(&in.w, (uint8_t)in.truncated);
+	if (in.w.err) {
+		log_warnx("status report does not fit");
+		return;
+	}
+	ctlmsg_reply(MSG_INFO_REP, id, ctlmsg_buf, wcur_off(&in.w));
+}
+
+int
+ctlmsg_handle(struct msg *m)
+{
+	switch (m->type) {
+	case MSG_PING: {
+		uint8_t p[4];
+
+		le32_put(p, (uint32_t)getpid());
+		ctlmsg_reply(MSG_PONG, m->id, p, sizeof(p));
+		return 1;
+	}
+	case MSG_CLOSE_SHARE: {
+		struct ctlmsg_share cs = { ctlmsg_str(m, 1024), 0 };
+
+		if (cs.name != NULL)
+			worker_foreach_conn(ctlmsg_close_share_conn, &cs);
+		ctlmsg_done(m->id, cs.n);
+		return 1;
+	}
+	case MSG_KILL_CLIENT: {
+		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0 };
+
+		if (k.addr != NULL)
+			worker_foreach_conn(ctlmsg_kill_client_conn, &k);
+		ctlmsg_done(m->id, k.n);
+		return 1;
+	}
+	case MSG_KILL_SESSION: {
+		struct ctlmsg_kill k = { NULL, 0, 0 };
+
+		if (m->len == 8) {
+			k.sid = le64_get(m->payload);
+			worker_foreach_conn(ctlmsg_kill_session_conn, &k);
+		}
+		ctlmsg_done(m->id, k.n);
+		return 1;
+	}
+	case MSG_INFO_REQ:
+		ctlmsg_info(m->id);
+		return 1;
+	case MSG_METRICS_REQ: {
+		int n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
+
+		if (n > 0)
+			ctlmsg_reply(MSG_METRICS_REP, m->id, ctlmsg_buf, (size_t)n);
+		return 1;
+	}
+	}
+	return 0;
+}

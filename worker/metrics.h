@@ -1,0 +1,69 @@
+/*
+ * Per-process request counters for `usmbctl metrics`.
+ *
+ * A worker bumps one fixed struct after each request (metrics_request(),
+ * called once from worker/dispatch.c): no syscall (the monotonic clock is
+ * read through the vDSO), no allocation, no lock.  The master asks each
+ * worker for its struct with MSG_METRICS_REQ; the answer (MSG_METRICS_REP)
+ * is metrics_encode()'s little-endian encoding, which the master adds up
+ * with metrics_decode_add() and prints with metrics_print() in the
+ * Prometheus text format.  The codec is pure (no I/O), so the master may
+ * link it as it links proto/.
+ */
+#ifndef USMBD_WORKER_METRICS_H
+#define USMBD_WORKER_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define METRICS_NCMD		19	/* SMB2_NCOMMANDS; index = command code */
+#define METRICS_NSTATUS		6	/* distinct statuses kept per command */
+#define METRICS_NBUCKETS	14	/* latency buckets, the last is +Inf */
+#define METRICS_VERSION		1
+
+struct metrics_cmd {
+	uint64_t	count;
+	uint64_t	lat_sum_us;
+	uint64_t	lat_bucket[METRICS_NBUCKETS];	/* not cumulative */
+	uint32_t	status[METRICS_NSTATUS];	/* NTSTATUS of the slot */
+	uint64_t	status_count[METRICS_NSTATUS];	/* 0 = free slot */
+	uint64_t	status_other;	/* statuses beyond the slots */
+};
+
+struct metrics {
+	struct metrics_cmd cmd[METRICS_NCMD];
+	uint64_t	bytes_read;	/* READ data sent to clients */
+	uint64_t	bytes_written;	/* WRITE data received */
+	uint64_t	bad_command;	/* command codes beyond the table */
+};
+
+/* This process's counters. */
+extern struct metrics	metrics;
+
+/* Upper bounds of the latency buckets in microseconds (last: none). */
+extern const uint32_t	metrics_bucket_us[METRICS_NBUCKETS - 1];
+
+/* CLOCK_MONOTONIC in nanoseconds (vDSO: no syscall). */
+uint64_t	metrics_clock(void);
+/*
+ * One request done: its command, final status, request and response
+ * lengths in bytes (response: header + body + bulk data), and the
+ * metrics_clock() value taken when it started.
+ */
+void		metrics_request(uint16_t cmd, uint32_t status, size_t req_len,
+		    size_t rsp_len, uint64_t t0_ns);
+
+/* Encodes m into buf; the length, or -1 when cap is too small. */
+int		metrics_encode(const struct metrics *m, uint8_t *buf, size_t cap);
+/* Adds an encoded struct to sum; 0, or -1 when malformed (sum untouched). */
+int		metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len);
+/* Adds one command's status count to sum (merging by status). */
+void		metrics_add_status(struct metrics_cmd *sum, uint32_t status,
+		    uint64_t n);
+/* Prints the request families of m in the Prometheus text format. */
+void		metrics_print(FILE *f, const struct metrics *m);
+/* "READ", "CREATE", ...; "UNKNOWN" beyond the table. */
+const char	*metrics_cmd_name(unsigned cmd);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * Extended attributes as Windows sees them (MS-FSCC 2.4.15
+ * FILE_FULL_EA_INFORMATION), kept as user xattrs named
+ * "user.usmbd.ea.<NAME>".  Windows compares EA names without case and
+ * reports them in upper case, so names are stored upper-cased.  A set with
+ * an empty value deletes the EA.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto/cur.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/smb2_file.h"
+
+#define EA_PREFIX	"user.usmbd.ea."
+#define EA_NAME_MAX	255
+#define EA_VALUE_MAX	65535
+
+static char	ea_list[65536];
+static uint8_t	ea_value[EA_VALUE_MAX];
+
+/* MS-FSCC 2.4.15: what an EA name may not hold (as Windows refuses). */
+static int
+ea_name_ok(const uint8_t *n, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > EA_NAME_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (n[i] < 0x20 || n[i] >= 0x7f ||
+		    strchr("\"*+,/:;<=>?[\\]|", n[i]) != NULL)
+			return 0;
+	return 1;
+}
+
+static int
+ea_xname(const uint8_t *n, size_t len, char *out, size_t cap)
+{
+	size_t pl = strlen(EA_PREFIX), i;
+
+	if (pl + len + 1 > cap)
+		return -ENAMETOOLONG;
+	memcpy(out, EA_PREFIX, pl);
+	for (i = 0; i < len; i++)
+		out[pl + i] = (char)toupper(n[i]);
+	out[pl + len] = '\0';
+	return 0;
+}
+
+/*
+ * Calls fn for each EA of the file: name (upper case, no prefix) and value
+ * size.  Returns 0 or -errno.
+ */
+static int
+ea_each(struct file_open *f, int (*fn)(void *, const char *, size_t), void *arg)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	size_t pl = strlen(EA_PREFIX);
+	ssize_t n, vlen;
+	const char *x;
+	int rc;
+
+	n = vfs->listxattr(f->fd, ea_list, sizeof(ea_list));
+	if (n == -ENOTSUP || n == -EOPNOTSUPP)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	for (x = ea_list; x < ea_list + n; x += strlen(x) + 1) {
+		if (strncmp(x, EA_PREFIX, pl) != 0 || x[pl] == '\0')
+			continue;
+		vlen = vfs->getxattr(f->fd, x, NULL, 0);
+		if (vlen < 0)
+			continue;
+		if ((rc = fn(arg, x + pl, (size_t)vlen)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+ea_size_cb(void *arg, const char *name, size_t vlen)
+{
+	uint32_t *total = arg;
+
+	/* the size of the entry in FILE_FULL_EA_INFORMATION, 4-aligned */
+	*total += (uint32_t)((8 + strlen(name) + 1 + vlen + 3) & ~(size_t)3);
+	return 0;
+}
+
+uint32_t
+smb2_ea_size(struct file_open *f)
+{
+	uint32_t total = 0;
+
+	if (ea_each(f, ea_size_cb, &total) != 0)
+		return 0;
+	return total;
+}
+
+struct ea_put {
+	struct file_open *f;
+	struct wcur	*w;
+	uint8_t		*prev;
+	int		 count;
+	int		 full;
+};
+
+static int
+ea_put_cb(void *arg, const char *name, size_t vlen)
+{
+	struct ea_put *p = arg;
+	const struct vfs_ops *vfs = file_vfs();
+	char xname[sizeof(EA_PREFIX) + EA_NAME_MAX + 1];
+	size_t nlen = strlen(name), need;
+	uint8_t *start;
+	ssize_t n;
+
+	if (nlen > EA_NAME_MAX || vlen > EA_VALUE_MAX)
+		return 0;
+	snprintf(xname, sizeof(xname), "%s%s", EA_PREFIX, name);
+	n = vfs->getxattr(p->f->fd, xname, ea_value, sizeof(ea_value));
+	if (n < 0)
+		return 0;	/* gone meanwhile */
+	need = 8 + nlen + 1 + (size_t)n;
+	if (p->count > 0)
+		need += (4 - (wcur_off(p->w) & 3)) & 3;
+	if (need > wcur_left(p->w)) {
+		p->full = 1;
+		return 1;
+	}
+	if (p->count > 0)
+		wcur_zero(p->w, (4 - (wcur_off(p->w) & 3)) & 3);
+	start = p->w->p;
+	if (p->prev != NULL)
+		le32_put(p->prev, (uint32_t)(start - p->prev));
+	wcur_le32(p->w, 0);
+	wcur_u8(p->w, 0);
+	wcur_u8(p->w, (uint8_t)nlen);
+	wcur_le16(p->w, (uint16_t)n);
+	wcur_bytes(p->w, name, nlen + 1);
+	wcur_bytes(p->w, ea_value, (size_t)n);
+	p->prev = start;
+	p->count++;
+	return 0;
+}
+
+ntstatus_t
+smb2_ea_query(struct file_open *f, struct wcur *w)
+{
+	struct ea_put p = { f, w, NULL, 0, 0 };
+	int rc;
+
+	rc = ea_each(f, ea_put_cb, &p);
+	if (rc < 0)
+		return ntstatus_from_errno(rc);
+	if (p.full)
+		return p.count == 0 ? STATUS_BUFFER_TOO_SMALL :
+		    STATUS_BUFFER_OVERFLOW;
+	return p.count == 0 ? STATUS_NO_EAS_ON_FILE : STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_ea_set(struct file_open *f, const uint8_t *buf, size_t len)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	char xname[sizeof(EA_PREFIX) + EA_NAME_MAX + 1];
+	struct cur c, e;
+	uint32_t next, pos = 0;
+	uint8_t nlen;
+	uint16_t vlen;
+	const uint8_t *name, *value;
+	int guard, pass, rc;
+
+	/* two passes: everything is checked before anything is written */
+	for (pass = 0; pass < 2; pass++) {
+		pos = 0;
+		for (guard = 0; guard < 4096; guard++) {
+			cur_init(&c, buf, len);
+			e = cur_sub(&c, pos, len - pos);
+			next = cur_le32(&e);
+			cur_skip(&e, 1);		/* Flags */
+			nlen = cur_u8(&e);
+			vlen = cur_le16(&e);
+			name = cur_view(&e, nlen);
+			cur_skip(&e, 1);		/* the NUL */
+			value = cur_view(&e, vlen);
+			if (e.err)
+				return STATUS_INVALID_PARAMETER;
+			if (!ea_name_ok(name, nlen))
+				return STATUS_INVALID_EA_NAME;
+			if (pass == 1) {
+				if ((rc = ea_xname(name, nlen, xname,
+				    sizeof(xname))) != 0)
+					return STATUS_INVALID_EA_NAME;
+				if (vlen == 0) {
+					rc = vfs->removexattr(f->fd, xname);
+					if (rc == -ENODATA)
+						rc = 0;
+				} else
+					rc = vfs->setxattr(f->fd, xname, value,
+					    vlen, 0);
+				if (rc == -E2BIG || rc == -ENOSPC ||
+				    rc == -ERANGE)
+					return STATUS_EA_TOO_LARGE;
+				if (rc != 0)
+					return ntstatus_from_errno(rc);
+			}
+			if (next == 0)
+				break;
+			if (next % 4 != 0 || next > len - pos)
+				return STATUS_INVALID_PARAMETER;
+			pos += next;
+		}
+	}
+	return STATUS_SUCCESS;
+}

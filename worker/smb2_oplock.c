@@ -1,0 +1,259 @@
+/*
+ * Oplock and lease break notifications (MS-SMB2 2.2.23, 3.3.4.6, 3.3.4.7)
+ * and OPLOCK_BREAK acknowledgements (2.2.24, 2.2.25, 3.3.5.22).  The break
+ * decision is made in the shared state by the opener's worker
+ * (worker/state.c); the holder's worker only tells its client and, on the
+ * acknowledgement, wakes the waiting openers (BREAK_ACK messages).
+ */
+#include "worker/smb2_oplock.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "proto/cur.h"
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/state.h"
+#include "worker/worker.h"
+
+#define SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED	0x01
+
+struct oplock_deliver {
+	const struct shm_file_id *fid;
+	const struct shm_break	*b;
+	pid_t			 breaker;
+	int			 done;
+};
+
+static void
+oplock_add_breaker(struct open *op, pid_t pid)
+{
+	unsigned i;
+
+	for (i = 0; i < op->nbreakers; i++)
+		if (op->breakers[i] == pid)
+			return;
+	if (op->nbreakers < sizeof(op->breakers) / sizeof(op->breakers[0]))
+		op->breakers[op->nbreakers++] = pid;
+	/* More waiters than slots: they retry at the 35 s deadline. */
+}
+
+/* The header of an unsolicited notification, MS-SMB2 3.3.4.6. */
+static void
+oplock_notice_hdr(uint8_t *buf, uint64_t sid)
+{
+	struct smb2_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.command = SMB2_OPLOCK_BREAK;
+	h.flags = SMB2_FLAGS_SERVER_TO_REDIR;
+	h.message_id = UINT64_MAX;
+	h.session_id = sid;
+	smb2_hdr_encode(buf, &h);
+}
+
+static void
+oplock_deliver_conn(struct conn *c, void *arg)
+{
+	struct oplock_deliver *d = arg;
+	const struct shm_break *b = d->b;
+	struct conn_private *pv = c->priv;
+	struct open *found = NULL;
+	uint8_t msg[SMB2_HDR_LEN + 44];
+	struct wcur w;
+	unsigned i;
+
+	if (d->done || pv->opens == NULL)
+		return;
+	if (b->is_lease && memcmp(c->client_guid, b->client_guid, 16) != 0)
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if ((op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
+		    !op->state_in)
+			continue;
+		if (b->is_lease ? op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
+		    memcmp(op->lease_key, b->lease_key, 16) == 0 :
+		    op->fid_persistent == b->persistent_id) {
+			oplock_add_breaker(op, d->breaker);
+			if (found == NULL)
+				found = op;
+		}
+	}
+	if (found == NULL)
+		return;
+	d->done = 1;
+	wcur_init(&w, msg, sizeof(msg));
+	wcur_zero(&w, SMB2_HDR_LEN);
+	if (b->is_lease) {
+		/* MS-SMB2 2.2.23.2 */
+		oplock_notice_hdr(msg, 0);
+		wcur_le16(&w, 44);
+		wcur_le16(&w, found->lease_version == 2 ? b->epoch : 0);
+		wcur_le32(&w, (b->cur & (SHM_LEASE_W | SHM_LEASE_H)) ?
+		    SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED : 0);
+		wcur_bytes(&w, b->lease_key, 16);
+		wcur_le32(&w, b->cur);
+		wcur_le32(&w, b->new_level);
+		wcur_zero(&w, 12);	/* BreakReason, AccessMaskHint, ShareMaskHint */
+	} else {
+		/* MS-SMB2 2.2.23.1 */
+		oplock_notice_hdr(msg, found->sess ? found->sess->session_id : 0);
+		wcur_le16(&w, 24);
+		wcur_u8(&w, (uint8_t)b->new_level);
+		wcur_zero(&w, 5);
+		wcur_le64(&w, found->fid_persistent);
+		wcur_le64(&w, found->fid_volatile);
+		if (b->new_level == SHM_OPLOCK_NONE ||
+		    b->new_level == SHM_OPLOCK_II) {
+			/* The ack says what the client now holds. */
+		}
+	}
+	if (w.err || conn_notice_queue(c, msg, wcur_off(&w),
+	    found->sess ? found->sess->session_id : 0) != 0) {
+		conn_warnx(c, "break notification dropped (queue full)");
+		return;
+	}
+	log_debug(3, "%s: %s break %x -> %x sent", c->peer,
+	    b->is_lease ? "lease" : "oplock", b->cur, b->new_level);
+	worker_kick(c);
+}
+
+void
+smb2_oplock_break_deliver(const struct shm_file_id *fid,
+    const struct shm_break *b, pid_t breaker)
+{
+	struct oplock_deliver d = { fid, b, breaker, 0 };
+
+	worker_foreach_conn(oplock_deliver_conn, &d);
+	if (!d.done) {
+		/* The holder is gone from here: settle it so nobody waits. */
+		struct shm *s = state_shm();
+
+		if (s != NULL && b->is_lease)
+			(void)shm_lease_break_ack(s, b->client_guid, b->lease_key,
+			    b->new_level);
+		else if (s != NULL)
+			(void)shm_oplock_break_ack(s, fid, b->persistent_id,
+			    (uint8_t)b->new_level);
+		state_break_acked(fid, &breaker, 1);
+	}
+}
+
+static ntstatus_t
+oplock_ack(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct cur *c = &req->body;
+	struct open *op;
+	uint8_t level;
+	int rc;
+	ntstatus_t status;
+
+	cur_skip(c, 2);
+	level = cur_u8(c);
+	cur_skip(c, 5);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	if (!op->state_in || s == NULL ||
+	    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE)
+		return STATUS_INVALID_OPLOCK_PROTOCOL;
+	fid.dev = op->state_dev;
+	fid.ino = op->state_ino;
+	/* MS-SMB2 3.3.5.22.1: only level II or none are acknowledged. */
+	if (level != SMB2_OPLOCK_LEVEL_NONE && level != SMB2_OPLOCK_LEVEL_II)
+		return STATUS_INVALID_PARAMETER;
+	rc = shm_oplock_break_ack(s, &fid, op->fid_persistent, level);
+	if (rc == -EINVAL) {
+		/* More than the break allows: the open ends at none. */
+		(void)shm_oplock_break_ack(s, &fid, op->fid_persistent,
+		    SMB2_OPLOCK_LEVEL_NONE);
+		op->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+		state_break_acked(&fid, op->breakers, op->nbreakers);
+		op->nbreakers = 0;
+		return STATUS_INVALID_OPLOCK_PROTOCOL;
+	}
+	if (rc != 0)
+		return STATUS_INVALID_OPLOCK_PROTOCOL;
+	op->oplock_level = level;
+	state_break_acked(&fid, op->breakers, op->nbreakers);
+	op->nbreakers = 0;
+	/* MS-SMB2 2.2.25.1 */
+	wcur_le16(&rsp->body, 24);
+	wcur_u8(&rsp->body, level);
+	wcur_zero(&rsp->body, 5);
+	wcur_le64(&rsp->body, op->fid_persistent);
+	wcur_le64(&rsp->body, op->fid_volatile);
+	return STATUS_SUCCESS;
+}
+
+static ntstatus_t
+lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn *conn = req->conn;
+	struct conn_private *pv = conn->priv;
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct cur *c = &req->body;
+	uint8_t key[16];
+	uint32_t state;
+	unsigned i;
+	int rc, have = 0;
+
+	cur_skip(c, 2 + 2 + 4);		/* StructureSize, Reserved, Flags */
+	cur_bytes(c, key, 16);
+	state = cur_le32(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (s == NULL || conn->dialect < 0x0210)
+		return STATUS_INVALID_PARAMETER;
+	rc = shm_lease_break_ack(s, conn->client_guid, key, state);
+	if (rc == -EINVAL)
+		return STATUS_REQUEST_NOT_ACCEPTED;
+	if (rc != 0)
+		return STATUS_UNSUCCESSFUL;
+	for (i = 0; pv->opens != NULL && i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if (op->kind == OPEN_FREE || !op->state_in ||
+		    op->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
+		    memcmp(op->lease_key, key, 16) != 0)
+			continue;
+		op->lease_state = state;
+		fid.dev = op->state_dev;
+		fid.ino = op->state_ino;
+		have = 1;
+		state_break_acked(&fid, op->breakers, op->nbreakers);
+		op->nbreakers = 0;
+	}
+	(void)have;
+	/* MS-SMB2 2.2.25.2 */
+	wcur_le16(&rsp->body, 36);
+	wcur_le16(&rsp->body, 0);
+	wcur_le32(&rsp->body, 0);
+	wcur_bytes(&rsp->body, key, 16);
+	wcur_le32(&rsp->body, state);
+	wcur_le64(&rsp->body, 0);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_oplock_break_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	uint16_t size;
+	struct cur peek = req->body;
+
+	size = cur_le16(&peek);
+	if (size == 24)
+		return oplock_ack(req, rsp);
+	if (size == 36)
+		return lease_ack(req, rsp);
+	return STATUS_INVALID_PARAMETER;
+}
