@@ -4,8 +4,8 @@
  * A unix stream socket CTL_SOCKET_NAME in `lock directory`, mode 0600; the
  * master serves only peers whose SO_PEERCRED uid is 0.  The client sends one
  * request line (at most CTL_LINE_MAX bytes, ending in '\n'), words
- * separated by blanks, and the master answers with a first line "OK" or "ERR message", then the
- * body, and closes the connection.  Requests (usmbctl(8) documents them and
+ * separated by blanks, and the master answers with a first line "OK" or
+ * "ERR message", then the body, and closes the connection.  Requests (usmbctl(8) documents them and
  * the JSON schema of `status --json`):
  *
  *	ping [PID]		"pid N uptime S"; with PID, that process answers

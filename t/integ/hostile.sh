@@ -22,10 +22,6 @@
 # the list).  Keep it short: every line is an open bug.
 HOSTILE_KNOWN_FAILURES=${HOSTILE_KNOWN_FAILURES-"
 pre-flood-held		gate pool DoS: N silent pre-auth connections hold all N gates for 15 s each (worker/gate.c GATE_LOGIN_SECS, one client per gate)
-post-compound-response-framing	compound responses misframed: dispatch.c aligns woff relative to sbuf (+4 frame header) and pads with memset over the next header
-post-related-first-fails	same compound framing defect (second response's ProtocolId zeroed)
-post-related-first-element	same compound framing defect
-post-related-fid-no-create	same compound framing defect
 post-create-ctx-next-inside	lenient parser: a create context Next (8) smaller than a context header is accepted (worker/smb2_create.c create_parse_contexts)
 post-write-offset-in-header	lenient parser: WRITE DataOffset 0 (inside the SMB2 header) is accepted and header bytes are written (worker/smb2_rw.c smb2_write_handle)
 "}
@@ -52,9 +48,9 @@ record() {
 	why=$(known_reason "$id")
 	if [ "$res" = PASS ]; then
 		if [ -n "$why" ]; then
-			ok "[$id] $desc (XPASS: listed as known failure, remove it)"
+			ok "[$id] $desc${detail:+ -- $detail} (XPASS: listed as known failure, remove it)"
 		else
-			ok "[$id] $desc"
+			ok "[$id] $desc${detail:+ -- $detail}"
 		fi
 	elif [ -n "$why" ]; then
 		XFAILED=$((XFAILED + 1))
@@ -95,7 +91,7 @@ children() {
 	local p
 
 	for p in $(pgrep -P "$SERVER_PID" 2>/dev/null); do
-		case $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) in
+		case $({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null) in
 		"$1"*) echo "$p" ;;
 		esac
 	done

@@ -453,6 +453,7 @@ class Raw:
         self.sid = self.s._Session["SessionID"]
         self.dialect = dialect
         self._signkey = None
+        self.last = b""
 
     def mid(self, charge=1):
         m = self.s._Connection["SequenceWindow"]
@@ -489,6 +490,7 @@ class Raw:
                    tid=self.tid if tid is None else tid, charge=charge, **kw)
 
     def send(self, payload):
+        self.last = payload
         try:
             self.sock.sendall(frame(payload))
             return True
@@ -1209,17 +1211,130 @@ def post_cases():
         y = r.xchg(r.h(READ) + read_body(fid, 10))
         return acceptable(y)
 
+    @add("post-handoff-leftover-garbage", "garbage pipelined behind the AUTHENTICATE (gate hands it to the worker)")
+    def _(r):
+        s, _sid, st = raw_login("alice", os.environ.get("ALICE_PW", "alicepw1"),
+                                extra=struct.pack(">I", 3000) + os.urandom(3000))
+        try:
+            if st != "0x00000000":
+                return st == "closed", "login: %s" % st
+            x = recv_frame(s, 3.0)
+            return x != "timeout" or not still_open(s), "after login: %s" % describe(x)
+        finally:
+            s.close()
+
+    @add("post-handoff-leftover-echo", "an ECHO pipelined behind the AUTHENTICATE is answered by the worker")
+    def _(r):
+        s, sid, st = raw_login("alice", os.environ.get("ALICE_PW", "alicepw1"),
+                               extra=frame(hdr(ECHO, 3, sid=0) + b"\x04\0\0\0"))
+        try:
+            if st != "0x00000000":
+                return False, "login: %s" % st
+            x = recv_frame(s, 3.0)
+            ok = not isinstance(x, str) and parse_chain(x)[0][:3] == (0, ECHO, 3)
+            return ok, "pipelined ECHO: %s" % describe(x)
+        finally:
+            s.close()
+
+    @add("post-handoff-leftover-partial", "60 KB of a partial frame pipelined behind the AUTHENTICATE")
+    def _(r):
+        s, _sid, st = raw_login("alice", os.environ.get("ALICE_PW", "alicepw1"),
+                                extra=struct.pack(">I", 0x20000) + r.h(WRITE)[:64] + b"\0" * 60000)
+        try:
+            if st not in ("0x00000000", "closed"):
+                return False, "login: %s" % st
+            time.sleep(0.3)
+            return True, "login %s; connection %s" % (st, "open" if still_open(s) else "closed")
+        finally:
+            s.close()
+
+    def foreign_setup(r, sid, user, pw):
+        """SESSION_SETUP of user on r's connection with session id sid."""
+        from impacket import ntlm
+        t1 = ntlm.getNTLMSSPType1("", "")
+        x = r.xchg(r.h(SESSION_SETUP, sid=sid, tid=0) + sess_body(t1.getData()))
+        if isinstance(x, str):
+            return None, x
+        st = parse_chain(x)[0][0]
+        if st != STATUS_MORE_PROCESSING:
+            return None, "0x%08x after NEGOTIATE" % st
+        nsid = struct.unpack_from("<Q", x, 40)[0]
+        boff, blen = struct.unpack_from("<HH", x, 64 + 4)
+        t3, _k = ntlm.getNTLMSSPType3(t1, x[boff:boff + blen], user, pw, "")
+        y = r.xchg(r.h(SESSION_SETUP, sid=nsid, tid=0) + sess_body(t3.getData()))
+        return nsid, y
+
+    @add("post-foreign-user-new-session", "bob's SESSION_SETUP on alice's worker connection is refused")
+    def _(r):
+        nsid, y = foreign_setup(r, 0, "bob", os.environ.get("BOB_PW", "bobpw1"))
+        if nsid is None:
+            return y == "closed", y
+        if isinstance(y, str):
+            return y == "closed", y
+        st = parse_chain(y)[0][0]
+        if st == 0:
+            # Accepted: what can that session do, and as whom?
+            z = r.xchg(r.h(TREE_CONNECT, sid=nsid, tid=0) + tree_body(utf16("\\\\127.0.0.1\\share")))
+            return False, "bob's session accepted on alice's worker; tree connect: %s" % describe(z)
+        return True, describe(y)
+
+    @add("post-foreign-user-reauth", "re-authenticating alice's session as bob is refused")
+    def _(r):
+        nsid, y = foreign_setup(r, r.sid, "bob", os.environ.get("BOB_PW", "bobpw1"))
+        if nsid is None or isinstance(y, str):
+            return (y == "closed"), str(y)
+        st = parse_chain(y)[0][0]
+        if st == 0:
+            return False, "alice's session re-authenticated as bob: " + describe(y)
+        # alice's session must still be alice's (or gone), never bob's
+        fid, ost = raw_open(r, "bob-private.txt")
+        if fid is not None:
+            return False, "after the refused re-auth, bob's 0600 file opened"
+        return True, describe(y) + "; bob-private.txt: " + ost
+
     @add("post-open-1100", "1100 opens without closing (over the per-connection table)")
     def _(r):
         last = None
         for i in range(1100):
-            last = r.xchg(r.h(CREATE) + create_body(utf16("hostile.dat"), disp=1, access=0x80))
+            last = r.xchg(r.h(CREATE) + create_body(utf16("hostile.dat"), disp=3, access=0x80))
             if isinstance(last, str):
                 return last == "closed", "after %d opens: %s" % (i, last)
         st = parse_chain(last)[0][0]
         return st not in (None, 0), "open 1100: " + describe(last)
 
+    if os.environ.get("HOSTILE_SELFTEST") == "1":
+        # Proves the harness catches a crash: SIGSEGV to alice's worker.
+        @add("selftest-worker-segv", "selftest: a worker killed by SIGSEGV is reported")
+        def _(r):
+            for p in worker_pids(int(os.environ["HOSTILE_MASTER"]), "alice"):
+                os.kill(p, 11)
+            time.sleep(0.3)
+            return True, "sent SIGSEGV"
     return L
+
+
+def raw_login(user, pw, extra=b"", dialect=0x0300):
+    """NEGOTIATE + NTLMSSP login on a raw socket; extra is sent in the same
+    write as the AUTHENTICATE (bytes the gate reads past the last request
+    and must hand to the worker).  Returns (sock, sid, status)."""
+    from impacket import ntlm
+    s = connect()
+    s.sendall(frame(hdr(NEGOTIATE, 0, credits=1) + neg_body([dialect])))
+    if isinstance(recv_frame(s), str):
+        raise RuntimeError("NEGOTIATE failed")
+    t1 = ntlm.getNTLMSSPType1("", "")
+    s.sendall(frame(hdr(SESSION_SETUP, 1, credits=8) + sess_body(t1.getData())))
+    r = recv_frame(s)
+    if isinstance(r, str) or parse_chain(r)[0][0] != STATUS_MORE_PROCESSING:
+        raise RuntimeError("SESSION_SETUP 1: " + describe(r))
+    sid = struct.unpack_from("<Q", r, 40)[0]
+    boff, blen = struct.unpack_from("<HH", r, 64 + 4)
+    t3, _key = ntlm.getNTLMSSPType3(t1, r[boff:boff + blen], user, pw, "")
+    s.sendall(frame(hdr(SESSION_SETUP, 2, sid=sid, credits=64) + sess_body(t3.getData())) + extra)
+    r = recv_frame(s)
+    if isinstance(r, str):
+        return s, sid, r
+    return s, sid, "0x%08x" % parse_chain(r)[0][0]
 
 
 def cmd_hold(secs):
@@ -1237,6 +1352,7 @@ def cmd_hold(secs):
 
 
 def cmd_post(log, master_pid):
+    os.environ["HOSTILE_MASTER"] = str(master_pid)
     alice_pw = os.environ.get("ALICE_PW", "alicepw1")
     w = Witnesses(log, master_pid)
     r = None
@@ -1274,6 +1390,8 @@ def cmd_post(log, master_pid):
         crash = [ln for ln in logtxt.splitlines() if any(k in ln for k in CRASH_WORDS)]
         if crash:
             problems.append("crash: " + " | ".join(crash[:3]))
+            if r is not None and r.last:
+                problems.append("last request sent (hex, first 512 bytes): " + r.last[:512].hex())
         wp = worker_pids(master_pid, "alice")
         if wpids_before and wp and not set(wpids_before) & set(wp):
             problems.append("alice's worker changed %s -> %s" % (wpids_before, wp))

@@ -17,15 +17,12 @@ import os
 import sys
 import time
 
-from impacket import smb3structs as s3
+from impacket import smb3, smb3structs as s3
 from impacket.nt_errors import ERROR_MESSAGES
 from impacket.smbconnection import SMBConnection, SessionError
 
 
-def status_name(e):
-    code = e.getErrorCode() if hasattr(e, "getErrorCode") else None
-    if code is None:
-        return "DISCONNECTED"
+def status_name(code):
     return ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
 
 
@@ -34,9 +31,31 @@ def probe(what, fn):
         fn()
         print("%s: OK" % what, flush=True)
     except SessionError as e:
-        print("%s: %s" % (what, status_name(e)), flush=True)
+        print("%s: %s" % (what, status_name(e.getErrorCode())), flush=True)
+    except smb3.SessionError as e:
+        print("%s: %s" % (what, status_name(e.get_error_code())), flush=True)
     except Exception as e:  # socket errors: the server dropped us
         print("%s: DISCONNECTED (%s)" % (what, type(e).__name__), flush=True)
+
+
+def lock(smb, tid, fid, flags):
+    # impacket's SMB3.lock joins str()s of the elements (broken on
+    # Python 3): build the request here.
+    el = s3.SMB2_LOCK_ELEMENT()
+    el["Offset"] = 0
+    el["Length"] = 100
+    el["Flags"] = flags
+    packet = smb.SMB_PACKET()
+    packet["Command"] = s3.SMB2_LOCK
+    packet["TreeID"] = tid
+    req = s3.SMB2Lock()
+    req["FileID"] = fid
+    req["LockCount"] = 1
+    req["LockSequence"] = 0
+    req["Locks"] = el.getData()
+    packet["Data"] = req
+    ans = smb.recvSMB(smb.sendSMB(packet))
+    ans.isValidAnswer(0)
 
 
 def main():
@@ -52,19 +71,16 @@ def main():
                      s3.FILE_OPEN_IF, 0)
     lport = conn.getSMBServer()._NetBIOSSession.get_socket().getsockname()[1]
     if mode == "lock":
-        smb.lock(tid, fid, [{"Offset": 0, "Length": 100,
-                             "Flags": s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK |
-                             s3.SMB2_LOCKFLAG_FAIL_IMMEDIATELY,
-                             "Reserved": 0}])
+        lock(smb, tid, fid, s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK |
+             s3.SMB2_LOCKFLAG_FAIL_IMMEDIATELY)
     with open(os.path.join(d, "ready." + tag + ".tmp"), "w") as f:
         f.write("%d\n" % lport)
     os.rename(os.path.join(d, "ready." + tag + ".tmp"),
               os.path.join(d, "ready." + tag))
     if mode == "waitlock":
         t0 = time.time()
-        probe("waitlock", lambda: smb.lock(tid, fid, [{
-            "Offset": 0, "Length": 100,
-            "Flags": s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK, "Reserved": 0}]))
+        probe("waitlock", lambda: lock(smb, tid, fid,
+                                       s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK))
         print("waited: %.1f" % (time.time() - t0), flush=True)
         return
     for _ in range(300):
