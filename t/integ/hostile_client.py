@@ -1292,6 +1292,63 @@ def post_cases():
             return False, "after the refused re-auth, bob's 0600 file opened"
         return True, describe(y) + "; bob-private.txt: " + ost
 
+    # ---- IPC$: DCE/RPC PDUs parsed by the worker ----
+    def rpc_hdr(ptype, flags, frag_len, auth_len=0, call_id=1):
+        return struct.pack("<BBBB4sHHI", 5, 0, ptype, flags, b"\x10\0\0\0", frag_len, auth_len, call_id)
+
+    SRVSVC = bytes.fromhex("c84f324b7016d30112785a47bf6ee188") + struct.pack("<HH", 3, 0)
+    NDR = bytes.fromhex("045d888aeb1cc9119fe808002b104860") + struct.pack("<I", 2)
+
+    def bind_pdu(frag_len=None, nctx=1, auth_len=0):
+        body = struct.pack("<HHIB3s", 4280, 4280, 0, nctx, b"\0\0\0") + \
+            struct.pack("<HBB", 0, 1, 0) + SRVSVC + NDR
+        fl = 16 + len(body) if frag_len is None else frag_len
+        return rpc_hdr(11, 3, fl, auth_len) + body
+
+    def pipe_case(cid, desc, pdus, transceive=False):
+        def fn(_r):
+            p = Raw("alice", os.environ.get("ALICE_PW", "alicepw1"), share="IPC$")
+            try:
+                fid, st = raw_open(p, "srvsvc", access=0x12019F, disp=1, opts=0)
+                if fid is None:
+                    return False, "open srvsvc: %s" % st
+                res = []
+                for pdu in pdus:
+                    if transceive:
+                        x = p.xchg(p.h(IOCTL) + ioctl_body(fid, 0x0011C017, pdu, max_out=4280))
+                    else:
+                        x = p.xchg(p.h(WRITE) + write_body(fid, pdu))
+                    res.append(describe(x))
+                    if isinstance(x, str):
+                        return x == "closed", "; ".join(res)[-300:]
+                x = p.xchg(p.h(READ) + read_body(fid, 4280), timeout=2.0)
+                res.append("read: " + describe(x))
+                ok = x != "timeout" and not (not isinstance(x, str) and parse_chain(x)[0][0] is None)
+                raw_close(p, fid)
+                return ok, "; ".join(res)[-300:]
+            finally:
+                p.close()
+        L.append((cid, desc, fn))
+
+    pipe_case("ipc-bind-fraglen-ffff", "srvsvc bind with frag_length 0xFFFF", [bind_pdu(frag_len=0xFFFF)])
+    pipe_case("ipc-bind-fraglen-short", "srvsvc bind with frag_length 10", [bind_pdu(frag_len=10)])
+    pipe_case("ipc-bind-nctx-255", "srvsvc bind announcing 255 context items", [bind_pdu(nctx=255)])
+    pipe_case("ipc-bind-auth-len", "srvsvc bind with auth_length past the PDU", [bind_pdu(auth_len=0xFFF0)])
+    pipe_case("ipc-request-before-bind", "srvsvc request before any bind",
+              [rpc_hdr(0, 3, 24 + 8) + struct.pack("<IHH", 8, 0, 15) + b"\0" * 8])
+    pipe_case("ipc-request-garbage-stub", "NetShareEnumAll with a garbage stub after a bind",
+              [bind_pdu(), rpc_hdr(0, 3, 24 + 64) + struct.pack("<IHH", 0xFFFFFFFF, 0, 15) + os.urandom(64)], transceive=True)
+    pipe_case("ipc-request-bad-opnum", "request with opnum 0xFFFF after a bind",
+              [bind_pdu(), rpc_hdr(0, 3, 24 + 8) + struct.pack("<IHH", 8, 0, 0xFFFF) + b"\0" * 8], transceive=True)
+    pipe_case("ipc-request-bad-ctx", "request on an unbound context id",
+              [bind_pdu(), rpc_hdr(0, 3, 24 + 8) + struct.pack("<IHH", 8, 77, 15) + b"\0" * 8], transceive=True)
+    pipe_case("ipc-fragments-no-last", "200 request fragments without LAST (reassembly bound)",
+              [bind_pdu()] + [rpc_hdr(0, 1 if i == 0 else 0, 24 + 4000) + struct.pack("<IHH", 0x7FFFFFFF, 0, 15) +
+                              b"\x41" * 4000 for i in range(200)])
+    pipe_case("ipc-ptype-unknown", "PDU with ptype 0xFF and version 4",
+              [struct.pack("<BBBB4sHHI", 4, 0, 0xFF, 3, b"\x10\0\0\0", 16, 0, 1)])
+    pipe_case("ipc-garbage", "4 KiB of random bytes written to srvsvc", [os.urandom(4096)])
+
     @add("post-open-1100", "1100 opens without closing (over the per-connection table)")
     def _(r):
         last = None
