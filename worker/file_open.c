@@ -2,6 +2,7 @@
  * Per-open file state, its free lists, and what the file handlers share:
  * client name parsing, handle lookup, the FSCC view of a file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -130,9 +131,9 @@ file_stream_parse(const char *s, char *stream, size_t scap)
 	}
 	if (n >= scap)
 		return STATUS_OBJECT_NAME_INVALID;
+	/* MS-FSCC 2.1.5.3: a stream name may hold anything but NUL, \ / : */
 	for (p = s; p < s + n; p++)
-		if ((unsigned char)*p < 0x20 || *p == '/' || *p == '\\' ||
-		    *p == ':')
+		if (*p == '/' || *p == '\\' || *p == ':')
 			return STATUS_OBJECT_NAME_INVALID;
 	memcpy(stream, s, n);
 	stream[n] = '\0';
@@ -311,4 +312,49 @@ file_info_fill(struct file_open *f, struct fscc_info *fi)
 			fi->attrs = FILE_ATTRIBUTE_NORMAL;
 	}
 	return STATUS_SUCCESS;
+}
+
+int
+file_name_data_suffix(const uint8_t *name16, size_t len)
+{
+	static const char suffix[] = "::$DATA";
+	size_t n = sizeof(suffix) - 1, i;
+	const uint8_t *p;
+
+	if (name16 == NULL || len < 2 * n)
+		return 0;
+	p = name16 + len - 2 * n;
+	for (i = 0; i < n; i++)
+		if (p[2 * i + 1] != 0 ||
+		    toupper(p[2 * i]) != (unsigned char)suffix[i])
+			return 0;
+	return 1;
+}
+
+int
+file_stream_resolve(struct file_open *f)
+{
+	static char list[65536];
+	const struct vfs_ops *vfs = file_vfs();
+	size_t pl = strlen(VFS_XATTR_STREAM);
+	char xname[300];
+	const char *x;
+	ssize_t n;
+
+	if (f->stream[0] == '\0' ||
+	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
+		return 0;
+	if (vfs->getxattr(f->fd, xname, NULL, 0) >= 0)
+		return 0;			/* the exact name exists */
+	n = vfs->listxattr(f->fd, list, sizeof(list));
+	for (x = list; n > 0 && x < list + n; x += strlen(x) + 1) {
+		if (strncmp(x, VFS_XATTR_STREAM, pl) != 0 ||
+		    strlen(x + pl) >= sizeof(f->stream) ||
+		    unicode_casecmp(x + pl, strlen(x + pl), f->stream,
+		    strlen(f->stream)) != 0)
+			continue;
+		memcpy(f->stream, x + pl, strlen(x + pl) + 1);
+		return 1;
+	}
+	return 0;
 }

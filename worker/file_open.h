@@ -105,6 +105,14 @@ ntstatus_t	file_info_fill(struct file_open *, struct fscc_info *);
 int		file_info_from_stat(const struct vfs_stat *,
 		    const struct vfs_dosinfo *, int has_dos,
 		    struct fscc_info *);
+/* Does the client name end in "::$DATA" (the unnamed stream, explicitly)? */
+int		file_name_data_suffix(const uint8_t *name16, size_t len);
+/*
+ * Stream names compare without case (as on NTFS): when f->stream has no
+ * exact match among the file's streams, takes the spelling of the one that
+ * matches ignoring case.  1 when it changed, 0 otherwise.
+ */
+int		file_stream_resolve(struct file_open *);
 /* The size of a stream (xattr) of the open, or -errno. */
 int64_t		file_stream_size(struct file_open *);
 

@@ -430,9 +430,15 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			goto out;
 		}
 	}
-	if (f->stream[0] != '\0' && is_dir && exists &&
-	    (opts & FILE_DIRECTORY_FILE)) {
+	/* a stream is never a directory; "dir::$DATA" is not the directory */
+	if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE)) {
 		status = STATUS_NOT_A_DIRECTORY;
+		goto out;
+	}
+	if (f->stream[0] == '\0' && is_dir && exists &&
+	    file_name_data_suffix(name16, name_len)) {
+		status = (opts & FILE_DIRECTORY_FILE) ?
+		    STATUS_NOT_A_DIRECTORY : STATUS_FILE_IS_A_DIRECTORY;
 		goto out;
 	}
 	if (exists) {
@@ -527,6 +533,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	f->dev = st.dev;
 	f->ino = st.ino;
+	/* the stream's stored spelling, before it keys the shared state */
+	(void)file_stream_resolve(f);
 	/* A read-only file is not opened for writing (Windows semantics). */
 	if (exists && f->stream[0] == '\0' && vfs_dos_get(vfs, fd, &di) == 0 &&
 	    (di.attrs & FILE_ATTRIBUTE_READONLY)) {

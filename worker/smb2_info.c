@@ -545,6 +545,42 @@ info_set_disposition(struct open *op, int del)
 	return state_delete_pending_set(op, 1);
 }
 
+/*
+ * Renames the open's named stream to another stream of the same file.
+ * The unnamed stream neither moves into a named one nor is replaced by
+ * one here (NTFS allows only narrow cases of that): refused.
+ */
+static ntstatus_t
+info_rename_stream(struct open *op, const char *to, int replace)
+{
+	static uint8_t val[65536];
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	char from_x[300], to_x[300];
+	ssize_t n;
+	int rc;
+
+	if (f->stream[0] == '\0' || to[0] == '\0')
+		return STATUS_INVALID_PARAMETER;
+	if (vfs_stream_xattr_name(f->stream, from_x, sizeof(from_x)) != 0 ||
+	    vfs_stream_xattr_name(to, to_x, sizeof(to_x)) != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	if (strcasecmp(f->stream, to) == 0 && strcmp(f->stream, to) != 0) {
+		/* a change of case only: same stream, new spelling */
+		replace = 1;
+	} else if (vfs->getxattr(f->fd, to_x, NULL, 0) >= 0 && !replace)
+		return STATUS_OBJECT_NAME_COLLISION;
+	if ((n = vfs->getxattr(f->fd, from_x, val, sizeof(val))) < 0)
+		return ntstatus_from_errno((int)n);
+	if ((rc = vfs->setxattr(f->fd, to_x, val, (size_t)n, 0)) != 0)
+		return ntstatus_from_errno(rc);
+	if (strcmp(from_x, to_x) != 0 &&
+	    (rc = vfs->removexattr(f->fd, from_x)) != 0)
+		return ntstatus_from_errno(rc);
+	snprintf(f->stream, sizeof(f->stream), "%s", to);
+	return STATUS_SUCCESS;
+}
+
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 static ntstatus_t
 info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
@@ -582,8 +618,13 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	    tstream, sizeof(tstream));
 	if (status != STATUS_SUCCESS)
 		return status;
+	/* ":name" renames a stream within its file (MS-FSA 2.1.5.14.11.1) */
+	if (target[0] == '\0' && (tstream[0] != '\0' ||
+	    file_name_data_suffix(name16, nlen)))
+		return link ? STATUS_INVALID_PARAMETER :
+		    info_rename_stream(op, tstream, replace);
 	if (tstream[0] != '\0' || f->stream[0] != '\0')
-		return STATUS_NOT_SUPPORTED;	/* stream renames: not yet */
+		return STATUS_INVALID_PARAMETER;	/* file <-> stream */
 	if (target[0] == '\0')
 		return STATUS_OBJECT_NAME_INVALID;
 	last = strrchr(target, '/');
