@@ -20,6 +20,7 @@
 #include "daemon/log.h"
 #include "proto/smb2_hdr.h"
 #include "worker/dispatch.h"
+#include "worker/state.h"
 
 struct conn *
 conn_new(const struct conf *conf, int fd, int role, const char *peer,
@@ -336,6 +337,9 @@ conn_session_free(struct conn *c, struct session *s)
 			conn_tree_free(c, &c->trees[i]);
 	if (c->priv != NULL)
 		conn_pending_drop(c, s->session_id);
+	if (c->priv != NULL && c->priv->role == CONN_ROLE_WORKER &&
+	    s->state == SESS_VALID)
+		state_session_del(s);
 	if (c->priv != NULL && c->priv->opens != NULL)
 		open_close_session(c, s);
 	free(s->auth);

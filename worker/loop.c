@@ -192,6 +192,9 @@ wk_add(struct msg *m)
 	(void)msg_send(wk.chan, MSG_CONN_ACK, m->id, NULL, 0, -1);
 	wk_count();
 	wk_idle_timer();
+	for (fl = 0; fl < CONN_MAX_SESSIONS; fl++)
+		if (c->sessions[fl].in_use && c->sessions[fl].state == SESS_VALID)
+			state_session_put(c, &c->sessions[fl]);
 	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
 	    (unsigned long long)c->sessions[0].session_id);
 	/* The session set up in the gate may replace an older one here. */

@@ -43,6 +43,7 @@
 #define FILE_NON_DIRECTORY_FILE	0x00000040u
 #define FILE_DELETE_ON_CLOSE	0x00001000u
 #define FILE_OPEN_BY_FILE_ID	0x00002000u
+#define FILE_CREATE_TREE_CONNECTION 0x00000080u
 #define FILE_OPEN_REPARSE_POINT	0x00200000u
 #define FILE_RESERVE_OPFILTER	0x00100000u
 /* bits MS-SMB2 says the server must refuse */
@@ -196,10 +197,17 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		    memcmp(name, "DHnC", 4) == 0 ||
 		    memcmp(name, "DH2C", 4) == 0)
 			cc->durable = 1;	/* not durable until shm/ durable */
-		/* ExtA, SecD, TWrp and unknown names: accepted, not applied */
+		/*
+		 * TWrp asks for a snapshot (previous version); there are
+		 * none to open (MS-SMB2 3.3.5.9.5).
+		 */
+		else if (memcmp(name, "TWrp", 4) == 0)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		/* SecD and unknown names: accepted, not applied */
 		if (next == 0)
 			break;
-		if (next % 8 != 0 || next > len - pos)
+		/* A context is at least its 16-byte header: no overlaps. */
+		if (next % 8 != 0 || next < 16 || next > len - pos)
 			return STATUS_INVALID_PARAMETER;
 		pos += next;
 	}
@@ -307,6 +315,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	if (opts & FILE_OPEN_BY_FILE_ID)
 		return STATUS_NOT_SUPPORTED;
+	if (opts & FILE_CREATE_TREE_CONNECTION)
+		return STATUS_NOT_SUPPORTED;	/* MS-SMB2 3.3.5.9 */
 	if (access & 0x0CE0FE00u)	/* reserved bits, MS-SMB2 3.3.5.9 */
 		return STATUS_ACCESS_DENIED;
 	if ((opts & FILE_DIRECTORY_FILE) && disp != FILE_CREATE &&
@@ -473,6 +483,16 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY,
 		    0);
+		/*
+		 * A directory's stream is an xattr: its data access is what
+		 * was granted, and the kernel checks each xattr call.
+		 */
+		if (fd >= 0 && f->stream[0] != '\0') {
+			f->readable = (want & (FILE_READ_DATA |
+			    FILE_EXECUTE)) != 0 || disp != FILE_OPEN;
+			f->writable = (want & (FILE_WRITE_DATA |
+			    FILE_APPEND_DATA)) != 0 || disp != FILE_OPEN;
+		}
 		if (fd == -EACCES && !(want & FILE_READ_DATA))
 			fd = vfs->open(tree->root_fd, f->path,
 			    O_PATH | O_DIRECTORY, 0);

@@ -120,14 +120,14 @@ fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
 		return STATUS_INVALID_PARAMETER;
 	if (!(op->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
-	if (max < 16)
-		return STATUS_BUFFER_TOO_SMALL;
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
 	end = off + len > st.size || off + len < off ? st.size : off + len;
 	if (!fsctl_is_sparse(f)) {
 		/* MS-FSA 2.1.5.9.22: a file that is not sparse is one range */
 		if (off < end) {
+			if (max < 16)
+				return STATUS_BUFFER_TOO_SMALL;
 			wcur_le64(out, off);
 			wcur_le64(out, end - off);
 		}
@@ -140,8 +140,10 @@ fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
 		hole = vfs->seek(f->fd, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > end)
 			hole = (int64_t)end;
+		/* MS-FSA 2.1.5.9.22: none fits / only some fit */
 		if (used + 16 > max)
-			return STATUS_BUFFER_OVERFLOW;
+			return used == 0 ? STATUS_BUFFER_TOO_SMALL :
+			    STATUS_BUFFER_OVERFLOW;
 		wcur_le64(out, (uint64_t)data);
 		wcur_le64(out, (uint64_t)(hole - data));
 		used += 16;

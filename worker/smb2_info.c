@@ -38,7 +38,7 @@ static char	info_path[FILE_PATH_MAX];
 
 /* "\dir\name" as UTF-16LE: the name Windows reports for an open. */
 static int
-info_name(struct file_open *f)
+info_name(struct file_open *f, int with_stream)
 {
 	size_t i, n = strlen(f->path);
 	int len;
@@ -47,6 +47,12 @@ info_name(struct file_open *f)
 	for (i = 0; i < n && i + 2 < sizeof(info_path); i++)
 		info_path[i + 1] = f->path[i] == '/' ? '\\' : f->path[i];
 	info_path[i + 1] = '\0';
+	/* MS-FSCC 2.4.30: the normalized name of a stream open names it */
+	if (with_stream && f->stream[0] != '\0' &&
+	    i + 2 + strlen(f->stream) < sizeof(info_path)) {
+		info_path[i + 1] = ':';
+		memcpy(info_path + i + 2, f->stream, strlen(f->stream) + 1);
+	}
 	len = unicode_utf8_to_utf16(info_path, strlen(info_path), info_name16,
 	    sizeof(info_name16));
 	return len < 0 ? 0 : len;
@@ -172,6 +178,9 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		return status;
 	if (state_delete_pending_get(op))
 		fi.delete_pending = 1;
+	/* the name goes at the last close: it no longer counts (as Samba) */
+	if (fi.delete_pending && fi.nlink > 0)
+		fi.nlink--;
 	switch (klass) {
 	case FileBasicInformation:
 		fscc_put_basic(w, &fi);
@@ -207,13 +216,16 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		fscc_put_attribute_tag(w, &fi);
 		break;
 	case FileAllInformation:
-		n16 = info_name(f);
+		n16 = info_name(f, 0);
 		fscc_put_all(w, &fi, op->access, f->position, f->mode,
 		    info_name16, (size_t)n16);
 		break;
 	case FileNormalizedNameInformation:
+		/* the share root has no name to normalize (as Windows says) */
+		if (f->path[0] == '\0' && f->stream[0] == '\0')
+			return STATUS_NOT_SUPPORTED;
 		/* MS-FSCC 2.4.30: the name without the leading backslash */
-		n16 = info_name(f);
+		n16 = info_name(f, 1);
 		n16 = n16 >= 2 ? n16 - 2 : 0;
 		wcur_le32(w, (uint32_t)n16);
 		wcur_bytes(w, info_name16 + 2, (size_t)n16);
@@ -226,7 +238,7 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		const uint8_t *p16;
 		size_t i;
 
-		n16 = info_name(f);
+		n16 = info_name(f, 0);
 		p16 = info_name16;
 		for (i = 0; i + 1 < (size_t)n16; i += 2)
 			if (info_name16[i] == '\\' && info_name16[i + 1] == 0)
@@ -581,6 +593,49 @@ info_rename_stream(struct open *op, const char *to, int replace)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * A rename deletes the name from its directory: like Windows (and Samba),
+ * it must be able to open that directory for DELETE, sharing read and
+ * write, next to the directory's current opens -- an open there with
+ * DELETE access, or one that does not share delete, refuses it with
+ * STATUS_SHARING_VIOLATION.  The check goes through the shared state with
+ * a transient open record, so opens in other workers count too.
+ */
+static ntstatus_t
+info_rename_parent_check(struct tree *tree, const char *path)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct shm *s = state_shm();
+	struct shm_open_conflict conflict;
+	struct shm_open_rec rec;
+	struct shm_file_id fid;
+	struct vfs_stat st;
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	int rc;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;	/* no shared state: local rules only */
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	if (vfs->statat(tree->root_fd, parent, &st) != 0)
+		return STATUS_SUCCESS;	/* the rename itself will say why */
+	state_file_id(&fid, st.dev, st.ino, NULL);
+	memset(&rec, 0, sizeof(rec));
+	if (shm_id_alloc(s, &rec.persistent_id) != 0)
+		return STATUS_SUCCESS;
+	rec.pid = getpid();
+	rec.access = SHM_DELETE;
+	rec.share_access = SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE;
+	rc = shm_open_insert(s, &fid, &rec, &conflict);
+	if (rc == -EBUSY)
+		return STATUS_SHARING_VIOLATION;
+	if (rc == 0)
+		(void)shm_open_remove(s, &fid, rec.persistent_id, NULL);
+	return STATUS_SUCCESS;
+}
+
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 static ntstatus_t
 info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
@@ -614,15 +669,30 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 		name16 += 2;
 		nlen -= 2;
 	}
+	/*
+	 * ":name[:$DATA]" names a stream of this same file; parse it as
+	 * the stream of a placeholder base name, with the same rules.
+	 */
+	if (nlen >= 2 && name16[0] == ':' && name16[1] == 0) {
+		static uint8_t tmp16[2 + 2 * FILE_STREAM_MAX + 16];
+
+		if (nlen > sizeof(tmp16) - 2)
+			return STATUS_OBJECT_NAME_INVALID;
+		tmp16[0] = 'x';
+		tmp16[1] = 0;
+		memcpy(tmp16 + 2, name16, nlen);
+		status = file_name_parse(req, tmp16, nlen + 2, target,
+		    sizeof(target), tstream, sizeof(tstream));
+		if (status != STATUS_SUCCESS)
+			return status;
+		if (link)
+			return STATUS_INVALID_PARAMETER;
+		return info_rename_stream(op, tstream, replace);
+	}
 	status = file_name_parse(req, name16, nlen, target, sizeof(target),
 	    tstream, sizeof(tstream));
 	if (status != STATUS_SUCCESS)
 		return status;
-	/* ":name" renames a stream within its file (MS-FSA 2.1.5.14.11.1) */
-	if (target[0] == '\0' && (tstream[0] != '\0' ||
-	    file_name_data_suffix(name16, nlen)))
-		return link ? STATUS_INVALID_PARAMETER :
-		    info_rename_stream(op, tstream, replace);
 	if (tstream[0] != '\0' || f->stream[0] != '\0')
 		return STATUS_INVALID_PARAMETER;	/* file <-> stream */
 	if (target[0] == '\0')
@@ -685,6 +755,9 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 		rc = vfs->link(tree->root_fd, f->path, target);
 		return ntstatus_from_errno(rc);
 	}
+	if ((status = info_rename_parent_check(tree, f->path)) !=
+	    STATUS_SUCCESS)
+		return status;
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)
 		return ntstatus_from_errno(rc);

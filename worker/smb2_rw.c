@@ -205,6 +205,9 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	if (len > RW_MAX)
 		return STATUS_INVALID_PARAMETER;
+	/* The data follows the 48-byte fixed part; it may not overlap it. */
+	if (len > 0 && data_off < SMB2_HDR_LEN + 48)
+		return STATUS_INVALID_PARAMETER;
 	dc = cur_sub(c, data_off, len);
 	data = cur_view(&dc, len);
 	if (data == NULL && len > 0)

@@ -275,6 +275,8 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		pv->sign_final = s;	/* MS-SMB2 3.3.5.5.3: the final response is signed */
 	if (!reauth)
 		pv->logged_in = s;
+	/* For `usmbctl status`; the gate's sessions are recorded on hand-off. */
+	state_session_put(c, s);
 	log_info("%s: session %llx for %s%s%s", c->peer,
 	    (unsigned long long)s->session_id,
 	    s->anonymous ? "anonymous" : s->user, s->guest ? " (guest)" : "",

@@ -326,6 +326,14 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		 * A sharing violation: a handle-caching holder may close its
 		 * handle once told (MS-SMB2 3.3.4.7, batch / H lease).
 		 */
+		status = state_break_wait(req, rsp, s, &fid, &br);
+		if (status != STATUS_SUCCESS)
+			return status;
+		/*
+		 * Then handle caching: H leases.  Batch oplocks were broken to
+		 * level II just above (MS-FSA 2.1.4.12: batch goes to level II,
+		 * to none only for an overwrite), so this leaves them alone.
+		 */
 		br.flags |= SHM_BREAK_SHARING;
 		status = state_break_wait(req, rsp, s, &fid, &br);
 		if (status != STATUS_SUCCESS)
@@ -599,6 +607,9 @@ state_wmsg_event(void)
 			break;
 		case SHM_WMSG_LOCK_RELEASED:
 			state_wake_local(PARK_LOCK, &m.fid);
+			/* {0, 0}: the master purged a dead worker's state. */
+			if (m.fid.dev == 0 && m.fid.ino == 0)
+				state_wake_local(PARK_BREAK, NULL);
 			break;
 		case SHM_WMSG_NOTIFY:
 			smb2_notify_wmsg(&m);

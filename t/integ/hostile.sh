@@ -22,8 +22,6 @@
 # the list).  Keep it short: every line is an open bug.
 HOSTILE_KNOWN_FAILURES=${HOSTILE_KNOWN_FAILURES-"
 pre-flood-held		gate pool DoS: N silent pre-auth connections hold all N gates for 15 s each (worker/gate.c GATE_LOGIN_SECS, one client per gate)
-post-create-ctx-next-inside	lenient parser: a create context Next (8) smaller than a context header is accepted (worker/smb2_create.c create_parse_contexts)
-post-write-offset-in-header	lenient parser: WRITE DataOffset 0 (inside the SMB2 header) is accepted and header bytes are written (worker/smb2_rw.c smb2_write_handle)
 "}
 
 . "$(dirname "$0")/lib.sh"

@@ -24,6 +24,7 @@ every receive has a timeout and every loop a count.
 
 import os
 import random
+import re
 import socket
 import struct
 import sys
@@ -654,7 +655,7 @@ def worker_pids(master_pid, user):
     return sorted(pids)
 
 
-CRASH_WORDS = ("killed by signal", "AddressSanitizer", "runtime error:", "core dumped")
+CRASH_RE = re.compile(r"killed by signal|exited with status [1-9]|AddressSanitizer|runtime error:|core dumped")
 
 
 def post_cases():
@@ -1444,7 +1445,7 @@ def cmd_post(log, master_pid):
                 problems.append("%s broken: %s" % (name, p))
         time.sleep(0.05)
         logtxt = w.new_log(since)
-        crash = [ln for ln in logtxt.splitlines() if any(k in ln for k in CRASH_WORDS)]
+        crash = [ln for ln in logtxt.splitlines() if CRASH_RE.search(ln)]
         if crash:
             problems.append("crash: " + " | ".join(crash[:3]))
             if r is not None and r.last:
@@ -1662,13 +1663,52 @@ def cmd_perms(share):
     return 0
 
 
+def cmd_corpus(root):
+    """Writes fuzz seeds built from this client's requests (t/fuzz/corpus).
+    GUIDs and salts are random: any valid value makes a good seed."""
+    sign_ctx = neg_ctx(8, struct.pack("<HHHH", 3, 2, 1, 0))
+    net_ctx = neg_ctx(5, utf16("127.0.0.1"))
+    seeds = {
+        "negotiate/neg311_sign_netname": neg311(extra_ctxs=PREAUTH_CTX + CIPHER_CTX + sign_ctx + net_ctx, ctx_count=4),
+        "negotiate/neg311_overlap": neg311(extra_ctxs=set16(PREAUTH_CTX, 2, 38 + 16) + CIPHER_CTX, ctx_count=2),
+        "negotiate/neg311_dup_preauth": neg311(extra_ctxs=PREAUTH_CTX + PREAUTH_CTX, ctx_count=2),
+        "negotiate/neg_plain": neg_plain(),
+    }
+    fid = struct.pack("<QQ", 1, 2)
+    rel = [hdr(CREATE, 4, sid=9, tid=1) + create_body(utf16("a.txt"), disp=3),
+           hdr(READ, 5, sid=9, tid=1, flags=FLAG_RELATED) + read_body(REL_FID, 100),
+           hdr(CLOSE, 6, sid=9, tid=1, flags=FLAG_RELATED) + struct.pack("<HHI16s", 24, 0, 0, REL_FID)]
+    chain = b""
+    for i, e in enumerate(rel):
+        e = bytearray(e)
+        if i + 1 < len(rel):
+            e += b"\0" * ((8 - len(e) % 8) % 8)
+            struct.pack_into("<I", e, 20, len(e))
+        chain += bytes(e)
+    seeds.update({
+        "smb2_frame/related_create_read_close": frame(chain),
+        "smb2_frame/write_data": frame(hdr(WRITE, 7, sid=9, tid=1) + write_body(fid, b"hello")),
+        "smb2_frame/ioctl_validate": frame(hdr(IOCTL, 8, sid=9, tid=1) + ioctl_body(REL_FID, 0x00140204,
+                                           struct.pack("<I16sHH", 0x7F, b"\0" * 16, 1, 2) + b"\x02\x02\x10\x02")),
+        "smb2_frame/session_setup_spnego": frame(hdr(SESSION_SETUP, 1) + sess_body(spnego_init(NTLM_TYPE1))),
+    })
+    for name, data in seeds.items():
+        path = os.path.join(root, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        out("wrote %s (%d bytes)" % (path, len(data)))
+    return 0
+
+
 def main(argv):
     global PORT
     PORT = int(os.environ.get("PORT", "0"))
-    if not PORT or len(argv) < 2:
+    if (not PORT and argv[1:2] != ["corpus"]) or len(argv) < 2:
         out(__doc__)
         return 2
     cmd = argv[1]
+    if cmd == "corpus":
+        return cmd_corpus(argv[2])
     if cmd == "pre":
         return cmd_pre(argv[2])
     if cmd == "pre-list":

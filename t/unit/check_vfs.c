@@ -176,7 +176,8 @@ END_TEST
 
 START_TEST(test_dos_and_streams)
 {
-	struct vfs_dosinfo di = { 0x21, 0x01D0000000000000ull }, out;
+	struct vfs_dosinfo di = { .attrs = 0x21,
+	    .create_time = 0x01D0000000000000ull }, out;
 	uint8_t buf[32];
 	char x[300];
 	int fd;
@@ -185,6 +186,17 @@ START_TEST(test_dos_and_streams)
 	ck_assert_int_eq(vfs_dos_decode(buf, 16, &out), 0);
 	ck_assert_uint_eq(out.attrs, 0x21);
 	ck_assert_uint_eq(out.create_time, di.create_time);
+	/* a client-set change time makes the 32-byte version 2 */
+	di.change_time = 0x01D0000000001234ull;
+	di.change_mtime = 0x01D0000000005678ull;
+	ck_assert_uint_eq(vfs_dos_encode(&di, buf, sizeof(buf)), 32);
+	ck_assert_uint_eq(vfs_dos_encode(&di, buf, 16), 0);
+	ck_assert_int_eq(vfs_dos_decode(buf, 32, &out), 0);
+	ck_assert_uint_eq(out.change_time, di.change_time);
+	ck_assert_uint_eq(out.change_mtime, di.change_mtime);
+	ck_assert_int_eq(vfs_dos_decode(buf, 16, &out), -EINVAL);
+	di.change_time = di.change_mtime = 0;
+	ck_assert_uint_eq(vfs_dos_encode(&di, buf, sizeof(buf)), 16);
 	buf[2] = 9;
 	ck_assert_int_eq(vfs_dos_decode(buf, 16, &out), -EINVAL);
 	ck_assert_int_eq(vfs_dos_decode(buf, 3, &out), -EINVAL);
