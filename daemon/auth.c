@@ -23,6 +23,7 @@
 #include "daemon/master.h"
 #include "daemon/msg.h"
 #include "daemon/passdb.h"
+#include "daemon/route.h"
 #include "daemon/spawn.h"
 #include "proto/ntlmssp.h"
 #include "proto/ntstatus.h"
@@ -288,6 +289,8 @@ auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
 	}
 	c->verdict = *rep;
 	c->has_verdict = 1;
+	/* What a hand-off naming this request id will be routed by. */
+	route_verdict_record(c, id, rep, master_now_ms());
 	(void)spawn_send(c, MSG_AUTH_REP, id, buf, (size_t)len);
 }
 

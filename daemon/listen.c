@@ -1,9 +1,16 @@
 /*
  * The SMB listeners.  Every address of `interfaces` (none = 0.0.0.0 and ::,
  * the latter IPV6_V6ONLY) times every port of `smb ports`.  The master
- * accepts, checks `hosts allow` / `hosts deny`, and passes the socket to a
- * ready gate; while no gate is ready the listeners are not polled, so new
- * connections wait in the kernel's backlog instead of in the master.
+ * accepts, checks `hosts allow` / `hosts deny`, and passes the socket to the
+ * gate with the most room (credits, MSG_GATE_READY); while every gate is
+ * full the listeners are not polled, so new connections wait in the
+ * kernel's backlog instead of in the master.
+ *
+ * Each connection in a gate is counted against its client address (an IPv6
+ * /64) from accept until the gate reports it closed or handed off
+ * (MSG_GATE_CONN_END).  An address over LISTEN_PREAUTH_PER_ADDR makes its
+ * oldest one go (MSG_GATE_DROP): many silent connections from one place
+ * take at most that many of the gates' slots.
  */
 #include "daemon/listen.h"
 
@@ -18,6 +25,7 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
@@ -29,10 +37,27 @@
 
 #define LISTEN_BACKLOG		128
 #define LISTEN_ACCEPT_BATCH	16
+/* A gate ends a connection within ~45 s (login, hand-off); beyond: lost. */
+#define LISTEN_PREAUTH_STALE_MS	120000
+#define LISTEN_LOG_EVERY_S	10
+
+/* A connection given to a gate, until MSG_GATE_CONN_END. */
+struct listen_pre {
+	pid_t		 gate;		/* 0: free entry */
+	uint32_t	 id;		/* of its MSG_NEW_CONN */
+	uint8_t		 key[17];	/* family, then the address (v6: /64) */
+	int		 dropped;	/* MSG_GATE_DROP sent: not counted */
+	int64_t		 since_ms;
+};
 
 static int	listen_fds[LISTEN_MAX];
 static int	listen_n;
 static int	listen_polling;
+static struct listen_pre listen_pre[LISTEN_PREAUTH_MAX];
+static unsigned	listen_pre_hi;		/* entries [0, hi) may be in use */
+static uint32_t	listen_next_id = 1;
+static time_t	listen_log_t;		/* rate limit of the refusal lines */
+static unsigned	listen_log_n;
 
 static int
 listen_one(const char *addr, uint16_t port)
@@ -300,9 +325,166 @@ listen_host_allowed(char *const *allow, char *const *deny, const char *addr)
 	return !listen_list_match(deny, addr);
 }
 
+/* The counting key of an address: v4 whole, v6 by its /64. */
+static void
+listen_addr_key(const char *addr, uint8_t key[17])
+{
+	int fam = listen_parse_addr(addr, key + 1);
+
+	key[0] = (uint8_t)fam;
+	if (fam == AF_INET6)
+		memset(key + 1 + 8, 0, 8);
+}
+
+static struct listen_pre *
+listen_pre_find(pid_t gate, uint32_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < listen_pre_hi; i++)
+		if (listen_pre[i].gate == gate && listen_pre[i].id == id)
+			return &listen_pre[i];
+	return NULL;
+}
+
+static void
+listen_pre_free(struct listen_pre *e)
+{
+	memset(e, 0, sizeof(*e));
+	while (listen_pre_hi > 0 && listen_pre[listen_pre_hi - 1].gate == 0)
+		listen_pre_hi--;
+}
+
+/* Counts the live entries of key; *oldest = the oldest of them. */
+static unsigned
+listen_pre_count(const uint8_t key[17], struct listen_pre **oldest)
+{
+	unsigned i, n = 0;
+
+	*oldest = NULL;
+	for (i = 0; i < listen_pre_hi; i++) {
+		struct listen_pre *e = &listen_pre[i];
+
+		if (e->gate == 0 || e->dropped || memcmp(e->key, key, 17) != 0)
+			continue;
+		n++;
+		if (*oldest == NULL || e->since_ms < (*oldest)->since_ms)
+			*oldest = e;
+	}
+	return n;
+}
+
+unsigned
+listen_preauth_count(const char *addr)
+{
+	struct listen_pre *oldest;
+	uint8_t key[17];
+
+	listen_addr_key(addr, key);
+	return listen_pre_count(key, &oldest);
+}
+
+/* One line per LISTEN_LOG_EVERY_S, with how many were not logged. */
+static void
+listen_log_limited(const char *peer, const char *what)
+{
+	time_t now = time(NULL);
+
+	if (listen_log_t != 0 && now - listen_log_t < LISTEN_LOG_EVERY_S) {
+		listen_log_n++;
+		return;
+	}
+	log_warnx("connection from %s: %s (%u more such since the last line)",
+	    peer, what, listen_log_n);
+	listen_log_t = now;
+	listen_log_n = 0;
+}
+
+/*
+ * Makes room for one more connection of key: at the per-address limit the
+ * address's oldest connection is dropped by its gate.  Returns the free
+ * entry to use, or NULL (table full: refuse).
+ */
+static struct listen_pre *
+listen_pre_admit(const uint8_t key[17], const char *peer)
+{
+	struct listen_pre *oldest, *e = NULL;
+	struct child *g;
+	unsigned i;
+
+	for (i = 0; i < LISTEN_PREAUTH_MAX; i++)
+		if (listen_pre[i].gate == 0) {
+			e = &listen_pre[i];
+			break;
+		}
+	if (e == NULL) {
+		listen_log_limited(peer, "refused: too many connections "
+		    "waiting for a login");
+		return NULL;
+	}
+	if (listen_pre_count(key, &oldest) < LISTEN_PREAUTH_PER_ADDR)
+		return e;
+	listen_log_limited(peer, "over its share of unauthenticated "
+	    "connections, dropping its oldest");
+	oldest->dropped = 1;
+	g = spawn_find(oldest->gate);
+	if (g != NULL && g->chan >= 0)
+		(void)spawn_send(g, MSG_GATE_DROP, oldest->id, NULL, 0);
+	return e;
+}
+
+void
+listen_conn_end(struct child *gate, uint32_t id)
+{
+	struct listen_pre *e = listen_pre_find(gate->pid, id);
+
+	if (e == NULL) {
+		log_debug(2, "gate %d ended unknown connection %u",
+		    (int)gate->pid, id);
+		return;
+	}
+	listen_pre_free(e);
+	if (gate->active > 0)
+		gate->active--;
+}
+
+void
+listen_gate_gone(const struct child *gate)
+{
+	unsigned i;
+
+	for (i = 0; i < listen_pre_hi; i++)
+		if (listen_pre[i].gate == gate->pid)
+			listen_pre_free(&listen_pre[i]);
+}
+
+void
+listen_tick(void)
+{
+	static int64_t last;
+	int64_t now = master_now_ms();
+	struct child *g;
+	unsigned i;
+
+	if (now - last < 1000)
+		return;
+	last = now;
+	for (i = 0; i < listen_pre_hi; i++) {
+		struct listen_pre *e = &listen_pre[i];
+
+		if (e->gate == 0 || now - e->since_ms < LISTEN_PREAUTH_STALE_MS)
+			continue;
+		log_warnx("gate %d never ended connection %u: no longer "
+		    "counted", (int)e->gate, e->id);
+		if ((g = spawn_find(e->gate)) != NULL && g->active > 0)
+			g->active--;
+		listen_pre_free(e);
+	}
+}
+
 /* MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text. */
 static int
-listen_give(struct child *gate, int fd, const char *peer)
+listen_give(struct child *gate, int fd, const char *peer, uint32_t id)
 {
 	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1];
 	struct wcur w;
@@ -314,7 +496,7 @@ listen_give(struct child *gate, int fd, const char *peer)
 	wcur_bytes(&w, peer, strlen(peer) + 1);
 	if (w.err)
 		return -EMSGSIZE;
-	rc = msg_send(gate->chan, MSG_NEW_CONN, 0, buf, wcur_off(&w), fd);
+	rc = msg_send(gate->chan, MSG_NEW_CONN, id, buf, wcur_off(&w), fd);
 	if (rc != 0)
 		spawn_kill(gate, "cannot pass a connection");
 	return rc;
@@ -325,7 +507,10 @@ listen_event(uint32_t idx)
 {
 	struct sockaddr_storage ss;
 	char peer[INET6_ADDRSTRLEN];
+	struct listen_pre *e;
 	struct child *gate;
+	uint8_t key[17];
+	uint32_t id;
 	socklen_t sl;
 	int i, fd, one = 1;
 
@@ -352,11 +537,30 @@ listen_event(uint32_t idx)
 			close(fd);
 			continue;
 		}
+		listen_addr_key(peer, key);
+		e = listen_pre_admit(key, peer);
+		/* A drop above may have killed a gate that stopped reading. */
+		if (e == NULL || gate->chan < 0 || gate->dying) {
+			close(fd);
+			continue;
+		}
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (listen_give(gate, fd, peer) == 0) {
-			gate->ready = 0;
+		id = listen_next_id++;
+		if (listen_next_id == 0)
+			listen_next_id = 1;
+		if (listen_give(gate, fd, peer, id) == 0) {
+			e->gate = gate->pid;
+			e->id = id;
+			memcpy(e->key, key, sizeof(e->key));
+			e->dropped = 0;
+			e->since_ms = master_now_ms();
+			if ((unsigned)(e - listen_pre) >= listen_pre_hi)
+				listen_pre_hi = (unsigned)(e - listen_pre) + 1;
+			gate->credits--;
+			gate->ready = gate->credits > 0;
+			gate->active++;
 			gate->nconn++;
-			log_debug(3, "connection from %s to gate %d", peer,
+			log_debug(3, "connection %u from %s to gate %d", id, peer,
 			    (int)gate->pid);
 		} else
 			log_warnx("connection from %s dropped: no gate took it",

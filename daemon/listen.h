@@ -7,6 +7,15 @@
 struct conf;
 
 #define LISTEN_MAX	32
+/*
+ * Unauthenticated connections one client address (an IPv6 /64) may have in
+ * the gates at once; a new one over it makes the gate drop that address's
+ * oldest, so a flood from one address cannot lock out anyone else, nor hold
+ * that address's own real clients out for long.
+ */
+#define LISTEN_PREAUTH_PER_ADDR	16
+/* Gate connections the master keeps track of (all gates together). */
+#define LISTEN_PREAUTH_MAX	4096
 
 /* Opens every interface x port of conf; 0, or -1 after logging why. */
 int	listen_open(const struct conf *conf);
@@ -14,8 +23,17 @@ void	listen_close(void);
 /* Do a and b listen on the same addresses and ports? */
 int	listen_same(const struct conf *a, const struct conf *b);
 void	listen_event(uint32_t idx);
-/* Polls the listeners only while a gate is ready and we are not stopping. */
+/* Polls the listeners only while a gate has room and we are not stopping. */
 void	listen_update_polling(void);
+struct child;
+/* The gate reported MSG_GATE_CONN_END for connection id. */
+void	listen_conn_end(struct child *gate, uint32_t id);
+/* A gate is gone: its connections no longer count. */
+void	listen_gate_gone(const struct child *gate);
+/* Forgets connections a gate never ended (a backstop), once a second. */
+void	listen_tick(void);
+/* Unauthenticated connections of addr (text) counted now; for tests. */
+unsigned listen_preauth_count(const char *addr);
 /* Samba's hosts allow / hosts deny rule for a numeric address text. */
 int	listen_host_allowed(char *const *allow, char *const *deny, const char *addr);
 

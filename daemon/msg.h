@@ -20,9 +20,20 @@
 enum msg_type {
 	/* child -> master */
 	MSG_HELLO = 1,		/* payload: role u32; the child is set up */
-	MSG_GATE_READY,		/* gate can take a connection */
+	/*
+	 * Gate credits: payload empty = one more connection, or u32 n = n
+	 * more.  Each MSG_NEW_CONN uses one; the master gives a gate no more
+	 * than it was granted (daemon/listen.c).
+	 */
+	MSG_GATE_READY,
 	MSG_AUTH_REQ,		/* struct msg_auth_req, answered by MSG_AUTH_REP with the same id */
-	MSG_HANDOFF,		/* gate -> master, fd = the client socket, payload = connection state */
+	/*
+	 * gate -> master, fd = the client socket, payload = connection state;
+	 * id = the id of the MSG_AUTH_REQ whose verdict authenticated this
+	 * connection (the master routes by that verdict, once); echoed in
+	 * MSG_HANDOFF_DONE.
+	 */
+	MSG_HANDOFF,
 	MSG_CONN_ACK,		/* worker -> master: took the connection (id of MSG_CONN) */
 	MSG_CONN_COUNT,		/* worker -> master: payload u32 number of connections now */
 	MSG_STATUS_REP,		/* child -> master: reply to MSG_STATUS_REQ (JSON fragment) */
@@ -34,14 +45,36 @@ enum msg_type {
 	MSG_CTL_DONE,		/* reply to CLOSE_SHARE / KILL_*: payload u32 count */
 	MSG_INFO_REP,		/* reply to MSG_INFO_REQ: worker/ctlmsg.h encoding */
 	MSG_METRICS_REP,	/* reply to MSG_METRICS_REQ: worker/metrics.h encoding */
+	/*
+	 * gate -> master: the connection of MSG_NEW_CONN id is closed or
+	 * handed off (and acknowledged); no payload.  Releases its place in
+	 * the per-address count; the gate's credits are separate.
+	 */
+	MSG_GATE_CONN_END,
+	/*
+	 * gate -> master: it took its last connection and grants no more
+	 * credits; the master answers MSG_SHUTDOWN (u32 1: drain) and starts
+	 * its replacement.  No payload.
+	 */
+	MSG_GATE_RETIRE,
 
 	/* master -> child */
-	MSG_NEW_CONN = 64,	/* master -> gate, fd = accepted socket, payload = peer address string */
+	/*
+	 * master -> gate, fd = accepted socket, id = the master's connection
+	 * id, payload = 16-byte server GUID, u64 start FILETIME, peer address
+	 * string (NUL-terminated).
+	 */
+	MSG_NEW_CONN = 64,
 	MSG_AUTH_REP,		/* struct msg_auth_rep */
 	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
 	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */
 	MSG_RELOAD,		/* re-read the config */
-	MSG_SHUTDOWN,		/* finish and exit */
+	/*
+	 * Finish and exit.  To a gate: stop taking connections and end the
+	 * logins in flight within a few seconds; with payload u32 1 (the
+	 * answer to MSG_GATE_RETIRE) let them run to their own deadlines.
+	 */
+	MSG_SHUTDOWN,
 	MSG_STATUS_REQ,		/* report sessions / opens */
 	MSG_DEBUG_LEVEL,	/* payload u32 level */
 	/* Operations (usmbctl, daemon/ctl.c); handled by worker/ctlmsg.c. */
@@ -51,6 +84,12 @@ enum msg_type {
 	MSG_KILL_SESSION,	/* payload: u64 session id; MSG_CTL_DONE */
 	MSG_INFO_REQ,		/* connections, sessions, trees, opens: MSG_INFO_REP */
 	MSG_METRICS_REQ,	/* request counters: MSG_METRICS_REP */
+	/*
+	 * master -> gate: close the unauthenticated connection of MSG_NEW_CONN
+	 * id (its address is over its share of pre-auth connections); one in
+	 * hand-off is left alone.  No payload.
+	 */
+	MSG_GATE_DROP,
 };
 
 /* MSG_HELLO payload: the role the child was started as (u32). */

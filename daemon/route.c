@@ -1,10 +1,11 @@
 /*
  * Routing a connection that a gate authenticated to a worker of that user.
  *
- * The identity comes from the verdict this master gave that very gate
- * (struct child.verdict), never from the gate's payload: a compromised gate
- * can only hand a connection to the user it proved it authenticated.  The
- * payload is forwarded to the worker verbatim.  The gate keeps its copy of
+ * The identity comes from the verdict this master gave that very gate for
+ * the authentication request the hand-off names (its message id), never
+ * from the gate's payload: a compromised gate can only hand a connection to
+ * a user it proved it authenticated, once per proof, and only soon after.
+ * The payload is forwarded to the worker verbatim.  The gate keeps its copy of
  * the socket until MSG_HANDOFF_DONE says the worker acknowledged it.
  */
 #include "daemon/route.h"
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/authmsg.h"
 #include "daemon/conf.h"
+#include "daemon/listen.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
 #include "daemon/msg.h"
@@ -40,8 +43,112 @@ struct route_pending {
 	int64_t		 since_ms;
 };
 
+/* A successful verdict given to a gate, until its hand-off. */
+struct route_verdict {
+	pid_t		 gate;		/* 0: free */
+	uint32_t	 id;		/* of the MSG_AUTH_REQ it answered */
+	int64_t		 issued_ms;
+	struct authmsg_rep rep;
+};
+
 static struct route_pending	route_q[ROUTE_MAX_PENDING];
 static uint32_t			route_next_id = 1;
+static struct route_verdict	route_verdicts[ROUTE_MAX_VERDICTS];
+
+static void
+route_verdict_free(struct route_verdict *v)
+{
+	explicit_bzero(v, sizeof(*v));
+}
+
+void
+route_verdict_record(const struct child *c, uint32_t id,
+    const struct authmsg_rep *rep, int64_t now_ms)
+{
+	struct route_verdict *v = NULL, *oldest = NULL, *mine = NULL;
+	unsigned i, n = 0;
+
+	/* Workers never hand off. */
+	if (c->role != CHILD_GATE)
+		return;
+	if (rep->status != STATUS_SUCCESS) {
+		/* A failed verdict routes nothing, and voids one under its id. */
+		for (i = 0; i < ROUTE_MAX_VERDICTS; i++)
+			if (route_verdicts[i].gate == c->pid &&
+			    route_verdicts[i].id == id)
+				route_verdict_free(&route_verdicts[i]);
+		return;
+	}
+	for (i = 0; i < ROUTE_MAX_VERDICTS; i++) {
+		struct route_verdict *e = &route_verdicts[i];
+
+		if (e->gate != 0 && now_ms - e->issued_ms > ROUTE_VERDICT_TTL_MS)
+			route_verdict_free(e);
+		if (e->gate == 0) {
+			if (v == NULL)
+				v = e;
+			continue;
+		}
+		if (e->gate == c->pid && e->id == id) {
+			v = e;	/* the same id again: the new answer counts */
+			break;
+		}
+		if (e->gate == c->pid) {
+			n++;
+			if (mine == NULL || e->issued_ms < mine->issued_ms)
+				mine = e;
+		}
+		if (oldest == NULL || e->issued_ms < oldest->issued_ms)
+			oldest = e;
+	}
+	/* One gate cannot crowd out the others' verdicts. */
+	if (n >= ROUTE_GATE_VERDICTS && (v == NULL || v->gate != c->pid ||
+	    v->id != id))
+		v = mine;
+	if (v == NULL) {
+		log_warnx("verdict table full: the oldest unused verdict "
+		    "(gate %d) is dropped", (int)oldest->gate);
+		v = oldest;
+	}
+	route_verdict_free(v);
+	v->gate = c->pid;
+	v->id = id;
+	v->issued_ms = now_ms;
+	v->rep = *rep;
+}
+
+int
+route_verdict_take(const struct child *gate, uint32_t id, int64_t now_ms,
+    struct authmsg_rep *out)
+{
+	unsigned i;
+
+	for (i = 0; i < ROUTE_MAX_VERDICTS; i++) {
+		struct route_verdict *e = &route_verdicts[i];
+
+		if (e->gate == 0 || e->gate != gate->pid || e->id != id)
+			continue;
+		if (now_ms - e->issued_ms > ROUTE_VERDICT_TTL_MS ||
+		    now_ms < e->issued_ms) {
+			route_verdict_free(e);
+			return -ENOENT;
+		}
+		*out = e->rep;
+		route_verdict_free(e);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void
+route_verdict_forget(pid_t gate)
+{
+	unsigned i;
+
+	for (i = 0; i < ROUTE_MAX_VERDICTS; i++)
+		if (route_verdicts[i].gate == gate)
+			route_verdict_free(&route_verdicts[i]);
+}
 
 static void
 route_done(pid_t gate_pid, uint32_t gate_id, uint32_t status)
@@ -112,7 +219,7 @@ route_send(struct route_pending *q, struct child *w)
 void
 route_handoff(struct child *gate, const struct msg *m)
 {
-	const struct authmsg_rep *v = &gate->verdict;
+	struct authmsg_rep verdict, *v = &verdict;
 	struct route_pending *q = NULL;
 	const char *user;
 	struct passwd *pw;
@@ -121,15 +228,15 @@ route_handoff(struct child *gate, const struct msg *m)
 	gid_t gid;
 	int i;
 
-	if (!gate->has_verdict || v->status != STATUS_SUCCESS) {
-		log_warnx("gate %d handed off a connection it did not "
-		    "authenticate", (int)gate->pid);
+	/* A verdict is good for one hand-off, by its gate, soon after. */
+	if (route_verdict_take(gate, m->id, master_now_ms(), &verdict) != 0) {
+		log_warnx("gate %d handed off a connection without a fresh "
+		    "verdict for request %u", (int)gate->pid, m->id);
 		close(m->fd);
 		route_done(gate->pid, m->id, STATUS_ACCESS_DENIED);
 		return;
 	}
-	/* A verdict is good for one hand-off. */
-	gate->has_verdict = 0;
+	explicit_bzero(verdict.session_key, sizeof(verdict.session_key));
 	uid = v->uid;
 	gid = v->gid;
 	user = v->user;
@@ -239,6 +346,11 @@ route_child_gone(struct child *c)
 	}
 	if (c->role == CHILD_WORKER)
 		c->queued = 0;
+	if (c->role == CHILD_GATE) {
+		route_verdict_forget(c->pid);
+		listen_gate_gone(c);
+		c->active = 0;
+	}
 }
 
 void
@@ -248,6 +360,7 @@ route_tick(void)
 	struct child *w;
 	int i;
 
+	listen_tick();
 	for (i = 0; i < ROUTE_MAX_PENDING; i++) {
 		struct route_pending *q = &route_q[i];
 

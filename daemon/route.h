@@ -7,8 +7,27 @@
 
 #include <stdint.h>
 
+struct authmsg_rep;
 struct child;
 struct msg;
+
+/*
+ * Verdicts by token.  A gate serves many logins at once, so the master
+ * keeps each successful verdict it gives a gate under the id of the
+ * MSG_AUTH_REQ it answers; a MSG_HANDOFF names that id, and the verdict is
+ * used at most once, only by the gate it was given to, and only within
+ * ROUTE_VERDICT_TTL_MS.
+ */
+#define ROUTE_MAX_VERDICTS	1024
+#define ROUTE_GATE_VERDICTS	128	/* held for one gate; its oldest goes */
+#define ROUTE_VERDICT_TTL_MS	10000
+
+/* Called for every MSG_AUTH_REP sent; keeps gates' successes only. */
+void	route_verdict_record(const struct child *c, uint32_t id,
+	    const struct authmsg_rep *rep, int64_t now_ms);
+/* Takes (and forgets) the verdict of (gate, id): 0, or -ENOENT. */
+int	route_verdict_take(const struct child *gate, uint32_t id,
+	    int64_t now_ms, struct authmsg_rep *out);
 
 void	route_handoff(struct child *gate, const struct msg *m);
 void	route_worker_hello(struct child *worker);

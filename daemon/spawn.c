@@ -190,16 +190,19 @@ spawn_find(pid_t pid)
 struct child *
 spawn_ready_gate(void)
 {
+	struct child *best = NULL;
 	int i;
 
+	/* The most room first: the load spreads over the gates. */
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		if (c->pid > 0 && c->role == CHILD_GATE && c->ready &&
-		    !c->dying && c->chan >= 0)
-			return c;
+		if (c->pid > 0 && c->role == CHILD_GATE && c->credits > 0 &&
+		    !c->dying && !c->retiring && c->chan >= 0 &&
+		    (best == NULL || c->credits > best->credits))
+			best = c;
 	}
-	return NULL;
+	return best;
 }
 
 int
@@ -222,6 +225,7 @@ spawn_close_chan(struct child *c)
 		c->chan = -1;
 	}
 	c->ready = 0;
+	c->credits = 0;
 }
 
 void
@@ -271,6 +275,7 @@ spawn_broadcast(uint32_t type)
 			c->dying = 1;
 			c->stopping = 1;
 			c->ready = 0;
+			c->credits = 0;
 		}
 	}
 }
@@ -299,7 +304,10 @@ spawn_child_gone(struct child *c)
 	c->chan = -1;
 }
 
-/* Gates that count toward the pool: alive and not on their way out. */
+/*
+ * Gates that count toward the pool: alive and not on their way out (a
+ * retiring gate still finishes its logins, but its replacement starts now).
+ */
 static int
 spawn_pool_size(void)
 {
@@ -308,7 +316,8 @@ spawn_pool_size(void)
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying)
+		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying &&
+		    !c->retiring)
 			n++;
 	}
 	return n;
@@ -334,10 +343,11 @@ spawn_tick(void)
 		struct child *c = &spawn_children[i];
 
 		if (c->pid > 0 && c->role == CHILD_GATE && !c->dying &&
-		    c->ready) {
+		    !c->retiring && c->hello && c->active == 0) {
 			c->dying = 1;
 			c->stopping = 1;
 			c->ready = 0;
+			c->credits = 0;
 			(void)spawn_send(c, MSG_SHUTDOWN, 0, NULL, 0);
 			have--;
 		}
@@ -399,13 +409,51 @@ spawn_dispatch(struct child *c, const struct msg *m)
 			route_worker_hello(c);
 		break;
 	}
-	case MSG_GATE_READY:
-		if (c->role != CHILD_GATE || m->len != 0) {
+	case MSG_GATE_READY: {
+		/* Credits: none = one more connection, else u32 n more. */
+		uint32_t n = m->len == 0 ? 1 : cur_le32(&cur);
+
+		if (c->role != CHILD_GATE || cur.err || cur_left(&cur) != 0 ||
+		    n > SPAWN_GATE_MAX_CREDITS - c->credits) {
 			bad = "bad MSG_GATE_READY";
 			break;
 		}
-		c->ready = !c->dying;
+		if (c->dying || c->retiring)
+			break;
+		c->credits += n;
+		c->ready = c->credits > 0;
 		break;
+	}
+	case MSG_GATE_CONN_END:
+		if (c->role != CHILD_GATE || m->len != 0) {
+			bad = "bad MSG_GATE_CONN_END";
+			break;
+		}
+		listen_conn_end(c, m->id);
+		break;
+	case MSG_GATE_RETIRE: {
+		uint8_t drain[4];
+
+		if (c->role != CHILD_GATE || m->len != 0 || c->retiring) {
+			bad = "bad MSG_GATE_RETIRE";
+			break;
+		}
+		/*
+		 * Its replacement starts at the next tick; it finishes the
+		 * logins it holds.  Messages in the channel are ordered, so
+		 * after this MSG_SHUTDOWN no connection reaches it.
+		 */
+		log_debug(2, "gate %d retiring after %u connections",
+		    (int)c->pid, c->nconn);
+		c->retiring = 1;
+		c->stopping = 1;
+		c->credits = 0;
+		c->ready = 0;
+		le32_put(drain, 1);
+		if (spawn_send(c, MSG_SHUTDOWN, 0, drain, sizeof(drain)) != 0)
+			return -1;
+		break;
+	}
 	case MSG_AUTH_REQ:
 		auth_handle_req(c, m);
 		break;

@@ -13,6 +13,8 @@
 
 #define SPAWN_MAX_CHILDREN	512
 #define SPAWN_HELLO_TIMEOUT	10	/* seconds a child has to send MSG_HELLO */
+/* More credits than this from one gate is a broken gate. */
+#define SPAWN_GATE_MAX_CREDITS	1024
 
 enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2 };
 
@@ -24,15 +26,22 @@ struct child {
 	char		 user[AUTH_NAME_MAX];	/* worker: its Unix account */
 	int		 chan;		/* master's end; -1 once closed */
 	int		 hello;		/* MSG_HELLO seen */
-	int		 ready;		/* gate: waiting for MSG_NEW_CONN */
+	int		 ready;		/* gate: has credits (room for a connection) */
 	int		 dying;		/* told to stop or killed: route nothing to it */
 	int		 stopping;	/* sent MSG_SHUTDOWN: its exit is expected */
 	uint32_t	 nconn;		/* gate: connections given; worker: as reported */
+	uint32_t	 credits;	/* gate: connections it will still take */
+	uint32_t	 active;	/* gate: given and not yet MSG_GATE_CONN_END */
+	int		 retiring;	/* gate: took its last connection, draining */
 	uint32_t	 queued;	/* worker: routed, not yet acknowledged */
 	time_t		 started;	/* wall clock, for status */
 	int64_t		 started_ms;	/* monotonic, for hello timeout and backoff */
+	/*
+	 * The last authentication answer given to it, for logs and tests;
+	 * routing uses the verdict recorded per request (route_verdict_*).
+	 */
 	int		 has_verdict;
-	struct authmsg_rep verdict;	/* last authentication answer given to it */
+	struct authmsg_rep verdict;
 };
 
 extern struct child spawn_children[SPAWN_MAX_CHILDREN];
@@ -40,6 +49,7 @@ extern struct child spawn_children[SPAWN_MAX_CHILDREN];
 struct child	*spawn_gate(void);
 struct child	*spawn_worker(const char *user, uid_t uid, gid_t gid);
 struct child	*spawn_find(pid_t pid);
+/* The gate with the most credits (free capacity), or NULL if all are full. */
 struct child	*spawn_ready_gate(void);
 /* Closes the channel and sends SIGKILL; the slot is freed when reaped. */
 void		 spawn_kill(struct child *c, const char *why);

@@ -2,8 +2,8 @@
  * Byte-range locks.  All locks and blocked-lock waiters of a file are one
  * record (key: file id), so a lock request, with all its elements, is one
  * read-modify-write in one transaction.  READ and WRITE checks read the
- * record in place in a read transaction and skip the lookup altogether when
- * no file has any lock.
+ * record in place in a read transaction, and skip LMDB altogether when the
+ * shared hint counter of the file's bucket says no file there has a record.
  *
  * Record v1: u8 version, u16 nlocks, u16 nwaiters,
  *   nlocks  x { u64 offset, u64 length, u64 persistent id, u32 pid, u8 excl }
@@ -111,12 +111,14 @@ brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	int rc;
 
 	*nl = *nw = 0;
+	s->brl_had = 0;
 	shm_fid_key(key, fid);
 	rc = mdb_get(txn, s->db_brlocks, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return brl_grow(s, extra, 1);
 	if (rc != 0)
 		return shm_err(rc);
+	s->brl_had = 1;
 	cur_init(&c, v.mv_data, v.mv_size);
 	if (cur_u8(&c) != SHM_REC_V1)
 		return -EPROTO;
@@ -146,10 +148,17 @@ brl_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	shm_fid_key(key, fid);
 	if (nl == 0 && nw == 0) {
 		rc = mdb_del(txn, s->db_brlocks, &k, NULL);
+		if (rc == 0 && s->brl_had)
+			shm_hint_add(s, SHM_HINT_LOCKED, fid, -1);
+		s->brl_had = 0;
 		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 	}
 	if (nl > BRL_MAX || nw > BRL_MAX)
 		return -ENOLCK;
+	/* Counted before the record can be seen (shm_priv.h). */
+	if (!s->brl_had)
+		shm_hint_add(s, SHM_HINT_LOCKED, fid, 1);
+	s->brl_had = 1;
 	v.mv_size = 5 + (size_t)nl * BRL_LOCK_LEN + (size_t)nw * BRL_WAIT_LEN;
 	v.mv_data = NULL;
 	/* Encode straight into the page: the decoded copy is in s->*_buf. */
@@ -242,7 +251,7 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	return rc;
 }
 
@@ -307,7 +316,7 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
 	return rc;
@@ -330,7 +339,6 @@ shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
 {
 	uint8_t key[SHM_FID_KEY_LEN];
 	MDB_val k = { sizeof(key), key }, v;
-	MDB_stat st;
 	MDB_txn *txn;
 	struct cur c;
 	struct shm_brlock_rec l;
@@ -342,15 +350,11 @@ shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
 	/* An I/O range running past 2^64 is checked up to the end. */
 	if (!brl_range_valid(offset, length))
 		length = UINT64_MAX - offset + 1;
+	/* Fast path: no lock on this file (nor its bucket): no LMDB at all. */
+	if (shm_hint_zero(s, SHM_HINT_LOCKED, fid))
+		return 0;
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
-	/* Fast path: no lock on any file, no tree lookup. */
-	if ((rc = mdb_stat(txn, s->db_brlocks, &st)) != 0) {
-		rc = shm_err(rc);
-		goto out;
-	}
-	if (st.ms_entries == 0)
-		goto out;
 	shm_fid_key(key, fid);
 	if ((rc = mdb_get(txn, s->db_brlocks, &k, &v)) != 0) {
 		rc = rc == MDB_NOTFOUND ? 0 : shm_err(rc);
@@ -406,7 +410,7 @@ shm_brlock_cancel_wait_once(struct shm *s, const struct shm_file_id *fid,
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	return rc;
 }
 
@@ -428,6 +432,9 @@ shm_brlock_edit_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	unsigned nl, nw, i, j, k;
 	int rc;
 
+	/* In a write transaction a zero is exact: the file has no record. */
+	if (shm_hint_zero(s, SHM_HINT_LOCKED, fid))
+		return 0;
 	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
 		return rc;
 	if (nl == 0 && nw == 0)
@@ -503,7 +510,7 @@ shm_brlock_remove_open_once(struct shm *s, const struct shm_file_id *fid,
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake)) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);

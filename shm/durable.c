@@ -6,7 +6,6 @@
  * reclaims it or the timeout expires.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "shm/shm_priv.h"
 
@@ -103,7 +102,7 @@ shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_durable_put_txn(s, txn, d)) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);
@@ -128,14 +127,16 @@ durable_rehome_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d,
     pid_t pid, uint64_t session_id, int disconnected)
 {
 	struct shm_open_rec o;
-	uint8_t key[SHM_OPEN_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
-	int rc;
+	struct shm_ofile of;
+	uint8_t *p;
+	int rc, i;
 
-	shm_open_key(key, &d->fid, d->persistent_id);
-	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
-	    (rc = shm_open_decode(v.mv_data, v.mv_size, &o)) != 0)
+	if ((rc = shm_ofile_load(s, txn, &d->fid, &of)) != 0)
 		return rc;
+	if ((i = shm_ofile_find(&of, d->persistent_id)) < 0)
+		return -ENOENT;
+	p = of.rec + (size_t)i * SHM_OREC_LEN;
+	shm_orec_get(p, &o);
 	o.pid = pid;
 	if (session_id != 0)
 		o.session_id = session_id;
@@ -143,7 +144,8 @@ durable_rehome_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d,
 		o.flags |= SHM_OPEN_DISCONNECTED;
 	else
 		o.flags &= ~SHM_OPEN_DISCONNECTED;
-	if ((rc = shm_open_put_txn(s, txn, &d->fid, &o)) != 0)
+	shm_orec_put(p, &o);
+	if ((rc = shm_ofile_store(s, txn, &d->fid, &of)) != 0)
 		return rc;
 	return shm_brlock_repid_txn(s, txn, &d->fid, d->persistent_id, pid);
 }
@@ -151,23 +153,18 @@ durable_rehome_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d,
 int
 shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t now_ms)
 {
-	struct shm_durable_rec *d;
+	/* ~5 KiB: the handle's scratch, off the stack of the event loop. */
+	struct shm_durable_rec *d = &s->dscratch;
 	int rc;
 
-	/* ~5 KiB: off the stack of the event loop. */
-	if ((d = malloc(sizeof(*d))) == NULL)
-		return -ENOMEM;
 	if ((rc = durable_get_txn(s, txn, id, d)) != 0)
-		goto out;
+		return rc;
 	d->flags |= SHM_DURABLE_DISCONNECTED;
 	d->disconnected_at = now_ms;
 	d->pid = 0;
 	if ((rc = shm_durable_put_txn(s, txn, d)) != 0)
-		goto out;
-	rc = durable_rehome_txn(s, txn, d, 0, 0, 1);
-out:
-	free(d);
-	return rc;
+		return rc;
+	return durable_rehome_txn(s, txn, d, 0, 0, 1);
 }
 
 static int
@@ -179,7 +176,7 @@ shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_durable_disconnect_txn(s, txn, id, now_ms)) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);
@@ -242,18 +239,53 @@ shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	return rc;
+}
+
+/*
+ * Is any disconnected durable open past its timeout?  A read transaction
+ * with the handle's renewed cursor: the periodic timer allocates nothing and
+ * takes no write lock when there is nothing to expire (the usual case).
+ */
+static int
+durable_any_expired(struct shm *s, uint64_t now_ms)
+{
+	struct shm_durable_rec *d = &s->dscratch;
+	MDB_val k, v;
+	MDB_stat st;
+	MDB_txn *txn;
+	int rc, op = MDB_FIRST, found = 0;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = mdb_stat(txn, s->db_durable, &st)) != 0 || st.ms_entries == 0)
+		goto out;
+	if (s->rcur_durable == NULL)
+		rc = mdb_cursor_open(txn, s->db_durable, &s->rcur_durable);
+	else
+		rc = mdb_cursor_renew(txn, s->rcur_durable);
+	if (rc != 0)
+		goto out;
+	while (!found && (rc = mdb_cursor_get(s->rcur_durable, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		found = k.mv_size == 8 &&
+		    shm_durable_decode(v.mv_data, v.mv_size, d) == 0 &&
+		    durable_expired(d, now_ms);
+	}
+	if (rc == MDB_NOTFOUND)
+		rc = 0;
+out:
+	shm_rend(s, txn);
+	return rc != 0 ? shm_err(rc) : found;
 }
 
 static int
 shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
     struct shm_pids *wake)
 {
-	struct shm_durable_rec *d;
-	struct shm_open_rec o;
-	uint8_t key[SHM_OPEN_KEY_LEN];
-	MDB_val k, v, ok = { sizeof(key), key }, ov;
+	struct shm_durable_rec *d = &s->dscratch;
+	MDB_val k, v;
 	MDB_cursor *cu = NULL;
 	MDB_txn *txn;
 	unsigned n = 0;
@@ -263,10 +295,11 @@ shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 		*nexpired = 0;
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((d = malloc(sizeof(*d))) == NULL)
-		return -ENOMEM;
+	if ((rc = durable_any_expired(s, now_ms)) <= 0)
+		return rc;
+	/* Rare from here on: a cursor of a write transaction (LMDB mallocs it). */
 	if ((rc = shm_wbegin(s, &txn)) != 0)
-		goto done;
+		return rc;
 	if ((rc = shm_err(mdb_cursor_open(txn, s->db_durable, &cu))) != 0)
 		goto out;
 	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
@@ -279,22 +312,12 @@ shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 			goto out;
 		/* After mdb_cursor_del, MDB_NEXT returns the record that followed. */
 		n++;
-		shm_open_key(key, &d->fid, d->persistent_id);
-		rc = mdb_get(txn, s->db_opens, &ok, &ov);
-		if (rc == 0 && shm_open_decode(ov.mv_data, ov.mv_size, &o) == 0) {
-			if ((rc = shm_err(mdb_del(txn, s->db_opens, &ok, NULL))) != 0)
-				goto out;
-			if (o.oplock_level == SHM_OPLOCK_LEASE &&
-			    (rc = shm_lease_release_txn(s, txn, &d->fid, o.client_guid,
-			    o.lease_key)) != 0)
-				goto out;
-		} else if (rc != 0 && rc != MDB_NOTFOUND) {
-			rc = shm_err(rc);
+		rc = shm_open_drop_txn(s, txn, &d->fid, d->persistent_id, 0, NULL,
+		    &last, &dp);
+		if (rc != 0 && rc != -ENOENT)
 			goto out;
-		}
 		if ((rc = shm_brlock_remove_open_txn(s, txn, &d->fid, d->persistent_id,
-		    wake)) != 0 ||
-		    (rc = shm_open_file_tidy_txn(s, txn, &d->fid, &last, &dp)) != 0)
+		    wake)) != 0)
 			goto out;
 	}
 	if (rc != MDB_NOTFOUND && rc != 0) {
@@ -305,15 +328,13 @@ shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 	cu = NULL;
 	if ((rc = shm_wcommit(s, txn)) == 0 && nexpired != NULL)
 		*nexpired = n;
-	goto done;
+	return rc;
 out:
 	if (cu != NULL)
 		mdb_cursor_close(cu);
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-done:
-	free(d);
 	return rc;
 }
 

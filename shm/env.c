@@ -7,9 +7,11 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include "shm/shm_priv.h"
 
 #define SHM_FILE		"state.mdb"
+#define SHM_HINT_FILE		"state.hint"
 #define SHM_ID_BLOCK		1024
 static const uint8_t shm_id_key[8] = { 0xff, '#', 'i', 'd', 'n', 'e', 'x', 't' };
 
@@ -56,15 +59,88 @@ shm_err(int rc)
 	}
 }
 
+/*
+ * Bumped in the child of every fork (pthread_atfork), so a handle can tell
+ * it was inherited without a getpid() syscall on every transaction.
+ */
+static unsigned shm_forkgen;
+static pthread_once_t shm_atfork_once = PTHREAD_ONCE_INIT;
+
+static void
+shm_atfork_child(void)
+{
+	shm_forkgen++;
+}
+
+static void
+shm_atfork_register(void)
+{
+	(void)pthread_atfork(NULL, NULL, shm_atfork_child);
+}
+
 static int
 shm_guard(const struct shm *s)
 {
 	/* An LMDB env must not be used across fork: each process opens its own. */
-	if (s->pid != getpid()) {
+	if (s->forkgen != shm_forkgen) {
 		log_warnx("state: env handle used after fork (opened by %d)", (int)s->pid);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void
+shm_hint_apply(struct shm *s, unsigned which, unsigned bucket, int delta)
+{
+	uint32_t *c = &s->hint->count[which][bucket], old, nv;
+
+	if (delta > 0) {
+		__atomic_fetch_add(c, (uint32_t)delta, __ATOMIC_RELEASE);
+		return;
+	}
+	/* Never below zero, whatever a crashed writer left behind. */
+	old = __atomic_load_n(c, __ATOMIC_RELAXED);
+	do {
+		nv = old > (uint32_t)-delta ? old + (uint32_t)delta : 0;
+	} while (!__atomic_compare_exchange_n(c, &old, nv, 0, __ATOMIC_RELEASE,
+	    __ATOMIC_RELAXED));
+}
+
+/*
+ * Counters only over-count: an increase is made now (before the commit
+ * makes the state visible) and undone on abort; a decrease waits for the
+ * commit.  When the list is full an increase stays (over-count) and a
+ * decrease is dropped (over-count): both are safe, only slower.
+ */
+void
+shm_hint_add(struct shm *s, int which, const struct shm_file_id *fid, int delta)
+{
+	unsigned b = shm_hint_bucket(fid);
+
+	if (delta == 0)
+		return;
+	if (delta > 0)
+		shm_hint_apply(s, (unsigned)which, b, delta);
+	if (s->npend == SHM_PEND_MAX)
+		return;
+	s->pend[s->npend].which = (uint16_t)which;
+	s->pend[s->npend].bucket = (uint16_t)b;
+	s->pend[s->npend].delta = delta;
+	s->npend++;
+}
+
+/* committed: apply the decreases; else undo the increases. */
+static void
+shm_hint_settle(struct shm *s, int committed)
+{
+	for (unsigned i = 0; i < s->npend; i++) {
+		const struct shm_pend *p = &s->pend[i];
+
+		if (committed ? p->delta < 0 : p->delta > 0)
+			shm_hint_apply(s, p->which, p->bucket,
+			    committed ? p->delta : -p->delta);
+	}
+	s->npend = 0;
 }
 
 int
@@ -74,6 +150,7 @@ shm_wbegin(struct shm *s, MDB_txn **txn)
 
 	if ((rc = shm_guard(s)) != 0)
 		return rc;
+	s->npend = 0;
 	rc = mdb_txn_begin(s->env, NULL, 0, txn);
 	if (rc == MDB_MAP_RESIZED) {
 		/* Another process grew the map: adopt its size and retry once. */
@@ -83,14 +160,32 @@ shm_wbegin(struct shm *s, MDB_txn **txn)
 	return shm_err(rc);
 }
 
+/*
+ * The one heap allocation left per write transaction is LMDB's own: when a
+ * transaction reuses pages freed by earlier ones, mdb_page_alloc() reads a
+ * freeDB record into env->me_pghead with mdb_midl_alloc() (and merges a
+ * second record with mdb_midl_need(), a realloc), and every commit frees
+ * me_pghead again.  Measured with t/unit/shm_figures.c: 1.5 calls per write
+ * transaction in a steady open/close churn, at those two call sites only
+ * (objdump of liblmdb.so.0 0.9.24).  Avoiding it needs a change to LMDB.
+ */
 int
 shm_wcommit(struct shm *s, MDB_txn *txn)
 {
 	int rc = mdb_txn_commit(txn);
 
+	/* A failed commit has aborted the transaction. */
+	shm_hint_settle(s, rc == 0);
 	if (rc == 0)
 		s->nwrites++;
 	return shm_err(rc);
+}
+
+void
+shm_wabort(struct shm *s, MDB_txn *txn)
+{
+	mdb_txn_abort(txn);
+	shm_hint_settle(s, 0);
 }
 
 int
@@ -204,6 +299,12 @@ shm_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+pid_t
+shm_self(const struct shm *s)
+{
+	return s->pid;
+}
+
 unsigned long
 shm_write_count(const struct shm *s)
 {
@@ -257,7 +358,7 @@ shm_id_alloc(struct shm *s, uint64_t *id)
 	return 0;
 out:
 	if (txn != NULL)
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 	return shm_err(rc);
 }
 
@@ -277,6 +378,68 @@ shm_make_file(const char *path, gid_t gid, int have_gid)
 		return -e;
 	}
 	close(fd);
+	return 0;
+}
+
+/* The counters start at zero: a fresh env has no lock and no open. */
+static int
+shm_hint_create(const char *dir, gid_t gid, int have_gid)
+{
+	char path[PATH_MAX];
+	struct shm_hint h;
+	int fd, rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, SHM_HINT_FILE) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (unlink(path) == -1 && errno != ENOENT)
+		return -errno;
+	if ((rc = shm_make_file(path, gid, have_gid)) != 0)
+		return rc;
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -errno;
+	memset(&h, 0, sizeof(h));
+	h.magic = SHM_HINT_MAGIC;
+	h.buckets = SHM_HINT_BUCKETS;
+	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		rc = errno != 0 ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+static int
+shm_hint_map(struct shm *s)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd, rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", s->dir, SHM_HINT_FILE) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	/*
+	 * Every writer must keep the counters, or a zero could lie: a process
+	 * that cannot map them does not get the env at all.
+	 */
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		rc = -errno;
+		log_warn("state: cannot open %s", path);
+		return rc;
+	}
+	if (fstat(fd, &st) == -1 || st.st_size != (off_t)sizeof(struct shm_hint)) {
+		log_warnx("state: %s is not a hint file of this version", path);
+		close(fd);
+		return -EPROTO;
+	}
+	p = mmap(NULL, sizeof(struct shm_hint), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rc = p == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc != 0)
+		return rc;
+	s->hint = p;
+	if (s->hint->magic != SHM_HINT_MAGIC || s->hint->buckets != SHM_HINT_BUCKETS) {
+		log_warnx("state: %s is not a hint file of this version", path);
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -329,6 +492,8 @@ shm_prepare(const char *dir, const char *file)
 		return -errno;
 	if ((rc = shm_make_file(file, gid, have_gid)) != 0 ||
 	    (rc = shm_make_file(lock, gid, have_gid)) != 0)
+		return rc;
+	if ((rc = shm_hint_create(dir, gid, have_gid)) != 0)
 		return rc;
 	/* setgid so that every worker's socket gets the state group. */
 	return shm_make_dir(msg, 02770, gid, have_gid);
@@ -390,8 +555,24 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -ENOMEM;
+	(void)pthread_once(&shm_atfork_once, shm_atfork_register);
 	s->pid = getpid();
+	s->forkgen = shm_forkgen;
 	if ((s->dir = strdup(dir)) == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/*
+	 * Scratch space sized for the common case, so that no request
+	 * allocates: 64 opens of one file, 64 locks and 16 waiters.  Larger
+	 * files grow them once.
+	 */
+	s->of_cap = SHM_OFILE_HDR + 64 * SHM_OREC_LEN;
+	s->brl_cap = 64;
+	s->wait_cap = 16;
+	if ((s->of_buf = malloc(s->of_cap)) == NULL ||
+	    (s->brl_buf = calloc(s->brl_cap, sizeof(*s->brl_buf))) == NULL ||
+	    (s->wait_buf = calloc(s->wait_cap, sizeof(*s->wait_buf))) == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -406,14 +587,20 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	if (max_readers > 0 &&
 	    (rc = shm_err(mdb_env_set_maxreaders(s->env, max_readers))) != 0)
 		goto fail;
-	rc = mdb_env_open(s->env, file,
-	    MDB_NOSUBDIR | MDB_NOSYNC | MDB_NOMETASYNC | MDB_NOTLS, 0660);
+	/*
+	 * MDB_WRITEMAP: a commit changes the shared mapping in place, with no
+	 * pwrite of the dirty pages and the meta page (two syscalls per write
+	 * transaction otherwise) and no malloc'd page copies.
+	 */
+	rc = mdb_env_open(s->env, file, MDB_NOSUBDIR | MDB_NOSYNC | MDB_NOMETASYNC |
+	    MDB_NOTLS | MDB_WRITEMAP, 0660);
 	if (rc != 0) {
 		log_warnx("state: cannot open %s: %s", file, mdb_strerror(rc));
 		rc = shm_err(rc);
 		goto fail;
 	}
-	if ((rc = shm_open_dbs(s, flags & SHM_CREATE)) != 0)
+	if ((rc = shm_open_dbs(s, flags & SHM_CREATE)) != 0 ||
+	    (rc = shm_hint_map(s)) != 0)
 		goto fail;
 	*out = s;
 	return 0;
@@ -427,11 +614,16 @@ shm_detach(struct shm *s)
 {
 	if (s == NULL)
 		return;
-	if (s->env != NULL && s->pid == getpid()) {
+	if (s->env != NULL && s->forkgen == shm_forkgen) {
+		if (s->rcur_durable != NULL)
+			mdb_cursor_close(s->rcur_durable);
 		if (s->rtxn != NULL)
 			mdb_txn_abort(s->rtxn);
 		mdb_env_close(s->env);
 	}
+	if (s->hint != NULL)
+		munmap(s->hint, sizeof(*s->hint));
+	free(s->of_buf);
 	free(s->brl_buf);
 	free(s->wait_buf);
 	free(s->dir);

@@ -90,36 +90,22 @@ same_lease(const struct shm_open_rec *e, const uint8_t *guid, const uint8_t *key
 }
 
 /*
- * Calls fn for every open of fid.  The opens are decoded one at a time from
- * the cursor; fn must not write to the opens database.
+ * Calls fn for every open of a file's value (loaded or viewed); fn must not
+ * edit the value.  fn returns nonzero to stop (negative: an error).
  */
 static int
-opens_each(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+ofile_each(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
     int (*fn)(struct shm *, MDB_txn *, const struct shm_open_rec *, void *), void *arg)
 {
-	uint8_t fk[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(fk), fk }, v;
-	MDB_cursor *cu;
 	struct shm_open_rec e;
-	int rc, op = MDB_SET_RANGE, ret = 0;
+	int ret;
 
-	shm_fid_key(fk, fid);
-	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
-		return shm_err(rc);
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size < SHM_FID_KEY_LEN || memcmp(k.mv_data, fk, sizeof(fk)) != 0)
-			break;
-		if (k.mv_size != SHM_OPEN_KEY_LEN ||
-		    shm_open_decode(v.mv_data, v.mv_size, &e) != 0)
-			continue;
+	for (uint32_t i = 0; i < of->n; i++) {
+		shm_orec_get(of->rec + (size_t)i * SHM_OREC_LEN, &e);
 		if ((ret = fn(s, txn, &e, arg)) != 0)
-			break;
+			return ret < 0 ? ret : 0;
 	}
-	mdb_cursor_close(cu);
-	if (ret != 0)
-		return ret < 0 ? ret : 0;
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return 0;
 }
 
 struct grant_scan {
@@ -155,7 +141,7 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
  */
 int
 shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
-    struct shm_open_rec *r, struct shm_open_grant *g)
+    const struct shm_ofile *of, struct shm_open_rec *r, struct shm_open_grant *g)
 {
 	struct grant_scan gs = { .new = r };
 	struct shm_lease_rec l;
@@ -168,7 +154,7 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		r->lease_state = 0;
 		return 0;
 	}
-	if ((rc = opens_each(s, txn, fid, grant_visit, &gs)) != 0)
+	if ((rc = ofile_each(s, txn, of, grant_visit, &gs)) != 0)
 		return rc;
 	if (r->oplock_level != SHM_OPLOCK_LEASE) {
 		if (r->oplock_level != SHM_OPLOCK_II && r->oplock_level != SHM_OPLOCK_EXCLUSIVE &&
@@ -243,7 +229,7 @@ release_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *a
 
 /* The lease goes with the last open that uses it. */
 int
-shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
     const uint8_t *guid, const uint8_t *key)
 {
 	struct release_scan r = { guid, key, 0 };
@@ -251,7 +237,7 @@ shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid
 	MDB_val k = { sizeof(kb), kb };
 	int rc;
 
-	if ((rc = opens_each(s, txn, fid, release_visit, &r)) != 0)
+	if ((rc = ofile_each(s, txn, of, release_visit, &r)) != 0)
 		return rc;
 	if (r.used)
 		return 0;
@@ -350,19 +336,18 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	return 0;
 }
 
-/* Records the breaks of out as in progress (write transaction). */
+/* Records the breaks of out as in progress (write transaction, of loaded). */
 static int
-breaks_mark_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
     struct shm_breaks *out)
 {
 	struct shm_lease_rec l;
 	struct shm_open_rec e;
-	uint8_t key[SHM_OPEN_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
-	int rc;
+	uint8_t *p;
+	int rc, i, dirty = 0;
 
-	for (unsigned i = 0; i < out->n; i++) {
-		struct shm_break *b = &out->b[i];
+	for (unsigned j = 0; j < out->n; j++) {
+		struct shm_break *b = &out->b[j];
 
 		if (b->in_progress)
 			continue;
@@ -377,22 +362,34 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 				return rc;
 			continue;
 		}
-		shm_open_key(key, fid, b->persistent_id);
-		if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
-		    (rc = shm_open_decode(v.mv_data, v.mv_size, &e)) != 0)
-			return rc;
+		if ((i = shm_ofile_find(of, b->persistent_id)) < 0)
+			return -ENOENT;
+		p = of->rec + (size_t)i * SHM_OREC_LEN;
+		shm_orec_get(p, &e);
 		e.flags |= SHM_OPEN_BREAKING;
 		e.oplock_breaking_to = (uint8_t)b->new_level;
-		if ((rc = shm_open_put_txn(s, txn, fid, &e)) != 0)
-			return rc;
+		shm_orec_put(p, &e);
+		dirty = 1;
 	}
-	return 0;
+	return dirty ? 1 : 0;
+}
+
+/* BREAK_WRITE: the writing open, to tell its own lease from the others. */
+static void
+breaks_writer(struct break_scan *bs, const struct shm_ofile *of)
+{
+	int i;
+
+	memset(&bs->wrec, 0, sizeof(bs->wrec));
+	if (bs->mode == BREAK_WRITE && (i = shm_ofile_find(of, bs->writer)) >= 0)
+		shm_orec_get(of->rec + (size_t)i * SHM_OREC_LEN, &bs->wrec);
 }
 
 static int
 breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
     int mark)
 {
+	struct shm_ofile of;
 	MDB_txn *txn;
 	unsigned i;
 	int rc, fresh = 0;
@@ -400,18 +397,15 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	memset(bs->out, 0, sizeof(*bs->out));
 	if (bs->mode == BREAK_OPEN && (bs->req->access & DATA_ACCESS) == 0)
 		return 0;	/* attribute-only opens break nothing */
+	/* No open of the file holds an oplock or lease: nothing to break. */
+	if (shm_hint_zero(s, SHM_HINT_CACHING, fid))
+		return 0;
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
-	if (bs->mode == BREAK_WRITE) {
-		uint8_t key[SHM_OPEN_KEY_LEN];
-		MDB_val k = { sizeof(key), key }, v;
-
-		shm_open_key(key, fid, bs->writer);
-		memset(&bs->wrec, 0, sizeof(bs->wrec));
-		if (mdb_get(txn, s->db_opens, &k, &v) == 0)
-			(void)shm_open_decode(v.mv_data, v.mv_size, &bs->wrec);
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
+		breaks_writer(bs, &of);
+		rc = ofile_each(s, txn, &of, break_visit, bs);
 	}
-	rc = opens_each(s, txn, fid, break_visit, bs);
 	shm_rend(s, txn);
 	if (rc != 0 || !mark)
 		return rc;
@@ -423,13 +417,19 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	memset(bs->out, 0, sizeof(*bs->out));
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = opens_each(s, txn, fid, break_visit, bs)) != 0 ||
-	    (rc = breaks_mark_txn(s, txn, fid, bs->out)) != 0) {
-		mdb_txn_abort(txn);
-		memset(bs->out, 0, sizeof(*bs->out));
-		return rc;
-	}
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
+		goto fail;
+	breaks_writer(bs, &of);
+	if ((rc = ofile_each(s, txn, &of, break_visit, bs)) != 0 ||
+	    (rc = breaks_mark_txn(s, txn, &of, bs->out)) < 0)
+		goto fail;
+	if (rc > 0 && (rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		goto fail;
 	return shm_wcommit(s, txn);
+fail:
+	shm_wabort(s, txn);
+	memset(bs->out, 0, sizeof(*bs->out));
+	return rc;
 }
 
 int
@@ -492,7 +492,7 @@ shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	return rc;
 }
 
@@ -501,17 +501,21 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
     uint64_t persistent_id, uint8_t level)
 {
 	struct shm_open_rec e;
-	uint8_t key[SHM_OPEN_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
+	struct shm_ofile of;
+	uint8_t *p;
 	MDB_txn *txn;
-	int rc;
+	int rc, i;
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	shm_open_key(key, fid, persistent_id);
-	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0 ||
-	    (rc = shm_open_decode(v.mv_data, v.mv_size, &e)) != 0)
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
+	if ((i = shm_ofile_find(&of, persistent_id)) < 0) {
+		rc = -ENOENT;
+		goto out;
+	}
+	p = of.rec + (size_t)i * SHM_OREC_LEN;
+	shm_orec_get(p, &e);
 	if (!(e.flags & SHM_OPEN_BREAKING)) {
 		rc = -ENOENT;
 		goto out;
@@ -524,10 +528,11 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
 	e.oplock_level = level;
 	e.oplock_breaking_to = 0;
 	e.flags &= ~SHM_OPEN_BREAKING;
-	if ((rc = shm_open_put_txn(s, txn, fid, &e)) != 0)
+	shm_orec_put(p, &e);
+	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
 		goto out;
 	return shm_wcommit(s, txn);
 out:
-	mdb_txn_abort(txn);
+	shm_wabort(s, txn);
 	return rc;
 }

@@ -1,194 +1,256 @@
 /*
- * Opens and share modes.  A file's opens sit under keys fid||persistent id
- * right after the file's header (key fid alone, present only while the file
- * is delete pending), so one cursor range visits everything about a file.
- * The share-mode check and the insert happen in one write transaction, so
- * two workers can never both get a conflicting open.
+ * Opens and share modes.  All opens of a file are one value under the file
+ * id (DESIGN.md: "opens: file id -> open records"), behind a small header
+ * that carries the delete-pending flag.  The share-mode check and the
+ * insert, and likewise a close, are one mdb_get and one mdb_put in one write
+ * transaction: no cursor (LMDB allocates every cursor of a write
+ * transaction), and two workers can never both get a conflicting open.
+ *
+ * Value v2: u8 version, u32 flags, u32 n, then n records of SHM_OREC_LEN:
+ *   u64 persistent id, u32 pid, u64 session id, u32 access, u32 share,
+ *   u32 create options, u8 oplock, u8 breaking to, u32 lease state,
+ *   16 lease key, 16 client guid, u32 flags, u64 opened
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "shm/shm_priv.h"
-
-#define SHM_HDR_DELETE_PENDING	0x1
 
 /* Access that takes part in the sharing check, MS-FSA 2.1.5.1.2 */
 #define SHM_DATA_ACCESS (SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA | \
 	SHM_FILE_APPEND_DATA | SHM_FILE_EXECUTE | SHM_DELETE)
 
-size_t
-shm_open_encode(uint8_t *buf, size_t size, const struct shm_open_rec *r)
-{
-	struct wcur w;
+/* Offsets in a record. */
+#define OR_ACCESS	20
+#define OR_SHARE	24
+#define OR_OPLOCK	32
 
-	wcur_init(&w, buf, size);
-	wcur_u8(&w, SHM_REC_V1);
-	wcur_le64(&w, r->persistent_id);
-	wcur_le32(&w, (uint32_t)r->pid);
-	wcur_le64(&w, r->session_id);
-	wcur_le32(&w, r->access);
-	wcur_le32(&w, r->share_access);
-	wcur_le32(&w, r->create_options);
-	wcur_u8(&w, r->oplock_level);
-	wcur_u8(&w, r->oplock_breaking_to);
-	wcur_le32(&w, r->lease_state);
-	wcur_bytes(&w, r->lease_key, SHM_GUID_LEN);
-	wcur_bytes(&w, r->client_guid, SHM_GUID_LEN);
-	wcur_le32(&w, r->flags);
-	wcur_le64(&w, r->opened);
-	return w.err ? 0 : wcur_off(&w);
+void
+shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
+{
+	le64_put(p, r->persistent_id);
+	le32_put(p + 8, (uint32_t)r->pid);
+	le64_put(p + 12, r->session_id);
+	le32_put(p + OR_ACCESS, r->access);
+	le32_put(p + OR_SHARE, r->share_access);
+	le32_put(p + 28, r->create_options);
+	p[OR_OPLOCK] = r->oplock_level;
+	p[33] = r->oplock_breaking_to;
+	le32_put(p + 34, r->lease_state);
+	memcpy(p + 38, r->lease_key, SHM_GUID_LEN);
+	memcpy(p + 54, r->client_guid, SHM_GUID_LEN);
+	le32_put(p + 70, r->flags);
+	le64_put(p + 74, r->opened);
 }
 
-int
-shm_open_decode(const void *buf, size_t len, struct shm_open_rec *r)
+void
+shm_orec_get(const uint8_t *p, struct shm_open_rec *r)
 {
-	struct cur c;
+	memset(r, 0, sizeof(*r));
+	r->persistent_id = le64_get(p);
+	r->pid = (pid_t)le32_get(p + 8);
+	r->session_id = le64_get(p + 12);
+	r->access = le32_get(p + OR_ACCESS);
+	r->share_access = le32_get(p + OR_SHARE);
+	r->create_options = le32_get(p + 28);
+	r->oplock_level = p[OR_OPLOCK];
+	r->oplock_breaking_to = p[33];
+	r->lease_state = le32_get(p + 34);
+	memcpy(r->lease_key, p + 38, SHM_GUID_LEN);
+	memcpy(r->client_guid, p + 54, SHM_GUID_LEN);
+	r->flags = le32_get(p + 70);
+	r->opened = le64_get(p + 74);
+}
 
-	cur_init(&c, buf, len);
-	if (cur_u8(&c) != SHM_REC_V1)
+/* Opens holding an oplock or a lease: what a WRITE or an open may break. */
+static uint32_t
+ofile_ncaching(const struct shm_ofile *of)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < of->n; i++)
+		n += of->rec[(size_t)i * SHM_OREC_LEN + OR_OPLOCK] != SHM_OPLOCK_NONE;
+	return n;
+}
+
+static int
+ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
+{
+	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V2)
 		return -EPROTO;
-	r->persistent_id = cur_le64(&c);
-	r->pid = (pid_t)cur_le32(&c);
-	r->session_id = cur_le64(&c);
-	r->access = cur_le32(&c);
-	r->share_access = cur_le32(&c);
-	r->create_options = cur_le32(&c);
-	r->oplock_level = cur_u8(&c);
-	r->oplock_breaking_to = cur_u8(&c);
-	r->lease_state = cur_le32(&c);
-	cur_bytes(&c, r->lease_key, SHM_GUID_LEN);
-	cur_bytes(&c, r->client_guid, SHM_GUID_LEN);
-	r->flags = cur_le32(&c);
-	r->opened = cur_le64(&c);
-	return c.err ? -EPROTO : 0;
+	of->flags = le32_get(p + 1);
+	of->n = le32_get(p + 5);
+	if ((len - SHM_OFILE_HDR) / SHM_OREC_LEN != of->n ||
+	    (len - SHM_OFILE_HDR) % SHM_OREC_LEN != 0)
+		return -EPROTO;
+	return 0;
 }
 
 int
-shm_open_put_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
-    const struct shm_open_rec *r)
+shm_ofile_view(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_ofile *of)
 {
-	uint8_t key[SHM_OPEN_KEY_LEN], buf[SHM_OPEN_ENC_MAX];
-	MDB_val k = { sizeof(key), key }, v = { 0, buf };
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	int rc;
 
-	shm_open_key(key, fid, r->persistent_id);
-	if ((v.mv_size = shm_open_encode(buf, sizeof(buf), r)) == 0)
-		return -EINVAL;
-	return shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
-}
-
-static int
-shm_hdr_get(MDB_val *v)
-{
-	struct cur c;
-	uint32_t flags;
-
-	cur_init(&c, v->mv_data, v->mv_size);
-	if (cur_u8(&c) != SHM_REC_V1)
+	memset(of, 0, sizeof(*of));
+	shm_fid_key(key, fid);
+	rc = mdb_get(txn, s->db_opens, &k, &v);
+	if (rc == MDB_NOTFOUND)
 		return 0;
-	flags = cur_le32(&c);
-	return c.err ? 0 : (int)flags;
+	if (rc != 0)
+		return shm_err(rc);
+	if ((rc = ofile_parse(v.mv_data, v.mv_size, of)) != 0)
+		return rc;
+	/* Read only: nothing writes through a view. */
+	of->rec = (uint8_t *)v.mv_data + SHM_OFILE_HDR;
+	return 0;
 }
 
-static int
-shm_hdr_put_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
-    uint32_t flags)
+int
+shm_ofile_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_ofile *of)
 {
-	uint8_t key[SHM_FID_KEY_LEN], buf[8];
-	MDB_val k = { sizeof(key), key }, v = { 5, buf };
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v = { 0, NULL };
+	size_t need;
+	int rc;
+
+	memset(of, 0, sizeof(*of));
+	shm_fid_key(key, fid);
+	rc = mdb_get(txn, s->db_opens, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return shm_err(rc);
+	if (rc == 0 && (rc = ofile_parse(v.mv_data, v.mv_size, of)) != 0)
+		return rc;
+	/*
+	 * A copy: the value may sit on a page this transaction rewrites in
+	 * place, and the edit must not read what it is writing.  Room for one
+	 * more record (an insert adds one at most).
+	 */
+	need = (v.mv_size ? v.mv_size : SHM_OFILE_HDR) + SHM_OREC_LEN;
+	if (need > s->of_cap) {
+		size_t cap = need * 2;
+		void *p = realloc(s->of_buf, cap);
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->of_buf = p;
+		s->of_cap = cap;
+	}
+	if (v.mv_size > 0)
+		memcpy(s->of_buf, v.mv_data, v.mv_size);
+	of->rec = s->of_buf + SHM_OFILE_HDR;
+	of->ncache0 = ofile_ncaching(of);
+	return 0;
+}
+
+int
+shm_ofile_find(const struct shm_ofile *of, uint64_t persistent_id)
+{
+	for (uint32_t i = 0; i < of->n; i++)
+		if (shm_orec_id(of, i) == persistent_id)
+			return (int)i;
+	return -1;
+}
+
+void
+shm_ofile_del(struct shm_ofile *of, uint32_t i)
+{
+	memmove(of->rec + (size_t)i * SHM_OREC_LEN, of->rec + (size_t)(i + 1) * SHM_OREC_LEN,
+	    (size_t)(of->n - i - 1) * SHM_OREC_LEN);
+	of->n--;
+}
+
+int
+shm_ofile_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_ofile *of)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	uint32_t ncache = ofile_ncaching(of);
 	int rc;
 
 	shm_fid_key(key, fid);
-	if (flags == 0) {
+	if (of->n == 0 && of->flags == 0) {
 		rc = mdb_del(txn, s->db_opens, &k, NULL);
-		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+		rc = rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	} else {
+		s->of_buf[0] = SHM_OFILE_V2;
+		le32_put(s->of_buf + 1, of->flags);
+		le32_put(s->of_buf + 5, of->n);
+		v.mv_size = SHM_OFILE_HDR + (size_t)of->n * SHM_OREC_LEN;
+		v.mv_data = s->of_buf;
+		rc = shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
 	}
-	buf[0] = SHM_REC_V1;
-	le32_put(buf + 1, flags);
-	return shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
+	if (rc == 0) {
+		shm_hint_add(s, SHM_HINT_CACHING, fid, (int)ncache - (int)of->ncache0);
+		of->ncache0 = ncache;
+	}
+	return rc;
 }
 
 /* MS-FSA 2.1.5.1.2: does an open (access, share) conflict with existing e? */
 static int
-shm_share_conflict(const struct shm_open_rec *e, uint32_t access, uint32_t share)
+shm_share_conflict(uint32_t e_access, uint32_t e_share, uint32_t access, uint32_t share)
 {
 	/* Opens for attributes or synchronisation only never conflict. */
-	if ((access & SHM_DATA_ACCESS) == 0 || (e->access & SHM_DATA_ACCESS) == 0)
+	if ((access & SHM_DATA_ACCESS) == 0 || (e_access & SHM_DATA_ACCESS) == 0)
 		return 0;
 	if ((access & (SHM_FILE_READ_DATA | SHM_FILE_EXECUTE)) &&
-	    !(e->share_access & SHM_FILE_SHARE_READ))
+	    !(e_share & SHM_FILE_SHARE_READ))
 		return 1;
 	if ((access & (SHM_FILE_WRITE_DATA | SHM_FILE_APPEND_DATA)) &&
-	    !(e->share_access & SHM_FILE_SHARE_WRITE))
+	    !(e_share & SHM_FILE_SHARE_WRITE))
 		return 1;
-	if ((access & SHM_DELETE) && !(e->share_access & SHM_FILE_SHARE_DELETE))
+	if ((access & SHM_DELETE) && !(e_share & SHM_FILE_SHARE_DELETE))
 		return 1;
-	if ((e->access & (SHM_FILE_READ_DATA | SHM_FILE_EXECUTE)) &&
+	if ((e_access & (SHM_FILE_READ_DATA | SHM_FILE_EXECUTE)) &&
 	    !(share & SHM_FILE_SHARE_READ))
 		return 1;
-	if ((e->access & (SHM_FILE_WRITE_DATA | SHM_FILE_APPEND_DATA)) &&
+	if ((e_access & (SHM_FILE_WRITE_DATA | SHM_FILE_APPEND_DATA)) &&
 	    !(share & SHM_FILE_SHARE_WRITE))
 		return 1;
-	if ((e->access & SHM_DELETE) && !(share & SHM_FILE_SHARE_DELETE))
+	if ((e_access & SHM_DELETE) && !(share & SHM_FILE_SHARE_DELETE))
 		return 1;
 	return 0;
 }
 
-/*
- * Walks the file's records: the header's delete-pending flag, and the first
- * open that conflicts with (access, share).  Returns 0, -EIDRM, -EBUSY.
- */
+/* The share-mode check against every open of the file: 0, -EIDRM, -EBUSY. */
 static int
-shm_open_scan(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
-    uint32_t access, uint32_t share, int check, struct shm_open_conflict *cf,
-    int *nopens)
+shm_open_check(const struct shm_ofile *of, uint32_t access, uint32_t share,
+    struct shm_open_conflict *cf)
 {
-	uint8_t fk[SHM_FID_KEY_LEN];
-	MDB_cursor *cu;
-	MDB_val k = { sizeof(fk), fk }, v;
 	struct shm_open_rec e;
-	int rc, op = MDB_SET_RANGE, ret = 0, n = 0;
+	uint32_t i;
 
-	shm_fid_key(fk, fid);
-	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
-		return shm_err(rc);
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size < SHM_FID_KEY_LEN || memcmp(k.mv_data, fk, sizeof(fk)) != 0)
-			break;
-		if (k.mv_size == SHM_FID_KEY_LEN) {
-			if (check && (shm_hdr_get(&v) & SHM_HDR_DELETE_PENDING)) {
-				if (cf != NULL) {
-					memset(cf, 0, sizeof(*cf));
-					cf->delete_pending = 1;
-				}
-				ret = -EIDRM;
-				break;
-			}
-			continue;
+	if (of->flags & SHM_HDR_DELETE_PENDING) {
+		if (cf != NULL) {
+			memset(cf, 0, sizeof(*cf));
+			cf->delete_pending = 1;
 		}
-		n++;
-		if (!check || ret != 0)
-			continue;
-		if (shm_open_decode(v.mv_data, v.mv_size, &e) != 0)
-			continue;	/* unreadable: never block on it */
-		if (shm_share_conflict(&e, access, share)) {
-			if (cf != NULL) {
-				cf->persistent_id = e.persistent_id;
-				cf->pid = e.pid;
-				cf->session_id = e.session_id;
-				cf->access = e.access;
-				cf->share_access = e.share_access;
-				cf->delete_pending = 0;
-			}
-			ret = -EBUSY;
-		}
+		return -EIDRM;
 	}
-	mdb_cursor_close(cu);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return shm_err(rc);
-	if (nopens != NULL)
-		*nopens = n;
-	return ret;
+	for (i = 0; i < of->n; i++) {
+		const uint8_t *p = of->rec + (size_t)i * SHM_OREC_LEN;
+
+		if (!shm_share_conflict(le32_get(p + OR_ACCESS), le32_get(p + OR_SHARE),
+		    access, share))
+			continue;
+		if (cf != NULL) {
+			shm_orec_get(p, &e);
+			cf->persistent_id = e.persistent_id;
+			cf->pid = e.pid;
+			cf->session_id = e.session_id;
+			cf->access = e.access;
+			cf->share_access = e.share_access;
+			cf->delete_pending = 0;
+		}
+		return -EBUSY;
+	}
+	return 0;
 }
 
 int
@@ -198,41 +260,44 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 {
 	struct shm_open_rec r = *new;
 	struct shm_open_grant g;
-	uint8_t key[SHM_OPEN_KEY_LEN], buf[SHM_OPEN_ENC_MAX];
-	MDB_val k = { sizeof(key), key }, v = { 0, buf };
+	struct shm_ofile of;
 	MDB_txn *txn;
-	int rc, n;
+	int rc;
 
 	if (new->persistent_id == 0)
 		return -EINVAL;
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	rc = shm_open_scan(s, txn, fid, new->access, new->share_access, 1, cf, &n);
-	if (rc != 0)
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
+		goto out;
+	if (shm_ofile_find(&of, new->persistent_id) >= 0) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if ((rc = shm_open_check(&of, new->access, new->share_access, cf)) != 0)
 		goto out;
 	memset(&g, 0, sizeof(g));
 	if (r.opened == 0)
 		r.opened = (uint64_t)time(NULL);
 	if (durable != NULL)
 		r.flags |= SHM_OPEN_DURABLE;
-	if ((rc = shm_lease_grant_txn(s, txn, fid, &r, &g)) != 0)
+	if ((rc = shm_lease_grant_txn(s, txn, fid, &of, &r, &g)) != 0)
 		goto out;
-	g.nopens = n + 1;
-	shm_open_key(key, fid, r.persistent_id);
-	if ((v.mv_size = shm_open_encode(buf, sizeof(buf), &r)) == 0) {
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((rc = shm_err(mdb_put(txn, s->db_opens, &k, &v, MDB_NOOVERWRITE))) != 0)
+	g.nopens = (int)of.n + 1;
+	/* shm_ofile_load left room for this one. */
+	shm_orec_put(of.rec + (size_t)of.n * SHM_OREC_LEN, &r);
+	of.n++;
+	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
 		goto out;
 	if (durable != NULL) {
-		struct shm_durable_rec d = *durable;
+		struct shm_durable_rec *d = &s->dscratch;
 
 		/* The durable record follows the open it belongs to. */
-		d.persistent_id = r.persistent_id;
-		d.pid = r.pid;
-		d.fid = *fid;
-		if ((rc = shm_durable_put_txn(s, txn, &d)) != 0)
+		*d = *durable;
+		d->persistent_id = r.persistent_id;
+		d->pid = r.pid;
+		d->fid = *fid;
+		if ((rc = shm_durable_put_txn(s, txn, d)) != 0)
 			goto out;
 	}
 	rc = shm_wcommit(s, txn);
@@ -241,7 +306,7 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 		*grant = g;
 out:
 	if (txn != NULL)
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 	return rc;
 }
 
@@ -253,34 +318,36 @@ shm_open_insert(struct shm *s, const struct shm_file_id *fid,
 }
 
 int
-shm_open_file_tidy_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
-    int *last, int *delete_pending)
+shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
+    int *last, int *dp)
 {
-	uint8_t fk[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(fk), fk }, v;
-	MDB_cursor *cu;
-	int rc, op = MDB_SET_RANGE, dp = 0, n = 0;
+	struct shm_open_rec r;
+	struct shm_ofile of;
+	int rc, i;
 
-	shm_fid_key(fk, fid);
-	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
-		return shm_err(rc);
-	while (n == 0 && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size < SHM_FID_KEY_LEN || memcmp(k.mv_data, fk, sizeof(fk)) != 0)
-			break;
-		if (k.mv_size == SHM_FID_KEY_LEN)
-			dp = (shm_hdr_get(&v) & SHM_HDR_DELETE_PENDING) != 0;
-		else
-			n++;
-	}
-	mdb_cursor_close(cu);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return shm_err(rc);
-	*last = n == 0;
-	*delete_pending = n == 0 && dp;
+	*last = *dp = 0;
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
+		return rc;
+	if ((i = shm_ofile_find(&of, persistent_id)) < 0)
+		return -ENOENT;
+	shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
+	shm_ofile_del(&of, (uint32_t)i);
+	/* MS-FSA: closing a delete-on-close open makes the file delete pending. */
+	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE))
+		of.flags |= SHM_HDR_DELETE_PENDING;
+	if (r.oplock_level == SHM_OPLOCK_LEASE &&
+	    (rc = shm_lease_release_txn(s, txn, &of, r.client_guid, r.lease_key)) != 0)
+		return rc;
+	*last = of.n == 0;
+	*dp = of.n == 0 && (of.flags & SHM_HDR_DELETE_PENDING);
 	/* The header only lives as long as the file has opens. */
-	if (n == 0 && dp)
-		return shm_hdr_put_txn(s, txn, fid, 0);
+	if (of.n == 0)
+		of.flags = 0;
+	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		return rc;
+	if (out != NULL)
+		*out = r;
 	return 0;
 }
 
@@ -289,9 +356,8 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
     uint64_t persistent_id, struct shm_close_result *res)
 {
 	struct shm_close_result local;
-	struct shm_open_rec r;
-	uint8_t key[SHM_OPEN_KEY_LEN], dk[8];
-	MDB_val k = { sizeof(key), key }, v, dkv = { sizeof(dk), dk };
+	uint8_t dk[8];
+	MDB_val dkv = { sizeof(dk), dk };
 	MDB_txn *txn;
 	int rc, last, dp;
 
@@ -300,16 +366,9 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	memset(res, 0, sizeof(*res));
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	shm_open_key(key, fid, persistent_id);
-	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) != 0)
-		goto out;
-	if ((rc = shm_open_decode(v.mv_data, v.mv_size, &r)) != 0)
-		goto out;
-	if ((rc = shm_err(mdb_del(txn, s->db_opens, &k, NULL))) != 0)
-		goto out;
-	/* MS-FSA: closing a delete-on-close open makes the file delete pending. */
-	if ((r.create_options & SHM_FILE_DELETE_ON_CLOSE) &&
-	    (rc = shm_hdr_put_txn(s, txn, fid, SHM_HDR_DELETE_PENDING)) != 0)
+	rc = shm_open_drop_txn(s, txn, fid, persistent_id, SHM_DROP_DOC, NULL,
+	    &last, &dp);
+	if (rc != 0)
 		goto out;
 	if ((rc = shm_brlock_remove_open_txn(s, txn, fid, persistent_id, &res->wake)) != 0)
 		goto out;
@@ -319,18 +378,13 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 		rc = shm_err(rc);
 		goto out;
 	}
-	if (r.oplock_level == SHM_OPLOCK_LEASE &&
-	    (rc = shm_lease_release_txn(s, txn, fid, r.client_guid, r.lease_key)) != 0)
-		goto out;
-	if ((rc = shm_open_file_tidy_txn(s, txn, fid, &last, &dp)) != 0)
-		goto out;
 	res->last_close = last;
 	res->delete_file = dp;
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
 out:
 	if (txn != NULL)
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 	if (rc != 0)
 		memset(res, 0, sizeof(*res));
 	return rc;
@@ -350,16 +404,18 @@ int
 shm_open_get(struct shm *s, const struct shm_file_id *fid, uint64_t persistent_id,
     struct shm_open_rec *out)
 {
-	uint8_t key[SHM_OPEN_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
+	struct shm_ofile of;
 	MDB_txn *txn;
-	int rc;
+	int rc, i;
 
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
-	shm_open_key(key, fid, persistent_id);
-	if ((rc = shm_err(mdb_get(txn, s->db_opens, &k, &v))) == 0)
-		rc = shm_open_decode(v.mv_data, v.mv_size, out);
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
+		if ((i = shm_ofile_find(&of, persistent_id)) >= 0)
+			shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, out);
+		else
+			rc = -ENOENT;
+	}
 	shm_rend(s, txn);
 	return rc;
 }
@@ -367,47 +423,54 @@ shm_open_get(struct shm *s, const struct shm_file_id *fid, uint64_t persistent_i
 int
 shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid, int on)
 {
+	struct shm_ofile of;
 	MDB_txn *txn;
 	int rc;
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	rc = shm_hdr_put_txn(s, txn, fid, on ? SHM_HDR_DELETE_PENDING : 0);
-	if (rc != 0) {
-		mdb_txn_abort(txn);
-		return rc;
-	}
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
+		goto out;
+	if (on)
+		of.flags |= SHM_HDR_DELETE_PENDING;
+	else
+		of.flags &= ~SHM_HDR_DELETE_PENDING;
+	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		goto out;
 	return shm_wcommit(s, txn);
+out:
+	shm_wabort(s, txn);
+	return rc;
 }
 
 int
 shm_open_get_delete_pending(struct shm *s, const struct shm_file_id *fid, int *on)
 {
-	uint8_t key[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
+	struct shm_ofile of;
 	MDB_txn *txn;
 	int rc;
 
 	*on = 0;
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
-	shm_fid_key(key, fid);
-	rc = mdb_get(txn, s->db_opens, &k, &v);
-	if (rc == 0)
-		*on = (shm_hdr_get(&v) & SHM_HDR_DELETE_PENDING) != 0;
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
+		*on = (of.flags & SHM_HDR_DELETE_PENDING) != 0;
 	shm_rend(s, txn);
-	return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return rc;
 }
 
 int
 shm_open_count(struct shm *s, const struct shm_file_id *fid, int *n)
 {
+	struct shm_ofile of;
 	MDB_txn *txn;
 	int rc;
 
+	*n = 0;
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
-	rc = shm_open_scan(s, txn, fid, 0, 0, 0, NULL, n);
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
+		*n = (int)of.n;
 	shm_rend(s, txn);
 	return rc;
 }
@@ -420,7 +483,8 @@ shm_foreach_open(struct shm *s, shm_open_fn fn, void *arg)
 	MDB_txn *txn;
 	struct shm_file_id fid;
 	struct shm_open_rec r;
-	int rc, op = MDB_FIRST;
+	struct shm_ofile of;
+	int rc, op = MDB_FIRST, stop = 0;
 
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
@@ -428,14 +492,17 @@ shm_foreach_open(struct shm *s, shm_open_fn fn, void *arg)
 		shm_rend(s, txn);
 		return shm_err(rc);
 	}
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+	while (!stop && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
-		if (k.mv_size != SHM_OPEN_KEY_LEN ||
-		    shm_open_decode(v.mv_data, v.mv_size, &r) != 0)
+		if (k.mv_size != SHM_FID_KEY_LEN ||
+		    ofile_parse(v.mv_data, v.mv_size, &of) != 0)
 			continue;
+		of.rec = (uint8_t *)v.mv_data + SHM_OFILE_HDR;
 		shm_fid_from_key(&fid, k.mv_data);
-		if (fn(&fid, &r, arg) != 0)
-			break;
+		for (uint32_t i = 0; i < of.n && !stop; i++) {
+			shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
+			stop = fn(&fid, &r, arg) != 0;
+		}
 	}
 	mdb_cursor_close(cu);
 	shm_rend(s, txn);

@@ -48,26 +48,38 @@ purge_collect(struct shm *s, MDB_txn *txn, pid_t pid, struct purge_list *l)
 {
 	struct shm_open_rec r;
 	struct purge_open po;
+	struct shm_file_id fid;
 	MDB_cursor *cu;
 	MDB_val k, v;
+	const uint8_t *p;
+	uint32_t n, i;
 	int rc, op = MDB_FIRST, err = 0;
 
 	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
 		return shm_err(rc);
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+	while (err == 0 && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
-		if (k.mv_size != SHM_OPEN_KEY_LEN ||
-		    shm_open_decode(v.mv_data, v.mv_size, &r) != 0 || r.pid != pid)
+		p = v.mv_data;
+		if (k.mv_size != SHM_FID_KEY_LEN || v.mv_size < SHM_OFILE_HDR ||
+		    p[0] != SHM_OFILE_V2)
 			continue;
-		memset(&po, 0, sizeof(po));
-		shm_fid_from_key(&po.fid, k.mv_data);
-		po.persistent_id = r.persistent_id;
-		po.durable = (r.flags & SHM_OPEN_DURABLE) != 0;
-		po.lease = r.oplock_level == SHM_OPLOCK_LEASE;
-		memcpy(po.client_guid, r.client_guid, SHM_GUID_LEN);
-		memcpy(po.lease_key, r.lease_key, SHM_GUID_LEN);
-		if ((err = purge_push(l, &po)) != 0)
-			break;
+		n = le32_get(p + 5);
+		if (v.mv_size != SHM_OFILE_HDR + (size_t)n * SHM_OREC_LEN)
+			continue;
+		shm_fid_from_key(&fid, k.mv_data);
+		for (i = 0; i < n && err == 0; i++) {
+			shm_orec_get(p + SHM_OFILE_HDR + (size_t)i * SHM_OREC_LEN, &r);
+			if (r.pid != pid)
+				continue;
+			memset(&po, 0, sizeof(po));
+			po.fid = fid;
+			po.persistent_id = r.persistent_id;
+			po.durable = (r.flags & SHM_OPEN_DURABLE) != 0;
+			po.lease = r.oplock_level == SHM_OPLOCK_LEASE;
+			memcpy(po.client_guid, r.client_guid, SHM_GUID_LEN);
+			memcpy(po.lease_key, r.lease_key, SHM_GUID_LEN);
+			err = purge_push(l, &po);
+		}
 	}
 	mdb_cursor_close(cu);
 	if (err != 0)
@@ -155,8 +167,8 @@ shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
 {
 	struct shm_purge_result local;
 	struct purge_list l = { 0 };
-	uint8_t key[SHM_OPEN_KEY_LEN], wk[4];
-	MDB_val k = { sizeof(key), key }, wkv = { sizeof(wk), wk };
+	uint8_t wk[4];
+	MDB_val wkv = { sizeof(wk), wk };
 	char path[PATH_MAX];
 	uint64_t now = shm_now_ms();
 	MDB_txn *txn;
@@ -189,15 +201,11 @@ shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
 
 		if (po->durable)
 			continue;
-		shm_open_key(key, &po->fid, po->persistent_id);
-		if ((rc = shm_err(mdb_del(txn, s->db_opens, &k, NULL))) != 0)
+		/* The open, and its lease when no other open uses it. */
+		if ((rc = shm_open_drop_txn(s, txn, &po->fid, po->persistent_id, 0,
+		    NULL, &last, &dp)) != 0)
 			goto out;
 		res->opens++;
-		if (po->lease && (rc = shm_lease_release_txn(s, txn, &po->fid,
-		    po->client_guid, po->lease_key)) != 0)
-			goto out;
-		if ((rc = shm_open_file_tidy_txn(s, txn, &po->fid, &last, &dp)) != 0)
-			goto out;
 		/* Nobody is left to unlink it (the master does no file I/O): counted. */
 		if (dp)
 			res->stale_delete++;
@@ -226,7 +234,7 @@ shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
 	    res->locks, res->sessions, res->wake.n);
 out:
 	if (txn != NULL) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		memset(res, 0, sizeof(*res));
 	}
 	free(l.v);

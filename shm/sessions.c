@@ -64,7 +64,7 @@ shm_session_put(struct shm *s, const struct shm_session_rec *r)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_err(mdb_put(txn, s->db_sessions, &k, &v, 0))) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);
@@ -99,7 +99,7 @@ shm_session_del_once(struct shm *s, uint64_t id)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_err(mdb_del(txn, s->db_sessions, &k, NULL))) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);

@@ -42,11 +42,15 @@ unsigned	shm_readers_for(unsigned workers);
 
 /*
  * Opens (flags 0) or creates (SHM_CREATE) the state env in dir.  map_size 0
- * means the default; max_readers only matters to the creator.
+ * means the default; max_readers only matters to the creator.  The env is
+ * dir/state.mdb (+ -lock) and dir/state.hint (shared counters that let the
+ * READ/WRITE checks skip LMDB); SHM_CREATE makes all three.
  */
 int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
 	    int flags, struct shm **out);
 void	shm_detach(struct shm *);
+/* The pid that attached, without a syscall (lock owners, open records). */
+pid_t	shm_self(const struct shm *);
 /* Write transactions this handle committed (for the figures). */
 unsigned long shm_write_count(const struct shm *);
 /* Clears reader slots of dead processes; returns how many (or -errno). */
@@ -300,8 +304,8 @@ int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
 /*
  * READ (write 0) or WRITE (write 1) against the locks: -EAGAIN when another
  * open's exclusive lock overlaps, or for a write any shared lock (even this
- * open's own, as Windows does).  A read-only transaction; a file set without
- * any lock returns without a tree lookup.
+ * open's own, as Windows does).  A read-only transaction; a file without any
+ * lock (per the shared hint counters) returns without touching LMDB.
  */
 int	shm_brlock_check(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,

@@ -6,13 +6,25 @@
  * Records are encoded with proto/cur.h: a version byte, then fields in
  * little-endian order; decoders return host values.  Keys are big-endian so
  * that LMDB's memcmp order is numeric order:
- *   opens    fid(16)            -> file header (delete pending)
- *            fid(16) pid(8)     -> open record
+ *   opens    fid(16)            -> the file: flags (delete pending) and all
+ *                                  its open records, one value (opens.c)
  *   brlocks  fid(16)            -> every lock and waiter of the file
  *   leases   client guid(16) lease key(16) -> lease record
  *   sessions session id(8)      -> session record
  *   durable  persistent id(8)   -> durable record
  *   workers  pid(4)             -> worker record; "\xff#idnext" -> id counter
+ *
+ * The hot paths (CREATE, CLOSE, READ, WRITE) use mdb_get and mdb_put only:
+ * LMDB allocates every cursor opened in a write transaction, so a file's
+ * state is one value per database, never a range walked with a cursor.
+ * Cursors remain for the walks of status listings, the master's purge and
+ * the durable expiry, none of them per request.
+ *
+ * Beside the env, a small shared file (state.hint, struct shm_hint) holds
+ * per-bucket counters of files with byte-range locks and of opens holding an
+ * oplock or lease.  They are hints that may only over-count: a writer adds
+ * before its transaction commits (undone on abort) and subtracts after it
+ * committed, so a zero is always true and lets READ and WRITE skip LMDB.
  */
 #ifndef USMBD_SHM_PRIV_H
 #define USMBD_SHM_PRIV_H
@@ -24,9 +36,27 @@
 #include "shm/shm.h"
 
 #define SHM_FID_KEY_LEN		16
-#define SHM_OPEN_KEY_LEN	24
 #define SHM_LEASE_KEY_LEN	32
 #define SHM_REC_V1		1
+
+/* The shared hint counters (state.hint). */
+#define SHM_HINT_MAGIC		0x746e6968u	/* "hint" */
+#define SHM_HINT_BUCKETS	4096
+enum { SHM_HINT_LOCKED = 0, SHM_HINT_CACHING = 1 };
+struct shm_hint {
+	uint32_t	magic;
+	uint32_t	buckets;
+	/* [LOCKED]: files with a brlock record; [CACHING]: opens with an oplock or lease */
+	uint32_t	count[2][SHM_HINT_BUCKETS];
+};
+
+/* Counter changes of the open write transaction (see shm_hint_add). */
+#define SHM_PEND_MAX		64
+struct shm_pend {
+	uint16_t	which;
+	uint16_t	bucket;
+	int32_t		delta;
+};
 
 struct shm {
 	MDB_env		*env;
@@ -38,7 +68,17 @@ struct shm {
 	MDB_dbi		 db_workers;
 	MDB_txn		*rtxn;		/* reset read transaction, renewed on use */
 	int		 rtxn_live;
+	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */
 	pid_t		 pid;		/* the process that opened it */
+	unsigned	 forkgen;	/* shm_forkgen at attach: detects a fork */
+	struct shm_hint	*hint;		/* shared counters, mapped */
+	struct shm_pend	 pend[SHM_PEND_MAX];
+	unsigned	 npend;
+	/* scratch copy of one file's opens value, edited then stored */
+	uint8_t		*of_buf;
+	size_t		 of_cap;
+	/* scratch durable record (~5 KiB: not on the event loop's stack) */
+	struct shm_durable_rec	 dscratch;
 	char		*dir;
 	unsigned long	 nwrites;
 	uint64_t	 id_next;	/* block of ids reserved for this process */
@@ -48,12 +88,14 @@ struct shm {
 	unsigned		 brl_cap;
 	struct shm_brlock_owner	*wait_buf;
 	unsigned		 wait_cap;
+	int			 brl_had;	/* brl_load found a record */
 };
 
 /* Transactions.  Every error is returned as -errno. */
 int	shm_err(int mdb_rc);
 int	shm_wbegin(struct shm *, MDB_txn **);
 int	shm_wcommit(struct shm *, MDB_txn *);
+void	shm_wabort(struct shm *, MDB_txn *);
 int	shm_rbegin(struct shm *, MDB_txn **);
 void	shm_rend(struct shm *, MDB_txn *);
 int	shm_grow(struct shm *);
@@ -98,12 +140,26 @@ shm_fid_from_key(struct shm_file_id *fid, const uint8_t *k)
 	fid->ino = shm_be64_get(k + 8);
 }
 
-static inline void
-shm_open_key(uint8_t *k, const struct shm_file_id *fid, uint64_t persistent_id)
+/* Hint bucket of a file (Fibonacci hashing of dev and ino). */
+static inline unsigned
+shm_hint_bucket(const struct shm_file_id *fid)
 {
-	shm_fid_key(k, fid);
-	shm_be64_put(k + 16, persistent_id);
+	uint64_t h = (fid->dev * 0x9e3779b97f4a7c15ull) ^ fid->ino;
+
+	h *= 0x9e3779b97f4a7c15ull;
+	return (unsigned)(h >> 52) & (SHM_HINT_BUCKETS - 1);
 }
+
+/* Is the counter of fid's bucket zero?  (Then nothing of that kind exists.) */
+static inline int
+shm_hint_zero(const struct shm *s, int which, const struct shm_file_id *fid)
+{
+	return __atomic_load_n(&s->hint->count[which][shm_hint_bucket(fid)],
+	    __ATOMIC_ACQUIRE) == 0;
+}
+
+/* Inside a write transaction: the file gained (>0) or lost (<0) delta. */
+void	shm_hint_add(struct shm *, int which, const struct shm_file_id *, int delta);
 
 static inline int
 shm_guid_zero(const uint8_t *g)
@@ -132,15 +188,46 @@ shm_pids_add(struct shm_pids *p, pid_t pid)
 void	shm_wstr(struct wcur *, const char *);
 void	shm_rstr(struct cur *, char *dst, size_t size);
 
-/* opens.c */
-#define SHM_OPEN_ENC_MAX	128
-size_t	shm_open_encode(uint8_t *buf, size_t size, const struct shm_open_rec *);
-int	shm_open_decode(const void *buf, size_t len, struct shm_open_rec *);
-int	shm_open_put_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
-	    const struct shm_open_rec *);
-/* Removes the file header when no open is left; reports delete pending. */
-int	shm_open_file_tidy_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
-	    int *last, int *delete_pending);
+/* opens.c: a file's opens value, v2: u8 version, u32 flags, u32 n, n records */
+#define SHM_OFILE_V2		2
+#define SHM_OFILE_HDR		9
+#define SHM_OREC_LEN		82
+#define SHM_HDR_DELETE_PENDING	0x1
+
+struct shm_ofile {
+	uint32_t	 flags;		/* SHM_HDR_* */
+	uint32_t	 n;
+	uint8_t		*rec;		/* n records of SHM_OREC_LEN */
+	uint32_t	 ncache0;	/* opens holding an oplock or lease, as loaded */
+};
+
+void	shm_orec_get(const uint8_t *p, struct shm_open_rec *);
+void	shm_orec_put(uint8_t *p, const struct shm_open_rec *);
+static inline uint64_t
+shm_orec_id(const struct shm_ofile *of, uint32_t i)
+{
+	return le64_get(of->rec + (size_t)i * SHM_OREC_LEN);
+}
+/* Read only, in place (valid while txn lives); a missing file is empty. */
+int	shm_ofile_view(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    struct shm_ofile *);
+/* A copy in s->of_buf with room for one more record, to edit and store. */
+int	shm_ofile_load(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    struct shm_ofile *);
+int	shm_ofile_find(const struct shm_ofile *, uint64_t persistent_id);
+void	shm_ofile_del(struct shm_ofile *, uint32_t i);
+int	shm_ofile_store(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    struct shm_ofile *);
+/*
+ * Removes one open from the loaded file and stores it; its lease goes when
+ * no open of the file uses it any more.  SHM_DROP_DOC: a delete-on-close
+ * open makes the file delete pending.  *last: no open left; *dp: ... and the
+ * file was delete pending (the record is gone then).  -ENOENT: no such open.
+ */
+#define SHM_DROP_DOC	0x1
+int	shm_open_drop_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
+	    int *last, int *dp);
 
 /* brlock.c: rewrite a file's locks; keep() returns 0 to drop (may edit). */
 typedef int (*shm_brl_keep_fn)(struct shm_brlock_rec *, void *arg);
@@ -153,10 +240,10 @@ int	shm_brlock_remove_open_txn(struct shm *, MDB_txn *, const struct shm_file_id
 int	shm_brlock_repid_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    uint64_t persistent_id, pid_t pid);
 
-/* leases.c */
+/* leases.c: of holds the file's other opens */
 int	shm_lease_grant_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
-	    struct shm_open_rec *new, struct shm_open_grant *);
-int	shm_lease_release_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    const struct shm_ofile *, struct shm_open_rec *new, struct shm_open_grant *);
+int	shm_lease_release_txn(struct shm *, MDB_txn *, const struct shm_ofile *,
 	    const uint8_t *client_guid, const uint8_t *lease_key);
 
 /* durable.c */

@@ -68,7 +68,7 @@ shm_worker_put(struct shm *s, const struct shm_worker_rec *r)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_err(mdb_put(txn, s->db_workers, &k, &v, 0))) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);
@@ -103,7 +103,7 @@ shm_worker_del_once(struct shm *s, pid_t pid)
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_err(mdb_del(txn, s->db_workers, &k, NULL))) != 0) {
-		mdb_txn_abort(txn);
+		shm_wabort(s, txn);
 		return rc;
 	}
 	return shm_wcommit(s, txn);

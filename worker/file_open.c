@@ -22,6 +22,7 @@
 #define DIR_CHUNK	4
 
 static struct file_open	*file_free;
+static struct file_open	*file_live;
 static struct file_dir	*dir_free;
 
 const struct vfs_ops *
@@ -61,7 +62,27 @@ file_open_get(void)
 	f->dir = NULL;
 	f->next_free = NULL;
 	f->fd = -1;
+	f->share = NULL;
+	f->live_prev = NULL;
+	f->live_next = file_live;
+	if (file_live != NULL)
+		file_live->live_prev = f;
+	file_live = f;
 	return f;
+}
+
+int
+file_open_busy_below(const void *share, const char *path,
+    const struct file_open *self)
+{
+	const struct file_open *g;
+	size_t n = strlen(path);
+
+	for (g = file_live; g != NULL; g = g->live_next)
+		if (g != self && g->share == share &&
+		    strncmp(g->path, path, n) == 0 && g->path[n] == '/')
+			return 1;
+	return 0;
 }
 
 struct file_dir *
@@ -99,6 +120,13 @@ file_open_put(struct file_open *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+	if (f->live_prev != NULL)
+		f->live_prev->live_next = f->live_next;
+	else if (file_live == f)
+		file_live = f->live_next;
+	if (f->live_next != NULL)
+		f->live_next->live_prev = f->live_prev;
+	f->live_prev = f->live_next = NULL;
 	f->next_free = file_free;
 	file_free = f;
 }
@@ -357,4 +385,60 @@ file_stream_resolve(struct file_open *f)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Byte access to a named stream (an xattr of at most 64 KiB): read the
+ * whole value, copy out or patch it, write it back.  One buffer: the
+ * worker is single-threaded.
+ */
+static uint8_t file_stream_buf[65536];
+
+ssize_t
+file_stream_pread(struct file_open *f, void *buf, size_t len, uint64_t off)
+{
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return rc;
+	n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
+	    sizeof(file_stream_buf));
+	if (n < 0)
+		return n;
+	if (off >= (uint64_t)n)
+		return 0;
+	if (len > (uint64_t)n - off)
+		len = (size_t)((uint64_t)n - off);
+	memcpy(buf, file_stream_buf + off, len);
+	return (ssize_t)len;
+}
+
+ssize_t
+file_stream_pwrite(struct file_open *f, const void *buf, size_t len,
+    uint64_t off)
+{
+	char xname[300];
+	size_t end;
+	ssize_t n;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return rc;
+	if (off > sizeof(file_stream_buf) ||
+	    len > sizeof(file_stream_buf) - off)
+		return -ENOSPC;		/* past what an xattr holds */
+	n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
+	    sizeof(file_stream_buf));
+	if (n < 0)
+		return n;
+	if (off > (uint64_t)n)
+		memset(file_stream_buf + n, 0, (size_t)(off - (uint64_t)n));
+	memcpy(file_stream_buf + off, buf, len);
+	end = off + len > (uint64_t)n ? (size_t)(off + len) : (size_t)n;
+	rc = file_vfs()->setxattr(f->fd, xname, file_stream_buf, end, 0);
+	if (rc == -E2BIG || rc == -ERANGE)
+		return -ENOSPC;
+	return rc < 0 ? rc : (ssize_t)len;
 }

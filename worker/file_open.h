@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proto/fscc.h"
 #include "proto/ntstatus.h"
@@ -77,10 +78,22 @@ struct file_open {
 	uint64_t	 position;	/* FilePositionInformation */
 	uint32_t	 mode;		/* FileModeInformation */
 	struct file_dir	*dir;		/* directories, allocated on first search */
+	const void	*share;		/* the share (conf) the path is relative to */
 	struct file_open *next_free;
+	/* every record in use, for the open-handle rules of renames */
+	struct file_open *live_prev;
+	struct file_open *live_next;
 };
 
 const struct vfs_ops	*file_vfs(void);
+/*
+ * Is anything below directory path (of share) open in this worker, other
+ * than the open `self`?  MS-FSA 2.1.5.14.11: such a directory may not be
+ * renamed.  Opens in other workers are not seen (the shared open records
+ * carry no path).
+ */
+int			file_open_busy_below(const void *share, const char *path,
+			    const struct file_open *self);
 
 struct file_open	*file_open_get(void);
 void			 file_open_put(struct file_open *);
@@ -113,6 +126,11 @@ int		file_name_data_suffix(const uint8_t *name16, size_t len);
  * matches ignoring case.  1 when it changed, 0 otherwise.
  */
 int		file_stream_resolve(struct file_open *);
+/* Reads / writes len bytes of the open's named stream at off; -errno. */
+ssize_t		file_stream_pread(struct file_open *, void *buf, size_t len,
+		    uint64_t off);
+ssize_t		file_stream_pwrite(struct file_open *, const void *buf,
+		    size_t len, uint64_t off);
 /* The size of a stream (xattr) of the open, or -errno. */
 int64_t		file_stream_size(struct file_open *);
 

@@ -1,10 +1,28 @@
 /*
- * The gate: an unprivileged pre-forked process that serves NEGOTIATE and
- * SESSION_SETUP of one connection at a time, synchronously and with a
- * deadline, asks the master for the password verdict, and hands the
+ * The gate: an unprivileged pre-forked process that serves the NEGOTIATE
+ * and SESSION_SETUP of up to GATE_SLOTS connections at once on one epoll
+ * loop, asks the master for the password verdicts, and hands each
  * authenticated connection (socket + state) to the master for the user's
- * worker.  Exits after GATE_MAX_CONNS connections so a fresh process (fresh
- * ASLR, no leftovers of past clients) takes over.
+ * worker.
+ *
+ * Nothing here waits on one client: sockets are non-blocking, a login that
+ * needs the master's verdict (MSG_AUTH_REQ) or its acknowledgement of a
+ * hand-off (MSG_HANDOFF) parks its slot until the answer with that id
+ * comes, and the other slots are served meanwhile.  Deadlines: the first
+ * bytes within GATE_FIRST_SECS, the whole login within GATE_LOGIN_SECS.
+ *
+ * The master gives a gate connections against credits (MSG_GATE_READY):
+ * one per free slot, so it never sends more than the gate can hold.  Each
+ * connection ends with MSG_GATE_CONN_END (closed or handed off), which
+ * frees its place in the master's per-address count.  After GATE_MAX_CONNS
+ * connections the gate grants no more, says MSG_GATE_RETIRE, finishes its
+ * logins and exits 0; the master has started a fresh one (fresh ASLR, no
+ * leftovers of past clients).
+ *
+ * The SMB2 code is the same as the worker's: a SESSION_SETUP carrying an
+ * NTLMSSP AUTHENTICATE is recognised before dispatch, its verdict fetched
+ * asynchronously, and the request then dispatched with conn->priv->auth
+ * answering from that verdict (gate_conn_auth).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,260 +40,746 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
+#include "proto/ntlmssp.h"
+#include "proto/smb2_hdr.h"
+#include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
 #include "worker/worker.h"
 
-#define GATE_MAX_CONNS		64
-#define GATE_LOGIN_SECS		15	/* NEGOTIATE to hand-off */
-#define GATE_MASTER_SECS	30	/* waiting for a verdict or a hand-off */
+#define GATE_SLOTS		64	/* logins served at once */
+#define GATE_MAX_CONNS		1024	/* then retire: a fresh process takes over */
+#define GATE_FIRST_SECS		5	/* accept to the first bytes */
+#define GATE_LOGIN_SECS		15	/* accept to hand-off */
+#define GATE_MASTER_SECS	30	/* the master's answer to a hand-off */
+#define GATE_DRAIN_SECS		4	/* master shutting down (its grace is 5 s) */
+#define GATE_BUF_SIZE		CONN_BUF_SMALL	/* per slot, before authentication */
+#define GATE_MAX_RETIRED_CONFS	4
+
+enum gate_slot_state {
+	SLOT_FREE = 0,
+	SLOT_LOGIN,		/* reading and answering the client */
+	SLOT_AUTH,		/* waiting for MSG_AUTH_REP with id token */
+	SLOT_HANDOFF,		/* waiting for MSG_HANDOFF_DONE with id token */
+};
+
+struct gate_slot {
+	int		 state;
+	struct conn	*c;
+	uint32_t	 conn_id;	/* the master's, from MSG_NEW_CONN */
+	uint32_t	 token;		/* id of our MSG_AUTH_REQ: names the verdict */
+	int64_t		 deadline_ms;	/* of the current state */
+	int64_t		 login_deadline_ms;
+	int		 got_bytes;
+	/* The verdict, for the AUTHENTICATE token at want_tok only. */
+	int		 have_rep;
+	const uint8_t	*want_tok;
+	size_t		 want_len;
+	struct authmsg_rep rep;
+	/* Allocated on the slot's first use and kept. */
+	uint8_t		*rbuf;
+	uint8_t		*sbuf;
+	size_t		 rbuf_used;	/* high-water mark, wiped on release */
+};
 
 struct gate {
 	int		 chan;
+	int		 epfd;
 	struct conf	*conf;
 	const char	*conf_path;
-	uint32_t	 next_id;
-	int		 shutdown;
+	struct conf	*retired[GATE_MAX_RETIRED_CONFS];	/* still in use by slots */
+	uint32_t	 next_token;
+	unsigned	 taken;		/* connections received */
+	unsigned	 granted;	/* credits given to the master */
+	unsigned	 active;	/* slots in use */
+	int		 draining;	/* MSG_SHUTDOWN: no new connections */
+	int		 master_gone;
 	int		 reload;
+	struct gate_slot slots[GATE_SLOTS];
 	uint8_t		 mbuf[MSG_BUF_SIZE];
 	uint8_t		 obuf[MSG_MAX_PAYLOAD];
 };
 
 static struct gate gate;
 
-static long
-gate_ms_left(const struct timespec *deadline)
+static int64_t
+gate_now_ms(void)
 {
-	struct timespec now;
+	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (deadline->tv_sec - now.tv_sec) * 1000 +
-	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
- * Waits for the master's message of type want with id; other messages
- * only set flags.  Returns 0 with *m, or -1 (timeout, channel gone).
+ * Sends to the master; the channel is non-blocking for reads, so a full
+ * one is waited on here (bounded: a master that reads nothing for 10 s is
+ * as good as gone).
  */
 static int
-gate_wait(uint32_t want, uint32_t id, struct msg *m, int secs)
+gate_send(uint32_t type, uint32_t id, const void *p, size_t len, int fd)
 {
-	struct timespec dl;
-	int guard;
+	int rc, guard;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += secs;
-	for (guard = 0; guard < 1000; guard++) {
-		struct pollfd pfd = { gate.chan, POLLIN, 0 };
-		long ms = gate_ms_left(&dl);
-		int rc;
+	for (guard = 0; guard < 100; guard++) {
+		struct pollfd pfd = { gate.chan, POLLOUT, 0 };
 
-		if (ms <= 0 || poll(&pfd, 1, (int)ms) <= 0) {
-			if (ms > 0 && errno == EINTR)
-				continue;
-			log_warnx("no answer from the master");
-			return -1;
-		}
-		rc = msg_recv(gate.chan, m, gate.mbuf, sizeof(gate.mbuf));
-		if (rc == -EAGAIN)
-			continue;
-		if (rc < 0) {
-			gate.shutdown = 1;
-			return -1;
-		}
-		if (m->type == want && m->id == id)
-			return 0;
-		if (m->fd >= 0)
-			close(m->fd);
-		if (m->type == MSG_SHUTDOWN)
-			gate.shutdown = 1;
-		else if (m->type == MSG_RELOAD)
-			gate.reload = 1;
+		rc = msg_send(gate.chan, type, id, p, len, fd);
+		if (rc != -EAGAIN)
+			break;
+		(void)poll(&pfd, 1, 100);
 	}
-	return -1;
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("message %u to the master", type);
+		gate.master_gone = 1;
+	}
+	return rc;
+}
+
+static void
+gate_grant(unsigned n)
+{
+	uint8_t p[4];
+
+	if (gate.draining || gate.master_gone)
+		return;
+	if (n > GATE_MAX_CONNS - gate.granted)
+		n = GATE_MAX_CONNS - gate.granted;
+	if (n == 0)
+		return;
+	le32_put(p, n);
+	if (gate_send(MSG_GATE_READY, 0, p, sizeof(p), -1) == 0)
+		gate.granted += n;
 }
 
 static int
-gate_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
+gate_conf_in_use(const struct conf *cf)
 {
-	struct msg m;
-	uint32_t id = gate.next_id++;
-	int n;
+	unsigned i;
 
-	n = authmsg_req_encode(req, gate.obuf, sizeof(gate.obuf));
-	if (n < 0 || msg_send(gate.chan, MSG_AUTH_REQ, id, gate.obuf, (size_t)n,
-	    -1) < 0)
-		return -1;
-	if (gate_wait(MSG_AUTH_REP, id, &m, GATE_MASTER_SECS) < 0)
-		return -1;
-	return authmsg_rep_decode(rep, m.payload, m.len) < 0 ? -1 : 0;
+	for (i = 0; i < GATE_SLOTS; i++)
+		if (gate.slots[i].state != SLOT_FREE &&
+		    gate.slots[i].c->conf == cf)
+			return 1;
+	return 0;
 }
 
-/* Hands the authenticated connection over; the caller then closes it. */
+/* Frees the retired configs no connection uses any more. */
 static void
-gate_handoff(struct conn *c)
+gate_conf_collect(void)
 {
-	struct conn_private *pv = c->priv;
-	struct msg m;
-	uint32_t id = gate.next_id++;
-	int n;
+	unsigned i;
 
-	n = handoff_encode(c, pv->logged_in, pv->rbuf, pv->rlen, gate.obuf,
-	    sizeof(gate.obuf));
-	if (n < 0) {
-		conn_warnx(c, "connection state too large to hand off");
-		return;
-	}
-	if (msg_send(gate.chan, MSG_HANDOFF, id, gate.obuf, (size_t)n, c->fd) < 0) {
-		log_warn("MSG_HANDOFF");
-		return;
-	}
-	explicit_bzero(gate.obuf, (size_t)n);
-	/* The socket stays open here until the worker has it. */
-	if (gate_wait(MSG_HANDOFF_DONE, id, &m, GATE_MASTER_SECS) < 0)
-		return;
-	if (m.len != 4 || le32_get(m.payload) != 0)
-		log_warnx("%s: hand-off refused by the master (%u)", c->peer,
-		    m.len == 4 ? le32_get(m.payload) : 0);
+	for (i = 0; i < GATE_MAX_RETIRED_CONFS; i++)
+		if (gate.retired[i] != NULL && !gate_conf_in_use(gate.retired[i])) {
+			conf_free(gate.retired[i]);
+			gate.retired[i] = NULL;
+		}
 }
 
-static void
-gate_serve(int fd, const uint8_t *p, size_t len)
-{
-	struct conn *c;
-	struct timespec dl;
-	struct timeval tv = { GATE_LOGIN_SECS, 0 };
-	uint8_t guid[16];
-	uint64_t start;
-	char peer[64];
-	struct cur r;
-	const uint8_t *s;
-	int guard, fl;
-
-	cur_init(&r, p, len);
-	cur_bytes(&r, guid, 16);
-	start = cur_le64(&r);
-	s = r.p;
-	if (r.err || cur_left(&r) == 0 || memchr(s, 0, cur_left(&r)) !=
-	    s + cur_left(&r) - 1) {
-		log_warnx("malformed MSG_NEW_CONN");
-		close(fd);
-		return;
-	}
-	snprintf(peer, sizeof(peer), "%s", (const char *)s);
-	/* Blocking I/O with timeouts: one client at a time. */
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	c = conn_new(gate.conf, fd, CONN_ROLE_GATE, peer, CONN_BUF_SMALL);
-	if (c == NULL) {
-		log_warnx("%s: out of memory", peer);
-		close(fd);
-		return;
-	}
-	memcpy(c->server_guid, guid, 16);
-	c->start_time = start;
-	c->priv->auth = gate_auth;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += GATE_LOGIN_SECS;
-	for (guard = 0; guard < 256 && !gate.shutdown; guard++) {
-		long ready = conn_frame_ready(c);
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long ms;
-		ssize_t n;
-
-		if (ready < 0)
-			break;
-		if (ready > 0) {
-			if (conn_process(c) < 0)
-				break;
-			if (c->priv->logged_in != NULL) {
-				gate_handoff(c);
-				break;
-			}
-			continue;
-		}
-		ms = gate_ms_left(&dl);
-		if (ms <= 0 || poll(&pfd, 1, (int)ms) <= 0) {
-			if (ms > 0 && errno == EINTR)
-				continue;
-			log_info("%s: login not completed in %d s, closed", peer,
-			    GATE_LOGIN_SECS);
-			break;
-		}
-		n = conn_read(c);
-		if (n == 0 || (n < 0 && n != -EAGAIN))
-			break;
-	}
-	conn_free(c);
-}
-
+/* Connections keep the config they started with until they end. */
 static void
 gate_reload(void)
 {
 	struct conf *nc;
+	unsigned i;
 
+	gate_conf_collect();
+	for (i = 0; i < GATE_MAX_RETIRED_CONFS; i++)
+		if (gate.retired[i] == NULL)
+			break;
+	if (i == GATE_MAX_RETIRED_CONFS)
+		return;		/* retried when a connection ends */
 	gate.reload = 0;
 	if (conf_load(gate.conf_path, &nc, stderr) != 0) {
 		log_warnx("reload of %s failed, keeping the old config",
 		    gate.conf_path);
 		return;
 	}
-	conf_free(gate.conf);
+	gate.retired[i] = gate.conf;
 	gate.conf = nc;
+	gate_conf_collect();
+}
+
+static struct gate_slot *
+gate_slot_of(const struct conn *c)
+{
+	return c->priv->host;
+}
+
+/* Closes a slot's connection (or lets go of a handed-off one). */
+static void
+gate_slot_end(struct gate_slot *sl)
+{
+	struct conn *c = sl->c;
+	struct conn_private *pv = c->priv;
+
+	if (sl->state == SLOT_FREE)
+		return;
+	if (sl->state != SLOT_HANDOFF)
+		(void)epoll_ctl(gate.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (pv->rbuf == sl->rbuf) {
+		/* The slot's buffers outlive the connection. */
+		if (pv->rlen > sl->rbuf_used)
+			sl->rbuf_used = pv->rlen;
+		pv->rbuf = NULL;
+		pv->sbuf = NULL;
+	}
+	conn_free(c);
+	/* NTLMSSP responses of the last client: not for the next one. */
+	explicit_bzero(sl->rbuf, sl->rbuf_used);
+	explicit_bzero(&sl->rep, sizeof(sl->rep));
+	sl->rbuf_used = 0;
+	sl->c = NULL;
+	sl->state = SLOT_FREE;
+	sl->have_rep = 0;
+	gate.active--;
+	if (!gate.master_gone)
+		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, NULL, 0, -1);
+	gate_grant(1);
+	if (gate.reload)
+		gate_reload();
+	else
+		gate_conf_collect();
+}
+
+/* conn->priv->auth: the verdict fetched for exactly this AUTHENTICATE. */
+static int
+gate_conn_auth(struct conn *c, const struct authmsg_req *req,
+    struct authmsg_rep *rep)
+{
+	struct gate_slot *sl = gate_slot_of(c);
+
+	if (!sl->have_rep || req->authenticate != sl->want_tok ||
+	    req->authenticate_len != sl->want_len) {
+		conn_warnx(c, "AUTHENTICATE not in a lone SESSION_SETUP: refused");
+		return -1;
+	}
+	*rep = sl->rep;
+	sl->have_rep = 0;
+	explicit_bzero(&sl->rep, sizeof(sl->rep));
+	return 0;
+}
+
+/*
+ * Is the frame m (header first) a SESSION_SETUP carrying an NTLMSSP
+ * AUTHENTICATE for a session in its exchange?  Then fills req as
+ * worker/smb2_session.c will, with views into m.  The handler parses the
+ * same bytes again; gate_conn_auth() checks it is the same token.
+ */
+static int
+gate_auth_needed(struct conn *c, const uint8_t *m, size_t len,
+    struct authmsg_req *req)
+{
+	struct spnego_token sp;
+	struct session *s;
+	struct cur r, b;
+	uint16_t off, blen;
+	uint64_t sid;
+	uint8_t flags;
+
+	if (len < SMB2_HDR_LEN + 24 || memcmp(m, "\xfeSMB", 4) != 0)
+		return 0;
+	cur_init(&r, m, len);
+	cur_skip(&r, 12);
+	if (cur_le16(&r) != SMB2_SESSION_SETUP)
+		return 0;
+	cur_skip(&r, 40 - 14);
+	sid = cur_le64(&r);
+	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);
+	flags = cur_u8(&r);
+	cur_skip(&r, 1 + 4 + 4);
+	off = cur_le16(&r);
+	blen = cur_le16(&r);
+	b = cur_sub(&r, off, blen);
+	if (r.err || b.err || blen == 0 || (flags & SMB2_SESSION_FLAG_BINDING))
+		return 0;
+	s = conn_session_find(c, sid);
+	if (s == NULL || s->auth == NULL || s->auth->step != 1)
+		return 0;
+	if (spnego_decode(b.p, blen, &sp) < 0 || sp.mech_token == NULL ||
+	    ntlmssp_msg_type(sp.mech_token, sp.mech_token_len) !=
+	    NTLMSSP_AUTHENTICATE_MESSAGE)
+		return 0;
+	memset(req, 0, sizeof(*req));
+	snprintf(req->client, sizeof(req->client), "%s", c->peer);
+	req->negotiate = s->auth->negotiate;
+	req->negotiate_len = s->auth->negotiate_len;
+	req->challenge = s->auth->challenge;
+	req->challenge_len = s->auth->challenge_len;
+	req->authenticate = sp.mech_token;
+	req->authenticate_len = (uint32_t)sp.mech_token_len;
+	return 1;
+}
+
+static void
+gate_auth_send(struct gate_slot *sl, const struct authmsg_req *req)
+{
+	struct epoll_event ev = { 0, { .u64 = (uint64_t)(sl - gate.slots) + 1 } };
+	int n;
+
+	sl->token = gate.next_token++;
+	if (gate.next_token == 0)
+		gate.next_token = 1;
+	n = authmsg_req_encode(req, gate.obuf, sizeof(gate.obuf));
+	if (n < 0 || gate_send(MSG_AUTH_REQ, sl->token, gate.obuf, (size_t)n,
+	    -1) != 0) {
+		if (n > 0)
+			explicit_bzero(gate.obuf, (size_t)n);
+		gate_slot_end(sl);
+		return;
+	}
+	explicit_bzero(gate.obuf, (size_t)n);
+	sl->want_tok = req->authenticate;
+	sl->want_len = req->authenticate_len;
+	sl->state = SLOT_AUTH;
+	/* The request stays in rbuf: read nothing more until the verdict. */
+	(void)epoll_ctl(gate.epfd, EPOLL_CTL_MOD, sl->c->fd, &ev);
+}
+
+/* Hands the authenticated connection over; the slot ends on HANDOFF_DONE. */
+static void
+gate_handoff(struct gate_slot *sl)
+{
+	struct conn *c = sl->c;
+	struct conn_private *pv = c->priv;
+	int n, rc;
+
+	/* From now on the worker reads this socket. */
+	(void)epoll_ctl(gate.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (pv->rlen > sl->rbuf_used)
+		sl->rbuf_used = pv->rlen;
+	n = handoff_encode(c, pv->logged_in, pv->rbuf, pv->rlen, gate.obuf,
+	    sizeof(gate.obuf));
+	if (n < 0) {
+		conn_warnx(c, "connection state too large to hand off");
+		sl->state = SLOT_HANDOFF;	/* so that end does not DEL again */
+		gate_slot_end(sl);
+		return;
+	}
+	/* The id names the verdict the master routes by. */
+	rc = gate_send(MSG_HANDOFF, sl->token, gate.obuf, (size_t)n, c->fd);
+	explicit_bzero(gate.obuf, (size_t)n);
+	sl->state = SLOT_HANDOFF;
+	if (rc != 0) {
+		gate_slot_end(sl);
+		return;
+	}
+	/* The socket stays open here until the worker has it. */
+	sl->deadline_ms = gate_now_ms() + GATE_MASTER_SECS * 1000;
+}
+
+/*
+ * Answers the complete frames in rbuf, one at a time: a frame that needs
+ * a verdict parks the slot before it is dispatched.
+ */
+static void
+gate_slot_run(struct gate_slot *sl)
+{
+	struct conn *c = sl->c;
+	struct conn_private *pv = c->priv;
+	struct authmsg_req req;
+	int guard;
+
+	for (guard = 0; guard < 64; guard++) {
+		long len = conn_frame_ready(c);
+		size_t total, flen, rest;
+		int rc;
+
+		if (len < 0)
+			break;
+		if (len == 0)
+			return;
+		if (!sl->have_rep && gate_auth_needed(c, pv->rbuf +
+		    SMB2_FRAME_LEN, (size_t)len, &req)) {
+			gate_auth_send(sl, &req);
+			return;
+		}
+		/* conn_process() takes all it has: show it one frame. */
+		total = pv->rlen;
+		flen = (size_t)len + SMB2_FRAME_LEN;
+		pv->rlen = flen;
+		rc = conn_process(c);
+		rest = total - flen;
+		if (rest > 0)
+			memmove(pv->rbuf + pv->rlen, pv->rbuf + flen, rest);
+		pv->rlen += rest;
+		/* A verdict is for the request it was asked for. */
+		sl->have_rep = 0;
+		explicit_bzero(&sl->rep, sizeof(sl->rep));
+		if (rc < 0 || pv->dead)
+			break;
+		if (pv->logged_in != NULL) {
+			gate_handoff(sl);
+			return;
+		}
+	}
+	/* A bad frame, a fatal answer, or far too many frames before a login. */
+	gate_slot_end(sl);
+}
+
+static void
+gate_slot_readable(struct gate_slot *sl)
+{
+	struct conn *c = sl->c;
+	struct conn_private *pv = c->priv;
+	int guard;
+
+	for (guard = 0; guard < 8; guard++) {
+		ssize_t n = conn_read(c);
+
+		if (n == -EAGAIN || n == -ENOBUFS)
+			break;
+		if (n <= 0) {
+			gate_slot_end(sl);
+			return;
+		}
+		if (!sl->got_bytes) {
+			sl->got_bytes = 1;
+			sl->deadline_ms = sl->login_deadline_ms;
+		}
+		if (pv->rlen > sl->rbuf_used)
+			sl->rbuf_used = pv->rlen;
+		if (pv->rlen == pv->rcap)
+			break;
+	}
+	gate_slot_run(sl);
+}
+
+/* MSG_NEW_CONN: a client socket and the server's identity for it. */
+static void
+gate_new_conn(const struct msg *m)
+{
+	struct epoll_event ev;
+	struct gate_slot *sl = NULL;
+	struct conn_private *pv;
+	struct conn *c;
+	uint8_t guid[16];
+	uint64_t start;
+	char peer[64];
+	struct cur r;
+	const uint8_t *s;
+	int64_t now;
+	unsigned i;
+
+	gate.taken++;
+	cur_init(&r, m->payload, m->len);
+	cur_bytes(&r, guid, 16);
+	start = cur_le64(&r);
+	s = r.p;
+	if (r.err || cur_left(&r) == 0 || memchr(s, 0, cur_left(&r)) !=
+	    s + cur_left(&r) - 1) {
+		log_warnx("malformed MSG_NEW_CONN");
+		goto refuse;
+	}
+	snprintf(peer, sizeof(peer), "%s", (const char *)s);
+	for (i = 0; i < GATE_SLOTS; i++)
+		if (gate.slots[i].state == SLOT_FREE) {
+			sl = &gate.slots[i];
+			break;
+		}
+	if (sl == NULL) {
+		/* The credits say this cannot happen. */
+		log_warnx("%s: no free slot, connection closed", peer);
+		goto refuse;
+	}
+	if (sl->rbuf == NULL) {
+		sl->rbuf = malloc(GATE_BUF_SIZE);
+		sl->sbuf = malloc(GATE_BUF_SIZE);
+		if (sl->rbuf == NULL || sl->sbuf == NULL) {
+			free(sl->rbuf);
+			free(sl->sbuf);
+			sl->rbuf = sl->sbuf = NULL;
+			log_warnx("%s: out of memory", peer);
+			goto refuse;
+		}
+	}
+	i = (unsigned)fcntl(m->fd, F_GETFL);
+	if ((int)i == -1 || fcntl(m->fd, F_SETFL, (int)i | O_NONBLOCK) == -1) {
+		log_warn("%s: O_NONBLOCK", peer);
+		goto refuse;
+	}
+	/* Size 0: the slot's buffers, not new ones, are the connection's. */
+	c = conn_new(gate.conf, m->fd, CONN_ROLE_GATE, peer, 0);
+	if (c == NULL) {
+		log_warnx("%s: out of memory", peer);
+		goto refuse;
+	}
+	pv = c->priv;
+	if (pv->rbuf == NULL) {
+		pv->rbuf = sl->rbuf;
+		pv->sbuf = sl->sbuf;
+		pv->rcap = pv->scap = GATE_BUF_SIZE;
+		pv->max_frame = GATE_BUF_SIZE - SMB2_FRAME_LEN;
+	}
+	memcpy(c->server_guid, guid, 16);
+	c->start_time = start;
+	pv->auth = gate_conn_auth;
+	pv->host = sl;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)(sl - gate.slots) + 1;
+	if (epoll_ctl(gate.epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
+		log_warn("%s: epoll_ctl", peer);
+		if (pv->rbuf == sl->rbuf)
+			pv->rbuf = pv->sbuf = NULL;
+		c->fd = -1;	/* closed below */
+		conn_free(c);
+		goto refuse;
+	}
+	now = gate_now_ms();
+	sl->c = c;
+	sl->state = SLOT_LOGIN;
+	sl->conn_id = m->id;
+	sl->got_bytes = 0;
+	sl->have_rep = 0;
+	sl->rbuf_used = 0;
+	sl->deadline_ms = now + GATE_FIRST_SECS * 1000;
+	sl->login_deadline_ms = now + GATE_LOGIN_SECS * 1000;
+	gate.active++;
+	log_debug(3, "%s: connection %u in slot %u", peer, m->id,
+	    (unsigned)(sl - gate.slots));
+	goto out;
+refuse:
+	close(m->fd);
+	(void)gate_send(MSG_GATE_CONN_END, m->id, NULL, 0, -1);
+	gate_grant(1);
+out:
+	if (gate.taken >= GATE_MAX_CONNS && !gate.draining) {
+		/* The last one: the master answers with MSG_SHUTDOWN (drain). */
+		(void)gate_send(MSG_GATE_RETIRE, 0, NULL, 0, -1);
+		gate.draining = 1;
+	}
+}
+
+static struct gate_slot *
+gate_slot_find(int state, uint32_t token, uint32_t conn_id)
+{
+	unsigned i;
+
+	for (i = 0; i < GATE_SLOTS; i++) {
+		struct gate_slot *sl = &gate.slots[i];
+
+		if (sl->state == SLOT_FREE)
+			continue;
+		if (state != SLOT_FREE ? sl->state == state && sl->token == token :
+		    sl->conn_id == conn_id)
+			return sl;
+	}
+	return NULL;
+}
+
+static void
+gate_auth_rep(const struct msg *m)
+{
+	struct gate_slot *sl = gate_slot_find(SLOT_AUTH, m->id, 0);
+	struct epoll_event ev;
+
+	if (sl == NULL)
+		return;		/* that login ended while it waited */
+	if (authmsg_rep_decode(&sl->rep, m->payload, m->len) != 0) {
+		log_warnx("%s: malformed verdict", sl->c->peer);
+		gate_slot_end(sl);
+		return;
+	}
+	sl->have_rep = 1;
+	sl->state = SLOT_LOGIN;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)(sl - gate.slots) + 1;
+	(void)epoll_ctl(gate.epfd, EPOLL_CTL_MOD, sl->c->fd, &ev);
+	gate_slot_run(sl);
+}
+
+static void
+gate_handoff_done(const struct msg *m)
+{
+	struct gate_slot *sl = gate_slot_find(SLOT_HANDOFF, m->id, 0);
+
+	if (sl == NULL)
+		return;
+	if (m->len != 4 || le32_get(m->payload) != 0)
+		log_warnx("%s: hand-off refused by the master (%#x)",
+		    sl->c->peer, m->len == 4 ? le32_get(m->payload) : 0);
+	gate_slot_end(sl);
+}
+
+static void
+gate_shutdown(const struct msg *m)
+{
+	int64_t cap = gate_now_ms() + GATE_DRAIN_SECS * 1000;
+	unsigned i;
+
+	gate.draining = 1;
+	if (m->len == 4 && le32_get(m->payload) == 1)
+		return;		/* retiring: the logins keep their deadlines */
+	for (i = 0; i < GATE_SLOTS; i++)
+		if (gate.slots[i].state != SLOT_FREE &&
+		    gate.slots[i].deadline_ms > cap)
+			gate.slots[i].deadline_ms = cap;
+}
+
+/* Reads what the master sent; sets master_gone when the channel closed. */
+static void
+gate_chan_event(void)
+{
+	struct msg m;
+	int i, rc;
+
+	for (i = 0; i < 64 && !gate.master_gone; i++) {
+		rc = msg_recv(gate.chan, &m, gate.mbuf, sizeof(gate.mbuf));
+		if (rc == -EAGAIN)
+			return;
+		if (rc < 0) {
+			if (rc != -EPIPE)
+				log_warnx("channel: %s", strerror(-rc));
+			gate.master_gone = 1;
+			return;
+		}
+		if (m.type == MSG_NEW_CONN && m.fd >= 0) {
+			gate_new_conn(&m);
+			continue;
+		}
+		if (m.fd >= 0)
+			close(m.fd);
+		switch (m.type) {
+		case MSG_AUTH_REP:
+			gate_auth_rep(&m);
+			break;
+		case MSG_HANDOFF_DONE:
+			gate_handoff_done(&m);
+			break;
+		case MSG_GATE_DROP: {
+			struct gate_slot *sl = gate_slot_find(SLOT_FREE, 0, m.id);
+
+			if (sl != NULL && sl->state != SLOT_HANDOFF) {
+				log_debug(2, "%s: connection %u dropped for a "
+				    "newer one", sl->c->peer, m.id);
+				gate_slot_end(sl);
+			}
+			break;
+		}
+		case MSG_SHUTDOWN:
+			gate_shutdown(&m);
+			break;
+		case MSG_RELOAD:
+			gate.reload = 1;
+			gate_reload();
+			break;
+		case MSG_DEBUG_LEVEL:
+			if (m.len == 4)
+				log_level = (int)le32_get(m.payload);
+			break;
+		default:
+			log_debug(3, "message %u ignored", m.type);
+			break;
+		}
+	}
+}
+
+/* Ends the slots past their deadline; returns ms to the next one, or -1. */
+static int
+gate_expire(void)
+{
+	int64_t now = gate_now_ms(), next = -1;
+	unsigned i;
+
+	for (i = 0; i < GATE_SLOTS; i++) {
+		struct gate_slot *sl = &gate.slots[i];
+
+		if (sl->state == SLOT_FREE)
+			continue;
+		if (sl->deadline_ms <= now) {
+			if (sl->state == SLOT_HANDOFF)
+				log_warnx("%s: no answer to the hand-off in %d s",
+				    sl->c->peer, GATE_MASTER_SECS);
+			else if (!sl->got_bytes)
+				log_info("%s: nothing sent in %d s, closed",
+				    sl->c->peer, GATE_FIRST_SECS);
+			else
+				log_info("%s: login not completed in %d s, closed",
+				    sl->c->peer, GATE_LOGIN_SECS);
+			gate_slot_end(sl);
+			continue;
+		}
+		if (next < 0 || sl->deadline_ms - now < next)
+			next = sl->deadline_ms - now;
+	}
+	return (int)next;
 }
 
 int
 gate_main(struct conf *conf, const char *conf_path, int chan)
 {
+	struct epoll_event ev, evs[64];
 	uint8_t role[4];
-	int served = 0, guard;
+	int guard, i, n, rc = 0;
 
 	log_set_tag("gate");
 	signal(SIGPIPE, SIG_IGN);
+	memset(&gate, 0, sizeof(gate));
 	gate.chan = chan;
 	gate.conf = conf;
 	gate.conf_path = conf_path;
-	gate.next_id = 1;
-	le32_put(role, MSG_ROLE_GATE);
-	if (msg_send(chan, MSG_HELLO, 0, role, sizeof(role), -1) < 0) {
-		log_warn("MSG_HELLO");
+	gate.next_token = 1;
+	gate.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (gate.epfd < 0 || (i = fcntl(chan, F_GETFL)) == -1 ||
+	    fcntl(chan, F_SETFL, i | O_NONBLOCK) == -1) {
+		log_warn("gate set-up");
 		return 1;
 	}
-	while (served < GATE_MAX_CONNS && !gate.shutdown) {
-		struct msg m;
-		int rc;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = 0;
+	if (epoll_ctl(gate.epfd, EPOLL_CTL_ADD, chan, &ev) != 0) {
+		log_warn("epoll_ctl channel");
+		return 1;
+	}
+	le32_put(role, MSG_ROLE_GATE);
+	if (gate_send(MSG_HELLO, 0, role, sizeof(role), -1) != 0)
+		return 1;
+	gate_grant(GATE_SLOTS);
+	/* Bounded: each round waits for an event or a deadline. */
+	for (guard = 0; guard < 1 << 30; guard++) {
+		int timeout = gate_expire();
 
-		if (gate.reload)
-			gate_reload();
-		if (msg_send(chan, MSG_GATE_READY, 0, NULL, 0, -1) < 0)
-			return 1;
-		for (guard = 0; guard < 1 << 20; guard++) {
-			rc = msg_recv(chan, &m, gate.mbuf, sizeof(gate.mbuf));
-			if (rc == -EAGAIN) {
-				struct pollfd pfd = { chan, POLLIN, 0 };
+		if (gate.master_gone || (gate.draining && gate.active == 0))
+			break;
+		n = epoll_wait(gate.epfd, evs, 64, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("epoll_wait");
+			rc = 1;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t k = evs[i].data.u64;
+			struct gate_slot *sl;
 
-				(void)poll(&pfd, 1, -1);
+			if (k == 0) {
+				gate_chan_event();
 				continue;
 			}
-			if (rc < 0) {
-				/* The master is gone: nothing left to do. */
-				return rc == -EPIPE ? 0 : 1;
-			}
-			if (m.type == MSG_NEW_CONN && m.fd >= 0)
-				break;
-			if (m.fd >= 0)
-				close(m.fd);
-			if (m.type == MSG_SHUTDOWN)
-				return 0;
-			if (m.type == MSG_RELOAD)
-				gate_reload();
-			else if (m.type == MSG_DEBUG_LEVEL && m.len == 4)
-				log_level = (int)le32_get(m.payload);
+			if (k > GATE_SLOTS)
+				continue;
+			sl = &gate.slots[k - 1];
+			if (sl->state != SLOT_LOGIN)
+				continue;	/* parked or ended in this round */
+			gate_slot_readable(sl);
 		}
-		gate_serve(m.fd, m.payload, m.len);
-		served++;
 	}
-	return 0;
+	for (i = 0; i < GATE_SLOTS; i++) {
+		struct gate_slot *sl = &gate.slots[i];
+
+		if (sl->state != SLOT_FREE) {
+			gate.master_gone = 1;	/* nothing more to tell */
+			gate_slot_end(sl);
+		}
+		free(sl->rbuf);
+		free(sl->sbuf);
+	}
+	gate_conf_collect();
+	return rc;
 }

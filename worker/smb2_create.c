@@ -341,6 +341,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 
 	if ((f = file_open_get()) == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
+	f->share = tree->share;
 	status = file_name_parse(req, name16, name_len, f->path,
 	    sizeof(f->path), f->stream, sizeof(f->stream));
 	if (status != STATUS_SUCCESS)

@@ -15,6 +15,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/state.h"
 
 /* MS-FSCC 2.3 */
 #define FSCTL_GET_REPARSE_POINT		0x000900A8u
@@ -81,6 +82,7 @@ fsctl_zero(struct open *op, struct cur *in)
 	struct file_open *f = op->u.file;
 	struct vfs_stat st;
 	uint64_t off = cur_le64(in), end = cur_le64(in);
+	ntstatus_t status;
 	int rc;
 
 	if (in->err)
@@ -95,6 +97,10 @@ fsctl_zero(struct open *op, struct cur *in)
 		end = st.size;		/* zeros past EOF are already zeros */
 	if (off >= end)
 		return STATUS_SUCCESS;
+	/* zeroing is a write: other opens' byte-range locks apply */
+	if ((status = state_io_check(op, off, end - off, 1)) !=
+	    STATUS_SUCCESS)
+		return status;
 	/*
 	 * MS-FSA 2.1.5.9.38: a sparse file gives the range back (a hole); a
 	 * file that is not sparse keeps it allocated, as zeros.
@@ -159,20 +165,27 @@ fsctl_ranges(struct open *op, struct cur *in, struct wcur *out, uint32_t max)
  * written, so an overlapping copy behaves like memmove.
  */
 static ssize_t
-fsctl_copy(int in, uint64_t in_off, int out, uint64_t out_off, size_t len)
+fsctl_copy(struct file_open *in, uint64_t in_off, struct file_open *out,
+    uint64_t out_off, size_t len)
 {
 	static uint8_t buf[COPY_MAX_CHUNK];
 	const struct vfs_ops *vfs = file_vfs();
-	ssize_t n;
+	int streams = in->stream[0] != '\0' || out->stream[0] != '\0';
+	ssize_t n = -EINVAL;
 
-	n = vfs->copy_range(in, in_off, out, out_off, len);
+	if (!streams)
+		n = vfs->copy_range(in->fd, in_off, out->fd, out_off, len);
 	if (n != -EINVAL && n != -EXDEV && n != -EOPNOTSUPP && n != -ENOSYS)
 		return n;
 	if (len > sizeof(buf))
 		len = sizeof(buf);
-	if ((n = vfs->pread(in, buf, len, in_off)) <= 0)
+	n = in->stream[0] != '\0' ? file_stream_pread(in, buf, len, in_off) :
+	    vfs->pread(in->fd, buf, len, in_off);
+	if (n <= 0)
 		return n;
-	return vfs->pwrite(out, buf, (size_t)n, out_off);
+	return out->stream[0] != '\0' ?
+	    file_stream_pwrite(out, buf, (size_t)n, out_off) :
+	    vfs->pwrite(out->fd, buf, (size_t)n, out_off);
 }
 
 static ntstatus_t
@@ -227,14 +240,25 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 			status = ntstatus_from_errno(rc);
 			goto answer;
 		}
+		if (src->u.file->stream[0] != '\0') {
+			int64_t ssz = file_stream_size(src->u.file);
+
+			st.size = ssz > 0 ? (uint64_t)ssz : 0;
+		}
 		/* a chunk past the source's end: MS-SMB2 3.3.5.15.6 */
 		if (soff > st.size || clen > st.size - soff) {
 			status = STATUS_INVALID_VIEW_SIZE;
 			goto answer;
 		}
+		/* MS-SMB2 3.3.5.15.6: byte-range locks on either side */
+		if ((status = state_io_check(src, soff, clen, 0)) !=
+		    STATUS_SUCCESS ||
+		    (status = state_io_check(dst, doff, clen, 1)) !=
+		    STATUS_SUCCESS)
+			goto answer;
 		for (done = 0; done < clen; done += (size_t)n) {
-			n = fsctl_copy(src->u.file->fd, soff + done,
-			    dst->u.file->fd, doff + done, clen - done);
+			n = fsctl_copy(src->u.file, soff + done,
+			    dst->u.file, doff + done, clen - done);
 			if (n == 0)
 				break;		/* source ended */
 			if (n < 0) {
@@ -354,7 +378,8 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (out.err || (status != STATUS_SUCCESS &&
 	    status != STATUS_BUFFER_OVERFLOW &&
 	    !((status == STATUS_INVALID_PARAMETER ||
-	    status == STATUS_INVALID_VIEW_SIZE) && out.p > w->p))) {
+	    status == STATUS_INVALID_VIEW_SIZE ||
+	    status == STATUS_FILE_LOCK_CONFLICT) && out.p > w->p))) {
 		w->p = hdr;
 		return out.err ? STATUS_BUFFER_TOO_SMALL : status;
 	}

@@ -221,9 +221,14 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		    info_name16, (size_t)n16);
 		break;
 	case FileNormalizedNameInformation:
-		/* the share root has no name to normalize (as Windows says) */
-		if (f->path[0] == '\0' && f->stream[0] == '\0')
+		/* MS-SMB2 3.3.5.20.1: a class of 3.1.1 only */
+		if (req->conn->dialect < 0x0311)
 			return STATUS_NOT_SUPPORTED;
+		/* the share root: an empty name */
+		if (f->path[0] == '\0' && f->stream[0] == '\0') {
+			wcur_le32(w, 0);
+			break;
+		}
 		/* MS-FSCC 2.4.30: the name without the leading backslash */
 		n16 = info_name(f, 1);
 		n16 = n16 >= 2 ? n16 - 2 : 0;
@@ -758,6 +763,9 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	if ((status = info_rename_parent_check(tree, f->path)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
+	if (f->is_dir && file_open_busy_below(f->share, f->path, f))
+		return STATUS_ACCESS_DENIED;
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)
 		return ntstatus_from_errno(rc);

@@ -66,6 +66,7 @@ oplock_deliver_conn(struct conn *c, void *arg)
 	struct open *found = NULL;
 	uint8_t msg[SMB2_HDR_LEN + 44];
 	struct wcur w;
+	uint32_t cur;
 	unsigned i;
 
 	if (d->done || pv->opens == NULL)
@@ -89,6 +90,11 @@ oplock_deliver_conn(struct conn *c, void *arg)
 	if (found == NULL)
 		return;
 	d->done = 1;
+	/*
+	 * The current state is the holder's own view: a break that came by
+	 * message carries only the new state.
+	 */
+	cur = b->is_lease ? found->lease_state : found->oplock_level;
 	wcur_init(&w, msg, sizeof(msg));
 	wcur_zero(&w, SMB2_HDR_LEN);
 	if (b->is_lease) {
@@ -96,10 +102,10 @@ oplock_deliver_conn(struct conn *c, void *arg)
 		oplock_notice_hdr(msg, 0);
 		wcur_le16(&w, 44);
 		wcur_le16(&w, found->lease_version == 2 ? b->epoch : 0);
-		wcur_le32(&w, (b->cur & (SHM_LEASE_W | SHM_LEASE_H)) ?
+		wcur_le32(&w, (cur & (SHM_LEASE_W | SHM_LEASE_H)) ?
 		    SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED : 0);
 		wcur_bytes(&w, b->lease_key, 16);
-		wcur_le32(&w, b->cur);
+		wcur_le32(&w, cur);
 		wcur_le32(&w, b->new_level);
 		wcur_zero(&w, 12);	/* BreakReason, AccessMaskHint, ShareMaskHint */
 	} else {
@@ -110,10 +116,6 @@ oplock_deliver_conn(struct conn *c, void *arg)
 		wcur_zero(&w, 5);
 		wcur_le64(&w, found->fid_persistent);
 		wcur_le64(&w, found->fid_volatile);
-		if (b->new_level == SHM_OPLOCK_NONE ||
-		    b->new_level == SHM_OPLOCK_II) {
-			/* The ack says what the client now holds. */
-		}
 	}
 	if (w.err || conn_notice_queue(c, msg, wcur_off(&w),
 	    found->sess ? found->sess->session_id : 0) != 0) {
@@ -121,7 +123,21 @@ oplock_deliver_conn(struct conn *c, void *arg)
 		return;
 	}
 	log_debug(3, "%s: %s break %x -> %x sent", c->peer,
-	    b->is_lease ? "lease" : "oplock", b->cur, b->new_level);
+	    b->is_lease ? "lease" : "oplock", cur, b->new_level);
+	/* No ack comes for R -> none or level II -> none: settled now. */
+	for (i = 0; i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if (op->kind == OPEN_FREE || !op->state_in)
+			continue;
+		if (b->is_lease && !(cur & (SHM_LEASE_W | SHM_LEASE_H)) &&
+		    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
+		    memcmp(op->lease_key, b->lease_key, 16) == 0)
+			op->lease_state = b->new_level;
+		else if (!b->is_lease && op == found &&
+		    cur == SMB2_OPLOCK_LEVEL_II)
+			op->oplock_level = (uint8_t)b->new_level;
+	}
 	worker_kick(c);
 }
 

@@ -300,7 +300,7 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 
 	memset(&rec, 0, sizeof(rec));
 	rec.persistent_id = op->fid_persistent;
-	rec.pid = getpid();
+	rec.pid = shm_self(s);	/* no getpid() syscall per request */
 	rec.session_id = op->sess != NULL ? op->sess->session_id : 0;
 	rec.access = r->access;
 	rec.share_access = r->share_access;
@@ -342,6 +342,8 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	}
 	if (rc == -EIDRM)
 		return STATUS_DELETE_PENDING;
+	if (rc == -EINVAL)
+		return STATUS_INVALID_PARAMETER;	/* e.g. a lease key of another file */
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("state: open of \"%s\" not recorded", f->path);
@@ -494,7 +496,7 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
 	state_open_fid(op, &fid);
-	owner.pid = getpid();
+	owner.pid = shm_self(s);	/* no getpid() syscall per request */
 	owner.persistent_id = op->fid_persistent;
 	rc = shm_brlock_check(s, &fid, &owner, off, len, write);
 	if (rc == -EAGAIN)

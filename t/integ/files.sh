@@ -156,4 +156,78 @@ PYEOF
 if [ $? = 0 ]; then ok "impacket upload/download/rename/listPath/delete"
 else fail "impacket upload/download/rename/listPath/delete"; cat "$T/out.imp"; fi
 
+# security descriptors: owner/group/DACL from the mode, a DACL set through
+# SMB becomes a POSIX ACL the kernel enforces, what POSIX cannot say is
+# refused, and giving a file away is refused by the kernel
+smb "$A" "put $L/f1 sd.txt" > /dev/null
+chmod 0640 "$SHARE/sd.txt"
+/usr/bin/python3 - "$PORT" "$ALICE_PW" "$(id -u alice)" "$(id -g alice)" "$(id -u bob)" > "$T/out.sd" 2>&1 <<'PYEOF'
+import struct, sys
+from impacket.smbconnection import SMBConnection
+port, pw, auid, agid, buid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=port)
+c.login('alice', pw)
+tid = c.connectTree('share')
+s = c.getSMBServer()
+fid = c.openFile(tid, 'sd.txt', desiredAccess=0x000E0080)  # RC|WDAC|WO|RA
+
+def sid(auth, *subs):
+    return struct.pack('<BB6s', 1, len(subs), auth.to_bytes(6, 'big')) + b''.join(struct.pack('<I', x) for x in subs)
+
+def parse_sid(b, off):
+    n = b[off + 1]
+    auth = int.from_bytes(b[off + 2:off + 8], 'big')
+    return 'S-1-%d-' % auth + '-'.join(str(x) for x in struct.unpack_from('<%dI' % n, b, off + 8))
+
+def sd_dacl(aces, owner=None):
+    body = b''.join(struct.pack('<BBHI', t, 0, 8 + len(si), m) + si for t, m, si in aces)
+    acl = struct.pack('<BBHHH', 2, 0, 8 + len(body), len(aces), 0) + body
+    osid = owner or b''
+    hdr = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl) if owner else 0, 0, 0, 20)
+    return hdr + acl + osid
+
+sd = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0, additionalInformation=7)
+o, g, d = struct.unpack_from('<III', sd, 4)[0], struct.unpack_from('<I', sd, 8)[0], struct.unpack_from('<I', sd, 16)[0]
+assert parse_sid(sd, o) == 'S-1-22-1-%d' % auid, parse_sid(sd, o)
+assert parse_sid(sd, g) == 'S-1-22-2-%d' % agid, parse_sid(sd, g)
+count = struct.unpack_from('<H', sd, d + 4)[0]
+sids = []
+off = d + 8
+for i in range(count):
+    t, f, ln, m = struct.unpack_from('<BBHI', sd, off)
+    sids.append((parse_sid(sd, off + 8), m))
+    off += ln
+assert ('S-1-1-0', 0) in sids or any(x[0] == 'S-1-1-0' for x in sids), sids
+print('query ok', sids)
+# owner rw, bob read, group nothing: a POSIX ACL with user:bob
+s.setInfo(tid, fid, inputBlob=sd_dacl([(0, 0x12019f, sid(22, 1, auid)),
+    (0, 0x120089, sid(22, 1, buid))]), infoType=3, fileInfoClass=0,
+    additionalInformation=4)
+print('set ok')
+for aces, what in (([(1, 0x120089, sid(22, 1, buid))], 'deny ACE'),
+                   ([(0, 0x120089, sid(5, 21, 1, 2, 3, 500))], 'foreign SID')):
+    try:
+        s.setInfo(tid, fid, inputBlob=sd_dacl(aces), infoType=3, fileInfoClass=0, additionalInformation=4)
+        print('ACCEPTED', what); sys.exit(1)
+    except Exception as e:
+        print('refused', what, str(e)[:50])
+        assert 'INVALID_PARAMETER' in str(e), e
+try:
+    s.setInfo(tid, fid, inputBlob=struct.pack('<BBHIIII', 1, 0, 0x8000, 20, 0, 0, 0) + sid(22, 1, buid),
+              infoType=3, fileInfoClass=0, additionalInformation=1)
+    print('ACCEPTED chown'); sys.exit(1)
+except Exception as e:
+    print('refused chown', str(e)[:50])
+    assert 'ACCESS_DENIED' in str(e), e
+PYEOF
+rc=$?
+acl=$(/usr/bin/python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'system.posix_acl_access').hex())" "$SHARE/sd.txt" 2>&1)
+bobhex=$(printf '%08x' "$(id -u bob)" | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/')
+if [ $rc = 0 ] && grep -q "02000400$bobhex" <<<"$acl" && [ "$(stat -c %U "$SHARE/sd.txt")" = alice ]; then
+	ok "security descriptor: query, DACL -> POSIX ACL, refusals"
+else fail "security descriptor: query, DACL -> POSIX ACL, refusals"; cat "$T/out.sd"; echo "acl: $acl"; fi
+out=$(smb "$B" "get sd.txt $L/sd.bob")
+if cmp -s "$L/f1" "$L/sd.bob"; then ok "bob reads through the ACL alice set"
+else fail "bob reads through the ACL alice set"; echo "$out"; fi
+
 finish

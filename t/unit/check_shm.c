@@ -43,6 +43,8 @@ rm_tree(const char *dir)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/state.mdb-lock", dir);
 	unlink(p);
+	snprintf(p, sizeof(p), "%s/state.hint", dir);
+	unlink(p);
 	rmdir(dir);
 }
 
@@ -877,6 +879,177 @@ END_TEST
 
 /* ---- worker messages ---- */
 
+/* ---- the cheap paths: one value per file, shared hint counters ---- */
+
+static int
+count_f1(const struct shm_file_id *fid, const struct shm_open_rec *r, void *arg)
+{
+	if (fid->dev == F1.dev && fid->ino == F1.ino)
+		(*(int *)arg)++;
+	return 0;
+}
+
+/* More opens of one file than the handle's preallocated scratch holds. */
+START_TEST(test_many_opens_one_file)
+{
+	struct shm *s = make_env(0);
+	struct shm_close_result cr;
+	struct shm_open_rec o, g;
+	const int N = 150;
+	int i, n = 0;
+
+	for (i = 0; i < N; i++) {
+		o = mkopen(1000 + i, RD | WR, S_ALL);
+		ck_assert_int_eq(shm_open_insert(s, &F1, &o, NULL), 0);
+	}
+	ck_assert_int_eq(shm_open_count(s, &F1, &n), 0);
+	ck_assert_int_eq(n, N);
+	n = 0;
+	ck_assert_int_eq(shm_foreach_open(s, count_f1, &n), 0);
+	ck_assert_int_eq(n, N);
+	ck_assert_int_eq(shm_open_get(s, &F1, 1000 + N / 2, &g), 0);
+	ck_assert_uint_eq(g.access, RD | WR);
+	ck_assert_int_eq(g.pid, getpid());
+	/* A deny-write open now conflicts with all of them. */
+	o = mkopen(5000, RD, S_R);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &o, NULL), -EBUSY);
+	/* Middle, first, last...: each close keeps the others. */
+	for (i = 0; i < N; i++) {
+		uint64_t id = 1000 + (uint64_t)((i * 37) % N);
+
+		ck_assert_int_eq(shm_open_remove(s, &F1, id, &cr), 0);
+		ck_assert_int_eq(cr.last_close, i == N - 1);
+		ck_assert_int_eq(shm_open_get(s, &F1, id, &g), -ENOENT);
+	}
+	ck_assert_int_eq(shm_open_count(s, &F1, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &o, NULL), 0);
+	drop_env(s);
+}
+END_TEST
+
+/* More locks than the preallocated scratch; a close drops them all. */
+START_TEST(test_many_locks_one_file)
+{
+	struct shm *s = make_env(0);
+	struct shm_brlock_owner o1 = { getpid(), 1 }, o2 = { getpid(), 2 };
+	struct shm_pids wake;
+	uint64_t i;
+
+	for (i = 0; i < 200; i++)
+		ck_assert_int_eq(shm_brlock_lock(s, &F1, &o1, i * 100, 10,
+		    SHM_BRL_EXCLUSIVE), 0);
+	ck_assert_int_eq(shm_brlock_check(s, &F1, &o2, 19905, 1, 0), -EAGAIN);
+	ck_assert_int_eq(shm_brlock_check(s, &F1, &o2, 19910, 80, 1), 0);
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &o2, 10005, 1, 0), -EAGAIN);
+	ck_assert_int_eq(shm_brlock_remove_open(s, &F1, 1, &wake), 0);
+	ck_assert_int_eq(shm_brlock_check(s, &F1, &o2, 19905, 1, 1), 0);
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &o2, 10005, 1, 0), 0);
+	drop_env(s);
+}
+END_TEST
+
+/* Takes an exclusive lock on F2 (or, with 1, an oplock on it) and holds it. */
+static void
+kid_lock_f2(struct kid *k)
+{
+	struct shm *s = kid_attach();
+	struct shm_brlock_owner o = { getpid(), 77 };
+	struct shm_open_rec r = mkopen(77, RD, S_ALL);
+	struct shm_pids wake;
+	int cmd;
+
+	while ((cmd = kid_wait(k->to[0])) != 0) {
+		switch (cmd) {
+		case 1:
+			kid_say(k->from[1], shm_brlock_lock(s, &F2, &o, 0, 10,
+			    SHM_BRL_EXCLUSIVE));
+			break;
+		case 2:
+			kid_say(k->from[1], shm_brlock_unlock(s, &F2, &o, 0, 10, &wake));
+			break;
+		case 3:
+			r.oplock_level = SHM_OPLOCK_II;
+			kid_say(k->from[1], shm_open_insert(s, &F2, &r, NULL));
+			break;
+		case 4:
+			kid_say(k->from[1], shm_open_remove(s, &F2, 77, NULL));
+			break;
+		}
+	}
+	shm_detach(s);
+}
+
+/*
+ * The READ/WRITE checks skip LMDB when the shared counters say the file has
+ * no lock and no cached open: what another process does must still be seen
+ * at once, and a failed (rolled back) change must not leave a count.
+ */
+START_TEST(test_hint_counters_cross_process)
+{
+	struct shm *s = make_env(0);
+	struct shm_brlock_owner me = { getpid(), 5 };
+	struct shm_open_rec w = mkopen(5, RD | WR, S_ALL);
+	struct shm_breaks br;
+	struct kid k;
+	int cmd;
+
+	ck_assert_int_eq(shm_open_insert(s, &F2, &w, NULL), 0);
+	ck_assert_int_eq(shm_brlock_check(s, &F2, &me, 0, 100, 0), 0);
+	kid_start(&k, kid_lock_f2);
+	cmd = 1;
+	kid_say(k.to[1], cmd);
+	ck_assert_int_eq(kid_read(&k), 0);
+	ck_assert_int_eq(shm_brlock_check(s, &F2, &me, 0, 100, 0), -EAGAIN);
+	ck_assert_int_eq(shm_brlock_check(s, &F2, &me, 0, 100, 1), -EAGAIN);
+	/* A refused lock of ours (rolled back) leaves nothing behind. */
+	ck_assert_int_eq(shm_brlock_lock(s, &F2, &me, 5, 1, 0), -EAGAIN);
+	cmd = 2;
+	kid_say(k.to[1], cmd);
+	ck_assert_int_eq(kid_read(&k), 0);
+	ck_assert_int_eq(shm_brlock_check(s, &F2, &me, 0, 100, 1), 0);
+	/* A level II oplock of the other process: our WRITE breaks it. */
+	ck_assert_int_eq(shm_write_breaks(s, &F2, 5, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	cmd = 3;
+	kid_say(k.to[1], cmd);
+	ck_assert_int_eq(kid_read(&k), 0);
+	ck_assert_int_eq(shm_write_breaks(s, &F2, 5, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].persistent_id, 77);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_OPLOCK_NONE);
+	cmd = 4;
+	kid_say(k.to[1], cmd);
+	ck_assert_int_eq(kid_read(&k), 0);
+	ck_assert_int_eq(shm_write_breaks(s, &F2, 5, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	cmd = 0;
+	kid_say(k.to[1], cmd);
+	kid_exit(&k);
+	drop_env(s);
+}
+END_TEST
+
+/* A handle inherited across fork is refused (no getpid() per transaction). */
+START_TEST(test_handle_after_fork)
+{
+	struct shm *s = make_env(0);
+	pid_t p;
+	int st, n;
+
+	ck_assert_int_eq(shm_open_count(s, &F1, &n), 0);
+	p = fork();
+	ck_assert_int_ne(p, -1);
+	if (p == 0)
+		_exit(shm_open_count(s, &F1, &n) == -EINVAL ? 0 : 1);
+	ck_assert_int_eq(waitpid(p, &st, 0), p);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(shm_self(s), getpid());
+	drop_env(s);
+}
+END_TEST
+
 START_TEST(test_wmsg)
 {
 	struct shm *s = make_env(0);
@@ -962,6 +1135,10 @@ shm_suite(void)
 	tcase_add_test(tc, test_map_full);
 	tcase_add_test(tc, test_wmsg);
 	tcase_add_test(tc, test_attach_without_create);
+	tcase_add_test(tc, test_many_opens_one_file);
+	tcase_add_test(tc, test_many_locks_one_file);
+	tcase_add_test(tc, test_hint_counters_cross_process);
+	tcase_add_test(tc, test_handle_after_fork);
 	suite_add_tcase(su, tc);
 	return su;
 }

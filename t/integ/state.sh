@@ -1,0 +1,197 @@
+#!/bin/bash
+# Shared state across workers (issue 5): alice and bob are served by two
+# worker processes, and share modes, byte-range locks, leases and the crash
+# cleanup must behave as if one server held them.  Uses impacket (Debian's
+# python3-impacket) with raw SMB2 LOCK / lease contexts where its helpers
+# fall short.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+integ_conf
+integ_users || { echo "cannot create users" >&2; exit 1; }
+integ_start || exit 1
+
+H=$T/state_helper.py
+cat >"$H" <<'EOF'
+import struct, sys, time, uuid
+from impacket import smb3structs as s3
+from impacket import smb3
+from impacket.smbconnection import SMBConnection, SessionError
+
+PORT = int(sys.argv[1])
+ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
+RW = s3.FILE_READ_DATA | s3.FILE_WRITE_DATA
+
+def login(user, pw):
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_21)
+    c.login(user, pw)
+    return c, c.connectTree("share")
+
+def status_of(fn):
+    try:
+        fn()
+        return "OK"
+    except (SessionError, smb3.SessionError) as e:
+        from impacket import nt_errors
+        code = e.get_error_code() if hasattr(e, "get_error_code") else e.error
+        return nt_errors.ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
+
+def create(c, tid, name, access=RW, share=ALL, disp=s3.FILE_OPEN_IF,
+           contexts=None):
+    return c.getSMBServer().create(tid, name, access, share,
+                                   s3.FILE_NON_DIRECTORY_FILE, disp, 0,
+                                   createContexts=contexts)
+
+def lock(c, tid, fid, off, length, flags):
+    srv = c.getSMBServer()
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_LOCK
+    pkt['TreeID'] = tid
+    raw = fid.getData() if hasattr(fid, 'getData') else bytes(fid)
+    body = struct.pack('<HHL', 48, 1, 0) + raw + \
+        struct.pack('<QQLL', off, length, flags, 0)
+    pkt['Data'] = body
+    ans = srv.recvSMB(srv.sendSMB(pkt))
+    if ans['Status'] != 0:
+        raise smb3.SessionError(ans['Status'], ans)
+
+def lease_ctx(key, state):
+    ctx = s3.SMB2CreateContext()
+    data = key + struct.pack('<LLQ', state, 0, 0)
+    ctx['NameOffset'] = 16
+    ctx['NameLength'] = 4
+    ctx['DataOffset'] = 24
+    ctx['DataLength'] = len(data)
+    ctx['Buffer'] = b'RqLs' + b'\0' * 4 + data
+    return ctx
+
+cmd = sys.argv[2]
+if cmd == "sharing":
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    fa = create(a, at, "deny.txt", share=0)
+    print("bob-open", status_of(lambda: create(b, bt, "deny.txt")))
+    a.closeFile(at, fa)
+    print("bob-open-after-close", status_of(lambda: b.closeFile(bt, create(b, bt, "deny.txt"))))
+elif cmd == "lock":
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    fa = create(a, at, "locked.txt")
+    a.writeFile(at, fa, b"x" * 100)
+    lock(a, at, fa, 0, 10, 0x2 | 0x10)
+    fb = create(b, bt, "locked.txt")
+    print("bob-read", status_of(lambda: b.readFile(bt, fb, 0, 5)))
+    print("bob-write", status_of(lambda: b.writeFile(bt, fb, b"y", 3)))
+    print("bob-lock", status_of(lambda: lock(b, bt, fb, 5, 1, 0x2 | 0x10)))
+    print("bob-read-outside", status_of(lambda: b.readFile(bt, fb, 20, 5)))
+    if len(sys.argv) > 3:
+        print("holding", flush=True)
+        time.sleep(float(sys.argv[3]))
+    lock(a, at, fa, 0, 10, 0x4)
+    print("bob-lock-after-unlock", status_of(lambda: lock(b, bt, fb, 5, 1, 0x2 | 0x10)))
+elif cmd == "lease":
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    key = uuid.uuid4().bytes
+    fa = create(a, at, "leased.txt", contexts=[lease_ctx(key, 0x1)])
+    fb = create(b, bt, "leased.txt")
+    b.writeFile(bt, fb, b"bob was here")
+    srv = a.getSMBServer()
+    srv._timeout = 5
+    pkt = srv.recvSMB(0xFFFFFFFFFFFFFFFF)
+    d = pkt['Data']
+    size, epoch, flags = struct.unpack_from('<HHL', d, 0)
+    cur, new = struct.unpack_from('<LL', d, 24)
+    print("break", "key-ok" if d[8:24] == key else "key-wrong",
+          "cur=%d new=%d" % (cur, new))
+elif cmd == "hold":
+    a, at = login("alice", "alicepw1")
+    create(a, at, "crash.txt", access=RW | 0x10000, share=0)
+    print("holding", flush=True)
+    time.sleep(30)
+elif cmd == "bob-open":
+    b, bt = login("bob", "bobpw1")
+    print("bob-open", status_of(lambda: create(b, bt, "crash.txt")))
+EOF
+
+run() { "$PYTHON" "$H" "$PORT" "$@" 2>&1; }
+
+# Both users may open these (the kernel judges access by mode bits).
+for f in deny locked leased crash; do
+	: >"$SHARE/$f.txt"
+	chmod 0666 "$SHARE/$f.txt"
+done
+
+out=$(run sharing)
+echo "$out" | grep -q "bob-open STATUS_SHARING_VIOLATION" &&
+    ok "bob's open of alice's deny-all file: sharing violation" ||
+    fail "sharing violation across users/workers: $out"
+echo "$out" | grep -q "bob-open-after-close OK" &&
+    ok "after alice's close bob's open succeeds" || fail "open after close: $out"
+n=$(pgrep -P "$SERVER_PID" -u alice,bob | wc -l)
+[ "$n" -ge 2 ] && ok "alice and bob have two workers ($n)" ||
+    fail "expected two worker processes, saw $n"
+
+out=$(run lock)
+echo "$out" | grep -q "bob-read STATUS_FILE_LOCK_CONFLICT" &&
+    ok "bob's READ in alice's exclusive lock: FILE_LOCK_CONFLICT" ||
+    fail "read lock conflict: $out"
+echo "$out" | grep -q "bob-write STATUS_FILE_LOCK_CONFLICT" &&
+    ok "bob's WRITE in alice's exclusive lock: FILE_LOCK_CONFLICT" ||
+    fail "write lock conflict: $out"
+echo "$out" | grep -q "bob-lock STATUS_LOCK_NOT_GRANTED" &&
+    ok "bob's overlapping LOCK: LOCK_NOT_GRANTED" || fail "lock conflict: $out"
+echo "$out" | grep -q "bob-read-outside OK" &&
+    ok "bob reads outside the locked range" || fail "read outside: $out"
+echo "$out" | grep -q "bob-lock-after-unlock OK" &&
+    ok "after alice's unlock bob's lock is granted" || fail "unlock: $out"
+
+# usmbctl status while alice holds a lock
+"$PYTHON" "$H" "$PORT" lock 3 >"$T/lock.out" 2>&1 &
+lp=$!
+for i in $(seq 1 50); do grep -q holding "$T/lock.out" && break; sleep 0.1; done
+"$USMBCTL" -s "$CONF" status >"$T/status.txt" 2>&1
+"$USMBCTL" -s "$CONF" status --json >"$T/status.json" 2>&1
+wait $lp
+grep -q "alice" "$T/status.txt" && grep -q "127.0.0.1" "$T/status.txt" &&
+    ok "usmbctl status lists alice's session" ||
+    fail "status sessions: $(cat "$T/status.txt")"
+grep -q "locked.txt" "$T/status.txt" &&
+    ok "usmbctl status lists the open file" || fail "status opens: $(cat "$T/status.txt")"
+"$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/status.json" &&
+    ok "usmbctl status --json is JSON" || fail "status --json: $(head -c 300 "$T/status.json")"
+
+out=$(run lease)
+echo "$out" | grep -q "break key-ok cur=1 new=0" &&
+    ok "bob's write breaks alice's read lease to none" || fail "lease break: $out"
+
+# kill -9 of the worker holding a deny-all open; bob's open within 1 s
+# (python itself in the background, so $! is the process to stop)
+"$PYTHON" "$H" "$PORT" hold >"$T/hold.out" 2>&1 &
+hp=$!
+for i in $(seq 1 50); do grep -q holding "$T/hold.out" && break; sleep 0.1; done
+out=$(run bob-open)
+echo "$out" | grep -q "STATUS_SHARING_VIOLATION" &&
+    ok "while alice holds it: sharing violation" || fail "held open: $out"
+# only this server's children: other test runs may serve alice too
+wpid=$(pgrep -u alice -P "$SERVER_PID" | head -n1)
+if [ -n "$wpid" ]; then
+    kill -9 "$wpid"
+    start=$(date +%s%N)
+    ok_open=0
+    for i in $(seq 1 20); do
+        if run bob-open | grep -q "bob-open OK"; then ok_open=1; break; fi
+        sleep 0.05
+    done
+    ms=$((($(date +%s%N) - start) / 1000000))
+    [ "$ok_open" = 1 ] && [ "$ms" -le 1000 ] &&
+        ok "after kill -9 of alice's worker bob's open succeeds (${ms} ms)" ||
+        fail "open after worker death: ok=$ok_open after ${ms} ms"
+else
+    fail "no worker process of alice found"
+fi
+kill "$hp" 2>/dev/null
+wait "$hp" 2>/dev/null
+
+finish
