@@ -671,6 +671,14 @@ gate_chan_event(void)
 			if (m.len == 4)
 				log_level = (int)le32_get(m.payload);
 			break;
+		case MSG_PING: {
+			/* The loop never blocks on a client: it can answer. */
+			uint8_t p[4];
+
+			le32_put(p, (uint32_t)getpid());
+			(void)gate_send(MSG_PONG, m.id, p, sizeof(p), -1);
+			break;
+		}
 		default:
 			log_debug(3, "message %u ignored", m.type);
 			break;
@@ -765,9 +773,11 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 			if (k > GATE_SLOTS)
 				continue;
 			sl = &gate.slots[k - 1];
-			if (sl->state != SLOT_LOGIN)
-				continue;	/* parked or ended in this round */
-			gate_slot_readable(sl);
+			if (sl->state == SLOT_AUTH &&
+			    (evs[i].events & (EPOLLERR | EPOLLHUP)))
+				gate_slot_end(sl);	/* reset while it waited */
+			else if (sl->state == SLOT_LOGIN)
+				gate_slot_readable(sl);
 		}
 	}
 	for (i = 0; i < GATE_SLOTS; i++) {

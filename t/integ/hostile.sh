@@ -21,7 +21,6 @@
 # counted as failed; one that passes is reported as XPASS (remove it from
 # the list).  Keep it short: every line is an open bug.
 HOSTILE_KNOWN_FAILURES=${HOSTILE_KNOWN_FAILURES-"
-pre-flood-held		gate pool DoS: N silent pre-auth connections hold all N gates for 15 s each (worker/gate.c GATE_LOGIN_SECS, one client per gate)
 "}
 
 . "$(dirname "$0")/lib.sh"

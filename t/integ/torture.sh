@@ -64,9 +64,6 @@ torture_run() {
 # Every non-comment line of a list: the test name is up to the first tab.
 list_names() { grep -v -E '^(#|[[:space:]]*$)' "$1" | cut -f1; }
 
-# The suite of a test: its name without the last dotted part.
-suite_of() { echo "${1%.*}"; }
-
 declare -A want=() xfail=()
 while IFS= read -r t; do want[$t]=1; done < <(list_names "$LIST")
 while IFS= read -r t; do xfail[$t]=1; done < <(list_names "$XFAIL")
@@ -88,9 +85,9 @@ fi
 # hang or take long), so a new pass shows up as "passes but not listed".
 declare -A suites=()
 for t in "${!want[@]}"; do
-	s=$(suite_of "$t")
-	# a test of a nested suite (smb2.ioctl.bug14788.X) runs with its parent
-	case $s in smb2.*.*) s=$(cut -d. -f1-2 <<<"$s") ;; esac
+	# the unit of one run: the first two dotted parts (smb2.ioctl runs
+	# smb2.ioctl.bug14788.X too; smb2.connect is a test and its own unit)
+	s=$(cut -d. -f1-2 <<<"$t")
 	suites[$s]=1
 done
 for s in $(printf '%s\n' "${!suites[@]}" | sort); do
