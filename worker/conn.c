@@ -21,6 +21,7 @@
 #include "proto/smb2_hdr.h"
 #include "worker/dispatch.h"
 #include "worker/state.h"
+#include "worker/durable.h"
 
 struct conn *
 conn_new(const struct conf *conf, int fd, int role, const char *peer,
@@ -104,6 +105,9 @@ conn_free(struct conn *c)
 	pv = c->priv;
 	if (pv != NULL)
 		conn_pending_drop(c, 0);
+	/* Durable opens outlive the connection (worker/durable.h). */
+	if (pv != NULL && pv->opens != NULL && pv->role == CONN_ROLE_WORKER)
+		durable_disconnect(c, NULL);
 	if (pv != NULL && pv->opens != NULL)
 		open_close_all(c);
 	for (i = 0; i < CONN_MAX_SESSIONS; i++)
@@ -332,6 +336,10 @@ conn_session_free(struct conn *c, struct session *s)
 {
 	int i;
 
+	/* Before its trees: a tree disconnect would close them. */
+	if (c->priv != NULL && c->priv->opens != NULL &&
+	    c->priv->role == CONN_ROLE_WORKER && s->state == SESS_VALID)
+		durable_disconnect(c, s);
 	for (i = 0; i < CONN_MAX_TREES; i++)
 		if (c->trees[i].in_use && c->trees[i].sess == s)
 			conn_tree_free(c, &c->trees[i]);

@@ -24,6 +24,7 @@
 #include "worker/smb2_file.h"
 #include "worker/worker.h"
 #include "worker/state.h"
+#include "worker/durable.h"
 
 /* MS-SMB2 2.2.13 */
 #define FILE_SUPERSEDE		0
@@ -195,8 +196,18 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		else if (memcmp(name, "DHnQ", 4) == 0 ||
 		    memcmp(name, "DH2Q", 4) == 0 ||
 		    memcmp(name, "DHnC", 4) == 0 ||
-		    memcmp(name, "DH2C", 4) == 0)
-			cc->durable = 1;	/* not durable until shm/ durable */
+		    memcmp(name, "DH2C", 4) == 0) {
+			/* worker/durable.h: the state layer's contexts */
+			const uint8_t *dd;
+			ntstatus_t ds;
+
+			cur_seek(&cx, doff);
+			dd = dlen > 0 ? cur_view(&cx, dlen) : NULL;
+			ds = durable_parse_ctx(req, name, dd, dlen, &cc->sreq);
+			if (ds != STATUS_SUCCESS)
+				return ds;
+			cc->durable = 1;
+		}
 		/*
 		 * TWrp asks for a snapshot (previous version); there are
 		 * none to open (MS-SMB2 3.3.5.9.5).
@@ -307,6 +318,23 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	ctx_len = cur_le32(c);
 	if (c->err)
 		return STATUS_INVALID_PARAMETER;
+	/*
+	 * A durable reconnect ignores every other field (MS-SMB2 3.3.5.9.7,
+	 * Samba's smb2.durable-open.reopen2): look for DHnC / DH2C first.
+	 */
+	if (create_parse_contexts(req, ctx_off, ctx_len, &cc) ==
+	    STATUS_SUCCESS && cc.sreq.reconnect) {
+		struct cur nc = cur_sub(c, name_off, name_len);
+
+		name16 = name_len > 0 ? cur_view(&nc, name_len) : NULL;
+		status = durable_reconnect(req, name16, name16 ? name_len : 0,
+		    &cc.sreq, &op, &grant);
+		if (status != STATUS_SUCCESS)
+			return status;
+		f = op->u.file;
+		want = op->access;
+		goto reply;
+	}
 	if (imp > 3)
 		return STATUS_BAD_IMPERSONATION_LEVEL;
 	if (disp > FILE_OVERWRITE_IF || (opts & FILE_OPTIONS_INVALID) ||
@@ -335,9 +363,6 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = create_parse_contexts(req, ctx_off, ctx_len, &cc)) !=
 	    STATUS_SUCCESS)
 		return status;
-	if (cc.lease || cc.durable)
-		log_debug(3, "create: lease/durable context ignored until the "
-		    "state layer grants them");
 
 	if ((f = file_open_get()) == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
@@ -641,6 +666,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	op->access = want;
 	op->u.file = f;
 
+reply:
 	if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
 		goto out;
 	/* MS-SMB2 2.2.14 */
@@ -673,7 +699,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			le64_put(buf + 8, f->dev);
 			create_put_ctx(&rsp->body, &ctx_prev, "QFid", buf, 32);
 		}
-		if (grant.lease)
+		if (grant.lease || grant.durable)
 			(void)state_put_create_contexts(&rsp->body, &ctx_prev,
 			    &grant);
 		if (ctxhdr != NULL && ctx_prev != NULL) {

@@ -209,16 +209,28 @@ secdesc_acl_or(struct vfs_acl *acl, uint16_t tag, uint32_t id, unsigned perm)
 	return 0;
 }
 
+static uint16_t	secdesc_acl_perm(const struct vfs_acl *, uint16_t tag);
+
 /* Completes an ACL: the three base entries, and a mask when named ones. */
 static int
 secdesc_acl_finish(struct vfs_acl *acl)
 {
 	unsigned i, mask = 0, named = 0;
 
+	unsigned other;
+
 	if (secdesc_acl_or(acl, VFS_ACL_USER_OBJ, 0, 0) != 0 ||
 	    secdesc_acl_or(acl, VFS_ACL_GROUP_OBJ, 0, 0) != 0 ||
 	    secdesc_acl_or(acl, VFS_ACL_OTHER, 0, 0) != 0)
 		return -1;
+	/*
+	 * In Windows every principal also holds what Everyone is allowed;
+	 * POSIX checks the owner and group classes without falling through
+	 * to "other", so Everyone's bits are added to each entry.
+	 */
+	other = secdesc_acl_perm(acl, VFS_ACL_OTHER);
+	for (i = 0; i < acl->n; i++)
+		acl->e[i].perm |= (uint16_t)other;
 	for (i = 0; i < acl->n; i++) {
 		if (acl->e[i].tag == VFS_ACL_USER ||
 		    acl->e[i].tag == VFS_ACL_GROUP)

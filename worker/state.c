@@ -17,6 +17,7 @@
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/durable.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2_notify.h"
@@ -228,6 +229,35 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 
 /* ---- opens ---- */
 
+/*
+ * The file this CREATE opened was just deleted (a purged durable open's
+ * delete-on-close): the request runs again at once, from the name.
+ */
+static ntstatus_t
+state_open_rerun(struct smb2_req *req, struct smb2_rsp *rsp,
+    const struct shm_file_id *fid)
+{
+	ntstatus_t status;
+
+	status = dispatch_park(req, rsp, PARK_BREAK, fid->dev, fid->ino,
+	    shm_now_ms() + STATE_BREAK_TIMEOUT_MS, NULL);
+	if (status == STATUS_PENDING)
+		state_wake_local(PARK_BREAK, fid);
+	return status;
+}
+
+/* Is a disconnected durable open among the holders to break? */
+static int
+state_breaks_disconnected(const struct shm_breaks *bs)
+{
+	unsigned i;
+
+	for (i = 0; i < bs->n; i++)
+		if (bs->b[i].pid == 0)
+			return 1;
+	return 0;
+}
+
 ntstatus_t
 state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
     struct state_open_req *r)
@@ -268,8 +298,11 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	struct shm_open_conflict conflict;
 	struct shm_break_req br;
 	struct shm_breaks pre;
+	/* ~5 KiB: off the event loop's stack */
+	static struct shm_durable_rec drec;
 	ntstatus_t status;
 	int rc, lease = r->lease && r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE;
+	int want_durable, unlinked = 0;
 
 	memset(g, 0, sizeof(*g));
 	if (s == NULL || f == NULL)
@@ -297,6 +330,12 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	memset(&pre, 0, sizeof(pre));
 	if (shm_open_breaks(s, &fid, &br, 0, &pre) != 0)
 		pre.n = 0;
+	if (state_breaks_disconnected(&pre) &&
+	    durable_purge_disconnected(&fid, op->tree, &unlinked) > 0 &&
+	    shm_open_breaks(s, &fid, &br, 0, &pre) != 0)
+		pre.n = 0;
+	if (unlinked)
+		return state_open_rerun(req, rsp, &fid);
 
 	memset(&rec, 0, sizeof(rec));
 	rec.persistent_id = op->fid_persistent;
@@ -319,8 +358,43 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		rec.oplock_level = r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
 		    SHM_OPLOCK_NONE : r->oplock_level;
 
+	/*
+	 * MS-SMB2 3.3.5.9.6 / 3.3.5.9.10: durable only with a batch oplock or
+	 * a handle-caching lease asked for, never for a directory (nor, here,
+	 * a named stream, which a reconnect could not reopen by path).  What
+	 * is granted decides below; a record that turns out not durable is
+	 * removed with the open at close.
+	 */
+	want_durable = r->durable && !f->is_dir && f->stream[0] == '\0' &&
+	    op->sess != NULL && op->tree != NULL && op->tree->share != NULL &&
+	    (lease ? (r->lease_state & SHM_LEASE_H) != 0 :
+	    r->oplock_level == SMB2_OPLOCK_LEVEL_BATCH);
+	if (want_durable) {
+		memset(&drec, 0, sizeof(drec));
+		snprintf(drec.path, sizeof(drec.path), "%s", f->path);
+		snprintf(drec.share, sizeof(drec.share), "%s",
+		    op->tree->share->name);
+		snprintf(drec.user, sizeof(drec.user), "%s", op->sess->user);
+		drec.access = r->access;
+		drec.share_access = r->share_access;
+		drec.oplock_level = rec.oplock_level;
+		memcpy(drec.lease_key, rec.lease_key, 16);
+		drec.lease_state = rec.lease_state;
+		memcpy(drec.client_guid, rec.client_guid, 16);
+		memcpy(drec.create_guid, r->create_guid, 16);
+		drec.timeout_ms = durable_timeout_for(r);
+		drec.flags = r->durable == 2 ? SHM_DURABLE_V2 : 0;
+	}
 	memset(&sg, 0, sizeof(sg));
-	rc = shm_open_insert_ex(s, &fid, &rec, NULL, &sg, &conflict);
+	rc = shm_open_insert_ex(s, &fid, &rec, want_durable ? &drec : NULL,
+	    &sg, &conflict);
+	if (rc == -EBUSY && conflict.pid == 0 &&
+	    durable_purge_disconnected(&fid, op->tree, &unlinked) > 0) {
+		if (unlinked)
+			return state_open_rerun(req, rsp, &fid);
+		rc = shm_open_insert_ex(s, &fid, &rec,
+		    want_durable ? &drec : NULL, &sg, &conflict);
+	}
 	if (rc == -EBUSY) {
 		/*
 		 * A sharing violation: a handle-caching holder may close its
@@ -378,7 +452,43 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		op->oplock_level = sg.oplock_level;
 		g->oplock_level = sg.oplock_level;
 	}
+	if (want_durable && (lease ? (sg.lease_state & SHM_LEASE_H) != 0 :
+	    sg.oplock_level == SHM_OPLOCK_BATCH)) {
+		op->durable = r->durable;
+		op->durable_timeout_ms = drec.timeout_ms;
+		memcpy(op->create_guid, r->create_guid, 16);
+		g->durable = r->durable;
+		g->durable_timeout_ms = drec.timeout_ms;
+	}
 	return STATUS_SUCCESS;
+}
+
+/* DHnQ (2.2.14.2.3) or DH2Q (2.2.14.2.12) response context. */
+static void
+state_put_durable_context(struct wcur *w, uint8_t **prev,
+    const struct state_open_grant *g)
+{
+	uint8_t *start;
+
+	while (wcur_off(w) % 8 != 0)
+		wcur_u8(w, 0);
+	start = w->p;
+	if (*prev != NULL && !w->err)
+		le32_put(*prev, (uint32_t)(start - *prev));
+	wcur_le32(w, 0);		/* Next */
+	wcur_le16(w, 16);		/* NameOffset */
+	wcur_le16(w, 4);
+	wcur_le16(w, 0);
+	wcur_le16(w, 24);		/* DataOffset */
+	wcur_le32(w, 8);
+	wcur_bytes(w, g->durable == 2 ? "DH2Q" : "DHnQ", 4);
+	wcur_zero(w, 4);
+	if (g->durable == 2) {
+		wcur_le32(w, g->durable_timeout_ms);
+		wcur_le32(w, 0);	/* Flags: not persistent */
+	} else
+		wcur_zero(w, 8);	/* Reserved */
+	*prev = start;
 }
 
 int
@@ -389,8 +499,10 @@ state_put_create_contexts(struct wcur *w, uint8_t **prev,
 	uint32_t dlen;
 	int zero_parent = 1, i;
 
+	if (g->durable)
+		state_put_durable_context(w, prev, g);
 	if (!g->lease)
-		return 0;
+		return w->err ? -1 : 0;
 	for (i = 0; i < 16; i++)
 		zero_parent &= g->parent_lease_key[i] == 0;
 	dlen = g->lease_version == 2 ? 52 : 32;
@@ -660,6 +772,7 @@ state_tick(void)
 	unsigned n = 0;
 
 	worker_foreach_conn(state_tick_conn, &now);
+	durable_tick();
 	if (st.shm == NULL || now - last_expire < 10000)
 		return;
 	last_expire = now;

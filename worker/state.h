@@ -90,7 +90,11 @@ struct state_open_req {
 	/* DHnQ (1) / DH2Q (2) */
 	int		durable;
 	uint32_t	durable_timeout_ms;	/* DH2Q, 0 = default */
-	uint8_t		create_guid[16];
+	uint8_t		create_guid[16];	/* DH2Q / DH2C */
+	/* DHnC (1) / DH2C (2): reclaim a durable open (worker/durable.h) */
+	int		reconnect;
+	uint64_t	reconnect_persistent;
+	uint32_t	durable_seen;		/* DURABLE_CTX_* seen */
 };
 
 struct state_open_grant {

@@ -100,8 +100,10 @@ for s in $(printf '%s\n' "${!suites[@]}" | sort); do
 	for t in "${!want[@]}"; do
 		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
 	done
+	t0=$SECONDS
 	torture_run "$s" "$ll"
 	rc=$(cat "$T/rc.$s")
+	echo "suite $s: $(grep -c . "$ll") tests in $((SECONDS - t0)) s"
 	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && echo "suite $s timed out after ${TMO}s"
 	while IFS= read -r t; do
 		[ -n "${want[$t]:-}" ] || continue

@@ -3,8 +3,12 @@
  * (vfs/acl.c).
  */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proto/secdesc.h"
 #include "vfs/vfs.h"
@@ -204,6 +208,42 @@ START_TEST(test_acl_decode_bad)
 }
 END_TEST
 
+START_TEST(test_acl_on_a_file)
+{
+	const struct vfs_ops *v = &vfs_posix;
+	char path[] = "/tmp/check_secdesc.XXXXXX";
+	struct vfs_acl acl, back;
+	struct stat st;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	acl.n = 4;
+	acl.e[0] = (struct vfs_acl_entry){ VFS_ACL_OTHER, 0, 0 };
+	acl.e[1] = (struct vfs_acl_entry){ VFS_ACL_USER, 4, 4242 };
+	acl.e[2] = (struct vfs_acl_entry){ VFS_ACL_USER_OBJ, 6, 0 };
+	acl.e[3] = (struct vfs_acl_entry){ VFS_ACL_GROUP_OBJ, 0, 0 };
+	/* a named entry needs a mask: the kernel refuses the ACL without */
+	ck_assert_int_eq(vfs_acl_set(v, fd, 0, &acl), -EINVAL);
+	acl.e[acl.n++] = (struct vfs_acl_entry){ VFS_ACL_MASK, 4, 0 };
+	ck_assert_int_eq(vfs_acl_set(v, fd, 0, &acl), 0);
+	ck_assert_int_eq(vfs_acl_get(v, fd, 0, &back), 0);
+	ck_assert_uint_eq(back.n, 5);
+	ck_assert_uint_eq(back.e[1].tag, VFS_ACL_USER);
+	ck_assert_uint_eq(back.e[1].id, 4242);
+	/* the kernel keeps the mode in step: group bits = the mask */
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+	/* removing it, twice (the second finds none: still success) */
+	back.n = 0;
+	ck_assert_int_eq(vfs_acl_set(v, fd, 0, &back), 0);
+	ck_assert_int_eq(vfs_acl_set(v, fd, 0, &back), 0);
+	ck_assert_int_eq(vfs_acl_get(v, fd, 0, &back), -ENODATA);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 static Suite *
 secdesc_suite(void)
 {
@@ -217,6 +257,7 @@ secdesc_suite(void)
 	tcase_add_test(tc, test_sd_decode_bad);
 	tcase_add_test(tc, test_acl_roundtrip_sorted);
 	tcase_add_test(tc, test_acl_decode_bad);
+	tcase_add_test(tc, test_acl_on_a_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,42 @@
+/*
+ * libFuzzer target: security descriptors from SET_INFO (proto/secdesc.c)
+ * and POSIX ACL xattr values (vfs/acl.c).  A descriptor that decodes must
+ * encode again, and its encoding must decode to the same parts.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/secdesc.h"
+#include "vfs/vfs.h"
+
+static struct secdesc sd, sd2;
+static uint8_t out[65536];
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vfs_acl acl;
+	struct wcur w;
+	size_t n;
+
+	if (secdesc_decode(data, size, &sd) == 0) {
+		wcur_init(&w, out, sizeof(out));
+		n = secdesc_encode(&w, &sd, OWNER_SECURITY_INFORMATION |
+		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+		if (w.err || n != wcur_off(&w))
+			abort();
+		if (secdesc_decode(out, n, &sd2) != 0 ||
+		    sd2.nace != sd.nace || sd2.has_owner != sd.has_owner ||
+		    sd2.has_group != sd.has_group)
+			abort();
+		if (sd.has_owner && !secdesc_sid_equal(&sd.owner, &sd2.owner))
+			abort();
+	}
+	if (vfs_acl_decode(data, size, &acl) == 0) {
+		n = vfs_acl_encode(&acl, out, sizeof(out));
+		if (n != size)
+			abort();
+	}
+	return 0;
+}

@@ -1,0 +1,421 @@
+/*
+ * Durable handles (worker/durable.h): the create contexts, the disconnect
+ * that keeps the open in shm/, and the reconnect that reclaims it.
+ */
+#include "worker/durable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/cur.h"
+#include "shm/shm.h"
+#include "vfs/vfs.h"
+#include "worker/conn_priv.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/state.h"
+
+/*
+ * The files of this worker's disconnected durable opens, kept open so a
+ * reconnect here gets the same fd and file position back; a reconnect in
+ * another worker (or after this table overflowed) reopens by path.
+ */
+#define DURABLE_PARKED_MAX	128
+static struct durable_parked {
+	uint64_t		 persistent_id;
+	struct file_open	*f;
+} parked[DURABLE_PARKED_MAX];
+static unsigned nparked;
+
+static struct file_open *
+durable_unpark(uint64_t id)
+{
+	struct file_open *f;
+	unsigned i;
+
+	for (i = 0; i < nparked; i++) {
+		if (parked[i].persistent_id != id)
+			continue;
+		f = parked[i].f;
+		parked[i] = parked[--nparked];
+		return f;
+	}
+	return NULL;
+}
+
+ntstatus_t
+durable_parse_ctx(struct smb2_req *req, const uint8_t *name,
+    const uint8_t *d, size_t len, struct state_open_req *r)
+{
+	struct cur c;
+	unsigned bit, seen;
+
+	if (memcmp(name, "DHnQ", 4) == 0)
+		bit = DURABLE_CTX_DHNQ;
+	else if (memcmp(name, "DHnC", 4) == 0)
+		bit = DURABLE_CTX_DHNC;
+	else if (memcmp(name, "DH2Q", 4) == 0)
+		bit = DURABLE_CTX_DH2Q;
+	else if (memcmp(name, "DH2C", 4) == 0)
+		bit = DURABLE_CTX_DH2C;
+	else
+		return STATUS_SUCCESS;
+	/* MS-SMB2 3.3.5.9.10, 3.3.5.9.12: the v2 contexts are 3.x only. */
+	if ((bit & (DURABLE_CTX_DH2Q | DURABLE_CTX_DH2C)) &&
+	    req->conn->dialect < 0x0300)
+		return STATUS_SUCCESS;
+	if (r->durable_seen & bit)
+		return STATUS_INVALID_PARAMETER;	/* twice the same */
+	r->durable_seen |= bit;
+	seen = r->durable_seen;
+	/* 3.3.5.9.6/7/10/12: v1 and v2 together, or DH2Q with DH2C. */
+	if (((seen & (DURABLE_CTX_DHNQ | DURABLE_CTX_DHNC)) &&
+	    (seen & (DURABLE_CTX_DH2Q | DURABLE_CTX_DH2C))) ||
+	    ((seen & DURABLE_CTX_DH2Q) && (seen & DURABLE_CTX_DH2C)))
+		return STATUS_INVALID_PARAMETER;
+	if (d == NULL)
+		return STATUS_INVALID_PARAMETER;
+	cur_init(&c, d, len);
+	switch (bit) {
+	case DURABLE_CTX_DHNQ:
+		/* 2.2.13.2.3: 16 reserved bytes */
+		if (len != 16)
+			return STATUS_INVALID_PARAMETER;
+		r->durable = 1;
+		r->durable_timeout_ms = 0;
+		break;
+	case DURABLE_CTX_DH2Q:
+		/* 2.2.13.2.11: Timeout, Flags, Reserved, CreateGuid */
+		if (len != 32)
+			return STATUS_INVALID_PARAMETER;
+		r->durable_timeout_ms = cur_le32(&c);
+		cur_skip(&c, 4 + 8);	/* Flags: no persistent handles */
+		cur_bytes(&c, r->create_guid, 16);
+		r->durable = 2;
+		break;
+	case DURABLE_CTX_DHNC:
+		/* 2.2.13.2.4: FileId */
+		if (len != 16)
+			return STATUS_INVALID_PARAMETER;
+		r->reconnect_persistent = cur_le64(&c);
+		r->reconnect = 1;
+		break;
+	case DURABLE_CTX_DH2C:
+		/* 2.2.13.2.12: FileId, CreateGuid, Flags */
+		if (len != 36)
+			return STATUS_INVALID_PARAMETER;
+		r->reconnect_persistent = cur_le64(&c);
+		cur_skip(&c, 8);
+		cur_bytes(&c, r->create_guid, 16);
+		r->reconnect = 2;
+		break;
+	}
+	return c.err ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
+}
+
+uint32_t
+durable_timeout_for(const struct state_open_req *r)
+{
+	uint32_t t = r->durable == 2 ? r->durable_timeout_ms : 0;
+
+	if (t == 0)
+		t = DURABLE_TIMEOUT_DEFAULT_MS;
+	return t > DURABLE_TIMEOUT_MAX_MS ? DURABLE_TIMEOUT_MAX_MS : t;
+}
+
+/* Reopens the recorded file and checks it is still the same object. */
+static ntstatus_t
+durable_reopen(struct tree *tree, const struct shm_durable_rec *rec,
+    struct file_open **out)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f;
+	struct vfs_stat st;
+	int r, w, flags, fd, rc;
+
+	if ((f = file_open_get()) == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	f->share = tree->share;
+	snprintf(f->path, sizeof(f->path), "%s", rec->path);
+	f->stream[0] = '\0';
+	r = (rec->access & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
+	w = (rec->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
+	flags = w ? (r ? O_RDWR : O_WRONLY) : (r ? O_RDONLY : O_PATH);
+	if (flags != O_PATH)
+		flags |= O_NONBLOCK | O_NOCTTY;
+	fd = vfs->open(tree->root_fd, f->path, flags, 0);
+	if (fd < 0) {
+		log_debug(2, "durable reconnect: reopen of \"%s\": %s",
+		    f->path, strerror(-fd));
+		file_open_put(f);
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	f->fd = fd;
+	rc = vfs->fstat(fd, &st);
+	if (rc != 0 || st.dev != rec->fid.dev || st.ino != rec->fid.ino) {
+		/* renamed over or replaced: not the file that was open */
+		log_debug(2, "durable reconnect: \"%s\" is another file now",
+		    f->path);
+		file_open_put(f);
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	f->dev = st.dev;
+	f->ino = st.ino;
+	f->is_dir = 0;
+	f->readable = (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_WRONLY;
+	f->writable = (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_RDONLY;
+	f->share_access = rec->share_access;
+	*out = f;
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
+    const struct state_open_req *r, struct open **out,
+    struct state_open_grant *g)
+{
+	static char path[FILE_PATH_MAX];
+	char stream[FILE_STREAM_MAX];
+	/* ~5 KiB each: off the event loop's stack */
+	static struct shm_durable_rec rec;
+	struct shm *s = state_shm();
+	struct tree *tree = req->tree;
+	struct shm_durable_claim cl;
+	struct shm_open_rec orec;
+	struct shm_lease_rec lr;
+	struct file_open *f = NULL;
+	struct open *op;
+	ntstatus_t status;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	*out = NULL;
+	if (s == NULL || req->sess == NULL || tree == NULL ||
+	    tree->share == NULL || tree->root_fd < 0)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	if (shm_durable_get(s, r->reconnect_persistent, &rec) != 0 ||
+	    strcmp(rec.share, tree->share->name) != 0)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	/*
+	 * MS-SMB2 3.3.5.9.7 / 3.3.5.9.12: a leased open comes back only with
+	 * its lease key from its client; an open without a lease never with
+	 * one.
+	 */
+	if (rec.oplock_level == SHM_OPLOCK_LEASE) {
+		if (!r->lease || memcmp(rec.lease_key, r->lease_key, 16) != 0 ||
+		    memcmp(rec.client_guid, req->conn->client_guid, 16) != 0)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		/*
+		 * The name is ignored for an oplock, but a lease belongs to
+		 * a file name: another name is STATUS_INVALID_PARAMETER
+		 * (what Windows and Samba answer).
+		 */
+		if (file_name_parse(req, name16, name_len, path, sizeof(path),
+		    stream, sizeof(stream)) != STATUS_SUCCESS ||
+		    stream[0] != '\0' || (tree->share->case_sensitive ?
+		    strcmp(path, rec.path) : strcasecmp(path, rec.path)) != 0)
+			return STATUS_INVALID_PARAMETER;
+	} else if (r->lease)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	f = durable_unpark(rec.persistent_id);
+	if (f == NULL &&
+	    (status = durable_reopen(tree, &rec, &f)) != STATUS_SUCCESS)
+		return status;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.user = req->sess->user;
+	/*
+	 * Only a lease ties the handle to its client GUID (checked above);
+	 * an oplock handle may come back from a client with a new one.
+	 */
+	memcpy(cl.client_guid, rec.oplock_level == SHM_OPLOCK_LEASE ?
+	    req->conn->client_guid : rec.client_guid, 16);
+	/*
+	 * As Samba: a DHnC also reclaims a v2 handle (it has no create GUID
+	 * to show), and a DH2C with a zero create GUID a v1 handle
+	 * (smb2.durable-v2-open.reopen2b, smb2.durable-open.reopen2-lease).
+	 */
+	if (rec.flags & SHM_DURABLE_V2) {
+		cl.v2 = 1;
+		memcpy(cl.create_guid, r->reconnect == 2 ? r->create_guid :
+		    rec.create_guid, 16);
+	} else {
+		cl.v2 = r->reconnect == 2 &&
+		    memcmp(r->create_guid, rec.create_guid, 16) != 0;
+		memcpy(cl.create_guid, r->create_guid, 16);
+	}
+	cl.pid = shm_self(s);
+	cl.session_id = req->sess->session_id;
+	rc = shm_durable_reclaim(s, r->reconnect_persistent, &cl, shm_now_ms(),
+	    &rec);
+	if (rc != 0) {
+		log_debug(2, "durable reconnect of %llx refused: %s",
+		    (unsigned long long)r->reconnect_persistent, strerror(-rc));
+		file_open_put(f);
+		return rc == -EACCES ? STATUS_ACCESS_DENIED :
+		    STATUS_OBJECT_NAME_NOT_FOUND;
+	}
+	op = open_alloc(req->conn, req->sess, tree, OPEN_FILE);
+	if (op == NULL) {
+		/* reclaimed but unusable: give it back for a later retry */
+		(void)shm_durable_disconnect(s, rec.persistent_id, shm_now_ms());
+		file_open_put(f);
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	op->fid_persistent = rec.persistent_id;
+	op->u.file = f;
+	op->access = rec.access;
+	op->state_in = 1;
+	op->state_dev = rec.fid.dev;
+	op->state_ino = rec.fid.ino;
+	op->durable = r->reconnect;
+	op->durable_timeout_ms = rec.timeout_ms;
+	memcpy(op->create_guid, rec.create_guid, 16);
+	/* The level now: a break while disconnected settled without an ack. */
+	if (shm_open_get(s, &rec.fid, rec.persistent_id, &orec) == 0)
+		op->oplock_level = orec.oplock_level;
+	else
+		op->oplock_level = rec.oplock_level;
+	if (op->oplock_level == SHM_OPLOCK_LEASE &&
+	    shm_lease_get(s, rec.client_guid, rec.lease_key, &lr) == 0) {
+		op->lease_state = lr.state;
+		op->lease_version = lr.version;
+		memcpy(op->lease_key, rec.lease_key, 16);
+		g->lease = 1;
+		g->lease_version = lr.version;
+		g->lease_state = lr.state;
+		g->lease_epoch = lr.epoch;
+		memcpy(g->lease_key, lr.lease_key, 16);
+		memcpy(g->parent_lease_key, lr.parent_key, 16);
+	}
+	g->oplock_level = op->oplock_level;
+	log_debug(2, "durable open %llx of \"%s\" reconnected",
+	    (unsigned long long)op->fid_persistent, f->path);
+	*out = op;
+	return STATUS_SUCCESS;
+}
+
+void
+durable_disconnect(struct conn *c, const struct session *sess)
+{
+	struct conn_private *pv = c->priv;
+	struct shm *s = state_shm();
+	struct open *op;
+	unsigned i;
+	int rc;
+
+	if (pv == NULL || pv->opens == NULL || s == NULL)
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		op = &pv->opens[i];
+		if (op->kind != OPEN_FILE || !op->durable || !op->state_in ||
+		    op->u.file == NULL || (sess != NULL && op->sess != sess))
+			continue;
+		rc = shm_durable_disconnect(s, op->fid_persistent, shm_now_ms());
+		if (rc != 0) {
+			errno = -rc;
+			log_warn("durable open %llx: not kept",
+			    (unsigned long long)op->fid_persistent);
+			continue;	/* closed normally by the caller */
+		}
+		/* Kept in shm/ with its lease and locks; the fd parked. */
+		op->state_in = 0;
+		if (nparked < DURABLE_PARKED_MAX) {
+			parked[nparked].persistent_id = op->fid_persistent;
+			parked[nparked++].f = op->u.file;
+		} else
+			file_open_put(op->u.file);
+		op->u.file = NULL;
+		open_release(op);
+	}
+}
+
+void
+durable_tick(void)
+{
+	static struct shm_durable_rec rec;
+	struct shm *s = state_shm();
+	unsigned i = 0;
+	int rc;
+
+	/* A parked fd lives as long as its disconnected record. */
+	while (s != NULL && i < nparked) {
+		rc = shm_durable_get(s, parked[i].persistent_id, &rec);
+		if (rc == 0 && (rec.flags & SHM_DURABLE_DISCONNECTED)) {
+			i++;
+			continue;
+		}
+		file_open_put(parked[i].f);
+		parked[i] = parked[--nparked];
+	}
+}
+
+struct durable_scan {
+	struct shm_file_id	 fid;
+	uint64_t		 ids[32];
+	unsigned		 n;
+};
+
+static int
+durable_scan_open(const struct shm_file_id *fid, const struct shm_open_rec *o,
+    void *arg)
+{
+	struct durable_scan *sc = arg;
+
+	if (fid->dev == sc->fid.dev && fid->ino == sc->fid.ino &&
+	    (o->flags & SHM_OPEN_DISCONNECTED) && sc->n < 32)
+		sc->ids[sc->n++] = o->persistent_id;
+	return 0;
+}
+
+unsigned
+durable_purge_disconnected(const struct shm_file_id *fid,
+    const struct tree *tree, int *unlinked)
+{
+	static struct shm_durable_rec rec;
+	const struct vfs_ops *vfs = file_vfs();
+	struct shm *s = state_shm();
+	struct durable_scan sc;
+	int have_rec, rc;
+	struct shm_close_result res;
+	struct file_open *f;
+	unsigned i, n = 0;
+
+	if (s == NULL)
+		return 0;
+	memset(&sc, 0, sizeof(sc));
+	sc.fid = *fid;
+	if (shm_foreach_open(s, durable_scan_open, &sc) != 0)
+		return 0;
+	for (i = 0; i < sc.n; i++) {
+		have_rec = shm_durable_get(s, sc.ids[i], &rec) == 0;
+		memset(&res, 0, sizeof(res));
+		if (shm_open_remove(s, fid, sc.ids[i], &res) != 0)
+			continue;
+		n++;
+		/*
+		 * Its delete-on-close happens now, as at any last close; the
+		 * path is the record's, in this share only.
+		 */
+		if (res.delete_file && have_rec && tree != NULL &&
+		    tree->share != NULL && tree->root_fd >= 0 &&
+		    strcmp(rec.share, tree->share->name) == 0) {
+			rc = vfs->unlink(tree->root_fd, rec.path, 0);
+			if (rc == 0 && unlinked != NULL)
+				*unlinked = 1;
+		}
+		log_debug(2, "durable open %llx closed: another open needs "
+		    "its file", (unsigned long long)sc.ids[i]);
+		if ((f = durable_unpark(sc.ids[i])) != NULL)
+			file_open_put(f);
+		if ((res.wake.n > 0 || res.wake.overflow) && state_wmsg() != NULL)
+			(void)shm_wmsg_wake(state_wmsg(), &res.wake, fid);
+	}
+	return n;
+}
