@@ -719,6 +719,10 @@ reply:
 	return STATUS_SUCCESS;
 out:
 	if (op != NULL) {
+		int del = 0;
+
+		/* a step after state_open_enter failed: drop its record */
+		state_open_leave(op, &del);
 		op->u.file = NULL;
 		open_release(op);
 	}
