@@ -5,9 +5,10 @@
  * NTLMSSP messages of the exchange (NEGOTIATE and CHALLENGE as they went on
  * the wire, for the MIC) to the master; the master checks the NTLMv2 response
  * against the passdb and answers with the verdict, the exported session key
- * and the Unix identity.  The master remembers the last verdict it gave each
- * child, and routes a handed-off connection by that, never by what the gate
- * claims.
+ * and the Unix identity.  The master keeps each successful verdict it gives
+ * a gate under the id of the MSG_AUTH_REQ it answers (daemon/route.h); a
+ * MSG_HANDOFF names that id and is routed by that verdict, used once, never
+ * by what the gate claims.
  */
 #ifndef USMBD_DAEMON_AUTHMSG_H
 #define USMBD_DAEMON_AUTHMSG_H

@@ -22,6 +22,7 @@
 #include "worker/dispatch.h"
 #include "worker/state.h"
 #include "worker/durable.h"
+#include "worker/smb2_notify.h"
 
 struct conn *
 conn_new(const struct conf *conf, int fd, int role, const char *peer,
@@ -105,6 +106,8 @@ conn_free(struct conn *c)
 	pv = c->priv;
 	if (pv != NULL)
 		conn_pending_drop(c, 0);
+	if (pv != NULL && pv->role == CONN_ROLE_WORKER)
+		smb2_notify_conn_gone(c);
 	/* Durable opens outlive the connection (worker/durable.h). */
 	if (pv != NULL && pv->opens != NULL && pv->role == CONN_ROLE_WORKER)
 		durable_disconnect(c, NULL);
@@ -538,6 +541,9 @@ conn_pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
 	struct conn_private *pv = c->priv;
 	unsigned i;
 
+	/* A closed directory handle's CHANGE_NOTIFY watch ends with it. */
+	if (pv->role == CONN_ROLE_WORKER)
+		smb2_notify_open_gone(c, fp, fv);
 	for (i = 0; i < CONN_MAX_PENDING; i++) {
 		struct conn_pending *p = &pv->pending[i];
 

@@ -23,6 +23,7 @@
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
+#include "worker/smb2_notify.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -34,6 +35,7 @@ struct worker {
 	int		 chan, ep, sigfd, tfd;
 	int		 tickfd;	/* 1 s: async deadlines, durable expiry */
 	int		 wmsgfd;	/* worker<->worker messages, -1 if none */
+	int		 notifyfd;	/* inotify of CHANGE_NOTIFY, -1 if none */
 	int		 hifd;		/* highest connection fd + 1 */
 	struct conf	*conf;
 	const char	*conf_path;
@@ -428,6 +430,13 @@ wk_setup(void)
 		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
 			return -1;
 	}
+	/* CHANGE_NOTIFY: without inotify the command only fails. */
+	wk.notifyfd = smb2_notify_fd();
+	if (wk.notifyfd >= 0) {
+		e.data.fd = wk.notifyfd;
+		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -449,6 +458,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.user = user;
 	wk.next_id = 1;
 	wk.wmsgfd = -1;
+	wk.notifyfd = -1;
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");
 		return 1;
@@ -482,6 +492,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				}
 			} else if (fd == wk.wmsgfd) {
 				state_wmsg_event();
+			} else if (fd == wk.notifyfd) {
+				smb2_notify_event();
 			} else if (fd == wk.tickfd) {
 				uint64_t x;
 

@@ -63,6 +63,8 @@ struct create_ctx {
 	int		 lease;		/* RqLs seen */
 	const uint8_t	*exta;		/* ExtA: FILE_FULL_EA_INFORMATION */
 	uint32_t	 exta_len;
+	const uint8_t	*secd;		/* SecD: a security descriptor */
+	uint32_t	 secd_len;
 	struct state_open_req sreq;	/* what the state layer is asked */
 };
 
@@ -161,8 +163,9 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		cur_skip(&cx, 2);
 		doff = cur_le16(&cx);
 		dlen = cur_le32(&cx);
-		if (cx.err || nlen != 4)
-			return cx.err ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
+		/* names shorter than a tag are refused, as Windows does */
+		if (cx.err || nlen < 4)
+			return STATUS_INVALID_PARAMETER;
 		cur_seek(&cx, noff);
 		name = cur_view(&cx, nlen);
 		if (dlen > 0) {
@@ -171,6 +174,9 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		}
 		if (cx.err || name == NULL)
 			return STATUS_INVALID_PARAMETER;
+		/* longer names are not ours: ignored, as unknown */
+		if (nlen != 4)
+			name = (const uint8_t *)"    ";
 		if (memcmp(name, "MxAc", 4) == 0)
 			cc->mxac = 1;
 		else if (memcmp(name, "QFid", 4) == 0)
@@ -179,6 +185,10 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 			cur_seek(&cx, doff);
 			cc->alloc_size = cur_le64(&cx);
 			cc->alsi = 1;
+		} else if (memcmp(name, "SecD", 4) == 0 && dlen > 0) {
+			cur_seek(&cx, doff);
+			cc->secd = cur_view(&cx, dlen);
+			cc->secd_len = dlen;
 		} else if (memcmp(name, "ExtA", 4) == 0 && dlen > 0) {
 			cur_seek(&cx, doff);
 			cc->exta = cur_view(&cx, dlen);
@@ -214,7 +224,7 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		 */
 		else if (memcmp(name, "TWrp", 4) == 0)
 			return STATUS_OBJECT_NAME_NOT_FOUND;
-		/* SecD and unknown names: accepted, not applied */
+		/* unknown names: ignored (MS-SMB2 3.3.5.9) */
 		if (next == 0)
 			break;
 		/* A context is at least its 16-byte header: no overlaps. */
@@ -650,6 +660,12 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = ntstatus_from_errno(rc);
 		goto out;
 	}
+	/* MS-SMB2 2.2.13.2.2: the descriptor of a file this create made */
+	if (cc.secd != NULL && action == FILE_CREATED &&
+	    f->stream[0] == '\0' &&
+	    (status = smb2_secdesc_apply(f, 0, cc.secd, cc.secd_len)) !=
+	    STATUS_SUCCESS)
+		goto out;
 	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
 	if (cc.exta != NULL && action != FILE_OPENED && f->stream[0] == '\0' &&
 	    (status = smb2_ea_set(f, cc.exta, cc.exta_len)) != STATUS_SUCCESS)

@@ -35,6 +35,13 @@ ntstatus_t	smb2_secdesc_query(struct open *, uint32_t which, struct wcur *w,
 ntstatus_t	smb2_secdesc_set(struct open *, uint32_t which,
 		    const uint8_t *buf, size_t len);
 /*
+ * The same without the open's access checks, for the SecD create context
+ * of a file this CREATE made (which 0: the parts the descriptor holds).
+ */
+struct file_open;
+ntstatus_t	smb2_secdesc_apply(struct file_open *, uint32_t which,
+		    const uint8_t *buf, size_t len);
+/*
  * worker/smb2_ea.c: extended attributes (FILE_FULL_EA_INFORMATION).
  * query writes every EA (STATUS_NO_EAS_ON_FILE when none, BUFFER_OVERFLOW
  * when only some fit); set applies a chain (an empty value deletes); size

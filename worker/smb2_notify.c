@@ -1,20 +1,550 @@
 /*
- * CHANGE_NOTIFY (MS-SMB2 3.3.5.19).  Not served yet: the command is
- * answered STATUS_NOT_SUPPORTED, and messages from other workers are
- * dropped, until the inotify watcher lands.
+ * CHANGE_NOTIFY through inotify (worker/smb2_notify.h).
  */
 #include "worker/smb2_notify.h"
 
-#include "worker/smb2.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
-ntstatus_t
-smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+#include "daemon/log.h"
+#include "proto/cur.h"
+#include "proto/unicode.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/worker.h"
+
+/* MS-SMB2 2.2.35 Flags */
+#define SMB2_WATCH_TREE			0x0001
+/* MS-FSCC 2.4.42 / MS-SMB2 2.2.35 CompletionFilter */
+#define FILE_NOTIFY_CHANGE_FILE_NAME	0x00000001u
+#define FILE_NOTIFY_CHANGE_DIR_NAME	0x00000002u
+#define FILE_NOTIFY_CHANGE_ATTRIBUTES	0x00000004u
+#define FILE_NOTIFY_CHANGE_SIZE		0x00000008u
+#define FILE_NOTIFY_CHANGE_LAST_WRITE	0x00000010u
+#define FILE_NOTIFY_CHANGE_EA		0x00000080u
+#define FILE_NOTIFY_CHANGE_SECURITY	0x00000100u
+#define FILE_NOTIFY_VALID_MASK		0x00000FFFu
+/* FILE_NOTIFY_INFORMATION Action */
+#define FILE_ACTION_ADDED		1
+#define FILE_ACTION_REMOVED		2
+#define FILE_ACTION_MODIFIED		3
+#define FILE_ACTION_RENAMED_OLD_NAME	4
+#define FILE_ACTION_RENAMED_NEW_NAME	5
+
+#define NOTIFY_WATCH_MAX	128	/* watched directory handles per worker */
+#define NOTIFY_WD_MAX		1024	/* inotify watches per worker */
+#define NOTIFY_TREE_DIRS	64	/* subdirectories one WATCH_TREE follows */
+#define NOTIFY_QUEUE_BYTES	4096	/* queued changes per handle */
+#define NOTIFY_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+	IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_ONLYDIR)
+
+struct notify_watch {
+	int		 in_use;
+	struct conn	*conn;
+	uint64_t	 fid_p, fid_v;
+	uint64_t	 dev, ino;	/* the directory (wake key) */
+	uint32_t	 filter;
+	int		 tree;
+	int		 overflow;	/* lost changes: NOTIFY_ENUM_DIR */
+	/* queued changes: [u32 action][u16 len][name bytes] ... */
+	uint8_t		 q[NOTIFY_QUEUE_BYTES];
+	size_t		 qlen;
+};
+
+/* One inotify watch descriptor used by a watch, for a relative prefix. */
+struct notify_wd {
+	int		 wd;		/* -1: free */
+	int		 watch;		/* index in watches */
+	char		 prefix[256];	/* "" or "sub/dir/" below the handle */
+};
+
+static struct notify_watch watches[NOTIFY_WATCH_MAX];
+static struct notify_wd wds[NOTIFY_WD_MAX];
+static unsigned nwds;
+static int ifd = -1;
+
+int
+smb2_notify_fd(void)
 {
-	return STATUS_NOT_SUPPORTED;
+	if (ifd < 0) {
+		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (ifd < 0)
+			log_warn("inotify_init1: CHANGE_NOTIFY unavailable");
+	}
+	return ifd;
+}
+
+static int
+notify_wd_shared(int wd, unsigned except)
+{
+	unsigned i;
+
+	for (i = 0; i < nwds; i++)
+		if (i != except && wds[i].wd == wd)
+			return 1;
+	return 0;
+}
+
+static void
+notify_watch_end(int w)
+{
+	unsigned i = 0;
+
+	/* inotify gives one wd per inode: rm only its last user's */
+	while (i < nwds) {
+		if (wds[i].watch != w) {
+			i++;
+			continue;
+		}
+		if (ifd >= 0 && !notify_wd_shared(wds[i].wd, i))
+			(void)inotify_rm_watch(ifd, wds[i].wd);
+		wds[i] = wds[--nwds];
+	}
+	memset(&watches[w], 0, sizeof(watches[w]));
+}
+
+void
+smb2_notify_open_gone(struct conn *c, uint64_t fp, uint64_t fv)
+{
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (watches[i].in_use && watches[i].conn == c &&
+		    watches[i].fid_p == fp && watches[i].fid_v == fv)
+			notify_watch_end(i);
+}
+
+void
+smb2_notify_conn_gone(struct conn *c)
+{
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (watches[i].in_use && watches[i].conn == c)
+			notify_watch_end(i);
+}
+
+static int
+notify_add_wd(int w, int dirfd, const char *prefix)
+{
+	char p[64];
+	int wd;
+
+	if (nwds >= NOTIFY_WD_MAX || smb2_notify_fd() < 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
+	wd = inotify_add_watch(ifd, p, NOTIFY_MASK);
+	if (wd < 0)
+		return -1;
+	wds[nwds].wd = wd;
+	wds[nwds].watch = w;
+	snprintf(wds[nwds].prefix, sizeof(wds[nwds].prefix), "%s", prefix);
+	nwds++;
+	return 0;
+}
+
+/* WATCH_TREE: the subdirectories below dirfd, breadth first, capped. */
+static void
+notify_add_tree(int w, int dirfd, const char *prefix, unsigned *budget,
+    int depth)
+{
+	char sub[256];
+	struct dirent *de;
+	DIR *d;
+	int fd, sfd;
+
+	if (depth > 8 || *budget == 0)
+		return;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (*budget > 0 && (de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s%s/", prefix, de->d_name) >=
+		    (int)sizeof(sub))
+			continue;
+		sfd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0)
+			continue;
+		(*budget)--;
+		if (notify_add_wd(w, sfd, sub) == 0)
+			notify_add_tree(w, sfd, sub, budget, depth + 1);
+		close(sfd);
+	}
+	closedir(d);
+}
+
+static int
+notify_watch_find(struct conn *c, const struct open *op)
+{
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (watches[i].in_use && watches[i].conn == c &&
+		    watches[i].fid_p == op->fid_persistent &&
+		    watches[i].fid_v == op->fid_volatile)
+			return i;
+	return -1;
+}
+
+static int
+notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
+{
+	struct file_open *f = op->u.file;
+	unsigned budget = NOTIFY_TREE_DIRS;
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (!watches[i].in_use)
+			break;
+	if (i == NOTIFY_WATCH_MAX)
+		return -1;
+	memset(&watches[i], 0, sizeof(watches[i]));
+	watches[i].in_use = 1;
+	watches[i].conn = c;
+	watches[i].fid_p = op->fid_persistent;
+	watches[i].fid_v = op->fid_volatile;
+	watches[i].dev = f->dev;
+	watches[i].ino = f->ino;
+	watches[i].filter = filter;
+	watches[i].tree = tree;
+	if (notify_add_wd(i, f->fd, "") != 0) {
+		notify_watch_end(i);
+		return -1;
+	}
+	if (tree)
+		notify_add_tree(i, f->fd, "", &budget, 0);
+	return i;
+}
+
+/* Queues one change on a watch (UTF-8 name relative to its directory). */
+static void
+notify_queue(struct notify_watch *w, uint32_t action, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (w->overflow)
+		return;
+	if (n > 0xFFFF || w->qlen + 6 + n > sizeof(w->q)) {
+		w->overflow = 1;
+		w->qlen = 0;
+		return;
+	}
+	le32_put(w->q + w->qlen, action);
+	w->q[w->qlen + 4] = (uint8_t)(n & 0xFF);
+	w->q[w->qlen + 5] = (uint8_t)(n >> 8);
+	memcpy(w->q + w->qlen + 6, name, n);
+	w->qlen += 6 + n;
+}
+
+static void
+notify_wake(struct notify_watch *w)
+{
+	if (conn_pending_wake_file(w->conn, PARK_NOTIFY, w->dev, w->ino) > 0)
+		worker_kick(w->conn);
+}
+
+/* What an inotify event is in SMB terms: action, filter bits. */
+static int
+notify_map(uint32_t mask, uint32_t *action, uint32_t *filter)
+{
+	uint32_t name = (mask & IN_ISDIR) ? FILE_NOTIFY_CHANGE_DIR_NAME :
+	    FILE_NOTIFY_CHANGE_FILE_NAME;
+
+	if (mask & IN_CREATE) {
+		*action = FILE_ACTION_ADDED;
+		*filter = name;
+	} else if (mask & IN_DELETE) {
+		*action = FILE_ACTION_REMOVED;
+		*filter = name;
+	} else if (mask & IN_MOVED_FROM) {
+		*action = FILE_ACTION_RENAMED_OLD_NAME;
+		*filter = name;
+	} else if (mask & IN_MOVED_TO) {
+		*action = FILE_ACTION_RENAMED_NEW_NAME;
+		*filter = name;
+	} else if (mask & IN_MODIFY) {
+		*action = FILE_ACTION_MODIFIED;
+		*filter = FILE_NOTIFY_CHANGE_LAST_WRITE |
+		    FILE_NOTIFY_CHANGE_SIZE;
+	} else if (mask & IN_ATTRIB) {
+		/* mode, owner, times and xattrs (DOS attributes, EAs, ACLs) */
+		*action = FILE_ACTION_MODIFIED;
+		*filter = FILE_NOTIFY_CHANGE_ATTRIBUTES |
+		    FILE_NOTIFY_CHANGE_LAST_WRITE | FILE_NOTIFY_CHANGE_EA |
+		    FILE_NOTIFY_CHANGE_SECURITY;
+	} else
+		return -1;
+	return 0;
+}
+
+static void
+notify_overflow_all(void)
+{
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (watches[i].in_use) {
+			watches[i].overflow = 1;
+			watches[i].qlen = 0;
+			notify_wake(&watches[i]);
+		}
+}
+
+static void
+notify_dispatch(const struct inotify_event *ev)
+{
+	char name[512];
+	uint32_t action, filter;
+	unsigned i, n = nwds;
+	struct notify_watch *w;
+	int sub;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		notify_overflow_all();
+		return;
+	}
+	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0)
+		return;
+	for (i = 0; i < n && i < nwds; i++) {
+		if (wds[i].wd != ev->wd)
+			continue;
+		w = &watches[wds[i].watch];
+		sub = wds[i].prefix[0] != '\0';
+		if (!w->in_use || (sub && !w->tree))
+			continue;
+		if (snprintf(name, sizeof(name), "%s%s", wds[i].prefix,
+		    ev->name) >= (int)sizeof(name))
+			continue;
+		if (!(w->filter & filter))
+			continue;
+		notify_queue(w, action, name);
+		notify_wake(w);
+	}
+}
+
+/* Adds watches for subdirectories that appeared below tree watches. */
+static void
+notify_follow_new_dir(const struct inotify_event *ev)
+{
+	char sub[256];
+	struct open *op;
+	unsigned i, n = nwds, budget;
+	int w, dfd;
+
+	if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)) || !(ev->mask & IN_ISDIR) ||
+	    ev->len == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (wds[i].wd != ev->wd)
+			continue;
+		w = wds[i].watch;
+		if (!watches[w].in_use || !watches[w].tree)
+			continue;
+		op = open_find(watches[w].conn, watches[w].fid_p,
+		    watches[w].fid_v);
+		if (op == NULL || op->u.file == NULL ||
+		    snprintf(sub, sizeof(sub), "%s%s/", wds[i].prefix,
+		    ev->name) >= (int)sizeof(sub))
+			continue;
+		dfd = openat(op->u.file->fd, sub, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		budget = NOTIFY_TREE_DIRS / 4;
+		if (notify_add_wd(w, dfd, sub) == 0)
+			notify_add_tree(w, dfd, sub, &budget, 1);
+		close(dfd);
+	}
+}
+
+void
+smb2_notify_event(void)
+{
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t n;
+	size_t off;
+	int guard;
+
+	for (guard = 0; guard < 64 && ifd >= 0; guard++) {
+		n = read(ifd, buf, sizeof(buf));
+		if (n <= 0)
+			return;
+		for (off = 0; off + sizeof(*ev) <= (size_t)n;
+		    off += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + off);
+			notify_dispatch(ev);
+			notify_follow_new_dir(ev);
+		}
+	}
 }
 
 void
 smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 {
-	(void)m;
+	char name[SHM_WMSG_NAME_MAX + 1];
+	int i;
+
+	/*
+	 * A change another worker made in a directory watched here (what
+	 * inotify may not see, e.g. on a network file system).
+	 */
+	memcpy(name, m->name, SHM_WMSG_NAME_MAX);
+	name[SHM_WMSG_NAME_MAX] = '\0';
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++) {
+		struct notify_watch *w = &watches[i];
+
+		if (!w->in_use || w->dev != m->fid.dev || w->ino != m->fid.ino ||
+		    !(w->filter & m->filter))
+			continue;
+		notify_queue(w, m->action, name);
+		notify_wake(w);
+	}
+}
+
+/*
+ * Encodes the queued changes as FILE_NOTIFY_INFORMATION entries (MS-FSCC
+ * 2.7.1) into the response; -1 when they do not fit max bytes.
+ */
+static int
+notify_encode(struct notify_watch *w, struct wcur *out, uint32_t max)
+{
+	uint8_t name16[1024];
+	uint8_t *prev = NULL, *start;
+	size_t pos = 0, total = 0;
+	uint32_t action;
+	size_t n;
+	int u;
+	char name[512];
+
+	while (pos + 6 <= w->qlen) {
+		action = le32_get(w->q + pos);
+		n = (size_t)w->q[pos + 4] | (size_t)w->q[pos + 5] << 8;
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, w->q + pos + 6, n);
+		name[n] = '\0';
+		pos += 6 + ((size_t)w->q[pos + 4] | (size_t)w->q[pos + 5] << 8);
+		/* '\' separates the components of a tree change */
+		for (char *p = name; *p; p++)
+			if (*p == '/')
+				*p = '\\';
+		u = unicode_utf8_to_utf16(name, strlen(name), name16,
+		    sizeof(name16));
+		if (u < 0)
+			continue;
+		if (prev != NULL)
+			while (total % 4 != 0) {
+				wcur_u8(out, 0);
+				total++;
+			}
+		if (total + 12 + (size_t)u > max)
+			return -1;
+		start = out->p;
+		if (prev != NULL && !out->err)
+			le32_put(prev, (uint32_t)(start - prev));
+		wcur_le32(out, 0);
+		wcur_le32(out, action);
+		wcur_le32(out, (uint32_t)u);
+		wcur_bytes(out, name16, (size_t)u);
+		total += 12 + (size_t)u;
+		prev = start;
+	}
+	return out->err ? -1 : 0;
+}
+
+static void
+notify_cancel(struct conn *c, struct conn_pending *p)
+{
+	(void)c;
+	(void)p;	/* the watch stays: changes keep queueing for the next */
+}
+
+ntstatus_t
+smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body;
+	struct conn_pending *slot;
+	struct notify_watch *w;
+	struct open *op;
+	uint16_t flags;
+	uint32_t outlen, filter;
+	uint8_t *hdr;
+	size_t body_start;
+	ntstatus_t status;
+	int wi;
+
+	if (cur_le16(c) != 32)
+		return STATUS_INVALID_PARAMETER;
+	flags = cur_le16(c);
+	outlen = cur_le32(c);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	filter = cur_le32(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (op->kind != OPEN_DIR)
+		return STATUS_INVALID_PARAMETER;
+	/* MS-SMB2 3.3.5.19: FILE_LIST_DIRECTORY is needed */
+	if (!(op->access & FILE_READ_DATA))
+		return STATUS_ACCESS_DENIED;
+	if (req->conn->max_trans_size != 0 &&
+	    outlen > req->conn->max_trans_size)
+		return STATUS_INVALID_PARAMETER;
+	filter &= FILE_NOTIFY_VALID_MASK;
+	if ((wi = notify_watch_find(req->conn, op)) < 0) {
+		wi = notify_watch_start(req->conn, op, filter,
+		    (flags & SMB2_WATCH_TREE) != 0);
+		if (wi < 0)
+			return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	w = &watches[wi];
+	/* Windows keeps the first request's filter for the handle's watch. */
+	if (w->overflow) {
+		w->overflow = 0;
+		w->qlen = 0;
+		return STATUS_NOTIFY_ENUM_DIR;
+	}
+	if (w->qlen == 0) {
+		status = dispatch_park(req, rsp, PARK_NOTIFY, w->dev, w->ino, 0,
+		    &slot);
+		if (status == STATUS_PENDING) {
+			slot->fid_persistent = op->fid_persistent;
+			slot->fid_volatile = op->fid_volatile;
+			slot->cancel = notify_cancel;
+		}
+		return status;
+	}
+	/* MS-SMB2 2.2.36 */
+	hdr = rsp->body.p;
+	wcur_le16(&rsp->body, 9);
+	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
+	wcur_le32(&rsp->body, 0);
+	body_start = wcur_off(&rsp->body);
+	if (notify_encode(w, &rsp->body, outlen) != 0) {
+		/* does not fit the client's buffer: it must enumerate */
+		w->qlen = 0;
+		rsp->body.p = hdr;
+		rsp->body.err = 0;
+		return STATUS_NOTIFY_ENUM_DIR;
+	}
+	le32_put(hdr + 4, (uint32_t)(wcur_off(&rsp->body) - body_start));
+	w->qlen = 0;
+	return STATUS_SUCCESS;
 }

@@ -1,17 +1,37 @@
 /*
- * CHANGE_NOTIFY (MS-SMB2 2.2.35, 3.3.5.19): worker/smb2_notify.c.
+ * CHANGE_NOTIFY (MS-SMB2 2.2.35, 2.2.36, 3.3.5.19): worker/smb2_notify.c.
+ *
+ * One inotify fd per worker, in the event loop.  The first CHANGE_NOTIFY
+ * on a directory open starts a watch (inotify watches on the directory,
+ * and with WATCH_TREE on its subdirectories up to a cap); changes are
+ * queued on the watch from then on, as Windows does, and a request
+ * completes at once when some are queued or parks (STATUS_PENDING) until
+ * one arrives.  A queue overflow, or changes that do not fit the client's
+ * output buffer, answer STATUS_NOTIFY_ENUM_DIR.  CANCEL answers
+ * STATUS_CANCELLED and the close of the handle STATUS_NOTIFY_CLEANUP
+ * (worker/conn.c).  NOTIFY worker messages of shm/ feed the same queues.
  */
 #ifndef USMBD_WORKER_SMB2_NOTIFY_H
 #define USMBD_WORKER_SMB2_NOTIFY_H
 
+#include <stdint.h>
+
 #include "proto/ntstatus.h"
 #include "shm/shm.h"
 
+struct conn;
 struct smb2_req;
 struct smb2_rsp;
 
 ntstatus_t	smb2_change_notify_handle(struct smb2_req *, struct smb2_rsp *);
 /* A NOTIFY message from another worker (a change it made). */
 void		smb2_notify_wmsg(const struct shm_wmsg_msg *);
+/* The worker's inotify fd for the event loop (-1: none yet), its handler. */
+int		smb2_notify_fd(void);
+void		smb2_notify_event(void);
+/* A directory handle closed / a connection went away: its watches end. */
+void		smb2_notify_open_gone(struct conn *, uint64_t fid_persistent,
+		    uint64_t fid_volatile);
+void		smb2_notify_conn_gone(struct conn *);
 
 #endif

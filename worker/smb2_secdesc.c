@@ -336,9 +336,22 @@ ntstatus_t
 smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
     size_t len)
 {
+	if ((which & (OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION)) && !(op->access & WRITE_OWNER))
+		return STATUS_ACCESS_DENIED;
+	if ((which & DACL_SECURITY_INFORMATION) && !(op->access & WRITE_DAC))
+		return STATUS_ACCESS_DENIED;
+	if (op->tree != NULL && op->tree->read_only)
+		return STATUS_ACCESS_DENIED;
+	return smb2_secdesc_apply(op->u.file, which, buf, len);
+}
+
+ntstatus_t
+smb2_secdesc_apply(struct file_open *f, uint32_t which, const uint8_t *buf,
+    size_t len)
+{
 	static struct vfs_acl acc, def;
 	const struct vfs_ops *vfs = file_vfs();
-	struct file_open *f = op->u.file;
 	struct secdesc *sd = &secdesc_buf;
 	struct vfs_stat st;
 	uint32_t uid, gid;
@@ -347,15 +360,17 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 
 	if (secdesc_decode(buf, len, sd) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
-	if ((which & (OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION)) && !(op->access & WRITE_OWNER))
-		return STATUS_ACCESS_DENIED;
-	if ((which & DACL_SECURITY_INFORMATION) && !(op->access & WRITE_DAC))
-		return STATUS_ACCESS_DENIED;
+	if (which == 0) {
+		/* SecD at create: the parts the descriptor holds */
+		which = (sd->has_owner ? OWNER_SECURITY_INFORMATION : 0) |
+		    (sd->has_group ? GROUP_SECURITY_INFORMATION : 0) |
+		    ((sd->control & SE_DACL_PRESENT) ?
+		    DACL_SECURITY_INFORMATION : 0);
+		if (sd->control & SE_SACL_PRESENT)
+			which |= SACL_SECURITY_INFORMATION;
+	}
 	if (which & SACL_SECURITY_INFORMATION)
 		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
-	if (op->tree != NULL && op->tree->read_only)
-		return STATUS_ACCESS_DENIED;
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
 	uid = st.uid;

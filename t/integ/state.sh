@@ -129,9 +129,9 @@ elif cmd == "durable-hold":
     fid = srv.create(at, "durable.txt", RW, 0, s3.FILE_NON_DIRECTORY_FILE,
                      s3.FILE_OPEN_IF, 0, oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
                      createContexts=[dh])
-    print("dh", "granted" if b'DHnQ' in srv.last['Data'].getData()
-          if hasattr(srv.last['Data'], 'getData') else b'DHnQ' in bytes(srv.last['Data'])
-          else "refused")
+    raw = srv.last['Data']
+    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
+    print("dh", "granted" if b'DHnQ' in raw else "refused")
     a.writeFile(at, fid, b"durable data")
     lock(a, at, fid, 0, 10, 0x2 | 0x10)
     print("fid", fid.hex())
@@ -163,6 +163,17 @@ elif cmd == "bob-open":
 EOF
 
 run() { "$PYTHON" "$H" "$PORT" "$@" 2>&1; }
+
+# The worker of USER among this server's processes (usmbctl status --json
+# of our own master: other engineers' servers may serve alice too).
+worker_of() {
+	"$USMBCTL" -s "$CONF" status --json 2>/dev/null | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "worker" and p.get("user") == sys.argv[1] \
+       and not p.get("stopping"):
+        print(p["pid"]); break' "$1"
+}
 
 # Both users may open these (the kernel judges access by mode bits).
 for f in deny locked leased crash durable; do
@@ -221,8 +232,8 @@ for i in $(seq 1 50); do grep -q holding "$T/hold.out" && break; sleep 0.1; done
 out=$(run bob-open)
 echo "$out" | grep -q "STATUS_SHARING_VIOLATION" &&
     ok "while alice holds it: sharing violation" || fail "held open: $out"
-# only this server's children: other test runs may serve alice too
-wpid=$(pgrep -u alice -P "$SERVER_PID" | head -n1)
+# only this server's worker: other test runs may serve alice too
+wpid=$(worker_of alice)
 if [ -n "$wpid" ]; then
     kill -9 "$wpid"
     start=$(date +%s%N)
@@ -240,17 +251,6 @@ else
 fi
 kill "$hp" 2>/dev/null
 wait "$hp" 2>/dev/null
-
-# The worker of USER among this server's processes (usmbctl status --json
-# of our own master: other engineers' servers may serve alice too).
-worker_of() {
-	"$USMBCTL" -s "$CONF" status --json 2>/dev/null | "$PYTHON" -c '
-import json, sys
-for p in json.load(sys.stdin).get("processes", []):
-    if p.get("role") == "worker" and p.get("user") == sys.argv[1] \
-       and not p.get("stopping"):
-        print(p["pid"]); break' "$1"
-}
 
 # Durable handle (DHnQ, batch oplock) with a byte-range lock survives
 # kill -9 of its worker: a new connection reclaims it (DHnC) by file id,

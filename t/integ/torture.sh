@@ -12,14 +12,14 @@
 # Environment:
 #	TORTURE_SUITES="smb2.read smb2.create"  run these whole suites instead
 #		of the list (exploration; prints every result, fails nothing)
-#	TORTURE_TIMEOUT	seconds per suite invocation (default 120)
+#	TORTURE_TIMEOUT	seconds per suite invocation (default 180)
 #	TORTURE_SERVER=host:port/share  run against another server (e.g. a
 #		Samba started for comparison); users alice/bob must exist there
 . "$(dirname "$0")/lib.sh"
 
 LIST=$ROOT/t/compat/torture.list
 XFAIL=$ROOT/t/compat/torture.xfail
-TMO=${TORTURE_TIMEOUT:-120}
+TMO=${TORTURE_TIMEOUT:-180}
 
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 
