@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# Protocol-layer conformance: runs smbtorture tests one by one against
-# usmbd and against Debian's Samba (a private smbd on another free loopback
-# port, users alice and bob, every directory in a temp dir) and prints a
-# table, usmbd vs Samba, per test with the wall time of each run, then the
-# totals per suite.  Not part of `make test`: a tool for growing
-# t/compat/torture.list and t/compat/torture.xfail.
+# Protocol-layer conformance: runs smbtorture against usmbd and against
+# Debian's Samba (a private smbd on another free loopback port, users alice
+# and bob, every directory in a temp dir; streams_xattr when
+# samba-vfs-modules is installed) and prints the two side by side.  Not part
+# of `make test`: a tool for growing t/compat/torture.list and
+# t/compat/torture.xfail.
 #
-#	t/compat/compare.sh [SUITE|TEST ...]
+#	t/compat/compare.sh [SUITE|TEST ...]		per test
+#	t/compat/compare.sh --per-suite [SUITE ...]	per suite
 #
-# Each test runs in its own smbtorture invocation (with a time limit), so a
-# test that hangs or kills its connection costs only itself, and the time
-# shown is that test's own.  Both servers run at the same time.
+# Per test (the default): each test runs in its own smbtorture invocation
+# (with a time limit), so a test that hangs or kills its connection costs
+# only itself, and the time shown is that test's own.  Both servers run at
+# the same time.  Prints a table, usmbd vs Samba, per test with the wall time
+# of each run, then the totals per suite.
+#
+# Per suite (--per-suite or COMPARE_MODE=suite): each whole suite runs as one
+# invocation through t/integ/torture.sh (TORTURE_SUITES, TORTURE_SERVER),
+# first against Samba, then against usmbd; prints pass/fail/skip counts per
+# suite.  Faster; the full outputs are $OUT/samba.txt and $OUT/usmbd.txt.
 #
 # Environment:
 #	OUT		results directory (default /tmp/usmbd-compare): per test
 #			the smbtorture output, and the tables usmbd.res and
 #			samba.res ("NAME RESULT SECONDS" lines)
+#	COMPARE_MODE	"test" (default) or "suite", as above
 #	COMPARE_SERVERS	"usmbd samba" (default); name one to rerun only that
 #			side; the other side's last results are read from $OUT
-#	COMPARE_TIMEOUT	seconds per test (default 60)
+#	COMPARE_TIMEOUT	seconds per test (default 60; per suite mode uses
+#			TORTURE_TIMEOUT, see t/integ/torture.sh)
 #	USMBD		the usmbd binary (t/integ/lib.sh's default otherwise)
 set -u
 . "$(dirname "$0")/../integ/lib.sh"
@@ -26,9 +36,22 @@ set -u
 OUT=${OUT:-/tmp/usmbd-compare}
 SERVERS=${COMPARE_SERVERS:-usmbd samba}
 TMO=${COMPARE_TIMEOUT:-60}
-DEFAULT_SUITES="smb2.connect smb2.session smb2.session-require-signing
-    smb2.session-id smb2.tcon smb2.compound smb2.compound_find
-    smb2.compound_async smb2.credits smb2.secleak smb2.maxfid"
+MODE=${COMPARE_MODE:-test}
+if [ "${1:-}" = --per-suite ]; then
+	MODE=suite
+	shift
+fi
+case $MODE in
+test)
+	DEFAULT_SUITES="smb2.connect smb2.session smb2.session-require-signing
+	    smb2.session-id smb2.tcon smb2.compound smb2.compound_find
+	    smb2.compound_async smb2.credits smb2.secleak smb2.maxfid" ;;
+suite)
+	DEFAULT_SUITES="smb2.read smb2.rw smb2.create smb2.getinfo
+	    smb2.setinfo smb2.dir smb2.rename smb2.delete-on-close-perms
+	    smb2.ioctl smb2.streams smb2.timestamps" ;;
+*)	echo "COMPARE_MODE is test or suite, not $MODE" >&2; exit 1 ;;
+esac
 SUITES=${*:-$DEFAULT_SUITES}
 mkdir -p "$OUT"
 command -v smbtorture >/dev/null || { echo "smbtorture is not installed" >&2; exit 1; }
@@ -45,13 +68,20 @@ compare_tests() {
 		    sed -E 's/\.[^.]*$//' | awk '!seen[$0]++'
 	done
 }
-mapfile -t TESTS < <(compare_tests)
-[ ${#TESTS[@]} -gt 0 ] || { echo "no test matches: $SUITES" >&2; exit 1; }
+TESTS=()
+if [ "$MODE" = test ]; then
+	mapfile -t TESTS < <(compare_tests)
+	[ ${#TESTS[@]} -gt 0 ] || { echo "no test matches: $SUITES" >&2; exit 1; }
+fi
 
 # compare_samba_start: a private smbd on a free port, state under $T/samba.
 SMBD_PID=
 compare_samba_start() {
-	local d=$T/samba i u
+	local d=$T/samba i u vfs=
+
+	# Streams as Windows has them need the module from samba-vfs-modules.
+	compgen -G '/usr/lib/*/samba/vfs/streams_xattr.so' >/dev/null &&
+	    vfs='vfs objects = streams_xattr'
 
 	SPORT=$(integ_free_port)
 	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
@@ -81,6 +111,7 @@ compare_samba_start() {
 	server min protocol = SMB2_02
 	ea support = yes
 	store dos attributes = yes
+	$vfs
 
 [share]
 	path = $d/share
@@ -150,8 +181,52 @@ compare_merge() {
 	rm -f "$OUT/$srv.res.new"
 }
 
+# compare_suites: the per-suite mode, both sides through t/integ/torture.sh
+# (which starts its own usmbd), one after the other.
+compare_suites() {
+	local srv s u m
+
+	for srv in $SERVERS; do
+		case $srv in
+		samba)
+			compare_users
+			compare_samba_start || exit 1
+			TORTURE_SERVER=127.0.0.1:$SPORT/share TORTURE_SUITES="$SUITES" \
+			    bash "$ROOT/t/integ/torture.sh" >"$OUT/samba.txt" 2>&1
+			compare_samba_stop ;;
+		usmbd)
+			TORTURE_SUITES="$SUITES" \
+			    bash "$ROOT/t/integ/torture.sh" >"$OUT/usmbd.txt" 2>&1 ;;
+		*)	echo "unknown server $srv" >&2; exit 1 ;;
+		esac
+	done
+	printf '%-30s %-22s %-22s\n' suite "usmbd pass/fail/skip" "samba pass/fail/skip"
+	for s in $SUITES; do
+		u=$(compare_suite_counts "$OUT/usmbd.txt" "$s")
+		m=$(compare_suite_counts "$OUT/samba.txt" "$s")
+		printf '%-30s %-22s %-22s\n' "$s" "${u:-?}" "${m:-?}"
+	done
+}
+
+# compare_suite_counts FILE SUITE: "passed/failed/skipped" from torture.sh's
+# "suite NAME: N passed, N failed, N skipped" line.
+compare_suite_counts() {
+	grep "^suite $2:" "$1" 2>/dev/null |
+	    sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1\/\2\/\3/'
+}
+
+# The Samba side needs the Unix users (integ_users makes them for usmbd).
+compare_users() {
+	id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
+	id bob >/dev/null 2>&1 || useradd -m -s /bin/bash bob
+}
+
 integ_init
 trap 'compare_samba_stop; integ_cleanup' EXIT
+if [ "$MODE" = suite ]; then
+	compare_suites
+	exit 0
+fi
 pids=()
 for srv in $SERVERS; do
 	case $srv in
@@ -162,8 +237,7 @@ for srv in $SERVERS; do
 		compare_run usmbd "$PORT" &
 		pids+=($!) ;;
 	samba)
-		id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
-		id bob >/dev/null 2>&1 || useradd -m -s /bin/bash bob
+		compare_users
 		compare_samba_start || exit 1
 		compare_run samba "$SPORT" &
 		pids+=($!) ;;
