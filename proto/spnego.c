@@ -63,6 +63,28 @@ spnego_octets(struct cur *ctx, const uint8_t **p, size_t *len)
 }
 
 /*
+ * The next field of a NegTokenInit/NegTokenResp SEQUENCE: a context tag
+ * [n], n at most max, the fields in order and each once.  Returns n with
+ * ctx its contents, or -EBADMSG.
+ */
+static int
+spnego_next_field(struct cur *seq, struct cur *ctx, int *last, int max)
+{
+	uint8_t tag;
+	int n;
+
+	if (asn1_read(seq, &tag, ctx, NULL, NULL) != 0)
+		return -EBADMSG;
+	if ((tag & 0xe0) != 0xa0)
+		return -EBADMSG;
+	n = tag & 0x1f;
+	if (n <= *last || n > max)
+		return -EBADMSG;
+	*last = n;
+	return n;
+}
+
+/*
  * NegTokenInit ::= SEQUENCE { mechTypes [0], reqFlags [1], mechToken [2],
  * mechListMIC [3] }.  The server-side NegTokenInit2 of MS-SPNG puts negHints
  * at [3] and the MIC at [4]; accept both shapes.
@@ -71,20 +93,13 @@ static int
 spnego_decode_init(struct cur *c, struct spnego_token *out)
 {
 	struct cur seq, ctx;
-	uint8_t tag;
 	int last = -1, n;
 
 	if (asn1_expect(c, ASN1_SEQUENCE, &seq) != 0)
 		return -EBADMSG;
 	while (cur_left(&seq) > 0) {
-		if (asn1_read(&seq, &tag, &ctx, NULL, NULL) != 0)
+		if ((n = spnego_next_field(&seq, &ctx, &last, 4)) < 0)
 			return -EBADMSG;
-		if ((tag & 0xe0) != 0xa0)
-			return -EBADMSG;
-		n = tag & 0x1f;
-		if (n <= last || n > 4)		/* in order, each once */
-			return -EBADMSG;
-		last = n;
 		switch (n) {
 		case 0:
 			if (spnego_decode_mech_types(&ctx, out) != 0)
@@ -120,20 +135,13 @@ static int
 spnego_decode_resp(struct cur *c, struct spnego_token *out)
 {
 	struct cur seq, ctx, v;
-	uint8_t tag;
 	int last = -1, n;
 
 	if (asn1_expect(c, ASN1_SEQUENCE, &seq) != 0)
 		return -EBADMSG;
 	while (cur_left(&seq) > 0) {
-		if (asn1_read(&seq, &tag, &ctx, NULL, NULL) != 0)
+		if ((n = spnego_next_field(&seq, &ctx, &last, 3)) < 0)
 			return -EBADMSG;
-		if ((tag & 0xe0) != 0xa0)
-			return -EBADMSG;
-		n = tag & 0x1f;
-		if (n <= last || n > 3)
-			return -EBADMSG;
-		last = n;
 		switch (n) {
 		case 0:
 			if (asn1_expect(&ctx, ASN1_ENUMERATED, &v) != 0 ||

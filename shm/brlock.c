@@ -247,12 +247,9 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		rc = shm_wcommit(s, txn);
 		return rc != 0 ? rc : -EAGAIN;
 	}
-	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0)
-		goto out;
-	return shm_wcommit(s, txn);
+	rc = brl_store(s, txn, fid, nl, nw);
 out:
-	shm_wabort(s, txn);
-	return rc;
+	return shm_wend(s, txn, rc);
 }
 
 int
@@ -406,12 +403,9 @@ shm_brlock_cancel_wait_once(struct shm *s, const struct shm_file_id *fid,
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((rc = brl_store(s, txn, fid, nl, j)) != 0)
-		goto out;
-	return shm_wcommit(s, txn);
+	rc = brl_store(s, txn, fid, nl, j);
 out:
-	shm_wabort(s, txn);
-	return rc;
+	return shm_wend(s, txn, rc);
 }
 
 int
@@ -509,11 +503,8 @@ shm_brlock_remove_open_once(struct shm *s, const struct shm_file_id *fid,
 		memset(wake, 0, sizeof(*wake));
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake)) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_wend(s, txn,
+	    shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake));
 }
 
 int
@@ -526,42 +517,42 @@ shm_brlock_remove_open(struct shm *s, const struct shm_file_id *fid,
 	return rc;
 }
 
+struct brlock_walk {
+	shm_brlock_fn		 fn;
+	void			*arg;
+	struct shm_brlock_rec	 l;
+};
+
+static int
+brlock_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct brlock_walk *w = arg;
+	struct shm_file_id fid;
+	struct cur c;
+	unsigned nl, i;
+
+	if (k->mv_size != SHM_FID_KEY_LEN)
+		return 0;
+	shm_fid_from_key(&fid, k->mv_data);
+	cur_init(&c, v->mv_data, v->mv_size);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return 0;
+	nl = cur_le16(&c);
+	(void)cur_le16(&c);
+	for (i = 0; i < nl; i++) {
+		brl_read_lock(&c, &w->l);
+		if (c.err)
+			break;
+		if (w->fn(&fid, &w->l, w->arg) != 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 shm_foreach_brlock(struct shm *s, shm_brlock_fn fn, void *arg)
 {
-	MDB_cursor *cu;
-	MDB_val k, v;
-	MDB_txn *txn;
-	struct shm_file_id fid;
-	struct shm_brlock_rec l;
-	struct cur c;
-	unsigned nl, i;
-	int rc, op = MDB_FIRST, stop = 0;
+	struct brlock_walk w = { .fn = fn, .arg = arg };
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(txn, s->db_brlocks, &cu)) != 0) {
-		shm_rend(s, txn);
-		return shm_err(rc);
-	}
-	while (!stop && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size != SHM_FID_KEY_LEN)
-			continue;
-		shm_fid_from_key(&fid, k.mv_data);
-		cur_init(&c, v.mv_data, v.mv_size);
-		if (cur_u8(&c) != SHM_REC_V1)
-			continue;
-		nl = cur_le16(&c);
-		(void)cur_le16(&c);
-		for (i = 0; i < nl && !stop; i++) {
-			brl_read_lock(&c, &l);
-			if (c.err)
-				break;
-			stop = fn(&fid, &l, arg) != 0;
-		}
-	}
-	mdb_cursor_close(cu);
-	shm_rend(s, txn);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return shm_rec_walk(s, s->db_brlocks, brlock_visit, &w);
 }

@@ -101,11 +101,7 @@ shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = shm_durable_put_txn(s, txn, d)) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_wend(s, txn, shm_durable_put_txn(s, txn, d));
 }
 
 int
@@ -175,11 +171,7 @@ shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = shm_durable_disconnect_txn(s, txn, id, now_ms)) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_wend(s, txn, shm_durable_disconnect_txn(s, txn, id, now_ms));
 }
 
 int

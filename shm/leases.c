@@ -488,12 +488,9 @@ shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	l.state = state;
 	l.breaking = 0;
 	l.breaking_to = 0;
-	if ((rc = lease_put_txn(s, txn, &l)) != 0)
-		goto out;
-	return shm_wcommit(s, txn);
+	rc = lease_put_txn(s, txn, &l);
 out:
-	shm_wabort(s, txn);
-	return rc;
+	return shm_wend(s, txn, rc);
 }
 
 int
@@ -529,10 +526,7 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
 	e.oplock_breaking_to = 0;
 	e.flags &= ~SHM_OPEN_BREAKING;
 	shm_orec_put(p, &e);
-	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
-		goto out;
-	return shm_wcommit(s, txn);
+	rc = shm_ofile_store(s, txn, fid, &of);
 out:
-	shm_wabort(s, txn);
-	return rc;
+	return shm_wend(s, txn, rc);
 }

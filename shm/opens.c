@@ -435,76 +435,84 @@ shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid, int on
 		of.flags |= SHM_HDR_DELETE_PENDING;
 	else
 		of.flags &= ~SHM_HDR_DELETE_PENDING;
-	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
-		goto out;
-	return shm_wcommit(s, txn);
+	rc = shm_ofile_store(s, txn, fid, &of);
 out:
-	shm_wabort(s, txn);
+	return shm_wend(s, txn, rc);
+}
+
+/* The file's flags and open count, in a read transaction of their own. */
+static int
+ofile_peek(struct shm *s, const struct shm_file_id *fid, uint32_t *flags,
+    uint32_t *n)
+{
+	struct shm_ofile of;
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
+		*flags = of.flags;
+		*n = of.n;
+	}
+	shm_rend(s, txn);
 	return rc;
 }
 
 int
 shm_open_get_delete_pending(struct shm *s, const struct shm_file_id *fid, int *on)
 {
-	struct shm_ofile of;
-	MDB_txn *txn;
+	uint32_t flags, n;
 	int rc;
 
 	*on = 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
-		*on = (of.flags & SHM_HDR_DELETE_PENDING) != 0;
-	shm_rend(s, txn);
+	if ((rc = ofile_peek(s, fid, &flags, &n)) == 0)
+		*on = (flags & SHM_HDR_DELETE_PENDING) != 0;
 	return rc;
 }
 
 int
 shm_open_count(struct shm *s, const struct shm_file_id *fid, int *n)
 {
-	struct shm_ofile of;
-	MDB_txn *txn;
+	uint32_t flags, cnt;
 	int rc;
 
 	*n = 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
-		*n = (int)of.n;
-	shm_rend(s, txn);
+	if ((rc = ofile_peek(s, fid, &flags, &cnt)) == 0)
+		*n = (int)cnt;
 	return rc;
+}
+
+struct open_walk {
+	shm_open_fn		 fn;
+	void			*arg;
+	struct shm_open_rec	 r;
+};
+
+static int
+open_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct open_walk *w = arg;
+	struct shm_file_id fid;
+	struct shm_ofile of;
+
+	if (k->mv_size != SHM_FID_KEY_LEN ||
+	    ofile_parse(v->mv_data, v->mv_size, &of) != 0)
+		return 0;
+	of.rec = (uint8_t *)v->mv_data + SHM_OFILE_HDR;
+	shm_fid_from_key(&fid, k->mv_data);
+	for (uint32_t i = 0; i < of.n; i++) {
+		shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &w->r);
+		if (w->fn(&fid, &w->r, w->arg) != 0)
+			return 1;
+	}
+	return 0;
 }
 
 int
 shm_foreach_open(struct shm *s, shm_open_fn fn, void *arg)
 {
-	MDB_cursor *cu;
-	MDB_val k, v;
-	MDB_txn *txn;
-	struct shm_file_id fid;
-	struct shm_open_rec r;
-	struct shm_ofile of;
-	int rc, op = MDB_FIRST, stop = 0;
+	struct open_walk w = { .fn = fn, .arg = arg };
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0) {
-		shm_rend(s, txn);
-		return shm_err(rc);
-	}
-	while (!stop && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size != SHM_FID_KEY_LEN ||
-		    ofile_parse(v.mv_data, v.mv_size, &of) != 0)
-			continue;
-		of.rec = (uint8_t *)v.mv_data + SHM_OFILE_HDR;
-		shm_fid_from_key(&fid, k.mv_data);
-		for (uint32_t i = 0; i < of.n && !stop; i++) {
-			shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
-			stop = fn(&fid, &r, arg) != 0;
-		}
-	}
-	mdb_cursor_close(cu);
-	shm_rend(s, txn);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return shm_rec_walk(s, s->db_opens, open_visit, &w);
 }

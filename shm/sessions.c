@@ -27,8 +27,9 @@ session_encode(uint8_t *buf, size_t size, const struct shm_session_rec *r)
 }
 
 static int
-session_decode(const MDB_val *k, const MDB_val *v, struct shm_session_rec *r)
+session_decode(const MDB_val *k, const MDB_val *v, void *out)
 {
+	struct shm_session_rec *r = out;
 	struct cur c;
 
 	if (k->mv_size != 8)
@@ -52,91 +53,54 @@ int
 shm_session_put(struct shm *s, const struct shm_session_rec *r)
 {
 	uint8_t kb[8], buf[SESSION_ENC_MAX];
-	MDB_val k = { sizeof(kb), kb }, v = { 0, buf };
-	MDB_txn *txn;
-	int rc;
+	size_t n;
 
 	if (r->session_id == 0)
 		return -EINVAL;
 	shm_be64_put(kb, r->session_id);
-	if ((v.mv_size = session_encode(buf, sizeof(buf), r)) == 0)
+	if ((n = session_encode(buf, sizeof(buf), r)) == 0)
 		return -EINVAL;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_put(txn, s->db_sessions, &k, &v, 0))) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_rec_put(s, s->db_sessions, kb, sizeof(kb), buf, n);
 }
 
 int
 shm_session_get(struct shm *s, uint64_t id, struct shm_session_rec *out)
 {
 	uint8_t kb[8];
-	MDB_val k = { sizeof(kb), kb }, v;
-	MDB_txn *txn;
-	int rc;
 
 	shm_be64_put(kb, id);
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_get(txn, s->db_sessions, &k, &v))) == 0)
-		rc = session_decode(&k, &v, out);
-	shm_rend(s, txn);
-	return rc;
-}
-
-static int
-shm_session_del_once(struct shm *s, uint64_t id)
-{
-	uint8_t kb[8];
-	MDB_val k = { sizeof(kb), kb };
-	MDB_txn *txn;
-	int rc;
-
-	shm_be64_put(kb, id);
-	if ((rc = shm_wbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_del(txn, s->db_sessions, &k, NULL))) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_rec_get(s, s->db_sessions, kb, sizeof(kb), session_decode, out);
 }
 
 int
 shm_session_del(struct shm *s, uint64_t id)
 {
-	int rc;
+	uint8_t kb[8];
 
-	SHM_RETRY_FULL(s, rc, shm_session_del_once(s, id));
-	return rc;
+	shm_be64_put(kb, id);
+	return shm_rec_del(s, s->db_sessions, kb, sizeof(kb));
+}
+
+struct session_walk {
+	shm_session_fn		 fn;
+	void			*arg;
+	struct shm_session_rec	 r;
+};
+
+static int
+session_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct session_walk *w = arg;
+
+	if (session_decode(k, v, &w->r) != 0)
+		return 0;
+	return w->fn(&w->r, w->arg) != 0;
 }
 
 int
 shm_foreach_session(struct shm *s, shm_session_fn fn, void *arg)
 {
-	struct shm_session_rec r;
-	MDB_cursor *cu;
-	MDB_val k, v;
-	MDB_txn *txn;
-	int rc, op = MDB_FIRST;
+	struct session_walk w = { .fn = fn, .arg = arg };
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(txn, s->db_sessions, &cu)) != 0) {
-		shm_rend(s, txn);
-		return shm_err(rc);
-	}
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (session_decode(&k, &v, &r) != 0)
-			continue;
-		if (fn(&r, arg) != 0)
-			break;
-	}
-	mdb_cursor_close(cu);
-	shm_rend(s, txn);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return shm_rec_walk(s, s->db_sessions, session_visit, &w);
 }

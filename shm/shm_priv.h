@@ -99,6 +99,37 @@ void	shm_wabort(struct shm *, MDB_txn *);
 int	shm_rbegin(struct shm *, MDB_txn **);
 void	shm_rend(struct shm *, MDB_txn *);
 int	shm_grow(struct shm *);
+/*
+ * Ends a write transaction begun with shm_wbegin: commits it when rc is 0,
+ * else aborts it and returns rc.  The common tail of every edit.
+ */
+static inline int
+shm_wend(struct shm *s, MDB_txn *txn, int rc)
+{
+	if (rc != 0) {
+		shm_wabort(s, txn);
+		return rc;
+	}
+	return shm_wcommit(s, txn);
+}
+
+/* rec.c: one record by key, each call its own transaction. */
+int	shm_rec_put(struct shm *, MDB_dbi, const void *key, size_t klen,
+	    const void *val, size_t vlen);
+/* Decodes the value found into out; -ENOENT when there is none. */
+typedef int (*shm_rec_decode_fn)(const MDB_val *k, const MDB_val *v, void *out);
+int	shm_rec_get(struct shm *, MDB_dbi, const void *key, size_t klen,
+	    shm_rec_decode_fn, void *out);
+/* Deletes, growing a full map once (a release path). */
+int	shm_rec_del(struct shm *, MDB_dbi, const void *key, size_t klen);
+/*
+ * Walks every record of the database in a read transaction; visit returns
+ * non-zero to stop.  For listings and the purge, never per request (the
+ * cursor is allocated).
+ */
+typedef int (*shm_rec_visit_fn)(const MDB_val *k, const MDB_val *v, void *arg);
+int	shm_rec_walk(struct shm *, MDB_dbi, shm_rec_visit_fn, void *arg);
+
 /* For release paths: run once more after growing a full map. */
 #define SHM_RETRY_FULL(s, rc, call) do {				\
 	(rc) = (call);							\

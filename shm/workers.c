@@ -22,8 +22,9 @@ worker_key(uint8_t *k, pid_t pid)
 }
 
 static int
-worker_decode(const MDB_val *k, const MDB_val *v, struct shm_worker_rec *r)
+worker_decode(const MDB_val *k, const MDB_val *v, void *out)
 {
+	struct shm_worker_rec *r = out;
 	const uint8_t *kb = k->mv_data;
 	struct cur c;
 
@@ -47,10 +48,7 @@ int
 shm_worker_put(struct shm *s, const struct shm_worker_rec *r)
 {
 	uint8_t kb[WORKER_KEY_LEN], buf[WORKER_ENC_MAX];
-	MDB_val k = { sizeof(kb), kb }, v = { 0, buf };
 	struct wcur w;
-	MDB_txn *txn;
-	int rc;
 
 	if (r->pid <= 0)
 		return -EINVAL;
@@ -64,83 +62,47 @@ shm_worker_put(struct shm *s, const struct shm_worker_rec *r)
 	wcur_le64(&w, r->since);
 	if (w.err)
 		return -EINVAL;
-	v.mv_size = wcur_off(&w);
-	if ((rc = shm_wbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_put(txn, s->db_workers, &k, &v, 0))) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_rec_put(s, s->db_workers, kb, sizeof(kb), buf, wcur_off(&w));
 }
 
 int
 shm_worker_get(struct shm *s, pid_t pid, struct shm_worker_rec *out)
 {
 	uint8_t kb[WORKER_KEY_LEN];
-	MDB_val k = { sizeof(kb), kb }, v;
-	MDB_txn *txn;
-	int rc;
 
 	worker_key(kb, pid);
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_get(txn, s->db_workers, &k, &v))) == 0)
-		rc = worker_decode(&k, &v, out);
-	shm_rend(s, txn);
-	return rc;
-}
-
-static int
-shm_worker_del_once(struct shm *s, pid_t pid)
-{
-	uint8_t kb[WORKER_KEY_LEN];
-	MDB_val k = { sizeof(kb), kb };
-	MDB_txn *txn;
-	int rc;
-
-	worker_key(kb, pid);
-	if ((rc = shm_wbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = shm_err(mdb_del(txn, s->db_workers, &k, NULL))) != 0) {
-		shm_wabort(s, txn);
-		return rc;
-	}
-	return shm_wcommit(s, txn);
+	return shm_rec_get(s, s->db_workers, kb, sizeof(kb), worker_decode, out);
 }
 
 int
 shm_worker_del(struct shm *s, pid_t pid)
 {
-	int rc;
+	uint8_t kb[WORKER_KEY_LEN];
 
-	SHM_RETRY_FULL(s, rc, shm_worker_del_once(s, pid));
-	return rc;
+	worker_key(kb, pid);
+	return shm_rec_del(s, s->db_workers, kb, sizeof(kb));
+}
+
+struct worker_walk {
+	shm_worker_fn		 fn;
+	void			*arg;
+	struct shm_worker_rec	 r;
+};
+
+static int
+worker_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct worker_walk *w = arg;
+
+	if (worker_decode(k, v, &w->r) != 0)
+		return 0;
+	return w->fn(&w->r, w->arg) != 0;
 }
 
 int
 shm_foreach_worker(struct shm *s, shm_worker_fn fn, void *arg)
 {
-	struct shm_worker_rec r;
-	MDB_cursor *cu;
-	MDB_val k, v;
-	MDB_txn *txn;
-	int rc, op = MDB_FIRST;
+	struct worker_walk w = { .fn = fn, .arg = arg };
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
-		return rc;
-	if ((rc = mdb_cursor_open(txn, s->db_workers, &cu)) != 0) {
-		shm_rend(s, txn);
-		return shm_err(rc);
-	}
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (worker_decode(&k, &v, &r) != 0)
-			continue;
-		if (fn(&r, arg) != 0)
-			break;
-	}
-	mdb_cursor_close(cu);
-	shm_rend(s, txn);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	return shm_rec_walk(s, s->db_workers, worker_visit, &w);
 }

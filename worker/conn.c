@@ -339,6 +339,15 @@ conn_session_free(struct conn *c, struct session *s)
 {
 	int i;
 
+	/*
+	 * LOGOFF (or a session replaced): its parked requests are answered
+	 * while the session can still sign, as a close of their handles
+	 * would answer them (NOTIFY_CLEANUP, RANGE_NOT_LOCKED).
+	 */
+	if (c->priv != NULL && c->priv->role == CONN_ROLE_WORKER &&
+	    s->state == SESS_VALID && !c->priv->dead && c->fd >= 0 &&
+	    conn_pending_end_session(c, s->session_id) > 0)
+		(void)dispatch_async_run(c);
 	/* Before its trees: a tree disconnect would close them. */
 	if (c->priv != NULL && c->priv->opens != NULL &&
 	    c->priv->role == CONN_ROLE_WORKER && s->state == SESS_VALID)
@@ -556,6 +565,25 @@ conn_pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
 		    p->kind == PARK_NOTIFY ? STATUS_NOTIFY_CLEANUP :
 		    STATUS_CANCELLED);
 	}
+}
+
+unsigned
+conn_pending_end_session(struct conn *c, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i, n = 0;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->session_id != sid || p->final != 0)
+			continue;
+		conn_pending_finish(c, p, p->kind == PARK_LOCK ?
+		    STATUS_RANGE_NOT_LOCKED : p->kind == PARK_NOTIFY ?
+		    STATUS_NOTIFY_CLEANUP : STATUS_CANCELLED);
+		n++;
+	}
+	return n;
 }
 
 uint64_t

@@ -210,6 +210,8 @@ void		 conn_pending_drop(struct conn *, uint64_t sid);
 unsigned	 conn_pending_wake_file(struct conn *, int kind, uint64_t dev,
 		    uint64_t ino);
 /* Ends the slots naming an open (CLOSE), with status (0: per kind). */
+/* A session ends: its parked requests are finished (count). */
+unsigned	 conn_pending_end_session(struct conn *, uint64_t session_id);
 void		 conn_pending_end_open(struct conn *, uint64_t fid_persistent,
 		    uint64_t fid_volatile, ntstatus_t);
 /* Earliest deadline of the connection's slots (0 = none); fires due ones. */

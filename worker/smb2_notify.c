@@ -306,6 +306,53 @@ notify_overflow_all(void)
 		}
 }
 
+/*
+ * A create is followed by the server's own attribute writes (DOS
+ * attributes, create time in xattrs): IN_ATTRIB on the new name within a
+ * moment of its IN_CREATE is part of the create, which Windows reports as
+ * FILE_ACTION_ADDED alone.
+ */
+#define NOTIFY_RECENT		16
+#define NOTIFY_RECENT_MS	500
+static struct {
+	int		 wd;
+	uint64_t	 hash;
+	uint64_t	 at_ms;
+} recent[NOTIFY_RECENT];
+static unsigned recent_next;
+
+static uint64_t
+notify_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+static int
+notify_after_create(const struct inotify_event *ev)
+{
+	uint64_t h = notify_hash(ev->name), now = shm_now_ms();
+	unsigned i;
+
+	if (ev->mask & IN_CREATE) {
+		recent[recent_next].wd = ev->wd;
+		recent[recent_next].hash = h;
+		recent[recent_next].at_ms = now;
+		recent_next = (recent_next + 1) % NOTIFY_RECENT;
+		return 0;
+	}
+	if (!(ev->mask & IN_ATTRIB))
+		return 0;
+	for (i = 0; i < NOTIFY_RECENT; i++)
+		if (recent[i].wd == ev->wd && recent[i].hash == h &&
+		    now - recent[i].at_ms < NOTIFY_RECENT_MS)
+			return 1;
+	return 0;
+}
+
 static void
 notify_dispatch(const struct inotify_event *ev)
 {
@@ -319,7 +366,8 @@ notify_dispatch(const struct inotify_event *ev)
 		notify_overflow_all();
 		return;
 	}
-	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0)
+	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0 ||
+	    notify_after_create(ev))
 		return;
 	for (i = 0; i < n && i < nwds; i++) {
 		if (wds[i].wd != ev->wd)

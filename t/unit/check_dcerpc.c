@@ -17,6 +17,7 @@
 #include "proto/dcerpc.h"
 #include "proto/ndr.h"
 #include "worker/pipe.h"
+#include "testlib.h"
 
 /* smbclient -L: bind to srvsvc 3.0 with NDR 2.0, call id 1, frags 4280 */
 static const char fx_bind[] =
@@ -33,22 +34,6 @@ static const char fx_enum1[] =
     "05000003100000005c000000020000004400000000000f00000002000a000000"
     "000000000a0000003100320037002e0030002e0030002e003100000001000000"
     "01000000040002000000000000000000ffffffff0800020000000000";
-
-static uint8_t *
-hex(const char *s, size_t *len)
-{
-	size_t n = strlen(s) / 2, i;
-	uint8_t *b = malloc(n ? n : 1);
-	unsigned v;
-
-	ck_assert_ptr_nonnull(b);
-	for (i = 0; i < n; i++) {
-		ck_assert_int_eq(sscanf(s + 2 * i, "%2x", &v), 1);
-		b[i] = (uint8_t)v;
-	}
-	*len = n;
-	return b;
-}
 
 static struct conf_share test_shares[] = {
 	{ .name = "IPC$", .is_ipc = 1, .browseable = 1 },
@@ -89,7 +74,7 @@ bound_pipe(void)
 	unsigned nmsg;
 
 	ck_assert_ptr_nonnull(p);
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	free(b);
 	ck_assert_uint_eq(drain(p, out, sizeof(out), &nmsg), 68);
@@ -103,7 +88,7 @@ START_TEST(test_bind_decode_fixture)
 	struct dcerpc_bind b;
 	struct dcerpc_syntax ts;
 	size_t len;
-	uint8_t *pdu = hex(fx_bind, &len);
+	uint8_t *pdu = test_hex(fx_bind, &len);
 
 	ck_assert_int_eq(dcerpc_hdr_decode(pdu, len, &h), DCERPC_OK);
 	ck_assert_uint_eq(h.ptype, DCERPC_PKT_BIND);
@@ -129,8 +114,8 @@ START_TEST(test_bind_ack_like_samba)
 	unsigned nmsg;
 
 	ck_assert_ptr_nonnull(p);
-	b = hex(fx_bind, &len);
-	want = hex(fx_bind_ack, &wlen);
+	b = test_hex(fx_bind, &len);
+	want = test_hex(fx_bind_ack, &wlen);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	n = drain(p, out, sizeof(out), &nmsg);
 	ck_assert_uint_eq(nmsg, 1);
@@ -245,7 +230,7 @@ START_TEST(test_bind_wrong_interface)
 	size_t len, n;
 	unsigned nmsg;
 
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	n = drain(p, out, sizeof(out), &nmsg);
 	ck_assert_uint_eq(n, 68);
@@ -255,7 +240,7 @@ START_TEST(test_bind_wrong_interface)
 	    DCERPC_REASON_ABSTRACT_SYNTAX_NOT_SUPPORTED);
 	/* No context was accepted, so a request is an unknown interface. */
 	free(b);
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	expect_single(p, DCERPC_PKT_FAULT, DCERPC_NCA_S_UNKNOWN_IF);
 	free(b);
@@ -271,7 +256,7 @@ START_TEST(test_bind_rejects)
 
 	/* Big-endian data representation: frag_length read big-endian. */
 	p = pipe_open("srvsvc", &test_conf, "alice");
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	b[4] = 0x00;
 	b[8] = 0;
 	b[9] = 72;
@@ -282,7 +267,7 @@ START_TEST(test_bind_rejects)
 
 	/* RPC version 4 */
 	p = pipe_open("srvsvc", &test_conf, "alice");
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	b[0] = 4;
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	expect_single(p, DCERPC_PKT_BIND_NAK,
@@ -298,7 +283,7 @@ START_TEST(test_bind_rejects)
 
 	/* Fragments smaller than MS-RPCE allows */
 	p = pipe_open("srvsvc", &test_conf, "alice");
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	le16_put(b + 18, 512);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	expect_single(p, DCERPC_PKT_BIND_NAK, DCERPC_NAK_LOCAL_LIMIT_EXCEEDED);
@@ -316,7 +301,7 @@ START_TEST(test_request_before_bind)
 	uint8_t *b;
 	size_t len;
 
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	expect_single(p, DCERPC_PKT_FAULT, DCERPC_NCA_S_PROTO_ERROR);
 	free(b);
@@ -331,7 +316,7 @@ START_TEST(test_unknown_opnum)
 	size_t len;
 	unsigned nmsg;
 
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	le16_put(b + 22, 99);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	ck_assert_uint_eq(drain(p, out, sizeof(out), &nmsg), 32);
@@ -354,7 +339,7 @@ START_TEST(test_request_fragments)
 	unsigned nmsg;
 	struct wcur w;
 
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	p = bound_pipe();
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	n1 = drain(p, whole, sizeof(whole), &nmsg);
@@ -424,7 +409,7 @@ START_TEST(test_response_fragmentation)
 	c.shares = many;
 	c.nshares = NS;
 	p = pipe_open("srvsvc", &c, "alice");
-	b = hex(fx_bind, &len);
+	b = test_hex(fx_bind, &len);
 	le16_put(b + 16, 1432);		/* max_xmit_frag */
 	le16_put(b + 18, 1432);		/* max_recv_frag */
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
@@ -432,7 +417,7 @@ START_TEST(test_response_fragmentation)
 	ck_assert_uint_eq(le16_get(msg + 16), 1432);
 	free(b);
 
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	stub = malloc(PIPE_MAX_RSP_STUB);
 	for (i = 0; i < 1000 && pipe_avail(p) > 0; i++) {
@@ -496,7 +481,7 @@ START_TEST(test_decoder_truncations)
 	size_t len, k, i;
 
 	for (i = 0; i < 2; i++) {
-		pdu = hex(fx[i], &len);
+		pdu = test_hex(fx[i], &len);
 		for (k = 0; k < len; k++) {
 			t = malloc(k ? k : 1);
 			memcpy(t, pdu, k);
@@ -526,8 +511,8 @@ START_TEST(test_pipe_truncations)
 	size_t blen, rlen, k, n;
 	unsigned nmsg;
 
-	bind = hex(fx_bind, &blen);
-	req = hex(fx_enum1, &rlen);
+	bind = test_hex(fx_bind, &blen);
+	req = test_hex(fx_enum1, &rlen);
 	for (k = 16; k < blen; k++) {
 		p = pipe_open("srvsvc", &test_conf, "alice");
 		t = malloc(k);
@@ -581,7 +566,7 @@ START_TEST(test_oversized_pdu)
 	ck_assert_int_eq(pipe_write(p, big + 5000, 4000), 0);
 	ck_assert_uint_eq(pipe_avail(p), 0);
 	/* And the stream is still in step. */
-	b = hex(fx_enum1, &len);
+	b = test_hex(fx_enum1, &len);
 	ck_assert_int_eq(pipe_write(p, b, len), 0);
 	ck_assert_uint_gt(pipe_avail(p), 0);
 	free(b);

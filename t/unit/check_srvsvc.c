@@ -13,6 +13,7 @@
 #include "proto/dcerpc.h"
 #include "proto/ndr.h"
 #include "worker/pipe.h"
+#include "testlib.h"
 
 /* Stub of smbclient -L's NetShareEnumAll level 1 request. */
 static const char fx_enum1_req[] =
@@ -36,21 +37,6 @@ static const char fx_info502_rsp_samba[] =
     "72006500000014000000000000001400000043003a005c0074006d0070005c0069"
     "00700063006300610070005c00730068006100720065000000010000000000000001"
     "0000000000000000000000";
-
-static uint8_t *
-hex(const char *s, size_t *len)
-{
-	size_t n = strlen(s) / 2, i;
-	uint8_t *b = malloc(n ? n : 1);
-	unsigned v;
-
-	for (i = 0; i < n; i++) {
-		ck_assert_int_eq(sscanf(s + 2 * i, "%2x", &v), 1);
-		b[i] = (uint8_t)v;
-	}
-	*len = n;
-	return b;
-}
 
 static struct conf_share test_shares[] = {
 	{ .name = "IPC$", .is_ipc = 1, .browseable = 1 },
@@ -255,7 +241,7 @@ START_TEST(test_decoder_on_samba)
 	size_t len;
 	uint32_t werr;
 
-	b = hex(fx_enum1_rsp_samba, &len);
+	b = test_hex(fx_enum1_rsp_samba, &len);
 	ck_assert_uint_eq(decode_enum(b, len, 1, sh, 4, &werr), 2);
 	ck_assert_uint_eq(werr, 0);
 	ck_assert_str_eq(sh[0].name, "share");
@@ -265,7 +251,7 @@ START_TEST(test_decoder_on_samba)
 	ck_assert_uint_eq(sh[1].type, 0x80000003u);
 	ck_assert_str_eq(sh[1].remark, "IPC Service (Cap Server)");
 	free(b);
-	b = hex(fx_info502_rsp_samba, &len);
+	b = test_hex(fx_info502_rsp_samba, &len);
 	ck_assert_int_eq(decode_get_info(b, len, 502, sh, &werr), 1);
 	ck_assert_str_eq(sh[0].path, "C:\\tmp\\ipccap\\share");
 	ck_assert_uint_eq(sh[0].max_uses, 0xFFFFFFFFu);
@@ -280,7 +266,7 @@ START_TEST(test_enum_smbclient_request)
 	size_t len, n;
 	uint32_t fault, werr;
 
-	req = hex(fx_enum1_req, &len);
+	req = test_hex(fx_enum1_req, &len);
 	n = call(&pipe_iface_srvsvc, 15, req, len, out, sizeof(out), &fault);
 	ck_assert_uint_eq(fault, 0);
 	ck_assert_uint_eq(decode_enum(out, n, 1, sh, 8, &werr), 4);
