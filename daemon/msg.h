@@ -57,6 +57,16 @@ enum msg_type {
 	 * its replacement.  No payload.
 	 */
 	MSG_GATE_RETIRE,
+	/*
+	 * gate -> master, fd = the client socket: an unauthenticated
+	 * connection whose next request binds a channel to session S
+	 * (MS-SMB2 3.3.5.5).  Payload: u64 S, then the connection state
+	 * (worker/handoff.h, no session; the request among the extra bytes)
+	 * that goes verbatim to the worker holding S per the sessions db.
+	 * Answered by MSG_HANDOFF_DONE with the same id: 0 taken,
+	 * STATUS_USER_SESSION_DELETED no such session (the gate answers it).
+	 */
+	MSG_HANDOFF_BIND,
 
 	/* master -> child */
 	/*

@@ -26,6 +26,7 @@
 #include "daemon/spawn.h"
 #include "proto/cur.h"
 #include "proto/ntstatus.h"
+#include "shm/shm.h"
 
 #define ROUTE_MAX_PENDING	256
 #define ROUTE_ACK_TIMEOUT_MS	15000	/* a worker has this long to take a connection */
@@ -216,6 +217,48 @@ route_send(struct route_pending *q, struct child *w)
 	return 0;
 }
 
+static struct route_pending *
+route_slot(void)
+{
+	int i;
+
+	for (i = 0; i < ROUTE_MAX_PENDING; i++)
+		if (!route_q[i].in_use)
+			return &route_q[i];
+	return NULL;
+}
+
+/* Queues m's socket with payload p for worker w; sends it when w is up. */
+static void
+route_enqueue(struct route_pending *q, struct child *gate, const struct msg *m,
+    const uint8_t *p, size_t len, struct child *w, const char *user)
+{
+	q->payload = malloc(len > 0 ? len : 1);
+	if (q->payload == NULL) {
+		log_warn("hand-off of %s", user);
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_NO_MEMORY);
+		return;
+	}
+	memcpy(q->payload, p, len);
+	q->in_use = 1;
+	q->len = (uint32_t)len;
+	q->fd = m->fd;
+	q->gate = gate->pid;
+	q->gate_id = m->id;
+	q->worker = w->pid;
+	q->since_ms = master_now_ms();
+	q->conn_id = route_next_id++;
+	if (route_next_id == 0)
+		route_next_id = 1;
+	w->queued++;
+	log_debug(2, "routing a connection of %s from gate %d to worker %d",
+	    user, (int)gate->pid, (int)w->pid);
+	/* Before its hello the worker is not listening yet: queue until then. */
+	if (w->hello)
+		(void)route_send(q, w);
+}
+
 void
 route_handoff(struct child *gate, const struct msg *m)
 {
@@ -226,7 +269,6 @@ route_handoff(struct child *gate, const struct msg *m)
 	struct child *w;
 	uid_t uid;
 	gid_t gid;
-	int i;
 
 	/* A verdict is good for one hand-off, by its gate, soon after. */
 	if (route_verdict_take(gate, m->id, master_now_ms(), &verdict) != 0) {
@@ -251,11 +293,7 @@ route_handoff(struct child *gate, const struct msg *m)
 		route_done(gate->pid, m->id, STATUS_ACCESS_DENIED);
 		return;
 	}
-	for (i = 0; i < ROUTE_MAX_PENDING; i++)
-		if (!route_q[i].in_use) {
-			q = &route_q[i];
-			break;
-		}
+	q = route_slot();
 	w = q != NULL ? route_pick_worker(user, uid, gid) : NULL;
 	if (w == NULL) {
 		log_warnx("no worker for %s: connection dropped%s", user,
@@ -264,30 +302,60 @@ route_handoff(struct child *gate, const struct msg *m)
 		route_done(gate->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
 		return;
 	}
-	q->payload = malloc(m->len > 0 ? m->len : 1);
-	if (q->payload == NULL) {
-		log_warn("hand-off of %s", user);
+	route_enqueue(q, gate, m, m->payload, m->len, w, user);
+}
+
+/*
+ * The worker holding session sid per the sessions db: a live worker of the
+ * record's uid, or NULL.  A worker writes only its own records, so at worst
+ * a compromised one draws unauthenticated binding attempts to itself: they
+ * carry no credential it could use (the binding is signed with the
+ * session's key, which it lacks).
+ */
+static struct child *
+route_session_worker(uint64_t sid, char *user, size_t cap)
+{
+	struct shm_session_rec r;
+	struct child *w;
+
+	if (master.shm == NULL || sid == 0 ||
+	    shm_session_get(master.shm, sid, &r) != 0)
+		return NULL;
+	w = spawn_find(r.pid);
+	if (w == NULL || w->role != CHILD_WORKER || w->dying || w->chan < 0 ||
+	    w->uid != r.uid || r.uid == 0)
+		return NULL;
+	snprintf(user, cap, "%s", r.user);
+	return w;
+}
+
+void
+route_handoff_bind(struct child *gate, const struct msg *m)
+{
+	struct route_pending *q;
+	struct child *w;
+	char user[SHM_NAME_MAX];
+	uint64_t sid;
+
+	sid = le64_get(m->payload);
+	w = route_session_worker(sid, user, sizeof(user));
+	if (w == NULL) {
+		/* The gate answers the request and keeps the connection. */
 		close(m->fd);
-		route_done(gate->pid, m->id, STATUS_NO_MEMORY);
+		route_done(gate->pid, m->id, STATUS_USER_SESSION_DELETED);
 		return;
 	}
-	memcpy(q->payload, m->payload, m->len);
-	q->in_use = 1;
-	q->len = m->len;
-	q->fd = m->fd;
-	q->gate = gate->pid;
-	q->gate_id = m->id;
-	q->worker = w->pid;
-	q->since_ms = master_now_ms();
-	q->conn_id = route_next_id++;
-	if (route_next_id == 0)
-		route_next_id = 1;
-	w->queued++;
-	log_debug(2, "routing a connection of %s from gate %d to worker %d",
-	    user, (int)gate->pid, (int)w->pid);
-	/* Before its hello the worker is not listening yet: queue until then. */
-	if (w->hello)
-		(void)route_send(q, w);
+	q = route_slot();
+	if (q == NULL) {
+		log_warnx("hand-off queue full: binding to session %llx dropped",
+		    (unsigned long long)sid);
+		close(m->fd);
+		route_done(gate->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
+		return;
+	}
+	log_debug(2, "binding to session %llx of %s: worker %d",
+	    (unsigned long long)sid, user, (int)w->pid);
+	route_enqueue(q, gate, m, m->payload + 8, m->len - 8, w, user);
 }
 
 void

@@ -30,6 +30,13 @@ int	route_verdict_take(const struct child *gate, uint32_t id,
 	    int64_t now_ms, struct authmsg_rep *out);
 
 void	route_handoff(struct child *gate, const struct msg *m);
+/*
+ * MSG_HANDOFF_BIND: an unauthenticated connection binding a channel to
+ * session S goes to the worker the sessions db names for S (alive, of the
+ * record's uid); that worker checks the binding itself.  Unknown S: the
+ * gate is told STATUS_USER_SESSION_DELETED and keeps the connection.
+ */
+void	route_handoff_bind(struct child *gate, const struct msg *m);
 void	route_worker_hello(struct child *worker);
 void	route_conn_ack(struct child *worker, uint32_t id);
 /* Fails hand-offs a worker did not acknowledge in time. */

@@ -383,8 +383,8 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	const char *bad = NULL;
 	struct cur cur;
 
-	/* Only MSG_HANDOFF carries an fd. */
-	if (m->fd >= 0 && m->type != MSG_HANDOFF) {
+	/* Only MSG_HANDOFF and MSG_HANDOFF_BIND carry an fd. */
+	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND) {
 		close(m->fd);
 		bad = "unexpected fd";
 		goto out;
@@ -465,6 +465,15 @@ spawn_dispatch(struct child *c, const struct msg *m)
 			break;
 		}
 		route_handoff(c, m);
+		break;
+	case MSG_HANDOFF_BIND:
+		if (c->role != CHILD_GATE || m->fd < 0 || m->len < 8) {
+			if (m->fd >= 0)
+				close(m->fd);
+			bad = "bad MSG_HANDOFF_BIND";
+			break;
+		}
+		route_handoff_bind(c, m);
 		break;
 	case MSG_CONN_ACK:
 		if (c->role != CHILD_WORKER || m->len != 0) {

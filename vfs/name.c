@@ -227,6 +227,63 @@ name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
 	return 0;
 }
 
+/*
+ * The common miss: the parent exists as spelled and only the last name is
+ * new or differs in case.  One open of the parent instead of a stat per
+ * component.  1 resolved (or no match there), 0 when the parent itself is
+ * missing (the caller walks the components), -errno.
+ */
+static int
+name_resolve_last(const struct vfs_ops *ops, int root, char *path, size_t cap)
+{
+	char real[NAME_MAX + 1];
+	char *slash = strrchr(path, '/');
+	const char *last = slash != NULL ? slash + 1 : path;
+	size_t llen = strlen(last), rlen, start = (size_t)(last - path);
+	int dfd, rc;
+
+	if (slash != NULL) {
+		*slash = '\0';
+		dfd = ops->open(root, path, O_RDONLY | O_DIRECTORY, 0);
+		*slash = '/';
+	} else
+		dfd = ops->open(root, "", O_RDONLY | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : 1;
+	rc = name_lookup(ops, dfd, last, llen, real, sizeof(real));
+	close(dfd);
+	if (rc <= 0)
+		return 1;	/* no such name: left as sent */
+	rlen = strlen(real);
+	if (start + rlen + 1 > cap)
+		return -ENAMETOOLONG;
+	memcpy(path + start, real, rlen + 1);
+	return 2;
+}
+
+int
+vfs_name_resolve_miss(const struct vfs_ops *ops, int root, char *path,
+    size_t cap)
+{
+	char before[PATH_MAX];
+	size_t n = strlen(path);
+	int rc;
+
+	if (path[0] == '\0')
+		return 0;
+	if ((rc = name_init()) != 0)
+		return rc;
+	if ((rc = name_resolve_last(ops, root, path, cap)) != 0)
+		return rc < 0 ? rc : rc == 2;
+	/* a directory on the way differs in case: the general walk */
+	if (n >= sizeof(before))
+		return -ENAMETOOLONG;
+	memcpy(before, path, n + 1);
+	if ((rc = vfs_name_resolve(ops, root, path, cap)) != 0)
+		return rc;
+	return strcmp(before, path) != 0;
+}
+
 int
 vfs_name_resolve(const struct vfs_ops *ops, int root, char *path, size_t cap)
 {
@@ -236,8 +293,11 @@ vfs_name_resolve(const struct vfs_ops *ops, int root, char *path, size_t cap)
 	char save;
 	int dfd, rc;
 
-	if (path[0] == '\0' || ops->statat(root, path, &st) == 0)
+	if (path[0] == '\0' || (rc = ops->statat(root, path, &st)) == 0)
 		return 0;
+	if ((rc == -ENOENT) && (rc = name_init()) == 0 &&
+	    (rc = name_resolve_last(ops, root, path, cap)) != 0)
+		return rc < 0 ? rc : 0;
 	if ((rc = name_init()) != 0)
 		return rc;
 	plen = strlen(path);

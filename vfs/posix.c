@@ -221,6 +221,22 @@ posix_access(int root, const char *path, int mode)
 	return rc;
 }
 
+static int
+posix_accessat(int dirfd, const char *name, int mode)
+{
+	int rc;
+
+	if (strchr(name, '/') != NULL)
+		return -EINVAL;
+	if (*name == '\0')
+		rc = (int)syscall(SYS_faccessat2, dirfd, "", mode,
+		    AT_EACCESS | AT_EMPTY_PATH);
+	else
+		rc = faccessat(dirfd, name, mode, AT_EACCESS |
+		    AT_SYMLINK_NOFOLLOW);
+	return rc < 0 ? -errno : 0;
+}
+
 static void
 posix_fill(const struct statx *sx, struct vfs_stat *st)
 {
@@ -559,6 +575,7 @@ const struct vfs_ops vfs_posix = {
 	.rename = posix_rename,
 	.link = posix_link,
 	.access = posix_access,
+	.accessat = posix_accessat,
 	.fstat = posix_fstat,
 	.statat = posix_statat,
 	.statfs = posix_statfs,

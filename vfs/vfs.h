@@ -97,6 +97,12 @@ struct vfs_ops {
 	int	(*link)(int root, const char *from, const char *to);
 	/* Asks the kernel whether the caller may access path (R_OK|W_OK|X_OK). */
 	int	(*access)(int root, const char *path, int mode);
+	/*
+	 * The same for one entry of an already open directory (name without
+	 * '/', a final symlink not followed); "" asks about dirfd itself.
+	 * One syscall: for several questions about one name.
+	 */
+	int	(*accessat)(int dirfd, const char *name, int mode);
 	int	(*fstat)(int fd, struct vfs_stat *);
 	int	(*statat)(int root, const char *path, struct vfs_stat *);
 	int	(*statfs)(int fd, struct vfs_statfs *);
@@ -171,6 +177,13 @@ int	vfs_acl_set(const struct vfs_ops *, int fd, int is_default,
  * the name as the client spelled it).  Returns 0 or -errno.
  */
 int	vfs_name_resolve(const struct vfs_ops *, int root, char *path,
+	    size_t cap);
+/*
+ * The same when the caller has just seen path missing as spelled (its own
+ * stat said -ENOENT): skips that first lookup.  1 when path was rewritten
+ * (stat it again), 0 when left as it was, -errno.
+ */
+int	vfs_name_resolve_miss(const struct vfs_ops *, int root, char *path,
 	    size_t cap);
 /* Forget cached listings (e.g. after a create, rename or delete). */
 void	vfs_name_invalidate(void);

@@ -59,6 +59,11 @@ struct session {
 	/* PreviousSessionId of the setup (MS-SMB2 3.3.5.5.3), 0 = none. */
 	uint64_t	 previous_id;
 	struct sess_auth *auth;		/* in-progress exchange; NULL when valid */
+	/* With sign_other set, sign with sign_algo, not the connection's:
+	 * the answer to a refused channel binding is signed as its session
+	 * signs on its own connection. */
+	int		 sign_other;
+	uint16_t	 sign_algo;
 	/* Crypto handles made once per session key (no malloc per request);
 	 * freed by conn_session_free. */
 	struct smb2_sign_ctx	 sign_cx;

@@ -365,7 +365,9 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 				le32_put(h + 20, (uint32_t)outs[i].len);
 		}
 		if (outs[i].sign_sess != NULL && !encrypt)
-			smb2_sign_ctx(&outs[i].sign_sess->sign_cx, c->signing_algo,
+			smb2_sign_ctx(&outs[i].sign_sess->sign_cx,
+			    outs[i].sign_sess->sign_other ?
+			    outs[i].sign_sess->sign_algo : c->signing_algo,
 			    outs[i].sign_sess->signing_key,
 			    h, outs[i].len);
 		total += outs[i].len;

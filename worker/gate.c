@@ -61,6 +61,7 @@ enum gate_slot_state {
 	SLOT_LOGIN,		/* reading and answering the client */
 	SLOT_AUTH,		/* waiting for MSG_AUTH_REP with id token */
 	SLOT_HANDOFF,		/* waiting for MSG_HANDOFF_DONE with id token */
+	SLOT_BIND,		/* the same, for MSG_HANDOFF_BIND */
 };
 
 struct gate_slot {
@@ -71,6 +72,7 @@ struct gate_slot {
 	int64_t		 deadline_ms;	/* of the current state */
 	int64_t		 login_deadline_ms;
 	int		 got_bytes;
+	int		 bind_refused;	/* the master knows no session to bind to */
 	/* The verdict, for the AUTHENTICATE token at want_tok only. */
 	int		 have_rep;
 	const uint8_t	*want_tok;
@@ -217,7 +219,7 @@ gate_slot_end(struct gate_slot *sl)
 
 	if (sl->state == SLOT_FREE)
 		return;
-	if (sl->state != SLOT_HANDOFF)
+	if (sl->state != SLOT_HANDOFF && sl->state != SLOT_BIND)
 		(void)epoll_ctl(gate.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (pv->rbuf == sl->rbuf) {
 		/* The slot's buffers outlive the connection. */
@@ -234,6 +236,7 @@ gate_slot_end(struct gate_slot *sl)
 	sl->c = NULL;
 	sl->state = SLOT_FREE;
 	sl->have_rep = 0;
+	sl->bind_refused = 0;
 	gate.active--;
 	if (!gate.master_gone)
 		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, NULL, 0, -1);
@@ -371,6 +374,70 @@ gate_handoff(struct gate_slot *sl)
 }
 
 /*
+ * Is the frame m a SESSION_SETUP binding a channel to a session (MS-SMB2
+ * 3.3.5.5)?  Returns that session id, else 0.  The gate has no session
+ * keys to check it with: the worker holding the session does.
+ */
+static uint64_t
+gate_bind_target(const uint8_t *m, size_t len)
+{
+	struct cur r;
+	uint64_t sid;
+	uint8_t flags;
+
+	if (len < SMB2_HDR_LEN + 24 || memcmp(m, "\xfeSMB", 4) != 0)
+		return 0;
+	cur_init(&r, m, len);
+	cur_skip(&r, 12);
+	if (cur_le16(&r) != SMB2_SESSION_SETUP)
+		return 0;
+	cur_skip(&r, 40 - 14);
+	sid = cur_le64(&r);
+	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);
+	flags = cur_u8(&r);
+	if (r.err || !(flags & SMB2_SESSION_FLAG_BINDING))
+		return 0;
+	return sid;
+}
+
+/*
+ * Hands the unauthenticated connection, its pending binding request
+ * first, to the master for the worker of session sid.  If the master
+ * knows no such session the slot resumes (gate_handoff_done).
+ */
+static void
+gate_bind_handoff(struct gate_slot *sl, uint64_t sid)
+{
+	struct conn *c = sl->c;
+	struct conn_private *pv = c->priv;
+	int n, rc;
+
+	(void)epoll_ctl(gate.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	sl->state = SLOT_BIND;
+	if (pv->rlen > sl->rbuf_used)
+		sl->rbuf_used = pv->rlen;
+	le64_put(gate.obuf, sid);
+	n = handoff_encode(c, NULL, pv->rbuf, pv->rlen, gate.obuf + 8,
+	    sizeof(gate.obuf) - 8);
+	if (n < 0) {
+		conn_warnx(c, "connection state too large to hand off");
+		gate_slot_end(sl);
+		return;
+	}
+	sl->token = gate.next_token++;
+	if (gate.next_token == 0)
+		gate.next_token = 1;
+	rc = gate_send(MSG_HANDOFF_BIND, sl->token, gate.obuf, (size_t)n + 8,
+	    c->fd);
+	explicit_bzero(gate.obuf, (size_t)n + 8);
+	if (rc != 0) {
+		gate_slot_end(sl);
+		return;
+	}
+	sl->deadline_ms = gate_now_ms() + GATE_MASTER_SECS * 1000;
+}
+
+/*
  * Answers the complete frames in rbuf, one at a time: a frame that needs
  * a verdict parks the slot before it is dispatched.
  */
@@ -396,6 +463,15 @@ gate_slot_run(struct gate_slot *sl)
 			gate_auth_send(sl, &req);
 			return;
 		}
+		if (!sl->bind_refused) {
+			uint64_t sid = gate_bind_target(pv->rbuf + SMB2_FRAME_LEN,
+			    (size_t)len);
+
+			if (sid != 0) {
+				gate_bind_handoff(sl, sid);
+				return;
+			}
+		}
 		/* conn_process() takes all it has: show it one frame. */
 		total = pv->rlen;
 		flen = (size_t)len + SMB2_FRAME_LEN;
@@ -407,6 +483,7 @@ gate_slot_run(struct gate_slot *sl)
 		pv->rlen += rest;
 		/* A verdict is for the request it was asked for. */
 		sl->have_rep = 0;
+		sl->bind_refused = 0;
 		explicit_bzero(&sl->rep, sizeof(sl->rep));
 		if (rc < 0 || pv->dead)
 			break;
@@ -596,7 +673,24 @@ static void
 gate_handoff_done(const struct msg *m)
 {
 	struct gate_slot *sl = gate_slot_find(SLOT_HANDOFF, m->id, 0);
+	struct epoll_event ev;
 
+	if (sl == NULL && (sl = gate_slot_find(SLOT_BIND, m->id, 0)) != NULL &&
+	    m->len == 4 && le32_get(m->payload) == STATUS_USER_SESSION_DELETED) {
+		/* No such session: this gate answers and keeps the client. */
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.u64 = (uint64_t)(sl - gate.slots) + 1;
+		if (epoll_ctl(gate.epfd, EPOLL_CTL_ADD, sl->c->fd, &ev) != 0) {
+			gate_slot_end(sl);
+			return;
+		}
+		sl->state = SLOT_LOGIN;
+		sl->deadline_ms = sl->login_deadline_ms;
+		sl->bind_refused = 1;
+		gate_slot_run(sl);
+		return;
+	}
 	if (sl == NULL)
 		return;
 	if (m->len != 4 || le32_get(m->payload) != 0)
@@ -653,7 +747,8 @@ gate_chan_event(void)
 		case MSG_GATE_DROP: {
 			struct gate_slot *sl = gate_slot_find(SLOT_FREE, 0, m.id);
 
-			if (sl != NULL && sl->state != SLOT_HANDOFF) {
+			if (sl != NULL && sl->state != SLOT_HANDOFF &&
+			    sl->state != SLOT_BIND) {
 				log_debug(2, "%s: connection %u dropped for a "
 				    "newer one", sl->c->peer, m.id);
 				gate_slot_end(sl);
@@ -699,7 +794,7 @@ gate_expire(void)
 		if (sl->state == SLOT_FREE)
 			continue;
 		if (sl->deadline_ms <= now) {
-			if (sl->state == SLOT_HANDOFF)
+			if (sl->state == SLOT_HANDOFF || sl->state == SLOT_BIND)
 				log_warnx("%s: no answer to the hand-off in %d s",
 				    sl->c->peer, GATE_MASTER_SECS);
 			else if (!sl->got_bytes)

@@ -75,6 +75,9 @@ handoff_encode(const struct conn *c, const struct session *s,
 		if (!w.err && (cr->bitmap[b / 8] >> (b % 8) & 1))
 			w.p[-1] |= (uint8_t)(1u << (i % 8));
 	}
+	wcur_u8(&w, s == NULL);		/* a binding: no session travels */
+	if (s == NULL)
+		goto extra;
 	/* the session */
 	wcur_le64(&w, s->session_id);
 	put_str(&w, s->user, sizeof(s->user));
@@ -94,6 +97,7 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_bytes(&w, s->app_key, 16);
 	wcur_bytes(&w, s->preauth, 64);
 	wcur_le64(&w, s->previous_id);
+extra:
 	/* bytes read past the last request */
 	wcur_le32(&w, (uint32_t)extra_len);
 	wcur_bytes(&w, extra, extra_len);
@@ -109,6 +113,7 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	struct cur r;
 	uint32_t i, extra;
 	const uint8_t *x;
+	uint8_t bind;
 
 	cur_init(&r, p, len);
 	if (cur_le32(&r) != HANDOFF_VERSION)
@@ -154,6 +159,11 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 		}
 	}
 	memset(s, 0, sizeof(*s));
+	bind = cur_u8(&r);
+	if (bind > 1)
+		return -EBADMSG;
+	if (bind)
+		goto extra;
 	s->in_use = 1;
 	s->state = SESS_VALID;
 	s->session_id = cur_le64(&r);
@@ -174,10 +184,13 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	cur_bytes(&r, s->app_key, 16);
 	cur_bytes(&r, s->preauth, 64);
 	s->previous_id = cur_le64(&r);
+extra:
 	extra = cur_le32(&r);
 	x = cur_view(&r, extra);
+	/* A binding hand-off brings at least its request. */
 	if (r.err || cur_left(&r) != 0 || extra > HANDOFF_MAX_EXTRA ||
-	    extra > pv->rcap || s->session_id == 0 || c->dialect == 0) {
+	    extra > pv->rcap || (!bind && s->session_id == 0) ||
+	    (bind && extra == 0) || c->dialect == 0) {
 		memset(s, 0, sizeof(*s));
 		return -EBADMSG;
 	}

@@ -15,17 +15,21 @@
 struct conn;
 struct session;
 
-#define HANDOFF_VERSION		2	/* 2: the session's PreviousSessionId */
+#define HANDOFF_VERSION		3	/* 3: binding hand-offs (no session) */
 /* What may travel of the bytes read past the last request. */
 #define HANDOFF_MAX_EXTRA	(32 * 1024)
 
-/* Returns the payload length, or -EMSGSIZE. */
+/*
+ * Returns the payload length, or -EMSGSIZE.  s == NULL: an unauthenticated
+ * connection handed over for a channel binding (the binding request is
+ * among the extra bytes); it arrives with no session.
+ */
 int	handoff_encode(const struct conn *, const struct session *,
 	    const uint8_t *extra, size_t extra_len, uint8_t *buf, size_t cap);
 /*
  * Fills a fresh connection (its buffers allocated) and its first session
- * slot; the extra bytes go to the start of its receive buffer.  0, or
- * -EBADMSG.
+ * slot (left free for a binding hand-off); the extra bytes go to the start
+ * of its receive buffer.  0, or -EBADMSG.
  */
 int	handoff_decode(struct conn *, const uint8_t *p, size_t len);
 

@@ -99,22 +99,43 @@ create_parent(const char *path, char *buf, size_t len)
 
 /*
  * What this user may do with path, by asking the kernel (faccessat with
- * AT_EACCESS from the share root: the process is the user).
+ * AT_EACCESS: the process is the user).  The parent is opened once and
+ * asked about the name and about itself (DELETE needs write and search
+ * on it), instead of one parent lookup per question.
  */
 static uint32_t
 create_maximal_access(struct tree *tree, const char *path,
-    const struct vfs_stat *st)
+    const struct vfs_stat *st, int delete_only)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	char parent[FILE_PATH_MAX];
+	const char *last;
 	uint32_t a = FILE_READ_ATTRIBUTES | FILE_READ_EA | READ_CONTROL |
 	    SYNCHRONIZE;
+	int pfd = -1, ok_r, ok_x, ok_w;
 
-	if (vfs->access(tree->root_fd, path, R_OK) == 0)
+	if (path[0] == '\0') {
+		ok_r = vfs->access(tree->root_fd, path, R_OK) == 0;
+		ok_x = vfs->access(tree->root_fd, path, X_OK) == 0;
+		ok_w = vfs->access(tree->root_fd, path, W_OK) == 0;
+	} else {
+		create_parent(path, parent, sizeof(parent));
+		last = strrchr(path, '/');
+		last = last != NULL ? last + 1 : path;
+		pfd = vfs->open(tree->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+		/* delete_only: just the DELETE bit (the parent's rights) */
+		ok_r = !delete_only && pfd >= 0 &&
+		    vfs->accessat(pfd, last, R_OK) == 0;
+		ok_x = !delete_only && pfd >= 0 &&
+		    vfs->accessat(pfd, last, X_OK) == 0;
+		ok_w = !delete_only && pfd >= 0 &&
+		    vfs->accessat(pfd, last, W_OK) == 0;
+	}
+	if (ok_r)
 		a |= FILE_READ_DATA;
-	if (vfs->access(tree->root_fd, path, X_OK) == 0)
+	if (ok_x)
 		a |= FILE_EXECUTE;
-	if (vfs->access(tree->root_fd, path, W_OK) == 0)
+	if (ok_w)
 		a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
 		    FILE_WRITE_ATTRIBUTES |
 		    (S_ISDIR(st->mode) ? FILE_DELETE_CHILD : 0);
@@ -126,10 +147,10 @@ create_maximal_access(struct tree *tree, const char *path,
 		a |= FILE_WRITE_ATTRIBUTES | WRITE_DAC | WRITE_OWNER |
 		    ((a & FILE_READ_DATA) && (a & FILE_WRITE_DATA) ?
 		    FILE_EXECUTE | FILE_DELETE_CHILD : 0);
-	if (path[0] != '\0') {
-		create_parent(path, parent, sizeof(parent));
-		if (vfs->access(tree->root_fd, parent, W_OK | X_OK) == 0)
+	if (pfd >= 0) {
+		if (vfs->accessat(pfd, "", W_OK | X_OK) == 0)
 			a |= DELETE_ACCESS;
+		close(pfd);
 	}
 	if (tree->read_only)
 		a &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
@@ -307,6 +328,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
 	uint16_t name_off, name_len;
 	int exists, is_dir = 0, flags, rc, fd = -1, writes, truncate;
+	int dos_known = 0, has_dos = 0;
 	ntstatus_t status;
 
 	if (tree == NULL || tree->root_fd < 0)
@@ -381,12 +403,6 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    sizeof(f->path), f->stream, sizeof(f->stream));
 	if (status != STATUS_SUCCESS)
 		goto out;
-	if (tree->share != NULL && !tree->share->case_sensitive &&
-	    (rc = vfs_name_resolve(vfs, tree->root_fd, f->path,
-	    sizeof(f->path))) != 0) {
-		status = ntstatus_from_errno(rc);
-		goto out;
-	}
 
 	want = create_map_generic(access & ~MAXIMUM_ALLOWED);
 	writes = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
@@ -404,7 +420,23 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		goto out;
 	}
 
+	/*
+	 * Stat as spelled first: an existing name costs one lookup; only a
+	 * miss on a case-insensitive share looks for another spelling.
+	 */
 	rc = vfs->statat(tree->root_fd, f->path, &st);
+	if (rc == -ENOENT && tree->share != NULL &&
+	    !tree->share->case_sensitive) {
+		int r = vfs_name_resolve_miss(vfs, tree->root_fd, f->path,
+		    sizeof(f->path));
+
+		if (r < 0) {
+			status = ntstatus_from_errno(r);
+			goto out;
+		}
+		if (r > 0)
+			rc = vfs->statat(tree->root_fd, f->path, &st);
+	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",
 		    req->conn->peer, f->path);
@@ -487,8 +519,15 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    STATUS_NOT_A_DIRECTORY : STATUS_FILE_IS_A_DIRECTORY;
 		goto out;
 	}
-	if (exists) {
-		maxacc = create_maximal_access(tree, f->path, &st);
+	/*
+	 * The maximal access costs a handful of syscalls: only when the
+	 * client asked for it (MAXIMUM_ALLOWED, MxAc) or DELETE must be
+	 * judged here; every other right is judged by the kernel at open.
+	 */
+	if (exists && ((access & MAXIMUM_ALLOWED) || cc.mxac ||
+	    (want & DELETE_ACCESS))) {
+		maxacc = create_maximal_access(tree, f->path, &st,
+		    !(access & MAXIMUM_ALLOWED) && !cc.mxac);
 		if (access & MAXIMUM_ALLOWED)
 			want |= maxacc;
 		if ((want & DELETE_ACCESS) && !(maxacc & DELETE_ACCESS)) {
@@ -499,7 +538,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			}
 			want &= ~DELETE_ACCESS;	/* from GENERIC_ALL only */
 		}
-	} else
+	} else if (!exists)
 		want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
 
 	truncate = f->stream[0] == '\0' && exists &&
@@ -592,8 +631,12 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* the stream's stored spelling, before it keys the shared state */
 	(void)file_stream_resolve(f);
 	/* A read-only file is not opened for writing (Windows semantics). */
-	if (exists && f->stream[0] == '\0' && vfs_dos_get(vfs, fd, &di) == 0 &&
-	    (di.attrs & FILE_ATTRIBUTE_READONLY)) {
+	if (exists && f->stream[0] == '\0') {
+		/* kept for the reply: no second stat and xattr read there */
+		has_dos = vfs_dos_get(vfs, fd, &di) == 0;
+		dos_known = 1;
+	}
+	if (has_dos && (di.attrs & FILE_ATTRIBUTE_READONLY)) {
 		if (opts & FILE_DELETE_ON_CLOSE) {
 			status = STATUS_CANNOT_DELETE;
 			goto out;
@@ -632,15 +675,17 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    (is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
 		di.create_time = fscc_time_from_timespec(&now);
 		/* best effort: a file system without user xattrs still works */
-		(void)vfs_dos_set(vfs, fd, &di);
-		if (!exists)
-			maxacc = create_maximal_access(tree, f->path, &st);
+		has_dos = vfs_dos_set(vfs, fd, &di) == 0;
+		dos_known = 1;	/* its ctime moved, which no reply field shows */
+		if (!exists && ((access & MAXIMUM_ALLOWED) || cc.mxac))
+			maxacc = create_maximal_access(tree, f->path, &st, 0);
 	} else if (action != FILE_OPENED && f->stream[0] == '\0' &&
 	    vfs_dos_get(vfs, fd, &di) == 0) {
 		/* overwrite/supersede: the new attributes plus archive */
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    FILE_ATTRIBUTE_ARCHIVE;
 		(void)vfs_dos_set(vfs, fd, &di);
+		dos_known = 0;
 	}
 	if (!exists && (access & MAXIMUM_ALLOWED))
 		want = create_map_generic(access & ~MAXIMUM_ALLOWED) | maxacc;
@@ -683,7 +728,16 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	op->u.file = f;
 
 reply:
-	if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
+	/*
+	 * A plain open or a create without contexts that change the file
+	 * answers from what this request already read (stat, DOS xattr).
+	 */
+	if (dos_known && f->stream[0] == '\0' && !truncate &&
+	    cc.secd == NULL && cc.exta == NULL && !cc.alsi &&
+	    (action == FILE_OPENED || action == FILE_CREATED)) {
+		file_info_from_stat(&st, &di, has_dos, &fi);
+		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
+	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
 		goto out;
 	/* MS-SMB2 2.2.14 */
 	wcur_le16(&rsp->body, 89);

@@ -307,10 +307,10 @@ notify_overflow_all(void)
 }
 
 /*
- * A create is followed by the server's own attribute writes (DOS
- * attributes, create time in xattrs): IN_ATTRIB on the new name within a
- * moment of its IN_CREATE is part of the create, which Windows reports as
- * FILE_ACTION_ADDED alone.
+ * A create is followed by the server's own attribute write (DOS
+ * attributes and create time in one xattr): the first IN_ATTRIB on the new
+ * name within a moment of its IN_CREATE is part of the create, which
+ * Windows reports as FILE_ACTION_ADDED alone.
  */
 #define NOTIFY_RECENT		16
 #define NOTIFY_RECENT_MS	500
@@ -348,8 +348,10 @@ notify_after_create(const struct inotify_event *ev)
 		return 0;
 	for (i = 0; i < NOTIFY_RECENT; i++)
 		if (recent[i].wd == ev->wd && recent[i].hash == h &&
-		    now - recent[i].at_ms < NOTIFY_RECENT_MS)
+		    now - recent[i].at_ms < NOTIFY_RECENT_MS) {
+			recent[i].wd = -1;	/* once: a later change counts */
 			return 1;
+		}
 	return 0;
 }
 

@@ -29,6 +29,12 @@
  * worker/conn.c: only the core's own dup is closed).
  */
 static const int rw_use_sendfile = 1;
+/*
+ * Below this a read is copied: pread + one send is 2 syscalls where
+ * sendfile needs an fstat (the length goes in the header first), the
+ * header's send and the sendfile, and a small copy costs less than those.
+ */
+#define RW_SENDFILE_MIN			(16u * 1024)
 
 /* One buffer for stream (xattr) I/O: the worker is single-threaded. */
 static uint8_t rw_stream_buf[RW_STREAM_MAX];
@@ -115,7 +121,8 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		avail = (uint32_t)((uint64_t)n - off);
 		n = avail < len ? avail : len;
 		wcur_bytes(&rsp->body, rw_stream_buf + off, (size_t)n);
-	} else if (len > 0 && rw_use_sendfile && rw_can_sendfile(req)) {
+	} else if (len >= RW_SENDFILE_MIN && rw_use_sendfile &&
+	    rw_can_sendfile(req)) {
 		if ((rc = vfs->fstat(f->fd, &st)) != 0)
 			return ntstatus_from_errno(rc);
 		if (off >= st.size)

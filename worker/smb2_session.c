@@ -17,6 +17,7 @@
 #include "proto/kdf.h"
 #include "proto/ntlmssp.h"
 #include "proto/preauth.h"
+#include "proto/sign.h"
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
@@ -68,6 +69,88 @@ smb2_session_replace_previous(struct conn *c, struct session *s)
 	s->previous_id = 0;
 	/* A worker holds every session of its one user. */
 	worker_foreach_conn(sess_prev_conn, &p);
+}
+
+struct sess_where {
+	uint64_t	 id;
+	struct conn	*c;
+	struct session	*s;
+};
+
+static void
+sess_where_conn(struct conn *c, void *arg)
+{
+	struct sess_where *w = arg;
+	int i;
+
+	for (i = 0; i < CONN_MAX_SESSIONS && w->s == NULL; i++)
+		if (c->sessions[i].in_use && c->sessions[i].state == SESS_VALID &&
+		    c->sessions[i].session_id == w->id) {
+			w->c = c;
+			w->s = &c->sessions[i];
+		}
+}
+
+/*
+ * A SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (MS-SMB2 3.3.5.5): a new
+ * channel for a session of this worker, handed over unauthenticated by a
+ * gate.  Its signature is checked with the session's key before anything
+ * is answered from the session (no signing oracle for a stranger), and the
+ * refusal is signed as the session signs, which is what clients verify.
+ * Serving one session over several connections is not there yet (trees and
+ * opens belong to one connection): a binding that passes every check is
+ * refused with STATUS_REQUEST_NOT_ACCEPTED, and SMB2_GLOBAL_CAP_MULTI_CHANNEL
+ * is not advertised.
+ */
+static ntstatus_t
+sess_bind(struct smb2_req *req, int binding)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct sess_where w = { req->session_id, NULL, NULL };
+	struct session *ch;
+	ntstatus_t st;
+
+	if (pv->role == CONN_ROLE_GATE)
+		return STATUS_USER_SESSION_DELETED;	/* the master knows none */
+	worker_foreach_conn(sess_where_conn, &w);
+	if (w.s == NULL)
+		return STATUS_USER_SESSION_DELETED;
+	if (w.c == c || w.s->anonymous || w.s->guest || !w.s->signing)
+		return STATUS_REQUEST_NOT_ACCEPTED;
+	if (!(req->flags & SMB2_FLAGS_SIGNED) ||
+	    smb2_verify_ctx(&w.s->sign_cx, w.c->signing_algo, w.s->signing_key,
+	    req->hdr, req->len) != 0) {
+		conn_warnx(c, "binding to session %llx: bad or no signature",
+		    (unsigned long long)w.s->session_id);
+		return c->dialect >= DIALECT_300 && c->dialect == w.c->dialect &&
+		    !(req->flags & SMB2_FLAGS_SIGNED) ? STATUS_INVALID_PARAMETER :
+		    STATUS_ACCESS_DENIED;
+	}
+	if (binding) {
+		if (c->dialect < DIALECT_300)
+			st = STATUS_REQUEST_NOT_ACCEPTED;	/* no channels in SMB 2 */
+		else if (c->dialect != w.c->dialect)
+			st = STATUS_INVALID_PARAMETER;
+		else
+			st = STATUS_REQUEST_NOT_ACCEPTED;	/* see above */
+	} else
+		st = STATUS_USER_SESSION_DELETED;	/* not bound to this channel */
+	/* A signed answer: a channel slot with the session's key, freed
+	 * once the response is out. */
+	ch = conn_session_new(c);
+	if (ch == NULL)
+		return st;
+	ch->session_id = w.s->session_id;
+	ch->state = SESS_IN_PROGRESS;
+	ch->signing = 1;
+	ch->sign_other = 1;
+	ch->sign_algo = w.c->signing_algo;
+	memcpy(ch->signing_key, w.s->signing_key, sizeof(ch->signing_key));
+	req->sess = ch;
+	pv->sign_final = ch;
+	pv->free_after = ch;
+	return st;
 }
 
 /* Writes the response body with a security buffer of n bytes at p. */
@@ -310,8 +393,8 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	buf = b.p;
 	if (req->body.err || len == 0)
 		return STATUS_INVALID_PARAMETER;
-	if (flags & SMB2_SESSION_FLAG_BINDING)
-		return STATUS_REQUEST_NOT_ACCEPTED;	/* no multichannel */
+	if ((flags & SMB2_SESSION_FLAG_BINDING) && req->session_id != 0)
+		return sess_bind(req, 1);
 	if (req->session_id == 0) {
 		s = conn_session_new(c);
 		if (s == NULL)
@@ -321,6 +404,9 @@ smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 			memcpy(s->preauth, pv->preauth, sizeof(s->preauth));
 	} else {
 		s = conn_session_find(c, req->session_id);
+		if (s == NULL && pv->role == CONN_ROLE_WORKER &&
+		    (req->flags & SMB2_FLAGS_SIGNED))
+			return sess_bind(req, 0);	/* answered signed, if it verifies */
 		if (s == NULL)
 			return STATUS_USER_SESSION_DELETED;
 	}

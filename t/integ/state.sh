@@ -157,6 +157,40 @@ elif cmd == "durable-reconnect":
         # the lock came back with the handle: unlocking it succeeds
         print("unlock", status_of(lambda: lock(a, at, res['fid'], 0, 10, 0x4)))
         a.closeFile(at, res['fid'])
+elif cmd == "notify-wait":
+    # alice watches directory "watched" (CHANGE_NOTIFY, file names)
+    a, at = login("alice", "alicepw1")
+    srv = a.getSMBServer()
+    d = srv.create(at, "watched", s3.FILE_READ_DATA, ALL,
+                   s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
+    pkt['TreeID'] = at
+    pkt['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
+        struct.pack('<LL', 0x1 | 0x2, 0)
+    mid = srv.sendSMB(pkt)
+    print("waiting", flush=True)
+    srv._timeout = 10
+    ans = srv.recvSMB(mid)
+    while ans['Status'] == 0x103:	# STATUS_PENDING interim
+        ans = srv.recvSMB(mid)
+    raw = ans['Data']
+    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
+    off, ln = struct.unpack_from('<HL', raw, 2)
+    buf = raw[off - 64:off - 64 + ln]
+    names = []
+    pos = 0
+    while pos + 12 <= len(buf):
+        nxt, action, nl = struct.unpack_from('<LLL', buf, pos)
+        names.append("%d:%s" % (action, buf[pos + 12:pos + 12 + nl].decode('utf-16-le')))
+        if nxt == 0:
+            break
+        pos += nxt
+    print("status 0x%x" % ans['Status'], "changes", " ".join(names))
+elif cmd == "bob-create":
+    b, bt = login("bob", "bobpw1")
+    b.closeFile(bt, create(b, bt, "watched\\" + sys.argv[3], disp=s3.FILE_CREATE))
+    print("created")
 elif cmd == "bob-open":
     b, bt = login("bob", "bobpw1")
     print("bob-open", status_of(lambda: create(b, bt, "crash.txt")))
@@ -251,6 +285,21 @@ else
 fi
 kill "$hp" 2>/dev/null
 wait "$hp" 2>/dev/null
+
+# CHANGE_NOTIFY across users: alice's worker watches a directory (its
+# inotify), bob's worker creates a file in it; alice's parked request
+# completes with FILE_ACTION_ADDED for the name.
+mkdir -p "$SHARE/watched" && chmod 1777 "$SHARE/watched"
+"$PYTHON" "$H" "$PORT" notify-wait >"$T/nw.out" 2>&1 &
+np=$!
+for i in $(seq 1 50); do grep -q waiting "$T/nw.out" && break; sleep 0.1; done
+sleep 0.3
+run bob-create "from-bob.txt" >"$T/bc.out"
+for i in $(seq 1 50); do grep -q changes "$T/nw.out" && break; sleep 0.1; done
+kill "$np" 2>/dev/null; wait "$np" 2>/dev/null
+grep -q "status 0x0 changes 1:from-bob.txt" "$T/nw.out" &&
+    ok "bob's create completes alice's CHANGE_NOTIFY (another worker)" ||
+    fail "notify across workers: $(cat "$T/nw.out" "$T/bc.out")"
 
 # Durable handle (DHnQ, batch oplock) with a byte-range lock survives
 # kill -9 of its worker: a new connection reclaims it (DHnC) by file id,
