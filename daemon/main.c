@@ -256,6 +256,7 @@ main_loop(void)
 		auth_tick();
 		ctl_tick();
 		route_tick();
+		reap_expire_durable();
 		if (master.shutting_down) {
 			if (spawn_count_alive() == 0)
 				return;

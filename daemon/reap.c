@@ -134,3 +134,29 @@ reap_children(void)
 	}
 	return n;
 }
+
+/*
+ * Durable opens whose client did not come back within their timeout are
+ * removed with their locks; their waiters retry.  The master does it so
+ * that no worker needs a timer for records it may not even hold.
+ */
+void
+reap_expire_durable(void)
+{
+	static uint64_t last;
+	struct shm_pids wake;
+	uint64_t now;
+	unsigned n = 0;
+
+	if (master.shm == NULL)
+		return;
+	now = shm_now_ms();
+	if (now - last < 5000)
+		return;
+	last = now;
+	memset(&wake, 0, sizeof(wake));
+	if (shm_expire_durable(master.shm, now, &n, &wake) != 0 || n == 0)
+		return;
+	log_info("state: %u durable open(s) expired", n);
+	reap_wake_waiters(&wake);
+}

@@ -4,6 +4,7 @@
  * command table, and the response frame (headers, credits, padding,
  * signatures, encryption, bulk data by sendfile).
  */
+#include "worker/worker.h"
 #include "worker/dispatch.h"
 
 #include <errno.h>
@@ -829,6 +830,8 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 	p->dev = dev;
 	p->ino = ino;
 	p->deadline_ms = deadline_ms;
+	if (deadline_ms != 0)
+		worker_tick_arm();
 	rsp->async = 1;
 	rsp->async_id = p->async_id;
 	if (out != NULL)

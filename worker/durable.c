@@ -2,6 +2,7 @@
  * Durable handles (worker/durable.h): the create contexts, the disconnect
  * that keeps the open in shm/, and the reconnect that reclaims it.
  */
+#include "worker/worker.h"
 #include "worker/durable.h"
 
 #include <errno.h>
@@ -329,6 +330,7 @@ durable_disconnect(struct conn *c, const struct session *sess)
 		if (nparked < DURABLE_PARKED_MAX) {
 			parked[nparked].persistent_id = op->fid_persistent;
 			parked[nparked++].f = op->u.file;
+			worker_tick_arm();
 		} else
 			file_open_put(op->u.file);
 		op->u.file = NULL;
@@ -336,7 +338,7 @@ durable_disconnect(struct conn *c, const struct session *sess)
 	}
 }
 
-void
+int
 durable_tick(void)
 {
 	static struct shm_durable_rec rec;
@@ -354,6 +356,7 @@ durable_tick(void)
 		file_open_put(parked[i].f);
 		parked[i] = parked[--nparked];
 	}
+	return nparked > 0;
 }
 
 struct durable_scan {

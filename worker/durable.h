@@ -63,7 +63,8 @@ ntstatus_t	durable_reconnect(struct smb2_req *, const uint8_t *name16,
 struct session;
 void		durable_disconnect(struct conn *, const struct session *sess);
 /* Once a second: closes parked fds whose durable record is gone. */
-void		durable_tick(void);
+/* Releases parked fds whose records are gone; non-zero while any remain. */
+int		durable_tick(void);
 /*
  * A new open needs the file (a share-mode conflict, or an oplock or lease
  * to break) and the holder is a disconnected durable open: as Windows does,

@@ -410,14 +410,7 @@ wk_setup(void)
 	wk.tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (wk.tickfd < 0)
 		return -1;
-	{
-		struct itimerspec its;
-
-		memset(&its, 0, sizeof(its));
-		its.it_value.tv_sec = 1;
-		its.it_interval.tv_sec = 1;
-		(void)timerfd_settime(wk.tickfd, 0, &its, NULL);
-	}
+	/* Disarmed until something needs timing: worker_tick_arm(). */
 	e.data.fd = wk.tickfd;
 	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.tickfd, &e) < 0)
 		return -1;
@@ -438,6 +431,35 @@ wk_setup(void)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The 1 s housekeeping tick (async deadlines, parked durable fds) runs only
+ * while something needs it, so an idle or steady-state worker makes no
+ * timer syscalls between requests.
+ */
+static int wk_tick_armed;
+
+static void
+wk_tick_set(int on)
+{
+	struct itimerspec its;
+
+	if (on == wk_tick_armed || wk.tickfd < 0)
+		return;
+	memset(&its, 0, sizeof(its));
+	if (on) {
+		its.it_value.tv_sec = 1;
+		its.it_interval.tv_sec = 1;
+	}
+	if (timerfd_settime(wk.tickfd, 0, &its, NULL) == 0)
+		wk_tick_armed = on;
+}
+
+void
+worker_tick_arm(void)
+{
+	wk_tick_set(1);
 }
 
 int
@@ -498,7 +520,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				uint64_t x;
 
 				(void)read(wk.tickfd, &x, sizeof(x));
-				state_tick();
+				if (!state_tick())
+					wk_tick_set(0);
 			} else if (fd == wk.tfd) {
 				uint64_t x;
 

@@ -753,31 +753,27 @@ state_break_acked(const struct shm_file_id *fid, const pid_t *pids,
 	}
 }
 
+struct state_tick_arg {
+	uint64_t	now;
+	int		need;	/* a parked request still has a deadline */
+};
+
 static void
 state_tick_conn(struct conn *c, void *arg)
 {
-	uint64_t *now = arg;
+	struct state_tick_arg *t = arg;
 
-	(void)conn_pending_tick(c, *now);
+	if (conn_pending_tick(c, t->now) != 0)
+		t->need = 1;
 	if (conn_async_ready(c))
 		worker_kick(c);
 }
 
-void
+int
 state_tick(void)
 {
-	static uint64_t last_expire;
-	uint64_t now = shm_now_ms();
-	struct shm_pids wake;
-	unsigned n = 0;
+	struct state_tick_arg t = { shm_now_ms(), 0 };
 
-	worker_foreach_conn(state_tick_conn, &now);
-	durable_tick();
-	if (st.shm == NULL || now - last_expire < 10000)
-		return;
-	last_expire = now;
-	memset(&wake, 0, sizeof(wake));
-	if (shm_expire_durable(st.shm, now, &n, &wake) == 0 && n > 0 &&
-	    state_wmsg() != NULL)
-		(void)shm_wmsg_wake(state_wmsg(), &wake, NULL);
+	worker_foreach_conn(state_tick_conn, &t);
+	return durable_tick() || t.need;
 }

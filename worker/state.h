@@ -167,7 +167,11 @@ void		 state_wake_local(int kind, const struct shm_file_id *);
 void		 state_break_acked(const struct shm_file_id *, const pid_t *pids,
 		    unsigned n);
 
-/* Once a second from the loop: durable expiry and parked deadlines. */
-void		 state_tick(void);
+/*
+ * Once a second from the loop while armed: parked deadlines and parked
+ * durable fds.  Returns non-zero while something still needs the tick.
+ * (Expiry of disconnected durable records is the master's: reap.c.)
+ */
+int		 state_tick(void);
 
 #endif

@@ -22,6 +22,8 @@ int	worker_main(struct conf *conf, const char *conf_path, int chan,
 struct conn;
 void	worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg);
 void	worker_kick(struct conn *);
+/* Starts the 1 s housekeeping tick; it stops when state_tick() says so. */
+void	worker_tick_arm(void);
 
 /*
  * worker/smb2_session.c: a new session s that named a PreviousSessionId
