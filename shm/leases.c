@@ -12,6 +12,11 @@
 #define LEASE_RWH	(SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H)
 #define DATA_ACCESS	(SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA | \
 	SHM_FILE_APPEND_DATA | SHM_FILE_EXECUTE | SHM_DELETE)
+/*
+ * A stat open (FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL,
+ * SYNCHRONIZE and nothing else) neither breaks nor limits caching.
+ */
+#define STAT_ACCESS	(0x00000080 | 0x00000100 | 0x00020000 | 0x00100000)
 
 static void
 lease_key(uint8_t *k, const uint8_t *client_guid, const uint8_t *key)
@@ -112,6 +117,8 @@ struct grant_scan {
 	const struct shm_open_rec *new;
 	int		others;		/* opens not sharing the new open's lease */
 	int		others_w;	/* ... of which hold write caching */
+	int		others_h;	/* ... of which hold an H lease */
+	int		others_oplock;	/* ... of which hold an oplock */
 };
 
 static int
@@ -123,13 +130,21 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	if (g->new->oplock_level == SHM_OPLOCK_LEASE &&
 	    same_lease(e, g->new->client_guid, g->new->lease_key))
 		return 0;
+	if (e->oplock_level == SHM_OPLOCK_NONE && (e->access & ~STAT_ACCESS) == 0)
+		return 0;
 	g->others++;
 	if (e->oplock_level == SHM_OPLOCK_EXCLUSIVE || e->oplock_level == SHM_OPLOCK_BATCH)
 		g->others_w = 1;
+	if (e->oplock_level == SHM_OPLOCK_II || e->oplock_level == SHM_OPLOCK_EXCLUSIVE ||
+	    e->oplock_level == SHM_OPLOCK_BATCH)
+		g->others_oplock = 1;
 	else if (e->oplock_level == SHM_OPLOCK_LEASE &&
-	    lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) == 0 &&
-	    (l.state & SHM_LEASE_W))
-		g->others_w = 1;
+	    lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) == 0) {
+		if (l.state & SHM_LEASE_W)
+			g->others_w = 1;
+		if (l.state & SHM_LEASE_H)
+			g->others_h = 1;
+	}
 	return 0;
 }
 
@@ -145,7 +160,7 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 {
 	struct grant_scan gs = { .new = r };
 	struct shm_lease_rec l;
-	uint32_t want;
+	uint32_t want, asked;
 	int rc;
 
 	r->flags &= ~SHM_OPEN_BREAKING;
@@ -160,7 +175,11 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		if (r->oplock_level != SHM_OPLOCK_II && r->oplock_level != SHM_OPLOCK_EXCLUSIVE &&
 		    r->oplock_level != SHM_OPLOCK_BATCH)
 			return -EINVAL;
-		if (gs.others_w)
+		/*
+		 * Next to a handle-caching lease an oplock would be broken
+		 * by the very opens that lease is there for: none.
+		 */
+		if (gs.others_w || gs.others_h)
 			r->oplock_level = SHM_OPLOCK_NONE;
 		else if (gs.others > 0)
 			r->oplock_level = SHM_OPLOCK_II;
@@ -174,10 +193,14 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	want = r->lease_state & LEASE_RWH;
 	if (!(want & SHM_LEASE_R))
 		want = 0;
+	asked = want;
 	if (gs.others_w)
 		want = 0;
 	else if (gs.others > 0)
 		want &= ~SHM_LEASE_W;
+	/* Next to an oplock holder a lease gets no handle caching. */
+	if (gs.others_oplock)
+		want &= ~SHM_LEASE_H;
 	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
 	if (rc == -ENOENT) {
 		memset(&l, 0, sizeof(l));
@@ -187,16 +210,23 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		l.fid = *fid;
 		l.version = r->lease_version == 2 ? 2 : 1;
 		l.state = want;
-		l.epoch = 1;
+		/* MS-SMB2 3.3.5.9.11: a v2 lease starts one past the client's. */
+		l.epoch = (uint16_t)(r->lease_epoch + 1);
 	} else if (rc != 0) {
 		return rc;
 	} else {
 		/* MS-SMB2 3.3.5.9.8: one lease key caches one file. */
 		if (l.fid.dev != fid->dev || l.fid.ino != fid->ino)
 			return -EINVAL;
-		/* An upgrade waits until a break in progress is over. */
-		if (!l.breaking && (l.state | want) != l.state) {
-			l.state |= want;
+		/*
+		 * MS-SMB2 3.3.5.9.8: an upgrade takes the state asked for only
+		 * when it is a strict superset of the one held and can be held
+		 * next to the other opens as a whole (RH asking RW keeps RH);
+		 * it waits until a break in progress is over.
+		 */
+		if (!l.breaking && asked == want &&
+		    (want & l.state) == l.state && want != l.state) {
+			l.state = want;
 			l.epoch++;
 		}
 	}
@@ -277,7 +307,12 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	uint32_t flags = bs->mode == BREAK_OPEN ? bs->req->flags : 0;
 	uint32_t cur, to;
 
-	if (bs->mode == BREAK_WRITE && e->persistent_id == bs->writer)
+	/*
+	 * A write leaves the writer's own lease and exclusive caching alone,
+	 * but its own level II oplock goes too (MS-FSA 2.1.5.3).
+	 */
+	if (bs->mode == BREAK_WRITE && e->persistent_id == bs->writer &&
+	    (e->oplock_level != SHM_OPLOCK_II || (e->flags & SHM_OPEN_BREAKING)))
 		return 0;
 	memset(&b, 0, sizeof(b));
 	b.pid = e->pid;
@@ -301,12 +336,21 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		to = cur;
 		if (bs->mode == BREAK_WRITE) {
 			to &= ~(SHM_LEASE_R | SHM_LEASE_W);
+		} else if (flags & SHM_BREAK_BATCH_ONLY) {
+			return 0;
+		} else if (flags & SHM_BREAK_SHARING) {
+			/*
+			 * MS-SMB2 3.3.4.7 / MS-FSA 2.1.5.1.2: an open that met a
+			 * sharing violation only asks the holder to give up
+			 * its handles (RWH -> RW); W stays, since the open
+			 * fails anyway.
+			 */
+			to &= ~SHM_LEASE_H;
+		} else if (flags & SHM_BREAK_TRUNCATE) {
+			/* An overwrite takes all cached data away: none. */
+			to = 0;
 		} else {
 			to &= ~SHM_LEASE_W;
-			if (flags & SHM_BREAK_SHARING)
-				to &= ~SHM_LEASE_H;
-			if (flags & SHM_BREAK_TRUNCATE)
-				to &= ~SHM_LEASE_R;
 		}
 		if (to == cur)
 			return 0;
@@ -319,6 +363,10 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		b.in_progress = l.breaking;
 	} else {
 		cur = (e->flags & SHM_OPEN_BREAKING) ? e->oplock_breaking_to : e->oplock_level;
+		/* MS-FSA 2.1.5.1.2: a sharing violation spares exclusive ones. */
+		if ((flags & (SHM_BREAK_BATCH_ONLY | SHM_BREAK_SHARING)) &&
+		    cur != SHM_OPLOCK_BATCH)
+			return 0;
 		to = cur;
 		if (bs->mode == BREAK_WRITE || (flags & SHM_BREAK_TRUNCATE))
 			to = SHM_OPLOCK_NONE;
@@ -395,8 +443,10 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	int rc, fresh = 0;
 
 	memset(bs->out, 0, sizeof(*bs->out));
-	if (bs->mode == BREAK_OPEN && (bs->req->access & DATA_ACCESS) == 0)
-		return 0;	/* attribute-only opens break nothing */
+	/* Stat opens break nothing, unless they overwrite the data. */
+	if (bs->mode == BREAK_OPEN && (bs->req->access & ~STAT_ACCESS) == 0 &&
+	    !(bs->req->flags & SHM_BREAK_TRUNCATE))
+		return 0;
 	/* No open of the file holds an oplock or lease: nothing to break. */
 	if (shm_hint_zero(s, SHM_HINT_CACHING, fid))
 		return 0;

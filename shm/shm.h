@@ -125,6 +125,7 @@ struct shm_open_rec {
 	/* Used by an insert that creates the lease; not kept in the open. */
 	uint8_t		lease_version;	/* 1 or 2 */
 	uint8_t		parent_lease_key[SHM_GUID_LEN];
+	uint16_t	lease_epoch;	/* v2: the client's; a new lease gets +1 */
 };
 
 struct shm_open_conflict {
@@ -205,6 +206,8 @@ struct shm_lease_rec {
 /* What a new open asks for, to compute the breaks it causes. */
 #define SHM_BREAK_TRUNCATE	0x1	/* overwrite / supersede: break R too */
 #define SHM_BREAK_SHARING	0x2	/* it met a sharing violation: break H */
+#define SHM_BREAK_BATCH_ONLY	0x4	/* sharing violation, first pass: only
+					   batch oplocks break (to level II) */
 
 struct shm_break_req {
 	uint32_t	access;

@@ -165,7 +165,17 @@ struct conn_private {
 	time_t		 warn_t;
 	unsigned	 warn_n;
 	int		 epoll_out;	/* EPOLLOUT is armed (worker) */
+	/*
+	 * A connection routed to a worker for binding, with no session of
+	 * its own: closed at this deadline (shm_now_ms clock; 0 = none, or
+	 * it has logged in) or after CONN_BIND_MAX_FAILS failed setups.
+	 */
+	uint64_t	 bind_deadline_ms;
+	unsigned	 bind_fails;
 };
+
+#define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */
+#define CONN_BIND_MAX_FAILS	8
 
 struct conn	*conn_new(const struct conf *, int fd, int role, const char *peer,
 		    size_t bufsize);

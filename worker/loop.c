@@ -20,6 +20,7 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
+#include "shm/shm.h"
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
@@ -199,8 +200,15 @@ wk_add(struct msg *m)
 			state_session_put(c, &c->sessions[fl]);
 	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
 	    (unsigned long long)c->sessions[0].session_id);
-	/* The session set up in the gate may replace an older one here. */
-	smb2_session_replace_previous(c, &c->sessions[0]);
+	if (!c->sessions[0].in_use) {
+		/* Routed for binding: no login of its own yet, so a login's
+		 * deadline (the gate's is over for it). */
+		c->priv->bind_deadline_ms = shm_now_ms() +
+		    CONN_BIND_LOGIN_SECS * 1000;
+		worker_tick_arm();
+	} else
+		/* The session set up in the gate may replace an older one. */
+		smb2_session_replace_previous(c, &c->sessions[0]);
 	/* Bytes the gate read past the last request: run them. */
 	if (c->priv->rlen > 0 && wk.ndefer < WK_MAX_DEFER)
 		wk.defer[wk.ndefer++] = fd;
@@ -456,6 +464,46 @@ wk_tick_set(int on)
 		wk_tick_armed = on;
 }
 
+/*
+ * Closes connections routed for binding that have no session of their own
+ * past their deadline (or whose setups failed too often); returns non-zero
+ * while some remain, so the tick keeps running for them.
+ */
+static int
+wk_bind_tick(void)
+{
+	uint64_t now = shm_now_ms();
+	int fd, i, need = 0;
+
+	for (fd = 0; fd < wk.hifd && fd < wk.maxfd; fd++) {
+		struct conn *c = wk.conns[fd];
+		struct conn_private *pv;
+
+		if (c == NULL || c->priv->bind_deadline_ms == 0)
+			continue;
+		pv = c->priv;
+		for (i = 0; i < CONN_MAX_SESSIONS; i++)
+			if (c->sessions[i].in_use &&
+			    c->sessions[i].state == SESS_VALID &&
+			    !c->sessions[i].sign_other)
+				break;
+		if (i < CONN_MAX_SESSIONS) {
+			pv->bind_deadline_ms = 0;	/* logged in: served as usual */
+			continue;
+		}
+		if (pv->bind_deadline_ms <= now ||
+		    pv->bind_fails >= CONN_BIND_MAX_FAILS) {
+			log_info("%s: binding hand-off without a login in %d s "
+			    "(%u failed setups), closed", c->peer,
+			    CONN_BIND_LOGIN_SECS, pv->bind_fails);
+			wk_close(c);
+			continue;
+		}
+		need = 1;
+	}
+	return need;
+}
+
 void
 worker_tick_arm(void)
 {
@@ -520,7 +568,9 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				uint64_t x;
 
 				(void)read(wk.tickfd, &x, sizeof(x));
-				if (!state_tick())
+				int need = state_tick();
+
+				if (!wk_bind_tick() && !need)
 					wk_tick_set(0);
 			} else if (fd == wk.tfd) {
 				uint64_t x;

@@ -95,6 +95,15 @@ oplock_deliver_conn(struct conn *c, void *arg)
 	 * message carries only the new state.
 	 */
 	cur = b->is_lease ? found->lease_state : found->oplock_level;
+	if (b->is_lease) {
+		struct shm_lease_rec l;
+		struct shm *s = state_shm();
+
+		/* While the break is in progress the record has the old state. */
+		if (s != NULL && shm_lease_get(s, b->client_guid, b->lease_key,
+		    &l) == 0 && l.breaking)
+			cur = l.state;
+	}
 	wcur_init(&w, msg, sizeof(msg));
 	wcur_zero(&w, SMB2_HDR_LEN);
 	if (b->is_lease) {
@@ -160,6 +169,41 @@ smb2_oplock_break_deliver(const struct shm_file_id *fid,
 			    (uint8_t)b->new_level);
 		state_break_acked(fid, &breaker, 1);
 	}
+}
+
+struct oplock_sync {
+	const uint8_t	*client_guid;
+	const uint8_t	*key;
+	uint32_t	 state;
+};
+
+static void
+oplock_sync_conn(struct conn *c, void *arg)
+{
+	struct oplock_sync *y = arg;
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	if (pv->opens == NULL ||
+	    memcmp(c->client_guid, y->client_guid, 16) != 0)
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if (op->kind != OPEN_FREE && op->state_in &&
+		    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
+		    memcmp(op->lease_key, y->key, 16) == 0)
+			op->lease_state = y->state;
+	}
+}
+
+void
+smb2_oplock_lease_sync(const uint8_t *client_guid, const uint8_t *key,
+    uint32_t state)
+{
+	struct oplock_sync y = { client_guid, key, state };
+
+	worker_foreach_conn(oplock_sync_conn, &y);
 }
 
 static ntstatus_t

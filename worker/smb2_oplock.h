@@ -20,6 +20,12 @@ struct smb2_rsp;
  */
 void		smb2_oplock_break_deliver(const struct shm_file_id *,
 		    const struct shm_break *, pid_t breaker);
+/*
+ * A lease was granted or upgraded: every open of this worker that shares
+ * it (same client GUID and key) now holds state.
+ */
+void		smb2_oplock_lease_sync(const uint8_t *client_guid,
+		    const uint8_t *key, uint32_t state);
 /* OPLOCK_BREAK acknowledgement (oplock: 24 bytes; lease: 36 bytes). */
 ntstatus_t	smb2_oplock_break_handle(struct smb2_req *, struct smb2_rsp *);
 

@@ -367,8 +367,36 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	return STATUS_SUCCESS;
 }
 
+static ntstatus_t sess_setup(struct smb2_req *, struct smb2_rsp *);
+
+/*
+ * A connection routed here for binding has no session of its own and no
+ * gate watching it: after CONN_BIND_MAX_FAILS failed setups it is closed
+ * (the worker's tick enforces its login deadline).
+ */
 ntstatus_t
 smb2_session_setup(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct conn_private *pv = req->conn->priv;
+	ntstatus_t st = sess_setup(req, rsp);
+
+	if (pv->bind_deadline_ms == 0 || st == STATUS_MORE_PROCESSING_REQUIRED)
+		return st;
+	if (st == STATUS_SUCCESS) {
+		if (req->sess != NULL && !req->sess->sign_other)
+			pv->bind_deadline_ms = 0;	/* a login of its own */
+		return st;
+	}
+	if (++pv->bind_fails >= CONN_BIND_MAX_FAILS) {
+		conn_warnx(req->conn, "%u failed session setups after a binding "
+		    "hand-off, disconnecting", pv->bind_fails);
+		pv->dead = 1;	/* after this answer */
+	}
+	return st;
+}
+
+static ntstatus_t
+sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 {
 	struct conn *c = req->conn;
 	struct conn_private *pv = c->priv;

@@ -127,9 +127,27 @@ state_break_needs_ack(const struct shm_break *b)
  * others by message) and says whether the caller must wait for an ack.
  * Breaks that need no ack are settled in the state at once.
  */
+/*
+ * Must the opener wait for the acknowledgement?  For a lease only when it
+ * loses W (dirty data to flush), or H on a sharing violation (the holder
+ * may close its handles); an overwrite that takes R and H goes ahead.
+ */
+static int
+state_break_blocks(const struct shm_break *b, int sharing)
+{
+	if (!state_break_needs_ack(b))
+		return 0;
+	if (!b->is_lease)
+		return 1;
+	if ((b->cur & SHM_LEASE_W) && !(b->new_level & SHM_LEASE_W))
+		return 1;
+	return sharing && (b->cur & SHM_LEASE_H) &&
+	    !(b->new_level & SHM_LEASE_H);
+}
+
 static int
 state_breaks_send(struct shm *s, const struct shm_file_id *fid,
-    const struct shm_breaks *bs)
+    const struct shm_breaks *bs, int sharing)
 {
 	struct shm_wmsg_msg m;
 	unsigned i;
@@ -140,7 +158,7 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 		int ack = state_break_needs_ack(b);
 
 		if (b->in_progress) {
-			wait |= ack;
+			wait |= state_break_blocks(b, sharing);
 			continue;
 		}
 		if (b->pid == getpid())
@@ -169,7 +187,7 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 				(void)shm_oplock_break_ack(s, fid,
 				    b->persistent_id, (uint8_t)b->new_level);
 		}
-		wait |= ack;
+		wait |= ack && state_break_blocks(b, sharing);
 	}
 	return wait;
 }
@@ -219,7 +237,8 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 	rc = shm_open_breaks(s, fid, br, 1, &bs);
 	if (rc != 0 || bs.n == 0)
 		return STATUS_SUCCESS;
-	if (!state_breaks_send(s, fid, &bs))
+	if (!state_breaks_send(s, fid, &bs,
+	    (br->flags & SHM_BREAK_SHARING) != 0))
 		return STATUS_SUCCESS;
 	deadline = p != NULL && p->deadline_ms != 0 ? p->deadline_ms :
 	    shm_now_ms() + STATE_BREAK_TIMEOUT_MS;
@@ -258,11 +277,15 @@ state_breaks_disconnected(const struct shm_breaks *bs)
 	return 0;
 }
 
+#define SMB2_LEASE_FLAG_BREAK_IN_PROGRESS	0x02
+#define SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET	0x04
+
 ntstatus_t
 state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
     struct state_open_req *r)
 {
 	struct cur c;
+	uint32_t flags;
 
 	if (req->conn->dialect < 0x0210 ||
 	    !(req->conn->capabilities & SMB2_GLOBAL_CAP_LEASING))
@@ -272,12 +295,18 @@ state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
 	cur_init(&c, d, len);
 	cur_bytes(&c, r->lease_key, 16);
 	r->lease_state = cur_le32(&c) & (SHM_LEASE_R | SHM_LEASE_H | SHM_LEASE_W);
-	cur_skip(&c, 4 + 8);	/* Flags, LeaseDuration */
+	flags = cur_le32(&c);
+	cur_skip(&c, 8);	/* LeaseDuration */
 	r->lease_version = 1;
+	r->lease_epoch = 0;
 	memset(r->parent_lease_key, 0, 16);
 	if (len == 52 && req->conn->dialect >= 0x0300) {
 		cur_bytes(&c, r->parent_lease_key, 16);
+		r->lease_epoch = cur_le16(&c);
 		r->lease_version = 2;
+		/* MS-SMB2 2.2.13.2.10: the parent key counts only if flagged. */
+		if (!(flags & SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET))
+			memset(r->parent_lease_key, 0, 16);
 	}
 	if (c.err)
 		return STATUS_INVALID_PARAMETER;
@@ -308,6 +337,19 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	if (s == NULL || f == NULL)
 		return STATUS_SUCCESS;	/* local semantics only (logged once) */
 	state_file_id(&fid, f->dev, f->ino, f->stream);
+	if (lease && f->is_dir) {
+		struct shm_lease_rec l;
+
+		/*
+		 * No SMB2_GLOBAL_CAP_DIRECTORY_LEASING: a directory gets no
+		 * lease, yet a key that caches another file is still refused
+		 * (MS-SMB2 3.3.5.9.8).
+		 */
+		if (shm_lease_get(s, req->conn->client_guid, r->lease_key,
+		    &l) == 0 && (l.fid.dev != fid.dev || l.fid.ino != fid.ino))
+			return STATUS_INVALID_PARAMETER;
+		lease = 0;
+	}
 
 	memset(&br, 0, sizeof(br));
 	br.access = r->access;
@@ -352,6 +394,7 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		memcpy(rec.lease_key, r->lease_key, 16);
 		memcpy(rec.parent_lease_key, r->parent_lease_key, 16);
 		rec.lease_version = r->lease_version;
+		rec.lease_epoch = r->lease_epoch;
 	} else if (f->is_dir)
 		rec.oplock_level = SHM_OPLOCK_NONE;	/* no oplocks on directories */
 	else
@@ -400,9 +443,11 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		 * A sharing violation: a handle-caching holder may close its
 		 * handle once told (MS-SMB2 3.3.4.7, batch / H lease).
 		 */
+		br.flags |= SHM_BREAK_BATCH_ONLY;
 		status = state_break_wait(req, rsp, s, &fid, &br);
 		if (status != STATUS_SUCCESS)
 			return status;
+		br.flags &= ~SHM_BREAK_BATCH_ONLY;
 		/*
 		 * Then handle caching: H leases.  Batch oplocks were broken to
 		 * level II just above (MS-FSA 2.1.4.12: batch goes to level II,
@@ -448,6 +493,15 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		g->lease_epoch = sg.lease_epoch;
 		memcpy(g->lease_key, r->lease_key, 16);
 		memcpy(g->parent_lease_key, r->parent_lease_key, 16);
+		smb2_oplock_lease_sync(req->conn->client_guid, r->lease_key,
+		    sg.lease_state);
+		{
+			struct shm_lease_rec l;
+
+			g->lease_breaking = shm_lease_get(s,
+			    req->conn->client_guid, r->lease_key, &l) == 0 &&
+			    l.breaking;
+		}
 	} else {
 		op->oplock_level = sg.oplock_level;
 		g->oplock_level = sg.oplock_level;
@@ -523,7 +577,9 @@ state_put_create_contexts(struct wcur *w, uint8_t **prev,
 	/* MS-SMB2 2.2.14.2.10 / 2.2.14.2.11 */
 	wcur_bytes(w, g->lease_key, 16);
 	wcur_le32(w, g->lease_state);
-	wcur_le32(w, g->lease_version == 2 && !zero_parent ? 0x4 : 0);
+	wcur_le32(w, (g->lease_version == 2 && !zero_parent ?
+	    SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET : 0) |
+	    (g->lease_breaking ? SMB2_LEASE_FLAG_BREAK_IN_PROGRESS : 0));
 	wcur_le64(w, 0);		/* LeaseDuration */
 	if (g->lease_version == 2) {
 		wcur_bytes(w, g->parent_lease_key, 16);
@@ -616,7 +672,7 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */
 	if (write && shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
 	    bs.n > 0)
-		(void)state_breaks_send(s, &fid, &bs);
+		(void)state_breaks_send(s, &fid, &bs, 0);
 	return STATUS_SUCCESS;
 }
 

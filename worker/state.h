@@ -86,7 +86,8 @@ struct state_open_req {
 	uint8_t		lease_version;	/* 1 or 2 */
 	uint32_t	lease_state;
 	uint8_t		lease_key[16];
-	uint8_t		parent_lease_key[16];
+	uint8_t		parent_lease_key[16];	/* zero unless flagged */
+	uint16_t	lease_epoch;	/* v2: the client's epoch */
 	/* DHnQ (1) / DH2Q (2) */
 	int		durable;
 	uint32_t	durable_timeout_ms;	/* DH2Q, 0 = default */
@@ -105,6 +106,7 @@ struct state_open_grant {
 	uint8_t		lease_key[16];
 	uint8_t		parent_lease_key[16];
 	uint16_t	lease_epoch;
+	int		lease_breaking;	/* SMB2_LEASE_FLAG_BREAK_IN_PROGRESS */
 	int		durable;	/* put DHnQ (1) / DH2Q (2) response */
 	uint32_t	durable_timeout_ms;
 };

@@ -222,6 +222,56 @@ else
 	record no-crash-in-log PASS "no child died of a signal during the run"
 fi
 
+# A connection the gate routes to alice's worker for binding (it names
+# her live session) has no session of its own there: it must not stay
+# open for ever (login deadline, 15 s) nor take setups without end (8).
+echo "# binding hand-off limits (worker)"
+cat >"$T/bindlimits.py" <<'PYEOF'
+import os, struct, sys, time
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import hostile_client as h
+h.PORT = int(os.environ["PORT"])
+DELETED = 0xC0000203
+
+def routed(sid):
+    """A socket past a binding SESSION_SETUP for sid, answered by the worker."""
+    s = h.negotiated()
+    r = h.sess_setup(s, 1, h.NTLM_TYPE1, sid=sid, flags=1)
+    st = h.parse_chain(r)[0][0] if not isinstance(r, str) else None
+    return s, st, h.describe(r)
+
+c, _tid = h.imp_connect("alice", os.environ.get("ALICE_PW", "alicepw1"))
+sid = c._SMBConnection._Session["SessionID"]
+s, st, what = routed(sid)
+if st is None or st == DELETED:
+    h.check("bind-routed", False, "a binding for a live session reaches its worker", what)
+else:
+    t0 = time.monotonic()
+    r = h.recv_frame(s, 25.0)
+    dt = time.monotonic() - t0
+    h.check("bind-silent-closed", r == "closed" and dt <= 20.0,
+            "a silent connection routed for binding is closed within 20 s",
+            "%s after %.1f s (first answer: %s)" % (h.describe(r), dt, what))
+s.close()
+s, st, what = routed(sid)
+answers, res = 1, "open"
+for mid in range(2, 12):
+    try:
+        r = h.sess_setup(s, mid, h.NTLM_TYPE1, sid=sid, flags=1)
+    except OSError:
+        r = "closed"
+    if isinstance(r, str):
+        res = r
+        break
+    answers += 1
+h.check("bind-fails-closed", st not in (None, DELETED) and res == "closed" and answers <= 8,
+        "a connection routed for binding is closed after 8 failed setups",
+        "%d answered, then %s (first answer: %s)" % (answers, res, what))
+s.close()
+c.close()
+PYEOF
+record_client < <(timeout 60 "$PY" "$T/bindlimits.py" "$CLIENT" 2>&1)
+
 # ---- 3. path escapes ----
 
 echo "# path escapes (share [jail])"
@@ -230,7 +280,7 @@ snapshot() {
 		stat -c '%n %s %Y %Z %i' /etc/passwd /etc/shadow /etc/hostname /etc \
 		    "$OUTSIDE" "$OUTSIDE/secret" "$JAIL_PARENT"
 		ls -la --time-style=+%s "$OUTSIDE" "$JAIL_PARENT" |
-		    grep -vE ' (jail|share)$' | grep -v '^total' | sort
+		    grep -vE ' (jail|share|\.\.)$' | grep -v '^total' | sort
 		# The test's own folder changes as the test writes its logs:
 		# list its entries (a new one shows), not its own times.
 		ls -lA --time-style=+%s "$T" |

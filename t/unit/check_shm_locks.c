@@ -282,16 +282,72 @@ START_TEST(test_leases)
 	ck_assert_int_eq(shm_write_breaks(s, &F1, 43, 0, &br), 0);
 	ck_assert_uint_eq(br.n, 1);
 	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_H);
-	/* Attribute-only opens break nothing. */
+	/* Attribute-only opens break nothing, unless they overwrite. */
 	req.access = ATTR;
-	req.flags = SHM_BREAK_TRUNCATE;
+	req.flags = 0;
 	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
 	ck_assert_uint_eq(br.n, 0);
+	req.flags = SHM_BREAK_TRUNCATE;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
 	/* The lease lives while one of its opens does. */
 	ck_assert_int_eq(shm_open_remove(s, &F1, 41, NULL), 0);
 	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
 	ck_assert_int_eq(shm_open_remove(s, &F1, 42, NULL), 0);
 	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), -ENOENT);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * MS-SMB2 3.3.5.9.8 / 3.3.5.9.11 as smbtorture's smb2.lease checks them: an
+ * upgrade only to a strict superset, a v2 lease starting one past the
+ * client's epoch, a sharing violation taking only H, stat opens ignored.
+ */
+START_TEST(test_lease_rules)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(51, 1, 0xa, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_open_rec a2 = mklease(52, 1, 0xa, SHM_LEASE_R | SHM_LEASE_W);
+	struct shm_open_rec a3 = mklease(53, 1, 0xa, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	struct shm_open_rec st = mkopen(54, ATTR, S_ALL);
+	struct shm_break_req req;
+	struct shm_open_grant g;
+	struct shm_breaks br;
+
+	a.lease_epoch = 0x10;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &st, NULL, &g, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_uint_eq(g.lease_epoch, 0x11);
+	/* RH asking RW is no superset: RH stays, epoch too. */
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a2, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_uint_eq(g.lease_epoch, 0x11);
+	/* RWH is (the stat open does not count as another open). */
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a3, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	ck_assert_uint_eq(g.lease_epoch, 0x12);
+
+	memset(&req, 0, sizeof(req));
+	req.access = RD | WR;
+	req.share_access = S_ALL;
+	memset(req.client_guid, 2, SHM_GUID_LEN);
+	memset(req.lease_key, 0xb, SHM_GUID_LEN);
+	/* The first pass of a sharing violation leaves leases alone. */
+	req.flags = SHM_BREAK_BATCH_ONLY;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	/* Then only H goes: RWH -> RW. */
+	req.flags = SHM_BREAK_SHARING;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_R | SHM_LEASE_W);
+	/* An overwrite takes everything at once. */
+	req.flags = SHM_BREAK_TRUNCATE;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, 0);
 	drop_env(s);
 }
 END_TEST
@@ -446,6 +502,7 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_brlock_cross_process);
 	tcase_add_test(tc, test_purge_wakes_waiters);
 	tcase_add_test(tc, test_leases);
+	tcase_add_test(tc, test_lease_rules);
 	tcase_add_test(tc, test_oplocks);
 	tcase_add_test(tc, test_many_locks_one_file);
 	tcase_add_test(tc, test_hint_counters_cross_process);
