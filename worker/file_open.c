@@ -241,17 +241,12 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 ntstatus_t
 file_open_lookup(struct smb2_req *req, struct cur *c, struct open **out)
 {
-	uint64_t p = cur_le64(c), v = cur_le64(c);
+	uint64_t p, v;
 	struct open *op;
+	ntstatus_t status;
 
-	if (c->err)
-		return STATUS_INVALID_PARAMETER;
-	if (p == UINT64_MAX && v == UINT64_MAX) {
-		if (!req->related)
-			return STATUS_FILE_CLOSED;
-		p = req->related_fid_persistent;
-		v = req->related_fid_volatile;
-	}
+	if ((status = open_fid_decode(req, c, &p, &v)) != STATUS_SUCCESS)
+		return status;
 	op = open_find(req->conn, p, v);
 	if (op == NULL || (op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
 	    op->u.file == NULL)

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/smb2.h"
 #include "worker/state.h"
 
 
@@ -125,4 +127,21 @@ open_close_all(struct conn *c)
 	for (i = 0; pv->opens != NULL && i < pv->nopens; i++)
 		if (pv->opens[i].kind != OPEN_FREE)
 			open_close_one(&pv->opens[i]);
+}
+
+uint32_t
+open_fid_decode(const struct smb2_req *req, struct cur *c, uint64_t *p,
+    uint64_t *v)
+{
+	*p = cur_le64(c);
+	*v = cur_le64(c);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	if (*p == UINT64_MAX && *v == UINT64_MAX) {
+		if (!req->related)
+			return STATUS_FILE_CLOSED;
+		*p = req->related_fid_persistent;
+		*v = req->related_fid_volatile;
+	}
+	return STATUS_SUCCESS;
 }

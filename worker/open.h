@@ -55,6 +55,16 @@ struct open {
 struct open	*open_alloc(struct conn *, struct session *, struct tree *, enum open_kind);
 /* The open for these ids on this connection's session/tree, or NULL. */
 struct open	*open_find(struct conn *, uint64_t fid_persistent, uint64_t fid_volatile);
+
+struct smb2_req;
+struct cur;
+/*
+ * Reads a request's 16-byte FileId at the cursor; all-ones means the file
+ * id of the previous request of a related compound (MS-SMB2 3.3.5.2.7.2).
+ * Returns 0, or an NTSTATUS (INVALID_PARAMETER, FILE_CLOSED) to answer.
+ */
+uint32_t	 open_fid_decode(const struct smb2_req *, struct cur *,
+		    uint64_t *fid_persistent, uint64_t *fid_volatile);
 /* Returns the slot to the free list (the owner has released u first). */
 void		 open_release(struct open *);
 

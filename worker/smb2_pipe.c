@@ -38,17 +38,12 @@
 static ntstatus_t
 smb2_pipe_lookup(struct smb2_req *req, struct cur *c, struct open **out)
 {
-	uint64_t p = cur_le64(c), v = cur_le64(c);
+	uint64_t p, v;
 	struct open *o;
+	ntstatus_t status;
 
-	if (c->err)
-		return STATUS_INVALID_PARAMETER;
-	if (p == UINT64_MAX && v == UINT64_MAX) {
-		if (!req->related)
-			return STATUS_FILE_CLOSED;
-		p = req->related_fid_persistent;
-		v = req->related_fid_volatile;
-	}
+	if ((status = open_fid_decode(req, c, &p, &v)) != STATUS_SUCCESS)
+		return status;
 	o = open_find(req->conn, p, v);
 	if (o == NULL || o->kind != OPEN_PIPE || o->u.pipe == NULL ||
 	    o->tree != req->tree || o->sess != req->sess)
