@@ -276,6 +276,15 @@ ctl_child_reply(struct child *c, const struct msg *m)
 {
 	int i, j;
 
+	/*
+	 * Counters are kept whoever asked, late answers too; id 0 is the
+	 * final count a child sends unasked before it exits.
+	 */
+	if (m->type == MSG_METRICS_REP &&
+	    ctl_ops_metrics_note(c->pid, m->payload, m->len) != 0)
+		log_debug(1, "malformed counters from %d ignored", (int)c->pid);
+	if (m->id == 0)
+		return;
 	for (i = 0; i < CTL_MAX_CLIENTS; i++) {
 		struct ctl_client *cl = &ctl_clients[i];
 		struct ctl_query *q = &cl->q;
@@ -307,6 +316,29 @@ ctl_child_reply(struct child *c, const struct msg *m)
 		return;
 	}
 	log_debug(3, "late answer %u from %d dropped", m->type, (int)c->pid);
+}
+
+void
+ctl_child_gone(struct child *c)
+{
+	static uint8_t buf[MSG_BUF_SIZE];
+	struct msg m;
+	int i;
+
+	/*
+	 * The final counters may still sit in the channel, behind the exit
+	 * that was reaped first.  Only they are taken: the channel is about
+	 * to be closed with whatever else it holds, as at any reap.
+	 */
+	for (i = 0; i < 64 && c->chan >= 0; i++) {
+		if (msg_recv(c->chan, &m, buf, sizeof(buf)) != 0)
+			break;
+		if (m.fd >= 0)
+			close(m.fd);
+		if (m.type == MSG_METRICS_REP && m.id == 0)
+			(void)ctl_ops_metrics_note(c->pid, m.payload, m.len);
+	}
+	ctl_ops_metrics_gone(c->pid);
 }
 
 /* Splits the line on blanks into cl->argv. */

@@ -46,6 +46,12 @@ void	ctl_client_event(uint32_t idx);
 struct child;
 struct msg;
 void	ctl_child_reply(struct child *c, const struct msg *m);
+/*
+ * reap.c, for a child just reaped (before spawn_child_gone): reads what it
+ * sent before it died for its final counters, and keeps its counters in
+ * the totals of `metrics`.
+ */
+void	ctl_child_gone(struct child *c);
 /* Drops clients that did not send their line within CTL_TIMEOUT_MS. */
 void	ctl_tick(void);
 

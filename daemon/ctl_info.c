@@ -59,6 +59,8 @@ struct ci_open {
 	uint64_t	since;
 	uint64_t	dev, ino;
 	int		in_shm;
+	int		durable;	/* survives a disconnect */
+	int		disconnected;	/* durable, waiting for its client */
 };
 
 struct ci_lock {
@@ -169,7 +171,32 @@ ci_shm_open(const struct shm_file_id *fid, const struct shm_open_rec *r,
 	o->dev = fid->dev;
 	o->ino = fid->ino;
 	o->in_shm = 1;
+	o->durable = (r->flags & SHM_OPEN_DURABLE) != 0;
+	o->disconnected = (r->flags & SHM_OPEN_DISCONNECTED) != 0;
 	return 0;
+}
+
+/*
+ * No worker holds a disconnected durable open, so none reports its share
+ * and path: they come from its durable record.
+ */
+static void
+ci_shm_durable_names(struct ci *ci)
+{
+	static struct shm_durable_rec rec;	/* ~5 KiB */
+	size_t i;
+
+	for (i = 0; i < ci->no; i++) {
+		struct ci_open *o = &ci->o[i];
+
+		if (!o->disconnected || o->path[0] != '\0' ||
+		    shm_durable_get(master.shm, o->pers, &rec) != 0)
+			continue;
+		snprintf(o->share, sizeof(o->share), "%s", rec.share);
+		/* Display only: a longer path is cut. */
+		snprintf(o->path, sizeof(o->path), "%.*s",
+		    (int)sizeof(o->path) - 1, rec.path);
+	}
 }
 
 static int
@@ -316,6 +343,8 @@ ci_load(struct ci *ci, unsigned what, const struct ctl_query *q)
 	}
 	for (i = 0; q != NULL && i < q->ngot; i++)
 		ci_worker(ci, &q->replies[i]);
+	if (master.shm != NULL && (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS)))
+		ci_shm_durable_names(ci);
 }
 
 static void
@@ -425,13 +454,17 @@ ci_open_of(const struct ci *ci, uint64_t pers)
 	return NULL;
 }
 
-/* A worker reports connections; a gate serves one while not ready. */
+/*
+ * A worker's connections as it reports them (MSG_CONN_COUNT); a gate's
+ * logins in progress: connections given and not yet ended or handed off
+ * (MSG_GATE_CONN_END), which the master counts live.
+ */
 static unsigned
 ci_child_conns(const struct child *c)
 {
 	if (c->role == CHILD_WORKER)
 		return c->nconn;
-	return c->hello && !c->ready && !c->dying && c->nconn > 0 ? 1 : 0;
+	return c->active;
 }
 
 /* ---- JSON ---- */
@@ -552,8 +585,11 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 			fputs(", \"since\": ", f);
 			ci_json_time(f, o->since);
 			fprintf(f, ", \"session_id\": \"%llx\", \"persistent_id\": "
-			    "\"%llx\", \"worker_pid\": %d}", (unsigned long long)o->sid,
-			    (unsigned long long)o->pers, (int)o->pid);
+			    "\"%llx\", \"worker_pid\": %d, \"durable\": %s, "
+			    "\"state\": \"%s\"}", (unsigned long long)o->sid,
+			    (unsigned long long)o->pers, (int)o->pid,
+			    o->durable ? "true" : "false",
+			    o->disconnected ? "disconnected" : "open");
 		}
 		fputc(']', f);
 	}
@@ -667,11 +703,12 @@ ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 			ci_share_mode(o->share_access, m);
 			ci_lease(o->lease_state, l);
 			ci_time(o->since, ts, sizeof(ts));
-			fprintf(f, "%-8d 0x%08x %-5s %-9s %-5s %-25s %-12s %s\n",
+			fprintf(f, "%-8d 0x%08x %-5s %-9s %-5s %-25s %-12s %s%s\n",
 			    (int)o->pid, o->access, m, ci_oplock(o->oplock),
 			    o->oplock == SHM_OPLOCK_LEASE ? l : "-", ts,
 			    o->share[0] ? o->share : "?",
-			    o->path[0] ? o->path : (o->share[0] ? "." : "?"));
+			    o->path[0] ? o->path : (o->share[0] ? "." : "?"),
+			    o->disconnected ? " (durable, disconnected)" : "");
 		}
 	}
 	if (what & CTL_STATUS_LOCKS) {

@@ -49,9 +49,12 @@ ctl_ops_number(const char *s, long max, long *out)
 	return 0;
 }
 
-/* Sends type to every askable worker as one query; how many were asked. */
+/*
+ * Sends type to every askable child of role (0: gates and workers) as one
+ * query; how many were asked.
+ */
 static int
-ctl_ops_ask_workers(struct ctl_client *cl, uint32_t want, uint32_t type,
+ctl_ops_ask_role(struct ctl_client *cl, int role, uint32_t want, uint32_t type,
     const void *p, size_t len)
 {
 	int i, n = 0;
@@ -61,11 +64,89 @@ ctl_ops_ask_workers(struct ctl_client *cl, uint32_t want, uint32_t type,
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		if (c->role == CHILD_WORKER && ctl_ops_askable(c) &&
+		if ((role == 0 || (int)c->role == role) && ctl_ops_askable(c) &&
 		    ctl_query_send(cl, c, type, p, len) == 0)
 			n++;
 	}
 	return n;
+}
+
+/* Sends type to every askable worker as one query; how many were asked. */
+static int
+ctl_ops_ask_workers(struct ctl_client *cl, uint32_t want, uint32_t type,
+    const void *p, size_t len)
+{
+	return ctl_ops_ask_role(cl, CHILD_WORKER, want, type, p, len);
+}
+
+/*
+ * Counters that never go down although children come and go.  Each
+ * child's last known counters (its last answer to a scrape, or the final
+ * ones it sends unasked just before it exits) are kept by pid; when the
+ * child is reaped they move into ctl_metrics_gone.  A scrape prints
+ * ctl_metrics_gone plus the last known counters of every live child, so
+ * it is never below an earlier scrape: a child's counters only grow, and
+ * what a crashed child counted after its last scrape is all that is lost.
+ * The cost is on the master, per scrape and per child exit; none per
+ * request.
+ */
+static struct ctl_metrics_last {
+	pid_t		 pid;		/* 0: free */
+	struct metrics	*m;
+} ctl_metrics_last[SPAWN_MAX_CHILDREN];
+static struct metrics	ctl_metrics_gone;
+
+static struct ctl_metrics_last *
+ctl_metrics_slot(pid_t pid, int create)
+{
+	struct ctl_metrics_last *free_slot = NULL;
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		if (ctl_metrics_last[i].pid == pid)
+			return &ctl_metrics_last[i];
+		if (free_slot == NULL && ctl_metrics_last[i].pid == 0)
+			free_slot = &ctl_metrics_last[i];
+	}
+	if (!create || free_slot == NULL)
+		return NULL;
+	if (free_slot->m == NULL &&
+	    (free_slot->m = calloc(1, sizeof(*free_slot->m))) == NULL)
+		return NULL;
+	free_slot->pid = pid;
+	return free_slot;
+}
+
+int
+ctl_ops_metrics_note(pid_t pid, const uint8_t *p, size_t len)
+{
+	struct ctl_metrics_last *sl;
+	struct metrics *in;
+
+	in = calloc(1, sizeof(*in));
+	if (in == NULL)
+		return -1;
+	if (metrics_decode_add(in, p, len) != 0 ||
+	    (sl = ctl_metrics_slot(pid, 1)) == NULL) {
+		free(in);
+		return -1;
+	}
+	/* The newer answer holds everything the older one counted. */
+	free(sl->m);
+	sl->m = in;
+	return 0;
+}
+
+void
+ctl_ops_metrics_gone(pid_t pid)
+{
+	struct ctl_metrics_last *sl = ctl_metrics_slot(pid, 0);
+
+	if (sl == NULL || pid == 0)
+		return;
+	metrics_add(&ctl_metrics_gone, sl->m);
+	memset(sl->m, 0, sizeof(*sl->m));
+	sl->pid = 0;
 }
 
 static int
@@ -282,10 +363,36 @@ ctl_ops_reload(struct ctl_client *cl, FILE *f)
 		fprintf(f, "ERR usage: reload [--force]\n");
 		return 0;
 	}
-	if (master_reload_opts(force, err, sizeof(err)) == 0)
-		fputs("OK\nreloaded\n", f);
-	else
+	/*
+	 * The master only knows the shares of its previous config; the
+	 * workers know the shares of their trees (a share removed by an
+	 * earlier reload may still have some), so they decide what --force
+	 * closes: a second MSG_RELOAD with MSG_RELOAD_FORCE after the plain
+	 * one every child gets (a worker that sees both in one read reloads
+	 * once).
+	 */
+	if (master_reload_opts(0, err, sizeof(err)) != 0) {
 		fprintf(f, "ERR %s\n", err);
+		return 0;
+	}
+	if (force) {
+		uint8_t p[4];
+		int i, n = 0;
+
+		le32_put(p, MSG_RELOAD_FORCE);
+		for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+			struct child *c = &spawn_children[i];
+
+			if (c->role == CHILD_WORKER && ctl_ops_askable(c) &&
+			    spawn_send(c, MSG_RELOAD, 0, p, sizeof(p)) == 0)
+				n++;
+		}
+		log_info("reload --force: %d worker(s) close the trees of "
+		    "removed shares", n);
+		fprintf(f, "OK\nreloaded; %d worker(s) told to close the trees "
+		    "of removed shares\n", n);
+	} else
+		fputs("OK\nreloaded\n", f);
 	return 0;
 }
 
@@ -322,7 +429,8 @@ ctl_ops_request(struct ctl_client *cl, FILE *f)
 			fprintf(f, "ERR usage: metrics\n");
 			return 0;
 		}
-		if (ctl_ops_ask_workers(cl, MSG_METRICS_REP, MSG_METRICS_REQ,
+		/* Gates count their logins: they are asked too. */
+		if (ctl_ops_ask_role(cl, 0, MSG_METRICS_REP, MSG_METRICS_REQ,
 		    NULL, 0) < 0) {
 			fprintf(f, "ERR out of memory\n");
 			return 0;
@@ -357,6 +465,7 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 	static const char *const role[3] = { "", "gate", "worker" };
 	struct metrics *sum;
 	long sessions, opens, locks;
+	unsigned conns[3] = { 0, 0, 0 };
 	int i, bad = 0, r;
 
 	sum = calloc(1, sizeof(*sum));
@@ -364,13 +473,35 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 		fputs("ERR out of memory\n", f);
 		return;
 	}
+	/*
+	 * ctl_child_reply() noted every answer as its child's last known;
+	 * here they are only checked, for the count of those answering.
+	 */
 	for (i = 0; i < q->ngot; i++)
 		if (metrics_decode_add(sum, q->replies[i].data,
 		    q->replies[i].len) != 0)
 			bad++;
+	*sum = ctl_metrics_gone;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (ctl_metrics_last[i].pid != 0)
+			metrics_add(sum, ctl_metrics_last[i].m);
 	fputs("OK\n", f);
 	metrics_print(f, sum);
 	free(sum);
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		const struct child *c = &spawn_children[i];
+
+		if (c->pid <= 0 || (c->role != CHILD_GATE &&
+		    c->role != CHILD_WORKER))
+			continue;
+		/* A gate's live logins; a worker's connections as it reports. */
+		conns[c->role] += c->role == CHILD_GATE ? c->active : c->nconn;
+	}
+	fputs("# HELP usmbd_connections Client connections now: logging in "
+	    "(gate) or served (worker).\n# TYPE usmbd_connections gauge\n", f);
+	for (r = 1; r <= 2; r++)
+		fprintf(f, "usmbd_connections{role=\"%s\"} %u\n", role[r],
+		    conns[r]);
 	ctl_info_counts(&sessions, &opens, &locks);
 	fprintf(f, "# HELP usmbd_sessions Sessions in the state env.\n"
 	    "# TYPE usmbd_sessions gauge\nusmbd_sessions %ld\n"
@@ -398,8 +529,9 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 	for (r = 1; r <= 2; r++)
 		fprintf(f, "usmbd_worker_restarts_total{role=\"%s\"} %llu\n",
 		    role[r], (unsigned long long)master.child_deaths[r]);
-	fprintf(f, "# HELP usmbd_metrics_workers Workers asked and answering "
-	    "for this scrape.\n# TYPE usmbd_metrics_workers gauge\n"
+	fprintf(f, "# HELP usmbd_metrics_workers Children (gates and workers) "
+	    "asked and answering for this scrape.\n"
+	    "# TYPE usmbd_metrics_workers gauge\n"
 	    "usmbd_metrics_workers{state=\"asked\"} %d\n"
 	    "usmbd_metrics_workers{state=\"answered\"} %d\n",
 	    q->nsent, q->ngot - bad);

@@ -66,6 +66,13 @@ void	ctl_json_str(FILE *f, const char *s);
  */
 int	ctl_ops_request(struct ctl_client *cl, FILE *f);
 void	ctl_ops_finish(struct ctl_client *cl, FILE *f);
+/*
+ * A child's counters (a MSG_METRICS_REP payload, worker/metrics.h) become
+ * its last known ones; 0, or -1 when malformed.
+ */
+int	ctl_ops_metrics_note(pid_t pid, const uint8_t *p, size_t len);
+/* The child is gone: its last known counters join the retained total. */
+void	ctl_ops_metrics_gone(pid_t pid);
 
 /* ctl_info.c: `status` from the state env and the workers' MSG_INFO_REP. */
 #define CTL_STATUS_PROCESSES	0x01

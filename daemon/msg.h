@@ -44,7 +44,11 @@ enum msg_type {
 	MSG_PONG,		/* reply to MSG_PING: payload u32 pid */
 	MSG_CTL_DONE,		/* reply to CLOSE_SHARE / KILL_*: payload u32 count */
 	MSG_INFO_REP,		/* reply to MSG_INFO_REQ: worker/ctlmsg.h encoding */
-	MSG_METRICS_REP,	/* reply to MSG_METRICS_REQ: worker/metrics.h encoding */
+	/*
+	 * Reply to MSG_METRICS_REQ: worker/metrics.h encoding.  With id 0,
+	 * unasked: a child's final counters, sent just before it exits.
+	 */
+	MSG_METRICS_REP,
 	/*
 	 * gate -> master: the connection of MSG_NEW_CONN id is closed or
 	 * handed off (and acknowledged); no payload.  Releases its place in
@@ -78,7 +82,12 @@ enum msg_type {
 	MSG_AUTH_REP,		/* struct msg_auth_rep */
 	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
 	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */
-	MSG_RELOAD,		/* re-read the config */
+	/*
+	 * Re-read the config.  Payload empty, or u32 flags: MSG_RELOAD_FORCE
+	 * (usmbctl reload --force) closes the trees of shares the new config
+	 * no longer has; without it they keep working until disconnected.
+	 */
+	MSG_RELOAD,
 	/*
 	 * Finish and exit.  To a gate: stop taking connections and end the
 	 * logins in flight within a few seconds; with payload u32 1 (the
@@ -101,6 +110,8 @@ enum msg_type {
 	 */
 	MSG_GATE_DROP,
 };
+
+#define MSG_RELOAD_FORCE	0x1	/* MSG_RELOAD flag */
 
 /* MSG_HELLO payload: the role the child was started as (u32). */
 enum msg_role {

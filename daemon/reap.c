@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "daemon/ctl.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
 #include "daemon/spawn.h"
@@ -129,8 +130,11 @@ reap_children(void)
 		    WEXITSTATUS(status) == 0))
 			master.child_deaths[c->role]++;
 		state_purge_child(pid);
-		if (c != NULL)
+		if (c != NULL) {
+			/* Its counters stay in `usmbctl metrics`. */
+			ctl_child_gone(c);
 			spawn_child_gone(c);
+		}
 	}
 	return n;
 }

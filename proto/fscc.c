@@ -338,3 +338,50 @@ fscc_name_match(const char *pattern, size_t plen, const char *name,
 	}
 	return nxt[0];
 }
+
+int
+fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos, struct fscc_ea *ea)
+{
+	struct cur c, e;
+	uint32_t next;
+
+	if (*pos >= len)
+		return -1;
+	cur_init(&c, buf, len);
+	e = cur_sub(&c, *pos, len - *pos);
+	next = cur_le32(&e);
+	ea->flags = cur_u8(&e);
+	ea->name_len = cur_u8(&e);
+	ea->value_len = cur_le16(&e);
+	ea->name = cur_view(&e, ea->name_len);
+	cur_skip(&e, 1);			/* the name's NUL */
+	ea->value = cur_view(&e, ea->value_len);
+	if (e.err)
+		return -1;
+	ea->last = next == 0;
+	if (next == 0)
+		return 0;
+	if (next % 4 != 0 || next > len - *pos)
+		return -1;
+	*pos += next;
+	return 0;
+}
+
+int
+fscc_rename_decode(struct cur *b, int *replace, const uint8_t **name16,
+    uint32_t *name16_len)
+{
+	*replace = cur_u8(b) != 0;
+	cur_skip(b, 7 + 8);		/* Reserved, RootDirectory (0 in SMB2) */
+	*name16_len = cur_le32(b);
+	*name16 = cur_view(b, *name16_len);
+	return b->err || *name16_len == 0 ? -1 : 0;
+}
+
+int
+fscc_zero_data_decode(struct cur *in, uint64_t *off, uint64_t *end)
+{
+	*off = cur_le64(in);
+	*end = cur_le64(in);
+	return in->err ? -1 : 0;
+}

@@ -169,4 +169,36 @@ int	fscc_put_fs(struct wcur *, int info_class, const struct fscc_fs *,
 int	fscc_name_match(const char *pattern, size_t plen, const char *name,
 	    size_t nlen, int case_sensitive);
 
+/*
+ * Decoders of what clients send.  Each reads through a bounds-checked
+ * cursor and hands back host values and views into the buffer.
+ */
+
+/* MS-FSCC 2.4.15 FILE_FULL_EA_INFORMATION: one entry of a list */
+struct fscc_ea {
+	uint8_t		 flags;
+	const uint8_t	*name;		/* name_len bytes, NUL not counted */
+	uint8_t		 name_len;
+	const uint8_t	*value;
+	uint16_t	 value_len;
+	int		 last;		/* NextEntryOffset was 0 */
+};
+/*
+ * Decodes the entry at *pos of buf[0, len) and moves *pos to the next
+ * (NextEntryOffset: 4-aligned, inside the list).  0, or -1 when malformed.
+ */
+int	fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos,
+	    struct fscc_ea *);
+
+/*
+ * MS-FSCC 2.4.42.2 FILE_RENAME_INFORMATION (SMB2 form) and 2.4.27.2
+ * FILE_LINK_INFORMATION, which share a layout.  0, or -1 when short or
+ * the name is empty.
+ */
+int	fscc_rename_decode(struct cur *, int *replace, const uint8_t **name16,
+	    uint32_t *name16_len);
+
+/* MS-FSCC 2.3.67 FILE_ZERO_DATA_INFORMATION: 0, or -1 when short */
+int	fscc_zero_data_decode(struct cur *, uint64_t *off, uint64_t *end);
+
 #endif

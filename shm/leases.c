@@ -17,6 +17,7 @@
  * SYNCHRONIZE and nothing else) neither breaks nor limits caching.
  */
 #define STAT_ACCESS	(0x00000080 | 0x00000100 | 0x00020000 | 0x00100000)
+#define READ_CONTROL	0x00020000
 
 static void
 lease_key(uint8_t *k, const uint8_t *client_guid, const uint8_t *key)
@@ -45,6 +46,8 @@ lease_decode(const MDB_val *k, const MDB_val *v, struct shm_lease_rec *l)
 	l->epoch = cur_le16(&c);
 	l->version = cur_u8(&c);
 	l->breaking = cur_u8(&c);
+	/* Added later: a record without it needs what its break asked. */
+	l->required = cur_left(&c) >= 4 ? cur_le32(&c) : l->breaking_to;
 	return c.err ? -EPROTO : 0;
 }
 
@@ -80,6 +83,7 @@ lease_put_txn(struct shm *s, MDB_txn *txn, const struct shm_lease_rec *l)
 	wcur_le16(&w, l->epoch);
 	wcur_u8(&w, l->version);
 	wcur_u8(&w, l->breaking);
+	wcur_le32(&w, l->required);
 	if (w.err)
 		return -EINVAL;
 	v.mv_size = wcur_off(&w);
@@ -126,6 +130,7 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 {
 	struct grant_scan *g = arg;
 	struct shm_lease_rec l;
+	uint8_t lvl;
 
 	if (g->new->oplock_level == SHM_OPLOCK_LEASE &&
 	    same_lease(e, g->new->client_guid, g->new->lease_key))
@@ -133,10 +138,17 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	if (e->oplock_level == SHM_OPLOCK_NONE && (e->access & ~STAT_ACCESS) == 0)
 		return 0;
 	g->others++;
-	if (e->oplock_level == SHM_OPLOCK_EXCLUSIVE || e->oplock_level == SHM_OPLOCK_BATCH)
+	/*
+	 * An oplock whose break is in progress counts at the level it is
+	 * breaking to: an opener that waited out the break timeout shares
+	 * the file with the level II the holder was told to drop to.
+	 */
+	lvl = (e->flags & SHM_OPEN_BREAKING) && e->oplock_level != SHM_OPLOCK_LEASE ?
+	    e->oplock_breaking_to : e->oplock_level;
+	if (lvl == SHM_OPLOCK_EXCLUSIVE || lvl == SHM_OPLOCK_BATCH)
 		g->others_w = 1;
-	if (e->oplock_level == SHM_OPLOCK_II || e->oplock_level == SHM_OPLOCK_EXCLUSIVE ||
-	    e->oplock_level == SHM_OPLOCK_BATCH)
+	if (lvl == SHM_OPLOCK_II || lvl == SHM_OPLOCK_EXCLUSIVE ||
+	    lvl == SHM_OPLOCK_BATCH)
 		g->others_oplock = 1;
 	else if (e->oplock_level == SHM_OPLOCK_LEASE &&
 	    lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) == 0) {
@@ -236,6 +248,7 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	g->oplock_level = SHM_OPLOCK_LEASE;
 	g->lease_state = l.state;
 	g->lease_epoch = l.epoch;
+	g->lease_version = l.version;
 	return 0;
 }
 
@@ -282,10 +295,12 @@ enum break_mode { BREAK_OPEN, BREAK_WRITE };
 
 struct break_scan {
 	enum break_mode	 mode;
+	int		 required_updates;	/* breaks in progress to lower */
 	const struct shm_break_req *req;
 	uint64_t	 writer;		/* BREAK_WRITE: the writing open */
 	struct shm_open_rec wrec;
 	struct shm_breaks *out;
+	int		 oplocks_only;	/* a READ_CONTROL stat open */
 };
 
 static void
@@ -318,6 +333,8 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	b.pid = e->pid;
 	b.persistent_id = e->persistent_id;
 	if (e->oplock_level == SHM_OPLOCK_LEASE) {
+		if (bs->oplocks_only)
+			return 0;
 		if (bs->mode == BREAK_OPEN &&
 		    same_lease(e, bs->req->client_guid, bs->req->lease_key))
 			return 0;
@@ -332,18 +349,26 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 				return 0;
 		if (lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) != 0)
 			return 0;
-		cur = l.breaking ? l.breaking_to : l.state;
+		/*
+		 * What the operation leaves of the state the holder has now
+		 * (while a break is in progress: the one not yet given up).
+		 */
+		cur = l.state;
 		to = cur;
 		if (bs->mode == BREAK_WRITE) {
-			to &= ~(SHM_LEASE_R | SHM_LEASE_W);
+			/*
+			 * Data changed under the cache: the whole lease goes,
+			 * H too (Windows breaks RH to none on a write or a
+			 * byte-range lock of another lease key).
+			 */
+			to = 0;
 		} else if (flags & SHM_BREAK_BATCH_ONLY) {
 			return 0;
-		} else if (flags & SHM_BREAK_SHARING) {
+		} else if (flags & (SHM_BREAK_SHARING | SHM_BREAK_HANDLE_ONLY)) {
 			/*
 			 * MS-SMB2 3.3.4.7 / MS-FSA 2.1.5.1.2: an open that met a
-			 * sharing violation only asks the holder to give up
-			 * its handles (RWH -> RW); W stays, since the open
-			 * fails anyway.
+			 * sharing violation (or a rename) only asks the holder
+			 * to give up its handles (RWH -> RW); W stays.
 			 */
 			to &= ~SHM_LEASE_H;
 		} else if (flags & SHM_BREAK_TRUNCATE) {
@@ -352,16 +377,41 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		} else {
 			to &= ~SHM_LEASE_W;
 		}
-		if (to == cur)
-			return 0;
 		b.is_lease = 1;
 		memcpy(b.lease_key, e->lease_key, SHM_GUID_LEN);
 		memcpy(b.client_guid, e->client_guid, SHM_GUID_LEN);
 		b.cur = l.state;
 		b.new_level = to;
 		b.epoch = l.epoch;
-		b.in_progress = l.breaking;
+		if (!l.breaking) {
+			if (to == cur)
+				return 0;
+			break_add(bs->out, &b);
+			return 0;
+		}
+		/*
+		 * A break is in progress: no second notification; what this
+		 * operation needs beyond it is recorded (required) and the
+		 * acknowledgement starts the next break.  Like Windows, an
+		 * opener waits while the lease is breaking when it has
+		 * nothing of its own to break, or when it already waited.
+		 */
+		b.in_progress = 1;
+		if ((cur & ~to) == 0) {
+			if (bs->mode == BREAK_WRITE)
+				return 0;
+			b.must_wait = 1;
+		} else {
+			b.must_wait = bs->mode == BREAK_OPEN &&
+			    (flags & SHM_BREAK_RESUMED) != 0;
+			if (l.required & ~to)
+				bs->required_updates++;
+		}
+		break_add(bs->out, &b);
+		return 0;
 	} else {
+		if (flags & SHM_BREAK_HANDLE_ONLY)
+			return 0;
 		cur = (e->flags & SHM_OPEN_BREAKING) ? e->oplock_breaking_to : e->oplock_level;
 		/* MS-FSA 2.1.5.1.2: a sharing violation spares exclusive ones. */
 		if ((flags & (SHM_BREAK_BATCH_ONLY | SHM_BREAK_SHARING)) &&
@@ -397,6 +447,17 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
 	for (unsigned j = 0; j < out->n; j++) {
 		struct shm_break *b = &out->b[j];
 
+		if (b->in_progress && b->is_lease) {
+			/* Lower what the next break after the ack goes to. */
+			if ((rc = lease_get_txn(s, txn, b->client_guid, b->lease_key, &l)) != 0)
+				return rc;
+			if (!l.breaking || !(l.required & ~b->new_level))
+				continue;
+			l.required &= b->new_level;
+			if ((rc = lease_put_txn(s, txn, &l)) != 0)
+				return rc;
+			continue;
+		}
 		if (b->in_progress)
 			continue;
 		if (b->is_lease) {
@@ -404,6 +465,7 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
 				return rc;
 			l.breaking = 1;
 			l.breaking_to = b->new_level;
+			l.required = b->new_level;
 			l.epoch++;
 			b->epoch = l.epoch;
 			if ((rc = lease_put_txn(s, txn, &l)) != 0)
@@ -443,10 +505,19 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	int rc, fresh = 0;
 
 	memset(bs->out, 0, sizeof(*bs->out));
-	/* Stat opens break nothing, unless they overwrite the data. */
+	bs->required_updates = 0;
+	/*
+	 * Stat opens break nothing, unless they overwrite the data.  Windows
+	 * counts READ_CONTROL as a stat open for leases only: it still breaks
+	 * an oplock (smbtorture smb2.oplock.statopen1, smb2.lease.statopen4).
+	 */
+	bs->oplocks_only = 0;
 	if (bs->mode == BREAK_OPEN && (bs->req->access & ~STAT_ACCESS) == 0 &&
-	    !(bs->req->flags & SHM_BREAK_TRUNCATE))
-		return 0;
+	    !(bs->req->flags & SHM_BREAK_TRUNCATE)) {
+		if (!(bs->req->access & READ_CONTROL))
+			return 0;
+		bs->oplocks_only = 1;
+	}
 	/* No open of the file holds an oplock or lease: nothing to break. */
 	if (shm_hint_zero(s, SHM_HINT_CACHING, fid))
 		return 0;
@@ -461,10 +532,11 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 		return rc;
 	for (i = 0; i < bs->out->n; i++)
 		fresh |= !bs->out->b[i].in_progress;
-	if (!fresh)
+	if (!fresh && bs->required_updates == 0)
 		return 0;
 	/* Something new to break: recompute and mark under the write lock. */
 	memset(bs->out, 0, sizeof(*bs->out));
+	bs->required_updates = 0;
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
@@ -544,6 +616,62 @@ out:
 }
 
 int
+shm_lease_break_ack_next(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    uint32_t state, struct shm_break *next, int *have_next)
+{
+	struct shm_lease_rec l;
+	MDB_txn *txn;
+	uint32_t to;
+	int rc;
+
+	*have_next = 0;
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0)
+		goto out;
+	if (!l.breaking) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (state & ~l.breaking_to) {
+		rc = -EINVAL;
+		goto out;
+	}
+	l.state = state;
+	l.breaking = 0;
+	l.breaking_to = 0;
+	if (state & ~l.required) {
+		/*
+		 * More is needed than this break asked: the next one goes
+		 * in steps, as Windows does (smbtorture smb2.lease.breaking3):
+		 * a lease that still caches handles or writes keeps R first.
+		 * It carries the epoch of the break it follows.
+		 */
+		to = l.required & state;
+		if (state & (SHM_LEASE_H | SHM_LEASE_W))
+			to |= state & SHM_LEASE_R;
+		if (to != state) {
+			memset(next, 0, sizeof(*next));
+			next->is_lease = 1;
+			memcpy(next->lease_key, key, SHM_GUID_LEN);
+			memcpy(next->client_guid, guid, SHM_GUID_LEN);
+			next->cur = state;
+			next->new_level = to;
+			next->epoch = l.epoch;
+			*have_next = 1;
+			if (state & (SHM_LEASE_H | SHM_LEASE_W)) {
+				l.breaking = 1;
+				l.breaking_to = to;
+			} else
+				l.state = to;	/* R -> none: no ack comes */
+		}
+	}
+	rc = lease_put_txn(s, txn, &l);
+out:
+	return shm_wend(s, txn, rc);
+}
+
+int
 shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
     uint64_t persistent_id, uint8_t level)
 {
@@ -579,4 +707,51 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
 	rc = shm_ofile_store(s, txn, fid, &of);
 out:
 	return shm_wend(s, txn, rc);
+}
+
+int
+shm_breaks_expire(struct shm *s, const struct shm_file_id *fid)
+{
+	struct shm_lease_rec l;
+	struct shm_open_rec e;
+	struct shm_ofile of;
+	MDB_txn *txn;
+	uint8_t *p;
+	uint32_t i;
+	int rc, ended = 0, dirty = 0;
+
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
+		goto out;
+	for (i = 0; i < of.n; i++) {
+		p = of.rec + (size_t)i * SHM_OREC_LEN;
+		shm_orec_get(p, &e);
+		if (e.oplock_level == SHM_OPLOCK_LEASE) {
+			/* Several opens may share the lease: ended once. */
+			if (lease_get_txn(s, txn, e.client_guid, e.lease_key,
+			    &l) != 0 || !l.breaking)
+				continue;
+			l.state = 0;
+			l.breaking = 0;
+			l.breaking_to = 0;
+			if ((rc = lease_put_txn(s, txn, &l)) != 0)
+				goto out;
+			ended++;
+			continue;
+		}
+		if (!(e.flags & SHM_OPEN_BREAKING))
+			continue;
+		e.oplock_level = e.oplock_breaking_to;
+		e.oplock_breaking_to = 0;
+		e.flags &= ~SHM_OPEN_BREAKING;
+		shm_orec_put(p, &e);
+		dirty = 1;
+		ended++;
+	}
+	if (dirty)
+		rc = shm_ofile_store(s, txn, fid, &of);
+out:
+	rc = shm_wend(s, txn, rc);
+	return rc != 0 ? rc : ended;
 }

@@ -143,6 +143,7 @@ struct shm_open_grant {
 	uint32_t	lease_state;
 	uint16_t	lease_epoch;
 	int		nopens;		/* opens of the file, this one included */
+	uint8_t		lease_version;	/* the lease's, set by its first open */
 };
 
 struct shm_durable_rec;
@@ -201,6 +202,13 @@ struct shm_lease_rec {
 	uint16_t	epoch;
 	uint8_t		version;	/* 1 or 2 */
 	uint8_t		breaking;
+	/*
+	 * While breaking: the lowest state the openers waiting on this
+	 * break need (<= breaking_to).  When the ack leaves more than that,
+	 * the next break follows at once, in steps as Windows does: first
+	 * to R, then to none.
+	 */
+	uint32_t	required;
 };
 
 /* What a new open asks for, to compute the breaks it causes. */
@@ -208,6 +216,9 @@ struct shm_lease_rec {
 #define SHM_BREAK_SHARING	0x2	/* it met a sharing violation: break H */
 #define SHM_BREAK_BATCH_ONLY	0x4	/* sharing violation, first pass: only
 					   batch oplocks break (to level II) */
+#define SHM_BREAK_HANDLE_ONLY	0x8	/* rename: H of other lease keys only,
+					   oplocks untouched */
+#define SHM_BREAK_RESUMED	0x10	/* the opener already waited once */
 
 struct shm_break_req {
 	uint32_t	access;
@@ -227,6 +238,7 @@ struct shm_break {
 	uint32_t	new_level;	/* level or lease state to break to */
 	uint16_t	epoch;		/* lease epoch after the break started */
 	int		in_progress;	/* already breaking: wait, don't resend */
+	int		must_wait;	/* in progress: the opener waits for it */
 };
 
 #define SHM_BREAKS_MAX	32
@@ -259,7 +271,26 @@ int	shm_lease_get(struct shm *, const uint8_t *client_guid,
  */
 int	shm_lease_break_ack(struct shm *, const uint8_t *client_guid,
 	    const uint8_t *lease_key, uint32_t state);
+/*
+ * shm_lease_break_ack, and when the acknowledged state is still more than
+ * the waiting openers need (shm_lease_rec.required), starts the next break
+ * in the same transaction: *next gets it (pid 0, cur = the acknowledged
+ * state, new_level, epoch) and *have_next 1.  A next break that needs no
+ * ack (R -> none) is settled at once; one that does leaves the lease
+ * breaking.
+ */
+int	shm_lease_break_ack_next(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, uint32_t state, struct shm_break *next,
+	    int *have_next);
 /* The same for an oplock break of one open. */
+/*
+ * The break acknowledgement timer ran out (MS-SMB2 3.3.6, the oplock and
+ * lease break acknowledgment timer events): every break still in progress on the
+ * file takes effect without an ack; an oplock drops to the level it was
+ * breaking to, a lease to none (a late ack then gets STATUS_UNSUCCESSFUL).
+ * Returns how many breaks were ended, or -errno.
+ */
+int	shm_breaks_expire(struct shm *, const struct shm_file_id *);
 int	shm_oplock_break_ack(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, uint8_t level);
 
@@ -448,6 +479,8 @@ enum shm_wmsg_type {
 };
 
 #define SHM_WMSG_NAME_MAX	1024
+/* NOTIFY action: the directory fid itself went delete pending (no name). */
+#define SHM_WMSG_NOTIFY_DELETE_PENDING	0xFFFFFFFFu
 
 struct shm_wmsg_msg {
 	uint8_t		type;		/* enum shm_wmsg_type */

@@ -34,6 +34,7 @@ struct name_slot {
 	uint64_t	 lru;
 	uint32_t	 used;		/* arena bytes */
 	uint32_t	 count;
+	uint32_t	 mask;		/* buckets in use - 1 */
 	char		*arena;		/* [u32 hash][u16 len][name] ... */
 	uint32_t	*bucket;	/* arena offset + 1, 0 = empty */
 };
@@ -75,7 +76,7 @@ vfs_name_invalidate(void)
 static void
 name_insert(struct name_slot *s, const char *name, size_t len)
 {
-	uint32_t h, b, need = (uint32_t)(6 + len);
+	uint32_t h, need = (uint32_t)(6 + len);
 
 	if (s->overflow)
 		return;
@@ -88,27 +89,50 @@ name_insert(struct name_slot *s, const char *name, size_t len)
 	s->arena[s->used + 4] = (char)(len & 0xFF);
 	s->arena[s->used + 5] = (char)(len >> 8);
 	memcpy(s->arena + s->used + 6, name, len);
-	for (b = h & (NAME_BUCKETS - 1); s->bucket[b] != 0;
-	    b = (b + 1) & (NAME_BUCKETS - 1))
-		;
-	s->bucket[b] = s->used + 1;
 	s->used += need;
 	s->count++;
 }
 
 /*
+ * Hashes the scanned names into a table of at least twice their count:
+ * clearing only that much keeps a rescan of a small directory (every
+ * CREATE of a new name changes its mtime) from touching all 512 KiB of
+ * buckets.
+ */
+static void
+name_index(struct name_slot *s)
+{
+	uint32_t n = 256, off, h, b;
+
+	while (n < 2 * s->count && n < NAME_BUCKETS)
+		n <<= 1;
+	s->mask = n - 1;
+	memset(s->bucket, 0, n * sizeof(uint32_t));
+	for (off = 0; off < s->used;
+	    off += 6 + ((uint8_t)s->arena[off + 4] |
+	    (uint32_t)(uint8_t)s->arena[off + 5] << 8)) {
+		memcpy(&h, s->arena + off, 4);
+		for (b = h & s->mask; s->bucket[b] != 0; b = (b + 1) & s->mask)
+			;
+		s->bucket[b] = off + 1;
+	}
+}
+
+/*
  * Iterates the entries of dfd; for each calls fn.  fn returns 1 to stop.
+ * rewind: dfd was read before (a freshly opened one is at its start, and
+ * the lseek would be one more syscall per CREATE of a new name).
  */
 static int
 name_scan(const struct vfs_ops *ops, int dfd,
-    int (*fn)(void *, const char *, size_t), void *arg)
+    int (*fn)(void *, const char *, size_t), void *arg, int rewind)
 {
 	ssize_t n, off;
 	uint16_t reclen;
 	const char *nm;
 	int rc;
 
-	if ((rc = ops->rewinddir(dfd)) != 0)
+	if (rewind && (rc = ops->rewinddir(dfd)) != 0)
 		return rc;
 	for (;;) {
 		if ((n = ops->getdents(dfd, name_scanbuf, NAME_SCANBUF)) < 0)
@@ -175,13 +199,15 @@ name_slot_get(const struct vfs_ops *ops, int dfd, const struct vfs_stat *st)
 			victim = s;
 	}
 	s = victim;
-	memset(s->bucket, 0, NAME_BUCKETS * sizeof(uint32_t));
 	s->used = s->count = 0;
 	s->overflow = 0;
 	s->valid = 0;
-	rc = name_scan(ops, dfd, name_fill_cb, s);
+	/* dfd: opened by name_lookup's caller just before, not read yet */
+	rc = name_scan(ops, dfd, name_fill_cb, s, 0);
 	if (rc < 0)
 		return NULL;
+	if (!s->overflow)
+		name_index(s);
 	s->dev = st->dev;
 	s->ino = st->ino;
 	s->mtime = st->mtime;
@@ -205,12 +231,11 @@ name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
 	if ((rc = ops->fstat(dfd, &st)) != 0)
 		return rc;
 	if ((s = name_slot_get(ops, dfd, &st)) == NULL || s->overflow) {
-		rc = name_scan(ops, dfd, name_find_cb, &f);
+		rc = name_scan(ops, dfd, name_find_cb, &f, 1);
 		return rc < 0 ? rc : f.found;
 	}
 	h = unicode_casehash(want, len);
-	for (b = h & (NAME_BUCKETS - 1); s->bucket[b] != 0;
-	    b = (b + 1) & (NAME_BUCKETS - 1)) {
+	for (b = h & s->mask; s->bucket[b] != 0; b = (b + 1) & s->mask) {
 		off = s->bucket[b] - 1;
 		memcpy(&eh, s->arena + off, 4);
 		if (eh != h)

@@ -27,12 +27,23 @@
 #include "daemon/msg.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/durable.h"
 #include "worker/file_open.h"
 #include "worker/metrics.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
 static uint8_t	ctlmsg_buf[MSG_MAX_PAYLOAD];
+
+/*
+ * Configs replaced by a reload that trees still use: a tree whose share
+ * a reload removed keeps serving on the old definition until its client
+ * disconnects it, or an administrator closes it (`close-share`,
+ * `reload --force`).  Freed once no tree points into them.
+ */
+#define CTLMSG_MAX_RETIRED	8
+static struct conf	*ctlmsg_retired[CTLMSG_MAX_RETIRED];
+static int		 ctlmsg_reload_force;	/* MSG_RELOAD said --force */
 
 static void
 ctlmsg_reply(uint32_t type, uint32_t id, const void *p, size_t len)
@@ -64,6 +75,19 @@ ctlmsg_str(const struct msg *m, size_t max)
 
 /* ---- close-share ---- */
 
+/*
+ * Closes a tree as a TREE_DISCONNECT would, except that its durable opens
+ * are kept as on a network loss (disconnected in the state env, with
+ * their locks and leases, for the client to reclaim with DHnC / DH2C).
+ */
+static void
+ctlmsg_tree_close(struct conn *c, struct tree *t)
+{
+	if (c->priv != NULL && c->priv->opens != NULL)
+		durable_disconnect_tree(c, t);
+	conn_tree_free(c, t);
+}
+
 struct ctlmsg_share {
 	const char	*name;
 	uint32_t	 n;
@@ -87,9 +111,152 @@ ctlmsg_close_share_conn(struct conn *c, void *arg)
 		 */
 		log_info("%s: tree %u on [%s] closed by the administrator",
 		    c->peer, t->tree_id, t->share->name);
-		conn_tree_free(c, t);
+		ctlmsg_tree_close(c, t);
 		cs->n++;
 	}
+}
+
+/* ---- reload ---- */
+
+/* Does a tree of c point into the shares of cf? */
+struct ctlmsg_uses {
+	const struct conf	*cf;
+	int			 used;
+};
+
+static void
+ctlmsg_uses_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_uses *u = arg;
+	int i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++) {
+		const struct tree *t = &c->trees[i];
+
+		if (t->in_use && t->share != NULL &&
+		    t->share >= u->cf->shares &&
+		    t->share < u->cf->shares + u->cf->nshares)
+			u->used = 1;
+	}
+}
+
+static int
+ctlmsg_conf_used(const struct conf *cf)
+{
+	struct ctlmsg_uses u = { cf, 0 };
+
+	worker_foreach_conn(ctlmsg_uses_conn, &u);
+	return u.used;
+}
+
+/* Frees the retired configs no tree uses any more. */
+static void
+ctlmsg_conf_collect(void)
+{
+	int i;
+
+	for (i = 0; i < CTLMSG_MAX_RETIRED; i++)
+		if (ctlmsg_retired[i] != NULL &&
+		    !ctlmsg_conf_used(ctlmsg_retired[i])) {
+			conf_free(ctlmsg_retired[i]);
+			ctlmsg_retired[i] = NULL;
+		}
+}
+
+struct ctlmsg_reload {
+	const struct conf	*nc;
+	const struct conf	*closing;	/* close its trees (no room) */
+	int			 force;
+	unsigned		 kept, closed;
+};
+
+static void
+ctlmsg_reload_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_reload *rl = arg;
+	struct conn_private *pv = c->priv;
+	const struct conf_share *sh;
+	unsigned i;
+	int k;
+
+	c->conf = rl->nc;	/* new tree connects see the new shares */
+	for (k = 0; k < CONN_MAX_TREES; k++) {
+		struct tree *t = &c->trees[k];
+		const struct conf_share *old;
+
+		if (!t->in_use || t->share == NULL)
+			continue;
+		old = t->share;
+		sh = conf_share_find(rl->nc, old->name);
+		if (sh != NULL) {
+			t->share = sh;
+			/* Files name their share for file_open_busy_below(). */
+			for (i = 0; pv->opens != NULL && i < pv->nopens; i++) {
+				struct open *o = &pv->opens[i];
+
+				if (o->tree == t && (o->kind == OPEN_FILE ||
+				    o->kind == OPEN_DIR) && o->u.file != NULL &&
+				    o->u.file->share == old)
+					o->u.file->share = sh;
+			}
+			continue;
+		}
+		if (rl->force || (rl->closing != NULL &&
+		    old >= rl->closing->shares &&
+		    old < rl->closing->shares + rl->closing->nshares)) {
+			log_info("%s: tree %u on removed share [%s] closed",
+			    c->peer, t->tree_id, old->name);
+			ctlmsg_tree_close(c, t);
+			rl->closed++;
+			continue;
+		}
+		rl->kept++;
+	}
+}
+
+void
+ctlmsg_reload_conf(struct conf *old, struct conf *nc)
+{
+	struct ctlmsg_reload rl;
+	int i;
+
+	memset(&rl, 0, sizeof(rl));
+	rl.nc = nc;
+	rl.force = ctlmsg_reload_force;
+	ctlmsg_reload_force = 0;
+	ctlmsg_conf_collect();
+	for (i = 0; i < CTLMSG_MAX_RETIRED; i++)
+		if (ctlmsg_retired[i] == NULL)
+			break;
+	if (i == CTLMSG_MAX_RETIRED) {
+		/* No room to keep one more: the oldest one's trees close. */
+		rl.closing = ctlmsg_retired[0];
+		i = 0;
+	}
+	worker_foreach_conn(ctlmsg_reload_conn, &rl);
+	if (rl.closing != NULL) {
+		conf_free(ctlmsg_retired[0]);
+		ctlmsg_retired[0] = NULL;
+		ctlmsg_conf_collect();
+	}
+	if (rl.kept > 0)
+		log_info("%u tree(s) of removed shares kept until closed",
+		    rl.kept);
+	if (ctlmsg_conf_used(old))
+		ctlmsg_retired[i] = old;
+	else
+		conf_free(old);
+}
+
+void
+ctlmsg_metrics_final(int chan)
+{
+	int n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
+
+	/* Best effort: a master that is gone has no totals to keep. */
+	if (n > 0)
+		(void)msg_send(chan, MSG_METRICS_REP, 0, ctlmsg_buf, (size_t)n,
+		    -1);
 }
 
 /* ---- kill-client / kill-session ---- */
@@ -328,9 +495,15 @@ ctlmsg_handle(struct msg *m)
 
 		if (cs.name != NULL)
 			worker_foreach_conn(ctlmsg_close_share_conn, &cs);
+		ctlmsg_conf_collect();
 		ctlmsg_done(m->id, cs.n);
 		return 1;
 	}
+	case MSG_RELOAD:
+		/* The event loop reloads; this only notes --force for it. */
+		if (m->len == 4 && (le32_get(m->payload) & MSG_RELOAD_FORCE))
+			ctlmsg_reload_force = 1;
+		return 0;
 	case MSG_KILL_CLIENT: {
 		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0 };
 

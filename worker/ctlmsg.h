@@ -26,7 +26,23 @@ struct msg;
 
 #define CTLMSG_INFO_VERSION	1
 
-/* Handles m when it is one of the types above: 1; else 0 (not ours). */
+/*
+ * Handles m when it is one of the types above: 1; else 0 (not ours).
+ * MSG_RELOAD is seen first (its --force flag noted) and left to the loop.
+ */
 int	ctlmsg_handle(struct msg *m);
+
+/*
+ * The loop reloaded: old is replaced by nc.  Every connection takes nc (a
+ * removed share refuses new tree connects) and every tree follows its
+ * share by name; a tree of a removed share keeps working on old's
+ * definition, unless the reload was forced (MSG_RELOAD_FORCE), when it is
+ * closed as by close-share (durable opens kept).  Takes old: kept while a
+ * tree uses it, else freed.
+ */
+struct conf;
+void	ctlmsg_reload_conf(struct conf *old, struct conf *nc);
+/* Sends this process's final counters unasked (MSG_METRICS_REP, id 0). */
+void	ctlmsg_metrics_final(int chan);
 
 #endif

@@ -605,8 +605,11 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			/*
 			 * MS-SMB2 3.3.5.2.7.2: after a request that had no
 			 * valid session or tree, the rest of the chain fails
-			 * with INVALID_PARAMETER; any other failure carries
-			 * down the chain to the request using its FileId.
+			 * with INVALID_PARAMETER.  A failed CREATE's status
+			 * carries down the chain to every request using its
+			 * FileId; other failures do not (a WRITE refused on a
+			 * read-only open leaves the READ after it alone, as
+			 * Windows and Samba do: smb2.compound.related6).
 			 */
 			if (prev_ids_bad && cmd->needs_session) {
 				st = STATUS_INVALID_PARAMETER;
@@ -764,7 +767,8 @@ respond:
 		nout++;
 		prev_sid = sid;
 		prev_tid = tid;
-		prev_st = st;
+		if (h.command == SMB2_CREATE)
+			prev_st = st;
 		prev_ids_bad = ids_bad;
 		if (rsp.set_fid) {
 			prev_fp = rsp.fid_persistent;

@@ -17,6 +17,7 @@
 #include "shm/shm.h"
 #include "vfs/vfs.h"
 #include "worker/conn_priv.h"
+#include "worker/dispatch.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -302,8 +303,10 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	return STATUS_SUCCESS;
 }
 
-void
-durable_disconnect(struct conn *c, const struct session *sess)
+/* The durable opens of sess, of tree, or of the whole connection. */
+static void
+durable_disconnect_some(struct conn *c, const struct session *sess,
+    const struct tree *tree)
 {
 	struct conn_private *pv = c->priv;
 	struct shm *s = state_shm();
@@ -316,7 +319,8 @@ durable_disconnect(struct conn *c, const struct session *sess)
 	for (i = 0; i < pv->nopens; i++) {
 		op = &pv->opens[i];
 		if (op->kind != OPEN_FILE || !op->durable || !op->state_in ||
-		    op->u.file == NULL || (sess != NULL && op->sess != sess))
+		    op->u.file == NULL || (sess != NULL && op->sess != sess) ||
+		    (tree != NULL && op->tree != tree))
 			continue;
 		rc = shm_durable_disconnect(s, op->fid_persistent, shm_now_ms());
 		if (rc != 0) {
@@ -336,6 +340,18 @@ durable_disconnect(struct conn *c, const struct session *sess)
 		op->u.file = NULL;
 		open_release(op);
 	}
+}
+
+void
+durable_disconnect(struct conn *c, const struct session *sess)
+{
+	durable_disconnect_some(c, sess, NULL);
+}
+
+void
+durable_disconnect_tree(struct conn *c, const struct tree *tree)
+{
+	durable_disconnect_some(c, NULL, tree);
 }
 
 int
@@ -421,4 +437,174 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 			(void)shm_wmsg_wake(state_wmsg(), &res.wake, fid);
 	}
 	return n;
+}
+
+/*
+ * Creates that carried a DH2Q, for replay detection: a small ring per
+ * worker.  An entry is only trusted after open_find() on the replaying
+ * connection returns an open with the same persistent id (unique per
+ * server start), so a stale or overwritten entry never names a wrong open.
+ */
+#define DURABLE_REPLAY_MAX	256
+static struct durable_replay {
+	uint8_t		 client_guid[16];
+	uint8_t		 create_guid[16];
+	uint64_t	 fid_persistent;
+	uint64_t	 fid_volatile;
+	uint32_t	 action;
+	int		 in_use;
+	int		 pending;	/* parked, not open yet */
+	uint64_t	 pending_since;	/* shm_now_ms() */
+} replays[DURABLE_REPLAY_MAX];
+
+/* A pending entry older than the longest break wait is a leftover. */
+#define DURABLE_REPLAY_PENDING_MS	(STATE_BREAK_TIMEOUT_MS + 5000u)
+static unsigned replay_next;
+
+static int
+durable_guid_zero(const uint8_t *g)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(g, zero, 16) == 0;
+}
+
+static struct durable_replay *
+durable_replay_lookup(const struct smb2_req *req, const uint8_t *create_guid)
+{
+	unsigned i;
+
+	for (i = 0; i < DURABLE_REPLAY_MAX; i++)
+		if (replays[i].in_use &&
+		    memcmp(replays[i].create_guid, create_guid, 16) == 0 &&
+		    memcmp(replays[i].client_guid, req->conn->client_guid,
+		    16) == 0)
+			return &replays[i];
+	return NULL;
+}
+
+/* The entry of this create GUID (the same GUID again reuses it). */
+static struct durable_replay *
+durable_replay_slot(const struct smb2_req *req, const uint8_t *create_guid)
+{
+	struct durable_replay *e;
+
+	if ((e = durable_replay_lookup(req, create_guid)) != NULL)
+		return e;
+	e = &replays[replay_next];
+	replay_next = (replay_next + 1) % DURABLE_REPLAY_MAX;
+	memset(e, 0, sizeof(*e));
+	memcpy(e->client_guid, req->conn->client_guid, 16);
+	memcpy(e->create_guid, create_guid, 16);
+	return e;
+}
+
+void
+durable_replay_note(struct smb2_req *req, const struct state_open_req *r,
+    const struct open *op, uint32_t action)
+{
+	struct durable_replay *e;
+
+	if (r->durable != 2 || durable_guid_zero(r->create_guid))
+		return;
+	e = durable_replay_slot(req, r->create_guid);
+	e->fid_persistent = op->fid_persistent;
+	e->fid_volatile = op->fid_volatile;
+	e->action = action;
+	e->pending = 0;
+	e->in_use = 1;
+}
+
+void
+durable_replay_unfinished(struct smb2_req *req, const struct state_open_req *r,
+    int pending)
+{
+	struct durable_replay *e;
+
+	if (r->durable != 2 || durable_guid_zero(r->create_guid))
+		return;
+	if (pending) {
+		e = durable_replay_slot(req, r->create_guid);
+		e->pending = 1;
+		e->pending_since = shm_now_ms();
+		e->in_use = 1;
+	} else if ((e = durable_replay_lookup(req, r->create_guid)) != NULL &&
+	    e->pending)
+		e->in_use = 0;	/* failed: a replay is a new create */
+}
+
+ntstatus_t
+durable_replay_find(struct smb2_req *req, const struct state_open_req *r,
+    uint8_t oplock_req, struct open **out, uint32_t *action,
+    struct state_open_grant *g)
+{
+	struct shm *s = state_shm();
+	struct durable_replay *e;
+	struct shm_lease_rec lr;
+	struct open *op;
+
+	*out = NULL;
+	if (!(req->flags & SMB2_FLAGS_REPLAY_OPERATION) || r->durable != 2 ||
+	    durable_guid_zero(r->create_guid))
+		return STATUS_NOT_FOUND;
+	if ((e = durable_replay_lookup(req, r->create_guid)) == NULL)
+		return STATUS_NOT_FOUND;
+	if (e->pending) {
+		/* a parked request resuming finds its own entry: go on */
+		if (dispatch_resuming(req) != NULL ||
+		    shm_now_ms() - e->pending_since > DURABLE_REPLAY_PENDING_MS)
+			return STATUS_NOT_FOUND;
+		return STATUS_FILE_NOT_AVAILABLE;
+	}
+	op = open_find(req->conn, e->fid_persistent, e->fid_volatile);
+	if (op == NULL || op->kind != OPEN_FILE || op->u.file == NULL ||
+	    op->sess != req->sess || op->tree != req->tree) {
+		/* closed (or another session's): nothing to replay */
+		if (op == NULL)
+			e->in_use = 0;
+		return STATUS_NOT_FOUND;
+	}
+	memset(g, 0, sizeof(*g));
+	if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+		/* the lease it holds, as it is now (an upgrade shows) */
+		if (!r->lease || memcmp(r->lease_key, op->lease_key, 16) != 0)
+			return STATUS_ACCESS_DENIED;
+		g->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
+		g->lease = 1;
+		g->lease_version = op->lease_version;
+		g->lease_state = op->lease_state;
+		memcpy(g->lease_key, op->lease_key, 16);
+		if (s != NULL && shm_lease_get(s, req->conn->client_guid,
+		    op->lease_key, &lr) == 0) {
+			g->lease_state = lr.state;
+			g->lease_epoch = lr.epoch;
+			g->lease_version = lr.version;
+			g->lease_breaking = lr.breaking;
+			memcpy(g->parent_lease_key, lr.parent_key, 16);
+		}
+		if (op->durable == 2) {
+			g->durable = 2;
+			g->durable_timeout_ms = op->durable_timeout_ms;
+		}
+	} else {
+		if (r->lease || oplock_req == SMB2_OPLOCK_LEVEL_LEASE)
+			return STATUS_ACCESS_DENIED;
+		/*
+		 * What was asked for, within what the open holds; durable
+		 * only when that is still a batch oplock.  The open itself
+		 * keeps its oplock (Samba's smb2.replay.replay-dhv2-oplock2).
+		 */
+		g->oplock_level = oplock_req < op->oplock_level ? oplock_req :
+		    op->oplock_level;
+		if (op->durable == 2 &&
+		    g->oplock_level == SMB2_OPLOCK_LEVEL_BATCH) {
+			g->durable = 2;
+			g->durable_timeout_ms = op->durable_timeout_ms;
+		}
+	}
+	*action = e->action;
+	*out = op;
+	log_debug(2, "CREATE replay of open %llx",
+	    (unsigned long long)op->fid_persistent);
+	return STATUS_SUCCESS;
 }

@@ -62,6 +62,13 @@ ntstatus_t	durable_reconnect(struct smb2_req *, const uint8_t *name16,
  */
 struct session;
 void		durable_disconnect(struct conn *, const struct session *sess);
+/*
+ * The same for the durable opens of one tree, which the administrator
+ * disconnects (`usmbctl close-share`, `reload --force`): kept as on a
+ * network loss, for the client to reclaim on a new tree or connection.
+ */
+struct tree;
+void		durable_disconnect_tree(struct conn *, const struct tree *tree);
 /* Once a second: closes parked fds whose durable record is gone. */
 /* Releases parked fds whose records are gone; non-zero while any remain. */
 int		durable_tick(void);
@@ -79,5 +86,31 @@ struct tree;
  */
 unsigned	durable_purge_disconnected(const struct shm_file_id *,
 		    const struct tree *, int *unlinked);
+
+/*
+ * DH2Q replay detection (MS-SMB2 3.3.5.9.10).  durable_replay_note()
+ * remembers a successful CREATE that carried a DH2Q context (its create
+ * GUID, the client's GUID, the open and the CreateAction it answered);
+ * durable_replay_find() answers a CREATE with SMB2_FLAGS_REPLAY_OPERATION
+ * and a DH2Q whose create GUID names such an open on this connection that
+ * is still open: STATUS_SUCCESS with *out the existing open (nothing about
+ * it changes), *action the original CreateAction and g what the response
+ * reports; STATUS_ACCESS_DENIED when the replay asks for a lease the open
+ * does not hold (another key, or a lease on an oplock open);
+ * STATUS_FILE_NOT_AVAILABLE while the create it replays is still pending;
+ * STATUS_NOT_FOUND when there is nothing to replay (the create goes on).
+ */
+void		durable_replay_note(struct smb2_req *, const struct state_open_req *,
+		    const struct open *, uint32_t action);
+ntstatus_t	durable_replay_find(struct smb2_req *, const struct state_open_req *,
+		    uint8_t oplock_req, struct open **out, uint32_t *action,
+		    struct state_open_grant *g);
+/*
+ * A DH2Q create did not finish: pending (parked for a break) makes a
+ * replay of it meanwhile STATUS_FILE_NOT_AVAILABLE (what Samba answers,
+ * smb2.replay.dhv2-pending1*-sane); a failure forgets it.
+ */
+void		durable_replay_unfinished(struct smb2_req *,
+		    const struct state_open_req *, int pending);
 
 #endif

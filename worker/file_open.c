@@ -204,8 +204,13 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 	/* the stream part is on the last component only */
 	colon = strchr(path, ':');
 	if (colon != NULL) {
-		if (strchr(colon, '\\') != NULL)
+		if (strchr(colon, '\\') != NULL) {
+			/* a separator in a stream name: an escape attempt */
+			log_warnx("%s: refused stream name \"%s\" (holds a "
+			    "separator)", req->conn ? req->conn->peer : "?",
+			    colon + 1);
 			return STATUS_OBJECT_NAME_INVALID;
+		}
 		*colon = '\0';
 		if ((st = file_stream_parse(colon + 1, stream, scap)) !=
 		    STATUS_SUCCESS)

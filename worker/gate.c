@@ -45,6 +45,7 @@
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
+#include "worker/metrics.h"
 #include "worker/worker.h"
 
 #define GATE_SLOTS		64	/* logins served at once */
@@ -615,6 +616,7 @@ gate_new_conn(const struct msg *m)
 	sl->deadline_ms = now + GATE_FIRST_SECS * 1000;
 	sl->login_deadline_ms = now + GATE_LOGIN_SECS * 1000;
 	gate.active++;
+	metrics.gate.conns++;
 	log_debug(3, "%s: connection %u in slot %u", peer, m->id,
 	    (unsigned)(sl - gate.slots));
 	goto out;
@@ -660,6 +662,8 @@ gate_auth_rep(const struct msg *m)
 		gate_slot_end(sl);
 		return;
 	}
+	if (sl->rep.status != 0)
+		metrics.gate.auth_failures++;
 	sl->have_rep = 1;
 	sl->state = SLOT_LOGIN;
 	memset(&ev, 0, sizeof(ev));
@@ -696,6 +700,8 @@ gate_handoff_done(const struct msg *m)
 	if (m->len != 4 || le32_get(m->payload) != 0)
 		log_warnx("%s: hand-off refused by the master (%#x)",
 		    sl->c->peer, m->len == 4 ? le32_get(m->payload) : 0);
+	else if (sl->state == SLOT_HANDOFF)
+		metrics.gate.logins++;
 	gate_slot_end(sl);
 }
 
@@ -712,6 +718,19 @@ gate_shutdown(const struct msg *m)
 		if (gate.slots[i].state != SLOT_FREE &&
 		    gate.slots[i].deadline_ms > cap)
 			gate.slots[i].deadline_ms = cap;
+}
+
+/*
+ * This gate's counters (worker/metrics.h) to the master: the answer to
+ * MSG_METRICS_REQ id, or with id 0 the final ones before it exits.
+ */
+static void
+gate_metrics_send(uint32_t id)
+{
+	int n = metrics_encode(&metrics, gate.obuf, sizeof(gate.obuf));
+
+	if (n > 0 && !gate.master_gone)
+		(void)gate_send(MSG_METRICS_REP, id, gate.obuf, (size_t)n, -1);
 }
 
 /* Reads what the master sent; sets master_gone when the channel closed. */
@@ -774,6 +793,9 @@ gate_chan_event(void)
 			(void)gate_send(MSG_PONG, m.id, p, sizeof(p), -1);
 			break;
 		}
+		case MSG_METRICS_REQ:
+			gate_metrics_send(m.id);
+			break;
 		default:
 			log_debug(3, "message %u ignored", m.type);
 			break;
@@ -803,6 +825,8 @@ gate_expire(void)
 			else
 				log_info("%s: login not completed in %d s, closed",
 				    sl->c->peer, GATE_LOGIN_SECS);
+			if (sl->state != SLOT_HANDOFF && sl->state != SLOT_BIND)
+				metrics.gate.timeouts++;
 			gate_slot_end(sl);
 			continue;
 		}
@@ -885,6 +909,8 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 		free(sl->rbuf);
 		free(sl->sbuf);
 	}
+	/* Counted until the end: the master keeps them in its totals. */
+	gate_metrics_send(0);
 	gate_conf_collect();
 	return rc;
 }

@@ -282,12 +282,14 @@ wk_chan(void)
 	}
 }
 
-/* Swaps in a new config; trees follow their share by name or close. */
+/*
+ * Swaps in a new config; trees follow their share by name, and those of
+ * removed shares are kept or closed (--force): worker/ctlmsg.h.
+ */
 static void
 wk_reload(void)
 {
 	struct conf *nc;
-	int fd, i;
 
 	wk.reload = 0;
 	if (conf_load(wk.conf_path, &nc, stderr) != 0) {
@@ -295,26 +297,7 @@ wk_reload(void)
 		    wk.conf_path);
 		return;
 	}
-	for (fd = 0; fd < wk.maxfd; fd++) {
-		struct conn *c = wk.conns[fd];
-
-		if (c == NULL)
-			continue;
-		c->conf = nc;
-		for (i = 0; i < CONN_MAX_TREES; i++) {
-			struct tree *t = &c->trees[i];
-			const struct conf_share *sh;
-
-			if (!t->in_use)
-				continue;
-			sh = conf_share_find(nc, t->share->name);
-			if (sh == NULL)
-				conn_tree_free(c, t);
-			else
-				t->share = sh;
-		}
-	}
-	conf_free(wk.conf);
+	ctlmsg_reload_conf(wk.conf, nc);
 	wk.conf = nc;
 	log_info("configuration reloaded");
 }
@@ -601,6 +584,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 			conn_free(wk.conns[fd]);
 			wk.conns[fd] = NULL;
 		}
+	/* Kept in the master's totals: counters never go down. */
+	ctlmsg_metrics_final(wk.chan);
 	state_close();
 	return 0;
 }

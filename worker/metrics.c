@@ -125,6 +125,10 @@ metrics_encode(const struct metrics *m, uint8_t *buf, size_t cap)
 		}
 		wcur_le64(&w, mc->status_other);
 	}
+	wcur_le64(&w, m->gate.conns);
+	wcur_le64(&w, m->gate.logins);
+	wcur_le64(&w, m->gate.auth_failures);
+	wcur_le64(&w, m->gate.timeouts);
 	return w.err ? -1 : (int)wcur_off(&w);
 }
 
@@ -156,13 +160,31 @@ metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len)
 		}
 		mc->status_other = cur_le64(&c);
 	}
+	in.gate.conns = cur_le64(&c);
+	in.gate.logins = cur_le64(&c);
+	in.gate.auth_failures = cur_le64(&c);
+	in.gate.timeouts = cur_le64(&c);
 	if (c.err || cur_left(&c) != 0)
 		return -1;
-	sum->bytes_read += in.bytes_read;
-	sum->bytes_written += in.bytes_written;
-	sum->bad_command += in.bad_command;
+	metrics_add(sum, &in);
+	return 0;
+}
+
+void
+metrics_add(struct metrics *sum, const struct metrics *in)
+{
+	int i, j;
+
+	sum->bytes_read += in->bytes_read;
+	sum->bytes_written += in->bytes_written;
+	sum->bad_command += in->bad_command;
+	sum->gate.conns += in->gate.conns;
+	sum->gate.logins += in->gate.logins;
+	sum->gate.auth_failures += in->gate.auth_failures;
+	sum->gate.timeouts += in->gate.timeouts;
 	for (i = 0; i < METRICS_NCMD; i++) {
-		struct metrics_cmd *s = &sum->cmd[i], *mc = &in.cmd[i];
+		struct metrics_cmd *s = &sum->cmd[i];
+		const struct metrics_cmd *mc = &in->cmd[i];
 
 		s->count += mc->count;
 		s->lat_sum_us += mc->lat_sum_us;
@@ -174,7 +196,6 @@ metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len)
 				    mc->status_count[j]);
 		s->status_other += mc->status_other;
 	}
-	return 0;
 }
 
 void
@@ -233,4 +254,21 @@ metrics_print(FILE *f, const struct metrics *m)
 	    "usmbd_written_bytes_total %llu\n",
 	    (unsigned long long)m->bytes_read,
 	    (unsigned long long)m->bytes_written);
+	fprintf(f, "# HELP usmbd_gate_connections_total Connections the gates "
+	    "took to log in.\n# TYPE usmbd_gate_connections_total counter\n"
+	    "usmbd_gate_connections_total %llu\n"
+	    "# HELP usmbd_gate_logins_total Logins the gates completed and "
+	    "handed to a worker.\n# TYPE usmbd_gate_logins_total counter\n"
+	    "usmbd_gate_logins_total %llu\n"
+	    "# HELP usmbd_gate_auth_failures_total Logons the gates saw "
+	    "refused.\n# TYPE usmbd_gate_auth_failures_total counter\n"
+	    "usmbd_gate_auth_failures_total %llu\n"
+	    "# HELP usmbd_gate_login_timeouts_total Connections the gates "
+	    "closed at a login deadline.\n"
+	    "# TYPE usmbd_gate_login_timeouts_total counter\n"
+	    "usmbd_gate_login_timeouts_total %llu\n",
+	    (unsigned long long)m->gate.conns,
+	    (unsigned long long)m->gate.logins,
+	    (unsigned long long)m->gate.auth_failures,
+	    (unsigned long long)m->gate.timeouts);
 }

@@ -7,7 +7,11 @@
  * worker for its struct with MSG_METRICS_REQ; the answer (MSG_METRICS_REP)
  * is metrics_encode()'s little-endian encoding, which the master adds up
  * with metrics_decode_add() and prints with metrics_print() in the
- * Prometheus text format.  The codec is pure (no I/O), so the master may
+ * Prometheus text format.  A gate answers the same way (its NEGOTIATE and
+ * SESSION_SETUP, plus struct metrics_gate).  Every field is a counter that
+ * only grows, so the master may keep a child's last answer and fold it
+ * into a total when the child exits (daemon/ctl_ops.c): a child sends its
+ * final counters unasked (MSG_METRICS_REP with id 0) just before it exits.  The codec is pure (no I/O), so the master may
  * link it as it links proto/.
  */
 #ifndef USMBD_WORKER_METRICS_H
@@ -20,7 +24,7 @@
 #define METRICS_NCMD		19	/* SMB2_NCOMMANDS; index = command code */
 #define METRICS_NSTATUS		6	/* distinct statuses kept per command */
 #define METRICS_NBUCKETS	14	/* latency buckets, the last is +Inf */
-#define METRICS_VERSION		1
+#define METRICS_VERSION		2
 
 struct metrics_cmd {
 	uint64_t	count;
@@ -31,11 +35,20 @@ struct metrics_cmd {
 	uint64_t	status_other;	/* statuses beyond the slots */
 };
 
+/* A gate's logins (worker/gate.c); zero in a user worker. */
+struct metrics_gate {
+	uint64_t	conns;		/* connections taken from the master */
+	uint64_t	logins;		/* authenticated and handed off */
+	uint64_t	auth_failures;	/* verdicts that refused the logon */
+	uint64_t	timeouts;	/* closed at the first-bytes or login deadline */
+};
+
 struct metrics {
 	struct metrics_cmd cmd[METRICS_NCMD];
 	uint64_t	bytes_read;	/* READ data sent to clients */
 	uint64_t	bytes_written;	/* WRITE data received */
 	uint64_t	bad_command;	/* command codes beyond the table */
+	struct metrics_gate gate;
 };
 
 /* This process's counters. */
@@ -58,6 +71,8 @@ void		metrics_request(uint16_t cmd, uint32_t status, size_t req_len,
 int		metrics_encode(const struct metrics *m, uint8_t *buf, size_t cap);
 /* Adds an encoded struct to sum; 0, or -1 when malformed (sum untouched). */
 int		metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len);
+/* Adds the counters of m to sum. */
+void		metrics_add(struct metrics *sum, const struct metrics *m);
 /* Adds one command's status count to sum (merging by status). */
 void		metrics_add_status(struct metrics_cmd *sum, uint32_t status,
 		    uint64_t n);

@@ -15,6 +15,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
+#include "proto/create_ctx.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -22,6 +23,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_notify.h"
 #include "worker/worker.h"
 #include "worker/state.h"
 #include "worker/durable.h"
@@ -163,64 +165,41 @@ static ntstatus_t
 create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
     struct create_ctx *cc)
 {
-	struct cur all, cx;
-	uint32_t next, dlen, pos = 0;
-	uint16_t noff, nlen, doff;
-	const uint8_t *name;
+	struct create_ctx_item it;
+	struct cur all;
+	const uint8_t *chain, *name;
+	size_t pos = 0;
 	int guard;
 
 	memset(cc, 0, sizeof(*cc));
 	if (len == 0)
 		return STATUS_SUCCESS;
 	all = cur_sub(&req->body, off, len);
-	if (all.err)
+	chain = cur_view(&all, len);
+	if (all.err || chain == NULL)
 		return STATUS_INVALID_PARAMETER;
 	/* MS-SMB2 2.2.13.2: a chain of 8-aligned create contexts */
-	for (guard = 0; guard < 64; guard++) {
-		cx = cur_sub(&all, pos, len - pos);
-		next = cur_le32(&cx);
-		noff = cur_le16(&cx);
-		nlen = cur_le16(&cx);
-		cur_skip(&cx, 2);
-		doff = cur_le16(&cx);
-		dlen = cur_le32(&cx);
-		/* names shorter than a tag are refused, as Windows does */
-		if (cx.err || nlen < 4)
-			return STATUS_INVALID_PARAMETER;
-		cur_seek(&cx, noff);
-		name = cur_view(&cx, nlen);
-		if (dlen > 0) {
-			cur_seek(&cx, doff);
-			cur_skip(&cx, dlen);
-		}
-		if (cx.err || name == NULL)
+	for (guard = 0; guard < CREATE_CTX_MAX; guard++) {
+		if (create_ctx_next(chain, len, &pos, &it) != 0)
 			return STATUS_INVALID_PARAMETER;
 		/* longer names are not ours: ignored, as unknown */
-		if (nlen != 4)
-			name = (const uint8_t *)"    ";
+		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
 		if (memcmp(name, "MxAc", 4) == 0)
 			cc->mxac = 1;
 		else if (memcmp(name, "QFid", 4) == 0)
 			cc->qfid = 1;
-		else if (memcmp(name, "AlSi", 4) == 0 && dlen == 8) {
-			cur_seek(&cx, doff);
-			cc->alloc_size = cur_le64(&cx);
+		else if (memcmp(name, "AlSi", 4) == 0 && it.data_len == 8) {
+			cc->alloc_size = le64_get(it.data);
 			cc->alsi = 1;
-		} else if (memcmp(name, "SecD", 4) == 0 && dlen > 0) {
-			cur_seek(&cx, doff);
-			cc->secd = cur_view(&cx, dlen);
-			cc->secd_len = dlen;
-		} else if (memcmp(name, "ExtA", 4) == 0 && dlen > 0) {
-			cur_seek(&cx, doff);
-			cc->exta = cur_view(&cx, dlen);
-			cc->exta_len = dlen;
+		} else if (memcmp(name, "SecD", 4) == 0 && it.data_len > 0) {
+			cc->secd = it.data;
+			cc->secd_len = it.data_len;
+		} else if (memcmp(name, "ExtA", 4) == 0 && it.data_len > 0) {
+			cc->exta = it.data;
+			cc->exta_len = it.data_len;
 		} else if (memcmp(name, "RqLs", 4) == 0) {
-			const uint8_t *ld;
-
-			cur_seek(&cx, doff);
-			ld = cur_view(&cx, dlen);
-			if (ld == NULL || state_parse_lease_ctx(req, ld, dlen,
-			    &cc->sreq) != STATUS_SUCCESS)
+			if (it.data == NULL || state_parse_lease_ctx(req,
+			    it.data, it.data_len, &cc->sreq) != STATUS_SUCCESS)
 				return STATUS_INVALID_PARAMETER;
 			cc->lease = cc->sreq.lease;
 		}
@@ -229,12 +208,10 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		    memcmp(name, "DHnC", 4) == 0 ||
 		    memcmp(name, "DH2C", 4) == 0) {
 			/* worker/durable.h: the state layer's contexts */
-			const uint8_t *dd;
 			ntstatus_t ds;
 
-			cur_seek(&cx, doff);
-			dd = dlen > 0 ? cur_view(&cx, dlen) : NULL;
-			ds = durable_parse_ctx(req, name, dd, dlen, &cc->sreq);
+			ds = durable_parse_ctx(req, name, it.data, it.data_len,
+			    &cc->sreq);
 			if (ds != STATUS_SUCCESS)
 				return ds;
 			cc->durable = 1;
@@ -246,12 +223,8 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 		else if (memcmp(name, "TWrp", 4) == 0)
 			return STATUS_OBJECT_NAME_NOT_FOUND;
 		/* unknown names: ignored (MS-SMB2 3.3.5.9) */
-		if (next == 0)
+		if (it.last)
 			break;
-		/* A context is at least its 16-byte header: no overlaps. */
-		if (next % 8 != 0 || next < 16 || next > len - pos)
-			return STATUS_INVALID_PARAMETER;
-		pos += next;
 	}
 	return STATUS_SUCCESS;
 }
@@ -328,7 +301,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
 	uint16_t name_off, name_len;
 	int exists, is_dir = 0, flags, rc, fd = -1, writes, truncate;
-	int dos_known = 0, has_dos = 0;
+	int dos_known = 0, has_dos = 0, replayed = 0;
 	ntstatus_t status;
 
 	if (tree == NULL || tree->root_fd < 0)
@@ -394,6 +367,17 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	if ((status = create_parse_contexts(req, ctx_off, ctx_len, &cc)) !=
 	    STATUS_SUCCESS)
+		return status;
+	/* MS-SMB2 3.3.5.9.10: a replayed DH2Q create gets its open back */
+	status = durable_replay_find(req, &cc.sreq, oplock_req, &op, &action,
+	    &grant);
+	if (status == STATUS_SUCCESS) {
+		replayed = 1;
+		f = op->u.file;
+		want = op->access;
+		goto reply;
+	}
+	if (status != STATUS_NOT_FOUND)
 		return status;
 
 	if ((f = file_open_get()) == NULL)
@@ -783,11 +767,16 @@ reply:
 		status = STATUS_BUFFER_OVERFLOW;
 		goto out;
 	}
+	if (!replayed)
+		durable_replay_note(req, &cc.sreq, op, action);
 	rsp->set_fid = 1;
 	rsp->fid_persistent = op->fid_persistent;
 	rsp->fid_volatile = op->fid_volatile;
 	return STATUS_SUCCESS;
 out:
+	if (replayed)
+		return status;	/* the open replayed stays as it was */
+	durable_replay_unfinished(req, &cc.sreq, status == STATUS_PENDING);
 	if (op != NULL) {
 		int del = 0;
 
@@ -822,6 +811,9 @@ file_open_close(struct open *op)
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
 	state_open_leave(op, &del);
+	/* A directory left delete pending behind other handles: watchers */
+	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
+		smb2_notify_delete_pending(f->dev, f->ino);
 	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
 		if (f->stream[0] != '\0') {
 			if (vfs_stream_xattr_name(f->stream, xname,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proto/cur.h"
+#include "proto/fscc.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/smb2_file.h"
@@ -168,52 +169,37 @@ smb2_ea_set(struct file_open *f, const uint8_t *buf, size_t len)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	char xname[sizeof(EA_PREFIX) + EA_NAME_MAX + 1];
-	struct cur c, e;
-	uint32_t next, pos = 0;
-	uint8_t nlen;
-	uint16_t vlen;
-	const uint8_t *name, *value;
+	struct fscc_ea ea;
+	size_t pos;
 	int guard, pass, rc;
 
 	/* two passes: everything is checked before anything is written */
 	for (pass = 0; pass < 2; pass++) {
 		pos = 0;
 		for (guard = 0; guard < 4096; guard++) {
-			cur_init(&c, buf, len);
-			e = cur_sub(&c, pos, len - pos);
-			next = cur_le32(&e);
-			cur_skip(&e, 1);		/* Flags */
-			nlen = cur_u8(&e);
-			vlen = cur_le16(&e);
-			name = cur_view(&e, nlen);
-			cur_skip(&e, 1);		/* the NUL */
-			value = cur_view(&e, vlen);
-			if (e.err)
+			if (fscc_ea_next(buf, len, &pos, &ea) != 0)
 				return STATUS_INVALID_PARAMETER;
-			if (!ea_name_ok(name, nlen))
+			if (!ea_name_ok(ea.name, ea.name_len))
 				return STATUS_INVALID_EA_NAME;
 			if (pass == 1) {
-				if ((rc = ea_xname(name, nlen, xname,
+				if ((rc = ea_xname(ea.name, ea.name_len, xname,
 				    sizeof(xname))) != 0)
 					return STATUS_INVALID_EA_NAME;
-				if (vlen == 0) {
+				if (ea.value_len == 0) {
 					rc = vfs->removexattr(f->fd, xname);
 					if (rc == -ENODATA)
 						rc = 0;
 				} else
-					rc = vfs->setxattr(f->fd, xname, value,
-					    vlen, 0);
+					rc = vfs->setxattr(f->fd, xname,
+					    ea.value, ea.value_len, 0);
 				if (rc == -E2BIG || rc == -ENOSPC ||
 				    rc == -ERANGE)
 					return STATUS_EA_TOO_LARGE;
 				if (rc != 0)
 					return ntstatus_from_errno(rc);
 			}
-			if (next == 0)
+			if (ea.last)
 				break;
-			if (next % 4 != 0 || next > len - pos)
-				return STATUS_INVALID_PARAMETER;
-			pos += next;
 		}
 	}
 	return STATUS_SUCCESS;

@@ -27,6 +27,7 @@
 #define FSCTL_SRV_COPYCHUNK_WRITE	0x001480F2u
 #define FSCTL_GET_COMPRESSION		0x0009003Cu
 #define FSCTL_SET_COMPRESSION		0x0009C040u
+#define FSCTL_CREATE_OR_GET_OBJECT_ID	0x000900C0u
 
 /* MS-FSCC 2.3.11 */
 #define COMPRESSION_FORMAT_NONE		0
@@ -81,11 +82,11 @@ fsctl_zero(struct open *op, struct cur *in)
 	const struct vfs_ops *vfs = file_vfs();
 	struct file_open *f = op->u.file;
 	struct vfs_stat st;
-	uint64_t off = cur_le64(in), end = cur_le64(in);
+	uint64_t off, end;
 	ntstatus_t status;
 	int rc;
 
-	if (in->err)
+	if (fscc_zero_data_decode(in, &off, &end) != 0)
 		return STATUS_INVALID_PARAMETER;
 	if (!(op->access & FILE_WRITE_DATA) || !f->writable)
 		return STATUS_ACCESS_DENIED;
@@ -186,6 +187,38 @@ fsctl_copy(struct file_open *in, uint64_t in_off, struct file_open *out,
 	return out->stream[0] != '\0' ?
 	    file_stream_pwrite(out, buf, (size_t)n, out_off) :
 	    vfs->pwrite(out->fd, buf, (size_t)n, out_off);
+}
+
+/*
+ * MS-FSCC 2.3.7 / 2.1.3.1 FILE_OBJECTID_BUFFER.  The object id is derived,
+ * not stored: inode number and file-system id, stable for the file's
+ * life on this volume and needing no write (a read-only open may ask).
+ * BirthVolumeId is the volume's object id as FileFsObjectIdInformation
+ * gives it (smb2_info.c: fsid, share root inode), BirthObjectId the
+ * object id itself, DomainId zero (no domain tracking service).
+ */
+static ntstatus_t
+fsctl_object_id(struct smb2_req *req, struct open *op, struct wcur *out)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_stat st, rst;
+	struct vfs_statfs sf;
+	uint8_t id[16], vol[16];
+	int rc;
+
+	if ((rc = vfs->fstat(op->u.file->fd, &st)) != 0 ||
+	    (rc = vfs->statfs(op->u.file->fd, &sf)) != 0 ||
+	    (rc = vfs->fstat(req->tree->root_fd, &rst)) != 0)
+		return ntstatus_from_errno(rc);
+	le64_put(id, st.ino);
+	le64_put(id + 8, sf.fsid);
+	le64_put(vol, sf.fsid);
+	le64_put(vol + 8, rst.ino);
+	wcur_bytes(out, id, 16);
+	wcur_bytes(out, vol, 16);
+	wcur_bytes(out, id, 16);
+	wcur_zero(out, 16);
+	return out->err ? STATUS_BUFFER_TOO_SMALL : STATUS_SUCCESS;
 }
 
 static ntstatus_t
@@ -361,6 +394,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 			status = STATUS_SUCCESS;
 		else
 			status = STATUS_NOT_SUPPORTED;
+		break;
+	case FSCTL_CREATE_OR_GET_OBJECT_ID:
+		status = fsctl_object_id(req, op, &out);
 		break;
 	case FSCTL_SRV_COPYCHUNK:
 	case FSCTL_SRV_COPYCHUNK_WRITE:

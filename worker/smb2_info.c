@@ -657,11 +657,7 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	int replace, rc, exists;
 	ntstatus_t status;
 
-	replace = cur_u8(b) != 0;
-	cur_skip(b, 7 + 8);		/* Reserved, RootDirectory (0 in SMB2) */
-	nlen = cur_le32(b);
-	name16 = cur_view(b, nlen);
-	if (b->err || nlen == 0)
+	if (fscc_rename_decode(b, &replace, &name16, &nlen) != 0)
 		return STATUS_INVALID_PARAMETER;
 	if (!link && !(op->access & DELETE_ACCESS))
 		return STATUS_ACCESS_DENIED;
@@ -822,10 +818,11 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = info_set_basic(op, &b);
 		break;
 	case FileEndOfFileInformation:
-		status = info_set_size(op, &b, 0);
-		break;
 	case FileAllocationInformation:
-		status = info_set_size(op, &b, 1);
+		status = info_set_size(op, &b, klass == FileAllocationInformation);
+		/* MS-FSA 2.1.5.14.2 / .4: read caching goes, as on a write */
+		if (status == STATUS_SUCCESS)
+			state_break_read_caching(op);
 		break;
 	case FileDispositionInformation:
 		if (blen < 1)
@@ -839,6 +836,10 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = info_set_disposition(op, (cur_le32(&b) & 1) != 0);
 		break;
 	case FileRenameInformation:
+		/* MS-FSA 2.1.5.14.11: other handle caching goes first */
+		status = state_rename_breaks(req, rsp, op);
+		if (status != STATUS_SUCCESS)
+			return status;
 		status = info_set_name(req, op, &b, 0);
 		break;
 	case FileLinkInformation:

@@ -145,6 +145,12 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    rg[i].offset + (rg[i].length - 1) < rg[i].offset)
 			return STATUS_INVALID_LOCK_RANGE;
 	}
+	/*
+	 * MS-FSA 2.1.5.7: taking a lock breaks level II oplocks (this
+	 * open's own too) and other keys' read leases, as a write does.
+	 */
+	if (dispatch_resuming(req) == NULL)
+		state_break_read_caching(op);
 	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
 	    blocking ? SHM_BRL_WAIT : 0, &failed);
 	if (rc == -EINVAL)

@@ -20,6 +20,7 @@
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/state.h"
 #include "worker/worker.h"
 
 /* MS-SMB2 2.2.35 Flags */
@@ -55,6 +56,7 @@ struct notify_watch {
 	uint32_t	 filter;
 	int		 tree;
 	int		 overflow;	/* lost changes: NOTIFY_ENUM_DIR */
+	int		 delete_pending; /* the directory itself: DELETE_PENDING */
 	/* queued changes: [u32 action][u16 len][name bytes] ... */
 	uint8_t		 q[NOTIFY_QUEUE_BYTES];
 	size_t		 qlen;
@@ -294,6 +296,13 @@ notify_map(uint32_t mask, uint32_t *action, uint32_t *filter)
 }
 
 static void
+notify_mark_delete_pending(struct notify_watch *w)
+{
+	w->delete_pending = 1;
+	notify_wake(w);
+}
+
+static void
 notify_overflow_all(void)
 {
 	int i;
@@ -366,6 +375,15 @@ notify_dispatch(const struct inotify_event *ev)
 
 	if (ev->mask & IN_Q_OVERFLOW) {
 		notify_overflow_all();
+		return;
+	}
+	/* A watched directory removed under us (by a local process). */
+	if (ev->mask & IN_DELETE_SELF) {
+		for (i = 0; i < n; i++)
+			if (wds[i].wd == ev->wd && wds[i].prefix[0] == '\0' &&
+			    watches[wds[i].watch].in_use)
+				notify_mark_delete_pending(
+				    &watches[wds[i].watch]);
 		return;
 	}
 	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0 ||
@@ -445,6 +463,75 @@ smb2_notify_event(void)
 	}
 }
 
+static void
+notify_delete_pending_local(uint64_t dev, uint64_t ino)
+{
+	int i;
+
+	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+		if (watches[i].in_use && watches[i].dev == dev &&
+		    watches[i].ino == ino)
+			notify_mark_delete_pending(&watches[i]);
+}
+
+/* The other workers that hold the directory open, each once. */
+#define NOTIFY_PEERS_MAX	32
+struct notify_peers {
+	struct shm_file_id	 fid;
+	pid_t			 self;
+	pid_t			 pid[NOTIFY_PEERS_MAX];
+	unsigned		 n;
+};
+
+static int
+notify_peer_visit(const struct shm_file_id *fid, const struct shm_open_rec *o,
+    void *arg)
+{
+	struct notify_peers *pp = arg;
+	unsigned i;
+
+	if (fid->dev != pp->fid.dev || fid->ino != pp->fid.ino ||
+	    o->pid <= 0 || o->pid == pp->self)
+		return 0;
+	for (i = 0; i < pp->n; i++)
+		if (pp->pid[i] == o->pid)
+			return 0;
+	if (pp->n < NOTIFY_PEERS_MAX)
+		pp->pid[pp->n++] = o->pid;
+	return 0;
+}
+
+void
+smb2_notify_delete_pending(uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct notify_peers pp;
+	struct shm_wmsg_msg m;
+	unsigned i;
+
+	notify_delete_pending_local(dev, ino);
+	if (s == NULL || state_wmsg() == NULL)
+		return;
+	/*
+	 * A watch in another worker holds an open of the directory: the
+	 * opens tell which workers to tell.  A full walk, but only when a
+	 * directory stays delete pending behind other handles, which is
+	 * rare (a plain rmdir is the directory's last close).
+	 */
+	memset(&pp, 0, sizeof(pp));
+	pp.fid.dev = dev;
+	pp.fid.ino = ino;
+	pp.self = shm_self(s);
+	if (shm_foreach_open(s, notify_peer_visit, &pp) != 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.type = SHM_WMSG_NOTIFY;
+	m.fid = pp.fid;
+	m.action = SHM_WMSG_NOTIFY_DELETE_PENDING;
+	for (i = 0; i < pp.n; i++)
+		(void)shm_wmsg_send(state_wmsg(), pp.pid[i], &m);
+}
+
 void
 smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 {
@@ -455,6 +542,10 @@ smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 	 * A change another worker made in a directory watched here (what
 	 * inotify may not see, e.g. on a network file system).
 	 */
+	if (m->action == SHM_WMSG_NOTIFY_DELETE_PENDING) {
+		notify_delete_pending_local(m->fid.dev, m->fid.ino);
+		return;
+	}
 	memcpy(name, m->name, SHM_WMSG_NAME_MAX);
 	name[SHM_WMSG_NAME_MAX] = '\0';
 	for (i = 0; i < NOTIFY_WATCH_MAX; i++) {
@@ -565,6 +656,9 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	w = &watches[wi];
+	/* MS-FSA 2.1.5.4: a directory deleted under its watch. */
+	if (w->delete_pending)
+		return STATUS_DELETE_PENDING;
 	/* Windows keeps the first request's filter for the handle's watch. */
 	if (w->overflow) {
 		w->overflow = 0;

@@ -33,5 +33,12 @@ void		smb2_notify_event(void);
 void		smb2_notify_open_gone(struct conn *, uint64_t fid_persistent,
 		    uint64_t fid_volatile);
 void		smb2_notify_conn_gone(struct conn *);
+/*
+ * The directory (dev, ino) went delete pending (the close of a
+ * delete-on-close handle left other handles open): every CHANGE_NOTIFY on
+ * it, in this worker and in the others that hold it open, completes with
+ * STATUS_DELETE_PENDING, as later ones on the same watch do.
+ */
+void		smb2_notify_delete_pending(uint64_t dev, uint64_t ino);
 
 #endif

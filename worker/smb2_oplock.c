@@ -35,6 +35,8 @@ oplock_add_breaker(struct open *op, pid_t pid)
 {
 	unsigned i;
 
+	if (pid <= 0)
+		return;		/* a follow-up break: its waiters are listed */
 	for (i = 0; i < op->nbreakers; i++)
 		if (op->breakers[i] == pid)
 			return;
@@ -261,11 +263,12 @@ lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct conn_private *pv = conn->priv;
 	struct shm *s = state_shm();
 	struct shm_file_id fid;
+	struct shm_break next;
 	struct cur *c = &req->body;
 	uint8_t key[16];
 	uint32_t state;
 	unsigned i;
-	int rc, have = 0;
+	int rc, have = 0, have_next = 0, next_acked;
 
 	cur_skip(c, 2 + 2 + 4);		/* StructureSize, Reserved, Flags */
 	cur_bytes(c, key, 16);
@@ -274,7 +277,11 @@ lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	if (s == NULL || conn->dialect < 0x0210)
 		return STATUS_INVALID_PARAMETER;
-	rc = shm_lease_break_ack(s, conn->client_guid, key, state);
+	rc = shm_lease_break_ack_next(s, conn->client_guid, key, state, &next,
+	    &have_next);
+	/* A next break that needs an ack keeps the openers waiting. */
+	next_acked = have_next &&
+	    (next.cur & (SHM_LEASE_W | SHM_LEASE_H)) != 0;
 	if (rc == -EINVAL)
 		return STATUS_REQUEST_NOT_ACCEPTED;
 	if (rc != 0)
@@ -290,10 +297,15 @@ lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 		fid.dev = op->state_dev;
 		fid.ino = op->state_ino;
 		have = 1;
+		if (next_acked)
+			continue;
 		state_break_acked(&fid, op->breakers, op->nbreakers);
 		op->nbreakers = 0;
 	}
-	(void)have;
+	if (have && have_next) {
+		next.pid = getpid();
+		smb2_oplock_break_deliver(&fid, &next, 0);
+	}
 	/* MS-SMB2 2.2.25.2 */
 	wcur_le16(&rsp->body, 36);
 	wcur_le16(&rsp->body, 0);

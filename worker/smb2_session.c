@@ -15,6 +15,7 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/kdf.h"
+#include "proto/neg_ctx.h"
 #include "proto/ntlmssp.h"
 #include "proto/preauth.h"
 #include "proto/sign.h"
@@ -92,15 +93,41 @@ sess_where_conn(struct conn *c, void *arg)
 }
 
 /*
+ * May connection c become a channel of the session served on connection
+ * sc (MS-SMB2 3.3.5.5.2)?  The checks run in the order Windows and Samba
+ * answer them, since clients (and smbtorture's bind_negative_* tests) tell
+ * the failures apart by status: a signing algorithm that differs when
+ * either side uses AES-GMAC, an SMB 2 channel, a different cipher, a
+ * different dialect.  A binding that passes every check is still refused
+ * with STATUS_REQUEST_NOT_ACCEPTED: trees and opens belong to one
+ * connection here, so one session cannot be served over two, and
+ * SMB2_GLOBAL_CAP_MULTI_CHANNEL is not advertised (HACKING.md).
+ */
+static ntstatus_t
+sess_bind_match(const struct conn *c, const struct conn *sc)
+{
+	if (sc->signing_algo == SMB2_SIGNING_AES_GMAC &&
+	    c->signing_algo != sc->signing_algo)
+		return STATUS_REQUEST_OUT_OF_SEQUENCE;
+	if (c->signing_algo == SMB2_SIGNING_AES_GMAC &&
+	    c->signing_algo != sc->signing_algo)
+		return STATUS_NOT_SUPPORTED;
+	if (c->dialect < DIALECT_300)
+		return STATUS_REQUEST_NOT_ACCEPTED;	/* no channels in SMB 2 */
+	if (c->cipher != sc->cipher)
+		return STATUS_INVALID_PARAMETER;
+	if (c->dialect != sc->dialect)
+		return STATUS_INVALID_PARAMETER;
+	return STATUS_REQUEST_NOT_ACCEPTED;	/* no multichannel, see above */
+}
+
+/*
  * A SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (MS-SMB2 3.3.5.5): a new
  * channel for a session of this worker, handed over unauthenticated by a
  * gate.  Its signature is checked with the session's key before anything
  * is answered from the session (no signing oracle for a stranger), and the
  * refusal is signed as the session signs, which is what clients verify.
- * Serving one session over several connections is not there yet (trees and
- * opens belong to one connection): a binding that passes every check is
- * refused with STATUS_REQUEST_NOT_ACCEPTED, and SMB2_GLOBAL_CAP_MULTI_CHANNEL
- * is not advertised.
+ * The binding itself is judged by sess_bind_match().
  */
 static ntstatus_t
 sess_bind(struct smb2_req *req, int binding)
@@ -127,14 +154,9 @@ sess_bind(struct smb2_req *req, int binding)
 		    !(req->flags & SMB2_FLAGS_SIGNED) ? STATUS_INVALID_PARAMETER :
 		    STATUS_ACCESS_DENIED;
 	}
-	if (binding) {
-		if (c->dialect < DIALECT_300)
-			st = STATUS_REQUEST_NOT_ACCEPTED;	/* no channels in SMB 2 */
-		else if (c->dialect != w.c->dialect)
-			st = STATUS_INVALID_PARAMETER;
-		else
-			st = STATUS_REQUEST_NOT_ACCEPTED;	/* see above */
-	} else
+	if (binding)
+		st = sess_bind_match(c, w.c);
+	else
 		st = STATUS_USER_SESSION_DELETED;	/* not bound to this channel */
 	/* A signed answer: a channel slot with the session's key, freed
 	 * once the response is out. */
@@ -263,10 +285,40 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 	return STATUS_SUCCESS;
 }
 
-/* Handles the NTLMSSP AUTHENTICATE: verdict, identity, keys, MIC. */
+/*
+ * A re-authentication (MS-SMB2 3.3.5.5.2: SESSION_SETUP naming a valid
+ * session) that the master verified, as a user this worker cannot serve.
+ * A worker is one Unix user for its whole life (DESIGN.md): the session
+ * keeps its identity, keys, trees and opens, and the setup is refused.
+ * Anonymous is refused too, although Windows and Samba let a session drop
+ * to it (smbtorture's smb2.session.reauth2..5): this process would go on
+ * opening files with the user's uid under an anonymous name.
+ */
+static ntstatus_t
+sess_reauth_refuse(struct conn *c, const struct session *s,
+    const struct authmsg_rep *arep)
+{
+	/* Rate limited: a client may repeat this as often as it likes. */
+	if (arep->flags & AUTH_FLAG_ANONYMOUS)
+		conn_warnx(c, "re-authentication of session %llx of %s as "
+		    "anonymous refused (a worker serves one user)",
+		    (unsigned long long)s->session_id, s->user);
+	else
+		conn_warnx(c, "re-authentication of session %llx of %s as %s "
+		    "(uid %u) refused (a worker serves one user)",
+		    (unsigned long long)s->session_id, s->user, arep->user,
+		    (unsigned)arep->uid);
+	return STATUS_ACCESS_DENIED;
+}
+
+/*
+ * Handles the NTLMSSP AUTHENTICATE: verdict, identity, keys, MIC.  *keep
+ * is set when a refused re-authentication leaves the session as it was.
+ */
 static ntstatus_t
 sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
-    size_t toklen, const struct spnego_token *sp, struct smb2_rsp *rsp)
+    size_t toklen, const struct spnego_token *sp, struct smb2_rsp *rsp,
+    int *keep)
 {
 	struct conn *c = req->conn;
 	struct conn_private *pv = c->priv;
@@ -297,15 +349,18 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	}
 	if (arep.status != STATUS_SUCCESS)
 		return arep.status;
+	if (reauth && (((arep.flags & AUTH_FLAG_ANONYMOUS) && !s->anonymous) ||
+	    arep.uid != s->uid || (pv->role == CONN_ROLE_WORKER &&
+	    arep.uid != user_euid()))) {
+		explicit_bzero(&arep.session_key, sizeof(arep.session_key));
+		*keep = 1;
+		return sess_reauth_refuse(c, s, &arep);
+	}
 	/* A worker is one Unix user: another uid cannot live here (DESIGN.md). */
 	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid()) {
 		log_warnx("%s: session of user %s (uid %u) on a connection served "
 		    "for uid %u: refused (multi-user connections not supported)",
 		    c->peer, arep.user, arep.uid, (unsigned)user_euid());
-		return STATUS_ACCESS_DENIED;
-	}
-	if (reauth && arep.uid != s->uid) {
-		conn_warnx(c, "re-authentication as another user refused");
 		return STATUS_ACCESS_DENIED;
 	}
 	if (!reauth) {
@@ -408,7 +463,7 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint8_t flags;
 	uint64_t previous_id;
 	struct cur b;
-	int type, fresh = 0;
+	int type, fresh = 0, keep = 0;
 	ntstatus_t st;
 
 	cur_skip(&req->body, 2);
@@ -492,7 +547,7 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE)
-		st = sess_authenticate(req, s, tok, toklen, &sp, rsp);
+		st = sess_authenticate(req, s, tok, toklen, &sp, rsp, &keep);
 	else
 		st = STATUS_INVALID_PARAMETER;
 	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER)
@@ -501,8 +556,8 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		return st;
 fail:
 	/* MS-SMB2 3.3.5.5.3: a failed setup removes the session. */
-	if (fresh || s->state == SESS_IN_PROGRESS || st == STATUS_LOGON_FAILURE ||
-	    st == STATUS_ACCESS_DENIED) {
+	if (!keep && (fresh || s->state == SESS_IN_PROGRESS ||
+	    st == STATUS_LOGON_FAILURE || st == STATUS_ACCESS_DENIED)) {
 		if (pv->preauth_rsp_sess == s)
 			pv->preauth_rsp_sess = NULL;
 		conn_session_free(c, s);

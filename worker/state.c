@@ -158,7 +158,7 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 		int ack = state_break_needs_ack(b);
 
 		if (b->in_progress) {
-			wait |= state_break_blocks(b, sharing);
+			wait |= b->must_wait || state_break_blocks(b, sharing);
 			continue;
 		}
 		if (b->pid == getpid())
@@ -192,31 +192,20 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 	return wait;
 }
 
-/* The 35 s are over: the breaks in progress take effect without an ack. */
+/*
+ * The 35 s are over: the breaks in progress on the file take effect without
+ * an ack (a lease ends at none, an oplock at the level it was breaking to).
+ */
 static void
 state_breaks_force(struct shm *s, const struct shm_file_id *fid,
     const struct shm_break_req *br)
 {
-	struct shm_breaks bs;
-	unsigned i;
+	int n = shm_breaks_expire(s, fid);
 
-	if (shm_open_breaks(s, fid, br, 0, &bs) != 0)
-		return;
-	for (i = 0; i < bs.n; i++) {
-		const struct shm_break *b = &bs.b[i];
-
-		if (!b->in_progress)
-			continue;
-		log_debug(1, "break of %s %llx timed out, forcing it",
-		    b->is_lease ? "lease" : "oplock",
-		    (unsigned long long)b->persistent_id);
-		if (b->is_lease)
-			(void)shm_lease_break_ack(s, b->client_guid, b->lease_key,
-			    b->new_level);
-		else
-			(void)shm_oplock_break_ack(s, fid, b->persistent_id,
-			    (uint8_t)b->new_level);
-	}
+	(void)br;
+	if (n > 0)
+		log_debug(1, "%d break(s) on %llx:%llx timed out, forced", n,
+		    (unsigned long long)fid->dev, (unsigned long long)fid->ino);
 }
 
 /*
@@ -228,22 +217,49 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
     const struct shm_file_id *fid, const struct shm_break_req *br)
 {
 	struct conn_pending *p = dispatch_resuming(req);
+	struct shm_break_req r = *br;
 	struct shm_breaks bs;
 	uint64_t deadline;
 	int rc;
 
 	if (p != NULL && p->deadline_ms != 0 && shm_now_ms() >= p->deadline_ms)
 		state_breaks_force(s, fid, br);
-	rc = shm_open_breaks(s, fid, br, 1, &bs);
+	/* An opener that waited once keeps waiting while a lease breaks. */
+	if (p != NULL && p->kind == PARK_BREAK)
+		r.flags |= SHM_BREAK_RESUMED;
+	rc = shm_open_breaks(s, fid, &r, 1, &bs);
 	if (rc != 0 || bs.n == 0)
 		return STATUS_SUCCESS;
 	if (!state_breaks_send(s, fid, &bs,
-	    (br->flags & SHM_BREAK_SHARING) != 0))
+	    (r.flags & (SHM_BREAK_SHARING | SHM_BREAK_HANDLE_ONLY)) != 0))
 		return STATUS_SUCCESS;
 	deadline = p != NULL && p->deadline_ms != 0 ? p->deadline_ms :
 	    shm_now_ms() + STATE_BREAK_TIMEOUT_MS;
 	return dispatch_park(req, rsp, PARK_BREAK, fid->dev, fid->ino, deadline,
 	    NULL);
+}
+
+ntstatus_t
+state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
+    struct open *op)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+
+	if (!op->state_in || s == NULL)
+		return STATUS_SUCCESS;
+	state_open_fid(op, &fid);
+	memset(&br, 0, sizeof(br));
+	br.access = op->access;
+	br.share_access = 0;
+	br.flags = SHM_BREAK_HANDLE_ONLY;
+	/* The renamer's own lease keeps its handle caching. */
+	if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+		memcpy(br.lease_key, op->lease_key, 16);
+		memcpy(br.client_guid, req->conn->client_guid, 16);
+	}
+	return state_break_wait(req, rsp, s, &fid, &br);
 }
 
 /* ---- opens ---- */
@@ -482,13 +498,21 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	op->state_dev = fid.dev;
 	op->state_ino = fid.ino;
 	if (lease) {
+		/*
+		 * A lease keeps the version it was created with: a v1
+		 * request for a v2 lease gets a v2 answer and v2 breaks
+		 * (smbtorture smb2.lease.v2_epoch2 / v2_epoch3).
+		 */
+		uint8_t ver = sg.lease_version != 0 ? sg.lease_version :
+		    r->lease_version;
+
 		op->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 		op->lease_state = sg.lease_state;
 		memcpy(op->lease_key, r->lease_key, 16);
-		op->lease_version = r->lease_version;
+		op->lease_version = ver;
 		g->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 		g->lease = 1;
-		g->lease_version = r->lease_version;
+		g->lease_version = ver;
 		g->lease_state = sg.lease_state;
 		g->lease_epoch = sg.lease_epoch;
 		memcpy(g->lease_key, r->lease_key, 16);
@@ -658,7 +682,6 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 	struct shm *s = state_shm();
 	struct shm_brlock_owner owner;
 	struct shm_file_id fid;
-	struct shm_breaks bs;
 	int rc;
 
 	if (!op->state_in || s == NULL)
@@ -670,10 +693,25 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 	if (rc == -EAGAIN)
 		return STATUS_FILE_LOCK_CONFLICT;
 	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */
-	if (write && shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
+	if (write)
+		state_break_read_caching(op);
+	return STATUS_SUCCESS;
+}
+
+void
+state_break_read_caching(struct open *op)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+
+	if (!op->state_in || s == NULL)
+		return;
+	state_open_fid(op, &fid);
+	/* Level II and R -> none need no acknowledgement: nobody waits. */
+	if (shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
 	    bs.n > 0)
 		(void)state_breaks_send(s, &fid, &bs, 0);
-	return STATUS_SUCCESS;
 }
 
 /* ---- sessions ---- */

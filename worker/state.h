@@ -29,6 +29,10 @@
  *   READ     state_io_check(op, off, len, 0) before reading.
  *   WRITE    state_io_check(op, off, len, 1) before writing (also breaks
  *            level II oplocks and read leases of other opens).
+ *   SET_INFO FileEndOfFileInformation / FileAllocationInformation:
+ *            state_break_read_caching() once the size changed.
+ *   SET_INFO FileRenameInformation: state_rename_breaks() first; return
+ *            what it returns unless STATUS_SUCCESS.
  */
 #ifndef USMBD_WORKER_STATE_H
 #define USMBD_WORKER_STATE_H
@@ -154,6 +158,24 @@ int		 state_delete_pending_get(struct open *);
  */
 ntstatus_t	 state_io_check(struct open *, uint64_t off, uint64_t len,
 		    int write);
+
+/*
+ * What a write does to read caching, for the other operations that change
+ * the data under a cache: SET_INFO EndOfFile / Allocation (MS-FSA 2.1.5.14)
+ * and a byte-range LOCK (MS-FSA 2.1.5.7).  Level II oplocks (the caller's
+ * own too) and read leases of other lease keys go to none; no wait.
+ */
+void		 state_break_read_caching(struct open *);
+
+/*
+ * SET_INFO FileRenameInformation, before the rename (MS-FSA 2.1.5.14.11):
+ * other lease keys lose handle caching (RH -> R) and the rename waits for
+ * their acknowledgement.  STATUS_SUCCESS: go on; STATUS_PENDING: parked,
+ * the whole SET_INFO runs again once the break is acknowledged or timed
+ * out.
+ */
+ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
+		    struct open *);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 void		 state_session_put(struct conn *, struct session *);

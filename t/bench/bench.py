@@ -11,6 +11,8 @@ Environment:
   BENCH_METERS    1 (default): the strace and malloc meters after the timing
   BENCH_SMBCLIENT 1 (default): smbclient as the second client for (a), (c)
   BENCH_TIMEOUT   seconds one client run may take, default 240
+  BENCH_IDLE_N    idle sessions of the memory workload (default 2,000 x scale,
+                  at least 20; 2000 = the issue's figure)
 """
 
 import os
@@ -513,7 +515,8 @@ def main():
                        "smbclient (one command line each, connection setup included)")
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
         if not only or "idle" in only:
-            run_idle(tmp, max(20, int(2000 * f)), classes,
+            idle_n = int(os.environ.get("BENCH_IDLE_N", "0")) or max(20, int(2000 * f))
+            run_idle(tmp, idle_n, classes,
                      {k: v for k, v in unavailable.items() if isinstance(k, str)})
         if os.environ.get("BENCH_METERS", "1") == "1":
             run_meters(tmp, wls, big, classes, {k: v for k, v in unavailable.items()

@@ -69,6 +69,42 @@ jcheck() {
 
 status_json() { ctl status --json "$@" >"$T/st.json" 2>&1; }
 
+# metrics_monotonic OLD NEW: every counter sample of OLD is in NEW, not lower.
+metrics_monotonic() {
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import re, sys
+def load(path):
+    types, vals = {}, {}
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split()
+            types[name] = kind
+        elif line and not line.startswith("#"):
+            key, v = line.rsplit(" ", 1)
+            vals[key] = float(v)
+    return types, vals
+types, old = load(sys.argv[1])
+_, new = load(sys.argv[2])
+bad = []
+for key, v in old.items():
+    name = key.split("{")[0]
+    base = re.sub(r"_(bucket|sum|count)$", "", name)
+    kind = types.get(name) or types.get(base)
+    if kind not in ("counter", "histogram"):
+        continue
+    if key not in new or new[key] < v:
+        bad.append("%s: %s -> %s" % (key, v, new.get(key, "missing")))
+print("\n".join(bad[:20]))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# metric FILE SAMPLE: its value (0 when absent)
+metric() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"
+}
+
 smbc() {	# smbc USER PW SHARE CMD
 	smbclient -p "$PORT" -U "$1%$2" "//127.0.0.1/$3" -m SMB3 -c "$4"
 }
@@ -147,6 +183,26 @@ jcheck "close-share: the file was closed (no open left)" \
     "not any(o['path']=='held-a.txt' for o in j['opens'])"
 check_fails "close-share of a share nobody uses fails" ctl close-share nosuchshare
 
+# --- close-share keeps durable handles as on a network loss ---
+client_start d1 alice "$ALICE_PW" share durable || exit 1
+DFID=$(sed -n 2p "$T/ready.d1")
+status_json --locks
+jcheck "a durable open (DHnQ + batch oplock) is listed as durable and open" \
+    "any(o['path']=='held-d1.txt' and o['durable'] and o['state']=='open' for o in j['opens'])"
+check "close-share share (a durable open held)" ctl close-share share
+status_json --locks
+jcheck "close-share: the durable open stays, disconnected, held by no worker" \
+    "any(o['path']=='held-d1.txt' and o['share']=='share' and o['durable'] and o['state']=='disconnected' and o['worker_pid']==0 for o in j['opens'])"
+jcheck "close-share: the non-durable open of the same tree is closed" \
+    "not any(o['path']=='plain-d1.txt' for o in j['opens'])"
+client_go d1
+check "close-share: the client sees its tree go" client_saw d1 "query: STATUS_NETWORK_NAME_DELETED"
+check "... for the non-durable file too" client_saw d1 "plain: STATUS_NETWORK_NAME_DELETED"
+"$PYTHON" "$CLIENT" "$PORT" alice "$ALICE_PW" share "$T" d1 reconnect "$DFID" \
+    >"$T/client.d1r.out" 2>&1
+check "a new connection reclaims the durable open with DHnC" client_saw d1r "reconnect: OK"
+check "... and reads what was written before close-share" client_saw d1r "read: durable data"
+
 # --- kill-client ---
 client_start k alice "$ALICE_PW" share || exit 1
 check "kill-client 127.0.0.1" ctl kill-client 127.0.0.1
@@ -178,12 +234,27 @@ check "reload: the unaffected connection kept its tree and file" client_saw r "q
 
 # --- reload: remove a share; without and with --force ---
 client_start x alice "$ALICE_PW" added || exit 1
+client_start y alice "$ALICE_PW" added || exit 1
 cp "$T/conf.orig" "$CONF"
-check "reload --force (share removed)" ctl reload --force
+check "reload (share removed)" ctl reload
 check_fails "removed share refuses new tree connects" smbc alice "$ALICE_PW" added "ls"
 client_go x
-check "reload --force: the removed share's tree is gone (NETWORK_NAME_DELETED)" client_saw x "query: STATUS_NETWORK_NAME_DELETED"
-check "reload --force: and it cannot be connected again" client_saw x "tree: STATUS_BAD_NETWORK_NAME"
+check "reload: a tree already on the removed share keeps its open file" client_saw x "query: OK"
+check "reload: ... and still lists the share" client_saw x "list: OK"
+check "reload: ... but a new tree connect is refused (BAD_NETWORK_NAME)" client_saw x "tree: STATUS_BAD_NETWORK_NAME"
+kill -HUP "$MPID"
+sleep 1
+check_fails "SIGHUP (a plain reload) keeps refusing the removed share" smbc alice "$ALICE_PW" added "ls"
+status_json --shares
+jcheck "reload and SIGHUP kept the other client's tree on the removed share" \
+    "any(t['share']=='added' for t in j['shares'])"
+check "reload --force (the share is still removed)" ctl reload --force
+client_go y
+check "reload --force: the removed share's tree is gone (NETWORK_NAME_DELETED)" client_saw y "query: STATUS_NETWORK_NAME_DELETED"
+check "reload --force: and it cannot be connected again" client_saw y "tree: STATUS_BAD_NETWORK_NAME"
+status_json --shares
+jcheck "reload --force: no tree left on the removed share" \
+    "not any(t['share']=='added' for t in j['shares'])"
 printf 'this is = not a config\n[broken\n' >"$T/bad.conf"
 cp "$CONF" "$T/conf.good"; cp "$T/bad.conf" "$CONF"
 "$USMBCTL" -s "$T/conf.good" reload >/dev/null 2>&1; rc=$?
@@ -245,6 +316,24 @@ check "metrics: bytes read and written" sh -c "grep -Eq '^usmbd_read_bytes_total
 check "metrics: auth failures" grep -Eq '^usmbd_auth_failures_total [1-9]' "$T/metrics.txt"
 check "metrics: sessions, opens, locks gauges" sh -c "grep -q '^usmbd_sessions ' $T/metrics.txt && grep -q '^usmbd_opens ' $T/metrics.txt && grep -q '^usmbd_locks ' $T/metrics.txt"
 check "metrics: worker restarts" grep -q '^usmbd_worker_restarts_total{role="worker"}' "$T/metrics.txt"
+check "metrics: the gates answer (their NEGOTIATEs are counted)" grep -Eq '^usmbd_requests_total\{command="NEGOTIATE",status="0x00000000"\} [1-9]' "$T/metrics.txt"
+check "metrics: gate logins done" grep -Eq '^usmbd_gate_logins_total [1-9]' "$T/metrics.txt"
+check "metrics: gate connections taken" grep -Eq '^usmbd_gate_connections_total [1-9]' "$T/metrics.txt"
+check "metrics: auth failures seen by the gates" grep -Eq '^usmbd_gate_auth_failures_total [1-9]' "$T/metrics.txt"
+check "metrics: the refused SESSION_SETUP by status (LOGON_FAILURE)" grep -Eq '^usmbd_requests_total\{command="SESSION_SETUP",status="0xc000006d"\} [1-9]' "$T/metrics.txt"
+NGATES=$(ctl status --processes --json | "$PYTHON" -c 'import json,sys; print(sum(1 for p in json.load(sys.stdin)["processes"] if p["role"]=="gate"))')
+NANS=$(metric "$T/metrics.txt" 'usmbd_metrics_workers{state="answered"}')
+check "metrics: the gates were asked and answered ($NANS answers, $NGATES gates)" \
+    test "$NGATES" -ge 1 -a "$NANS" -gt "$NGATES"
+# A connection still logging in: a gate holds it (5 s for its first bytes).
+exec 7<>"/dev/tcp/127.0.0.1/$PORT"
+sleep 0.3
+status_json --processes
+jcheck "status: a gate shows its connection being logged in" \
+    "any(p['role']=='gate' and p['connections'] >= 1 for p in j['processes'])"
+ctl metrics >"$T/metrics.gate.txt" 2>&1
+check "metrics: connections logging in at the gates" grep -Eq '^usmbd_connections\{role="gate"\} [1-9]' "$T/metrics.gate.txt"
+exec 7>&-
 check "metrics: valid exposition format (every sample has a TYPE)" "$PYTHON" - "$T/metrics.txt" <<'EOF'
 import re, sys
 types = set()
@@ -268,6 +357,7 @@ status_json --locks
 jcheck "status --locks shows alice's lock with its path" \
     "any(l['path']=='held.txt' and l['type']=='exclusive' and l['length']==100 for l in j['locks'])"
 AW=$(ctl status --processes --json | "$PYTHON" -c 'import json,sys; print([p["pid"] for p in json.load(sys.stdin)["processes"] if p["user"]=="alice"][0])')
+ctl metrics >"$T/metrics.prekill.txt" 2>&1
 kill -KILL "$AW"
 integ_wait_exit "${CPID[w]}" 15
 check "the blocked lock was granted after the holder's worker died" client_saw w "waitlock: OK"
@@ -275,6 +365,34 @@ check "... promptly (woken, not a timeout)" sh -c "awk '/^waited:/ { exit !(\$2 
 client_go l
 ctl metrics >"$T/metrics.txt" 2>&1
 check "metrics: the killed worker counts as a restart" grep -Eq '^usmbd_worker_restarts_total\{role="worker"\} [1-9]' "$T/metrics.txt"
+check "metrics: no counter went down when the worker was killed" metrics_monotonic "$T/metrics.prekill.txt" "$T/metrics.txt"
+
+# --- metrics: a worker's idle exit keeps its counters ---
+sed -i 's/worker idle timeout = 120/worker idle timeout = 2/' "$CONF"
+check "reload (worker idle timeout = 2)" ctl reload
+smbc alice "$ALICE_PW" share "ls" >/dev/null 2>&1
+ctl metrics >"$T/metrics.m1.txt" 2>&1
+# Requests after the scrape: only the worker's final counters carry them.
+smbc alice "$ALICE_PW" share "put $T/export.txt m2.txt; get m2.txt $T/m2.got" >/dev/null 2>&1
+alice_worker() { ctl status --processes --json | "$PYTHON" -c 'import json,sys; print(" ".join(str(p["pid"]) for p in json.load(sys.stdin)["processes"] if p["user"]=="alice"))'; }
+for i in $(seq 1 50); do
+	[ -z "$(alice_worker)" ] && break
+	sleep 0.2
+done
+check "alice's worker exited when idle" test -z "$(alice_worker)"
+ctl metrics >"$T/metrics.m2.txt" 2>&1
+check "metrics: no counter went down when the worker exited" metrics_monotonic "$T/metrics.m1.txt" "$T/metrics.m2.txt"
+c1=$(metric "$T/metrics.m1.txt" 'usmbd_requests_total{command="CREATE",status="0x00000000"}')
+c2=$(metric "$T/metrics.m2.txt" 'usmbd_requests_total{command="CREATE",status="0x00000000"}')
+check "metrics: the requests after the last scrape were kept ($c1 -> $c2)" \
+    "$PYTHON" -c "import sys; sys.exit(0 if float('$c2') > float('$c1') else 1)"
+w1=$(metric "$T/metrics.m1.txt" 'usmbd_written_bytes_total')
+w2=$(metric "$T/metrics.m2.txt" 'usmbd_written_bytes_total')
+check "metrics: bytes written after the last scrape were kept ($w1 -> $w2)" \
+    "$PYTHON" -c "import sys; sys.exit(0 if float('$w2') > float('$w1') else 1)"
+r1=$(metric "$T/metrics.m1.txt" 'usmbd_worker_restarts_total{role="worker"}')
+r2=$(metric "$T/metrics.m2.txt" 'usmbd_worker_restarts_total{role="worker"}')
+check "metrics: an idle exit is no restart ($r1 -> $r2)" test "$r1" = "$r2"
 
 # --- testparm (no daemon needed) ---
 check "testparm of the test config" ctl testparm

@@ -3,7 +3,8 @@
 # while the script acts on the server, then reports what its next requests
 # see.  Usage:
 #
-#   ops_client.py PORT USER PASSWORD SHARE DIR TAG [lock|waitlock]
+#   ops_client.py PORT USER PASSWORD SHARE DIR TAG [lock|waitlock|durable]
+#   ops_client.py PORT USER PASSWORD SHARE DIR TAG reconnect FILEID
 #
 # It logs on, connects SHARE, opens (creates) "held-TAG.txt" ("held.txt" for
 # lock/waitlock), optionally takes a byte-range lock (lock: bytes 0-99
@@ -11,8 +12,15 @@
 # writes DIR/ready.TAG with its local port.  Then it waits (at most 30 s)
 # for DIR/go.TAG and prints one line per probe:
 #   query: STATUS   QUERY_INFO on the open file
+#   list:  STATUS   a directory listing of the held tree
 #   tree:  STATUS   a TREE_CONNECT to SHARE on the same session
 # STATUS is OK or the NT status name (or DISCONNECTED).
+#
+# durable: "held-TAG.txt" is opened with a batch oplock and a durable handle
+# request (DHnQ), and "plain-TAG.txt" without; the ready file gets a second
+# line, the durable open's FileId in hex.  reconnect: a new connection and
+# session reclaim that FileId with DHnC (MS-SMB2 2.2.13.2.4) and read it;
+# prints "reconnect: STATUS" and "read: DATA" at once (no ready/go).
 import os
 import sys
 import time
@@ -58,6 +66,28 @@ def lock(smb, tid, fid, flags):
     ans.isValidAnswer(0)
 
 
+def create_ctx(name, data):
+    # MS-SMB2 2.2.13.2: name at 16, data 8-aligned after it.
+    ctx = s3.SMB2CreateContext()
+    ctx["Next"] = 0
+    ctx["NameOffset"] = 16
+    ctx["NameLength"] = len(name)
+    ctx["DataOffset"] = 24 if data else 0
+    ctx["DataLength"] = len(data)
+    ctx["Buffer"] = name + b"\0" * (8 - len(name) % 8 if len(name) % 8
+                                     else 0) + data
+    return ctx
+
+
+def reconnect(smb, tid, name, fileid):
+    # DHnC: the data is the FileId of the open to reclaim.
+    ctx = create_ctx(b"DHnC", fileid)
+    return smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                      s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                      s3.FILE_OPEN, 0, oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
+                      createContexts=[ctx])
+
+
 def main():
     port, user, pw, share, d, tag = sys.argv[1:7]
     mode = sys.argv[7] if len(sys.argv) > 7 else ""
@@ -66,15 +96,38 @@ def main():
     smb = conn.getSMBServer()
     tid = conn.connectTree(share)
     name = "held.txt" if mode in ("lock", "waitlock") else "held-%s.txt" % tag
-    fid = smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
-                     s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
-                     s3.FILE_OPEN_IF, 0)
+    if mode == "reconnect":
+        fileid = bytes.fromhex(sys.argv[8])
+        fid = []
+        probe("reconnect", lambda: fid.append(reconnect(smb, tid, name,
+                                                        fileid)))
+        if fid:
+            print("read: %s" % smb.read(tid, fid[0], 0, 64).decode(
+                errors="replace").strip(), flush=True)
+        return
+    extra = ""
+    if mode == "durable":
+        fid = smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                         s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                         s3.FILE_OVERWRITE_IF, 0,
+                         oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
+                         createContexts=[create_ctx(b"DHnQ", b"\0" * 16)])
+        smb.write(tid, fid, b"durable data\n", 0)
+        extra = fid.hex() + "\n"
+        pfid = smb.create(tid, "plain-%s.txt" % tag,
+                          s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                          s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                          s3.FILE_OPEN_IF, 0)
+    else:
+        fid = smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
+                         s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                         s3.FILE_OPEN_IF, 0)
     lport = conn.getSMBServer()._NetBIOSSession.get_socket().getsockname()[1]
     if mode == "lock":
         lock(smb, tid, fid, s3.SMB2_LOCKFLAG_EXCLUSIVE_LOCK |
              s3.SMB2_LOCKFLAG_FAIL_IMMEDIATELY)
     with open(os.path.join(d, "ready." + tag + ".tmp"), "w") as f:
-        f.write("%d\n" % lport)
+        f.write("%d\n%s" % (lport, extra))
     os.rename(os.path.join(d, "ready." + tag + ".tmp"),
               os.path.join(d, "ready." + tag))
     if mode == "waitlock":
@@ -88,6 +141,10 @@ def main():
             break
         time.sleep(0.1)
     probe("query", lambda: smb.queryInfo(tid, fid))
+    # a directory listing on the held tree (impacket reuses its tree id)
+    probe("list", lambda: conn.listPath(share, "*"))
+    if mode == "durable":
+        probe("plain", lambda: smb.queryInfo(tid, pfid))
     # impacket answers a known share from its cache: make it ask.
     smb._Session["TreeConnectTable"] = {}
     probe("tree", lambda: smb.connectTree(share))

@@ -333,4 +333,62 @@ else
     kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
 fi
 
+# A watched directory deleted by another user's worker: bob's close of his
+# delete-on-close handle leaves it delete pending behind alice's handle,
+# and alice's parked CHANGE_NOTIFY (in her worker) completes with
+# STATUS_DELETE_PENDING through a NOTIFY worker message.
+H2=$T/notify_rmdir.py
+cat >"$H2" <<'EOF'
+import struct, sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+
+PORT = int(sys.argv[1])
+ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
+
+def login(user, pw):
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_21)
+    c.login(user, pw)
+    return c, c.connectTree("share")
+
+if sys.argv[2] == "watch":
+    a, at = login("alice", "alicepw1")
+    srv = a.getSMBServer()
+    d = srv.create(at, "rmwatched", s3.FILE_READ_DATA, ALL,
+                   s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
+    pkt['TreeID'] = at
+    pkt['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
+        struct.pack('<LL', 0x1 | 0x2, 0)
+    mid = srv.sendSMB(pkt)
+    print("waiting", flush=True)
+    srv._timeout = 10
+    ans = srv.recvSMB(mid)
+    while ans['Status'] == 0x103:	# STATUS_PENDING interim
+        ans = srv.recvSMB(mid)
+    print("status 0x%x" % ans['Status'], flush=True)
+else:
+    b, bt = login("bob", "bobpw1")
+    srv = b.getSMBServer()
+    f = srv.create(bt, "rmwatched", s3.DELETE | s3.FILE_READ_ATTRIBUTES, ALL,
+                   s3.FILE_DIRECTORY_FILE | s3.FILE_DELETE_ON_CLOSE,
+                   s3.FILE_OPEN, 0)
+    srv.close(bt, f)
+    print("deleted", flush=True)
+EOF
+mkdir -p "$SHARE/rmwatched" && chown bob "$SHARE/rmwatched" &&
+    chmod 0777 "$SHARE/rmwatched"
+"$PYTHON" "$H2" "$PORT" watch >"$T/rw.out" 2>&1 &
+rwp=$!
+for i in $(seq 1 50); do grep -q waiting "$T/rw.out" && break; sleep 0.1; done
+sleep 0.3
+"$PYTHON" "$H2" "$PORT" delete >"$T/rd.out" 2>&1
+for i in $(seq 1 50); do grep -q status "$T/rw.out" && break; sleep 0.1; done
+kill "$rwp" 2>/dev/null; wait "$rwp" 2>/dev/null
+grep -q "status 0xc0000056" "$T/rw.out" &&
+    ok "bob deletes alice's watched directory: her CHANGE_NOTIFY gets DELETE_PENDING" ||
+    fail "notify of a deleted directory across workers: $(cat "$T/rw.out" "$T/rd.out")"
+
 finish

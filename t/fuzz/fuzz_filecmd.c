@@ -1,0 +1,158 @@
+/*
+ * libFuzzer target: the body decoders of the file commands, fed the same
+ * bytes each:
+ *   - the CREATE context chain (proto/create_ctx.c), and what a context
+ *     carries: SecD (proto/secdesc.c), ExtA (an EA list, proto/fscc.c);
+ *   - CREATE and SET_INFO rename names: UTF-16 path + stream parsing with
+ *     the escape checks (worker/file_open.c file_name_parse);
+ *   - SET_INFO FileRenameInformation / FileLinkInformation and
+ *     FileFullEaInformation (proto/fscc.c);
+ *   - QUERY_DIRECTORY patterns: UTF-16 -> UTF-8 and the wildcard matcher
+ *     (proto/unicode.c, proto/fscc.c) against a name from the input;
+ *   - IOCTL FSCTL_SET_ZERO_DATA input.
+ * Besides not crashing, each checks what its contract promises: views lie
+ * inside the input, walks advance, parsed paths hold no "." / ".."
+ * component and no backslash.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "proto/create_ctx.h"
+#include "proto/fscc.h"
+#include "proto/secdesc.h"
+#include "proto/unicode.h"
+#include "worker/file_open.h"
+#include "worker/smb2.h"
+
+static struct secdesc	 sd;
+static struct smb2_req	 req;		/* no connection: logs say "?" */
+static char		 path[FILE_PATH_MAX], stream[FILE_STREAM_MAX];
+static char		 pat8[FSCC_MATCH_MAX * 4 + 4], name8[FSCC_MATCH_MAX * 4 + 4];
+
+static void
+inside(const uint8_t *v, size_t n, const uint8_t *data, size_t size)
+{
+	if (v == NULL ? n != 0 : (v < data || n > size ||
+	    (size_t)(v - data) > size - n))
+		abort();
+}
+
+static void
+fuzz_ea_list(const uint8_t *data, size_t size)
+{
+	struct fscc_ea ea;
+	size_t pos = 0, prev;
+	int i;
+
+	for (i = 0; i < 4096; i++) {
+		prev = pos;
+		if (fscc_ea_next(data, size, &pos, &ea) != 0)
+			return;
+		inside(ea.name, ea.name_len, data, size);
+		inside(ea.value, ea.value_len, data, size);
+		if (ea.last)
+			return;
+		if (pos <= prev || pos > size || pos % 4 != 0)
+			abort();
+	}
+}
+
+static void
+fuzz_path(const uint8_t *data, size_t size)
+{
+	const char *c, *e;
+
+	if (file_name_parse(&req, data, size, path, sizeof(path), stream,
+	    sizeof(stream)) != STATUS_SUCCESS)
+		return;
+	if (path[0] == '/' || strchr(path, '\\') != NULL ||
+	    strchr(stream, '/') != NULL || strchr(stream, '\\') != NULL ||
+	    strstr(stream, "..") != NULL)
+		abort();
+	for (c = path; *c != '\0'; c = *e ? e + 1 : e) {
+		e = strchrnul(c, '/');
+		if (e == c || (e - c == 1 && c[0] == '.') ||
+		    (e - c == 2 && c[0] == '.' && c[1] == '.'))
+			abort();
+	}
+}
+
+static void
+fuzz_contexts(const uint8_t *data, size_t size)
+{
+	struct create_ctx_item it;
+	size_t pos = 0, prev;
+	int i;
+
+	for (i = 0; i < CREATE_CTX_MAX; i++) {
+		prev = pos;
+		if (create_ctx_next(data, size, &pos, &it) != 0)
+			return;
+		inside(it.name, it.name_len, data, size);
+		inside(it.data, it.data_len, data, size);
+		if (it.name_len < 4 || (it.data_len > 0) != (it.data != NULL))
+			abort();
+		if (it.name_len == 4 && memcmp(it.name, "SecD", 4) == 0)
+			(void)secdesc_decode(it.data, it.data_len, &sd);
+		if (it.name_len == 4 && memcmp(it.name, "ExtA", 4) == 0)
+			fuzz_ea_list(it.data, it.data_len);
+		if (it.last)
+			return;
+		if (pos <= prev || pos % 8 != 0)
+			abort();
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *n16;
+	uint64_t off, end;
+	uint32_t nlen;
+	size_t split;
+	int replace, pl, nl;
+	struct cur c;
+	static int ready;
+
+	if (!ready) {
+		/* refusals are logged: to nowhere, at fuzzing speed */
+		(void)log_open("/dev/null");
+		ready = 1;
+	}
+	fuzz_contexts(data, size);
+	fuzz_ea_list(data, size);
+	fuzz_path(data, size);
+
+	cur_init(&c, data, size);
+	if (fscc_rename_decode(&c, &replace, &n16, &nlen) == 0) {
+		inside(n16, nlen, data, size);
+		fuzz_path(n16, nlen);
+	}
+	cur_init(&c, data, size);
+	if (fscc_zero_data_decode(&c, &off, &end) == 0 && size < 16)
+		abort();
+
+	/* a QUERY_DIRECTORY pattern (first byte: its UTF-16 length) */
+	if (size > 0) {
+		split = 1 + (size_t)data[0];
+		if (split > size)
+			split = size;
+		pl = unicode_utf16_to_utf8(data + 1, split - 1, pat8,
+		    sizeof(pat8));
+		nl = unicode_utf16_to_utf8(data + split, size - split, name8,
+		    sizeof(name8));
+		if (pl >= 0 && nl >= 0) {
+			(void)fscc_name_match(pat8, (size_t)pl, name8,
+			    (size_t)nl, 0);
+			(void)fscc_name_match(pat8, (size_t)pl, name8,
+			    (size_t)nl, 1);
+			/* "*" matches every name; a name matches itself */
+			if (nl > 0 && !fscc_name_match("*", 1, name8,
+			    (size_t)nl, 0))
+				abort();
+		}
+	}
+	return 0;
+}
