@@ -110,9 +110,6 @@ ctl_metrics_slot(pid_t pid, int create)
 	}
 	if (!create || free_slot == NULL)
 		return NULL;
-	if (free_slot->m == NULL &&
-	    (free_slot->m = calloc(1, sizeof(*free_slot->m))) == NULL)
-		return NULL;
 	free_slot->pid = pid;
 	return free_slot;
 }
@@ -144,8 +141,10 @@ ctl_ops_metrics_gone(pid_t pid)
 
 	if (sl == NULL || pid == 0)
 		return;
-	metrics_add(&ctl_metrics_gone, sl->m);
-	memset(sl->m, 0, sizeof(*sl->m));
+	if (sl->m != NULL)
+		metrics_add(&ctl_metrics_gone, sl->m);
+	free(sl->m);
+	sl->m = NULL;
 	sl->pid = 0;
 }
 
@@ -179,16 +178,7 @@ ctl_ops_ping(struct ctl_client *cl, FILE *f)
 		    c->dying ? "stopping" : "not set up yet");
 		return 0;
 	}
-	if (c->role == CHILD_GATE) {
-		/*
-		 * A gate serves one connection at a time synchronously and
-		 * reads the channel only between them, so it cannot echo; the
-		 * master vouches for it from its channel state.
-		 */
-		fprintf(f, "OK\npid %d gate: alive (%s; answered by the master)\n",
-		    (int)c->pid, c->ready ? "idle" : "serving a connection");
-		return 0;
-	}
+	/* Gates and workers alike answer on their event loop. */
 	if (ctl_query_begin(cl, MSG_PONG) != 0 ||
 	    ctl_query_send(cl, c, MSG_PING, NULL, 0) != 0) {
 		fprintf(f, "ERR cannot reach pid %ld\n", pid);
@@ -371,7 +361,7 @@ ctl_ops_reload(struct ctl_client *cl, FILE *f)
 	 * one every child gets (a worker that sees both in one read reloads
 	 * once).
 	 */
-	if (master_reload_opts(0, err, sizeof(err)) != 0) {
+	if (master_reload(err, sizeof(err)) != 0) {
 		fprintf(f, "ERR %s\n", err);
 		return 0;
 	}
@@ -483,7 +473,7 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 			bad++;
 	*sum = ctl_metrics_gone;
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
-		if (ctl_metrics_last[i].pid != 0)
+		if (ctl_metrics_last[i].pid != 0 && ctl_metrics_last[i].m != NULL)
 			metrics_add(sum, ctl_metrics_last[i].m);
 	fputs("OK\n", f);
 	metrics_print(f, sum);
@@ -559,8 +549,11 @@ ctl_ops_finish(struct ctl_client *cl, FILE *f)
 	uint32_t n;
 
 	if (strcmp(cmd, "ping") == 0) {
+		const struct child *c = spawn_find(q->pids[0]);
+
 		if (q->ngot == 1)
-			fprintf(f, "OK\npid %d worker: pong\n", (int)q->pids[0]);
+			fprintf(f, "OK\npid %d %s: pong\n", (int)q->pids[0],
+			    c != NULL ? ctl_ops_role(c) : "child");
 		else
 			fprintf(f, "ERR pid %d did not answer within %d ms\n",
 			    (int)q->pids[0], CTL_QUERY_TIMEOUT_MS);

@@ -98,31 +98,6 @@ master_apply_log_level(const struct conf *conf)
 	log_level = master.debug_level >= 0 ? master.debug_level : conf->log_level;
 }
 
-/* Tells every worker to close the trees of the shares nc no longer has. */
-static void
-master_close_removed_shares(const struct conf *old, const struct conf *nc)
-{
-	int i, j;
-
-	for (i = 0; i < old->nshares; i++) {
-		const char *name = old->shares[i].name;
-
-		if (old->shares[i].is_ipc || conf_share_find(nc, name) != NULL)
-			continue;
-		log_info("reload --force: closing the trees of removed share [%s]",
-		    name);
-		for (j = 0; j < SPAWN_MAX_CHILDREN; j++) {
-			struct child *c = &spawn_children[j];
-
-			/* Answered with MSG_CTL_DONE id 0, which nobody waits for. */
-			if (c->pid > 0 && c->role == CHILD_WORKER && c->hello &&
-			    c->chan >= 0 && !c->dying)
-				(void)spawn_send(c, MSG_CLOSE_SHARE, 0, name,
-				    strlen(name) + 1);
-		}
-	}
-}
-
 struct master_user_find {
 	const char	*unix_name;
 	int		 enabled;	/* an enabled entry maps to it */
@@ -182,12 +157,6 @@ master_drop_revoked_users(const struct conf *nc)
 int
 master_reload(char *err, size_t errlen)
 {
-	return master_reload_opts(0, err, errlen);
-}
-
-int
-master_reload_opts(int force, char *err, size_t errlen)
-{
 	struct conf *nc = NULL, *old = master.conf;
 
 	if (master_conf_load(master.conf_path, &nc, err, errlen) != 0) {
@@ -218,8 +187,6 @@ master_reload_opts(int force, char *err, size_t errlen)
 	if (auth_passdb_open(nc) != 0)
 		log_warnx("reload: passdb in %s unavailable, logons will fail",
 		    nc->private_dir);
-	if (force)
-		master_close_removed_shares(old, nc);
 	master_drop_revoked_users(nc);
 	conf_free(old);
 	spawn_broadcast(MSG_RELOAD);

@@ -55,15 +55,11 @@ void	master_ev_del(int fd);
 /*
  * Re-reads the config; on success swaps it in and applies it, on failure
  * keeps the old one.  Returns 0, or 2 with the first error line in err.
+ * The workers of users deleted or disabled in the passdb are told to stop,
+ * which drops their sessions; a removed share's existing trees are left to
+ * the workers (`usmbctl reload --force` closes them).
  */
 int	master_reload(char *err, size_t errlen);
-/*
- * The same; force also disconnects the trees of shares the new config
- * removed (close-share) before the workers reload.  Either way the workers
- * of users deleted or disabled in the passdb are told to stop, which drops
- * their sessions.
- */
-int	master_reload_opts(int force, char *err, size_t errlen);
 /* log_level from -d, else the config's `log level`. */
 void	master_apply_log_level(const struct conf *conf);
 /* Stop accepting, tell the children, and exit once they are gone (<= 5 s). */

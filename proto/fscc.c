@@ -385,3 +385,36 @@ fscc_zero_data_decode(struct cur *in, uint64_t *off, uint64_t *end)
 	*end = cur_le64(in);
 	return in->err ? -1 : 0;
 }
+
+int
+fscc_copychunk_decode(struct cur *in, struct fscc_copychunk *cc)
+{
+	cc->key = cur_view(in, FSCC_COPYCHUNK_KEY_LEN);
+	cc->count = cur_le32(in);
+	cur_skip(in, 4);			/* Reserved */
+	cc->table = NULL;
+	if (in->err)
+		return -1;
+	/* 64-bit size_t: count * 24 cannot wrap */
+	if (cur_left(in) / FSCC_COPYCHUNK_LEN < cc->count)
+		return -2;
+	cc->table = cur_view(in, (size_t)cc->count * FSCC_COPYCHUNK_LEN);
+	return in->err ? -2 : 0;
+}
+
+int
+fscc_copychunk_get(const struct fscc_copychunk *cc, uint32_t i,
+    struct fscc_chunk *ch)
+{
+	struct cur c;
+
+	if (i >= cc->count || cc->table == NULL)
+		return -1;
+	cur_init(&c, cc->table + (size_t)i * FSCC_COPYCHUNK_LEN,
+	    FSCC_COPYCHUNK_LEN);
+	ch->src_off = cur_le64(&c);
+	ch->dst_off = cur_le64(&c);
+	ch->len = cur_le32(&c);
+	cur_skip(&c, 4);			/* Reserved */
+	return c.err ? -1 : 0;
+}

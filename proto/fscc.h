@@ -201,4 +201,32 @@ int	fscc_rename_decode(struct cur *, int *replace, const uint8_t **name16,
 /* MS-FSCC 2.3.67 FILE_ZERO_DATA_INFORMATION: 0, or -1 when short */
 int	fscc_zero_data_decode(struct cur *, uint64_t *off, uint64_t *end);
 
+/*
+ * MS-SMB2 2.2.31.1 SRV_COPYCHUNK_COPY: the 24-byte SourceKey, then
+ * ChunkCount entries of 2.2.31.1.1 SRV_COPYCHUNK (24 bytes each).  The
+ * decoder checks the framing only; the server's limits (count, chunk and
+ * total lengths, MS-SMB2 3.3.3) are the caller's policy.
+ */
+#define FSCC_COPYCHUNK_KEY_LEN	24
+#define FSCC_COPYCHUNK_LEN	24
+struct fscc_copychunk {
+	const uint8_t	*key;		/* FSCC_COPYCHUNK_KEY_LEN bytes */
+	uint32_t	 count;		/* ChunkCount */
+	const uint8_t	*table;		/* count * FSCC_COPYCHUNK_LEN bytes */
+};
+struct fscc_chunk {
+	uint64_t	 src_off;	/* SourceOffset */
+	uint64_t	 dst_off;	/* TargetOffset */
+	uint32_t	 len;		/* Length */
+};
+/*
+ * 0; -1 when the fixed part (key, count, reserved) is short; -2 when the
+ * input holds fewer than count chunks (cc->count is set either way, so the
+ * caller can tell a count past its limit from a truncated table).
+ */
+int	fscc_copychunk_decode(struct cur *, struct fscc_copychunk *cc);
+/* Chunk i of a decoded table: 0, or -1 when i >= cc->count. */
+int	fscc_copychunk_get(const struct fscc_copychunk *cc, uint32_t i,
+	    struct fscc_chunk *ch);
+
 #endif

@@ -45,6 +45,7 @@ typedef uint32_t ntstatus_t;
 #define STATUS_REQUEST_NOT_ACCEPTED		0xC00000D0u
 #define STATUS_REQUEST_OUT_OF_SEQUENCE		0xC000042Au
 #define STATUS_INVALID_OPLOCK_PROTOCOL		0xC00000E3u
+#define STATUS_INTERNAL_ERROR			0xC00000E5u
 #define STATUS_NOTIFY_CLEANUP			0x0000010Bu
 #define STATUS_NOT_SAME_DEVICE			0xC00000D4u
 #define STATUS_FILE_RENAMED			0xC00000D5u
@@ -90,5 +91,6 @@ typedef uint32_t ntstatus_t;
 #define STATUS_INVALID_EA_NAME			0x80000013u
 /* added by the shared-state part: a replay of a create still pending */
 #define STATUS_FILE_NOT_AVAILABLE		0xC0000467u
+#define STATUS_DUPLICATE_OBJECTID		0xC000022Au
 
 #endif

@@ -476,6 +476,8 @@ enum shm_wmsg_type {
 	SHM_WMSG_BREAK_ACK = 2,
 	SHM_WMSG_LOCK_RELEASED = 3,	/* fid */
 	SHM_WMSG_NOTIFY = 4,		/* fid of the directory, action, filter, name */
+	SHM_WMSG_BREAK_WAIT = 5,	/* like BREAK: the sender waits for that
+					   break in progress; no notification */
 };
 
 #define SHM_WMSG_NAME_MAX	1024

@@ -145,7 +145,7 @@ wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *msg)
 	/* Exact length: trailing bytes are as wrong as missing ones. */
 	if (c.err || cur_left(&c) != 0)
 		return -EBADMSG;
-	if (msg->type < SHM_WMSG_BREAK || msg->type > SHM_WMSG_NOTIFY)
+	if (msg->type < SHM_WMSG_BREAK || msg->type > SHM_WMSG_BREAK_WAIT)
 		return -EBADMSG;
 	return 0;
 }

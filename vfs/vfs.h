@@ -49,7 +49,17 @@ struct vfs_dosinfo {
 	 */
 	uint64_t	 change_time;
 	uint64_t	 change_mtime;
+	/*
+	 * A write time that hides the file's mtime while the open named by
+	 * wt_owner (0 = none) lives: wt_old until wt_fire, then wt_fire
+	 * (FILETIMEs; wt_fire VFS_WT_NEVER keeps wt_old).  Windows' delayed
+	 * write-time update; the worker (smb2_rw.c) gives the rules.
+	 */
+	uint64_t	 wt_old;
+	uint64_t	 wt_fire;
+	uint64_t	 wt_owner;
 };
+#define VFS_WT_NEVER	UINT64_MAX
 
 #define VFS_XATTR_DOS		"user.usmbd.dos"
 #define VFS_XATTR_ACL_ACCESS	"system.posix_acl_access"

@@ -7,6 +7,8 @@
  *   'U' 'D' version(1) 0 | attrs u32 | create_time u64 (FILETIME, 0 = unset)
  * version 2 (32 bytes, written only when a change time was set) adds
  *   change_time u64 | change_mtime u64
+ * version 3 (56 bytes, written only while an open holds a write time) adds
+ *   wt_old u64 | wt_fire u64 | wt_owner u64
  */
 #include <errno.h>
 #include <string.h>
@@ -16,27 +18,36 @@
 
 #define DOS_VERSION	1
 #define DOS_VERSION2	2
+#define DOS_VERSION3	3
 #define DOS_LEN		16
 #define DOS_LEN2	32
+#define DOS_LEN3	56
 
 size_t
 vfs_dos_encode(const struct vfs_dosinfo *di, uint8_t *buf, size_t len)
 {
-	int v2 = di->change_time != 0;
+	int v3 = di->wt_owner != 0;
+	int v2 = v3 || di->change_time != 0;
+	size_t need = v3 ? DOS_LEN3 : v2 ? DOS_LEN2 : DOS_LEN;
 
-	if (len < (v2 ? DOS_LEN2 : DOS_LEN))
+	if (len < need)
 		return 0;
 	buf[0] = 'U';
 	buf[1] = 'D';
-	buf[2] = v2 ? DOS_VERSION2 : DOS_VERSION;
+	buf[2] = v3 ? DOS_VERSION3 : v2 ? DOS_VERSION2 : DOS_VERSION;
 	buf[3] = 0;
 	le32_put(buf + 4, di->attrs);
 	le64_put(buf + 8, di->create_time);
 	if (!v2)
-		return DOS_LEN;
+		return need;
 	le64_put(buf + 16, di->change_time);
 	le64_put(buf + 24, di->change_mtime);
-	return DOS_LEN2;
+	if (!v3)
+		return need;
+	le64_put(buf + 32, di->wt_old);
+	le64_put(buf + 40, di->wt_fire);
+	le64_put(buf + 48, di->wt_owner);
+	return need;
 }
 
 int
@@ -44,14 +55,20 @@ vfs_dos_decode(const uint8_t *buf, size_t len, struct vfs_dosinfo *di)
 {
 	memset(di, 0, sizeof(*di));
 	if (len < DOS_LEN || buf[0] != 'U' || buf[1] != 'D' ||
-	    (buf[2] != DOS_VERSION && buf[2] != DOS_VERSION2) ||
-	    (buf[2] == DOS_VERSION2 && len < DOS_LEN2))
+	    buf[2] < DOS_VERSION || buf[2] > DOS_VERSION3 ||
+	    (buf[2] == DOS_VERSION2 && len < DOS_LEN2) ||
+	    (buf[2] == DOS_VERSION3 && len < DOS_LEN3))
 		return -EINVAL;
 	di->attrs = le32_get(buf + 4);
 	di->create_time = le64_get(buf + 8);
-	if (buf[2] == DOS_VERSION2) {
+	if (buf[2] >= DOS_VERSION2) {
 		di->change_time = le64_get(buf + 16);
 		di->change_mtime = le64_get(buf + 24);
+	}
+	if (buf[2] == DOS_VERSION3) {
+		di->wt_old = le64_get(buf + 32);
+		di->wt_fire = le64_get(buf + 40);
+		di->wt_owner = le64_get(buf + 48);
 	}
 	return 0;
 }
@@ -73,7 +90,7 @@ vfs_dos_get(const struct vfs_ops *ops, int fd, struct vfs_dosinfo *di)
 int
 vfs_dos_set(const struct vfs_ops *ops, int fd, const struct vfs_dosinfo *di)
 {
-	uint8_t buf[DOS_LEN2];
+	uint8_t buf[DOS_LEN3];
 	size_t n = vfs_dos_encode(di, buf, sizeof(buf));
 
 	return ops->setxattr(fd, VFS_XATTR_DOS, buf, n, 0);

@@ -23,6 +23,7 @@
 #include "worker/state.h"
 #include "worker/durable.h"
 #include "worker/smb2_notify.h"
+#include "worker/worker.h"
 
 struct conn *
 conn_new(const struct conf *conf, int fd, int role, const char *peer,
@@ -334,11 +335,107 @@ conn_session_new(struct conn *c)
 	return s;
 }
 
+/* Forgets channel slot ch in its session's channel list. */
+static void
+conn_channel_unlink(struct session *ch)
+{
+	struct session *s = ch->bound;
+	unsigned i;
+
+	for (i = 0; s != NULL && i < s->nchan; i++)
+		if (s->chan[i] == ch) {
+			s->nchan--;
+			s->chan[i] = s->chan[s->nchan];
+			s->chan_conn[i] = s->chan_conn[s->nchan];
+			s->chan[s->nchan] = NULL;
+			s->chan_conn[s->nchan] = NULL;
+			break;
+		}
+	ch->bound = NULL;
+	ch->bound_conn = NULL;
+}
+
+int
+conn_channel_link(struct session *s, struct conn *cc, struct session *ch)
+{
+	if (s->nchan >= CONN_MAX_CHANNELS)
+		return -1;
+	s->chan[s->nchan] = ch;
+	s->chan_conn[s->nchan] = cc;
+	s->nchan++;
+	ch->bound = s;
+	return 0;
+}
+
+struct session *
+conn_session_home(struct session *s, struct conn *c, struct conn **home)
+{
+	if (s != NULL && s->bound != NULL) {
+		*home = s->bound_conn;
+		return s->bound;
+	}
+	*home = c;
+	return s;
+}
+
+uint16_t
+conn_session_sign_algo(const struct session *s, const struct conn *c)
+{
+	/*
+	 * A refused binding's answer, a binding exchange and a channel sign
+	 * with the algorithm of the session's own connection (sess_bind).
+	 */
+	if (s->sign_other || s->binding || s->bound != NULL)
+		return s->sign_algo;
+	return c->signing_algo;
+}
+
+/*
+ * A channel slot goes (its connection closed, or its session ended): the
+ * session, its trees and opens stay with their home connection; only the
+ * requests parked on this channel end.
+ */
+static void
+conn_channel_free(struct conn *c, struct session *s)
+{
+	conn_channel_unlink(s);
+	if (c->priv != NULL)
+		conn_pending_drop(c, s->session_id);
+	free(s->auth);
+	smb2_sign_ctx_free(&s->sign_cx);
+	smb2_crypt_ctx_free(&s->enc_cx);
+	smb2_crypt_ctx_free(&s->dec_cx);
+	explicit_bzero(s, sizeof(*s));
+}
+
+/* A session ends: the requests parked on its channels are answered. */
+static void
+conn_session_free_channels(struct session *s)
+{
+	unsigned guard;
+
+	for (guard = 0; s->nchan > 0 && guard < CONN_MAX_CHANNELS; guard++) {
+		struct conn *cc = s->chan_conn[s->nchan - 1];
+		struct session *ch = s->chan[s->nchan - 1];
+
+		if (cc->priv != NULL && cc->priv->role == CONN_ROLE_WORKER &&
+		    s->state == SESS_VALID && !cc->priv->dead && cc->fd >= 0 &&
+		    conn_pending_end_session(cc, s->session_id) > 0)
+			(void)dispatch_async_run(cc);
+		conn_channel_free(cc, ch);
+	}
+}
+
 void
 conn_session_free(struct conn *c, struct session *s)
 {
 	int i;
 
+	if (s->bound != NULL) {
+		conn_channel_free(c, s);
+		return;
+	}
+	conn_session_free_channels(s);
 	/*
 	 * LOGOFF (or a session replaced): its parked requests are answered
 	 * while the session can still sign, as a close of their handles
@@ -355,7 +452,9 @@ conn_session_free(struct conn *c, struct session *s)
 	for (i = 0; i < CONN_MAX_TREES; i++)
 		if (c->trees[i].in_use && c->trees[i].sess == s)
 			conn_tree_free(c, &c->trees[i]);
-	if (c->priv != NULL)
+	/* Only a session that was valid parked requests; a binding's or a
+	 * refusal's slot shares the id of a session that may have. */
+	if (c->priv != NULL && s->state != SESS_IN_PROGRESS)
 		conn_pending_drop(c, s->session_id);
 	if (c->priv != NULL && c->priv->role == CONN_ROLE_WORKER &&
 	    s->state == SESS_VALID)
@@ -525,8 +624,61 @@ conn_pending_drop(struct conn *c, uint64_t sid)
 	}
 }
 
+/*
+ * Runs fn on every other connection bound as a channel to a session of c
+ * (a request on a channel is parked there, while its open lives on c).
+ */
+static void
+conn_foreach_channel(struct conn *c, void (*fn)(struct conn *, void *),
+    void *arg)
+{
+	unsigned i, k;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++) {
+		struct session *s = &c->sessions[i];
+
+		if (!s->in_use || s->bound != NULL)
+			continue;
+		for (k = 0; k < s->nchan; k++)
+			if (s->chan_conn[k] != c && s->chan_conn[k]->priv != NULL)
+				fn(s->chan_conn[k], arg);
+	}
+}
+
+struct pending_match {
+	int		 kind;
+	uint64_t	 dev, ino;
+	uint64_t	 fp, fv;
+	ntstatus_t	 st;
+	unsigned	 n;
+};
+
+static unsigned pending_wake_file(struct conn *, int, uint64_t, uint64_t);
+static void pending_end_open(struct conn *, uint64_t, uint64_t, ntstatus_t);
+
+static void
+pending_wake_chan(struct conn *cc, void *arg)
+{
+	struct pending_match *m = arg;
+	unsigned n = pending_wake_file(cc, m->kind, m->dev, m->ino);
+
+	if (n > 0)
+		worker_kick(cc);	/* its loop runs the woken slots */
+	m->n += n;
+}
+
 unsigned
 conn_pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
+{
+	struct pending_match m = { kind, dev, ino, 0, 0, 0, 0 };
+
+	m.n = pending_wake_file(c, kind, dev, ino);
+	conn_foreach_channel(c, pending_wake_chan, &m);
+	return m.n;
+}
+
+static unsigned
+pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
 {
 	struct conn_private *pv = c->priv;
 	unsigned i, n = 0;
@@ -544,15 +696,34 @@ conn_pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
 	return n;
 }
 
+static void
+pending_end_open_chan(struct conn *cc, void *arg)
+{
+	struct pending_match *m = arg;
+
+	pending_end_open(cc, m->fp, m->fv, m->st);
+	if (cc->priv->nready > 0)
+		worker_kick(cc);
+}
+
 void
 conn_pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
+{
+	struct pending_match m = { 0, 0, 0, fp, fv, st, 0 };
+
+	/* A closed directory handle's CHANGE_NOTIFY watch ends with it. */
+	if (c->priv->role == CONN_ROLE_WORKER)
+		smb2_notify_open_gone(c, fp, fv);
+	pending_end_open(c, fp, fv, st);
+	conn_foreach_channel(c, pending_end_open_chan, &m);
+}
+
+static void
+pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
 {
 	struct conn_private *pv = c->priv;
 	unsigned i;
 
-	/* A closed directory handle's CHANGE_NOTIFY watch ends with it. */
-	if (pv->role == CONN_ROLE_WORKER)
-		smb2_notify_open_gone(c, fp, fv);
 	for (i = 0; i < CONN_MAX_PENDING; i++) {
 		struct conn_pending *p = &pv->pending[i];
 
@@ -635,12 +806,18 @@ ssize_t
 conn_read(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
+	size_t want;
 	ssize_t n;
 
 	if (pv->rlen >= pv->rcap)
 		return -ENOBUFS;
+	want = pv->rcap - pv->rlen;
+	/* A worker leaves a large WRITE's payload for splice (conn_rx.c). */
+	if (pv->role == CONN_ROLE_WORKER &&
+	    (want = conn_rx_read_want(c, want)) == 0)
+		return -EAGAIN;	/* its payload is awaited whole */
 	do
-		n = read(c->fd, pv->rbuf + pv->rlen, pv->rcap - pv->rlen);
+		n = read(c->fd, pv->rbuf + pv->rlen, want);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
@@ -751,8 +928,24 @@ conn_process(struct conn *c)
 			rc = -1;
 			break;
 		}
-		if (rest < (size_t)len + SMB2_FRAME_LEN)
-			break;
+		if (rest < (size_t)len + SMB2_FRAME_LEN) {
+			int sr;
+
+			if (pv->role != CONN_ROLE_WORKER)
+				break;
+			/* An incomplete large WRITE: splice it (conn_rx.c). */
+			if (used > 0) {
+				memmove(pv->rbuf, pv->rbuf + used, rest);
+				pv->rlen = rest;
+				used = 0;
+			}
+			sr = conn_rx_splice_frame(c, (size_t)len);
+			if (sr < 0)
+				rc = -1;
+			if (sr <= 0)
+				break;
+			continue;
+		}
 		if (dispatch_frame(c, pv->rbuf + used + SMB2_FRAME_LEN,
 		    (size_t)len) < 0) {
 			rc = -1;

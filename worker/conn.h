@@ -21,6 +21,8 @@ struct conf_share;
 
 #define CONN_MAX_SESSIONS	16
 #define CONN_MAX_TREES		64
+/* Channels (connections other than its own) one session may be bound to. */
+#define CONN_MAX_CHANNELS	32
 
 struct tree {
 	int			 in_use;
@@ -69,6 +71,21 @@ struct session {
 	struct smb2_sign_ctx	 sign_cx;
 	struct smb2_crypt_ctx	 enc_cx;	/* with enc_key */
 	struct smb2_crypt_ctx	 dec_cx;	/* with dec_key */
+	/*
+	 * Multichannel (MS-SMB2 3.3.1.14, HACKING.md "Channel binding").  A
+	 * session lives on the connection that authenticated it (its home:
+	 * trees and opens are there).  Another connection bound to it holds
+	 * a channel slot: a struct session with the same id, its own
+	 * signing key (signing_key, sign_algo) and bound/bound_conn naming
+	 * the session; requests on it are served against the session and
+	 * its home's trees and opens, answered on the channel.
+	 */
+	struct session	*bound;		/* channel slot: the session served */
+	struct conn	*bound_conn;	/* the session's home connection */
+	int		 binding;	/* binding exchange running (signs with sign_algo) */
+	struct session	*chan[CONN_MAX_CHANNELS];	/* session: its channel slots */
+	struct conn	*chan_conn[CONN_MAX_CHANNELS];
+	unsigned	 nchan;
 };
 
 /* struct session.state */
@@ -115,6 +132,23 @@ void		 conn_session_free(struct conn *, struct session *);
 void		 conn_tree_free(struct conn *, struct tree *);
 /* Live sessions on the connection. */
 int		 conn_session_count(const struct conn *);
+/*
+ * Binds channel slot ch (on connection cc) to session s: returns 0, or
+ * -1 when s has CONN_MAX_CHANNELS channels.  conn_session_free of either
+ * undoes it (the session's free frees its channel slots).
+ */
+int		 conn_channel_link(struct session *s, struct conn *cc,
+		    struct session *ch);
+/*
+ * The session a request naming slot s is served against, and the
+ * connection holding its trees and opens (s itself and c unless s is a
+ * channel slot).
+ */
+struct session	*conn_session_home(struct session *s, struct conn *c,
+		    struct conn **home);
+/* The signing algorithm of slot s on connection c. */
+uint16_t	 conn_session_sign_algo(const struct session *s,
+		    const struct conn *c);
 
 /*
  * May a READ handler answer with sendfile (rsp->data_fd)?  No when the
@@ -122,5 +156,22 @@ int		 conn_session_count(const struct conn *);
  * the send buffer itself, so data_fd is always correct, this is only a hint.
  */
 int		 conn_rsp_may_sendfile(const struct smb2_req *);
+
+/*
+ * A large unsigned WRITE may be dispatched before its payload is read
+ * (worker/conn_rx.c): the body cursor covers the whole request, but the
+ * last conn_req_payload_unread() bytes of it are still on the socket (0
+ * for every other request).  The WRITE handler then either writes the
+ * payload with conn_req_payload_write (data = where the payload starts in
+ * the request; the part in memory by pwrite, the rest spliced from the
+ * socket into fd at off + ...: returns len or -errno) or first reads it
+ * into memory with conn_req_payload_load (0 or -errno).  A handler that
+ * does neither (an error answer) leaves the bytes to the core, which
+ * drains them.
+ */
+size_t		 conn_req_payload_unread(const struct smb2_req *);
+ssize_t		 conn_req_payload_write(struct smb2_req *, const uint8_t *data,
+		    int fd, uint64_t off, size_t len);
+int		 conn_req_payload_load(struct smb2_req *);
 
 #endif

@@ -172,6 +172,15 @@ struct conn_private {
 	 */
 	uint64_t	 bind_deadline_ms;
 	unsigned	 bind_fails;
+	/*
+	 * A WRITE dispatched with its payload still on the socket
+	 * (worker/conn_rx.c): bytes [rx_pos, rx_end) of the frame at rbuf
+	 * are not read yet.
+	 */
+	int		 rx_active;
+	size_t		 rx_pos;
+	size_t		 rx_end;
+	int		 rx_wait;	/* conn_rx.c RX_WAIT_*: awaiting the payload */
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */
@@ -195,6 +204,21 @@ long		 conn_frame_ready(struct conn *);
 /* Writes pending output; 0 when all written, -EAGAIN, or -errno. */
 int		 conn_flush(struct conn *);
 int		 conn_output_pending(const struct conn *);
+
+/*
+ * Receive without a copy (worker/conn_rx.c).  A worker reads at most
+ * CONN_RX_PREFIX bytes of a new frame (conn_rx_read_want: how much
+ * conn_read may read now).  conn_rx_splice_frame, for the incomplete frame
+ * of length len at rbuf: when it is a lone unsigned unencrypted WRITE of
+ * at least CONN_RX_SPLICE_MIN bytes whose payload is all queued, it
+ * dispatches it (the handler splices the payload to the file), drains
+ * what the handler did not take, empties rbuf and returns 1; 0 when the
+ * frame does not qualify; -1 when the connection must be closed.
+ */
+#define CONN_RX_PREFIX		(16u * 1024)
+#define CONN_RX_SPLICE_MIN	(64u * 1024)
+size_t		 conn_rx_read_want(struct conn *, size_t room);
+int		 conn_rx_splice_frame(struct conn *, size_t len);
 
 /* Credits (MS-SMB2 3.3.5.2.3 and 3.3.1.2). */
 void		 conn_credits_init(struct conn_credits *, uint32_t max);

@@ -246,7 +246,7 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 	if (req->flags & SMB2_FLAGS_SIGNED) {
 		if (!s->signing)
 			return STATUS_SUCCESS;	/* guest/anonymous or no key yet */
-		if (smb2_verify_ctx(&s->sign_cx, c->signing_algo,
+		if (smb2_verify_ctx(&s->sign_cx, conn_session_sign_algo(s, c),
 		    s->signing_key, req->hdr, req->len) != 0) {
 			conn_warnx(c, "bad signature on %s, mid %llu",
 			    req->command < SMB2_NCOMMANDS ?
@@ -367,8 +367,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		}
 		if (outs[i].sign_sess != NULL && !encrypt)
 			smb2_sign_ctx(&outs[i].sign_sess->sign_cx,
-			    outs[i].sign_sess->sign_other ?
-			    outs[i].sign_sess->sign_algo : c->signing_algo,
+			    conn_session_sign_algo(outs[i].sign_sess, c),
 			    outs[i].sign_sess->signing_key,
 			    h, outs[i].len);
 		total += outs[i].len;
@@ -500,8 +499,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		size_t poff, plen;
 		uint64_t sid;
 
+		/* A channel decrypts with its session's keys (MS-SMB2 3.3.5.2.1.1). */
+		if (smb2_transform_session_id(msg, len, &sid) == 0 &&
+		    (enc_sess = conn_session_find(c, sid)) != NULL &&
+		    enc_sess->bound != NULL)
+			enc_sess = enc_sess->bound;
 		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
-		    (enc_sess = conn_session_find(c, sid)) == NULL ||
+		    enc_sess == NULL ||
 		    enc_sess->cipher == 0 ||
 		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
 		    enc_sess->dec_key, msg, len,
@@ -529,6 +533,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		struct smb2_hdr h;
 		const struct dispatch_cmd *cmd = NULL;
 		struct session *s = NULL;
+		struct session *chs = NULL;	/* s, when it is a channel slot */
+		struct session *ss;		/* signs the response */
 		ntstatus_t st = STATUS_SUCCESS;
 		uint64_t sid;
 		uint32_t tid;
@@ -542,6 +548,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		}
 		memset(&req, 0, sizeof(req));
 		req.conn = c;
+		req.chan = c;
 		req.command = h.command;
 		req.credit_charge = h.credit_charge;
 		req.credits_requested = h.credits;
@@ -586,7 +593,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 
 		if (h.flags & SMB2_FLAGS_RELATED_OPERATIONS) {
 			if (nout == 0) {
+				/* nothing to relate to: the chain fails on */
 				st = STATUS_INVALID_PARAMETER;
+				ids_bad = 1;
 				goto respond;
 			}
 			req.related = 1;
@@ -635,7 +644,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		if (st != STATUS_SUCCESS)
 			goto respond;
 		s = conn_session_find(c, req.session_id);
-		if (s != NULL && encrypted && s != enc_sess) {
+		if (s != NULL && s->bound != NULL)
+			chs = s;
+		if (s != NULL && encrypted && (chs != NULL ? chs->bound : s) != enc_sess) {
 			/* A transform is for one session. */
 			st = STATUS_ACCESS_DENIED;
 			goto respond;
@@ -647,6 +658,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 				ids_bad = 1;
 				goto respond;
 			}
+			if (chs != NULL && chs->bound->state == SESS_EXPIRED)
+				s->state = SESS_EXPIRED;
 			if (s->state == SESS_EXPIRED ||
 			    (s->expire != 0 && conn_now() >= s->expire)) {
 				s->state = SESS_EXPIRED;
@@ -669,8 +682,17 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			st = STATUS_ACCESS_DENIED;
 			goto respond;
 		}
+		/*
+		 * A channel: the request is served against its session and
+		 * the trees and opens on the session's home connection; it
+		 * is answered here (req.chan), signed with the channel's key.
+		 * LOGOFF stays on the channel slot (dispatch ends the session
+		 * after the answer, free_after).
+		 */
+		if (chs != NULL && cmd->needs_session && h.command != SMB2_LOGOFF)
+			req.sess = conn_session_home(chs, c, &req.conn);
 		if (cmd->needs_tree) {
-			req.tree = conn_tree_find(c, s, req.tree_id);
+			req.tree = conn_tree_find(req.conn, req.sess, req.tree_id);
 			if (req.tree == NULL) {
 				st = STATUS_NETWORK_NAME_DELETED;
 				ids_bad = 1;
@@ -743,14 +765,27 @@ respond:
 		outs[nout].off = woff;
 		outs[nout].len = wcur_off(&rsp.body);
 		outs[nout].sign_sess = NULL;
+		/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
+		ss = chs != NULL && req.sess == chs->bound ? chs : req.sess;
 		/* Sign when the session signs: not guest/anonymous, not pending. */
-		if (req.sess != NULL && req.sess->signing && st != STATUS_PENDING &&
-		    (pv->sign_final == req.sess ||
-		    (req.sess->state == SESS_VALID &&
-		    (req.sess->signing_required || (h.flags & SMB2_FLAGS_SIGNED)))))
-			outs[nout].sign_sess = req.sess;
-		if (pv->sign_final == req.sess)
+		if (ss != NULL && ss->signing && st != STATUS_PENDING &&
+		    (pv->sign_final == ss ||
+		    (ss->state == SESS_VALID &&
+		    (ss->signing_required || (h.flags & SMB2_FLAGS_SIGNED)))))
+			outs[nout].sign_sess = ss;
+		if (pv->sign_final == ss)
 			pv->sign_final = NULL;
+		/*
+		 * A signed request naming a session this connection does not
+		 * carry (another channel's, or gone): the answer has no key
+		 * to be signed with, but keeps the SIGNED flag, which clients
+		 * that require signing look for before they take the status
+		 * (they skip the check of the signature itself for it).
+		 */
+		if (outs[nout].sign_sess == NULL && st == STATUS_USER_SESSION_DELETED &&
+		    (h.flags & SMB2_FLAGS_SIGNED) && c->dialect >= DIALECT_300)
+			le32_put(rsp.hdr + 16, le32_get(rsp.hdr + 16) |
+			    SMB2_FLAGS_SIGNED);
 		if (req.sess != NULL && req.sess->encrypt &&
 		    req.sess->state == SESS_VALID && h.command != SMB2_SESSION_SETUP)
 			encrypt_rsp = 1;
@@ -773,9 +808,13 @@ respond:
 		if (rsp.set_fid) {
 			prev_fp = rsp.fid_persistent;
 			prev_fv = rsp.fid_volatile;
-		} else if (req.related || !(h.flags & SMB2_FLAGS_RELATED_OPERATIONS))
+		} else if (req.related || !(h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
+			/* an unrelated request used its own FileId, or none */
+			if (!req.related)
+				prev_fp = prev_fv = SMB2_FID_RELATED;
 			dispatch_used_fid(h.command, m + SMB2_HDR_LEN,
 			    mlen - SMB2_HDR_LEN, &prev_fp, &prev_fv);
+		}
 		if (pv->dead)
 			break;
 	}
@@ -783,13 +822,24 @@ respond:
 		conn_warnx(c, "bad compound chain (NextCommand), disconnecting");
 		return -1;
 	}
+	/* One key per session and direction: a channel uses its session's. */
+	if (enc_sess != NULL && enc_sess->bound != NULL)
+		enc_sess = enc_sess->bound;
 	if (encrypt_rsp && (enc_sess == NULL || enc_sess->cipher == 0))
 		encrypt_rsp = 0;
 	r = dispatch_finish(c, outs, nout, &rsp, encrypt_rsp, enc_sess);
 	if (pv->free_after != NULL) {
-		/* LOGOFF: the response was signed with the session's key. */
-		conn_session_free(c, pv->free_after);
+		struct session *fs = pv->free_after;
+
+		/*
+		 * LOGOFF: the response was signed with the session's key.
+		 * A LOGOFF on a channel ends the session on every channel.
+		 */
 		pv->free_after = NULL;
+		if (fs->bound != NULL)
+			conn_session_free(fs->bound_conn, fs->bound);
+		else
+			conn_session_free(c, fs);
 	}
 	if (r < 0)
 		return -1;
@@ -803,11 +853,20 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
     uint64_t dev, uint64_t ino, uint64_t deadline_ms,
     struct conn_pending **out)
 {
-	struct conn *c = req->conn;
+	/* Parked on the connection it arrived on: the answer goes there. */
+	struct conn *c = req->chan != NULL ? req->chan : req->conn;
 	struct conn_private *pv = c->priv;
 	struct conn_pending *p = pv->resuming;
 
 	if (p == NULL || p->message_id != req->message_id) {
+		/*
+		 * Inside a chain only the last request, or a CREATE waiting
+		 * for a break, may go async; Windows fails the others with
+		 * INTERNAL_ERROR (MS-SMB2 3.3.5.2.7 note; smbtorture
+		 * smb2.compound.interim2).
+		 */
+		if (req->next_command != 0 && req->command != SMB2_CREATE)
+			return STATUS_INTERNAL_ERROR;
 		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
 			return STATUS_INSUFF_SERVER_RESOURCES;
 		p = conn_pending_add(c, req->message_id, req->session_id);
@@ -846,7 +905,8 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 struct conn_pending *
 dispatch_resuming(const struct smb2_req *req)
 {
-	struct conn_pending *p = req->conn->priv->resuming;
+	struct conn_pending *p = (req->chan != NULL ? req->chan :
+	    req->conn)->priv->resuming;
 
 	return p != NULL && p->message_id == req->message_id ? p : NULL;
 }
@@ -861,7 +921,7 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	struct smb2_req req;
 	struct smb2_rsp rsp;
 	struct smb2_hdr h;
-	struct session *s;
+	struct session *s, *hs;
 	ntstatus_t st = p->final;
 	int encrypt;
 
@@ -875,8 +935,9 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	}
 	cmd = &dispatch_table[h.command];
 	memset(&req, 0, sizeof(req));
-	req.conn = c;
-	req.sess = s;
+	/* On a channel: its session's trees and opens, answered here. */
+	req.sess = hs = conn_session_home(s, c, &req.conn);
+	req.chan = c;
 	req.command = h.command;
 	req.credit_charge = h.credit_charge;
 	req.flags = h.flags & ~SMB2_FLAGS_RELATED_OPERATIONS;
@@ -894,7 +955,7 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	req.related_fid_persistent = p->related_fp;
 	req.related_fid_volatile = p->related_fv;
 	if (cmd->needs_tree) {
-		req.tree = conn_tree_find(c, s, p->tree_id);
+		req.tree = conn_tree_find(req.conn, hs, p->tree_id);
 		if (req.tree == NULL && st == 0)
 			st = STATUS_NETWORK_NAME_DELETED;
 	}
@@ -924,12 +985,12 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	out.len = wcur_off(&rsp.body);
 	out.sign_sess = s->signing && (s->signing_required ||
 	    (h.flags & SMB2_FLAGS_SIGNED)) ? s : NULL;
-	encrypt = (p->encrypted || s->encrypt ||
-	    (req.tree != NULL && req.tree->encrypt)) && s->cipher != 0;
+	encrypt = (p->encrypted || hs->encrypt ||
+	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
 	conn_pending_del(p);
 	if (rsp.data_fd >= 0 && encrypt)
 		out.sign_sess = NULL;
-	return dispatch_finish(c, &out, 1, &rsp, encrypt, s);
+	return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
 }
 
 /* An unsolicited message (break notification) queued on the connection. */
@@ -940,6 +1001,9 @@ dispatch_notice(struct conn *c, const struct conn_notice *n)
 	struct dispatch_out out;
 	struct smb2_rsp rsp;
 	struct session *s = n->session_id ? conn_session_find(c, n->session_id) : NULL;
+	struct conn *home;
+
+	s = conn_session_home(s, c, &home);	/* a channel: its session's keys */
 
 	memset(&rsp, 0, sizeof(rsp));
 	rsp.data_fd = -1;

@@ -501,7 +501,7 @@ durable_replay_slot(const struct smb2_req *req, const uint8_t *create_guid)
 
 void
 durable_replay_note(struct smb2_req *req, const struct state_open_req *r,
-    const struct open *op, uint32_t action)
+    struct open *op, uint32_t action)
 {
 	struct durable_replay *e;
 
@@ -513,6 +513,7 @@ durable_replay_note(struct smb2_req *req, const struct state_open_req *r,
 	e->action = action;
 	e->pending = 0;
 	e->in_use = 1;
+	op->replay_eligible = 1;
 }
 
 void
@@ -544,11 +545,17 @@ durable_replay_find(struct smb2_req *req, const struct state_open_req *r,
 	struct open *op;
 
 	*out = NULL;
-	if (!(req->flags & SMB2_FLAGS_REPLAY_OPERATION) || r->durable != 2 ||
-	    durable_guid_zero(r->create_guid))
+	if (r->durable != 2 || durable_guid_zero(r->create_guid))
 		return STATUS_NOT_FOUND;
 	if ((e = durable_replay_lookup(req, r->create_guid)) == NULL)
 		return STATUS_NOT_FOUND;
+	if (!(req->flags & SMB2_FLAGS_REPLAY_OPERATION)) {
+		/* 3.3.5.9.10: the GUID of a live, replayable open again */
+		op = e->pending ? NULL : open_find(req->conn,
+		    e->fid_persistent, e->fid_volatile);
+		return op != NULL && op->replay_eligible ?
+		    STATUS_DUPLICATE_OBJECTID : STATUS_NOT_FOUND;
+	}
 	if (e->pending) {
 		/* a parked request resuming finds its own entry: go on */
 		if (dispatch_resuming(req) != NULL ||
@@ -558,7 +565,8 @@ durable_replay_find(struct smb2_req *req, const struct state_open_req *r,
 	}
 	op = open_find(req->conn, e->fid_persistent, e->fid_volatile);
 	if (op == NULL || op->kind != OPEN_FILE || op->u.file == NULL ||
-	    op->sess != req->sess || op->tree != req->tree) {
+	    op->sess != req->sess || op->tree != req->tree ||
+	    !op->replay_eligible) {
 		/* closed (or another session's): nothing to replay */
 		if (op == NULL)
 			e->in_use = 0;

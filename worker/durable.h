@@ -93,15 +93,17 @@ unsigned	durable_purge_disconnected(const struct shm_file_id *,
  * GUID, the client's GUID, the open and the CreateAction it answered);
  * durable_replay_find() answers a CREATE with SMB2_FLAGS_REPLAY_OPERATION
  * and a DH2Q whose create GUID names such an open on this connection that
- * is still open: STATUS_SUCCESS with *out the existing open (nothing about
+ * is still open and replay eligible (no request used the handle since):
+ * STATUS_SUCCESS with *out the existing open (nothing about
  * it changes), *action the original CreateAction and g what the response
  * reports; STATUS_ACCESS_DENIED when the replay asks for a lease the open
  * does not hold (another key, or a lease on an oplock open);
  * STATUS_FILE_NOT_AVAILABLE while the create it replays is still pending;
+ * STATUS_DUPLICATE_OBJECTID for such a create GUID without the replay flag;
  * STATUS_NOT_FOUND when there is nothing to replay (the create goes on).
  */
 void		durable_replay_note(struct smb2_req *, const struct state_open_req *,
-		    const struct open *, uint32_t action);
+		    struct open *, uint32_t action);
 ntstatus_t	durable_replay_find(struct smb2_req *, const struct state_open_req *,
 		    uint8_t oplock_req, struct open **out, uint32_t *action,
 		    struct state_open_grant *g);

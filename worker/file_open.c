@@ -15,6 +15,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 
@@ -258,6 +259,7 @@ file_open_lookup(struct smb2_req *req, struct cur *c, struct open **out)
 		return STATUS_FILE_CLOSED;
 	if (req->tree != NULL && op->tree != req->tree)
 		return STATUS_FILE_CLOSED;
+	op->replay_eligible = 0;	/* MS-SMB2 3.3.5.x: used, not replayable */
 	*out = op;
 	return STATUS_SUCCESS;
 }
@@ -300,6 +302,8 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 		fi->attrs |= FILE_ATTRIBUTE_DIRECTORY;
 	if (fi->attrs == 0)
 		fi->attrs = FILE_ATTRIBUTE_NORMAL;
+	if (has_dos)		/* an open may defer the write time */
+		file_wt_apply(st, di, fi);
 	return 0;
 }
 

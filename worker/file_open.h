@@ -70,6 +70,11 @@ struct file_open {
 	int		 writable;	/* fd opened for writing */
 	uint64_t	 dev;
 	uint64_t	 ino;
+	/* the delayed write-time update of this open (worker/file_wt.c) */
+	uint8_t		 wt_state;
+	uint8_t		 wt_dirty;	/* written since the update took effect */
+	uint64_t	 wt_fire;	/* FILETIME the pending update takes effect */
+	uint64_t	 wt_sticky;	/* FILETIME a client fixed on this handle */
 	char		 path[FILE_PATH_MAX];	/* UTF-8, '/'-separated, "" = root */
 	char		 stream[FILE_STREAM_MAX];/* "" = the unnamed data stream */
 	uint32_t	 create_options;

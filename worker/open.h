@@ -45,6 +45,11 @@ struct open {
 	int		 durable;	/* 0, 1 (v1) or 2 (v2) */
 	uint32_t	 durable_timeout_ms;
 	uint8_t		 create_guid[16];
+	/*
+	 * MS-SMB2 Open.IsReplayEligible: set by a CREATE with DH2Q
+	 * (worker/durable.c), cleared by any request on the handle.
+	 */
+	uint8_t		 replay_eligible;
 	uint8_t		 lock_seq[65];	/* LockSequenceArray: seq + 1, 0 = unset */
 	/* Workers whose openers wait for this open's break to be acked. */
 	int		 breakers[4];

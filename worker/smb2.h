@@ -60,7 +60,13 @@ struct open;
 
 /* One decoded request of a (possibly compound) message. */
 struct smb2_req {
-	struct conn	*conn;
+	struct conn	*conn;		/* holds the session's trees and opens */
+	/*
+	 * The connection the request arrived on, where its response (and a
+	 * parked request's final one) goes: conn, unless the session is
+	 * bound to several channels and this is not its home (worker/conn.h).
+	 */
+	struct conn	*chan;
 	struct session	*sess;		/* set by dispatch when the command needs one */
 	struct tree	*tree;		/* set by dispatch when the command needs one */
 	uint16_t	 command;

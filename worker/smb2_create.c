@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -20,6 +21,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -161,6 +163,53 @@ create_maximal_access(struct tree *tree, const char *path,
 	return a;
 }
 
+/*
+ * The name as spelled: stat through an O_PATH open that is kept (*pfd),
+ * so an open without data access needs no second lookup and fstat.  What
+ * vfs statat does (openat2 beneath the root, statx) minus its close.
+ */
+static int
+create_lookup(int root, const char *path, struct vfs_stat *st, int *pfd)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	int fd, rc;
+
+	if (*pfd >= 0) {
+		close(*pfd);
+		*pfd = -1;
+	}
+	if ((fd = vfs->open(root, path, O_PATH, 0)) < 0)
+		return fd;
+	if ((rc = vfs->fstat(fd, st)) != 0) {
+		close(fd);
+		return rc;
+	}
+	*pfd = fd;
+	return 0;
+}
+
+/*
+ * The DOS xattr.  The kernel refuses fgetxattr on an O_PATH fd (EBADF;
+ * getxattrat refuses it too), which the vfs retries through
+ * /proc/self/fd/N: an O_PATH open goes there directly, one syscall.
+ */
+static int
+create_dos_get(int fd, int opath, struct vfs_dosinfo *di)
+{
+	uint8_t buf[64];
+	char p[32];
+	ssize_t n;
+
+	if (!opath || file_vfs() != &vfs_posix)
+		return vfs_dos_get(file_vfs(), fd, di);
+	memset(di, 0, sizeof(*di));
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = getxattr(p, VFS_XATTR_DOS, buf, sizeof(buf));
+	if (n < 0)
+		return -errno;
+	return vfs_dos_decode(buf, (size_t)n, di);
+}
+
 static ntstatus_t
 create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
     struct create_ctx *cc)
@@ -300,8 +349,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint32_t imp, access, want, attrs, share, disp, opts, ctx_off, ctx_len;
 	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
 	uint16_t name_off, name_len;
-	int exists, is_dir = 0, flags, rc, fd = -1, writes, truncate;
-	int dos_known = 0, has_dos = 0, replayed = 0;
+	int exists, is_dir = 0, flags = 0, rc, fd = -1, writes, truncate;
+	int dos_known = 0, has_dos = 0, replayed = 0, pfd = -1, st_fresh = 0;
 	ntstatus_t status;
 
 	if (tree == NULL || tree->root_fd < 0)
@@ -408,7 +457,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	 * Stat as spelled first: an existing name costs one lookup; only a
 	 * miss on a case-insensitive share looks for another spelling.
 	 */
-	rc = vfs->statat(tree->root_fd, f->path, &st);
+	rc = create_lookup(tree->root_fd, f->path, &st, &pfd);
 	if (rc == -ENOENT && tree->share != NULL &&
 	    !tree->share->case_sensitive) {
 		int r = vfs_name_resolve_miss(vfs, tree->root_fd, f->path,
@@ -419,7 +468,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			goto out;
 		}
 		if (r > 0)
-			rc = vfs->statat(tree->root_fd, f->path, &st);
+			rc = create_lookup(tree->root_fd, f->path, &st, &pfd);
 	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",
@@ -442,34 +491,33 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		goto out;
 	}
 	if (!exists) {
-		create_parent(f->path, parent, sizeof(parent));
-		rc = vfs->statat(tree->root_fd, parent, &st);
-		if (rc != 0 || !S_ISDIR(st.mode)) {
-			status = rc == -EXDEV || rc == -ELOOP ?
-			    STATUS_ACCESS_DENIED : STATUS_OBJECT_PATH_NOT_FOUND;
-			goto out;
-		}
 		if (f->stream[0] == '\0' &&
-		    (disp == FILE_OPEN || disp == FILE_OVERWRITE)) {
+		    (disp == FILE_OPEN || disp == FILE_OVERWRITE))
 			status = STATUS_OBJECT_NAME_NOT_FOUND;
-			goto out;
-		}
-		if (f->stream[0] != '\0' && disp == FILE_OPEN) {
+		else if (f->stream[0] != '\0' && disp == FILE_OPEN)
 			status = STATUS_OBJECT_NAME_NOT_FOUND;
-			goto out;
-		}
-		if (f->path[0] == '\0') {
+		else if (f->path[0] == '\0')
 			status = STATUS_OBJECT_NAME_COLLISION;
-			goto out;
-		}
-		if (tree->read_only) {
+		else if (tree->read_only)
 			status = STATUS_ACCESS_DENIED;
-			goto out;
-		}
 		/* a new read-only file could never be deleted on close */
-		if ((opts & FILE_DELETE_ON_CLOSE) && f->stream[0] == '\0' &&
-		    (attrs & FILE_ATTRIBUTE_READONLY)) {
+		else if ((opts & FILE_DELETE_ON_CLOSE) &&
+		    f->stream[0] == '\0' && (attrs & FILE_ATTRIBUTE_READONLY))
 			status = STATUS_CANNOT_DELETE;
+		else if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE))
+			status = STATUS_NOT_A_DIRECTORY;
+		/*
+		 * A missing parent answers first.  On the way to a create it
+		 * is not stat'ed: the create itself fails with ENOENT or
+		 * ENOTDIR then (mapped below), 3 syscalls fewer per new name.
+		 */
+		if (status != STATUS_SUCCESS) {
+			create_parent(f->path, parent, sizeof(parent));
+			rc = vfs->statat(tree->root_fd, parent, &st);
+			if (rc != 0 || !S_ISDIR(st.mode))
+				status = rc == -EXDEV || rc == -ELOOP ?
+				    STATUS_ACCESS_DENIED :
+				    STATUS_OBJECT_PATH_NOT_FOUND;
 			goto out;
 		}
 	}
@@ -535,7 +583,10 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			rc = vfs->mkdir(tree->root_fd, f->path, 0777 &
 			    (tree->share ? tree->share->directory_mask : 0755));
 			if (rc != 0) {
-				status = ntstatus_from_errno(rc);
+				/* no parent (not stat'ed before: above) */
+				status = rc == -ENOENT || rc == -ENOTDIR ?
+				    STATUS_OBJECT_PATH_NOT_FOUND :
+				    ntstatus_from_errno(rc);
 				goto out;
 			}
 			action = FILE_CREATED;
@@ -583,8 +634,14 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			action = disp == FILE_SUPERSEDE ? FILE_SUPERSEDED :
 			    FILE_OVERWRITTEN;
 		}
-		fd = vfs->open(tree->root_fd, f->path, flags,
-		    0666 & (tree->share ? tree->share->create_mask : 0744));
+		if (flags == O_PATH && pfd >= 0) {
+			/* no data access: the lookup's O_PATH fd is the open */
+			fd = pfd;
+			pfd = -1;
+			st_fresh = 1;
+		} else
+			fd = vfs->open(tree->root_fd, f->path, flags, 0666 &
+			    (tree->share ? tree->share->create_mask : 0744));
 		if (fd >= 0) {
 			f->readable = (flags & O_PATH) == 0 &&
 			    (flags & O_ACCMODE) != O_WRONLY;
@@ -592,17 +649,24 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			    (flags & O_ACCMODE) != O_RDONLY;
 		}
 	}
+	if (pfd >= 0) {
+		close(pfd);
+		pfd = -1;
+	}
 	if (fd < 0) {
 		if (fd == -EXDEV || fd == -ELOOP)
 			log_warnx("%s: refused \"%s\": resolves outside the "
 			    "share", req->conn->peer, f->path);
-		status = fd == -ENOENT ? STATUS_OBJECT_NAME_NOT_FOUND :
+		/* a create's ENOENT/ENOTDIR: the parent is missing */
+		status = !exists && (fd == -ENOENT || fd == -ENOTDIR) ?
+		    STATUS_OBJECT_PATH_NOT_FOUND :
+		    fd == -ENOENT ? STATUS_OBJECT_NAME_NOT_FOUND :
 		    ntstatus_from_errno(fd);
 		goto out;
 	}
 	f->fd = fd;
 	f->is_dir = is_dir && f->stream[0] == '\0';
-	if ((rc = vfs->fstat(fd, &st)) != 0) {
+	if (!st_fresh && (rc = vfs->fstat(fd, &st)) != 0) {
 		status = ntstatus_from_errno(rc);
 		goto out;
 	}
@@ -617,7 +681,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* A read-only file is not opened for writing (Windows semantics). */
 	if (exists && f->stream[0] == '\0') {
 		/* kept for the reply: no second stat and xattr read there */
-		has_dos = vfs_dos_get(vfs, fd, &di) == 0;
+		has_dos = create_dos_get(fd, flags == O_PATH && !is_dir,
+		    &di) == 0;
 		dos_known = 1;
 	}
 	if (has_dos && (di.attrs & FILE_ATTRIBUTE_READONLY)) {
@@ -653,7 +718,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (status != STATUS_SUCCESS)
 		goto out;
 	if (action == FILE_CREATED && f->stream[0] == '\0') {
-		clock_gettime(CLOCK_REALTIME, &now);
+		now = st.mtime;	/* born with its first write time, as on NTFS */
 		memset(&di, 0, sizeof(di));
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    (is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
@@ -774,6 +839,8 @@ reply:
 	rsp->fid_volatile = op->fid_volatile;
 	return STATUS_SUCCESS;
 out:
+	if (pfd >= 0)
+		close(pfd);
 	if (replayed)
 		return status;	/* the open replayed stays as it was */
 	durable_replay_unfinished(req, &cc.sreq, status == STATUS_PENDING);
@@ -808,6 +875,7 @@ file_open_close(struct open *op)
 
 	if (f == NULL)
 		return;
+	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
 	state_open_leave(op, &del);
@@ -846,6 +914,7 @@ smb2_close_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	cur_skip(c, 4);
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
 		return status;
+	file_wt_close(op);	/* a deferred write time lands first */
 	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&
 	    file_info_fill(op->u.file, &fi) == STATUS_SUCCESS;
 	file_open_close(op);

@@ -226,26 +226,24 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
     struct wcur *out, int write_only)
 {
 	const struct vfs_ops *vfs = file_vfs();
-	const uint8_t *key;
+	struct fscc_copychunk cc;
+	struct fscc_chunk ch;
 	struct open *src;
-	uint32_t count, i, chunks = 0, total = 0, clen;
-	uint64_t soff, doff;
+	uint32_t i, chunks = 0, total = 0;
 	struct vfs_stat st;
 	ssize_t n;
 	size_t done;
 	int rc;
 	ntstatus_t status;
 
-	key = cur_view(in, 24);
-	count = cur_le32(in);
-	cur_skip(in, 4);
-	if (in->err)
+	rc = fscc_copychunk_decode(in, &cc);
+	if (rc == -1)
 		return STATUS_INVALID_PARAMETER;
-	if (count > COPY_MAX_CHUNKS || cur_left(in) < (size_t)count * 24)
+	if (rc != 0 || cc.count > COPY_MAX_CHUNKS)
 		goto limits;
-	if (memcmp(key + 16, resume_magic, 8) != 0)
+	if (memcmp(cc.key + 16, resume_magic, 8) != 0)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
-	src = open_find(req->conn, le64_get(key), le64_get(key + 8));
+	src = open_find(req->conn, le64_get(cc.key), le64_get(cc.key + 8));
 	if (src == NULL || src->kind != OPEN_FILE || src->u.file == NULL)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
 	/* MS-SMB2 3.3.5.15.6: read or execute access on the source */
@@ -255,20 +253,15 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 	if (!(dst->access & FILE_WRITE_DATA) || !dst->u.file->writable ||
 	    (!write_only && !(dst->access & FILE_READ_DATA)))
 		return STATUS_ACCESS_DENIED;
-	for (i = 0; i < count; i++) {
-		cur_skip(in, 16);
-		clen = cur_le32(in);
-		cur_skip(in, 4);
-		if (clen == 0 || clen > COPY_MAX_CHUNK ||
-		    (total += clen) > COPY_MAX_TOTAL)
+	/* every limit is checked before the first byte moves */
+	for (i = 0; i < cc.count; i++) {
+		if (fscc_copychunk_get(&cc, i, &ch) != 0 || ch.len == 0 ||
+		    ch.len > COPY_MAX_CHUNK ||
+		    (total += ch.len) > COPY_MAX_TOTAL)
 			goto limits;
 	}
-	in->p -= (size_t)count * 24;
-	for (i = 0, total = 0; i < count; i++) {
-		soff = cur_le64(in);
-		doff = cur_le64(in);
-		clen = cur_le32(in);
-		cur_skip(in, 4);
+	for (i = 0, total = 0; i < cc.count; i++) {
+		(void)fscc_copychunk_get(&cc, i, &ch);
 		if ((rc = vfs->fstat(src->u.file->fd, &st)) != 0) {
 			status = ntstatus_from_errno(rc);
 			goto answer;
@@ -279,19 +272,19 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 			st.size = ssz > 0 ? (uint64_t)ssz : 0;
 		}
 		/* a chunk past the source's end: MS-SMB2 3.3.5.15.6 */
-		if (soff > st.size || clen > st.size - soff) {
+		if (ch.src_off > st.size || ch.len > st.size - ch.src_off) {
 			status = STATUS_INVALID_VIEW_SIZE;
 			goto answer;
 		}
 		/* MS-SMB2 3.3.5.15.6: byte-range locks on either side */
-		if ((status = state_io_check(src, soff, clen, 0)) !=
+		if ((status = state_io_check(src, ch.src_off, ch.len, 0)) !=
 		    STATUS_SUCCESS ||
-		    (status = state_io_check(dst, doff, clen, 1)) !=
+		    (status = state_io_check(dst, ch.dst_off, ch.len, 1)) !=
 		    STATUS_SUCCESS)
 			goto answer;
-		for (done = 0; done < clen; done += (size_t)n) {
-			n = fsctl_copy(src->u.file, soff + done,
-			    dst->u.file, doff + done, clen - done);
+		for (done = 0; done < ch.len; done += (size_t)n) {
+			n = fsctl_copy(src->u.file, ch.src_off + done,
+			    dst->u.file, ch.dst_off + done, ch.len - done);
 			if (n == 0)
 				break;		/* source ended */
 			if (n < 0) {
@@ -300,7 +293,7 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 			}
 		}
 		total += (uint32_t)done;
-		if (done < clen) {
+		if (done < ch.len) {
 			status = STATUS_INVALID_VIEW_SIZE;
 			goto answer;
 		}

@@ -18,6 +18,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -469,6 +470,8 @@ info_set_basic(struct open *op, struct cur *b)
 	if ((ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) &&
 	    (rc = vfs->utimens(f->fd, ts)) != 0)
 		return ntstatus_from_errno(rc);
+	/* a set write time sticks on this handle; none takes a pending one */
+	file_wt_set(op, mtime);
 	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0 &&
 	    (chtime == 0 || chtime >= UINT64_MAX - 1))
 		return STATUS_SUCCESS;
@@ -499,6 +502,39 @@ info_set_basic(struct open *op, struct cur *b)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * A named stream's EndOfFile / AllocationSize: its xattr value is cut or
+ * zero-extended (MS-FSA 2.1.5.14.4 on a stream).  The value lives in one
+ * xattr, so a size past what an xattr holds is STATUS_DISK_FULL, as a
+ * write there is.  An allocation above the size reserves nothing.
+ */
+static ntstatus_t
+info_set_stream_size(struct file_open *f, uint64_t size, int alloc)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	/* scratch: info_xattrs is only used by listings, never meanwhile */
+	uint8_t *buf = (uint8_t *)info_xattrs;
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return ntstatus_from_errno(rc);
+	n = vfs->getxattr(f->fd, xname, buf, sizeof(info_xattrs));
+	if (n < 0)
+		return ntstatus_from_errno((int)n);
+	if (size == (uint64_t)n || (alloc && size > (uint64_t)n))
+		return STATUS_SUCCESS;
+	if (size > sizeof(info_xattrs))
+		return STATUS_DISK_FULL;
+	if (size > (uint64_t)n)
+		memset(buf + n, 0, (size_t)size - (size_t)n);
+	rc = vfs->setxattr(f->fd, xname, buf, (size_t)size, 0);
+	if (rc == -E2BIG || rc == -ENOSPC || rc == -ERANGE)
+		return STATUS_DISK_FULL;
+	return ntstatus_from_errno(rc);
+}
+
 static ntstatus_t
 info_set_size(struct open *op, struct cur *b, int alloc)
 {
@@ -514,12 +550,14 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 		return STATUS_ACCESS_DENIED;
 	if (f->is_dir)
 		return STATUS_INVALID_PARAMETER;
-	if (f->stream[0] != '\0')
-		return STATUS_NOT_SUPPORTED;
 	if (!f->writable)
 		return STATUS_ACCESS_DENIED;
 	if (size > (uint64_t)INT64_MAX)
 		return STATUS_INVALID_PARAMETER;
+	if (f->stream[0] != '\0')
+		return info_set_stream_size(f, size, alloc);
+	/* a pending write time lands now (MS-FSA 2.1.5.14.4 / .2) */
+	file_wt_flush(op);
 	if (!alloc)
 		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
 	/* Allocation: below the size truncates, above it reserves */

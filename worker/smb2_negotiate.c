@@ -111,6 +111,13 @@ neg_limits(struct conn *c, uint16_t dialect)
 	if (dialect >= DIALECT_210)
 		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU |
 		    SMB2_GLOBAL_CAP_LEASING;
+	/*
+	 * Channels of a session meet in the worker that holds it; with
+	 * several workers per user a second connection may land elsewhere
+	 * (HACKING.md, Channel binding).
+	 */
+	if (dialect >= DIALECT_300 && c->conf->max_workers_per_user <= 1)
+		c->capabilities |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
 	if ((dialect == DIALECT_300 || dialect == DIALECT_302) &&
 	    (c->client_capabilities & SMB2_GLOBAL_CAP_ENCRYPTION) &&
 	    c->conf->smb_encrypt != ENCRYPT_OFF) {

@@ -173,6 +173,54 @@ smb2_oplock_break_deliver(const struct shm_file_id *fid,
 	}
 }
 
+struct oplock_wait {
+	const struct shm_break	*b;
+	pid_t			 waiter;
+	int			 found;
+};
+
+static void
+oplock_wait_conn(struct conn *c, void *arg)
+{
+	struct oplock_wait *w = arg;
+	const struct shm_break *b = w->b;
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	if (pv->opens == NULL ||
+	    (b->is_lease && memcmp(c->client_guid, b->client_guid, 16) != 0))
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if ((op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
+		    !op->state_in)
+			continue;
+		if (b->is_lease ? op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
+		    memcmp(op->lease_key, b->lease_key, 16) == 0 :
+		    op->fid_persistent == b->persistent_id) {
+			oplock_add_breaker(op, w->waiter);
+			w->found = 1;
+		}
+	}
+}
+
+void
+smb2_oplock_break_wait(const struct shm_file_id *fid,
+    const struct shm_break *b, pid_t waiter)
+{
+	struct oplock_wait w = { b, waiter, 0 };
+	struct shm *s = state_shm();
+	struct shm_lease_rec l;
+
+	worker_foreach_conn(oplock_wait_conn, &w);
+	/* Over before the waiter was listed (or nobody holds it): go on. */
+	if (!w.found || (b->is_lease && s != NULL &&
+	    (shm_lease_get(s, b->client_guid, b->lease_key, &l) != 0 ||
+	    !l.breaking)))
+		state_break_acked(fid, &waiter, 1);
+}
+
 struct oplock_sync {
 	const uint8_t	*client_guid;
 	const uint8_t	*key;
@@ -256,19 +304,59 @@ oplock_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 	return STATUS_SUCCESS;
 }
 
+struct lease_acked {
+	const uint8_t	*client_guid;
+	const uint8_t	*key;
+	uint32_t	 state;
+	int		 keep_waiters;	/* a next break needs an ack too */
+	int		 have;
+	struct shm_file_id fid;
+};
+
+/*
+ * Every open of this worker sharing the lease takes the acknowledged state,
+ * whichever connection of the client sent the ack (smbtorture
+ * smb2.lease.v2_complex2 acks on another connection), and the openers
+ * waiting on the break are told.
+ */
+static void
+lease_acked_conn(struct conn *c, void *arg)
+{
+	struct lease_acked *a = arg;
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	if (pv->opens == NULL || memcmp(c->client_guid, a->client_guid, 16) != 0)
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		struct open *op = &pv->opens[i];
+
+		if (op->kind == OPEN_FREE || !op->state_in ||
+		    op->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
+		    memcmp(op->lease_key, a->key, 16) != 0)
+			continue;
+		op->lease_state = a->state;
+		a->fid.dev = op->state_dev;
+		a->fid.ino = op->state_ino;
+		a->have = 1;
+		if (a->keep_waiters)
+			continue;
+		state_break_acked(&a->fid, op->breakers, op->nbreakers);
+		op->nbreakers = 0;
+	}
+}
+
 static ntstatus_t
 lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 {
 	struct conn *conn = req->conn;
-	struct conn_private *pv = conn->priv;
 	struct shm *s = state_shm();
-	struct shm_file_id fid;
+	struct lease_acked a;
 	struct shm_break next;
 	struct cur *c = &req->body;
 	uint8_t key[16];
 	uint32_t state;
-	unsigned i;
-	int rc, have = 0, have_next = 0, next_acked;
+	int rc, have_next = 0;
 
 	cur_skip(c, 2 + 2 + 4);		/* StructureSize, Reserved, Flags */
 	cur_bytes(c, key, 16);
@@ -279,32 +367,21 @@ lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	rc = shm_lease_break_ack_next(s, conn->client_guid, key, state, &next,
 	    &have_next);
-	/* A next break that needs an ack keeps the openers waiting. */
-	next_acked = have_next &&
-	    (next.cur & (SHM_LEASE_W | SHM_LEASE_H)) != 0;
 	if (rc == -EINVAL)
 		return STATUS_REQUEST_NOT_ACCEPTED;
 	if (rc != 0)
 		return STATUS_UNSUCCESSFUL;
-	for (i = 0; pv->opens != NULL && i < pv->nopens; i++) {
-		struct open *op = &pv->opens[i];
-
-		if (op->kind == OPEN_FREE || !op->state_in ||
-		    op->oplock_level != SMB2_OPLOCK_LEVEL_LEASE ||
-		    memcmp(op->lease_key, key, 16) != 0)
-			continue;
-		op->lease_state = state;
-		fid.dev = op->state_dev;
-		fid.ino = op->state_ino;
-		have = 1;
-		if (next_acked)
-			continue;
-		state_break_acked(&fid, op->breakers, op->nbreakers);
-		op->nbreakers = 0;
-	}
-	if (have && have_next) {
+	memset(&a, 0, sizeof(a));
+	a.client_guid = conn->client_guid;
+	a.key = key;
+	a.state = state;
+	/* A next break that needs an ack keeps the openers waiting. */
+	a.keep_waiters = have_next &&
+	    (next.cur & (SHM_LEASE_W | SHM_LEASE_H)) != 0;
+	worker_foreach_conn(lease_acked_conn, &a);
+	if (a.have && have_next) {
 		next.pid = getpid();
-		smb2_oplock_break_deliver(&fid, &next, 0);
+		smb2_oplock_break_deliver(&a.fid, &next, 0);
 	}
 	/* MS-SMB2 2.2.25.2 */
 	wcur_le16(&rsp->body, 36);

@@ -21,6 +21,13 @@ struct smb2_rsp;
 void		smb2_oplock_break_deliver(const struct shm_file_id *,
 		    const struct shm_break *, pid_t breaker);
 /*
+ * An opener of worker waiter waits for a break already in progress on an
+ * oplock or lease held here: it is told (BREAK_ACK) when the client
+ * acknowledges, at once when the break is already over or the holder gone.
+ */
+void		smb2_oplock_break_wait(const struct shm_file_id *,
+		    const struct shm_break *, pid_t waiter);
+/*
  * A lease was granted or upgraded: every open of this worker that shares
  * it (same client GUID and key) now holds state.
  */

@@ -2,7 +2,8 @@
  * SMB2 READ, WRITE and FLUSH (MS-SMB2 2.2.19-2.2.22, 2.2.17/2.2.18; server
  * rules 3.3.5.11-3.3.5.13).  Data is read into the response buffer, or left
  * for the connection to sendfile when the reply needs neither signing nor
- * encryption; writes go to the offset given, exactly as sent.
+ * encryption; writes go to the offset given, exactly as sent (a large
+ * unsigned payload spliced from the socket: conn_req_payload_write).
  */
 #include <errno.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -254,11 +256,27 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return status;
 
 	if (f->stream[0] != '\0') {
+		/* An xattr is written whole, from memory. */
+		if (conn_req_payload_unread(req) > 0 &&
+		    (rc = conn_req_payload_load(req)) != 0)
+			return ntstatus_from_errno(rc);
 		if (len > 0 && (status = rw_stream_write(f, data, len, off)) !=
 		    STATUS_SUCCESS)
 			return status;
 		n = len;
+	} else if (conn_req_payload_unread(req) > 0) {
+		/* Still on the socket: spliced into the file (conn.h). */
+		n = conn_req_payload_write(req, data, f->fd, off, len);
+		if (n < 0)
+			return ntstatus_from_errno((int)n);
+		if (((flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
+		    (f->mode & FILE_WRITE_THROUGH)) &&
+		    (rc = vfs->fsync(f->fd, 1)) != 0)
+			return ntstatus_from_errno(rc);
 	} else {
+		/* the first write defers the write time; later ones: no I/O */
+		if (len > 0)
+			file_wt_write(op);
 		n = len > 0 ? vfs->pwrite(f->fd, data, len, off) : 0;
 		if (n < 0)
 			return ntstatus_from_errno((int)n);
@@ -296,6 +314,7 @@ smb2_flush_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (!op->u.file->is_dir && op->u.file->writable &&
 	    (rc = file_vfs()->fsync(op->u.file->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
+	file_wt_flush(op);	/* a pending write time lands now */
 	/* MS-SMB2 2.2.18 */
 	wcur_le16(&rsp->body, 4);
 	wcur_le16(&rsp->body, 0);

@@ -43,6 +43,7 @@ sess_prev_conn(struct conn *c, void *arg)
 		struct session *o = &c->sessions[i];
 
 		if (!o->in_use || o == p->keep || o->session_id != p->id ||
+		    o->bound != NULL ||	/* a channel goes with its session */
 		    o->state != SESS_VALID || o->uid != p->uid ||
 		    o->anonymous || o->guest)
 			continue;
@@ -86,6 +87,7 @@ sess_where_conn(struct conn *c, void *arg)
 
 	for (i = 0; i < CONN_MAX_SESSIONS && w->s == NULL; i++)
 		if (c->sessions[i].in_use && c->sessions[i].state == SESS_VALID &&
+		    c->sessions[i].bound == NULL &&	/* the session, not a channel */
 		    c->sessions[i].session_id == w->id) {
 			w->c = c;
 			w->s = &c->sessions[i];
@@ -98,10 +100,7 @@ sess_where_conn(struct conn *c, void *arg)
  * answer them, since clients (and smbtorture's bind_negative_* tests) tell
  * the failures apart by status: a signing algorithm that differs when
  * either side uses AES-GMAC, an SMB 2 channel, a different cipher, a
- * different dialect.  A binding that passes every check is still refused
- * with STATUS_REQUEST_NOT_ACCEPTED: trees and opens belong to one
- * connection here, so one session cannot be served over two, and
- * SMB2_GLOBAL_CAP_MULTI_CHANNEL is not advertised (HACKING.md).
+ * different dialect.  STATUS_SUCCESS: the binding may authenticate.
  */
 static ntstatus_t
 sess_bind_match(const struct conn *c, const struct conn *sc)
@@ -118,19 +117,22 @@ sess_bind_match(const struct conn *c, const struct conn *sc)
 		return STATUS_INVALID_PARAMETER;
 	if (c->dialect != sc->dialect)
 		return STATUS_INVALID_PARAMETER;
-	return STATUS_REQUEST_NOT_ACCEPTED;	/* no multichannel, see above */
+	return STATUS_SUCCESS;
 }
 
 /*
  * A SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (MS-SMB2 3.3.5.5): a new
  * channel for a session of this worker, handed over unauthenticated by a
- * gate.  Its signature is checked with the session's key before anything
- * is answered from the session (no signing oracle for a stranger), and the
- * refusal is signed as the session signs, which is what clients verify.
- * The binding itself is judged by sess_bind_match().
+ * gate (or a connection of the same user already here).  Its signature is
+ * checked with the session's key before anything is answered from the
+ * session (no signing oracle for a stranger), and a refusal is signed as
+ * the session signs, which is what clients verify.  The binding is judged
+ * by sess_bind_match(); one that passes gets a channel slot (*out) that
+ * runs NTLMSSP like a login, signing with the session's key until the
+ * channel's own key exists (sess_bind_keys).
  */
 static ntstatus_t
-sess_bind(struct smb2_req *req, int binding)
+sess_bind(struct smb2_req *req, int binding, struct session **out)
 {
 	struct conn *c = req->conn;
 	struct conn_private *pv = c->priv;
@@ -138,6 +140,7 @@ sess_bind(struct smb2_req *req, int binding)
 	struct session *ch;
 	ntstatus_t st;
 
+	*out = NULL;
 	if (pv->role == CONN_ROLE_GATE)
 		return STATUS_USER_SESSION_DELETED;	/* the master knows none */
 	worker_foreach_conn(sess_where_conn, &w);
@@ -158,6 +161,32 @@ sess_bind(struct smb2_req *req, int binding)
 		st = sess_bind_match(c, w.c);
 	else
 		st = STATUS_USER_SESSION_DELETED;	/* not bound to this channel */
+	if (st == STATUS_SUCCESS) {
+		ch = conn_session_find(c, w.s->session_id);
+		if (ch != NULL && ch->binding && ch->state == SESS_IN_PROGRESS) {
+			*out = ch;	/* the exchange goes on */
+			return STATUS_SUCCESS;
+		}
+		if (ch != NULL)
+			st = STATUS_ACCESS_DENIED;	/* bound here already */
+		else if (w.s->nchan >= CONN_MAX_CHANNELS)
+			st = STATUS_INSUFF_SERVER_RESOURCES;
+		else if ((ch = conn_session_new(c)) == NULL)
+			st = STATUS_INSUFF_SERVER_RESOURCES;
+		else {
+			ch->session_id = w.s->session_id;
+			ch->binding = 1;
+			ch->signing = 1;
+			ch->sign_algo = w.c->signing_algo;
+			memcpy(ch->signing_key, w.s->signing_key,
+			    sizeof(ch->signing_key));
+			/* 3.1.1: this connection's hash goes into the channel's key. */
+			if (c->dialect == DIALECT_311)
+				memcpy(ch->preauth, pv->preauth, sizeof(ch->preauth));
+			*out = ch;
+			return STATUS_SUCCESS;
+		}
+	}
 	/* A signed answer: a channel slot with the session's key, freed
 	 * once the response is out. */
 	ch = conn_session_new(c);
@@ -286,6 +315,47 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 }
 
 /*
+ * A binding authenticated (MS-SMB2 3.3.5.5.3): the channel's signing key
+ * comes from this authentication's session key (3.1.1: with the hash of
+ * this connection's binding exchange), and the slot becomes a channel of
+ * the session, which must still be here.  Encryption keys stay the
+ * session's (dispatch encrypts a channel's traffic with them).
+ */
+static ntstatus_t
+sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
+    uint16_t *sflags)
+{
+	struct sess_where w = { ch->session_id, NULL, NULL };
+	struct smb2_keys k;
+
+	worker_foreach_conn(sess_where_conn, &w);
+	if (w.s == NULL || w.c == c)
+		return STATUS_USER_SESSION_DELETED;
+	if (w.s->uid != user_euid())
+		return STATUS_ACCESS_DENIED;
+	if (conn_channel_link(w.s, c, ch) < 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	ch->bound_conn = w.c;
+	smb2_derive_keys(c->dialect, c->cipher, key,
+	    c->dialect == DIALECT_311 ? ch->preauth : NULL, &k);
+	memcpy(ch->signing_key, k.signing, sizeof(ch->signing_key));
+	explicit_bzero(&k, sizeof(k));
+	snprintf(ch->user, sizeof(ch->user), "%s", w.s->user);
+	ch->uid = w.s->uid;
+	ch->gid = w.s->gid;
+	ch->signing = 1;
+	/* The channel's key signs with this connection's algorithm (the
+	 * binding exchange used the session's). */
+	ch->sign_algo = c->signing_algo;
+	ch->signing_required = w.s->signing_required;
+	ch->encrypt = w.s->encrypt;
+	ch->cipher = w.s->cipher;
+	ch->binding = 0;
+	*sflags = w.s->encrypt ? SMB2_SESSION_FLAG_ENCRYPT_DATA : 0;
+	return STATUS_SUCCESS;
+}
+
+/*
  * A re-authentication (MS-SMB2 3.3.5.5.2: SESSION_SETUP naming a valid
  * session) that the master verified, as a user this worker cannot serve.
  * A worker is one Unix user for its whole life (DESIGN.md): the session
@@ -330,6 +400,7 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	uint8_t mic[16], out[256];
 	uint16_t sflags;
 	int reauth = s->state != SESS_IN_PROGRESS, n, with_mic = 0;
+	int binding = s->binding;	/* sess_bind_keys clears it */
 	ntstatus_t st;
 
 	if (a->step != 1 || ntlmssp_decode_authenticate(tok, toklen, &na) < 0)
@@ -349,6 +420,27 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	}
 	if (arep.status != STATUS_SUCCESS)
 		return arep.status;
+	if (reauth && s->bound != NULL && !(req->flags & SMB2_FLAGS_SIGNED)) {
+		/*
+		 * Re-authentication through a channel proves itself with the
+		 * channel's key (dispatch verified a signed request): an
+		 * unsigned one is refused once the logon is known to be good
+		 * (a bad one fails as such), and the session stays, as
+		 * Windows and Samba answer (smbtorture bind_negative_*).
+		 */
+		explicit_bzero(&arep.session_key, sizeof(arep.session_key));
+		*keep = 1;
+		return STATUS_ACCESS_DENIED;
+	}
+	if (s->binding && ((arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST)) ||
+	    arep.uid != user_euid())) {
+		/* A channel is the session's own user or nothing (3.3.5.5.2). */
+		explicit_bzero(&arep.session_key, sizeof(arep.session_key));
+		conn_warnx(c, "binding to session %llx as %s (uid %u) refused: "
+		    "not the session's user", (unsigned long long)s->session_id,
+		    arep.user, (unsigned)arep.uid);
+		return STATUS_ACCESS_DENIED;
+	}
 	if (reauth && (((arep.flags & AUTH_FLAG_ANONYMOUS) && !s->anonymous) ||
 	    arep.uid != s->uid || (pv->role == CONN_ROLE_WORKER &&
 	    arep.uid != user_euid()))) {
@@ -363,7 +455,7 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		    c->peer, arep.user, arep.uid, (unsigned)user_euid());
 		return STATUS_ACCESS_DENIED;
 	}
-	if (!reauth) {
+	if (!reauth && !s->binding) {
 		snprintf(s->user, sizeof(s->user), "%s", arep.user);
 		s->uid = arep.uid;
 		s->gid = arep.gid;
@@ -386,8 +478,15 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		explicit_bzero(&nk, sizeof(nk));
 		with_mic = 1;
 	}
+	sflags = 0;
+	st = STATUS_SUCCESS;
+	if (binding)
+		st = sess_bind_keys(c, s, arep.session_key, &sflags);
 	explicit_bzero(&arep.session_key, sizeof(arep.session_key));
-	if (!reauth) {
+	if (binding) {
+		if (st != STATUS_SUCCESS)
+			return st;
+	} else if (!reauth) {
 		st = sess_keys(c, s, &sflags);
 		if (st != STATUS_SUCCESS)
 			return st;
@@ -411,6 +510,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	s->auth = NULL;
 	if (s->signing)
 		pv->sign_final = s;	/* MS-SMB2 3.3.5.5.3: the final response is signed */
+	if (s->bound != NULL) {
+		log_info("%s: connection bound to session %llx of %s as a channel "
+		    "(%u)", c->peer, (unsigned long long)s->session_id, s->user,
+		    s->bound->nchan);
+		return STATUS_SUCCESS;
+	}
 	if (!reauth)
 		pv->logged_in = s;
 	/* For `usmbctl status`; the gate's sessions are recorded on hand-off. */
@@ -476,9 +581,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	buf = b.p;
 	if (req->body.err || len == 0)
 		return STATUS_INVALID_PARAMETER;
-	if ((flags & SMB2_SESSION_FLAG_BINDING) && req->session_id != 0)
-		return sess_bind(req, 1);
-	if (req->session_id == 0) {
+	if ((flags & SMB2_SESSION_FLAG_BINDING) && req->session_id != 0) {
+		st = sess_bind(req, 1, &s);
+		if (s == NULL)
+			return st;	/* refused (signed by sess_bind) */
+	} else if (req->session_id == 0) {
 		s = conn_session_new(c);
 		if (s == NULL)
 			return STATUS_REQUEST_NOT_ACCEPTED;
@@ -489,9 +596,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		s = conn_session_find(c, req->session_id);
 		if (s == NULL && pv->role == CONN_ROLE_WORKER &&
 		    (req->flags & SMB2_FLAGS_SIGNED))
-			return sess_bind(req, 0);	/* answered signed, if it verifies */
+			return sess_bind(req, 0, &s);	/* answered signed, if it verifies */
 		if (s == NULL)
 			return STATUS_USER_SESSION_DELETED;
+		if (s->binding)
+			return STATUS_REQUEST_NOT_ACCEPTED;	/* binding without the flag */
 	}
 	req->sess = s;
 	if (s->state == SESS_IN_PROGRESS && previous_id != 0)
@@ -550,17 +659,37 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		st = sess_authenticate(req, s, tok, toklen, &sp, rsp, &keep);
 	else
 		st = STATUS_INVALID_PARAMETER;
-	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER)
+	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER && s->bound == NULL)
 		smb2_session_replace_previous(c, s);	/* the gate's: at hand-off */
+	if (st == STATUS_MORE_PROCESSING_REQUIRED && s->binding)
+		pv->sign_final = s;	/* with the session's key (3.3.4.1.1) */
 	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED)
 		return st;
 fail:
+	if (s->binding) {
+		/*
+		 * A failed binding leaves the session alone; the answer is
+		 * signed with the session's key, then the slot goes.
+		 */
+		if (pv->preauth_rsp_sess == s)
+			pv->preauth_rsp_sess = NULL;
+		free(s->auth);
+		s->auth = NULL;
+		pv->sign_final = s;
+		pv->free_after = s;
+		rsp->body.p = rsp->body.base + SMB2_HDR_LEN;
+		return st;
+	}
 	/* MS-SMB2 3.3.5.5.3: a failed setup removes the session. */
 	if (!keep && (fresh || s->state == SESS_IN_PROGRESS ||
 	    st == STATUS_LOGON_FAILURE || st == STATUS_ACCESS_DENIED)) {
 		if (pv->preauth_rsp_sess == s)
 			pv->preauth_rsp_sess = NULL;
-		conn_session_free(c, s);
+		/* Through a channel: the session itself goes, everywhere. */
+		if (s->bound != NULL)
+			conn_session_free(s->bound_conn, s->bound);
+		else
+			conn_session_free(c, s);
 		req->sess = NULL;
 	} else {
 		free(s->auth);

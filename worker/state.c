@@ -158,7 +158,23 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 		int ack = state_break_needs_ack(b);
 
 		if (b->in_progress) {
-			wait |= b->must_wait || state_break_blocks(b, sharing);
+			if (!b->must_wait && !state_break_blocks(b, sharing))
+				continue;
+			wait = 1;
+			/* Be told when the holder acknowledges. */
+			if (b->pid == getpid())
+				smb2_oplock_break_wait(fid, b, getpid());
+			else if (b->pid != 0 && state_wmsg() != NULL) {
+				memset(&m, 0, sizeof(m));
+				m.type = SHM_WMSG_BREAK_WAIT;
+				m.fid = *fid;
+				m.persistent_id = b->persistent_id;
+				m.is_lease = b->is_lease;
+				memcpy(m.lease_key, b->lease_key, SHM_GUID_LEN);
+				memcpy(m.client_guid, b->client_guid,
+				    SHM_GUID_LEN);
+				(void)shm_wmsg_send(state_wmsg(), b->pid, &m);
+			}
 			continue;
 		}
 		if (b->pid == getpid())
@@ -645,6 +661,15 @@ state_open_leave(struct open *op, int *delete_file)
 		*delete_file = rc == 0 ? res.delete_file : 0;
 	if ((res.wake.n > 0 || res.wake.overflow) && state_wmsg() != NULL)
 		(void)shm_wmsg_wake(state_wmsg(), &res.wake, &fid);
+	/*
+	 * A client may answer a break by closing the handle (smbtorture
+	 * smb2.oplock.batch3): the openers waiting on it go on now, not at
+	 * the 35 s timeout.
+	 */
+	if (op->nbreakers > 0) {
+		state_break_acked(&fid, op->breakers, op->nbreakers);
+		op->nbreakers = 0;
+	}
 }
 
 ntstatus_t
@@ -808,6 +833,18 @@ state_wmsg_event(void)
 			b.new_level = m.level;
 			b.epoch = m.epoch;
 			smb2_oplock_break_deliver(&m.fid, &b, m.from);
+			break;
+		}
+		case SHM_WMSG_BREAK_WAIT: {
+			struct shm_break b;
+
+			memset(&b, 0, sizeof(b));
+			b.pid = getpid();
+			b.is_lease = m.is_lease;
+			b.persistent_id = m.persistent_id;
+			memcpy(b.lease_key, m.lease_key, SHM_GUID_LEN);
+			memcpy(b.client_guid, m.client_guid, SHM_GUID_LEN);
+			smb2_oplock_break_wait(&m.fid, &b, m.from);
 			break;
 		}
 		case SHM_WMSG_BREAK_ACK:

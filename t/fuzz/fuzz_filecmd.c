@@ -9,7 +9,8 @@
  *     FileFullEaInformation (proto/fscc.c);
  *   - QUERY_DIRECTORY patterns: UTF-16 -> UTF-8 and the wildcard matcher
  *     (proto/unicode.c, proto/fscc.c) against a name from the input;
- *   - IOCTL FSCTL_SET_ZERO_DATA input.
+ *   - IOCTL FSCTL_SET_ZERO_DATA input;
+ *   - IOCTL FSCTL_SRV_COPYCHUNK(_WRITE) input: the chunk table.
  * Besides not crashing, each checks what its contract promises: views lie
  * inside the input, walks advance, parsed paths hold no "." / ".."
  * component and no backslash.
@@ -105,6 +106,39 @@ fuzz_contexts(const uint8_t *data, size_t size)
 	}
 }
 
+/* The copychunk table: key and table inside the input, every entry read. */
+static void
+fuzz_copychunk(const uint8_t *data, size_t size)
+{
+	struct fscc_copychunk cc;
+	struct fscc_chunk ch;
+	struct cur c;
+	uint32_t i;
+	int rc;
+
+	cur_init(&c, data, size);
+	rc = fscc_copychunk_decode(&c, &cc);
+	if (rc == -1) {
+		if (size >= FSCC_COPYCHUNK_KEY_LEN + 8)
+			abort();
+		return;
+	}
+	inside(cc.key, FSCC_COPYCHUNK_KEY_LEN, data, size);
+	if (rc != 0) {
+		/* -2: the table really is shorter than ChunkCount says */
+		if (rc != -2 || (size - FSCC_COPYCHUNK_KEY_LEN - 8) /
+		    FSCC_COPYCHUNK_LEN >= cc.count)
+			abort();
+		return;
+	}
+	inside(cc.table, (size_t)cc.count * FSCC_COPYCHUNK_LEN, data, size);
+	for (i = 0; i < cc.count; i++)
+		if (fscc_copychunk_get(&cc, i, &ch) != 0)
+			abort();
+	if (fscc_copychunk_get(&cc, cc.count, &ch) == 0)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -130,6 +164,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inside(n16, nlen, data, size);
 		fuzz_path(n16, nlen);
 	}
+	fuzz_copychunk(data, size);
 	cur_init(&c, data, size);
 	if (fscc_zero_data_decode(&c, &off, &end) == 0 && size < 16)
 		abort();

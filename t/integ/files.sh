@@ -284,6 +284,57 @@ PYEOF
 if [ $? = 0 ]; then ok "stream past the xattr limit: STATUS_DISK_FULL, content kept ($(tail -n 1 "$T/out.stream"))"
 else fail "stream past the xattr limit: STATUS_DISK_FULL"; cat "$T/out.stream"; fi
 
+# FileEndOfFileInformation on a named stream cuts or zero-extends it (as
+# Windows does); past what an xattr holds it is STATUS_DISK_FULL and the
+# stream is unchanged; the unnamed stream is not touched
+"$PYTHON" - "$PORT" "$ALICE_PW" > "$T/out.steof" 2>&1 <<'PYEOF'
+import struct, sys
+from impacket.smbconnection import SMBConnection
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]))
+c.login('alice', sys.argv[2])
+tid = c.connectTree('share')
+s = c.getSMBServer()
+DISK_FULL = 0xC000007F
+
+def code(e):
+    return e.getErrorCode() if hasattr(e, 'getErrorCode') else e.get_error_code()
+
+def seteof(fid, n):
+    s.setInfo(tid, fid, inputBlob=struct.pack('<Q', n), infoType=1,
+              fileInfoClass=20)
+
+def eof(fid):
+    # FileStandardInformation: AllocationSize, EndOfFile, ...
+    return struct.unpack_from('<Q', s.queryInfo(tid, fid, infoType=1,
+                              fileInfoClass=5), 8)[0]
+
+def content(fid):
+    n = eof(fid)
+    return c.readFile(tid, fid, 0, n) if n else b''
+
+base = len(c.readFile(tid, c.openFile(tid, 'st.txt', desiredAccess=0x120089), 0, 1 << 20))
+fid = c.openFile(tid, 'st.txt:eof', desiredAccess=0x12019F, creationDisposition=3)
+c.writeFile(tid, fid, b'abcdef', offset=0)
+seteof(fid, 3)
+assert (eof(fid), content(fid)) == (3, b'abc'), content(fid)
+seteof(fid, 10)
+assert (eof(fid), content(fid)) == (10, b'abc' + bytes(7)), content(fid)
+try:
+    seteof(fid, 65537)
+    print('ACCEPTED an EOF past the xattr limit'); sys.exit(1)
+except Exception as e:
+    assert code(e) == DISK_FULL, hex(code(e))
+assert content(fid) == b'abc' + bytes(7), content(fid)
+seteof(fid, 0)
+assert eof(fid) == 0
+c.closeFile(tid, fid)
+fid = c.openFile(tid, 'st.txt', desiredAccess=0x120089)
+assert len(c.readFile(tid, fid, 0, 1 << 20)) == base
+print('cut to 3, extended to 10 with zeros, 64 KiB + 1 refused, emptied')
+PYEOF
+if [ $? = 0 ]; then ok "stream EndOfFile: $(tail -n 1 "$T/out.steof")"
+else fail "stream EndOfFile"; cat "$T/out.steof"; fi
+
 # more DACLs: owner+group+Everyone is just the mode; a refused DACL
 # changes nothing; bob may not set a DACL on alice's file (the kernel's
 # EPERM); inheritable ACEs on a directory become its default ACL, which

@@ -16,9 +16,11 @@
 #   tree:  STATUS   a TREE_CONNECT to SHARE on the same session
 # STATUS is OK or the NT status name (or DISCONNECTED).
 #
-# durable: "held-TAG.txt" is opened with a batch oplock and a durable handle
-# request (DHnQ), and "plain-TAG.txt" without; the ready file gets a second
-# line, the durable open's FileId in hex.  reconnect: a new connection and
+# durable: "held-TAG.txt" (the caller writes its content) is opened with a
+# batch oplock and a durable handle request (DHnQ), and "plain-TAG.txt"
+# without; the ready file gets a second line, the durable open's FileId in
+# hex.  (No WRITE here: impacket's WRITE without multi-credit sends a
+# CreditCharge of 0 and then miscounts its message ids.)  reconnect: a new connection and
 # session reclaim that FileId with DHnC (MS-SMB2 2.2.13.2.4) and read it;
 # prints "reconnect: STATUS" and "read: DATA" at once (no ready/go).
 import os
@@ -109,10 +111,9 @@ def main():
     if mode == "durable":
         fid = smb.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,
                          s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
-                         s3.FILE_OVERWRITE_IF, 0,
+                         s3.FILE_OPEN_IF, 0,
                          oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
                          createContexts=[create_ctx(b"DHnQ", b"\0" * 16)])
-        smb.write(tid, fid, b"durable data\n", 0)
         extra = fid.hex() + "\n"
         pfid = smb.create(tid, "plain-%s.txt" % tag,
                           s3.FILE_READ_DATA | s3.FILE_WRITE_DATA,

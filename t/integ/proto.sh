@@ -125,4 +125,39 @@ check "mandatory signing + required encryption, SMB3_00" $SMBC //127.0.0.1/share
 check_fails "required encryption refuses SMB2_10" $SMBC //127.0.0.1/share \
     -U alice%$ALICE_PW --option='client max protocol=SMB2_10' -c ls
 integ_stop
+
+# Multichannel (HACKING.md, Channel binding): a second connection binds to
+# a session and serves its opens (smbtorture smb2.session.bind1: the file
+# opened on the first connection is queried through the second; bind2:
+# three connections, two sessions, channels dropping).
+if command -v smbtorture >/dev/null; then
+	integ_conf
+	integ_start || { fail "server restarts"; finish; }
+	for t in bind1 bind2; do
+		out=$T/mc.$t
+		timeout 120 smbtorture //127.0.0.1/share -p "$PORT" \
+		    -U "alice%$ALICE_PW" --target=samba3 "smb2.session.$t" \
+		    </dev/null >"$out" 2>&1
+		if grep -q "^success: $t" "$out"; then
+			ok "multichannel: smb2.session.$t"
+		else
+			fail "multichannel: smb2.session.$t"; tail -n 5 "$out" >&2
+		fi
+	done
+	grep -q "as a channel" "$LOG" && ok "channel binding is logged" ||
+	    fail "channel binding is logged"
+	integ_stop
+	# With several workers per user the channels of a session might
+	# land in different workers: MULTI_CHANNEL is not advertised.
+	integ_conf "max workers per user = 2"
+	integ_start || { fail "server restarts"; finish; }
+	out=$T/mc.noadv
+	timeout 60 smbtorture //127.0.0.1/share -p "$PORT" \
+	    -U "alice%$ALICE_PW" --target=samba3 smb2.session.bind1 \
+	    </dev/null >"$out" 2>&1
+	grep -q "^skip: bind1" "$out" &&
+	    ok "no MULTI_CHANNEL with several workers per user" ||
+	    { fail "no MULTI_CHANNEL with several workers per user"; tail -n 5 "$out" >&2; }
+	integ_stop
+fi
 finish

@@ -81,6 +81,83 @@ START_TEST(test_encode_decode_merge)
 }
 END_TEST
 
+/* A gate's login counters travel and add up like the request counters. */
+START_TEST(test_gate_counters)
+{
+	struct metrics g, sum;
+	char *text = NULL;
+	size_t sz = 0;
+	FILE *f;
+	int n;
+
+	memset(&g, 0, sizeof(g));
+	memset(&sum, 0, sizeof(sum));
+	g.gate.conns = 9;
+	g.gate.logins = 6;
+	g.gate.auth_failures = 2;
+	g.gate.timeouts = 1;
+	g.cmd[0].count = 9;	/* NEGOTIATE */
+	n = metrics_encode(&g, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(metrics_decode_add(&sum, buf, (size_t)n), 0);
+	ck_assert_int_eq(metrics_decode_add(&sum, buf, (size_t)n), 0);
+	ck_assert_uint_eq(sum.gate.conns, 18);
+	ck_assert_uint_eq(sum.gate.logins, 12);
+	ck_assert_uint_eq(sum.gate.auth_failures, 4);
+	ck_assert_uint_eq(sum.gate.timeouts, 2);
+	ck_assert_uint_eq(sum.cmd[0].count, 18);
+	f = open_memstream(&text, &sz);
+	ck_assert_ptr_nonnull(f);
+	metrics_print(f, &sum);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "usmbd_gate_connections_total 18\n"));
+	ck_assert_ptr_nonnull(strstr(text, "usmbd_gate_logins_total 12\n"));
+	ck_assert_ptr_nonnull(strstr(text, "usmbd_gate_auth_failures_total 4\n"));
+	ck_assert_ptr_nonnull(strstr(text, "usmbd_gate_login_timeouts_total 2\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+	    "# TYPE usmbd_gate_logins_total counter\n"));
+	free(text);
+}
+END_TEST
+
+/*
+ * metrics_add(), which the master uses to fold the last counters of an
+ * exited child into its retained total, gives what decoding both gives.
+ */
+START_TEST(test_add_matches_decode_add)
+{
+	struct metrics a, b, via_add, via_decode;
+	int n;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&via_add, 0, sizeof(via_add));
+	memset(&via_decode, 0, sizeof(via_decode));
+	a.cmd[8].count = 4;
+	a.cmd[8].lat_sum_us = 77;
+	a.cmd[8].lat_bucket[3] = 4;
+	metrics_add_status(&a.cmd[8], 0, 3);
+	metrics_add_status(&a.cmd[8], 0xC0000022, 1);
+	a.bytes_read = 4096;
+	a.gate.logins = 1;
+	b.cmd[8].count = 2;
+	b.cmd[8].lat_bucket[3] = 2;
+	metrics_add_status(&b.cmd[8], 0xC0000022, 2);
+	b.bad_command = 5;
+	metrics_add(&via_add, &a);
+	metrics_add(&via_add, &b);
+	n = metrics_encode(&a, buf, sizeof(buf));
+	ck_assert_int_eq(metrics_decode_add(&via_decode, buf, (size_t)n), 0);
+	n = metrics_encode(&b, buf, sizeof(buf));
+	ck_assert_int_eq(metrics_decode_add(&via_decode, buf, (size_t)n), 0);
+	ck_assert_int_eq(memcmp(&via_add, &via_decode, sizeof(via_add)), 0);
+	ck_assert_uint_eq(via_add.cmd[8].count, 6);
+	ck_assert_uint_eq(via_add.cmd[8].status_count[1], 3);
+	ck_assert_uint_eq(via_add.bad_command, 5);
+	ck_assert_uint_eq(via_add.gate.logins, 1);
+}
+END_TEST
+
 START_TEST(test_decode_rejects_truncations)
 {
 	struct metrics a, sum, zero;
@@ -154,6 +231,8 @@ metrics_suite(void)
 	tcase_add_test(tc, test_request_counts);
 	tcase_add_test(tc, test_status_slots_overflow);
 	tcase_add_test(tc, test_encode_decode_merge);
+	tcase_add_test(tc, test_gate_counters);
+	tcase_add_test(tc, test_add_matches_decode_add);
 	tcase_add_test(tc, test_decode_rejects_truncations);
 	tcase_add_test(tc, test_print_prometheus);
 	suite_add_tcase(s, tc);

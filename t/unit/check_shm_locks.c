@@ -259,14 +259,20 @@ START_TEST(test_leases)
 	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
 	ck_assert_int_eq(l.breaking, 1);
 	ck_assert_uint_eq(l.epoch, 2);
-	/* A second opener waits for the same break. */
+	/*
+	 * A second opener waits for the same break (in progress, nothing
+	 * sent again; it loses W, so the worker makes it wait).
+	 */
 	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
-	ck_assert_uint_eq(br.n, 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(br.b[0].in_progress, 1);
+	ck_assert_int_eq(br.b[0].must_wait, 0);
+	ck_assert_uint_eq(br.b[0].cur, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
 	req.flags = SHM_BREAK_SHARING;
 	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
 	ck_assert_uint_eq(br.n, 1);
 	ck_assert_int_eq(br.b[0].in_progress, 1);
-	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_R);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_R | SHM_LEASE_W);
 	/* Acknowledgement must be within the break. */
 	ck_assert_int_eq(shm_lease_break_ack(s, a.client_guid, a.lease_key,
 	    SHM_LEASE_R | SHM_LEASE_W), -EINVAL);
@@ -278,10 +284,10 @@ START_TEST(test_leases)
 	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &b, NULL, &g, NULL), 0);
 	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
 	ck_assert_int_eq(g.nopens, 3);
-	/* A write by b breaks a's R (H stays). */
+	/* A write by b breaks a's whole lease (RH -> none, as Windows). */
 	ck_assert_int_eq(shm_write_breaks(s, &F1, 43, 0, &br), 0);
 	ck_assert_uint_eq(br.n, 1);
-	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_H);
+	ck_assert_uint_eq(br.b[0].new_level, 0);
 	/* Attribute-only opens break nothing, unless they overwrite. */
 	req.access = ATTR;
 	req.flags = 0;
@@ -348,6 +354,129 @@ START_TEST(test_lease_rules)
 	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
 	ck_assert_uint_eq(br.n, 1);
 	ck_assert_uint_eq(br.b[0].new_level, 0);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * Staged breaks (smbtorture smb2.lease.breaking3): RWH breaking to RH for
+ * one opener, an overwrite arrives meanwhile; the ack of RH starts RH -> R
+ * (same epoch), the ack of R ends at none with no ack asked.
+ */
+START_TEST(test_lease_staged_breaks)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(61, 1, 0xa, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	struct shm_break_req req;
+	struct shm_open_grant g;
+	struct shm_breaks br;
+	struct shm_lease_rec l;
+	struct shm_break next;
+	int have;
+
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_version, 2);
+	memset(&req, 0, sizeof(req));
+	req.access = RD | WR;
+	req.share_access = S_ALL;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_R | SHM_LEASE_H);
+	/* The overwrite: no new break, but the next one will go to none. */
+	req.flags = SHM_BREAK_TRUNCATE;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(br.b[0].in_progress, 1);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_uint_eq(l.required, 0);
+	ck_assert_uint_eq(l.epoch, 2);
+	/* Ack RH: the next break is RH -> R, with an ack, same epoch. */
+	ck_assert_int_eq(shm_lease_break_ack_next(s, a.client_guid, a.lease_key,
+	    SHM_LEASE_R | SHM_LEASE_H, &next, &have), 0);
+	ck_assert_int_eq(have, 1);
+	ck_assert_uint_eq(next.cur, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_uint_eq(next.new_level, SHM_LEASE_R);
+	ck_assert_uint_eq(next.epoch, 2);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_int_eq(l.breaking, 1);
+	/* A plain opener that already waited keeps waiting meanwhile. */
+	req.flags = SHM_BREAK_RESUMED;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(br.b[0].must_wait, 1);
+	/* Ack R: R -> none needs no ack, the lease is settled at none. */
+	ck_assert_int_eq(shm_lease_break_ack_next(s, a.client_guid, a.lease_key,
+	    SHM_LEASE_R, &next, &have), 0);
+	ck_assert_int_eq(have, 1);
+	ck_assert_uint_eq(next.new_level, 0);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_int_eq(l.breaking, 0);
+	ck_assert_uint_eq(l.state, 0);
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	/* A late ack: nothing in progress. */
+	ck_assert_int_eq(shm_lease_break_ack_next(s, a.client_guid, a.lease_key,
+	    0, &next, &have), -ENOENT);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * The ack timer ran out: a lease ends at none, an oplock at the level it
+ * was breaking to; renames break H only; READ_CONTROL breaks oplocks only.
+ */
+START_TEST(test_breaks_expire_rename_readctl)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(71, 1, 0xa, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	struct shm_open_rec o = mkopen(72, RD | WR, S_ALL);
+	struct shm_break_req req;
+	struct shm_open_grant g;
+	struct shm_breaks br;
+	struct shm_lease_rec l;
+	struct shm_open_rec r;
+
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	memset(&req, 0, sizeof(req));
+	/* A rename by another key: RWH -> RW. */
+	req.access = RD | 0x00010000;
+	req.flags = SHM_BREAK_HANDLE_ONLY;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_LEASE_R | SHM_LEASE_W);
+	/* READ_CONTROL alone is a stat open for leases. */
+	req.access = 0x00020000;
+	req.flags = 0;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	/* Break, then let it time out. */
+	req.access = RD;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(shm_breaks_expire(s, &F1), 1);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_int_eq(l.breaking, 0);
+	ck_assert_uint_eq(l.state, 0);
+	ck_assert_int_eq(shm_breaks_expire(s, &F1), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 71, NULL), 0);
+
+	/* An oplock: READ_CONTROL breaks it; the timeout leaves level II. */
+	o.oplock_level = SHM_OPLOCK_BATCH;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &o, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_BATCH);
+	req.access = 0x00020000;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_OPLOCK_II);
+	ck_assert_int_eq(shm_breaks_expire(s, &F1), 1);
+	ck_assert_int_eq(shm_open_get(s, &F1, 72, &r), 0);
+	ck_assert_uint_eq(r.oplock_level, SHM_OPLOCK_II);
+	ck_assert_uint_eq(r.flags & SHM_OPEN_BREAKING, 0);
+	/* Renames leave oplocks alone. */
+	req.access = RD;
+	req.flags = SHM_BREAK_HANDLE_ONLY;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
 	drop_env(s);
 }
 END_TEST
@@ -503,6 +632,8 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_purge_wakes_waiters);
 	tcase_add_test(tc, test_leases);
 	tcase_add_test(tc, test_lease_rules);
+	tcase_add_test(tc, test_lease_staged_breaks);
+	tcase_add_test(tc, test_breaks_expire_rename_readctl);
 	tcase_add_test(tc, test_oplocks);
 	tcase_add_test(tc, test_many_locks_one_file);
 	tcase_add_test(tc, test_hint_counters_cross_process);

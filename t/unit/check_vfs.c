@@ -178,7 +178,7 @@ START_TEST(test_dos_and_streams)
 {
 	struct vfs_dosinfo di = { .attrs = 0x21,
 	    .create_time = 0x01D0000000000000ull }, out;
-	uint8_t buf[32];
+	uint8_t buf[56];
 	char x[300];
 	int fd;
 
@@ -195,6 +195,19 @@ START_TEST(test_dos_and_streams)
 	ck_assert_uint_eq(out.change_time, di.change_time);
 	ck_assert_uint_eq(out.change_mtime, di.change_mtime);
 	ck_assert_int_eq(vfs_dos_decode(buf, 16, &out), -EINVAL);
+	/* a write time held by an open makes the 56-byte version 3 */
+	di.wt_old = 0x01D0000000000001ull;
+	di.wt_fire = VFS_WT_NEVER;
+	di.wt_owner = 42;
+	ck_assert_uint_eq(vfs_dos_encode(&di, buf, 32), 0);
+	ck_assert_uint_eq(vfs_dos_encode(&di, buf, sizeof(buf)), 56);
+	ck_assert_int_eq(vfs_dos_decode(buf, 56, &out), 0);
+	ck_assert_uint_eq(out.change_time, di.change_time);
+	ck_assert_uint_eq(out.wt_old, di.wt_old);
+	ck_assert_uint_eq(out.wt_fire, VFS_WT_NEVER);
+	ck_assert_uint_eq(out.wt_owner, 42);
+	ck_assert_int_eq(vfs_dos_decode(buf, 32, &out), -EINVAL);
+	di.wt_old = di.wt_fire = di.wt_owner = 0;
 	di.change_time = di.change_mtime = 0;
 	ck_assert_uint_eq(vfs_dos_encode(&di, buf, sizeof(buf)), 16);
 	buf[2] = 9;
