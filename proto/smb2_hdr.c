@@ -220,3 +220,31 @@ smb2_req_size_ok(uint16_t command, const uint8_t *body, size_t len)
 	 */
 	return len >= (size_t)(want & ~1u) ? 0 : -1;
 }
+
+void
+smb2_error_encode(struct wcur *w, int contexts, const uint8_t *data,
+    uint32_t len)
+{
+	wcur_le16(w, 9);			/* StructureSize */
+	if (len == 0) {
+		/* no data: ByteCount 0 and the one zero byte (2.2.2) */
+		wcur_u8(w, 0);
+		wcur_u8(w, 0);
+		wcur_le32(w, 0);
+		wcur_u8(w, 0);
+		return;
+	}
+	if (contexts) {
+		/* 2.2.2.1: one context, at offset 8 (8-byte aligned) */
+		wcur_u8(w, 1);			/* ErrorContextCount */
+		wcur_u8(w, 0);
+		wcur_le32(w, 8 + len);		/* ByteCount */
+		wcur_le32(w, len);		/* ErrorDataLength */
+		wcur_le32(w, SMB2_ERROR_ID_DEFAULT);
+	} else {
+		wcur_u8(w, 0);
+		wcur_u8(w, 0);
+		wcur_le32(w, len);
+	}
+	wcur_bytes(w, data, len);
+}

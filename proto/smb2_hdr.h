@@ -88,6 +88,19 @@ int	smb2_chain_next(struct smb2_chain *, const uint8_t **msg, size_t *mlen);
 int	smb2_req_size_ok(uint16_t command, const uint8_t *body, size_t len);
 uint16_t smb2_req_struct_size(uint16_t command);
 
+/*
+ * The body of an SMB2 ERROR response (MS-SMB2 2.2.2) carrying len bytes of
+ * ErrorData formatted per 2.2.2.2 (STATUS_BUFFER_TOO_SMALL: the 4-byte
+ * size needed).  With contexts (the connection speaks 3.1.1) the data goes
+ * in one SMB2 ERROR Context with ErrorId SMB2_ERROR_ID_DEFAULT (2.2.2.1);
+ * before 3.1.1 ErrorContextCount is 0 and the data is the ErrorData
+ * itself.  len 0 gives the standard 9-byte body.  A short w latches w->err.
+ */
+#define SMB2_ERROR_ID_DEFAULT		0x00000000u
+#define SMB2_ERROR_ID_SHARE_REDIRECT	0x72645253u
+void	smb2_error_encode(struct wcur *w, int contexts, const uint8_t *data,
+	    uint32_t len);
+
 /* The FileId 0xFFFFFFFFFFFFFFFF/0xFFFFFFFFFFFFFFFF of a related compound. */
 #define SMB2_FID_RELATED	UINT64_MAX
 

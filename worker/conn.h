@@ -21,8 +21,11 @@ struct conf_share;
 
 #define CONN_MAX_SESSIONS	16
 #define CONN_MAX_TREES		64
-/* Channels (connections other than its own) one session may be bound to. */
-#define CONN_MAX_CHANNELS	32
+/*
+ * Channels (connections other than its home) one session may be bound
+ * to: 32 connections in all, as Windows and Samba allow.
+ */
+#define CONN_MAX_CHANNELS	31
 
 struct tree {
 	int			 in_use;

@@ -454,11 +454,10 @@ static struct durable_replay {
 	uint32_t	 action;
 	int		 in_use;
 	int		 pending;	/* parked, not open yet */
-	uint64_t	 pending_since;	/* shm_now_ms() */
+	/* the parked request: compared, never dereferenced */
+	const struct conn *pending_conn;
+	uint64_t	 pending_mid;
 } replays[DURABLE_REPLAY_MAX];
-
-/* A pending entry older than the longest break wait is a leftover. */
-#define DURABLE_REPLAY_PENDING_MS	(STATE_BREAK_TIMEOUT_MS + 5000u)
 static unsigned replay_next;
 
 static int
@@ -527,7 +526,8 @@ durable_replay_unfinished(struct smb2_req *req, const struct state_open_req *r,
 	if (pending) {
 		e = durable_replay_slot(req, r->create_guid);
 		e->pending = 1;
-		e->pending_since = shm_now_ms();
+		e->pending_conn = req->conn;
+		e->pending_mid = req->message_id;
 		e->in_use = 1;
 	} else if ((e = durable_replay_lookup(req, r->create_guid)) != NULL &&
 	    e->pending)
@@ -557,19 +557,28 @@ durable_replay_find(struct smb2_req *req, const struct state_open_req *r,
 		    STATUS_DUPLICATE_OBJECTID : STATUS_NOT_FOUND;
 	}
 	if (e->pending) {
+		struct conn_pending *p;
+
 		/* a parked request resuming finds its own entry: go on */
-		if (dispatch_resuming(req) != NULL ||
-		    shm_now_ms() - e->pending_since > DURABLE_REPLAY_PENDING_MS)
+		if (dispatch_resuming(req) != NULL)
 			return STATUS_NOT_FOUND;
-		return STATUS_FILE_NOT_AVAILABLE;
+		/* still parked on this connection: the client must wait */
+		if (e->pending_conn == req->conn &&
+		    (p = conn_pending_find(req->conn, 0, e->pending_mid)) !=
+		    NULL && p->command == SMB2_CREATE)
+			return STATUS_FILE_NOT_AVAILABLE;
+		/* cancelled, or its connection is gone: a new create */
+		e->in_use = 0;
+		return STATUS_NOT_FOUND;
 	}
 	op = open_find(req->conn, e->fid_persistent, e->fid_volatile);
 	if (op == NULL || op->kind != OPEN_FILE || op->u.file == NULL ||
 	    op->sess != req->sess || op->tree != req->tree ||
 	    !op->replay_eligible) {
-		/* closed (or another session's): nothing to replay */
-		if (op == NULL)
-			e->in_use = 0;
+		/*
+		 * Closed, used since, or another connection's: nothing to
+		 * replay here (the entry stays for its own connection).
+		 */
 		return STATUS_NOT_FOUND;
 	}
 	memset(g, 0, sizeof(*g));

@@ -128,9 +128,9 @@ wt_release(struct open *op, uint64_t ft)
 {
 	struct file_open *f = op->u.file;
 	struct vfs_dosinfo di;
-	struct vfs_stat st;
 
-	if (wt_load(f, &st, &di) != 0 || di.wt_owner != op->fid_persistent)
+	if (vfs_dos_get(file_vfs(), f->fd, &di) != 0 ||
+	    di.wt_owner != op->fid_persistent)
 		return;
 	if (ft != 0)
 		wt_set_mtime(f, ft);
@@ -269,9 +269,13 @@ file_wt_close(struct open *op)
 		return;
 	switch (f->wt_state) {
 	case WT_PENDING:
+		/*
+		 * Closed before the update was due: the time of the last
+		 * write, which the file's mtime already is (Windows takes the
+		 * close time, a moment later; not worth a syscall per upload).
+		 */
 		now = wt_now();
-		/* closed before the update was due: the close time */
-		wt_release(op, now < f->wt_fire ? now : f->wt_fire);
+		wt_release(op, now < f->wt_fire ? 0 : f->wt_fire);
 		break;
 	case WT_FIRED:
 		wt_release(op, f->wt_dirty ? wt_now() : f->wt_fire);

@@ -14,6 +14,7 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/fscc.h"
+#include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -359,13 +360,16 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (status == STATUS_SUCCESS)
 			w->p = lim.p;
 		else if (status == STATUS_BUFFER_TOO_SMALL) {
-			/* MS-SMB2 3.3.5.20.3: tell the size needed */
-			len = need;
-			w->p = outhdr + 8;
-			le16_put(outhdr, 9);
-			le16_put(outhdr + 2, INFO_OUT_OFFSET);
-			le32_put(outhdr + 4, 4);
-			wcur_le32(w, len);
+			/*
+			 * MS-SMB2 3.3.5.20.3, 2.2.2.2: an ERROR response
+			 * whose data is the size needed (a context in 3.1.1)
+			 */
+			uint8_t nb[4];
+
+			le32_put(nb, need);
+			w->p = outhdr;
+			smb2_error_encode(w, req->conn->dialect == DIALECT_311,
+			    nb, sizeof(nb));
 			return STATUS_BUFFER_TOO_SMALL;
 		}
 		break;

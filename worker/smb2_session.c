@@ -170,7 +170,7 @@ sess_bind(struct smb2_req *req, int binding, struct session **out)
 		if (ch != NULL)
 			st = STATUS_ACCESS_DENIED;	/* bound here already */
 		else if (w.s->nchan >= CONN_MAX_CHANNELS)
-			st = STATUS_INSUFF_SERVER_RESOURCES;
+			st = STATUS_INSUFFICIENT_RESOURCES;	/* as Windows */
 		else if ((ch = conn_session_new(c)) == NULL)
 			st = STATUS_INSUFF_SERVER_RESOURCES;
 		else {
@@ -334,7 +334,7 @@ sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
 	if (w.s->uid != user_euid())
 		return STATUS_ACCESS_DENIED;
 	if (conn_channel_link(w.s, c, ch) < 0)
-		return STATUS_INSUFF_SERVER_RESOURCES;
+		return STATUS_INSUFFICIENT_RESOURCES;
 	ch->bound_conn = w.c;
 	smb2_derive_keys(c->dialect, c->cipher, key,
 	    c->dialect == DIALECT_311 ? ch->preauth : NULL, &k);

@@ -26,7 +26,8 @@ alive during each run is printed (`workers=`).
 
 Every client starts its timed loop at the same moment (smbload -P: READY,
 then go), and the rate is the sum of the clients' ops over the longest
-client's window.  LMDB write transactions are counted from the outside:
+client's window; each figure is the median of CONTEND_RUNS (3) windows,
+with the min-max spread.  LMDB write transactions are counted from the outside:
 LMDB's last transaction id of the state env (mdb_stat -n -e
 LOCKDIR/state.mdb) before and after the timed window, divided by the
 open+close pairs in it.  Output: a table and one line per figure:
@@ -53,6 +54,7 @@ CLIENTS = [int(x) for x in os.environ.get("CONTEND_CLIENTS", "1,2,8").split(",")
 N = int(os.environ.get("CONTEND_N", "2000"))	# ops per client
 SECS = float(os.environ.get("CONTEND_SECS", "60"))	# a client's time limit
 WARM = 20
+RUNS = int(os.environ.get("CONTEND_RUNS", "3"))	# the median is printed
 SERVERS = os.environ.get("CONTEND_SERVERS", "usmbd,samba").split(",")
 WORKLOADS = os.environ.get("CONTEND_WORKLOADS", "createclose,openqi").split(",")
 PAIRS_PER_OP = {"createclose": 2, "openqi": 1}
@@ -96,7 +98,10 @@ class UsmbdSpread(bl.Usmbd):
 
     def workers(self):
         """Worker processes serving at least one connection now."""
-        r = self.ctl("status", "--processes", "--json")
+        try:
+            r = self.ctl("status", "--processes", "--json")
+        except (OSError, subprocess.TimeoutExpired):
+            return None
         if r.returncode:
             return None
         try:
@@ -201,30 +206,43 @@ def main():
                 for n in CLIENTS:
                     if spread and n <= 2:
                         continue	# the same as the default mapping
-                    r = run(srv, wl, n)
+                    runs = [run(srv, wl, n) for _ in range(RUNS)]
+                    bad = [x for x in runs if isinstance(x, str)]
+                    r = bad[0] if bad else sorted(
+                        runs, key=lambda x: x["ops_per_s"])[len(runs) // 2]
+                    if not bad:
+                        r["min"] = min(x["ops_per_s"] for x in runs)
+                        r["max"] = max(x["ops_per_s"] for x in runs)
+                        r["txn_per_pair_max"] = max(x.get("txn_per_pair", 0)
+                                                    for x in runs)
                     if isinstance(r, str):
                         print("CONTEND server=%s workload=%s clients=%d spread=%d "
                               "status=failed reason=%r" % (name, wl, n, spread, r))
                         failed += 1
                         continue
                     line = ("CONTEND server=%s workload=%s clients=%d spread=%d "
-                            "workers=%s ops=%d secs=%.3f ops_per_s=%.1f pairs=%d" %
+                            "workers=%s runs=%d ops=%d secs=%.3f ops_per_s=%.1f "
+                            "min_ops_per_s=%.1f max_ops_per_s=%.1f pairs=%d" %
                             (name, wl, n, spread, r["workers"] if r["workers"] is not None
-                             else "-", r["ops"], r["secs"], r["ops_per_s"], r["pairs"]))
+                             else "-", RUNS, r["ops"], r["secs"], r["ops_per_s"],
+                             r["min"], r["max"], r["pairs"]))
                     if "txn" in r:
-                        line += " txn=%d txn_per_pair=%.3f" % (r["txn"], r["txn_per_pair"])
+                        line += " txn=%d txn_per_pair=%.3f txn_per_pair_max=%.3f" % (
+                            r["txn"], r["txn_per_pair"], r["txn_per_pair_max"])
                     line += " truncated=%d" % r["truncated"]
                     print(line, flush=True)
                     rows.append((name, spread, wl, n, r))
         finally:
             srv.stop()
     print()
-    print("%-8s %-12s %7s %7s %8s %12s %13s" % ("server", "workload", "clients", "workers",
-                                              "spread", "open+close/s", "txn/pair"))
+    print("open+close pairs per second, median of %d runs (min-max)" % RUNS)
+    print("%-8s %-12s %7s %7s %6s %22s %9s" % ("server", "workload", "clients", "workers",
+                                             "spread", "open+close/s", "txn/pair"))
     for name, spread, wl, n, r in rows:
-        print("%-8s %-12s %7d %7s %8s %12.0f %13s" % (
+        k = PAIRS_PER_OP[wl]
+        print("%-8s %-12s %7d %7s %6s %8.0f (%5.0f-%5.0f) %9s" % (
             name, wl, n, r["workers"] if r["workers"] is not None else "-",
-            "yes" if spread else "no", r["ops_per_s"] * PAIRS_PER_OP[wl],
+            "yes" if spread else "no", r["ops_per_s"] * k, r["min"] * k, r["max"] * k,
             "%.3f" % r["txn_per_pair"] if "txn_per_pair" in r else "-"))
     if not os.environ.get("BENCH_KEEP"):
         subprocess.run(["rm", "-rf", tmp])

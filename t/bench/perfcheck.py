@@ -8,8 +8,12 @@ Counts do not depend on the machine's speed, so CI can assert them:
   * 0 heap allocations per such request (malloc, calloc, realloc and the
     memalign family, counted by the LD_PRELOAD counter t/bench/malloc_count.c
     in that process);
-  * at most 4 syscalls per 4 KiB WRITE and 4 per 4 KiB READ (the issue's
-    3 per READ is printed as a TARGET line: see MAX_SYSCALLS below).
+  * at most 4 syscalls per 4 KiB WRITE and 4 per 4 KiB READ, of an
+    encrypted session and of an unsigned one (the issue's 3 per READ is
+    printed as a TARGET line: see MAX_SYSCALLS below);
+  * the payload of a 96 KiB unsigned WRITE is spliced (socket -> pipe ->
+    file), in at most 7 syscalls, and perfops.py's checks of that path
+    (data intact, refused large WRITEs keep the stream framed) pass.
 The requests come from t/bench/perfops.py (impacket), one command per window.
 
 Environment: PERFCHECK_N requests per command (default 500);
@@ -26,15 +30,26 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
 
-COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "QUERY_INFO", "QUERY_DIRECTORY", "ECHO")
-MAX_SYSCALLS = {"WRITE": 4, "READ": 4}
-# Issue 6 asks for 3 per READ.  With an epoll loop and a synchronous client
-# the floor is 4 (wait, receive, fetch the data, send; sendfile needs a
-# send for the header too): t/bench/README.md, "READ: 3 or 4 syscalls".
-# The assertion guards that floor; the issue's figure is printed as a
-# TARGET line, not counted, until the loop sends from a file mapping or
-# through io_uring.
-TARGET_SYSCALLS = {"READ": 3}
+COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "QUERY_INFO", "QUERY_DIRECTORY", "ECHO",
+            "WRITE_96K", "READ_PLAIN")
+MAX_SYSCALLS = {"WRITE": 4, "READ": 4, "WRITE_96K": 7, "READ_PLAIN": 4}
+LABEL = {"READ": "4 KiB encrypted READ", "WRITE": "4 KiB encrypted WRITE",
+         "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ"}
+# A large unsigned WRITE's payload goes socket -> pipe -> file by splice
+# (worker/conn_rx.c): epoll_wait, read of the head (16 KiB), FIONREAD,
+# pwrite of the head, splice in, splice out, send = 7.  At least 2 splice
+# calls per WRITE show the payload was not copied through the buffer.
+MIN_SPLICE = {"WRITE_96K": 2}
+# Issue 6 asks for 3 per READ.  An epoll loop with a synchronous client
+# needs 4 (wait, receive, fetch the data, send: no Linux call sends a
+# header from memory and data from a file).  3 is reachable with io_uring
+# (the data read and the response sent linked in one io_uring_enter):
+# built and measured, it costs more server CPU per 4 KiB READ than pread +
+# send (4.9-5.5 against 4.5-4.8 us pinned), so it is not used; a signed or
+# encrypted READ cannot use it at all (the data must be in memory to be
+# signed or encrypted).  The assertion guards 4; the issue's 3 is printed
+# as a TARGET line: t/bench/README.md, "READ: 3 or 4 syscalls".
+TARGET_SYSCALLS = {"READ": 3, "READ_PLAIN": 3}
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.
 KNOWN = {
@@ -53,7 +68,10 @@ def assertions():
         yield c, "cred", "0 credential syscalls per steady-state %s" % c
         yield c, "alloc", "0 heap allocations per steady-state %s" % c
         if c in MAX_SYSCALLS:
-            yield c, "sys", "at most %d syscalls per 4 KiB %s" % (MAX_SYSCALLS[c], c)
+            yield c, "sys", "at most %d syscalls per %s" % (MAX_SYSCALLS[c], LABEL[c])
+        if c in MIN_SPLICE:
+            yield c, "splice", "payload of each %s spliced (at least %d splice calls)" % (
+                LABEL[c], MIN_SPLICE[c])
 
 
 def measure(srv, n, tmp):
@@ -127,6 +145,10 @@ def main():
             ok = f["counted"] and f["allocs"] == 0
             detail = ("%d in %d requests (%.2f per request)" % (f["allocs"], ops, f["allocs"] / ops)
                       if f["counted"] else "the malloc counter saw no serving process")
+        elif kind == "splice":
+            per = sc.get("splice", 0) / ops
+            ok = per >= MIN_SPLICE[cmd]
+            detail = "%.2f splice calls per request" % per
         else:
             per = sc["total"] / ops
             ok = per <= MAX_SYSCALLS[cmd]
@@ -141,13 +163,22 @@ def main():
                                         (" -- known: " + known) if known and not ok else ""))
         if kind == "sys" and cmd in TARGET_SYSCALLS:
             tgt = TARGET_SYSCALLS[cmd]
-            print("TARGET (not counted) at most %d syscalls per 4 KiB %s (issue 6): %s, %.2f "
+            print("TARGET (not counted) at most %d syscalls per %s (issue 6): %s, %.2f "
                   "per request; see t/bench/README.md" % (
-                      tgt, cmd, "met" if per <= tgt else "not met", per))
+                      tgt, LABEL[cmd], "met" if per <= tgt else "not met", per))
         if ok:
             passed += 1
         elif not known:
             failed += 1
+    # perfops.py's own checks (the splice path: data intact, refused large
+    # WRITEs leave the stream framed) end it with ERROR when they fail.
+    if why:
+        print("FAIL perfops ran to its end, with its splice-path checks: %s" % why)
+        failed += 1
+    else:
+        print("PASS perfops ran to its end, with its splice-path checks (data intact, "
+              "refused large WRITEs drained)")
+        passed += 1
     print("perfcheck: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -120,7 +120,115 @@ def main():
 
     conn.disconnectTree(tid)
     conn.logoff()
+    splice_checks(port, user, pw, max(8, n // 10))
     return 0
+
+
+def splice_checks(port, user, pw, n):
+    """The large-WRITE receive path (worker/conn_rx.c): an unsigned,
+    unencrypted SMB 2.1 session, so its WRITEs of 64 KiB and more have
+    their payload spliced from the socket into the file.  A window of
+    WRITE_96K (96 KiB fits the receive window of a fresh connection, so
+    each payload is queued whole and takes the splice path), then checks
+    that fail the run: the data reads back intact; refused large WRITEs
+    (read-only handle, closed handle, offset past the limit) leave the
+    stream framed (the next request on the connection is answered); a
+    large WRITE to a named stream (an xattr) lands intact.  Then a window
+    of READ_PLAIN (4 KiB unsigned READs) and checks of short and
+    end-of-file READs."""
+    from impacket.smb3structs import SMB2_DIALECT_21
+    from impacket.smb3 import SessionError
+
+    conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
+                         preferredDialect=SMB2_DIALECT_21, timeout=30)
+    conn.login(user, pw)
+    smb = conn.getSMBServer()
+    if smb._Session.get("SigningActivated"):
+        raise RuntimeError("the SMB 2.1 session signs: the splice path is not exercised")
+    tid = conn.connectTree("share")
+    rec = 96 * 1024
+    blob = bytes((i * 7 + (i >> 8)) & 0xFF for i in range(rec * 4))
+
+    def create(name, access=GENERIC_RW, disp=FILE_OVERWRITE_IF):
+        return smb.create(tid, name, access, SHARE_ALL, FILE_NON_DIRECTORY_FILE, disp, 0)
+
+    def readall(fid, size):
+        out, off = b"", 0
+        while off < size:
+            chunk = smb.read(tid, fid, off, min(65536, size - off))
+            if not chunk:
+                break
+            out += chunk
+            off += len(chunk)
+        return out
+
+    def piece(i):
+        k = i % 4
+        return blob[k * rec:(k + 1) * rec]
+
+    fid = create("perf_splice.dat")
+    for i in range(4):
+        smb.write(tid, fid, piece(i), i * rec, rec)
+    window("WRITE_96K", n, lambda i: smb.write(tid, fid, piece(i), (4 + i) * rec, rec))
+    want = b"".join(piece(i) for i in range(4)) + b"".join(piece(i) for i in range(n))
+    if readall(fid, len(want)) != want:
+        raise RuntimeError("spliced WRITEs did not read back intact")
+
+    # READ_PLAIN: 4 KiB unsigned READs (the syscall floor without
+    # signing or encryption: t/bench/README.md, "READ: 3 or 4 syscalls")
+    nr = max(8, n * 10)
+    for i in range(8):
+        smb.read(tid, fid, i * 4096, 4096)
+    window("READ_PLAIN", nr, lambda i: smb.read(tid, fid, (i % 64) * 4096, 4096))
+    # short READs and END_OF_FILE
+    size = len(want)
+    for off, ln in ((size - 100, 4096), (size - 1, 1), (5, 4000)):
+        if smb.read(tid, fid, off, ln) != want[off:off + ln]:
+            raise RuntimeError("a READ at %d of %d bytes is wrong" % (off, ln))
+    try:
+        smb.read(tid, fid, size, 4096)
+        raise RuntimeError("a READ at the end of file did not get END_OF_FILE")
+    except SessionError as e:
+        if e.get_error_code() != 0xC0000011:
+            raise RuntimeError("a READ at the end of file got 0x%08x" % e.get_error_code())
+
+    def status_of(fn):
+        try:
+            fn()
+        except SessionError as e:
+            return e.get_error_code()
+        return 0
+
+    def refused(what, h, off):
+        # The answer of the copy path (a 4 KiB WRITE) is the reference.
+        want = status_of(lambda: smb.write(tid, h, piece(0)[:4096], off, 4096))
+        got = status_of(lambda: smb.write(tid, h, piece(1), off, rec))
+        if want == 0 or got != want:
+            raise RuntimeError("%s: status 0x%08x, a 4 KiB WRITE gets 0x%08x" % (what, got, want))
+        smb.echo()  # answered: the payload was drained, the stream is framed
+
+    # (another name: impacket's handle table is keyed by file name)
+    smb.close(tid, create("perf_splice_ro.dat"))
+    ro = create("perf_splice_ro.dat", access=0x00120089, disp=FILE_OPEN)
+    refused("large WRITE on a read-only handle", ro, 0)
+    smb.close(tid, ro)
+    refused("large WRITE on a closed handle", ro, 0)
+    refused("large WRITE past the largest file size", fid, 0xFFFFFFF0000)
+    if readall(fid, len(want)) != want:
+        raise RuntimeError("a refused WRITE changed the file")
+    smb.close(tid, fid)
+
+    sfid = create("perf_splice.dat:big")
+    sdata = blob[:65536]
+    smb.write(tid, sfid, sdata, 0, len(sdata))
+    if readall(sfid, len(sdata)) != sdata:
+        raise RuntimeError("a large WRITE to a stream did not read back intact")
+    smb.close(tid, sfid)
+    conn.disconnectTree(tid)
+    conn.logoff()
+    print("SPLICECHECK ok: %d WRITEs of %d bytes intact; refused ones kept the "
+          "stream framed; a stream WRITE of 64 KiB intact; short and EOF READs "
+          "right" % (n + 4, rec), flush=True)
 
 
 if __name__ == "__main__":

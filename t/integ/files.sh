@@ -335,6 +335,82 @@ PYEOF
 if [ $? = 0 ]; then ok "stream EndOfFile: $(tail -n 1 "$T/out.steof")"
 else fail "stream EndOfFile"; cat "$T/out.steof"; fi
 
+# Windows' delayed write time, seen from another user's worker: after
+# alice's first write bob still sees the old LastWriteTime (the file's
+# mtime has moved), ~2 s later the time of that moment, once; alice's
+# later writes show only when she closes (the close time).  In QUERY_INFO
+# and in a listing alike.  A worker that dies leaves nothing behind: bob
+# then sees the file's mtime.
+"$PYTHON" - "$PORT" "$ALICE_PW" "$BOB_PW" "$SHARE" "$SERVER_PID" > "$T/out.wt" 2>&1 <<'PYEOF'
+import os, signal, struct, sys, time
+from impacket.smbconnection import SMBConnection
+port, apw, bpw, share, spid = sys.argv[1:6]
+EPOCH = 116444736000000000
+
+def conn(user, pw):
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(port))
+    c.login(user, pw)
+    return c, c.connectTree('share'), c.getSMBServer()
+
+def wtime(s, tid, fid):
+    return struct.unpack_from('<Q', s.queryInfo(tid, fid, infoType=1, fileInfoClass=4), 16)[0]
+
+def listed(c, s, tid, name):
+    # a fresh directory handle each time (a search is not restarted)
+    d = c.openFile(tid, '', desiredAccess=0x100081, shareMode=7, creationOption=1)
+    buf = s.queryDirectory(tid, d, name, informationClass=0x25, maxBufferSize=4096)
+    c.closeFile(tid, d)
+    return struct.unpack_from('<Q', buf, 24)[0]
+
+def mtime(name):
+    return os.stat(os.path.join(share, name)).st_mtime_ns // 100 + EPOCH
+
+ca, ta, sa = conn('alice', apw)
+cb, tb, sb = conn('bob', bpw)
+fa = ca.openFile(ta, 'wt.txt', desiredAccess=0x12019F, creationDisposition=5, shareMode=7)
+t0 = wtime(sa, ta, fa)
+fb = cb.openFile(tb, 'wt.txt', desiredAccess=0x100080, shareMode=7)
+time.sleep(1.1)
+ca.writeFile(ta, fa, b'x', offset=0)
+w = time.time()
+assert mtime('wt.txt') > t0, 'the kernel did not move mtime'
+assert wtime(sb, tb, fb) == t0, 'bob sees the write at once'
+assert listed(cb, sb, tb, 'wt.txt') == t0, 'the listing shows the write at once'
+time.sleep(max(0, w + 2.6 - time.time()))
+w1 = wtime(sb, tb, fb)
+assert w1 > mtime('wt.txt') and w1 - t0 >= 29000000, (w1 - t0)
+assert listed(cb, sb, tb, 'wt.txt') == w1
+ca.writeFile(ta, fa, b'y', offset=1)
+time.sleep(0.1)
+assert wtime(sb, tb, fb) == w1, 'a later write showed before the close'
+ca.closeFile(ta, fa)
+w2 = wtime(sb, tb, fb)
+assert w2 > w1 and mtime('wt.txt') == w2, (w1, w2)
+print('deferred %.1f s, then fixed; close time at close' % ((w1 - t0) / 1e7))
+
+# a worker that dies with an update pending: its value no longer counts
+fa = ca.openFile(ta, 'wt.txt', desiredAccess=0x12019F, shareMode=7)
+time.sleep(0.05)
+ca.writeFile(ta, fa, b'z', offset=2)
+assert wtime(sb, tb, fb) == w2
+wpid = None
+for p in open('/proc/%s/task/%s/children' % (spid, spid)).read().split():
+    if open('/proc/%s/cmdline' % p, 'rb').read().startswith(b'usmbd: worker alice'):
+        wpid = int(p)
+assert wpid, 'no worker of alice'
+os.kill(wpid, signal.SIGKILL)
+for i in range(50):
+    time.sleep(0.1)
+    if wtime(sb, tb, fb) == mtime('wt.txt'):
+        break
+assert wtime(sb, tb, fb) == mtime('wt.txt') > w2, 'a dead open still hides the write'
+print('a dead worker\'s pending update dropped')
+PYEOF
+rc=$?
+sed 's/^/# /' "$T/out.wt" | tail -n 3
+if [ $rc = 0 ]; then ok "delayed write time across workers: $(head -n 1 "$T/out.wt")"
+else fail "delayed write time across workers"; fi
+
 # more DACLs: owner+group+Everyone is just the mode; a refused DACL
 # changes nothing; bob may not set a DACL on alice's file (the kernel's
 # EPERM); inheritable ACEs on a directory become its default ACL, which

@@ -126,6 +126,91 @@ check_fails "required encryption refuses SMB2_10" $SMBC //127.0.0.1/share \
     -U alice%$ALICE_PW --option='client max protocol=SMB2_10' -c ls
 integ_stop
 
+# IOCTLs of the core (MS-SMB2 3.3.5.15): FSCTL_QUERY_NETWORK_INTERFACE_INFO
+# lists the addresses usmbd serves (here only 127.0.0.1, on lo), needs the
+# all-ones FileId, and a short MaxOutputResponse gets BUFFER_TOO_SMALL whose
+# ERROR body carries the size needed (2.2.2.2; 3.0: no error context);
+# 2.x gets NOT_SUPPORTED; an FSCTL nobody knows gets INVALID_DEVICE_REQUEST
+# on a file and NOT_SUPPORTED on IPC$; FSCTL_CREATE_OR_GET_OBJECT_ID gives a
+# stable FILE_OBJECTID_BUFFER built from the inode.
+integ_conf
+integ_start || { fail "server restarts"; finish; }
+echo data >"$SHARE/objid.txt"
+check "core IOCTLs: network interfaces, FileId rule, unknown FSCTLs" \
+    timeout 30 $PY -c "
+import socket, struct, os
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import SMB2Ioctl, SMB2Ioctl_Response, SMB2_IOCTL
+from impacket import smb3
+
+def conn(d):
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=$PORT, preferredDialect=d)
+    c.login('alice', '$ALICE_PW')
+    return c
+
+def ioctl(c, tid, fid, code, maxout):
+    s = c.getSMBServer()
+    p = s.SMB_PACKET()
+    p['Command'] = SMB2_IOCTL
+    p['TreeID'] = tid
+    q = SMB2Ioctl()
+    q['FileID'] = fid
+    q['CtlCode'] = code
+    q['MaxInputResponse'] = 0
+    q['MaxOutputResponse'] = maxout
+    q['InputCount'] = 0
+    q['InputOffset'] = 0
+    q['Buffer'] = b'\x00'
+    q['OutputOffset'] = 0
+    q['Flags'] = 1
+    p['Data'] = q
+    a = s.recvSMB(s.sendSMB(p))
+    return a['Status'], a['Data']
+
+NETIF = 0x001401FC
+ALL = b'\xff' * 16
+c = conn(0x0300)
+tid = c.connectTree('share')
+st, body = ioctl(c, tid, ALL, NETIF, 65536)
+assert st == 0, hex(st)
+out = SMB2Ioctl_Response(body)['Buffer']
+assert len(out) == 152, len(out)
+nxt, idx, cap, _, speed, fam, port = struct.unpack_from('<IIIIQHH', out)
+assert nxt == 0 and idx == socket.if_nametoindex('lo'), (nxt, idx)
+assert cap & 2 == 0 and speed > 0 and fam == 2 and port == 0, (cap, speed, fam)
+assert out[28:32] == socket.inet_aton('127.0.0.1'), out[28:32]
+st, body = ioctl(c, tid, ALL, NETIF, 1)
+assert st == 0xC0000023, hex(st)
+size, ctxs, _, count, need = struct.unpack_from('<HBBII', body)
+assert (size, ctxs, count, need) == (9, 0, 4, 152), (size, ctxs, count, need)
+st, _ = ioctl(c, tid, b'\xff' * 7 + b'\x7f' + b'\xff' * 7 + b'\x7f', NETIF, 65536)
+assert st == 0xC000000D, hex(st)
+st, _ = ioctl(c, tid, b'\x00' * 16, NETIF, 65536)
+assert st == 0xC000000D, hex(st)
+fid = c.openFile(tid, 'objid.txt', desiredAccess=0x81)
+try:
+    c.getSMBServer().ioctl(tid, fid, ctlCode=0x00090018, flags=1, maxOutputResponse=1024)
+    raise AssertionError('unknown FSCTL answered')
+except smb3.SessionError as e:
+    assert e.error == 0xC0000010, hex(e.error)
+o1 = c.getSMBServer().ioctl(tid, fid, ctlCode=0x000900C0, flags=1, maxOutputResponse=64)
+o2 = c.getSMBServer().ioctl(tid, fid, ctlCode=0x000900C0, flags=1, maxOutputResponse=64)
+assert len(o1) == 64 and o1 == o2, (len(o1), o1 == o2)
+assert struct.unpack_from('<Q', o1)[0] == os.stat('$SHARE/objid.txt').st_ino
+assert o1[32:48] == o1[0:16] and o1[48:64] == b'\x00' * 16
+c.closeFile(tid, fid)
+ipc = c.connectTree('IPC\$')
+st, _ = ioctl(c, ipc, ALL, 0x00090018, 1024)
+assert st == 0xC00000BB, hex(st)
+c.logoff()
+c = conn(0x0210)
+tid = c.connectTree('share')
+st, _ = ioctl(c, tid, ALL, NETIF, 65536)
+assert st == 0xC00000BB, hex(st)
+c.logoff()
+"
+integ_stop
+
 # Multichannel (HACKING.md, Channel binding): a second connection binds to
 # a session and serves its opens (smbtorture smb2.session.bind1: the file
 # opened on the first connection is queried through the second; bind2:

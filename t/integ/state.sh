@@ -105,6 +105,31 @@ elif cmd == "lease":
     cur, new = struct.unpack_from('<LL', d, 24)
     print("break", "key-ok" if d[8:24] == key else "key-wrong",
           "cur=%d new=%d" % (cur, new))
+elif cmd == "lease-lock":
+    # bob's byte-range lock, then bob's SET_INFO EndOfFile, each break
+    # alice's read lease (another worker) to none
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    srv = a.getSMBServer()
+    srv._timeout = 5
+    def brk(what, key):
+        # impacket moves its next message id back by the notification's
+        # CreditCharge (0) minus 1: keep its window where it was
+        w = srv._Connection['SequenceWindow']
+        d = srv.recvSMB(0xFFFFFFFFFFFFFFFF)['Data']
+        srv._Connection['SequenceWindow'] = w
+        cur, new = struct.unpack_from('<LL', d, 24)
+        print(what, "key-ok" if d[8:24] == key else "key-wrong",
+              "cur=%d new=%d" % (cur, new))
+    k1, k2 = uuid.uuid4().bytes, uuid.uuid4().bytes
+    create(a, at, "leased2.txt", contexts=[lease_ctx(k1, 0x1)])
+    fb = create(b, bt, "leased2.txt")
+    lock(b, bt, fb, 0, 1, 0x2 | 0x10)
+    brk("lock-break", k1)
+    create(a, at, "leased2.txt", contexts=[lease_ctx(k2, 0x1)])
+    b.getSMBServer().setInfo(bt, fb, struct.pack('<Q', 100),
+                             infoType=s3.SMB2_0_INFO_FILE, fileInfoClass=20)
+    brk("eof-break", k2)
 elif cmd == "hold":
     a, at = login("alice", "alicepw1")
     create(a, at, "crash.txt", access=RW | 0x10000, share=0)
@@ -210,7 +235,7 @@ for p in json.load(sys.stdin).get("processes", []):
 }
 
 # Both users may open these (the kernel judges access by mode bits).
-for f in deny locked leased crash durable; do
+for f in deny locked leased leased2 crash durable; do
 	: >"$SHARE/$f.txt"
 	chmod 0666 "$SHARE/$f.txt"
 done
@@ -257,6 +282,13 @@ grep -q "locked.txt" "$T/status.txt" &&
 out=$(run lease)
 echo "$out" | grep -q "break key-ok cur=1 new=0" &&
     ok "bob's write breaks alice's read lease to none" || fail "lease break: $out"
+out=$(run lease-lock)
+echo "$out" | grep -q "lock-break key-ok cur=1 new=0" &&
+    ok "bob's byte-range lock breaks alice's read lease to none" ||
+    fail "lock lease break: $out"
+echo "$out" | grep -q "eof-break key-ok cur=1 new=0" &&
+    ok "bob's SET_INFO EndOfFile breaks alice's read lease to none" ||
+    fail "EOF lease break: $out"
 
 # kill -9 of the worker holding a deny-all open; bob's open within 1 s
 # (python itself in the background, so $! is the process to stop)

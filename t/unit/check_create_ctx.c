@@ -217,6 +217,56 @@ START_TEST(test_rename_and_zero)
 }
 END_TEST
 
+/* SRV_COPYCHUNK_COPY: key, count, then the chunk table; every truncation */
+START_TEST(test_copychunk)
+{
+	uint8_t buf[24 + 8 + 2 * 24];
+	struct fscc_copychunk cc;
+	struct fscc_chunk ch;
+	size_t cut;
+	struct cur c;
+
+	memset(buf, 0, sizeof(buf));
+	memset(buf, 0xAB, 24);
+	le32_put(buf + 24, 2);
+	le64_put(buf + 32, 4096);
+	le64_put(buf + 40, 8192);
+	le32_put(buf + 48, 512);
+	le64_put(buf + 56, 1);
+	le64_put(buf + 64, 2);
+	le32_put(buf + 72, 3);
+	cur_init(&c, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_copychunk_decode(&c, &cc), 0);
+	ck_assert_ptr_eq(cc.key, buf);
+	ck_assert_uint_eq(cc.count, 2);
+	ck_assert_int_eq(fscc_copychunk_get(&cc, 0, &ch), 0);
+	ck_assert_uint_eq(ch.src_off, 4096);
+	ck_assert_uint_eq(ch.dst_off, 8192);
+	ck_assert_uint_eq(ch.len, 512);
+	ck_assert_int_eq(fscc_copychunk_get(&cc, 1, &ch), 0);
+	ck_assert_uint_eq(ch.src_off, 1);
+	ck_assert_uint_eq(ch.dst_off, 2);
+	ck_assert_uint_eq(ch.len, 3);
+	ck_assert_int_eq(fscc_copychunk_get(&cc, 2, &ch), -1);
+	for (cut = 0; cut < sizeof(buf); cut++) {
+		cur_init(&c, buf, cut);
+		/* short fixed part -1, short table -2 */
+		ck_assert_int_eq(fscc_copychunk_decode(&c, &cc),
+		    cut < 32 ? -1 : -2);
+	}
+	/* a count no input can hold (24 * 2^32 - 24 bytes) */
+	le32_put(buf + 24, 0xFFFFFFFFu);
+	cur_init(&c, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_copychunk_decode(&c, &cc), -2);
+	ck_assert_uint_eq(cc.count, 0xFFFFFFFFu);
+	/* no chunks at all is well formed */
+	le32_put(buf + 24, 0);
+	cur_init(&c, buf, 32);
+	ck_assert_int_eq(fscc_copychunk_decode(&c, &cc), 0);
+	ck_assert_int_eq(fscc_copychunk_get(&cc, 0, &ch), -1);
+}
+END_TEST
+
 static Suite *
 create_ctx_suite(void)
 {
@@ -227,6 +277,7 @@ create_ctx_suite(void)
 	tcase_add_test(tc, test_ctx_malformed);
 	tcase_add_test(tc, test_ea_list);
 	tcase_add_test(tc, test_rename_and_zero);
+	tcase_add_test(tc, test_copychunk);
 	suite_add_tcase(s, tc);
 	return s;
 }
