@@ -658,8 +658,12 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 				ids_bad = 1;
 				goto respond;
 			}
-			if (chs != NULL && chs->bound->state == SESS_EXPIRED)
-				s->state = SESS_EXPIRED;
+			/* A channel of an expired session: the same answer. */
+			if (chs != NULL && chs->bound->state == SESS_EXPIRED &&
+			    h.command != SMB2_LOGOFF) {
+				st = STATUS_NETWORK_SESSION_EXPIRED;
+				goto respond;
+			}
 			if (s->state == SESS_EXPIRED ||
 			    (s->expire != 0 && conn_now() >= s->expire)) {
 				s->state = SESS_EXPIRED;

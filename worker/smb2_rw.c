@@ -254,6 +254,9 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* Byte-range locks; also breaks others' read caching (state.h). */
 	if ((status = state_io_check(op, off, len, 1)) != STATUS_SUCCESS)
 		return status;
+	/* the first write defers the write time; later ones: no I/O */
+	if (len > 0)
+		file_wt_write(op);
 
 	if (f->stream[0] != '\0') {
 		/* An xattr is written whole, from memory. */
@@ -274,9 +277,6 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    (rc = vfs->fsync(f->fd, 1)) != 0)
 			return ntstatus_from_errno(rc);
 	} else {
-		/* the first write defers the write time; later ones: no I/O */
-		if (len > 0)
-			file_wt_write(op);
 		n = len > 0 ? vfs->pwrite(f->fd, data, len, off) : 0;
 		if (n < 0)
 			return ntstatus_from_errno((int)n);

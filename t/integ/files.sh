@@ -371,7 +371,7 @@ fa = ca.openFile(ta, 'wt.txt', desiredAccess=0x12019F, creationDisposition=5, sh
 t0 = wtime(sa, ta, fa)
 fb = cb.openFile(tb, 'wt.txt', desiredAccess=0x100080, shareMode=7)
 time.sleep(1.1)
-ca.writeFile(ta, fa, b'x', offset=0)
+ca.writeFile(ta, fa, b'x' * 98304, offset=0)   # large: the spliced path when unsigned
 w = time.time()
 assert mtime('wt.txt') > t0, 'the kernel did not move mtime'
 assert wtime(sb, tb, fb) == t0, 'bob sees the write at once'

@@ -423,4 +423,28 @@ grep -q "status 0xc0000056" "$T/rw.out" &&
     ok "bob deletes alice's watched directory: her CHANGE_NOTIFY gets DELETE_PENDING" ||
     fail "notify of a deleted directory across workers: $(cat "$T/rw.out" "$T/rd.out")"
 
+# A rename by another user's worker inside a watched directory: alice's
+# CHANGE_NOTIFY gets the pair RENAMED_OLD_NAME (4) + RENAMED_NEW_NAME (5).
+cat >"$T/notify_rename.py" <<'EOF'
+import sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+
+b = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(sys.argv[1]),
+                  preferredDialect=s3.SMB2_DIALECT_21)
+b.login("bob", "bobpw1")
+b.rename("share", "watched\\from-bob.txt", "watched\\renamed-by-bob.txt")
+print("renamed", flush=True)
+EOF
+"$PYTHON" "$H" "$PORT" notify-wait >"$T/nr.out" 2>&1 &
+nrp=$!
+for i in $(seq 1 50); do grep -q waiting "$T/nr.out" && break; sleep 0.1; done
+sleep 0.3
+"$PYTHON" "$T/notify_rename.py" "$PORT" >"$T/nrb.out" 2>&1
+for i in $(seq 1 50); do grep -q changes "$T/nr.out" && break; sleep 0.1; done
+kill "$nrp" 2>/dev/null; wait "$nrp" 2>/dev/null
+grep -q "status 0x0 changes 4:from-bob.txt 5:renamed-by-bob.txt" "$T/nr.out" &&
+    ok "bob's rename gives alice's CHANGE_NOTIFY the old/new name pair" ||
+    fail "rename notify across workers: $(cat "$T/nr.out" "$T/nrb.out")"
+
 finish
