@@ -131,8 +131,9 @@ integ_stop
 # all-ones FileId, and a short MaxOutputResponse gets BUFFER_TOO_SMALL whose
 # ERROR body carries the size needed (2.2.2.2; 3.0: no error context);
 # 2.x gets NOT_SUPPORTED; an FSCTL nobody knows gets INVALID_DEVICE_REQUEST
-# on a file and NOT_SUPPORTED on IPC$; FSCTL_CREATE_OR_GET_OBJECT_ID gives a
-# stable FILE_OBJECTID_BUFFER built from the inode.
+# on a file and NOT_SUPPORTED on IPC$; FSCTL_PIPE_WAIT knows our pipes;
+# DFS referrals get FS_DRIVER_REQUIRED (no DFS); FSCTL_CREATE_OR_GET_OBJECT_ID
+# gives a stable FILE_OBJECTID_BUFFER built from the inode.
 integ_conf
 integ_start || { fail "server restarts"; finish; }
 echo data >"$SHARE/objid.txt"
@@ -148,7 +149,7 @@ def conn(d):
     c.login('alice', '$ALICE_PW')
     return c
 
-def ioctl(c, tid, fid, code, maxout):
+def ioctl(c, tid, fid, code, maxout, inp=b''):
     s = c.getSMBServer()
     p = s.SMB_PACKET()
     p['Command'] = SMB2_IOCTL
@@ -158,10 +159,13 @@ def ioctl(c, tid, fid, code, maxout):
     q['CtlCode'] = code
     q['MaxInputResponse'] = 0
     q['MaxOutputResponse'] = maxout
-    q['InputCount'] = 0
-    q['InputOffset'] = 0
-    q['Buffer'] = b'\x00'
-    q['OutputOffset'] = 0
+    q['InputCount'] = len(inp)
+    if inp:
+        q['Buffer'] = inp
+    else:
+        q['InputOffset'] = 0
+        q['Buffer'] = b'\x00'
+        q['OutputOffset'] = 0
     q['Flags'] = 1
     p['Data'] = q
     a = s.recvSMB(s.sendSMB(p))
@@ -202,6 +206,14 @@ c.closeFile(tid, fid)
 ipc = c.connectTree('IPC\$')
 st, _ = ioctl(c, ipc, ALL, 0x00090018, 1024)
 assert st == 0xC00000BB, hex(st)
+def pipe_wait(name):
+    n = name.encode('utf-16-le')
+    return ioctl(c, ipc, ALL, 0x00110018, 0,
+        struct.pack('<QIBB', 0, len(n), 0, 0) + n)[0]
+assert pipe_wait('srvsvc') == 0, hex(pipe_wait('srvsvc'))
+assert pipe_wait('nosuch') == 0xC0000034, hex(pipe_wait('nosuch'))
+st, _ = ioctl(c, ipc, ALL, 0x00060194, 1024, b'\x04\x00' + 'x'.encode('utf-16-le'))
+assert st == 0xC000019C, hex(st)
 c.logoff()
 c = conn(0x0210)
 tid = c.connectTree('share')
