@@ -514,7 +514,8 @@ shm_open_dbs(struct shm *s, int create)
 	    (rc = mdb_dbi_open(txn, "brlocks", f, &s->db_brlocks)) != 0 ||
 	    (rc = mdb_dbi_open(txn, "sessions", f, &s->db_sessions)) != 0 ||
 	    (rc = mdb_dbi_open(txn, "durable", f, &s->db_durable)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "workers", f, &s->db_workers)) != 0) {
+	    (rc = mdb_dbi_open(txn, "workers", f, &s->db_workers)) != 0 ||
+	    (rc = mdb_dbi_open(txn, "notify", f, &s->db_notify)) != 0) {
 		mdb_txn_abort(txn);
 		if (rc == MDB_NOTFOUND)
 			log_warnx("state: %s/%s was not created by the master",

@@ -48,6 +48,8 @@ lease_decode(const MDB_val *k, const MDB_val *v, struct shm_lease_rec *l)
 	l->breaking = cur_u8(&c);
 	/* Added later: a record without it needs what its break asked. */
 	l->required = cur_left(&c) >= 4 ? cur_le32(&c) : l->breaking_to;
+	/* Added later too: without it a break's start is unknown (0). */
+	l->break_started = cur_left(&c) >= 8 ? cur_le64(&c) : 0;
 	return c.err ? -EPROTO : 0;
 }
 
@@ -84,10 +86,34 @@ lease_put_txn(struct shm *s, MDB_txn *txn, const struct shm_lease_rec *l)
 	wcur_u8(&w, l->version);
 	wcur_u8(&w, l->breaking);
 	wcur_le32(&w, l->required);
+	wcur_le64(&w, l->break_started);
 	if (w.err)
 		return -EINVAL;
 	v.mv_size = wcur_off(&w);
 	return shm_err(mdb_put(txn, s->db_leases, &k, &v, 0));
+}
+
+/*
+ * When an oplock break started.  An open with an oplock has no lease key,
+ * so while SHM_OPEN_BREAKING the key's first 8 bytes hold the start
+ * (shm_now_ms(), little-endian) and the record keeps its fixed size; an
+ * older record has zeros there: start unknown.
+ */
+static uint64_t
+oplock_break_started(const struct shm_open_rec *e)
+{
+	if (e->oplock_level == SHM_OPLOCK_LEASE || !(e->flags & SHM_OPEN_BREAKING))
+		return 0;
+	return le64_get(e->lease_key);
+}
+
+static void
+oplock_break_start_set(struct shm_open_rec *e, uint64_t started)
+{
+	if (e->oplock_level == SHM_OPLOCK_LEASE)
+		return;
+	memset(e->lease_key, 0, SHM_GUID_LEN);
+	le64_put(e->lease_key, started);
 }
 
 static int
@@ -383,6 +409,7 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		b.cur = l.state;
 		b.new_level = to;
 		b.epoch = l.epoch;
+		b.started_ms = l.breaking ? l.break_started : 0;
 		if (!l.breaking) {
 			if (to == cur)
 				return 0;
@@ -429,6 +456,7 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		b.cur = e->oplock_level;
 		b.new_level = to;
 		b.in_progress = (e->flags & SHM_OPEN_BREAKING) != 0;
+		b.started_ms = oplock_break_started(e);
 	}
 	break_add(bs->out, &b);
 	return 0;
@@ -441,6 +469,7 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
 {
 	struct shm_lease_rec l;
 	struct shm_open_rec e;
+	uint64_t now = shm_now_ms();
 	uint8_t *p;
 	int rc, i, dirty = 0;
 
@@ -466,8 +495,10 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
 			l.breaking = 1;
 			l.breaking_to = b->new_level;
 			l.required = b->new_level;
+			l.break_started = now;
 			l.epoch++;
 			b->epoch = l.epoch;
+			b->started_ms = now;
 			if ((rc = lease_put_txn(s, txn, &l)) != 0)
 				return rc;
 			continue;
@@ -478,6 +509,8 @@ breaks_mark_txn(struct shm *s, MDB_txn *txn, struct shm_ofile *of,
 		shm_orec_get(p, &e);
 		e.flags |= SHM_OPEN_BREAKING;
 		e.oplock_breaking_to = (uint8_t)b->new_level;
+		oplock_break_start_set(&e, now);
+		b->started_ms = now;
 		shm_orec_put(p, &e);
 		dirty = 1;
 	}
@@ -610,6 +643,7 @@ shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	l.state = state;
 	l.breaking = 0;
 	l.breaking_to = 0;
+	l.break_started = 0;
 	rc = lease_put_txn(s, txn, &l);
 out:
 	return shm_wend(s, txn, rc);
@@ -640,6 +674,7 @@ shm_lease_break_ack_next(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	l.state = state;
 	l.breaking = 0;
 	l.breaking_to = 0;
+	l.break_started = 0;
 	if (state & ~l.required) {
 		/*
 		 * More is needed than this break asked: the next one goes
@@ -660,8 +695,11 @@ shm_lease_break_ack_next(struct shm *s, const uint8_t *guid, const uint8_t *key,
 			next->epoch = l.epoch;
 			*have_next = 1;
 			if (state & (SHM_LEASE_H | SHM_LEASE_W)) {
+				/* A new break: its own 35 s from now. */
 				l.breaking = 1;
 				l.breaking_to = to;
+				l.break_started = shm_now_ms();
+				next->started_ms = l.break_started;
 			} else
 				l.state = to;	/* R -> none: no ack comes */
 		}
@@ -702,6 +740,7 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
 	}
 	e.oplock_level = level;
 	e.oplock_breaking_to = 0;
+	oplock_break_start_set(&e, 0);
 	e.flags &= ~SHM_OPEN_BREAKING;
 	shm_orec_put(p, &e);
 	rc = shm_ofile_store(s, txn, fid, &of);
@@ -711,6 +750,13 @@ out:
 
 int
 shm_breaks_expire(struct shm *s, const struct shm_file_id *fid)
+{
+	return shm_breaks_expire_before(s, fid, UINT64_MAX);
+}
+
+int
+shm_breaks_expire_before(struct shm *s, const struct shm_file_id *fid,
+    uint64_t started_by)
 {
 	struct shm_lease_rec l;
 	struct shm_open_rec e;
@@ -730,20 +776,23 @@ shm_breaks_expire(struct shm *s, const struct shm_file_id *fid)
 		if (e.oplock_level == SHM_OPLOCK_LEASE) {
 			/* Several opens may share the lease: ended once. */
 			if (lease_get_txn(s, txn, e.client_guid, e.lease_key,
-			    &l) != 0 || !l.breaking)
+			    &l) != 0 || !l.breaking || l.break_started > started_by)
 				continue;
 			l.state = 0;
 			l.breaking = 0;
 			l.breaking_to = 0;
+			l.break_started = 0;
 			if ((rc = lease_put_txn(s, txn, &l)) != 0)
 				goto out;
 			ended++;
 			continue;
 		}
-		if (!(e.flags & SHM_OPEN_BREAKING))
+		if (!(e.flags & SHM_OPEN_BREAKING) ||
+		    oplock_break_started(&e) > started_by)
 			continue;
 		e.oplock_level = e.oplock_breaking_to;
 		e.oplock_breaking_to = 0;
+		oplock_break_start_set(&e, 0);
 		e.flags &= ~SHM_OPEN_BREAKING;
 		shm_orec_put(p, &e);
 		dirty = 1;
@@ -754,4 +803,44 @@ shm_breaks_expire(struct shm *s, const struct shm_file_id *fid)
 out:
 	rc = shm_wend(s, txn, rc);
 	return rc != 0 ? rc : ended;
+}
+
+struct holders_scan {
+	const uint8_t	*guid;
+	const uint8_t	*key;
+	struct shm_pids	*pids;
+};
+
+static int
+holders_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg)
+{
+	struct holders_scan *h = arg;
+
+	(void)s;
+	(void)txn;
+	if (same_lease(e, h->guid, h->key))
+		shm_pids_add(h->pids, e->pid);	/* skips 0: disconnected */
+	return 0;
+}
+
+int
+shm_lease_holders(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    struct shm_file_id *fid, struct shm_pids *pids)
+{
+	struct holders_scan h = { guid, key, pids };
+	struct shm_lease_rec l;
+	struct shm_ofile of;
+	MDB_txn *txn;
+	int rc;
+
+	memset(pids, 0, sizeof(*pids));
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = lease_get_txn(s, txn, guid, key, &l)) == 0) {
+		*fid = l.fid;
+		if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
+			rc = ofile_each(s, txn, &of, holders_visit, &h);
+	}
+	shm_rend(s, txn);
+	return rc;
 }

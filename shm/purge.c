@@ -247,5 +247,8 @@ shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
 	int rc;
 
 	SHM_RETRY_FULL(s, rc, shm_purge_worker_once(s, pid, res));
+	/* its CHANGE_NOTIFY watches (shm/notify.c); stale ones only cost */
+	if (rc == 0)
+		(void)shm_notify_purge(s, pid);
 	return rc;
 }

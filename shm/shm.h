@@ -209,6 +209,12 @@ struct shm_lease_rec {
 	 * to R, then to none.
 	 */
 	uint32_t	required;
+	/*
+	 * While breaking: when the break started (shm_now_ms()); each break
+	 * times out on its own (MS-SMB2 3.3.2.1).  0 in a record written
+	 * before the field existed: the start is unknown.
+	 */
+	uint64_t	break_started;
 };
 
 /* What a new open asks for, to compute the breaks it causes. */
@@ -239,6 +245,7 @@ struct shm_break {
 	uint16_t	epoch;		/* lease epoch after the break started */
 	int		in_progress;	/* already breaking: wait, don't resend */
 	int		must_wait;	/* in progress: the opener waits for it */
+	uint64_t	started_ms;	/* shm_now_ms() the break began; 0 unknown */
 };
 
 #define SHM_BREAKS_MAX	32
@@ -291,6 +298,22 @@ int	shm_lease_break_ack_next(struct shm *, const uint8_t *client_guid,
  * Returns how many breaks were ended, or -errno.
  */
 int	shm_breaks_expire(struct shm *, const struct shm_file_id *);
+/*
+ * The same for the breaks that started at or before started_by
+ * (shm_now_ms() clock) only: each break runs out its own timer, the
+ * younger ones stay in progress.  A break whose start is unknown (a record
+ * from before the start was kept) counts as old.
+ */
+int	shm_breaks_expire_before(struct shm *, const struct shm_file_id *,
+	    uint64_t started_by);
+/*
+ * The file a lease caches and the workers with an open sharing it, for an
+ * acknowledgement that arrives in another worker (pids: distinct, without
+ * disconnected opens).  -ENOENT when there is no such lease.
+ */
+int	shm_lease_holders(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, struct shm_file_id *fid,
+	    struct shm_pids *pids);
 int	shm_oplock_break_ack(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, uint8_t level);
 
@@ -466,6 +489,23 @@ struct shm_purge_result {
  * leases); then clears stale reader slots and its message socket.
  */
 int	shm_purge_worker(struct shm *, pid_t, struct shm_purge_result *);
+
+/* ---- CHANGE_NOTIFY watchers (notify.c) ---- */
+
+/*
+ * pid gains (delta 1) or loses (delta -1) one watch on each directory of
+ * fids, in one write transaction (a worker arms a watch on a directory and
+ * its WATCH_TREE subdirectories at once).
+ */
+int	shm_notify_watch(struct shm *, const struct shm_file_id *fids,
+	    unsigned n, pid_t pid, int delta);
+/* Is any directory watched at all?  One atomic load of the hint file. */
+int	shm_notify_any(const struct shm *);
+/* The workers watching fid (out->n 0: none; the hint answers most). */
+int	shm_notify_watchers(struct shm *, const struct shm_file_id *,
+	    struct shm_pids *out);
+/* Drops every watch of pid (the master's purge of a dead worker). */
+int	shm_notify_purge(struct shm *, pid_t);
 
 /* ---- worker <-> worker messages (unix datagrams named by pid) ---- */
 

@@ -13,6 +13,7 @@
  *   sessions session id(8)      -> session record
  *   durable  persistent id(8)   -> durable record
  *   workers  pid(4)             -> worker record; "\xff#idnext" -> id counter
+ *   notify   fid(16)            -> the workers watching the directory
  *
  * The hot paths (CREATE, CLOSE, READ, WRITE) use mdb_get and mdb_put only:
  * LMDB allocates every cursor opened in a write transaction, so a file's
@@ -42,12 +43,17 @@
 /* The shared hint counters (state.hint). */
 #define SHM_HINT_MAGIC		0x746e6968u	/* "hint" */
 #define SHM_HINT_BUCKETS	4096
-enum { SHM_HINT_LOCKED = 0, SHM_HINT_CACHING = 1 };
+enum { SHM_HINT_LOCKED = 0, SHM_HINT_CACHING = 1, SHM_HINT_NOTIFY = 2 };
 struct shm_hint {
 	uint32_t	magic;
 	uint32_t	buckets;
-	/* [LOCKED]: files with a brlock record; [CACHING]: opens with an oplock or lease */
-	uint32_t	count[2][SHM_HINT_BUCKETS];
+	/*
+	 * [LOCKED]: files with a brlock record; [CACHING]: opens with an
+	 * oplock or lease; [NOTIFY]: directories with a notify record
+	 */
+	uint32_t	count[3][SHM_HINT_BUCKETS];
+	/* directories with a notify record, all buckets (notify.c) */
+	uint32_t	watched;
 };
 
 /* Counter changes of the open write transaction (see shm_hint_add). */
@@ -66,6 +72,7 @@ struct shm {
 	MDB_dbi		 db_sessions;
 	MDB_dbi		 db_durable;
 	MDB_dbi		 db_workers;
+	MDB_dbi		 db_notify;	/* watched directories (notify.c) */
 	MDB_txn		*rtxn;		/* reset read transaction, renewed on use */
 	int		 rtxn_live;
 	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */

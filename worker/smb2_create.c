@@ -749,6 +749,11 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (status != STATUS_SUCCESS)
 			goto out;
 		action = saction;
+		/* a new named stream: inotify sees only an IN_ATTRIB */
+		if (saction == FILE_CREATED)
+			smb2_notify_file_change(tree->root_fd, f,
+			    FILE_ACTION_ADDED_STREAM,
+			    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
 	}
 	if (truncate && (rc = vfs->ftruncate(fd, 0)) != 0) {
 		status = ntstatus_from_errno(rc);
@@ -885,8 +890,11 @@ file_open_close(struct open *op)
 	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
 		if (f->stream[0] != '\0') {
 			if (vfs_stream_xattr_name(f->stream, xname,
-			    sizeof(xname)) == 0)
-				(void)vfs->removexattr(f->fd, xname);
+			    sizeof(xname)) == 0 &&
+			    vfs->removexattr(f->fd, xname) == 0)
+				smb2_notify_file_change(op->tree->root_fd, f,
+				    FILE_ACTION_REMOVED_STREAM,
+				    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
 		} else if (f->path[0] != '\0') {
 			rc = vfs->unlink(op->tree->root_fd, f->path, f->is_dir);
 			if (rc != 0)

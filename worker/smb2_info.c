@@ -16,6 +16,7 @@
 #include "proto/fscc.h"
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
+#include "worker/smb2_notify.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -641,15 +642,18 @@ info_rename_stream(struct open *op, const char *to, int replace)
 }
 
 /*
- * A rename deletes the name from its directory: like Windows (and Samba),
- * it must be able to open that directory for DELETE, sharing read and
- * write, next to the directory's current opens -- an open there with
- * DELETE access, or one that does not share delete, refuses it with
- * STATUS_SHARING_VIOLATION.  The check goes through the shared state with
- * a transient open record, so opens in other workers count too.
+ * MS-FSA 2.1.5.14.11: a rename opens its DestinationDirectory for
+ * FILE_ADD_FILE (FILE_ADD_SUBDIRECTORY too for a directory), sharing read
+ * and write, next to the directory's current opens -- an open there with
+ * DELETE access, or one that does not share write, refuses it with
+ * STATUS_SHARING_VIOLATION.  A handle on the directory that merely lacks
+ * FILE_SHARE_DELETE does not (Windows renames files inside a directory a
+ * CHANGE_NOTIFY watcher holds open that way).  The check goes through the
+ * shared state with a transient open record, so opens in other workers
+ * count too.
  */
 static ntstatus_t
-info_rename_parent_check(struct tree *tree, const char *path)
+info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct shm *s = state_shm();
@@ -673,7 +677,8 @@ info_rename_parent_check(struct tree *tree, const char *path)
 	if (shm_id_alloc(s, &rec.persistent_id) != 0)
 		return STATUS_SUCCESS;
 	rec.pid = getpid();
-	rec.access = SHM_DELETE;
+	/* FILE_ADD_FILE is FILE_WRITE_DATA, FILE_ADD_SUBDIRECTORY APPEND */
+	rec.access = SHM_FILE_WRITE_DATA | (is_dir ? SHM_FILE_APPEND_DATA : 0);
 	rec.share_access = SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE;
 	rc = shm_open_insert(s, &fid, &rec, &conflict);
 	if (rc == -EBUSY)
@@ -798,7 +803,7 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 		rc = vfs->link(tree->root_fd, f->path, target);
 		return ntstatus_from_errno(rc);
 	}
-	if ((status = info_rename_parent_check(tree, f->path)) !=
+	if ((status = info_rename_parent_check(tree, target, f->is_dir)) !=
 	    STATUS_SUCCESS)
 		return status;
 	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
@@ -844,6 +849,9 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = smb2_secdesc_set(op, addl, sd, blen);
 		if (status != STATUS_SUCCESS)
 			return status;
+		/* MS-FSA 2.1.5.16: inotify sees only an IN_ATTRIB */
+		smb2_notify_file_change(op->tree->root_fd, f,
+		    FILE_ACTION_MODIFIED, FILE_NOTIFY_CHANGE_SECURITY, 0);
 		wcur_le16(&rsp->body, 2);
 		return STATUS_SUCCESS;
 	}
@@ -857,8 +865,26 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	case FileBasicInformation:
 		if (blen < 40)
 			return STATUS_INFO_LENGTH_MISMATCH;
+	{
+		/* which fields change, for CHANGE_NOTIFY (MS-FSA 2.1.5.14.2) */
+		struct cur pb = b;
+		uint32_t nf = 0;
+
+		if (cur_le64(&pb) != 0)
+			nf |= FILE_NOTIFY_CHANGE_CREATION;
+		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
+			nf |= FILE_NOTIFY_CHANGE_LAST_ACCESS;
+		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
+			nf |= FILE_NOTIFY_CHANGE_LAST_WRITE;
+		(void)cur_le64(&pb);
+		if (cur_le32(&pb) != 0)
+			nf |= FILE_NOTIFY_CHANGE_ATTRIBUTES;
 		status = info_set_basic(op, &b);
+		if (status == STATUS_SUCCESS && nf != 0)
+			smb2_notify_file_change(op->tree->root_fd, f,
+			    FILE_ACTION_MODIFIED, nf, 0);
 		break;
+	}
 	case FileEndOfFileInformation:
 	case FileAllocationInformation:
 		status = info_set_size(op, &b, klass == FileAllocationInformation);
@@ -911,6 +937,10 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (eas == NULL)
 			return STATUS_INVALID_PARAMETER;
 		status = smb2_ea_set(f, eas, blen);
+		/* MS-FSA 2.1.5.14.6: inotify sees only an IN_ATTRIB */
+		if (status == STATUS_SUCCESS)
+			smb2_notify_file_change(op->tree->root_fd, f,
+			    FILE_ACTION_MODIFIED, FILE_NOTIFY_CHANGE_EA, 0);
 		break;
 	}
 	default:

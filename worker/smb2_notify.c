@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/log.h"
@@ -22,24 +23,13 @@
 #include "worker/smb2.h"
 #include "worker/state.h"
 #include "worker/worker.h"
+#include "vfs/vfs.h"
 
 /* MS-SMB2 2.2.35 Flags */
 #define SMB2_WATCH_TREE			0x0001
-/* MS-FSCC 2.4.42 / MS-SMB2 2.2.35 CompletionFilter */
-#define FILE_NOTIFY_CHANGE_FILE_NAME	0x00000001u
-#define FILE_NOTIFY_CHANGE_DIR_NAME	0x00000002u
-#define FILE_NOTIFY_CHANGE_ATTRIBUTES	0x00000004u
-#define FILE_NOTIFY_CHANGE_SIZE		0x00000008u
-#define FILE_NOTIFY_CHANGE_LAST_WRITE	0x00000010u
-#define FILE_NOTIFY_CHANGE_EA		0x00000080u
-#define FILE_NOTIFY_CHANGE_SECURITY	0x00000100u
 #define FILE_NOTIFY_VALID_MASK		0x00000FFFu
-/* FILE_NOTIFY_INFORMATION Action */
-#define FILE_ACTION_ADDED		1
-#define FILE_ACTION_REMOVED		2
-#define FILE_ACTION_MODIFIED		3
-#define FILE_ACTION_RENAMED_OLD_NAME	4
-#define FILE_ACTION_RENAMED_NEW_NAME	5
+/* NOTIFY message flag (shm_wmsg_msg.level): the change wrote xattrs */
+#define NOTIFY_WMSG_XATTR		0x1
 
 #define NOTIFY_WATCH_MAX	128	/* watched directory handles per worker */
 #define NOTIFY_WD_MAX		1024	/* inotify watches per worker */
@@ -67,6 +57,8 @@ struct notify_wd {
 	int		 wd;		/* -1: free */
 	int		 watch;		/* index in watches */
 	char		 prefix[256];	/* "" or "sub/dir/" below the handle */
+	uint64_t	 dev, ino;	/* the directory watched */
+	int		 reg;		/* recorded in shm (shm_notify_watch) */
 };
 
 static struct notify_watch watches[NOTIFY_WATCH_MAX];
@@ -96,10 +88,56 @@ notify_wd_shared(int wd, unsigned except)
 	return 0;
 }
 
+/*
+ * The shared record of who watches which directory (shm/notify.c): the
+ * inotify watches not yet recorded are, in one transaction.  A failure
+ * leaves them unrecorded: changes of the other workers' xattrs are then
+ * missed there, inotify still works.
+ */
+static struct shm_file_id reg_fids[NOTIFY_WD_MAX];
+
+static void
+notify_register(void)
+{
+	struct shm *s = state_shm();
+	unsigned i, n = 0;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < nwds; i++)
+		if (!wds[i].reg) {
+			reg_fids[n].dev = wds[i].dev;
+			reg_fids[n++].ino = wds[i].ino;
+		}
+	if (n == 0 || shm_notify_watch(s, reg_fids, n, shm_self(s), 1) != 0)
+		return;
+	for (i = 0; i < nwds; i++)
+		wds[i].reg = 1;
+}
+
+static void
+notify_unregister(int w)
+{
+	struct shm *s = state_shm();
+	unsigned i, n = 0;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < nwds; i++)
+		if (wds[i].watch == w && wds[i].reg) {
+			reg_fids[n].dev = wds[i].dev;
+			reg_fids[n++].ino = wds[i].ino;
+		}
+	if (n > 0)
+		(void)shm_notify_watch(s, reg_fids, n, shm_self(s), -1);
+}
+
 static void
 notify_watch_end(int w)
 {
 	unsigned i = 0;
+
+	notify_unregister(w);
 
 	/* inotify gives one wd per inode: rm only its last user's */
 	while (i < nwds) {
@@ -138,10 +176,12 @@ smb2_notify_conn_gone(struct conn *c)
 static int
 notify_add_wd(int w, int dirfd, const char *prefix)
 {
+	struct stat st;
 	char p[64];
 	int wd;
 
-	if (nwds >= NOTIFY_WD_MAX || smb2_notify_fd() < 0)
+	if (nwds >= NOTIFY_WD_MAX || smb2_notify_fd() < 0 ||
+	    fstat(dirfd, &st) != 0)
 		return -1;
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
 	wd = inotify_add_watch(ifd, p, NOTIFY_MASK);
@@ -149,6 +189,9 @@ notify_add_wd(int w, int dirfd, const char *prefix)
 		return -1;
 	wds[nwds].wd = wd;
 	wds[nwds].watch = w;
+	wds[nwds].dev = (uint64_t)st.st_dev;
+	wds[nwds].ino = (uint64_t)st.st_ino;
+	wds[nwds].reg = 0;
 	snprintf(wds[nwds].prefix, sizeof(wds[nwds].prefix), "%s", prefix);
 	nwds++;
 	return 0;
@@ -231,6 +274,7 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 	}
 	if (tree)
 		notify_add_tree(i, f->fd, "", &budget, 0);
+	notify_register();
 	return i;
 }
 
@@ -285,11 +329,16 @@ notify_map(uint32_t mask, uint32_t *action, uint32_t *filter)
 		*filter = FILE_NOTIFY_CHANGE_LAST_WRITE |
 		    FILE_NOTIFY_CHANGE_SIZE;
 	} else if (mask & IN_ATTRIB) {
-		/* mode, owner, times and xattrs (DOS attributes, EAs, ACLs) */
+		/*
+		 * mode, owner, times, xattrs -- by a local process: the
+		 * server's own EA, security, stream and DOS attribute writes
+		 * are reported by the worker making them, with the filter
+		 * they match (smb2_notify_file_change), and their IN_ATTRIB
+		 * is claimed (notify_claimed).
+		 */
 		*action = FILE_ACTION_MODIFIED;
 		*filter = FILE_NOTIFY_CHANGE_ATTRIBUTES |
-		    FILE_NOTIFY_CHANGE_LAST_WRITE | FILE_NOTIFY_CHANGE_EA |
-		    FILE_NOTIFY_CHANGE_SECURITY;
+		    FILE_NOTIFY_CHANGE_LAST_WRITE;
 	} else
 		return -1;
 	return 0;
@@ -364,6 +413,94 @@ notify_after_create(const struct inotify_event *ev)
 	return 0;
 }
 
+/*
+ * The IN_ATTRIB of a change a worker reported itself (its xattr writes):
+ * claimed for a moment on (wd, file name), so it is not reported a second
+ * time, and not as an attribute change Windows would not make.
+ */
+#define NOTIFY_CLAIMS		16
+#define NOTIFY_CLAIM_MS		300
+static struct {
+	int		 wd;
+	uint64_t	 hash;
+	uint64_t	 at_ms;
+} claims[NOTIFY_CLAIMS];
+static unsigned claim_next;
+
+static void
+notify_claim(int wd, const char *base, size_t blen)
+{
+	char b[256];
+	uint64_t h, now = shm_now_ms();
+	unsigned i;
+
+	if (blen >= sizeof(b))
+		return;
+	memcpy(b, base, blen);
+	b[blen] = '\0';
+	h = notify_hash(b);
+	for (i = 0; i < NOTIFY_CLAIMS; i++)
+		if (claims[i].wd == wd && claims[i].hash == h) {
+			claims[i].at_ms = now;
+			return;
+		}
+	claims[claim_next].wd = wd;
+	claims[claim_next].hash = h;
+	claims[claim_next].at_ms = now;
+	claim_next = (claim_next + 1) % NOTIFY_CLAIMS;
+}
+
+static int
+notify_claimed(const struct inotify_event *ev)
+{
+	uint64_t h, now;
+	unsigned i;
+
+	if (!(ev->mask & IN_ATTRIB))
+		return 0;
+	h = notify_hash(ev->name);
+	now = shm_now_ms();
+	for (i = 0; i < NOTIFY_CLAIMS; i++)
+		if (claims[i].wd == ev->wd && claims[i].hash == h &&
+		    claims[i].at_ms != 0 && now - claims[i].at_ms <
+		    NOTIFY_CLAIM_MS)
+			return 1;
+	return 0;
+}
+
+/*
+ * A change of name (UTF-8, "file" or "file:stream") in the directory
+ * (dev, ino), made by a worker: every watch here with an inotify watch on
+ * that directory (the handle's own or, with WATCH_TREE, one below it)
+ * whose filter matches queues it.  xattr: the change wrote xattrs, claim
+ * their IN_ATTRIB.
+ */
+static void
+notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
+    const char *name, int xattr)
+{
+	char full[512];
+	struct notify_watch *w;
+	unsigned i, n = nwds;
+	size_t blen = strcspn(name, ":");
+
+	for (i = 0; i < n && i < nwds; i++) {
+		if (wds[i].dev != dev || wds[i].ino != ino)
+			continue;
+		if (xattr)
+			notify_claim(wds[i].wd, name, blen);
+		w = &watches[wds[i].watch];
+		if (!w->in_use || (wds[i].prefix[0] != '\0' && !w->tree) ||
+		    !(w->filter & filter))
+			continue;
+		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
+		    (int)sizeof(full))
+			continue;
+		notify_queue(w, action, full);
+		notify_wake(w);
+	}
+}
+
 static void
 notify_dispatch(const struct inotify_event *ev)
 {
@@ -387,7 +524,7 @@ notify_dispatch(const struct inotify_event *ev)
 		return;
 	}
 	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0 ||
-	    notify_after_create(ev))
+	    notify_after_create(ev) || notify_claimed(ev))
 		return;
 	for (i = 0; i < n && i < nwds; i++) {
 		if (wds[i].wd != ev->wd)
@@ -439,6 +576,7 @@ notify_follow_new_dir(const struct inotify_event *ev)
 			notify_add_tree(w, dfd, sub, &budget, 1);
 		close(dfd);
 	}
+	notify_register();
 }
 
 void
@@ -450,6 +588,12 @@ smb2_notify_event(void)
 	size_t off;
 	int guard;
 
+	/*
+	 * The other workers' NOTIFY messages first: one that reports its
+	 * own xattr write claims the IN_ATTRIB read below (the message is
+	 * sent right after the write).
+	 */
+	state_wmsg_event();
 	for (guard = 0; guard < 64 && ifd >= 0; guard++) {
 		n = read(ifd, buf, sizeof(buf));
 		if (n <= 0)
@@ -532,11 +676,13 @@ smb2_notify_delete_pending(uint64_t dev, uint64_t ino)
 		(void)shm_wmsg_send(state_wmsg(), pp.pid[i], &m);
 }
 
+/* ~1 KiB: kept off the event loop's stack */
+static struct shm_wmsg_msg notify_msg;
+
 void
 smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 {
-	char name[SHM_WMSG_NAME_MAX + 1];
-	int i;
+	static char name[SHM_WMSG_NAME_MAX + 1];
 
 	/*
 	 * A change another worker made in a directory watched here (what
@@ -548,15 +694,60 @@ smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 	}
 	memcpy(name, m->name, SHM_WMSG_NAME_MAX);
 	name[SHM_WMSG_NAME_MAX] = '\0';
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++) {
-		struct notify_watch *w = &watches[i];
+	if (m->filter == 0 || strchr(name, '/') != NULL || name[0] == '\0')
+		return;
+	notify_deliver(m->fid.dev, m->fid.ino, m->action, m->filter, name,
+	    (m->level & NOTIFY_WMSG_XATTR) != 0);
+}
 
-		if (!w->in_use || w->dev != m->fid.dev || w->ino != m->fid.ino ||
-		    !(w->filter & m->filter))
-			continue;
-		notify_queue(w, m->action, name);
-		notify_wake(w);
-	}
+void
+smb2_notify_file_change(int root_fd, const struct file_open *f,
+    uint32_t action, uint32_t filter, int stream)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct shm *s = state_shm();
+	struct shm_wmsg_msg *m = &notify_msg;
+	struct shm_pids pids;
+	struct vfs_stat st;
+	char parent[FILE_PATH_MAX];
+	const char *slash, *leaf;
+	size_t n;
+	unsigned i;
+
+	/* nobody watches anything: the common case costs one load */
+	if (nwds == 0 && (s == NULL || !shm_notify_any(s)))
+		return;
+	if (root_fd < 0 || f == NULL || f->path[0] == '\0')
+		return;		/* the share root has no directory to tell */
+	slash = strrchr(f->path, '/');
+	n = slash != NULL ? (size_t)(slash - f->path) : 0;
+	leaf = slash != NULL ? slash + 1 : f->path;
+	memcpy(parent, f->path, n);
+	parent[n] = '\0';
+	if (vfs->statat(root_fd, parent, &st) != 0)
+		return;
+	memset(m, 0, sizeof(*m));
+	if (stream && f->stream[0] != '\0') {
+		if (snprintf(m->name, sizeof(m->name), "%s:%s", leaf,
+		    f->stream) >= (int)sizeof(m->name))
+			return;
+	} else if (snprintf(m->name, sizeof(m->name), "%s", leaf) >=
+	    (int)sizeof(m->name))
+		return;
+	notify_deliver(st.dev, st.ino, action, filter, m->name, 1);
+	if (s == NULL || state_wmsg() == NULL)
+		return;
+	m->type = SHM_WMSG_NOTIFY;
+	m->fid.dev = st.dev;
+	m->fid.ino = st.ino;
+	m->action = action;
+	m->filter = filter;
+	m->level = NOTIFY_WMSG_XATTR;
+	if (shm_notify_watchers(s, &m->fid, &pids) != 0)
+		return;
+	for (i = 0; i < pids.n; i++)
+		if (pids.pid[i] != shm_self(s))
+			(void)shm_wmsg_send(state_wmsg(), pids.pid[i], m);
 }
 
 /*

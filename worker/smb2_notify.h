@@ -41,4 +41,41 @@ void		smb2_notify_conn_gone(struct conn *);
  */
 void		smb2_notify_delete_pending(uint64_t dev, uint64_t ino);
 
+/* MS-FSCC 2.4.42 / MS-SMB2 2.2.35 CompletionFilter */
+#define FILE_NOTIFY_CHANGE_FILE_NAME	0x00000001u
+#define FILE_NOTIFY_CHANGE_DIR_NAME	0x00000002u
+#define FILE_NOTIFY_CHANGE_ATTRIBUTES	0x00000004u
+#define FILE_NOTIFY_CHANGE_SIZE		0x00000008u
+#define FILE_NOTIFY_CHANGE_LAST_WRITE	0x00000010u
+#define FILE_NOTIFY_CHANGE_LAST_ACCESS	0x00000020u
+#define FILE_NOTIFY_CHANGE_CREATION	0x00000040u
+#define FILE_NOTIFY_CHANGE_EA		0x00000080u
+#define FILE_NOTIFY_CHANGE_SECURITY	0x00000100u
+#define FILE_NOTIFY_CHANGE_STREAM_NAME	0x00000200u
+#define FILE_NOTIFY_CHANGE_STREAM_SIZE	0x00000400u
+#define FILE_NOTIFY_CHANGE_STREAM_WRITE	0x00000800u
+/* FILE_NOTIFY_INFORMATION Action (MS-FSCC 2.7.1) */
+#define FILE_ACTION_ADDED		1
+#define FILE_ACTION_REMOVED		2
+#define FILE_ACTION_MODIFIED		3
+#define FILE_ACTION_RENAMED_OLD_NAME	4
+#define FILE_ACTION_RENAMED_NEW_NAME	5
+#define FILE_ACTION_ADDED_STREAM	6
+#define FILE_ACTION_REMOVED_STREAM	7
+#define FILE_ACTION_MODIFIED_STREAM	8
+
+/*
+ * This worker changed something of the file f (of the share whose root
+ * root_fd is) that inotify cannot
+ * express (a named stream, an EA, the security descriptor, DOS attributes
+ * or times kept in xattrs): the watchers of its directory, here and in the
+ * other workers (NOTIFY messages), get action/filter on the file's name,
+ * "name:stream" when stream is set (f's stream).  The IN_ATTRIB the
+ * change's own xattr writes cause is not reported again.  Nothing is done
+ * (one atomic load) while no directory is watched anywhere.
+ */
+struct file_open;
+void		smb2_notify_file_change(int root_fd, const struct file_open *,
+		    uint32_t action, uint32_t filter, int stream);
+
 #endif

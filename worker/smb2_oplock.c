@@ -173,6 +173,17 @@ smb2_oplock_break_deliver(const struct shm_file_id *fid,
 	}
 }
 
+struct lease_acked {
+	const uint8_t	*client_guid;
+	const uint8_t	*key;
+	uint32_t	 state;
+	int		 keep_waiters;	/* a next break needs an ack too */
+	int		 have;
+	struct shm_file_id fid;
+};
+
+static void	lease_acked_conn(struct conn *, void *);
+
 struct oplock_wait {
 	const struct shm_break	*b;
 	pid_t			 waiter;
@@ -214,11 +225,35 @@ smb2_oplock_break_wait(const struct shm_file_id *fid,
 	struct shm_lease_rec l;
 
 	worker_foreach_conn(oplock_wait_conn, &w);
-	/* Over before the waiter was listed (or nobody holds it): go on. */
-	if (!w.found || (b->is_lease && s != NULL &&
-	    (shm_lease_get(s, b->client_guid, b->lease_key, &l) != 0 ||
-	    !l.breaking)))
+	/* Nobody holds it here: go on. */
+	if (!w.found) {
 		state_break_acked(fid, &waiter, 1);
+		return;
+	}
+	if (!b->is_lease || s == NULL)
+		return;		/* an oplock is acked on its own connection, here */
+	if (shm_lease_get(s, b->client_guid, b->lease_key, &l) != 0) {
+		state_break_acked(fid, &waiter, 1);
+		return;
+	}
+	if (l.breaking)
+		return;		/* in progress (or a follow-up): told on its ack */
+	/*
+	 * Over already: acknowledged before the waiter was listed, or on a
+	 * connection of another worker (a client acks a lease break on any
+	 * of its connections, and that worker sends this message to every
+	 * holder of the lease).  The opens here take the acknowledged state
+	 * and everyone waiting on them goes on, the new waiter too.
+	 */
+	{
+		struct lease_acked a;
+
+		memset(&a, 0, sizeof(a));
+		a.client_guid = b->client_guid;
+		a.key = b->lease_key;
+		a.state = l.state;
+		worker_foreach_conn(lease_acked_conn, &a);
+	}
 }
 
 struct oplock_sync {
@@ -304,15 +339,6 @@ oplock_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 	return STATUS_SUCCESS;
 }
 
-struct lease_acked {
-	const uint8_t	*client_guid;
-	const uint8_t	*key;
-	uint32_t	 state;
-	int		 keep_waiters;	/* a next break needs an ack too */
-	int		 have;
-	struct shm_file_id fid;
-};
-
 /*
  * Every open of this worker sharing the lease takes the acknowledged state,
  * whichever connection of the client sent the ack (smbtorture
@@ -344,6 +370,61 @@ lease_acked_conn(struct conn *c, void *arg)
 		state_break_acked(&a->fid, op->breakers, op->nbreakers);
 		op->nbreakers = 0;
 	}
+}
+
+/*
+ * The holders of the lease in other workers (the ack may come on any
+ * connection of the client: two users' sessions of one Windows client are
+ * served by two workers): a BREAK_WAIT tells each to look at the lease
+ * again, so that its openers waiting on this break go on (or keep waiting
+ * for a follow-up break) now, not at the timeout.  A follow-up break this
+ * worker cannot deliver (no open of the lease here) goes to a holder.
+ * More holders than a pid set holds: the rest wait for their timeout.
+ */
+static void
+lease_ack_tell_holders(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    struct lease_acked *a, struct shm_break *next, int have_next)
+{
+	struct shm_wmsg_msg m;
+	struct shm_pids holders;
+	struct shm_file_id fid;
+	pid_t self = getpid();
+	unsigned i;
+
+	if (shm_lease_holders(s, guid, key, &fid, &holders) != 0)
+		return;
+	if (!a->have)
+		a->fid = fid;
+	if (0 && have_next && !a->have && state_wmsg() != NULL) {
+		for (i = 0; i < holders.n; i++) {
+			if (holders.pid[i] == self)
+				continue;
+			memset(&m, 0, sizeof(m));
+			m.type = SHM_WMSG_BREAK;
+			m.fid = fid;
+			m.is_lease = 1;
+			memcpy(m.lease_key, key, SHM_GUID_LEN);
+			memcpy(m.client_guid, guid, SHM_GUID_LEN);
+			m.level = next->new_level;
+			m.epoch = next->epoch;
+			if (shm_wmsg_send(state_wmsg(), holders.pid[i], &m) == 0)
+				break;	/* one notification per break */
+		}
+	}
+	for (i = 0; i < holders.n && state_wmsg() != NULL; i++) {
+		if (holders.pid[i] == self)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.type = SHM_WMSG_BREAK_WAIT;
+		m.fid = fid;
+		m.is_lease = 1;
+		memcpy(m.lease_key, key, SHM_GUID_LEN);
+		memcpy(m.client_guid, guid, SHM_GUID_LEN);
+		(void)shm_wmsg_send(state_wmsg(), holders.pid[i], &m);
+	}
+	/* Openers of this worker whose wait is listed in a holder's worker. */
+	if (!a->keep_waiters)
+		state_wake_local(PARK_BREAK, &fid);
 }
 
 static ntstatus_t
@@ -379,6 +460,7 @@ lease_ack(struct smb2_req *req, struct smb2_rsp *rsp)
 	a.keep_waiters = have_next &&
 	    (next.cur & (SHM_LEASE_W | SHM_LEASE_H)) != 0;
 	worker_foreach_conn(lease_acked_conn, &a);
+	lease_ack_tell_holders(s, conn->client_guid, key, &a, &next, have_next);
 	if (a.have && have_next) {
 		next.pid = getpid();
 		smb2_oplock_break_deliver(&a.fid, &next, 0);

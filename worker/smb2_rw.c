@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "worker/smb2_notify.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -266,6 +267,12 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (len > 0 && (status = rw_stream_write(f, data, len, off)) !=
 		    STATUS_SUCCESS)
 			return status;
+		/* MS-FSA 2.1.5.3: a named stream's write; inotify: IN_ATTRIB */
+		if (len > 0)
+			smb2_notify_file_change(op->tree->root_fd, f,
+			    FILE_ACTION_MODIFIED_STREAM,
+			    FILE_NOTIFY_CHANGE_STREAM_WRITE |
+			    FILE_NOTIFY_CHANGE_STREAM_SIZE, 1);
 		n = len;
 	} else if (conn_req_payload_unread(req) > 0) {
 		/* Still on the socket: spliced into the file (conn.h). */

@@ -145,9 +145,25 @@ state_break_blocks(const struct shm_break *b, int sharing)
 	    !(b->new_level & SHM_LEASE_H);
 }
 
+/*
+ * An opener waiting on b may go on 35 s after b started (MS-SMB2 3.3.2.1,
+ * a timer per break); *deadline keeps the earliest of the breaks waited on.
+ */
+static void
+state_break_deadline(const struct shm_break *b, uint64_t *deadline)
+{
+	uint64_t now = shm_now_ms(), d;
+
+	/* Unknown start (an older record): a full timeout from now. */
+	d = (b->started_ms != 0 && b->started_ms <= now ? b->started_ms : now) +
+	    STATE_BREAK_TIMEOUT_MS;
+	if (*deadline == 0 || d < *deadline)
+		*deadline = d;
+}
+
 static int
 state_breaks_send(struct shm *s, const struct shm_file_id *fid,
-    const struct shm_breaks *bs, int sharing)
+    const struct shm_breaks *bs, int sharing, uint64_t *deadline)
 {
 	struct shm_wmsg_msg m;
 	unsigned i;
@@ -161,6 +177,7 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 			if (!b->must_wait && !state_break_blocks(b, sharing))
 				continue;
 			wait = 1;
+			state_break_deadline(b, deadline);
 			/* Be told when the holder acknowledges. */
 			if (b->pid == getpid())
 				smb2_oplock_break_wait(fid, b, getpid());
@@ -203,20 +220,27 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 				(void)shm_oplock_break_ack(s, fid,
 				    b->persistent_id, (uint8_t)b->new_level);
 		}
-		wait |= ack && state_break_blocks(b, sharing);
+		if (ack && state_break_blocks(b, sharing)) {
+			wait = 1;
+			state_break_deadline(b, deadline);
+		}
 	}
 	return wait;
 }
 
 /*
- * The 35 s are over: the breaks in progress on the file take effect without
- * an ack (a lease ends at none, an oplock at the level it was breaking to).
+ * An opener's deadline passed: the breaks in progress on the file that
+ * are 35 s old take effect without an ack (a lease ends at none, an oplock
+ * at the level it was breaking to).  Younger breaks, started by other
+ * openers or as a follow-up, keep their own timer.
  */
 static void
 state_breaks_force(struct shm *s, const struct shm_file_id *fid,
     const struct shm_break_req *br)
 {
-	int n = shm_breaks_expire(s, fid);
+	uint64_t now = shm_now_ms();
+	int n = shm_breaks_expire_before(s, fid, now > STATE_BREAK_TIMEOUT_MS ?
+	    now - STATE_BREAK_TIMEOUT_MS : 0);
 
 	(void)br;
 	if (n > 0)
@@ -235,7 +259,7 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 	struct conn_pending *p = dispatch_resuming(req);
 	struct shm_break_req r = *br;
 	struct shm_breaks bs;
-	uint64_t deadline;
+	uint64_t deadline = 0;
 	int rc;
 
 	if (p != NULL && p->deadline_ms != 0 && shm_now_ms() >= p->deadline_ms)
@@ -247,10 +271,16 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 	if (rc != 0 || bs.n == 0)
 		return STATUS_SUCCESS;
 	if (!state_breaks_send(s, fid, &bs,
-	    (r.flags & (SHM_BREAK_SHARING | SHM_BREAK_HANDLE_ONLY)) != 0))
+	    (r.flags & (SHM_BREAK_SHARING | SHM_BREAK_HANDLE_ONLY)) != 0,
+	    &deadline))
 		return STATUS_SUCCESS;
-	deadline = p != NULL && p->deadline_ms != 0 ? p->deadline_ms :
-	    shm_now_ms() + STATE_BREAK_TIMEOUT_MS;
+	/*
+	 * Wake at the earliest timeout of the breaks waited on (each break
+	 * has its own start); never in the past, so that a break not yet
+	 * expired does not spin the tick.
+	 */
+	if (deadline <= shm_now_ms())
+		deadline = shm_now_ms() + 1000;
 	return dispatch_park(req, rsp, PARK_BREAK, fid->dev, fid->ino, deadline,
 	    NULL);
 }
@@ -729,6 +759,7 @@ state_break_read_caching(struct open *op)
 	struct shm *s = state_shm();
 	struct shm_file_id fid;
 	struct shm_breaks bs;
+	uint64_t deadline = 0;
 
 	if (!op->state_in || s == NULL)
 		return;
@@ -736,7 +767,7 @@ state_break_read_caching(struct open *op)
 	/* Level II and R -> none need no acknowledgement: nobody waits. */
 	if (shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
 	    bs.n > 0)
-		(void)state_breaks_send(s, &fid, &bs, 0);
+		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
 }
 
 /* ---- sessions ---- */

@@ -219,6 +219,88 @@ elif cmd == "bob-create":
 elif cmd == "bob-open":
     b, bt = login("bob", "bobpw1")
     print("bob-open", status_of(lambda: create(b, bt, "crash.txt")))
+elif cmd == "lease-ack-elsewhere":
+    # One client (one client GUID), two users: alice's and bob's sessions
+    # are served by two workers.  alice holds an RWH lease; another opener
+    # makes the server break it (RWH -> RH, ack required, the opener
+    # waits); the client acks on bob's connection.  The opener must go on
+    # at once, not at the 35 s break timeout.  argv[3]: "shared" (bob has
+    # an open of the lease too), "none" (bob's worker holds nothing) or
+    # "staged" (none, and an overwrite makes the ack start a second break).
+    import threading
+    GUID = "usmbd-one-clnt!!"	# impacket sends ClientGuid as 16 chars
+
+    class OneClient(smb3.SMB3):
+        def negotiateSession(self, *a, **kw):
+            self.ClientGuid = GUID
+            return super().negotiateSession(*a, **kw)
+
+    def login_guid(user, pw):
+        c = SMBConnection(existingConnection=OneClient(
+            "127.0.0.1", "127.0.0.1", sess_port=PORT,
+            preferredDialect=s3.SMB2_DIALECT_21))
+        c.login(user, pw)
+        return c, c.connectTree("share")
+
+    name = "ackx-%s.txt" % sys.argv[3]
+    a, at = login_guid("alice", "alicepw1")
+    b, bt = login_guid("bob", "bobpw1")
+    o, ot = login("alice", "alicepw1")	# the opener: another client
+    o2, o2t = login("alice", "alicepw1")
+    key = uuid.uuid4().bytes
+    create(a, at, name, contexts=[lease_ctx(key, 0x7)])
+    if sys.argv[3] == "shared":
+        create(b, bt, name, contexts=[lease_ctx(key, 0x7)])
+    res = {}
+    def opener():
+        res['status'] = status_of(lambda: create(o, ot, name))
+        res['t'] = time.time()
+    th = threading.Thread(target=opener, daemon=True)
+    th.start()
+    srv = a.getSMBServer()
+    srv._timeout = 5
+    w = srv._Connection['SequenceWindow']
+    d = srv.recvSMB(0xFFFFFFFFFFFFFFFF)['Data']
+    srv._Connection['SequenceWindow'] = w
+    cur, new = struct.unpack_from('<LL', d, 24)
+    print("break", "key-ok" if d[8:24] == key else "key-wrong",
+          "cur=%d new=%d" % (cur, new), flush=True)
+    bs = b.getSMBServer()
+    def ack(state):
+        pkt = bs.SMB_PACKET()
+        pkt['Command'] = s3.SMB2_OPLOCK_BREAK
+        pkt['TreeID'] = bt
+        pkt['Data'] = struct.pack('<HHL', 36, 0, 0) + key + \
+            struct.pack('<LQ', state, 0)
+        ans = bs.recvSMB(bs.sendSMB(pkt))
+        print("ack-on-bob 0x%x" % ans['Status'], flush=True)
+    if sys.argv[3] == "staged":
+        # a second opener overwrites while the break is in progress: the
+        # ack of RH must start the follow-up break RH -> R, sent to
+        # alice's worker (bob's holds no open of the lease)
+        def overwriter():
+            res['ow'] = status_of(lambda: create(o2, o2t, name,
+                                                 disp=s3.FILE_OVERWRITE_IF))
+            res['ow_t'] = time.time()
+        th2 = threading.Thread(target=overwriter, daemon=True)
+        th2.start()
+        time.sleep(0.5)
+    t0 = time.time()
+    ack(new)
+    if sys.argv[3] == "staged":
+        d = srv.recvSMB(0xFFFFFFFFFFFFFFFF)['Data']
+        srv._Connection['SequenceWindow'] = w
+        cur, new = struct.unpack_from('<LL', d, 24)
+        print("follow-up break", "cur=%d new=%d" % (cur, new), flush=True)
+        ack(new)
+        th2.join(12)
+        print("overwriter", res.get('ow', "still waiting"),
+              "after %.1f s" % (res.get('ow_t', time.time()) - t0))
+    th.join(12)
+    if 'status' in res:
+        print("opener", res['status'], "after %.1f s" % (res['t'] - t0))
+    else:
+        print("opener still waiting after 12 s")
 EOF
 
 run() { "$PYTHON" "$H" "$PORT" "$@" 2>&1; }
@@ -235,7 +317,8 @@ for p in json.load(sys.stdin).get("processes", []):
 }
 
 # Both users may open these (the kernel judges access by mode bits).
-for f in deny locked leased leased2 crash durable; do
+for f in deny locked leased leased2 crash durable ackx-shared ackx-none \
+    ackx-staged; do
 	: >"$SHARE/$f.txt"
 	chmod 0666 "$SHARE/$f.txt"
 done
@@ -289,6 +372,24 @@ echo "$out" | grep -q "lock-break key-ok cur=1 new=0" &&
 echo "$out" | grep -q "eof-break key-ok cur=1 new=0" &&
     ok "bob's SET_INFO EndOfFile breaks alice's read lease to none" ||
     fail "EOF lease break: $out"
+
+# A lease break acknowledged in another worker (same client GUID, other
+# user) releases the waiting opener at once, whether or not that worker
+# holds an open of the lease (issue 5 follow-up).
+for v in shared none; do
+	out=$(run lease-ack-elsewhere $v)
+	echo "$out" | grep -q "break key-ok cur=7 new=3" &&
+	    echo "$out" | grep -q "ack-on-bob 0x0" &&
+	    echo "$out" | grep -Eq "opener OK after [0-4]\.[0-9] s" &&
+	    ok "lease ack on bob's connection (bob holds: $v) releases the opener at once" ||
+	    fail "lease ack in another worker ($v): $out"
+done
+out=$(run lease-ack-elsewhere staged)
+echo "$out" | grep -q "follow-up break cur=3 new=1" &&
+    echo "$out" | grep -Eq "overwriter OK after [0-4]\.[0-9] s" &&
+    echo "$out" | grep -Eq "opener OK after [0-4]\.[0-9] s" &&
+    ok "an ack in another worker starts the staged break RH -> R; both openers go on" ||
+    fail "staged break after an ack in another worker: $out"
 
 # kill -9 of the worker holding a deny-all open; bob's open within 1 s
 # (python itself in the background, so $! is the process to stop)

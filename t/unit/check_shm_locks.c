@@ -481,6 +481,130 @@ START_TEST(test_breaks_expire_rename_readctl)
 }
 END_TEST
 
+/*
+ * Each break has its own timer: a lease break started later survives the
+ * expiry of an older one on the same file, and an oplock break keeps its
+ * start in the open record.  shm_lease_holders() names the workers with
+ * an open of a lease (an ack in another worker wakes them).
+ */
+START_TEST(test_break_timers_and_holders)
+{
+	struct shm *s = make_env(0);
+	uint32_t rh = SHM_LEASE_R | SHM_LEASE_H;
+	struct shm_open_rec a = mklease(81, 1, 0xa, rh | SHM_LEASE_W);
+	struct shm_open_rec a2 = mklease(82, 1, 0xa, rh);
+	struct shm_open_rec b = mklease(83, 1, 0xb, rh);
+	struct shm_open_rec o = mkopen(84, RD | WR, S_ALL);
+	struct shm_break_req req;
+	struct shm_open_grant g;
+	struct shm_breaks br;
+	struct shm_lease_rec la, lb;
+	struct shm_open_rec r;
+	struct shm_pids pids;
+	struct shm_file_id fid;
+	struct shm_break next;
+	uint64_t ta, tb, to;
+	int have;
+
+	/* Lease a (RWH), broken to RH and acked; then lease b gets RH. */
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &a, NULL, &g, NULL), 0);
+	memset(&req, 0, sizeof(req));
+	req.access = RD | WR;
+	req.share_access = S_ALL;
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_ne(br.b[0].started_ms, 0);
+	ck_assert_int_eq(shm_lease_break_ack_next(s, a.client_guid, a.lease_key,
+	    rh, &next, &have), 0);
+	ck_assert_int_eq(have, 0);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &la), 0);
+	ck_assert_uint_eq(la.break_started, 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &b, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, rh);
+
+	/* Holders: a second open of lease a in another worker (pid). */
+	a2.pid = getpid() + 1;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &a2, NULL, &g, NULL), 0);
+	ck_assert_int_eq(shm_lease_holders(s, a.client_guid, a.lease_key, &fid,
+	    &pids), 0);
+	ck_assert_uint_eq(fid.ino, F2.ino);
+	ck_assert_uint_eq(pids.n, 2);
+	ck_assert_int_eq(pids.pid[0], getpid());
+	ck_assert_int_eq(pids.pid[1], getpid() + 1);
+	ck_assert_int_eq(shm_lease_holders(s, b.client_guid, b.lease_key, &fid,
+	    &pids), 0);
+	ck_assert_uint_eq(pids.n, 1);
+	memset(next.lease_key, 0xc, SHM_GUID_LEN);
+	ck_assert_int_eq(shm_lease_holders(s, b.client_guid, next.lease_key,
+	    &fid, &pids), -ENOENT);
+
+	/* An opener of key b meets a sharing violation: a's H breaks (t_a). */
+	memcpy(req.client_guid, b.client_guid, SHM_GUID_LEN);
+	memcpy(req.lease_key, b.lease_key, SHM_GUID_LEN);
+	req.flags = SHM_BREAK_SHARING;
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(memcmp(br.b[0].lease_key, a.lease_key, SHM_GUID_LEN), 0);
+	ta = br.b[0].started_ms;
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &la), 0);
+	ck_assert_uint_eq(la.break_started, ta);
+	usleep(20000);
+	/* Later, one of key a: b's H breaks, with its own start. */
+	memcpy(req.lease_key, a.lease_key, SHM_GUID_LEN);
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	tb = br.b[0].started_ms;
+	ck_assert_uint_gt(tb, ta);
+	/* A plain opener sees both in progress, each with its start. */
+	memset(req.lease_key, 0, SHM_GUID_LEN);
+	req.flags = 0;
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 2);
+	ck_assert_int_eq(br.b[0].in_progress && br.b[1].in_progress, 1);
+	ck_assert(br.b[0].started_ms == ta || br.b[1].started_ms == ta);
+	ck_assert(br.b[0].started_ms == tb || br.b[1].started_ms == tb);
+	/* a's timer runs out: a ends at none, b still breaks. */
+	ck_assert_int_eq(shm_breaks_expire_before(s, &F2, ta), 1);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &la), 0);
+	ck_assert_int_eq(la.breaking, 0);
+	ck_assert_uint_eq(la.state, 0);
+	ck_assert_int_eq(shm_lease_get(s, b.client_guid, b.lease_key, &lb), 0);
+	ck_assert_int_eq(lb.breaking, 1);
+	ck_assert_uint_eq(lb.state, rh);
+	ck_assert_uint_eq(lb.break_started, tb);
+	ck_assert_int_eq(shm_breaks_expire_before(s, &F2, tb - 1), 0);
+	ck_assert_int_eq(shm_breaks_expire_before(s, &F2, tb), 1);
+	ck_assert_int_eq(shm_lease_get(s, b.client_guid, b.lease_key, &lb), 0);
+	ck_assert_int_eq(lb.breaking, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F2, 81, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F2, 82, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F2, 83, NULL), 0);
+
+	/* An oplock break: its start is kept in the record, then cleared. */
+	o.oplock_level = SHM_OPLOCK_BATCH;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &o, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_BATCH);
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	to = br.b[0].started_ms;
+	ck_assert_uint_ne(to, 0);
+	/* (an overwrite: it needs more than the level II in progress) */
+	req.flags = SHM_BREAK_TRUNCATE;
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_int_eq(br.b[0].in_progress, 1);
+	ck_assert_uint_eq(br.b[0].started_ms, to);
+	ck_assert_int_eq(shm_breaks_expire_before(s, &F2, to - 1), 0);
+	ck_assert_int_eq(shm_breaks_expire_before(s, &F2, to), 1);
+	ck_assert_int_eq(shm_open_get(s, &F2, 84, &r), 0);
+	ck_assert_uint_eq(r.oplock_level, SHM_OPLOCK_II);
+	ck_assert_uint_eq(r.flags & SHM_OPEN_BREAKING, 0);
+	memset(next.lease_key, 0, SHM_GUID_LEN);
+	ck_assert_int_eq(memcmp(r.lease_key, next.lease_key, SHM_GUID_LEN), 0);
+	drop_env(s);
+}
+END_TEST
+
 START_TEST(test_oplocks)
 {
 	struct shm *s = make_env(0);
@@ -634,6 +758,7 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_lease_rules);
 	tcase_add_test(tc, test_lease_staged_breaks);
 	tcase_add_test(tc, test_breaks_expire_rename_readctl);
+	tcase_add_test(tc, test_break_timers_and_holders);
 	tcase_add_test(tc, test_oplocks);
 	tcase_add_test(tc, test_many_locks_one_file);
 	tcase_add_test(tc, test_hint_counters_cross_process);
