@@ -534,7 +534,9 @@ struct shm_wmsg_msg {
 	uint8_t		client_guid[SHM_GUID_LEN];
 	uint32_t	level;		/* break: new level / state; ack: acked */
 	uint16_t	epoch;
-	uint32_t	action;		/* notify: FILE_ACTION_* */
+	uint32_t	action;		/* notify: FILE_ACTION_*; break: the lease
+					   state it starts from when the sender
+					   knows it (0: the holder's view) */
 	uint32_t	filter;		/* notify: FILE_NOTIFY_CHANGE_* */
 	char		name[SHM_WMSG_NAME_MAX];	/* notify: UTF-8 */
 };

@@ -158,7 +158,7 @@ struct conn_private {
 	struct session	*sign_final;		/* sign this final SESSION_SETUP */
 	struct session	*logged_in;		/* a session just became valid */
 	int		 no_response;		/* CANCEL: send nothing */
-	struct session	*free_after;		/* LOGOFF: free once answered */
+	struct session	*free_after;		/* LOGOFF, replaced session: free once answered */
 	conn_auth_fn	 auth;
 	void		*host;		/* gate or worker state */
 	/* rate limit of warnings */

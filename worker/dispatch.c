@@ -2,10 +2,12 @@
  * The dispatcher: transform decryption, the compound walk with the related
  * operation rules, the message-id window, signature checks, the const
  * command table, and the response frame (headers, credits, padding,
- * signatures, encryption, bulk data by sendfile).
+ * signatures, encryption, bulk data by sendfile).  Async requests (park,
+ * resume, notices) are in worker/dispatch_async.c.
  */
 #include "worker/worker.h"
 #include "worker/dispatch.h"
+#include "worker/dispatch_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -101,16 +103,9 @@ d_oplock_break(struct smb2_req *q, struct smb2_rsp *r)
 	return route(NULL, smb2_oplock_break_handle, q, r);
 }
 
-struct dispatch_cmd {
-	smb2_handler_fn	 fn;
-	const char	*name;
-	uint8_t		 needs_session;
-	uint8_t		 needs_tree;
-	uint8_t		 in_gate;	/* served before the hand-off */
-};
 
 /* MS-SMB2 2.2.1.2 command codes index this table. */
-static const struct dispatch_cmd dispatch_table[SMB2_NCOMMANDS] = {
+const struct dispatch_cmd dispatch_table[SMB2_NCOMMANDS] = {
 	[SMB2_NEGOTIATE] = { smb2_negotiate, "NEGOTIATE", 0, 0, 1 },
 	[SMB2_SESSION_SETUP] = { smb2_session_setup, "SESSION_SETUP", 0, 0, 1 },
 	[SMB2_LOGOFF] = { smb2_logoff, "LOGOFF", 1, 0, 1 },
@@ -132,12 +127,6 @@ static const struct dispatch_cmd dispatch_table[SMB2_NCOMMANDS] = {
 	[SMB2_OPLOCK_BREAK] = { d_oplock_break, "OPLOCK_BREAK", 1, 1, 0 },
 };
 
-/* One response of the chain being built. */
-struct dispatch_out {
-	size_t		 off;		/* in sbuf */
-	size_t		 len;
-	struct session	*sign_sess;	/* sign with this session's key */
-};
 
 /*
  * The payload size a request moves, for the multi-credit charge
@@ -220,6 +209,85 @@ dispatch_used_fid(uint16_t cmd, const uint8_t *body, size_t blen,
 	*fv = v;
 }
 
+/*
+ * The open a request names by its FileId (the inherited one when it names
+ * the related FileId), if it is an open of the request's session.
+ */
+static struct open *
+dispatch_req_open(const struct smb2_req *req)
+{
+	int off = dispatch_fid_offset(req->command);
+	const uint8_t *body = req->hdr + SMB2_HDR_LEN;
+	uint64_t p, v;
+	struct open *o;
+
+	if (off < 0 || req->len < SMB2_HDR_LEN + (size_t)off + 16)
+		return NULL;
+	p = le64_get(body + off);
+	v = le64_get(body + off + 8);
+	if (p == SMB2_FID_RELATED && v == SMB2_FID_RELATED) {
+		if (!req->related)
+			return NULL;
+		p = req->related_fid_persistent;
+		v = req->related_fid_volatile;
+	}
+	o = open_find(req->conn, p, v);
+	return o != NULL && o->sess == req->sess ? o : NULL;
+}
+
+/*
+ * MS-SMB2 3.3.5.2.10: a ChannelSequence newer than the open's (an
+ * unsigned 16-bit difference of 1 to 0x7FFF) moves the open's on; an
+ * older one means the request was sent before the client saw a channel
+ * fail, and must not modify the file: WRITE, SET_INFO and IOCTL fail.
+ * Other commands go on either way.  The spec's outstanding request
+ * counts are not kept: a connection's requests are served one at a
+ * time, and the only ones that stay outstanding (parked LOCK, NOTIFY, a
+ * CREATE waiting for a break) are not counted, so a replayed modifying
+ * request is judged by the sequence alone.
+ */
+static ntstatus_t
+dispatch_check_channel_sequence(const struct conn *c, const struct smb2_req *req)
+{
+	struct open *o;
+	uint16_t d;
+
+	if (c->dialect < DIALECT_300 || (o = dispatch_req_open(req)) == NULL ||
+	    !o->channel_sequence_set)
+		return STATUS_SUCCESS;
+	d = (uint16_t)(req->channel_sequence - o->channel_sequence);
+	if (d == 0)
+		return STATUS_SUCCESS;
+	if (d <= 0x7FFF) {
+		o->channel_sequence = (uint16_t)req->channel_sequence;
+		return STATUS_SUCCESS;
+	}
+	switch (req->command) {
+	case SMB2_WRITE:
+	case SMB2_SET_INFO:
+	case SMB2_IOCTL:
+		return STATUS_FILE_NOT_AVAILABLE;
+	}
+	return STATUS_SUCCESS;
+}
+
+void
+dispatch_create_channel_sequence(const struct smb2_req *req,
+    const struct smb2_rsp *rsp)
+{
+	struct open *o;
+
+	if (req->command != SMB2_CREATE || !rsp->set_fid ||
+	    (o = open_find(req->conn, rsp->fid_persistent,
+	    rsp->fid_volatile)) == NULL)
+		return;
+	/* A new open takes the CREATE's; a replayed one only moves on. */
+	if (!o->channel_sequence_set ||
+	    (uint16_t)(req->channel_sequence - o->channel_sequence) <= 0x7FFF)
+		o->channel_sequence = (uint16_t)req->channel_sequence;
+	o->channel_sequence_set = 1;
+}
+
 static ntstatus_t
 dispatch_check_charge(struct conn *c, const struct smb2_hdr *h,
     const uint8_t *body, size_t blen)
@@ -262,7 +330,7 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 	return STATUS_SUCCESS;
 }
 
-static void
+void
 dispatch_error_body(struct wcur *w)
 {
 	/* MS-SMB2 2.2.2: StructureSize 9, no error contexts, one byte. */
@@ -312,7 +380,7 @@ dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
  * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
  * signatures, preauth, encryption, frame; then sends.
  */
-static int
+int
 dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
     struct smb2_rsp *last, int encrypt, struct session *enc_sess)
 {
@@ -405,7 +473,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 }
 
 /* Writes the response header for req at rsp->hdr. */
-static void
+void
 dispatch_rsp_hdr(struct smb2_req *req, struct smb2_rsp *rsp, ntstatus_t st,
     uint64_t sid, uint32_t tid)
 {
@@ -707,6 +775,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 				goto respond;
 			}
 		}
+		st = dispatch_check_channel_sequence(c, &req);
+		if (st != STATUS_SUCCESS)
+			goto respond;
 		log_debug(6, "%s: %s mid %llu sid %llx tid %u", c->peer, cmd->name,
 		    (unsigned long long)h.message_id,
 		    (unsigned long long)req.session_id, req.tree_id);
@@ -720,8 +791,11 @@ respond:
 		rsp.data_len = 0;
 		rsp.set_fid = 0;
 		rsp.async = 0;
-		if (st == STATUS_SUCCESS && cmd != NULL)
+		if (st == STATUS_SUCCESS && cmd != NULL) {
 			st = cmd->fn(&req, &rsp);
+			if (st == STATUS_SUCCESS)
+				dispatch_create_channel_sequence(&req, &rsp);
+		}
 		if (pv->no_response) {
 			/* CANCEL: no response at all (MS-SMB2 3.3.5.16). */
 			pv->no_response = 0;
@@ -838,6 +912,9 @@ respond:
 		/*
 		 * LOGOFF: the response was signed with the session's key.
 		 * A LOGOFF on a channel ends the session on every channel.
+		 * Also a session replaced by a SESSION_SETUP with its
+		 * PreviousSessionId on this connection (worker/smb2_session.c):
+		 * its parked requests are answered now, after the setup's.
 		 */
 		pv->free_after = NULL;
 		if (fs->bound != NULL)
@@ -848,212 +925,4 @@ respond:
 	if (r < 0)
 		return -1;
 	return pv->dead ? -1 : 0;
-}
-
-/* ---- async requests (MS-SMB2 3.3.4.2) ---- */
-
-ntstatus_t
-dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
-    uint64_t dev, uint64_t ino, uint64_t deadline_ms,
-    struct conn_pending **out)
-{
-	/* Parked on the connection it arrived on: the answer goes there. */
-	struct conn *c = req->chan != NULL ? req->chan : req->conn;
-	struct conn_private *pv = c->priv;
-	struct conn_pending *p = pv->resuming;
-
-	if (p == NULL || p->message_id != req->message_id) {
-		/*
-		 * Inside a chain only the last request, or a CREATE waiting
-		 * for a break, may go async; Windows fails the others with
-		 * INTERNAL_ERROR (MS-SMB2 3.3.5.2.7 note; smbtorture
-		 * smb2.compound.interim2).
-		 */
-		if (req->next_command != 0 && req->command != SMB2_CREATE)
-			return STATUS_INTERNAL_ERROR;
-		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
-			return STATUS_INSUFF_SERVER_RESOURCES;
-		p = conn_pending_add(c, req->message_id, req->session_id);
-		if (p == NULL)
-			return STATUS_INSUFF_SERVER_RESOURCES;
-		if (p->buf == NULL) {
-			/* Once per slot; the slot keeps it for the next park. */
-			p->buf = malloc(CONN_PARK_BUF);
-			if (p->buf == NULL) {
-				conn_pending_del(p);
-				return STATUS_INSUFF_SERVER_RESOURCES;
-			}
-		}
-		memcpy(p->buf, req->hdr, req->len);
-		p->len = req->len;
-		p->command = req->command;
-		p->tree_id = req->tree != NULL ? req->tree->tree_id : req->tree_id;
-		p->encrypted = req->encrypted;
-		p->related = req->related;
-		p->related_fp = req->related_fid_persistent;
-		p->related_fv = req->related_fid_volatile;
-	}
-	p->kind = kind;
-	p->dev = dev;
-	p->ino = ino;
-	p->deadline_ms = deadline_ms;
-	if (deadline_ms != 0)
-		worker_tick_arm();
-	rsp->async = 1;
-	rsp->async_id = p->async_id;
-	if (out != NULL)
-		*out = p;
-	return STATUS_PENDING;
-}
-
-struct conn_pending *
-dispatch_resuming(const struct smb2_req *req)
-{
-	struct conn_pending *p = (req->chan != NULL ? req->chan :
-	    req->conn)->priv->resuming;
-
-	return p != NULL && p->message_id == req->message_id ? p : NULL;
-}
-
-/* Sends the final response of a slot: its handler run again, or final. */
-static int
-dispatch_resume(struct conn *c, struct conn_pending *p)
-{
-	struct conn_private *pv = c->priv;
-	const struct dispatch_cmd *cmd;
-	struct dispatch_out out;
-	struct smb2_req req;
-	struct smb2_rsp rsp;
-	struct smb2_hdr h;
-	struct session *s, *hs;
-	ntstatus_t st = p->final;
-	int encrypt;
-
-	s = conn_session_find(c, p->session_id);
-	if (smb2_hdr_decode(p->buf, p->len, &h) < 0 || h.command >= SMB2_NCOMMANDS ||
-	    s == NULL || s->state != SESS_VALID) {
-		if (p->cancel != NULL)
-			p->cancel(c, p);
-		conn_pending_del(p);
-		return 0;
-	}
-	cmd = &dispatch_table[h.command];
-	memset(&req, 0, sizeof(req));
-	/* On a channel: its session's trees and opens, answered here. */
-	req.sess = hs = conn_session_home(s, c, &req.conn);
-	req.chan = c;
-	req.command = h.command;
-	req.credit_charge = h.credit_charge;
-	req.flags = h.flags & ~SMB2_FLAGS_RELATED_OPERATIONS;
-	req.message_id = h.message_id;
-	req.async_id = p->async_id;
-	req.tree_id = p->tree_id;
-	req.session_id = p->session_id;
-	req.channel_sequence = (uint16_t)h.status;
-	req.hdr = p->buf;
-	req.len = p->len;
-	cur_init(&req.body, p->buf, p->len);
-	cur_seek(&req.body, SMB2_HDR_LEN);
-	req.encrypted = p->encrypted;
-	req.related = p->related;
-	req.related_fid_persistent = p->related_fp;
-	req.related_fid_volatile = p->related_fv;
-	if (cmd->needs_tree) {
-		req.tree = conn_tree_find(req.conn, hs, p->tree_id);
-		if (req.tree == NULL && st == 0)
-			st = STATUS_NETWORK_NAME_DELETED;
-	}
-	memset(&rsp, 0, sizeof(rsp));
-	rsp.data_fd = -1;
-	rsp.hdr = pv->sbuf + SMB2_FRAME_LEN;
-	wcur_init(&rsp.body, rsp.hdr, pv->scap - SMB2_FRAME_LEN);
-	wcur_zero(&rsp.body, SMB2_HDR_LEN);
-	if (st == 0) {
-		pv->resuming = p;
-		st = cmd->fn(&req, &rsp);
-		pv->resuming = NULL;
-		if (st == STATUS_PENDING && p->in_use && p->final == 0)
-			return 0;	/* parked again: still waiting */
-	}
-	if (p->cancel != NULL && st != STATUS_PENDING)
-		p->cancel(c, p);
-	if (rsp.body.err)
-		return -1;
-	if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
-		dispatch_error_body(&rsp.body);
-	rsp.async = 1;
-	rsp.async_id = p->async_id;
-	rsp.credits_granted = 0;	/* the interim response granted them */
-	dispatch_rsp_hdr(&req, &rsp, st, p->session_id, p->tree_id);
-	out.off = SMB2_FRAME_LEN;
-	out.len = wcur_off(&rsp.body);
-	out.sign_sess = s->signing && (s->signing_required ||
-	    (h.flags & SMB2_FLAGS_SIGNED)) ? s : NULL;
-	encrypt = (p->encrypted || hs->encrypt ||
-	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
-	conn_pending_del(p);
-	if (rsp.data_fd >= 0 && encrypt)
-		out.sign_sess = NULL;
-	return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
-}
-
-/* An unsolicited message (break notification) queued on the connection. */
-static int
-dispatch_notice(struct conn *c, const struct conn_notice *n)
-{
-	struct conn_private *pv = c->priv;
-	struct dispatch_out out;
-	struct smb2_rsp rsp;
-	struct session *s = n->session_id ? conn_session_find(c, n->session_id) : NULL;
-	struct conn *home;
-
-	s = conn_session_home(s, c, &home);	/* a channel: its session's keys */
-
-	memset(&rsp, 0, sizeof(rsp));
-	rsp.data_fd = -1;
-	memcpy(pv->sbuf + SMB2_FRAME_LEN, n->buf, n->len);
-	out.off = SMB2_FRAME_LEN;
-	out.len = n->len;
-	out.sign_sess = NULL;	/* MS-SMB2 3.3.4.6/3.3.4.7: not signed */
-	return dispatch_finish(c, &out, 1, &rsp, s != NULL && s->encrypt &&
-	    s->cipher != 0, s);
-}
-
-int
-dispatch_async_run(struct conn *c)
-{
-	struct conn_private *pv = c->priv;
-	unsigned i, left = 0;
-
-	while (pv->nnotices > 0 && !conn_output_pending(c)) {
-		struct conn_notice n = pv->notices[0];
-
-		pv->nnotices--;
-		memmove(&pv->notices[0], &pv->notices[1],
-		    pv->nnotices * sizeof(pv->notices[0]));
-		if (dispatch_notice(c, &n) < 0)
-			return -1;
-	}
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
-
-		if (!p->in_use || !p->ready)
-			continue;
-		if (conn_output_pending(c) || pv->dead) {
-			left++;
-			continue;
-		}
-		p->ready = 0;
-		if (dispatch_resume(c, p) < 0)
-			return -1;
-	}
-	pv->nready = left;
-	return 0;
-}
-
-int
-dispatch_async_complete(struct conn *c, struct conn_pending *p, ntstatus_t st)
-{
-	conn_pending_finish(c, p, st);
-	return 0;
 }

@@ -51,6 +51,14 @@ struct open {
 	 */
 	uint8_t		 replay_eligible;
 	uint8_t		 lock_seq[65];	/* LockSequenceArray: seq + 1, 0 = unset */
+	/*
+	 * MS-SMB2 Open.ChannelSequence (3.3.5.2.10), 3.x only: the newest
+	 * ChannelSequence seen on the handle (set by its CREATE, moved on by
+	 * newer requests); WRITE, SET_INFO and IOCTL with an older one fail
+	 * (worker/dispatch.c).
+	 */
+	uint16_t	 channel_sequence;
+	uint8_t		 channel_sequence_set;	/* its CREATE answered */
 	/* Workers whose openers wait for this open's break to be acked. */
 	int		 breakers[4];
 	unsigned	 nbreakers;

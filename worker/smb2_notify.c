@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/log.h"
@@ -176,12 +175,12 @@ smb2_notify_conn_gone(struct conn *c)
 static int
 notify_add_wd(int w, int dirfd, const char *prefix)
 {
-	struct stat st;
+	struct vfs_stat st;	/* the vfs's dev encoding, as f->dev */
 	char p[64];
 	int wd;
 
 	if (nwds >= NOTIFY_WD_MAX || smb2_notify_fd() < 0 ||
-	    fstat(dirfd, &st) != 0)
+	    file_vfs()->fstat(dirfd, &st) != 0)
 		return -1;
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
 	wd = inotify_add_watch(ifd, p, NOTIFY_MASK);
@@ -189,8 +188,8 @@ notify_add_wd(int w, int dirfd, const char *prefix)
 		return -1;
 	wds[nwds].wd = wd;
 	wds[nwds].watch = w;
-	wds[nwds].dev = (uint64_t)st.st_dev;
-	wds[nwds].ino = (uint64_t)st.st_ino;
+	wds[nwds].dev = st.dev;
+	wds[nwds].ino = st.ino;
 	wds[nwds].reg = 0;
 	snprintf(wds[nwds].prefix, sizeof(wds[nwds].prefix), "%s", prefix);
 	nwds++;

@@ -101,10 +101,16 @@ oplock_deliver_conn(struct conn *c, void *arg)
 		struct shm_lease_rec l;
 		struct shm *s = state_shm();
 
-		/* While the break is in progress the record has the old state. */
+		/*
+		 * While the break is in progress the record has the old state;
+		 * one settled at once (R -> none after an ack in another
+		 * worker) starts from the state the break names.
+		 */
 		if (s != NULL && shm_lease_get(s, b->client_guid, b->lease_key,
 		    &l) == 0 && l.breaking)
 			cur = l.state;
+		else if (b->cur != 0)
+			cur = b->cur;
 	}
 	wcur_init(&w, msg, sizeof(msg));
 	wcur_zero(&w, SMB2_HDR_LEN);
@@ -236,8 +242,22 @@ smb2_oplock_break_wait(const struct shm_file_id *fid,
 		state_break_acked(fid, &waiter, 1);
 		return;
 	}
-	if (l.breaking)
-		return;		/* in progress (or a follow-up): told on its ack */
+	if (l.breaking) {
+		/*
+		 * In progress (or a follow-up after an ack elsewhere): the
+		 * opens here hold what the record holds, and their waiters
+		 * are told on the ack.
+		 */
+		struct lease_acked a;
+
+		memset(&a, 0, sizeof(a));
+		a.client_guid = b->client_guid;
+		a.key = b->lease_key;
+		a.state = l.state;
+		a.keep_waiters = 1;
+		worker_foreach_conn(lease_acked_conn, &a);
+		return;
+	}
 	/*
 	 * Over already: acknowledged before the waiter was listed, or on a
 	 * connection of another worker (a client acks a lease break on any
@@ -395,7 +415,7 @@ lease_ack_tell_holders(struct shm *s, const uint8_t *guid, const uint8_t *key,
 		return;
 	if (!a->have)
 		a->fid = fid;
-	if (0 && have_next && !a->have && state_wmsg() != NULL) {
+	if (have_next && !a->have && state_wmsg() != NULL) {
 		for (i = 0; i < holders.n; i++) {
 			if (holders.pid[i] == self)
 				continue;
@@ -407,6 +427,7 @@ lease_ack_tell_holders(struct shm *s, const uint8_t *guid, const uint8_t *key,
 			memcpy(m.client_guid, guid, SHM_GUID_LEN);
 			m.level = next->new_level;
 			m.epoch = next->epoch;
+			m.action = next->cur;	/* the acked state: not known there */
 			if (shm_wmsg_send(state_wmsg(), holders.pid[i], &m) == 0)
 				break;	/* one notification per break */
 		}

@@ -31,6 +31,7 @@ struct sess_prev {
 	uint64_t	 id;
 	uid_t		 uid;
 	const struct session *keep;
+	struct conn	*answering;	/* its SESSION_SETUP answer is being built */
 };
 
 static void
@@ -52,12 +53,23 @@ sess_prev_conn(struct conn *c, void *arg)
 		    (unsigned long long)o->session_id, o->user);
 		/* Its next request gets STATUS_USER_SESSION_DELETED. */
 		state_session_del(o);
-		conn_session_free(c, o);
+		/*
+		 * On the connection answering the new session's setup, the
+		 * old one goes once that answer is sent (as a LOGOFF's
+		 * session does): ending it answers its parked requests
+		 * (NOTIFY_CLEANUP, smbtorture smb2.notify.session-reconnect),
+		 * which must not be built in the send buffer that holds
+		 * the setup's answer.
+		 */
+		if (c == p->answering && c->priv->free_after == NULL)
+			c->priv->free_after = o;
+		else
+			conn_session_free(c, o);
 	}
 }
 
-void
-smb2_session_replace_previous(struct conn *c, struct session *s)
+static void
+sess_replace_previous(struct conn *c, struct session *s, struct conn *answering)
 {
 	struct sess_prev p;
 
@@ -68,9 +80,16 @@ smb2_session_replace_previous(struct conn *c, struct session *s)
 	p.id = s->previous_id;
 	p.uid = s->uid;
 	p.keep = s;
+	p.answering = answering;
 	s->previous_id = 0;
 	/* A worker holds every session of its one user. */
 	worker_foreach_conn(sess_prev_conn, &p);
+}
+
+void
+smb2_session_replace_previous(struct conn *c, struct session *s)
+{
+	sess_replace_previous(c, s, NULL);
 }
 
 struct sess_where {
@@ -660,7 +679,7 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	else
 		st = STATUS_INVALID_PARAMETER;
 	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER && s->bound == NULL)
-		smb2_session_replace_previous(c, s);	/* the gate's: at hand-off */
+		sess_replace_previous(c, s, c);	/* the gate's: at hand-off */
 	if (st == STATUS_MORE_PROCESSING_REQUIRED && s->binding)
 		pv->sign_final = s;	/* with the session's key (3.3.4.1.1) */
 	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED)

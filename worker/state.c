@@ -863,6 +863,7 @@ state_wmsg_event(void)
 			memcpy(b.client_guid, m.client_guid, SHM_GUID_LEN);
 			b.new_level = m.level;
 			b.epoch = m.epoch;
+			b.cur = m.action;	/* 0 unless the sender knows it */
 			smb2_oplock_break_deliver(&m.fid, &b, m.from);
 			break;
 		}

@@ -257,4 +257,54 @@ if command -v smbtorture >/dev/null; then
 	    { fail "no MULTI_CHANNEL with several workers per user"; tail -n 5 "$out" >&2; }
 	integ_stop
 fi
+# ChannelSequence (MS-SMB2 3.3.5.2.10): on 3.x a WRITE carrying a
+# ChannelSequence older than the open's (the newest seen on the handle)
+# fails with FILE_NOT_AVAILABLE, a newer one moves the open's on, a READ
+# with an older one is served; on 2.1 the field is not looked at.
+integ_conf
+integ_start || { fail "server restarts"; finish; }
+check "ChannelSequence: stale WRITE refused on 3.x, ignored on 2.1" \
+    timeout 30 $PY -c "
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import SMB2Write, SMB2_WRITE
+
+def conn(d):
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=$PORT, preferredDialect=d)
+    c.login('alice', '$ALICE_PW')
+    return c
+
+def write(c, tid, fid, csn, data=b'abcd'):
+    s = c.getSMBServer()
+    p = s.SMB_PACKET()
+    p['Command'] = SMB2_WRITE
+    p['TreeID'] = tid
+    # 3.x: the ChannelSequence field; 2.1: the same bytes (Status)
+    k = 'ChannelSequence' if 'ChannelSequence' in [f[0] for f in p.structure] else 'Status'
+    p[k] = csn
+    w = SMB2Write()
+    w['FileID'] = fid
+    w['Length'] = len(data)
+    w['Offset'] = 0
+    w['Buffer'] = data
+    p['Data'] = w
+    return s.recvSMB(s.sendSMB(p))['Status']
+
+FNA = 0xC0000467
+c = conn(0x0300)
+tid = c.connectTree('share')
+fid = c.createFile(tid, 'chanseq.txt')
+got = [write(c, tid, fid, n) for n in (0, 5, 4, 5, 6, 0x8006, 0xffff)]
+assert got == [0, 0, FNA, 0, 0, FNA, FNA], [hex(x) for x in got]
+assert c.readFile(tid, fid, 0, 4) == b'abcd'	# ChannelSequence 0: older, a read
+c.closeFile(tid, fid)
+c.logoff()
+c = conn(0x0210)
+tid = c.connectTree('share')
+fid = c.createFile(tid, 'chanseq.txt')
+got = [write(c, tid, fid, n) for n in (7, 0)]
+assert got == [0, 0], [hex(x) for x in got]
+c.closeFile(tid, fid)
+c.logoff()
+"
+integ_stop
 finish

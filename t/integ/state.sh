@@ -293,6 +293,13 @@ elif cmd == "lease-ack-elsewhere":
         cur, new = struct.unpack_from('<LL', d, 24)
         print("follow-up break", "cur=%d new=%d" % (cur, new), flush=True)
         ack(new)
+        # then R -> none, settled at once: no ack asked
+        d = srv.recvSMB(0xFFFFFFFFFFFFFFFF)['Data']
+        srv._Connection['SequenceWindow'] = w
+        flags, = struct.unpack_from('<L', d, 4)
+        cur, new = struct.unpack_from('<LL', d, 24)
+        print("last break", "cur=%d new=%d flags=%d" % (cur, new, flags),
+              flush=True)
         th2.join(12)
         print("overwriter", res.get('ow', "still waiting"),
               "after %.1f s" % (res.get('ow_t', time.time()) - t0))
@@ -386,6 +393,7 @@ for v in shared none; do
 done
 out=$(run lease-ack-elsewhere staged)
 echo "$out" | grep -q "follow-up break cur=3 new=1" &&
+    echo "$out" | grep -q "last break cur=1 new=0 flags=0" &&
     echo "$out" | grep -Eq "overwriter OK after [0-4]\.[0-9] s" &&
     echo "$out" | grep -Eq "opener OK after [0-4]\.[0-9] s" &&
     ok "an ack in another worker starts the staged break RH -> R; both openers go on" ||
@@ -547,5 +555,98 @@ kill "$nrp" 2>/dev/null; wait "$nrp" 2>/dev/null
 grep -q "status 0x0 changes 4:from-bob.txt 5:renamed-by-bob.txt" "$T/nr.out" &&
     ok "bob's rename gives alice's CHANGE_NOTIFY the old/new name pair" ||
     fail "rename notify across workers: $(cat "$T/nr.out" "$T/nrb.out")"
+
+# Changes inotify cannot express (named streams and EAs live in xattrs:
+# inotify says IN_ATTRIB of the base file): the worker making them tells
+# the watchers, here bob's worker tells alice's through a NOTIFY message
+# (the watch is recorded in the shared state).  A STREAM_NAME-only watch
+# gets FILE_ACTION_ADDED_STREAM (6) "file:stream"; an EA-only watch
+# FILE_ACTION_MODIFIED (3) of the file.
+cat >"$T/notify_xattr.py" <<'EOF'
+import struct, sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+
+PORT = int(sys.argv[1])
+ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
+FILE_WRITE_EA = 0x10
+
+def login(user, pw):
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_21)
+    c.login(user, pw)
+    return c, c.connectTree("share")
+
+cmd = sys.argv[2]
+if cmd == "watch":
+    a, at = login("alice", "alicepw1")
+    srv = a.getSMBServer()
+    d = srv.create(at, "watched", s3.FILE_READ_DATA, ALL,
+                   s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
+    pkt['TreeID'] = at
+    pkt['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
+        struct.pack('<LL', int(sys.argv[3], 0), 0)
+    mid = srv.sendSMB(pkt)
+    print("waiting", flush=True)
+    srv._timeout = 10
+    ans = srv.recvSMB(mid)
+    while ans['Status'] == 0x103:	# STATUS_PENDING interim
+        ans = srv.recvSMB(mid)
+    raw = ans['Data']
+    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
+    off, ln = struct.unpack_from('<HL', raw, 2)
+    buf = raw[off - 64:off - 64 + ln]
+    names, pos = [], 0
+    while pos + 12 <= len(buf):
+        nxt, action, nl = struct.unpack_from('<LLL', buf, pos)
+        names.append("%d:%s" % (action,
+                     buf[pos + 12:pos + 12 + nl].decode('utf-16-le')))
+        if nxt == 0:
+            break
+        pos += nxt
+    print("status 0x%x" % ans['Status'], "changes", " ".join(names),
+          flush=True)
+elif cmd == "bob-file":
+    b, bt = login("bob", "bobpw1")
+    b.closeFile(bt, b.getSMBServer().create(bt, "watched\\xattr.txt",
+        s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, ALL,
+        s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0))
+    print("file", flush=True)
+elif cmd == "bob-stream":
+    b, bt = login("bob", "bobpw1")
+    b.closeFile(bt, b.getSMBServer().create(bt, "watched\\xattr.txt:stream",
+        s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, ALL,
+        s3.FILE_NON_DIRECTORY_FILE, s3.FILE_CREATE, 0))
+    print("stream created", flush=True)
+elif cmd == "bob-ea":
+    b, bt = login("bob", "bobpw1")
+    srv = b.getSMBServer()
+    f = srv.create(bt, "watched\\xattr.txt", FILE_WRITE_EA, ALL,
+                   s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    name, val = b"BOBEA", b"value"
+    # FILE_FULL_EA_INFORMATION (MS-FSCC 2.4.15)
+    ea = struct.pack('<LBBH', 0, 0, len(name), len(val)) + name + b"\0" + val
+    srv.setInfo(bt, f, ea, infoType=s3.SMB2_0_INFO_FILE, fileInfoClass=15)
+    srv.close(bt, f)
+    print("ea set", flush=True)
+EOF
+nx() { "$PYTHON" "$T/notify_xattr.py" "$PORT" "$@" 2>&1; }
+nx bob-file >"$T/nxf.out"
+for t in "0x200 bob-stream 6:xattr.txt:stream STREAM_NAME" \
+    "0x80 bob-ea 3:xattr.txt EA"; do
+	set -- $t
+	nx watch "$1" >"$T/nxw.out" &
+	nxp=$!
+	for i in $(seq 1 50); do grep -q waiting "$T/nxw.out" && break; sleep 0.1; done
+	sleep 0.3
+	nx "$2" >"$T/nxb.out"
+	for i in $(seq 1 50); do grep -q changes "$T/nxw.out" && break; sleep 0.1; done
+	kill "$nxp" 2>/dev/null; wait "$nxp" 2>/dev/null
+	grep -qx "status 0x0 changes $3" "$T/nxw.out" &&
+	    ok "bob's $2 completes alice's $4-only CHANGE_NOTIFY with $3" ||
+	    fail "$4 notify across workers: $(cat "$T/nxw.out" "$T/nxb.out" "$T/nxf.out")"
+done
 
 finish

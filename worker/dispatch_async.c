@@ -1,0 +1,225 @@
+/*
+ * Async requests (MS-SMB2 3.3.4.2): parking a request in a per-connection
+ * slot with its interim response, running it again when woken, its final
+ * response; and unsolicited notices (break notifications).  The compound
+ * walk and the response framing are in worker/dispatch.c.
+ */
+#include "worker/worker.h"
+#include "worker/dispatch.h"
+#include "worker/dispatch_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+
+/* ---- async requests (MS-SMB2 3.3.4.2) ---- */
+
+ntstatus_t
+dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
+    uint64_t dev, uint64_t ino, uint64_t deadline_ms,
+    struct conn_pending **out)
+{
+	/* Parked on the connection it arrived on: the answer goes there. */
+	struct conn *c = req->chan != NULL ? req->chan : req->conn;
+	struct conn_private *pv = c->priv;
+	struct conn_pending *p = pv->resuming;
+
+	if (p == NULL || p->message_id != req->message_id) {
+		/*
+		 * Inside a chain only the last request, or a CREATE waiting
+		 * for a break, may go async; Windows fails the others with
+		 * INTERNAL_ERROR (MS-SMB2 3.3.5.2.7 note; smbtorture
+		 * smb2.compound.interim2).
+		 */
+		if (req->next_command != 0 && req->command != SMB2_CREATE)
+			return STATUS_INTERNAL_ERROR;
+		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
+			return STATUS_INSUFF_SERVER_RESOURCES;
+		p = conn_pending_add(c, req->message_id, req->session_id);
+		if (p == NULL)
+			return STATUS_INSUFF_SERVER_RESOURCES;
+		if (p->buf == NULL) {
+			/* Once per slot; the slot keeps it for the next park. */
+			p->buf = malloc(CONN_PARK_BUF);
+			if (p->buf == NULL) {
+				conn_pending_del(p);
+				return STATUS_INSUFF_SERVER_RESOURCES;
+			}
+		}
+		memcpy(p->buf, req->hdr, req->len);
+		p->len = req->len;
+		p->command = req->command;
+		p->tree_id = req->tree != NULL ? req->tree->tree_id : req->tree_id;
+		p->encrypted = req->encrypted;
+		p->related = req->related;
+		p->related_fp = req->related_fid_persistent;
+		p->related_fv = req->related_fid_volatile;
+	}
+	p->kind = kind;
+	p->dev = dev;
+	p->ino = ino;
+	p->deadline_ms = deadline_ms;
+	if (deadline_ms != 0)
+		worker_tick_arm();
+	rsp->async = 1;
+	rsp->async_id = p->async_id;
+	if (out != NULL)
+		*out = p;
+	return STATUS_PENDING;
+}
+
+struct conn_pending *
+dispatch_resuming(const struct smb2_req *req)
+{
+	struct conn_pending *p = (req->chan != NULL ? req->chan :
+	    req->conn)->priv->resuming;
+
+	return p != NULL && p->message_id == req->message_id ? p : NULL;
+}
+
+/* Sends the final response of a slot: its handler run again, or final. */
+static int
+dispatch_resume(struct conn *c, struct conn_pending *p)
+{
+	struct conn_private *pv = c->priv;
+	const struct dispatch_cmd *cmd;
+	struct dispatch_out out;
+	struct smb2_req req;
+	struct smb2_rsp rsp;
+	struct smb2_hdr h;
+	struct session *s, *hs;
+	ntstatus_t st = p->final;
+	int encrypt;
+
+	s = conn_session_find(c, p->session_id);
+	if (smb2_hdr_decode(p->buf, p->len, &h) < 0 || h.command >= SMB2_NCOMMANDS ||
+	    s == NULL || s->state != SESS_VALID) {
+		if (p->cancel != NULL)
+			p->cancel(c, p);
+		conn_pending_del(p);
+		return 0;
+	}
+	cmd = &dispatch_table[h.command];
+	memset(&req, 0, sizeof(req));
+	/* On a channel: its session's trees and opens, answered here. */
+	req.sess = hs = conn_session_home(s, c, &req.conn);
+	req.chan = c;
+	req.command = h.command;
+	req.credit_charge = h.credit_charge;
+	req.flags = h.flags & ~SMB2_FLAGS_RELATED_OPERATIONS;
+	req.message_id = h.message_id;
+	req.async_id = p->async_id;
+	req.tree_id = p->tree_id;
+	req.session_id = p->session_id;
+	req.channel_sequence = (uint16_t)h.status;
+	req.hdr = p->buf;
+	req.len = p->len;
+	cur_init(&req.body, p->buf, p->len);
+	cur_seek(&req.body, SMB2_HDR_LEN);
+	req.encrypted = p->encrypted;
+	req.related = p->related;
+	req.related_fid_persistent = p->related_fp;
+	req.related_fid_volatile = p->related_fv;
+	if (cmd->needs_tree) {
+		req.tree = conn_tree_find(req.conn, hs, p->tree_id);
+		if (req.tree == NULL && st == 0)
+			st = STATUS_NETWORK_NAME_DELETED;
+	}
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	rsp.hdr = pv->sbuf + SMB2_FRAME_LEN;
+	wcur_init(&rsp.body, rsp.hdr, pv->scap - SMB2_FRAME_LEN);
+	wcur_zero(&rsp.body, SMB2_HDR_LEN);
+	if (st == 0) {
+		pv->resuming = p;
+		st = cmd->fn(&req, &rsp);
+		pv->resuming = NULL;
+		if (st == STATUS_SUCCESS)
+			dispatch_create_channel_sequence(&req, &rsp);
+		if (st == STATUS_PENDING && p->in_use && p->final == 0)
+			return 0;	/* parked again: still waiting */
+	}
+	if (p->cancel != NULL && st != STATUS_PENDING)
+		p->cancel(c, p);
+	if (rsp.body.err)
+		return -1;
+	if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
+		dispatch_error_body(&rsp.body);
+	rsp.async = 1;
+	rsp.async_id = p->async_id;
+	rsp.credits_granted = 0;	/* the interim response granted them */
+	dispatch_rsp_hdr(&req, &rsp, st, p->session_id, p->tree_id);
+	out.off = SMB2_FRAME_LEN;
+	out.len = wcur_off(&rsp.body);
+	out.sign_sess = s->signing && (s->signing_required ||
+	    (h.flags & SMB2_FLAGS_SIGNED)) ? s : NULL;
+	encrypt = (p->encrypted || hs->encrypt ||
+	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
+	conn_pending_del(p);
+	if (rsp.data_fd >= 0 && encrypt)
+		out.sign_sess = NULL;
+	return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
+}
+
+/* An unsolicited message (break notification) queued on the connection. */
+static int
+dispatch_notice(struct conn *c, const struct conn_notice *n)
+{
+	struct conn_private *pv = c->priv;
+	struct dispatch_out out;
+	struct smb2_rsp rsp;
+	struct session *s = n->session_id ? conn_session_find(c, n->session_id) : NULL;
+	struct conn *home;
+
+	s = conn_session_home(s, c, &home);	/* a channel: its session's keys */
+
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	memcpy(pv->sbuf + SMB2_FRAME_LEN, n->buf, n->len);
+	out.off = SMB2_FRAME_LEN;
+	out.len = n->len;
+	out.sign_sess = NULL;	/* MS-SMB2 3.3.4.6/3.3.4.7: not signed */
+	return dispatch_finish(c, &out, 1, &rsp, s != NULL && s->encrypt &&
+	    s->cipher != 0, s);
+}
+
+int
+dispatch_async_run(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i, left = 0;
+
+	while (pv->nnotices > 0 && !conn_output_pending(c)) {
+		struct conn_notice n = pv->notices[0];
+
+		pv->nnotices--;
+		memmove(&pv->notices[0], &pv->notices[1],
+		    pv->nnotices * sizeof(pv->notices[0]));
+		if (dispatch_notice(c, &n) < 0)
+			return -1;
+	}
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || !p->ready)
+			continue;
+		if (conn_output_pending(c) || pv->dead) {
+			left++;
+			continue;
+		}
+		p->ready = 0;
+		if (dispatch_resume(c, p) < 0)
+			return -1;
+	}
+	pv->nready = left;
+	return 0;
+}
+
+int
+dispatch_async_complete(struct conn *c, struct conn_pending *p, ntstatus_t st)
+{
+	conn_pending_finish(c, p, st);
+	return 0;
+}
