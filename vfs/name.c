@@ -4,17 +4,52 @@
  * A name is first tried exactly (one openat2).  Only a miss scans the
  * parent directory, and the scan is kept: a small cache of directories,
  * each a hash table of upper-cased name hashes over an arena of names,
- * keyed by (dev, ino) and valid while the directory's mtime and ctime are
- * unchanged.  A directory too big for a slot is marked overflowed and is
- * scanned on each miss (correct, just slower).  The arenas are allocated
- * once, on first use, and reused.
+ * keyed by (dev, ino).  A directory too big for a slot is marked
+ * overflowed and is scanned on each miss (correct, just slower).  The
+ * arenas are allocated once, on first use, and reused.
+ *
+ * Keeping a slot current.  Every CREATE of a new name changes the
+ * directory, so a cache that is only valid while the directory's mtime is
+ * unchanged rescans the whole directory per new name: O(n^2) getdents for
+ * n creates.  Learning our own creates from the mtime is not sound: one
+ * timestamp cannot tell "only our create happened since the last check"
+ * from "our create and a foreign one" (a foreign create between our
+ * fstat and our openat2, or between our openat2 and the fstat after it,
+ * leaves the same single new mtime), and the foreign name would then stay
+ * hidden for as long as only this worker changes the directory, where the
+ * mtime rule finds it at the next lookup.  A counter of changes would
+ * settle it, but the kernel's i_version is not exported.
+ *
+ * So a cached directory on a local filesystem is watched with inotify
+ * (one non-blocking instance per worker, a watch per slot) and its slot
+ * follows every name change, ours and foreign alike: each lookup first
+ * drains the queued events (IN_CREATE / IN_MOVED_TO add the name,
+ * IN_DELETE / IN_MOVED_FROM remove it).  fsnotify queues the event inside
+ * the syscall that changed the directory, before it returns, so any change
+ * that completed before the drain is applied; a change racing with the
+ * drain is the same race as a change racing with the lookup itself.  The
+ * watch is added before the scan: a change after it is both queued and
+ * maybe seen by the scan, and applying events in order is idempotent per
+ * name (add skips a name present, remove skips one absent), so the last
+ * event of each name wins, which is its state after the scan.  A lost
+ * event (the queue overflowed: IN_Q_OVERFLOW) invalidates every slot; a
+ * removed watch (IN_IGNORED: the directory was deleted or its filesystem
+ * unmounted) invalidates its slot.  Network and FUSE filesystems do not
+ * report remote changes to inotify: there (and when inotify is not
+ * available, e.g. out of instances) a slot keeps the old rule, valid
+ * while the directory's mtime and ctime are unchanged.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "proto/unicode.h"
 #include "vfs/vfs.h"
@@ -23,6 +58,10 @@
 #define NAME_ARENA	(2u << 20)
 #define NAME_BUCKETS	(1u << 17)	/* power of two, >= 2 * names that fit */
 #define NAME_SCANBUF	(32u << 10)
+#define NAME_DEAD	0x8000u		/* in a record's length: removed */
+#define NAME_DRAINS	64		/* reads of the event queue per lookup */
+#define NAME_EVENTS	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+			 IN_MOVED_TO | IN_DELETE_SELF | IN_ONLYDIR)
 
 struct name_slot {
 	uint64_t	 dev;
@@ -31,9 +70,10 @@ struct name_slot {
 	struct timespec	 ctime;
 	int		 valid;
 	int		 overflow;
+	int		 wd;		/* inotify watch, -1: the mtime rule */
 	uint64_t	 lru;
 	uint32_t	 used;		/* arena bytes */
-	uint32_t	 count;
+	uint32_t	 count;		/* records, removed ones included */
 	uint32_t	 mask;		/* buckets in use - 1 */
 	char		*arena;		/* [u32 hash][u16 len][name] ... */
 	uint32_t	*bucket;	/* arena offset + 1, 0 = empty */
@@ -43,6 +83,7 @@ static struct name_slot	 name_slots[NAME_SLOTS];
 static uint8_t		*name_scanbuf;
 static uint64_t		 name_clock;
 static int		 name_ready;
+static int		 name_inofd = -1;
 
 static int
 name_init(void)
@@ -54,14 +95,27 @@ name_init(void)
 	if ((name_scanbuf = malloc(NAME_SCANBUF)) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < NAME_SLOTS; i++) {
+		name_slots[i].wd = -1;
 		name_slots[i].arena = malloc(NAME_ARENA);
 		name_slots[i].bucket = calloc(NAME_BUCKETS, sizeof(uint32_t));
 		if (name_slots[i].arena == NULL ||
 		    name_slots[i].bucket == NULL)
 			return -ENOMEM;
 	}
+	/* none (out of instances, say): every slot keeps the mtime rule */
+	name_inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	name_ready = 1;
 	return 0;
+}
+
+/* Forgets a slot's names and its watch (rescanned on next use). */
+static void
+name_slot_drop(struct name_slot *s)
+{
+	if (s->wd >= 0)
+		(void)inotify_rm_watch(name_inofd, s->wd);
+	s->wd = -1;
+	s->valid = 0;
 }
 
 void
@@ -70,7 +124,14 @@ vfs_name_invalidate(void)
 	int i;
 
 	for (i = 0; i < NAME_SLOTS; i++)
-		name_slots[i].valid = 0;
+		name_slot_drop(&name_slots[i]);
+}
+
+static uint32_t
+name_rec_len(const struct name_slot *s, uint32_t off)
+{
+	return (uint8_t)s->arena[off + 4] |
+	    (uint32_t)(uint8_t)s->arena[off + 5] << 8;
 }
 
 static void
@@ -109,12 +170,180 @@ name_index(struct name_slot *s)
 	s->mask = n - 1;
 	memset(s->bucket, 0, n * sizeof(uint32_t));
 	for (off = 0; off < s->used;
-	    off += 6 + ((uint8_t)s->arena[off + 4] |
-	    (uint32_t)(uint8_t)s->arena[off + 5] << 8)) {
+	    off += 6 + (name_rec_len(s, off) & ~NAME_DEAD)) {
 		memcpy(&h, s->arena + off, 4);
 		for (b = h & s->mask; s->bucket[b] != 0; b = (b + 1) & s->mask)
 			;
 		s->bucket[b] = off + 1;
+	}
+}
+
+/* The record of exactly this name (not folded), arena offset + 1, or 0. */
+static uint32_t
+name_find_exact(const struct name_slot *s, const char *name, size_t len,
+    uint32_t h)
+{
+	uint32_t b, off, eh;
+
+	for (b = h & s->mask; s->bucket[b] != 0; b = (b + 1) & s->mask) {
+		off = s->bucket[b] - 1;
+		memcpy(&eh, s->arena + off, 4);
+		if (eh == h && name_rec_len(s, off) == len &&
+		    memcmp(s->arena + off + 6, name, len) == 0)
+			return off + 1;
+	}
+	return 0;
+}
+
+/*
+ * A name appeared in a watched directory (created, renamed or linked in):
+ * adds it unless present (the scan may have seen it already).  A slot that
+ * runs out of room is dropped and rescanned on next use, which also
+ * compacts the records of removed names.
+ */
+static void
+name_add(struct name_slot *s, const char *name, size_t len)
+{
+	uint32_t h, b, off;
+
+	if (s->overflow || len == 0 || len > NAME_MAX)
+		return;
+	h = unicode_casehash(name, len);
+	if (name_find_exact(s, name, len, h) != 0)
+		return;
+	off = s->used;
+	name_insert(s, name, len);
+	if (s->overflow) {
+		name_slot_drop(s);
+		return;
+	}
+	if (s->count > (s->mask + 1) / 2) {
+		name_index(s);		/* grows the table */
+		return;
+	}
+	for (b = h & s->mask; s->bucket[b] != 0; b = (b + 1) & s->mask)
+		;
+	s->bucket[b] = off + 1;
+}
+
+/*
+ * A name left a watched directory (deleted or renamed away): its record
+ * is marked removed and stays in the table as a tombstone, so the probe
+ * chains through it stay intact.
+ */
+static void
+name_remove(struct name_slot *s, const char *name, size_t len)
+{
+	uint32_t at, rl;
+
+	if (s->overflow || len == 0 || len > NAME_MAX)
+		return;
+	at = name_find_exact(s, name, len, unicode_casehash(name, len));
+	if (at == 0)
+		return;
+	rl = (uint32_t)len | NAME_DEAD;
+	s->arena[at - 1 + 4] = (char)(rl & 0xFF);
+	s->arena[at - 1 + 5] = (char)(rl >> 8);
+}
+
+static struct name_slot *
+name_slot_by_wd(int wd)
+{
+	int i;
+
+	for (i = 0; i < NAME_SLOTS; i++)
+		if (name_slots[i].valid && name_slots[i].wd == wd)
+			return &name_slots[i];
+	return NULL;
+}
+
+static void
+name_event(const struct inotify_event *ev, const char *nm, size_t len)
+{
+	struct name_slot *s;
+	int i;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		/* events were lost: no watched slot can be trusted */
+		for (i = 0; i < NAME_SLOTS; i++)
+			if (name_slots[i].wd >= 0)
+				name_slot_drop(&name_slots[i]);
+		return;
+	}
+	if ((s = name_slot_by_wd(ev->wd)) == NULL)
+		return;		/* a watch dropped before: stale events */
+	if (ev->mask & IN_IGNORED) {
+		s->wd = -1;	/* the kernel removed the watch itself */
+		s->valid = 0;
+	} else if (ev->mask & (IN_DELETE_SELF | IN_UNMOUNT))
+		name_slot_drop(s);
+	else if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+		name_add(s, nm, len);
+	else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+		name_remove(s, nm, len);
+}
+
+/*
+ * Applies the queued changes of the watched directories to their slots.
+ * Bounded: names changing faster than this drains are applied at the next
+ * lookup (each slot stays the directory as of some moment, in order).
+ */
+static void
+name_drain(void)
+{
+	struct inotify_event ev;
+	ssize_t n, off;
+	size_t hdr = sizeof(ev);
+	const char *nm;
+	int i;
+
+	if (name_inofd < 0)
+		return;
+	for (i = 0; i < NAME_DRAINS; i++) {
+		n = read(name_inofd, name_scanbuf, NAME_SCANBUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN) {
+			/* cannot tell what changed: back to scanning */
+			vfs_name_invalidate();
+			return;
+		}
+		if (n <= 0)
+			return;
+		for (off = 0; off + (ssize_t)hdr <= n;
+		    off += (ssize_t)(hdr + ev.len)) {
+			memcpy(&ev, name_scanbuf + off, hdr);
+			if (ev.len > (size_t)(n - off) - hdr)
+				break;
+			nm = (const char *)name_scanbuf + off + hdr;
+			name_event(&ev, nm, strnlen(nm, ev.len));
+		}
+		/* a short read emptied the queue */
+		if (n < (ssize_t)(NAME_SCANBUF - hdr - NAME_MAX - 1))
+			return;
+	}
+}
+
+/*
+ * Only local filesystems report every change to inotify; a network or
+ * FUSE one reports only what this host did through it.
+ */
+static int
+name_watchable(int dfd)
+{
+	struct statfs sf;
+
+	if (name_inofd < 0 || fstatfs(dfd, &sf) != 0)
+		return 0;
+	switch ((unsigned long)sf.f_type) {
+	case TMPFS_MAGIC:
+	case EXT4_SUPER_MAGIC:
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case F2FS_SUPER_MAGIC:
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -188,10 +417,11 @@ name_slot_get(const struct vfs_ops *ops, int dfd, const struct vfs_stat *st)
 	for (i = 0; i < NAME_SLOTS; i++) {
 		s = &name_slots[i];
 		if (s->valid && s->dev == st->dev && s->ino == st->ino &&
-		    s->mtime.tv_sec == st->mtime.tv_sec &&
+		    (s->wd >= 0 ||
+		    (s->mtime.tv_sec == st->mtime.tv_sec &&
 		    s->mtime.tv_nsec == st->mtime.tv_nsec &&
 		    s->ctime.tv_sec == st->ctime.tv_sec &&
-		    s->ctime.tv_nsec == st->ctime.tv_nsec) {
+		    s->ctime.tv_nsec == st->ctime.tv_nsec))) {
 			s->lru = ++name_clock;
 			return s;
 		}
@@ -199,13 +429,24 @@ name_slot_get(const struct vfs_ops *ops, int dfd, const struct vfs_stat *st)
 			victim = s;
 	}
 	s = victim;
+	name_slot_drop(s);
 	s->used = s->count = 0;
 	s->overflow = 0;
-	s->valid = 0;
+	/* the watch before the scan: a change during it is queued too */
+	if (name_watchable(dfd)) {
+		char proc[32];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+		s->wd = inotify_add_watch(name_inofd, proc, NAME_EVENTS);
+		if (s->wd < 0)
+			s->wd = -1;
+	}
 	/* dfd: opened by name_lookup's caller just before, not read yet */
 	rc = name_scan(ops, dfd, name_fill_cb, s, 0);
-	if (rc < 0)
+	if (rc < 0) {
+		name_slot_drop(s);
 		return NULL;
+	}
 	if (!s->overflow)
 		name_index(s);
 	s->dev = st->dev;
@@ -230,6 +471,7 @@ name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
 
 	if ((rc = ops->fstat(dfd, &st)) != 0)
 		return rc;
+	name_drain();
 	if ((s = name_slot_get(ops, dfd, &st)) == NULL || s->overflow) {
 		rc = name_scan(ops, dfd, name_find_cb, &f, 1);
 		return rc < 0 ? rc : f.found;
@@ -240,8 +482,9 @@ name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
 		memcpy(&eh, s->arena + off, 4);
 		if (eh != h)
 			continue;
-		nlen = (uint8_t)s->arena[off + 4] |
-		    (uint32_t)(uint8_t)s->arena[off + 5] << 8;
+		nlen = name_rec_len(s, off);
+		if (nlen & NAME_DEAD)
+			continue;
 		if (unicode_casecmp(s->arena + off + 6, nlen, want, len) != 0 ||
 		    nlen >= cap)
 			continue;

@@ -11,12 +11,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
 
 #include "vfs/vfs.h"
@@ -567,6 +569,43 @@ posix_listxattr(int fd, char *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
+/*
+ * FS_IOC_GETVERSION (ext2/3/4, xfs, btrfs... answer it; tmpfs and others
+ * give ENOTTY).  An O_PATH fd cannot take an ioctl: that one goes through
+ * a read-only reopen of /proc/self/fd/N (regular files and directories
+ * only), closed at once.
+ */
+static int
+posix_generation(int fd, uint32_t *gen)
+{
+	char p[32];
+	int v = 0, rfd, rc;
+
+	rc = ioctl(fd, FS_IOC_GETVERSION, &v);
+	if (rc < 0 && errno == EBADF) {
+		struct stat st;
+
+		/* never reopen a device or a FIFO: opening one acts */
+		if (fstat(fd, &st) != 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return -ENOTTY;
+		posix_fdpath(fd, p, sizeof(p));
+		rfd = open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (rfd < 0)
+			return -errno;
+		rc = ioctl(rfd, FS_IOC_GETVERSION, &v);
+		if (rc < 0)
+			rc = -errno;
+		close(rfd);
+		if (rc < 0)
+			return rc;
+	} else if (rc < 0)
+		return -errno;
+	*gen = (uint32_t)v;
+	return 0;
+}
+
 const struct vfs_ops vfs_posix = {
 	.name = "posix",
 	.open = posix_open,
@@ -600,4 +639,5 @@ const struct vfs_ops vfs_posix = {
 	.setxattr = posix_setxattr,
 	.removexattr = posix_removexattr,
 	.listxattr = posix_listxattr,
+	.generation = posix_generation,
 };

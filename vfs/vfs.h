@@ -152,6 +152,12 @@ struct vfs_ops {
 		    int flags);
 	int	(*removexattr)(int fd, const char *name);
 	ssize_t	(*listxattr)(int fd, char *buf, size_t len);
+	/*
+	 * The inode's generation number (what tells a file from an earlier
+	 * one that had the same inode number): 0 or -errno, -ENOTTY or
+	 * -EOPNOTSUPP where the file system keeps none.
+	 */
+	int	(*generation)(int fd, uint32_t *gen);
 };
 
 extern const struct vfs_ops vfs_posix;

@@ -87,6 +87,7 @@ struct conn_pending {
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
 	uint8_t		*buf;		/* the request: header + body */
 	size_t		 len;
+	size_t		 rest_len;	/* a chain's requests after it, at buf + len */
 	uint32_t	 tree_id;
 	int		 encrypted;
 	int		 related;

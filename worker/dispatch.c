@@ -541,23 +541,11 @@ dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 int
 dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 {
-	struct conn_private *pv = c->priv;
-	struct dispatch_out outs[CONN_MAX_COMPOUND];
-	struct smb2_rsp rsp;
-	struct smb2_chain ch;
+	struct dispatch_walk w;
 	struct session *enc_sess = NULL;
-	const uint8_t *m;
-	size_t mlen, woff = SMB2_FRAME_LEN;
-	int nout = 0, encrypted = 0, encrypt_rsp = 0, r;
-	/* related-chain state */
-	uint64_t prev_sid = 0;
-	uint32_t prev_tid = 0;
-	uint64_t prev_fp = SMB2_FID_RELATED, prev_fv = SMB2_FID_RELATED;
-	ntstatus_t prev_st = STATUS_SUCCESS;
-	int prev_ids_bad = 0;	/* the previous one had no valid session/tree */
+	int encrypted = 0;
 
-	memset(&rsp, 0, sizeof(rsp));
-	rsp.data_fd = -1;
+	dispatch_walk_init(&w);
 	switch (smb2_magic(msg, len)) {
 	case SMB2_MAGIC_SMB2:
 		break;
@@ -584,7 +572,6 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		msg += poff;
 		len = plen;
 		encrypted = 1;
-		encrypt_rsp = 1;
 		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 			return -1;
 		break;
@@ -593,6 +580,34 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		conn_warnx(c, "not an SMB2 message, disconnecting");
 		return -1;
 	}
+
+	w.encrypted = encrypted;
+	w.encrypt_rsp = encrypted;
+	w.enc_sess = enc_sess;
+	if (dispatch_walk(c, &w, msg, len) < 0)
+		return -1;
+	return dispatch_walk_end(c, &w);
+}
+
+void
+dispatch_walk_init(struct dispatch_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->woff = SMB2_FRAME_LEN;
+	w->rsp.data_fd = -1;
+	w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
+	w->prev_st = STATUS_SUCCESS;
+}
+
+int
+dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
+    size_t len)
+{
+	struct conn_private *pv = c->priv;
+	struct smb2_chain ch;
+	const uint8_t *m;
+	size_t mlen;
+	int r;
 
 	pv->no_response = 0;
 	smb2_chain_init(&ch, msg, len);
@@ -609,7 +624,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		int ids_bad = 0;
 		uint64_t mt0 = metrics_clock();	/* worker/metrics.h */
 
-		if (nout == CONN_MAX_COMPOUND || smb2_hdr_decode(m, mlen, &h) < 0 ||
+		if (w->nout == CONN_MAX_COMPOUND || smb2_hdr_decode(m, mlen, &h) < 0 ||
 		    (h.flags & SMB2_FLAGS_SERVER_TO_REDIR)) {
 			conn_warnx(c, "malformed SMB2 header, disconnecting");
 			return -1;
@@ -631,13 +646,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		req.len = mlen;
 		cur_init(&req.body, m, mlen);
 		cur_seek(&req.body, SMB2_HDR_LEN);
-		req.encrypted = encrypted;
+		req.encrypted = w->encrypted;
 		req.related_fid_persistent = SMB2_FID_RELATED;
 		req.related_fid_volatile = SMB2_FID_RELATED;
 
 		/* Only NEGOTIATE (and ECHO) before a dialect is chosen. */
 		if (c->dialect == 0 || c->dialect == 0x02FF) {
-			if (h.command != SMB2_NEGOTIATE || nout > 0 || !ch.done) {
+			if (h.command != SMB2_NEGOTIATE || w->nout > 0 || !ch.done) {
 				conn_warnx(c, "%s before NEGOTIATE, disconnecting",
 				    h.command < SMB2_NCOMMANDS ?
 				    dispatch_table[h.command].name : "command");
@@ -647,8 +662,12 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			conn_warnx(c, "second NEGOTIATE, disconnecting");
 			return -1;
 		}
-		/* CANCEL uses the id of what it cancels and costs nothing. */
-		if (h.command != SMB2_CANCEL) {
+		/*
+		 * CANCEL uses the id of what it cancels and costs nothing.
+		 * The rest of a chain parked behind a CREATE was charged
+		 * when it arrived (dispatch_park_rest).
+		 */
+		if (h.command != SMB2_CANCEL && !w->charged) {
 			uint16_t charge = c->dialect == DIALECT_202 ? 1 : h.credit_charge;
 
 			if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
@@ -660,17 +679,22 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		}
 
 		if (h.flags & SMB2_FLAGS_RELATED_OPERATIONS) {
-			if (nout == 0) {
+			if (w->nout == 0) {
 				/* nothing to relate to: the chain fails on */
 				st = STATUS_INVALID_PARAMETER;
 				ids_bad = 1;
 				goto respond;
 			}
 			req.related = 1;
-			req.session_id = prev_sid;
-			req.tree_id = prev_tid;
-			req.related_fid_persistent = prev_fp;
-			req.related_fid_volatile = prev_fv;
+			req.session_id = w->prev_sid;
+			req.tree_id = w->prev_tid;
+			req.related_fid_persistent = w->prev_fp;
+			req.related_fid_volatile = w->prev_fv;
+		}
+		if (w->rest_st != STATUS_SUCCESS) {
+			/* the chain could not wait behind its CREATE */
+			st = w->rest_st;
+			goto respond;
 		}
 		if (h.command >= SMB2_NCOMMANDS) {
 			/* No such command at all (not one we lack): as Samba. */
@@ -688,13 +712,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			 * read-only open leaves the READ after it alone, as
 			 * Windows and Samba do: smb2.compound.related6).
 			 */
-			if (prev_ids_bad && cmd->needs_session) {
+			if (w->prev_ids_bad && cmd->needs_session) {
 				st = STATUS_INVALID_PARAMETER;
 				ids_bad = 1;
 				goto respond;
 			}
-			if (prev_st != STATUS_SUCCESS) {
-				st = prev_st;
+			if (w->prev_st != STATUS_SUCCESS) {
+				st = w->prev_st;
 				goto respond;
 			}
 		}
@@ -714,7 +738,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		s = conn_session_find(c, req.session_id);
 		if (s != NULL && s->bound != NULL)
 			chs = s;
-		if (s != NULL && encrypted && (chs != NULL ? chs->bound : s) != enc_sess) {
+		if (s != NULL && w->encrypted && (chs != NULL ? chs->bound : s) != w->enc_sess) {
 			/* A transform is for one session. */
 			st = STATUS_ACCESS_DENIED;
 			goto respond;
@@ -749,7 +773,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 				s = NULL;	/* a refused request is not signed back */
 			goto respond;
 		}
-		if (s != NULL && s->encrypt && !encrypted &&
+		if (s != NULL && s->encrypt && !w->encrypted &&
 		    h.command != SMB2_SESSION_SETUP && s->state == SESS_VALID) {
 			st = STATUS_ACCESS_DENIED;
 			goto respond;
@@ -770,7 +794,7 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 				ids_bad = 1;
 				goto respond;
 			}
-			if (req.tree->encrypt && !encrypted) {
+			if (req.tree->encrypt && !w->encrypted) {
 				st = STATUS_ACCESS_DENIED;
 				goto respond;
 			}
@@ -782,51 +806,51 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		    (unsigned long long)h.message_id,
 		    (unsigned long long)req.session_id, req.tree_id);
 respond:
-		rsp.hdr = pv->sbuf + woff;
-		if (woff + SMB2_HDR_LEN + 16 > pv->scap)
+		w->rsp.hdr = pv->sbuf + w->woff;
+		if (w->woff + SMB2_HDR_LEN + 16 > pv->scap)
 			return -1;
-		wcur_init(&rsp.body, rsp.hdr, pv->scap - woff);
-		wcur_zero(&rsp.body, SMB2_HDR_LEN);
-		rsp.data_fd = -1;
-		rsp.data_len = 0;
-		rsp.set_fid = 0;
-		rsp.async = 0;
+		wcur_init(&w->rsp.body, w->rsp.hdr, pv->scap - w->woff);
+		wcur_zero(&w->rsp.body, SMB2_HDR_LEN);
+		w->rsp.data_fd = -1;
+		w->rsp.data_len = 0;
+		w->rsp.set_fid = 0;
+		w->rsp.async = 0;
 		if (st == STATUS_SUCCESS && cmd != NULL) {
-			st = cmd->fn(&req, &rsp);
+			st = cmd->fn(&req, &w->rsp);
 			if (st == STATUS_SUCCESS)
-				dispatch_create_channel_sequence(&req, &rsp);
+				dispatch_create_channel_sequence(&req, &w->rsp);
 		}
 		if (pv->no_response) {
 			/* CANCEL: no response at all (MS-SMB2 3.3.5.16). */
 			pv->no_response = 0;
 			continue;
 		}
-		if (rsp.data_fd >= 0 && rsp.data_len > 0 && !ch.done) {
+		if (w->rsp.data_fd >= 0 && w->rsp.data_len > 0 && !ch.done) {
 			/*
 			 * Only the last response of a chain may carry bulk
 			 * data by sendfile: copy it into the body now.
 			 */
 			ssize_t n = -1;
 
-			if (wcur_left(&rsp.body) >= rsp.data_len)
-				n = pread(rsp.data_fd, rsp.body.p, rsp.data_len,
-				    rsp.data_off);
-			if (n < 0 || (size_t)n != rsp.data_len) {
+			if (wcur_left(&w->rsp.body) >= w->rsp.data_len)
+				n = pread(w->rsp.data_fd, w->rsp.body.p, w->rsp.data_len,
+				    w->rsp.data_off);
+			if (n < 0 || (size_t)n != w->rsp.data_len) {
 				conn_warnx(c, "short read of bulk data");
 				return -1;
 			}
-			rsp.body.p += n;
-			rsp.data_fd = -1;
-			rsp.data_len = 0;
+			w->rsp.body.p += n;
+			w->rsp.data_fd = -1;
+			w->rsp.data_len = 0;
 		}
-		if (rsp.body.err) {
+		if (w->rsp.body.err) {
 			conn_warnx(c, "response does not fit, disconnecting");
 			return -1;
 		}
-		if (wcur_off(&rsp.body) == SMB2_HDR_LEN && st != STATUS_SUCCESS)
-			dispatch_error_body(&rsp.body);
-		if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
-			dispatch_error_body(&rsp.body);	/* never an empty body */
+		if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN && st != STATUS_SUCCESS)
+			dispatch_error_body(&w->rsp.body);
+		if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN)
+			dispatch_error_body(&w->rsp.body);	/* never an empty body */
 		/* The session may have been created (SESSION_SETUP) or ended. */
 		sid = req.session_id;
 		if (h.command == SMB2_SESSION_SETUP && req.sess != NULL)
@@ -835,14 +859,14 @@ respond:
 		if (h.command == SMB2_TREE_CONNECT && req.tree != NULL &&
 		    st == STATUS_SUCCESS)
 			tid = req.tree->tree_id;
-		rsp.credits_granted = h.command == SMB2_CANCEL ? 0 :
+		w->rsp.credits_granted = h.command == SMB2_CANCEL ? 0 :
 		    conn_credits_grant(&pv->cred, h.credits, h.credit_charge);
-		dispatch_rsp_hdr(&req, &rsp, st, sid, tid);
+		dispatch_rsp_hdr(&req, &w->rsp, st, sid, tid);
 		metrics_request(h.command, st, mlen,
-		    wcur_off(&rsp.body) + rsp.data_len, mt0);
-		outs[nout].off = woff;
-		outs[nout].len = wcur_off(&rsp.body);
-		outs[nout].sign_sess = NULL;
+		    wcur_off(&w->rsp.body) + w->rsp.data_len, mt0);
+		w->outs[w->nout].off = w->woff;
+		w->outs[w->nout].len = wcur_off(&w->rsp.body);
+		w->outs[w->nout].sign_sess = NULL;
 		/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
 		ss = chs != NULL && req.sess == chs->bound ? chs : req.sess;
 		/* Sign when the session signs: not guest/anonymous, not pending. */
@@ -850,7 +874,7 @@ respond:
 		    (pv->sign_final == ss ||
 		    (ss->state == SESS_VALID &&
 		    (ss->signing_required || (h.flags & SMB2_FLAGS_SIGNED)))))
-			outs[nout].sign_sess = ss;
+			w->outs[w->nout].sign_sess = ss;
 		if (pv->sign_final == ss)
 			pv->sign_final = NULL;
 		/*
@@ -860,52 +884,78 @@ respond:
 		 * that require signing look for before they take the status
 		 * (they skip the check of the signature itself for it).
 		 */
-		if (outs[nout].sign_sess == NULL && st == STATUS_USER_SESSION_DELETED &&
+		if (w->outs[w->nout].sign_sess == NULL && st == STATUS_USER_SESSION_DELETED &&
 		    (h.flags & SMB2_FLAGS_SIGNED) && c->dialect >= DIALECT_300)
-			le32_put(rsp.hdr + 16, le32_get(rsp.hdr + 16) |
+			le32_put(w->rsp.hdr + 16, le32_get(w->rsp.hdr + 16) |
 			    SMB2_FLAGS_SIGNED);
 		if (req.sess != NULL && req.sess->encrypt &&
 		    req.sess->state == SESS_VALID && h.command != SMB2_SESSION_SETUP)
-			encrypt_rsp = 1;
+			w->encrypt_rsp = 1;
 		if (req.tree != NULL && req.tree->encrypt)
-			encrypt_rsp = 1;
-		if (encrypt_rsp && enc_sess == NULL)
-			enc_sess = req.sess;
+			w->encrypt_rsp = 1;
+		if (w->encrypt_rsp && w->enc_sess == NULL)
+			w->enc_sess = req.sess;
 		/*
 		 * The next response starts 8-aligned from the start of this
 		 * one (its NextCommand, set in dispatch_finish), not from
 		 * sbuf: the 4-byte frame header shifts the two.
 		 */
-		woff += (outs[nout].len + 7) & ~(size_t)7;
-		nout++;
-		prev_sid = sid;
-		prev_tid = tid;
+		w->woff += (w->outs[w->nout].len + 7) & ~(size_t)7;
+		w->nout++;
+		w->prev_sid = sid;
+		w->prev_tid = tid;
 		if (h.command == SMB2_CREATE)
-			prev_st = st;
-		prev_ids_bad = ids_bad;
-		if (rsp.set_fid) {
-			prev_fp = rsp.fid_persistent;
-			prev_fv = rsp.fid_volatile;
+			w->prev_st = st;
+		w->prev_ids_bad = ids_bad;
+		if (w->rsp.set_fid) {
+			w->prev_fp = w->rsp.fid_persistent;
+			w->prev_fv = w->rsp.fid_volatile;
 		} else if (req.related || !(h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
 			/* an unrelated request used its own FileId, or none */
 			if (!req.related)
-				prev_fp = prev_fv = SMB2_FID_RELATED;
+				w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
 			dispatch_used_fid(h.command, m + SMB2_HDR_LEN,
-			    mlen - SMB2_HDR_LEN, &prev_fp, &prev_fv);
+			    mlen - SMB2_HDR_LEN, &w->prev_fp, &w->prev_fv);
 		}
 		if (pv->dead)
 			break;
+		if (st == STATUS_PENDING && h.command == SMB2_CREATE && !ch.done) {
+			/*
+			 * A CREATE waiting for a break inside a chain: the
+			 * requests after it wait with it, and are answered
+			 * after its final response (as Samba does; the
+			 * related ones need its FileId).  A chain too long
+			 * to keep is answered now, with no resources.
+			 */
+			r = dispatch_park_rest(c, h.message_id, ch.buf + ch.off,
+			    ch.len - ch.off);
+			if (r < 0)
+				return -1;
+			if (r == 0)
+				return 0;
+			w->rest_st = STATUS_INSUFF_SERVER_RESOURCES;
+		}
 	}
 	if (r < 0) {
 		conn_warnx(c, "bad compound chain (NextCommand), disconnecting");
 		return -1;
 	}
+	return 0;
+}
+
+int
+dispatch_walk_end(struct conn *c, struct dispatch_walk *w)
+{
+	struct conn_private *pv = c->priv;
+	struct session *enc_sess = w->enc_sess;
+	int encrypt_rsp = w->encrypt_rsp, r;
+
 	/* One key per session and direction: a channel uses its session's. */
 	if (enc_sess != NULL && enc_sess->bound != NULL)
 		enc_sess = enc_sess->bound;
 	if (encrypt_rsp && (enc_sess == NULL || enc_sess->cipher == 0))
 		encrypt_rsp = 0;
-	r = dispatch_finish(c, outs, nout, &rsp, encrypt_rsp, enc_sess);
+	r = dispatch_finish(c, w->outs, w->nout, &w->rsp, encrypt_rsp, enc_sess);
 	if (pv->free_after != NULL) {
 		struct session *fs = pv->free_after;
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/conf.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
 
@@ -50,6 +51,7 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		}
 		memcpy(p->buf, req->hdr, req->len);
 		p->len = req->len;
+		p->rest_len = 0;
 		p->command = req->command;
 		p->tree_id = req->tree != NULL ? req->tree->tree_id : req->tree_id;
 		p->encrypted = req->encrypted;
@@ -70,6 +72,48 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 	return STATUS_PENDING;
 }
 
+int
+dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
+    size_t len)
+{
+	struct conn_private *pv = c->priv;
+	struct conn_pending *p = conn_pending_find(c, 0, mid);
+	struct smb2_chain ch;
+	struct smb2_hdr h;
+	const uint8_t *m;
+	size_t mlen;
+	int r;
+
+	if (p == NULL || p->buf == NULL || len > CONN_PARK_BUF - p->len)
+		return 1;
+	/*
+	 * Their message ids are used now, as if they were served: a client
+	 * sending a later id while they wait is inside its window.  The
+	 * headers are checked again when they are served.
+	 */
+	smb2_chain_init(&ch, rest, len);
+	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+		uint16_t charge;
+
+		if (smb2_hdr_decode(m, mlen, &h) < 0)
+			return -1;
+		if (h.command == SMB2_CANCEL)
+			continue;
+		charge = c->dialect == DIALECT_202 ? 1 : h.credit_charge;
+		if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
+			conn_warnx(c, "message id %llu (charge %u) outside the "
+			    "window, disconnecting",
+			    (unsigned long long)h.message_id, charge);
+			return -1;
+		}
+	}
+	if (r < 0)
+		return -1;
+	memcpy(p->buf + p->len, rest, len);
+	p->rest_len = len;
+	return 0;
+}
+
 struct conn_pending *
 dispatch_resuming(const struct smb2_req *req)
 {
@@ -77,6 +121,44 @@ dispatch_resuming(const struct smb2_req *req)
 	    req->conn)->priv->resuming;
 
 	return p != NULL && p->message_id == req->message_id ? p : NULL;
+}
+
+/*
+ * The requests of a chain that waited behind a CREATE (dispatch_park_rest):
+ * served now, with the CREATE's session, tree, FileId and status as the
+ * related state, and sent in one frame after its final response.  They are
+ * copied out of the slot first: serving them may park one in that slot.
+ */
+static int
+dispatch_resume_rest(struct conn *c, struct conn_pending *p,
+    const struct dispatch_out *first, const struct smb2_rsp *first_rsp,
+    ntstatus_t st, int encrypt, struct session *hs)
+{
+	static uint8_t rest[CONN_PARK_BUF];	/* one walk at a time */
+	struct dispatch_walk w;
+	size_t len = p->rest_len;
+
+	memcpy(rest, p->buf + p->len, len);
+	dispatch_walk_init(&w);
+	w.outs[0] = *first;
+	w.nout = 1;
+	w.woff = first->off + ((first->len + 7) & ~(size_t)7);
+	w.rsp = *first_rsp;
+	w.encrypted = p->encrypted;
+	w.encrypt_rsp = encrypt;
+	w.enc_sess = hs;
+	w.charged = 1;
+	w.prev_sid = p->session_id;
+	w.prev_tid = p->tree_id;
+	w.prev_st = st;
+	if (first_rsp->set_fid) {
+		w.prev_fp = first_rsp->fid_persistent;
+		w.prev_fv = first_rsp->fid_volatile;
+	}
+	conn_pending_del(p);
+	if (dispatch_walk(c, &w, rest, len) < 0)
+		return -1;
+	return dispatch_walk_end(c, &w);
 }
 
 /* Sends the final response of a slot: its handler run again, or final. */
@@ -157,10 +239,13 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	    (h.flags & SMB2_FLAGS_SIGNED)) ? s : NULL;
 	encrypt = (p->encrypted || hs->encrypt ||
 	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
-	conn_pending_del(p);
 	if (rsp.data_fd >= 0 && encrypt)
 		out.sign_sess = NULL;
-	return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
+	if (p->rest_len == 0) {
+		conn_pending_del(p);
+		return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
+	}
+	return dispatch_resume_rest(c, p, &out, &rsp, st, encrypt, hs);
 }
 
 /* An unsolicited message (break notification) queued on the connection. */

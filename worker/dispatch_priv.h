@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/conn_priv.h"
 #include "worker/smb2.h"
 
 struct conn;
@@ -30,6 +31,44 @@ struct dispatch_out {
 	size_t		 len;
 	struct session	*sign_sess;	/* sign with this session's key */
 };
+
+/*
+ * One walk over a compound chain (MS-SMB2 3.3.5.2.7): the responses built
+ * so far at sbuf + 4 and the related-operation state.  A frame is walked
+ * from its start; the rest of a chain parked behind a CREATE is walked
+ * after the CREATE's final response, which is outs[0] then.
+ */
+struct dispatch_walk {
+	struct dispatch_out outs[CONN_MAX_COMPOUND];
+	int		 nout;
+	size_t		 woff;		/* the next response at sbuf + woff */
+	struct smb2_rsp	 rsp;		/* the last response */
+	int		 encrypted;	/* the requests came in a transform */
+	int		 encrypt_rsp;
+	struct session	*enc_sess;
+	int		 charged;	/* message ids already charged */
+	ntstatus_t	 rest_st;	/* != 0: answer the rest of the chain so */
+	/* related-chain state */
+	uint64_t	 prev_sid;
+	uint32_t	 prev_tid;
+	uint64_t	 prev_fp, prev_fv;
+	ntstatus_t	 prev_st;
+	int		 prev_ids_bad;	/* the previous one had no valid session/tree */
+};
+
+void	dispatch_walk_init(struct dispatch_walk *);
+/* Serves the requests of msg; -1: disconnect. */
+int	dispatch_walk(struct conn *, struct dispatch_walk *, const uint8_t *msg,
+	    size_t len);
+/* Sends the responses of a walk, then frees a session logged off. */
+int	dispatch_walk_end(struct conn *, struct dispatch_walk *);
+/*
+ * Keeps the requests of a chain after the CREATE of message id mid, parked
+ * for a break, with it (charging their message ids now).  0: kept; 1: no
+ * room; -1: a message id outside the window (disconnect).
+ */
+int	dispatch_park_rest(struct conn *, uint64_t mid, const uint8_t *rest,
+	    size_t len);
 
 /* MS-SMB2 2.2.2 error body (StructureSize 9). */
 void	dispatch_error_body(struct wcur *);

@@ -108,6 +108,7 @@ struct ea_put {
 	uint8_t		*prev;
 	int		 count;
 	int		 full;
+	uint32_t	 need;		/* size of the entry that did not fit */
 };
 
 static int
@@ -130,7 +131,9 @@ ea_put_cb(void *arg, const char *name, size_t vlen)
 	if (p->count > 0)
 		need += (4 - (wcur_off(p->w) & 3)) & 3;
 	if (need > wcur_left(p->w)) {
+		/* MS-FSA 2.1.5.12.12: only complete entries are returned */
 		p->full = 1;
+		p->need = (uint32_t)need;
 		return 1;
 	}
 	if (p->count > 0)
@@ -149,19 +152,37 @@ ea_put_cb(void *arg, const char *name, size_t vlen)
 	return 0;
 }
 
+/*
+ * MS-FSA 2.1.5.12.12: as many complete entries as the cursor holds;
+ * BUFFER_TOO_SMALL when not even the first one fits (*need its size, the
+ * minimum buffer MS-SMB2 2.2.2.2 reports), BUFFER_OVERFLOW when some do.
+ * No Open.NextEaEntry is kept: every query starts at the first EA, as a
+ * query with SL_RESTART_SCAN does.
+ */
 ntstatus_t
-smb2_ea_query(struct file_open *f, struct wcur *w)
+smb2_ea_query_need(struct file_open *f, struct wcur *w, uint32_t *need)
 {
-	struct ea_put p = { f, w, NULL, 0, 0 };
+	struct ea_put p = { f, w, NULL, 0, 0, 0 };
 	int rc;
 
+	*need = 0;
 	rc = ea_each(f, ea_put_cb, &p);
 	if (rc < 0)
 		return ntstatus_from_errno(rc);
-	if (p.full)
+	if (p.full) {
+		*need = p.need;
 		return p.count == 0 ? STATUS_BUFFER_TOO_SMALL :
 		    STATUS_BUFFER_OVERFLOW;
+	}
 	return p.count == 0 ? STATUS_NO_EAS_ON_FILE : STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_ea_query(struct file_open *f, struct wcur *w)
+{
+	uint32_t need;
+
+	return smb2_ea_query_need(f, w, &need);
 }
 
 ntstatus_t

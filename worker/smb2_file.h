@@ -49,6 +49,9 @@ ntstatus_t	smb2_secdesc_apply(struct file_open *, uint32_t which,
  */
 struct file_open;
 ntstatus_t	smb2_ea_query(struct file_open *, struct wcur *w);
+/* the same; on BUFFER_TOO_SMALL *need is the size of the first entry */
+ntstatus_t	smb2_ea_query_need(struct file_open *, struct wcur *w,
+		    uint32_t *need);
 ntstatus_t	smb2_ea_set(struct file_open *, const uint8_t *buf, size_t len);
 uint32_t	smb2_ea_size(struct file_open *);
 /* FSCTLs on files; req->body is positioned at the IOCTL request fields. */

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/conf.h"
 #include "proto/fscc.h"
+#include "proto/smb2_hdr.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -191,8 +193,13 @@ fsctl_copy(struct file_open *in, uint64_t in_off, struct file_open *out,
 
 /*
  * MS-FSCC 2.3.7 / 2.1.3.1 FILE_OBJECTID_BUFFER.  The object id is derived,
- * not stored: inode number and file-system id, stable for the file's
- * life on this volume and needing no write (a read-only open may ask).
+ * not stored (a read-only open may ask, and nothing is written): inode
+ * number, inode generation and file-system id folded to 32 bits.  The
+ * generation is what makes a new file on a reused inode number get a new
+ * id (ext4 hands a freed inode out again at once).  Where the file system
+ * keeps no generation (tmpfs, some FUSE: FS_IOC_GETVERSION answers
+ * ENOTTY) it counts as 0, and there an id can come back for a later file
+ * on the same inode number, the best a derived id can do.
  * BirthVolumeId is the volume's object id as FileFsObjectIdInformation
  * gives it (smb2_info.c: fsid, share root inode), BirthObjectId the
  * object id itself, DomainId zero (no domain tracking service).
@@ -204,14 +211,19 @@ fsctl_object_id(struct smb2_req *req, struct open *op, struct wcur *out)
 	struct vfs_stat st, rst;
 	struct vfs_statfs sf;
 	uint8_t id[16], vol[16];
+	uint32_t gen = 0;
 	int rc;
 
 	if ((rc = vfs->fstat(op->u.file->fd, &st)) != 0 ||
 	    (rc = vfs->statfs(op->u.file->fd, &sf)) != 0 ||
 	    (rc = vfs->fstat(req->tree->root_fd, &rst)) != 0)
 		return ntstatus_from_errno(rc);
+	if (vfs->generation == NULL ||
+	    vfs->generation(op->u.file->fd, &gen) != 0)
+		gen = 0;
 	le64_put(id, st.ino);
-	le64_put(id + 8, sf.fsid);
+	le32_put(id + 8, gen);
+	le32_put(id + 12, (uint32_t)(sf.fsid ^ (sf.fsid >> 32)));
 	le64_put(vol, sf.fsid);
 	le64_put(vol + 8, rst.ino);
 	wcur_bytes(out, id, 16);
@@ -403,6 +415,25 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 	default:
 		status = STATUS_INVALID_DEVICE_REQUEST;
 		break;
+	}
+	if (status == STATUS_BUFFER_TOO_SMALL || (out.err &&
+	    status == STATUS_SUCCESS)) {
+		/*
+		 * MS-SMB2 2.2.2.2: BUFFER_TOO_SMALL carries the minimum
+		 * output size (MS-FSA 2.1.5.9.22: one range; 2.1.5.9.4: a
+		 * whole FILE_OBJECTID_BUFFER).
+		 */
+		uint32_t need = code == FSCTL_QUERY_ALLOCATED_RANGES ? 16 :
+		    code == FSCTL_CREATE_OR_GET_OBJECT_ID ? 64 : 0;
+		uint8_t nb[4];
+
+		w->p = hdr;
+		if (need == 0)
+			return STATUS_BUFFER_TOO_SMALL;
+		le32_put(nb, need);
+		smb2_error_encode(w, req->conn->dialect == DIALECT_311, nb,
+		    sizeof(nb));
+		return STATUS_BUFFER_TOO_SMALL;
 	}
 	if (out.err || (status != STATUS_SUCCESS &&
 	    status != STATUS_BUFFER_OVERFLOW &&

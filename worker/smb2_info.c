@@ -321,6 +321,45 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * FileFullEaInformation (MS-FSA 2.1.5.12.12): complete entries only, as
+ * many as OutputBufferLength holds, so the answer is built in a cursor of
+ * that size instead of being cut afterwards like the fixed classes.
+ */
+static ntstatus_t
+info_query_ea(struct smb2_req *req, struct open *op, uint32_t outlen,
+    struct wcur *w, uint8_t *outhdr)
+{
+	struct wcur lim = *w;
+	uint32_t need;
+	uint8_t nb[4];
+	ntstatus_t status;
+
+	if (!(op->access & FILE_READ_EA))
+		return STATUS_ACCESS_DENIED;
+	if ((size_t)(lim.end - lim.p) > outlen)
+		lim.end = lim.p + outlen;
+	status = smb2_ea_query_need(op->u.file, &lim, &need);
+	if (status == STATUS_BUFFER_TOO_SMALL) {
+		/* MS-SMB2 2.2.2.2: the error data is the size needed */
+		le32_put(nb, need);
+		w->p = outhdr;
+		smb2_error_encode(w, req->conn->dialect == DIALECT_311, nb,
+		    sizeof(nb));
+		return status;
+	}
+	if (status != STATUS_SUCCESS && status != STATUS_BUFFER_OVERFLOW) {
+		w->p = outhdr;
+		return status;
+	}
+	/* BUFFER_OVERFLOW is a warning: the entries that fit go out */
+	le16_put(outhdr, 9);
+	le16_put(outhdr + 2, INFO_OUT_OFFSET);
+	le32_put(outhdr + 4, (uint32_t)(lim.p - w->p));
+	w->p = lim.p;
+	return status;
+}
+
 ntstatus_t
 smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -346,6 +385,9 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	switch (type) {
 	case SMB2_0_INFO_FILE:
+		if (klass == FileFullEaInformation && outlen >=
+		    info_min_len(type, klass))
+			return info_query_ea(req, op, outlen, w, outhdr);
 		status = info_query_file(req, op, klass, w);
 		break;
 	case SMB2_0_INFO_FILESYSTEM:

@@ -500,8 +500,12 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 	}
 }
 
+/*
+ * move: 0, or the action a move's half is reported as (its pairing,
+ * notify_move_pair); the mask's own mapping otherwise.
+ */
 static void
-notify_dispatch(const struct inotify_event *ev)
+notify_dispatch(const struct inotify_event *ev, uint32_t move)
 {
 	char name[512];
 	uint32_t action, filter;
@@ -525,6 +529,8 @@ notify_dispatch(const struct inotify_event *ev)
 	if (ev->len == 0 || notify_map(ev->mask, &action, &filter) != 0 ||
 	    notify_after_create(ev) || notify_claimed(ev))
 		return;
+	if (move != 0)
+		action = move;
 	for (i = 0; i < n && i < nwds; i++) {
 		if (wds[i].wd != ev->wd)
 			continue;
@@ -578,6 +584,56 @@ notify_follow_new_dir(const struct inotify_event *ev)
 	notify_register();
 }
 
+/*
+ * A rename is IN_MOVED_FROM then IN_MOVED_TO with the same cookie.  Within
+ * one directory (one watch descriptor: inotify gives one per directory)
+ * Windows reports RENAMED_OLD_NAME + RENAMED_NEW_NAME; across directories
+ * REMOVED in the old one and ADDED in the new one (MS-FSCC 2.7.1).  The
+ * IN_MOVED_FROM waits here for the event after it; one moved out of every
+ * watched directory (no IN_MOVED_TO follows) is a REMOVED, and an
+ * IN_MOVED_TO without its IN_MOVED_FROM (moved in from elsewhere) an
+ * ADDED.
+ */
+static union {
+	struct inotify_event	ev;
+	char			buf[sizeof(struct inotify_event) + NAME_MAX + 1];
+} move_from;
+static int move_from_set;
+
+static void
+notify_move_flush(void)
+{
+	if (!move_from_set)
+		return;
+	move_from_set = 0;
+	notify_dispatch(&move_from.ev, FILE_ACTION_REMOVED);
+}
+
+static void
+notify_event_one(const struct inotify_event *ev)
+{
+	int same;
+
+	if (move_from_set && (ev->mask & IN_MOVED_TO) &&
+	    ev->cookie == move_from.ev.cookie) {
+		same = ev->wd == move_from.ev.wd;
+		move_from_set = 0;
+		notify_dispatch(&move_from.ev, same ?
+		    FILE_ACTION_RENAMED_OLD_NAME : FILE_ACTION_REMOVED);
+		notify_dispatch(ev, same ? FILE_ACTION_RENAMED_NEW_NAME :
+		    FILE_ACTION_ADDED);
+		return;
+	}
+	notify_move_flush();
+	if ((ev->mask & IN_MOVED_FROM) && ev->len > 0 &&
+	    ev->len <= NAME_MAX + 1) {
+		memcpy(move_from.buf, ev, sizeof(*ev) + ev->len);
+		move_from_set = 1;
+		return;
+	}
+	notify_dispatch(ev, (ev->mask & IN_MOVED_TO) ? FILE_ACTION_ADDED : 0);
+}
+
 void
 smb2_notify_event(void)
 {
@@ -596,14 +652,16 @@ smb2_notify_event(void)
 	for (guard = 0; guard < 64 && ifd >= 0; guard++) {
 		n = read(ifd, buf, sizeof(buf));
 		if (n <= 0)
-			return;
+			break;
 		for (off = 0; off + sizeof(*ev) <= (size_t)n;
 		    off += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)(buf + off);
-			notify_dispatch(ev);
+			notify_event_one(ev);
 			notify_follow_new_dir(ev);
 		}
 	}
+	/* everything read: an IN_MOVED_FROM still waiting has no pair */
+	notify_move_flush();
 }
 
 static void

@@ -483,8 +483,14 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		memcpy(s->session_key, arep.session_key, 16);
 	}
 	s->ntlm_flags = na.flags;
-	/* SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours. */
-	if (a->spnego && !s->anonymous && a->mech_types_len > 0) {
+	/*
+	 * SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours.
+	 * Not for anonymous or guest: the server holds no key the client
+	 * shares (a guest's password was never checked), so neither side's
+	 * MIC can be made or checked, and Samba skips it there too.
+	 */
+	if (a->spnego && !s->anonymous && a->mech_types_len > 0 &&
+	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
 		ntlmssp_sign_keys(arep.session_key, na.flags, &nk);
 		if (sp->mech_list_mic_len > 0 &&
 		    ntlmssp_mac_verify(&nk, 0, 0, a->mech_types, a->mech_types_len,

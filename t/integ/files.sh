@@ -581,4 +581,186 @@ else
 fi
 rm -rf "$SHARE/big" "$SHARE/small"
 
+# BUFFER_TOO_SMALL / BUFFER_OVERFLOW of the variable answers: a full EA
+# query returns complete entries only (MS-FSA 2.1.5.12.12), too small for
+# the first is BUFFER_TOO_SMALL whose error data is the size needed (MS-SMB2
+# 2.2.2.2: 4 bytes before 3.1.1);
+# FSCTL_QUERY_ALLOCATED_RANGES likewise with as many ranges as fit
+# (MS-FSA 2.1.5.9.22).
+"$PYTHON" - "$PORT" "$ALICE_PW" > "$T/out.bufpy" 2>&1 <<'PYEOF'
+import struct, sys
+from impacket.smbconnection import SMBConnection
+from impacket import smb3structs as s3
+
+def err_data(d311, data):
+    # SMB2 ERROR body: StructureSize, ErrorContextCount, Reserved, ByteCount
+    size, ctxs, _, bc = struct.unpack_from('<HBBI', data, 0)
+    assert size == 9, size
+    if d311:
+        assert ctxs == 1 and bc == 12, (ctxs, bc)
+        dlen, eid = struct.unpack_from('<II', data, 8)
+        assert dlen == 4 and eid == 0, (dlen, eid)
+        return struct.unpack_from('<I', data, 16)[0]
+    assert ctxs == 0 and bc == 4, (ctxs, bc)
+    return struct.unpack_from('<I', data, 8)[0]
+
+def query_ea(s, tid, fid, outlen):
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_QUERY_INFO
+    p['TreeID'] = tid
+    q = s3.SMB2QueryInfo()
+    q['FileID'] = fid
+    q['InfoType'] = s3.SMB2_0_INFO_FILE
+    q['FileInfoClass'] = 15                 # FileFullEaInformation
+    q['OutputBufferLength'] = outlen
+    q['InputBufferOffset'] = 0
+    q['Buffer'] = b'\x00'
+    p['Data'] = q
+    a = s.recvSMB(s.sendSMB(p))
+    if a['Status'] in (0, 0x80000005):
+        return a['Status'], s3.SMB2QueryInfo_Response(a['Data'])['Buffer']
+    return a['Status'], a['Data']
+
+def qar(s, tid, fid, off, length, maxout):
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_IOCTL
+    p['TreeID'] = tid
+    i = s3.SMB2Ioctl()
+    i['FileID'] = fid
+    i['CtlCode'] = 0x940CF                  # FSCTL_QUERY_ALLOCATED_RANGES
+    i['MaxInputResponse'] = 0
+    i['MaxOutputResponse'] = maxout
+    i['InputCount'] = 16
+    i['Buffer'] = struct.pack('<QQ', off, length)
+    i['OutputOffset'] = 0
+    i['Flags'] = 1                          # SMB2_0_IOCTL_IS_FSCTL
+    p['Data'] = i
+    a = s.recvSMB(s.sendSMB(p))
+    if a['Status'] in (0, 0x80000005):
+        return a['Status'], s3.SMB2Ioctl_Response(a['Data'])['Buffer']
+    return a['Status'], a['Data']
+
+def ea(name, value, last):
+    e = struct.pack('<IBBH', 0, 0, len(name), len(value)) + name + b'\0' + value
+    e += b'\0' * (-len(e) % 4)
+    if not last:
+        e = struct.pack('<I', len(e)) + e[4:]
+    return e
+
+# (impacket's 3.1.1 signs TREE_CONNECT wrongly, so 3.1.1's error context
+# is left to smbtorture smb2.getinfo.qsec_buffercheck, same encoder)
+for dialect in (s3.SMB2_DIALECT_21, s3.SMB2_DIALECT_30):
+    d311 = dialect == s3.SMB2_DIALECT_311
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]),
+                      preferredDialect=dialect)
+    c.login('alice', sys.argv[2])
+    tid = c.connectTree('share')
+    s = c.getSMBServer()
+    fid = c.createFile(tid, 'eaq', desiredAccess=0x12019f, creationDisposition=5)
+    # two entries of 32 bytes: 8 + "EAn\0" + 20
+    s.setInfo(tid, fid, ea(b'EA1', b'a' * 20, 0) + ea(b'EA2', b'b' * 20, 1),
+              fileInfoClass=15)
+    st, buf = query_ea(s, tid, fid, 64)
+    assert st == 0 and len(buf) == 64, (hex(st), len(buf))
+    st, buf = query_ea(s, tid, fid, 63)
+    assert st == 0x80000005 and len(buf) == 32, (hex(st), len(buf))
+    nxt, _, nl, vl = struct.unpack_from('<IBBH', buf, 0)
+    assert nxt == 0 and nl == 3 and vl == 20, (nxt, nl, vl)
+    st, data = query_ea(s, tid, fid, 31)
+    assert st == 0xC0000023, hex(st)        # BUFFER_TOO_SMALL
+    need = err_data(d311, data)
+    assert need == 32, need
+    c.closeFile(tid, fid)
+
+    # two data extents with a hole between them
+    fid = c.createFile(tid, 'qar', desiredAccess=0x12019f, creationDisposition=5)
+    c.writeFile(tid, fid, b'x' * 4096, 0)
+    c.writeFile(tid, fid, b'y' * 4096, 256 * 4096)
+    # not sparse: one range; 15 bytes cannot hold it
+    st, buf = qar(s, tid, fid, 0, 1 << 30, 16)
+    assert st == 0 and struct.unpack('<QQ', buf) == (0, 257 * 4096), buf
+    st, data = qar(s, tid, fid, 0, 1 << 30, 15)
+    assert st == 0xC0000023 and err_data(d311, data) == 16, hex(st)
+    # sparse with two data extents: room for one is OVERFLOW with it
+    s.ioctl(tid, fid, ctlCode=0x900C4, flags=1, inputBlob=b'\x01',
+            maxInputResponse=0, maxOutputResponse=0)
+    st, buf = qar(s, tid, fid, 0, 1 << 30, 32)
+    assert st == 0 and len(buf) == 32, (hex(st), len(buf))
+    st, buf = qar(s, tid, fid, 0, 1 << 30, 31)
+    assert st == 0x80000005 and len(buf) == 16, (hex(st), len(buf))
+    assert struct.unpack('<QQ', buf)[0] == 0, buf
+    c.closeFile(tid, fid)
+    c.logoff()
+    print('ok dialect %#x' % dialect)
+PYEOF
+rc=$?
+sed 's/^/# /' "$T/out.bufpy" | tail -n 6
+if [ $rc = 0 ]; then
+	ok "EA query and FSCTL_QUERY_ALLOCATED_RANGES: complete entries with BUFFER_OVERFLOW, BUFFER_TOO_SMALL with the size needed (2.1 and 3.0)"
+else
+	fail "EA query and FSCTL_QUERY_ALLOCATED_RANGES: BUFFER_OVERFLOW / BUFFER_TOO_SMALL"
+fi
+rm -f "$SHARE/qar" "$SHARE/eaq"
+
+# FSCTL_CREATE_OR_GET_OBJECT_ID: the id is inode number + inode generation
+# (FS_IOC_GETVERSION) + folded fsid.  The same file gives the same id from
+# two opens; a file deleted and a new one created on the same inode number
+# (ext4 reuses a freed inode at once; tried up to 50 times) gets another.
+"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE" > "$T/out.oidpy" 2>&1 <<'PYEOF'
+import fcntl, os, struct, sys
+from impacket.smbconnection import SMBConnection
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=int(sys.argv[1]))
+c.login('alice', sys.argv[2])
+tid = c.connectTree('share')
+s = c.getSMBServer()
+share = sys.argv[3]
+
+def local_gen(name):
+    fd = os.open(os.path.join(share, name), os.O_RDONLY)
+    try:
+        b = fcntl.ioctl(fd, 0x80087601, b'\0' * 8)   # FS_IOC_GETVERSION
+        return struct.unpack_from('<I', b)[0]
+    except OSError:
+        return 0                                      # none kept: counts 0
+    finally:
+        os.close(fd)
+
+def oid(name, access=0x81):
+    fid = c.openFile(tid, name, desiredAccess=access)
+    o = s.ioctl(tid, fid, ctlCode=0x000900C0, flags=1, maxOutputResponse=64)
+    c.closeFile(tid, fid)
+    assert len(o) == 64 and o[32:48] == o[0:16], o
+    return o[0:16]
+
+fid = c.createFile(tid, 'oid-0', desiredAccess=0x12019f, creationDisposition=5)
+c.closeFile(tid, fid)
+a = oid('oid-0')
+assert a == oid('oid-0', 0x80), 'same file, two ids'   # attribute-only open too
+ino, gen = struct.unpack_from('<QI', a)
+assert ino == os.stat(os.path.join(share, 'oid-0')).st_ino, ino
+assert gen == local_gen('oid-0'), (gen, local_gen('oid-0'))
+reused = None
+for i in range(1, 51):
+    c.deleteFile('share', 'oid-%d' % (i - 1))
+    fid = c.createFile(tid, 'oid-%d' % i, desiredAccess=0x12019f, creationDisposition=5)
+    c.closeFile(tid, fid)
+    b = oid('oid-%d' % i)
+    if struct.unpack_from('<Q', b)[0] == ino:
+        reused = i
+        break
+c.deleteFile('share', 'oid-%d' % i)
+assert reused is not None, 'inode %d never reused in 50 tries' % ino
+assert gen != 0, 'the file system keeps no generation: ids repeat'
+assert b != a, 'a new file on inode %d got the old id' % ino
+print('inode %d reused after %d deletes: generation %d -> %d, ids differ'
+      % (ino, reused, gen, struct.unpack_from('<I', b, 8)[0]))
+PYEOF
+rc=$?
+sed 's/^/# /' "$T/out.oidpy" | tail -n 6
+if [ $rc = 0 ]; then
+	ok "object id: equal for one file, new for a new file on a reused inode ($(tail -n 1 "$T/out.oidpy"))"
+else
+	fail "object id: equal for one file, new for a new file on a reused inode"
+fi
+
 finish

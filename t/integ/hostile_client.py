@@ -40,6 +40,7 @@ QUERY_DIRECTORY, CHANGE_NOTIFY, QUERY_INFO, SET_INFO = 14, 15, 16, 17
 FLAG_SIGNED, FLAG_RELATED = 0x8, 0x4
 STATUS_SUCCESS = 0
 STATUS_MORE_PROCESSING = 0xC0000016
+STATUS_INVALID_PARAMETER = 0xC000000D
 
 rnd = random.Random(0x5EC)     # reproducible garbage
 
@@ -1107,15 +1108,44 @@ def post_cases():
         if isinstance(x, str):
             return False, "first ECHO: " + x
         y = r.xchg(hdr(ECHO, m, sid=r.sid, tid=r.tid) + b"\x04\0\0\0")
-        return acceptable(y)
+        # MS-SMB2 3.3.5.2.3: a reused message id ends the connection
+        return y == "closed", "reused id: " + (y if isinstance(y, str) else describe(y))
 
     @add("post-mid-far", "a message id far out of the window (2^62)")
     def _(r):
-        return acceptable(r.xchg(hdr(ECHO, 1 << 62, sid=r.sid, tid=r.tid) + b"\x04\0\0\0"))
+        y = r.xchg(hdr(ECHO, 1 << 62, sid=r.sid, tid=r.tid) + b"\x04\0\0\0")
+        return y == "closed", y if isinstance(y, str) else describe(y)
 
     @add("post-mid-ffff", "message id 0xFFFFFFFFFFFFFFFF")
     def _(r):
-        return acceptable(r.xchg(hdr(ECHO, (1 << 64) - 1, sid=r.sid, tid=r.tid) + b"\x04\0\0\0"))
+        y = r.xchg(hdr(ECHO, (1 << 64) - 1, sid=r.sid, tid=r.tid) + b"\x04\0\0\0")
+        return y == "closed", y if isinstance(y, str) else describe(y)
+
+    @add("post-credits-capped", "credits: up to 8192 outstanding granted, never more; a message id past the granted window disconnects")
+    def _(r):
+        grants = []
+        for _ in range(4):
+            x = r.xchg(hdr(ECHO, r.mid(), sid=r.sid, tid=r.tid, credits=0xFFFF) + b"\x04\0\0\0")
+            if isinstance(x, str):
+                return False, "ECHO asking 65535 credits: " + x
+            grants.append(struct.unpack_from("<H", x, 14)[0])
+        # The first fills the window to the maximum; then each answer only
+        # gives back what its request cost.
+        if grants[0] < 2 or grants[1:] != [1, 1, 1] or sum(grants) > 8192 + 3:
+            return False, "granted %s" % grants
+        # the window now ends 8192 ids past the next unused one
+        y = r.xchg(hdr(ECHO, r.mid() + 8192, sid=r.sid, tid=r.tid) + b"\x04\0\0\0")
+        return y == "closed", "granted %s; id past the window: %s" % (
+            grants, y if isinstance(y, str) else describe(y))
+
+    @add("post-credits-undercharged", "a 1 MiB READ charged 1 credit (large MTU: 16 needed)")
+    @with_file()
+    def _(r, fid):
+        x = r.xchg(r.h(READ, charge=1) + read_body(fid, 1 << 20))
+        if isinstance(x, str):
+            return x == "closed", x
+        st = parse_chain(x)[0][0]
+        return st == STATUS_INVALID_PARAMETER, describe(x)
 
     @add("post-charge-over-window", "CreditCharge 65535 on an ECHO")
     def _(r):
@@ -1393,6 +1423,46 @@ def raw_login(user, pw, extra=b"", dialect=0x0300):
     if isinstance(r, str):
         return s, sid, r
     return s, sid, "0x%08x" % parse_chain(r)[0][0]
+
+
+def raw_setup(s, mid, user, pw):
+    """A further NTLMSSP SESSION_SETUP (SessionId 0) on a logged-in raw
+    socket: (sid, status) of the final leg, or (0, status) of the first."""
+    from impacket import ntlm
+    t1 = ntlm.getNTLMSSPType1("", "")
+    s.sendall(frame(hdr(SESSION_SETUP, mid, credits=8) + sess_body(t1.getData())))
+    r = recv_frame(s)
+    if isinstance(r, str):
+        return 0, r
+    if parse_chain(r)[0][0] != STATUS_MORE_PROCESSING:
+        return 0, "0x%08x" % parse_chain(r)[0][0]
+    sid = struct.unpack_from("<Q", r, 40)[0]
+    boff, blen = struct.unpack_from("<HH", r, 64 + 4)
+    t3, _key = ntlm.getNTLMSSPType3(t1, r[boff:boff + blen], user, pw, "")
+    s.sendall(frame(hdr(SESSION_SETUP, mid + 1, sid=sid, credits=8) + sess_body(t3.getData())))
+    r = recv_frame(s)
+    if isinstance(r, str):
+        return sid, r
+    return sid, "0x%08x" % parse_chain(r)[0][0]
+
+
+def cmd_sessions():
+    """alice logs in, then asks for a second session as alice and a third
+    as bob on the same connection; prints 'NAME SID STATUS' per setup and
+    whether the connection still answers an ECHO in alice's session."""
+    apw = os.environ.get("ALICE_PW", "alicepw1")
+    bpw = os.environ.get("BOB_PW", "bobpw1")
+    s, sid1, st = raw_login("alice", apw)
+    out("alice1 %x %s" % (sid1, st))
+    sid2, st = raw_setup(s, 3, "alice", apw)
+    out("alice2 %x %s" % (sid2, st))
+    sid3, st = raw_setup(s, 5, "bob", bpw)
+    out("bob %x %s" % (sid3, st))
+    s.sendall(frame(hdr(ECHO, 7, sid=sid1) + b"\x04\0\0\0"))
+    r = recv_frame(s)
+    out("echo %s" % (r if isinstance(r, str) else "0x%08x" % parse_chain(r)[0][0]))
+    s.close()
+    return 0
 
 
 def cmd_hold(secs):
@@ -1720,6 +1790,8 @@ def main(argv):
         return cmd_flood(int(argv[2]), float(argv[3]))
     if cmd == "hold":
         return cmd_hold(float(argv[2]))
+    if cmd == "sessions":
+        return cmd_sessions()
     if cmd == "post":
         return cmd_post(argv[2], int(argv[3]))
     if cmd == "paths":

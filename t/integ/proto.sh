@@ -38,6 +38,8 @@ check "SMB1 negotiate offering SMB2 (2.???)" $SMBC //127.0.0.1/share \
     -U alice%$ALICE_PW --option='client min protocol=NT1' -c ls
 check_fails "SMB1-only client refused" $SMBC //127.0.0.1/share -U alice%$ALICE_PW \
     --option='client min protocol=NT1' --option='client max protocol=NT1' -c ls
+grep -q "SMB1-only client refused" "$LOG" && ok "SMB1-only client refusal is logged" ||
+    fail "SMB1-only client refusal is logged"
 if [ $HAVE_PIPES = 1 ]; then
 	check "smbclient -L lists shares" $SMBC -L //127.0.0.1 -U alice%$ALICE_PW
 	grep -q share "$T/check.out" || fail "smbclient -L shows [share]"
@@ -306,5 +308,110 @@ assert got == [0, 0], [hex(x) for x in got]
 c.closeFile(tid, fid)
 c.logoff()
 "
+
+# More sessions on one connection (DESIGN.md: a worker is one Unix user):
+# a second one of alice works, one of bob gets ACCESS_DENIED and a log
+# line, and alice's first session goes on.
+out=$(PORT=$PORT ALICE_PW=$ALICE_PW BOB_PW=$BOB_PW timeout 30 $PY \
+    "$ROOT/t/integ/hostile_client.py" sessions 2>&1)
+a1=$(awk '$1 == "alice1" { print $2, $3 }' <<<"$out")
+a2=$(awk '$1 == "alice2" { print $2, $3 }' <<<"$out")
+if [ "${a1#* }" = 0x00000000 ] && [ "${a2#* }" = 0x00000000 ] &&
+    [ "${a1% *}" != "${a2% *}" ]; then
+	ok "a second session of the same user on a connection"
+else
+	fail "a second session of the same user on a connection"; echo "$out"
+fi
+if awk '$1 == "bob" { exit $3 != "0xc0000022" }' <<<"$out" &&
+    grep -q "^bob " <<<"$out" && grep -q "^echo 0x00000000" <<<"$out"; then
+	ok "another user's session on the connection: ACCESS_DENIED, the first goes on"
+else
+	fail "another user's session on the connection: ACCESS_DENIED, the first goes on"
+	echo "$out"
+fi
+grep -q "session of user bob (uid [0-9]*) on a connection served for uid [0-9]*: refused" "$LOG" &&
+    ok "another user's session is logged" || fail "another user's session is logged"
+integ_stop
+
+# Guests (map to guest = bad user: an unknown user name logs in as the
+# guest account) reach only shares with guest ok; anonymous (null)
+# sessions (empty user name; smbclient -N sends "root", a guest here) only
+# IPC$; a known user with a wrong password is still refused.
+mkdir -p "$T/pub" && echo hello >"$T/pub/pub.txt" && chmod -R a+rX "$T/pub"
+# Also a share of alice only that requires encryption (smbclient turns
+# encryption on for a tree only in a session it signs: signing required).
+mkdir -p "$T/enc" && chown alice "$T/enc"
+INTEG_SHARES="[pub]
+	path = $T/pub
+	guest ok = yes
+	read only = yes
+
+[enc]
+	path = $T/enc
+	read only = no
+	smb encrypt = required
+	valid users = alice" integ_conf "map to guest = bad user"
+integ_start || fail "server restarts"
+check "share with smb encrypt = required, SMB3_11" $SMBC //127.0.0.1/enc \
+    -U alice%$ALICE_PW --option="client max protocol=SMB3_11" \
+    --option="client signing = required" -c ls
+check "share with smb encrypt = required, SMB3_00" $SMBC //127.0.0.1/enc \
+    -U alice%$ALICE_PW --option="client max protocol=SMB3_00" \
+    --option="client signing = required" -c ls
+check_fails "share with smb encrypt = required refuses SMB2_10" $SMBC //127.0.0.1/enc \
+    -U alice%$ALICE_PW --option="client max protocol=SMB2_10" -c ls
+grep -q "share enc requires encryption the session cannot do" "$LOG" ||
+    fail "refused unencryptable tree connect is logged"
+check "unencrypted request on a tree that requires encryption: ACCESS_DENIED" \
+    timeout 30 $PY -c "
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import SMB2Create, SMB2_CREATE
+c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=$PORT, preferredDialect=0x0300)
+c.login('alice', '$ALICE_PW')
+tid = c.connectTree('enc')
+s = c.getSMBServer()
+assert s._Session['TreeConnectTable'][tid]['EncryptData'], 'share flag ENCRYPT_DATA'
+fid = c.createFile(tid, 'enc.txt')		# encrypted: served
+c.closeFile(tid, fid)
+s._Session['TreeConnectTable'][tid]['EncryptData'] = False
+p = s.SMB_PACKET()
+p['Command'] = SMB2_CREATE
+p['TreeID'] = tid
+cr = SMB2Create()
+cr['DesiredAccess'] = 0x80
+cr['ShareAccess'] = 7
+cr['CreateDisposition'] = 1
+cr['Buffer'] = 'enc.txt'.encode('utf-16le')
+cr['NameLength'] = len(cr['Buffer'])
+p['Data'] = cr
+st = s.recvSMB(s.sendSMB(p))['Status']
+assert st == 0xC0000022, hex(st)
+"
+check_fails "valid users: bob refused" $SMBC //127.0.0.1/enc -U bob%$BOB_PW -c ls
+grep -q NT_STATUS_ACCESS_DENIED "$T/check.out" &&
+    grep -q "user bob refused share enc (valid/invalid users)" "$LOG" &&
+    ok "valid users refusal: ACCESS_DENIED and a log line" ||
+    fail "valid users refusal: ACCESS_DENIED and a log line"
+check "guest (unknown user) lists a guest ok share" $SMBC //127.0.0.1/pub \
+    -U nosuchuser%whatever -c ls
+grep -q pub.txt "$T/check.out" || fail "guest ls shows pub.txt"
+grep -q "unknown user nosuchuser mapped to guest" "$LOG" &&
+    ok "guest mapping is logged" || fail "guest mapping is logged"
+check_fails "guest refused a share without guest ok" $SMBC //127.0.0.1/share \
+    -U nosuchuser%whatever -c ls
+grep -q NT_STATUS_ACCESS_DENIED "$T/check.out" &&
+    grep -q "guest refused share share (guest ok = no)" "$LOG" &&
+    ok "guest refusal: ACCESS_DENIED and a log line" ||
+    fail "guest refusal: ACCESS_DENIED and a log line"
+check_fails "known user with a wrong password is not mapped to guest" \
+    $SMBC //127.0.0.1/pub -U alice%wrongpw -c ls
+grep -q NT_STATUS_LOGON_FAILURE "$T/check.out" ||
+    fail "wrong password with map to guest: LOGON_FAILURE"
+check "anonymous session on IPC\$" $SMBC //127.0.0.1/IPC\$ -U% -c exit
+check_fails "anonymous session refused a guest ok disk share" $SMBC //127.0.0.1/pub -U% -c ls
+grep -q NT_STATUS_ACCESS_DENIED "$T/check.out" &&
+    grep -q "anonymous session refused share pub" "$LOG" &&
+    ok "anonymous refusal: ACCESS_DENIED and a log line" ||
+    fail "anonymous refusal: ACCESS_DENIED and a log line"
 integ_stop
 finish

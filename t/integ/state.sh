@@ -133,6 +133,9 @@ elif cmd == "lease-lock":
 elif cmd == "hold":
     a, at = login("alice", "alicepw1")
     create(a, at, "crash.txt", access=RW | 0x10000, share=0)
+    # and a byte-range lock on another file: worker death must drop it
+    fl = create(a, at, "crashlock.txt")
+    lock(a, at, fl, 0, 10, 0x2 | 0x10)
     print("holding", flush=True)
     time.sleep(30)
 elif cmd == "durable-hold":
@@ -325,7 +328,7 @@ for p in json.load(sys.stdin).get("processes", []):
 
 # Both users may open these (the kernel judges access by mode bits).
 for f in deny locked leased leased2 crash durable ackx-shared ackx-none \
-    ackx-staged; do
+    ackx-staged crashlock relock-logoff relock-disconnect dur2 dur2x blocking; do
 	: >"$SHARE/$f.txt"
 	chmod 0666 "$SHARE/$f.txt"
 done
@@ -648,5 +651,522 @@ for t in "0x200 bob-stream 6:xattr.txt:stream STREAM_NAME" \
 	    ok "bob's $2 completes alice's $4-only CHANGE_NOTIFY with $3" ||
 	    fail "$4 notify across workers: $(cat "$T/nxw.out" "$T/nxb.out" "$T/nxf.out")"
 done
+
+# ---- issue 5 checklist: state files, reader slots, lock release, durable
+# v2 with a lease across a worker's death, expiry, usmbctl status --json,
+# and a full map (a second server with a 1 MiB map) ----
+H3=$T/state_more.py
+cat >"$H3" <<'EOF'
+import struct, sys, time, uuid
+from impacket import smb3structs as s3
+from impacket import smb3, nt_errors
+from impacket.smbconnection import SMBConnection, SessionError
+
+PORT = int(sys.argv[1])
+ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
+RW = s3.FILE_READ_DATA | s3.FILE_WRITE_DATA
+GUID = "usmbd-dh2-clnt!!"	# one client GUID for hold and reconnect
+
+class FixedGuid(smb3.SMB3):
+    def negotiateSession(self, *a, **kw):
+        self.ClientGuid = GUID
+        return super().negotiateSession(*a, **kw)
+
+def login(user, pw, dialect=s3.SMB2_DIALECT_21, fixed=False):
+    if fixed:
+        c = SMBConnection(existingConnection=FixedGuid(
+            "127.0.0.1", "127.0.0.1", sess_port=PORT,
+            preferredDialect=dialect))
+    else:
+        c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                          preferredDialect=dialect)
+    c.login(user, pw)
+    t = c.connectTree("share")
+    srv = c.getSMBServer()
+    orig = srv.recvSMB
+    def keep(*args, **kw):
+        p = orig(*args, **kw)
+        srv.last = p
+        return p
+    srv.recvSMB = keep
+    return c, t
+
+def name_of(e):
+    code = e.get_error_code() if hasattr(e, "get_error_code") else e.error
+    return nt_errors.ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
+
+def status_of(fn):
+    try:
+        fn()
+        return "OK"
+    except (SessionError, smb3.SessionError) as e:
+        return name_of(e)
+
+def lock(c, tid, fid, off, length, flags):
+    srv = c.getSMBServer()
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_LOCK
+    pkt['TreeID'] = tid
+    body = struct.pack('<HHL', 48, 1, 0) + bytes(fid) + \
+        struct.pack('<QQLL', off, length, flags, 0)
+    pkt['Data'] = body
+    ans = srv.recvSMB(srv.sendSMB(pkt))
+    if ans['Status'] != 0:
+        raise smb3.SessionError(ans['Status'], ans)
+
+class Blob:
+    """Create contexts chained by hand (impacket only concatenates)."""
+    def __init__(self, items):
+        out = b''
+        for i, (name, data) in enumerate(items):
+            c = struct.pack('<LHHHHL', 0, 16, 4, 0, 24, len(data)) + name + \
+                b'\0' * 4 + data
+            if i + 1 < len(items):
+                c += b'\0' * (-len(c) % 8)
+                c = struct.pack('<L', len(c)) + c[4:]
+            out += c
+        self.data = out
+    def getData(self):
+        return self.data
+
+def lease_v2(key, state, parent=None):
+    # flag 4: SMB2_LEASE_FLAG_PARENT_LEASE_KEY_SET
+    return (b'RqLs', key + struct.pack('<LLQ', state, 4 if parent else 0, 0) +
+            (parent or b'\0' * 16) + struct.pack('<HH', 0, 0))
+
+def resp_contexts(srv):
+    raw = srv.last['Data']
+    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
+    off, ln = struct.unpack_from('<LL', raw, 80)
+    buf, out, pos = raw[off - 64:off - 64 + ln], {}, 0
+    while pos + 16 <= len(buf):
+        nxt, noff, nlen, _, doff, dlen = struct.unpack_from('<LHHHHL', buf, pos)
+        out[bytes(buf[pos + noff:pos + noff + nlen])] = \
+            bytes(buf[pos + doff:pos + doff + dlen])
+        if nxt == 0:
+            break
+        pos += nxt
+    return out
+
+def lease_state(ctxs):
+    d = ctxs.get(b'RqLs')
+    return struct.unpack_from('<L', d, 16)[0] if d else -1
+
+cmd = sys.argv[2]
+if cmd == "relock":
+    # alice locks, then logs off or drops the connection: bob's lock of
+    # the same range must then be granted
+    name, how = sys.argv[3], sys.argv[4]
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    fa = a.getSMBServer().create(at, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                                 s3.FILE_OPEN_IF, 0)
+    lock(a, at, fa, 0, 10, 0x2 | 0x10)
+    fb = b.getSMBServer().create(bt, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                                 s3.FILE_OPEN, 0)
+    print("bob-before", status_of(lambda: lock(b, bt, fb, 0, 10, 0x2 | 0x10)))
+    if how == "logoff":
+        a.logoff()
+    else:
+        a.getSMBServer()._NetBIOSSession.close()
+    res = "never"
+    for i in range(40):
+        res = status_of(lambda: lock(b, bt, fb, 0, 10, 0x2 | 0x10))
+        if res == "OK":
+            break
+        time.sleep(0.05)
+    print("bob-after", res, "tries", i + 1)
+elif cmd == "bob-lock":
+    b, bt = login("bob", "bobpw1")
+    fb = b.getSMBServer().create(bt, sys.argv[3], RW, ALL,
+                                 s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    print("bob-lock", status_of(lambda: lock(b, bt, fb, 0, 10, 0x2 | 0x10)))
+    b.closeFile(bt, fb)
+elif cmd == "blocking":
+    # bob's blocking LOCK (no FAIL_IMMEDIATELY) waits in his worker for
+    # alice's range (her worker): released by her unlock, or cancelled
+    import threading
+    name = sys.argv[3]
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    fa = a.getSMBServer().create(at, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                                 s3.FILE_OPEN_IF, 0)
+    fb = b.getSMBServer().create(bt, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                                 s3.FILE_OPEN, 0)
+    bs = b.getSMBServer()
+    def blocking(off):
+        pkt = bs.SMB_PACKET()
+        pkt['Command'] = s3.SMB2_LOCK
+        pkt['TreeID'] = bt
+        pkt['Data'] = struct.pack('<HHL', 48, 1, 0) + bytes(fb) + \
+            struct.pack('<QQLL', off, 10, 0x2, 0)
+        mid = bs.sendSMB(pkt)
+        res = {}
+        def wait():
+            bs._timeout = 10
+            res['status'] = bs.recvSMB(mid)['Status']	# past the interim
+            res['t'] = time.time()
+        th = threading.Thread(target=wait, daemon=True)
+        th.start()
+        return mid, res, th
+    for off, how in ((0, "unlock"), (20, "cancel")):
+        lock(a, at, fa, off, 10, 0x2 | 0x10)
+        mid, res, th = blocking(off)
+        time.sleep(0.7)
+        waited = 'status' not in res
+        t0 = time.time()
+        if how == "unlock":
+            lock(a, at, fa, off, 10, 0x4)
+        else:
+            pkt = bs.SMB_PACKET()
+            pkt['Command'] = s3.SMB2_CANCEL
+            pkt['MessageID'] = mid
+            pkt['Data'] = struct.pack('<HH', 4, 0)
+            bs.sendSMB(pkt)
+        th.join(10)
+        print(how, "waited" if waited else "did-not-wait",
+              "0x%x" % res.get('status', 0xffffffff),
+              "after %.1f s" % (res.get('t', time.time()) - t0), flush=True)
+elif cmd == "doc":
+    # delete-on-close across workers: alice has it open, bob's
+    # delete-on-close handle closes -> delete pending; the file goes with
+    # alice's last close
+    name = sys.argv[3]
+    a, at = login("alice", "alicepw1")
+    b, bt = login("bob", "bobpw1")
+    fa = a.getSMBServer().create(at, name, s3.FILE_READ_DATA, ALL,
+                                 s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
+    bsrv = b.getSMBServer()
+    fb = bsrv.create(bt, name, s3.DELETE | s3.FILE_READ_ATTRIBUTES, ALL,
+                     s3.FILE_NON_DIRECTORY_FILE | s3.FILE_DELETE_ON_CLOSE,
+                     s3.FILE_OPEN, 0)
+    bsrv.close(bt, fb)
+    print("bob-reopen", status_of(lambda: bsrv.create(bt, name,
+          s3.FILE_READ_DATA, ALL, s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)))
+    print("exists-before", flush=True)
+    sys.stdin.readline()
+    a.closeFile(at, fa)
+    print("alice-closed", flush=True)
+    sys.stdin.readline()
+elif cmd == "bob-read":
+    # a READ checks the locks and breaks no lease
+    b, bt = login("bob", "bobpw1")
+    fb = b.getSMBServer().create(bt, sys.argv[3], RW, ALL,
+                                 s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    print("bob-read", status_of(lambda: b.readFile(bt, fb, 0, 5)))
+    b.closeFile(bt, fb)
+elif cmd == "dh2-hold":
+    # SMB 3.0, DH2Q + lease v2 RH + an exclusive lock, then wait to be killed
+    name, tmo = sys.argv[3], int(sys.argv[4])
+    a, at = login("alice", "alicepw1", s3.SMB2_DIALECT_30, fixed=True)
+    srv = a.getSMBServer()
+    key, cg, parent = (uuid.uuid4().bytes for i in range(3))
+    dh2q = (b'DH2Q', struct.pack('<LLQ', tmo, 0, 0) + cg)
+    fid = srv.create(at, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                     s3.FILE_OPEN_IF, 0, oplockLevel=0xFF,
+                     createContexts=[Blob([lease_v2(key, 0x3, parent), dh2q])])
+    ctxs = resp_contexts(srv)
+    print("lease", lease_state(ctxs))
+    d = ctxs.get(b'RqLs', b'')
+    print("parent", "ok" if len(d) == 52 and struct.unpack_from('<L', d, 20)[0] & 4
+          and d[32:48] == parent else "wrong")
+    print("dh2", "granted" if b'DH2Q' in ctxs else "refused")
+    a.writeFile(at, fid, b"durable v2 data")
+    lock(a, at, fid, 0, 10, 0x2 | 0x10)
+    print("ids", bytes(fid).hex(), key.hex(), cg.hex())
+    print("holding", flush=True)
+    time.sleep(30)
+elif cmd == "dh2-reconnect":
+    # a new connection of the same client reclaims it (DH2C + the lease)
+    name = sys.argv[3]
+    fid, key, cg = (bytes.fromhex(x) for x in sys.argv[4:7])
+    a, at = login("alice", "alicepw1", s3.SMB2_DIALECT_30, fixed=True)
+    srv = a.getSMBServer()
+    dh2c = (b'DH2C', fid + cg + struct.pack('<L', 0))
+    res = {}
+    def rc():
+        res['fid'] = srv.create(at, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                                s3.FILE_OPEN, 0, oplockLevel=0xFF,
+                                createContexts=[Blob([lease_v2(key, 0x3), dh2c])])
+    print("reconnect", status_of(rc), flush=True)
+    if 'fid' in res:
+        ctxs = resp_contexts(srv)
+        print("lease", lease_state(ctxs),
+              "key-ok" if ctxs.get(b'RqLs', b'')[:16] == key else "key-wrong")
+        print("data", a.readFile(at, res['fid'], 0, 15).decode())
+        # another client, another worker: the lock is alice's again
+        b, bt = login("bob", "bobpw1")
+        fb = b.getSMBServer().create(bt, name, RW, ALL,
+                                     s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+        print("bob-lock", status_of(lambda: lock(b, bt, fb, 0, 10, 0x2 | 0x10)))
+        print("bob-read", status_of(lambda: b.readFile(bt, fb, 0, 5)))
+        print("holding", flush=True)
+        if len(sys.argv) > 7:
+            time.sleep(float(sys.argv[7]))
+        print("unlock", status_of(lambda: lock(a, at, res['fid'], 0, 10, 0x4)))
+        a.closeFile(at, res['fid'])
+elif cmd == "fill":
+    # durable opens with long paths until the state map is full
+    a, at = login("alice", "alicepw1")
+    srv = a.getSMBServer()
+    d = "fill\\" + "d" * 200 + "\\" + "e" * 200
+    dhq = (b'DHnQ', b'\0' * 16)
+    fids, first_err = [], None
+    for i in range(1000):
+        try:
+            fids.append(srv.create(at, d + "\\%04d" % i + "f" * 200, RW, ALL,
+                s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0,
+                oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
+                createContexts=[Blob([dhq])]))
+        except (SessionError, smb3.SessionError) as e:
+            first_err = name_of(e)
+            break
+    print("opened", len(fids), "then", first_err, flush=True)
+    for f in fids:
+        srv.close(at, f)
+    print("closed", flush=True)
+    # room again: a new open and a new lock are recorded
+    f = srv.create(at, "after-full.txt", RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                   s3.FILE_OPEN_IF, 0)
+    print("after-open OK")
+    print("after-lock", status_of(lambda: lock(a, at, f, 0, 1, 0x2 | 0x10)))
+    srv.close(at, f)
+EOF
+more() { "$PYTHON" "$H3" "$PORT" "$@" 2>&1; }
+json_status() { "$USMBCTL" -s "$CONF" status --json 2>/dev/null; }
+
+# 1. State files: the state group, 0660; the message directory 2770.
+grp=$(getent group usmbd-state | cut -d: -f1)
+for f in state.mdb state.mdb-lock state.hint; do
+	m=$(stat -c '%a %G' "$T/lock/$f" 2>&1)
+	[ "$m" = "660 $grp" ] && ok "lock/$f is mode 660, group $grp" ||
+	    fail "lock/$f: $m"
+done
+m=$(stat -c '%a %G' "$T/lock/msg" 2>&1)
+[ "$m" = "2770 $grp" ] && ok "lock/msg is mode 2770, group $grp" ||
+    fail "lock/msg: $m"
+# maxreaders sized for the worker count: 126 + 4 per child (512 children)
+mr=$(mdb_stat -n -e "$T/lock/state.mdb" 2>&1 | sed -n 's/^ *Max readers: //p')
+[ "$mr" = $((126 + 4 * 512)) ] && ok "state env has $mr reader slots" ||
+    fail "max readers: '$mr'"
+
+# 3. Locks released on logoff and on disconnect (bob's lock then granted)
+for how in logoff disconnect; do
+	out=$(more relock "relock-$how.txt" "$how")
+	echo "$out" | grep -q "bob-before STATUS_LOCK_NOT_GRANTED" &&
+	    echo "$out" | grep -q "bob-after OK" &&
+	    ok "alice's lock is released by her $how ($(echo "$out" | grep -o 'tries [0-9]*'))" ||
+	    fail "lock release on $how: $out"
+done
+
+# 3. Blocking locks across workers: bob's waits (interim PENDING) until
+# alice's unlock in her worker, and a CANCEL ends another wait
+out=$(more blocking blocking.txt)
+echo "$out" | grep -Eq "^unlock waited 0x0 after 0\.[0-4] s" &&
+    ok "bob's blocking lock waits and is granted at alice's unlock" ||
+    fail "blocking lock across workers: $out"
+echo "$out" | grep -Eq "^cancel waited 0xc0000120 after 0\.[0-4] s" &&
+    ok "CANCEL ends bob's waiting lock: STATUS_CANCELLED" ||
+    fail "cancel of a blocking lock: $out"
+
+# 2. delete-on-close across workers: bob's close makes it delete pending
+# (new opens: DELETE_PENDING) and the file goes at alice's last close.
+# The unlink is alice's worker's, with alice's rights: a directory both
+# may write (not the sticky share root, where only root's file's owner
+# could remove it -- see HACKING.md, Shared state).
+mkdir -p "$SHARE/docdir" && chmod 0777 "$SHARE/docdir"
+: >"$SHARE/docdir/doc.txt"; chmod 0666 "$SHARE/docdir/doc.txt"
+coproc DOC { "$PYTHON" "$H3" "$PORT" doc 'docdir\doc.txt' 2>&1; }
+docout=
+while read -r -t 10 line <&"${DOC[0]}"; do
+	docout="$docout $line"
+	case $line in exists-before) break ;; esac
+done
+[ -e "$SHARE/docdir/doc.txt" ] && echo "$docout" | grep -q "bob-reopen STATUS_DELETE_PENDING" &&
+    ok "bob's delete-on-close close: delete pending while alice's handle is open" ||
+    fail "delete pending across workers: $docout"
+echo >&"${DOC[1]}"
+read -r -t 10 line <&"${DOC[0]}"
+[ "$line" = alice-closed ] && [ ! -e "$SHARE/docdir/doc.txt" ] &&
+    ok "the file is removed at alice's last close (another worker)" ||
+    fail "delete at last close: $line, $(ls "$SHARE/docdir/doc.txt" 2>&1)"
+echo >&"${DOC[1]}"
+wait "$DOC_PID" 2>/dev/null
+
+# 8. usmbctl status --json: session, open and lock fields while alice holds
+# a lock (a text table is checked above)
+"$PYTHON" "$H" "$PORT" lock 3 >"$T/lock2.out" 2>&1 &
+lp=$!
+for i in $(seq 1 50); do grep -q holding "$T/lock2.out" && break; sleep 0.1; done
+json_status >"$T/status2.json"
+"$USMBCTL" -s "$CONF" status >"$T/status2.txt" 2>&1
+wait $lp
+"$PYTHON" - "$T/status2.json" <<'EOF' >"$T/status2.chk" 2>&1
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = [x for x in j["sessions"] if x["user"] == "alice"]
+assert s and s[0]["client_address"] == "127.0.0.1", s
+assert s[0]["dialect"] and s[0]["signing"] and s[0]["encryption"] in ("on", "off"), s
+o = [x for x in j["opens"] if x["path"].endswith("locked.txt")]
+assert len(o) >= 2, o	# alice's and bob's
+assert all(x["access"].startswith("0x") and x["share_mode"] == "RWD" for x in o), o
+l = [x for x in j["locks"] if x["path"].endswith("locked.txt")]
+assert len(l) == 1 and l[0]["offset"] == 0 and l[0]["length"] == 10 and \
+    l[0]["type"] == "exclusive", l
+print("json ok", len(j["sessions"]), len(j["opens"]), len(j["locks"]))
+EOF
+grep -q "json ok" "$T/status2.chk" &&
+    ok "status --json: alice's session, both opens (RWD), her lock 0+10 exclusive" ||
+    fail "status --json fields: $(cat "$T/status2.chk")"
+grep -Eq "^[0-9]+ +exclusive +0 +10 +share +locked.txt$" "$T/status2.txt" &&
+    ok "status text lists the byte-range lock" ||
+    fail "status text lock: $(cat "$T/status2.txt")"
+
+# 6 + 1 + 3. Worker death: the lock alice held on another file is gone,
+# and the master's mdb_reader_check freed the dead worker's reader slot.
+"$PYTHON" "$H" "$PORT" hold >"$T/hold2.out" 2>&1 &
+hp=$!
+for i in $(seq 1 50); do grep -q holding "$T/hold2.out" && break; sleep 0.1; done
+wpid=$(worker_of alice)
+out=$(more bob-lock crashlock.txt)
+echo "$out" | grep -q "bob-lock STATUS_LOCK_NOT_GRANTED" &&
+    ok "while alice's worker lives, her lock holds" || fail "held lock: $out"
+mdb_stat -n -r "$T/lock/state.mdb" >"$T/readers1.txt" 2>&1
+if [ -n "$wpid" ] && grep -Eq "^ *$wpid " "$T/readers1.txt"; then
+	ok "alice's worker ($wpid) has a reader slot"
+	kill -9 "$wpid"
+	integ_wait_exit "$wpid" 5
+	res=
+	for i in $(seq 1 20); do
+		res=$(more bob-lock crashlock.txt)
+		echo "$res" | grep -q "bob-lock OK" && break
+		sleep 0.05
+	done
+	echo "$res" | grep -q "bob-lock OK" &&
+	    ok "after kill -9 of alice's worker her lock is gone" ||
+	    fail "lock after worker death: $res"
+	mdb_stat -n -r "$T/lock/state.mdb" >"$T/readers2.txt" 2>&1
+	grep -Eq "^ *$wpid " "$T/readers2.txt" &&
+	    fail "dead worker's reader slot still there: $(cat "$T/readers2.txt")" ||
+	    ok "the master freed the dead worker's reader slot (mdb_reader_check)"
+else
+	fail "no reader slot of alice's worker ($wpid): $(cat "$T/readers1.txt")"
+fi
+kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
+
+# 5. Durable v2 (DH2Q) with an RH lease v2 and a lock: kill -9 its worker;
+# while disconnected status shows it and the lock holds; a new connection
+# of the same client reclaims it (DH2C) with its lease and lock.
+"$PYTHON" "$H3" "$PORT" dh2-hold dur2.txt 60000 >"$T/d2.out" 2>&1 &
+dp=$!
+for i in $(seq 1 50); do grep -q holding "$T/d2.out" && break; sleep 0.1; done
+grep -q "lease 3" "$T/d2.out" && grep -q "dh2 granted" "$T/d2.out" &&
+    ok "DH2Q granted with lease RH" || fail "dh2 hold: $(cat "$T/d2.out")"
+grep -q "parent ok" "$T/d2.out" &&
+    ok "lease v2 answer carries the parent lease key (flag set)" ||
+    fail "parent lease key: $(cat "$T/d2.out")"
+ids=$(sed -n 's/^ids //p' "$T/d2.out")
+wpid=$(worker_of alice)
+if [ -n "$wpid" ] && [ -n "$ids" ]; then
+	kill -9 "$wpid"
+	integ_wait_exit "$wpid" 5
+	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+	json_status >"$T/status3.json"
+	"$PYTHON" -c '
+import json, sys
+o = [x for x in json.load(open(sys.argv[1]))["opens"] if x["path"].endswith("dur2.txt")]
+print(o[0]["state"], o[0]["lease"], o[0]["durable"]) if o else print("none")' \
+	    "$T/status3.json" >"$T/status3.chk" 2>&1
+	grep -qx "disconnected RH True" "$T/status3.chk" &&
+	    ok "the master marked it disconnected, lease RH kept (status --json)" ||
+	    fail "disconnected durable in status: $(cat "$T/status3.chk")"
+	out=$(more bob-read dur2.txt)
+	echo "$out" | grep -q "bob-read STATUS_FILE_LOCK_CONFLICT" &&
+	    ok "while disconnected its lock still holds (bob's READ conflicts)" ||
+	    fail "disconnected lock: $out"
+	out=$(more dh2-reconnect dur2.txt $ids)
+	echo "$out" | grep -q "reconnect OK" &&
+	    ok "DH2C on a new connection after kill -9 of the worker" ||
+	    fail "dh2 reconnect: $out"
+	echo "$out" | grep -q "lease 3 key-ok" &&
+	    ok "the lease came back (RH, same key)" || fail "dh2 lease: $out"
+	echo "$out" | grep -q "data durable v2 data" &&
+	    ok "the reclaimed handle reads the file" || fail "dh2 read: $out"
+	echo "$out" | grep -q "bob-lock STATUS_LOCK_NOT_GRANTED" &&
+	    echo "$out" | grep -q "bob-read STATUS_FILE_LOCK_CONFLICT" &&
+	    echo "$out" | grep -q "unlock OK" &&
+	    ok "the lock came back: bob's lock and read conflict, alice unlocks" ||
+	    fail "dh2 lock: $out"
+else
+	fail "dh2: no worker pid ($wpid) or ids ($ids)"
+	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+fi
+
+# 5. Expiry: a durable open with a 2 s timeout whose worker died is
+# removed with its lock by the master; the reconnect then fails.
+"$PYTHON" "$H3" "$PORT" dh2-hold dur2x.txt 2000 >"$T/d2x.out" 2>&1 &
+dp=$!
+for i in $(seq 1 50); do grep -q holding "$T/d2x.out" && break; sleep 0.1; done
+ids=$(sed -n 's/^ids //p' "$T/d2x.out")
+wpid=$(worker_of alice)
+if [ -n "$wpid" ] && [ -n "$ids" ]; then
+	kill -9 "$wpid"
+	integ_wait_exit "$wpid" 5
+	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+	t0=$(date +%s%N)
+	first=$(more bob-lock dur2x.txt)
+	res=
+	for i in $(seq 1 40); do
+		sleep 0.5
+		res=$(more bob-lock dur2x.txt)
+		echo "$res" | grep -q "bob-lock OK" && break
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "$first" | grep -q "bob-lock STATUS_LOCK_NOT_GRANTED" &&
+	    echo "$res" | grep -q "bob-lock OK" && [ "$ms" -le 12000 ] &&
+	    ok "expired durable open removed with its lock (${ms} ms after the kill)" ||
+	    fail "durable expiry: first=$first last=$res after ${ms} ms"
+	grep -q "durable open(s) expired" "$LOG" &&
+	    ok "the master logs the expiry" || fail "no expiry log line"
+	out=$(more dh2-reconnect dur2x.txt $ids)
+	echo "$out" | grep -q "reconnect STATUS_OBJECT_NAME_NOT_FOUND" &&
+	    ok "a reconnect after the expiry: OBJECT_NAME_NOT_FOUND" ||
+	    fail "reconnect after expiry: $out"
+else
+	fail "dh2 expiry: no worker pid ($wpid) or ids ($ids)"
+	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+fi
+
+# 1. A full map: a server with `state map size = 1M`; durable opens with
+# long paths fill it.  The client gets INSUFF_SERVER_RESOURCES, the log
+# says so, closing frees room, and LMDB reads the env back intact.
+integ_stop
+integ_conf "state map size = 1M"
+: >"$LOG"
+if integ_start; then
+	mkdir -p "$SHARE/fill/$(printf 'd%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))"
+	chmod -R 0777 "$SHARE/fill"
+	out=$(more fill)
+	n=$(echo "$out" | sed -n 's/^opened \([0-9]*\) then.*/\1/p')
+	echo "$out" | grep -q "then STATUS_INSUFF_SERVER_RESOURCES" &&
+	    ok "map full after $n durable opens: INSUFF_SERVER_RESOURCES" ||
+	    fail "map full status: $out"
+	grep -q "the LMDB map is full" "$LOG" &&
+	    ok "the log says the map is full" || fail "no map-full log line"
+	echo "$out" | grep -q "after-open OK" &&
+	    echo "$out" | grep -q "after-lock OK" &&
+	    ok "after the closes a new open and lock are recorded" ||
+	    fail "after full: $out"
+	check "mdb_stat reads every database of the env" \
+	    mdb_stat -n -a "$T/lock/state.mdb"
+	check "mdb_dump walks every record" \
+	    sh -c 'mdb_dump -n -a "$0" >/dev/null' "$T/lock/state.mdb"
+	n=$("$USMBCTL" -s "$CONF" status --json | "$PYTHON" -c '
+import json, sys; print(len(json.load(sys.stdin)["opens"]))')
+	[ "$n" = 0 ] && ok "no open left recorded after the closes" ||
+	    fail "opens left: $n"
+else
+	fail "server with a 1 MiB map did not start"
+fi
 
 finish

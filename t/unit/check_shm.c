@@ -172,6 +172,48 @@ START_TEST(test_two_process_sharing)
 }
 END_TEST
 
+/*
+ * A reader that dies keeps its LMDB reader slot (a worker keeps its read
+ * transaction reset between requests, not ended): the master's purge runs
+ * mdb_reader_check, so a dead worker's slot is free for the next one.
+ */
+static void
+kid_reader(struct kid *k)
+{
+	struct shm *s = kid_attach();
+	struct shm_open_rec o;
+
+	/* any read takes and keeps a slot; F1 has no open here */
+	kid_say(k->from[1], shm_open_get(s, &F1, 1, &o));
+	for (;;)
+		kid_wait(k->to[0]);
+}
+
+START_TEST(test_reader_check_dead_child)
+{
+	struct shm *s = make_env(0);
+	struct shm_purge_result pr;
+	struct kid a, b;
+
+	/* reader_check alone finds the slot of a killed reader */
+	kid_start(&a, kid_reader);
+	ck_assert_int_eq(kid_read(&a), -ENOENT);
+	ck_assert_int_eq(shm_reader_check(s), 0);	/* alive: kept */
+	kill(a.pid, SIGKILL);
+	ck_assert(WIFSIGNALED(kid_exit(&a)));
+	ck_assert_int_eq(shm_reader_check(s), 1);
+	ck_assert_int_eq(shm_reader_check(s), 0);
+	/* and the purge of a dead worker clears its slot itself */
+	kid_start(&b, kid_reader);
+	ck_assert_int_eq(kid_read(&b), -ENOENT);
+	kill(b.pid, SIGKILL);
+	ck_assert(WIFSIGNALED(kid_exit(&b)));
+	ck_assert_int_eq(shm_purge_worker(s, b.pid, &pr), 0);
+	ck_assert_int_eq(shm_reader_check(s), 0);
+	drop_env(s);
+}
+END_TEST
+
 /* ---- durable handles ---- */
 
 static void
@@ -534,6 +576,7 @@ shm_suite(void)
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_write_txns_per_pair);
 	tcase_add_test(tc, test_two_process_sharing);
+	tcase_add_test(tc, test_reader_check_dead_child);
 	tcase_add_test(tc, test_durable);
 	tcase_add_test(tc, test_sessions_workers);
 	tcase_add_test(tc, test_map_full);

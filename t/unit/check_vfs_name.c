@@ -18,6 +18,7 @@
 static char top[64];
 static int root = -1;
 static const struct vfs_ops *v = &vfs_posix;
+static char cmd_buf[160];
 
 static void
 mk(const char *rel, int is_dir)
@@ -122,6 +123,88 @@ START_TEST(test_miss_cache_follows_changes)
 }
 END_TEST
 
+/*
+ * The cached directory follows every change without a rescan (inotify on
+ * a local filesystem) or with one (the mtime rule): creates, renames in
+ * and out, deletes, and many names so the table grows while cached.
+ */
+START_TEST(test_miss_cache_many_changes)
+{
+	char p[4096], q[4096], a[300], b[300];
+	int fd, i;
+
+	snprintf(p, sizeof(p), "Dir/x0");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	for (i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "Dir/Name%03d", i);
+		fd = v->open(root, p, O_CREAT | O_WRONLY, 0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		/* a lookup between creates, as each CREATE of a new name does */
+		snprintf(p, sizeof(p), "Dir/name%03d", i);
+		ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)),
+		    1);
+		snprintf(q, sizeof(q), "Dir/Name%03d", i);
+		ck_assert_str_eq(p, q);
+	}
+	/* delete every third, rename every third to another spelling */
+	for (i = 0; i < 600; i += 3) {
+		snprintf(a, sizeof(a), "%s/share/Dir/Name%03d", top, i);
+		ck_assert_int_eq(unlink(a), 0);
+		snprintf(a, sizeof(a), "%s/share/Dir/Name%03d", top, i + 1);
+		snprintf(b, sizeof(b), "%s/share/Dir/RENAMED%03d", top, i + 1);
+		ck_assert_int_eq(rename(a, b), 0);
+	}
+	/* renamed into the directory from elsewhere */
+	snprintf(a, sizeof(a), "%s/share/Top.dat", top);
+	snprintf(b, sizeof(b), "%s/share/Dir/Moved.Dat", top);
+	ck_assert_int_eq(rename(a, b), 0);
+	for (i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "Dir/NAME%03d", i);
+		if (i % 3 == 2) {
+			ck_assert_int_eq(vfs_name_resolve_miss(v, root, p,
+			    sizeof(p)), 1);
+			snprintf(q, sizeof(q), "Dir/Name%03d", i);
+			ck_assert_str_eq(p, q);
+			continue;
+		}
+		/* deleted or renamed away: left as sent */
+		ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)),
+		    0);
+		if (i % 3 == 1) {
+			snprintf(p, sizeof(p), "Dir/renamed%03d", i);
+			ck_assert_int_eq(vfs_name_resolve_miss(v, root, p,
+			    sizeof(p)), 1);
+			snprintf(q, sizeof(q), "Dir/RENAMED%03d", i);
+			ck_assert_str_eq(p, q);
+		}
+	}
+	snprintf(p, sizeof(p), "Dir/moved.dat");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "Dir/Moved.Dat");
+	snprintf(p, sizeof(p), "top.dat");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	/* a name deleted and created again with another spelling */
+	snprintf(a, sizeof(a), "%s/share/Dir/Name005", top);
+	ck_assert_int_eq(unlink(a), 0);
+	snprintf(a, sizeof(a), "%s/share/Dir/nAME005", top);
+	close(open(a, O_CREAT | O_WRONLY, 0644));
+	snprintf(p, sizeof(p), "Dir/name005");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "Dir/nAME005");
+	/* the cached directory itself removed and made again */
+	snprintf(cmd_buf, sizeof(cmd_buf), "rm -rf %s/share/Dir", top);
+	ck_assert_int_eq(system(cmd_buf), 0);
+	mk("Dir", 1);
+	mk("Dir/Again", 0);
+	snprintf(p, sizeof(p), "Dir/name002");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	snprintf(p, sizeof(p), "Dir/AGAIN");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "Dir/Again");
+}
+END_TEST
+
 START_TEST(test_accessat)
 {
 	int dfd;
@@ -150,6 +233,7 @@ vfs_name_suite(void)
 	tcase_add_test(tc, test_miss_last_component);
 	tcase_add_test(tc, test_miss_middle_component);
 	tcase_add_test(tc, test_miss_cache_follows_changes);
+	tcase_add_test(tc, test_miss_cache_many_changes);
 	tcase_add_test(tc, test_accessat);
 	suite_add_tcase(s, tc);
 	return s;

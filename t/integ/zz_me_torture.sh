@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# smbtorture against usmbd: every test of t/compat/torture.list must pass.
+#
+# The listed tests are grouped by suite (smb2.read, smb2.dir, ...) and each
+# suite runs as one smbtorture invocation naming its tests, so the start-up
+# cost is paid once per suite; each invocation has a time limit.  A listed
+# test that fails (or is not reported at all) is a failure.  A test of the
+# listed suites that passes but is in neither torture.list nor
+# torture.xfail is reported as "passes but not listed" (not a failure), so
+# the list only grows.
+#
+# Environment:
+#	TORTURE_SUITES="smb2.read smb2.create"  run these whole suites instead
+#		of the list (exploration; prints every result, fails nothing)
+#	TORTURE_TIMEOUT	seconds per suite invocation (default 300: smb2.lease
+#		alone takes ~165 s, its 35 s break timeout and "no break" waits)
+#	TORTURE_SERVER=host:port/share  run against another server (e.g. a
+#		Samba started for comparison); users alice/bob must exist there
+. "$(dirname "$0")/lib.sh"
+
+LIST=${ME_LIST:-$ROOT/t/compat/torture.list}
+XFAIL=$ROOT/t/compat/torture.xfail
+TMO=${TORTURE_TIMEOUT:-300}
+
+command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
+
+if [ -z "${TORTURE_SERVER:-}" ]; then
+	integ_init
+	integ_conf
+	integ_users
+	integ_start || { fail "usmbd starts"; finish; }
+	HOST=127.0.0.1 SPORT=$PORT SHARENAME=share
+else
+	T=$(mktemp -d /tmp/usmbd-torture.XXXXXX)
+	trap 'rm -rf "$T"' EXIT
+	HOST=${TORTURE_SERVER%%:*}
+	rest=${TORTURE_SERVER#*:}
+	SPORT=${rest%%/*}
+	SHARENAME=${rest#*/}
+fi
+
+# torture_run SUITE [LOADLIST]: one smbtorture invocation of the suite
+# (only the tests of LOADLIST, one full name a line, when given); results go
+# to $T/res.SUITE as "STATUS<TAB>full test name" lines (names may hold
+# spaces), STATUS one of success, failure, skip.
+torture_run() {
+	local suite=$1 out=$T/out.$1
+
+	timeout --kill-after=5 "$TMO" smbtorture "//$HOST/$SHARENAME" \
+	    -p "$SPORT" -U "alice%$ALICE_PW" \
+	    --target=samba3 \
+	    --option=torture:sharedelay=100000 \
+	    --option=torture:writetimeupdatedelay=500000 \
+	    --option=torture:user2name=bob \
+	    --option=torture:user2password="$BOB_PW" \
+	    --fullname --format=subunit ${2:+--load-list="$2"} "$suite" \
+	    </dev/null >"$out" 2>&1
+	echo "$?" >"$T/rc.$suite"
+	# subunit v1: "success: NAME", "failure: NAME [", "skip: NAME [" ...
+	sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail|uxsuccess): (.*)$/\1\t\2/p' \
+	    "$out" | sed -E 's/ \[$//; s/^successful\t/success\t/;
+	    s/^(fail|error)\t/failure\t/' >"$T/res.$suite"
+}
+
+# Every non-comment line of a list: the test name is up to the first tab.
+list_names() { grep -v -E '^(#|[[:space:]]*$)' "$1" | cut -f1; }
+
+declare -A want=() xfail=()
+while IFS= read -r t; do want[$t]=1; done < <(list_names "$LIST")
+while IFS= read -r t; do xfail[$t]=1; done < <(list_names "$XFAIL")
+
+if [ -n "${TORTURE_SUITES:-}" ]; then
+	for s in $TORTURE_SUITES; do
+		torture_run "$s"
+		p=$(grep -c '^success' "$T/res.$s")
+		f=$(grep -c '^failure' "$T/res.$s")
+		k=$(grep -c '^skip' "$T/res.$s")
+		echo "suite $s: $p passed, $f failed, $k skipped (rc $(cat "$T/rc.$s"))"
+		sed 's/^/    /; s/\t/ /' "$T/res.$s"
+	done
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+
+# Each suite of the list runs whole minus its known failures (which may
+# hang or take long), so a new pass shows up as "passes but not listed".
+declare -A suites=()
+for t in "${!want[@]}"; do
+	# the unit of one run: the first two dotted parts (smb2.ioctl runs
+	# smb2.ioctl.bug14788.X too; smb2.connect is a test and its own unit)
+	s=$(cut -d. -f1-2 <<<"$t")
+	suites[$s]=1
+done
+for s in $(printf '%s\n' "${!suites[@]}" | sort); do
+	ll=$T/load.$s
+	# --list prints "full name.tcase name"
+	smbtorture --list "$s" 2>/dev/null | grep -F "$s." | sed 's/\.[^.]*$//' |
+	    sort -u | while IFS= read -r t; do
+		[ -n "${xfail[$t]:-}" ] || printf '%s\n' "$t"
+	done >"$ll"
+	for t in "${!want[@]}"; do
+		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
+	done
+	t0=$SECONDS
+	torture_run "$s" "$ll"
+	rc=$(cat "$T/rc.$s")
+	echo "suite $s: $(grep -c . "$ll") tests in $((SECONDS - t0)) s"
+	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && echo "suite $s timed out after ${TMO}s"
+	while IFS= read -r t; do
+		[ -n "${want[$t]:-}" ] || continue
+		r=$(awk -F'\t' -v n="$t" '$2 == n { r = $1 } END { print r }' "$T/res.$s")
+		case $r in
+		success) ok "$t" ;;
+		skip) fail "$t (skipped)" ;;
+		'') fail "$t (no result; rc $rc)"; tail -n 5 "$T/out.$s" | sed 's/^/     /' ;;
+		*) fail "$t"
+		   awk -v n="failure: $t" 'index($0, n) == 1 { p = 1 } p && k++ < 8' \
+		       "$T/out.$s" | sed 's/^/     /' ;;
+		esac
+	done < <(sort "$ll")
+	# passes of this suite that neither list names
+	awk -F'\t' '$1 == "success" { print $2 }' "$T/res.$s" | sort -u |
+	    while IFS= read -r t; do
+		[ -n "${want[$t]:-}" ] || [ -n "${xfail[$t]:-}" ] ||
+		    echo "note: $t passes but not listed"
+	done
+done
+finish
