@@ -32,7 +32,8 @@
  * maybe seen by the scan, and applying events in order is idempotent per
  * name (add skips a name present, remove skips one absent), so the last
  * event of each name wins, which is its state after the scan.  A lost
- * event (the queue overflowed: IN_Q_OVERFLOW) invalidates every slot; a
+ * event (the queue overflowed: IN_Q_OVERFLOW), or a queue one lookup
+ * cannot empty, invalidates every watched slot; a
  * removed watch (IN_IGNORED: the directory was deleted or its filesystem
  * unmounted) invalidates its slot.  Network and FUSE filesystems do not
  * report remote changes to inotify: there (and when inotify is not
@@ -285,8 +286,9 @@ name_event(const struct inotify_event *ev, const char *nm, size_t len)
 
 /*
  * Applies the queued changes of the watched directories to their slots.
- * Bounded: names changing faster than this drains are applied at the next
- * lookup (each slot stays the directory as of some moment, in order).
+ * Bounded: a queue that NAME_DRAINS reads do not empty (names changing
+ * faster than a lookup drains them) drops the watched slots instead, so
+ * no lookup answers from a slot that is behind its directory.
  */
 static void
 name_drain(void)
@@ -322,6 +324,7 @@ name_drain(void)
 		if (n < (ssize_t)(NAME_SCANBUF - hdr - NAME_MAX - 1))
 			return;
 	}
+	vfs_name_invalidate();
 }
 
 /*

@@ -891,7 +891,14 @@ respond:
 		if (req.sess != NULL && req.sess->encrypt &&
 		    req.sess->state == SESS_VALID && h.command != SMB2_SESSION_SETUP)
 			w->encrypt_rsp = 1;
-		if (req.tree != NULL && req.tree->encrypt)
+		/*
+		 * MS-SMB2 3.3.4.1.4: a tree that requires encryption seals
+		 * the answers to requests on it, not the TREE_CONNECT that
+		 * made it (which came in plain: the client has not turned
+		 * encryption on yet, and smbclient refuses a sealed answer).
+		 */
+		if (req.tree != NULL && req.tree->encrypt &&
+		    h.command != SMB2_TREE_CONNECT)
 			w->encrypt_rsp = 1;
 		if (w->encrypt_rsp && w->enc_sess == NULL)
 			w->enc_sess = req.sess;

@@ -335,8 +335,10 @@ info_query_ea(struct smb2_req *req, struct open *op, uint32_t outlen,
 	uint8_t nb[4];
 	ntstatus_t status;
 
-	if (!(op->access & FILE_READ_EA))
+	if (!(op->access & FILE_READ_EA)) {
+		w->p = outhdr;
 		return STATUS_ACCESS_DENIED;
+	}
 	if ((size_t)(lim.end - lim.p) > outlen)
 		lim.end = lim.p + outlen;
 	status = smb2_ea_query_need(op->u.file, &lim, &need);

@@ -373,6 +373,8 @@ s = c.getSMBServer()
 assert s._Session['TreeConnectTable'][tid]['EncryptData'], 'share flag ENCRYPT_DATA'
 fid = c.createFile(tid, 'enc.txt')		# encrypted: served
 c.closeFile(tid, fid)
+# impacket encrypts every 3.x session of its own accord: plain from here
+s._Session['SessionFlags'] &= ~0x4
 s._Session['TreeConnectTable'][tid]['EncryptData'] = False
 p = s.SMB_PACKET()
 p['Command'] = SMB2_CREATE

@@ -205,6 +205,35 @@ START_TEST(test_miss_cache_many_changes)
 }
 END_TEST
 
+/*
+ * More changes between two lookups than the kernel queues for a watch
+ * (fs.inotify.max_queued_events, 16384 by default): the events lost, the
+ * slot is rescanned and still finds the last name.
+ */
+START_TEST(test_miss_cache_queue_overflow)
+{
+	char p[4096], a[300];
+	int fd, i, n = 17000;
+
+	mk("Big", 1);
+	snprintf(p, sizeof(p), "Big/nothing");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "%s/share/Big/F%05d", top, i);
+		fd = open(a, O_CREAT | O_WRONLY, 0644);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	snprintf(p, sizeof(p), "Big/f%05d", n - 1);
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	snprintf(a, sizeof(a), "Big/F%05d", n - 1);
+	ck_assert_str_eq(p, a);
+	snprintf(p, sizeof(p), "Big/f00000");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "Big/F00000");
+}
+END_TEST
+
 START_TEST(test_accessat)
 {
 	int dfd;
@@ -234,6 +263,7 @@ vfs_name_suite(void)
 	tcase_add_test(tc, test_miss_middle_component);
 	tcase_add_test(tc, test_miss_cache_follows_changes);
 	tcase_add_test(tc, test_miss_cache_many_changes);
+	tcase_add_test(tc, test_miss_cache_queue_overflow);
 	tcase_add_test(tc, test_accessat);
 	suite_add_tcase(s, tc);
 	return s;
