@@ -71,6 +71,16 @@ enum msg_type {
 	 * STATUS_USER_SESSION_DELETED no such session (the gate answers it).
 	 */
 	MSG_HANDOFF_BIND,
+	/*
+	 * worker -> master: the last close of a delete-pending file could not
+	 * unlink it (EACCES/EPERM) and another user holds the delete token
+	 * (shm/shm.h shm_close_result.delete_uid).  Payload (msg_unlink_*
+	 * below): u32 uid, u64 dev, u64 ino, u8 is_dir, str share, str path
+	 * (strings u16 length + bytes, no NUL).  No answer: the master
+	 * forwards it as MSG_UNLINK_DO to a worker of uid (started if none
+	 * is alive), which unlinks with that user's rights.
+	 */
+	MSG_UNLINK_AS,
 
 	/* master -> child */
 	/*
@@ -109,7 +119,16 @@ enum msg_type {
 	 * hand-off is left alone.  No payload.
 	 */
 	MSG_GATE_DROP,
+	/*
+	 * master -> worker of the delete token's uid: the MSG_UNLINK_AS
+	 * payload, then str root (the share's path in the master's config).
+	 * The worker resolves path beneath root with its own rights, checks
+	 * dev and ino, and unlinks (worker/unlink_as.c).  No answer.
+	 */
+	MSG_UNLINK_DO,
 };
+
+#define MSG_UNLINK_STR_MAX	4096	/* share, path and root, each */
 
 #define MSG_RELOAD_FORCE	0x1	/* MSG_RELOAD flag */
 

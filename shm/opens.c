@@ -6,7 +6,9 @@
  * transaction: no cursor (LMDB allocates every cursor of a write
  * transaction), and two workers can never both get a conflicting open.
  *
- * Value v2: u8 version, u32 flags, u32 n, then n records of SHM_OREC_LEN:
+ * Value v3: u8 version, u32 flags, u32 n, u32 delete token (the uid that
+ * made the file delete pending, so that its last close can unlink it with
+ * that user's rights: worker/unlink_as.c), then n records of SHM_OREC_LEN:
  *   u64 persistent id, u32 pid, u64 session id, u32 access, u32 share,
  *   u32 create options, u8 oplock, u8 breaking to, u32 lease state,
  *   16 lease key, 16 client guid, u32 flags, u64 opened
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "shm/shm_priv.h"
 
@@ -77,10 +80,11 @@ ofile_ncaching(const struct shm_ofile *of)
 static int
 ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
 {
-	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V2)
+	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V3)
 		return -EPROTO;
 	of->flags = le32_get(p + 1);
 	of->n = le32_get(p + 5);
+	of->del_uid = le32_get(p + 9);
 	if ((len - SHM_OFILE_HDR) / SHM_OREC_LEN != of->n ||
 	    (len - SHM_OFILE_HDR) % SHM_OREC_LEN != 0)
 		return -EPROTO;
@@ -178,9 +182,10 @@ shm_ofile_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		rc = mdb_del(txn, s->db_opens, &k, NULL);
 		rc = rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 	} else {
-		s->of_buf[0] = SHM_OFILE_V2;
+		s->of_buf[0] = SHM_OFILE_V3;
 		le32_put(s->of_buf + 1, of->flags);
 		le32_put(s->of_buf + 5, of->n);
+		le32_put(s->of_buf + 9, of->del_uid);
 		v.mv_size = SHM_OFILE_HDR + (size_t)of->n * SHM_OREC_LEN;
 		v.mv_data = s->of_buf;
 		rc = shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
@@ -327,6 +332,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	int rc, i;
 
 	*last = *dp = 0;
+	s->drop_del_uid = 0;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		return rc;
 	if ((i = shm_ofile_find(&of, persistent_id)) < 0)
@@ -334,16 +340,23 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
 	shm_ofile_del(&of, (uint32_t)i);
 	/* MS-FSA: closing a delete-on-close open makes the file delete pending. */
-	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE))
+	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE)) {
 		of.flags |= SHM_HDR_DELETE_PENDING;
+		/* SHM_DROP_DOC comes from the open's own worker: its user. */
+		of.del_uid = (uint32_t)geteuid();
+	}
 	if (r.oplock_level == SHM_OPLOCK_LEASE &&
 	    (rc = shm_lease_release_txn(s, txn, &of, r.client_guid, r.lease_key)) != 0)
 		return rc;
 	*last = of.n == 0;
 	*dp = of.n == 0 && (of.flags & SHM_HDR_DELETE_PENDING);
+	if (*dp)
+		s->drop_del_uid = of.del_uid;
 	/* The header only lives as long as the file has opens. */
-	if (of.n == 0)
+	if (of.n == 0) {
 		of.flags = 0;
+		of.del_uid = 0;
+	}
 	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
 		return rc;
 	if (out != NULL)
@@ -380,6 +393,7 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	}
 	res->last_close = last;
 	res->delete_file = dp;
+	res->delete_uid = dp ? s->drop_del_uid : 0;
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
 out:
@@ -431,10 +445,14 @@ shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid, int on
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
-	if (on)
+	/* Only a worker sets it, for its own user: the delete token. */
+	if (on) {
 		of.flags |= SHM_HDR_DELETE_PENDING;
-	else
+		of.del_uid = (uint32_t)geteuid();
+	} else {
 		of.flags &= ~SHM_HDR_DELETE_PENDING;
+		of.del_uid = 0;
+	}
 	rc = shm_ofile_store(s, txn, fid, &of);
 out:
 	return shm_wend(s, txn, rc);

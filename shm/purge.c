@@ -61,7 +61,7 @@ purge_collect(struct shm *s, MDB_txn *txn, pid_t pid, struct purge_list *l)
 		op = MDB_NEXT;
 		p = v.mv_data;
 		if (k.mv_size != SHM_FID_KEY_LEN || v.mv_size < SHM_OFILE_HDR ||
-		    p[0] != SHM_OFILE_V2)
+		    p[0] != SHM_OFILE_V3)
 			continue;
 		n = le32_get(p + 5);
 		if (v.mv_size != SHM_OFILE_HDR + (size_t)n * SHM_OREC_LEN)

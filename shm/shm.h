@@ -168,6 +168,12 @@ int	shm_open_insert_ex(struct shm *, const struct shm_file_id *,
 struct shm_close_result {
 	int		last_close;	/* no open of the file is left */
 	int		delete_file;	/* ... and it was delete pending: unlink it */
+	/*
+	 * ... the delete token: the uid of the worker that made it delete
+	 * pending (SET_INFO disposition or a delete-on-close open's close),
+	 * 0 when unknown.  The last closer may lack the rights to unlink.
+	 */
+	uint32_t	delete_uid;
 	struct shm_pids	wake;		/* lock waiters to send LOCK_RELEASED */
 };
 

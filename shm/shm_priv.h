@@ -73,6 +73,7 @@ struct shm {
 	MDB_dbi		 db_durable;
 	MDB_dbi		 db_workers;
 	MDB_dbi		 db_notify;	/* watched directories (notify.c) */
+	uint32_t	 drop_del_uid;	/* shm_open_drop_txn: the token at the drop */
 	MDB_txn		*rtxn;		/* reset read transaction, renewed on use */
 	int		 rtxn_live;
 	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */
@@ -226,15 +227,20 @@ shm_pids_add(struct shm_pids *p, pid_t pid)
 void	shm_wstr(struct wcur *, const char *);
 void	shm_rstr(struct cur *, char *dst, size_t size);
 
-/* opens.c: a file's opens value, v2: u8 version, u32 flags, u32 n, n records */
-#define SHM_OFILE_V2		2
-#define SHM_OFILE_HDR		9
+/*
+ * opens.c: a file's opens value, v3: u8 version, u32 flags, u32 n, u32 the
+ * delete token (the uid that made the file delete pending, 0 = none), n
+ * records
+ */
+#define SHM_OFILE_V3		3
+#define SHM_OFILE_HDR		13
 #define SHM_OREC_LEN		82
 #define SHM_HDR_DELETE_PENDING	0x1
 
 struct shm_ofile {
 	uint32_t	 flags;		/* SHM_HDR_* */
 	uint32_t	 n;
+	uint32_t	 del_uid;	/* the delete token; 0 = none */
 	uint8_t		*rec;		/* n records of SHM_OREC_LEN */
 	uint32_t	 ncache0;	/* opens holding an oplock or lease, as loaded */
 };

@@ -663,11 +663,19 @@ state_put_create_contexts(struct wcur *w, uint8_t **prev,
 void
 state_open_leave(struct open *op, int *delete_file)
 {
+	state_open_leave_token(op, delete_file, NULL);
+}
+
+void
+state_open_leave_token(struct open *op, int *delete_file, uint32_t *delete_uid)
+{
 	struct shm *s = state_shm();
 	struct shm_close_result res;
 	struct shm_file_id fid;
 	int rc;
 
+	if (delete_uid != NULL)
+		*delete_uid = 0;
 	if (!op->state_in || s == NULL)
 		return;
 	op->state_in = 0;
@@ -689,6 +697,8 @@ state_open_leave(struct open *op, int *delete_file)
 	}
 	if (delete_file != NULL)
 		*delete_file = rc == 0 ? res.delete_file : 0;
+	if (delete_uid != NULL && rc == 0 && res.delete_file)
+		*delete_uid = res.delete_uid;
 	if ((res.wake.n > 0 || res.wake.overflow) && state_wmsg() != NULL)
 		(void)shm_wmsg_wake(state_wmsg(), &res.wake, &fid);
 	/*

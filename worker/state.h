@@ -147,6 +147,9 @@ int		 state_put_create_contexts(struct wcur *, uint8_t **prev,
  * Untouched when the open was not recorded.
  */
 void		 state_open_leave(struct open *, int *delete_file);
+/* The same; *delete_uid (may be NULL) gets the delete token, 0 if none. */
+void		 state_open_leave_token(struct open *, int *delete_file,
+		    uint32_t *delete_uid);
 /* FileDispositionInformation: set or clear delete pending for every open. */
 ntstatus_t	 state_delete_pending_set(struct open *, int on);
 /* Is the file delete pending (STATUS_DELETE_PENDING for new opens)? */
