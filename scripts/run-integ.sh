@@ -26,6 +26,7 @@ for s in "${scripts[@]}"; do
 	name=$(basename "$s" .sh)
 	out=$(mktemp)
 	echo "== $name"
+	t0=$SECONDS
 	timeout --kill-after=10 "${INTEG_TIMEOUT:-900}" bash "$s" </dev/null 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
@@ -43,6 +44,7 @@ for s in "${scripts[@]}"; do
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	echo "== $name: $((SECONDS - t0)) s"
 	rm -f "$out"
 done
 echo "integration: $passed passed, $failed failed"
