@@ -475,6 +475,10 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		}
 		route_handoff_bind(c, m);
 		break;
+	case MSG_UNLINK_AS:
+		if (c->role != CHILD_WORKER || route_unlink_as(c, m) != 0)
+			bad = "bad MSG_UNLINK_AS";
+		break;
 	case MSG_CONN_ACK:
 		if (c->role != CHILD_WORKER || m->len != 0) {
 			bad = "bad MSG_CONN_ACK";

@@ -43,6 +43,7 @@ conn_new(const struct conf *conf, int fd, int role, const char *peer,
 	snprintf(c->peer, sizeof(c->peer), "%s", peer ? peer : "?");
 	pv->role = role;
 	pv->out_fd = -1;
+	pv->rx_pfd[0] = pv->rx_pfd[1] = -1;
 	pv->next_async_id = 1;
 	conn_credits_init(&pv->cred, CONN_MAX_CREDITS);
 	for (i = 0; i < CONN_MAX_TREES; i++)
@@ -117,6 +118,8 @@ conn_free(struct conn *c)
 	for (i = 0; i < CONN_MAX_SESSIONS; i++)
 		if (c->sessions[i].in_use)
 			conn_session_free(c, &c->sessions[i]);
+	if (pv != NULL)
+		conn_rx_release(c);	/* a payload being buffered: its pipe */
 	if (c->fd >= 0)
 		close(c->fd);
 	if (pv != NULL) {

@@ -182,6 +182,18 @@ struct conn_private {
 	size_t		 rx_pos;
 	size_t		 rx_end;
 	int		 rx_wait;	/* conn_rx.c RX_WAIT_*: awaiting the payload */
+	int		 rx_src;	/* where [rx_pos, rx_end) is: fd or rx_pfd[0] */
+	int		 rx_lowat;	/* SO_RCVLOWAT as set by conn_rx.c (0: 1) */
+	/*
+	 * RX_WAIT_PIPE: the payload of the frame at rbuf (its head is
+	 * [0, rlen)) is being buffered in a pipe of the connection's own
+	 * while it arrives; rx_piped bytes after rlen are in it.  Held only
+	 * in that state (then given back to the worker's spares), so idle
+	 * connections hold no pipe.
+	 */
+	int		 rx_pfd[2];
+	size_t		 rx_pcap;
+	size_t		 rx_piped;
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */
@@ -220,6 +232,8 @@ int		 conn_output_pending(const struct conn *);
 #define CONN_RX_SPLICE_MIN	(64u * 1024)
 size_t		 conn_rx_read_want(struct conn *, size_t room);
 int		 conn_rx_splice_frame(struct conn *, size_t len);
+/* Gives back the connection's payload pipe, if any (conn_free). */
+void		 conn_rx_release(struct conn *);
 
 /* Credits (MS-SMB2 3.3.5.2.3 and 3.3.1.2). */
 void		 conn_credits_init(struct conn_credits *, uint32_t max);

@@ -17,6 +17,23 @@
  * thread and the pipe is empty again whenever a function here returns,
  * so connections never see each other's bytes, and 2,000 idle
  * connections do not hold 4,000 pipe fds.
+ *
+ * A payload larger than the receive window (a fresh connection's first
+ * 1 MiB WRITE: smbclient's uploads) is never all queued at once.  For it
+ * the connection takes a pipe of its own (RX_WAIT_PIPE) and the payload
+ * is spliced socket -> pipe as it arrives, which takes it off the socket
+ * so the window reopens; nothing else of that connection is read
+ * meanwhile (its next frames are behind the payload), other connections
+ * go on.  Once the whole payload is in the pipe the frame is dispatched
+ * as above and the handler splices pipe -> file.  The pipe lives only in
+ * that state: afterwards it goes to a few spare pipes of the worker
+ * (RX_SPARE_MAX; steady state makes none), and at most RX_PIPE_CONNS
+ * connections buffer at once (the others take the copy path), so fds
+ * stay bounded whatever 2,000 connections do.  Whatever goes wrong on
+ * the way (the kernel refuses the pipe size, the pipe fills up with
+ * small segments, the session goes away) the pipe's bytes are read back
+ * into the receive buffer behind the head and the frame finishes by the
+ * copy path, which has room for any frame.
  */
 #include "worker/conn_priv.h"
 
@@ -38,6 +55,20 @@
 #define RX_WAIT_NONE	0
 #define RX_WAIT_LOWAT	1	/* SO_RCVLOWAT raised for the frame's rest */
 #define RX_WAIT_COPY	2	/* this frame goes by the copy path */
+#define RX_WAIT_PIPE	3	/* payload being buffered in the conn's pipe */
+
+/* Pipes of connections in RX_WAIT_PIPE, and spares kept for the next. */
+#define RX_PIPE_CONNS	64
+#define RX_SPARE_MAX	2
+
+struct rx_spare {
+	int	fd[2];
+	size_t	cap;
+};
+
+static struct rx_spare rx_spares[RX_SPARE_MAX];
+static unsigned rx_nspare;
+static unsigned rx_nbuffering;
 
 static int rx_pipe[2] = { -1, -1 };
 static size_t rx_pipe_cap;
@@ -74,7 +105,12 @@ rx_pipe_get(void)
 static void
 rx_lowat_set(struct conn *c, int n)
 {
-	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &n, sizeof(n));
+	struct conn_private *pv = c->priv;
+
+	if (n == pv->rx_lowat || (n <= 1 && pv->rx_lowat <= 1))
+		return;
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &n, sizeof(n)) == 0)
+		pv->rx_lowat = n;
 }
 
 size_t
@@ -89,14 +125,13 @@ conn_rx_read_want(struct conn *c, size_t room)
 	 * the bulk of a large WRITE, which may go by splice.
 	 */
 	if (pv->rlen < SMB2_FRAME_LEN + SMB2_HDR_LEN) {
-		if (pv->rx_wait == RX_WAIT_LOWAT)
-			rx_lowat_set(c, 1);	/* not expected: be safe */
+		rx_lowat_set(c, 1);	/* not expected to be raised: be safe */
 		pv->rx_wait = RX_WAIT_NONE;
 		return room < CONN_RX_PREFIX - pv->rlen ? room :
 		    CONN_RX_PREFIX - pv->rlen;
 	}
 	/* Waiting for a WRITE's payload to be all queued: see rx_queued. */
-	if (pv->rx_wait == RX_WAIT_LOWAT)
+	if (pv->rx_wait == RX_WAIT_LOWAT || pv->rx_wait == RX_WAIT_PIPE)
 		return 0;
 	/* Within a frame: up to its end, so the next one starts a read. */
 	len = smb2_frame_decode(pv->rbuf);
@@ -152,12 +187,13 @@ rx_eligible(struct conn *c, size_t len)
 }
 
 /*
- * Is the rest of the frame (need bytes) all queued on the socket?  If
+ * Is the rest of the frame (need bytes) all queued on the socket (1)?  If
  * not, the first time the socket's SO_RCVLOWAT is raised to it, so epoll
  * wakes the worker once it is all there (no copy of the part that came
- * first, no wakeup per segment) and conn_read reads nothing meanwhile;
- * woken short of it (the kernel caps the low mark at half the receive
- * buffer, memory pressure, EOF), the frame goes by the copy path.
+ * first, no wakeup per segment) and conn_read reads nothing meanwhile
+ * (0); woken short of it (the kernel caps the low mark at half the
+ * receive buffer and wakes when the window closes: a payload larger than
+ * the window), 2: buffer it in a pipe (rx_buffer_start).
  */
 static int
 rx_queued(struct conn *c, size_t need)
@@ -177,11 +213,12 @@ rx_queued(struct conn *c, size_t need)
 	if (pv->rx_wait == RX_WAIT_NONE && need <= INT32_MAX) {
 		rx_lowat_set(c, (int)need);
 		pv->rx_wait = RX_WAIT_LOWAT;
-	} else {
-		if (pv->rx_wait == RX_WAIT_LOWAT)
-			rx_lowat_set(c, 1);
-		pv->rx_wait = RX_WAIT_COPY;
+		return 0;
 	}
+	if (pv->rx_wait == RX_WAIT_LOWAT)
+		return 2;
+	rx_lowat_set(c, 1);
+	pv->rx_wait = RX_WAIT_COPY;
 	return 0;
 }
 
@@ -212,28 +249,234 @@ rx_read_exact(struct conn *c, int fd, size_t pos, size_t n)
 	return n == 0 ? 0 : -EIO;
 }
 
-int
-conn_rx_splice_frame(struct conn *c, size_t len)
+/*
+ * The connection's own pipe for RX_WAIT_PIPE, of at least need bytes: a
+ * spare if one is big enough or can be made so, else a new one.  0 or
+ * -errno (then the frame takes the copy path).
+ */
+static int
+rx_cpipe_get(struct conn *c, size_t need)
+{
+	struct conn_private *pv = c->priv;
+	struct rx_spare sp;
+	int sz;
+
+	if (rx_nbuffering >= RX_PIPE_CONNS || need > INT32_MAX)
+		return -EMFILE;
+	if (rx_nspare > 0)
+		sp = rx_spares[--rx_nspare];
+	else {
+		if (pipe2(sp.fd, O_CLOEXEC | O_NONBLOCK) < 0)
+			return -errno;
+		sp.cap = 0;
+	}
+	/*
+	 * The kernel refuses sizes past fs.pipe-max-size (1 MiB) or the
+	 * user's pipe-user-pages-soft quota to an unprivileged worker.
+	 */
+	if (sp.cap < need) {
+		sz = fcntl(sp.fd[1], F_SETPIPE_SZ, (int)need);
+		if (sz < 0 || (size_t)sz < need) {
+			int err = sz < 0 ? errno : ENOSPC;
+
+			close(sp.fd[0]);
+			close(sp.fd[1]);
+			return -err;
+		}
+		sp.cap = (size_t)sz;
+	}
+	pv->rx_pfd[0] = sp.fd[0];
+	pv->rx_pfd[1] = sp.fd[1];
+	pv->rx_pcap = sp.cap;
+	pv->rx_piped = 0;
+	rx_nbuffering++;
+	return 0;
+}
+
+/* Ends RX_WAIT_PIPE's hold of the pipe: a spare if empty, else closed. */
+static void
+rx_cpipe_put(struct conn *c, int empty)
+{
+	struct conn_private *pv = c->priv;
+
+	if (pv->rx_pfd[0] < 0)
+		return;
+	if (empty && rx_nspare < RX_SPARE_MAX) {
+		rx_spares[rx_nspare].fd[0] = pv->rx_pfd[0];
+		rx_spares[rx_nspare].fd[1] = pv->rx_pfd[1];
+		rx_spares[rx_nspare].cap = pv->rx_pcap;
+		rx_nspare++;
+	} else {
+		close(pv->rx_pfd[0]);
+		close(pv->rx_pfd[1]);
+	}
+	pv->rx_pfd[0] = pv->rx_pfd[1] = -1;
+	pv->rx_piped = 0;
+	if (rx_nbuffering > 0)
+		rx_nbuffering--;
+}
+
+void
+conn_rx_release(struct conn *c)
+{
+	/* Disconnected mid-payload: its bytes go with the pipe. */
+	rx_cpipe_put(c, 0);
+	if (c->priv->rx_wait == RX_WAIT_PIPE)
+		c->priv->rx_wait = RX_WAIT_NONE;
+}
+
+/*
+ * Leaves RX_WAIT_PIPE for the copy path: the pipe's bytes go back into
+ * the receive buffer behind the head (the frame fits it: conn_process
+ * checked its length), the low mark goes back to 1 (which also wakes
+ * epoll if bytes are queued), and conn_read reads the rest.  0 or -1
+ * (the bytes could not be read back: framing is lost).
+ */
+static int
+rx_unbuffer(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	int rc = 0;
+
+	if (pv->rx_piped > 0) {
+		rc = rx_read_exact(c, pv->rx_pfd[0], pv->rlen, pv->rx_piped);
+		if (rc == 0)
+			pv->rlen += pv->rx_piped;
+	}
+	rx_cpipe_put(c, rc == 0);
+	rx_lowat_set(c, 1);
+	pv->rx_wait = RX_WAIT_COPY;
+	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * Moves what is queued of the frame (ending at rbuf offset end) from the
+ * socket into the connection's pipe.  1 when the whole payload is in,
+ * 0 when more is awaited (SO_RCVLOWAT set to what is missing, so epoll
+ * wakes when it is all there or the window closes), 2 when the pipe is
+ * full before the payload is in (segments smaller than pages: the pipe
+ * counts buffers, not bytes), -1 on EOF or a socket error.
+ */
+static int
+rx_pump(struct conn *c, size_t end)
+{
+	struct conn_private *pv = c->priv;
+	size_t rest;
+	ssize_t k;
+	int guard, avail;
+
+	for (guard = 0; guard < 1 << 16; guard++) {
+		rest = end - pv->rlen - pv->rx_piped;
+		if (rest == 0)
+			return 1;
+		k = splice(c->fd, NULL, pv->rx_pfd[1], NULL, rest,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0)
+			return -1;		/* EOF mid-payload */
+		if (k < 0 && errno != EAGAIN)
+			return -1;
+		if (k > 0) {
+			pv->rx_piped += (size_t)k;
+			if ((size_t)k == rest)
+				return 1;
+		}
+		/* Short: is the socket empty (wait) or the pipe full? */
+		if (ioctl(c->fd, FIONREAD, &avail) < 0)
+			return -1;
+		if (avail <= 0) {
+			rest = end - pv->rlen - pv->rx_piped;
+			rx_lowat_set(c, rest > INT32_MAX ? INT32_MAX :
+			    (int)rest);
+			return 0;
+		}
+		if (k < 0)
+			return 2;		/* queued bytes, no room */
+	}
+	return 2;
+}
+
+/* Dispatches the frame at rbuf (length len); the payload is at src. */
+static int
+rx_dispatch(struct conn *c, size_t len, int src)
 {
 	struct conn_private *pv = c->priv;
 	size_t end = len + SMB2_FRAME_LEN;
 	int r, rc = 1;
 
-	if (pv->role != CONN_ROLE_WORKER || !rx_eligible(c, len) ||
-	    rx_pipe_get() < 0 || !rx_queued(c, end - pv->rlen))
-		return 0;
 	pv->rx_active = 1;
 	pv->rx_pos = pv->rlen;
 	pv->rx_end = end;
+	pv->rx_src = src;
 	r = dispatch_frame(c, pv->rbuf + SMB2_FRAME_LEN, len);
 	if (r < 0)
 		rc = -1;
-	else if (pv->rx_pos < end &&
-	    rx_read_exact(c, c->fd, pv->rx_pos, end - pv->rx_pos) < 0)
+	if (pv->rx_pos < end &&
+	    rx_read_exact(c, src, pv->rx_pos, end - pv->rx_pos) == 0)
+		pv->rx_pos = end;
+	if (pv->rx_pos < end && src == c->fd)
 		rc = -1;	/* refused and undrainable: framing is lost */
+	if (pv->rx_wait == RX_WAIT_PIPE) {
+		/* The socket is past the frame either way. */
+		rx_cpipe_put(c, pv->rx_pos == end);
+		rx_lowat_set(c, 1);
+		pv->rx_wait = RX_WAIT_NONE;
+	}
 	pv->rx_active = 0;
+	pv->rx_src = c->fd;
 	pv->rlen = 0;		/* the whole frame is consumed */
 	return rc;
+}
+
+int
+conn_rx_splice_frame(struct conn *c, size_t len)
+{
+	struct conn_private *pv = c->priv;
+	size_t end = len + SMB2_FRAME_LEN;
+	int q;
+
+	if (pv->role != CONN_ROLE_WORKER)
+		return 0;
+	if (pv->rx_wait == RX_WAIT_PIPE) {
+		/*
+		 * Checked again at each wakeup: if the session or tree went
+		 * meanwhile, the frame is finished by the copy path.
+		 */
+		if (!rx_eligible(c, len))
+			q = 2;
+		else
+			q = rx_pump(c, end);
+		if (q < 0)
+			return -1;
+		if (q == 0)
+			return 0;
+		if (q == 2)	/* 1: conn_process looks at rbuf again */
+			return rx_unbuffer(c) < 0 ? -1 : 1;
+		return rx_dispatch(c, len, pv->rx_pfd[0]);
+	}
+	if (!rx_eligible(c, len) || rx_pipe_get() < 0)
+		return 0;
+	q = rx_queued(c, end - pv->rlen);
+	if (q == 1)
+		return rx_dispatch(c, len, c->fd);
+	if (q == 0)
+		return 0;
+	/* Woken short of the payload: buffer it as it comes. */
+	if (rx_cpipe_get(c, end - pv->rlen) < 0) {
+		rx_lowat_set(c, 1);
+		pv->rx_wait = RX_WAIT_COPY;
+		return 0;
+	}
+	pv->rx_wait = RX_WAIT_PIPE;
+	q = rx_pump(c, end);
+	if (q < 0)
+		return -1;
+	if (q == 0)
+		return 0;
+	if (q == 2)
+		return rx_unbuffer(c) < 0 ? -1 : 1;
+	return rx_dispatch(c, len, pv->rx_pfd[0]);
 }
 
 /* The spliced frame being dispatched, when req is it. */
@@ -263,7 +506,7 @@ conn_req_payload_load(struct smb2_req *req)
 
 	if (pv == NULL || pv->rx_pos >= pv->rx_end)
 		return 0;
-	rc = rx_read_exact(req->conn, req->conn->fd, pv->rx_pos,
+	rc = rx_read_exact(req->conn, pv->rx_src, pv->rx_pos,
 	    pv->rx_end - pv->rx_pos);
 	if (rc == 0)
 		pv->rx_pos = pv->rx_end;
@@ -279,7 +522,7 @@ rx_copy_rest(struct smb2_req *req, int fd, loff_t o, size_t pos, size_t len)
 	int guard, rc;
 
 	if (pv->rx_pos < pv->rx_end) {
-		rc = rx_read_exact(req->conn, req->conn->fd, pv->rx_pos,
+		rc = rx_read_exact(req->conn, pv->rx_src, pv->rx_pos,
 		    pv->rx_end - pv->rx_pos);
 		if (rc < 0)
 			return rc;
@@ -325,6 +568,28 @@ conn_req_payload_write(struct smb2_req *req, const uint8_t *data, int fd,
 	}
 	if (mem > 0)
 		return -EIO;
+	/* Buffered in the connection's pipe (RX_WAIT_PIPE): pipe -> file. */
+	for (guard = 0; pv->rx_src != c->fd && pv->rx_pos < pv->rx_end &&
+	    guard < 1 << 16; guard++) {
+		k = splice(pv->rx_src, NULL, fd, &o, pv->rx_end - pv->rx_pos,
+		    SPLICE_F_MOVE);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int err = k < 0 ? errno : EIO;
+
+			/*
+			 * The pipe still holds [rx_pos, rx_end): a file
+			 * that takes no splice gets it by the copy path;
+			 * other errors are the answer and rx_dispatch
+			 * drains the pipe.
+			 */
+			if (err == EINVAL)
+				return rx_copy_rest(req, fd, o, pv->rx_pos, len);
+			return -err;
+		}
+		pv->rx_pos += (size_t)k;
+	}
 	/* The rest: socket -> pipe -> file, a pipe's worth at a time. */
 	for (guard = 0; pv->rx_pos < pv->rx_end && guard < 1 << 16; guard++) {
 		size_t want = pv->rx_end - pv->rx_pos;

@@ -31,6 +31,7 @@
 #include "worker/file_open.h"
 #include "worker/metrics.h"
 #include "worker/state.h"
+#include "worker/unlink_as.h"
 #include "worker/worker.h"
 
 static uint8_t	ctlmsg_buf[MSG_MAX_PAYLOAD];
@@ -524,6 +525,10 @@ ctlmsg_handle(struct msg *m)
 	}
 	case MSG_INFO_REQ:
 		ctlmsg_info(m->id);
+		return 1;
+	case MSG_UNLINK_DO:
+		/* Delete-on-close for another user's last close: no answer. */
+		unlink_as_handle(m);
 		return 1;
 	case MSG_METRICS_REQ: {
 		int n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));

@@ -28,6 +28,7 @@
 #include "worker/smb2_notify.h"
 #include "worker/worker.h"
 #include "worker/state.h"
+#include "worker/unlink_as.h"
 #include "worker/durable.h"
 
 /* MS-SMB2 2.2.13 */
@@ -876,6 +877,7 @@ file_open_close(struct open *op)
 	const struct vfs_ops *vfs = file_vfs();
 	struct file_open *f = op->u.file;
 	char xname[300];
+	uint32_t duid;
 	int rc, del;
 
 	if (f == NULL)
@@ -883,7 +885,7 @@ file_open_close(struct open *op)
 	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
-	state_open_leave(op, &del);
+	state_open_leave_token(op, &del, &duid);
 	/* A directory left delete pending behind other handles: watchers */
 	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
 		smb2_notify_delete_pending(f->dev, f->ino);
@@ -900,6 +902,10 @@ file_open_close(struct open *op)
 			if (rc != 0)
 				log_debug(2, "delete on close of \"%s\": %s",
 				    f->path, strerror(-rc));
+			/* Another user made it delete pending: done as them. */
+			if ((rc == -EACCES || rc == -EPERM) && duid != 0 &&
+			    duid != (uint32_t)geteuid())
+				(void)unlink_as_request(op->tree, f, duid);
 		}
 	}
 	op->u.file = NULL;

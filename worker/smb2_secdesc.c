@@ -179,7 +179,14 @@ smb2_secdesc_query(struct open *op, uint32_t which, struct wcur *w,
 	ntstatus_t status;
 
 	*need = 0;
-	if (!(op->access & READ_CONTROL))
+	/*
+	 * READ_CONTROL guards the owner, group, DACL and label only
+	 * (MS-FSA 2.1.5.13): asking for none of them is allowed without it
+	 * and returns an empty descriptor (smb2.sdread).
+	 */
+	if ((which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION)) &&
+	    !(op->access & READ_CONTROL))
 		return STATUS_ACCESS_DENIED;
 	if ((which & SACL_SECURITY_INFORMATION) &&
 	    !(op->access & ACCESS_SYSTEM_SECURITY))

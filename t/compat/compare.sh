@@ -23,12 +23,15 @@
 # Environment:
 #	OUT		results directory (default /tmp/usmbd-compare): per test
 #			the smbtorture output, and the tables usmbd.res and
-#			samba.res ("NAME RESULT SECONDS" lines)
+#			samba.res ("NAME<TAB>RESULT SECONDS" lines)
 #	COMPARE_MODE	"test" (default) or "suite", as above
 #	COMPARE_SERVERS	"usmbd samba" (default); name one to rerun only that
 #			side; the other side's last results are read from $OUT
 #	COMPARE_TIMEOUT	seconds per test (default 60; per suite mode uses
 #			TORTURE_TIMEOUT, see t/integ/torture.sh)
+#	COMPARE_OPTS	extra smbtorture arguments (per test mode), e.g.
+#			"--option=torture:localdir=@SHARE@"; @SHARE@ becomes the
+#			local path of the server's share (usmbd's or Samba's)
 #	USMBD		the usmbd binary (t/integ/lib.sh's default otherwise)
 set -u
 . "$(dirname "$0")/../integ/lib.sh"
@@ -141,11 +144,14 @@ compare_samba_stop() {
 }
 
 # compare_run SERVER PORT: every test against 127.0.0.1:PORT/share; one
-# "NAME RESULT SECONDS" line per test into $OUT/SERVER.res.new, where RESULT
+# "NAME<TAB>RESULT SECONDS" line per test into $OUT/SERVER.res.new, where RESULT
 # is success, failure, skip or none (no result: timeout or crash).
 compare_run() {
-	local srv=$1 port=$2 t r t0 t1 o
+	local srv=$1 port=$2 t r t0 t1 o opts=() sp
 
+	sp=$SHARE
+	[ "$srv" = samba ] && sp=$T/samba/share
+	[ -n "${COMPARE_OPTS:-}" ] && read -r -a opts <<<"${COMPARE_OPTS//@SHARE@/$sp}"
 	mkdir -p "$OUT/$srv"
 	: >"$OUT/$srv.res.new"
 	for t in "${TESTS[@]}"; do
@@ -158,15 +164,18 @@ compare_run() {
 		    --option=torture:writetimeupdatedelay=500000 \
 		    --option=torture:user2name=bob \
 		    --option=torture:user2password="$BOB_PW" \
+		    "${opts[@]}" \
 		    --fullname --format=subunit "$t" </dev/null >"$o" 2>&1
 		t1=$(date +%s.%N)
 		# subunit v1: "success: NAME", "failure: NAME [", "skip: NAME"...
-		r=$(sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail): ([^ []+).*/\1 \2/p' "$o" |
-		    awk -v n="$t" '$2 == n { r = $1 } END { print r }')
+		# (names may hold spaces: smb2.charset.Testing wide-a)
+		r=$(sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail): (.*)$/\1\t\2/p' "$o" |
+		    sed -E 's/ \[$//' |
+		    awk -F'\t' -v n="$t" '$2 == n { r = $1 } END { print r }')
 		case $r in
 		successful) r=success ;; fail|error) r=failure ;; '') r=none ;;
 		esac
-		printf '%s %s %.1f\n' "$t" "$r" "$(echo "$t1 - $t0" | bc)" >>"$OUT/$srv.res.new"
+		printf '%s\t%s %.1f\n' "$t" "$r" "$(echo "$t1 - $t0" | bc)" >>"$OUT/$srv.res.new"
 	done
 }
 
@@ -175,7 +184,7 @@ compare_merge() {
 	local srv=$1
 
 	touch "$OUT/$srv.res"
-	awk 'NR == FNR { n[$1] = $0; next } !($1 in n) { print } END { for (k in n) print n[k] }' \
+	awk -F'\t' 'NR == FNR { n[$1] = $0; next } !($1 in n) { print } END { for (k in n) print n[k] }' \
 	    "$OUT/$srv.res.new" "$OUT/$srv.res" | sort >"$OUT/$srv.res.tmp"
 	mv "$OUT/$srv.res.tmp" "$OUT/$srv.res"
 	rm -f "$OUT/$srv.res.new"
@@ -251,8 +260,8 @@ for srv in $SERVERS; do compare_merge "$srv"; done
 printf '%-62s %-14s %-14s\n' test usmbd samba
 declare -A tot=()
 for t in "${TESTS[@]}"; do
-	u=$(awk -v n="$t" '$1 == n { printf "%s %ss", $2, $3 }' "$OUT/usmbd.res" 2>/dev/null)
-	m=$(awk -v n="$t" '$1 == n { printf "%s %ss", $2, $3 }' "$OUT/samba.res" 2>/dev/null)
+	u=$(awk -F'\t' -v n="$t" '$1 == n { split($2, a, " "); printf "%s %ss", a[1], a[2] }' "$OUT/usmbd.res" 2>/dev/null)
+	m=$(awk -F'\t' -v n="$t" '$1 == n { split($2, a, " "); printf "%s %ss", a[1], a[2] }' "$OUT/samba.res" 2>/dev/null)
 	printf '%-62s %-14s %-14s\n' "$t" "${u:--}" "${m:--}"
 	for s in $SUITES; do
 		case $t in "$s"|"$s".*) ;; *) continue ;; esac

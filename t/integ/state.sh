@@ -1169,4 +1169,45 @@ else
 	fail "server with a 1 MiB map did not start"
 fi
 
+# 1. Delete-on-close across users: bob makes his file in a sticky (1777)
+# directory delete pending, alice holds it and closes last.  Her worker may
+# not unlink it (EPERM); a worker of bob does, through the master
+# (MSG_UNLINK_AS), also when bob's worker is gone; never a file that took
+# the name since (another inode).
+integ_stop
+integ_conf
+: >"$LOG"
+if integ_start; then
+	mkdir -p "$SHARE/sticky" && chmod 1777 "$SHARE/sticky"
+	doc() { USMBCTL="$USMBCTL" "$PYTHON" "$(dirname "$0")/state_doc.py" \
+	    "$PORT" "$CONF" "$SHARE" "$@" 2>&1; }
+	out=$(doc basic bob-file)
+	echo "$out" | grep -q "owner-bob True" &&
+	    echo "$out" | grep -q "after-bob-close present" &&
+	    echo "$out" | grep -q "after-alice-close gone" &&
+	    ok "bob's delete-on-close, alice closes last: gone ($(echo "$out" |
+	    sed -n 's/^after-alice-close gone //p'))" ||
+	    fail "delete on close across users: $out"
+	grep -q 'worker alice: delete on close of "sticky/bob-file": Operation not permitted' "$LOG" &&
+	    ok "alice's own unlink was refused (sticky directory)" ||
+	    fail "alice's worker was not refused: the test proves nothing"
+	grep -q 'delete on close of share\\sticky/bob-file done' "$LOG" &&
+	    ok "bob's worker logs the unlink" || fail "no unlink log line"
+	out=$(doc gone bob-file2)
+	echo "$out" | grep -q "bob-worker-killed True" &&
+	    echo "$out" | grep -q "after-alice-close gone" &&
+	    ok "bob's worker killed first: a new one unlinks ($(echo "$out" |
+	    sed -n 's/^after-alice-close gone //p'))" ||
+	    fail "delete on close with bob's worker gone: $out"
+	out=$(doc replaced bob-file3)
+	echo "$out" | grep -q "replaced-ino True" &&
+	    echo "$out" | grep -q "after-alice-close present replacement" &&
+	    ok "a file that replaced the name is not deleted" ||
+	    fail "replaced file: $out"
+	grep -q 'sticky/bob-file3: the name is now another file' "$LOG" &&
+	    ok "the refusal is logged" || fail "no refusal log line"
+else
+	fail "server for delete on close across users did not start"
+fi
+
 finish
