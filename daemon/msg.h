@@ -77,8 +77,9 @@ enum msg_type {
 	 * (shm/shm.h shm_close_result.delete_uid).  Payload (msg_unlink_*
 	 * below): u32 uid, u64 dev, u64 ino, u8 is_dir, str share, str path
 	 * (strings u16 length + bytes, no NUL).  No answer: the master
-	 * forwards it as MSG_UNLINK_DO to a worker of uid (started if none
-	 * is alive), which unlinks with that user's rights.
+	 * forwards it as MSG_UNLINK_DO to the live workers of uid (none is
+	 * started); one that vouched for the delete unlinks with that
+	 * user's rights.
 	 */
 	MSG_UNLINK_AS,
 
@@ -122,8 +123,9 @@ enum msg_type {
 	/*
 	 * master -> worker of the delete token's uid: the MSG_UNLINK_AS
 	 * payload, then str root (the share's path in the master's config).
-	 * The worker resolves path beneath root with its own rights, checks
-	 * dev and ino, and unlinks (worker/unlink_as.c).  No answer.
+	 * The worker acts only on a delete it vouched for, resolves path
+	 * beneath root with its own rights, checks dev and ino, and unlinks
+	 * (worker/unlink_as.c).  No answer.
 	 */
 	MSG_UNLINK_DO,
 };

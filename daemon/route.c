@@ -54,16 +54,7 @@ struct route_verdict {
 	struct authmsg_rep rep;
 };
 
-/* A MSG_UNLINK_DO for a worker started for it, until its hello. */
-struct route_unlink {
-	pid_t		 worker;	/* 0: free */
-	uint8_t		*payload;
-	uint32_t	 len;
-	int64_t		 since_ms;
-};
-
 static struct route_pending	route_q[ROUTE_MAX_PENDING];
-static struct route_unlink	route_unlinks[ROUTE_MAX_UNLINKS];
 static uint32_t			route_next_id = 1;
 static struct route_verdict	route_verdicts[ROUTE_MAX_VERDICTS];
 
@@ -369,26 +360,10 @@ route_handoff_bind(struct child *gate, const struct msg *m)
 	route_enqueue(q, gate, m, m->payload + 8, m->len - 8, w, user);
 }
 
-static void
-route_unlink_free(struct route_unlink *u)
-{
-	free(u->payload);
-	memset(u, 0, sizeof(*u));
-}
-
 void
 route_worker_hello(struct child *w)
 {
 	int i;
-
-	for (i = 0; i < ROUTE_MAX_UNLINKS && w->chan >= 0; i++) {
-		struct route_unlink *u = &route_unlinks[i];
-
-		if (u->worker == w->pid) {
-			(void)spawn_send(w, MSG_UNLINK_DO, 0, u->payload, u->len);
-			route_unlink_free(u);
-		}
-	}
 
 	for (i = 0; i < ROUTE_MAX_PENDING && w->chan >= 0; i++) {
 		struct route_pending *q = &route_q[i];
@@ -439,15 +414,8 @@ route_child_gone(struct child *c)
 		} else if (c->role == CHILD_GATE && q->gate == c->pid)
 			q->gate = 0;
 	}
-	if (c->role == CHILD_WORKER) {
+	if (c->role == CHILD_WORKER)
 		c->queued = 0;
-		for (i = 0; i < ROUTE_MAX_UNLINKS; i++)
-			if (route_unlinks[i].worker == c->pid) {
-				log_warnx("worker %d gone before a delete on "
-				    "close it was started for", (int)c->pid);
-				route_unlink_free(&route_unlinks[i]);
-			}
-	}
 	if (c->role == CHILD_GATE) {
 		route_verdict_forget(c->pid);
 		listen_gate_gone(c);
@@ -475,15 +443,6 @@ route_tick(void)
 		route_done(q->gate, q->gate_id, STATUS_IO_TIMEOUT);
 		route_free(q);
 	}
-	for (i = 0; i < ROUTE_MAX_UNLINKS; i++) {
-		struct route_unlink *u = &route_unlinks[i];
-
-		if (u->worker == 0 || now - u->since_ms < ROUTE_ACK_TIMEOUT_MS)
-			continue;
-		log_warnx("worker %d not up in time for a delete on close",
-		    (int)u->worker);
-		route_unlink_free(u);
-	}
 }
 
 /* passdb_foreach: is the uid an enabled SMB user's? */
@@ -501,19 +460,17 @@ route_unlink_as(struct child *from, const struct msg *m)
 	static struct unlinkmsg u;
 	static uint8_t buf[MSG_MAX_PAYLOAD];
 	const struct conf_share *sh;
-	struct route_unlink *slot = NULL;
 	struct passwd *pw;
-	struct child *w = NULL;
 	uid_t uid;
-	int i, n;
+	int i, n, sent = 0;
 
 	if (unlinkmsg_decode(&u, 0, m->payload, m->len) != 0)
 		return -1;
 	uid = (uid_t)u.uid;
 	/*
 	 * Only for another user, never root, only an SMB user (or the guest
-	 * account): a worker cannot make the master start a worker for any
-	 * account it names.  The path is not looked at here.
+	 * account).  The path is not looked at here: the receiving worker
+	 * acts only on a delete it vouched for itself (worker/unlink_as.c).
 	 */
 	if (uid == 0 || uid == from->uid) {
 		log_warnx("worker %d asked a delete on close as uid %u: refused",
@@ -540,38 +497,25 @@ route_unlink_as(struct child *from, const struct msg *m)
 		log_warnx("delete on close of %s\\%s: too long", u.share, u.path);
 		return 0;
 	}
-	/* Any live worker of the user will do: no connection moves. */
+	/*
+	 * Only a worker that vouched for the delete will act on it, and only
+	 * a live one can have: every live worker of the user is told (one,
+	 * usually), and none is started -- a fresh worker vouches for nothing.
+	 */
+	log_debug(2, "delete on close of %s\\%s: worker %d asks uid %u",
+	    u.share, u.path, (int)from->pid, (unsigned)uid);
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		if (c->pid > 0 && c->role == CHILD_WORKER && !c->dying &&
-		    c->chan >= 0 && c->uid == uid) {
-			w = c;
-			if (c->hello)
-				break;
-		}
+		/* A retiring worker still holds what it vouched for. */
+		if (c->pid > 0 && c->role == CHILD_WORKER &&
+		    c->chan >= 0 && c->hello && c->uid == uid &&
+		    spawn_send(c, MSG_UNLINK_DO, 0, buf, (size_t)n) == 0)
+			sent++;
 	}
-	log_debug(2, "delete on close of %s\\%s: worker %d asks uid %u",
-	    u.share, u.path, (int)from->pid, (unsigned)uid);
-	if (w != NULL && w->hello)
-		return spawn_send(w, MSG_UNLINK_DO, 0, buf, (size_t)n), 0;
-	for (i = 0; i < ROUTE_MAX_UNLINKS && slot == NULL; i++)
-		if (route_unlinks[i].worker == 0)
-			slot = &route_unlinks[i];
-	if (slot == NULL || (slot->payload = malloc((size_t)n)) == NULL) {
-		log_warnx("delete on close of %s\\%s: queue full, dropped",
-		    u.share, u.path);
-		return 0;
-	}
-	if (w == NULL && (w = spawn_worker(pw->pw_name, uid, pw->pw_gid)) == NULL) {
-		log_warnx("delete on close of %s\\%s: no worker for %s",
-		    u.share, u.path, pw->pw_name);
-		route_unlink_free(slot);
-		return 0;
-	}
-	memcpy(slot->payload, buf, (size_t)n);
-	slot->len = (uint32_t)n;
-	slot->worker = w->pid;
-	slot->since_ms = master_now_ms();
+	if (sent == 0)
+		log_warnx("delete on close of %s\\%s: no live worker of %s "
+		    "(it vouched for the delete, if any, and is gone): the "
+		    "file is left", u.share, u.path, pw->pw_name);
 	return 0;
 }

@@ -40,13 +40,12 @@ void	route_handoff_bind(struct child *gate, const struct msg *m);
 void	route_worker_hello(struct child *worker);
 void	route_conn_ack(struct child *worker, uint32_t id);
 /*
- * MSG_UNLINK_AS from worker w: forwarded as MSG_UNLINK_DO to a live worker
- * of the delete token's uid, or to one started for it (queued until its
- * hello, at most ROUTE_MAX_UNLINKS, for ROUTE_ACK_TIMEOUT_MS).  Requests
- * that cannot be served are logged and dropped.  -1 for a malformed
- * message (the sender is killed).
+ * MSG_UNLINK_AS from worker w: forwarded as MSG_UNLINK_DO to the live
+ * workers of the delete token's uid (only one that vouched for the delete
+ * acts on it, worker/unlink_as.h); none is started for it.  Requests that
+ * cannot be served are logged and dropped.  -1 for a malformed message
+ * (the sender is killed).
  */
-#define ROUTE_MAX_UNLINKS	32
 int	route_unlink_as(struct child *w, const struct msg *m);
 /* Fails hand-offs a worker did not acknowledge in time. */
 void	route_tick(void);

@@ -182,7 +182,7 @@ struct conn_private {
 	size_t		 rx_pos;
 	size_t		 rx_end;
 	int		 rx_wait;	/* conn_rx.c RX_WAIT_*: awaiting the payload */
-	int		 rx_src;	/* where [rx_pos, rx_end) is: fd or rx_pfd[0] */
+	size_t		 rx_pend;	/* [rx_pos, rx_pend) is in rx_pfd, the rest on fd */
 	int		 rx_lowat;	/* SO_RCVLOWAT as set by conn_rx.c (0: 1) */
 	/*
 	 * RX_WAIT_PIPE: the payload of the frame at rbuf (its head is
@@ -194,6 +194,7 @@ struct conn_private {
 	int		 rx_pfd[2];
 	size_t		 rx_pcap;
 	size_t		 rx_piped;
+	int		 rx_pfull;	/* the pipe took no more: the rest is awaited on fd */
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */

@@ -274,9 +274,16 @@ rx_cpipe_get(struct conn *c, size_t need)
 	 * The kernel refuses sizes past fs.pipe-max-size (1 MiB) or the
 	 * user's pipe-user-pages-soft quota to an unprivileged worker.
 	 */
-	if (sp.cap < need) {
+	if (sp.cap < need && sp.cap < RX_PIPE_SIZE) {
+		/*
+		 * A payload larger than the pipe may have is buffered up to
+		 * the pipe's size, and its rest awaited on the socket.
+		 */
 		sz = fcntl(sp.fd[1], F_SETPIPE_SZ, (int)need);
-		if (sz < 0 || (size_t)sz < need) {
+		if (sz < 0 && need > RX_PIPE_SIZE)
+			sz = fcntl(sp.fd[1], F_SETPIPE_SZ, (int)RX_PIPE_SIZE);
+		if (sz < 0 || (size_t)sz < (need < RX_PIPE_SIZE ? need :
+		    RX_PIPE_SIZE)) {
 			int err = sz < 0 ? errno : ENOSPC;
 
 			close(sp.fd[0]);
@@ -289,6 +296,7 @@ rx_cpipe_get(struct conn *c, size_t need)
 	pv->rx_pfd[1] = sp.fd[1];
 	pv->rx_pcap = sp.cap;
 	pv->rx_piped = 0;
+	pv->rx_pfull = 0;
 	rx_nbuffering++;
 	return 0;
 }
@@ -312,6 +320,7 @@ rx_cpipe_put(struct conn *c, int empty)
 	}
 	pv->rx_pfd[0] = pv->rx_pfd[1] = -1;
 	pv->rx_piped = 0;
+	pv->rx_pfull = 0;
 	if (rx_nbuffering > 0)
 		rx_nbuffering--;
 }
@@ -351,11 +360,15 @@ rx_unbuffer(struct conn *c)
 
 /*
  * Moves what is queued of the frame (ending at rbuf offset end) from the
- * socket into the connection's pipe.  1 when the whole payload is in,
- * 0 when more is awaited (SO_RCVLOWAT set to what is missing, so epoll
- * wakes when it is all there or the window closes), 2 when the pipe is
- * full before the payload is in (segments smaller than pages: the pipe
- * counts buffers, not bytes), -1 on EOF or a socket error.
+ * socket into the connection's pipe.  1 when the whole payload is in the
+ * pipe, or the pipe is full and the rest is all queued on the socket (a
+ * payload larger than the pipe may be: the handler takes the pipe's part
+ * first, then the socket's); 0 when more is awaited (SO_RCVLOWAT set to
+ * what is missing, so epoll wakes when it is all there or the window
+ * closes); 2 when the pipe is full and, woken again, the socket still
+ * does not hold the rest (the copy path takes over; a pipe also fills
+ * early with segments smaller than pages: it counts buffers, not bytes);
+ * -1 on EOF or a socket error.
  */
 static int
 rx_pump(struct conn *c, size_t end)
@@ -391,15 +404,55 @@ rx_pump(struct conn *c, size_t end)
 			    (int)rest);
 			return 0;
 		}
-		if (k < 0)
-			return 2;		/* queued bytes, no room */
+		if (k < 0) {			/* queued bytes, no room */
+			rest = end - pv->rlen - pv->rx_piped;
+			if ((size_t)avail >= rest)
+				return 1;
+			if (pv->rx_pfull)
+				return 2;
+			pv->rx_pfull = 1;
+			rx_lowat_set(c, rest > INT32_MAX ? INT32_MAX :
+			    (int)rest);
+			return 0;
+		}
 	}
 	return 2;
 }
 
-/* Dispatches the frame at rbuf (length len); the payload is at src. */
+/*
+ * Reads the unread part of the frame being dispatched into the receive
+ * buffer: the connection pipe's part, then the socket's.  0 or -errno.
+ */
 static int
-rx_dispatch(struct conn *c, size_t len, int src)
+rx_read_rest(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	int rc;
+
+	if (pv->rx_pos < pv->rx_pend) {
+		rc = rx_read_exact(c, pv->rx_pfd[0], pv->rx_pos,
+		    pv->rx_pend - pv->rx_pos);
+		if (rc < 0)
+			return rc;
+		pv->rx_pos = pv->rx_pend;
+	}
+	if (pv->rx_pos < pv->rx_end) {
+		rc = rx_read_exact(c, c->fd, pv->rx_pos,
+		    pv->rx_end - pv->rx_pos);
+		if (rc < 0)
+			return rc;
+		pv->rx_pos = pv->rx_end;
+	}
+	return 0;
+}
+
+/*
+ * Dispatches the frame at rbuf (length len), whose payload after the
+ * head is: piped bytes in the connection's pipe, the rest queued on the
+ * socket.
+ */
+static int
+rx_dispatch(struct conn *c, size_t len, size_t piped)
 {
 	struct conn_private *pv = c->priv;
 	size_t end = len + SMB2_FRAME_LEN;
@@ -407,24 +460,21 @@ rx_dispatch(struct conn *c, size_t len, int src)
 
 	pv->rx_active = 1;
 	pv->rx_pos = pv->rlen;
+	pv->rx_pend = pv->rlen + piped;
 	pv->rx_end = end;
-	pv->rx_src = src;
 	r = dispatch_frame(c, pv->rbuf + SMB2_FRAME_LEN, len);
 	if (r < 0)
 		rc = -1;
-	if (pv->rx_pos < end &&
-	    rx_read_exact(c, src, pv->rx_pos, end - pv->rx_pos) == 0)
-		pv->rx_pos = end;
-	if (pv->rx_pos < end && src == c->fd)
-		rc = -1;	/* refused and undrainable: framing is lost */
+	/* Refused (or stopped half-way): drain, so the stream stays framed. */
+	if (pv->rx_pos < end && rx_read_rest(c) < 0)
+		rc = -1;	/* undrainable: framing is lost */
 	if (pv->rx_wait == RX_WAIT_PIPE) {
-		/* The socket is past the frame either way. */
-		rx_cpipe_put(c, pv->rx_pos == end);
+		rx_cpipe_put(c, pv->rx_pos >= pv->rx_pend);
 		rx_lowat_set(c, 1);
 		pv->rx_wait = RX_WAIT_NONE;
 	}
 	pv->rx_active = 0;
-	pv->rx_src = c->fd;
+	pv->rx_pend = 0;
 	pv->rlen = 0;		/* the whole frame is consumed */
 	return rc;
 }
@@ -453,13 +503,13 @@ conn_rx_splice_frame(struct conn *c, size_t len)
 			return 0;
 		if (q == 2)	/* 1: conn_process looks at rbuf again */
 			return rx_unbuffer(c) < 0 ? -1 : 1;
-		return rx_dispatch(c, len, pv->rx_pfd[0]);
+		return rx_dispatch(c, len, pv->rx_piped);
 	}
 	if (!rx_eligible(c, len) || rx_pipe_get() < 0)
 		return 0;
 	q = rx_queued(c, end - pv->rlen);
 	if (q == 1)
-		return rx_dispatch(c, len, c->fd);
+		return rx_dispatch(c, len, 0);
 	if (q == 0)
 		return 0;
 	/* Woken short of the payload: buffer it as it comes. */
@@ -476,7 +526,7 @@ conn_rx_splice_frame(struct conn *c, size_t len)
 		return 0;
 	if (q == 2)
 		return rx_unbuffer(c) < 0 ? -1 : 1;
-	return rx_dispatch(c, len, pv->rx_pfd[0]);
+	return rx_dispatch(c, len, pv->rx_piped);
 }
 
 /* The spliced frame being dispatched, when req is it. */
@@ -502,15 +552,10 @@ int
 conn_req_payload_load(struct smb2_req *req)
 {
 	struct conn_private *pv = rx_of(req);
-	int rc;
 
 	if (pv == NULL || pv->rx_pos >= pv->rx_end)
 		return 0;
-	rc = rx_read_exact(req->conn, pv->rx_src, pv->rx_pos,
-	    pv->rx_end - pv->rx_pos);
-	if (rc == 0)
-		pv->rx_pos = pv->rx_end;
-	return rc;
+	return rx_read_rest(req->conn);
 }
 
 /* The copy path from payload byte at rbuf pos (file offset o) on. */
@@ -522,11 +567,9 @@ rx_copy_rest(struct smb2_req *req, int fd, loff_t o, size_t pos, size_t len)
 	int guard, rc;
 
 	if (pv->rx_pos < pv->rx_end) {
-		rc = rx_read_exact(req->conn, pv->rx_src, pv->rx_pos,
-		    pv->rx_end - pv->rx_pos);
+		rc = rx_read_rest(req->conn);
 		if (rc < 0)
 			return rc;
-		pv->rx_pos = pv->rx_end;
 	}
 	for (guard = 0; pos < pv->rx_end && guard < 1 << 16; guard++) {
 		k = pwrite(fd, pv->rbuf + pos, pv->rx_end - pos, o);
@@ -569,20 +612,20 @@ conn_req_payload_write(struct smb2_req *req, const uint8_t *data, int fd,
 	if (mem > 0)
 		return -EIO;
 	/* Buffered in the connection's pipe (RX_WAIT_PIPE): pipe -> file. */
-	for (guard = 0; pv->rx_src != c->fd && pv->rx_pos < pv->rx_end &&
-	    guard < 1 << 16; guard++) {
-		k = splice(pv->rx_src, NULL, fd, &o, pv->rx_end - pv->rx_pos,
-		    SPLICE_F_MOVE);
+	for (guard = 0; pv->rx_pos < pv->rx_pend && guard < 1 << 16;
+	    guard++) {
+		k = splice(pv->rx_pfd[0], NULL, fd, &o,
+		    pv->rx_pend - pv->rx_pos, SPLICE_F_MOVE);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
 			int err = k < 0 ? errno : EIO;
 
 			/*
-			 * The pipe still holds [rx_pos, rx_end): a file
-			 * that takes no splice gets it by the copy path;
-			 * other errors are the answer and rx_dispatch
-			 * drains the pipe.
+			 * The pipe still holds [rx_pos, rx_pend): a file
+			 * that takes no splice gets the rest by the copy
+			 * path; other errors are the answer and
+			 * rx_dispatch drains the pipe and the socket.
 			 */
 			if (err == EINVAL)
 				return rx_copy_rest(req, fd, o, pv->rx_pos, len);

@@ -26,6 +26,7 @@
 #include "worker/handoff.h"
 #include "worker/smb2_notify.h"
 #include "worker/state.h"
+#include "worker/unlink_as.h"
 #include "worker/worker.h"
 
 #define WK_MAX_EVENTS	64
@@ -551,7 +552,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				uint64_t x;
 
 				(void)read(wk.tickfd, &x, sizeof(x));
-				int need = state_tick();
+				int need = state_tick() | unlink_as_tick();
 
 				if (!wk_bind_tick() && !need)
 					wk_tick_set(0);
@@ -559,7 +560,12 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				uint64_t x;
 
 				(void)read(wk.tfd, &x, sizeof(x));
-				if (wk.nconns == 0) {
+				/* Vouched deletes live in this process only. */
+				if (wk.nconns == 0 && unlink_as_held() > 0) {
+					log_debug(2, "idle, kept for %u vouched "
+					    "deletes", unlink_as_held());
+					wk_idle_timer();
+				} else if (wk.nconns == 0) {
 					log_debug(1, "idle for %d s, exiting",
 					    wk.conf->worker_idle_timeout);
 					wk.shutdown = 1;

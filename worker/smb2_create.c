@@ -889,6 +889,13 @@ file_open_close(struct open *op)
 	/* A directory left delete pending behind other handles: watchers */
 	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
 		smb2_notify_delete_pending(f->dev, f->ino);
+	/*
+	 * Left to another open's last close, maybe another user's worker,
+	 * which may have to ask this user's worker to unlink: vouch for it
+	 * here, where nobody else can write (worker/unlink_as.h).
+	 */
+	if (f->delete_on_close && !del && f->stream[0] == '\0')
+		unlink_as_vouch(op->tree, f);
 	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
 		if (f->stream[0] != '\0') {
 			if (vfs_stream_xattr_name(f->stream, xname,

@@ -11,6 +11,14 @@
  * the close is left alone.  A replacement between that check and the
  * unlinkat(2) cannot be excluded (POSIX has no unlink-by-inode); the window
  * is one syscall wide.
+ *
+ * Nor does the answering side trust the asker's word that a delete is
+ * due: the asker is another user's worker, and a compromised one must not
+ * be able to make this user's worker delete what this user may delete
+ * (DESIGN.md, security model).  So this worker acts only on a delete it
+ * vouched for itself -- it made the file delete pending and closed its
+ * handle while other opens remained -- recorded in its own memory, which
+ * no other process can write (unlink_as_vouch).
  */
 #include "worker/unlink_as.h"
 
@@ -18,19 +26,203 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
 #include "daemon/unlinkmsg.h"
+#include "shm/shm.h"
 #include "vfs/vfs.h"
 #include "worker/conn.h"
 #include "worker/file_open.h"
+#include "worker/state.h"
+#include "worker/worker.h"
 
 /* One request at a time in a single-threaded worker: off the stack. */
 static struct unlinkmsg	unlink_as_msg;
 static uint8_t		unlink_as_buf[MSG_MAX_PAYLOAD];
+
+/* A delete this worker vouches for (worker/unlink_as.h). */
+struct unlink_as_vouch {
+	int		 in_use;
+	uint8_t		 is_dir;
+	uint8_t		 idle;		/* sweeps that saw no open of it */
+	uint64_t	 dev;
+	uint64_t	 ino;
+	int64_t		 since_s;	/* CLOCK_MONOTONIC */
+	uint64_t	 seq;		/* order of vouching: the oldest goes */
+	char		 share[256];
+	char		 path[MSG_UNLINK_STR_MAX];
+};
+
+/*
+ * Allocated once (zero-fill pages: an unused table costs no memory); no
+ * other process writes it, which is the point.
+ */
+static struct unlink_as_vouch	unlink_as_vouches[UNLINK_AS_VOUCH_MAX];
+static unsigned			unlink_as_nvouch;
+static int64_t			unlink_as_swept_s;
+static uint64_t			unlink_as_seq;
+
+static int64_t
+unlink_as_now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+static void
+unlink_as_vouch_drop(struct unlink_as_vouch *v)
+{
+	v->in_use = 0;
+	v->share[0] = v->path[0] = '\0';
+	if (unlink_as_nvouch > 0)
+		unlink_as_nvouch--;
+}
+
+void
+unlink_as_vouch_reset(void)
+{
+	unsigned i;
+
+	for (i = 0; i < UNLINK_AS_VOUCH_MAX; i++)
+		if (unlink_as_vouches[i].in_use)
+			unlink_as_vouch_drop(&unlink_as_vouches[i]);
+	unlink_as_nvouch = 0;
+	unlink_as_swept_s = 0;
+}
+
+unsigned
+unlink_as_held(void)
+{
+	return unlink_as_nvouch;
+}
+
+void
+unlink_as_vouch(const struct tree *t, const struct file_open *f)
+{
+	struct unlink_as_vouch *v = NULL, *oldest = NULL, *e;
+	unsigned i;
+
+	if (t == NULL || t->share == NULL || f->path[0] == '\0' ||
+	    f->stream[0] != '\0' ||
+	    strlen(t->share->name) >= sizeof(v->share) ||
+	    strlen(f->path) >= sizeof(v->path))
+		return;
+	for (i = 0; i < UNLINK_AS_VOUCH_MAX; i++) {
+		e = &unlink_as_vouches[i];
+		if (!e->in_use) {
+			if (v == NULL)
+				v = e;
+			continue;
+		}
+		/* The same delete again (another handle of ours): refreshed. */
+		if (e->dev == f->dev && e->ino == f->ino &&
+		    strcmp(e->share, t->share->name) == 0 &&
+		    strcmp(e->path, f->path) == 0) {
+			e->since_s = unlink_as_now_s();
+			e->seq = ++unlink_as_seq;
+			e->idle = 0;
+			return;
+		}
+		if (oldest == NULL || e->seq < oldest->seq)
+			oldest = e;
+	}
+	if (v == NULL) {
+		v = oldest;
+		log_warnx("delete on close: %u vouched deletes held, the oldest "
+		    "(%s\\%s) is forgotten: its last close by another user "
+		    "will not delete it", UNLINK_AS_VOUCH_MAX, v->share, v->path);
+		unlink_as_vouch_drop(v);
+	}
+	v->in_use = 1;
+	v->is_dir = f->is_dir != 0;
+	v->idle = 0;
+	v->dev = f->dev;
+	v->ino = f->ino;
+	v->since_s = unlink_as_now_s();
+	v->seq = ++unlink_as_seq;
+	strcpy(v->share, t->share->name);
+	strcpy(v->path, f->path);
+	unlink_as_nvouch++;
+	log_debug(2, "delete on close of %s\\%s left to another open's last "
+	    "close: vouched for", v->share, v->path);
+	worker_tick_arm();
+}
+
+/* The entry u names, consumed: 0, or -1 when this worker never vouched. */
+static int
+unlink_as_vouch_take(const struct unlinkmsg *u)
+{
+	unsigned i;
+
+	for (i = 0; i < UNLINK_AS_VOUCH_MAX; i++) {
+		struct unlink_as_vouch *e = &unlink_as_vouches[i];
+
+		if (e->in_use && e->dev == u->dev && e->ino == u->ino &&
+		    e->is_dir == u->is_dir && strcmp(e->share, u->share) == 0 &&
+		    strcmp(e->path, u->path) == 0) {
+			unlink_as_vouch_drop(e);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int
+unlink_as_tick(void)
+{
+	struct shm *s;
+	int64_t now;
+	unsigned i;
+	int n, rc;
+
+	if (unlink_as_nvouch == 0)
+		return 0;
+	now = unlink_as_now_s();
+	if (now - unlink_as_swept_s < UNLINK_AS_SWEEP_S)
+		return 1;
+	unlink_as_swept_s = now;
+	s = state_shm();
+	for (i = 0; i < UNLINK_AS_VOUCH_MAX; i++) {
+		struct unlink_as_vouch *e = &unlink_as_vouches[i];
+		struct shm_file_id fid;
+
+		if (!e->in_use)
+			continue;
+		if (now - e->since_s >= UNLINK_AS_VOUCH_TTL_S) {
+			log_info("delete on close of %s\\%s: vouched for %d h "
+			    "without a last close, forgotten", e->share, e->path,
+			    UNLINK_AS_VOUCH_TTL_S / 3600);
+			unlink_as_vouch_drop(e);
+			continue;
+		}
+		if (s == NULL)
+			continue;
+		fid.dev = e->dev;
+		fid.ino = e->ino;
+		rc = shm_open_count(s, &fid, &n);
+		if ((rc != 0 && rc != -ENOENT) || n > 0) {
+			e->idle = 0;
+			continue;
+		}
+		/*
+		 * No open left: the last close happened (deleted, or the
+		 * disposition was cleared).  Twice, so that an MSG_UNLINK_DO
+		 * still on its way through the master is not refused.
+		 */
+		if (++e->idle >= 2) {
+			log_debug(2, "delete on close of %s\\%s: no open left, "
+			    "no longer vouched for", e->share, e->path);
+			unlink_as_vouch_drop(e);
+		}
+	}
+	return unlink_as_nvouch > 0;
+}
 
 int
 unlink_as_request(const struct tree *t, const struct file_open *f,
@@ -121,6 +313,14 @@ unlink_as_handle(const struct msg *m)
 	if (u->path[0] == '\0' || u->path[0] == '/' || u->root[0] != '/') {
 		log_warnx("delete on close: bad path \"%s\" or root \"%s\"",
 		    u->path, u->root);
+		return;
+	}
+	/* The asker's word is not enough: only a delete this worker set. */
+	if (unlink_as_vouch_take(u) != 0) {
+		log_warnx("delete on close of %s\\%s (dev %llx ino %llu): "
+		    "unvouched request (this worker did not leave it delete "
+		    "pending): refused", u->share, u->path,
+		    (unsigned long long)u->dev, (unsigned long long)u->ino);
 		return;
 	}
 	root_fd = open(u->root, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -13,6 +13,7 @@ handles, file content) is set up before its READY, so the window holds only
 steady-state requests.
 """
 
+import struct
 import sys
 import time
 
@@ -121,7 +122,136 @@ def main():
     conn.disconnectTree(tid)
     conn.logoff()
     splice_checks(port, user, pw, max(8, n // 10))
+    pipe_checks(port, user, pw, 6)
     return 0
+
+
+def session21(port, user, pw):
+    """A fresh unsigned SMB 2.1 connection: (conn, smb, tid)."""
+    from impacket.smb3structs import SMB2_DIALECT_21
+
+    conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
+                         preferredDialect=SMB2_DIALECT_21, timeout=30)
+    conn.login(user, pw)
+    smb = conn.getSMBServer()
+    if smb._Session.get("SigningActivated"):
+        raise RuntimeError("the SMB 2.1 session signs: the splice path is not exercised")
+    return conn, smb, conn.connectTree("share")
+
+
+def split_write(smb, tid, fid, data, off, cut=48 * 1024, pause=0.2):
+    """One WRITE whose frame goes out in two pieces: the header and the
+    first bytes of the payload, a pause, then the rest (a client whose
+    payload is larger than the server's receive window looks the same)."""
+    nb = smb._NetBIOSSession
+    orig = nb.send_packet
+
+    def send(pkt):
+        raw = struct.pack(">I", len(pkt)) + pkt   # direct TCP: 0 + 24-bit length
+        sock = nb.get_socket()
+        sock.sendall(raw[:cut])
+        time.sleep(pause)
+        sock.sendall(raw[cut:])
+
+    nb.send_packet = send
+    try:
+        return smb.write(tid, fid, data, off, len(data))
+    finally:
+        nb.send_packet = orig
+
+
+def pipe_checks(port, user, pw, m):
+    """WRITEs larger than the receive window (worker/conn_rx.c,
+    RX_WAIT_PIPE): the first 4 MiB WRITE of each of m fresh connections
+    (whose receive window is still small; smbclient's uploads of files
+    of 4 MiB and more) arrives in two pieces, the rest 10 ms or 200 ms
+    after the head.  Woken before the payload is all queued (the window
+    closes first), the server buffers it in the connection's pipe as it
+    comes, then splices it into the file; queued whole in time, it takes
+    the direct splice path: the kernel's timing decides, and either way
+    the payload is not copied (perfcheck: splice calls per WRITE).
+    (impacket caps its WRITEs at 1 MiB; the cap is raised to 4 MiB, the
+    server allows 8.  A 1 MiB payload on loopback is mostly queued whole
+    in time.)  The window WRITE_4M_SPLIT holds only those WRITEs (the
+    connections and files are set up before it).  Checks that
+    fail the run: each reads back intact; a refused one (read-only handle)
+    gets the status a 4 KiB WRITE gets and leaves the stream framed; a
+    client that disconnects mid-payload leaves the server serving."""
+    from impacket.smb3 import SessionError
+
+    size = 4 << 20
+    pattern = bytes(range(251)) * (size // 251 + 2)     # 251: not page-periodic
+    blobs = [pattern[k:k + size] for k in (0, 7)]
+    sess = []
+    for k in range(m):
+        conn, smb, tid = session21(port, user, pw)
+        smb._Connection['MaxWriteSize'] = size
+        fid = smb.create(tid, "perf_pipe%d.dat" % k, GENERIC_RW, SHARE_ALL,
+                         FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+        sess.append((conn, smb, tid, fid))
+    window("WRITE_4M_SPLIT", m, lambda i: split_write(
+        sess[i][1], sess[i][2], sess[i][3], blobs[i % 2], 0,
+        pause=(0.01, 0.2)[i % 2]))
+    for k, (conn, smb, tid, fid) in enumerate(sess):
+        got, off = b"", 0
+        while off < size:
+            chunk = smb.read(tid, fid, off, min(65536, size - off))
+            if not chunk:
+                break
+            got += chunk
+            off += len(chunk)
+        if got != blobs[k % 2]:
+            raise RuntimeError("a 4 MiB WRITE sent in pieces did not read back intact")
+        smb.close(tid, fid)
+        conn.logoff()
+
+    # Refused after buffering: the answer of a 4 KiB WRITE, then framed.
+    conn, smb, tid = session21(port, user, pw)
+    smb._Connection['MaxWriteSize'] = size
+    smb.close(tid, smb.create(tid, "perf_pipe_ro.dat", GENERIC_RW, SHARE_ALL,
+                              FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0))
+    ro = smb.create(tid, "perf_pipe_ro.dat", 0x00120089, SHARE_ALL,
+                    FILE_NON_DIRECTORY_FILE, FILE_OPEN, 0)
+
+    def status_of(fn):
+        try:
+            fn()
+        except SessionError as e:
+            return e.get_error_code()
+        return 0
+
+    got = status_of(lambda: split_write(smb, tid, ro, blobs[0], 0))
+    want = status_of(lambda: smb.write(tid, ro, blobs[0][:4096], 0, 4096))
+    if want == 0 or got != want:
+        raise RuntimeError("a refused 4 MiB WRITE sent in pieces: status 0x%08x, a 4 KiB "
+                           "WRITE gets 0x%08x" % (got, want))
+    smb.echo()
+    smb.close(tid, ro)
+    conn.logoff()
+
+    # Gone mid-payload: the server frees the pipe and serves the others.
+    conn, smb, tid = session21(port, user, pw)
+    fid = smb.create(tid, "perf_pipe_cut.dat", GENERIC_RW, SHARE_ALL,
+                     FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    nb = smb._NetBIOSSession
+
+    def cut_send(pkt):
+        raw = struct.pack(">I", len(pkt)) + pkt
+        nb.get_socket().sendall(raw[:len(raw) // 2])
+        time.sleep(0.2)
+        raise ConnectionAbortedError("client gave up mid-payload")
+
+    nb.send_packet = cut_send
+    try:
+        smb.write(tid, fid, blobs[1], 0, size)
+    except ConnectionAbortedError:
+        pass
+    nb.get_socket().close()
+    conn, smb, tid = session21(port, user, pw)
+    smb.echo()
+    conn.logoff()
+    print("PIPECHECK ok: %d WRITEs of 4 MiB sent in pieces intact; a refused one kept "
+          "the stream framed; a cut one left the server serving" % m, flush=True)
 
 
 def splice_checks(port, user, pw, n):

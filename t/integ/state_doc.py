@@ -1,10 +1,12 @@
 # Delete-on-close across users (t/integ/state.sh): bob makes his file in a
 # sticky directory delete pending, alice holds it open and closes last.
-# Her worker may not unlink it; bob's worker (asked through the master,
-# started again if gone) must.
+# Her worker may not unlink it; bob's worker, asked through the master,
+# must -- it vouched for the delete when it closed its handle.
 #   state_doc.py PORT CONF SHAREPATH CASE NAME
 # CASE: basic (bob closes first), gone (bob's worker killed before alice
-# closes), replaced (the name is another inode by alice's close).
+# closes: what it vouched for died with it, none is started, the file
+# stays -- the known gap), replaced (the name is another inode by alice's
+# close).
 import json, os, pwd, subprocess, sys, time
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
@@ -60,7 +62,7 @@ b.getSMBServer().setInfo(bt, fb, inputBlob=b"\x01",
 b.closeFile(bt, fb)
 print("after-bob-close", "present" if os.path.lexists(disk) else "gone")
 if CASE == "gone":
-    # bob leaves, and his worker with him: a new one must do the unlink.
+    # bob leaves, and his worker with him: nobody vouches any more.
     b.logoff()
     b.close()
     wpid = worker_of("bob")

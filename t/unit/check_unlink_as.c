@@ -2,9 +2,10 @@
  * Delete-on-close across users: the MSG_UNLINK_AS / MSG_UNLINK_DO codec
  * (daemon/unlinkmsg.c), the master's routing of it (daemon/route.c) over
  * real SOCK_SEQPACKET channels to a fake worker slot, and the receiving
- * worker's checks (worker/unlink_as.c) on a real directory: the same inode
- * is unlinked, another inode under the name is not, nothing outside the
- * root is reached.
+ * worker's checks (worker/unlink_as.c) on a real directory: only a delete
+ * the worker vouched for itself is done (anything else, whatever the asker
+ * says, is refused), the same inode is unlinked, another inode under the
+ * name is not, nothing outside the root is reached.
  */
 #include <check.h>
 #include <errno.h>
@@ -25,6 +26,8 @@
 #include "daemon/route.h"
 #include "daemon/spawn.h"
 #include "daemon/unlinkmsg.h"
+#include "worker/conn.h"
+#include "worker/file_open.h"
 #include "worker/unlink_as.h"
 
 static struct unlinkmsg	u, v;
@@ -166,6 +169,7 @@ START_TEST(test_route_forward)
 {
 	static uint8_t rbuf[MSG_BUF_SIZE];
 	struct msg m;
+	int n;
 
 	setup_master();
 	ask((uint32_t)to_uid, "SHARE", "sticky/bob-file");
@@ -183,6 +187,17 @@ START_TEST(test_route_forward)
 	ask((uint32_t)to_uid, "nosuch", "x");
 	ask(65533, "share", "x");
 	ck_assert_int_eq(msg_recv(to_peer, &m, rbuf, sizeof(rbuf)), -EAGAIN);
+	/*
+	 * The user's worker gone: dropped, and no worker is started for it
+	 * (a fresh one would vouch for nothing).
+	 */
+	to_c->pid = 0;
+	ask((uint32_t)to_uid, "share", "sticky/bob-file");
+	for (n = 0; n < SPAWN_MAX_CHILDREN; n++)
+		ck_assert(!(spawn_children[n].pid > 0 &&
+		    spawn_children[n].uid == to_uid));
+	to_c->pid = 999991;
+	ck_assert_int_eq(msg_recv(to_peer, &m, rbuf, sizeof(rbuf)), -EAGAIN);
 	/* A malformed payload is the sender's fault. */
 	m.type = MSG_UNLINK_AS;
 	m.id = 0;
@@ -195,7 +210,22 @@ END_TEST
 
 /* ---- the worker's side ---- */
 
-static char	dir[64];
+static char			dir[64];
+static struct conf_share	w_share = { .name = "share" };
+static struct tree		w_tree = { .in_use = 1, .share = &w_share };
+static struct file_open		w_file;
+
+/* This worker left path (dev, ino) delete pending behind other opens. */
+static void
+vouch(const char *path, uint64_t dev, uint64_t ino)
+{
+	memset(&w_file, 0, sizeof(w_file));
+	w_file.dev = dev;
+	w_file.ino = ino;
+	w_file.delete_on_close = 1;
+	snprintf(w_file.path, sizeof(w_file.path), "%s", path);
+	unlink_as_vouch(&w_tree, &w_file);
+}
 
 static void
 do_unlink(const char *path, uint64_t dev, uint64_t ino)
@@ -245,20 +275,99 @@ START_TEST(test_worker_unlink)
 	ck_assert_int_ge(fd = open(q, O_CREAT | O_WRONLY, 0644), 0);
 	close(fd);
 	ck_assert_int_eq(stat(q, &so), 0);
+	unlink_as_vouch_reset();
+	/* Vouched for, even: the path is resolved beneath the root. */
+	vouch("../outside", vdev(&so), so.st_ino);
+	vouch("sub/../../outside", vdev(&so), so.st_ino);
 	do_unlink("../outside", vdev(&so), so.st_ino);
 	do_unlink("sub/../../outside", vdev(&so), so.st_ino);
 	ck_assert_int_eq(access(q, F_OK), 0);
+	ck_assert_uint_eq(unlink_as_held(), 0);		/* both consumed */
 	/* Another inode under the name: kept. */
+	vouch("sub/f", vdev(&st), st.st_ino + 1);
 	do_unlink("sub/f", vdev(&st), st.st_ino + 1);
 	ck_assert_int_eq(access(p, F_OK), 0);
 	/* The same file: gone. */
+	vouch("sub/f", vdev(&st), st.st_ino);
+	ck_assert_uint_eq(unlink_as_held(), 1);
 	do_unlink("sub/f", vdev(&st), st.st_ino);
 	ck_assert_int_eq(access(p, F_OK), -1);
+	ck_assert_uint_eq(unlink_as_held(), 0);
 	unlink(q);
 	snprintf(p, sizeof(p), "%s/root/sub", dir);
 	rmdir(p);
 	snprintf(p, sizeof(p), "%s/root", dir);
 	rmdir(p);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * A compromised worker of another user names a file this worker can
+ * delete but never left delete pending: refused, the file stays.
+ */
+START_TEST(test_worker_unvouched)
+{
+	char p[128], r[128];
+	struct stat st;
+	int fd, i;
+
+	snprintf(dir, sizeof(dir), "/tmp/check_unlink_as.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(r, sizeof(r), "%s/root", dir);
+	ck_assert_int_eq(mkdir(r, 0755), 0);
+	snprintf(p, sizeof(p), "%s/root/g", dir);
+	ck_assert_int_ge(fd = open(p, O_CREAT | O_WRONLY, 0644), 0);
+	close(fd);
+	ck_assert_int_eq(stat(p, &st), 0);
+	unlink_as_vouch_reset();
+	/* Nothing vouched for at all. */
+	do_unlink("g", vdev(&st), st.st_ino);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	/* Vouched for another share, path, inode or kind: still refused. */
+	vouch("g", vdev(&st), st.st_ino);
+	w_share.name = "other";
+	vouch("g", vdev(&st), st.st_ino);
+	w_share.name = "share";
+	ck_assert_uint_eq(unlink_as_held(), 2);
+	do_unlink("G", vdev(&st), st.st_ino);
+	do_unlink("./g", vdev(&st), st.st_ino);
+	do_unlink("g", vdev(&st) + 1, st.st_ino);
+	do_unlink("g", vdev(&st), st.st_ino + 1);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	ck_assert_uint_eq(unlink_as_held(), 2);
+	/* The one vouched for is used once: a replay is refused. */
+	do_unlink("g", vdev(&st), st.st_ino);
+	ck_assert_int_eq(access(p, F_OK), -1);
+	ck_assert_uint_eq(unlink_as_held(), 1);
+	ck_assert_int_ge(fd = open(p, O_CREAT | O_WRONLY, 0644), 0);
+	close(fd);
+	ck_assert_int_eq(stat(p, &st), 0);
+	do_unlink("g", vdev(&st), st.st_ino);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	/*
+	 * The tick keeps running while entries are held (without a state
+	 * env, here, only the 24 h bound ends them) and stops after.
+	 */
+	ck_assert_int_ne(unlink_as_tick(), 0);
+	ck_assert_int_ne(unlink_as_tick(), 0);
+	ck_assert_uint_eq(unlink_as_held(), 1);
+	unlink_as_vouch_reset();
+	ck_assert_int_eq(unlink_as_tick(), 0);
+	/* Bounded: the table never holds more than its size, oldest out. */
+	unlink_as_vouch_reset();
+	for (i = 0; i < UNLINK_AS_VOUCH_MAX + 8; i++)
+		vouch("g", vdev(&st), 1000000 + (uint64_t)i);
+	ck_assert_uint_eq(unlink_as_held(), UNLINK_AS_VOUCH_MAX);
+	do_unlink("g", vdev(&st), 1000000 + 7);		/* dropped: refused */
+	ck_assert_uint_eq(unlink_as_held(), UNLINK_AS_VOUCH_MAX);
+	do_unlink("g", vdev(&st), 1000000 + 8);		/* kept: taken */
+	ck_assert_uint_eq(unlink_as_held(), UNLINK_AS_VOUCH_MAX - 1);
+	ck_assert_int_eq(access(p, F_OK), 0);		/* not that inode */
+	unlink_as_vouch_reset();
+	ck_assert_uint_eq(unlink_as_held(), 0);
+	unlink(p);
+	rmdir(r);
 	rmdir(dir);
 }
 END_TEST
@@ -273,6 +382,7 @@ unlink_as_suite(void)
 	tcase_add_test(tc, test_codec_malformed);
 	tcase_add_test(tc, test_route_forward);
 	tcase_add_test(tc, test_worker_unlink);
+	tcase_add_test(tc, test_worker_unvouched);
 	suite_add_tcase(s, tc);
 	return s;
 }
