@@ -195,6 +195,7 @@ struct conn_private {
 	size_t		 rx_pcap;
 	size_t		 rx_piped;
 	int		 rx_pfull;	/* the pipe took no more: the rest is awaited on fd */
+	uint32_t	 rx_ptime;	/* conn_now() of the last bytes piped */
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */
@@ -227,7 +228,10 @@ int		 conn_output_pending(const struct conn *);
  * at least CONN_RX_SPLICE_MIN bytes whose payload is all queued, it
  * dispatches it (the handler splices the payload to the file), drains
  * what the handler did not take, empties rbuf and returns 1; 0 when the
- * frame does not qualify; -1 when the connection must be closed.
+ * frame does not qualify or its payload is awaited (possibly buffered in
+ * a pipe of the connection's own as it arrives: RX_WAIT_PIPE); 1 also
+ * when rbuf changed and should be looked at again; -1 when the
+ * connection must be closed.
  */
 #define CONN_RX_PREFIX		(16u * 1024)
 #define CONN_RX_SPLICE_MIN	(64u * 1024)
@@ -235,6 +239,13 @@ size_t		 conn_rx_read_want(struct conn *, size_t room);
 int		 conn_rx_splice_frame(struct conn *, size_t len);
 /* Gives back the connection's payload pipe, if any (conn_free). */
 void		 conn_rx_release(struct conn *);
+/*
+ * The 1 s tick: a connection whose payload stopped coming for
+ * CONN_RX_STALL_SECS gives its pipe back and finishes the frame by the
+ * copy path.  Non-zero while some connection buffers in a pipe.
+ */
+#define CONN_RX_STALL_SECS	10
+int		 conn_rx_tick(void);
 
 /* Credits (MS-SMB2 3.3.5.2.3 and 3.3.1.2). */
 void		 conn_credits_init(struct conn_credits *, uint32_t max);

@@ -24,12 +24,15 @@
  * is spliced socket -> pipe as it arrives, which takes it off the socket
  * so the window reopens; nothing else of that connection is read
  * meanwhile (its next frames are behind the payload), other connections
- * go on.  Once the whole payload is in the pipe the frame is dispatched
- * as above and the handler splices pipe -> file.  The pipe lives only in
- * that state: afterwards it goes to a few spare pipes of the worker
- * (RX_SPARE_MAX; steady state makes none), and at most RX_PIPE_CONNS
- * connections buffer at once (the others take the copy path), so fds
- * stay bounded whatever 2,000 connections do.  Whatever goes wrong on
+ * go on.  Once the whole payload is in the pipe (or the pipe is full and
+ * the rest is all queued on the socket) the frame is dispatched as above
+ * and the handler splices pipe -> file, then any rest socket -> worker
+ * pipe -> file.  The pipe lives only in that state: afterwards it goes
+ * to a few spare pipes of the worker (RX_SPARE_MAX; steady state makes
+ * none), at most RX_PIPE_CONNS connections buffer at once (the others
+ * take the copy path), and one that sent nothing for CONN_RX_STALL_SECS
+ * gives its pipe back (conn_rx_tick), so fds stay bounded whatever 2,000
+ * connections do.  Whatever goes wrong on
  * the way (the kernel refuses the pipe size, the pipe fills up with
  * small segments, the session goes away) the pipe's bytes are read back
  * into the receive buffer behind the head and the frame finishes by the
@@ -46,6 +49,7 @@
 
 #include "proto/smb2_hdr.h"
 #include "worker/dispatch.h"
+#include "worker/worker.h"
 
 #define RX_WRITE_BODY	48		/* MS-SMB2 2.2.21 fixed part */
 #define RX_HEAD		(SMB2_FRAME_LEN + SMB2_HDR_LEN + RX_WRITE_BODY)
@@ -69,6 +73,8 @@ struct rx_spare {
 static struct rx_spare rx_spares[RX_SPARE_MAX];
 static unsigned rx_nspare;
 static unsigned rx_nbuffering;
+/* The connections holding a pipe (for the stall tick), in any order. */
+static struct conn *rx_bufconns[RX_PIPE_CONNS];
 
 static int rx_pipe[2] = { -1, -1 };
 static size_t rx_pipe_cap;
@@ -297,7 +303,9 @@ rx_cpipe_get(struct conn *c, size_t need)
 	pv->rx_pcap = sp.cap;
 	pv->rx_piped = 0;
 	pv->rx_pfull = 0;
-	rx_nbuffering++;
+	pv->rx_ptime = conn_now();
+	rx_bufconns[rx_nbuffering++] = c;
+	worker_tick_arm();	/* the stall rule: conn_rx_tick */
 	return 0;
 }
 
@@ -306,6 +314,7 @@ static void
 rx_cpipe_put(struct conn *c, int empty)
 {
 	struct conn_private *pv = c->priv;
+	unsigned i;
 
 	if (pv->rx_pfd[0] < 0)
 		return;
@@ -321,8 +330,11 @@ rx_cpipe_put(struct conn *c, int empty)
 	pv->rx_pfd[0] = pv->rx_pfd[1] = -1;
 	pv->rx_piped = 0;
 	pv->rx_pfull = 0;
-	if (rx_nbuffering > 0)
-		rx_nbuffering--;
+	for (i = 0; i < rx_nbuffering; i++)
+		if (rx_bufconns[i] == c) {
+			rx_bufconns[i] = rx_bufconns[--rx_nbuffering];
+			break;
+		}
 }
 
 void
@@ -356,6 +368,35 @@ rx_unbuffer(struct conn *c)
 	rx_lowat_set(c, 1);
 	pv->rx_wait = RX_WAIT_COPY;
 	return rc == 0 ? 0 : -1;
+}
+
+int
+conn_rx_tick(void)
+{
+	uint32_t now = conn_now();
+	unsigned i;
+
+	/*
+	 * A client that stopped mid-payload: its bytes go to the receive
+	 * buffer (as the copy path would hold them) and the pipe is freed;
+	 * the connection stays, under whatever rules hold for a partial
+	 * frame.  A failed read-back loses framing: the socket is shut
+	 * down, so its next event (EOF) closes the connection.
+	 */
+	for (i = 0; i < rx_nbuffering; ) {
+		struct conn *c = rx_bufconns[i];
+
+		if (now - c->priv->rx_ptime < CONN_RX_STALL_SECS) {
+			i++;
+			continue;
+		}
+		conn_warnx(c, "WRITE payload stalled for %d s: pipe released",
+		    CONN_RX_STALL_SECS);
+		if (rx_unbuffer(c) < 0)
+			(void)shutdown(c->fd, SHUT_RDWR);
+		/* rx_bufconns[i] now holds another connection, or none */
+	}
+	return rx_nbuffering > 0;
 }
 
 /*
@@ -392,6 +433,7 @@ rx_pump(struct conn *c, size_t end)
 			return -1;
 		if (k > 0) {
 			pv->rx_piped += (size_t)k;
+			pv->rx_ptime = conn_now();
 			if ((size_t)k == rest)
 				return 1;
 		}

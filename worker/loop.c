@@ -552,7 +552,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 				uint64_t x;
 
 				(void)read(wk.tickfd, &x, sizeof(x));
-				int need = state_tick() | unlink_as_tick();
+				int need = state_tick() | unlink_as_tick() |
+				    conn_rx_tick();
 
 				if (!wk_bind_tick() && !need)
 					wk_tick_set(0);

@@ -13,7 +13,10 @@ Counts do not depend on the machine's speed, so CI can assert them:
     printed as a TARGET line: see MAX_SYSCALLS below);
   * the payload of a 96 KiB unsigned WRITE is spliced (socket -> pipe ->
     file), in at most 7 syscalls, and perfops.py's checks of that path
-    (data intact, refused large WRITEs keep the stream framed) pass.
+    (data intact, refused large WRITEs keep the stream framed) pass;
+  * 4 MiB WRITEs larger than the receive buffer (a private network
+    namespace with tcp_rmem capped: pipe_ns_check) are buffered in the
+    connection's pipe and spliced, not copied, and read back intact.
 The requests come from t/bench/perfops.py (impacket), one command per window.
 
 Environment: PERFCHECK_N requests per command (default 500);
@@ -67,6 +70,73 @@ KNOWN = {
                         "shm_wcommit)",
 }
 PERFOPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfops.py")
+# The receive-buffer cap of the private network namespace of the
+# RX_WAIT_PIPE check: SO_RCVLOWAT is capped at half of it, so a 4 MiB
+# WRITE is never queued whole and must be buffered in the connection's
+# pipe (on the host's loopback the kernel mostly queues it whole in time).
+NS_RMEM = "4096 65536 262144"
+
+
+def pipe_ns_child():
+    """Runs inside `unshare -n`: loopback up, tcp_rmem capped, a server of
+    its own, perfops.py's pipe checks with strace over their window.
+    Prints NSFIG ops=N splice=N, or NSERR reason; exit 0 either way."""
+    tmp = bl.make_tmp()
+    srv = None
+    try:
+        import subprocess
+        r = subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True, text=True)
+        if r.returncode == 0:
+            r = subprocess.run(["sysctl", "-q", "-w", "net.ipv4.tcp_rmem=" + NS_RMEM],
+                               capture_output=True, text=True)
+        if r.returncode:
+            print("NSERR cannot set up the namespace: %s" % r.stderr.strip()[:200])
+            return 0
+        srv = bl.Usmbd(tmp)
+        why = srv.start()
+        if why:
+            print("NSERR %s" % why)
+            return 0
+        user, pw = bl.USERS[0]
+        cl = bl.Paused([bl.PY, PERFOPS, str(srv.port), user, pw, "pipe"], 300)
+        st, sc = None, None
+        for phase, stage in cl.events():
+            if stage == "READY":
+                st = bl.Strace(srv.serving_pids(), os.path.join(tmp, "strace.ns"))
+            elif st is not None:
+                sc = st.stop()
+                st = None
+            cl.go()
+        cl.finish()
+        ops = sum(int(r["ops"]) for r in cl.results)
+        if cl.error or not sc or not ops:
+            print("NSERR %s" % (cl.error or "not measured"))
+        else:
+            print("NSFIG ops=%d splice=%d read=%d" % (ops, sc.get("splice", 0), sc.get("read", 0)))
+    finally:
+        if srv:
+            srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def pipe_ns_check():
+    """(ok, detail) of the RX_WAIT_PIPE check in a private network namespace."""
+    import subprocess
+    r = subprocess.run(["unshare", "-n", bl.PY, os.path.abspath(__file__), "--pipe-ns"],
+                       capture_output=True, text=True, timeout=400)
+    for line in r.stdout.splitlines():
+        if line.startswith("NSFIG "):
+            f = dict(kv.split("=") for kv in line.split()[1:])
+            per = int(f["splice"]) / int(f["ops"])
+            rd = int(f["read"]) / int(f["ops"])
+            # The copy path would read the 4 MiB in pieces of at most the
+            # receive buffer: dozens of reads.  Here: the head's alone.
+            return per >= 2 and rd <= 2, "%s WRITEs, %.2f splice and %.2f read calls per " \
+                "WRITE" % (f["ops"], per, rd)
+        if line.startswith("NSERR "):
+            return False, line[6:]
+    return False, "no answer (rc %d): %s" % (r.returncode, r.stderr.strip()[-200:])
 
 
 def assertions():
@@ -178,6 +248,16 @@ def main():
             failed += 1
     # perfops.py's own checks (the splice path: data intact, refused large
     # WRITEs leave the stream framed) end it with ERROR when they fail.
+    # RX_WAIT_PIPE for certain: a receive buffer too small for the payload.
+    if which == "usmbd":
+        ok, detail = pipe_ns_check()
+        print("%s 4 MiB WRITEs larger than the receive buffer (tcp_rmem %s, private network "
+              "namespace) buffered in the connection's pipe and spliced, intact, a refused one "
+              "framed, a cut one harmless: %s" % ("PASS" if ok else "FAIL", NS_RMEM, detail))
+        if ok:
+            passed += 1
+        else:
+            failed += 1
     if why:
         print("FAIL perfops ran to its end, with its splice-path checks: %s" % why)
         failed += 1
@@ -190,4 +270,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--pipe-ns"]:
+        sys.exit(pipe_ns_child())
     sys.exit(main())

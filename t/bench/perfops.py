@@ -66,6 +66,9 @@ def query_directory_restart(smb, tid, fid):
 
 
 def main():
+    if sys.argv[4] == "pipe":      # perfcheck's private network namespace
+        pipe_checks(int(sys.argv[1]), sys.argv[2], sys.argv[3], 6)
+        return 0
     port, user, pw, n = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
     conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
                          preferredDialect=SMB2_DIALECT_30, timeout=30)

@@ -137,10 +137,18 @@ EOF
 }
 
 compare_samba_stop() {
+	local pids
+
 	[ -n "$SMBD_PID" ] || return 0
 	kill -TERM "$SMBD_PID" 2>/dev/null
 	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
 	SMBD_PID=
+	# smbd starts samba-dcerpcd (and its rpcd_* workers) on demand, in
+	# their own process group, and they outlive smbd: stop the ones of
+	# this instance, found by its private smb.conf path.
+	pids=$(pgrep -f -- "--configfile=$T/samba/smb.conf( |$)")
+	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	return 0
 }
 
 # compare_run SERVER PORT: every test against 127.0.0.1:PORT/share; one
