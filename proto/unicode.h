@@ -27,8 +27,11 @@ int		unicode_utf8_to_utf16(const char *src, size_t len, uint8_t *dst,
  * invalid input returns 0xFFFD and advances one byte.
  */
 uint32_t	unicode_utf8_next(const char **p, const char *end);
-/* Upper-cases a code point the way Windows compares names (ASCII, Latin-1,
- * Latin Extended-A, Greek and Cyrillic basics). */
+/*
+ * Upper-cases a code point the way Windows compares names: the Unicode
+ * simple uppercase mapping of the BMP (fullwidth Latin, Greek, Cyrillic,
+ * ...), never to ASCII from outside it.  Locale independent.
+ */
 uint32_t	unicode_upper(uint32_t c);
 /* Compares two UTF-8 names ignoring case: 0 when equal. */
 int		unicode_casecmp(const char *a, size_t alen, const char *b,

@@ -561,6 +561,17 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (want & DELETE_ACCESS))) {
 		maxacc = create_maximal_access(tree, f->path, &st,
 		    !(access & MAXIMUM_ALLOWED) && !cc.mxac);
+		/*
+		 * MS-SMB2 3.3.5.9: MAXIMUM_ALLOWED adds the maximal access
+		 * but the rights also asked for by name are still checked;
+		 * the data rights are the ones the open below would
+		 * otherwise leave unchecked (its mode follows maxacc).
+		 */
+		if ((access & MAXIMUM_ALLOWED) && (want & (FILE_READ_DATA |
+		    FILE_WRITE_DATA | FILE_APPEND_DATA) & ~maxacc)) {
+			status = STATUS_ACCESS_DENIED;
+			goto out;
+		}
 		if (access & MAXIMUM_ALLOWED)
 			want |= maxacc;
 		if ((want & DELETE_ACCESS) && !(maxacc & DELETE_ACCESS)) {
@@ -685,6 +696,15 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		has_dos = create_dos_get(fd, flags == O_PATH && !is_dir,
 		    &di) == 0;
 		dos_known = 1;
+	}
+	/*
+	 * MS-FSA 2.1.5.1.2.1: an overwrite may not silently drop HIDDEN or
+	 * SYSTEM; the new attributes must carry the bits the file has.
+	 */
+	if (has_dos && truncate && (di.attrs & (FILE_ATTRIBUTE_HIDDEN |
+	    FILE_ATTRIBUTE_SYSTEM) & ~attrs)) {
+		status = STATUS_ACCESS_DENIED;
+		goto out;
 	}
 	if (has_dos && (di.attrs & FILE_ATTRIBUTE_READONLY)) {
 		if (opts & FILE_DELETE_ON_CLOSE) {

@@ -133,6 +133,47 @@ START_TEST(test_case)
 }
 END_TEST
 
+/* The fold beyond the basic blocks: the BMP's simple uppercase mapping. */
+START_TEST(test_case_bmp)
+{
+	/* fullwidth Latin (smb2.charset wide-a) */
+	ck_assert_uint_eq(unicode_upper(0xFF41), 0xFF21);
+	ck_assert_uint_eq(unicode_upper(0xFF5A), 0xFF3A);
+	ck_assert_uint_eq(unicode_upper(0xFF21), 0xFF21);
+	ck_assert_uint_eq(unicode_upper(0xFF5B), 0xFF5B);
+	/* stride-2 runs: the lower of each pair moves, the upper stays */
+	ck_assert_uint_eq(unicode_upper(0x1E01), 0x1E00);
+	ck_assert_uint_eq(unicode_upper(0x1E00), 0x1E00);
+	ck_assert_uint_eq(unicode_upper(0x4E1), 0x4E0);
+	/* Greek and Cyrillic extended, Armenian, Glagolitic, Coptic */
+	ck_assert_uint_eq(unicode_upper(0x3AC), 0x386);
+	ck_assert_uint_eq(unicode_upper(0x1F00), 0x1F08);
+	ck_assert_uint_eq(unicode_upper(0x1F80), 0x1F88);	/* iota subscript */
+	ck_assert_uint_eq(unicode_upper(0x45F), 0x40F);
+	ck_assert_uint_eq(unicode_upper(0x561), 0x531);
+	ck_assert_uint_eq(unicode_upper(0x2C30), 0x2C00);
+	ck_assert_uint_eq(unicode_upper(0x2C81), 0x2C80);
+	/* circled letters, Roman numerals, and a negative delta */
+	ck_assert_uint_eq(unicode_upper(0x24D0), 0x24B6);
+	ck_assert_uint_eq(unicode_upper(0x2170), 0x2160);
+	ck_assert_uint_eq(unicode_upper(0x250), 0x2C6F);
+	ck_assert_uint_eq(unicode_upper(0x1D79), 0xA77D);
+	/* no single-letter mapping, or one to ASCII Windows does not make */
+	ck_assert_uint_eq(unicode_upper(0xDF), 0xDF);
+	ck_assert_uint_eq(unicode_upper(0x131), 0x131);
+	ck_assert_uint_eq(unicode_upper(0x17F), 0x17F);
+	ck_assert_uint_eq(unicode_upper(0x4E00), 0x4E00);
+	ck_assert_uint_eq(unicode_upper(0xFFFF), 0xFFFF);
+	ck_assert_uint_eq(unicode_upper(0x10428), 0x10428);	/* beyond BMP */
+	/* names: casecmp and casehash agree with the fold */
+	ck_assert_int_eq(unicode_casecmp("\xEF\xBD\x81", 3, "\xEF\xBC\xA1",
+	    3), 0);
+	ck_assert_uint_eq(unicode_casehash("x\xEF\xBD\x81.txt", 8),
+	    unicode_casehash("X\xEF\xBC\xA1.TXT", 8));
+	ck_assert_int_ne(unicode_casecmp("\xC4\xB1", 2, "I", 1), 0);
+}
+END_TEST
+
 static Suite *
 unicode_suite(void)
 {
@@ -145,6 +186,7 @@ unicode_suite(void)
 	tcase_add_test(tc, test_odd_nul_and_limits);
 	tcase_add_test(tc, test_utf8_invalid);
 	tcase_add_test(tc, test_case);
+	tcase_add_test(tc, test_case_bmp);
 	suite_add_tcase(s, tc);
 	return s;
 }

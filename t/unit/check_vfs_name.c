@@ -102,6 +102,30 @@ START_TEST(test_miss_middle_component)
 }
 END_TEST
 
+/* The fold is the BMP's, not ASCII's: fullwidth, Greek, length changes. */
+START_TEST(test_miss_unicode_fold)
+{
+	char p[4096];
+
+	mk("\xEF\xBC\xA1.txt", 0);		/* U+FF21 FULLWIDTH CAPITAL A */
+	mk("Dir/\xCE\xA3\xCE\xB1", 0);	/* Greek "Sigma alpha" */
+	mk("\xE2\xB1\xA5", 0);		/* U+2C65, its upper is U+023A */
+	snprintf(p, sizeof(p), "\xEF\xBD\x81.TXT");	/* U+FF41 SMALL A */
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "\xEF\xBC\xA1.txt");
+	snprintf(p, sizeof(p), "dir/\xCF\x83\xCE\x91");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "Dir/\xCE\xA3\xCE\xB1");
+	/* two UTF-8 bytes as sent, three as stored */
+	snprintf(p, sizeof(p), "\xC8\xBA");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 1);
+	ck_assert_str_eq(p, "\xE2\xB1\xA5");
+	/* dotless i is not I (Windows keeps them apart) */
+	snprintf(p, sizeof(p), "D\xC4\xB1r/Sub");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+}
+END_TEST
+
 START_TEST(test_miss_cache_follows_changes)
 {
 	char p[4096];
@@ -261,6 +285,7 @@ vfs_name_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_miss_last_component);
 	tcase_add_test(tc, test_miss_middle_component);
+	tcase_add_test(tc, test_miss_unicode_fold);
 	tcase_add_test(tc, test_miss_cache_follows_changes);
 	tcase_add_test(tc, test_miss_cache_many_changes);
 	tcase_add_test(tc, test_miss_cache_queue_overflow);
