@@ -619,6 +619,25 @@ shm_lease_get(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	return rc;
 }
 
+/*
+ * Ends the break of l at the acknowledged state: -ENOENT when no break is
+ * in progress, -EINVAL when the state is outside the break (MS-SMB2
+ * 3.3.5.22.2: the acknowledged state must be within what the break asked).
+ */
+static int
+lease_ack_apply(struct shm_lease_rec *l, uint32_t state)
+{
+	if (!l->breaking)
+		return -ENOENT;
+	if (state & ~l->breaking_to)
+		return -EINVAL;
+	l->state = state;
+	l->breaking = 0;
+	l->breaking_to = 0;
+	l->break_started = 0;
+	return 0;
+}
+
 int
 shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
     uint32_t state)
@@ -629,21 +648,9 @@ shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0)
+	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0 ||
+	    (rc = lease_ack_apply(&l, state)) != 0)
 		goto out;
-	if (!l.breaking) {
-		rc = -ENOENT;
-		goto out;
-	}
-	/* MS-SMB2 3.3.5.22.2: the acknowledged state must be within the break. */
-	if (state & ~l.breaking_to) {
-		rc = -EINVAL;
-		goto out;
-	}
-	l.state = state;
-	l.breaking = 0;
-	l.breaking_to = 0;
-	l.break_started = 0;
 	rc = lease_put_txn(s, txn, &l);
 out:
 	return shm_wend(s, txn, rc);
@@ -661,20 +668,9 @@ shm_lease_break_ack_next(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	*have_next = 0;
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0)
+	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0 ||
+	    (rc = lease_ack_apply(&l, state)) != 0)
 		goto out;
-	if (!l.breaking) {
-		rc = -ENOENT;
-		goto out;
-	}
-	if (state & ~l.breaking_to) {
-		rc = -EINVAL;
-		goto out;
-	}
-	l.state = state;
-	l.breaking = 0;
-	l.breaking_to = 0;
-	l.break_started = 0;
 	if (state & ~l.required) {
 		/*
 		 * More is needed than this break asked: the next one goes

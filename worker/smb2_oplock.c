@@ -30,6 +30,18 @@ struct oplock_deliver {
 	int			 done;
 };
 
+/* Whether op holds what break b breaks: its lease key, or its oplock. */
+static int
+oplock_open_holds(const struct open *op, const struct shm_break *b)
+{
+	if ((op->kind != OPEN_FILE && op->kind != OPEN_DIR) || !op->state_in)
+		return 0;
+	if (b->is_lease)
+		return op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
+		    memcmp(op->lease_key, b->lease_key, 16) == 0;
+	return op->fid_persistent == b->persistent_id;
+}
+
 static void
 oplock_add_breaker(struct open *op, pid_t pid)
 {
@@ -78,12 +90,7 @@ oplock_deliver_conn(struct conn *c, void *arg)
 	for (i = 0; i < pv->nopens; i++) {
 		struct open *op = &pv->opens[i];
 
-		if ((op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
-		    !op->state_in)
-			continue;
-		if (b->is_lease ? op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
-		    memcmp(op->lease_key, b->lease_key, 16) == 0 :
-		    op->fid_persistent == b->persistent_id) {
+		if (oplock_open_holds(op, b)) {
 			oplock_add_breaker(op, d->breaker);
 			if (found == NULL)
 				found = op;
@@ -210,12 +217,7 @@ oplock_wait_conn(struct conn *c, void *arg)
 	for (i = 0; i < pv->nopens; i++) {
 		struct open *op = &pv->opens[i];
 
-		if ((op->kind != OPEN_FILE && op->kind != OPEN_DIR) ||
-		    !op->state_in)
-			continue;
-		if (b->is_lease ? op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE &&
-		    memcmp(op->lease_key, b->lease_key, 16) == 0 :
-		    op->fid_persistent == b->persistent_id) {
+		if (oplock_open_holds(op, b)) {
 			oplock_add_breaker(op, w->waiter);
 			w->found = 1;
 		}

@@ -161,6 +161,20 @@ state_break_deadline(const struct shm_break *b, uint64_t *deadline)
 		*deadline = d;
 }
 
+/* A worker message of type about break b of the file fid. */
+static void
+state_wmsg_for_break(struct shm_wmsg_msg *m, int type,
+    const struct shm_file_id *fid, const struct shm_break *b)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->fid = *fid;
+	m->persistent_id = b->persistent_id;
+	m->is_lease = b->is_lease;
+	memcpy(m->lease_key, b->lease_key, SHM_GUID_LEN);
+	memcpy(m->client_guid, b->client_guid, SHM_GUID_LEN);
+}
+
 static int
 state_breaks_send(struct shm *s, const struct shm_file_id *fid,
     const struct shm_breaks *bs, int sharing, uint64_t *deadline)
@@ -182,14 +196,8 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 			if (b->pid == getpid())
 				smb2_oplock_break_wait(fid, b, getpid());
 			else if (b->pid != 0 && state_wmsg() != NULL) {
-				memset(&m, 0, sizeof(m));
-				m.type = SHM_WMSG_BREAK_WAIT;
-				m.fid = *fid;
-				m.persistent_id = b->persistent_id;
-				m.is_lease = b->is_lease;
-				memcpy(m.lease_key, b->lease_key, SHM_GUID_LEN);
-				memcpy(m.client_guid, b->client_guid,
-				    SHM_GUID_LEN);
+				state_wmsg_for_break(&m, SHM_WMSG_BREAK_WAIT,
+				    fid, b);
 				(void)shm_wmsg_send(state_wmsg(), b->pid, &m);
 			}
 			continue;
@@ -197,13 +205,7 @@ state_breaks_send(struct shm *s, const struct shm_file_id *fid,
 		if (b->pid == getpid())
 			smb2_oplock_break_deliver(fid, b, getpid());
 		else if (b->pid != 0 && state_wmsg() != NULL) {
-			memset(&m, 0, sizeof(m));
-			m.type = SHM_WMSG_BREAK;
-			m.fid = *fid;
-			m.persistent_id = b->persistent_id;
-			m.is_lease = b->is_lease;
-			memcpy(m.lease_key, b->lease_key, SHM_GUID_LEN);
-			memcpy(m.client_guid, b->client_guid, SHM_GUID_LEN);
+			state_wmsg_for_break(&m, SHM_WMSG_BREAK, fid, b);
 			m.level = b->new_level;
 			m.epoch = b->epoch;
 			rc = shm_wmsg_send(state_wmsg(), b->pid, &m);
