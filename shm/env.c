@@ -89,10 +89,11 @@ shm_guard(const struct shm *s)
 	return 0;
 }
 
-static void
-shm_hint_apply(struct shm *s, unsigned which, unsigned bucket, int delta)
+/* Adds delta to a state.hint counter, never below zero. */
+void
+shm_hint_counter_add(uint32_t *c, int delta)
 {
-	uint32_t *c = &s->hint->count[which][bucket], old, nv;
+	uint32_t old, nv;
 
 	if (delta > 0) {
 		__atomic_fetch_add(c, (uint32_t)delta, __ATOMIC_RELEASE);
@@ -104,6 +105,12 @@ shm_hint_apply(struct shm *s, unsigned which, unsigned bucket, int delta)
 		nv = old > (uint32_t)-delta ? old + (uint32_t)delta : 0;
 	} while (!__atomic_compare_exchange_n(c, &old, nv, 0, __ATOMIC_RELEASE,
 	    __ATOMIC_RELAXED));
+}
+
+static void
+shm_hint_apply(struct shm *s, unsigned which, unsigned bucket, int delta)
+{
+	shm_hint_counter_add(&s->hint->count[which][bucket], delta);
 }
 
 /*

@@ -68,17 +68,7 @@ notify_val_encode(const struct notify_val *nv, uint8_t *buf, size_t size)
 static void
 notify_watched_add(struct shm *s, int delta)
 {
-	uint32_t *c = &s->hint->watched, old, nv;
-
-	if (delta > 0) {
-		__atomic_fetch_add(c, (uint32_t)delta, __ATOMIC_RELEASE);
-		return;
-	}
-	old = __atomic_load_n(c, __ATOMIC_RELAXED);
-	do {
-		nv = old > (uint32_t)-delta ? old + (uint32_t)delta : 0;
-	} while (!__atomic_compare_exchange_n(c, &old, nv, 0, __ATOMIC_RELEASE,
-	    __ATOMIC_RELAXED));
+	shm_hint_counter_add(&s->hint->watched, delta);
 }
 
 /* One directory's record gains (delta > 0) or loses a watch of pid. */

@@ -56,6 +56,9 @@ struct shm_hint {
 	uint32_t	watched;
 };
 
+/* Adds delta to a state.hint counter, never below zero (shm/env.c). */
+void	shm_hint_counter_add(uint32_t *c, int delta);
+
 /* Counter changes of the open write transaction (see shm_hint_add). */
 #define SHM_PEND_MAX		64
 struct shm_pend {
