@@ -7,7 +7,9 @@ set -euo pipefail
 # Why each package is here:
 #   build-essential pkg-config   compiler, make, pkg-config for the flags
 #   clang                        the libFuzzer targets (make fuzz, make test)
-#   liblmdb-dev lmdb-utils       shared state and the password database (+ mdb_stat)
+#   lmdb-utils                   mdb_stat and mdb_dump, to inspect the state (tests)
+#   curl patch                   fetch Debian's lmdb 0.9.24 source and patch it: usmbd
+#                                links that LMDB statically (deps/lmdb/README.md)
 #   libbsd-dev libmd-dev         pidfile, setproctitle, closefrom, readpassphrase; MD4
 #   libgnutls28-dev              signing, encryption and key derivation crypto
 #   check libsubunit-dev         the unit test framework
@@ -16,7 +18,7 @@ set -euo pipefail
 #                                and Samba as the benchmark's reference server
 #   tshark strace                protocol traces and syscall counts (tests, bench)
 #   python3 procps iproute2 passwd   scripts, ps/pgrep, ss, useradd/groupadd
-PKGS=(build-essential pkg-config clang liblmdb-dev lmdb-utils libbsd-dev libmd-dev
+PKGS=(build-essential pkg-config clang lmdb-utils curl patch libbsd-dev libmd-dev
       libgnutls28-dev check libsubunit-dev smbclient samba samba-testsuite
       python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd)
 
@@ -64,3 +66,7 @@ if ! getent passwd usmbd >/dev/null; then
 	useradd --system --no-create-home --home-dir /nonexistent \
 	    --shell /usr/sbin/nologin --user-group usmbd
 fi
+
+# LMDB's source, for the patched static build (scripts/build-lmdb.sh looks
+# here first); checked against the SHA-256 of Debian's signed .dsc.
+"$(dirname "$0")/fetch-lmdb.sh" /var/cache/usmbd

@@ -565,6 +565,9 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 		return -ENOMEM;
 	(void)pthread_once(&shm_atfork_once, shm_atfork_register);
 	s->pid = getpid();
+	/* A worker attaches after its drop, so this is its user for good;
+	 * asking once keeps credential syscalls off the request path. */
+	s->euid = (uint32_t)geteuid();
 	s->forkgen = shm_forkgen;
 	if ((s->dir = strdup(dir)) == NULL) {
 		rc = -ENOMEM;

@@ -28,6 +28,7 @@
 #define OR_ACCESS	20
 #define OR_SHARE	24
 #define OR_OPLOCK	32
+#define OR_CLIENT_GUID	54
 
 void
 shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
@@ -42,7 +43,7 @@ shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
 	p[33] = r->oplock_breaking_to;
 	le32_put(p + 34, r->lease_state);
 	memcpy(p + 38, r->lease_key, SHM_GUID_LEN);
-	memcpy(p + 54, r->client_guid, SHM_GUID_LEN);
+	memcpy(p + OR_CLIENT_GUID, r->client_guid, SHM_GUID_LEN);
 	le32_put(p + 70, r->flags);
 	le64_put(p + 74, r->opened);
 }
@@ -61,7 +62,7 @@ shm_orec_get(const uint8_t *p, struct shm_open_rec *r)
 	r->oplock_breaking_to = p[33];
 	r->lease_state = le32_get(p + 34);
 	memcpy(r->lease_key, p + 38, SHM_GUID_LEN);
-	memcpy(r->client_guid, p + 54, SHM_GUID_LEN);
+	memcpy(r->client_guid, p + OR_CLIENT_GUID, SHM_GUID_LEN);
 	r->flags = le32_get(p + 70);
 	r->opened = le64_get(p + 74);
 }
@@ -323,6 +324,42 @@ shm_open_insert(struct shm *s, const struct shm_file_id *fid,
 }
 
 int
+shm_open_share_check(struct shm *s, const struct shm_file_id *fid,
+    uint32_t access, uint32_t share, const uint8_t *client_guid,
+    struct shm_open_conflict *cf)
+{
+	struct shm_ofile of;
+	MDB_txn *txn;
+	uint32_t i;
+	int rc;
+
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) != 0 || of.n == 0)
+		goto out;
+	if (client_guid == NULL) {
+		rc = shm_open_check(&of, access, share, cf);
+		goto out;
+	}
+	for (i = 0; i < of.n; i++) {
+		const uint8_t *p = of.rec + (size_t)i * SHM_OREC_LEN;
+		struct shm_ofile one = of;
+
+		if (memcmp(p + OR_CLIENT_GUID, client_guid, SHM_GUID_LEN) != 0)
+			continue;
+		/* one record at a time through the same rule */
+		one.rec = (uint8_t *)p;
+		one.n = 1;
+		one.flags = 0;
+		if ((rc = shm_open_check(&one, access, share, cf)) != 0)
+			break;
+	}
+out:
+	shm_rend(s, txn);
+	return rc;
+}
+
+int
 shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
     int *last, int *dp)
@@ -343,7 +380,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE)) {
 		of.flags |= SHM_HDR_DELETE_PENDING;
 		/* SHM_DROP_DOC comes from the open's own worker: its user. */
-		of.del_uid = (uint32_t)geteuid();
+		of.del_uid = s->euid;
 	}
 	if (r.oplock_level == SHM_OPLOCK_LEASE &&
 	    (rc = shm_lease_release_txn(s, txn, &of, r.client_guid, r.lease_key)) != 0)
@@ -448,7 +485,7 @@ shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid, int on
 	/* Only a worker sets it, for its own user: the delete token. */
 	if (on) {
 		of.flags |= SHM_HDR_DELETE_PENDING;
-		of.del_uid = (uint32_t)geteuid();
+		of.del_uid = s->euid;
 	} else {
 		of.flags &= ~SHM_HDR_DELETE_PENDING;
 		of.del_uid = 0;

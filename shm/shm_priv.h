@@ -81,6 +81,7 @@ struct shm {
 	int		 rtxn_live;
 	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */
 	pid_t		 pid;		/* the process that opened it */
+	uint32_t	 euid;		/* its uid at attach: the delete token, read once */
 	unsigned	 forkgen;	/* shm_forkgen at attach: detects a fork */
 	struct shm_hint	*hint;		/* shared counters, mapped */
 	struct shm_pend	 pend[SHM_PEND_MAX];

@@ -931,7 +931,7 @@ file_open_close(struct open *op)
 				    f->path, strerror(-rc));
 			/* Another user made it delete pending: done as them. */
 			if ((rc == -EACCES || rc == -EPERM) && duid != 0 &&
-			    duid != (uint32_t)geteuid())
+			    duid != (uint32_t)user_euid())
 				(void)unlink_as_request(op->tree, f, duid);
 		}
 	}

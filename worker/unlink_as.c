@@ -305,9 +305,9 @@ unlink_as_handle(const struct msg *m)
 		return;
 	}
 	/* The master picked this worker by uid; a mismatch is its bug. */
-	if (u->uid != (uint32_t)geteuid()) {
+	if (u->uid != (uint32_t)user_euid()) {
 		log_warnx("delete on close of \"%s\" for uid %u sent to uid %u: "
-		    "ignored", u->path, u->uid, (unsigned)geteuid());
+		    "ignored", u->path, u->uid, (unsigned)user_euid());
 		return;
 	}
 	if (u->path[0] == '\0' || u->path[0] == '/' || u->root[0] != '/') {

@@ -2,7 +2,8 @@
 """make perfcheck: the counted per-request figures of usmbd (issue 6, item 2).
 
 Counts do not depend on the machine's speed, so CI can assert them:
-  * 0 credential syscalls per steady-state READ, WRITE, CREATE, CLOSE,
+  * 0 credential syscalls per steady-state READ, WRITE, CREATE, CLOSE
+    (also of delete-on-close opens: CREATE_DOC, CLOSE_DOC),
     QUERY_INFO, QUERY_DIRECTORY and ECHO (any of benchlib.CRED_ALL, counted
     by strace -c -f on the process that serves the connection);
   * 0 heap allocations per such request (malloc, calloc, realloc and the
@@ -33,8 +34,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
 
-COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "QUERY_INFO", "QUERY_DIRECTORY", "ECHO",
-            "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT")
+COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUERY_INFO",
+            "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT")
 MAX_SYSCALLS = {"WRITE": 4, "READ": 4, "WRITE_96K": 7, "READ_PLAIN": 4}
 LABEL = {"READ": "4 KiB encrypted READ", "WRITE": "4 KiB encrypted WRITE",
          "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ",
@@ -66,14 +67,7 @@ SLACK = {"WRITE_96K": 0.25}
 TARGET_SYSCALLS = {"READ": 3, "READ_PLAIN": 3}
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.
-KNOWN = {
-    ("CREATE", "alloc"): "LMDB allocates its free-page list (mdb_midl_alloc) in each write "
-                         "transaction that reuses freed pages; one per CREATE (shm/env.c, "
-                         "shm_wcommit)",
-    ("CLOSE", "alloc"): "LMDB allocates its free-page list (mdb_midl_alloc) in each write "
-                        "transaction that reuses freed pages; one per CLOSE (shm/env.c, "
-                        "shm_wcommit)",
-}
+KNOWN = {}
 PERFOPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfops.py")
 # The receive-buffer cap of the private network namespace of the
 # RX_WAIT_PIPE check: SO_RCVLOWAT is capped at half of it, so a 4 MiB

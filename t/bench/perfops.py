@@ -26,6 +26,8 @@ GENERIC_RW = 0x00120089 | 0x00120116     # FILE_GENERIC_READ | FILE_GENERIC_WRIT
 SHARE_ALL = 7
 FILE_OPEN, FILE_OVERWRITE_IF = 1, 5
 FILE_DIRECTORY_FILE, FILE_NON_DIRECTORY_FILE = 0x1, 0x40
+FILE_DELETE_ON_CLOSE = 0x1000
+DELETE = 0x00010000
 SMB2_RESTART_SCANS = 0x01                # MS-SMB2 2.2.33
 
 
@@ -115,12 +117,28 @@ def main():
     window("QUERY_DIRECTORY", n, lambda i: query_directory_restart(smb, tid, dfid))
     smb.close(tid, dfid)
 
-    # CREATE then CLOSE: m new files opened and held, then all closed
+    # CREATE then CLOSE: m new files opened and held, then all closed.
+    # Warm-up: as many opens held and closed first, so the worker's pools
+    # of open records have grown to m (steady state), and both windows
+    # see only the work of a CREATE and a CLOSE.
     m = min(n, 200)
-    smb.close(tid, create("perf_warm.dat"))
+    warm = [create("perf_w%04d.dat" % i) for i in range(m)]
+    for f in warm:
+        smb.close(tid, f)
     fids = []
     window("CREATE", m, lambda i: fids.append(create("perf_c%04d.dat" % i)))
     window("CLOSE", m, lambda i: smb.close(tid, fids[i]))
+
+    # The same with FILE_DELETE_ON_CLOSE: each CLOSE removes its file (the
+    # delete token, the unlink, the shared state's delete-pending record).
+    def create_doc(name):
+        return smb.create(tid, name, GENERIC_RW | DELETE, SHARE_ALL,
+                          FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE, FILE_OVERWRITE_IF, 0)
+    for i in range(8):
+        smb.close(tid, create_doc("perf_dw%04d.dat" % i))
+    dfids = []
+    window("CREATE_DOC", m, lambda i: dfids.append(create_doc("perf_d%04d.dat" % i)))
+    window("CLOSE_DOC", m, lambda i: smb.close(tid, dfids[i]))
 
     conn.disconnectTree(tid)
     conn.logoff()
