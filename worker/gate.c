@@ -267,42 +267,68 @@ gate_conn_auth(struct conn *c, const struct authmsg_req *req,
 }
 
 /*
- * Is the frame m (header first) a SESSION_SETUP carrying an NTLMSSP
- * AUTHENTICATE for a session in its exchange?  Then fills req as
- * worker/smb2_session.c will, with views into m.  The handler parses the
- * same bytes again; gate_conn_auth() checks it is the same token.
+ * The SESSION_SETUP prefix the gate looks at before dispatch (MS-SMB2 2.2.2
+ * header, 2.2.5 request): the session it names, its Flags and its security
+ * buffer.  Both the binding and the AUTHENTICATE checks read it from here.
+ */
+struct gate_setup {
+	uint64_t	sid;		/* SessionId of the header */
+	uint8_t		flags;		/* SMB2_SESSION_FLAG_* */
+	struct cur	blob;		/* the security buffer; err if out of m */
+};
+
+/*
+ * Decodes frame m (header first) as a SESSION_SETUP request.  Returns 1
+ * and fills gs when m is one with its fixed part whole, else 0.  The
+ * security buffer is checked apart (gs->blob.err): the binding check
+ * does not need it.
  */
 static int
-gate_auth_needed(struct conn *c, const uint8_t *m, size_t len,
-    struct authmsg_req *req)
+gate_setup_decode(const uint8_t *m, size_t len, struct gate_setup *gs)
 {
-	struct spnego_token sp;
-	struct session *s;
-	struct cur r, b;
+	struct cur r;
 	uint16_t off, blen;
-	uint64_t sid;
-	uint8_t flags;
 
 	if (len < SMB2_HDR_LEN + 24 || memcmp(m, "\xfeSMB", 4) != 0)
 		return 0;
 	cur_init(&r, m, len);
-	cur_skip(&r, 12);
+	cur_skip(&r, 12);			/* to Command */
 	if (cur_le16(&r) != SMB2_SESSION_SETUP)
 		return 0;
-	cur_skip(&r, 40 - 14);
-	sid = cur_le64(&r);
-	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);
-	flags = cur_u8(&r);
-	cur_skip(&r, 1 + 4 + 4);
+	cur_skip(&r, 40 - 14);			/* to SessionId */
+	gs->sid = cur_le64(&r);
+	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);	/* Signature, StructureSize */
+	gs->flags = cur_u8(&r);
+	cur_skip(&r, 1 + 4 + 4);	/* SecurityMode, Capabilities, Channel */
 	off = cur_le16(&r);
 	blen = cur_le16(&r);
-	b = cur_sub(&r, off, blen);
-	if (r.err || b.err || blen == 0 || (flags & SMB2_SESSION_FLAG_BINDING))
+	if (r.err)
 		return 0;
-	s = conn_session_find(c, sid);
+	gs->blob = cur_sub(&r, off, blen);
+	return 1;
+}
+
+/*
+ * Does the SESSION_SETUP gs carry an NTLMSSP AUTHENTICATE for a session in
+ * its exchange?  Then fills req as worker/smb2_session.c will, with views
+ * into the frame.  The handler parses the same bytes again;
+ * gate_conn_auth() checks it is the same token.
+ */
+static int
+gate_auth_needed(struct conn *c, const struct gate_setup *gs,
+    struct authmsg_req *req)
+{
+	struct spnego_token sp;
+	struct session *s;
+
+	if (gs->blob.err || cur_left(&gs->blob) == 0 ||
+	    (gs->flags & SMB2_SESSION_FLAG_BINDING))
+		return 0;
+	s = conn_session_find(c, gs->sid);
 	if (s == NULL || s->auth == NULL || s->auth->step != 1)
 		return 0;
-	if (spnego_decode(b.p, blen, &sp) < 0 || sp.mech_token == NULL ||
+	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||
+	    sp.mech_token == NULL ||
 	    ntlmssp_msg_type(sp.mech_token, sp.mech_token_len) !=
 	    NTLMSSP_AUTHENTICATE_MESSAGE)
 		return 0;
@@ -375,30 +401,14 @@ gate_handoff(struct gate_slot *sl)
 }
 
 /*
- * Is the frame m a SESSION_SETUP binding a channel to a session (MS-SMB2
+ * Does the SESSION_SETUP gs bind a channel to a session (MS-SMB2
  * 3.3.5.5)?  Returns that session id, else 0.  The gate has no session
  * keys to check it with: the worker holding the session does.
  */
 static uint64_t
-gate_bind_target(const uint8_t *m, size_t len)
+gate_bind_target(const struct gate_setup *gs)
 {
-	struct cur r;
-	uint64_t sid;
-	uint8_t flags;
-
-	if (len < SMB2_HDR_LEN + 24 || memcmp(m, "\xfeSMB", 4) != 0)
-		return 0;
-	cur_init(&r, m, len);
-	cur_skip(&r, 12);
-	if (cur_le16(&r) != SMB2_SESSION_SETUP)
-		return 0;
-	cur_skip(&r, 40 - 14);
-	sid = cur_le64(&r);
-	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);
-	flags = cur_u8(&r);
-	if (r.err || !(flags & SMB2_SESSION_FLAG_BINDING))
-		return 0;
-	return sid;
+	return (gs->flags & SMB2_SESSION_FLAG_BINDING) ? gs->sid : 0;
 }
 
 /*
@@ -452,21 +462,23 @@ gate_slot_run(struct gate_slot *sl)
 
 	for (guard = 0; guard < 64; guard++) {
 		long len = conn_frame_ready(c);
+		struct gate_setup gs;
 		size_t total, flen, rest;
-		int rc;
+		int rc, setup;
 
 		if (len < 0)
 			break;
 		if (len == 0)
 			return;
-		if (!sl->have_rep && gate_auth_needed(c, pv->rbuf +
-		    SMB2_FRAME_LEN, (size_t)len, &req)) {
+		/* Decoded once for both checks; the handler decodes it again. */
+		setup = gate_setup_decode(pv->rbuf + SMB2_FRAME_LEN, (size_t)len,
+		    &gs);
+		if (setup && !sl->have_rep && gate_auth_needed(c, &gs, &req)) {
 			gate_auth_send(sl, &req);
 			return;
 		}
-		if (!sl->bind_refused) {
-			uint64_t sid = gate_bind_target(pv->rbuf + SMB2_FRAME_LEN,
-			    (size_t)len);
+		if (setup && !sl->bind_refused) {
+			uint64_t sid = gate_bind_target(&gs);
 
 			if (sid != 0) {
 				gate_bind_handoff(sl, sid);

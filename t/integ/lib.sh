@@ -47,6 +47,11 @@
 #					(SIGKILL after); returns its exit status
 #	integ_wait_exit PID SECS	wait for a (non-child) PID to vanish;
 #					0 if it did within SECS
+#	integ_status_json		usmbctl status --json of this server
+#	integ_worker_of USER		pid of USER's worker of this server (not
+#					stopping), from integ_status_json; empty
+#					when none (other test runs may serve USER
+#					too: never pick by name)
 #	ok DESC / fail DESC		count a pass / a failure, print one line
 #	check DESC CMD...		run CMD (output to $T/check.out); ok if it
 #					exits 0, else fail and show its output
@@ -209,6 +214,19 @@ integ_stop() {
 	rc=$?
 	SERVER_PID=
 	return $rc
+}
+
+integ_status_json() {
+	"$USMBCTL" -s "$CONF" status --json 2>/dev/null
+}
+
+integ_worker_of() {
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "worker" and p.get("user") == sys.argv[1] \
+       and not p.get("stopping"):
+        print(p["pid"]); break' "$1"
 }
 
 ok() {

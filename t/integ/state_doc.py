@@ -1,4 +1,4 @@
-# Delete-on-close across users (t/integ/state.sh): bob makes his file in a
+# Delete-on-close across users (t/integ/state_doc.sh): bob makes his file in a
 # sticky directory delete pending, alice holds it open and closes last.
 # Her worker may not unlink it; bob's worker, asked through the master,
 # must -- it vouched for the delete when it closed its handle.
