@@ -171,6 +171,17 @@ def measure_limits(tmp, f):
             lines.append("LIMIT tmpfs_write_mbps=%.1f min=%.1f max=%.1f bs=%s bytes=%d runs=%d" % (
                 statistics.median(rates), min(rates), max(rates), bs,
                 count * (MIB if bs == "1M" else 4 * KIB), len(rates)))
+    # The TCP set-up every figure of this run shares (see BENCH_CC in
+    # scripts/run-bench.sh): congestion control and queueing discipline.
+    def sysctl(name):
+        try:
+            with open("/proc/sys/" + name.replace(".", "/")) as fh:
+                return fh.read().strip()
+        except OSError:
+            return "?"
+    lines.append("LIMIT tcp_congestion_control=%s default_qdisc=%s netns=%s" % (
+        sysctl("net.ipv4.tcp_congestion_control"), sysctl("net.core.default_qdisc"),
+        "private" if os.environ.get("BENCH_IN_NETNS") else "host"))
     for line in lines:
         print(line)
     print()
