@@ -12,6 +12,8 @@
  *   u64 persistent id, u32 pid, u64 session id, u32 access, u32 share,
  *   u32 create options, u8 oplock, u8 breaking to, u32 lease state,
  *   16 lease key, 16 client guid, u32 flags, u64 opened
+ * A file's stream list (the copies of its named streams' opens, see
+ * slist_key) is such a value too, under the file's key plus one byte.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,16 +94,15 @@ ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
 	return 0;
 }
 
-int
-shm_ofile_view(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+/* The opens value under a key: a file id's, or a stream list's. */
+static int
+ofile_view_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
     struct shm_ofile *of)
 {
-	uint8_t key[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
+	MDB_val k = { klen, key }, v;
 	int rc;
 
 	memset(of, 0, sizeof(*of));
-	shm_fid_key(key, fid);
 	rc = mdb_get(txn, s->db_opens, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return 0;
@@ -115,16 +116,24 @@ shm_ofile_view(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 }
 
 int
-shm_ofile_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+shm_ofile_view(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     struct shm_ofile *of)
 {
 	uint8_t key[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v = { 0, NULL };
+
+	shm_fid_key(key, fid);
+	return ofile_view_key(s, txn, key, sizeof(key), of);
+}
+
+static int
+ofile_load_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
+    struct shm_ofile *of)
+{
+	MDB_val k = { klen, key }, v = { 0, NULL };
 	size_t need;
 	int rc;
 
 	memset(of, 0, sizeof(*of));
-	shm_fid_key(key, fid);
 	rc = mdb_get(txn, s->db_opens, &k, &v);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return shm_err(rc);
@@ -153,6 +162,16 @@ shm_ofile_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 }
 
 int
+shm_ofile_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    struct shm_ofile *of)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+
+	shm_fid_key(key, fid);
+	return ofile_load_key(s, txn, key, sizeof(key), of);
+}
+
+int
 shm_ofile_find(const struct shm_ofile *of, uint64_t persistent_id)
 {
 	for (uint32_t i = 0; i < of->n; i++)
@@ -169,28 +188,37 @@ shm_ofile_del(struct shm_ofile *of, uint32_t i)
 	of->n--;
 }
 
+/* Stores a loaded value (from s->of_buf); an empty one goes. */
+static int
+ofile_store_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
+    const struct shm_ofile *of)
+{
+	MDB_val k = { klen, key }, v;
+	int rc;
+
+	if (of->n == 0 && of->flags == 0) {
+		rc = mdb_del(txn, s->db_opens, &k, NULL);
+		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	}
+	s->of_buf[0] = SHM_OFILE_V3;
+	le32_put(s->of_buf + 1, of->flags);
+	le32_put(s->of_buf + 5, of->n);
+	le32_put(s->of_buf + 9, of->del_uid);
+	v.mv_size = SHM_OFILE_HDR + (size_t)of->n * SHM_OREC_LEN;
+	v.mv_data = s->of_buf;
+	return shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
+}
+
 int
 shm_ofile_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     struct shm_ofile *of)
 {
 	uint8_t key[SHM_FID_KEY_LEN];
-	MDB_val k = { sizeof(key), key }, v;
 	uint32_t ncache = ofile_ncaching(of);
 	int rc;
 
 	shm_fid_key(key, fid);
-	if (of->n == 0 && of->flags == 0) {
-		rc = mdb_del(txn, s->db_opens, &k, NULL);
-		rc = rc == MDB_NOTFOUND ? 0 : shm_err(rc);
-	} else {
-		s->of_buf[0] = SHM_OFILE_V3;
-		le32_put(s->of_buf + 1, of->flags);
-		le32_put(s->of_buf + 5, of->n);
-		le32_put(s->of_buf + 9, of->del_uid);
-		v.mv_size = SHM_OFILE_HDR + (size_t)of->n * SHM_OREC_LEN;
-		v.mv_data = s->of_buf;
-		rc = shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
-	}
+	rc = ofile_store_key(s, txn, key, sizeof(key), of);
 	if (rc == 0) {
 		shm_hint_add(s, SHM_HINT_CACHING, fid, (int)ncache - (int)of->ncache0);
 		of->ncache0 = ncache;
@@ -259,6 +287,157 @@ shm_open_check(const struct shm_ofile *of, uint32_t access, uint32_t share,
 	return 0;
 }
 
+/*
+ * The stream list of a file (shm.h, shm_open_remove_stream): a copy of
+ * each open of any of its named streams, in an opens value under the
+ * file's key plus one tag byte -- 17 bytes, never a file id, so the walks
+ * over file ids (purge, status) pass it by.  A copy's lease_key field
+ * holds its stream's key: a copy whose open is gone from its stream (its
+ * worker died and was purged) is stale, ignored and dropped at the next
+ * edit, so the list never needs the purge.
+ */
+#define SLIST_KEY_LEN	(SHM_FID_KEY_LEN + 1)
+#define SLIST_TAG	'S'
+#define OR_LEASE_KEY	38
+
+static void
+slist_key(uint8_t *k, const struct shm_file_id *base)
+{
+	shm_fid_key(k, base);
+	k[SHM_FID_KEY_LEN] = SLIST_TAG;
+}
+
+/* Is the open a copy stands for still in its stream's value? */
+static int
+slist_copy_live(struct shm *s, MDB_txn *txn, const uint8_t *copy)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	struct shm_ofile of;
+
+	memcpy(key, copy + OR_LEASE_KEY, sizeof(key));
+	if (ofile_view_key(s, txn, key, sizeof(key), &of) != 0)
+		return 1;	/* unknown: keep counting it */
+	return shm_ofile_find(&of, le64_get(copy)) >= 0;
+}
+
+/*
+ * The live stream opens of base: how many (0 or more, or -errno); with
+ * a DELETE open to check (del), -EBUSY at the first that does not share
+ * delete, cf filled in.
+ */
+static int
+slist_scan(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
+    int del, struct shm_open_conflict *cf)
+{
+	uint8_t key[SLIST_KEY_LEN];
+	struct shm_ofile of;
+	struct shm_open_rec e;
+	uint32_t i;
+	int rc, n = 0;
+
+	slist_key(key, base);
+	if ((rc = ofile_view_key(s, txn, key, sizeof(key), &of)) != 0)
+		return rc;
+	for (i = 0; i < of.n; i++) {
+		const uint8_t *p = of.rec + (size_t)i * SHM_OREC_LEN;
+
+		if (!slist_copy_live(s, txn, p))
+			continue;
+		n++;
+		/* Samba opens each stream for DELETE, sharing all */
+		if (!del || !shm_share_conflict(le32_get(p + OR_ACCESS),
+		    le32_get(p + OR_SHARE), SHM_DELETE, SHM_FILE_SHARE_READ |
+		    SHM_FILE_SHARE_WRITE | SHM_FILE_SHARE_DELETE))
+			continue;
+		if (cf != NULL) {
+			shm_orec_get(p, &e);
+			memset(cf, 0, sizeof(*cf));
+			cf->persistent_id = e.persistent_id;
+			cf->pid = e.pid;
+			cf->session_id = e.session_id;
+			cf->access = e.access;
+			cf->share_access = e.share_access;
+		}
+		return -EBUSY;
+	}
+	return n;
+}
+
+/*
+ * Adds the copy of a new stream open (r, of stream fid) to base's list,
+ * or removes the copy of persistent_id (r NULL); stale copies go too.
+ * Uses s->of_buf: the caller is done with its own loaded value.
+ */
+static int
+slist_edit(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
+    const struct shm_file_id *fid, uint64_t persistent_id,
+    const struct shm_open_rec *r)
+{
+	uint8_t key[SLIST_KEY_LEN], skey[SHM_FID_KEY_LEN];
+	struct shm_open_rec c;
+	struct shm_ofile of;
+	uint32_t i;
+	int rc;
+
+	slist_key(key, base);
+	shm_fid_key(skey, fid);
+	if ((rc = ofile_load_key(s, txn, key, sizeof(key), &of)) != 0)
+		return rc;
+	for (i = of.n; i-- > 0;) {
+		const uint8_t *p = of.rec + (size_t)i * SHM_OREC_LEN;
+
+		if ((r == NULL && le64_get(p) == persistent_id &&
+		    memcmp(p + OR_LEASE_KEY, skey, sizeof(skey)) == 0) ||
+		    !slist_copy_live(s, txn, p))
+			shm_ofile_del(&of, i);
+	}
+	if (r != NULL) {
+		/* the share mode is what counts; a copy caches nothing */
+		c = *r;
+		c.oplock_level = SHM_OPLOCK_NONE;
+		c.oplock_breaking_to = 0;
+		c.lease_state = 0;
+		c.flags = 0;
+		memcpy(c.lease_key, skey, sizeof(skey));
+		/* ofile_load_key left room for this one */
+		shm_orec_put(of.rec + (size_t)of.n * SHM_OREC_LEN, &c);
+		of.n++;
+	}
+	of.flags = 0;
+	of.del_uid = 0;
+	return ofile_store_key(s, txn, key, sizeof(key), &of);
+}
+
+/*
+ * A new stream open: -EIDRM when its file is delete pending.  A file left
+ * delete pending for stream opens that are all gone without a close (a
+ * dead worker's, purged) has nobody left to unlink it: it becomes a file
+ * like any other again (its own next open does the same, below).
+ */
+static int
+slist_base_check(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
+    struct shm_open_conflict *cf)
+{
+	struct shm_ofile of;
+	int rc;
+
+	if ((rc = shm_ofile_view(s, txn, base, &of)) != 0)
+		return rc;
+	if (!(of.flags & SHM_HDR_DELETE_PENDING))
+		return 0;
+	if (of.n == 0 && (rc = slist_scan(s, txn, base, 0, NULL)) <= 0) {
+		if (rc < 0 || (rc = shm_ofile_load(s, txn, base, &of)) != 0)
+			return rc;
+		of.flags = of.del_uid = 0;
+		return shm_ofile_store(s, txn, base, &of);
+	}
+	if (cf != NULL) {
+		memset(cf, 0, sizeof(*cf));
+		cf->delete_pending = 1;
+	}
+	return -EIDRM;
+}
+
 int
 shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
     const struct shm_open_rec *new, const struct shm_durable_rec *durable,
@@ -274,13 +453,31 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 		return -EINVAL;
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
+	if (new->has_base &&
+	    (rc = slist_base_check(s, txn, &new->stream_base, cf)) != 0)
+		goto out;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
 	if (shm_ofile_find(&of, new->persistent_id) >= 0) {
 		rc = -EEXIST;
 		goto out;
 	}
+	if (!new->has_base && of.n == 0 &&
+	    (of.flags & SHM_HDR_DELETE_PENDING)) {
+		/*
+		 * Left delete pending for its streams, whose opens are gone
+		 * without a close (a dead worker's, purged): nobody is left
+		 * to unlink it, so it is a file like any other again.
+		 */
+		if ((rc = slist_scan(s, txn, fid, 0, NULL)) < 0)
+			goto out;
+		if (rc == 0)
+			of.flags = of.del_uid = 0;
+	}
 	if ((rc = shm_open_check(&of, new->access, new->share_access, cf)) != 0)
+		goto out;
+	if (!new->has_base && (new->access & SHM_DELETE) &&
+	    (rc = slist_scan(s, txn, fid, 1, cf)) < 0)
 		goto out;
 	memset(&g, 0, sizeof(g));
 	if (r.opened == 0)
@@ -294,6 +491,9 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 	shm_orec_put(of.rec + (size_t)of.n * SHM_OREC_LEN, &r);
 	of.n++;
 	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		goto out;
+	if (new->has_base && (rc = slist_edit(s, txn, &new->stream_base, fid,
+	    r.persistent_id, &r)) != 0)
 		goto out;
 	if (durable != NULL) {
 		struct shm_durable_rec *d = &s->dscratch;
@@ -325,35 +525,17 @@ shm_open_insert(struct shm *s, const struct shm_file_id *fid,
 
 int
 shm_open_share_check(struct shm *s, const struct shm_file_id *fid,
-    uint32_t access, uint32_t share, const uint8_t *client_guid,
-    struct shm_open_conflict *cf)
+    uint32_t access, uint32_t share, struct shm_open_conflict *cf)
 {
 	struct shm_ofile of;
 	MDB_txn *txn;
-	uint32_t i;
 	int rc;
 
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) != 0 || of.n == 0)
 		goto out;
-	if (client_guid == NULL) {
-		rc = shm_open_check(&of, access, share, cf);
-		goto out;
-	}
-	for (i = 0; i < of.n; i++) {
-		const uint8_t *p = of.rec + (size_t)i * SHM_OREC_LEN;
-		struct shm_ofile one = of;
-
-		if (memcmp(p + OR_CLIENT_GUID, client_guid, SHM_GUID_LEN) != 0)
-			continue;
-		/* one record at a time through the same rule */
-		one.rec = (uint8_t *)p;
-		one.n = 1;
-		one.flags = 0;
-		if ((rc = shm_open_check(&one, access, share, cf)) != 0)
-			break;
-	}
+	rc = shm_open_check(&of, access, share, cf);
 out:
 	shm_rend(s, txn);
 	return rc;
@@ -366,7 +548,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 {
 	struct shm_open_rec r;
 	struct shm_ofile of;
-	int rc, i;
+	int rc, i, keep = 0;
 
 	*last = *dp = 0;
 	s->drop_del_uid = 0;
@@ -387,10 +569,17 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return rc;
 	*last = of.n == 0;
 	*dp = of.n == 0 && (of.flags & SHM_HDR_DELETE_PENDING);
+	/* Streams of it still open: it stays delete pending, for them. */
+	if (*dp && (rc = slist_scan(s, txn, fid, 0, NULL)) != 0) {
+		if (rc < 0)
+			return rc;
+		*last = *dp = 0;
+		keep = 1;
+	}
 	if (*dp)
 		s->drop_del_uid = of.del_uid;
-	/* The header only lives as long as the file has opens. */
-	if (of.n == 0) {
+	/* The header only lives as long as the file (or its streams) has opens. */
+	if (of.n == 0 && !keep) {
 		of.flags = 0;
 		of.del_uid = 0;
 	}
@@ -401,9 +590,39 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	return 0;
 }
 
+/*
+ * After a stream open's close: its copy leaves the file's list; when it was
+ * the file's last open of any kind and the file is delete pending, the
+ * file's header goes and the caller unlinks the file.
+ */
+static int
+shm_open_drop_stream_txn(struct shm *s, MDB_txn *txn,
+    const struct shm_file_id *fid, const struct shm_file_id *base,
+    uint64_t persistent_id, struct shm_close_result *res)
+{
+	struct shm_ofile of;
+	int rc;
+
+	if ((rc = slist_edit(s, txn, base, fid, persistent_id, NULL)) != 0)
+		return rc;
+	if ((rc = shm_ofile_view(s, txn, base, &of)) != 0)
+		return rc;
+	if (of.n > 0 || !(of.flags & SHM_HDR_DELETE_PENDING))
+		return 0;
+	if ((rc = slist_scan(s, txn, base, 0, NULL)) != 0)
+		return rc < 0 ? rc : 0;
+	res->delete_base = 1;
+	res->delete_uid = of.del_uid;
+	if ((rc = shm_ofile_load(s, txn, base, &of)) != 0)
+		return rc;
+	of.flags = of.del_uid = 0;
+	return shm_ofile_store(s, txn, base, &of);
+}
+
 static int
 shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
-    uint64_t persistent_id, struct shm_close_result *res)
+    const struct shm_file_id *base, uint64_t persistent_id,
+    struct shm_close_result *res)
 {
 	struct shm_close_result local;
 	uint8_t dk[8];
@@ -431,6 +650,10 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	res->last_close = last;
 	res->delete_file = dp;
 	res->delete_uid = dp ? s->drop_del_uid : 0;
+	if (base != NULL &&
+	    (rc = shm_open_drop_stream_txn(s, txn, fid, base, persistent_id,
+	    res)) != 0)
+		goto out;
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
 out:
@@ -447,7 +670,20 @@ shm_open_remove(struct shm *s, const struct shm_file_id *fid,
 {
 	int rc;
 
-	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, persistent_id, res));
+	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, NULL, persistent_id,
+	    res));
+	return rc;
+}
+
+int
+shm_open_remove_stream(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_file_id *base, uint64_t persistent_id,
+    struct shm_close_result *res)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, base, persistent_id,
+	    res));
 	return rc;
 }
 

@@ -126,6 +126,13 @@ struct shm_open_rec {
 	uint8_t		lease_version;	/* 1 or 2 */
 	uint8_t		parent_lease_key[SHM_GUID_LEN];
 	uint16_t	lease_epoch;	/* v2: the client's; a new lease gets +1 */
+	/*
+	 * Insert only: an open of a named stream names its file (the
+	 * unnamed stream's id) in stream_base, with has_base set; the file's
+	 * share mode and delete pending state then apply to it (below).
+	 */
+	uint8_t		has_base;
+	struct shm_file_id stream_base;
 };
 
 struct shm_open_conflict {
@@ -165,6 +172,15 @@ int	shm_open_insert_ex(struct shm *, const struct shm_file_id *,
 	    const struct shm_open_rec *new, const struct shm_durable_rec *durable,
 	    struct shm_open_grant *grant, struct shm_open_conflict *conflict_out);
 
+/*
+ * The share-mode check of a would-be open (access, share) against the
+ * file's opens, read only: nothing is inserted.  0, -EBUSY (conflict
+ * filled in when not NULL), -EIDRM (delete pending) or -errno.
+ */
+int	shm_open_share_check(struct shm *, const struct shm_file_id *,
+	    uint32_t access, uint32_t share,
+	    struct shm_open_conflict *conflict_out);
+
 struct shm_close_result {
 	int		last_close;	/* no open of the file is left */
 	int		delete_file;	/* ... and it was delete pending: unlink it */
@@ -174,6 +190,12 @@ struct shm_close_result {
 	 * 0 when unknown.  The last closer may lack the rights to unlink.
 	 */
 	uint32_t	delete_uid;
+	/*
+	 * shm_open_remove_stream: this was the last open of any stream of a
+	 * file whose own opens are closed and which is delete pending: unlink
+	 * the file itself (delete_uid is its token).
+	 */
+	int		delete_base;
 	struct shm_pids	wake;		/* lock waiters to send LOCK_RELEASED */
 };
 
@@ -184,6 +206,22 @@ struct shm_close_result {
  */
 int	shm_open_remove(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_close_result *res);
+/*
+ * Named streams (MS-FSA 2.1.5.1.2; Samba's open_streams_for_delete): the
+ * opens of a named stream are share-mode records of their own (under the
+ * stream's id) and also count for the file they belong to:
+ *  - an open of the file asking for DELETE (an unlink, a rename) fails
+ *    with -EBUSY while a stream is open with data access and without
+ *    FILE_SHARE_DELETE;
+ *  - the last close of the file's own opens, delete pending, leaves it
+ *    delete pending while streams are open (nothing to unlink yet); its
+ *    opens and its streams' opens get -EIDRM, and the last stream close
+ *    says to unlink it (delete_base).
+ * A stream open inserted with has_base must be removed with this call.
+ */
+int	shm_open_remove_stream(struct shm *, const struct shm_file_id *fid,
+	    const struct shm_file_id *base, uint64_t persistent_id,
+	    struct shm_close_result *res);
 int	shm_open_get(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_open_rec *out);
 int	shm_open_set_delete_pending(struct shm *, const struct shm_file_id *, int on);

@@ -158,6 +158,14 @@ struct vfs_ops {
 	 * -EOPNOTSUPP where the file system keeps none.
 	 */
 	int	(*generation)(int fd, uint32_t *gen);
+	/*
+	 * Is [off, off + len) free of byte-range locks that processes other
+	 * than the server hold through the kernel (fcntl POSIX or OFD locks)
+	 * and that would conflict with a write lock (exclusive) or a read
+	 * lock?  0 free, -EAGAIN held, -errno.  A read only test: the server
+	 * keeps its own locks elsewhere.  NULL where the backend has none.
+	 */
+	int	(*lock_test)(int fd, uint64_t off, uint64_t len, int exclusive);
 };
 
 extern const struct vfs_ops vfs_posix;

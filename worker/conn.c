@@ -793,6 +793,22 @@ conn_notice_queue(struct conn *c, const uint8_t *msg, size_t len,
 	struct conn_private *pv = c->priv;
 	struct conn_notice *n;
 
+	if (pv->headless) {
+		/*
+		 * MS-SMB2 3.3.4.6/3.3.4.7: any channel of the session will
+		 * do.  With none left (its last one closed this loop turn)
+		 * it goes nowhere, like a break to a client that went away.
+		 */
+		struct conn *cc = conn_headless_channel(c, sid);
+		int rc;
+
+		if (cc == NULL)
+			return 0;
+		rc = conn_notice_queue(cc, msg, len, sid);
+		if (rc == 0)
+			worker_kick(cc);
+		return rc;
+	}
 	if (pv->nnotices >= sizeof(pv->notices) / sizeof(pv->notices[0]) ||
 	    len > sizeof(n->buf))
 		return -ENOBUFS;
@@ -860,6 +876,19 @@ conn_flush(struct conn *c)
 	ssize_t n;
 	int guard;
 
+	if (pv->headless) {
+		/*
+		 * The socket is gone (conn_keep_headless): the answer of a
+		 * request that arrived on it has nowhere to go, MS-SMB2 3.3.7.1.
+		 */
+		if (pv->out_fd >= 0 && pv->out_fd_owned)
+			close(pv->out_fd);
+		pv->out_fd = -1;
+		pv->out_fd_owned = 0;
+		pv->out_len = 0;
+		pv->out_flen = 0;
+		return 0;
+	}
 	/* Bounded: each round writes something or returns. */
 	for (guard = 0; guard < 1 << 20 && conn_output_pending(c); guard++) {
 		if (pv->out_len > 0) {

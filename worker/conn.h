@@ -81,7 +81,9 @@ struct session {
 	 * a channel slot: a struct session with the same id, its own
 	 * signing key (signing_key, sign_algo) and bound/bound_conn naming
 	 * the session; requests on it are served against the session and
-	 * its home's trees and opens, answered on the channel.
+	 * its home's trees and opens, answered on the channel.  A home
+	 * whose socket is lost stays, headless, while a channel of its
+	 * session is alive (worker/conn_priv.h conn_keep_headless).
 	 */
 	struct session	*bound;		/* channel slot: the session served */
 	struct conn	*bound_conn;	/* the session's home connection */

@@ -117,6 +117,12 @@ typedef int (*conn_auth_fn)(struct conn *, const struct authmsg_req *,
 struct conn_private {
 	int		 role;
 	int		 dead;		/* disconnect after the current send */
+	/*
+	 * The socket is gone but a session living here still has channels
+	 * (conn_keep_headless): kept for its trees, opens and parked CREATEs;
+	 * output is discarded.
+	 */
+	int		 headless;
 	/* receive: frames are parsed in place */
 	uint8_t		*rbuf;
 	size_t		 rcap;
@@ -204,6 +210,21 @@ struct conn_private {
 struct conn	*conn_new(const struct conf *, int fd, int role, const char *peer,
 		    size_t bufsize);
 void		 conn_free(struct conn *);
+/*
+ * Multichannel (MS-SMB2 3.3.7.1): a session outlives its home connection
+ * while another channel of it is alive.  When the home's socket is lost,
+ * conn_keep_headless(c) returns 1 if some valid session of c still has a
+ * channel: c is kept (headless) as the store of those sessions' trees,
+ * opens and parked CREATEs, everything else on it ends as on a
+ * disconnect; 0 when c should be freed as usual.  conn_headless_done(c):
+ * no session of a headless c has a channel left (or it was killed): the
+ * caller frees it now (conn_free: the usual disconnect, durable handles
+ * kept).  worker/conn_headless.c.
+ */
+int		 conn_keep_headless(struct conn *);
+int		 conn_headless_done(struct conn *);
+/* A live connection bound as a channel to session sid of c, or NULL. */
+struct conn	*conn_headless_channel(struct conn *c, uint64_t sid);
 /* Grows a gate-sized connection to the big buffers (on the worker). */
 int		 conn_set_bufsize(struct conn *, size_t);
 

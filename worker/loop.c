@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ struct worker {
 	int		 maxfd;
 	int		 nconns;
 	int		 shutdown, reload;
+	int		 nheadless;	/* connections kept by conn_keep_headless */
 	uint32_t	 next_id;
 	int		 defer[WK_MAX_DEFER];	/* fds with frames still buffered */
 	int		 ndefer;
@@ -81,13 +83,52 @@ wk_close(struct conn *c)
 {
 	int fd = c->fd;
 
+	if (c->priv->headless) {
+		/* Its socket was counted out already (below). */
+		wk.conns[fd] = NULL;
+		log_debug(2, "%s: sessions of the lost connection ended",
+		    c->peer);
+		conn_free(c);
+		wk.nheadless--;
+		return;
+	}
 	(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, fd, NULL);
-	wk.conns[fd] = NULL;
-	log_debug(2, "%s: connection closed", c->peer);
-	conn_free(c);
+	if (conn_keep_headless(c)) {
+		/*
+		 * A session living here has another channel (MS-SMB2
+		 * 3.3.7.1): the connection stays, without its socket, as the
+		 * home of that session's trees and opens.  The fd stays open
+		 * (shut down) so its slot in wk.conns is not reused.
+		 */
+		(void)shutdown(fd, SHUT_RDWR);
+		wk.nheadless++;
+		log_debug(2, "%s: connection closed, its session lives on "
+		    "another channel", c->peer);
+	} else {
+		wk.conns[fd] = NULL;
+		log_debug(2, "%s: connection closed", c->peer);
+		conn_free(c);
+	}
 	wk.nconns--;
 	wk_count();
 	wk_idle_timer();
+}
+
+/*
+ * Headless connections whose sessions have no channel left (the last one
+ * closed, LOGOFF, kill-session): the usual disconnect now.
+ */
+static void
+wk_headless_sweep(void)
+{
+	int fd;
+
+	for (fd = 0; fd < wk.hifd && wk.nheadless > 0; fd++) {
+		struct conn *c = wk.conns[fd];
+
+		if (c != NULL && conn_headless_done(c))
+			wk_close(c);
+	}
 }
 
 static void
@@ -583,6 +624,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 			if (c != NULL && wk_process(c) < 0)
 				wk_close(c);
 		}
+		if (wk.nheadless > 0)
+			wk_headless_sweep();
 		if (wk.reload)
 			wk_reload();
 	}

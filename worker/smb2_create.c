@@ -898,14 +898,14 @@ file_open_close(struct open *op)
 	struct file_open *f = op->u.file;
 	char xname[300];
 	uint32_t duid;
-	int rc, del;
+	int rc, del, del_base;
 
 	if (f == NULL)
 		return;
 	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
-	state_open_leave_token(op, &del, &duid);
+	state_open_leave_ex(op, &del, &duid, &del_base);
 	/* A directory left delete pending behind other handles: watchers */
 	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
 		smb2_notify_delete_pending(f->dev, f->ino);
@@ -916,8 +916,14 @@ file_open_close(struct open *op)
 	 */
 	if (f->delete_on_close && !del && f->stream[0] == '\0')
 		unlink_as_vouch(op->tree, f);
+	/*
+	 * The last stream open of a file left delete pending behind it:
+	 * the file goes now, streams and all.
+	 */
+	if (del_base)
+		del = 1;
 	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
-		if (f->stream[0] != '\0') {
+		if (f->stream[0] != '\0' && !del_base) {
 			if (vfs_stream_xattr_name(f->stream, xname,
 			    sizeof(xname)) == 0 &&
 			    vfs->removexattr(f->fd, xname) == 0)

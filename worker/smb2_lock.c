@@ -26,7 +26,12 @@
 #define SMB2_LOCKFLAG_FAIL_IMMEDIATELY	0x10u
 
 #define LOCK_MAX_ELEMENTS		64
-
+/*
+ * A blocking lock held up by a local process's kernel lock: no message
+ * tells us when it goes, so the request looks again this often (Samba
+ * polls such locks too).
+ */
+#define LOCK_KERNEL_RETRY_MS		1000
 
 
 /* A parked lock is cancelled, closed or completed: drop its waiter record. */
@@ -41,16 +46,81 @@ lock_cancel_wait(struct conn *c, struct conn_pending *p)
 		(void)shm_brlock_cancel_wait(s, &fid, &o);
 }
 
+/* Parks a blocking lock until a LOCK_RELEASED names its file, or deadline. */
+static ntstatus_t
+lock_park(struct smb2_req *req, struct smb2_rsp *rsp, const struct open *op,
+    const struct shm_file_id *fid, uint64_t deadline_ms)
+{
+	struct conn_pending *p;
+	ntstatus_t status;
+
+	status = dispatch_park(req, rsp, PARK_LOCK, fid->dev, fid->ino,
+	    deadline_ms, &p);
+	if (status != STATUS_PENDING)
+		return status;
+	p->fid_persistent = op->fid_persistent;
+	p->fid_volatile = op->fid_volatile;
+	p->cancel = lock_cancel_wait;
+	return STATUS_PENDING;
+}
+
 /*
- * MS-SMB2 3.3.5.14: lock sequence replay applies to resilient and durable
- * opens of 2.1 and later; index 0 is not checked.
+ * Does a process on the server itself (not through SMB) hold a kernel
+ * byte-range lock (fcntl POSIX or OFD) that one of the ranges conflicts
+ * with?  Samba's behaviour: an SMB lock is not granted over it.  One
+ * lock_test on the hull of the ranges answers the usual case in one
+ * syscall; only when that finds a lock are the ranges tested one by one
+ * (a lock in a gap between them is no conflict).  A named stream is an
+ * xattr, whose bytes no local lock covers.
+ */
+static int
+lock_kernel_conflict(const struct open *op, const struct shm_brlock_range *rg,
+    unsigned count)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	const struct file_open *f = op->u.file;
+	uint64_t lo = UINT64_MAX, hi = 0, end;
+	unsigned i;
+	int excl = 0, rc;
+
+	if (vfs->lock_test == NULL || f == NULL || f->stream[0] != '\0')
+		return 0;
+	for (i = 0; i < count; i++) {
+		if (rg[i].length == 0)
+			continue;	/* a zero-length lock covers no byte */
+		end = rg[i].offset + (rg[i].length - 1);
+		lo = rg[i].offset < lo ? rg[i].offset : lo;
+		hi = end > hi ? end : hi;
+		excl |= rg[i].exclusive;
+	}
+	if (lo > hi)
+		return 0;
+	rc = vfs->lock_test(f->fd, lo, hi - lo + 1, excl);
+	if (rc != -EAGAIN || count == 1)
+		return rc == -EAGAIN;
+	for (i = 0; i < count; i++)
+		if (rg[i].length > 0 && vfs->lock_test(f->fd, rg[i].offset,
+		    rg[i].length, rg[i].exclusive) == -EAGAIN)
+			return 1;
+	return 0;
+}
+
+/*
+ * MS-SMB2 3.3.5.14: lock sequence replay applies to durable (and resilient)
+ * opens of 2.1 and later, and to every open of a 3.x connection whose
+ * NEGOTIATE offered multichannel (a lock replayed on another channel must
+ * not be taken twice); index 0 and indexes past 64 are not checked.
  */
 static int
 lock_seq_applies(const struct smb2_req *req, const struct open *op,
     uint32_t idx)
 {
-	return req->conn->dialect >= 0x0210 && op->durable && idx >= 1 &&
-	    idx <= 64;
+	const struct conn *c = req->conn;
+
+	if (idx < 1 || idx > 64 || c->dialect < 0x0210)
+		return 0;
+	return op->durable || (c->dialect >= 0x0300 &&
+	    (c->capabilities & SMB2_GLOBAL_CAP_MULTI_CHANNEL));
 }
 
 ntstatus_t
@@ -61,7 +131,6 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct shm_brlock_range rg[LOCK_MAX_ELEMENTS];
 	struct shm_brlock_owner owner;
 	struct shm_file_id fid;
-	struct conn_pending *p;
 	struct open *op;
 	uint32_t seq, seq_idx, first, fl[LOCK_MAX_ELEMENTS];
 	uint16_t count;
@@ -83,9 +152,15 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INVALID_PARAMETER;
 	seq_num = seq & 0xF;
 	seq_idx = seq >> 4;
-	if (dispatch_resuming(req) == NULL && lock_seq_applies(req, op, seq_idx) &&
-	    op->lock_seq[seq_idx] == seq_num + 1)
-		goto done;	/* a replay of a lock that was granted */
+	if (dispatch_resuming(req) == NULL && lock_seq_applies(req, op, seq_idx)) {
+		if (op->lock_seq[seq_idx] == seq_num + 1)
+			goto done;	/* a replay of a lock that was granted */
+		/*
+		 * A new sequence number: the entry is invalid until this
+		 * request succeeds, so a failed one is not taken for done.
+		 */
+		op->lock_seq[seq_idx] = 0;
+	}
 
 	for (i = 0; i < count; i++) {
 		rg[i].offset = cur_le64(c);
@@ -151,6 +226,13 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	 */
 	if (dispatch_resuming(req) == NULL)
 		state_break_read_caching(op);
+	if (lock_kernel_conflict(op, rg, count)) {
+		if (!blocking)
+			return STATUS_LOCK_NOT_GRANTED;
+		/* parked with no waiter record: its deadline runs it again */
+		return lock_park(req, rsp, op, &fid,
+		    shm_now_ms() + LOCK_KERNEL_RETRY_MS);
+	}
 	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
 	    blocking ? SHM_BRL_WAIT : 0, &failed);
 	if (rc == -EINVAL)
@@ -158,16 +240,10 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (rc == -EAGAIN) {
 		if (!blocking)
 			return STATUS_LOCK_NOT_GRANTED;
-		status = dispatch_park(req, rsp, PARK_LOCK, fid.dev, fid.ino, 0,
-		    &p);
-		if (status != STATUS_PENDING) {
+		status = lock_park(req, rsp, op, &fid, 0);
+		if (status != STATUS_PENDING)
 			(void)shm_brlock_cancel_wait(s, &fid, &owner);
-			return status;
-		}
-		p->fid_persistent = op->fid_persistent;
-		p->fid_volatile = op->fid_volatile;
-		p->cancel = lock_cancel_wait;
-		return STATUS_PENDING;
+		return status;
 	}
 	if (rc != 0)
 		return rc == -ENOSPC ? STATUS_INSUFF_SERVER_RESOURCES :

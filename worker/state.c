@@ -452,6 +452,11 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	rec.create_options = r->create_options;
 	rec.opened = (uint64_t)time(NULL);
 	memcpy(rec.client_guid, req->conn->client_guid, 16);
+	if (f->stream[0] != '\0') {
+		/* the file's share mode and delete pending state apply too */
+		rec.has_base = 1;
+		state_file_id(&rec.stream_base, f->dev, f->ino, NULL);
+	}
 	if (lease) {
 		rec.oplock_level = SHM_OPLOCK_LEASE;
 		rec.lease_state = r->lease_state;
@@ -538,7 +543,12 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		status = state_break_wait(req, rsp, s, &fid, &br);
 		if (status != STATUS_SUCCESS) {
 			/* Not open while it waits: inserted again on the rerun. */
-			(void)shm_open_remove(s, &fid, op->fid_persistent, NULL);
+			if (rec.has_base)
+				(void)shm_open_remove_stream(s, &fid,
+				    &rec.stream_base, op->fid_persistent, NULL);
+			else
+				(void)shm_open_remove(s, &fid,
+				    op->fid_persistent, NULL);
 			return status;
 		}
 	}
@@ -671,13 +681,22 @@ state_open_leave(struct open *op, int *delete_file)
 void
 state_open_leave_token(struct open *op, int *delete_file, uint32_t *delete_uid)
 {
+	state_open_leave_ex(op, delete_file, delete_uid, NULL);
+}
+
+void
+state_open_leave_ex(struct open *op, int *delete_file, uint32_t *delete_uid,
+    int *delete_base)
+{
 	struct shm *s = state_shm();
 	struct shm_close_result res;
-	struct shm_file_id fid;
+	struct shm_file_id fid, base;
 	int rc;
 
 	if (delete_uid != NULL)
 		*delete_uid = 0;
+	if (delete_base != NULL)
+		*delete_base = 0;
 	if (!op->state_in || s == NULL)
 		return;
 	op->state_in = 0;
@@ -690,7 +709,12 @@ state_open_leave_token(struct open *op, int *delete_file, uint32_t *delete_uid)
 	    !(op->u.file->create_options & SHM_FILE_DELETE_ON_CLOSE))
 		(void)shm_open_set_delete_pending(s, &fid, 1);
 	memset(&res, 0, sizeof(res));
-	rc = shm_open_remove(s, &fid, op->fid_persistent, &res);
+	if (op->u.file != NULL && op->u.file->stream[0] != '\0') {
+		state_file_id(&base, op->u.file->dev, op->u.file->ino, NULL);
+		rc = shm_open_remove_stream(s, &fid, &base, op->fid_persistent,
+		    &res);
+	} else
+		rc = shm_open_remove(s, &fid, op->fid_persistent, &res);
 	if (rc != 0 && rc != -ENOENT) {
 		errno = -rc;
 		log_warn("state: close of open %llx",
@@ -699,8 +723,10 @@ state_open_leave_token(struct open *op, int *delete_file, uint32_t *delete_uid)
 	}
 	if (delete_file != NULL)
 		*delete_file = rc == 0 ? res.delete_file : 0;
-	if (delete_uid != NULL && rc == 0 && res.delete_file)
+	if (delete_uid != NULL && rc == 0 && (res.delete_file || res.delete_base))
 		*delete_uid = res.delete_uid;
+	if (delete_base != NULL && rc == 0)
+		*delete_base = res.delete_base;
 	if ((res.wake.n > 0 || res.wake.overflow) && state_wmsg() != NULL)
 		(void)shm_wmsg_wake(state_wmsg(), &res.wake, &fid);
 	/*

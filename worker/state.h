@@ -150,6 +150,13 @@ void		 state_open_leave(struct open *, int *delete_file);
 /* The same; *delete_uid (may be NULL) gets the delete token, 0 if none. */
 void		 state_open_leave_token(struct open *, int *delete_file,
 		    uint32_t *delete_uid);
+/*
+ * The same; for an open of a named stream *delete_base (may be NULL) says
+ * the file itself must now be unlinked: it was delete pending behind this
+ * last open of its streams (shm_open_remove_stream).
+ */
+void		 state_open_leave_ex(struct open *, int *delete_file,
+		    uint32_t *delete_uid, int *delete_base);
 /* FileDispositionInformation: set or clear delete pending for every open. */
 ntstatus_t	 state_delete_pending_set(struct open *, int on);
 /* Is the file delete pending (STATUS_DELETE_PENDING for new opens)? */

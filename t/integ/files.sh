@@ -763,4 +763,105 @@ else
 	fail "object id: equal for one file, new for a new file on a reused inode"
 fi
 
+# Share modes of named streams, across two users' workers (MS-FSA
+# 2.1.5.1.2; smb2.streams.delete): a stream open without FILE_SHARE_DELETE
+# refuses a DELETE open (and so a delete) of its file; with it, the delete
+# makes the file delete pending, and the last stream close removes it.
+# Then a local process's fcntl() lock refuses an SMB LOCK on its range
+# (smb2.samba3misc.localposixlock1), and a blocking LOCK is granted once
+# the local lock goes.
+mkdir -p "$SHARE/sdel"
+chmod 0777 "$SHARE/sdel"
+: >"$SHARE/sdel/f.txt"
+: >"$SHARE/sdel/lk.txt"
+chmod 0666 "$SHARE/sdel/f.txt" "$SHARE/sdel/lk.txt"
+"$PYTHON" - "$PORT" "$ALICE_PW" "$BOB_PW" "$SHARE" > "$T/out.sdel" 2>&1 <<'PYEOF'
+import fcntl, os, struct, sys, threading, time
+from impacket.smbconnection import SMBConnection
+from impacket import smb3
+from impacket.smbconnection import SessionError
+port, apw, bpw, share = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+SHARING_VIOLATION, DELETE_PENDING = 0xC0000043, 0xC0000056
+LOCK_NOT_GRANTED = 0xC0000055
+
+def login(user, pw):
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=port)
+    c.login(user, pw)
+    return c, c.connectTree('share')
+
+def code(e):
+    return e.getErrorCode() if hasattr(e, 'getErrorCode') else e.get_error_code()
+
+def status(fn):
+    try:
+        fn()
+        return 0
+    except (SessionError, smb3.SessionError) as e:
+        return code(e)
+
+def create(c, t, name, access, share_mode, disp=1):
+    # FILE_NON_DIRECTORY_FILE
+    return c.getSMBServer().create(t, name, access, share_mode, 0x40, disp, 0)
+
+def lock(c, t, fid, off, length, flags):
+    srv = c.getSMBServer()
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = smb3.SMB2_LOCK
+    pkt['TreeID'] = t
+    raw = fid.getData() if hasattr(fid, 'getData') else bytes(fid)
+    pkt['Data'] = struct.pack('<HHL', 48, 1, 0) + raw + \
+        struct.pack('<QQLL', off, length, flags, 0)
+    ans = srv.recvSMB(srv.sendSMB(pkt))
+    if ans['Status'] != 0:
+        raise smb3.SessionError(ans['Status'], ans)
+
+a, ta = login('alice', apw)
+b, tb = login('bob', bpw)
+local = os.path.join(share, 'sdel', 'f.txt')
+# read|write data, sharing read|write only
+h = create(a, ta, 'sdel\\f.txt:s1', 0x3, 0x3, disp=3)
+st = status(lambda: create(b, tb, 'sdel\\f.txt', 0x10000, 0x7))
+assert st == SHARING_VIOLATION, 'DELETE open: %#x' % st
+st = status(lambda: b.deleteFile('share', 'sdel\\f.txt'))
+assert st == SHARING_VIOLATION, 'delete: %#x' % st
+a.getSMBServer().close(ta, h)
+# a stream open that shares delete lets the file go delete pending
+h = create(a, ta, 'sdel\\f.txt:s1', 0x3, 0x7)
+b.deleteFile('share', 'sdel\\f.txt')
+assert os.path.exists(local), 'unlinked under an open stream'
+st = status(lambda: create(b, tb, 'sdel\\f.txt', 0x80, 0x7))
+assert st == DELETE_PENDING, 'open of the file: %#x' % st
+st = status(lambda: create(a, ta, 'sdel\\f.txt:s1', 0x1, 0x7))
+assert st == DELETE_PENDING, 'open of the stream: %#x' % st
+assert a.readFile(ta, h, 0, 1) == b'', 'the open stream still reads'
+a.getSMBServer().close(ta, h)
+assert not os.path.exists(local), 'kept after the last stream close'
+print('stream without SHARE_DELETE: SHARING_VIOLATION; with it: '
+      'DELETE_PENDING until its close, then gone')
+
+# EXCLUSIVE | FAIL_IMMEDIATELY, then EXCLUSIVE (blocking)
+fd = os.open(os.path.join(share, 'sdel', 'lk.txt'), os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+h = create(a, ta, 'sdel\\lk.txt', 0x3, 0x7)
+st = status(lambda: lock(a, ta, h, 0, 1, 0x12))
+assert st == LOCK_NOT_GRANTED, 'over a local lock: %#x' % st
+lock(a, ta, h, 10, 1, 0x12)		# beside it
+threading.Timer(0.5, lambda: fcntl.lockf(fd, fcntl.LOCK_UN, 1, 0)).start()
+t0 = time.monotonic()
+lock(a, ta, h, 0, 1, 0x2)
+waited = time.monotonic() - t0
+assert 0.4 < waited < 5, 'blocking lock answered after %.1f s' % waited
+a.getSMBServer().close(ta, h)
+os.close(fd)
+print('local fcntl lock: LOCK_NOT_GRANTED; blocking lock granted %.1f s '
+      'after it went' % waited)
+PYEOF
+rc=$?
+sed 's/^/# /' "$T/out.sdel" | tail -n 4
+if [ $rc = 0 ]; then
+	ok "stream share modes bind the file's DELETE opens; local fcntl locks bind SMB locks"
+else
+	fail "stream share modes bind the file's DELETE opens; local fcntl locks bind SMB locks"
+fi
+
 finish

@@ -16,6 +16,10 @@
 #		alone takes ~165 s, its 35 s break timeout and "no break" waits)
 #	TORTURE_SERVER=host:port/share  run against another server (e.g. a
 #		Samba started for comparison); users alice/bob must exist there
+#	TORTURE_LOCALDIR  the share's directory as this host sees it, for the
+#		tests that act on the files locally too (torture:localdir,
+#		e.g. smb2.samba3misc.localposixlock1); default: usmbd's share,
+#		none with TORTURE_SERVER
 . "$(dirname "$0")/lib.sh"
 
 LIST=$ROOT/t/compat/torture.list
@@ -30,6 +34,7 @@ if [ -z "${TORTURE_SERVER:-}" ]; then
 	integ_users
 	integ_start || { fail "usmbd starts"; finish; }
 	HOST=127.0.0.1 SPORT=$PORT SHARENAME=share
+	LOCALDIR=${TORTURE_LOCALDIR:-$SHARE}
 else
 	T=$(mktemp -d /tmp/usmbd-torture.XXXXXX)
 	trap 'rm -rf "$T"' EXIT
@@ -37,6 +42,7 @@ else
 	rest=${TORTURE_SERVER#*:}
 	SPORT=${rest%%/*}
 	SHARENAME=${rest#*/}
+	LOCALDIR=${TORTURE_LOCALDIR:-}
 fi
 
 # torture_run SUITE [LOADLIST]: one smbtorture invocation of the suite
@@ -53,6 +59,7 @@ torture_run() {
 	    --option=torture:writetimeupdatedelay=500000 \
 	    --option=torture:user2name=bob \
 	    --option=torture:user2password="$BOB_PW" \
+	    ${LOCALDIR:+--option=torture:localdir="$LOCALDIR"} \
 	    --fullname --format=subunit ${2:+--load-list="$2"} "$suite" \
 	    </dev/null >"$out" 2>&1
 	echo "$?" >"$T/rc.$suite"

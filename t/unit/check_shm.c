@@ -105,6 +105,93 @@ START_TEST(test_delete_pending)
 }
 END_TEST
 
+/* A named stream of F1, keyed the way worker/state.c keys one. */
+static const struct shm_file_id F1S = { 0x801 | 0x5a5a00000000ull | 1ull << 63,
+    0x1234 };
+
+static struct shm_open_rec
+mkstream(uint64_t id, uint32_t access, uint32_t share)
+{
+	struct shm_open_rec r = mkopen(id, access, share);
+
+	r.has_base = 1;
+	r.stream_base = F1;
+	return r;
+}
+
+START_TEST(test_stream_share_delete)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec st = mkstream(31, RD | WR, S_R | S_W);
+	struct shm_open_rec del = mkopen(32, DEL, S_ALL), rd = mkopen(33, RD, S_ALL);
+	struct shm_open_conflict cf;
+	struct shm_close_result cr;
+
+	/* a stream open without FILE_SHARE_DELETE: no DELETE open of F1 */
+	ck_assert_int_eq(shm_open_insert(s, &F1S, &st, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &del, &cf), -EBUSY);
+	ck_assert_uint_eq(cf.persistent_id, 31);
+	ck_assert_uint_eq(cf.share_access, S_R | S_W);
+	/* ... other opens of F1 are not its business */
+	ck_assert_int_eq(shm_open_insert(s, &F1, &rd, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 33, NULL), 0);
+	ck_assert_int_eq(shm_open_remove_stream(s, &F1S, &F1, 31, &cr), 0);
+	ck_assert_int_eq(cr.delete_base, 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &del, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 32, NULL), 0);
+
+	/* one that shares delete: F1 goes delete pending behind it */
+	st = mkstream(34, RD | WR, S_ALL);
+	del = mkopen(35, DEL, S_ALL);
+	del.create_options = SHM_FILE_DELETE_ON_CLOSE;
+	ck_assert_int_eq(shm_open_insert(s, &F1S, &st, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &del, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 35, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);	/* not yet: a stream is open */
+	ck_assert_int_eq(cr.last_close, 0);
+	rd = mkopen(36, ATTR, S_ALL);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &rd, NULL), -EIDRM);
+	st = mkstream(37, RD, S_ALL);
+	ck_assert_int_eq(shm_open_insert(s, &F1S, &st, &cf), -EIDRM);
+	ck_assert_int_eq(cf.delete_pending, 1);
+	ck_assert_int_eq(shm_open_remove_stream(s, &F1S, &F1, 34, &cr), 0);
+	ck_assert_int_eq(cr.delete_base, 1);	/* the last one: unlink F1 */
+	ck_assert_int_eq(shm_open_insert(s, &F1, &rd, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 36, NULL), 0);
+
+	/*
+	 * A stream open gone without its close (a purged worker's): its
+	 * copy no longer counts, and F1 left delete pending for it is a
+	 * file like any other again.
+	 */
+	st = mkstream(38, RD | WR, 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1S, &st, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1S, 38, NULL), 0);
+	del = mkopen(39, DEL, S_ALL);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &del, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 39, NULL), 0);
+	drop_env(s);
+}
+END_TEST
+
+START_TEST(test_share_check_client)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec d = mkopen(41, RD | DEL, S_ALL);
+
+	memset(d.client_guid, 0xa1, sizeof(d.client_guid));
+	ck_assert_int_eq(shm_open_insert(s, &F1, &d, NULL), 0);
+	/* a would-be WRITE open sharing read|write meets the DELETE open,
+	 * whichever client holds it; nothing is inserted either way */
+	ck_assert_int_eq(shm_open_share_check(s, &F1, WR, S_R | S_W, NULL),
+	    -EBUSY);
+	ck_assert_int_eq(shm_open_share_check(s, &F1, WR, S_ALL, NULL), 0);
+	ck_assert_int_eq(shm_open_share_check(s, &F2, WR, 0, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 41, NULL), 0);
+	drop_env(s);
+}
+END_TEST
+
 START_TEST(test_write_txns_per_pair)
 {
 	struct shm *s = make_env(0);
@@ -574,6 +661,8 @@ shm_suite(void)
 	tcase_add_test(tc, test_share_matrix);
 	tcase_add_test(tc, test_conflict_details);
 	tcase_add_test(tc, test_delete_pending);
+	tcase_add_test(tc, test_stream_share_delete);
+	tcase_add_test(tc, test_share_check_client);
 	tcase_add_test(tc, test_write_txns_per_pair);
 	tcase_add_test(tc, test_two_process_sharing);
 	tcase_add_test(tc, test_reader_check_dead_child);

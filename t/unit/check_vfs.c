@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,42 @@ START_TEST(test_dos_and_streams)
 }
 END_TEST
 
+/*
+ * lock_test sees a traditional fcntl() lock another open file description
+ * holds (an OFD query conflicts with it even in the same process), only on
+ * its own bytes, and not once it is gone; ranges past off_t are clipped.
+ */
+START_TEST(test_lock_test)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = 100, .l_len = 10 };
+	int fd, mine;
+
+	fd = v->open(root, "sub/Hello.TXT", O_RDWR, 0);
+	mine = v->open(root, "sub/Hello.TXT", O_RDWR, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(mine, 0);
+	ck_assert_int_eq(v->lock_test(mine, 100, 1, 1), 0);
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert_int_eq(v->lock_test(mine, 105, 1, 1), -EAGAIN);
+	ck_assert_int_eq(v->lock_test(mine, 105, 1, 0), -EAGAIN);
+	ck_assert_int_eq(v->lock_test(mine, 0, 100, 1), 0);
+	ck_assert_int_eq(v->lock_test(mine, 110, 5, 1), 0);
+	ck_assert_int_eq(v->lock_test(mine, 0, UINT64_MAX, 1), -EAGAIN);
+	ck_assert_int_eq(v->lock_test(mine, 50, 0, 1), 0);	/* no byte */
+	ck_assert_int_eq(v->lock_test(mine, 1ull << 63, 10, 1), 0);
+	fl.l_type = F_RDLCK;
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert_int_eq(v->lock_test(mine, 105, 1, 0), 0);	/* read + read */
+	ck_assert_int_eq(v->lock_test(mine, 105, 1, 1), -EAGAIN);
+	fl.l_type = F_UNLCK;
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert_int_eq(v->lock_test(mine, 105, 1, 1), 0);
+	close(fd);
+	close(mine);
+}
+END_TEST
+
 static Suite *
 vfs_suite(void)
 {
@@ -240,6 +277,7 @@ vfs_suite(void)
 	tcase_add_test(tc, test_names_ops);
 	tcase_add_test(tc, test_case_insensitive);
 	tcase_add_test(tc, test_dos_and_streams);
+	tcase_add_test(tc, test_lock_test);
 	suite_add_tcase(s, tc);
 	return s;
 }
