@@ -30,6 +30,15 @@ struct wcur {
 static inline void
 cur_init(struct cur *c, const void *buf, size_t len)
 {
+	/*
+	 * An empty view is often (NULL, 0), e.g. a create context with no
+	 * data.  NULL + 0 is undefined in C, here and in every later cur_view
+	 * of 0 bytes: point such a cursor at a valid empty string instead.
+	 */
+	if (buf == NULL) {
+		buf = "";
+		len = 0;
+	}
 	c->base = c->p = buf;
 	c->end = c->base + len;
 	c->err = 0;

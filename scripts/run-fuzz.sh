@@ -3,6 +3,10 @@
 # (t/fuzz/corpus/<name without fuzz_>/).  New inputs go to a scratch copy so
 # the repository's corpus only changes by hand.  Usage: run-fuzz.sh SECONDS BIN...
 set -u
+# The targets are built with recoverable UBSan: without halt_on_error a
+# report is only printed and the run still passes.  Halting makes libFuzzer
+# save the input as a crash artifact.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 secs=$1; shift
 pass=0; fail=0
 for bin in "$@"; do

@@ -148,6 +148,11 @@ START_TEST(test_sd_decode_bad)
 	b[2] = 0x00;				/* DACL not present: ignored */
 	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), 0);
 	ck_assert_int_eq(sd.has_dacl, 0);
+	/*
+	 * A SecD create context with no data comes as (NULL, 0): refused
+	 * without UB (fuzz_filecmd found NULL + 0 in cur_init).
+	 */
+	ck_assert_int_eq(secdesc_decode(NULL, 0, &sd), -1);
 }
 END_TEST
 
