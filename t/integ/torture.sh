@@ -12,6 +12,8 @@
 # Environment:
 #	TORTURE_SUITES="smb2.read smb2.create"  run these whole suites instead
 #		of the list (exploration; prints every result, fails nothing)
+#	TORTURE_LANES	how many suites run at once (default 2, each lane on
+#		a share of its own; 1 = one after the other)
 #	TORTURE_TIMEOUT	seconds per suite invocation (default 300: smb2.lease
 #		alone takes ~165 s, its 35 s break timeout and "no break" waits)
 #	TORTURE_SERVER=host:port/share  run against another server (e.g. a
@@ -28,31 +30,43 @@ TMO=${TORTURE_TIMEOUT:-300}
 
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 
+# Two lanes run the suites side by side (most of their time is spent
+# waiting for break and durable timeouts, not computing), each on a share
+# of its own so no two suites meet on a file name; TORTURE_LANES=1 runs
+# them one after the other.  One lane against another server.
+LANES=${TORTURE_LANES:-2}
 if [ -z "${TORTURE_SERVER:-}" ]; then
 	integ_init
-	integ_conf
+	SHARE2=$T/share2
+	mkdir -p "$SHARE2"
+	chmod 1777 "$SHARE2"
+	INTEG_SHARES=$(printf '[share2]\n\tpath = %s\n\tread only = no' "$SHARE2") integ_conf
 	integ_users
 	integ_start || { fail "usmbd starts"; finish; }
-	HOST=127.0.0.1 SPORT=$PORT SHARENAME=share
-	LOCALDIR=${TORTURE_LOCALDIR:-$SHARE}
+	HOST=127.0.0.1 SPORT=$PORT
+	LANE_SHARE=(share share2)
+	LANE_DIR=("${TORTURE_LOCALDIR:-$SHARE}" "${TORTURE_LOCALDIR:-$SHARE2}")
 else
+	LANES=1
 	T=$(mktemp -d /tmp/usmbd-torture.XXXXXX)
 	trap 'rm -rf "$T"' EXIT
 	HOST=${TORTURE_SERVER%%:*}
 	rest=${TORTURE_SERVER#*:}
 	SPORT=${rest%%/*}
-	SHARENAME=${rest#*/}
-	LOCALDIR=${TORTURE_LOCALDIR:-}
+	LANE_SHARE=("${rest#*/}")
+	LANE_DIR=("${TORTURE_LOCALDIR:-}")
 fi
 
-# torture_run SUITE [LOADLIST]: one smbtorture invocation of the suite
-# (only the tests of LOADLIST, one full name a line, when given); results go
-# to $T/res.SUITE as "STATUS<TAB>full test name" lines (names may hold
-# spaces), STATUS one of success, failure, skip.
+# torture_run SUITE [LOADLIST [LANE]]: one smbtorture invocation of the
+# suite (only the tests of LOADLIST, one full name a line, when given) on
+# the lane's share (default the first); results go to $T/res.SUITE as
+# "STATUS<TAB>full test name" lines (names may hold spaces), STATUS one of
+# success, failure, skip.
 torture_run() {
-	local suite=$1 out=$T/out.$1
+	local suite=$1 out=$T/out.$1 lane=${3:-0}
+	local LOCALDIR=${LANE_DIR[$lane]}
 
-	timeout --kill-after=5 "$TMO" smbtorture "//$HOST/$SHARENAME" \
+	timeout --kill-after=5 "$TMO" smbtorture "//$HOST/${LANE_SHARE[$lane]}" \
 	    -p "$SPORT" -U "alice%$ALICE_PW" \
 	    --target=samba3 \
 	    --option=torture:sharedelay=100000 \
@@ -98,7 +112,12 @@ for t in "${!want[@]}"; do
 	s=$(cut -d. -f1-2 <<<"$t")
 	suites[$s]=1
 done
-for s in $(printf '%s\n' "${!suites[@]}" | sort); do
+# The seconds each suite took in CI (2026-12-03); the rest count 3.  The
+# lanes are filled heaviest first, each suite going to the lighter lane.
+declare -A weight=([smb2.lease]=166 [smb2.oplock]=109 [smb2.replay]=99
+    [smb2.notify]=75 [smb2.session]=62 [smb2.timestamps]=16
+    [smb2.multichannel]=12 [smb2.create]=10)
+for s in "${!suites[@]}"; do
 	ll=$T/load.$s
 	# --list prints "full name.tcase name"
 	smbtorture --list "$s" 2>/dev/null | grep -F "$s." | sed 's/\.[^.]*$//' |
@@ -108,10 +127,34 @@ for s in $(printf '%s\n' "${!suites[@]}" | sort); do
 	for t in "${!want[@]}"; do
 		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
 	done
-	t0=$SECONDS
-	torture_run "$s" "$ll"
+done
+declare -a lane_load=() lane_suites=()
+for ((l = 0; l < LANES; l++)); do lane_load[l]=0; lane_suites[l]=; done
+for s in $(for s in "${!suites[@]}"; do echo "${weight[$s]:-3} $s"; done |
+    sort -k1,1nr -k2 | cut -d' ' -f2); do
+	best=0
+	for ((l = 1; l < LANES; l++)); do
+		[ "${lane_load[l]}" -lt "${lane_load[best]}" ] && best=$l
+	done
+	lane_load[best]=$((lane_load[best] + ${weight[$s]:-3}))
+	lane_suites[best]+=" $s"
+done
+pids=()
+for ((l = 0; l < LANES; l++)); do
+	(
+		for s in ${lane_suites[l]}; do
+			t0=$SECONDS
+			torture_run "$s" "$T/load.$s" "$l"
+			echo "$((SECONDS - t0))" >"$T/secs.$s"
+		done
+	) &
+	pids+=($!)
+done
+wait "${pids[@]}"
+for s in $(printf '%s\n' "${!suites[@]}" | sort); do
+	ll=$T/load.$s
 	rc=$(cat "$T/rc.$s")
-	echo "suite $s: $(grep -c . "$ll") tests in $((SECONDS - t0)) s"
+	echo "suite $s: $(grep -c . "$ll") tests in $(cat "$T/secs.$s") s"
 	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && echo "suite $s timed out after ${TMO}s"
 	while IFS= read -r t; do
 		[ -n "${want[$t]:-}" ] || continue
