@@ -19,6 +19,7 @@ import time
 
 from impacket import smb3structs as s2
 from impacket.nt_errors import STATUS_SUCCESS
+from impacket.smb3 import SessionError
 from impacket.smbconnection import SMBConnection
 from impacket.smb3structs import SMB2_DIALECT_30
 
@@ -147,6 +148,27 @@ def main():
     return 0
 
 
+def status_of(fn):
+    """The NTSTATUS a request raised, 0 when it succeeded."""
+    try:
+        fn()
+    except SessionError as e:
+        return e.get_error_code()
+    return 0
+
+
+def read_all(smb, tid, fid, size):
+    """size bytes of fid from offset 0, in 64 KiB READs (less at EOF)."""
+    out, off = b"", 0
+    while off < size:
+        chunk = smb.read(tid, fid, off, min(65536, size - off))
+        if not chunk:
+            break
+        out += chunk
+        off += len(chunk)
+    return out
+
+
 def session21(port, user, pw):
     """A fresh unsigned SMB 2.1 connection: (conn, smb, tid)."""
     from impacket.smb3structs import SMB2_DIALECT_21
@@ -198,7 +220,6 @@ def pipe_checks(port, user, pw, m):
     fail the run: each reads back intact; a refused one (read-only handle)
     gets the status a 4 KiB WRITE gets and leaves the stream framed; a
     client that disconnects mid-payload leaves the server serving."""
-    from impacket.smb3 import SessionError
 
     size = 4 << 20
     pattern = bytes(range(251)) * (size // 251 + 2)     # 251: not page-periodic
@@ -214,14 +235,7 @@ def pipe_checks(port, user, pw, m):
         sess[i][1], sess[i][2], sess[i][3], blobs[i % 2], 0,
         pause=(0.01, 0.2)[i % 2]))
     for k, (conn, smb, tid, fid) in enumerate(sess):
-        got, off = b"", 0
-        while off < size:
-            chunk = smb.read(tid, fid, off, min(65536, size - off))
-            if not chunk:
-                break
-            got += chunk
-            off += len(chunk)
-        if got != blobs[k % 2]:
+        if read_all(smb, tid, fid, size) != blobs[k % 2]:
             raise RuntimeError("a 4 MiB WRITE sent in pieces did not read back intact")
         smb.close(tid, fid)
         conn.logoff()
@@ -233,13 +247,6 @@ def pipe_checks(port, user, pw, m):
                               FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0))
     ro = smb.create(tid, "perf_pipe_ro.dat", 0x00120089, SHARE_ALL,
                     FILE_NON_DIRECTORY_FILE, FILE_OPEN, 0)
-
-    def status_of(fn):
-        try:
-            fn()
-        except SessionError as e:
-            return e.get_error_code()
-        return 0
 
     got = status_of(lambda: split_write(smb, tid, ro, blobs[0], 0))
     want = status_of(lambda: smb.write(tid, ro, blobs[0][:4096], 0, 4096))
@@ -288,7 +295,6 @@ def splice_checks(port, user, pw, n):
     of READ_PLAIN (4 KiB unsigned READs) and checks of short and
     end-of-file READs."""
     from impacket.smb3structs import SMB2_DIALECT_21
-    from impacket.smb3 import SessionError
 
     conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
                          preferredDialect=SMB2_DIALECT_21, timeout=30)
@@ -303,16 +309,6 @@ def splice_checks(port, user, pw, n):
     def create(name, access=GENERIC_RW, disp=FILE_OVERWRITE_IF):
         return smb.create(tid, name, access, SHARE_ALL, FILE_NON_DIRECTORY_FILE, disp, 0)
 
-    def readall(fid, size):
-        out, off = b"", 0
-        while off < size:
-            chunk = smb.read(tid, fid, off, min(65536, size - off))
-            if not chunk:
-                break
-            out += chunk
-            off += len(chunk)
-        return out
-
     def piece(i):
         k = i % 4
         return blob[k * rec:(k + 1) * rec]
@@ -322,7 +318,7 @@ def splice_checks(port, user, pw, n):
         smb.write(tid, fid, piece(i), i * rec, rec)
     window("WRITE_96K", n, lambda i: smb.write(tid, fid, piece(i), (4 + i) * rec, rec))
     want = b"".join(piece(i) for i in range(4)) + b"".join(piece(i) for i in range(n))
-    if readall(fid, len(want)) != want:
+    if read_all(smb, tid, fid, len(want)) != want:
         raise RuntimeError("spliced WRITEs did not read back intact")
 
     # READ_PLAIN: 4 KiB unsigned READs (the syscall floor without
@@ -343,13 +339,6 @@ def splice_checks(port, user, pw, n):
         if e.get_error_code() != 0xC0000011:
             raise RuntimeError("a READ at the end of file got 0x%08x" % e.get_error_code())
 
-    def status_of(fn):
-        try:
-            fn()
-        except SessionError as e:
-            return e.get_error_code()
-        return 0
-
     def refused(what, h, off):
         # The answer of the copy path (a 4 KiB WRITE) is the reference.
         want = status_of(lambda: smb.write(tid, h, piece(0)[:4096], off, 4096))
@@ -365,14 +354,14 @@ def splice_checks(port, user, pw, n):
     smb.close(tid, ro)
     refused("large WRITE on a closed handle", ro, 0)
     refused("large WRITE past the largest file size", fid, 0xFFFFFFF0000)
-    if readall(fid, len(want)) != want:
+    if read_all(smb, tid, fid, len(want)) != want:
         raise RuntimeError("a refused WRITE changed the file")
     smb.close(tid, fid)
 
     sfid = create("perf_splice.dat:big")
     sdata = blob[:65536]
     smb.write(tid, sfid, sdata, 0, len(sdata))
-    if readall(sfid, len(sdata)) != sdata:
+    if read_all(smb, tid, sfid, len(sdata)) != sdata:
         raise RuntimeError("a large WRITE to a stream did not read back intact")
     smb.close(tid, sfid)
     conn.disconnectTree(tid)
