@@ -822,25 +822,40 @@ conn_notice_queue(struct conn *c, const uint8_t *msg, size_t len,
 /* ---- I/O ---- */
 
 ssize_t
-conn_read(struct conn *c)
+conn_read_want(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
 	size_t want;
-	ssize_t n;
 
 	if (pv->rlen >= pv->rcap)
 		return -ENOBUFS;
 	want = pv->rcap - pv->rlen;
 	/* A worker leaves a large WRITE's payload for splice (conn_rx.c). */
-	if (pv->role == CONN_ROLE_WORKER &&
-	    (want = conn_rx_read_want(c, want)) == 0)
-		return -EAGAIN;	/* its payload is awaited whole */
+	if (pv->role == CONN_ROLE_WORKER)
+		want = conn_rx_read_want(c, want);
+	return (ssize_t)want;
+}
+
+void
+conn_read_done(struct conn *c, size_t n)
+{
+	c->priv->rlen += n;
+}
+
+ssize_t
+conn_read(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	ssize_t want, n;
+
+	if ((want = conn_read_want(c)) <= 0)
+		return want == 0 ? -EAGAIN : want;	/* 0: awaited whole */
 	do
-		n = read(c->fd, pv->rbuf + pv->rlen, want);
+		n = read(c->fd, pv->rbuf + pv->rlen, (size_t)want);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	pv->rlen += (size_t)n;
+	conn_read_done(c, (size_t)n);
 	return n;
 }
 
@@ -951,8 +966,8 @@ conn_process(struct conn *c)
 				break;
 		}
 
-		if (rest < SMB2_FRAME_LEN)
-			break;
+		if (rest < SMB2_FRAME_LEN || pv->rx_armed)
+			break;	/* armed: what rbuf holds is an incomplete frame */
 		/* conn_frame_ready() looks at the start of rbuf. */
 		len = smb2_frame_decode(pv->rbuf + used);
 		if (len < 4 || (size_t)len > pv->max_frame) {

@@ -173,6 +173,14 @@ struct conn_private {
 	unsigned	 warn_n;
 	int		 epoll_out;	/* EPOLLOUT is armed (worker) */
 	/*
+	 * A receive (or a readiness poll) of the worker's io_uring is
+	 * armed on this connection (worker/loop.c): until its completion
+	 * nothing else reads the socket or moves rbuf, since the kernel
+	 * writes at rbuf + rlen as it was at arming.
+	 */
+	int		 rx_armed;
+	uint32_t	 rx_gen;	/* tag of the armed request */
+	/*
 	 * A connection routed to a worker for binding, with no session of
 	 * its own: closed at this deadline (shm_now_ms clock; 0 = none, or
 	 * it has logged in) or after CONN_BIND_MAX_FAILS failed setups.
@@ -230,6 +238,13 @@ int		 conn_set_bufsize(struct conn *, size_t);
 
 /* Reads what the socket has; returns >0, 0 on EOF, -EAGAIN or -errno. */
 ssize_t		 conn_read(struct conn *);
+/*
+ * conn_read in two halves, for a receive done elsewhere (io_uring):
+ * how much may be read now at rbuf + rlen (0: nothing, its payload is
+ * awaited whole; -ENOBUFS: the buffer is full), and the count received.
+ */
+ssize_t		 conn_read_want(struct conn *);
+void		 conn_read_done(struct conn *, size_t);
 /*
  * Handles every complete frame in the receive buffer while no output is
  * pending.  Returns 0, or -1 when the connection must be closed.

@@ -28,11 +28,21 @@
 #include "worker/smb2_notify.h"
 #include "worker/state.h"
 #include "worker/unlink_as.h"
+#include "worker/uring.h"
 #include "worker/worker.h"
 
 #define WK_MAX_EVENTS	64
 #define WK_AUTH_SECS	30
 #define WK_MAX_DEFER	64
+#define WK_URING_SQ	256
+
+/*
+ * io_uring tags: the epoll fd's readiness, or a connection's receive or
+ * poll as fd | kind << 32 | generation << 33 (a stale completion, of a
+ * closed connection or a reused fd, carries another generation).
+ */
+#define WK_UD_EPOLL	UINT64_MAX
+#define WK_UD_POLL	(1ull << 32)
 
 struct worker {
 	int		 chan, ep, sigfd, tfd;
@@ -49,6 +59,8 @@ struct worker {
 	int		 shutdown, reload;
 	int		 nheadless;	/* connections kept by conn_keep_headless */
 	uint32_t	 next_id;
+	uint32_t	 rx_gen;	/* last io_uring tag generation */
+	int		 uring;		/* receives go through worker/uring.c */
 	int		 defer[WK_MAX_DEFER];	/* fds with frames still buffered */
 	int		 ndefer;
 	uint8_t		 mbuf[MSG_BUF_SIZE];
@@ -78,11 +90,29 @@ wk_idle_timer(void)
 	(void)timerfd_settime(wk.tfd, 0, &its, NULL);
 }
 
+static uint64_t
+wk_rx_ud(const struct conn *c)
+{
+	return (uint64_t)(uint32_t)c->fd | (c->priv->rx_armed == 2 ?
+	    WK_UD_POLL : 0) | (uint64_t)c->priv->rx_gen << 33;
+}
+
+/* Takes the armed receive back (its buffer is about to change or go). */
+static void
+wk_rx_disarm(struct conn *c)
+{
+	if (!c->priv->rx_armed)
+		return;
+	(void)uring_cancel(wk_rx_ud(c));
+	c->priv->rx_armed = 0;
+}
+
 static void
 wk_close(struct conn *c)
 {
 	int fd = c->fd;
 
+	wk_rx_disarm(c);
 	if (c->priv->headless) {
 		/* Its socket was counted out already (below). */
 		wk.conns[fd] = NULL;
@@ -131,6 +161,10 @@ wk_headless_sweep(void)
 	}
 }
 
+/*
+ * With io_uring a connection is in the epoll set only while its output is
+ * stuck (EPOLLOUT); its input comes by the ring (wk_rx_arm).
+ */
 static void
 wk_events(struct conn *c, uint32_t ev)
 {
@@ -138,7 +172,47 @@ wk_events(struct conn *c, uint32_t ev)
 
 	e.events = ev;
 	e.data.fd = c->fd;
-	(void)epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
+	if (!wk.uring)
+		(void)epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
+	else if (ev == EPOLLOUT)
+		(void)epoll_ctl(wk.ep, EPOLL_CTL_ADD, c->fd, &e);
+	else
+		(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, c->fd, NULL);
+}
+
+/*
+ * Arms the ring's receive for the connection's next bytes, straight into
+ * its buffer: the wait and the read are then the one io_uring_enter of the
+ * loop.  Not while output is stuck (the client is not reading: no new
+ * requests until it does, as with epoll) and not on a headless one.
+ * When nothing may be read now (a WRITE's payload is awaited whole,
+ * conn_rx.c) or the buffer is full, a readiness poll does what EPOLLIN
+ * did.  0, or -1 when the connection must be closed.
+ */
+static int
+wk_rx_arm(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	ssize_t want;
+	int rc;
+
+	if (!wk.uring || pv->rx_armed || pv->headless || pv->epoll_out)
+		return 0;
+	want = conn_read_want(c);
+	pv->rx_gen = ++wk.rx_gen & 0x7fffffffu;
+	pv->rx_armed = want > 0 ? 1 : 2;
+	if (want > 0)
+		rc = uring_recv(c->fd, pv->rbuf + pv->rlen, (size_t)want,
+		    wk_rx_ud(c));
+	else
+		rc = uring_poll(c->fd, POLLIN, wk_rx_ud(c));
+	if (rc < 0) {
+		pv->rx_armed = 0;
+		conn_warnx(c, "io_uring request refused (%d), disconnecting",
+		    rc);
+		return -1;
+	}
+	return 0;
 }
 
 /* Runs buffered frames; arms EPOLLOUT while output is stuck.  0 or -1. */
@@ -158,7 +232,7 @@ wk_process(struct conn *c)
 		pv->epoll_out = 0;
 		wk_events(c, EPOLLIN);
 	}
-	return 0;
+	return wk_rx_arm(c);
 }
 
 /*
@@ -228,7 +302,7 @@ wk_add(struct msg *m)
 		goto fail;
 	e.events = EPOLLIN;
 	e.data.fd = fd;
-	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
+	if (!wk.uring && epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
 		goto fail;
 	wk.conns[fd] = c;
 	wk.nconns++;
@@ -254,6 +328,8 @@ wk_add(struct msg *m)
 	/* Bytes the gate read past the last request: run them. */
 	if (c->priv->rlen > 0 && wk.ndefer < WK_MAX_DEFER)
 		wk.defer[wk.ndefer++] = fd;
+	else if (wk_rx_arm(c) < 0)
+		wk_close(c);
 	return;
 fail:
 	if (c != NULL)
@@ -365,7 +441,9 @@ wk_conn_event(int fd, uint32_t ev)
 		}
 		return;
 	}
-	if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+	/* With io_uring EPOLLHUP/EPOLLERR come with EPOLLOUT only; an
+	 * armed receive reports the end itself. */
+	if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->priv->rx_armed) {
 		n = conn_read(c);
 		if (n == 0 || (n < 0 && n != -EAGAIN)) {
 			wk_close(c);
@@ -463,6 +541,16 @@ wk_setup(void)
 		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0)
 			return -1;
 	}
+	/* Receives by io_uring when the kernel lets us (worker/uring.h). */
+	if ((fl = uring_init(WK_URING_SQ)) == 0 &&
+	    uring_poll(wk.ep, POLLIN, WK_UD_EPOLL) == 0)
+		wk.uring = 1;
+	else {
+		if (fl == 0)
+			uring_fini();
+		log_debug(1, "io_uring not used (%s): epoll only",
+		    strerror(fl < 0 ? -fl : ENOBUFS));
+	}
 	return 0;
 }
 
@@ -535,11 +623,113 @@ worker_tick_arm(void)
 	wk_tick_set(1);
 }
 
+/* The epoll set's events: the master channel, timers, signals, stuck output. */
+static void
+wk_dispatch(const struct epoll_event *evs, int n)
+{
+	int i, fd;
+
+	for (i = 0; i < n && !wk.shutdown; i++) {
+		fd = evs[i].data.fd;
+		if (fd == wk.chan)
+			wk_chan();
+		else if (fd == wk.sigfd) {
+			struct signalfd_siginfo si;
+
+			while (read(wk.sigfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					wk.reload = 1;
+				else
+					wk.shutdown = 1;
+			}
+		} else if (fd == wk.wmsgfd) {
+			state_wmsg_event();
+		} else if (fd == wk.notifyfd) {
+			smb2_notify_event();
+		} else if (fd == wk.tickfd) {
+			uint64_t x;
+
+			(void)read(wk.tickfd, &x, sizeof(x));
+			int need = state_tick() | unlink_as_tick() |
+			    conn_rx_tick();
+
+			if (!wk_bind_tick() && !need)
+				wk_tick_set(0);
+		} else if (fd == wk.tfd) {
+			uint64_t x;
+
+			(void)read(wk.tfd, &x, sizeof(x));
+			/* Vouched deletes live in this process only. */
+			if (wk.nconns == 0 && unlink_as_held() > 0) {
+				log_debug(2, "idle, kept for %u vouched "
+				    "deletes", unlink_as_held());
+				wk_idle_timer();
+			} else if (wk.nconns == 0) {
+				log_debug(1, "idle for %d s, exiting",
+				    wk.conf->worker_idle_timeout);
+				wk.shutdown = 1;
+			}
+		} else
+			wk_conn_event(fd, evs[i].events);
+	}
+}
+
+/*
+ * A completion of the ring: the epoll set is ready (its one-shot poll is
+ * re-armed after taking one batch, so what stays ready fires again), or a
+ * connection's receive or readiness poll is done.
+ */
+static void
+wk_uring_event(const struct uring_cqe *cq)
+{
+	struct epoll_event evs[WK_MAX_EVENTS];
+	struct conn *c;
+	uint64_t ud = cq->ud;
+	int fd, n;
+
+	if (ud == WK_UD_EPOLL) {
+		n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, 0);
+		if (n > 0)
+			wk_dispatch(evs, n);
+		if (uring_poll(wk.ep, POLLIN, WK_UD_EPOLL) < 0) {
+			log_warnx("io_uring: cannot re-arm the epoll poll");
+			wk.shutdown = 1;
+		}
+		return;
+	}
+	fd = (int)(uint32_t)ud;
+	c = fd >= 0 && fd < wk.maxfd ? wk.conns[fd] : NULL;
+	if (c == NULL || !c->priv->rx_armed ||
+	    c->priv->rx_gen != (uint32_t)(ud >> 33))
+		return;		/* of a connection closed meanwhile */
+	c->priv->rx_armed = 0;
+	if (ud & WK_UD_POLL) {
+		wk_conn_event(fd, EPOLLIN);
+		return;
+	}
+	if (cq->res == -EAGAIN || cq->res == -EINTR) {
+		if (wk_rx_arm(c) < 0)
+			wk_close(c);
+		return;
+	}
+	if (cq->res <= 0) {
+		if (cq->res < 0)
+			log_debug(2, "%s: receive: %s", c->peer,
+			    strerror(-cq->res));
+		wk_close(c);
+		return;
+	}
+	conn_read_done(c, (size_t)cq->res);
+	if (wk_process(c) < 0)
+		wk_close(c);
+}
+
 int
 worker_main(struct conf *conf, const char *conf_path, int chan,
     const char *user, uid_t uid, gid_t gid)
 {
 	struct epoll_event evs[WK_MAX_EVENTS];
+	struct uring_cqe cqs[WK_MAX_EVENTS];
 	uint8_t role[4];
 	char tag[96];
 	int i, n, fd;
@@ -565,55 +755,24 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	log_debug(1, "worker for %s (uid %u gid %u) ready", user, (unsigned)uid,
 	    (unsigned)gid);
 	while (!wk.shutdown) {
-		n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_warn("epoll_wait");
-			break;
-		}
-		for (i = 0; i < n && !wk.shutdown; i++) {
-			fd = evs[i].data.fd;
-			if (fd == wk.chan)
-				wk_chan();
-			else if (fd == wk.sigfd) {
-				struct signalfd_siginfo si;
-
-				while (read(wk.sigfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo == SIGHUP)
-						wk.reload = 1;
-					else
-						wk.shutdown = 1;
-				}
-			} else if (fd == wk.wmsgfd) {
-				state_wmsg_event();
-			} else if (fd == wk.notifyfd) {
-				smb2_notify_event();
-			} else if (fd == wk.tickfd) {
-				uint64_t x;
-
-				(void)read(wk.tickfd, &x, sizeof(x));
-				int need = state_tick() | unlink_as_tick() |
-				    conn_rx_tick();
-
-				if (!wk_bind_tick() && !need)
-					wk_tick_set(0);
-			} else if (fd == wk.tfd) {
-				uint64_t x;
-
-				(void)read(wk.tfd, &x, sizeof(x));
-				/* Vouched deletes live in this process only. */
-				if (wk.nconns == 0 && unlink_as_held() > 0) {
-					log_debug(2, "idle, kept for %u vouched "
-					    "deletes", unlink_as_held());
-					wk_idle_timer();
-				} else if (wk.nconns == 0) {
-					log_debug(1, "idle for %d s, exiting",
-					    wk.conf->worker_idle_timeout);
-					wk.shutdown = 1;
-				}
-			} else
-				wk_conn_event(fd, evs[i].events);
+		if (wk.uring) {
+			n = uring_wait(cqs, WK_MAX_EVENTS);
+			if (n < 0) {
+				errno = -n;
+				log_warn("io_uring_enter");
+				break;
+			}
+			for (i = 0; i < n && !wk.shutdown; i++)
+				wk_uring_event(&cqs[i]);
+		} else {
+			n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, -1);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				log_warn("epoll_wait");
+				break;
+			}
+			wk_dispatch(evs, n);
 		}
 		/* Connections taken over with bytes already buffered. */
 		while (wk.ndefer > 0 && !wk.shutdown) {
@@ -629,6 +788,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 		if (wk.reload)
 			wk_reload();
 	}
+	/* Pending receives go with the ring, before their buffers do. */
+	uring_fini();
 	for (fd = 0; fd < wk.maxfd; fd++)
 		if (wk.conns[fd] != NULL) {
 			conn_free(wk.conns[fd]);

@@ -1,0 +1,266 @@
+/*
+ * A minimal io_uring on raw system calls (no liburing: the worker needs
+ * four request kinds, worker/uring.h).  The rings are mapped once at
+ * start; queueing a request writes an SQE into the shared ring, no call.
+ */
+#include <errno.h>
+#include <linux/io_uring.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "worker/uring.h"
+
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER	(1U << 12)
+#endif
+
+static struct {
+	int			 fd;
+	unsigned		 sq_entries;
+	unsigned		*sq_head, *sq_tail, *sq_mask, *sq_array;
+	unsigned		*cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe	*sqes;
+	struct io_uring_cqe	*cqes;
+	unsigned		 sqt;		/* our tail, published on submit */
+	unsigned		 pending;	/* queued, not yet submitted */
+	void			*sq_map, *cq_map;
+	size_t			 sq_len, cq_len, sqe_len;
+} ur = { .fd = -1 };
+
+static int
+uring_setup(unsigned entries, struct io_uring_params *p)
+{
+	return (int)syscall(__NR_io_uring_setup, entries, p);
+}
+
+static int
+uring_enter(unsigned submit, unsigned wait, unsigned flags)
+{
+	return (int)syscall(__NR_io_uring_enter, ur.fd, submit, wait, flags,
+	    NULL, 0);
+}
+
+int
+uring_active(void)
+{
+	return ur.fd >= 0;
+}
+
+void
+uring_fini(void)
+{
+	if (ur.fd < 0)
+		return;
+	if (ur.sqes != NULL)
+		(void)munmap(ur.sqes, ur.sqe_len);
+	if (ur.cq_map != NULL && ur.cq_map != ur.sq_map)
+		(void)munmap(ur.cq_map, ur.cq_len);
+	if (ur.sq_map != NULL)
+		(void)munmap(ur.sq_map, ur.sq_len);
+	(void)close(ur.fd);
+	memset(&ur, 0, sizeof(ur));
+	ur.fd = -1;
+}
+
+int
+uring_init(unsigned entries)
+{
+	struct io_uring_params p;
+	const char *env = getenv("USMBD_IO_URING");
+	char *sq, *cq;
+	int rc;
+
+	if (env != NULL && strcmp(env, "0") == 0)
+		return -ENOTSUP;
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	ur.fd = uring_setup(entries, &p);
+	if (ur.fd < 0)
+		return -errno;
+	/* Kernels that drop CQEs on overflow or map rings apart: not ours. */
+	if (!(p.features & IORING_FEAT_NODROP) ||
+	    !(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		rc = -ENOTSUP;
+		goto fail;
+	}
+	ur.sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	ur.cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (ur.cq_len > ur.sq_len)
+		ur.sq_len = ur.cq_len;
+	ur.sq_map = mmap(NULL, ur.sq_len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, ur.fd, IORING_OFF_SQ_RING);
+	if (ur.sq_map == MAP_FAILED) {
+		ur.sq_map = NULL;
+		rc = -errno;
+		goto fail;
+	}
+	ur.cq_map = ur.sq_map;
+	ur.sqe_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	ur.sqes = mmap(NULL, ur.sqe_len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, ur.fd, IORING_OFF_SQES);
+	if (ur.sqes == MAP_FAILED) {
+		ur.sqes = NULL;
+		rc = -errno;
+		goto fail;
+	}
+	sq = ur.sq_map;
+	cq = ur.cq_map;
+	ur.sq_entries = p.sq_entries;
+	ur.sq_head = (unsigned *)(void *)(sq + p.sq_off.head);
+	ur.sq_tail = (unsigned *)(void *)(sq + p.sq_off.tail);
+	ur.sq_mask = (unsigned *)(void *)(sq + p.sq_off.ring_mask);
+	ur.sq_array = (unsigned *)(void *)(sq + p.sq_off.array);
+	ur.cq_head = (unsigned *)(void *)(cq + p.cq_off.head);
+	ur.cq_tail = (unsigned *)(void *)(cq + p.cq_off.tail);
+	ur.cq_mask = (unsigned *)(void *)(cq + p.cq_off.ring_mask);
+	ur.cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
+	ur.sqt = *ur.sq_tail;
+	ur.pending = 0;
+	return 0;
+fail:
+	uring_fini();
+	return rc;
+}
+
+/* Hands the queued SQEs to the kernel without waiting. */
+static int
+uring_flush(void)
+{
+	int rc;
+
+	__atomic_store_n(ur.sq_tail, ur.sqt, __ATOMIC_RELEASE);
+	while (ur.pending > 0) {
+		rc = uring_enter(ur.pending, 0, 0);
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (rc == 0)
+			return -EBUSY;
+		ur.pending -= (unsigned)rc < ur.pending ? (unsigned)rc :
+		    ur.pending;
+	}
+	return 0;
+}
+
+static struct io_uring_sqe *
+uring_sqe(void)
+{
+	struct io_uring_sqe *q;
+	unsigned idx;
+
+	if (ur.fd < 0)
+		return NULL;
+	if (ur.sqt - __atomic_load_n(ur.sq_head, __ATOMIC_ACQUIRE) >=
+	    ur.sq_entries && (uring_flush() < 0 ||
+	    ur.sqt - __atomic_load_n(ur.sq_head, __ATOMIC_ACQUIRE) >=
+	    ur.sq_entries))
+		return NULL;
+	idx = ur.sqt & *ur.sq_mask;
+	q = &ur.sqes[idx];
+	memset(q, 0, sizeof(*q));
+	ur.sq_array[idx] = idx;
+	ur.sqt++;
+	ur.pending++;
+	return q;
+}
+
+int
+uring_recv(int fd, void *buf, size_t len, uint64_t ud)
+{
+	struct io_uring_sqe *q = uring_sqe();
+
+	if (q == NULL)
+		return -ENOBUFS;
+	q->opcode = IORING_OP_RECV;
+	q->fd = fd;
+	q->addr = (uint64_t)(uintptr_t)buf;
+	q->len = len > 0x7fffffff ? 0x7fffffff : (uint32_t)len;
+	q->ioprio = IORING_RECVSEND_POLL_FIRST;
+	q->user_data = ud;
+	return 0;
+}
+
+int
+uring_poll(int fd, unsigned events, uint64_t ud)
+{
+	struct io_uring_sqe *q = uring_sqe();
+
+	if (q == NULL)
+		return -ENOBUFS;
+	q->opcode = IORING_OP_POLL_ADD;
+	q->fd = fd;
+	q->poll32_events = events;
+	q->user_data = ud;
+	return 0;
+}
+
+static int
+uring_reap(struct uring_cqe *out, int max)
+{
+	unsigned head = *ur.cq_head;
+	unsigned tail = __atomic_load_n(ur.cq_tail, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (head != tail && n < max) {
+		const struct io_uring_cqe *c = &ur.cqes[head & *ur.cq_mask];
+
+		out[n].ud = c->user_data;
+		out[n].res = c->res;
+		out[n].flags = c->flags;
+		n++;
+		head++;
+	}
+	__atomic_store_n(ur.cq_head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+int
+uring_wait(struct uring_cqe *out, int max)
+{
+	int n, rc;
+
+	n = uring_reap(out, max);
+	if (n > 0)
+		return n;
+	__atomic_store_n(ur.sq_tail, ur.sqt, __ATOMIC_RELEASE);
+	rc = uring_enter(ur.pending, 1, IORING_ENTER_GETEVENTS);
+	if (rc < 0) {
+		/* EINTR, or EBUSY with completions to take first: reap. */
+		if (errno != EINTR && errno != EBUSY && errno != EAGAIN)
+			return -errno;
+	} else
+		ur.pending -= (unsigned)rc < ur.pending ? (unsigned)rc :
+		    ur.pending;
+	return uring_reap(out, max);
+}
+
+int
+uring_cancel(uint64_t ud)
+{
+	struct io_uring_sync_cancel_reg reg;
+	int rc;
+
+	if (ur.fd < 0)
+		return -ENOENT;
+	/* The request may still sit in the SQ: the kernel must see it. */
+	if ((rc = uring_flush()) < 0)
+		return rc;
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = ud;
+	reg.timeout.tv_sec = -1;
+	reg.timeout.tv_nsec = -1;
+	do
+		rc = (int)syscall(__NR_io_uring_register, ur.fd,
+		    IORING_REGISTER_SYNC_CANCEL, &reg, 1);
+	while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -errno : 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * The user worker's io_uring: the wait for a connection's next request and
+ * the read of it are one io_uring_enter instead of epoll_wait + read
+ * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives and
+ * readiness polls go through the ring; everything else (pread, send,
+ * splice, the master channel) stays a plain call.  One ring per worker,
+ * used by its one thread (IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN:
+ * completions run only inside our own io_uring_enter, never while the
+ * worker is touching a buffer).  Without io_uring (old kernel, a sandbox
+ * that forbids it, USMBD_IO_URING=0) the worker stays on epoll alone.
+ */
+#ifndef USMBD_WORKER_URING_H
+#define USMBD_WORKER_URING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct uring_cqe {
+	uint64_t	ud;
+	int32_t		res;
+	uint32_t	flags;
+};
+
+/* 0, or -errno: the caller keeps to epoll. */
+int	uring_init(unsigned entries);
+int	uring_active(void);
+void	uring_fini(void);
+
+/*
+ * Queue a request (sent with the next uring_wait).  recv waits for
+ * readability first (IORING_RECVSEND_POLL_FIRST: no failed attempt on an
+ * empty socket); poll is one-shot and level-triggered: armed on a ready
+ * fd it completes at once.  0 or -errno.
+ */
+int	uring_recv(int fd, void *buf, size_t len, uint64_t ud);
+int	uring_poll(int fd, unsigned events, uint64_t ud);
+
+/* Submits what is queued and waits for at least one completion. */
+int	uring_wait(struct uring_cqe *out, int max);
+
+/*
+ * Cancels the request tagged ud and returns once it is gone (its buffer
+ * is free again).  Its CQE, if any, still comes: callers tag requests so
+ * they can tell a stale one.  0, or -ENOENT when it had completed.
+ */
+int	uring_cancel(uint64_t ud);
+
+#endif
