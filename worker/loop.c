@@ -33,7 +33,6 @@
 
 #define WK_MAX_EVENTS	64
 #define WK_AUTH_SECS	30
-#define WK_MAX_DEFER	64
 #define WK_URING_SQ	256
 
 /*
@@ -61,7 +60,13 @@ struct worker {
 	uint32_t	 next_id;
 	uint32_t	 rx_gen;	/* last io_uring tag generation */
 	int		 uring;		/* receives go through worker/uring.c */
-	int		 defer[WK_MAX_DEFER];	/* fds with frames still buffered */
+	/*
+	 * fds to run at the end of the loop turn (bytes buffered at a
+	 * take-over, a kick); maxfd long with a flag per fd, so none is
+	 * ever dropped.
+	 */
+	int		*defer;
+	uint8_t		*deferred;
 	int		 ndefer;
 	uint8_t		 mbuf[MSG_BUF_SIZE];
 	uint8_t		 obuf[MSG_MAX_PAYLOAD];
@@ -97,14 +102,66 @@ wk_rx_ud(const struct conn *c)
 	    WK_UD_POLL : 0) | (uint64_t)c->priv->rx_gen << 33;
 }
 
-/* Takes the armed receive back (its buffer is about to change or go). */
+/*
+ * Receive buffers of closed connections whose receive has not completed
+ * yet: freed when its completion comes (wk_rx_bury).
+ */
+struct wk_grave {
+	uint64_t	 ud;
+	void		*buf;
+	struct wk_grave	*next;
+};
+static struct wk_grave *wk_graves;
+
+/*
+ * Takes the armed receive back, for a connection about to close.  The
+ * cancel cannot reach a receive whose run the kernel has already queued
+ * (its socket was readable when it was submitted): that one still writes
+ * into rbuf at our next io_uring_enter, and only its completion says it
+ * is done.  So a receive's buffer leaves the connection here and waits
+ * for that completion.
+ */
 static void
 wk_rx_disarm(struct conn *c)
 {
-	if (!c->priv->rx_armed)
+	struct conn_private *pv = c->priv;
+	struct wk_grave *g;
+	uint64_t ud;
+
+	if (!pv->rx_armed)
 		return;
-	(void)uring_cancel(wk_rx_ud(c));
-	c->priv->rx_armed = 0;
+	ud = wk_rx_ud(c);
+	(void)uring_cancel(ud);
+	if (pv->rx_armed == 1) {
+		g = malloc(sizeof(*g));
+		if (g != NULL) {
+			g->ud = ud;
+			g->buf = pv->rbuf;
+			g->next = wk_graves;
+			wk_graves = g;
+		}
+		/* else: the buffer is left to the kernel, never freed */
+		pv->rbuf = NULL;
+		pv->rcap = 0;
+		pv->rlen = 0;
+	}
+	pv->rx_armed = 0;
+}
+
+/* Frees the buffer waiting for completion ud; 1 if there was one. */
+static int
+wk_rx_bury(uint64_t ud)
+{
+	struct wk_grave **gp, *g;
+
+	for (gp = &wk_graves; (g = *gp) != NULL; gp = &g->next)
+		if (g->ud == ud) {
+			*gp = g->next;
+			free(g->buf);
+			free(g);
+			return 1;
+		}
+	return 0;
 }
 
 static void
@@ -165,7 +222,7 @@ wk_headless_sweep(void)
  * With io_uring a connection is in the epoll set only while its output is
  * stuck (EPOLLOUT); its input comes by the ring (wk_rx_arm).
  */
-static void
+static int
 wk_events(struct conn *c, uint32_t ev)
 {
 	struct epoll_event e;
@@ -173,11 +230,11 @@ wk_events(struct conn *c, uint32_t ev)
 	e.events = ev;
 	e.data.fd = c->fd;
 	if (!wk.uring)
-		(void)epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
-	else if (ev == EPOLLOUT)
-		(void)epoll_ctl(wk.ep, EPOLL_CTL_ADD, c->fd, &e);
-	else
-		(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, c->fd, NULL);
+		return epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
+	if (ev == EPOLLOUT)
+		return epoll_ctl(wk.ep, EPOLL_CTL_ADD, c->fd, &e);
+	(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, c->fd, NULL);
+	return 0;
 }
 
 /*
@@ -226,11 +283,14 @@ wk_process(struct conn *c)
 	if (conn_output_pending(c)) {
 		if (!pv->epoll_out) {
 			pv->epoll_out = 1;
-			wk_events(c, EPOLLOUT);
+			/* Neither armed nor watched, it would stall: close. */
+			if (wk_events(c, EPOLLOUT) < 0)
+				return -1;
 		}
 	} else if (pv->epoll_out) {
 		pv->epoll_out = 0;
-		wk_events(c, EPOLLIN);
+		if (wk_events(c, EPOLLIN) < 0)
+			return -1;
 	}
 	return wk_rx_arm(c);
 }
@@ -326,8 +386,8 @@ wk_add(struct msg *m)
 		/* The session set up in the gate may replace an older one. */
 		smb2_session_replace_previous(c, &c->sessions[0]);
 	/* Bytes the gate read past the last request: run them. */
-	if (c->priv->rlen > 0 && wk.ndefer < WK_MAX_DEFER)
-		wk.defer[wk.ndefer++] = fd;
+	if (c->priv->rlen > 0)
+		worker_kick(c);
 	else if (wk_rx_arm(c) < 0)
 		wk_close(c);
 	return;
@@ -467,16 +527,11 @@ worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg)
 void
 worker_kick(struct conn *c)
 {
-	int i;
-
 	if (wk.conns == NULL || c->fd < 0 || c->fd >= wk.maxfd ||
-	    wk.conns[c->fd] != c)
+	    wk.conns[c->fd] != c || wk.deferred[c->fd])
 		return;
-	for (i = 0; i < wk.ndefer; i++)
-		if (wk.defer[i] == c->fd)
-			return;
-	if (wk.ndefer < WK_MAX_DEFER)
-		wk.defer[wk.ndefer++] = c->fd;
+	wk.deferred[c->fd] = 1;
+	wk.defer[wk.ndefer++] = c->fd;
 }
 
 static int
@@ -491,7 +546,9 @@ wk_setup(void)
 		return -1;
 	wk.maxfd = rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
 	wk.conns = calloc((size_t)wk.maxfd, sizeof(*wk.conns));
-	if (wk.conns == NULL)
+	wk.defer = calloc((size_t)wk.maxfd, sizeof(*wk.defer));
+	wk.deferred = calloc((size_t)wk.maxfd, sizeof(*wk.deferred));
+	if (wk.conns == NULL || wk.defer == NULL || wk.deferred == NULL)
 		return -1;
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -687,6 +744,8 @@ wk_uring_event(const struct uring_cqe *cq)
 	uint64_t ud = cq->ud;
 	int fd, n;
 
+	if (wk_graves != NULL && wk_rx_bury(ud))
+		return;		/* of a connection closed meanwhile */
 	if (ud == WK_UD_EPOLL) {
 		n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, 0);
 		if (n > 0)
@@ -779,6 +838,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 			struct conn *c;
 
 			fd = wk.defer[--wk.ndefer];
+			wk.deferred[fd] = 0;
 			c = fd < wk.maxfd ? wk.conns[fd] : NULL;
 			if (c != NULL && wk_process(c) < 0)
 				wk_close(c);
@@ -790,6 +850,13 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	}
 	/* Pending receives go with the ring, before their buffers do. */
 	uring_fini();
+	while (wk_graves != NULL) {
+		struct wk_grave *g = wk_graves;
+
+		wk_graves = g->next;
+		free(g->buf);
+		free(g);
+	}
 	for (fd = 0; fd < wk.maxfd; fd++)
 		if (wk.conns[fd] != NULL) {
 			conn_free(wk.conns[fd]);

@@ -39,9 +39,12 @@ int	uring_poll(int fd, unsigned events, uint64_t ud);
 int	uring_wait(struct uring_cqe *out, int max);
 
 /*
- * Cancels the request tagged ud and returns once it is gone (its buffer
- * is free again).  Its CQE, if any, still comes: callers tag requests so
- * they can tell a stale one.  0, or -ENOENT when it had completed.
+ * Asks the kernel to cancel the request tagged ud and returns once that
+ * was tried.  A request whose run is already queued (its fd was ready
+ * when it was submitted) is out of the cancel's reach: it still runs, and
+ * writes its buffer, at a later uring_wait.  Every request ends with one
+ * completion (its result, or -ECANCELED): only then is its buffer free.
+ * Callers tag requests so they can tell a stale completion.  0 or -errno.
  */
 int	uring_cancel(uint64_t ud);
 
