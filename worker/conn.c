@@ -4,8 +4,10 @@
  */
 #include "worker/conn_priv.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -816,6 +818,23 @@ conn_notice_queue(struct conn *c, const uint8_t *msg, size_t len,
 	memcpy(n->buf, msg, len);
 	n->len = (uint16_t)len;
 	n->session_id = sid;
+	return 0;
+}
+
+uint16_t
+conn_peer_port(const struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (c->priv->headless)
+		return c->priv->headless_port;
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 	return 0;
 }
 

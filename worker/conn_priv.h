@@ -123,6 +123,7 @@ struct conn_private {
 	 * output is discarded.
 	 */
 	int		 headless;
+	uint16_t	 headless_port;	/* the client's port, for status */
 	/* receive: frames are parsed in place */
 	uint8_t		*rbuf;
 	size_t		 rcap;
@@ -230,6 +231,8 @@ void		 conn_free(struct conn *);
  * kept).  worker/conn_headless.c.
  */
 int		 conn_keep_headless(struct conn *);
+/* The client's TCP port (kept from before the socket went, if headless). */
+uint16_t	 conn_peer_port(const struct conn *);
 int		 conn_headless_done(struct conn *);
 /* A live connection bound as a channel to session sid of c, or NULL. */
 struct conn	*conn_headless_channel(struct conn *c, uint64_t sid);

@@ -262,21 +262,6 @@ ctlmsg_metrics_final(int chan)
 
 /* ---- kill-client / kill-session ---- */
 
-static uint16_t
-ctlmsg_peer_port(const struct conn *c)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-
-	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
-		return 0;
-	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return 0;
-}
-
 /* Ends the connection: the loop reads EOF next and frees it as usual. */
 static void
 ctlmsg_drop_conn(struct conn *c, const char *why)
@@ -301,7 +286,7 @@ ctlmsg_kill_client_conn(struct conn *c, void *arg)
 	if (c->priv->dead)
 		return;
 	snprintf(withport, sizeof(withport), strchr(c->peer, ':') != NULL ?
-	    "[%s]:%u" : "%s:%u", c->peer, ctlmsg_peer_port(c));
+	    "[%s]:%u" : "%s:%u", c->peer, conn_peer_port(c));
 	if (strcmp(k->addr, c->peer) != 0 && strcmp(k->addr, withport) != 0)
 		return;
 	ctlmsg_drop_conn(c, "kill-client");
@@ -391,7 +376,7 @@ ctlmsg_info_conn(struct conn *c, void *arg)
 	if (pv->dead || !ctlmsg_fits(in, 2 + strlen(c->peer) + 2 + 4 + 2 + 12))
 		return;
 	ctlmsg_put_str(&in->w, c->peer);
-	wcur_le16(&in->w, ctlmsg_peer_port(c));
+	wcur_le16(&in->w, conn_peer_port(c));
 	wcur_le32(&in->w, ctlmsg_idle_ms(c));
 	wcur_le16(&in->w, c->dialect);
 	in->nconn++;

@@ -61,7 +61,7 @@ SLACK = {"WRITE_96K": 0.25}
 # 3, signed, encrypted or not.  On a kernel or sandbox without io_uring
 # the worker falls back to epoll (epoll_wait, read, pread, send = 4): the
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
-# t/bench/README.md, "READ: 3 or 4 syscalls".
+# t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
 EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7}
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.

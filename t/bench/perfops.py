@@ -322,7 +322,7 @@ def splice_checks(port, user, pw, n):
         raise RuntimeError("spliced WRITEs did not read back intact")
 
     # READ_PLAIN: 4 KiB unsigned READs (the syscall floor without
-    # signing or encryption: t/bench/README.md, "READ: 3 or 4 syscalls")
+    # signing or encryption: t/bench/README.md, "READ: 3 syscalls (io_uring receive)")
     nr = max(8, n * 10)
     for i in range(8):
         smb.read(tid, fid, i * 4096, 4096)
