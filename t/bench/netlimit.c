@@ -7,10 +7,16 @@
  * prints
  *
  *	LIMIT loopback_rtt_us=MEDIAN rtt_p10_us=.. rtt_p90_us=.. pings=N
+ *	LIMIT echo_cpu_us=US pings=N
  *	LIMIT loopback_mbps=MB/s bytes=B secs=S
  *
  * The RTT is a 1-byte ping-pong with TCP_NODELAY (what a small synchronous
- * SMB request pays at least); the throughput is one stream of 1 MiB writes
+ * SMB request pays at least); echo_cpu_us is the CPU time the echoing
+ * process spent per ping (CLOCK_PROCESS_CPUTIME_ID: the scheduler's own
+ * count), the least CPU any server spends per synchronous request on this
+ * machine: a read and a write, no work (on this 2-vCPU VM mostly the cost
+ * of waking the peer's idle vCPU when they run apart); the throughput is
+ * one stream of 1 MiB writes
  * that the receiver acknowledges once it has read everything.  Both are
  * bounded by their count and by the deadline.
  */
@@ -54,20 +60,40 @@ net_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The peer: echo every byte of the first connection, sink the second. */
+static double
+net_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The peer: echo every byte of the first connection (its CPU per echo
+ * goes back on cpufd), sink the second.
+ */
 static void
-net_serve(int lfd, long long bytes)
+net_serve(int lfd, long long bytes, int cpufd)
 {
 	static char buf[CHUNK];
-	long long got = 0;
+	long long got = 0, echoes = 0;
+	double cpu[2];
 	ssize_t r;
 	int fd;
 
 	if ((fd = accept(lfd, NULL, NULL)) < 0)
 		_exit(1);
-	while ((r = read(fd, buf, 1)) == 1)
+	cpu[0] = net_cpu();
+	while ((r = read(fd, buf, 1)) == 1) {
 		if (write(fd, buf, 1) != 1)
 			_exit(1);
+		echoes++;
+	}
+	cpu[0] = echoes > 0 ? (net_cpu() - cpu[0]) / echoes : 0;
+	cpu[1] = (double)echoes;
+	if (write(cpufd, cpu, sizeof cpu) != (ssize_t)sizeof cpu)
+		_exit(1);
 	close(fd);
 	if ((fd = accept(lfd, NULL, NULL)) < 0)
 		_exit(1);
@@ -99,8 +125,8 @@ main(int argc, char **argv)
 	struct sockaddr_in sin;
 	socklen_t sl = sizeof sin;
 	long long bytes = 1LL << 30, sent = 0;
-	double *rtt, t0, deadline, secs;
-	int lfd, fd, ch, status, pings = 20000, done = 0;
+	double *rtt, t0, deadline, secs, echo[2];
+	int lfd, fd, ch, status, pings = 20000, done = 0, cpup[2];
 	double seconds = 20;
 	pid_t pid;
 	char c = 'p';
@@ -129,11 +155,14 @@ main(int argc, char **argv)
 	    listen(lfd, 4) < 0 ||
 	    getsockname(lfd, (struct sockaddr *)&sin, &sl) < 0)
 		net_die("listen");
+	if (pipe(cpup) < 0)
+		net_die("pipe");
 	if ((pid = fork()) < 0)
 		net_die("fork");
 	if (pid == 0)
-		net_serve(lfd, bytes);
+		net_serve(lfd, bytes, cpup[1]);
 	close(lfd);
+	close(cpup[1]);
 
 	deadline = net_now() + seconds / 2;
 	fd = net_connect(&sin);
@@ -148,6 +177,10 @@ main(int argc, char **argv)
 	printf("LIMIT loopback_rtt_us=%.1f rtt_p10_us=%.1f rtt_p90_us=%.1f "
 	    "pings=%d\n", rtt[done / 2] * 1e6, rtt[done / 10] * 1e6,
 	    rtt[done * 9 / 10] * 1e6, done);
+	if (read(cpup[0], echo, sizeof echo) != (ssize_t)sizeof echo)
+		net_die("echo cpu");
+	printf("LIMIT echo_cpu_us=%.1f pings=%.0f\n", echo[0] * 1e6, echo[1]);
+	close(cpup[0]);
 
 	memset(buf, 0x5a, sizeof buf);
 	fd = net_connect(&sin);
