@@ -30,8 +30,8 @@ static struct {
 	struct io_uring_cqe	*cqes;
 	unsigned		 sqt;		/* our tail, published on submit */
 	unsigned		 pending;	/* queued, not yet submitted */
-	void			*sq_map, *cq_map;
-	size_t			 sq_len, cq_len, sqe_len;
+	void			*ring_map;	/* SQ and CQ rings, one map */
+	size_t			 ring_len, sqe_len;
 } ur = { .fd = -1 };
 
 static int
@@ -60,13 +60,21 @@ uring_fini(void)
 		return;
 	if (ur.sqes != NULL)
 		(void)munmap(ur.sqes, ur.sqe_len);
-	if (ur.cq_map != NULL && ur.cq_map != ur.sq_map)
-		(void)munmap(ur.cq_map, ur.cq_len);
-	if (ur.sq_map != NULL)
-		(void)munmap(ur.sq_map, ur.sq_len);
+	if (ur.ring_map != NULL)
+		(void)munmap(ur.ring_map, ur.ring_len);
 	(void)close(ur.fd);
 	memset(&ur, 0, sizeof(ur));
 	ur.fd = -1;
+}
+
+/* A shared mapping of the ring fd at off, or NULL (errno set). */
+static void *
+uring_map(size_t len, off_t off)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, ur.fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 int
@@ -74,6 +82,7 @@ uring_init(unsigned entries)
 {
 	struct io_uring_params p;
 	const char *env = getenv("USMBD_IO_URING");
+	size_t cq_len;
 	char *sq, *cq;
 	int rc;
 
@@ -90,28 +99,17 @@ uring_init(unsigned entries)
 		rc = -ENOTSUP;
 		goto fail;
 	}
-	ur.sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
-	ur.cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (ur.cq_len > ur.sq_len)
-		ur.sq_len = ur.cq_len;
-	ur.sq_map = mmap(NULL, ur.sq_len, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_POPULATE, ur.fd, IORING_OFF_SQ_RING);
-	if (ur.sq_map == MAP_FAILED) {
-		ur.sq_map = NULL;
-		rc = -errno;
-		goto fail;
-	}
-	ur.cq_map = ur.sq_map;
+	ur.ring_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (cq_len > ur.ring_len)
+		ur.ring_len = cq_len;
 	ur.sqe_len = p.sq_entries * sizeof(struct io_uring_sqe);
-	ur.sqes = mmap(NULL, ur.sqe_len, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_POPULATE, ur.fd, IORING_OFF_SQES);
-	if (ur.sqes == MAP_FAILED) {
-		ur.sqes = NULL;
+	if ((ur.ring_map = uring_map(ur.ring_len, IORING_OFF_SQ_RING)) == NULL ||
+	    (ur.sqes = uring_map(ur.sqe_len, IORING_OFF_SQES)) == NULL) {
 		rc = -errno;
 		goto fail;
 	}
-	sq = ur.sq_map;
-	cq = ur.cq_map;
+	sq = cq = ur.ring_map;
 	ur.sq_entries = p.sq_entries;
 	ur.sq_head = (unsigned *)(void *)(sq + p.sq_off.head);
 	ur.sq_tail = (unsigned *)(void *)(sq + p.sq_off.tail);

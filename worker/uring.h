@@ -44,7 +44,8 @@ int	uring_wait(struct uring_cqe *out, int max);
  * when it was submitted) is out of the cancel's reach: it still runs, and
  * writes its buffer, at a later uring_wait.  Every request ends with one
  * completion (its result, or -ECANCELED): only then is its buffer free.
- * Callers tag requests so they can tell a stale completion.  0 or -errno.
+ * Callers tag requests so they can tell a stale completion.  0, or
+ * -ENOENT when the cancel did not reach it (done or queued to run).
  */
 int	uring_cancel(uint64_t ud);
 
