@@ -9,9 +9,9 @@ Counts do not depend on the machine's speed, so CI can assert them:
   * 0 heap allocations per such request (malloc, calloc, realloc and the
     memalign family, counted by the LD_PRELOAD counter t/bench/malloc_count.c
     in that process);
-  * at most 4 syscalls per 4 KiB WRITE and 3 per 4 KiB READ, of an
-    encrypted session and of an unsigned one (the worker's receives go by
-    io_uring: see MAX_SYSCALLS below);
+  * at most 3 syscalls per 4 KiB WRITE (the issue allows 4) and 3 per
+    4 KiB READ, of an encrypted session and of an unsigned one (the
+    worker's receives go by io_uring: see MAX_SYSCALLS below);
   * the payload of a 96 KiB unsigned WRITE is spliced (socket -> pipe ->
     file), in at most 7 syscalls, and perfops.py's checks of that path
     (data intact, refused large WRITEs keep the stream framed) pass;
@@ -36,7 +36,7 @@ import benchlib as bl  # noqa: E402
 
 COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUERY_INFO",
             "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT")
-MAX_SYSCALLS = {"WRITE": 4, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3}
+MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3}
 LABEL = {"READ": "4 KiB encrypted READ", "WRITE": "4 KiB encrypted WRITE",
          "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ",
          "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window"}
@@ -56,9 +56,10 @@ MIN_SPLICE = {"WRITE_96K": 2, "WRITE_4M_SPLIT": 2}
 # seen at 7.08 per request in a CI run.  The average may exceed the count
 # by this much; a path that lost the splice would cost far more.
 SLACK = {"WRITE_96K": 0.25}
-# Issue 6 asks for 3 per READ.  The worker waits for and receives the
-# next request in one io_uring_enter (worker/uring.h), then pread and send:
-# 3, signed, encrypted or not.  On a kernel or sandbox without io_uring
+# Issue 6 asks for 3 per READ (and at most 4 per WRITE).  The worker waits
+# for and receives the next request in one io_uring_enter
+# (worker/uring.h), then pread or pwrite and send: 3, signed, encrypted or
+# not; WRITE is held to the 3 it takes, so a regression shows.  On a kernel or sandbox without io_uring
 # the worker falls back to epoll (epoll_wait, read, pread, send = 4): the
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
 # t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
@@ -241,7 +242,7 @@ def main():
             verdict = "XPASS" if ok else "XFAIL"
         print("%s %s: %s (pid %s)%s" % (verdict, desc, detail, ",".join(map(str, f["pids"])),
                                         (" -- known: " + known) if known and not ok else ""))
-        if kind == "sys" and no_uring and limit != MAX_SYSCALLS[cmd]:
+        if kind == "sys" and no_uring and cmd in ("READ", "READ_PLAIN"):
             print("TARGET (not counted) at most %d syscalls per %s (issue 6): not met, "
                   "%.2f per request: the worker runs without io_uring on this machine "
                   "(epoll); see t/bench/README.md" % (MAX_SYSCALLS[cmd], LABEL[cmd], per))
