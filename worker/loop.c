@@ -220,21 +220,25 @@ wk_headless_sweep(void)
 
 /*
  * With io_uring a connection is in the epoll set only while its output is
- * stuck (EPOLLOUT); its input comes by the ring (wk_rx_arm).
+ * stuck (EPOLLOUT); its input comes by the ring (wk_rx_arm).  -1 only
+ * when EPOLLOUT could not be armed (the connection would stall); going
+ * back may fail harmlessly (a headless one is out of the set already).
  */
 static int
 wk_events(struct conn *c, uint32_t ev)
 {
 	struct epoll_event e;
+	int rc;
 
 	e.events = ev;
 	e.data.fd = c->fd;
 	if (!wk.uring)
-		return epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
-	if (ev == EPOLLOUT)
-		return epoll_ctl(wk.ep, EPOLL_CTL_ADD, c->fd, &e);
-	(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, c->fd, NULL);
-	return 0;
+		rc = epoll_ctl(wk.ep, EPOLL_CTL_MOD, c->fd, &e);
+	else if (ev == EPOLLOUT)
+		rc = epoll_ctl(wk.ep, EPOLL_CTL_ADD, c->fd, &e);
+	else
+		rc = epoll_ctl(wk.ep, EPOLL_CTL_DEL, c->fd, NULL);
+	return ev == EPOLLOUT ? rc : 0;
 }
 
 /*
@@ -289,8 +293,7 @@ wk_process(struct conn *c)
 		}
 	} else if (pv->epoll_out) {
 		pv->epoll_out = 0;
-		if (wk_events(c, EPOLLIN) < 0)
-			return -1;
+		(void)wk_events(c, EPOLLIN);
 	}
 	return wk_rx_arm(c);
 }
