@@ -578,7 +578,7 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	 * allocates: 64 opens of one file, 64 locks and 16 waiters.  Larger
 	 * files grow them once.
 	 */
-	s->of_cap = SHM_OFILE_HDR + 64 * SHM_OREC_LEN;
+	s->of_cap = SHM_OFILE_REC_OFF + 64 * SHM_OREC_LEN;
 	s->brl_cap = 64;
 	s->wait_cap = 16;
 	if ((s->of_buf = malloc(s->of_cap)) == NULL ||

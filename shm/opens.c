@@ -1,17 +1,22 @@
 /*
  * Opens and share modes.  All opens of a file are one value under the file
  * id (DESIGN.md: "opens: file id -> open records"), behind a small header
- * that carries the delete-pending flag.  The share-mode check and the
+ * that lists the names (links) of the file that are delete pending.  The share-mode check and the
  * insert, and likewise a close, are one mdb_get and one mdb_put in one write
  * transaction: no cursor (LMDB allocates every cursor of a write
  * transaction), and two workers can never both get a conflicting open.
  *
- * Value v3: u8 version, u32 flags, u32 n, u32 delete token (the uid that
- * made the file delete pending, so that its last close can unlink it with
- * that user's rights: worker/unlink_as.c), then n records of SHM_OREC_LEN:
+ * Value v4: u8 version, u32 n, u8 ndel, then ndel delete-pending names
+ * (u64 link, u32 delete token: the uid that made the name delete pending,
+ * so that its last close can unlink it with that user's rights:
+ * worker/unlink_as.c), then n records of SHM_OREC_LEN:
  *   u64 persistent id, u32 pid, u64 session id, u32 access, u32 share,
  *   u32 create options, u8 oplock, u8 breaking to, u32 lease state,
- *   16 lease key, 16 client guid, u32 flags, u64 opened
+ *   16 lease key, 16 client guid, u32 flags, u64 opened, u64 link
+ * Delete pending is a name's (MS-FSA's Link), not the file's: with two
+ * hard links, a delete of one never takes the other, and only the opens of
+ * a name hold back its unlink (as in Samba, whose share entries carry a
+ * name hash).
  * A file's stream list (the copies of its named streams' opens, see
  * slist_key) is such a value too, under the file's key plus one byte.
  */
@@ -31,6 +36,7 @@
 #define OR_SHARE	24
 #define OR_OPLOCK	32
 #define OR_CLIENT_GUID	54
+#define OR_LINK		82
 
 void
 shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
@@ -48,6 +54,7 @@ shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
 	memcpy(p + OR_CLIENT_GUID, r->client_guid, SHM_GUID_LEN);
 	le32_put(p + 70, r->flags);
 	le64_put(p + 74, r->opened);
+	le64_put(p + OR_LINK, r->link);
 }
 
 void
@@ -67,6 +74,7 @@ shm_orec_get(const uint8_t *p, struct shm_open_rec *r)
 	memcpy(r->client_guid, p + OR_CLIENT_GUID, SHM_GUID_LEN);
 	r->flags = le32_get(p + 70);
 	r->opened = le64_get(p + 74);
+	r->link = le64_get(p + OR_LINK);
 }
 
 /* Opens holding an oplock or a lease: what a WRITE or an open may break. */
@@ -80,17 +88,71 @@ ofile_ncaching(const struct shm_ofile *of)
 	return n;
 }
 
-static int
-ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
+int
+shm_ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
 {
-	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V3)
+	size_t off;
+
+	memset(of, 0, sizeof(*of));
+	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V4)
 		return -EPROTO;
-	of->flags = le32_get(p + 1);
-	of->n = le32_get(p + 5);
-	of->del_uid = le32_get(p + 9);
-	if ((len - SHM_OFILE_HDR) / SHM_OREC_LEN != of->n ||
-	    (len - SHM_OFILE_HDR) % SHM_OREC_LEN != 0)
+	of->n = le32_get(p + 1);
+	of->ndel = p[5];
+	if (of->ndel > SHM_ODEL_MAX)
 		return -EPROTO;
+	off = SHM_OFILE_HDR + (size_t)of->ndel * SHM_ODEL_LEN;
+	if (len < off || (len - off) / SHM_OREC_LEN != of->n ||
+	    (len - off) % SHM_OREC_LEN != 0)
+		return -EPROTO;
+	for (uint32_t i = 0; i < of->ndel; i++) {
+		of->del[i].link = le64_get(p + SHM_OFILE_HDR + i * SHM_ODEL_LEN);
+		of->del[i].uid = le32_get(p + SHM_OFILE_HDR + i * SHM_ODEL_LEN + 8);
+	}
+	of->rec = (uint8_t *)p + off;
+	return 0;
+}
+
+/* The index of link in the delete-pending list, or -1. */
+static int
+ofile_del_find(const struct shm_ofile *of, uint64_t link)
+{
+	for (uint32_t i = 0; i < of->ndel; i++)
+		if (of->del[i].link == link)
+			return (int)i;
+	return -1;
+}
+
+/* link becomes delete pending with token uid (kept if it already is). */
+static int
+ofile_del_add(struct shm_ofile *of, uint64_t link, uint32_t uid)
+{
+	int i = ofile_del_find(of, link);
+
+	if (i >= 0) {
+		of->del[i].uid = uid;
+		return 0;
+	}
+	if (of->ndel >= SHM_ODEL_MAX)
+		return -ENOSPC;
+	of->del[of->ndel].link = link;
+	of->del[of->ndel].uid = uid;
+	of->ndel++;
+	return 0;
+}
+
+static void
+ofile_del_drop(struct shm_ofile *of, uint32_t i)
+{
+	of->del[i] = of->del[--of->ndel];
+}
+
+/* Does any open of the loaded file use name link? */
+static int
+ofile_link_used(const struct shm_ofile *of, uint64_t link)
+{
+	for (uint32_t i = 0; i < of->n; i++)
+		if (le64_get(of->rec + (size_t)i * SHM_OREC_LEN + OR_LINK) == link)
+			return 1;
 	return 0;
 }
 
@@ -108,11 +170,8 @@ ofile_view_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 		return 0;
 	if (rc != 0)
 		return shm_err(rc);
-	if ((rc = ofile_parse(v.mv_data, v.mv_size, of)) != 0)
-		return rc;
 	/* Read only: nothing writes through a view. */
-	of->rec = (uint8_t *)v.mv_data + SHM_OFILE_HDR;
-	return 0;
+	return shm_ofile_parse(v.mv_data, v.mv_size, of);
 }
 
 int
@@ -137,14 +196,16 @@ ofile_load_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 	rc = mdb_get(txn, s->db_opens, &k, &v);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return shm_err(rc);
-	if (rc == 0 && (rc = ofile_parse(v.mv_data, v.mv_size, of)) != 0)
+	if (rc == 0 && (rc = shm_ofile_parse(v.mv_data, v.mv_size, of)) != 0)
 		return rc;
 	/*
 	 * A copy: the value may sit on a page this transaction rewrites in
-	 * place, and the edit must not read what it is writing.  Room for one
-	 * more record (an insert adds one at most).
+	 * place, and the edit must not read what it is writing.  The records
+	 * go at a fixed offset with the delete-pending list's whole room
+	 * before them (the store writes the header just in front), and room
+	 * for one more record after (an insert adds one at most).
 	 */
-	need = (v.mv_size ? v.mv_size : SHM_OFILE_HDR) + SHM_OREC_LEN;
+	need = SHM_OFILE_REC_OFF + ((size_t)of->n + 1) * SHM_OREC_LEN;
 	if (need > s->of_cap) {
 		size_t cap = need * 2;
 		void *p = realloc(s->of_buf, cap);
@@ -154,9 +215,10 @@ ofile_load_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 		s->of_buf = p;
 		s->of_cap = cap;
 	}
-	if (v.mv_size > 0)
-		memcpy(s->of_buf, v.mv_data, v.mv_size);
-	of->rec = s->of_buf + SHM_OFILE_HDR;
+	if (of->n > 0)
+		memcpy(s->of_buf + SHM_OFILE_REC_OFF, of->rec,
+		    (size_t)of->n * SHM_OREC_LEN);
+	of->rec = s->of_buf + SHM_OFILE_REC_OFF;
 	of->ncache0 = ofile_ncaching(of);
 	return 0;
 }
@@ -194,18 +256,23 @@ ofile_store_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
     const struct shm_ofile *of)
 {
 	MDB_val k = { klen, key }, v;
+	size_t hlen = SHM_OFILE_HDR + (size_t)of->ndel * SHM_ODEL_LEN;
+	uint8_t *h = s->of_buf + SHM_OFILE_REC_OFF - hlen;
 	int rc;
 
-	if (of->n == 0 && of->flags == 0) {
+	if (of->n == 0 && of->ndel == 0) {
 		rc = mdb_del(txn, s->db_opens, &k, NULL);
 		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 	}
-	s->of_buf[0] = SHM_OFILE_V3;
-	le32_put(s->of_buf + 1, of->flags);
-	le32_put(s->of_buf + 5, of->n);
-	le32_put(s->of_buf + 9, of->del_uid);
-	v.mv_size = SHM_OFILE_HDR + (size_t)of->n * SHM_OREC_LEN;
-	v.mv_data = s->of_buf;
+	h[0] = SHM_OFILE_V4;
+	le32_put(h + 1, of->n);
+	h[5] = (uint8_t)of->ndel;
+	for (uint32_t i = 0; i < of->ndel; i++) {
+		le64_put(h + SHM_OFILE_HDR + i * SHM_ODEL_LEN, of->del[i].link);
+		le32_put(h + SHM_OFILE_HDR + i * SHM_ODEL_LEN + 8, of->del[i].uid);
+	}
+	v.mv_size = hlen + (size_t)of->n * SHM_OREC_LEN;
+	v.mv_data = h;
 	return shm_err(mdb_put(txn, s->db_opens, &k, &v, 0));
 }
 
@@ -252,15 +319,18 @@ shm_share_conflict(uint32_t e_access, uint32_t e_share, uint32_t access, uint32_
 	return 0;
 }
 
-/* The share-mode check against every open of the file: 0, -EIDRM, -EBUSY. */
+/*
+ * The share-mode check against every open of the file: 0, -EIDRM (the
+ * name `link` is delete pending; link NULL: not checked), -EBUSY.
+ */
 static int
 shm_open_check(const struct shm_ofile *of, uint32_t access, uint32_t share,
-    struct shm_open_conflict *cf)
+    const uint64_t *link, struct shm_open_conflict *cf)
 {
 	struct shm_open_rec e;
 	uint32_t i;
 
-	if (of->flags & SHM_HDR_DELETE_PENDING) {
+	if (link != NULL && ofile_del_find(of, *link) >= 0) {
 		if (cf != NULL) {
 			memset(cf, 0, sizeof(*cf));
 			cf->delete_pending = 1;
@@ -321,13 +391,14 @@ slist_copy_live(struct shm *s, MDB_txn *txn, const uint8_t *copy)
 }
 
 /*
- * The live stream opens of base: how many (0 or more, or -errno); with
- * a DELETE open to check (del), -EBUSY at the first that does not share
- * delete, cf filled in.
+ * The live stream opens of base (those opened by name *link only, when
+ * link is not NULL): how many (0 or more, or -errno); with a DELETE open
+ * to check (del), -EBUSY at the first that does not share delete, cf
+ * filled in.
  */
 static int
 slist_scan(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
-    int del, struct shm_open_conflict *cf)
+    const uint64_t *link, int del, struct shm_open_conflict *cf)
 {
 	uint8_t key[SLIST_KEY_LEN];
 	struct shm_ofile of;
@@ -341,7 +412,8 @@ slist_scan(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
 	for (i = 0; i < of.n; i++) {
 		const uint8_t *p = of.rec + (size_t)i * SHM_OREC_LEN;
 
-		if (!slist_copy_live(s, txn, p))
+		if ((link != NULL && le64_get(p + OR_LINK) != *link) ||
+		    !slist_copy_live(s, txn, p))
 			continue;
 		n++;
 		/* Samba opens each stream for DELETE, sharing all */
@@ -403,32 +475,45 @@ slist_edit(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
 		shm_orec_put(of.rec + (size_t)of.n * SHM_OREC_LEN, &c);
 		of.n++;
 	}
-	of.flags = 0;
-	of.del_uid = 0;
+	of.ndel = 0;
 	return ofile_store_key(s, txn, key, sizeof(key), &of);
 }
 
 /*
- * A new stream open: -EIDRM when its file is delete pending.  A file left
- * delete pending for stream opens that are all gone without a close (a
- * dead worker's, purged) has nobody left to unlink it: it becomes a file
- * like any other again (its own next open does the same, below).
+ * A name left delete pending with no open of it in base's own value:
+ * held for the stream opens made by that name (1), or left behind by
+ * opens that are gone without a close (a dead worker's, purged; 0): then
+ * nobody is left to unlink it and it is a name like any other again.
+ */
+static int
+ofile_del_held(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
+    const struct shm_ofile *of, uint64_t link)
+{
+	if (ofile_link_used(of, link))
+		return 1;
+	return slist_scan(s, txn, base, &link, 0, NULL);
+}
+
+/*
+ * A new stream open by name link: -EIDRM when that name of its file is
+ * delete pending (unless nothing holds it any more: ofile_del_held).
  */
 static int
 slist_base_check(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
-    struct shm_open_conflict *cf)
+    uint64_t link, struct shm_open_conflict *cf)
 {
 	struct shm_ofile of;
-	int rc;
+	int rc, i;
 
 	if ((rc = shm_ofile_view(s, txn, base, &of)) != 0)
 		return rc;
-	if (!(of.flags & SHM_HDR_DELETE_PENDING))
+	if (ofile_del_find(&of, link) < 0)
 		return 0;
-	if (of.n == 0 && (rc = slist_scan(s, txn, base, 0, NULL)) <= 0) {
+	if ((rc = ofile_del_held(s, txn, base, &of, link)) <= 0) {
 		if (rc < 0 || (rc = shm_ofile_load(s, txn, base, &of)) != 0)
 			return rc;
-		of.flags = of.del_uid = 0;
+		if ((i = ofile_del_find(&of, link)) >= 0)
+			ofile_del_drop(&of, (uint32_t)i);
 		return shm_ofile_store(s, txn, base, &of);
 	}
 	if (cf != NULL) {
@@ -447,14 +532,14 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 	struct shm_open_grant g;
 	struct shm_ofile of;
 	MDB_txn *txn;
-	int rc;
+	int rc, i;
 
 	if (new->persistent_id == 0)
 		return -EINVAL;
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	if (new->has_base &&
-	    (rc = slist_base_check(s, txn, &new->stream_base, cf)) != 0)
+	if (new->has_base && (rc = slist_base_check(s, txn, &new->stream_base,
+	    new->link, cf)) != 0)
 		goto out;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
@@ -462,22 +547,17 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 		rc = -EEXIST;
 		goto out;
 	}
-	if (!new->has_base && of.n == 0 &&
-	    (of.flags & SHM_HDR_DELETE_PENDING)) {
-		/*
-		 * Left delete pending for its streams, whose opens are gone
-		 * without a close (a dead worker's, purged): nobody is left
-		 * to unlink it, so it is a file like any other again.
-		 */
-		if ((rc = slist_scan(s, txn, fid, 0, NULL)) < 0)
+	if (!new->has_base && (i = ofile_del_find(&of, new->link)) >= 0) {
+		if ((rc = ofile_del_held(s, txn, fid, &of, new->link)) < 0)
 			goto out;
 		if (rc == 0)
-			of.flags = of.del_uid = 0;
+			ofile_del_drop(&of, (uint32_t)i);
 	}
-	if ((rc = shm_open_check(&of, new->access, new->share_access, cf)) != 0)
+	if ((rc = shm_open_check(&of, new->access, new->share_access,
+	    &new->link, cf)) != 0)
 		goto out;
 	if (!new->has_base && (new->access & SHM_DELETE) &&
-	    (rc = slist_scan(s, txn, fid, 1, cf)) < 0)
+	    (rc = slist_scan(s, txn, fid, NULL, 1, cf)) < 0)
 		goto out;
 	memset(&g, 0, sizeof(g));
 	if (r.opened == 0)
@@ -535,7 +615,7 @@ shm_open_share_check(struct shm *s, const struct shm_file_id *fid,
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) != 0 || of.n == 0)
 		goto out;
-	rc = shm_open_check(&of, access, share, cf);
+	rc = shm_open_check(&of, access, share, NULL, cf);
 out:
 	shm_rend(s, txn);
 	return rc;
@@ -548,7 +628,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 {
 	struct shm_open_rec r;
 	struct shm_ofile of;
-	int rc, i, keep = 0;
+	int rc, i, d;
 
 	*last = *dp = 0;
 	s->drop_del_uid = 0;
@@ -558,30 +638,35 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return -ENOENT;
 	shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
 	shm_ofile_del(&of, (uint32_t)i);
-	/* MS-FSA: closing a delete-on-close open makes the file delete pending. */
-	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE)) {
-		of.flags |= SHM_HDR_DELETE_PENDING;
-		/* SHM_DROP_DOC comes from the open's own worker: its user. */
-		of.del_uid = s->euid;
+	/*
+	 * MS-FSA: closing a delete-on-close open makes its name delete
+	 * pending.  SHM_DROP_DOC comes from the open's own worker: its user
+	 * is the token.  A full list (8 names pending) cannot take it: the
+	 * name is deleted now if no other open holds it, else it stays (that
+	 * delete is dropped).
+	 */
+	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE) &&
+	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_used(&of, r.link)) {
+		*dp = 1;
+		s->drop_del_uid = s->euid;
 	}
 	if (r.oplock_level == SHM_OPLOCK_LEASE &&
 	    (rc = shm_lease_release_txn(s, txn, &of, r.client_guid, r.lease_key)) != 0)
 		return rc;
 	*last = of.n == 0;
-	*dp = of.n == 0 && (of.flags & SHM_HDR_DELETE_PENDING);
-	/* Streams of it still open: it stays delete pending, for them. */
-	if (*dp && (rc = slist_scan(s, txn, fid, 0, NULL)) != 0) {
-		if (rc < 0)
+	/*
+	 * The name's last open gone and the name delete pending: unlink it,
+	 * unless streams opened by that name still hold it.
+	 */
+	if ((d = ofile_del_find(&of, r.link)) >= 0) {
+		if ((rc = ofile_del_held(s, txn, fid, &of, r.link)) < 0)
 			return rc;
-		*last = *dp = 0;
-		keep = 1;
-	}
-	if (*dp)
-		s->drop_del_uid = of.del_uid;
-	/* The header only lives as long as the file (or its streams) has opens. */
-	if (of.n == 0 && !keep) {
-		of.flags = 0;
-		of.del_uid = 0;
+		if (rc == 0) {
+			*dp = 1;
+			s->drop_del_uid = of.del[d].uid;
+			ofile_del_drop(&of, (uint32_t)d);
+		} else
+			*last = 0;	/* its streams' opens hold it */
 	}
 	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
 		return rc;
@@ -592,39 +677,42 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 
 /*
  * After a stream open's close: its copy leaves the file's list; when it was
- * the file's last open of any kind and the file is delete pending, the
- * file's header goes and the caller unlinks the file.
+ * the last open of any kind by its name (link) and that name of the file
+ * is delete pending, the name's entry goes and the caller unlinks it.
  */
 static int
 shm_open_drop_stream_txn(struct shm *s, MDB_txn *txn,
     const struct shm_file_id *fid, const struct shm_file_id *base,
-    uint64_t persistent_id, struct shm_close_result *res)
+    uint64_t persistent_id, uint64_t link, struct shm_close_result *res)
 {
 	struct shm_ofile of;
-	int rc;
+	int rc, i;
 
 	if ((rc = slist_edit(s, txn, base, fid, persistent_id, NULL)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, base, &of)) != 0)
 		return rc;
-	if (of.n > 0 || !(of.flags & SHM_HDR_DELETE_PENDING))
+	if (ofile_del_find(&of, link) < 0)
 		return 0;
-	if ((rc = slist_scan(s, txn, base, 0, NULL)) != 0)
+	if ((rc = ofile_del_held(s, txn, base, &of, link)) != 0)
 		return rc < 0 ? rc : 0;
-	res->delete_base = 1;
-	res->delete_uid = of.del_uid;
 	if ((rc = shm_ofile_load(s, txn, base, &of)) != 0)
 		return rc;
-	of.flags = of.del_uid = 0;
+	if ((i = ofile_del_find(&of, link)) < 0)
+		return 0;
+	res->delete_base = 1;
+	res->delete_uid = of.del[i].uid;
+	ofile_del_drop(&of, (uint32_t)i);
 	return shm_ofile_store(s, txn, base, &of);
 }
 
 static int
 shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
-    const struct shm_file_id *base, uint64_t persistent_id,
+    const struct shm_file_id *base, uint64_t persistent_id, unsigned flags,
     struct shm_close_result *res)
 {
 	struct shm_close_result local;
+	struct shm_open_rec r;
 	uint8_t dk[8];
 	MDB_val dkv = { sizeof(dk), dk };
 	MDB_txn *txn;
@@ -635,7 +723,7 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	memset(res, 0, sizeof(*res));
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	rc = shm_open_drop_txn(s, txn, fid, persistent_id, SHM_DROP_DOC, NULL,
+	rc = shm_open_drop_txn(s, txn, fid, persistent_id, flags, &r,
 	    &last, &dp);
 	if (rc != 0)
 		goto out;
@@ -652,7 +740,7 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	res->delete_uid = dp ? s->drop_del_uid : 0;
 	if (base != NULL &&
 	    (rc = shm_open_drop_stream_txn(s, txn, fid, base, persistent_id,
-	    res)) != 0)
+	    r.link, res)) != 0)
 		goto out;
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
@@ -671,7 +759,18 @@ shm_open_remove(struct shm *s, const struct shm_file_id *fid,
 	int rc;
 
 	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, NULL, persistent_id,
-	    res));
+	    SHM_DROP_DOC, res));
+	return rc;
+}
+
+int
+shm_open_withdraw(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_file_id *base, uint64_t persistent_id)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, base, persistent_id,
+	    0, NULL));
 	return rc;
 }
 
@@ -683,7 +782,7 @@ shm_open_remove_stream(struct shm *s, const struct shm_file_id *fid,
 	int rc;
 
 	SHM_RETRY_FULL(s, rc, shm_open_remove_once(s, fid, base, persistent_id,
-	    res));
+	    SHM_DROP_DOC, res));
 	return rc;
 }
 
@@ -708,70 +807,114 @@ shm_open_get(struct shm *s, const struct shm_file_id *fid, uint64_t persistent_i
 }
 
 int
-shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid, int on)
+shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, int on)
 {
 	struct shm_ofile of;
 	MDB_txn *txn;
-	int rc;
+	uint64_t link;
+	int rc, i;
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
-	/* Only a worker sets it, for its own user: the delete token. */
-	if (on) {
-		of.flags |= SHM_HDR_DELETE_PENDING;
-		of.del_uid = s->euid;
-	} else {
-		of.flags &= ~SHM_HDR_DELETE_PENDING;
-		of.del_uid = 0;
+	if ((i = shm_ofile_find(&of, persistent_id)) < 0) {
+		rc = -ENOENT;
+		goto out;
 	}
-	rc = shm_ofile_store(s, txn, fid, &of);
+	link = le64_get(of.rec + (size_t)i * SHM_OREC_LEN + OR_LINK);
+	/* Only a worker sets it, for its own user: the delete token. */
+	if (on)
+		rc = ofile_del_add(&of, link, s->euid);
+	else if ((i = ofile_del_find(&of, link)) >= 0)
+		ofile_del_drop(&of, (uint32_t)i);
+	if (rc == 0)
+		rc = shm_ofile_store(s, txn, fid, &of);
 out:
 	return shm_wend(s, txn, rc);
 }
 
-/* The file's flags and open count, in a read transaction of their own. */
-static int
-ofile_peek(struct shm *s, const struct shm_file_id *fid, uint32_t *flags,
-    uint32_t *n)
+int
+shm_open_get_delete_pending(struct shm *s, const struct shm_file_id *fid,
+    uint64_t persistent_id, int *on)
 {
 	struct shm_ofile of;
 	MDB_txn *txn;
-	int rc;
+	int rc, i;
 
+	*on = 0;
 	if ((rc = shm_rbegin(s, &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
-		*flags = of.flags;
-		*n = of.n;
+		if ((i = shm_ofile_find(&of, persistent_id)) >= 0)
+			*on = ofile_del_find(&of, le64_get(of.rec +
+			    (size_t)i * SHM_OREC_LEN + OR_LINK)) >= 0;
+		else
+			rc = -ENOENT;
 	}
 	shm_rend(s, txn);
 	return rc;
 }
 
 int
-shm_open_get_delete_pending(struct shm *s, const struct shm_file_id *fid, int *on)
-{
-	uint32_t flags, n;
-	int rc;
-
-	*on = 0;
-	if ((rc = ofile_peek(s, fid, &flags, &n)) == 0)
-		*on = (flags & SHM_HDR_DELETE_PENDING) != 0;
-	return rc;
-}
-
-int
 shm_open_count(struct shm *s, const struct shm_file_id *fid, int *n)
 {
-	uint32_t flags, cnt;
+	struct shm_ofile of;
+	MDB_txn *txn;
 	int rc;
 
 	*n = 0;
-	if ((rc = ofile_peek(s, fid, &flags, &cnt)) == 0)
-		*n = (int)cnt;
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
+		*n = (int)of.n;
+	shm_rend(s, txn);
 	return rc;
+}
+
+/* Renames name from to name to in the opens value under key. */
+static int
+ofile_relink_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
+    uint64_t from, uint64_t to)
+{
+	struct shm_ofile of;
+	uint8_t *p;
+	int rc, i, edited = 0;
+
+	if ((rc = ofile_load_key(s, txn, key, klen, &of)) != 0)
+		return rc;
+	for (uint32_t j = 0; j < of.n; j++) {
+		p = of.rec + (size_t)j * SHM_OREC_LEN + OR_LINK;
+		if (le64_get(p) == from) {
+			le64_put(p, to);
+			edited = 1;
+		}
+	}
+	if ((i = ofile_del_find(&of, from)) >= 0) {
+		of.del[i].link = to;
+		edited = 1;
+	}
+	return edited ? ofile_store_key(s, txn, key, klen, &of) : 0;
+}
+
+int
+shm_open_relink(struct shm *s, const struct shm_file_id *fid, uint64_t from,
+    uint64_t to)
+{
+	uint8_t key[SLIST_KEY_LEN];
+	MDB_txn *txn;
+	int rc;
+
+	if (from == to)
+		return 0;
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	slist_key(key, fid);
+	/* One scratch buffer: each value is loaded and stored in turn. */
+	if ((rc = ofile_relink_key(s, txn, key, SLIST_KEY_LEN, from, to)) == 0)
+		rc = ofile_relink_key(s, txn, key, SHM_FID_KEY_LEN, from, to);
+	return shm_wend(s, txn, rc);
 }
 
 struct open_walk {
@@ -788,9 +931,8 @@ open_visit(const MDB_val *k, const MDB_val *v, void *arg)
 	struct shm_ofile of;
 
 	if (k->mv_size != SHM_FID_KEY_LEN ||
-	    ofile_parse(v->mv_data, v->mv_size, &of) != 0)
+	    shm_ofile_parse(v->mv_data, v->mv_size, &of) != 0)
 		return 0;
-	of.rec = (uint8_t *)v->mv_data + SHM_OFILE_HDR;
 	shm_fid_from_key(&fid, k->mv_data);
 	for (uint32_t i = 0; i < of.n; i++) {
 		shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &w->r);

@@ -49,26 +49,22 @@ purge_collect(struct shm *s, MDB_txn *txn, pid_t pid, struct purge_list *l)
 	struct shm_open_rec r;
 	struct purge_open po;
 	struct shm_file_id fid;
+	struct shm_ofile of;
 	MDB_cursor *cu;
 	MDB_val k, v;
-	const uint8_t *p;
-	uint32_t n, i;
+	uint32_t i;
 	int rc, op = MDB_FIRST, err = 0;
 
 	if ((rc = mdb_cursor_open(txn, s->db_opens, &cu)) != 0)
 		return shm_err(rc);
 	while (err == 0 && (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
-		p = v.mv_data;
-		if (k.mv_size != SHM_FID_KEY_LEN || v.mv_size < SHM_OFILE_HDR ||
-		    p[0] != SHM_OFILE_V3)
-			continue;
-		n = le32_get(p + 5);
-		if (v.mv_size != SHM_OFILE_HDR + (size_t)n * SHM_OREC_LEN)
+		if (k.mv_size != SHM_FID_KEY_LEN ||
+		    shm_ofile_parse(v.mv_data, v.mv_size, &of) != 0)
 			continue;
 		shm_fid_from_key(&fid, k.mv_data);
-		for (i = 0; i < n && err == 0; i++) {
-			shm_orec_get(p + SHM_OFILE_HDR + (size_t)i * SHM_OREC_LEN, &r);
+		for (i = 0; i < of.n && err == 0; i++) {
+			shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &r);
 			if (r.pid != pid)
 				continue;
 			memset(&po, 0, sizeof(po));

@@ -11,7 +11,7 @@
  * access masks and share flags are plain numbers (MS-SMB2 2.2.13 values), and
  * the caller maps errors to NTSTATUS at its seam:
  *   -EBUSY    sharing violation (shm_open_insert)
- *   -EIDRM    the file is delete pending (STATUS_DELETE_PENDING)
+ *   -EIDRM    the name is delete pending (STATUS_DELETE_PENDING)
  *   -EAGAIN   byte-range lock conflict (LOCK_NOT_GRANTED / FILE_LOCK_CONFLICT)
  *   -EINVAL   bad argument, e.g. a lock range that wraps past 2^64
  *   -ENOENT   no such record (e.g. RANGE_NOT_LOCKED, durable not found)
@@ -122,6 +122,12 @@ struct shm_open_rec {
 	uint8_t		client_guid[SHM_GUID_LEN];
 	uint32_t	flags;
 	uint64_t	opened;		/* realtime seconds, for status */
+	/*
+	 * The name the file was opened by (a hash of the absolute path:
+	 * worker/state.c state_link_id).  Delete pending belongs to a name:
+	 * of two hard links, deleting one never removes the other.
+	 */
+	uint64_t	link;
 	/* Used by an insert that creates the lease; not kept in the open. */
 	uint8_t		lease_version;	/* 1 or 2 */
 	uint8_t		parent_lease_key[SHM_GUID_LEN];
@@ -174,8 +180,9 @@ int	shm_open_insert_ex(struct shm *, const struct shm_file_id *,
 
 /*
  * The share-mode check of a would-be open (access, share) against the
- * file's opens, read only: nothing is inserted.  0, -EBUSY (conflict
- * filled in when not NULL), -EIDRM (delete pending) or -errno.
+ * file's opens, read only: nothing is inserted, and no name is looked at
+ * (delete pending is not checked).  0, -EBUSY (conflict filled in when
+ * not NULL) or -errno.
  */
 int	shm_open_share_check(struct shm *, const struct shm_file_id *,
 	    uint32_t access, uint32_t share,
@@ -183,7 +190,11 @@ int	shm_open_share_check(struct shm *, const struct shm_file_id *,
 
 struct shm_close_result {
 	int		last_close;	/* no open of the file is left */
-	int		delete_file;	/* ... and it was delete pending: unlink it */
+	/*
+	 * No open of the closed open's name is left, and that name was
+	 * delete pending: unlink it (the closer's path is that name).
+	 */
+	int		delete_file;
 	/*
 	 * ... the delete token: the uid of the worker that made it delete
 	 * pending (SET_INFO disposition or a delete-on-close open's close),
@@ -202,7 +213,8 @@ struct shm_close_result {
 /*
  * Removes an open, its byte-range locks, its durable record and its lease
  * when it was the lease's last open, in one write transaction.  An open with
- * FILE_DELETE_ON_CLOSE makes the file delete pending.  res may be NULL.
+ * FILE_DELETE_ON_CLOSE makes its name delete pending; the close of the last
+ * open of a delete-pending name says to unlink it.  res may be NULL.
  */
 int	shm_open_remove(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_close_result *res);
@@ -222,11 +234,32 @@ int	shm_open_remove(struct shm *, const struct shm_file_id *,
 int	shm_open_remove_stream(struct shm *, const struct shm_file_id *fid,
 	    const struct shm_file_id *base, uint64_t persistent_id,
 	    struct shm_close_result *res);
+/*
+ * Takes back an open whose CREATE did not complete (it waits for a break
+ * and will be inserted again, or it failed): as shm_open_remove (or
+ * shm_open_remove_stream, with base), but its FILE_DELETE_ON_CLOSE never
+ * took effect, so its name does not become delete pending.
+ */
+int	shm_open_withdraw(struct shm *, const struct shm_file_id *fid,
+	    const struct shm_file_id *base, uint64_t persistent_id);
 int	shm_open_get(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_open_rec *out);
-int	shm_open_set_delete_pending(struct shm *, const struct shm_file_id *, int on);
-/* *on = 0 or 1; 0 when the file has no state at all. */
-int	shm_open_get_delete_pending(struct shm *, const struct shm_file_id *, int *on);
+/*
+ * Makes the name that open persistent_id was opened by delete pending (the
+ * caller's uid is the delete token), or no longer so.  A file has at most
+ * SHM_ODEL_MAX (8) names delete pending at once: -ENOSPC beyond.
+ */
+int	shm_open_set_delete_pending(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, int on);
+/* *on = 0 or 1: is the name of open persistent_id delete pending? */
+int	shm_open_get_delete_pending(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, int *on);
+/*
+ * A rename: the file's opens (and its named streams' entries in its
+ * stream list) that were opened by name `from` are now opened by `to`.
+ */
+int	shm_open_relink(struct shm *, const struct shm_file_id *, uint64_t from,
+	    uint64_t to);
 /* Number of opens of a file (read only). */
 int	shm_open_count(struct shm *, const struct shm_file_id *, int *n);
 

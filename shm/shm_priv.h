@@ -232,23 +232,35 @@ void	shm_wstr(struct wcur *, const char *);
 void	shm_rstr(struct cur *, char *dst, size_t size);
 
 /*
- * opens.c: a file's opens value, v3: u8 version, u32 flags, u32 n, u32 the
- * delete token (the uid that made the file delete pending, 0 = none), n
- * records
+ * opens.c: a file's opens value, v4: u8 version, u32 n, u8 ndel, ndel
+ * delete-pending links (u64 link, u32 delete token: the uid that made that
+ * name delete pending, so that its last close can unlink it with that
+ * user's rights), n records.  Delete pending belongs to a name, not to the
+ * file (MS-FSA: the Link's delete pending): two hard links are two names.
  */
-#define SHM_OFILE_V3		3
-#define SHM_OFILE_HDR		13
-#define SHM_OREC_LEN		82
-#define SHM_HDR_DELETE_PENDING	0x1
+#define SHM_OFILE_V4		4
+#define SHM_OFILE_HDR		6
+#define SHM_ODEL_LEN		12
+#define SHM_ODEL_MAX		8
+/* where a loaded value's records start in s->of_buf: room for the list */
+#define SHM_OFILE_REC_OFF	(SHM_OFILE_HDR + SHM_ODEL_MAX * SHM_ODEL_LEN)
+#define SHM_OREC_LEN		90
+
+struct shm_odel {
+	uint64_t	 link;
+	uint32_t	 uid;		/* the delete token; 0 = unknown */
+};
 
 struct shm_ofile {
-	uint32_t	 flags;		/* SHM_HDR_* */
 	uint32_t	 n;
-	uint32_t	 del_uid;	/* the delete token; 0 = none */
+	uint32_t	 ndel;
+	struct shm_odel	 del[SHM_ODEL_MAX];	/* delete-pending links */
 	uint8_t		*rec;		/* n records of SHM_OREC_LEN */
 	uint32_t	 ncache0;	/* opens holding an oplock or lease, as loaded */
 };
 
+/* Decodes a value in place: of->rec points into p.  0 or -EPROTO. */
+int	shm_ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *);
 void	shm_orec_get(const uint8_t *p, struct shm_open_rec *);
 void	shm_orec_put(uint8_t *p, const struct shm_open_rec *);
 static inline uint64_t
@@ -269,8 +281,10 @@ int	shm_ofile_store(struct shm *, MDB_txn *, const struct shm_file_id *,
 /*
  * Removes one open from the loaded file and stores it; its lease goes when
  * no open of the file uses it any more.  SHM_DROP_DOC: a delete-on-close
- * open makes the file delete pending.  *last: no open left; *dp: ... and the
- * file was delete pending (the record is gone then).  -ENOENT: no such open.
+ * open makes its name delete pending.  *last: no open of the file left;
+ * *dp: no open of the closed open's name is left and that name was delete
+ * pending (its entry is gone then; s->drop_del_uid has its token).
+ * -ENOENT: no such open.
  */
 #define SHM_DROP_DOC	0x1
 int	shm_open_drop_txn(struct shm *, MDB_txn *, const struct shm_file_id *,

@@ -169,6 +169,29 @@ posix_unlink(int root, const char *path, int is_dir)
 	return rc;
 }
 
+static int	posix_entstat(int, const char *, struct vfs_stat *);
+
+static int
+posix_unlink_same(int root, const char *path, int is_dir, uint64_t dev,
+    uint64_t ino)
+{
+	struct vfs_stat st;
+	const char *last;
+	int pfd, rc;
+
+	if ((rc = posix_parent(root, path, &pfd, &last)) != 0)
+		return rc;
+	if ((rc = posix_entstat(pfd, last, &st)) == 0) {
+		if (st.dev != dev || st.ino != ino ||
+		    (S_ISDIR(st.mode) != 0) != (is_dir != 0))
+			rc = -ESTALE;
+		else if (unlinkat(pfd, last, is_dir ? AT_REMOVEDIR : 0) < 0)
+			rc = -errno;
+	}
+	close(pfd);
+	return rc;
+}
+
 static int
 posix_rename(int root, const char *from, const char *to, int replace)
 {
@@ -635,6 +658,7 @@ const struct vfs_ops vfs_posix = {
 	.open = posix_open,
 	.mkdir = posix_mkdir,
 	.unlink = posix_unlink,
+	.unlink_same = posix_unlink_same,
 	.rename = posix_rename,
 	.link = posix_link,
 	.access = posix_access,

@@ -102,6 +102,16 @@ struct vfs_ops {
 	int	(*mkdir)(int root, const char *path, mode_t mode);
 	/* Removes a file (is_dir = 0) or an empty directory. */
 	int	(*unlink)(int root, const char *path, int is_dir);
+	/*
+	 * The same, only while path still names the file dev/ino (the
+	 * backend's encoding, as fstat gives it; a final symlink not
+	 * followed): -ESTALE when another file took the name.  A name that
+	 * went by a rename elsewhere is never someone else's file deleted.
+	 * A replacement between the check and the unlink cannot be excluded
+	 * (POSIX has no unlink by inode).
+	 */
+	int	(*unlink_same)(int root, const char *path, int is_dir,
+		    uint64_t dev, uint64_t ino);
 	/* Renames within the root; replace = 0 fails with -EEXIST. */
 	int	(*rename)(int root, const char *from, const char *to, int replace);
 	int	(*link)(int root, const char *from, const char *to);

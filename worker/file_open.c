@@ -86,6 +86,17 @@ file_open_busy_below(const void *share, const char *path,
 	return 0;
 }
 
+void
+file_open_renamed(const struct file_open *self, const char *from)
+{
+	struct file_open *g;
+
+	for (g = file_live; g != NULL; g = g->live_next)
+		if (g != self && g->share == self->share && g->dev == self->dev &&
+		    g->ino == self->ino && strcmp(g->path, from) == 0)
+			memcpy(g->path, self->path, sizeof(g->path));
+}
+
 struct file_dir *
 file_dir_get(void)
 {

@@ -100,6 +100,12 @@ const struct vfs_ops	*file_vfs(void);
 int			file_open_busy_below(const void *share, const char *path,
 			    const struct file_open *self);
 
+/*
+ * After self's file was renamed from path `from` to self->path: this
+ * worker's other handles opened by that same name follow it.
+ */
+void			 file_open_renamed(const struct file_open *self,
+			    const char *from);
 struct file_open	*file_open_get(void);
 void			 file_open_put(struct file_open *);
 struct file_dir		*file_dir_get(void);

@@ -871,10 +871,8 @@ out:
 		return status;	/* the open replayed stays as it was */
 	durable_replay_unfinished(req, &cc.sreq, status == STATUS_PENDING);
 	if (op != NULL) {
-		int del = 0;
-
 		/* a step after state_open_enter failed: drop its record */
-		state_open_leave(op, &del);
+		state_open_withdraw(op);
 		op->u.file = NULL;
 		open_release(op);
 	}
@@ -931,8 +929,18 @@ file_open_close(struct open *op)
 				    FILE_ACTION_REMOVED_STREAM,
 				    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
 		} else if (f->path[0] != '\0') {
-			rc = vfs->unlink(op->tree->root_fd, f->path, f->is_dir);
-			if (rc != 0)
+			/*
+			 * Only the file this open has: a rename in another
+			 * worker may have given its old name to another file.
+			 */
+			rc = vfs->unlink_same(op->tree->root_fd, f->path,
+			    f->is_dir, f->dev, f->ino);
+			if (rc == -ESTALE)
+				log_info("delete on close of %s\\%s: the name is "
+				    "now another file (dev/ino changed): not "
+				    "deleted", op->tree->share != NULL ?
+				    op->tree->share->name : "", f->path);
+			else if (rc != 0)
 				log_debug(2, "delete on close of \"%s\": %s",
 				    f->path, strerror(-rc));
 			/* Another user made it delete pending: done as them. */

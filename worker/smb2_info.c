@@ -732,6 +732,7 @@ static ntstatus_t
 info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 {
 	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
+	static char from[FILE_PATH_MAX];
 	static char client_last[256 * 4];
 	const struct vfs_ops *vfs = file_vfs();
 	struct file_open *f = op->u.file;
@@ -851,7 +852,11 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)
 		return ntstatus_from_errno(rc);
+	memcpy(from, f->path, sizeof(from));
 	snprintf(f->path, sizeof(f->path), "%s", target);
+	/* the opens made by the old name now stand for the new one */
+	file_open_renamed(f, from);
+	state_open_renamed(op, from);
 	return STATUS_SUCCESS;
 }
 

@@ -104,6 +104,31 @@ state_file_id(struct shm_file_id *fid, uint64_t dev, uint64_t ino,
 	fid->dev = (dev ^ (h << 32)) | (1ull << 63);
 }
 
+uint64_t
+state_link_id(const struct tree *tree, const char *path)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+	const char *p;
+
+	/*
+	 * The absolute name, as Samba's name hash: the share's path, then
+	 * the path below it (the spelling on disk, also on a
+	 * case-insensitive share: the name was resolved before the open).
+	 */
+	for (p = tree != NULL && tree->share != NULL && tree->share->path ?
+	    tree->share->path : ""; *p; p++) {
+		h ^= (uint8_t)*p;
+		h *= 1099511628211ull;
+	}
+	h ^= '/';
+	h *= 1099511628211ull;
+	for (p = path; *p; p++) {
+		h ^= (uint8_t)*p;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 static void
 state_open_fid(const struct open *op, struct shm_file_id *fid)
 {
@@ -451,6 +476,7 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	rec.share_access = r->share_access;
 	rec.create_options = r->create_options;
 	rec.opened = (uint64_t)time(NULL);
+	rec.link = state_link_id(op->tree, f->path);
 	memcpy(rec.client_guid, req->conn->client_guid, 16);
 	if (f->stream[0] != '\0') {
 		/* the file's share mode and delete pending state apply too */
@@ -542,13 +568,15 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		/* Passed: now break, and wait when an ack is needed. */
 		status = state_break_wait(req, rsp, s, &fid, &br);
 		if (status != STATUS_SUCCESS) {
-			/* Not open while it waits: inserted again on the rerun. */
-			if (rec.has_base)
-				(void)shm_open_remove_stream(s, &fid,
-				    &rec.stream_base, op->fid_persistent, NULL);
-			else
-				(void)shm_open_remove(s, &fid,
-				    op->fid_persistent, NULL);
+			/*
+			 * Not open while it waits: inserted again on the
+			 * rerun.  Withdrawn, not closed: a delete-on-close
+			 * CREATE must not leave its own name delete pending
+			 * for its rerun to meet (the Linux client's unlink
+			 * of a file it holds open with a lease).
+			 */
+			(void)shm_open_withdraw(s, &fid, rec.has_base ?
+			    &rec.stream_base : NULL, op->fid_persistent);
 			return status;
 		}
 	}
@@ -707,7 +735,7 @@ state_open_leave_ex(struct open *op, int *delete_file, uint32_t *delete_uid,
 	 */
 	if (delete_file != NULL && *delete_file && op->u.file != NULL &&
 	    !(op->u.file->create_options & SHM_FILE_DELETE_ON_CLOSE))
-		(void)shm_open_set_delete_pending(s, &fid, 1);
+		(void)shm_open_set_delete_pending(s, &fid, op->fid_persistent, 1);
 	memset(&res, 0, sizeof(res));
 	if (op->u.file != NULL && op->u.file->stream[0] != '\0') {
 		state_file_id(&base, op->u.file->dev, op->u.file->ino, NULL);
@@ -740,6 +768,23 @@ state_open_leave_ex(struct open *op, int *delete_file, uint32_t *delete_uid,
 	}
 }
 
+void
+state_open_withdraw(struct open *op)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid, base;
+	struct file_open *f = op->u.file;
+
+	if (!op->state_in || s == NULL)
+		return;
+	op->state_in = 0;
+	state_open_fid(op, &fid);
+	if (f != NULL && f->stream[0] != '\0')
+		state_file_id(&base, f->dev, f->ino, NULL);
+	(void)shm_open_withdraw(s, &fid, f != NULL && f->stream[0] != '\0' ?
+	    &base : NULL, op->fid_persistent);
+}
+
 ntstatus_t
 state_delete_pending_set(struct open *op, int on)
 {
@@ -750,7 +795,9 @@ state_delete_pending_set(struct open *op, int on)
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
 	state_open_fid(op, &fid);
-	rc = shm_open_set_delete_pending(s, &fid, on);
+	rc = shm_open_set_delete_pending(s, &fid, op->fid_persistent, on);
+	if (rc == -ENOSPC)
+		return STATUS_INSUFF_SERVER_RESOURCES;
 	return rc == 0 ? STATUS_SUCCESS : STATUS_UNSUCCESSFUL;
 }
 
@@ -764,9 +811,27 @@ state_delete_pending_get(struct open *op)
 	if (!op->state_in || s == NULL)
 		return 0;
 	state_open_fid(op, &fid);
-	if (shm_open_get_delete_pending(s, &fid, &on) != 0)
+	if (shm_open_get_delete_pending(s, &fid, op->fid_persistent, &on) != 0)
 		return 0;
 	return on;
+}
+
+void
+state_open_renamed(struct open *op, const char *from)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	int rc;
+
+	if (!op->state_in || s == NULL || op->u.file == NULL)
+		return;
+	state_open_fid(op, &fid);
+	rc = shm_open_relink(s, &fid, state_link_id(op->tree, from),
+	    state_link_id(op->tree, op->u.file->path));
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("state: rename of \"%s\" not recorded", from);
+	}
 }
 
 ntstatus_t

@@ -49,6 +49,7 @@ struct open;
 struct session;
 struct smb2_req;
 struct smb2_rsp;
+struct tree;
 struct wcur;
 
 /* SMB2 oplock levels, MS-SMB2 2.2.13 */
@@ -157,10 +158,29 @@ void		 state_open_leave_token(struct open *, int *delete_file,
  */
 void		 state_open_leave_ex(struct open *, int *delete_file,
 		    uint32_t *delete_uid, int *delete_base);
-/* FileDispositionInformation: set or clear delete pending for every open. */
+/*
+ * A CREATE that failed after state_open_enter: its record goes, and its
+ * FILE_DELETE_ON_CLOSE never took effect.
+ */
+void		 state_open_withdraw(struct open *);
+/*
+ * FileDispositionInformation: set or clear delete pending for the name the
+ * open was made by (a hard link's other names are not touched); every open
+ * of that name sees it, new opens of it get STATUS_DELETE_PENDING.
+ */
 ntstatus_t	 state_delete_pending_set(struct open *, int on);
-/* Is the file delete pending (STATUS_DELETE_PENDING for new opens)? */
+/* Is the open's name delete pending? */
 int		 state_delete_pending_get(struct open *);
+/*
+ * The identity of a name (a link) in the shared state: a hash of the
+ * share's path and the path below it.
+ */
+uint64_t	 state_link_id(const struct tree *, const char *path);
+/*
+ * After a rename of the open's file from path `from` to its f->path: the
+ * opens made by the old name (any worker's) now stand for the new one.
+ */
+void		 state_open_renamed(struct open *, const char *from);
 /*
  * READ (write 0) / WRITE (write 1) against other opens' byte-range locks:
  * STATUS_SUCCESS or STATUS_FILE_LOCK_CONFLICT.  A WRITE also breaks level II

@@ -260,38 +260,13 @@ unlink_as_request(const struct tree *t, const struct file_open *f,
 static int
 unlink_as_do(const struct unlinkmsg *u, int root_fd)
 {
-	const struct vfs_ops *vfs = file_vfs();
-	char parent[MSG_UNLINK_STR_MAX];
-	const char *last;
-	struct vfs_stat st;
-	int pfd, rc;
+	const char *last = strrchr(u->path, '/');
 
-	last = strrchr(u->path, '/');
-	if (last == NULL) {
-		parent[0] = '\0';
-		last = u->path;
-	} else {
-		memcpy(parent, u->path, (size_t)(last - u->path));
-		parent[last - u->path] = '\0';
-		last++;
-	}
+	last = last != NULL ? last + 1 : u->path;
 	if (last[0] == '\0' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
-	pfd = vfs->open(root_fd, parent, O_PATH | O_DIRECTORY, 0);
-	if (pfd < 0)
-		return pfd;
-	/* The backend's own dev/ino encoding, a final symlink not followed. */
-	if ((rc = vfs->entstat(pfd, last, &st)) != 0)
-		goto out;
-	if (st.dev != u->dev || st.ino != u->ino ||
-	    (S_ISDIR(st.mode) != 0) != (u->is_dir != 0)) {
-		rc = -ESTALE;
-		goto out;
-	}
-	rc = unlinkat(pfd, last, u->is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-out:
-	close(pfd);
-	return rc;
+	return file_vfs()->unlink_same(root_fd, u->path, u->is_dir, u->dev,
+	    u->ino);
 }
 
 void

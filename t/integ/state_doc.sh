@@ -78,6 +78,8 @@ if integ_start; then
 	    echo "$out" | grep -q "after-alice-close present replacement" &&
 	    ok "a file that replaced the name is not deleted" ||
 	    fail "replaced file: $out"
+	# refused by alice's worker already (its own inode check before the
+	# unlink), or by bob's when asked
 	grep -q 'sticky/bob-file3: the name is now another file' "$LOG" &&
 	    ok "the refusal is logged" || fail "no refusal log line"
 	# Every request above named a delete bob's worker had vouched for.

@@ -80,27 +80,127 @@ START_TEST(test_delete_pending)
 	a.create_options = SHM_FILE_DELETE_ON_CLOSE;
 	ck_assert_int_eq(shm_open_insert(s, &F1, &a, NULL), 0);
 	ck_assert_int_eq(shm_open_insert(s, &F1, &b, NULL), 0);
-	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, &on), 0);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 22, &on), 0);
 	ck_assert_int_eq(on, 0);
 	ck_assert_int_eq(shm_open_remove(s, &F1, 21, &cr), 0);
 	ck_assert_int_eq(cr.last_close, 0);
 	ck_assert_int_eq(cr.delete_file, 0);
-	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, &on), 0);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 22, &on), 0);
 	ck_assert_int_eq(on, 1);
-	/* A new open of a delete-pending file fails. */
+	/* A new open of a delete-pending name fails. */
 	ck_assert_int_eq(shm_open_insert(s, &F1, &c, NULL), -EIDRM);
 	ck_assert_int_eq(shm_open_remove(s, &F1, 22, &cr), 0);
 	ck_assert_int_eq(cr.last_close, 1);
 	ck_assert_int_eq(cr.delete_file, 1);
-	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, &on), 0);
-	ck_assert_int_eq(on, 0);
+	ck_assert_uint_eq(cr.delete_uid, geteuid());
 	/* Set and cleared explicitly (SET_INFO disposition). */
 	ck_assert_int_eq(shm_open_insert(s, &F1, &c, NULL), 0);
-	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 1), 0);
-	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 0), 0);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 23, &on), 0);
+	ck_assert_int_eq(on, 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 23, 1), 0);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 23, &on), 0);
+	ck_assert_int_eq(on, 1);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 23, 0), 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 99, 1), -ENOENT);
 	ck_assert_int_eq(shm_open_remove(s, &F1, 23, &cr), 0);
 	ck_assert_int_eq(cr.last_close, 1);
 	ck_assert_int_eq(cr.delete_file, 0);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * Two hard links of one file (two names, one file id): delete pending is
+ * the name's.  The Linux client's case: ul1 open, ul2 deleted, ul1 closed
+ * last -- ul2 goes at its own close, ul1 never.
+ */
+START_TEST(test_delete_pending_links)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec l1 = mkopen(31, RD, S_ALL);
+	struct shm_open_rec l2 = mkopen(32, RD | DEL, S_ALL);
+	struct shm_open_rec l1b = mkopen(33, RD, S_ALL);
+	struct shm_open_rec l2b = mkopen(34, RD, S_ALL);
+	struct shm_open_rec l1c = mkopen(35, RD | DEL, S_ALL);
+	struct shm_open_rec l3 = mkopen(36, RD, S_ALL);
+	struct shm_close_result cr;
+	int on;
+
+	l1.link = l1b.link = l1c.link = 0x1111;
+	l2.link = l2b.link = 0x2222;
+	l3.link = 0x3333;
+	l2.create_options = SHM_FILE_DELETE_ON_CLOSE;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l2, NULL), 0);
+	/* ul2's close: no other open of ul2, so ul2 goes now */
+	ck_assert_int_eq(shm_open_remove(s, &F1, 32, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 1);
+	ck_assert_int_eq(cr.last_close, 0);
+	/* ul1 is not delete pending and opens as before */
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 31, &on), 0);
+	ck_assert_int_eq(on, 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1b, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 33, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 31, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+	ck_assert_int_eq(cr.last_close, 1);
+
+	/* ul2 held open by another handle: pending for ul2 only */
+	l2.create_options = 0;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l2, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l2b, NULL), 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 32, 1), 0);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 34, &on), 0);
+	ck_assert_int_eq(on, 1);
+	ck_assert_int_eq(shm_open_get_delete_pending(s, &F1, 31, &on), 0);
+	ck_assert_int_eq(on, 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1b, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 33, &cr), 0);
+	/* a new open of ul2 meets the pending delete */
+	l2.persistent_id = 37;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l2, NULL), -EIDRM);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 32, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);	/* 34 still has ul2 */
+	/* ul1's close is not ul2's: nothing to delete */
+	ck_assert_int_eq(shm_open_remove(s, &F1, 31, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 34, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 1);
+	ck_assert_int_eq(cr.last_close, 1);
+
+	/* Both names pending at once, each goes at its own last close. */
+	l2.persistent_id = 32;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1c, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l2, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l3, NULL), 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 35, 1), 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 32, 1), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 32, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 1);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 35, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 1);
+	ck_assert_int_eq(cr.last_close, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 36, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+
+	/* A rename moves the name's opens and its pending delete along. */
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1b, NULL), 0);
+	ck_assert_int_eq(shm_open_relink(s, &F1, 0x1111, 0x4444), 0);
+	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 31, 1), 0);
+	l1c.link = 0x4444;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1c, NULL), -EIDRM);
+	l1c.link = 0x1111;	/* a new file's name, the old spelling */
+	ck_assert_int_eq(shm_open_insert(s, &F1, &l1c, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 31, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 35, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, 33, &cr), 0);
+	ck_assert_int_eq(cr.delete_file, 1);
+	ck_assert_int_eq(cr.last_close, 1);
 	drop_env(s);
 }
 END_TEST
@@ -661,6 +761,7 @@ shm_suite(void)
 	tcase_add_test(tc, test_share_matrix);
 	tcase_add_test(tc, test_conflict_details);
 	tcase_add_test(tc, test_delete_pending);
+	tcase_add_test(tc, test_delete_pending_links);
 	tcase_add_test(tc, test_stream_share_delete);
 	tcase_add_test(tc, test_share_check_client);
 	tcase_add_test(tc, test_write_txns_per_pair);

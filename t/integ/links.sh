@@ -1,0 +1,37 @@
+#!/bin/bash
+# Names, not files: delete pending belongs to the name (hard link) that was
+# opened for delete (MS-FSA's Link), so deleting one link of a file never
+# removes another, in one worker or across users; a rename carries the
+# name's opens along; and a delete-on-close CREATE that waits for the break
+# of the client's own lease (the Linux client's unlink of a file it holds
+# open: CREATE + CLOSE in one compound) succeeds.  Client:
+# t/integ/links_client.py.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+integ_conf
+integ_users || { echo "cannot create users" >&2; exit 1; }
+integ_start || exit 1
+
+C=$ROOT/t/integ/links_client.py
+# a directory both users may write, with the files made there by root
+chmod 0777 "$SHARE"
+run() {
+	local out line
+	out=$("$PYTHON" "$C" "$PORT" "$SHARE" "$1" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"FAIL "*) fail "${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
+	    fail "links_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
+	echo "$out" | grep -q Traceback &&
+	    fail "links_client.py $1 crashed: $(echo "$out" | tail -n 5)"
+	return 0
+}
+run links
+run compound
+check "the server is still up" integ_ping
+finish

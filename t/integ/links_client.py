@@ -1,0 +1,252 @@
+# Client of t/integ/links.sh: delete pending belongs to a name (a hard
+# link), not to the file, and a delete-on-close CREATE that waits for a
+# break of the client's own lease is not failed by itself.  Prints one
+# line "ok DESC" or "FAIL DESC: why" per check; the share's directory on
+# disk is argv[2] (checked directly, not through the server).
+import os
+import struct
+import sys
+import time
+
+from impacket import smb3structs as s3
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from state_lib import ALL, login, create, status_of, lease_ctx  # noqa: E402
+
+SHARE = sys.argv[2]
+RD = s3.FILE_READ_DATA | s3.FILE_READ_ATTRIBUTES
+DOC = s3.FILE_NON_DIRECTORY_FILE | s3.FILE_DELETE_ON_CLOSE
+
+
+def close(c, t, fid):
+    """impacket keys its table of opens by name: a second handle of a name
+    closed first leaves the first one's entry gone (KeyError after the
+    server answered)."""
+    try:
+        c.getSMBServer().close(t, fid)
+    except KeyError:
+        pass
+
+
+def check(desc, cond, why=""):
+    print(("ok %s" % desc) if cond else ("FAIL %s: %s" % (desc, why)),
+          flush=True)
+
+
+def on_disk(*names):
+    return " ".join("%s=%s" % (n, os.path.exists(os.path.join(SHARE, n)))
+                    for n in names)
+
+
+def mklinks(a, b, data=b"hard link data\n"):
+    for n in (a, b):
+        try:
+            os.unlink(os.path.join(SHARE, n))
+        except FileNotFoundError:
+            pass
+    with open(os.path.join(SHARE, a), "wb") as f:
+        f.write(data)
+    os.chmod(os.path.join(SHARE, a), 0o666)
+    os.link(os.path.join(SHARE, a), os.path.join(SHARE, b))
+
+
+def delete_now(c, t, name):
+    """What a client's unlink sends: CREATE(DELETE, delete-on-close) and
+    CLOSE."""
+    srv = c.getSMBServer()
+    fid = srv.create(t, name, s3.DELETE | s3.FILE_READ_ATTRIBUTES, ALL, DOC,
+                     s3.FILE_OPEN, 0)
+    srv.close(t, fid)
+
+
+def set_disposition(c, t, fid):
+    c.getSMBServer().setInfo(t, fid, inputBlob=b"\x01",
+                             infoType=s3.SMB2_0_INFO_FILE,
+                             fileInfoClass=s3.SMB2_FILE_DISPOSITION_INFO)
+
+
+def rename(c, t, fid, to):
+    name = to.encode("utf-16le")
+    blob = struct.pack("<B7sQL", 0, b"\0" * 7, 0, len(name)) + name
+    c.getSMBServer().setInfo(t, fid, inputBlob=blob,
+                             infoType=s3.SMB2_0_INFO_FILE,
+                             fileInfoClass=s3.SMB2_FILE_RENAME_INFO)
+
+
+def cmd_links():
+    a, at = login("alice")
+    b, bt = login("bob")
+
+    # The Linux client's data loss: ul1 open, ul2 deleted, ul1 closed.
+    mklinks("ul1", "ul2")
+    h1 = create(a, at, "ul1", access=RD, disp=s3.FILE_OPEN)
+    delete_now(a, at, "ul2")
+    check("deleting link ul2 while ul1 is open removes ul2 at once",
+          on_disk("ul1", "ul2") == "ul1=True ul2=False", on_disk("ul1", "ul2"))
+    st = status_of(lambda: close(a, at, create(a, at, "ul1", access=RD,
+                                                  disp=s3.FILE_OPEN)))
+    check("ul1 opens again (not delete pending)", st == "OK", st)
+    close(a, at, h1)
+    check("closing ul1 leaves ul1 (the name not deleted)",
+          on_disk("ul1", "ul2") == "ul1=True ul2=False", on_disk("ul1", "ul2"))
+    with open(os.path.join(SHARE, "ul1"), "rb") as f:
+        data = f.read()
+    check("ul1 keeps its data", data == b"hard link data\n", repr(data))
+
+    # ul2 held by a second handle and made delete pending by SET_INFO:
+    # only ul2 is delete pending, and it goes at ul2's own last close.
+    mklinks("hl1", "hl2")
+    h1 = create(a, at, "hl1", access=RD, disp=s3.FILE_OPEN)
+    h2 = create(a, at, "hl2", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    h2b = create(a, at, "hl2", access=RD, disp=s3.FILE_OPEN)
+    set_disposition(a, at, h2)
+    st = status_of(lambda: close(a, at, create(a, at, "hl2", access=RD,
+                                                  disp=s3.FILE_OPEN)))
+    check("a new open of the delete-pending name fails", 
+          st == "STATUS_DELETE_PENDING", st)
+    st = status_of(lambda: close(a, at, create(a, at, "hl1", access=RD,
+                                                  disp=s3.FILE_OPEN)))
+    check("the other name of the file still opens", st == "OK", st)
+    close(a, at, h2)
+    close(a, at, h1)
+    check("hl2 stays while another handle of hl2 is open",
+          on_disk("hl1", "hl2") == "hl1=True hl2=True", on_disk("hl1", "hl2"))
+    close(a, at, h2b)
+    check("hl2's last handle closed: hl2 gone, hl1 kept",
+          on_disk("hl1", "hl2") == "hl1=True hl2=False", on_disk("hl1", "hl2"))
+
+    # Across workers and users: alice holds xl1, bob deletes xl2.
+    mklinks("xl1", "xl2")
+    h1 = create(a, at, "xl1", access=RD, disp=s3.FILE_OPEN)
+    delete_now(b, bt, "xl2")
+    close(a, at, h1)
+    check("bob deletes xl2 while alice's worker holds xl1: xl1 kept",
+          on_disk("xl1", "xl2") == "xl1=True xl2=False", on_disk("xl1", "xl2"))
+
+    # A rename carries the name's pending delete and handles along: two
+    # handles of r1 in one worker, one renames to r2, the other deletes.
+    for n in ("r1", "r2"):
+        if os.path.exists(os.path.join(SHARE, n)):
+            os.unlink(os.path.join(SHARE, n))
+    open(os.path.join(SHARE, "r1"), "wb").close()
+    os.chmod(os.path.join(SHARE, "r1"), 0o666)
+    g1 = create(a, at, "r1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    g2 = create(a, at, "r1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    rename(a, at, g1, "r2")
+    fresh = create(a, at, "r1", access=RD, disp=s3.FILE_CREATE)
+    close(a, at, fresh)
+    set_disposition(a, at, g2)
+    close(a, at, g2)
+    close(a, at, g1)
+    check("a delete by a handle of a renamed file removes the new name only",
+          on_disk("r1", "r2") == "r1=True r2=False", on_disk("r1", "r2"))
+
+    # The same with the other handle in another user's worker: it cannot
+    # follow the rename's path, and never deletes the file that took the
+    # old name.
+    for n in ("s1", "s2"):
+        if os.path.exists(os.path.join(SHARE, n)):
+            os.unlink(os.path.join(SHARE, n))
+    open(os.path.join(SHARE, "s1"), "wb").close()
+    os.chmod(os.path.join(SHARE, "s1"), 0o666)
+    gb = create(b, bt, "s1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    ga = create(a, at, "s1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    rename(a, at, ga, "s2")
+    close(a, at, ga)
+    fresh = create(a, at, "s1", access=RD, disp=s3.FILE_CREATE)
+    close(a, at, fresh)
+    set_disposition(b, bt, gb)
+    close(b, bt, gb)
+    check("a stale name in another worker never deletes the file that "
+          "took it", os.path.exists(os.path.join(SHARE, "s1")),
+          on_disk("s1", "s2"))
+
+
+# ---- raw SMB2, for a compound and a lease break on one connection ----
+
+SMB2_CREATE, SMB2_CLOSE, SMB2_OPLOCK_BREAK = 5, 6, 0x12
+FLAG_RESPONSE, FLAG_ASYNC, FLAG_RELATED = 1, 2, 4
+STATUS_PENDING = 0x103
+
+
+def hdr(srv, cmd, tid, flags=0, nxt=0):
+    mid = srv._Connection['SequenceWindow']
+    srv._Connection['SequenceWindow'] += 1
+    return struct.pack("<4sHHLHHLLQLLQ16s", b"\xfeSMB", 64, 1, 0, cmd, 64,
+                       flags, nxt, mid, 0, tid, srv._Session['SessionID'],
+                       b"\0" * 16), mid
+
+
+def create_body(name, access, options):
+    n = name.encode("utf-16le")
+    return struct.pack("<HBBLQQLLLLLHHLL", 57, 0, 0, 2, 0, 0, access, 0,
+                       7, s3.FILE_OPEN, options, 120, len(n), 0, 0) + n
+
+
+def frames(srv, tid, want, timeout=40):
+    """Reads frames until `want` (a set of message ids) all have final
+    answers; answers lease breaks with an ack of what they ask for.
+    Returns {mid: (command, status)} and the number of breaks."""
+    out, nbreaks, t0 = {}, 0, time.time()
+    while not want.issubset(out) and time.time() - t0 < timeout:
+        data = srv._NetBIOSSession.recv_packet(timeout).get_trailer()
+        pos = 0
+        while True:
+            (status, cmd, flags, nxt, mid) = struct.unpack_from(
+                "<L H 2x L L Q", data, pos + 8)
+            if cmd == SMB2_OPLOCK_BREAK and mid == 0xFFFFFFFFFFFFFFFF:
+                nbreaks += 1
+                key = data[pos + 72:pos + 88]
+                new = struct.unpack_from("<L", data, pos + 92)[0]
+                h, _ = hdr(srv, SMB2_OPLOCK_BREAK, tid)
+                srv._NetBIOSSession.send_packet(
+                    h + struct.pack("<HHL16sLQ", 36, 0, 0, key, new, 0))
+            elif not (flags & FLAG_ASYNC and status == STATUS_PENDING):
+                out[mid] = (cmd, status)
+                if cmd == SMB2_OPLOCK_BREAK and status != 0:
+                    print("FAIL lease break ack: 0x%08x" % status, flush=True)
+            if nxt == 0:
+                break
+            pos += nxt
+    return out, nbreaks
+
+
+def cmd_compound():
+    # The Linux client's unlink of a file it holds open with a lease:
+    # CREATE(DELETE_ON_CLOSE) + CLOSE in one compound; the CREATE waits
+    # for the break of the client's own lease (handle caching), then must
+    # succeed, and the file goes when the leased handle closes.
+    c, t = login("alice")
+    srv = c.getSMBServer()
+    path = os.path.join(SHARE, "leased")
+    with open(path, "wb") as f:
+        f.write(b"x")
+    os.chmod(path, 0o666)
+    key = os.urandom(16)
+    h = create(c, t, "leased", access=RD | s3.FILE_WRITE_DATA,
+               disp=s3.FILE_OPEN, contexts=[lease_ctx(key, 7)])
+    h1, m1 = hdr(srv, SMB2_CREATE, t, 0, 0)
+    b1 = create_body("leased", s3.DELETE | s3.FILE_READ_ATTRIBUTES, DOC)
+    b1 += b"\0" * (-(len(h1) + len(b1)) % 8)
+    h1 = h1[:20] + struct.pack("<L", len(h1) + len(b1)) + h1[24:]
+    h2, m2 = hdr(srv, SMB2_CLOSE, t, FLAG_RELATED, 0)
+    b2 = struct.pack("<HHL16s", 24, 0, 0, b"\xff" * 16)
+    srv._NetBIOSSession.send_packet(h1 + b1 + h2 + b2)
+    t0 = time.time()
+    got, nbreaks = frames(srv, t, {m1, m2})
+    st1 = got.get(m1, (0, None))[1]
+    st2 = got.get(m2, (0, None))[1]
+    check("compound delete-on-close CREATE of an own-leased file succeeds "
+          "(%d break)" % nbreaks, st1 == 0, "CREATE 0x%08x" % (st1 or 0))
+    check("... and its related CLOSE", st2 == 0, "CLOSE 0x%08x" % (st2 or 0))
+    check("... at the ack, not at the break timeout", time.time() - t0 < 10,
+          "%.1f s" % (time.time() - t0))
+    check("the name stays while the leased handle is open",
+          os.path.exists(path), "gone early")
+    close(c, t, h)
+    check("the leased handle's close deletes it", not os.path.exists(path),
+          "still there")
+
+
+if __name__ == "__main__":
+    {"links": cmd_links, "compound": cmd_compound}[sys.argv[3]]()
