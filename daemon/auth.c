@@ -5,6 +5,15 @@
  * Unix identity.  The master remembers the verdict it gave each child: that,
  * not the child's word, decides where a connection is routed.
  *
+ * A verdict with a session key goes only to whom it belongs: a gate, or a
+ * worker of the verdict's own uid (a worker forwarding another user's
+ * exchange gets the verdict without the key, and refuses it).  A server challenge is
+ * answered once: the challenges of the last AUTH_SEEN_MAX successful
+ * verdicts are remembered, and an exchange that names one of them again (a
+ * replay, by a child that kept it) is a logon failure.  Only successes
+ * are remembered, so a child cannot push an old challenge out of the
+ * table with made-up exchanges: it would need that many good logons.
+ *
  * Brute force is slowed per client address: from the third failure within a
  * minute on, replies to that address are delayed (0.5 s doubling up to 5 s)
  * on a timer queue, so the master's loop never sleeps.
@@ -25,6 +34,7 @@
 #include "daemon/passdb.h"
 #include "daemon/route.h"
 #include "daemon/spawn.h"
+#include "proto/cur.h"
 #include "proto/ntlmssp.h"
 #include "proto/ntstatus.h"
 
@@ -34,6 +44,7 @@
 #define AUTH_DELAY_MAX_MS	5000
 #define AUTH_MAX_ADDRS		256
 #define AUTH_MAX_DELAYED	256
+#define AUTH_SEEN_MAX		16384	/* challenges of good verdicts kept */
 
 struct auth_addr {
 	char		addr[64];
@@ -53,6 +64,37 @@ static struct auth_addr		auth_addrs[AUTH_MAX_ADDRS];
 static struct auth_delayed	auth_queue[AUTH_MAX_DELAYED];
 
 static char	auth_passdb_dir[4096];
+
+/* The server challenges of the last good verdicts, a ring. */
+static uint64_t	auth_seen[AUTH_SEEN_MAX];
+static unsigned	auth_seen_next;
+
+/*
+ * The ServerChallenge of a CHALLENGE message (MS-NLMP 2.2.1.2, offset 24):
+ * 0 and *out, or -1 when the message is too short for one.
+ */
+static int
+auth_server_challenge(const struct authmsg_req *req, uint64_t *out)
+{
+	struct cur c;
+
+	cur_init(&c, req->challenge, req->challenge_len);
+	cur_skip(&c, 24);
+	*out = cur_le64(&c);
+	return c.err ? -1 : 0;
+}
+
+/* Was this challenge answered before?  If not, it is now. */
+static int
+auth_challenge_replayed(uint64_t ch)
+{
+	for (unsigned i = 0; i < AUTH_SEEN_MAX; i++)
+		if (auth_seen[i] == ch && ch != 0)
+			return 1;
+	auth_seen[auth_seen_next] = ch;
+	auth_seen_next = (auth_seen_next + 1) % AUTH_SEEN_MAX;
+	return 0;
+}
 
 /*
  * An LMDB env must never be open twice in one process (closing one handle
@@ -198,17 +240,23 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 	struct passdb_entry e;
 	struct passwd *pw;
 	const char *why = NULL;
+	uint64_t ch;
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->status = STATUS_LOGON_FAILURE;
 	if (ntlmssp_decode_authenticate(req->authenticate, req->authenticate_len,
-	    &a) != 0) {
+	    &a) != 0 || auth_server_challenge(req, &ch) != 0) {
 		log_warnx("logon from %s: malformed AUTHENTICATE", req->client);
 		return;
 	}
 	auth_copy_name(rep->domain, sizeof(rep->domain), a.domain);
 	if (a.user[0] == '\0' && a.nt_len == 0) {
+		if (auth_challenge_replayed(ch)) {
+			log_warnx("logon from %s: anonymous exchange replayed "
+			    "(challenge answered before)", req->client);
+			return;
+		}
 		if (auth_guest(rep, AUTH_FLAG_ANONYMOUS) == 0) {
 			rep->status = STATUS_SUCCESS;
 			log_debug(2, "anonymous logon from %s", req->client);
@@ -247,6 +295,11 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 		rep->status = STATUS_LOGON_FAILURE;
 		auth_passdb_update(&e, 0);
 		why = "wrong password";
+		goto fail;
+	}
+	if (auth_challenge_replayed(ch)) {
+		rep->status = STATUS_LOGON_FAILURE;
+		why = "exchange replayed (its challenge was answered before)";
 		goto fail;
 	}
 	/* The Unix identity is looked up now: accounts may have changed. */
@@ -308,6 +361,20 @@ auth_handle_req(struct child *c, const struct msg *m)
 	/* A new attempt voids the previous verdict until it is answered. */
 	c->has_verdict = 0;
 	auth_verdict(&req, &rep);
+	/*
+	 * A worker is pinned to one uid: another uid's session key is not
+	 * its business, whoever's exchange it forwarded.  The verdict goes
+	 * without it; the worker refuses such a session (or keeps the one it
+	 * re-authenticates) and says so, as it did with the key.
+	 */
+	if (c->role == CHILD_WORKER && rep.status == STATUS_SUCCESS &&
+	    rep.uid != c->uid) {
+		log_warnx("logon of %s from %s: session key of uid %u withheld "
+		    "from worker %d of uid %u", rep.user[0] ? rep.user :
+		    "(anonymous)", req.client, (unsigned)rep.uid, (int)c->pid,
+		    (unsigned)c->uid);
+		explicit_bzero(rep.session_key, sizeof(rep.session_key));
+	}
 	delay = auth_throttle(req.client, rep.status != STATUS_SUCCESS);
 	if (delay == 0) {
 		auth_reply(c, m->id, &rep);
