@@ -524,7 +524,10 @@ info_set_basic(struct open *op, struct cur *b)
 	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0 &&
 	    (chtime == 0 || chtime >= UINT64_MAX - 1))
 		return STATUS_SUCCESS;
-	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
+	rc = vfs_dos_get(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	has_dos = rc == 0;
 	if (!has_dos) {
 		struct fscc_info fi;
 
@@ -546,8 +549,20 @@ info_set_basic(struct open *op, struct cur *b)
 	if (attrs != 0)
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
-	if ((rc = vfs_dos_set(vfs, f->fd, &di)) != 0)
-		return ntstatus_from_errno(rc);
+	rc = vfs_dos_set(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	return ntstatus_from_errno(rc);
+unstorable:
+	/*
+	 * The share's file system keeps no user xattrs (tmpfs before Linux
+	 * 6.6, ramfs, some FUSE file systems): the times the kernel keeps
+	 * were set above, the creation time, change time and attributes
+	 * have nowhere to go.  As Samba does there, they are dropped and
+	 * the set succeeds, so that touch -d, cp -a and tar x work; queries
+	 * go on deriving them from stat.  (ENOTSUP is EOPNOTSUPP on Linux.)
+	 */
+	file_dos_unstorable(f);
 	return STATUS_SUCCESS;
 }
 
