@@ -368,6 +368,32 @@ fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos, struct fscc_ea *ea)
 }
 
 int
+fscc_get_ea_next(const uint8_t *buf, size_t len, size_t *pos,
+    struct fscc_get_ea *g)
+{
+	struct cur c, e;
+	uint32_t next;
+
+	if (*pos >= len)
+		return -1;
+	cur_init(&c, buf, len);
+	e = cur_sub(&c, *pos, len - *pos);
+	next = cur_le32(&e);
+	g->name_len = cur_u8(&e);
+	g->name = cur_view(&e, g->name_len);
+	cur_skip(&e, 1);			/* the name's NUL */
+	if (e.err)
+		return -1;
+	g->last = next == 0;
+	if (next == 0)
+		return 0;
+	if (next % 4 != 0 || next > len - *pos)
+		return -1;
+	*pos += next;
+	return 0;
+}
+
+int
 fscc_rename_decode(struct cur *b, int *replace, const uint8_t **name16,
     uint32_t *name16_len)
 {

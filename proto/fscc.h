@@ -190,6 +190,16 @@ struct fscc_ea {
 int	fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos,
 	    struct fscc_ea *);
 
+/* MS-FSCC 2.4.15.1 FILE_GET_EA_INFORMATION: one name of a query list */
+struct fscc_get_ea {
+	const uint8_t	*name;		/* name_len bytes, NUL not counted */
+	uint8_t		 name_len;
+	int		 last;		/* NextEntryOffset was 0 */
+};
+/* The same walk over a list of names (the NUL after each is required). */
+int	fscc_get_ea_next(const uint8_t *buf, size_t len, size_t *pos,
+	    struct fscc_get_ea *);
+
 /*
  * MS-FSCC 2.4.42.2 FILE_RENAME_INFORMATION (SMB2 form) and 2.4.27.2
  * FILE_LINK_INFORMATION, which share a layout.  0, or -1 when short or

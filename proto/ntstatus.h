@@ -90,6 +90,7 @@ typedef uint32_t ntstatus_t;
 #define STATUS_INVALID_PRIMARY_GROUP		0xC000005Bu
 #define STATUS_EA_TOO_LARGE			0xC0000050u
 #define STATUS_INVALID_EA_NAME			0x80000013u
+#define STATUS_EA_LIST_INCONSISTENT		0x80000014u
 /* added by the shared-state part: a replay of a create still pending */
 #define STATUS_FILE_NOT_AVAILABLE		0xC0000467u
 #define STATUS_DUPLICATE_OBJECTID		0xC000022Au

@@ -374,6 +374,19 @@ file_name_data_suffix(const uint8_t *name16, size_t len)
 	return 1;
 }
 
+void
+file_dos_unstorable(const struct file_open *f)
+{
+	static int said;
+
+	if (said)
+		return;
+	said = 1;
+	log_debug(1, "a share's file system keeps no user xattrs (met at "
+	    "\"%s\"): DOS attributes and creation times set by clients are "
+	    "dropped there", f->path[0] != '\0' ? f->path : ".");
+}
+
 int
 file_stream_resolve(struct file_open *f)
 {

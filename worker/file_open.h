@@ -129,6 +129,13 @@ ntstatus_t	file_info_fill(struct file_open *, struct fscc_info *);
 int		file_info_from_stat(const struct vfs_stat *,
 		    const struct vfs_dosinfo *, int has_dos,
 		    struct fscc_info *);
+/*
+ * Notes that the DOS xattr of f could not be written because its file
+ * system keeps no user xattrs (-EOPNOTSUPP): what it would have held is
+ * dropped, as Samba drops it.  Logged once per worker, at debug level: a
+ * share on such a file system says so on every set.
+ */
+void		file_dos_unstorable(const struct file_open *f);
 /* Does the client name end in "::$DATA" (the unnamed stream, explicitly)? */
 int		file_name_data_suffix(const uint8_t *name16, size_t len);
 /*

@@ -42,16 +42,21 @@ struct file_open;
 ntstatus_t	smb2_secdesc_apply(struct file_open *, uint32_t which,
 		    const uint8_t *buf, size_t len);
 /*
- * worker/smb2_ea.c: extended attributes (FILE_FULL_EA_INFORMATION).
- * query writes every EA (STATUS_NO_EAS_ON_FILE when none, BUFFER_OVERFLOW
- * when only some fit); set applies a chain (an empty value deletes); size
- * is the EaSize of FileEaInformation.
+ * worker/smb2_ea.c: extended attributes (FILE_FULL_EA_INFORMATION), names
+ * kept as written and compared without case.  query writes every EA
+ * (STATUS_NO_EAS_ON_FILE when none, BUFFER_OVERFLOW when only some fit);
+ * set applies a chain (an empty value deletes); size is the EaSize of
+ * FileEaInformation.
  */
 struct file_open;
 ntstatus_t	smb2_ea_query(struct file_open *, struct wcur *w);
-/* the same; on BUFFER_TOO_SMALL *need is the size of the first entry */
-ntstatus_t	smb2_ea_query_need(struct file_open *, struct wcur *w,
-		    uint32_t *need);
+/*
+ * The same, or only the EAs a FILE_GET_EA_INFORMATION list names (list
+ * non-NULL, list_len > 0: the QUERY_INFO input buffer); on
+ * BUFFER_TOO_SMALL *need is the size of the first entry.
+ */
+ntstatus_t	smb2_ea_query_need(struct file_open *, const uint8_t *list,
+		    size_t list_len, struct wcur *w, uint32_t *need);
 ntstatus_t	smb2_ea_set(struct file_open *, const uint8_t *buf, size_t len);
 uint32_t	smb2_ea_size(struct file_open *);
 /* FSCTLs on files; req->body is positioned at the IOCTL request fields. */

@@ -219,6 +219,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		fscc_put_attribute_tag(w, &fi);
 		break;
 	case FileAllInformation:
+		/* its EaInformation is FileEaInformation's (as on NTFS) */
+		fi.ea_size = smb2_ea_size(f);
 		n16 = info_name(f, 0);
 		fscc_put_all(w, &fi, op->access, f->position, f->mode,
 		    info_name16, (size_t)n16);
@@ -328,7 +330,7 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
  */
 static ntstatus_t
 info_query_ea(struct smb2_req *req, struct open *op, uint32_t outlen,
-    struct wcur *w, uint8_t *outhdr)
+    const uint8_t *list, size_t list_len, struct wcur *w, uint8_t *outhdr)
 {
 	struct wcur lim = *w;
 	uint32_t need;
@@ -341,7 +343,7 @@ info_query_ea(struct smb2_req *req, struct open *op, uint32_t outlen,
 	}
 	if ((size_t)(lim.end - lim.p) > outlen)
 		lim.end = lim.p + outlen;
-	status = smb2_ea_query_need(op->u.file, &lim, &need);
+	status = smb2_ea_query_need(op->u.file, list, list_len, &lim, &need);
 	if (status == STATUS_BUFFER_TOO_SMALL) {
 		/* MS-SMB2 2.2.2.2: the error data is the size needed */
 		le32_put(nb, need);
@@ -365,11 +367,13 @@ info_query_ea(struct smb2_req *req, struct open *op, uint32_t outlen,
 ntstatus_t
 smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
-	struct cur *c = &req->body;
+	struct cur *c = &req->body, in;
 	struct wcur *w = &rsp->body;
 	struct open *op;
+	const uint8_t *list = NULL;
 	uint8_t type, klass, *outhdr;
-	uint32_t outlen, addl, len;
+	uint32_t outlen, addl, len, inlen;
+	uint16_t inoff;
 	ntstatus_t status;
 
 	if (cur_le16(c) != 41)
@@ -377,11 +381,25 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	type = cur_u8(c);
 	klass = cur_u8(c);
 	outlen = cur_le32(c);
-	cur_skip(c, 2 + 2 + 4);		/* input buffer: not used by our classes */
+	inoff = cur_le16(c);
+	cur_skip(c, 2);			/* Reserved */
+	inlen = cur_le32(c);
 	addl = cur_le32(c);
 	cur_skip(c, 4);			/* Flags */
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
 		return status;
+	/*
+	 * MS-SMB2 2.2.37: the input buffer of FileFullEaInformation is a
+	 * FILE_GET_EA_INFORMATION list (MS-FSCC 2.4.15.1), the EAs wanted;
+	 * no other class of ours reads one.
+	 */
+	if (type == SMB2_0_INFO_FILE && klass == FileFullEaInformation &&
+	    inlen > 0) {
+		in = cur_sub(c, inoff, inlen);
+		list = cur_view(&in, inlen);
+		if (c->err || list == NULL)
+			return STATUS_INVALID_PARAMETER;
+	}
 	outhdr = wcur_reserve(w, 8);
 	if (outhdr == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
@@ -389,7 +407,8 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	case SMB2_0_INFO_FILE:
 		if (klass == FileFullEaInformation && outlen >=
 		    info_min_len(type, klass))
-			return info_query_ea(req, op, outlen, w, outhdr);
+			return info_query_ea(req, op, outlen, list, inlen, w,
+			    outhdr);
 		status = info_query_file(req, op, klass, w);
 		break;
 	case SMB2_0_INFO_FILESYSTEM:
@@ -524,7 +543,10 @@ info_set_basic(struct open *op, struct cur *b)
 	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0 &&
 	    (chtime == 0 || chtime >= UINT64_MAX - 1))
 		return STATUS_SUCCESS;
-	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
+	rc = vfs_dos_get(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	has_dos = rc == 0;
 	if (!has_dos) {
 		struct fscc_info fi;
 
@@ -546,8 +568,20 @@ info_set_basic(struct open *op, struct cur *b)
 	if (attrs != 0)
 		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
-	if ((rc = vfs_dos_set(vfs, f->fd, &di)) != 0)
-		return ntstatus_from_errno(rc);
+	rc = vfs_dos_set(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	return ntstatus_from_errno(rc);
+unstorable:
+	/*
+	 * The share's file system keeps no user xattrs (tmpfs before Linux
+	 * 6.6, ramfs, some FUSE file systems): the times the kernel keeps
+	 * were set above, the creation time, change time and attributes
+	 * have nowhere to go.  As Samba does there, they are dropped and
+	 * the set succeeds, so that touch -d, cp -a and tar x work; queries
+	 * go on deriving them from stat.  (ENOTSUP is EOPNOTSUPP on Linux.)
+	 */
+	file_dos_unstorable(f);
 	return STATUS_SUCCESS;
 }
 

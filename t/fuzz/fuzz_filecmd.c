@@ -40,6 +40,26 @@ inside(const uint8_t *v, size_t n, const uint8_t *data, size_t size)
 		abort();
 }
 
+/* FILE_GET_EA_INFORMATION lists: the names of a QUERY_INFO for EAs */
+static void
+fuzz_get_ea_list(const uint8_t *data, size_t size)
+{
+	struct fscc_get_ea g;
+	size_t pos = 0, prev;
+	int i;
+
+	for (i = 0; i < 4096; i++) {
+		prev = pos;
+		if (fscc_get_ea_next(data, size, &pos, &g) != 0)
+			return;
+		inside(g.name, g.name_len, data, size);
+		if (g.last)
+			return;
+		if (pos <= prev || pos > size || pos % 4 != 0)
+			abort();
+	}
+}
+
 static void
 fuzz_ea_list(const uint8_t *data, size_t size)
 {
@@ -157,6 +177,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_contexts(data, size);
 	fuzz_ea_list(data, size);
+	fuzz_get_ea_list(data, size);
 	fuzz_path(data, size);
 
 	cur_init(&c, data, size);

@@ -176,6 +176,58 @@ START_TEST(test_ea_list)
 }
 END_TEST
 
+START_TEST(test_get_ea_list)
+{
+	uint8_t buf[32], save[32];
+	struct fscc_get_ea g;
+	size_t pos = 0, len, cut;
+	int done;
+
+	/* "kcOne", then "B" */
+	memset(buf, 0, sizeof(buf));
+	le32_put(buf, 12);
+	buf[4] = 5;
+	memcpy(buf + 5, "kcOne", 6);
+	buf[12 + 4] = 1;
+	memcpy(buf + 12 + 5, "B", 2);
+	len = 19;
+	ck_assert_int_eq(fscc_get_ea_next(buf, len, &pos, &g), 0);
+	ck_assert_int_eq(g.name_len, 5);
+	ck_assert_int_eq(memcmp(g.name, "kcOne", 5), 0);
+	ck_assert_int_eq(g.last, 0);
+	ck_assert_uint_eq(pos, 12);
+	ck_assert_int_eq(fscc_get_ea_next(buf, len, &pos, &g), 0);
+	ck_assert_int_eq(g.name_len, 1);
+	ck_assert_int_eq(g.name[0], 'B');
+	ck_assert_int_eq(g.last, 1);
+
+	/* no truncation is a whole list (the last name's NUL included) */
+	for (cut = 0; cut < len; cut++) {
+		pos = 0;
+		done = 0;
+		while (fscc_get_ea_next(buf, cut, &pos, &g) == 0)
+			if (g.last) {
+				done = 1;
+				break;
+			}
+		ck_assert_msg(!done, "truncation at %zu accepted", cut);
+	}
+	memcpy(save, buf, sizeof(buf));
+	/* NextEntryOffset not 4-aligned, or past the end */
+	le32_put(buf, 13);
+	pos = 0;
+	ck_assert_int_eq(fscc_get_ea_next(buf, len, &pos, &g), -1);
+	le32_put(buf, 20);
+	pos = 0;
+	ck_assert_int_eq(fscc_get_ea_next(buf, len, &pos, &g), -1);
+	/* a name longer than the entry */
+	memcpy(buf, save, sizeof(buf));
+	buf[12 + 4] = 3;
+	pos = 12;
+	ck_assert_int_eq(fscc_get_ea_next(buf, len, &pos, &g), -1);
+}
+END_TEST
+
 START_TEST(test_rename_and_zero)
 {
 	uint8_t buf[32];
@@ -276,6 +328,7 @@ create_ctx_suite(void)
 	tcase_add_test(tc, test_ctx_chain);
 	tcase_add_test(tc, test_ctx_malformed);
 	tcase_add_test(tc, test_ea_list);
+	tcase_add_test(tc, test_get_ea_list);
 	tcase_add_test(tc, test_rename_and_zero);
 	tcase_add_test(tc, test_copychunk);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,291 @@
+#!/usr/bin/python3
+"""EA names and a share without user xattrs (t/integ/files_ea.sh).
+
+usage: files_ea_client.py PORT PASSWORD MODE DIR
+  MODE ea:   share "share" at DIR (local path): EA names keep their case
+  MODE nox:  share "nox" at DIR, a file system without user xattrs:
+             timestamps and attributes set as cp -a does
+Prints "ok ..." / "FAIL ..." lines, one per check.
+"""
+import os
+import struct
+import sys
+
+from impacket import smb3, smb3structs as s3
+from impacket.smbconnection import SMBConnection
+
+PORT = int(sys.argv[1])
+PW = sys.argv[2]
+MODE = sys.argv[3]
+DIR = sys.argv[4]
+
+FILE_FULL_EA_INFORMATION = 15
+FILE_EA_INFORMATION = 7
+FILE_ALL_INFORMATION = 18
+FILE_BASIC_INFORMATION = 4
+FILE_STREAM_INFORMATION = 22
+XPREFIX = 'user.usmbd.ea.'
+FAILED = 0
+
+
+def report(good, what):
+    global FAILED
+    if not good:
+        FAILED += 1
+    print('%s %s' % ('ok' if good else 'FAIL', what))
+
+
+def ea_entry(name, value):
+    e = struct.pack('<IBBH', 0, 0, len(name), len(value)) + name + b'\0' + value
+    return e + b'\0' * (-len(e) % 4)
+
+
+def ea_chain(pairs):
+    """A FILE_FULL_EA_INFORMATION chain (MS-FSCC 2.4.15)."""
+    out = b''
+    for i, (n, v) in enumerate(pairs):
+        e = ea_entry(n, v)
+        if i + 1 < len(pairs):
+            e = struct.pack('<I', len(e)) + e[4:]
+        out += e
+    return out
+
+
+def get_list(names):
+    """A FILE_GET_EA_INFORMATION chain (MS-FSCC 2.4.15.1)."""
+    out = b''
+    for i, n in enumerate(names):
+        e = struct.pack('<IB', 0, len(n)) + n + b'\0'
+        e += b'\0' * (-len(e) % 4)
+        if i + 1 < len(names):
+            e = struct.pack('<I', len(e)) + e[4:]
+        out += e
+    return out
+
+
+def parse_eas(buf):
+    """[(name, value)] of a FILE_FULL_EA_INFORMATION answer."""
+    out, off = [], 0
+    while True:
+        nxt, _, nl, vl = struct.unpack_from('<IBBH', buf, off)
+        name = bytes(buf[off + 8:off + 8 + nl])
+        val = bytes(buf[off + 9 + nl:off + 9 + nl + vl])
+        out.append((name, val))
+        if nxt == 0:
+            return out
+        off += nxt
+
+
+def query(s, tid, fid, klass, inbuf=b'', itype=s3.SMB2_0_INFO_FILE,
+          addl=0):
+    """(status, data) of a QUERY_INFO, whatever its status."""
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_QUERY_INFO
+    p['TreeID'] = tid
+    q = s3.SMB2QueryInfo()
+    q['FileID'] = fid
+    q['InfoType'] = itype
+    q['FileInfoClass'] = klass
+    q['OutputBufferLength'] = 65536
+    q['AdditionalInformation'] = addl
+    if inbuf:
+        q['InputBufferLength'] = len(inbuf)
+        q['Buffer'] = inbuf
+    else:
+        q['InputBufferOffset'] = 0
+        q['Buffer'] = b'\x00'
+    p['Data'] = q
+    a = s.recvSMB(s.sendSMB(p))
+    if a['Status'] in (0, 0x80000005):
+        return a['Status'], s3.SMB2QueryInfo_Response(a['Data'])['Buffer']
+    return a['Status'], b''
+
+
+def set_info(s, tid, fid, klass, blob):
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_SET_INFO
+    p['TreeID'] = tid
+    r = s3.SMB2SetInfo()
+    r['InfoType'] = s3.SMB2_0_INFO_FILE
+    r['FileInfoClass'] = klass
+    r['BufferLength'] = len(blob)
+    r['FileID'] = fid
+    r['Buffer'] = blob
+    p['Data'] = r
+    return s.recvSMB(s.sendSMB(p))['Status']
+
+
+class RawContext:
+    """A create context given as its name and data."""
+
+    def __init__(self, name, data):
+        self.blob = (struct.pack('<IHHHHI', 0, 16, len(name), 0, 24,
+                                 len(data)) + name +
+                     b'\0' * (8 - len(name)) + data)
+
+    def getData(self):
+        return self.blob
+
+
+def all_eas(s, tid, fid):
+    st, buf = query(s, tid, fid, FILE_FULL_EA_INFORMATION)
+    if st == 0xC0000052:          # STATUS_NO_EAS_ON_FILE
+        return []
+    if st != 0:
+        return 'status %#x' % st
+    return parse_eas(buf)
+
+
+def local_eas(path):
+    return sorted(x[len(XPREFIX):] for x in os.listxattr(path)
+                  if x.startswith(XPREFIX))
+
+
+def login():
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=PORT,
+                      preferredDialect=smb3.SMB2_DIALECT_30)
+    c.login('alice', PW)
+    return c, c.getSMBServer()
+
+
+def mode_ea():
+    c, s = login()
+    tid = c.connectTree('share')
+    path = os.path.join(DIR, 'eacase')
+    fid = c.createFile(tid, 'eacase', desiredAccess=0x12019f,
+                       creationDisposition=5)      # FILE_OVERWRITE_IF
+
+    # what the Linux client does for setxattr user.kcOne, then getxattr
+    st = set_info(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                  ea_chain([(b'kcOne', b'v1')]))
+    got = all_eas(s, tid, fid)
+    report(st == 0 and got == [(b'kcOne', b'v1')],
+           'an EA set as kcOne comes back as kcOne (%r)' % (got,))
+    report(local_eas(path) == ['kcOne'],
+           '... and is stored under that spelling (%r)' % local_eas(path))
+
+    # an EA stored upper-cased by an older usmbd is still read
+    os.setxattr(path, XPREFIX + 'LEGACY', b'old')
+    got = all_eas(s, tid, fid)
+    report(sorted(got) == [(b'LEGACY', b'old'), (b'kcOne', b'v1')]
+           if isinstance(got, list) else False,
+           'an EA an older version stored upper-cased is listed (%r)' % (got,))
+
+    # a set in another case replaces the EA: one EA, the new spelling
+    st = set_info(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                  ea_chain([(b'KCONE', b'v2'), (b'legacy', b'new')]))
+    got = all_eas(s, tid, fid)
+    report(st == 0 and isinstance(got, list) and
+           sorted(got) == [(b'KCONE', b'v2'), (b'legacy', b'new')],
+           'a set of KCONE and legacy replaces kcOne and LEGACY (%r)' % (got,))
+    report(local_eas(path) == ['KCONE', 'legacy'],
+           '... no second xattr is left (%r)' % local_eas(path))
+
+    # a query naming EAs matches without case, in the list's order; a
+    # name with no EA comes back with an empty value
+    st, buf = query(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                    get_list([b'Legacy', b'nosuch', b'kcone']))
+    got = parse_eas(buf) if st == 0 else 'status %#x' % st
+    report(got == [(b'legacy', b'new'), (b'nosuch', b''), (b'KCONE', b'v2')],
+           'a query with an EA list matches the names without case (%r)'
+           % (got,))
+    st, _ = query(s, tid, fid, FILE_FULL_EA_INFORMATION, b'\x00' * 3)
+    report(st == 0x80000014,
+           'a truncated EA list is STATUS_EA_LIST_INCONSISTENT (%#x)' % st)
+
+    # the sizes agree with what the query returns
+    st, buf = query(s, tid, fid, FILE_EA_INFORMATION)
+    easize = struct.unpack('<I', buf)[0] if st == 0 else -1
+    st, buf = query(s, tid, fid, FILE_ALL_INFORMATION)
+    allsize = struct.unpack_from("<I", buf, 72)[0] if st in (0, 0x80000005) \
+        else -2
+    want = sum((8 + len(n) + 1 + len(v) + 3) & ~3 for n, v in
+               [(b'KCONE', b'v2'), (b'legacy', b'new')])
+    report(easize == want and allsize == want,
+           'EaSize of FileEaInformation and FileAllInformation: %d, %d '
+           '(want %d)' % (easize, allsize, want))
+
+    # deletion by an empty value, the name in yet another case
+    st = set_info(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                  ea_chain([(b'kCoNe', b'')]))
+    got = all_eas(s, tid, fid)
+    report(st == 0 and got == [(b'legacy', b'new')],
+           'an empty value under kCoNe deletes KCONE (%r)' % (got,))
+    st = set_info(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                  ea_chain([(b'LEGACY', b'')]))
+    got = all_eas(s, tid, fid)
+    report(st == 0 and got == [] and local_eas(path) == [],
+           'and LEGACY deletes legacy: no EAs left (%r)' % (got,))
+    c.closeFile(tid, fid)
+
+    # EAs given with a CREATE (MS-SMB2 2.2.13.2.1) keep their case too
+    ctx = RawContext(b'ExtA', ea_chain([(b'MixedCase', b'x'),
+                                        (b'lower', b'y')]))
+    fid = s.create(tid, 'eacreate', 0x12019f, 7, 0, 5, 0x80,
+                   createContexts=[ctx])
+    got = all_eas(s, tid, fid)
+    report(isinstance(got, list) and
+           sorted(got) == [(b'MixedCase', b'x'), (b'lower', b'y')],
+           'EAs of a CREATE context keep their case (%r)' % (got,))
+    c.closeFile(tid, fid)
+    c.deleteFile('share', 'eacreate')
+    c.deleteFile('share', 'eacase')
+    c.logoff()
+
+
+def filetime(unix):
+    return int(unix * 10000000) + 116444736000000000
+
+
+def mode_nox():
+    c, s = login()
+    tid = c.connectTree('nox')
+    # cp -a: create, write, set every time and the attributes, close
+    ctime, atime, mtime = (filetime(981173106), filetime(1012709106),
+                           filetime(1044245106))
+    fid = s.create(tid, 'copied', 0x12019f, 7, 0x40, 5, 0x20)
+    c.writeFile(tid, fid, b'data' * 1000, 0)
+    basic = struct.pack('<QQQQII', ctime, atime, mtime, mtime, 0x20, 0)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, basic)
+    report(st == 0, 'SET_INFO of every time and ARCHIVE succeeds (%#x)' % st)
+    st, buf = query(s, tid, fid, FILE_BASIC_INFORMATION)
+    got = struct.unpack_from('<QQQQI', buf) if st == 0 else None
+    report(got is not None and got[1] == atime and got[2] == mtime,
+           'the access and write times read back (%r)' % (got,))
+    for klass, what in ((FILE_ALL_INFORMATION, 'FileAllInformation'),
+                        (FILE_EA_INFORMATION, 'FileEaInformation'),
+                        (FILE_STREAM_INFORMATION, 'FileStreamInformation')):
+        st, _ = query(s, tid, fid, klass)
+        report(st == 0, 'QUERY_INFO %s succeeds (%#x)' % (what, st))
+    st, _ = query(s, tid, fid, 0, itype=s3.SMB2_0_INFO_SECURITY, addl=7)
+    report(st == 0, 'QUERY_INFO of the security descriptor succeeds (%#x)'
+           % st)
+    st, _ = query(s, tid, fid, FILE_FULL_EA_INFORMATION)
+    report(st == 0xC0000052, 'an EA query: STATUS_NO_EAS_ON_FILE (%#x)' % st)
+    st = set_info(s, tid, fid, FILE_FULL_EA_INFORMATION,
+                  ea_chain([(b'a', b'b')]))
+    report(st == 0xC000004F, 'an EA set: STATUS_EAS_NOT_SUPPORTED (%#x)' % st)
+    # only the attributes (setmode): dropped, not refused
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION,
+                  struct.pack('<QQQQII', 0, 0, 0, 0, 0x22, 0))
+    report(st == 0, 'SET_INFO of HIDDEN alone succeeds (%#x)' % st)
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'copied'))
+    report(int(lst.st_mtime) == 1044245106 and int(lst.st_atime) == 1012709106,
+           'the file keeps the mtime and atime set (%d, %d)'
+           % (lst.st_mtime, lst.st_atime))
+
+    # tar x: a directory made, its times set last
+    fid = s.create(tid, 'tdir', 0x12019f, 7, 0x1, 2, 0x10)
+    basic = struct.pack('<QQQQII', 0, atime, mtime, 0, 0x10, 0)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, basic)
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'tdir'))
+    report(st == 0 and int(lst.st_mtime) == 1044245106,
+           'a directory takes its times (%#x, %d)' % (st, lst.st_mtime))
+    c.logoff()
+
+
+if __name__ == '__main__':
+    {'ea': mode_ea, 'nox': mode_nox}[MODE]()
+    sys.exit(1 if FAILED else 0)
