@@ -81,12 +81,17 @@ send_req(uint32_t id, const char *client, const uint8_t *auth, uint32_t len)
 {
 	struct authmsg_req r;
 	uint8_t buf[1024];
+	/* a CHALLENGE with a server challenge of its own each time */
+	static uint8_t chal[32] = "NTLMSSP\0\2";
+	static uint64_t next = 0x5eed;
 	int n;
 
 	memset(&r, 0, sizeof(r));
 	snprintf(r.client, sizeof(r.client), "%s", client);
 	r.negotiate = (const uint8_t *)"";
-	r.challenge = (const uint8_t *)"";
+	le64_put(chal + 24, next++);
+	r.challenge = chal;
+	r.challenge_len = sizeof(chal);
 	r.authenticate = auth;
 	r.authenticate_len = len;
 	n = authmsg_req_encode(&r, buf, sizeof(buf));
