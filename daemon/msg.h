@@ -66,7 +66,8 @@ enum msg_type {
 	 * connection whose next request binds a channel to session S
 	 * (MS-SMB2 3.3.5.5).  Payload: u64 S, then the connection state
 	 * (worker/handoff.h, no session; the request among the extra bytes)
-	 * that goes verbatim to the worker holding S per the sessions db.
+	 * that goes verbatim to the worker that announced S
+	 * (MSG_SESSION_UP).
 	 * Answered by MSG_HANDOFF_DONE with the same id: 0 taken,
 	 * STATUS_USER_SESSION_DELETED no such session (the gate answers it).
 	 */
@@ -82,6 +83,15 @@ enum msg_type {
 	 * user's rights.
 	 */
 	MSG_UNLINK_AS,
+	/*
+	 * worker -> master: payload u64 session id.  The worker serves that
+	 * session now (a login, a hand-off, a re-authentication), or no
+	 * longer (its end).  The master routes channel bindings by what
+	 * workers announced, under their own pid and uid (daemon/msess.h).
+	 * No answer.
+	 */
+	MSG_SESSION_UP,
+	MSG_SESSION_DOWN,
 
 	/* master -> child */
 	/*

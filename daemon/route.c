@@ -22,6 +22,7 @@
 #include "daemon/listen.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
+#include "daemon/msess.h"
 #include "daemon/msg.h"
 #include "daemon/passdb.h"
 #include "daemon/spawn.h"
@@ -308,26 +309,25 @@ route_handoff(struct child *gate, const struct msg *m)
 }
 
 /*
- * The worker holding session sid per the sessions db: a live worker of the
- * record's uid, or NULL.  A worker writes only its own records, so at worst
- * a compromised one draws unauthenticated binding attempts to itself: they
- * carry no credential it could use (the binding is signed with the
- * session's key, which it lacks).
+ * The worker that announced session sid (daemon/msess.h, the master's own
+ * table, never the shared state): alive and still of the uid it had, or
+ * NULL.  The first worker to announce an id keeps it, so no worker can
+ * draw another user's bindings to itself.
  */
 static struct child *
 route_session_worker(uint64_t sid, char *user, size_t cap)
 {
-	struct shm_session_rec r;
 	struct child *w;
+	pid_t pid;
+	uid_t uid;
 
-	if (master.shm == NULL || sid == 0 ||
-	    shm_session_get(master.shm, sid, &r) != 0)
+	if (sid == 0 || msess_find(sid, &pid, &uid) != 0)
 		return NULL;
-	w = spawn_find(r.pid);
+	w = spawn_find(pid);
 	if (w == NULL || w->role != CHILD_WORKER || w->dying || w->chan < 0 ||
-	    w->uid != r.uid || r.uid == 0)
+	    w->uid != uid || uid == 0)
 		return NULL;
-	snprintf(user, cap, "%s", r.user);
+	snprintf(user, cap, "%s", w->user);
 	return w;
 }
 
@@ -414,8 +414,10 @@ route_child_gone(struct child *c)
 		} else if (c->role == CHILD_GATE && q->gate == c->pid)
 			q->gate = 0;
 	}
-	if (c->role == CHILD_WORKER)
+	if (c->role == CHILD_WORKER) {
 		c->queued = 0;
+		msess_child_gone(c->pid);
+	}
 	if (c->role == CHILD_GATE) {
 		route_verdict_forget(c->pid);
 		listen_gate_gone(c);

@@ -32,8 +32,8 @@ int	route_verdict_take(const struct child *gate, uint32_t id,
 void	route_handoff(struct child *gate, const struct msg *m);
 /*
  * MSG_HANDOFF_BIND: an unauthenticated connection binding a channel to
- * session S goes to the worker the sessions db names for S (alive, of the
- * record's uid); that worker checks the binding itself.  Unknown S: the
+ * session S goes to the worker that announced S (daemon/msess.h; alive, of
+ * the uid it announced it with); that worker checks the binding itself.  Unknown S: the
  * gate is told STATUS_USER_SESSION_DELETED and keeps the connection.
  */
 void	route_handoff_bind(struct child *gate, const struct msg *m);

@@ -22,6 +22,7 @@
 #include "daemon/listen.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
+#include "daemon/msess.h"
 #include "daemon/msg.h"
 #include "daemon/route.h"
 #include "proto/cur.h"
@@ -479,6 +480,26 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		if (c->role != CHILD_WORKER || route_unlink_as(c, m) != 0)
 			bad = "bad MSG_UNLINK_AS";
 		break;
+	case MSG_SESSION_UP:
+	case MSG_SESSION_DOWN: {
+		uint64_t sid = cur_le64(&cur);
+		int rc;
+
+		if (c->role != CHILD_WORKER || cur.err || cur_left(&cur) != 0) {
+			bad = "bad MSG_SESSION_UP/DOWN";
+			break;
+		}
+		if (m->type == MSG_SESSION_DOWN) {
+			msess_down(c->pid, sid, &c->nsess);
+			break;
+		}
+		if ((rc = msess_up(c->pid, c->uid, sid, &c->nsess)) != 0)
+			log_warnx("worker %d (uid %u): session %llx not "
+			    "recorded: %s", (int)c->pid, (unsigned)c->uid,
+			    (unsigned long long)sid, rc == -EEXIST ?
+			    "another worker's id" : strerror(-rc));
+		break;
+	}
 	case MSG_CONN_ACK:
 		if (c->role != CHILD_WORKER || m->len != 0) {
 			bad = "bad MSG_CONN_ACK";

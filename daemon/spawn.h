@@ -23,6 +23,7 @@ struct child {
 	enum child_role	 role;
 	uid_t		 uid;
 	gid_t		 gid;
+	unsigned	 nsess;		/* worker: sessions in daemon/msess.c */
 	char		 user[AUTH_NAME_MAX];	/* worker: its Unix account */
 	int		 chan;		/* master's end; -1 once closed */
 	int		 hello;		/* MSG_HELLO seen */

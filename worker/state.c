@@ -14,6 +14,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
+#include "daemon/msg.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
@@ -878,10 +879,16 @@ state_break_read_caching(struct open *op)
 void
 state_session_put(struct conn *c, struct session *sess)
 {
-	struct shm *s = state_shm();
+	struct shm *s;
 	struct shm_session_rec r;
+	uint8_t sid[8];
 
-	if (s == NULL || c->priv->role != CONN_ROLE_WORKER)
+	if (c->priv->role != CONN_ROLE_WORKER)
+		return;
+	/* The master routes bindings by this, not by the shared state. */
+	le64_put(sid, sess->session_id);
+	(void)msg_send(MSG_CHILD_FD, MSG_SESSION_UP, 0, sid, sizeof(sid), -1);
+	if ((s = state_shm()) == NULL)
 		return;
 	memset(&r, 0, sizeof(r));
 	r.session_id = sess->session_id;
@@ -902,8 +909,21 @@ void
 state_session_del(struct session *sess)
 {
 	struct shm *s = st.shm;	/* never attach just to delete */
+	uint8_t sid[8];
 
-	if (s != NULL && sess->session_id != 0)
+	if (sess->session_id == 0)
+		return;
+	/*
+	 * Only a worker announces sessions (state_init ran: a gate's never
+	 * reach the master's table).  A channel's slot shares its session's
+	 * id: the session goes on.
+	 */
+	if (st.conf != NULL && sess->bound == NULL) {
+		le64_put(sid, sess->session_id);
+		(void)msg_send(MSG_CHILD_FD, MSG_SESSION_DOWN, 0, sid,
+		    sizeof(sid), -1);
+	}
+	if (s != NULL)
 		(void)shm_session_del(s, sess->session_id);
 }
 

@@ -2,7 +2,8 @@
 # The master as an attacker of a worker would meet it (DESIGN.md, security
 # model): a compromised worker (alice's) speaking on its own channel to the
 # master.  A verdict with a session key goes only to a worker of the
-# verdict's uid; an exchange is accepted once.  Client:
+# verdict's uid; an exchange is accepted once; a session id another worker
+# announced cannot be claimed (bindings are routed by the master's table).  Client:
 # t/integ/privsep_client.py, which takes a copy of the stopped worker's
 # channel with pidfd_getfd.
 . "$(dirname "$0")/lib.sh"
@@ -16,29 +17,34 @@ integ_start || exit 1
 cat >"$T/msgno.c" <<'C'
 #include <stdio.h>
 #include "daemon/msg.h"
-int main(void) { printf("%d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP); return 0; }
+int main(void) { printf("%d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP); return 0; }
 C
 cc -I"$ROOT" -o "$T/msgno" "$T/msgno.c" || { fail "cannot build msgno"; finish; }
-read -r AREQ AREP < <("$T/msgno")
+read -r AREQ AREP SUP < <("$T/msgno")
 
-# alice's worker, kept busy with nothing: started by a login
+# alice's and bob's workers, kept busy with nothing: started by logins;
+# bob's session id is what a compromised alice will claim
 "$PYTHON" - "$PORT" <<'PY' >"$T/hold.out" 2>&1 &
 import sys, time
 from impacket.smbconnection import SMBConnection
-c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(sys.argv[1]))
-c.login("alice", "alicepw1")
-c.connectTree("share")
-print("in", flush=True)
+for user, pw in (("alice", "alicepw1"), ("bob", "bobpw1")):
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(sys.argv[1]))
+    c.login(user, pw)
+    c.connectTree("share")
+    globals()[user] = c
+print("in %x" % bob.getSMBServer()._Session["SessionID"], flush=True)
 time.sleep(60)
 PY
 HOLD=$!
 for _ in $(seq 50); do grep -q in "$T/hold.out" 2>/dev/null && break; sleep 0.2; done
+BOBSID=$(sed -n 's/^in //p' "$T/hold.out")
 W=$(integ_worker_of alice)
 if [ -z "$W" ]; then
 	fail "no worker of alice: $(cat "$T/hold.out")"
 else
 	kill -STOP "$W"
-	out=$("$PYTHON" "$ROOT/t/integ/privsep_client.py" "$PORT" "$W" "$AREQ" "$AREP" 2>&1)
+	out=$("$PYTHON" "$ROOT/t/integ/privsep_client.py" "$PORT" "$W" "$AREQ" "$AREP" \
+	    "$SUP" "$BOBSID" 2>&1)
 	kill -CONT "$W"
 	while IFS= read -r line; do
 		case $line in
@@ -51,6 +57,9 @@ else
 	    ok "the withheld key is logged" || fail "no log line for the withheld key"
 	grep -q 'exchange replayed' "$LOG" &&
 	    ok "the replay is logged" || fail "no log line for the replay"
+	grep -q "worker $W (uid [0-9]*): session $BOBSID not recorded: another worker's id" "$LOG" &&
+	    ok "alice's worker cannot claim bob's session id (bindings stay with bob's worker)" ||
+	    fail "the claim of bob's session id was not refused: $(grep "$BOBSID" "$LOG" | tail -n 3)"
 fi
 kill "$HOLD" 2>/dev/null
 wait "$HOLD" 2>/dev/null

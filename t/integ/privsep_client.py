@@ -1,7 +1,7 @@
 # Plays a compromised worker (t/integ/privsep.sh): takes a copy of alice's
 # worker's channel to the master (pidfd_getfd, as root) while that worker
 # is stopped, and sends MSG_AUTH_REQs on it as the worker could.
-#   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP
+#   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP MSG_SESSION_UP BOB_SESSION_ID
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import ctypes
 import os
@@ -15,6 +15,7 @@ from impacket import ntlm
 
 PID = int(sys.argv[2])
 AUTH_REQ, AUTH_REP = int(sys.argv[3]), int(sys.argv[4])
+SESSION_UP, BOB_SID = int(sys.argv[5]), int(sys.argv[6], 16)
 SYS_PIDFD_GETFD = 438
 MSG_CHILD_FD = 3
 
@@ -123,6 +124,9 @@ def main():
     check("bob's exchange replayed is a logon failure, not a verdict",
           rep2 is not None and rep2[0] == 0xC000006D,
           "reply %r" % (rep2,))
+    # claim bob's session, so that his channel bindings come here
+    chan.send(struct.pack("<LLLQ", SESSION_UP, 8, 0, BOB_SID))
+    time.sleep(0.5)
     chan.close()
 
 

@@ -1,0 +1,137 @@
+/*
+ * The master's session table (daemon/msess.h): open addressing with
+ * linear probing over MSESS_SLOTS, at most half full, deletion by
+ * backward shift (no tombstones).  Allocated once, at the first insert.
+ */
+#include "daemon/msess.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct msess_slot {
+	uint64_t	sid;		/* 0: free */
+	pid_t		pid;
+	uid_t		uid;
+};
+
+static struct msess_slot	*msess_tab;
+static unsigned			 msess_n;
+
+static unsigned
+msess_hash(uint64_t sid)
+{
+	/* ids are random, but a worker's word is not: mix them anyway */
+	sid ^= sid >> 33;
+	sid *= 0xff51afd7ed558ccdull;
+	sid ^= sid >> 33;
+	return (unsigned)sid & (MSESS_SLOTS - 1);
+}
+
+static struct msess_slot *
+msess_lookup(uint64_t sid)
+{
+	unsigned i;
+
+	if (msess_tab == NULL || sid == 0)
+		return NULL;
+	for (i = msess_hash(sid); msess_tab[i].sid != 0;
+	    i = (i + 1) & (MSESS_SLOTS - 1))
+		if (msess_tab[i].sid == sid)
+			return &msess_tab[i];
+	return NULL;
+}
+
+unsigned
+msess_count(pid_t pid)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; msess_tab != NULL && i < MSESS_SLOTS; i++)
+		n += msess_tab[i].sid != 0 && msess_tab[i].pid == pid;
+	return n;
+}
+
+int
+msess_up(pid_t pid, uid_t uid, uint64_t sid, unsigned *held)
+{
+	struct msess_slot *e;
+	unsigned i;
+
+	if (sid == 0)
+		return -EINVAL;
+	if ((e = msess_lookup(sid)) != NULL)
+		return e->pid == pid && e->uid == uid ? 0 : -EEXIST;
+	if (msess_tab == NULL &&
+	    (msess_tab = calloc(MSESS_SLOTS, sizeof(*msess_tab))) == NULL)
+		return -ENOMEM;
+	if (msess_n >= MSESS_MAX || *held >= MSESS_PER_WORKER)
+		return -ENOSPC;
+	for (i = msess_hash(sid); msess_tab[i].sid != 0;
+	    i = (i + 1) & (MSESS_SLOTS - 1))
+		;
+	msess_tab[i].sid = sid;
+	msess_tab[i].pid = pid;
+	msess_tab[i].uid = uid;
+	msess_n++;
+	(*held)++;
+	return 0;
+}
+
+/* Empties slot i and moves up the entries of its probe run after it. */
+static void
+msess_remove_at(unsigned i)
+{
+	unsigned j = i, home;
+
+	msess_tab[i].sid = 0;
+	msess_n--;
+	for (;;) {
+		j = (j + 1) & (MSESS_SLOTS - 1);
+		if (msess_tab[j].sid == 0)
+			return;
+		home = msess_hash(msess_tab[j].sid);
+		/* j stays if its home lies cyclically in (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		msess_tab[i] = msess_tab[j];
+		msess_tab[j].sid = 0;
+		i = j;
+	}
+}
+
+void
+msess_down(pid_t pid, uint64_t sid, unsigned *held)
+{
+	struct msess_slot *e = msess_lookup(sid);
+
+	if (e != NULL && e->pid == pid) {
+		msess_remove_at((unsigned)(e - msess_tab));
+		if (*held > 0)
+			(*held)--;
+	}
+}
+
+void
+msess_child_gone(pid_t pid)
+{
+	unsigned i;
+
+	if (msess_tab == NULL)
+		return;
+	/* a removal may shift a later entry into i: look at i again */
+	for (i = 0; i < MSESS_SLOTS; i++)
+		while (msess_tab[i].sid != 0 && msess_tab[i].pid == pid)
+			msess_remove_at(i);
+}
+
+int
+msess_find(uint64_t sid, pid_t *pid, uid_t *uid)
+{
+	struct msess_slot *e = msess_lookup(sid);
+
+	if (e == NULL)
+		return -ENOENT;
+	*pid = e->pid;
+	*uid = e->uid;
+	return 0;
+}
