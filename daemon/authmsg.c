@@ -94,3 +94,34 @@ authmsg_rep_decode(struct authmsg_rep *r, const uint8_t *p, size_t len)
 	get_str(&c, r->domain, sizeof(r->domain));
 	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
 }
+
+int
+authmsg_ident_encode(const struct authmsg_ident *i, uint8_t *buf, size_t cap)
+{
+	struct wcur w;
+
+	wcur_init(&w, buf, cap);
+	wcur_le32(&w, i->kind);
+	wcur_le32(&w, i->uid);
+	wcur_le32(&w, i->gid);
+	wcur_le32(&w, i->flags);
+	put_str(&w, i->user, sizeof(i->user));
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+authmsg_ident_decode(struct authmsg_ident *i, const uint8_t *p, size_t len)
+{
+	struct cur c;
+
+	cur_init(&c, p, len < AUTHMSG_IDENT_LEN ? len : AUTHMSG_IDENT_LEN);
+	i->kind = cur_le32(&c);
+	i->uid = cur_le32(&c);
+	i->gid = cur_le32(&c);
+	i->flags = cur_le32(&c);
+	get_str(&c, i->user, sizeof(i->user));
+	if (c.err || cur_left(&c) != 0 || i->kind > AUTHMSG_IDENT_LOGIN ||
+	    (i->kind == AUTHMSG_IDENT_LOGIN && i->uid == 0))
+		return -EBADMSG;
+	return 0;
+}

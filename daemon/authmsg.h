@@ -41,10 +41,32 @@ struct authmsg_rep {
 	char		 domain[AUTH_NAME_MAX];	/* as the client sent it, UTF-8 */
 };
 
+/*
+ * The identity the master vouches for, at the head of every MSG_CONN
+ * payload (the connection state after it, as the gate sent it): a worker
+ * serves a handed-off session as this, never as the gate said.  kind
+ * AUTHMSG_IDENT_NONE for a binding hand-off (no session comes with it).
+ * Fixed length, AUTHMSG_IDENT_LEN.
+ */
+#define AUTHMSG_IDENT_NONE	0
+#define AUTHMSG_IDENT_LOGIN	1
+#define AUTHMSG_IDENT_LEN	(16 + AUTH_NAME_MAX)
+
+struct authmsg_ident {
+	uint32_t	 kind;
+	uint32_t	 uid;
+	uint32_t	 gid;
+	uint32_t	 flags;			/* AUTH_FLAG_* */
+	char		 user[AUTH_NAME_MAX];	/* "" for anonymous */
+};
+
 /* Encoders return the payload length, or -EMSGSIZE. Decoders 0 or -EBADMSG. */
 int	authmsg_req_encode(const struct authmsg_req *, uint8_t *buf, size_t cap);
 int	authmsg_req_decode(struct authmsg_req *, const uint8_t *p, size_t len);
 int	authmsg_rep_encode(const struct authmsg_rep *, uint8_t *buf, size_t cap);
 int	authmsg_rep_decode(struct authmsg_rep *, const uint8_t *p, size_t len);
+/* Exactly AUTHMSG_IDENT_LEN bytes; decode reads the first that many of p. */
+int	authmsg_ident_encode(const struct authmsg_ident *, uint8_t *buf, size_t cap);
+int	authmsg_ident_decode(struct authmsg_ident *, const uint8_t *p, size_t len);
 
 #endif

@@ -5,7 +5,9 @@
  * the authentication request the hand-off names (its message id), never
  * from the gate's payload: a compromised gate can only hand a connection to
  * a user it proved it authenticated, once per proof, and only soon after.
- * The payload is forwarded to the worker verbatim.  The gate keeps its copy of
+ * The payload is forwarded to the worker behind the identity the master
+ * vouches for (daemon/authmsg.h, struct authmsg_ident), which is what the
+ * worker serves the session as.  The gate keeps its copy of
  * the socket until MSG_HANDOFF_DONE says the worker acknowledged it.
  */
 #include "daemon/route.h"
@@ -231,21 +233,28 @@ route_slot(void)
 	return NULL;
 }
 
-/* Queues m's socket with payload p for worker w; sends it when w is up. */
+/*
+ * Queues m's socket for worker w, with the identity the master vouches for
+ * (id) ahead of the gate's connection state p; sends it when w is up.
+ */
 static void
 route_enqueue(struct route_pending *q, struct child *gate, const struct msg *m,
-    const uint8_t *p, size_t len, struct child *w, const char *user)
+    const struct authmsg_ident *id, const uint8_t *p, size_t len,
+    struct child *w, const char *user)
 {
-	q->payload = malloc(len > 0 ? len : 1);
-	if (q->payload == NULL) {
+	q->payload = malloc(AUTHMSG_IDENT_LEN + len);
+	if (q->payload == NULL ||
+	    authmsg_ident_encode(id, q->payload, AUTHMSG_IDENT_LEN) < 0) {
 		log_warn("hand-off of %s", user);
+		free(q->payload);
+		q->payload = NULL;
 		close(m->fd);
 		route_done(gate->pid, m->id, STATUS_NO_MEMORY);
 		return;
 	}
-	memcpy(q->payload, p, len);
+	memcpy(q->payload + AUTHMSG_IDENT_LEN, p, len);
 	q->in_use = 1;
-	q->len = (uint32_t)len;
+	q->len = (uint32_t)(AUTHMSG_IDENT_LEN + len);
 	q->fd = m->fd;
 	q->gate = gate->pid;
 	q->gate_id = m->id;
@@ -266,6 +275,7 @@ void
 route_handoff(struct child *gate, const struct msg *m)
 {
 	struct authmsg_rep verdict, *v = &verdict;
+	struct authmsg_ident id;
 	struct route_pending *q = NULL;
 	const char *user;
 	struct passwd *pw;
@@ -305,7 +315,14 @@ route_handoff(struct child *gate, const struct msg *m)
 		route_done(gate->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
 		return;
 	}
-	route_enqueue(q, gate, m, m->payload, m->len, w, user);
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_LOGIN;
+	id.uid = v->uid;
+	id.gid = v->gid;
+	id.flags = v->flags;
+	memcpy(id.user, v->user, sizeof(id.user));
+	id.user[sizeof(id.user) - 1] = '\0';
+	route_enqueue(q, gate, m, &id, m->payload, m->len, w, user);
 }
 
 /*
@@ -335,6 +352,7 @@ void
 route_handoff_bind(struct child *gate, const struct msg *m)
 {
 	struct route_pending *q;
+	struct authmsg_ident none = { .kind = AUTHMSG_IDENT_NONE };
 	struct child *w;
 	char user[SHM_NAME_MAX];
 	uint64_t sid;
@@ -357,7 +375,7 @@ route_handoff_bind(struct child *gate, const struct msg *m)
 	}
 	log_debug(2, "binding to session %llx of %s: worker %d",
 	    (unsigned long long)sid, user, (int)w->pid);
-	route_enqueue(q, gate, m, m->payload + 8, m->len - 8, w, user);
+	route_enqueue(q, gate, m, &none, m->payload + 8, m->len - 8, w, user);
 }
 
 void

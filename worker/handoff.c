@@ -1,8 +1,11 @@
 #include "worker/handoff.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "daemon/authmsg.h"
+#include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
 
@@ -197,4 +200,40 @@ extra:
 	memcpy(pv->rbuf, x, extra);
 	pv->rlen = extra;
 	return 0;
+}
+
+int
+handoff_accept(struct conn *c, const uint8_t *p, size_t len, uid_t self)
+{
+	struct session *s = &c->sessions[0];
+	struct authmsg_ident id;
+
+	if (len < AUTHMSG_IDENT_LEN || authmsg_ident_decode(&id, p, len) != 0 ||
+	    handoff_decode(c, p + AUTHMSG_IDENT_LEN, len - AUTHMSG_IDENT_LEN) != 0)
+		return -EBADMSG;
+	if (id.kind == AUTHMSG_IDENT_NONE) {
+		if (s->in_use)
+			goto bad;	/* a session the master did not vouch for */
+		return 0;
+	}
+	if (!s->in_use || id.uid != (uint32_t)self)
+		goto bad;
+	if (s->uid != id.uid || s->gid != id.gid ||
+	    strcmp(s->user, id.user) != 0 ||
+	    s->guest != ((id.flags & AUTH_FLAG_GUEST) != 0) ||
+	    s->anonymous != ((id.flags & AUTH_FLAG_ANONYMOUS) != 0))
+		log_warnx("%s: the gate's hand-off named %s (uid %u%s%s); served "
+		    "as the master's verdict: %s (uid %u)", c->peer, s->user,
+		    (unsigned)s->uid, s->guest ? ", guest" : "",
+		    s->anonymous ? ", anonymous" : "",
+		    id.user[0] ? id.user : "(anonymous)", (unsigned)id.uid);
+	snprintf(s->user, sizeof(s->user), "%s", id.user);
+	s->uid = id.uid;
+	s->gid = id.gid;
+	s->guest = (id.flags & AUTH_FLAG_GUEST) != 0;
+	s->anonymous = (id.flags & AUTH_FLAG_ANONYMOUS) != 0;
+	return 0;
+bad:
+	memset(s, 0, sizeof(*s));
+	return -EBADMSG;
 }

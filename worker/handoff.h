@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct conn;
 struct session;
@@ -32,5 +33,13 @@ int	handoff_encode(const struct conn *, const struct session *,
  * of its receive buffer.  0, or -EBADMSG.
  */
 int	handoff_decode(struct conn *, const uint8_t *p, size_t len);
+/*
+ * A worker's MSG_CONN: the identity the master vouches for
+ * (daemon/authmsg.h), then the gate's state for handoff_decode.  The
+ * session is served as the master's identity, whatever the gate's state
+ * says (a difference is logged); it must be the worker's own uid `self`.
+ * A binding hand-off carries no identity and no session.  0, or -EBADMSG.
+ */
+int	handoff_accept(struct conn *, const uint8_t *p, size_t len, uid_t self);
 
 #endif

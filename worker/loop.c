@@ -355,7 +355,7 @@ wk_add(struct msg *m)
 		log_warnx("out of memory for a connection");
 		goto fail;
 	}
-	if (handoff_decode(c, m->payload, m->len) < 0) {
+	if (handoff_accept(c, m->payload, m->len, user_euid()) < 0) {
 		log_warnx("malformed connection state from the master");
 		goto fail;
 	}

@@ -12,6 +12,7 @@
  *	4  unlinkmsg_decode()    MSG_UNLINK_DO (the worker's side)
  *	5  metrics_decode_add()  MSG_METRICS_REP
  *	6  ci_worker()           MSG_INFO_REP (daemon/ctl_info.c)
+ *	7  authmsg_ident_decode() the identity heading MSG_CONN (the worker's side)
  *
  * The small fixed payloads (MSG_HELLO, MSG_GATE_READY, MSG_CONN_COUNT, the
  * u64 of MSG_HANDOFF_BIND, the u32 of MSG_CTL_DONE) are read inline in
@@ -55,6 +56,7 @@ enum {
 	FZ_UNLINK_DO,
 	FZ_METRICS,
 	FZ_INFO_REP,
+	FZ_IDENT,
 	FZ_NDECODERS
 };
 
@@ -138,6 +140,21 @@ fz_auth_rep(const uint8_t *p, size_t len)
 	fz_check_str(r.domain, sizeof(r.domain));
 	n = authmsg_rep_encode(&r, out, sizeof(out));
 	if (n < 0 || (size_t)n != len)
+		abort();
+}
+
+static void
+fz_ident(const uint8_t *p, size_t len)
+{
+	uint8_t out[AUTHMSG_IDENT_LEN];
+	struct authmsg_ident i;
+
+	if (authmsg_ident_decode(&i, p, len) != 0)
+		return;
+	fz_check_str(i.user, sizeof(i.user));
+	if (len < AUTHMSG_IDENT_LEN || i.kind > AUTHMSG_IDENT_LOGIN ||
+	    authmsg_ident_encode(&i, out, sizeof(out)) != AUTHMSG_IDENT_LEN ||
+	    memcmp(out, p, 16) != 0)
 		abort();
 }
 
@@ -248,6 +265,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FZ_INFO_REP:
 		fz_info_rep(p, len);
+		break;
+	case FZ_IDENT:
+		fz_ident(p, len);
 		break;
 	}
 	return 0;

@@ -21,7 +21,7 @@
 
 /* The selector values of fuzz_ctlmsg.c. */
 enum { S_MSG_RECV, S_AUTH_REQ, S_AUTH_REP, S_UNLINK_AS, S_UNLINK_DO,
-    S_METRICS, S_INFO_REP };
+    S_METRICS, S_INFO_REP, S_IDENT };
 
 static uint8_t buf[1 + MSG_BUF_SIZE];
 
@@ -92,6 +92,7 @@ main(int argc, char **argv)
 	    "NTLMSSP\0\3" };
 	struct authmsg_req rq;
 	struct authmsg_rep rp;
+	struct authmsg_ident id;
 	struct unlinkmsg u;
 	struct metrics m;
 	int n;
@@ -119,6 +120,15 @@ main(int argc, char **argv)
 	if ((n = authmsg_rep_encode(&rp, buf + 1, MSG_MAX_PAYLOAD)) < 0)
 		errx(1, "authmsg_rep_encode");
 	gen_write(argv[1], "auth_rep", S_AUTH_REP, (size_t)n);
+
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_LOGIN;
+	id.uid = 1000;
+	id.gid = 1000;
+	snprintf(id.user, sizeof(id.user), "alice");
+	if ((n = authmsg_ident_encode(&id, buf + 1, MSG_MAX_PAYLOAD)) < 0)
+		errx(1, "authmsg_ident_encode");
+	gen_write(argv[1], "ident", S_IDENT, (size_t)n);
 
 	memset(&u, 0, sizeof(u));
 	u.uid = 1001;

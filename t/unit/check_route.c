@@ -274,6 +274,7 @@ handoff_status(uint32_t id)
 START_TEST(test_handoff_by_token)
 {
 	struct authmsg_rep r = rep_ok(1000, "alice");
+	struct authmsg_ident id;
 	struct msg m;
 	int fd;
 
@@ -285,12 +286,19 @@ START_TEST(test_handoff_by_token)
 	ck_assert_int_eq(handoff_status(22), STATUS_ACCESS_DENIED);
 	close(fd);
 	ck_assert_int_eq(msg_recv(worker_peer, &m, buf, MSG_BUF_SIZE), -EAGAIN);
-	/* Under its own id: routed to alice's worker, payload verbatim. */
+	/*
+	 * Under its own id: routed to alice's worker, the gate's state
+	 * verbatim behind the identity of the master's verdict.
+	 */
 	fd = send_handoff(21);
 	ck_assert_int_eq(msg_recv(worker_peer, &m, buf, MSG_BUF_SIZE), 0);
 	ck_assert_uint_eq(m.type, MSG_CONN);
-	ck_assert_uint_eq(m.len, 5);
-	ck_assert_mem_eq(m.payload, "state", 5);
+	ck_assert_uint_eq(m.len, AUTHMSG_IDENT_LEN + 5);
+	ck_assert_int_eq(authmsg_ident_decode(&id, m.payload, m.len), 0);
+	ck_assert_uint_eq(id.kind, AUTHMSG_IDENT_LOGIN);
+	ck_assert_uint_eq(id.uid, 1000);
+	ck_assert_str_eq(id.user, "alice");
+	ck_assert_mem_eq(m.payload + AUTHMSG_IDENT_LEN, "state", 5);
 	ck_assert_int_ge(m.fd, 0);
 	close(m.fd);
 	close(fd);
