@@ -82,6 +82,13 @@ enum msg_type {
 	 * user's rights.
 	 */
 	MSG_UNLINK_AS,
+	/*
+	 * child -> master: one log line.  Payload: u8 syslog priority, then
+	 * the text (no NUL, at most LOG_LINE_MAX + 64 bytes).  No answer.
+	 * Children hold no descriptor of the log (daemon/log.h); the master
+	 * rate-limits these per child and escapes what it writes.
+	 */
+	MSG_LOG,
 
 	/* master -> child */
 	/*

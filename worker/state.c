@@ -810,14 +810,24 @@ state_break_read_caching(struct open *op)
 
 /* ---- sessions ---- */
 
-void
+int
+state_session_id_taken(uint64_t id)
+{
+	struct shm *s = state_shm();
+	struct shm_session_rec r;
+
+	return s != NULL && shm_session_get(s, id, &r) == 0 &&
+	    r.pid != getpid();
+}
+
+int
 state_session_put(struct conn *c, struct session *sess)
 {
 	struct shm *s = state_shm();
 	struct shm_session_rec r;
 
 	if (s == NULL || c->priv->role != CONN_ROLE_WORKER)
-		return;
+		return 0;
 	memset(&r, 0, sizeof(r));
 	r.session_id = sess->session_id;
 	r.pid = getpid();
@@ -830,15 +840,18 @@ state_session_put(struct conn *c, struct session *sess)
 	    sess->signing ? 1 : 0);
 	r.encryption = (uint8_t)(sess->encrypt ? 1 : 0);
 	r.since = (uint64_t)time(NULL);
-	(void)shm_session_put(s, &r);
+	return shm_session_put(s, &r);
 }
 
 void
 state_session_del(struct session *sess)
 {
 	struct shm *s = st.shm;	/* never attach just to delete */
+	struct shm_session_rec r;
 
-	if (s != NULL && sess->session_id != 0)
+	/* Only our own record: the id may be another worker's (refused). */
+	if (s != NULL && sess->session_id != 0 &&
+	    shm_session_get(s, sess->session_id, &r) == 0 && r.pid == getpid())
 		(void)shm_session_del(s, sess->session_id);
 }
 

@@ -597,6 +597,8 @@ START_TEST(test_wmsg)
 	struct sockaddr_un sa;
 	int fd;
 
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, 111111, geteuid()), 0);
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, 222222, geteuid()), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, 111111, &a), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, 222222, &b), 0);
 	ck_assert_int_eq(shm_wmsg_recv(b, &got), -EAGAIN);
@@ -629,7 +631,7 @@ START_TEST(test_wmsg)
 	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/msg/222222", tdir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/msg/222222/s", tdir);
 	ck_assert_int_eq(sendto(fd, "Wxyz", 4, 0, (struct sockaddr *)&sa, sizeof(sa)), 4);
 	ck_assert_int_eq(shm_wmsg_recv(b, &got), -EBADMSG);
 	close(fd);
