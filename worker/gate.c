@@ -43,6 +43,7 @@
 #include "proto/ntlmssp.h"
 #include "proto/smb2_hdr.h"
 #include "proto/spnego.h"
+#include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
 #include "worker/metrics.h"
@@ -821,6 +822,16 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 	ev.data.u64 = 0;
 	if (epoll_ctl(gate.epfd, EPOLL_CTL_ADD, chan, &ev) != 0) {
 		log_warn("epoll_ctl channel");
+		return 1;
+	}
+	/*
+	 * From here on a gate handles clients' bytes: no file system, and only
+	 * the system calls of its loop (worker/confine.h).  Refusing to run
+	 * unconfined: the master logs the exit and backs off.
+	 */
+	if ((i = confine_gate()) != 0) {
+		errno = -i;
+		log_warn("gate: cannot confine itself (seccomp, Landlock)");
 		return 1;
 	}
 	le32_put(role, MSG_ROLE_GATE);

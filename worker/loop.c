@@ -22,6 +22,7 @@
 #include "daemon/log.h"
 #include "daemon/msg.h"
 #include "shm/shm.h"
+#include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
@@ -834,6 +835,12 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 		    "in %s): cross-user share modes, locks and lease breaks "
 		    "would not hold", user, state_shm() == NULL ?
 		    "state env" : "message socket", conf->lock_dir);
+		return 1;
+	}
+	/* What a file server never needs is refused from here on. */
+	if ((n = confine_worker()) != 0) {
+		errno = -n;
+		log_warn("worker: cannot install its seccomp filter");
 		return 1;
 	}
 	le32_put(role, MSG_ROLE_WORKER);

@@ -52,8 +52,7 @@ state_shm(void)
 		st.shm_failed = 1;
 		st.shm = NULL;
 		errno = -rc;
-		log_warn("state env in %s unavailable: share modes, locks and "
-		    "leases are local to this worker", st.conf->lock_dir);
+		log_warn("state env in %s unavailable", st.conf->lock_dir);
 	}
 	return st.shm;
 }

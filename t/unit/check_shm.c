@@ -440,6 +440,11 @@ START_TEST(test_sessions_workers)
 	r.encryption = 1;
 	r.since = 1700000000;
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
+	/* Ids are unique: its holder may rewrite it, another process not. */
+	ck_assert_int_eq(shm_session_put(s, &r), 0);
+	r.pid = 31338;
+	ck_assert_int_eq(shm_session_put(s, &r), -EEXIST);
+	r.pid = 31337;
 	r.session_id = 2;
 	r.pid = getpid();
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
