@@ -519,6 +519,18 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 	for (r = 1; r <= 2; r++)
 		fprintf(f, "usmbd_worker_restarts_total{role=\"%s\"} %llu\n",
 		    role[r], (unsigned long long)master.child_deaths[r]);
+	fprintf(f, "# HELP usmbd_forward_dropped_total Messages one child "
+	    "asked the master to pass to another (delete on close, a "
+	    "connection) that were dropped: over the sender's rate or the "
+	    "receiver's share of its channel.\n"
+	    "# TYPE usmbd_forward_dropped_total counter\n"
+	    "usmbd_forward_dropped_total %llu\n"
+	    "# HELP usmbd_log_lines_dropped_total Children's log lines over "
+	    "their rate, not written.\n"
+	    "# TYPE usmbd_log_lines_dropped_total counter\n"
+	    "usmbd_log_lines_dropped_total %llu\n",
+	    (unsigned long long)master.fwd_dropped,
+	    (unsigned long long)master.log_dropped);
 	fprintf(f, "# HELP usmbd_metrics_workers Children (gates and workers) "
 	    "asked and answering for this scrape.\n"
 	    "# TYPE usmbd_metrics_workers gauge\n"

@@ -297,6 +297,7 @@ main_finish(void)
 	auth_passdb_close();
 	shm_wmsg_close(master.wmsg);
 	master.wmsg = NULL;
+	(void)shm_wmsg_remove(master.conf->lock_dir, getpid());
 	shm_detach(master.shm);
 	master.shm = NULL;
 	if (main_pfh != NULL)
@@ -364,8 +365,8 @@ main_master(void)
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("state env in %s unavailable", conf->lock_dir);
-	} else if ((rc = shm_wmsg_open(conf->lock_dir, getpid(),
-	    &master.wmsg)) != 0) {
+	} else if ((rc = shm_wmsg_prepare(conf->lock_dir, getpid(), 0)) != 0 ||
+	    (rc = shm_wmsg_open(conf->lock_dir, getpid(), &master.wmsg)) != 0) {
 		errno = -rc;
 		log_warn("state: no message socket, lock waiters of a dead "
 		    "child will wait for their timeouts");
@@ -401,8 +402,6 @@ main_child(const char *role, const char *user, long uid, long gid)
 	if (conf_load(master.conf_path, &conf, stderr) != 0)
 		return 2;
 	master_apply_log_level(conf);
-	if (!master.foreground && log_open(conf->log_file) != 0)
-		(void)log_open(NULL);
 	if (strcmp(role, "gate") == 0) {
 		log_set_tag("gate");
 		if (user_drop_gate() != 0)
@@ -500,7 +499,9 @@ main(int argc, char *argv[], char *envp[])
 	if (master.debug_level >= 0)
 		log_level = master.debug_level;
 	if (child != NULL) {
+		/* Lines go to the master on the channel: no log file, no syslog. */
 		log_init("child", 1);
+		log_to_channel(MSG_CHILD_FD);
 		return main_child(child, user, uid, gid);
 	}
 	log_init("master", 1);

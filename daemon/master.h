@@ -45,6 +45,13 @@ struct master {
 	uint64_t	 auth_successes;
 	uint64_t	 child_deaths[3];	/* unexpected exits, by enum child_role */
 	uint64_t	 child_starts[3];	/* children started, by enum child_role */
+	/*
+	 * Messages the master would have forwarded from one child to another
+	 * (MSG_UNLINK_DO, MSG_CONN) but dropped: over the sender's rate or
+	 * the receiver's share of its channel (daemon/spawn.c spawn_forward).
+	 */
+	uint64_t	 fwd_dropped;
+	uint64_t	 log_dropped;	/* children's log lines over their rate */
 };
 
 extern struct master master;

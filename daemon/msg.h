@@ -92,6 +92,13 @@ enum msg_type {
 	 */
 	MSG_SESSION_UP,
 	MSG_SESSION_DOWN,
+	/*
+	 * child -> master: one log line.  Payload: u8 syslog priority, then
+	 * the text (no NUL, at most LOG_LINE_MAX + 64 bytes).  No answer.
+	 * Children hold no descriptor of the log (daemon/log.h); the master
+	 * rate-limits these per child and escapes what it writes.
+	 */
+	MSG_LOG,
 
 	/* master -> child */
 	/*
@@ -104,9 +111,11 @@ enum msg_type {
 	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
 	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */
 	/*
-	 * Re-read the config.  Payload empty, or u32 flags: MSG_RELOAD_FORCE
-	 * (usmbctl reload --force) closes the trees of shares the new config
-	 * no longer has; without it they keep working until disconnected.
+	 * Re-read the config (workers; a gate, which cannot read files, is
+	 * retired and replaced instead).  Payload empty, or u32 flags:
+	 * MSG_RELOAD_FORCE (usmbctl reload --force) closes the trees of
+	 * shares the new config no longer has; without it they keep working
+	 * until disconnected.
 	 */
 	MSG_RELOAD,
 	/*

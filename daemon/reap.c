@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "daemon/conf.h"
 #include "daemon/ctl.h"
 #include "daemon/log.h"
 #include "daemon/master.h"
@@ -130,6 +131,9 @@ reap_children(void)
 		    WEXITSTATUS(status) == 0))
 			master.child_deaths[c->role]++;
 		state_purge_child(pid);
+		/* Its mailbox goes with it; the pid may come back as anyone. */
+		if (c != NULL && c->role == CHILD_WORKER)
+			(void)shm_wmsg_remove(master.conf->lock_dir, pid);
 		if (c != NULL) {
 			/* Its counters stay in `usmbctl metrics`. */
 			ctl_child_gone(c);

@@ -207,14 +207,22 @@ route_pick_worker(const char *user, uid_t uid, gid_t gid)
 	return spawn_worker(user, uid, gid);
 }
 
+/*
+ * Passes the connection to w.  It is a gate's request forwarded, so a
+ * channel that cannot take it costs the connection (the gate is told, the
+ * client can try again), never the worker (daemon/spawn.h spawn_forward).
+ */
 static int
 route_send(struct route_pending *q, struct child *w)
 {
 	int rc;
 
-	rc = msg_send(w->chan, MSG_CONN, q->conn_id, q->payload, q->len, q->fd);
+	rc = spawn_forward(w, MSG_CONN, q->conn_id, q->payload, q->len, q->fd);
 	if (rc != 0) {
-		spawn_kill(w, "cannot pass a connection");
+		route_done(q->gate, q->gate_id, STATUS_INSUFF_SERVER_RESOURCES);
+		if (w->queued > 0)
+			w->queued--;
+		route_free(q);
 		return rc;
 	}
 	close(q->fd);
@@ -387,8 +395,7 @@ route_worker_hello(struct child *w)
 		struct route_pending *q = &route_q[i];
 
 		if (q->in_use && q->worker == w->pid && q->fd >= 0)
-			if (route_send(q, w) != 0)
-				return;
+			(void)route_send(q, w);
 	}
 }
 
@@ -482,7 +489,7 @@ route_unlink_as(struct child *from, const struct msg *m)
 	const struct conf_share *sh;
 	struct passwd *pw;
 	uid_t uid;
-	int i, n, sent = 0;
+	int i, n, sent = 0, live = 0;
 
 	if (unlinkmsg_decode(&u, 0, m->payload, m->len) != 0)
 		return -1;
@@ -529,11 +536,15 @@ route_unlink_as(struct child *from, const struct msg *m)
 
 		/* A retiring worker still holds what it vouched for. */
 		if (c->pid > 0 && c->role == CHILD_WORKER &&
-		    c->chan >= 0 && c->hello && c->uid == uid &&
-		    spawn_send(c, MSG_UNLINK_DO, 0, buf, (size_t)n) == 0)
-			sent++;
+		    c->chan >= 0 && c->hello && c->uid == uid) {
+			live++;
+			if (spawn_forward(c, MSG_UNLINK_DO, 0, buf, (size_t)n,
+			    -1) == 0)
+				sent++;
+		}
 	}
-	if (sent == 0)
+	/* A drop was logged and counted by spawn_forward. */
+	if (live == 0)
 		log_warnx("delete on close of %s\\%s: no live worker of %s "
 		    "(it vouched for the delete, if any, and is gone): the "
 		    "file is left", u.share, u.path, pw->pw_name);

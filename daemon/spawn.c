@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <syslog.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
 
 #include "daemon/auth.h"
 #include "daemon/conf.h"
@@ -26,6 +30,7 @@
 #include "daemon/msg.h"
 #include "daemon/route.h"
 #include "proto/cur.h"
+#include "shm/shm.h"
 
 struct child spawn_children[SPAWN_MAX_CHILDREN];
 
@@ -55,18 +60,45 @@ spawn_slot(void)
 }
 
 /*
+ * Sanitizer builds (tests only) keep the master's stderr in children, so
+ * that an ASan or UBSan report of a child reaches the test's log.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SPAWN_KEEP_STDERR	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPAWN_KEEP_STDERR	1
+#endif
+#endif
+#ifndef SPAWN_KEEP_STDERR
+#define SPAWN_KEEP_STDERR	0
+#endif
+
+/*
  * In the child, between fork and exec: the channel goes to fd 3, nothing
  * else of the master's survives, and the signals the master blocked for its
- * signalfd are unblocked again.
+ * signalfd are unblocked again.  Standard input, output and error become
+ * /dev/null: in the foreground the master's stderr is the log, and a child
+ * logs through the master (daemon/log.h), never by writing it.
  */
 static void __attribute__((noreturn))
 spawn_exec(int chan, char **argv)
 {
 	sigset_t none;
+	int nul, fd;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	nul = open("/dev/null", O_RDWR);
+	if (nul < 0)
+		_exit(127);
+	for (fd = 0; fd <= (SPAWN_KEEP_STDERR ? 1 : 2); fd++)
+		if (nul != fd && dup2(nul, fd) == -1)
+			_exit(127);
+	/* Not on the channel's number, which dup2 is about to take. */
+	if (nul > 2 && nul != chan)
+		close(nul);
 	if (chan == MSG_CHILD_FD) {
 		/* dup2 onto itself keeps CLOEXEC: clear it by hand. */
 		if (fcntl(chan, F_SETFD, 0) == -1)
@@ -128,6 +160,14 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	}
 	if (pid == 0) {
 		close(sv[0]);
+		/*
+		 * Its private mailbox (shm/wmsg.c), made here, still as root,
+		 * so that it exists before the worker looks for it.  A
+		 * failure shows there: a worker without one refuses to serve.
+		 */
+		if (role == CHILD_WORKER)
+			(void)shm_wmsg_prepare(master.conf->lock_dir, getpid(),
+			    uid);
 		spawn_exec(sv[1], argv);
 	}
 	close(sv[1]);
@@ -262,14 +302,110 @@ spawn_send(struct child *c, uint32_t type, uint32_t id, const void *payload,
 	return rc;
 }
 
+int
+spawn_bucket_take(struct spawn_bucket *b, int rate, int burst, int64_t now_ms)
+{
+	int64_t cap = (int64_t)burst * 1000;
+
+	if (b->last_ms == 0)
+		b->milli = cap;
+	else if (now_ms > b->last_ms) {
+		/* rate tokens a second = rate milli-tokens a millisecond */
+		b->milli += (now_ms - b->last_ms) * rate;
+		if (b->milli > cap)
+			b->milli = cap;
+	}
+	b->last_ms = now_ms;
+	if (b->milli >= 1000) {
+		b->milli -= 1000;
+		return 1;
+	}
+	b->dropped++;
+	return 0;
+}
+
+/*
+ * One line a second at most about what a bucket dropped, naming the child;
+ * the first drop is said at once.
+ */
+static void
+spawn_bucket_report(const struct child *c, struct spawn_bucket *b,
+    const char *what, int rate, int64_t now_ms)
+{
+	if (b->dropped == b->reported ||
+	    (b->reported_ms != 0 && now_ms - b->reported_ms < 1000))
+		return;
+	log_warnx("%s %d%s%s: %llu %s dropped (more than %d a second)",
+	    c->role == CHILD_GATE ? "gate" : "worker", (int)c->pid,
+	    c->user[0] ? " " : "", c->user,
+	    (unsigned long long)(b->dropped - b->reported), what, rate);
+	b->reported = b->dropped;
+	b->reported_ms = now_ms;
+}
+
+int
+spawn_forward(struct child *c, uint32_t type, uint32_t id, const void *payload,
+    size_t len, int fd)
+{
+	int queued = 0, sndbuf = 0, rc;
+	socklen_t sl = sizeof(sndbuf);
+
+	if (c->chan < 0 || c->dying)
+		return -EPIPE;
+	/*
+	 * What one child asks another to get goes only into a share of that
+	 * child's channel, so that a flood through the master can neither
+	 * crowd out the master's own messages (spawn_send kills when those
+	 * cannot be queued) nor get anyone killed.
+	 */
+	if (ioctl(c->chan, SIOCOUTQ, &queued) == -1 ||
+	    getsockopt(c->chan, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) == -1)
+		rc = -errno;
+	else if (queued > sndbuf / SPAWN_FWD_SHARE)
+		rc = -ENOBUFS;
+	else
+		rc = msg_send(c->chan, type, id, payload, len, fd);
+	if (rc == 0)
+		return 0;
+	c->fwd_dropped++;
+	master.fwd_dropped++;
+	/* The first drop for a child and then one in 64: bounded, yet seen. */
+	if ((c->fwd_dropped & 63) == 1)
+		log_warnx("message %u for %s %d%s%s dropped: %s (%llu so far)",
+		    type, c->role == CHILD_GATE ? "gate" : "worker",
+		    (int)c->pid, c->user[0] ? " " : "", c->user,
+		    rc == -ENOBUFS || rc == -EAGAIN ? "its channel is full" :
+		    strerror(-rc), (unsigned long long)c->fwd_dropped);
+	return rc;
+}
+
 void
 spawn_broadcast(uint32_t type)
 {
+	uint8_t drain[4];
 	int i;
 
+	le32_put(drain, 1);
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
+		/*
+		 * A gate is confined to the files it had open when it started
+		 * (worker/confine.c): it cannot read a new config.  It is
+		 * replaced instead -- retired as after its last connection,
+		 * its logins in flight finish under the old config, and the
+		 * next tick starts gates that load the new one.
+		 */
+		if (type == MSG_RELOAD && c->pid > 0 && c->role == CHILD_GATE) {
+			if (c->dying || c->retiring || c->chan < 0)
+				continue;
+			c->retiring = 1;
+			c->stopping = 1;
+			c->credits = 0;
+			c->ready = 0;
+			(void)spawn_send(c, MSG_SHUTDOWN, 0, drain, sizeof(drain));
+			continue;
+		}
 		if (c->pid > 0 && c->chan >= 0)
 			(void)spawn_send(c, type, 0, NULL, 0);
 		if (type == MSG_SHUTDOWN && c->pid > 0) {
@@ -377,6 +513,23 @@ spawn_timeout_ms(void)
 	return -1;
 }
 
+/*
+ * A child's MSG_LOG: written under the tag the master knows the child by
+ * (its role and, for a worker, the user it started it for), never one the
+ * child chose; log_emit escapes the text.
+ */
+static void
+spawn_log_line(const struct child *c, int prio, const char *text, size_t len)
+{
+	char tag[AUTH_NAME_MAX + 16];
+
+	if (c->role == CHILD_GATE)
+		snprintf(tag, sizeof(tag), "gate");
+	else
+		snprintf(tag, sizeof(tag), "worker %s", c->user);
+	log_emit(prio, tag, (int)c->pid, text, len);
+}
+
 /* Handles one message; returns -1 when the child was killed. */
 static int
 spawn_dispatch(struct child *c, const struct msg *m)
@@ -390,7 +543,8 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		bad = "unexpected fd";
 		goto out;
 	}
-	if (!c->hello && m->type != MSG_HELLO) {
+	/* A child may log before it is set up (its privilege drop, say). */
+	if (!c->hello && m->type != MSG_HELLO && m->type != MSG_LOG) {
 		bad = "message before hello";
 		goto out;
 	}
@@ -477,7 +631,20 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		route_handoff_bind(c, m);
 		break;
 	case MSG_UNLINK_AS:
-		if (c->role != CHILD_WORKER || route_unlink_as(c, m) != 0)
+		if (c->role != CHILD_WORKER) {
+			bad = "bad MSG_UNLINK_AS";
+			break;
+		}
+		/* Over its rate: dropped before the master looks at it. */
+		if (!spawn_bucket_take(&c->unlink_rate, SPAWN_UNLINK_RATE,
+		    SPAWN_UNLINK_BURST, master_now_ms())) {
+			master.fwd_dropped++;
+			spawn_bucket_report(c, &c->unlink_rate,
+			    "delete-on-close requests (MSG_UNLINK_AS)",
+			    SPAWN_UNLINK_RATE, master_now_ms());
+			break;
+		}
+		if (route_unlink_as(c, m) != 0)
 			bad = "bad MSG_UNLINK_AS";
 		break;
 	case MSG_SESSION_UP:
@@ -498,6 +665,23 @@ spawn_dispatch(struct child *c, const struct msg *m)
 			    "recorded: %s", (int)c->pid, (unsigned)c->uid,
 			    (unsigned long long)sid, rc == -EEXIST ?
 			    "another worker's id" : strerror(-rc));
+		break;
+	}
+	case MSG_LOG: {
+		int prio = m->len > 0 ? m->payload[0] : -1;
+
+		if (prio < LOG_EMERG || prio > LOG_DEBUG) {
+			bad = "bad MSG_LOG";
+			break;
+		}
+		if (!spawn_bucket_take(&c->log_rate, SPAWN_LOG_RATE,
+		    SPAWN_LOG_BURST, master_now_ms())) {
+			master.log_dropped++;
+			spawn_bucket_report(c, &c->log_rate, "log lines",
+			    SPAWN_LOG_RATE, master_now_ms());
+			break;
+		}
+		spawn_log_line(c, prio, (const char *)m->payload + 1, m->len - 1);
 		break;
 	}
 	case MSG_CONN_ACK:

@@ -15,8 +15,32 @@
 #define SPAWN_HELLO_TIMEOUT	10	/* seconds a child has to send MSG_HELLO */
 /* More credits than this from one gate is a broken gate. */
 #define SPAWN_GATE_MAX_CREDITS	1024
+/* Forwarded messages may fill at most this fraction (1/n) of a channel. */
+#define SPAWN_FWD_SHARE		2
 
 enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2 };
+
+/*
+ * Rates of what a child makes the master do for it.  Log lines: a child
+ * logs through the master, so a chatty or hostile one could fill the disk
+ * or the master's time; past the rate lines are dropped and counted.
+ * MSG_UNLINK_AS: a legitimate worker sends one per last close of a file
+ * another user left delete pending and it could not unlink -- a handful,
+ * rarely; a flood is dropped before the master looks at it.
+ */
+#define SPAWN_LOG_RATE		500	/* lines a second, per child */
+#define SPAWN_LOG_BURST		2000
+#define SPAWN_UNLINK_RATE	20	/* MSG_UNLINK_AS a second, per worker */
+#define SPAWN_UNLINK_BURST	200
+
+/* A token bucket: up to burst at once, rate a second on average. */
+struct spawn_bucket {
+	int64_t		 last_ms;	/* 0: full, not yet used */
+	int64_t		 milli;		/* tokens x 1000 */
+	uint64_t	 dropped;	/* refused, for the log and metrics */
+	uint64_t	 reported;	/* dropped as of the last log line */
+	int64_t		 reported_ms;
+};
 
 struct child {
 	pid_t		 pid;		/* 0: free slot */
@@ -43,6 +67,9 @@ struct child {
 	 */
 	int		 has_verdict;
 	struct authmsg_rep verdict;
+	struct spawn_bucket log_rate;	/* MSG_LOG */
+	struct spawn_bucket unlink_rate;	/* MSG_UNLINK_AS */
+	uint64_t	 fwd_dropped;	/* forwarded to it, not queued */
 };
 
 extern struct child spawn_children[SPAWN_MAX_CHILDREN];
@@ -54,9 +81,28 @@ struct child	*spawn_find(pid_t pid);
 struct child	*spawn_ready_gate(void);
 /* Closes the channel and sends SIGKILL; the slot is freed when reaped. */
 void		 spawn_kill(struct child *c, const char *why);
-/* Sends a message without fd; a failure kills the child.  0 or -errno. */
+/*
+ * Sends one of the master's own messages (no fd).  A failure kills the
+ * child: with forwarded traffic held to a share of the channel
+ * (spawn_forward), only the master's own messages -- a few, each the
+ * master's own doing -- can fill the rest, and a child that lets them
+ * pile up has stopped reading its channel: it can no longer be handed
+ * connections, reloaded or stopped.  0 or -errno.
+ */
 int		 spawn_send(struct child *c, uint32_t type, uint32_t id,
 		    const void *payload, size_t len);
+/*
+ * Passes on to c what another child asked for (MSG_UNLINK_DO, MSG_CONN
+ * with its fd, or fd -1).  Never kills: when c's channel already holds
+ * SPAWN_FWD_SHARE of its buffer in unread messages, or cannot take this
+ * one, the message is dropped and counted (c->fwd_dropped,
+ * master.fwd_dropped, a rate-limited log line).  0 or -errno.
+ */
+int		 spawn_forward(struct child *c, uint32_t type, uint32_t id,
+		    const void *payload, size_t len, int fd);
+/* Takes a token from b (rate a second, burst at most); 1 if there was one. */
+int		 spawn_bucket_take(struct spawn_bucket *b, int rate, int burst,
+		    int64_t now_ms);
 /* Sends type (no payload) to every live child. */
 void		 spawn_broadcast(uint32_t type);
 /* Keeps the gate pool at `gate processes`, with backoff; hello timeouts. */

@@ -502,8 +502,13 @@ shm_prepare(const char *dir, const char *file)
 		return rc;
 	if ((rc = shm_hint_create(dir, gid, have_gid)) != 0)
 		return rc;
-	/* setgid so that every worker's socket gets the state group. */
-	return shm_make_dir(msg, 02770, gid, have_gid);
+	/*
+	 * Only the master makes entries in msg/: one private directory per
+	 * process (shm/wmsg.c).  The state group may pass through, no more.
+	 */
+	if ((rc = shm_make_dir(msg, 0710, gid, have_gid)) != 0)
+		return rc;
+	return shm_wmsg_clear(dir);
 }
 
 static int

@@ -53,14 +53,40 @@ int
 shm_session_put(struct shm *s, const struct shm_session_rec *r)
 {
 	uint8_t kb[8], buf[SESSION_ENC_MAX];
+	MDB_val k = { sizeof(kb), kb }, v;
+	struct shm_session_rec old;
+	MDB_txn *txn;
 	size_t n;
+	int rc;
 
 	if (r->session_id == 0)
 		return -EINVAL;
 	shm_be64_put(kb, r->session_id);
 	if ((n = session_encode(buf, sizeof(buf), r)) == 0)
 		return -EINVAL;
-	return shm_rec_put(s, s->db_sessions, kb, sizeof(kb), buf, n);
+	if ((rc = shm_wbegin(s, &txn)) != 0)
+		return rc;
+	/*
+	 * Checked at insert: an id is one session's across the server.  The
+	 * process that holds it may rewrite its record (re-authentication);
+	 * anyone else gets -EEXIST, so that the master's routing by id
+	 * (channel binding, kill-session) never reaches the wrong worker.
+	 */
+	rc = mdb_get(txn, s->db_sessions, &k, &v);
+	if (rc == 0 && (session_decode(&k, &v, &old) != 0 ||
+	    old.pid != r->pid)) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if (rc != 0 && rc != MDB_NOTFOUND) {
+		rc = shm_err(rc);
+		goto out;
+	}
+	v.mv_size = n;
+	v.mv_data = buf;
+	rc = shm_err(mdb_put(txn, s->db_sessions, &k, &v, 0));
+out:
+	return shm_wend(s, txn, rc);
 }
 
 int

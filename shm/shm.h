@@ -473,6 +473,7 @@ struct shm_session_rec {
 	uint64_t	since;		/* realtime seconds */
 };
 
+/* Writes r; -EEXIST when another process holds r->session_id. */
 int	shm_session_put(struct shm *, const struct shm_session_rec *);
 int	shm_session_get(struct shm *, uint64_t session_id, struct shm_session_rec *);
 int	shm_session_del(struct shm *, uint64_t session_id);
@@ -619,6 +620,16 @@ struct shm_wmsg_msg {
 };
 
 /* Binds dir/msg/<self>; the fd is non-blocking, for the event loop. */
+/*
+ * Master only (root): makes the private mailbox directory msg/PID of a
+ * process about to start as uid, after removing what an earlier process of
+ * that pid left; shm_wmsg_remove takes it away when the process is gone;
+ * shm_wmsg_clear empties msg/ (a fresh start).  0 or -errno.
+ */
+int	shm_wmsg_prepare(const char *dir, pid_t pid, uid_t uid);
+int	shm_wmsg_remove(const char *dir, pid_t pid);
+int	shm_wmsg_clear(const char *dir);
+/* Binds msg/SELF/s, in the directory shm_wmsg_prepare made for self. */
 int	shm_wmsg_open(const char *dir, pid_t self, struct shm_wmsg **out);
 int	shm_wmsg_fd(const struct shm_wmsg *);
 /* -ECONNREFUSED / -ENOENT: the peer is gone; -EAGAIN: its queue is full. */

@@ -1,15 +1,26 @@
 /*
- * Worker <-> worker messages: unix datagram sockets named by pid in
- * lockdir/msg (setgid directory of the state group, sockets mode 0660), so a
+ * Worker <-> worker messages: unix datagram sockets lockdir/msg/PID/s, so a
  * worker of one user can tell a worker of another user that its lease must
  * break, that a lock was released, or that a directory changed.  The sender
  * is taken from the kernel's credentials (SO_PASSCRED), not from the payload.
+ *
+ * Mailboxes are private.  msg/ belongs to root (0710, state group): only
+ * the master makes entries in it.  Before a worker starts, the master makes
+ * msg/PID (shm_wmsg_prepare: whatever an earlier process of that pid left
+ * is removed first) owned by the worker's uid, group the state group, mode
+ * 02710: the state group may reach the socket inside (0660) but not
+ * create, rename or remove anything there, so no worker can replace
+ * another's socket and receive its breaks, lock wakes and notifications,
+ * nor squat the name of a worker still to come.  The master removes the
+ * directory when the worker is gone (shm_wmsg_remove).
  *
  * Datagram v1: u8 'W', u8 version, u8 type, u64 dev, u64 ino,
  *   u64 persistent id, u8 is_lease, lease key[16], client guid[16],
  *   u32 level, u16 epoch, u32 action, u32 filter, u16 name length, name.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +50,117 @@ wmsg_addr(struct sockaddr_un *sa, const char *dir, pid_t pid)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/msg/%d", dir,
-	    (int)pid) >= sizeof(sa->sun_path))
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/msg/%d/s",
+	    dir, (int)pid) >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* Removes msg/NAME (a mailbox directory and its socket, or a stray file). */
+static int
+wmsg_remove_at(int mfd, const char *name)
+{
+	int dfd;
+
+	dfd = openat(mfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd >= 0) {
+		DIR *d = fdopendir(dfd);
+		struct dirent *e;
+
+		if (d == NULL) {
+			close(dfd);
+			return -errno;
+		}
+		/* Anything the owner put there goes too. */
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0)
+				(void)unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+		if (unlinkat(mfd, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (unlinkat(mfd, name, 0) == -1 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int
+wmsg_open_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/msg", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int
+shm_wmsg_prepare(const char *dir, pid_t pid, uid_t uid)
+{
+	char name[16];
+	struct stat st;
+	int mfd, rc;
+
+	if ((mfd = wmsg_open_dir(dir)) < 0)
+		return mfd == -ENAMETOOLONG ? mfd : -errno;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	/* The group of msg/ is the state group (shm_prepare), or root's. */
+	if (fstat(mfd, &st) == -1) {
+		rc = -errno;
+		goto out;
+	}
+	if ((rc = wmsg_remove_at(mfd, name)) != 0)
+		goto out;
+	if (mkdirat(mfd, name, 0700) == -1) {
+		rc = -errno;
+		goto out;
+	}
+	if (fchownat(mfd, name, uid, st.st_gid, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    fchmodat(mfd, name, 02710, 0) == -1) {
+		rc = -errno;
+		(void)unlinkat(mfd, name, AT_REMOVEDIR);
+	}
+out:
+	close(mfd);
+	return rc;
+}
+
+int
+shm_wmsg_remove(const char *dir, pid_t pid)
+{
+	char name[16];
+	int mfd, rc;
+
+	if ((mfd = wmsg_open_dir(dir)) < 0)
+		return mfd == -ENAMETOOLONG ? mfd : -errno;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	rc = wmsg_remove_at(mfd, name);
+	close(mfd);
+	return rc;
+}
+
+int
+shm_wmsg_clear(const char *dir)
+{
+	struct dirent *e;
+	DIR *d;
+	int mfd, rc = 0;
+
+	if ((mfd = wmsg_open_dir(dir)) < 0)
+		return mfd == -ENAMETOOLONG ? mfd : -errno;
+	if ((d = fdopendir(mfd)) == NULL) {
+		rc = -errno;
+		close(mfd);
+		return rc;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    (rc = wmsg_remove_at(dirfd(d), e->d_name)) != 0)
+			break;
+	closedir(d);
+	return rc;
 }
 
 int
@@ -67,7 +185,10 @@ shm_wmsg_open(const char *dir, pid_t self, struct shm_wmsg **out)
 		rc = -errno;
 		goto fail;
 	}
-	/* A socket left by an earlier process with this pid is stale. */
+	/*
+	 * The directory is fresh for this process (shm_wmsg_prepare), and
+	 * only its owner -- this process's uid -- may leave a socket in it.
+	 */
 	(void)unlink(m->addr.sun_path);
 	if (bind(m->fd, (struct sockaddr *)&m->addr, sizeof(m->addr)) == -1 ||
 	    chmod(m->addr.sun_path, 0660) == -1) {

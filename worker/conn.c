@@ -323,15 +323,18 @@ conn_session_new(struct conn *c)
 	if (i == CONN_MAX_SESSIONS)
 		return NULL;
 	/*
-	 * Random ids: unique across gates and workers without a registry.
-	 * 32 bits, as Windows and Samba hand out: clients (smbtorture's
-	 * session-id test among them) keep the id in a 32-bit variable.
+	 * Random ids, 32 bits as Samba hands out: clients (smbtorture's
+	 * smb2.session-id among them) keep the id in a 32-bit variable.
+	 * Unique across the server: a worker looks in the state env here,
+	 * and the insert (shm_session_put) refuses an id another process
+	 * holds -- the only check a gate's id gets, at hand-off.
 	 */
 	do {
 		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 			return NULL;
 		id &= 0xffffffffull;
-	} while (id == 0 || conn_session_find(c, id) != NULL);
+	} while (id == 0 || conn_session_find(c, id) != NULL ||
+	    (c->priv->role == CONN_ROLE_WORKER && state_session_id_taken(id)));
 	s = &c->sessions[i];
 	memset(s, 0, sizeof(*s));
 	s->in_use = 1;

@@ -43,6 +43,7 @@
 #include "proto/ntlmssp.h"
 #include "proto/smb2_hdr.h"
 #include "proto/spnego.h"
+#include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
 #include "worker/metrics.h"
@@ -55,7 +56,6 @@
 #define GATE_MASTER_SECS	30	/* the master's answer to a hand-off */
 #define GATE_DRAIN_SECS		4	/* master shutting down (its grace is 5 s) */
 #define GATE_BUF_SIZE		CONN_BUF_SMALL	/* per slot, before authentication */
-#define GATE_MAX_RETIRED_CONFS	4
 
 enum gate_slot_state {
 	SLOT_FREE = 0,
@@ -90,14 +90,12 @@ struct gate {
 	int		 epfd;
 	struct conf	*conf;
 	const char	*conf_path;
-	struct conf	*retired[GATE_MAX_RETIRED_CONFS];	/* still in use by slots */
 	uint32_t	 next_token;
 	unsigned	 taken;		/* connections received */
 	unsigned	 granted;	/* credits given to the master */
 	unsigned	 active;	/* slots in use */
 	int		 draining;	/* MSG_SHUTDOWN: no new connections */
 	int		 master_gone;
-	int		 reload;
 	struct gate_slot slots[GATE_SLOTS];
 	uint8_t		 mbuf[MSG_BUF_SIZE];
 	uint8_t		 obuf[MSG_MAX_PAYLOAD];
@@ -156,55 +154,6 @@ gate_grant(unsigned n)
 		gate.granted += n;
 }
 
-static int
-gate_conf_in_use(const struct conf *cf)
-{
-	unsigned i;
-
-	for (i = 0; i < GATE_SLOTS; i++)
-		if (gate.slots[i].state != SLOT_FREE &&
-		    gate.slots[i].c->conf == cf)
-			return 1;
-	return 0;
-}
-
-/* Frees the retired configs no connection uses any more. */
-static void
-gate_conf_collect(void)
-{
-	unsigned i;
-
-	for (i = 0; i < GATE_MAX_RETIRED_CONFS; i++)
-		if (gate.retired[i] != NULL && !gate_conf_in_use(gate.retired[i])) {
-			conf_free(gate.retired[i]);
-			gate.retired[i] = NULL;
-		}
-}
-
-/* Connections keep the config they started with until they end. */
-static void
-gate_reload(void)
-{
-	struct conf *nc;
-	unsigned i;
-
-	gate_conf_collect();
-	for (i = 0; i < GATE_MAX_RETIRED_CONFS; i++)
-		if (gate.retired[i] == NULL)
-			break;
-	if (i == GATE_MAX_RETIRED_CONFS)
-		return;		/* retried when a connection ends */
-	gate.reload = 0;
-	if (conf_load(gate.conf_path, &nc, stderr) != 0) {
-		log_warnx("reload of %s failed, keeping the old config",
-		    gate.conf_path);
-		return;
-	}
-	gate.retired[i] = gate.conf;
-	gate.conf = nc;
-	gate_conf_collect();
-}
-
 static struct gate_slot *
 gate_slot_of(const struct conn *c)
 {
@@ -242,10 +191,6 @@ gate_slot_end(struct gate_slot *sl)
 	if (!gate.master_gone)
 		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, NULL, 0, -1);
 	gate_grant(1);
-	if (gate.reload)
-		gate_reload();
-	else
-		gate_conf_collect();
 }
 
 /* conn->priv->auth: the verdict fetched for exactly this AUTHENTICATE. */
@@ -790,8 +735,12 @@ gate_chan_event(void)
 			gate_shutdown(&m);
 			break;
 		case MSG_RELOAD:
-			gate.reload = 1;
-			gate_reload();
+			/*
+			 * Confined, a gate cannot read the config again: the
+			 * master retires it on reload and starts a new one
+			 * (daemon/spawn.c spawn_broadcast).
+			 */
+			log_debug(3, "reload ignored: this gate is replaced");
 			break;
 		case MSG_DEBUG_LEVEL:
 			if (m.len == 4)
@@ -875,6 +824,16 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 		log_warn("epoll_ctl channel");
 		return 1;
 	}
+	/*
+	 * From here on a gate handles clients' bytes: no file system, and only
+	 * the system calls of its loop (worker/confine.h).  Refusing to run
+	 * unconfined: the master logs the exit and backs off.
+	 */
+	if ((i = confine_gate()) != 0) {
+		errno = -i;
+		log_warn("gate: cannot confine itself (seccomp, Landlock)");
+		return 1;
+	}
 	le32_put(role, MSG_ROLE_GATE);
 	if (gate_send(MSG_HELLO, 0, role, sizeof(role), -1) != 0)
 		return 1;
@@ -923,6 +882,5 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 	}
 	/* Counted until the end: the master keeps them in its totals. */
 	gate_metrics_send(0);
-	gate_conf_collect();
 	return rc;
 }

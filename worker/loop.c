@@ -22,6 +22,7 @@
 #include "daemon/log.h"
 #include "daemon/msg.h"
 #include "shm/shm.h"
+#include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
@@ -375,8 +376,20 @@ wk_add(struct msg *m)
 	wk_count();
 	wk_idle_timer();
 	for (fl = 0; fl < CONN_MAX_SESSIONS; fl++)
-		if (c->sessions[fl].in_use && c->sessions[fl].state == SESS_VALID)
-			state_session_put(c, &c->sessions[fl]);
+		if (c->sessions[fl].in_use &&
+		    c->sessions[fl].state == SESS_VALID &&
+		    state_session_put(c, &c->sessions[fl]) == -EEXIST) {
+			/*
+			 * The gate picked an id another worker's session has
+			 * (it cannot see the state): refused, the client
+			 * logs in again and gets another.
+			 */
+			log_warnx("%s: session id %llx is taken: connection "
+			    "refused", c->peer,
+			    (unsigned long long)c->sessions[fl].session_id);
+			wk_close(c);
+			return;
+		}
 	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
 	    (unsigned long long)c->sessions[0].session_id);
 	if (!c->sessions[0].in_use) {
@@ -808,6 +821,26 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.notifyfd = -1;
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");
+		return 1;
+	}
+	/*
+	 * Share modes, byte-range locks, leases and their breaks hold
+	 * between users only through the state env and the worker messages.
+	 * Without them this worker would serve files as if no one else had
+	 * them open: it refuses instead -- it never says hello, so the master
+	 * gives its connections back (STATUS_INSUFF_SERVER_RESOURCES).
+	 */
+	if (state_shm() == NULL || wk.wmsgfd < 0) {
+		log_warnx("refusing the connections of %s: no shared state (%s "
+		    "in %s): cross-user share modes, locks and lease breaks "
+		    "would not hold", user, state_shm() == NULL ?
+		    "state env" : "message socket", conf->lock_dir);
+		return 1;
+	}
+	/* What a file server never needs is refused from here on. */
+	if ((n = confine_worker()) != 0) {
+		errno = -n;
+		log_warn("worker: cannot install its seccomp filter");
 		return 1;
 	}
 	le32_put(role, MSG_ROLE_WORKER);

@@ -53,8 +53,7 @@ state_shm(void)
 		st.shm_failed = 1;
 		st.shm = NULL;
 		errno = -rc;
-		log_warn("state env in %s unavailable: share modes, locks and "
-		    "leases are local to this worker", st.conf->lock_dir);
+		log_warn("state env in %s unavailable", st.conf->lock_dir);
 	}
 	return st.shm;
 }
@@ -876,20 +875,26 @@ state_break_read_caching(struct open *op)
 
 /* ---- sessions ---- */
 
-void
+int
+state_session_id_taken(uint64_t id)
+{
+	struct shm *s = state_shm();
+	struct shm_session_rec r;
+
+	return s != NULL && shm_session_get(s, id, &r) == 0 &&
+	    r.pid != getpid();
+}
+
+int
 state_session_put(struct conn *c, struct session *sess)
 {
 	struct shm *s;
 	struct shm_session_rec r;
 	uint8_t sid[8];
+	int rc;
 
-	if (c->priv->role != CONN_ROLE_WORKER)
-		return;
-	/* The master routes bindings by this, not by the shared state. */
-	le64_put(sid, sess->session_id);
-	(void)msg_send(MSG_CHILD_FD, MSG_SESSION_UP, 0, sid, sizeof(sid), -1);
-	if ((s = state_shm()) == NULL)
-		return;
+	if (c->priv->role != CONN_ROLE_WORKER || (s = state_shm()) == NULL)
+		return 0;
 	memset(&r, 0, sizeof(r));
 	r.session_id = sess->session_id;
 	r.pid = getpid();
@@ -902,13 +907,19 @@ state_session_put(struct conn *c, struct session *sess)
 	    sess->signing ? 1 : 0);
 	r.encryption = (uint8_t)(sess->encrypt ? 1 : 0);
 	r.since = (uint64_t)time(NULL);
-	(void)shm_session_put(s, &r);
+	if ((rc = shm_session_put(s, &r)) != 0)
+		return rc;
+	/* The master routes bindings by this, not by the shared state. */
+	le64_put(sid, sess->session_id);
+	(void)msg_send(MSG_CHILD_FD, MSG_SESSION_UP, 0, sid, sizeof(sid), -1);
+	return 0;
 }
 
 void
 state_session_del(struct session *sess)
 {
 	struct shm *s = st.shm;	/* never attach just to delete */
+	struct shm_session_rec r;
 	uint8_t sid[8];
 
 	if (sess->session_id == 0)
@@ -916,14 +927,17 @@ state_session_del(struct session *sess)
 	/*
 	 * Only a worker announces sessions (state_init ran: a gate's never
 	 * reach the master's table).  A channel's slot shares its session's
-	 * id: the session goes on.
+	 * id: the session goes on.  The master forgets an id only for the
+	 * worker that holds it.
 	 */
 	if (st.conf != NULL && sess->bound == NULL) {
 		le64_put(sid, sess->session_id);
 		(void)msg_send(MSG_CHILD_FD, MSG_SESSION_DOWN, 0, sid,
 		    sizeof(sid), -1);
 	}
-	if (s != NULL)
+	/* Only our own record: the id may be another worker's (refused). */
+	if (s != NULL && shm_session_get(s, sess->session_id, &r) == 0 &&
+	    r.pid == getpid())
 		(void)shm_session_del(s, sess->session_id);
 }
 

@@ -208,7 +208,13 @@ ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
 		    struct open *);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
-void		 state_session_put(struct conn *, struct session *);
+/*
+ * Records sess in the state env; -EEXIST when its id is another worker's
+ * session (ids are unique across the server, checked here at insert).
+ */
+int		 state_session_put(struct conn *, struct session *);
+/* Is id a session of another process in the state env? */
+int		 state_session_id_taken(uint64_t id);
 void		 state_session_del(struct session *);
 
 /* The worker's event loop: the wmsg fd to poll (-1 if none), and its handler. */

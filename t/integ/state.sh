@@ -131,7 +131,7 @@ for f in state.mdb state.mdb-lock state.hint; do
 	    fail "lock/$f: $m"
 done
 m=$(stat -c '%a %G' "$T/lock/msg" 2>&1)
-[ "$m" = "2770 $grp" ] && ok "lock/msg is mode 2770, group $grp" ||
+[ "$m" = "710 $grp" ] && ok "lock/msg is mode 0710, group $grp (only the master makes mailboxes)" ||
     fail "lock/msg: $m"
 # maxreaders sized for the worker count: 126 + 4 per child (512 children)
 mr=$(mdb_stat -n -e "$T/lock/state.mdb" 2>&1 | sed -n 's/^ *Max readers: //p')

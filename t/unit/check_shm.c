@@ -540,6 +540,11 @@ START_TEST(test_sessions_workers)
 	r.encryption = 1;
 	r.since = 1700000000;
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
+	/* Ids are unique: its holder may rewrite it, another process not. */
+	ck_assert_int_eq(shm_session_put(s, &r), 0);
+	r.pid = 31338;
+	ck_assert_int_eq(shm_session_put(s, &r), -EEXIST);
+	r.pid = 31337;
 	r.session_id = 2;
 	r.pid = getpid();
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
@@ -697,6 +702,8 @@ START_TEST(test_wmsg)
 	struct sockaddr_un sa;
 	int fd;
 
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, 111111, geteuid()), 0);
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, 222222, geteuid()), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, 111111, &a), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, 222222, &b), 0);
 	ck_assert_int_eq(shm_wmsg_recv(b, &got), -EAGAIN);
@@ -729,7 +736,7 @@ START_TEST(test_wmsg)
 	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/msg/222222", tdir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/msg/222222/s", tdir);
 	ck_assert_int_eq(sendto(fd, "Wxyz", 4, 0, (struct sockaddr *)&sa, sizeof(sa)), 4);
 	ck_assert_int_eq(shm_wmsg_recv(b, &got), -EBADMSG);
 	close(fd);

@@ -125,7 +125,8 @@ kid_locker(struct kid *k)
 	struct shm_pids wake;
 	struct shm_wmsg *m;
 
-	if (shm_wmsg_open(tdir, getpid(), &m) != 0)
+	if (shm_wmsg_prepare(tdir, getpid(), geteuid()) != 0 ||
+	    shm_wmsg_open(tdir, getpid(), &m) != 0)
 		_exit(4);
 	kid_say(k->from[1], shm_brlock_lock(s, &F1, &o, 0, 100, SHM_BRL_EXCLUSIVE));
 	if (kid_wait(k->to[0]) == 1) {
@@ -160,6 +161,7 @@ START_TEST(test_brlock_cross_process)
 	struct shm_wmsg *m;
 	struct kid a;
 
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, getpid(), geteuid()), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, getpid(), &m), 0);
 	kid_start(&a, kid_locker);
 	ck_assert_int_eq(kid_read(&a), 0);
@@ -185,6 +187,7 @@ START_TEST(test_purge_wakes_waiters)
 	struct shm_wmsg *m;
 	struct kid a;
 
+	ck_assert_int_eq(shm_wmsg_prepare(tdir, getpid(), geteuid()), 0);
 	ck_assert_int_eq(shm_wmsg_open(tdir, getpid(), &m), 0);
 	kid_start(&a, kid_locker);
 	ck_assert_int_eq(kid_read(&a), 0);

@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
 
 #include "daemon/conf.h"
 #include "daemon/master.h"
@@ -208,6 +211,73 @@ START_TEST(test_route_forward)
 }
 END_TEST
 
+/*
+ * Issue 19: a forwarded flood kills nobody.  A worker floods MSG_UNLINK_AS
+ * for bob's uid: past its rate the requests are dropped before the master
+ * looks at them; bob's worker, not reading, gets only a share of its
+ * channel and is never killed; neither is the sender.  The drops are
+ * counted.
+ */
+START_TEST(test_forward_flood)
+{
+	static uint8_t rbuf[MSG_BUF_SIZE];
+	struct msg m;
+	int i, n, got = 0, queued = 0, sndbuf = 0;
+	socklen_t sl = sizeof(sndbuf);
+	uint64_t before;
+
+	setup_master();
+	master.fwd_dropped = 0;
+	fill(&u, (uint32_t)to_uid, "sticky/x");
+	strcpy(u.share, "share");
+	n = unlinkmsg_encode(&u, 0, pbuf, sizeof(pbuf));
+	ck_assert_int_gt(n, 0);
+	for (i = 0; i < 1000; i++) {
+		ck_assert_int_eq(msg_send(from_peer, MSG_UNLINK_AS, 0, pbuf,
+		    (size_t)n, -1), 0);
+		spawn_child_event(from_c);
+		/* bob's worker reads: only the rate limits here */
+		while (msg_recv(to_peer, &m, rbuf, sizeof(rbuf)) == 0)
+			got++;
+	}
+	ck_assert_int_ge(from_c->chan, 0);
+	ck_assert(!from_c->dying);
+	ck_assert_int_ge(to_c->chan, 0);
+	ck_assert(!to_c->dying);
+	ck_assert_int_eq(got, SPAWN_UNLINK_BURST);
+	ck_assert_uint_eq(from_c->unlink_rate.dropped, 1000 - SPAWN_UNLINK_BURST);
+	ck_assert_uint_eq(master.fwd_dropped, 1000 - SPAWN_UNLINK_BURST);
+
+	/*
+	 * Within the rate, large requests to a worker that reads nothing: the
+	 * channel fills to its forwarding share, the rest is dropped.
+	 */
+	memset(&from_c->unlink_rate, 0, sizeof(from_c->unlink_rate));
+	memset(u.path, 'p', 4000);
+	u.path[4000] = '\0';
+	n = unlinkmsg_encode(&u, 0, pbuf, sizeof(pbuf));
+	ck_assert_int_gt(n, 4000);
+	before = master.fwd_dropped;
+	for (i = 0; i < SPAWN_UNLINK_BURST; i++) {
+		ck_assert_int_eq(msg_send(from_peer, MSG_UNLINK_AS, 0, pbuf,
+		    (size_t)n, -1), 0);
+		spawn_child_event(from_c);
+	}
+	ck_assert_int_ge(to_c->chan, 0);
+	ck_assert(!to_c->dying);
+	ck_assert_uint_gt(master.fwd_dropped, before);
+	ck_assert_uint_eq(to_c->fwd_dropped, master.fwd_dropped - before);
+	ck_assert_int_eq(ioctl(to_c->chan, SIOCOUTQ, &queued), 0);
+	ck_assert_int_eq(getsockopt(to_c->chan, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    &sl), 0);
+	/* At most its share plus the one message that crossed it. */
+	ck_assert_int_le(queued, sndbuf / SPAWN_FWD_SHARE + 2 * n);
+	/* The master's own message still gets through. */
+	ck_assert_int_eq(spawn_send(to_c, MSG_PING, 7, NULL, 0), 0);
+	ck_assert_int_ge(to_c->chan, 0);
+}
+END_TEST
+
 /* ---- the worker's side ---- */
 
 static char			dir[64];
@@ -381,6 +451,7 @@ unlink_as_suite(void)
 	tcase_add_test(tc, test_codec_roundtrip);
 	tcase_add_test(tc, test_codec_malformed);
 	tcase_add_test(tc, test_route_forward);
+	tcase_add_test(tc, test_forward_flood);
 	tcase_add_test(tc, test_worker_unlink);
 	tcase_add_test(tc, test_worker_unvouched);
 	suite_add_tcase(s, tc);

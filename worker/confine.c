@@ -1,0 +1,322 @@
+/*
+ * seccomp and Landlock for gates and workers (worker/confine.h).  The BPF
+ * programs are written by hand with linux/filter.h: no library.
+ *
+ * How the gate's list was found: `strace -f -c` and `strace -f` of a gate
+ * (HACKING.md, "Confinement") through logins by smbclient and impacket
+ * (NTLMv2, signing, SMB 3.1.1 preauth), failed logins, a client that sends
+ * nothing, a hand-off and a binding hand-off, usmbctl ping / metrics /
+ * debug, reload (the gate is replaced), retirement after its connections
+ * and shutdown; the calls seen after the point where the filter goes on,
+ * plus what glibc may make on the same paths.
+ */
+#include "worker/confine.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+
+#if defined(__x86_64__)
+#define CONFINE_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CONFINE_ARCH	AUDIT_ARCH_AARCH64
+#else
+#error "worker/confine.c: no seccomp filter for this architecture"
+#endif
+
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT	0x40000000
+#endif
+
+/* Sanitizer builds (tests only): their runtime's calls are let through. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONFINE_SANITIZED	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONFINE_SANITIZED	1
+#endif
+#endif
+
+#define CONFINE_MAX_INSNS	256
+
+/*
+ * What a gate calls once the filter is on.  Seen (strace, see above):
+ * epoll_wait, epoll_ctl, read, recvmsg, sendmsg, sendto, fcntl, close,
+ * getrandom, brk, exit_group; clock_gettime goes by the vDSO.  The rest are
+ * what glibc makes on the same paths when it does (recv is recvfrom, a
+ * large malloc is mmap, abort is rt_sigprocmask + tgkill).  mmap is checked
+ * further: never with PROT_EXEC; mprotect is not there at all.
+ */
+static const int confine_gate_calls[] = {
+	/* the event loop and the channel and client sockets */
+	SYS_epoll_wait, SYS_epoll_pwait, SYS_epoll_ctl,
+	SYS_read, SYS_write, SYS_writev, SYS_close,
+	SYS_recvmsg, SYS_sendmsg, SYS_recvfrom, SYS_sendto,
+	SYS_shutdown, SYS_fcntl, SYS_getsockopt, SYS_getpeername,
+	/* memory (malloc, gnutls); mmap is checked before this list */
+	SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise,
+	/* randomness, time, identity */
+	SYS_getrandom, SYS_clock_gettime, SYS_gettimeofday,
+	SYS_getpid, SYS_gettid,
+	/* libc internals: locks, signals, sleeps, restarts */
+	SYS_futex, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction,
+	SYS_restart_syscall, SYS_nanosleep, SYS_clock_nanosleep,
+	/* the end (exit, or abort() on a broken invariant) */
+	SYS_exit, SYS_exit_group, SYS_tgkill,
+#ifdef CONFINE_SANITIZED
+	SYS_sigaltstack, SYS_prctl, SYS_openat, SYS_readlink, SYS_newfstatat,
+	SYS_getdents64, SYS_sched_getaffinity, SYS_pread64, SYS_lseek,
+	SYS_getppid, SYS_wait4, SYS_clone, SYS_execve, SYS_pipe2,
+	SYS_dup2, SYS_ioctl, SYS_kill, SYS_getuid, SYS_geteuid,
+	SYS_process_vm_readv, SYS_ptrace, SYS_mprotect,
+#endif
+};
+
+/*
+ * What a worker never calls: each fails with EPERM.  Debugging, other
+ * processes' memory and descriptors, the kernel itself (modules, kexec,
+ * bpf, perf), mounts and namespaces, keys, clocks, swap, quotas,
+ * accounting, file handles (which bypass path checks), programs.
+ */
+static const int confine_worker_denied[] = {
+	SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
+	SYS_pidfd_getfd, SYS_process_madvise, SYS_kcmp,
+	SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+	SYS_move_mount, SYS_open_tree, SYS_fsopen, SYS_fsconfig,
+	SYS_fsmount, SYS_fspick, SYS_mount_setattr,
+	SYS_setns, SYS_unshare,
+	SYS_bpf, SYS_perf_event_open, SYS_userfaultfd,
+	SYS_kexec_load, SYS_kexec_file_load, SYS_reboot,
+	SYS_init_module, SYS_finit_module, SYS_delete_module,
+	SYS_keyctl, SYS_add_key, SYS_request_key,
+	SYS_swapon, SYS_swapoff, SYS_acct, SYS_quotactl,
+#ifdef SYS_quotactl_fd
+	SYS_quotactl_fd,
+#endif
+	SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime,
+	SYS_adjtimex, SYS_sethostname, SYS_setdomainname, SYS_syslog,
+	SYS_personality, SYS_vhangup, SYS_fanotify_init,
+	SYS_open_by_handle_at, SYS_name_to_handle_at,
+	SYS_execve, SYS_execveat,
+#if defined(__x86_64__)
+	SYS_iopl, SYS_ioperm, SYS_modify_ldt, SYS_uselib, SYS_sysfs,
+	SYS_ustat, SYS__sysctl,
+#endif
+};
+
+/* Namespaces: clone with any of these fails like unshare. */
+#define CONFINE_CLONE_NS	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | \
+	CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80)
+	/* 0x80 = CLONE_NEWTIME, not in every libc's sched.h */
+
+struct confine_prog {
+	struct sock_filter	 insn[CONFINE_MAX_INSNS];
+	unsigned		 n;
+	int			 overflow;
+	struct sock_fprog	 fprog;
+	int			 built;
+};
+
+static void
+confine_emit(struct confine_prog *p, struct sock_filter f)
+{
+	if (p->n >= CONFINE_MAX_INSNS) {
+		p->overflow = 1;
+		return;
+	}
+	p->insn[p->n++] = f;
+}
+
+#define LD(off)		(struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define RET(v)		(struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (v))
+#define JEQ(k, t, f)	(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JGE(k, t, f)	(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define JSET(k, t, f)	(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
+
+#define OFF_NR		offsetof(struct seccomp_data, nr)
+#define OFF_ARCH	offsetof(struct seccomp_data, arch)
+/* The low 32 bits of args[0] (little-endian). */
+#define OFF_ARG0_LO	offsetof(struct seccomp_data, args[0])
+#define OFF_ARG2_LO	offsetof(struct seccomp_data, args[2])
+
+/*
+ * The common head: another architecture (a 32-bit int 0x80 call, say)
+ * and x32 calls would reach other numbers than the lists mean: kill.
+ */
+static void
+confine_head(struct confine_prog *p)
+{
+	confine_emit(p, LD(OFF_ARCH));
+	confine_emit(p, JEQ(CONFINE_ARCH, 1, 0));
+	confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
+	confine_emit(p, LD(OFF_NR));
+#if defined(__x86_64__)
+	confine_emit(p, JGE(__X32_SYSCALL_BIT, 0, 1));
+	confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
+#endif
+}
+
+static const struct sock_fprog *
+confine_done(struct confine_prog *p)
+{
+	if (p->overflow)
+		return NULL;
+	p->fprog.len = (unsigned short)p->n;
+	p->fprog.filter = p->insn;
+	p->built = 1;
+	return &p->fprog;
+}
+
+const struct sock_fprog *
+confine_gate_filter(void)
+{
+	static struct confine_prog p;
+	unsigned i, n = sizeof(confine_gate_calls) / sizeof(confine_gate_calls[0]);
+
+	if (p.built)
+		return &p.fprog;
+	confine_head(&p);
+	/*
+	 * mmap, but never executable memory: a gate maps no code after it
+	 * started, so injected code has nowhere to run from.
+	 */
+	confine_emit(&p, JEQ(SYS_mmap, 0, 4));
+	confine_emit(&p, LD(OFF_ARG2_LO));
+	confine_emit(&p, JSET(PROT_EXEC, 0, 1));
+	confine_emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
+	confine_emit(&p, RET(SECCOMP_RET_ALLOW));
+	/* Each match jumps to the ALLOW after the final KILL. */
+	for (i = 0; i < n; i++)
+		confine_emit(&p, JEQ((uint32_t)confine_gate_calls[i],
+		    (uint8_t)(n - i), 0));
+	confine_emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
+	confine_emit(&p, RET(SECCOMP_RET_ALLOW));
+	return confine_done(&p);
+}
+
+const struct sock_fprog *
+confine_worker_filter(void)
+{
+	static struct confine_prog p;
+	unsigned i, n = sizeof(confine_worker_denied) /
+	    sizeof(confine_worker_denied[0]);
+
+	if (p.built)
+		return &p.fprog;
+	confine_head(&p);
+	/*
+	 * clone3 passes its flags in memory a filter cannot read: ENOSYS
+	 * makes glibc fall back to clone, whose flags it can.
+	 */
+	confine_emit(&p, JEQ(SYS_clone3, 0, 1));
+	confine_emit(&p, RET(SECCOMP_RET_ERRNO | ENOSYS));
+	confine_emit(&p, JEQ(SYS_clone, 0, 3));
+	confine_emit(&p, LD(OFF_ARG0_LO));
+	/* No namespace flag: straight to the ALLOW (A holds the flags now). */
+	confine_emit(&p, JSET(CONFINE_CLONE_NS, 0, (uint8_t)(n + 1)));
+	confine_emit(&p, RET(SECCOMP_RET_ERRNO | EPERM));
+	/* Each match jumps to the EPERM after the final ALLOW. */
+	for (i = 0; i < n; i++)
+		confine_emit(&p, JEQ((uint32_t)confine_worker_denied[i],
+		    (uint8_t)(n - i), 0));
+	confine_emit(&p, RET(SECCOMP_RET_ALLOW));
+	confine_emit(&p, RET(SECCOMP_RET_ERRNO | EPERM));
+	return confine_done(&p);
+}
+
+int
+confine_seccomp(const struct sock_fprog *prog)
+{
+	if (prog == NULL)
+		return -E2BIG;
+	/* Without it an unprivileged process may not install a filter. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		return -errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_TSYNC, prog) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Landlock, by number and layout: libc has no wrappers. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset	444
+#define SYS_landlock_restrict_self	446
+#endif
+#define LL_CREATE_RULESET_VERSION	(1u << 0)
+
+struct confine_ll_attr {
+	uint64_t	fs;		/* ABI 1 */
+	uint64_t	net;		/* ABI 4 */
+	uint64_t	scoped;		/* ABI 6 */
+};
+
+int
+confine_landlock_nothing(void)
+{
+	struct confine_ll_attr a;
+	size_t size;
+	long abi;
+	int fd, rc = 0;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LL_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return 0;	/* no Landlock here (ENOSYS, EOPNOTSUPP) */
+	memset(&a, 0, sizeof(a));
+	/*
+	 * Every file system right of the ABI, with no rule granting any:
+	 * bits 0-12 execute .. make_sym (ABI 1), refer (2), truncate (3),
+	 * ioctl on devices (5).
+	 */
+	a.fs = (1ull << 13) - 1;
+	if (abi >= 2)
+		a.fs |= 1ull << 13;
+	if (abi >= 3)
+		a.fs |= 1ull << 14;
+	if (abi >= 5)
+		a.fs |= 1ull << 15;
+	size = sizeof(a.fs);
+	if (abi >= 4) {
+		a.net = (1ull << 0) | (1ull << 1);	/* bind, connect TCP */
+		size = offsetof(struct confine_ll_attr, scoped);
+	}
+	if (abi >= 6) {
+		/* abstract unix sockets, signals: only within the domain */
+		a.scoped = (1ull << 0) | (1ull << 1);
+		size = sizeof(a);
+	}
+	fd = (int)syscall(SYS_landlock_create_ruleset, &a, size, 0);
+	if (fd < 0)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    syscall(SYS_landlock_restrict_self, fd, 0) != 0)
+		rc = -errno;
+	close(fd);
+	return rc != 0 ? rc : (int)abi;
+}
+
+int
+confine_gate(void)
+{
+	int rc;
+
+	if ((rc = confine_landlock_nothing()) < 0)
+		return rc;
+	return confine_seccomp(confine_gate_filter());
+}
+
+int
+confine_worker(void)
+{
+	return confine_seccomp(confine_worker_filter());
+}
