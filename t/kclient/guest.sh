@@ -8,7 +8,8 @@
 # (and "KC time NAME SECONDS"), then "KC done".  Each check's full output,
 # the server's log and the kernel log go to the host's result directory,
 # shared writable as the 9p tag "out".  Variables from the kernel command
-# line: kc_root (source tree), kc_server, kc_checks (names, comma separated).
+# line: kc_root (source tree), kc_server, kc_timeout (per check); the
+# checks to run are listed in the result directory's file "checks".
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LANG=C.UTF-8 TZ=UTC
@@ -19,6 +20,11 @@ echo "KC start $SRV kernel $(uname -r)"
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /dev/shm /dev/pts && mount -t tmpfs tmpfs /dev/shm && mount -t devpts devpts /dev/pts
+# devtmpfs has no /dev/fd (bash's <(...) needs it)
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
 mkdir -p /kcout
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /kcout ||
     echo "KC note: no result directory (9p tag out)"
@@ -42,6 +48,13 @@ mount -t tmpfs -o size=256m tmpfs /srv/kctmp
 chmod 1777 /srv/kc/share /srv/kctmp
 export KC_ROOT=$R KC_SHARE=/srv/kc/share KC_TMPSHARE=/srv/kctmp KC_SERVER=$SRV
 modprobe cifs || fatal "modprobe cifs failed"
+# KCLIENT_CIFS_FYI=1: the client's debug messages (into each failed
+# check's output, with the rest of the kernel log)
+if [ "${kc_fyi:-0}" = 1 ]; then
+	echo 1 >/proc/fs/cifs/cifsFYI
+	mount -t debugfs debugfs /sys/kernel/debug
+	echo 'module cifs +p' >/sys/kernel/debug/dynamic_debug/control
+fi
 
 K=/run/kc
 mkdir -p $K
@@ -56,7 +69,7 @@ usmbd)
 	pid directory = $K/run
 	lock directory = $K/lock
 	private dir = $K/private
-	log level = 1
+	log level = ${kc_loglevel:-1}
 
 [share]
 	path = /srv/kc/share
@@ -94,7 +107,7 @@ samba)
 	ncalrpc dir = $d/run/ncalrpc
 	passdb backend = tdbsam
 	log file = $O/smbd.log
-	log level = 1
+	log level = ${kc_loglevel:-1}
 	load printers = no
 	printing = bsd
 	printcap name = /dev/null
@@ -134,7 +147,7 @@ gmount() {	# DIR USER OPTS
 	mount -t cifs //127.0.0.1/share "$1" -o "username=$2,password=${PW[$2]},$3" \
 	    >>$O/mounts.log 2>&1 || echo "KC note: mount $1 ($2, $3) failed"
 }
-checks=$(tr ',' ' ' <<<"$kc_checks")
+checks=$(cat $O/checks 2>/dev/null) || fatal "no list of checks ($O/checks)"
 for n in $checks; do
 	case $n in mount_*|chmod_cifsacl|times_*) ;; *) need_a=1 ;; esac
 done
@@ -145,6 +158,7 @@ case " $checks " in *" lock_"*)
 esac
 
 for n in $checks; do
+	dmesg -c >>$O/dmesg.txt 2>&1
 	t0=$(date +%s.%N)
 	timeout -k 5 "${kc_timeout:-150}" bash "$R/t/kclient/checks.sh" "$n" >"$O/$n.out" 2>&1 </dev/null
 	rc=$?
@@ -157,9 +171,13 @@ for n in $checks; do
 		why=$(grep -v '^[[:space:]]*$' "$O/$n.out" | tail -n 1 | cut -c1-200)
 		echo "KC FAIL $n: ${why:-exit $rc}"
 	fi
+	if [ $rc != 0 ]; then
+		echo "--- kernel messages during the check:"
+		dmesg
+	fi >>"$O/$n.out" 2>&1
 	echo "KC time $n $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 done
-dmesg >$O/dmesg.txt 2>&1
+dmesg >>$O/dmesg.txt 2>&1
 grep -q 'cut here\|BUG:\|Oops' $O/dmesg.txt && echo "KC note: kernel warning or oops (dmesg.txt)"
 for m in /mnt/*; do mountpoint -q "$m" && timeout 20 umount -f "$m"; done
 echo "KC done"

@@ -21,6 +21,9 @@
 #			output, the server's log, dmesg)
 #	KCLIENT_TIMEOUT	seconds per boot (default: 90 + 60 per check)
 #	KCLIENT_CHECK_TIMEOUT	seconds per check inside the guest (default 150)
+#	KCLIENT_LOG_LEVEL	the servers' log level (default 1)
+#	KCLIENT_CIFS_FYI	1: the cifs client's debug messages (cifsFYI) go
+#			to the kernel log, shown in each failed check's output
 #	USMBD		not used: the guest runs build/usmbd of this tree
 set -u
 cd "$(dirname "$0")/../.."
@@ -88,13 +91,14 @@ for k in $KERNELS; do
 	for s in $SERVERS; do
 		d=$OUT/$k-$s
 		mkdir -p "$d/out"
+		echo "$CHECKS" >"$d/out/checks"
 		echo "== kernel ${KVER[$k]}, $s: $NCHECKS checks (console: $d/console.log)"
 		t0=$SECONDS
 		timeout -k 10 "$TMO" qemu-system-x86_64 -accel tcg -cpu max \
 		    -m 2G -smp 2 -nic none -display none -monitor none -no-reboot \
 		    -serial "file:$d/console.log" \
 		    -kernel "$kdir/boot/vmlinuz-${KVER[$k]}" -initrd "$OUT/initrd-$k.gz" \
-		    -append "console=ttyS0 loglevel=1 panic=-1 kc_kdir=$kdir kc_script=$HERE/guest.sh kc_root=$ROOT kc_server=$s kc_checks=${CHECKS// /,} kc_timeout=${KCLIENT_CHECK_TIMEOUT:-150}" \
+		    -append "console=ttyS0 loglevel=1 panic=-1 kc_kdir=$kdir kc_script=$HERE/guest.sh kc_root=$ROOT kc_server=$s kc_timeout=${KCLIENT_CHECK_TIMEOUT:-150} kc_loglevel=${KCLIENT_LOG_LEVEL:-1} kc_fyi=${KCLIENT_CIFS_FYI:-0}" \
 		    -virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 		    -virtfs "local,path=$d/out,mount_tag=out,security_model=none" \
 		    </dev/null >"$d/qemu.out" 2>&1
