@@ -156,7 +156,6 @@ for n in $CHECKS; do
 done
 echo
 for l in "${notes[@]}"; do echo "$l"; done
-for k in "${!XF[@]}"; do :; done
 echo "xfail: $(grep -c '^[^#[:space:]]' "$HERE/xfail") lines in t/kclient/xfail; results in $OUT; $((SECONDS - t_start)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
