@@ -18,9 +18,21 @@ set -euo pipefail
 #                                and Samba as the benchmark's reference server
 #   tshark strace                protocol traces and syscall counts (tests, bench)
 #   python3 procps iproute2 passwd   scripts, ps/pgrep, ss, useradd/groupadd
+#   kernel-client harness (t/kclient, make kclient, t/integ/kclient.sh):
+#   qemu-system-x86              boots Debian's kernel with software emulation
+#   busybox-static               the guest's initramfs (insmod, mount, switch_root)
+#   kmod                         depmod for the unpacked kernel; modprobe in the guest
+#   cifs-utils                   mount.cifs, run in the guest
+#   attr sqlite3 git             setfattr/getfattr, sqlite3 and git: checks run on the mount
+#   samba-vfs-modules            acl_xattr and streams_xattr for the Samba reference
+#   The kernel itself is not installed (linux-image-amd64 would pull systemd,
+#   udev and initramfs-tools): scripts/kclient-kernel.sh downloads and
+#   unpacks it into /var/cache/usmbd/kclient (below).
 PKGS=(build-essential pkg-config clang lmdb-utils curl patch libbsd-dev libmd-dev
       libgnutls28-dev check libsubunit-dev smbclient samba samba-testsuite
-      python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd)
+      python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd
+      qemu-system-x86 busybox-static kmod cifs-utils attr sqlite3 git
+      samba-vfs-modules)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: must run as root" >&2
@@ -70,3 +82,8 @@ fi
 # LMDB's source, for the patched static build (scripts/build-lmdb.sh looks
 # here first); checked against the SHA-256 of Debian's signed .dsc.
 "$(dirname "$0")/fetch-lmdb.sh" /var/cache/usmbd
+
+# Debian 12's kernel for the kernel-client harness, unpacked (not installed)
+# into /var/cache/usmbd/kclient; bookworm-backports' 6.12 is fetched on
+# demand (KCLIENT_KERNEL=6.12).
+"$(dirname "$0")/kclient-kernel.sh" 6.1 >/dev/null

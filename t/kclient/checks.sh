@@ -1,0 +1,414 @@
+#!/bin/bash
+# One ordinary-use check of the kernel client, run inside the guest by
+# guest.sh as `bash checks.sh NAME` (in a time limit).  Exit 0 = ok; else the
+# last line of output is the reason.  Environment from guest.sh:
+#	KC_ROOT		the source tree (read-only here)
+#	KC_SHARE	the share's directory on the server's disk (ext4 RAM disk)
+#	KC_TMPSHARE	the [tmp] share's directory (a tmpfs)
+#	KC_SERVER	usmbd or samba (the checks do not look at it)
+# Mounts prepared by guest.sh (vers=3.1.1): /mnt/a alice, /mnt/b alice again
+# with nosharesock (its own connection, so its own superblock), /mnt/c bob
+# with nosharesock.  Each check works in its own directory NAME on the share.
+set -u
+name=$1
+A=/mnt/a
+W=$A/$name		# this check's directory through the mount
+S=$KC_SHARE/$name	# the same directory on the server's disk
+PY=/usr/bin/python3
+declare -A PW=([alice]=alicepw1 [bob]=bobpw1)
+
+die() { echo "$*" | tr "\n" " "; echo; exit 1; }
+need() { mountpoint -q "$1" || die "$1 is not mounted"; }
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# kc_mount DIR SHARE USER OPTS: mount.cifs; prints its error on failure.
+kc_mount() {
+	mkdir -p "$1"
+	mount -t cifs "//127.0.0.1/$2" "$1" \
+	    -o "username=$3,password=${PW[$3]}${4:+,$4}" 2>&1
+}
+
+# wait_gone PATH: up to 5 s (the client's deferred close holds a handle
+# open for a second after the last close).
+wait_gone() {
+	local i
+	for i in $(seq 1 50); do
+		[ -e "$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mount_check OPTS: mount, write, read back, see it on the server's disk,
+# list, remove, unmount.
+mount_check() {
+	local m=/mnt/m_$name
+	out=$(kc_mount "$m" share alice "$1") || die "mount -o $1 failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	echo "hello $name" >"$m/$name.txt" || die "write failed"
+	[ "$(cat "$m/$name.txt")" = "hello $name" ] || die "read back differs"
+	[ "$(cat "$KC_SHARE/$name.txt")" = "hello $name" ] ||
+	    die "the server's disk does not have the data"
+	ls -l "$m" | grep -q "$name.txt" || die "ls does not show the file"
+	rm "$m/$name.txt" || die "rm failed"
+	wait_gone "$KC_SHARE/$name.txt" || die "the file stays on the server"
+	umount "$m" || die "umount failed"
+	trap - EXIT
+}
+
+setup() {
+	need "$A"
+	mkdir "$W" || die "mkdir $W failed"
+}
+
+# Compare two trees' names, types, file sizes and whole-second mtimes
+# (cifs shows its own owner and mode bits, so not those).
+same_tree() {
+	diff -r "$1" "$2" >/dev/null || die "diff -r $1 $2: contents differ"
+	diff <(tree_list "$1") <(tree_list "$2") >/tmp/tree.diff ||
+	    { head -n 4 /tmp/tree.diff; die "names, sizes or mtimes differ"; }
+}
+tree_list() {	# sizes of files only (cifs shows directories as size 0)
+	(cd "$1" && { find . -type f -printf '%p %y %s %TY-%Tm-%Td %TH:%TM:%.2TS\n'
+	    find . ! -type f -printf '%p %y - %TY-%Tm-%Td %TH:%TM:%.2TS\n'; } | sort)
+}
+
+case $name in
+mount_2.0)	mount_check vers=2.0 ;;
+mount_2.1)	mount_check vers=2.1 ;;
+mount_3.0)	mount_check vers=3.0 ;;
+mount_3.02)	mount_check vers=3.02 ;;
+mount_3.1.1)	mount_check vers=3.1.1 ;;
+mount_3.0_seal)	mount_check vers=3.0,seal ;;
+mount_3.02_seal) mount_check vers=3.02,seal ;;
+mount_3.1.1_seal) mount_check vers=3.1.1,seal ;;
+mount_2.0_sign)	mount_check vers=2.0,sign ;;
+mount_2.1_sign)	mount_check vers=2.1,sign ;;
+mount_3.0_sign)	mount_check vers=3.0,sign ;;
+mount_3.1.1_sign) mount_check vers=3.1.1,sign ;;
+
+dd_cmp)
+	setup
+	dd if=/dev/urandom of=/tmp/dd.src bs=1M count=8 status=none
+	dd if=/tmp/dd.src of="$W/f" bs=1M status=none || die "dd to the mount failed"
+	drop_caches
+	cmp /tmp/dd.src "$W/f" || die "read back through the mount differs"
+	cmp /tmp/dd.src "$S/f" || die "the server's disk copy differs"
+	dd if="$W/f" of=/tmp/dd.back bs=64k status=none || die "dd from the mount failed"
+	cmp /tmp/dd.src /tmp/dd.back || die "dd read back differs" ;;
+
+cp_a)
+	setup
+	cp -a "$KC_ROOT/proto" "$W/tree" || die "cp -a failed"
+	drop_caches
+	same_tree "$KC_ROOT/proto" "$W/tree"
+	same_tree "$KC_ROOT/proto" "$S/tree" ;;
+
+rename_file)
+	setup
+	echo one >"$W/a"
+	mv "$W/a" "$W/b" || die "mv a b failed"
+	[ ! -e "$W/a" ] && [ "$(cat "$W/b")" = one ] || die "wrong names after mv"
+	[ ! -e "$S/a" ] && [ "$(cat "$S/b")" = one ] || die "wrong names on the server" ;;
+
+rename_over)
+	setup
+	echo one >"$W/a"
+	echo two >"$W/b"
+	mv -f "$W/a" "$W/b" || die "mv over an existing file failed"
+	[ ! -e "$W/a" ] && [ "$(cat "$W/b")" = one ] || die "wrong content after mv"
+	[ ! -e "$S/a" ] && [ "$(cat "$S/b")" = one ] || die "wrong content on the server" ;;
+
+rename_open)
+	# rename a file another fd holds open, then read through that fd
+	setup
+	echo data >"$W/a"
+	exec 3<"$W/a"
+	mv "$W/a" "$W/b" || die "mv of an open file failed"
+	[ "$(cat <&3)" = data ] || die "the open fd reads wrong data after mv"
+	exec 3<&-
+	[ "$(cat "$S/b")" = data ] && [ ! -e "$S/a" ] || die "wrong names on the server" ;;
+
+rename_dir)
+	setup
+	mkdir -p "$W/d1/sub"
+	echo x >"$W/d1/sub/f"
+	mv "$W/d1" "$W/d2" || die "mv of a directory failed"
+	[ "$(cat "$W/d2/sub/f")" = x ] && [ ! -e "$W/d1" ] || die "wrong tree after mv"
+	[ "$(cat "$S/d2/sub/f")" = x ] && [ ! -e "$S/d1" ] || die "wrong tree on the server" ;;
+
+rename_dir_over)
+	# rename(2) of a directory over an empty one replaces it (POSIX)
+	setup
+	mkdir -p "$W/d1" "$W/d2"
+	echo x >"$W/d1/f"
+	mv -T "$W/d1" "$W/d2" || die "mv -T over an empty directory failed"
+	[ "$(cat "$W/d2/f")" = x ] && [ ! -e "$W/d1" ] || die "wrong tree after mv" ;;
+
+rm_rf)
+	setup
+	for d in a a/b a/b/c a/x; do
+		mkdir "$W/$d" || die "mkdir $d failed"
+		for i in 1 2 3 4 5 6; do echo "$d $i" >"$W/$d/f$i"; done
+	done
+	rm -rf "$W/a" || die "rm -rf failed"
+	[ ! -e "$W/a" ] || die "the tree is still visible"
+	wait_gone "$S/a" || die "the tree stays on the server: $(find "$S/a" | head -n 3 | tr '\n' ' ')" ;;
+
+truncate)
+	setup
+	head -c 100000 /dev/urandom >/tmp/tr.src
+	cp /tmp/tr.src "$W/f"
+	truncate -s 1048576 "$W/f" || die "truncate up failed"
+	[ "$(stat -c %s "$W/f")" = 1048576 ] || die "size after truncate up: $(stat -c %s "$W/f")"
+	drop_caches
+	cmp -n 100000 /tmp/tr.src "$W/f" || die "data before the old end changed"
+	cmp -i 100000:0 -n 948576 "$W/f" /dev/zero || die "the extension is not zeros"
+	truncate -s 5000 "$W/f" || die "truncate down failed"
+	drop_caches
+	[ "$(stat -c %s "$W/f")" = 5000 ] || die "size after truncate down: $(stat -c %s "$W/f")"
+	[ "$(stat -c %s "$S/f")" = 5000 ] || die "server size after truncate down: $(stat -c %s "$S/f")"
+	cmp -n 5000 /tmp/tr.src "$W/f" || die "data after truncate down differs" ;;
+
+sparse)
+	setup
+	head -c 4096 /dev/urandom >/tmp/sp.src
+	truncate -s 64M "$W/f" || die "truncate -s 64M failed"
+	dd if=/tmp/sp.src of="$W/f" bs=4k seek=8192 conv=notrunc status=none ||
+	    die "dd seek failed"
+	drop_caches
+	[ "$(stat -c %s "$W/f")" = 67108864 ] || die "size: $(stat -c %s "$W/f")"
+	dd if="$W/f" bs=4k skip=8192 count=1 status=none | cmp - /tmp/sp.src ||
+	    die "the written block reads back wrong"
+	cmp -n 33554432 "$W/f" /dev/zero || die "the hole does not read as zeros"
+	cmp -i 33558528:0 -n 33550336 "$W/f" /dev/zero || die "the tail does not read as zeros"
+	kb=$(du -k "$S/f" | cut -f1)
+	[ "$kb" -lt 4096 ] || die "the server's file is not sparse ($kb KiB allocated)" ;;
+
+mmap)
+	setup
+	$PY - "$W/f" "$S/f" <<'EOF' || exit 1
+import mmap, os, sys
+w, s = sys.argv[1], sys.argv[2]
+n = 256 * 1024
+pat = bytes((i * 7 + 3) & 0xff for i in range(n))
+with open(w, "wb") as f:
+    f.truncate(n)
+with open(w, "r+b") as f:
+    m = mmap.mmap(f.fileno(), n)
+    m[:] = pat
+    m.flush()
+    m.close()
+os.sync()
+open("/proc/sys/vm/drop_caches", "w").write("3")
+with open(w, "rb") as f:
+    m = mmap.mmap(f.fileno(), n, prot=mmap.PROT_READ)
+    if m[:] != pat:
+        sys.exit("mmap read back through the mount differs")
+    m.close()
+if open(s, "rb").read() != pat:
+    sys.exit("the server's disk copy differs from what mmap wrote")
+EOF
+	;;
+
+tar)
+	setup
+	tar -C "$KC_ROOT" -cf /tmp/t.tar proto || die "tar c on the host tree failed"
+	mkdir "$W/x"
+	tar -C "$W/x" -xf /tmp/t.tar || die "tar x onto the mount failed"
+	drop_caches
+	same_tree "$KC_ROOT/proto" "$W/x/proto"
+	tar -C "$W/x" -cf "$W/back.tar" proto || die "tar c from the mount failed"
+	rm -rf /tmp/tx && mkdir /tmp/tx
+	tar -C /tmp/tx -xf "$W/back.tar" || die "tar x of the archive made on the mount failed"
+	same_tree "$KC_ROOT/proto" /tmp/tx/proto ;;
+
+sqlite)
+	# SQLite's locks (a byte past 1 GiB, shared ranges, unlocks of part
+	# of a range) fail as SMB byte-range locks on Samba as well ("database
+	# is locked"): SQLite on cifs is run with -o nobrl (locks kept by the
+	# client), as its users are told to.
+	setup
+	m=/mnt/sq
+	out=$(kc_mount "$m" share alice vers=3.1.1,nobrl) || die "mount -o nobrl failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	{
+		echo "create table t(id integer primary key, v text);"
+		for i in $(seq 1 40); do
+			echo "begin; insert into t(v) values('row $i'); update t set v = v || '!' where id = $i; commit;"
+		done
+	} | sqlite3 -bail "$m/$name/db" 2>&1 || die "sqlite3 transactions failed"
+	[ "$(sqlite3 "$m/$name/db" 'select count(*) from t where v like "row %!"')" = 40 ] ||
+	    die "wrong row count"
+	[ "$(sqlite3 "$m/$name/db" 'pragma integrity_check')" = ok ] || die "integrity_check failed"
+	[ "$(sqlite3 "$S/db" 'select count(*) from t')" = 40 ] || die "the server's copy is wrong" ;;
+
+git)
+	setup
+	export HOME=/tmp GIT_AUTHOR_NAME=kc GIT_AUTHOR_EMAIL=kc@example.org \
+	    GIT_COMMITTER_NAME=kc GIT_COMMITTER_EMAIL=kc@example.org
+	git config --global --add safe.directory '*'
+	cd "$W" || die "cd"
+	git init -q repo || die "git init failed"
+	cd repo || die "cd repo"
+	cp "$KC_ROOT"/proto/*.h . || die "cp failed"
+	git add . && git commit -qm one || die "git commit 1 failed"
+	echo change >>"$(ls *.h | head -n 1)"
+	git mv "$(ls *.h | tail -n 1)" renamed.h || die "git mv failed"
+	git commit -qam two || die "git commit 2 failed"
+	[ "$(git log --oneline | wc -l)" = 2 ] || die "git log does not show 2 commits"
+	git fsck --strict 2>&1 | grep -v '^Checking' && die "git fsck complains"
+	git gc -q || die "git gc failed"
+	git status --porcelain | grep -q . && die "the tree is dirty after commit"
+	true ;;
+
+lock_two_mounts|lock_two_users)
+	# fcntl locks taken through one mount are seen through another mount
+	# (another connection): a conflicting lock fails, a disjoint one
+	# succeeds, and the range is free after the unlock.
+	setup
+	other=/mnt/b
+	[ "$name" = lock_two_users ] && other=/mnt/c
+	need "$other"
+	echo "lock test data" >"$S/f"
+	chmod 0666 "$S/f"
+	$PY - "$W/f" "$other/$name/f" <<'EOF' || exit 1
+import fcntl, subprocess, sys
+a, b = sys.argv[1], sys.argv[2]
+probe = """
+import fcntl, sys
+f = open(sys.argv[1], "r+")
+try:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, int(sys.argv[3]), int(sys.argv[2]))
+except OSError:
+    sys.exit(3)
+"""
+def other(start, length):
+    return subprocess.run([sys.executable, "-c", probe, b, str(start),
+                           str(length)], timeout=60).returncode
+fa = open(a, "r+")
+fcntl.lockf(fa, fcntl.LOCK_EX | fcntl.LOCK_NB, 100, 0)
+r = other(0, 10)
+if r != 3:
+    sys.exit("the other mount got a lock that conflicts (exit %d)" % r)
+r = other(200, 10)
+if r != 0:
+    sys.exit("the other mount could not take a disjoint lock (exit %d)" % r)
+fcntl.lockf(fa, fcntl.LOCK_UN, 100, 0)
+r = other(0, 10)
+if r != 0:
+    sys.exit("the other mount could not lock after the unlock (exit %d)" % r)
+EOF
+	;;
+
+unlink_hardlink_open)
+	# Issue 22 case 1: ul1 and its hard link ul2; ul1 open; rm ul2; close:
+	# the server keeps ul1 and drops ul2.
+	setup
+	echo "keep me" >"$W/ul1"
+	ln "$W/ul1" "$W/ul2" || die "ln failed"
+	exec 3<"$W/ul1"
+	out=$(rm "$W/ul2" 2>&1) || die "rm ul2 failed: $out"
+	exec 3<&-
+	sleep 2
+	[ -e "$S/ul1" ] || die "data loss: the server no longer has ul1"
+	[ "$(cat "$S/ul1")" = "keep me" ] || die "the server's ul1 has lost its data"
+	wait_gone "$S/ul2" || die "the server still has ul2"
+	[ "$(cat "$W/ul1")" = "keep me" ] || die "ul1 unreadable through the mount"
+	[ ! -e "$W/ul2" ] || die "ul2 still visible through the mount" ;;
+
+unlink_open)
+	# Issue 22 case 2: rm of a file this client holds open (6.1 sends a
+	# compound CREATE with DELETE_ON_CLOSE + CLOSE).
+	setup
+	echo data >"$W/f"
+	exec 3<"$W/f"
+	out=$(rm "$W/f" 2>&1) || die "rm of an open file failed: $out"
+	exec 3<&-
+	wait_gone "$S/f" || die "the file stays on the server after the close"
+	[ ! -e "$W/f" ] || die "the file is still visible through the mount" ;;
+
+xattr_user)
+	# Issue 22 case 3: a user xattr's name comes back as it was set.
+	setup
+	echo x >"$W/f"
+	setfattr -n user.kcone -v x "$W/f" 2>&1 || die "setfattr failed"
+	v=$(getfattr --absolute-names --only-values -n user.kcone "$W/f" 2>&1) ||
+	    die "getfattr -n user.kcone failed: $v; listed: $(getfattr --absolute-names -d "$W/f" 2>&1 | tr '\n' ' ')"
+	[ "$v" = x ] || die "getfattr returned '$v'" ;;
+
+chmod_cifsacl)
+	# Issue 22 case 4: chmod on a cifsacl mount (mode from the ACL).
+	m=/mnt/acl
+	out=$(kc_mount "$m" share alice cifsacl) || die "mount -o cifsacl failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	mkdir -p "$m/$name" && echo x >"$m/$name/f" || die "create failed"
+	out=$(chmod 604 "$m/$name/f" 2>&1) || die "chmod 604 failed: $out"
+	mode=$(stat -c %a "$m/$name/f")
+	[ "$mode" = 604 ] || die "mode after chmod 604 is $mode" ;;
+
+second_user)
+	# Issue 22 case 5: bob mounts the same server while alice's mount
+	# exists (the client shares alice's connection: a second session).
+	need "$A"
+	m=/mnt/bob
+	out=$(kc_mount "$m" share bob vers=3.1.1) || die "bob's mount failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	mkdir -p "$m/$name" && echo bob >"$m/$name/f" || die "bob cannot create a file"
+	[ "$(stat -c %U "$KC_SHARE/$name/f")" = bob ] ||
+	    die "the server created bob's file as $(stat -c %U "$KC_SHARE/$name/f")"
+	ls "$A" >/dev/null || die "alice's mount broke" ;;
+
+times_tmpfs_touch|times_tmpfs_cp_a|times_tmpfs_tar)
+	# Issue 22 case 6: timestamps on a share whose filesystem has no user
+	# xattrs (the 6.1 guest's tmpfs).
+	m=/mnt/t
+	if ! mountpoint -q "$m"; then
+		out=$(kc_mount "$m" tmp alice vers=3.1.1) || die "mount of [tmp] failed: $out"
+	fi
+	mkdir "$m/$name" || die "mkdir failed"
+	case $name in
+	times_tmpfs_touch)
+		echo x >"$m/$name/f"
+		out=$(touch -d '2001-02-03 04:05:06' "$m/$name/f" 2>&1) || die "touch -d failed: $out"
+		drop_caches
+		want=$(date -d '2001-02-03 04:05:06' +%s)
+		[ "$(stat -c %Y "$m/$name/f")" = "$want" ] || die "mtime not set through the mount"
+		[ "$(stat -c %Y "$KC_TMPSHARE/$name/f")" = "$want" ] || die "mtime not set on the server" ;;
+	times_tmpfs_cp_a)
+		out=$(cp -a "$KC_ROOT/proto" "$m/$name/tree" 2>&1) || die "cp -a failed: $(echo "$out" | head -n 1)"
+		drop_caches
+		same_tree "$KC_ROOT/proto" "$m/$name/tree" ;;
+	times_tmpfs_tar)
+		tar -C "$KC_ROOT" -cf /tmp/t.tar proto
+		out=$(tar -C "$m/$name" -xf /tmp/t.tar 2>&1) || die "tar x failed: $(echo "$out" | head -n 1)"
+		drop_caches
+		same_tree "$KC_ROOT/proto" "$m/$name/proto" ;;
+	esac ;;
+
+reconnect)
+	# Every server process holding a client connection is killed; the
+	# mount must reconnect by itself and go on (new opens, and a file that
+	# was open before, read again).  Runs last: it cuts every mount.
+	setup
+	echo before >"$W/f"
+	exec 3<"$W/f"
+	pids=$(ss -Htnp state established '( sport = :445 )' |
+	    grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
+	[ -n "$pids" ] || die "no server process holds a connection"
+	kill -9 $pids
+	ok=
+	for i in $(seq 1 60); do
+		if [ "$(cat "$W/f" 2>/dev/null)" = before ]; then ok=1; break; fi
+		sleep 1
+	done
+	[ -n "$ok" ] || die "no reconnect within 60 s"
+	echo after >"$W/g" || die "write after reconnect failed"
+	[ "$(cat "$S/g")" = after ] || die "the server has not the file written after reconnect"
+	v=$(cat <&3 2>&1) || die "the fd opened before the reconnect fails: $v"
+	[ "$v" = before ] || die "the fd opened before the reconnect reads '$v'"
+	exec 3<&- ;;
+
+*)	die "no check named $name" ;;
+esac
+exit 0
