@@ -322,6 +322,15 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
+	/*
+	 * Not the last request of a chain, a rename cannot wait
+	 * (dispatch_park: INTERNAL_ERROR).  A renamer that holds no lease
+	 * does not wait for the others' handle caching there, as Samba never
+	 * does for one: the Linux client renames a file it holds open with
+	 * CREATE + SET_INFO + CLOSE, with no lease on that CREATE.
+	 */
+	if (req->next_command != 0 && op->oplock_level != SMB2_OPLOCK_LEVEL_LEASE)
+		return STATUS_SUCCESS;
 	state_open_fid(op, &fid);
 	memset(&br, 0, sizeof(br));
 	br.access = op->access;

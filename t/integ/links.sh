@@ -4,7 +4,8 @@
 # removes another, in one worker or across users; a rename carries the
 # name's opens along; and a delete-on-close CREATE that waits for the break
 # of the client's own lease (the Linux client's unlink of a file it holds
-# open: CREATE + CLOSE in one compound) succeeds.  Client:
+# open: CREATE + CLOSE in one compound) succeeds, and so does its rename
+# of such a file (CREATE + SET_INFO + CLOSE).  Client:
 # t/integ/links_client.py.
 . "$(dirname "$0")/lib.sh"
 
@@ -33,5 +34,6 @@ run() {
 }
 run links
 run compound
+run compound-rename
 check "the server is still up" integ_ping
 finish

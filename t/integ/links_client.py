@@ -170,6 +170,8 @@ STATUS_PENDING = 0x103
 
 
 def hdr(srv, cmd, tid, flags=0, nxt=0):
+    """A plain SMB2 header (unsigned session); the caller sets NextCommand
+    at offset 20 once the body's length is known."""
     mid = srv._Connection['SequenceWindow']
     srv._Connection['SequenceWindow'] += 1
     return struct.pack("<4sHHLHHLLQLLQ16s", b"\xfeSMB", 64, 1, 0, cmd, 64,
@@ -248,5 +250,50 @@ def cmd_compound():
           "still there")
 
 
+def cmd_compound_rename():
+    # The Linux client's rename of a file it holds open with a lease:
+    # CREATE(DELETE, no lease) + SET_INFO(rename) + CLOSE in one
+    # compound.  The rename, not last in the chain, cannot wait for the
+    # client's own handle lease; it must not fail (was INTERNAL_ERROR).
+    c, t = login("alice")
+    srv = c.getSMBServer()
+    src, dst = os.path.join(SHARE, "mv-src"), os.path.join(SHARE, "mv-dst")
+    for p in (src, dst):
+        if os.path.exists(p):
+            os.unlink(p)
+    with open(src, "wb") as f:
+        f.write(b"moved")
+    os.chmod(src, 0o666)
+    key = os.urandom(16)
+    h = create(c, t, "mv-src", access=RD | s3.FILE_WRITE_DATA,
+               disp=s3.FILE_OPEN, contexts=[lease_ctx(key, 7)])
+    h1, m1 = hdr(srv, SMB2_CREATE, t)
+    b1 = create_body("mv-src", s3.DELETE | s3.FILE_READ_ATTRIBUTES,
+                     s3.FILE_NON_DIRECTORY_FILE)
+    b1 += b"\0" * (-(len(h1) + len(b1)) % 8)
+    name = "mv-dst".encode("utf-16le")
+    info = struct.pack("<B7sQL", 0, b"\0" * 7, 0, len(name)) + name
+    h2, m2 = hdr(srv, 0x11, t, FLAG_RELATED)	# SET_INFO
+    b2 = struct.pack("<HBBLHHL16s", 33, s3.SMB2_0_INFO_FILE,
+                     s3.SMB2_FILE_RENAME_INFO, len(info), 96, 0, 0,
+                     b"\xff" * 16) + info
+    b2 += b"\0" * (-(len(h2) + len(b2)) % 8)
+    h3, m3 = hdr(srv, SMB2_CLOSE, t, FLAG_RELATED)
+    b3 = struct.pack("<HHL16s", 24, 0, 0, b"\xff" * 16)
+    h1 = h1[:20] + struct.pack("<L", len(h1) + len(b1)) + h1[24:]
+    h2 = h2[:20] + struct.pack("<L", len(h2) + len(b2)) + h2[24:]
+    srv._NetBIOSSession.send_packet(h1 + b1 + h2 + b2 + h3 + b3)
+    got, nbreaks = frames(srv, t, {m1, m2, m3})
+    sts = [got.get(m, (0, None))[1] for m in (m1, m2, m3)]
+    check("compound rename of an own-leased open file: CREATE, SET_INFO, "
+          "CLOSE all succeed (%d break)" % nbreaks, sts == [0, 0, 0],
+          " ".join("None" if x is None else "0x%08x" % x for x in sts))
+    check("... and the file has its new name",
+          os.path.exists(dst) and not os.path.exists(src),
+          on_disk("mv-src", "mv-dst"))
+    close(c, t, h)
+
+
 if __name__ == "__main__":
-    {"links": cmd_links, "compound": cmd_compound}[sys.argv[3]]()
+    {"links": cmd_links, "compound": cmd_compound,
+     "compound-rename": cmd_compound_rename}[sys.argv[3]]()
