@@ -31,7 +31,8 @@ ROOT=$PWD
 HERE=$ROOT/t/kclient
 
 CI_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
-	mount_3.1.1_seal mount_3.1.1_sign unlink_hardlink_open unlink_open"
+	mount_3.1.1_seal mount_3.1.1_sign unlink_hardlink_open unlink_open
+	rename_open xattr_user times_tmpfs_touch"
 FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	mount_3.0_seal mount_3.02_seal mount_3.1.1_seal
 	mount_2.0_sign mount_2.1_sign mount_3.0_sign mount_3.1.1_sign
