@@ -304,6 +304,33 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 }
 
 /* The durable opens of sess, of tree, or of the whole connection. */
+/*
+ * MS-SMB2 3.3.7.1: a durable open outlives its connection only with a
+ * batch oplock or a handle-caching lease.  One whose oplock or lease is
+ * being broken, its client gone before it answered, is closed: the opener
+ * that broke it goes on as if the client had been gone already, which is
+ * what Windows and Samba give it (smbtorture smb2.durable-open.oplock and
+ * .lease: the opener gets batch / RWH and a durable handle, and a
+ * reconnect of the old one finds nothing), whichever of the disconnect
+ * and the open came first.
+ */
+static int
+durable_still_qualifies(struct shm *s, const struct open *op)
+{
+	struct shm_open_rec r;
+	struct shm_lease_rec l;
+	struct shm_file_id fid = { op->state_dev, op->state_ino };
+
+	if (shm_open_get(s, &fid, op->fid_persistent, &r) != 0)
+		return 1;
+	if (r.oplock_level == SHM_OPLOCK_LEASE)
+		return shm_lease_get(s, r.client_guid, r.lease_key, &l) != 0 ||
+		    (!l.breaking && (l.state & SHM_LEASE_H));
+	if (r.flags & SHM_OPEN_BREAKING)
+		return 0;
+	return r.oplock_level == SHM_OPLOCK_BATCH;
+}
+
 static void
 durable_disconnect_some(struct conn *c, const struct session *sess,
     const struct tree *tree)
@@ -322,6 +349,8 @@ durable_disconnect_some(struct conn *c, const struct session *sess,
 		    op->u.file == NULL || (sess != NULL && op->sess != sess) ||
 		    (tree != NULL && op->tree != tree))
 			continue;
+		if (!durable_still_qualifies(s, op))
+			continue;	/* closed normally by the caller */
 		rc = shm_durable_disconnect(s, op->fid_persistent, shm_now_ms());
 		if (rc != 0) {
 			errno = -rc;
