@@ -404,152 +404,196 @@ state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
 	return STATUS_SUCCESS;
 }
 
-ntstatus_t
-state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
-    const struct state_open_req *r, struct state_open_grant *g)
-{
-	struct shm *s = state_shm();
-	struct file_open *f = op->u.file;
+/* One open on its way into the shared state (state_open_enter). */
+struct state_entry {
+	struct smb2_req	*req;
+	struct smb2_rsp	*rsp;
+	struct shm	*s;
+	struct open	*op;
+	struct file_open *f;
+	const struct state_open_req *r;	/* what CREATE asks */
+	struct state_open_grant *g;	/* what it gets */
 	struct shm_file_id fid;
+	struct shm_break_req br;	/* what this open would break */
+	struct shm_breaks pre;		/* the holders to break once in */
 	struct shm_open_rec rec;
 	struct shm_open_grant sg;
-	struct shm_open_conflict conflict;
-	struct shm_break_req br;
-	struct shm_breaks pre;
-	/* ~5 KiB: off the event loop's stack */
-	static struct shm_durable_rec drec;
-	ntstatus_t status;
-	int rc, lease = r->lease && r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE;
-	int want_durable, unlinked = 0;
+	int		 lease;		/* a lease asked for and possible */
+	int		 want_durable;
+	int		 unlinked;	/* a purged open deleted the file */
+};
 
-	memset(g, 0, sizeof(*g));
-	if (s == NULL || f == NULL)
-		return STATUS_SUCCESS;	/* local semantics only (logged once) */
-	state_file_id(&fid, f->dev, f->ino, f->stream);
-	if (lease && f->is_dir) {
-		struct shm_lease_rec l;
+/*
+ * No SMB2_GLOBAL_CAP_DIRECTORY_LEASING: a directory gets no lease, yet a
+ * key that caches another file is still refused (MS-SMB2 3.3.5.9.8).
+ */
+static ntstatus_t
+state_open_dir_lease(struct state_entry *e)
+{
+	struct shm_lease_rec l;
 
-		/*
-		 * No SMB2_GLOBAL_CAP_DIRECTORY_LEASING: a directory gets no
-		 * lease, yet a key that caches another file is still refused
-		 * (MS-SMB2 3.3.5.9.8).
-		 */
-		if (shm_lease_get(s, req->conn->client_guid, r->lease_key,
-		    &l) == 0 && (l.fid.dev != fid.dev || l.fid.ino != fid.ino))
-			return STATUS_INVALID_PARAMETER;
-		lease = 0;
+	if (!e->lease || !e->f->is_dir)
+		return STATUS_SUCCESS;
+	if (shm_lease_get(e->s, e->req->conn->client_guid, e->r->lease_key,
+	    &l) == 0 && (l.fid.dev != e->fid.dev || l.fid.ino != e->fid.ino))
+		return STATUS_INVALID_PARAMETER;
+	e->lease = 0;
+	return STATUS_SUCCESS;
+}
+
+/*
+ * MS-FSA 2.1.5.1.2: the share-mode check comes first; only an open that
+ * passes it breaks the others' oplocks and leases.  What would break is
+ * looked up (read only) before the insert, since the new open must not
+ * count as one to break.  Disconnected durable opens in the way are
+ * purged first (which may delete the file: unlinked).
+ */
+static void
+state_open_breaks_before(struct state_entry *e)
+{
+	const struct state_open_req *r = e->r;
+	struct shm_break_req *br = &e->br;
+	struct conn_pending *resuming = dispatch_resuming(e->req);
+
+	memset(br, 0, sizeof(*br));
+	br->access = r->access;
+	br->share_access = r->share_access;
+	br->flags = r->truncate ? SHM_BREAK_TRUNCATE : 0;
+	if (e->lease) {
+		memcpy(br->lease_key, r->lease_key, 16);
+		memcpy(br->client_guid, e->req->conn->client_guid, 16);
 	}
+	if (resuming != NULL && resuming->deadline_ms != 0 &&
+	    shm_now_ms() >= resuming->deadline_ms)
+		state_breaks_force(e->s, &e->fid, br);
+	memset(&e->pre, 0, sizeof(e->pre));
+	if (shm_open_breaks(e->s, &e->fid, br, 0, &e->pre) != 0)
+		e->pre.n = 0;
+	if (state_breaks_disconnected(&e->pre) &&
+	    durable_purge_disconnected(&e->fid, e->op->tree,
+	    &e->unlinked) > 0 &&
+	    shm_open_breaks(e->s, &e->fid, br, 0, &e->pre) != 0)
+		e->pre.n = 0;
+}
 
-	memset(&br, 0, sizeof(br));
-	br.access = r->access;
-	br.share_access = r->share_access;
-	br.flags = r->truncate ? SHM_BREAK_TRUNCATE : 0;
-	if (lease) {
-		memcpy(br.lease_key, r->lease_key, 16);
-		memcpy(br.client_guid, req->conn->client_guid, 16);
-	}
-	/*
-	 * MS-FSA 2.1.5.1.2: the share-mode check comes first; only an open
-	 * that passes it breaks the others' oplocks and leases.  What would
-	 * break is looked up (read only) before the insert, since the new
-	 * open must not count as one to break.
-	 */
-	if (dispatch_resuming(req) != NULL &&
-	    dispatch_resuming(req)->deadline_ms != 0 &&
-	    shm_now_ms() >= dispatch_resuming(req)->deadline_ms)
-		state_breaks_force(s, &fid, &br);
-	memset(&pre, 0, sizeof(pre));
-	if (shm_open_breaks(s, &fid, &br, 0, &pre) != 0)
-		pre.n = 0;
-	if (state_breaks_disconnected(&pre) &&
-	    durable_purge_disconnected(&fid, op->tree, &unlinked) > 0 &&
-	    shm_open_breaks(s, &fid, &br, 0, &pre) != 0)
-		pre.n = 0;
-	if (unlinked)
-		return state_open_rerun(req, rsp, &fid);
+/* The open's record: who holds it, how, under which name. */
+static void
+state_open_rec_fill(struct state_entry *e)
+{
+	const struct state_open_req *r = e->r;
+	struct shm_open_rec *rec = &e->rec;
+	struct open *op = e->op;
+	struct file_open *f = e->f;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.persistent_id = op->fid_persistent;
-	rec.pid = shm_self(s);	/* no getpid() syscall per request */
-	rec.session_id = op->sess != NULL ? op->sess->session_id : 0;
-	rec.access = r->access;
-	rec.share_access = r->share_access;
-	rec.create_options = r->create_options;
-	rec.opened = (uint64_t)time(NULL);
-	rec.link = state_link_id(op->tree, f->path);
-	memcpy(rec.client_guid, req->conn->client_guid, 16);
+	memset(rec, 0, sizeof(*rec));
+	rec->persistent_id = op->fid_persistent;
+	rec->pid = shm_self(e->s);	/* no getpid() syscall per request */
+	rec->session_id = op->sess != NULL ? op->sess->session_id : 0;
+	rec->access = r->access;
+	rec->share_access = r->share_access;
+	rec->create_options = r->create_options;
+	rec->opened = (uint64_t)time(NULL);
+	rec->link = state_link_id(op->tree, f->path);
+	memcpy(rec->client_guid, e->req->conn->client_guid, 16);
 	if (f->stream[0] != '\0') {
 		/* the file's share mode and delete pending state apply too */
-		rec.has_base = 1;
-		state_file_id(&rec.stream_base, f->dev, f->ino, NULL);
+		rec->has_base = 1;
+		state_file_id(&rec->stream_base, f->dev, f->ino, NULL);
 	}
-	if (lease) {
-		rec.oplock_level = SHM_OPLOCK_LEASE;
-		rec.lease_state = r->lease_state;
-		memcpy(rec.lease_key, r->lease_key, 16);
-		memcpy(rec.parent_lease_key, r->parent_lease_key, 16);
-		rec.lease_version = r->lease_version;
-		rec.lease_epoch = r->lease_epoch;
+	if (e->lease) {
+		rec->oplock_level = SHM_OPLOCK_LEASE;
+		rec->lease_state = r->lease_state;
+		memcpy(rec->lease_key, r->lease_key, 16);
+		memcpy(rec->parent_lease_key, r->parent_lease_key, 16);
+		rec->lease_version = r->lease_version;
+		rec->lease_epoch = r->lease_epoch;
 	} else if (f->is_dir)
-		rec.oplock_level = SHM_OPLOCK_NONE;	/* no oplocks on directories */
+		/* no oplocks on directories */
+		rec->oplock_level = SHM_OPLOCK_NONE;
 	else
-		rec.oplock_level = r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
+		rec->oplock_level = r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
 		    SHM_OPLOCK_NONE : r->oplock_level;
+}
 
-	/*
-	 * MS-SMB2 3.3.5.9.6 / 3.3.5.9.10: durable only with a batch oplock or
-	 * a handle-caching lease asked for, never for a directory (nor, here,
-	 * a named stream, which a reconnect could not reopen by path).  What
-	 * is granted decides below; a record that turns out not durable is
-	 * removed with the open at close.
-	 */
-	want_durable = r->durable && !f->is_dir && f->stream[0] == '\0' &&
+/*
+ * MS-SMB2 3.3.5.9.6 / 3.3.5.9.10: durable only with a batch oplock or a
+ * handle-caching lease asked for, never for a directory (nor, here, a
+ * named stream, which a reconnect could not reopen by path).  What is
+ * granted decides in state_open_grant_fill; a record that turns out not
+ * durable is removed with the open at close.  Fills drec when wanted.
+ */
+static int
+state_open_durable_rec(struct state_entry *e, struct shm_durable_rec *drec)
+{
+	const struct state_open_req *r = e->r;
+	struct open *op = e->op;
+	struct file_open *f = e->f;
+
+	e->want_durable = r->durable && !f->is_dir && f->stream[0] == '\0' &&
 	    op->sess != NULL && op->tree != NULL && op->tree->share != NULL &&
-	    (lease ? (r->lease_state & SHM_LEASE_H) != 0 :
+	    (e->lease ? (r->lease_state & SHM_LEASE_H) != 0 :
 	    r->oplock_level == SMB2_OPLOCK_LEVEL_BATCH);
-	if (want_durable) {
-		memset(&drec, 0, sizeof(drec));
-		snprintf(drec.path, sizeof(drec.path), "%s", f->path);
-		snprintf(drec.share, sizeof(drec.share), "%s",
-		    op->tree->share->name);
-		snprintf(drec.user, sizeof(drec.user), "%s", op->sess->user);
-		drec.access = r->access;
-		drec.share_access = r->share_access;
-		drec.oplock_level = rec.oplock_level;
-		memcpy(drec.lease_key, rec.lease_key, 16);
-		drec.lease_state = rec.lease_state;
-		memcpy(drec.client_guid, rec.client_guid, 16);
-		memcpy(drec.create_guid, r->create_guid, 16);
-		drec.timeout_ms = durable_timeout_for(r);
-		drec.flags = r->durable == 2 ? SHM_DURABLE_V2 : 0;
-	}
-	memset(&sg, 0, sizeof(sg));
-	rc = shm_open_insert_ex(s, &fid, &rec, want_durable ? &drec : NULL,
-	    &sg, &conflict);
+	if (!e->want_durable)
+		return 0;
+	memset(drec, 0, sizeof(*drec));
+	snprintf(drec->path, sizeof(drec->path), "%s", f->path);
+	snprintf(drec->share, sizeof(drec->share), "%s",
+	    op->tree->share->name);
+	snprintf(drec->user, sizeof(drec->user), "%s", op->sess->user);
+	drec->access = r->access;
+	drec->share_access = r->share_access;
+	drec->oplock_level = e->rec.oplock_level;
+	memcpy(drec->lease_key, e->rec.lease_key, 16);
+	drec->lease_state = e->rec.lease_state;
+	memcpy(drec->client_guid, e->rec.client_guid, 16);
+	memcpy(drec->create_guid, r->create_guid, 16);
+	drec->timeout_ms = durable_timeout_for(r);
+	drec->flags = r->durable == 2 ? SHM_DURABLE_V2 : 0;
+	return 1;
+}
+
+/*
+ * The share-mode check and the insert, in one transaction (shm/).  A
+ * sharing violation first breaks what may close its handle; a
+ * disconnected durable open in the way is purged and the insert tried
+ * again.
+ */
+static ntstatus_t
+state_open_insert(struct state_entry *e, struct shm_durable_rec *drec)
+{
+	struct shm_open_conflict conflict;
+	struct shm_break_req *br = &e->br;
+	ntstatus_t status;
+	int rc;
+
+	memset(&e->sg, 0, sizeof(e->sg));
+	rc = shm_open_insert_ex(e->s, &e->fid, &e->rec, drec, &e->sg,
+	    &conflict);
 	if (rc == -EBUSY && conflict.pid == 0 &&
-	    durable_purge_disconnected(&fid, op->tree, &unlinked) > 0) {
-		if (unlinked)
-			return state_open_rerun(req, rsp, &fid);
-		rc = shm_open_insert_ex(s, &fid, &rec,
-		    want_durable ? &drec : NULL, &sg, &conflict);
+	    durable_purge_disconnected(&e->fid, e->op->tree,
+	    &e->unlinked) > 0) {
+		if (e->unlinked)
+			return state_open_rerun(e->req, e->rsp, &e->fid);
+		rc = shm_open_insert_ex(e->s, &e->fid, &e->rec, drec, &e->sg,
+		    &conflict);
 	}
 	if (rc == -EBUSY) {
 		/*
 		 * A sharing violation: a handle-caching holder may close its
 		 * handle once told (MS-SMB2 3.3.4.7, batch / H lease).
 		 */
-		br.flags |= SHM_BREAK_BATCH_ONLY;
-		status = state_break_wait(req, rsp, s, &fid, &br);
+		br->flags |= SHM_BREAK_BATCH_ONLY;
+		status = state_break_wait(e->req, e->rsp, e->s, &e->fid, br);
 		if (status != STATUS_SUCCESS)
 			return status;
-		br.flags &= ~SHM_BREAK_BATCH_ONLY;
+		br->flags &= ~SHM_BREAK_BATCH_ONLY;
 		/*
 		 * Then handle caching: H leases.  Batch oplocks were broken to
 		 * level II just above (MS-FSA 2.1.4.12: batch goes to level II,
 		 * to none only for an overwrite), so this leaves them alone.
 		 */
-		br.flags |= SHM_BREAK_SHARING;
-		status = state_break_wait(req, rsp, s, &fid, &br);
+		br->flags |= SHM_BREAK_SHARING;
+		status = state_break_wait(e->req, e->rsp, e->s, &e->fid, br);
 		if (status != STATUS_SUCCESS)
 			return status;
 		return STATUS_SHARING_VIOLATION;
@@ -557,73 +601,133 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	if (rc == -EIDRM)
 		return STATUS_DELETE_PENDING;
 	if (rc == -EINVAL)
-		return STATUS_INVALID_PARAMETER;	/* e.g. a lease key of another file */
+		/* e.g. a lease key of another file */
+		return STATUS_INVALID_PARAMETER;
 	if (rc != 0) {
 		errno = -rc;
-		log_warn("state: open of \"%s\" not recorded", f->path);
+		log_warn("state: open of \"%s\" not recorded", e->f->path);
 		return rc == -ENOSPC ? STATUS_INSUFF_SERVER_RESOURCES :
 		    STATUS_UNSUCCESSFUL;
 	}
-	if (pre.n > 0) {
-		/* Passed: now break, and wait when an ack is needed. */
-		status = state_break_wait(req, rsp, s, &fid, &br);
-		if (status != STATUS_SUCCESS) {
-			/*
-			 * Not open while it waits: inserted again on the
-			 * rerun.  Withdrawn, not closed: a delete-on-close
-			 * CREATE must not leave its own name delete pending
-			 * for its rerun to meet (the Linux client's unlink
-			 * of a file it holds open with a lease).
-			 */
-			(void)shm_open_withdraw(s, &fid, rec.has_base ?
-			    &rec.stream_base : NULL, op->fid_persistent);
-			return status;
-		}
+	return STATUS_SUCCESS;
+}
+
+/* Passed the share modes: now break, and wait when an ack is needed. */
+static ntstatus_t
+state_open_break_others(struct state_entry *e)
+{
+	ntstatus_t status;
+
+	if (e->pre.n == 0)
+		return STATUS_SUCCESS;
+	status = state_break_wait(e->req, e->rsp, e->s, &e->fid, &e->br);
+	if (status != STATUS_SUCCESS) {
+		/*
+		 * Not open while it waits: inserted again on the rerun.
+		 * Withdrawn, not closed: a delete-on-close CREATE must not
+		 * leave its own name delete pending for its rerun to meet
+		 * (the Linux client's unlink of a file it holds open with a
+		 * lease).
+		 */
+		(void)shm_open_withdraw(e->s, &e->fid, e->rec.has_base ?
+		    &e->rec.stream_base : NULL, e->op->fid_persistent);
+		return status;
 	}
+	return STATUS_SUCCESS;
+}
+
+/* In: the open and the CREATE response take what was granted. */
+static void
+state_open_grant_fill(struct state_entry *e,
+    const struct shm_durable_rec *drec)
+{
+	const struct state_open_req *r = e->r;
+	struct state_open_grant *g = e->g;
+	struct shm_open_grant *sg = &e->sg;
+	struct open *op = e->op;
+
 	op->state_in = 1;
-	op->state_dev = fid.dev;
-	op->state_ino = fid.ino;
-	if (lease) {
+	op->state_dev = e->fid.dev;
+	op->state_ino = e->fid.ino;
+	if (e->lease) {
 		/*
 		 * A lease keeps the version it was created with: a v1
 		 * request for a v2 lease gets a v2 answer and v2 breaks
 		 * (smbtorture smb2.lease.v2_epoch2 / v2_epoch3).
 		 */
-		uint8_t ver = sg.lease_version != 0 ? sg.lease_version :
+		uint8_t ver = sg->lease_version != 0 ? sg->lease_version :
 		    r->lease_version;
+		struct shm_lease_rec l;
 
 		op->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
-		op->lease_state = sg.lease_state;
+		op->lease_state = sg->lease_state;
 		memcpy(op->lease_key, r->lease_key, 16);
 		op->lease_version = ver;
 		g->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 		g->lease = 1;
 		g->lease_version = ver;
-		g->lease_state = sg.lease_state;
-		g->lease_epoch = sg.lease_epoch;
+		g->lease_state = sg->lease_state;
+		g->lease_epoch = sg->lease_epoch;
 		memcpy(g->lease_key, r->lease_key, 16);
 		memcpy(g->parent_lease_key, r->parent_lease_key, 16);
-		smb2_oplock_lease_sync(req->conn->client_guid, r->lease_key,
-		    sg.lease_state);
-		{
-			struct shm_lease_rec l;
-
-			g->lease_breaking = shm_lease_get(s,
-			    req->conn->client_guid, r->lease_key, &l) == 0 &&
-			    l.breaking;
-		}
+		smb2_oplock_lease_sync(e->req->conn->client_guid, r->lease_key,
+		    sg->lease_state);
+		g->lease_breaking = shm_lease_get(e->s,
+		    e->req->conn->client_guid, r->lease_key, &l) == 0 &&
+		    l.breaking;
 	} else {
-		op->oplock_level = sg.oplock_level;
-		g->oplock_level = sg.oplock_level;
+		op->oplock_level = sg->oplock_level;
+		g->oplock_level = sg->oplock_level;
 	}
-	if (want_durable && (lease ? (sg.lease_state & SHM_LEASE_H) != 0 :
-	    sg.oplock_level == SHM_OPLOCK_BATCH)) {
+	if (e->want_durable && (e->lease ?
+	    (sg->lease_state & SHM_LEASE_H) != 0 :
+	    sg->oplock_level == SHM_OPLOCK_BATCH)) {
 		op->durable = r->durable;
-		op->durable_timeout_ms = drec.timeout_ms;
+		op->durable_timeout_ms = drec->timeout_ms;
 		memcpy(op->create_guid, r->create_guid, 16);
 		g->durable = r->durable;
-		g->durable_timeout_ms = drec.timeout_ms;
+		g->durable_timeout_ms = drec->timeout_ms;
 	}
+}
+
+/*
+ * An open enters the shared state: the directory lease rule; what it
+ * would break; its record (and its durable record); the share-mode
+ * check and insert; the breaks it causes; the grant.
+ */
+ntstatus_t
+state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
+    const struct state_open_req *r, struct state_open_grant *g)
+{
+	/* ~5 KiB: off the event loop's stack */
+	static struct shm_durable_rec drec;
+	struct state_entry e;
+	ntstatus_t status;
+
+	memset(g, 0, sizeof(*g));
+	e.s = state_shm();
+	e.f = op->u.file;
+	if (e.s == NULL || e.f == NULL)
+		return STATUS_SUCCESS;	/* local semantics only (logged once) */
+	e.req = req;
+	e.rsp = rsp;
+	e.op = op;
+	e.r = r;
+	e.g = g;
+	e.lease = r->lease && r->oplock_level == SMB2_OPLOCK_LEVEL_LEASE;
+	e.unlinked = 0;
+	state_file_id(&e.fid, e.f->dev, e.f->ino, e.f->stream);
+	if ((status = state_open_dir_lease(&e)) != STATUS_SUCCESS)
+		return status;
+	state_open_breaks_before(&e);
+	if (e.unlinked)
+		return state_open_rerun(req, rsp, &e.fid);
+	state_open_rec_fill(&e);
+	if ((status = state_open_insert(&e, state_open_durable_rec(&e, &drec) ?
+	    &drec : NULL)) != STATUS_SUCCESS ||
+	    (status = state_open_break_others(&e)) != STATUS_SUCCESS)
+		return status;
+	state_open_grant_fill(&e, &drec);
 	return STATUS_SUCCESS;
 }
 
