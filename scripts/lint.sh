@@ -33,8 +33,8 @@ in_list() {
 # Is daemon/NAME (a .c or .h) one of the files every process shares?
 daemon_shared() {
 	case ${1#daemon/} in
-	conf.[ch] | conf_int.h | conf_access.c | conf_list.c | conf_dump.c | \
-	    log.[ch] | msg.[ch] | authmsg.[ch] | unlinkmsg.[ch])
+	conf.[ch] | conf_*.[ch] | log.[ch] | msg.[ch] | authmsg.[ch] | \
+	    unlinkmsg.[ch])
 		return 0 ;;
 	esac
 	return 1
