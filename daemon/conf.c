@@ -7,8 +7,9 @@
  * Every problem is reported as "FILE:LINE: what is wrong" and parsing goes
  * on, so one run shows every error; conf_load() then returns 2.  Share keys
  * given in [global] become defaults for every share, as in Samba.
- * Printing (conf_dump) is in conf_dump.c, access checks in conf_access.c,
- * list values and `interfaces` expansion in conf_list.c.
+ * The directive table is in conf_table.c, printing (conf_dump) in
+ * conf_dump.c, access checks in conf_access.c, list values and
+ * `interfaces` expansion in conf_list.c.
  */
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
@@ -42,110 +43,6 @@ struct conf_parse {
 	int		 line;
 	int		 min_line, max_line;
 };
-
-static const struct conf_enum conf_signing_vals[] = {
-	{ "auto", SIGNING_AUTO }, { "default", SIGNING_AUTO },
-	{ "if_required", SIGNING_AUTO }, { "desired", SIGNING_AUTO },
-	{ "yes", SIGNING_AUTO }, { "true", SIGNING_AUTO }, { "on", SIGNING_AUTO },
-	{ "1", SIGNING_AUTO }, { "enabled", SIGNING_AUTO },
-	{ "mandatory", SIGNING_MANDATORY }, { "required", SIGNING_MANDATORY },
-	{ "force", SIGNING_MANDATORY }, { "forced", SIGNING_MANDATORY },
-	{ "enforced", SIGNING_MANDATORY },
-	{ "disabled", SIGNING_DISABLED }, { "no", SIGNING_DISABLED },
-	{ "false", SIGNING_DISABLED }, { "off", SIGNING_DISABLED },
-	{ "0", SIGNING_DISABLED },
-	{ NULL, 0 }
-};
-
-static const struct conf_enum conf_encrypt_vals[] = {
-	{ "off", ENCRYPT_OFF }, { "no", ENCRYPT_OFF }, { "false", ENCRYPT_OFF },
-	{ "0", ENCRYPT_OFF }, { "disabled", ENCRYPT_OFF },
-	{ "if_required", ENCRYPT_IF_REQUIRED }, { "auto", ENCRYPT_IF_REQUIRED },
-	{ "default", ENCRYPT_IF_REQUIRED }, { "yes", ENCRYPT_IF_REQUIRED },
-	{ "true", ENCRYPT_IF_REQUIRED }, { "on", ENCRYPT_IF_REQUIRED },
-	{ "1", ENCRYPT_IF_REQUIRED }, { "enabled", ENCRYPT_IF_REQUIRED },
-	{ "desired", ENCRYPT_DESIRED },
-	{ "required", ENCRYPT_REQUIRED }, { "mandatory", ENCRYPT_REQUIRED },
-	{ "force", ENCRYPT_REQUIRED }, { "forced", ENCRYPT_REQUIRED },
-	{ "enforced", ENCRYPT_REQUIRED },
-	{ NULL, 0 }
-};
-
-static const struct conf_enum conf_map_guest_vals[] = {
-	{ "never", MAP_GUEST_NEVER }, { "bad user", MAP_GUEST_BAD_USER },
-	{ NULL, 0 }
-};
-
-/* Samba's protocol names; the first spelling of a dialect is the one printed. */
-static const struct conf_enum conf_proto_vals[] = {
-	{ "SMB2_02", DIALECT_202 }, { "SMB2_10", DIALECT_210 },
-	{ "SMB3_00", DIALECT_300 }, { "SMB3_02", DIALECT_302 },
-	{ "SMB3_11", DIALECT_311 }, { "SMB2", DIALECT_210 },
-	{ "SMB2_22", DIALECT_300 }, { "SMB2_24", DIALECT_300 },
-	{ "SMB3", DIALECT_311 },
-	{ NULL, 0 }
-};
-
-#define G(f)	offsetof(struct conf, f)
-#define S(f)	offsetof(struct conf_share, f)
-
-const struct conf_directive conf_directives[] = {
-	{ "smb ports", D_PORTS, CONF_GLOBAL, G(ports), 0, 0, NULL, 0 },
-	{ "interfaces", D_IFACES, CONF_GLOBAL, G(interfaces), 0, 0, NULL, 0 },
-	{ "pid directory", D_PATH, CONF_GLOBAL, G(pid_dir), 0, 0, NULL, 0 },
-	{ "lock directory", D_PATH, CONF_GLOBAL, G(lock_dir), 0, 0, NULL, 0 },
-	{ "lock dir", D_PATH, CONF_GLOBAL | CONF_ALIAS, G(lock_dir), 0, 0, NULL, 0 },
-	{ "private dir", D_PATH, CONF_GLOBAL, G(private_dir), 0, 0, NULL, 0 },
-	{ "log file", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(log_file), 0, 0, NULL, 0 },
-	{ "log level", D_LOGLEVEL, CONF_GLOBAL, G(log_level), 0, 10, NULL, 0 },
-	{ "debuglevel", D_LOGLEVEL, CONF_GLOBAL | CONF_ALIAS, G(log_level), 0, 10, NULL, 0 },
-	{ "server min protocol", D_PROTO, CONF_GLOBAL, G(min_protocol), 0, 0, conf_proto_vals, 0 },
-	{ "min protocol", D_PROTO, CONF_GLOBAL | CONF_ALIAS, G(min_protocol), 0, 0, conf_proto_vals, 0 },
-	{ "server max protocol", D_PROTO, CONF_GLOBAL, G(max_protocol), 0, 0, conf_proto_vals, 0 },
-	{ "max protocol", D_PROTO, CONF_GLOBAL | CONF_ALIAS, G(max_protocol), 0, 0, conf_proto_vals, 0 },
-	{ "protocol", D_PROTO, CONF_GLOBAL | CONF_ALIAS, G(max_protocol), 0, 0, conf_proto_vals, 0 },
-	{ "server signing", D_ENUM, CONF_GLOBAL, G(server_signing), 0, 0, conf_signing_vals, 0 },
-	{ "smb encrypt", D_ENUM, CONF_GLOBAL, G(smb_encrypt), 0, 0, conf_encrypt_vals, 0 },
-	{ "guest account", D_STR, CONF_GLOBAL, G(guest_account), 0, 0, NULL, 0 },
-	{ "map to guest", D_ENUM, CONF_GLOBAL, G(map_to_guest), 0, 0, conf_map_guest_vals, 0 },
-	{ "hosts allow", D_HOSTS, CONF_GLOBAL, G(hosts_allow), 0, 0, NULL, 0 },
-	{ "allow hosts", D_HOSTS, CONF_GLOBAL | CONF_ALIAS, G(hosts_allow), 0, 0, NULL, 0 },
-	{ "hosts deny", D_HOSTS, CONF_GLOBAL, G(hosts_deny), 0, 0, NULL, 0 },
-	{ "deny hosts", D_HOSTS, CONF_GLOBAL | CONF_ALIAS, G(hosts_deny), 0, 0, NULL, 0 },
-	{ "netbios name", D_NAME15, CONF_GLOBAL, G(netbios_name), 0, 0, NULL, 0 },
-	{ "workgroup", D_NAME15, CONF_GLOBAL, G(workgroup), 0, 0, NULL, 0 },
-	{ "server string", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(server_string), 0, 0, NULL, 0 },
-	{ "gate processes", D_INT, CONF_GLOBAL, G(gate_processes), 1, 64, NULL, 0 },
-	{ "max workers per user", D_INT, CONF_GLOBAL, G(max_workers_per_user), 1, 64, NULL, 0 },
-	{ "worker idle timeout", D_INT, CONF_GLOBAL, G(worker_idle_timeout), 1, 86400, NULL, 0 },
-	{ "state map size", D_SIZE, CONF_GLOBAL, G(state_map_size), 0, 0, NULL, 0 },
-	{ "min password length", D_INT, CONF_GLOBAL, G(min_password_length), 0, 256, NULL, 0 },
-
-	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
-	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
-	{ "comment", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(comment), 0, 0, NULL, CONF_SB_COMMENT },
-	{ "read only", D_BOOL, CONF_SHARE, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },
-	{ "writable", D_BOOL, CONF_SHARE | CONF_ALIAS | CONF_INVERT, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },
-	{ "writeable", D_BOOL, CONF_SHARE | CONF_ALIAS | CONF_INVERT, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },
-	{ "write ok", D_BOOL, CONF_SHARE | CONF_ALIAS | CONF_INVERT, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },
-	{ "browseable", D_BOOL, CONF_SHARE, S(browseable), 0, 0, NULL, CONF_SB_BROWSEABLE },
-	{ "browsable", D_BOOL, CONF_SHARE | CONF_ALIAS, S(browseable), 0, 0, NULL, CONF_SB_BROWSEABLE },
-	{ "valid users", D_USERS, CONF_SHARE, S(valid_users), 0, 0, NULL, CONF_SB_VALID_USERS },
-	{ "invalid users", D_USERS, CONF_SHARE, S(invalid_users), 0, 0, NULL, CONF_SB_INVALID_USERS },
-	{ "guest ok", D_BOOL, CONF_SHARE, S(guest_ok), 0, 0, NULL, CONF_SB_GUEST_OK },
-	{ "public", D_BOOL, CONF_SHARE | CONF_ALIAS, S(guest_ok), 0, 0, NULL, CONF_SB_GUEST_OK },
-	{ "smb encrypt", D_ENUM, CONF_SHARE, S(smb_encrypt), 0, 0, conf_encrypt_vals, CONF_SB_ENCRYPT },
-	{ "case sensitive", D_BOOL, CONF_SHARE, S(case_sensitive), 0, 0, NULL, CONF_SB_CASE },
-	{ "casesignames", D_BOOL, CONF_SHARE | CONF_ALIAS, S(case_sensitive), 0, 0, NULL, CONF_SB_CASE },
-	{ "create mask", D_MODE, CONF_SHARE, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },
-	{ "create mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },
-	{ "directory mask", D_MODE, CONF_SHARE, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
-	{ "directory mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
-	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
-};
-
-#undef G
-#undef S
 
 static void
 conf_report(struct conf_parse *p, int line, int is_error, const char *fmt, ...)

@@ -1,7 +1,8 @@
 /*
- * Internals shared by daemon/conf.c (parser), daemon/conf_dump.c (printer)
- * and daemon/conf_access.c (hosts allow / valid users).  Not part of the
- * configuration interface: use daemon/conf.h.
+ * Internals shared by daemon/conf.c (parser), daemon/conf_table.c (the
+ * directive table), daemon/conf_dump.c (printer) and daemon/conf_access.c
+ * (hosts allow / valid users).  Not part of the configuration interface:
+ * use daemon/conf.h.
  */
 #ifndef USMBD_DAEMON_CONF_INT_H
 #define USMBD_DAEMON_CONF_INT_H
@@ -45,6 +46,8 @@ struct conf_directive {
 };
 
 extern const struct conf_directive conf_directives[];
+/* The protocol names (server min/max protocol), in daemon/conf_table.c. */
+extern const struct conf_enum conf_proto_vals[];
 
 struct conf	*conf_defaults(void);
 void		 conf_share_defaults(struct conf_share *);

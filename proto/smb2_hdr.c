@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "worker/smb2.h"
+#include "proto/smb2.h"
 
 long
 smb2_frame_decode(const uint8_t frame[SMB2_FRAME_LEN])

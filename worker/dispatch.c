@@ -1,9 +1,9 @@
 /*
  * The dispatcher: transform decryption, the compound walk with the related
  * operation rules, the message-id window, signature checks, the const
- * command table, and the response frame (headers, credits, padding,
- * signatures, encryption, bulk data by sendfile).  Async requests (park,
- * resume, notices) are in worker/dispatch_async.c.
+ * command table.  The response frame (headers, padding, signatures,
+ * encryption, bulk data by sendfile) is in worker/dispatch_out.c; async
+ * requests (park, resume, notices) are in worker/dispatch_async.c.
  */
 #include "worker/worker.h"
 #include "worker/dispatch.h"
@@ -330,173 +330,6 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 	return STATUS_SUCCESS;
 }
 
-void
-dispatch_error_body(struct wcur *w)
-{
-	/* MS-SMB2 2.2.2: StructureSize 9, no error contexts, one byte. */
-	wcur_le16(w, 9);
-	wcur_u8(w, 0);
-	wcur_u8(w, 0);
-	wcur_le32(w, 0);
-	wcur_u8(w, 0);
-}
-
-/* Queues sbuf[0..len) (frame included) plus bulk data; sends what it can. */
-static int
-dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
-    const struct smb2_rsp *bulk)
-{
-	struct conn_private *pv = c->priv;
-	int rc;
-
-	pv->out_p = buf;
-	pv->out_len = len;
-	pv->out_flen = 0;
-	if (bulk != NULL && bulk->data_fd >= 0 && bulk->data_len > 0) {
-		pv->out_fd = bulk->data_fd;
-		pv->out_fd_owned = 0;
-		pv->out_foff = bulk->data_off;
-		pv->out_flen = bulk->data_len;
-	}
-	rc = conn_flush(c);
-	if (rc == -EAGAIN) {
-		/* The handler's fd may close before we resume: keep a copy. */
-		if (pv->out_flen > 0 && !pv->out_fd_owned) {
-			pv->out_fd = dup(pv->out_fd);
-			if (pv->out_fd < 0)
-				return -1;
-			pv->out_fd_owned = 1;
-		}
-		if (pv->role == CONN_ROLE_GATE)
-			return -1;	/* the blocking socket timed out */
-		return 0;
-	}
-	if (pv->out_flen == 0 && !pv->out_fd_owned)
-		pv->out_fd = -1;
-	return rc < 0 ? -1 : 0;
-}
-
-/*
- * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
- * signatures, preauth, encryption, frame; then sends.
- */
-int
-dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
-    struct smb2_rsp *last, int encrypt, struct session *enc_sess)
-{
-	struct conn_private *pv = c->priv;
-	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN;
-	size_t total = 0;
-	int i, bulk = 0;
-
-	if (nout == 0)
-		return 0;
-	/*
-	 * Bulk data goes by sendfile only from a lone, plain response: the
-	 * last response of a chain is padded too (below).
-	 */
-	if (last->data_fd >= 0 && last->data_len > 0) {
-		struct dispatch_out *o = &outs[nout - 1];
-		int plain = !encrypt && o->sign_sess == NULL && nout == 1;
-
-		if (plain)
-			bulk = 1;
-		else {
-			ssize_t n;
-
-			if (o->off + o->len + last->data_len > pv->scap)
-				return -1;
-			n = pread(last->data_fd, pv->sbuf + o->off + o->len,
-			    last->data_len, last->data_off);
-			if (n < 0 || (size_t)n != last->data_len) {
-				conn_warnx(c, "short read of bulk data");
-				return -1;
-			}
-			o->len += last->data_len;
-		}
-	}
-	for (i = 0; i < nout; i++) {
-		uint8_t *h = pv->sbuf + outs[i].off;
-
-		/*
-		 * Every response of a chain is padded to 8 bytes, the last
-		 * one too, as Windows and Samba do (smbtorture's
-		 * compound-padding checks it); only a lone response is not.
-		 */
-		if (nout > 1) {
-			size_t pad = ((outs[i].len + 7) & ~(size_t)7) - outs[i].len;
-
-			if (outs[i].off + outs[i].len + pad > pv->scap)
-				return -1;
-			memset(h + outs[i].len, 0, pad);
-			outs[i].len += pad;
-			if (i + 1 < nout)
-				le32_put(h + 20, (uint32_t)outs[i].len);
-		}
-		if (outs[i].sign_sess != NULL && !encrypt)
-			smb2_sign_ctx(&outs[i].sign_sess->sign_cx,
-			    conn_session_sign_algo(outs[i].sign_sess, c),
-			    outs[i].sign_sess->signing_key,
-			    h, outs[i].len);
-		total += outs[i].len;
-	}
-	/* 3.1.1 preauth: the NEGOTIATE response and in-progress SESSION_SETUPs. */
-	if (pv->preauth_rsp_conn) {
-		smb2_preauth_update(pv->preauth, base, total);
-		pv->preauth_rsp_conn = 0;
-	}
-	if (pv->preauth_rsp_sess != NULL) {
-		smb2_preauth_update(pv->preauth_rsp_sess->preauth, base, total);
-		pv->preauth_rsp_sess = NULL;
-	}
-	if (encrypt) {
-		struct iovec iov = { base, total };
-		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN +
-		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK);
-		int n;
-
-		if (e == NULL)
-			return -1;
-		n = smb2_encrypt_ctx(&enc_sess->enc_cx, enc_sess->cipher,
-		    enc_sess->enc_key,
-		    enc_sess->session_id, &iov, 1, e + SMB2_FRAME_LEN,
-		    e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
-		if (n < 0)
-			return -1;
-		smb2_frame_encode(e, (uint32_t)(SMB2_TRANSFORM_HDR_LEN + total));
-		return dispatch_send(c, e, SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN +
-		    total, NULL);
-	}
-	smb2_frame_encode(pv->sbuf, (uint32_t)(total + (bulk ? last->data_len : 0)));
-	return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + total,
-	    bulk ? last : NULL);
-}
-
-/* Writes the response header for req at rsp->hdr. */
-void
-dispatch_rsp_hdr(struct smb2_req *req, struct smb2_rsp *rsp, ntstatus_t st,
-    uint64_t sid, uint32_t tid)
-{
-	struct smb2_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.credit_charge = req->credit_charge;
-	h.status = st;
-	h.command = req->command;
-	h.credits = rsp->credits_granted;
-	h.flags = SMB2_FLAGS_SERVER_TO_REDIR |
-	    (req->flags & (SMB2_FLAGS_RELATED_OPERATIONS | SMB2_FLAGS_PRIORITY_MASK));
-	h.message_id = req->message_id;
-	h.session_id = sid;
-	h.tree_id = tid;
-	h.process_id = le32_get(req->hdr + 32);
-	if (rsp->async) {
-		h.flags |= SMB2_FLAGS_ASYNC_COMMAND;
-		h.async_id = rsp->async_id;
-	}
-	smb2_hdr_encode(rsp->hdr, &h);
-}
-
 static int
 dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 {
@@ -599,334 +432,472 @@ dispatch_walk_init(struct dispatch_walk *w)
 	w->prev_st = STATUS_SUCCESS;
 }
 
+/* One request of a chain on its way through dispatch_walk. */
+struct dispatch_one {
+	const uint8_t	*m;		/* header + body */
+	size_t		 mlen;
+	struct smb2_hdr	 h;
+	struct smb2_req	 req;
+	const struct dispatch_cmd *cmd;	/* NULL: no such command */
+	struct session	*s;		/* the session the header names */
+	struct session	*chs;		/* s, when it is a channel slot */
+	int		 ids_bad;	/* no valid session or tree */
+	uint64_t	 sid;		/* the response's SessionId */
+	uint32_t	 tid;		/* and TreeId */
+	uint64_t	 mt0;		/* worker/metrics.h */
+};
+
+/*
+ * The header, the order of NEGOTIATE, and the message-id window: a
+ * request that fails one of these ends the connection (-1).
+ */
+static int
+dispatch_decode(struct conn *c, struct dispatch_walk *w,
+    const struct smb2_chain *ch, struct dispatch_one *d)
+{
+	struct conn_private *pv = c->priv;
+	struct smb2_req *req = &d->req;
+	struct smb2_hdr *h = &d->h;
+
+	d->mt0 = metrics_clock();
+	d->cmd = NULL;
+	d->s = NULL;
+	d->chs = NULL;
+	d->ids_bad = 0;
+	if (w->nout == CONN_MAX_COMPOUND ||
+	    smb2_hdr_decode(d->m, d->mlen, h) < 0 ||
+	    (h->flags & SMB2_FLAGS_SERVER_TO_REDIR)) {
+		conn_warnx(c, "malformed SMB2 header, disconnecting");
+		return -1;
+	}
+	memset(req, 0, sizeof(*req));
+	req->conn = c;
+	req->chan = c;
+	req->command = h->command;
+	req->credit_charge = h->credit_charge;
+	req->credits_requested = h->credits;
+	req->flags = h->flags;
+	req->next_command = h->next_command;
+	req->message_id = h->message_id;
+	req->async_id = h->async_id;
+	req->tree_id = h->tree_id;
+	req->session_id = h->session_id;
+	req->channel_sequence = (uint16_t)h->status;
+	req->hdr = d->m;
+	req->len = d->mlen;
+	cur_init(&req->body, d->m, d->mlen);
+	cur_seek(&req->body, SMB2_HDR_LEN);
+	req->encrypted = w->encrypted;
+	req->related_fid_persistent = SMB2_FID_RELATED;
+	req->related_fid_volatile = SMB2_FID_RELATED;
+
+	/* Only NEGOTIATE (and ECHO) before a dialect is chosen. */
+	if (c->dialect == 0 || c->dialect == 0x02FF) {
+		if (h->command != SMB2_NEGOTIATE || w->nout > 0 || !ch->done) {
+			conn_warnx(c, "%s before NEGOTIATE, disconnecting",
+			    h->command < SMB2_NCOMMANDS ?
+			    dispatch_table[h->command].name : "command");
+			return -1;
+		}
+	} else if (h->command == SMB2_NEGOTIATE) {
+		conn_warnx(c, "second NEGOTIATE, disconnecting");
+		return -1;
+	}
+	/*
+	 * CANCEL uses the id of what it cancels and costs nothing.
+	 * The rest of a chain parked behind a CREATE was charged
+	 * when it arrived (dispatch_park_rest).
+	 */
+	if (h->command != SMB2_CANCEL && !w->charged) {
+		uint16_t charge = c->dialect == DIALECT_202 ? 1 :
+		    h->credit_charge;
+
+		if (conn_credits_charge(&pv->cred, h->message_id, charge) < 0) {
+			conn_warnx(c, "message id %llu (charge %u) outside the "
+			    "window, disconnecting",
+			    (unsigned long long)h->message_id, charge);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Its place in the chain (MS-SMB2 3.3.5.2.7): a related request takes
+ * the session, tree and FileId of the one before it, and fails when that
+ * one failed as the rules say.  Sets the command.
+ */
+static ntstatus_t
+dispatch_relate(struct dispatch_walk *w, struct dispatch_one *d)
+{
+	struct smb2_req *req = &d->req;
+
+	if (d->h.flags & SMB2_FLAGS_RELATED_OPERATIONS) {
+		if (w->nout == 0) {
+			/* nothing to relate to: the chain fails on */
+			d->ids_bad = 1;
+			return STATUS_INVALID_PARAMETER;
+		}
+		req->related = 1;
+		req->session_id = w->prev_sid;
+		req->tree_id = w->prev_tid;
+		req->related_fid_persistent = w->prev_fp;
+		req->related_fid_volatile = w->prev_fv;
+	}
+	if (w->rest_st != STATUS_SUCCESS)
+		/* the chain could not wait behind its CREATE */
+		return w->rest_st;
+	if (d->h.command >= SMB2_NCOMMANDS)
+		/* No such command at all (not one we lack): as Samba. */
+		return STATUS_INVALID_PARAMETER;
+	d->cmd = &dispatch_table[d->h.command];
+	if (req->related) {
+		/*
+		 * MS-SMB2 3.3.5.2.7.2: after a request that had no
+		 * valid session or tree, the rest of the chain fails
+		 * with INVALID_PARAMETER.  A failed CREATE's status
+		 * carries down the chain to every request using its
+		 * FileId; other failures do not (a WRITE refused on a
+		 * read-only open leaves the READ after it alone, as
+		 * Windows and Samba do: smb2.compound.related6).
+		 */
+		if (w->prev_ids_bad && d->cmd->needs_session) {
+			d->ids_bad = 1;
+			return STATUS_INVALID_PARAMETER;
+		}
+		if (w->prev_st != STATUS_SUCCESS)
+			return w->prev_st;
+	}
+	return STATUS_SUCCESS;
+}
+
+/* What the role, the structure size and the credit charge allow. */
+static ntstatus_t
+dispatch_check_request(struct conn *c, const struct dispatch_one *d)
+{
+	struct conn_private *pv = c->priv;
+	const uint8_t *body = d->m + SMB2_HDR_LEN;
+	size_t blen = d->mlen - SMB2_HDR_LEN;
+
+	if (pv->role == CONN_ROLE_GATE && !d->cmd->in_gate)
+		/* No session is valid in the gate: the spec's answer. */
+		return STATUS_USER_SESSION_DELETED;
+	if (smb2_req_size_ok(d->h.command, body, blen) < 0)
+		return STATUS_INVALID_PARAMETER;
+	return dispatch_check_charge(c, &d->h, body, blen);
+}
+
+/*
+ * The session the request names: valid, not expired, its signature and
+ * its encryption as the session requires.  A channel's request is served
+ * against its session on the session's home connection.
+ */
+static ntstatus_t
+dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
+    struct dispatch_one *d)
+{
+	struct smb2_req *req = &d->req;
+	uint16_t command = d->h.command;
+	struct session *s;
+	ntstatus_t st;
+
+	s = d->s = conn_session_find(c, req->session_id);
+	if (s != NULL && s->bound != NULL)
+		d->chs = s;
+	if (s != NULL && w->encrypted &&
+	    (d->chs != NULL ? d->chs->bound : s) != w->enc_sess)
+		/* A transform is for one session. */
+		return STATUS_ACCESS_DENIED;
+	if (d->cmd->needs_session) {
+		if (s == NULL || s->state == SESS_IN_PROGRESS) {
+			d->s = NULL;
+			d->ids_bad = 1;
+			return STATUS_USER_SESSION_DELETED;
+		}
+		/* A channel of an expired session: the same answer. */
+		if (d->chs != NULL && d->chs->bound->state == SESS_EXPIRED &&
+		    command != SMB2_LOGOFF)
+			return STATUS_NETWORK_SESSION_EXPIRED;
+		if (s->state == SESS_EXPIRED ||
+		    (s->expire != 0 && conn_now() >= s->expire)) {
+			s->state = SESS_EXPIRED;
+			if (command != SMB2_LOGOFF)
+				return STATUS_NETWORK_SESSION_EXPIRED;
+		}
+		req->sess = s;
+	} else if (s != NULL)
+		req->sess = s;
+	st = dispatch_check_signature(c, req, s);
+	if (st != STATUS_SUCCESS) {
+		if (st == STATUS_ACCESS_DENIED)
+			/* a refused request is not signed back */
+			d->s = NULL;
+		return st;
+	}
+	if (s != NULL && s->encrypt && !w->encrypted &&
+	    command != SMB2_SESSION_SETUP && s->state == SESS_VALID)
+		return STATUS_ACCESS_DENIED;
+	/*
+	 * A channel: the request is served against its session and
+	 * the trees and opens on the session's home connection; it
+	 * is answered here (req.chan), signed with the channel's key.
+	 * LOGOFF stays on the channel slot (dispatch ends the session
+	 * after the answer, free_after).
+	 */
+	if (d->chs != NULL && d->cmd->needs_session && command != SMB2_LOGOFF)
+		req->sess = conn_session_home(d->chs, c, &req->conn);
+	return STATUS_SUCCESS;
+}
+
+/* The tree the request names, and the open's ChannelSequence. */
+static ntstatus_t
+dispatch_find_tree(struct conn *c, const struct dispatch_walk *w,
+    struct dispatch_one *d)
+{
+	struct smb2_req *req = &d->req;
+
+	if (d->cmd->needs_tree) {
+		req->tree = conn_tree_find(req->conn, req->sess, req->tree_id);
+		if (req->tree == NULL) {
+			d->ids_bad = 1;
+			return STATUS_NETWORK_NAME_DELETED;
+		}
+		if (req->tree->encrypt && !w->encrypted)
+			return STATUS_ACCESS_DENIED;
+	}
+	return dispatch_check_channel_sequence(c, req);
+}
+
+/* May the request run?  Its status, if not. */
+static ntstatus_t
+dispatch_admit(struct conn *c, struct dispatch_walk *w,
+    struct dispatch_one *d)
+{
+	ntstatus_t st;
+
+	if ((st = dispatch_relate(w, d)) != STATUS_SUCCESS ||
+	    (st = dispatch_check_request(c, d)) != STATUS_SUCCESS ||
+	    (st = dispatch_find_session(c, w, d)) != STATUS_SUCCESS ||
+	    (st = dispatch_find_tree(c, w, d)) != STATUS_SUCCESS)
+		return st;
+	log_debug(6, "%s: %s mid %llu sid %llx tid %u", c->peer, d->cmd->name,
+	    (unsigned long long)d->h.message_id,
+	    (unsigned long long)d->req.session_id, d->req.tree_id);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * The response starts at woff; an admitted request runs its handler.
+ * -1 when not even a header fits.
+ */
+static int
+dispatch_serve(struct conn *c, struct dispatch_walk *w,
+    struct dispatch_one *d, ntstatus_t *st)
+{
+	struct conn_private *pv = c->priv;
+
+	w->rsp.hdr = pv->sbuf + w->woff;
+	if (w->woff + SMB2_HDR_LEN + 16 > pv->scap)
+		return -1;
+	wcur_init(&w->rsp.body, w->rsp.hdr, pv->scap - w->woff);
+	wcur_zero(&w->rsp.body, SMB2_HDR_LEN);
+	w->rsp.data_fd = -1;
+	w->rsp.data_len = 0;
+	w->rsp.set_fid = 0;
+	w->rsp.async = 0;
+	if (*st == STATUS_SUCCESS && d->cmd != NULL) {
+		*st = d->cmd->fn(&d->req, &w->rsp);
+		if (*st == STATUS_SUCCESS)
+			dispatch_create_channel_sequence(&d->req, &w->rsp);
+	}
+	return 0;
+}
+
+/*
+ * Only the last response of a chain may carry bulk data by sendfile:
+ * one before it gets the data copied into its body now.
+ */
+static int
+dispatch_bulk_inline(struct conn *c, struct dispatch_walk *w,
+    const struct smb2_chain *ch)
+{
+	ssize_t n = -1;
+
+	if (w->rsp.data_fd < 0 || w->rsp.data_len == 0 || ch->done)
+		return 0;
+	if (wcur_left(&w->rsp.body) >= w->rsp.data_len)
+		n = pread(w->rsp.data_fd, w->rsp.body.p, w->rsp.data_len,
+		    w->rsp.data_off);
+	if (n < 0 || (size_t)n != w->rsp.data_len) {
+		conn_warnx(c, "short read of bulk data");
+		return -1;
+	}
+	w->rsp.body.p += n;
+	w->rsp.data_fd = -1;
+	w->rsp.data_len = 0;
+	return 0;
+}
+
+/*
+ * The response's body and header: an error body when the handler wrote
+ * none, the ids, the credits granted; then its place in the frame.
+ */
+static int
+dispatch_rsp_close(struct conn *c, struct dispatch_walk *w,
+    struct dispatch_one *d, ntstatus_t st)
+{
+	struct conn_private *pv = c->priv;
+	struct smb2_req *req = &d->req;
+	uint16_t command = d->h.command;
+
+	if (w->rsp.body.err) {
+		conn_warnx(c, "response does not fit, disconnecting");
+		return -1;
+	}
+	if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN && st != STATUS_SUCCESS)
+		dispatch_error_body(&w->rsp.body);
+	if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN)
+		dispatch_error_body(&w->rsp.body);	/* never an empty body */
+	/* The session may have been created (SESSION_SETUP) or ended. */
+	d->sid = req->session_id;
+	if (command == SMB2_SESSION_SETUP && req->sess != NULL)
+		d->sid = req->sess->session_id;
+	d->tid = req->tree_id;
+	if (command == SMB2_TREE_CONNECT && req->tree != NULL &&
+	    st == STATUS_SUCCESS)
+		d->tid = req->tree->tree_id;
+	w->rsp.credits_granted = command == SMB2_CANCEL ? 0 :
+	    conn_credits_grant(&pv->cred, d->h.credits, d->h.credit_charge);
+	dispatch_rsp_hdr(req, &w->rsp, st, d->sid, d->tid);
+	metrics_request(command, st, d->mlen,
+	    wcur_off(&w->rsp.body) + w->rsp.data_len, d->mt0);
+	w->outs[w->nout].off = w->woff;
+	w->outs[w->nout].len = wcur_off(&w->rsp.body);
+	w->outs[w->nout].sign_sess = NULL;
+	return 0;
+}
+
+/* Which key signs the response, and whether the frame is encrypted. */
+static void
+dispatch_rsp_protect(struct conn *c, struct dispatch_walk *w,
+    const struct dispatch_one *d, ntstatus_t st)
+{
+	struct conn_private *pv = c->priv;
+	const struct smb2_req *req = &d->req;
+	struct session *ss;		/* signs the response */
+	uint16_t command = d->h.command;
+
+	/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
+	ss = d->chs != NULL && req->sess == d->chs->bound ? d->chs : req->sess;
+	/* Sign when the session signs: not guest/anonymous, not pending. */
+	if (ss != NULL && ss->signing && st != STATUS_PENDING &&
+	    (pv->sign_final == ss ||
+	    (ss->state == SESS_VALID &&
+	    (ss->signing_required || (d->h.flags & SMB2_FLAGS_SIGNED)))))
+		w->outs[w->nout].sign_sess = ss;
+	if (pv->sign_final == ss)
+		pv->sign_final = NULL;
+	/*
+	 * A signed request naming a session this connection does not
+	 * carry (another channel's, or gone): the answer has no key
+	 * to be signed with, but keeps the SIGNED flag, which clients
+	 * that require signing look for before they take the status
+	 * (they skip the check of the signature itself for it).
+	 */
+	if (w->outs[w->nout].sign_sess == NULL &&
+	    st == STATUS_USER_SESSION_DELETED &&
+	    (d->h.flags & SMB2_FLAGS_SIGNED) && c->dialect >= DIALECT_300)
+		le32_put(w->rsp.hdr + 16, le32_get(w->rsp.hdr + 16) |
+		    SMB2_FLAGS_SIGNED);
+	if (req->sess != NULL && req->sess->encrypt &&
+	    req->sess->state == SESS_VALID && command != SMB2_SESSION_SETUP)
+		w->encrypt_rsp = 1;
+	/*
+	 * MS-SMB2 3.3.4.1.4: a tree that requires encryption seals
+	 * the answers to requests on it, not the TREE_CONNECT that
+	 * made it (which came in plain: the client has not turned
+	 * encryption on yet, and smbclient refuses a sealed answer).
+	 */
+	if (req->tree != NULL && req->tree->encrypt &&
+	    command != SMB2_TREE_CONNECT)
+		w->encrypt_rsp = 1;
+	if (w->encrypt_rsp && w->enc_sess == NULL)
+		w->enc_sess = req->sess;
+}
+
+/*
+ * The response takes its place in the chain, and what the next related
+ * request inherits is noted: session, tree, status, FileId.
+ */
+static void
+dispatch_chain_carry(struct dispatch_walk *w, const struct dispatch_one *d,
+    ntstatus_t st)
+{
+	const struct smb2_req *req = &d->req;
+
+	/*
+	 * The next response starts 8-aligned from the start of this
+	 * one (its NextCommand, set in dispatch_finish), not from
+	 * sbuf: the 4-byte frame header shifts the two.
+	 */
+	w->woff += (w->outs[w->nout].len + 7) & ~(size_t)7;
+	w->nout++;
+	w->prev_sid = d->sid;
+	w->prev_tid = d->tid;
+	if (d->h.command == SMB2_CREATE)
+		w->prev_st = st;
+	w->prev_ids_bad = d->ids_bad;
+	if (w->rsp.set_fid) {
+		w->prev_fp = w->rsp.fid_persistent;
+		w->prev_fv = w->rsp.fid_volatile;
+	} else if (req->related ||
+	    !(d->h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
+		/* an unrelated request used its own FileId, or none */
+		if (!req->related)
+			w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
+		dispatch_used_fid(d->h.command, d->m + SMB2_HDR_LEN,
+		    d->mlen - SMB2_HDR_LEN, &w->prev_fp, &w->prev_fv);
+	}
+}
+
+/*
+ * Each request of a chain in turn: decode it, admit it (its place in
+ * the chain, session, signature, tree), serve it, close its response
+ * (body, header, signing, encryption) and carry to the next what a
+ * related request inherits.
+ */
 int
 dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
     size_t len)
 {
 	struct conn_private *pv = c->priv;
 	struct smb2_chain ch;
-	const uint8_t *m;
-	size_t mlen;
+	struct dispatch_one d;
+	ntstatus_t st;
 	int r;
 
 	pv->no_response = 0;
 	smb2_chain_init(&ch, msg, len);
-	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
-		struct smb2_req req;
-		struct smb2_hdr h;
-		const struct dispatch_cmd *cmd = NULL;
-		struct session *s = NULL;
-		struct session *chs = NULL;	/* s, when it is a channel slot */
-		struct session *ss;		/* signs the response */
-		ntstatus_t st = STATUS_SUCCESS;
-		uint64_t sid;
-		uint32_t tid;
-		int ids_bad = 0;
-		uint64_t mt0 = metrics_clock();	/* worker/metrics.h */
-
-		if (w->nout == CONN_MAX_COMPOUND || smb2_hdr_decode(m, mlen, &h) < 0 ||
-		    (h.flags & SMB2_FLAGS_SERVER_TO_REDIR)) {
-			conn_warnx(c, "malformed SMB2 header, disconnecting");
+	while ((r = smb2_chain_next(&ch, &d.m, &d.mlen)) == 1) {
+		if (dispatch_decode(c, w, &ch, &d) < 0)
 			return -1;
-		}
-		memset(&req, 0, sizeof(req));
-		req.conn = c;
-		req.chan = c;
-		req.command = h.command;
-		req.credit_charge = h.credit_charge;
-		req.credits_requested = h.credits;
-		req.flags = h.flags;
-		req.next_command = h.next_command;
-		req.message_id = h.message_id;
-		req.async_id = h.async_id;
-		req.tree_id = h.tree_id;
-		req.session_id = h.session_id;
-		req.channel_sequence = (uint16_t)h.status;
-		req.hdr = m;
-		req.len = mlen;
-		cur_init(&req.body, m, mlen);
-		cur_seek(&req.body, SMB2_HDR_LEN);
-		req.encrypted = w->encrypted;
-		req.related_fid_persistent = SMB2_FID_RELATED;
-		req.related_fid_volatile = SMB2_FID_RELATED;
-
-		/* Only NEGOTIATE (and ECHO) before a dialect is chosen. */
-		if (c->dialect == 0 || c->dialect == 0x02FF) {
-			if (h.command != SMB2_NEGOTIATE || w->nout > 0 || !ch.done) {
-				conn_warnx(c, "%s before NEGOTIATE, disconnecting",
-				    h.command < SMB2_NCOMMANDS ?
-				    dispatch_table[h.command].name : "command");
-				return -1;
-			}
-		} else if (h.command == SMB2_NEGOTIATE) {
-			conn_warnx(c, "second NEGOTIATE, disconnecting");
+		st = dispatch_admit(c, w, &d);
+		if (dispatch_serve(c, w, &d, &st) < 0)
 			return -1;
-		}
-		/*
-		 * CANCEL uses the id of what it cancels and costs nothing.
-		 * The rest of a chain parked behind a CREATE was charged
-		 * when it arrived (dispatch_park_rest).
-		 */
-		if (h.command != SMB2_CANCEL && !w->charged) {
-			uint16_t charge = c->dialect == DIALECT_202 ? 1 : h.credit_charge;
-
-			if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
-				conn_warnx(c, "message id %llu (charge %u) outside the "
-				    "window, disconnecting",
-				    (unsigned long long)h.message_id, charge);
-				return -1;
-			}
-		}
-
-		if (h.flags & SMB2_FLAGS_RELATED_OPERATIONS) {
-			if (w->nout == 0) {
-				/* nothing to relate to: the chain fails on */
-				st = STATUS_INVALID_PARAMETER;
-				ids_bad = 1;
-				goto respond;
-			}
-			req.related = 1;
-			req.session_id = w->prev_sid;
-			req.tree_id = w->prev_tid;
-			req.related_fid_persistent = w->prev_fp;
-			req.related_fid_volatile = w->prev_fv;
-		}
-		if (w->rest_st != STATUS_SUCCESS) {
-			/* the chain could not wait behind its CREATE */
-			st = w->rest_st;
-			goto respond;
-		}
-		if (h.command >= SMB2_NCOMMANDS) {
-			/* No such command at all (not one we lack): as Samba. */
-			st = STATUS_INVALID_PARAMETER;
-			goto respond;
-		}
-		cmd = &dispatch_table[h.command];
-		if (req.related) {
-			/*
-			 * MS-SMB2 3.3.5.2.7.2: after a request that had no
-			 * valid session or tree, the rest of the chain fails
-			 * with INVALID_PARAMETER.  A failed CREATE's status
-			 * carries down the chain to every request using its
-			 * FileId; other failures do not (a WRITE refused on a
-			 * read-only open leaves the READ after it alone, as
-			 * Windows and Samba do: smb2.compound.related6).
-			 */
-			if (w->prev_ids_bad && cmd->needs_session) {
-				st = STATUS_INVALID_PARAMETER;
-				ids_bad = 1;
-				goto respond;
-			}
-			if (w->prev_st != STATUS_SUCCESS) {
-				st = w->prev_st;
-				goto respond;
-			}
-		}
-		if (pv->role == CONN_ROLE_GATE && !cmd->in_gate) {
-			/* No session is valid in the gate: the spec's answer. */
-			st = STATUS_USER_SESSION_DELETED;
-			goto respond;
-		}
-		if (smb2_req_size_ok(h.command, m + SMB2_HDR_LEN,
-		    mlen - SMB2_HDR_LEN) < 0) {
-			st = STATUS_INVALID_PARAMETER;
-			goto respond;
-		}
-		st = dispatch_check_charge(c, &h, m + SMB2_HDR_LEN, mlen - SMB2_HDR_LEN);
-		if (st != STATUS_SUCCESS)
-			goto respond;
-		s = conn_session_find(c, req.session_id);
-		if (s != NULL && s->bound != NULL)
-			chs = s;
-		if (s != NULL && w->encrypted && (chs != NULL ? chs->bound : s) != w->enc_sess) {
-			/* A transform is for one session. */
-			st = STATUS_ACCESS_DENIED;
-			goto respond;
-		}
-		if (cmd->needs_session) {
-			if (s == NULL || s->state == SESS_IN_PROGRESS) {
-				st = STATUS_USER_SESSION_DELETED;
-				s = NULL;
-				ids_bad = 1;
-				goto respond;
-			}
-			/* A channel of an expired session: the same answer. */
-			if (chs != NULL && chs->bound->state == SESS_EXPIRED &&
-			    h.command != SMB2_LOGOFF) {
-				st = STATUS_NETWORK_SESSION_EXPIRED;
-				goto respond;
-			}
-			if (s->state == SESS_EXPIRED ||
-			    (s->expire != 0 && conn_now() >= s->expire)) {
-				s->state = SESS_EXPIRED;
-				if (h.command != SMB2_LOGOFF) {
-					st = STATUS_NETWORK_SESSION_EXPIRED;
-					goto respond;
-				}
-			}
-			req.sess = s;
-		} else if (s != NULL)
-			req.sess = s;
-		st = dispatch_check_signature(c, &req, s);
-		if (st != STATUS_SUCCESS) {
-			if (st == STATUS_ACCESS_DENIED)
-				s = NULL;	/* a refused request is not signed back */
-			goto respond;
-		}
-		if (s != NULL && s->encrypt && !w->encrypted &&
-		    h.command != SMB2_SESSION_SETUP && s->state == SESS_VALID) {
-			st = STATUS_ACCESS_DENIED;
-			goto respond;
-		}
-		/*
-		 * A channel: the request is served against its session and
-		 * the trees and opens on the session's home connection; it
-		 * is answered here (req.chan), signed with the channel's key.
-		 * LOGOFF stays on the channel slot (dispatch ends the session
-		 * after the answer, free_after).
-		 */
-		if (chs != NULL && cmd->needs_session && h.command != SMB2_LOGOFF)
-			req.sess = conn_session_home(chs, c, &req.conn);
-		if (cmd->needs_tree) {
-			req.tree = conn_tree_find(req.conn, req.sess, req.tree_id);
-			if (req.tree == NULL) {
-				st = STATUS_NETWORK_NAME_DELETED;
-				ids_bad = 1;
-				goto respond;
-			}
-			if (req.tree->encrypt && !w->encrypted) {
-				st = STATUS_ACCESS_DENIED;
-				goto respond;
-			}
-		}
-		st = dispatch_check_channel_sequence(c, &req);
-		if (st != STATUS_SUCCESS)
-			goto respond;
-		log_debug(6, "%s: %s mid %llu sid %llx tid %u", c->peer, cmd->name,
-		    (unsigned long long)h.message_id,
-		    (unsigned long long)req.session_id, req.tree_id);
-respond:
-		w->rsp.hdr = pv->sbuf + w->woff;
-		if (w->woff + SMB2_HDR_LEN + 16 > pv->scap)
-			return -1;
-		wcur_init(&w->rsp.body, w->rsp.hdr, pv->scap - w->woff);
-		wcur_zero(&w->rsp.body, SMB2_HDR_LEN);
-		w->rsp.data_fd = -1;
-		w->rsp.data_len = 0;
-		w->rsp.set_fid = 0;
-		w->rsp.async = 0;
-		if (st == STATUS_SUCCESS && cmd != NULL) {
-			st = cmd->fn(&req, &w->rsp);
-			if (st == STATUS_SUCCESS)
-				dispatch_create_channel_sequence(&req, &w->rsp);
-		}
 		if (pv->no_response) {
 			/* CANCEL: no response at all (MS-SMB2 3.3.5.16). */
 			pv->no_response = 0;
 			continue;
 		}
-		if (w->rsp.data_fd >= 0 && w->rsp.data_len > 0 && !ch.done) {
-			/*
-			 * Only the last response of a chain may carry bulk
-			 * data by sendfile: copy it into the body now.
-			 */
-			ssize_t n = -1;
-
-			if (wcur_left(&w->rsp.body) >= w->rsp.data_len)
-				n = pread(w->rsp.data_fd, w->rsp.body.p, w->rsp.data_len,
-				    w->rsp.data_off);
-			if (n < 0 || (size_t)n != w->rsp.data_len) {
-				conn_warnx(c, "short read of bulk data");
-				return -1;
-			}
-			w->rsp.body.p += n;
-			w->rsp.data_fd = -1;
-			w->rsp.data_len = 0;
-		}
-		if (w->rsp.body.err) {
-			conn_warnx(c, "response does not fit, disconnecting");
+		if (dispatch_bulk_inline(c, w, &ch) < 0 ||
+		    dispatch_rsp_close(c, w, &d, st) < 0)
 			return -1;
-		}
-		if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN && st != STATUS_SUCCESS)
-			dispatch_error_body(&w->rsp.body);
-		if (wcur_off(&w->rsp.body) == SMB2_HDR_LEN)
-			dispatch_error_body(&w->rsp.body);	/* never an empty body */
-		/* The session may have been created (SESSION_SETUP) or ended. */
-		sid = req.session_id;
-		if (h.command == SMB2_SESSION_SETUP && req.sess != NULL)
-			sid = req.sess->session_id;
-		tid = req.tree_id;
-		if (h.command == SMB2_TREE_CONNECT && req.tree != NULL &&
-		    st == STATUS_SUCCESS)
-			tid = req.tree->tree_id;
-		w->rsp.credits_granted = h.command == SMB2_CANCEL ? 0 :
-		    conn_credits_grant(&pv->cred, h.credits, h.credit_charge);
-		dispatch_rsp_hdr(&req, &w->rsp, st, sid, tid);
-		metrics_request(h.command, st, mlen,
-		    wcur_off(&w->rsp.body) + w->rsp.data_len, mt0);
-		w->outs[w->nout].off = w->woff;
-		w->outs[w->nout].len = wcur_off(&w->rsp.body);
-		w->outs[w->nout].sign_sess = NULL;
-		/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
-		ss = chs != NULL && req.sess == chs->bound ? chs : req.sess;
-		/* Sign when the session signs: not guest/anonymous, not pending. */
-		if (ss != NULL && ss->signing && st != STATUS_PENDING &&
-		    (pv->sign_final == ss ||
-		    (ss->state == SESS_VALID &&
-		    (ss->signing_required || (h.flags & SMB2_FLAGS_SIGNED)))))
-			w->outs[w->nout].sign_sess = ss;
-		if (pv->sign_final == ss)
-			pv->sign_final = NULL;
-		/*
-		 * A signed request naming a session this connection does not
-		 * carry (another channel's, or gone): the answer has no key
-		 * to be signed with, but keeps the SIGNED flag, which clients
-		 * that require signing look for before they take the status
-		 * (they skip the check of the signature itself for it).
-		 */
-		if (w->outs[w->nout].sign_sess == NULL && st == STATUS_USER_SESSION_DELETED &&
-		    (h.flags & SMB2_FLAGS_SIGNED) && c->dialect >= DIALECT_300)
-			le32_put(w->rsp.hdr + 16, le32_get(w->rsp.hdr + 16) |
-			    SMB2_FLAGS_SIGNED);
-		if (req.sess != NULL && req.sess->encrypt &&
-		    req.sess->state == SESS_VALID && h.command != SMB2_SESSION_SETUP)
-			w->encrypt_rsp = 1;
-		/*
-		 * MS-SMB2 3.3.4.1.4: a tree that requires encryption seals
-		 * the answers to requests on it, not the TREE_CONNECT that
-		 * made it (which came in plain: the client has not turned
-		 * encryption on yet, and smbclient refuses a sealed answer).
-		 */
-		if (req.tree != NULL && req.tree->encrypt &&
-		    h.command != SMB2_TREE_CONNECT)
-			w->encrypt_rsp = 1;
-		if (w->encrypt_rsp && w->enc_sess == NULL)
-			w->enc_sess = req.sess;
-		/*
-		 * The next response starts 8-aligned from the start of this
-		 * one (its NextCommand, set in dispatch_finish), not from
-		 * sbuf: the 4-byte frame header shifts the two.
-		 */
-		w->woff += (w->outs[w->nout].len + 7) & ~(size_t)7;
-		w->nout++;
-		w->prev_sid = sid;
-		w->prev_tid = tid;
-		if (h.command == SMB2_CREATE)
-			w->prev_st = st;
-		w->prev_ids_bad = ids_bad;
-		if (w->rsp.set_fid) {
-			w->prev_fp = w->rsp.fid_persistent;
-			w->prev_fv = w->rsp.fid_volatile;
-		} else if (req.related || !(h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
-			/* an unrelated request used its own FileId, or none */
-			if (!req.related)
-				w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
-			dispatch_used_fid(h.command, m + SMB2_HDR_LEN,
-			    mlen - SMB2_HDR_LEN, &w->prev_fp, &w->prev_fv);
-		}
+		dispatch_rsp_protect(c, w, &d, st);
+		dispatch_chain_carry(w, &d, st);
 		if (pv->dead)
 			break;
-		if (st == STATUS_PENDING && h.command == SMB2_CREATE && !ch.done) {
+		if (st == STATUS_PENDING && d.h.command == SMB2_CREATE &&
+		    !ch.done) {
 			/*
 			 * A CREATE waiting for a break inside a chain: the
 			 * requests after it wait with it, and are answered
@@ -934,8 +905,8 @@ respond:
 			 * related ones need its FileId).  A chain too long
 			 * to keep is answered now, with no resources.
 			 */
-			r = dispatch_park_rest(c, h.message_id, ch.buf + ch.off,
-			    ch.len - ch.off);
+			r = dispatch_park_rest(c, d.h.message_id,
+			    ch.buf + ch.off, ch.len - ch.off);
 			if (r < 0)
 				return -1;
 			if (r == 0)

@@ -1,6 +1,6 @@
 /*
- * SMB2 CREATE and CLOSE (MS-SMB2 2.2.13, 2.2.14, 2.2.15, 2.2.16; server
- * rules 3.3.5.9, 3.3.5.10).  What the user may do is decided by the kernel:
+ * SMB2 CREATE (MS-SMB2 2.2.13, 2.2.14; server rules 3.3.5.9; CLOSE is in
+ * worker/smb2_close.c).  What the user may do is decided by the kernel:
  * the file is opened with the access mode the client asked for, and an
  * EACCES from open(2) is the answer.  Share-mode and lease state belong to
  * the shm/ layer (next issue): their contexts are parsed and noted here.
@@ -21,14 +21,13 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
-#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/smb2_create_fs.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
 #include "worker/worker.h"
 #include "worker/state.h"
-#include "worker/unlink_as.h"
 #include "worker/durable.h"
 
 /* MS-SMB2 2.2.13 */
@@ -55,8 +54,6 @@
 /* bits MS-SMB2 says the server must refuse */
 #define FILE_OPTIONS_INVALID	0xFF000000u
 
-#define SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB	0x0001
-
 #define CREATE_RSP_FIXED	88
 
 struct create_ctx {
@@ -72,144 +69,6 @@ struct create_ctx {
 	uint32_t	 secd_len;
 	struct state_open_req sreq;	/* what the state layer is asked */
 };
-
-static uint32_t
-create_map_generic(uint32_t a)
-{
-	/* MS-SMB2 / MS-DTYP 2.4.3 file generic mapping */
-	if (a & GENERIC_READ)
-		a |= 0x00120089u;
-	if (a & GENERIC_WRITE)
-		a |= 0x00120116u;
-	if (a & GENERIC_EXECUTE)
-		a |= 0x001200A0u;
-	if (a & GENERIC_ALL)
-		a |= FILE_ALL_ACCESS;
-	return a & ~(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE |
-	    GENERIC_ALL);
-}
-
-/* The parent of path ("" for a top-level name) in buf. */
-static void
-create_parent(const char *path, char *buf, size_t len)
-{
-	const char *s = strrchr(path, '/');
-	size_t n = s ? (size_t)(s - path) : 0;
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, path, n);
-	buf[n] = '\0';
-}
-
-/*
- * What this user may do with path, by asking the kernel (faccessat with
- * AT_EACCESS: the process is the user).  The parent is opened once and
- * asked about the name and about itself (DELETE needs write and search
- * on it), instead of one parent lookup per question.
- */
-static uint32_t
-create_maximal_access(struct tree *tree, const char *path,
-    const struct vfs_stat *st, int delete_only)
-{
-	const struct vfs_ops *vfs = file_vfs();
-	char parent[FILE_PATH_MAX];
-	const char *last;
-	uint32_t a = FILE_READ_ATTRIBUTES | FILE_READ_EA | READ_CONTROL |
-	    SYNCHRONIZE;
-	int pfd = -1, ok_r, ok_x, ok_w;
-
-	if (path[0] == '\0') {
-		ok_r = vfs->access(tree->root_fd, path, R_OK) == 0;
-		ok_x = vfs->access(tree->root_fd, path, X_OK) == 0;
-		ok_w = vfs->access(tree->root_fd, path, W_OK) == 0;
-	} else {
-		create_parent(path, parent, sizeof(parent));
-		last = strrchr(path, '/');
-		last = last != NULL ? last + 1 : path;
-		pfd = vfs->open(tree->root_fd, parent, O_PATH | O_DIRECTORY, 0);
-		/* delete_only: just the DELETE bit (the parent's rights) */
-		ok_r = !delete_only && pfd >= 0 &&
-		    vfs->accessat(pfd, last, R_OK) == 0;
-		ok_x = !delete_only && pfd >= 0 &&
-		    vfs->accessat(pfd, last, X_OK) == 0;
-		ok_w = !delete_only && pfd >= 0 &&
-		    vfs->accessat(pfd, last, W_OK) == 0;
-	}
-	if (ok_r)
-		a |= FILE_READ_DATA;
-	if (ok_x)
-		a |= FILE_EXECUTE;
-	if (ok_w)
-		a |= FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
-		    FILE_WRITE_ATTRIBUTES |
-		    (S_ISDIR(st->mode) ? FILE_DELETE_CHILD : 0);
-	if (st->uid == (uint32_t)user_euid())
-		/*
-		 * The owner may chmod: what the mode withholds (execute) it
-		 * can grant itself, as Samba's owner mapping says.
-		 */
-		a |= FILE_WRITE_ATTRIBUTES | WRITE_DAC | WRITE_OWNER |
-		    ((a & FILE_READ_DATA) && (a & FILE_WRITE_DATA) ?
-		    FILE_EXECUTE | FILE_DELETE_CHILD : 0);
-	if (pfd >= 0) {
-		if (vfs->accessat(pfd, "", W_OK | X_OK) == 0)
-			a |= DELETE_ACCESS;
-		close(pfd);
-	}
-	if (tree->read_only)
-		a &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
-		    FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | DELETE_ACCESS |
-		    WRITE_DAC | WRITE_OWNER);
-	return a;
-}
-
-/*
- * The name as spelled: stat through an O_PATH open that is kept (*pfd),
- * so an open without data access needs no second lookup and fstat.  What
- * vfs statat does (openat2 beneath the root, statx) minus its close.
- */
-static int
-create_lookup(int root, const char *path, struct vfs_stat *st, int *pfd)
-{
-	const struct vfs_ops *vfs = file_vfs();
-	int fd, rc;
-
-	if (*pfd >= 0) {
-		close(*pfd);
-		*pfd = -1;
-	}
-	if ((fd = vfs->open(root, path, O_PATH, 0)) < 0)
-		return fd;
-	if ((rc = vfs->fstat(fd, st)) != 0) {
-		close(fd);
-		return rc;
-	}
-	*pfd = fd;
-	return 0;
-}
-
-/*
- * The DOS xattr.  The kernel refuses fgetxattr on an O_PATH fd (EBADF;
- * getxattrat refuses it too), which the vfs retries through
- * /proc/self/fd/N: an O_PATH open goes there directly, one syscall.
- */
-static int
-create_dos_get(int fd, int opath, struct vfs_dosinfo *di)
-{
-	uint8_t buf[64];
-	char p[32];
-	ssize_t n;
-
-	if (!opath || file_vfs() != &vfs_posix)
-		return vfs_dos_get(file_vfs(), fd, di);
-	memset(di, 0, sizeof(*di));
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	n = getxattr(p, VFS_XATTR_DOS, buf, sizeof(buf));
-	if (n < 0)
-		return -errno;
-	return vfs_dos_decode(buf, (size_t)n, di);
-}
 
 static ntstatus_t
 create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
@@ -330,67 +189,109 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 	return STATUS_SUCCESS;
 }
 
-ntstatus_t
-smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
-{
-	const struct vfs_ops *vfs = file_vfs();
-	struct cur *c = &req->body;
-	struct tree *tree = req->tree;
+/*
+ * One CREATE on its way through smb2_create_handle: the request as
+ * decoded, then what each step learns (the name's stat, the open it made,
+ * what the shared state granted).  It lives on the handler's stack.
+ */
+struct create_call {
+	struct smb2_req	*req;
+	struct smb2_rsp	*rsp;
+	struct tree	*tree;
+	/* MS-SMB2 2.2.13 */
+	uint8_t		 oplock_req;
+	uint32_t	 imp, access, attrs, share, disp, opts;
+	uint32_t	 ctx_off, ctx_len;
+	uint16_t	 name_off, name_len;
+	const uint8_t	*name16;
 	struct create_ctx cc;
-	struct file_open *f = NULL;
-	struct open *op = NULL;
-	struct vfs_stat st;
+	/* found and made on the way */
+	struct file_open *f;
+	struct open	*op;
+	struct vfs_stat	 st;
 	struct vfs_dosinfo di;
-	struct fscc_info fi;
-	struct timespec now;
-	char parent[FILE_PATH_MAX];
-	const uint8_t *name16;
-	uint8_t *ctx_prev = NULL, buf[32], oplock_req;
-	struct state_open_grant grant = { 0 };
-	uint32_t imp, access, want, attrs, share, disp, opts, ctx_off, ctx_len;
-	uint32_t action = FILE_OPENED, maxacc = 0, ctx_start;
-	uint16_t name_off, name_len;
-	int exists, is_dir = 0, flags = 0, rc, fd = -1, writes, truncate;
-	int dos_known = 0, has_dos = 0, replayed = 0, pfd = -1, st_fresh = 0;
-	ntstatus_t status;
+	struct state_open_grant grant;
+	uint32_t	 want;		/* the access asked for, mapped */
+	uint32_t	 maxacc;
+	uint32_t	 action;
+	int		 exists, is_dir, flags, fd, truncate;
+	int		 dos_known, has_dos, replayed, pfd, st_fresh;
+};
 
-	if (tree == NULL || tree->root_fd < 0)
-		return STATUS_INVALID_PARAMETER;
+static void
+create_call_init(struct create_call *cr, struct smb2_req *req,
+    struct smb2_rsp *rsp)
+{
+	cr->req = req;
+	cr->rsp = rsp;
+	cr->tree = req->tree;
+	cr->name16 = NULL;
+	cr->f = NULL;
+	cr->op = NULL;
+	memset(&cr->grant, 0, sizeof(cr->grant));
+	cr->want = 0;
+	cr->maxacc = 0;
+	cr->action = FILE_OPENED;
+	cr->exists = 0;
+	cr->is_dir = 0;
+	cr->flags = 0;
+	cr->fd = -1;
+	cr->truncate = 0;
+	cr->dos_known = 0;
+	cr->has_dos = 0;
+	cr->replayed = 0;
+	cr->pfd = -1;
+	cr->st_fresh = 0;
+}
+
+/* The fixed part of the request (MS-SMB2 2.2.13). */
+static ntstatus_t
+create_decode(struct create_call *cr)
+{
+	struct cur *c = &cr->req->body;
+
 	if (cur_le16(c) != 57)
 		return STATUS_INVALID_PARAMETER;
 	cur_skip(c, 1);			/* SecurityFlags */
-	oplock_req = cur_u8(c);
-	imp = cur_le32(c);
+	cr->oplock_req = cur_u8(c);
+	cr->imp = cur_le32(c);
 	cur_skip(c, 16);		/* SmbCreateFlags, Reserved */
-	access = cur_le32(c);
-	attrs = cur_le32(c);
-	share = cur_le32(c);
-	disp = cur_le32(c);
-	opts = cur_le32(c);
-	name_off = cur_le16(c);
-	name_len = cur_le16(c);
-	ctx_off = cur_le32(c);
-	ctx_len = cur_le32(c);
-	if (c->err)
-		return STATUS_INVALID_PARAMETER;
-	/*
-	 * A durable reconnect ignores every other field (MS-SMB2 3.3.5.9.7,
-	 * Samba's smb2.durable-open.reopen2): look for DHnC / DH2C first.
-	 */
-	if (create_parse_contexts(req, ctx_off, ctx_len, &cc) ==
-	    STATUS_SUCCESS && cc.sreq.reconnect) {
-		struct cur nc = cur_sub(c, name_off, name_len);
+	cr->access = cur_le32(c);
+	cr->attrs = cur_le32(c);
+	cr->share = cur_le32(c);
+	cr->disp = cur_le32(c);
+	cr->opts = cur_le32(c);
+	cr->name_off = cur_le16(c);
+	cr->name_len = cur_le16(c);
+	cr->ctx_off = cur_le32(c);
+	cr->ctx_len = cur_le32(c);
+	return c->err ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
+}
 
-		name16 = name_len > 0 ? cur_view(&nc, name_len) : NULL;
-		status = durable_reconnect(req, name16, name16 ? name_len : 0,
-		    &cc.sreq, &op, &grant);
-		if (status != STATUS_SUCCESS)
-			return status;
-		f = op->u.file;
-		want = op->access;
-		goto reply;
-	}
-	if (imp > 3)
+/* DHnC / DH2C: the disconnected durable open comes back as it was. */
+static ntstatus_t
+create_reconnect(struct create_call *cr)
+{
+	struct cur nc = cur_sub(&cr->req->body, cr->name_off, cr->name_len);
+	ntstatus_t status;
+
+	cr->name16 = cr->name_len > 0 ? cur_view(&nc, cr->name_len) : NULL;
+	status = durable_reconnect(cr->req, cr->name16,
+	    cr->name16 ? cr->name_len : 0, &cr->cc.sreq, &cr->op, &cr->grant);
+	if (status != STATUS_SUCCESS)
+		return status;
+	cr->f = cr->op->u.file;
+	cr->want = cr->op->access;
+	return STATUS_SUCCESS;
+}
+
+/* The fields MS-SMB2 3.3.5.9 refuses before anything is looked up. */
+static ntstatus_t
+create_validate(struct create_call *cr)
+{
+	uint32_t opts = cr->opts, disp = cr->disp;
+
+	if (cr->imp > 3)
 		return STATUS_BAD_IMPERSONATION_LEVEL;
 	if (disp > FILE_OVERWRITE_IF || (opts & FILE_OPTIONS_INVALID) ||
 	    (opts & FILE_RESERVE_OPFILTER) ||
@@ -400,367 +301,468 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_NOT_SUPPORTED;
 	if (opts & FILE_CREATE_TREE_CONNECTION)
 		return STATUS_NOT_SUPPORTED;	/* MS-SMB2 3.3.5.9 */
-	if (access & 0x0CE0FE00u)	/* reserved bits, MS-SMB2 3.3.5.9 */
+	if (cr->access & 0x0CE0FE00u)	/* reserved bits, MS-SMB2 3.3.5.9 */
 		return STATUS_ACCESS_DENIED;
 	if ((opts & FILE_DIRECTORY_FILE) && disp != FILE_CREATE &&
 	    disp != FILE_OPEN && disp != FILE_OPEN_IF)
 		return STATUS_INVALID_PARAMETER;
-	if (attrs & ~0x7FB7u)
+	if (cr->attrs & ~0x7FB7u)
 		return STATUS_INVALID_PARAMETER;
-	name16 = NULL;
-	if (name_len > 0) {
-		struct cur nc = cur_sub(c, name_off, name_len);
+	if (cr->name_len > 0) {
+		struct cur nc = cur_sub(&cr->req->body, cr->name_off,
+		    cr->name_len);
 
-		name16 = cur_view(&nc, name_len);
-		if (name16 == NULL)
+		cr->name16 = cur_view(&nc, cr->name_len);
+		if (cr->name16 == NULL)
 			return STATUS_INVALID_PARAMETER;
 	}
-	if ((status = create_parse_contexts(req, ctx_off, ctx_len, &cc)) !=
-	    STATUS_SUCCESS)
-		return status;
-	/* MS-SMB2 3.3.5.9.10: a replayed DH2Q create gets its open back */
-	status = durable_replay_find(req, &cc.sreq, oplock_req, &op, &action,
-	    &grant);
-	if (status == STATUS_SUCCESS) {
-		replayed = 1;
-		f = op->u.file;
-		want = op->access;
-		goto reply;
-	}
-	if (status != STATUS_NOT_FOUND)
-		return status;
+	return STATUS_SUCCESS;
+}
 
-	if ((f = file_open_get()) == NULL)
-		return STATUS_INSUFF_SERVER_RESOURCES;
-	f->share = tree->share;
-	status = file_name_parse(req, name16, name_len, f->path,
-	    sizeof(f->path), f->stream, sizeof(f->stream));
+/* MS-SMB2 3.3.5.9.10: a replayed DH2Q create gets its open back. */
+static ntstatus_t
+create_replay(struct create_call *cr)
+{
+	ntstatus_t status;
+
+	status = durable_replay_find(cr->req, &cr->cc.sreq, cr->oplock_req,
+	    &cr->op, &cr->action, &cr->grant);
 	if (status != STATUS_SUCCESS)
-		goto out;
+		return status;
+	cr->replayed = 1;
+	cr->f = cr->op->u.file;
+	cr->want = cr->op->access;
+	return STATUS_SUCCESS;
+}
 
-	want = create_map_generic(access & ~MAXIMUM_ALLOWED);
-	writes = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
-	    FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC | WRITE_OWNER)) ||
-	    (opts & FILE_DELETE_ON_CLOSE);
+/*
+ * The rights asked for, judged against the share and delete-on-close
+ * before the name is looked up.
+ */
+static ntstatus_t
+create_check_request(struct create_call *cr)
+{
+	uint32_t access = cr->access, opts = cr->opts, disp = cr->disp;
+	int writes;
+
+	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);
+	writes = (cr->want & (FILE_WRITE_DATA | FILE_APPEND_DATA |
+	    FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC |
+	    WRITE_OWNER)) || (opts & FILE_DELETE_ON_CLOSE);
 	/* a read-only share: OPEN_IF of an existing file is still an open */
-	if (tree->read_only && (writes || (disp != FILE_OPEN &&
-	    disp != FILE_OPEN_IF))) {
-		status = STATUS_ACCESS_DENIED;
-		goto out;
-	}
-	if ((opts & FILE_DELETE_ON_CLOSE) && !(want & DELETE_ACCESS) &&
-	    !(access & MAXIMUM_ALLOWED)) {
-		status = STATUS_ACCESS_DENIED;
-		goto out;
-	}
+	if (cr->tree->read_only && (writes || (disp != FILE_OPEN &&
+	    disp != FILE_OPEN_IF)))
+		return STATUS_ACCESS_DENIED;
+	if ((opts & FILE_DELETE_ON_CLOSE) && !(cr->want & DELETE_ACCESS) &&
+	    !(access & MAXIMUM_ALLOWED))
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
 
-	/*
-	 * Stat as spelled first: an existing name costs one lookup; only a
-	 * miss on a case-insensitive share looks for another spelling.
-	 */
-	rc = create_lookup(tree->root_fd, f->path, &st, &pfd);
+/*
+ * Stat as spelled first: an existing name costs one lookup; only a miss
+ * on a case-insensitive share looks for another spelling.  Sets exists.
+ */
+static ntstatus_t
+create_resolve_name(struct create_call *cr)
+{
+	struct tree *tree = cr->tree;
+	struct file_open *f = cr->f;
+	int rc;
+
+	rc = create_lookup(tree->root_fd, f->path, &cr->st, &cr->pfd);
 	if (rc == -ENOENT && tree->share != NULL &&
 	    !tree->share->case_sensitive) {
-		int r = vfs_name_resolve_miss(vfs, tree->root_fd, f->path,
-		    sizeof(f->path));
+		int r = vfs_name_resolve_miss(file_vfs(), tree->root_fd,
+		    f->path, sizeof(f->path));
 
-		if (r < 0) {
-			status = ntstatus_from_errno(r);
-			goto out;
-		}
+		if (r < 0)
+			return ntstatus_from_errno(r);
 		if (r > 0)
-			rc = create_lookup(tree->root_fd, f->path, &st, &pfd);
+			rc = create_lookup(tree->root_fd, f->path, &cr->st,
+			    &cr->pfd);
 	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",
-		    req->conn->peer, f->path);
-		status = STATUS_ACCESS_DENIED;
-		goto out;
+		    cr->req->conn->peer, f->path);
+		return STATUS_ACCESS_DENIED;
 	}
-	if (rc == -ENOTDIR) {
-		status = STATUS_OBJECT_PATH_NOT_FOUND;
-		goto out;
-	}
-	if (rc != 0 && rc != -ENOENT) {
-		status = ntstatus_from_errno(rc);
-		goto out;
-	}
-	exists = rc == 0;
-	if (exists && !S_ISREG(st.mode) && !S_ISDIR(st.mode)) {
+	if (rc == -ENOTDIR)
+		return STATUS_OBJECT_PATH_NOT_FOUND;
+	if (rc != 0 && rc != -ENOENT)
+		return ntstatus_from_errno(rc);
+	cr->exists = rc == 0;
+	if (cr->exists && !S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
 		/* fifos, devices, sockets: never opened for a client */
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
+
+/* A name that does not exist: may this create make it? */
+static ntstatus_t
+create_check_missing(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	uint32_t disp = cr->disp, opts = cr->opts;
+	char parent[FILE_PATH_MAX];
+	ntstatus_t status = STATUS_SUCCESS;
+	int rc;
+
+	if (cr->exists)
+		return STATUS_SUCCESS;
+	if (f->stream[0] == '\0' &&
+	    (disp == FILE_OPEN || disp == FILE_OVERWRITE))
+		status = STATUS_OBJECT_NAME_NOT_FOUND;
+	else if (f->stream[0] != '\0' && disp == FILE_OPEN)
+		status = STATUS_OBJECT_NAME_NOT_FOUND;
+	else if (f->path[0] == '\0')
+		status = STATUS_OBJECT_NAME_COLLISION;
+	else if (cr->tree->read_only)
 		status = STATUS_ACCESS_DENIED;
-		goto out;
+	/* a new read-only file could never be deleted on close */
+	else if ((opts & FILE_DELETE_ON_CLOSE) &&
+	    f->stream[0] == '\0' && (cr->attrs & FILE_ATTRIBUTE_READONLY))
+		status = STATUS_CANNOT_DELETE;
+	else if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE))
+		status = STATUS_NOT_A_DIRECTORY;
+	/*
+	 * A missing parent answers first.  On the way to a create it is not
+	 * stat'ed: the create itself fails with ENOENT or ENOTDIR then
+	 * (mapped in create_open_object), 3 syscalls fewer per new name.
+	 */
+	if (status != STATUS_SUCCESS) {
+		create_parent(f->path, parent, sizeof(parent));
+		rc = file_vfs()->statat(cr->tree->root_fd, parent, &cr->st);
+		if (rc != 0 || !S_ISDIR(cr->st.mode))
+			status = rc == -EXDEV || rc == -ELOOP ?
+			    STATUS_ACCESS_DENIED :
+			    STATUS_OBJECT_PATH_NOT_FOUND;
 	}
-	if (!exists) {
-		if (f->stream[0] == '\0' &&
-		    (disp == FILE_OPEN || disp == FILE_OVERWRITE))
-			status = STATUS_OBJECT_NAME_NOT_FOUND;
-		else if (f->stream[0] != '\0' && disp == FILE_OPEN)
-			status = STATUS_OBJECT_NAME_NOT_FOUND;
-		else if (f->path[0] == '\0')
-			status = STATUS_OBJECT_NAME_COLLISION;
-		else if (tree->read_only)
-			status = STATUS_ACCESS_DENIED;
-		/* a new read-only file could never be deleted on close */
-		else if ((opts & FILE_DELETE_ON_CLOSE) &&
-		    f->stream[0] == '\0' && (attrs & FILE_ATTRIBUTE_READONLY))
-			status = STATUS_CANNOT_DELETE;
-		else if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE))
-			status = STATUS_NOT_A_DIRECTORY;
-		/*
-		 * A missing parent answers first.  On the way to a create it
-		 * is not stat'ed: the create itself fails with ENOENT or
-		 * ENOTDIR then (mapped below), 3 syscalls fewer per new name.
-		 */
-		if (status != STATUS_SUCCESS) {
-			create_parent(f->path, parent, sizeof(parent));
-			rc = vfs->statat(tree->root_fd, parent, &st);
-			if (rc != 0 || !S_ISDIR(st.mode))
-				status = rc == -EXDEV || rc == -ELOOP ?
-				    STATUS_ACCESS_DENIED :
-				    STATUS_OBJECT_PATH_NOT_FOUND;
-			goto out;
-		}
-	}
-	is_dir = exists ? S_ISDIR(st.mode) : (opts & FILE_DIRECTORY_FILE) != 0;
+	return status;
+}
+
+/* File or directory, as the options and the disposition ask. */
+static ntstatus_t
+create_check_kind(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	uint32_t disp = cr->disp, opts = cr->opts;
+	int exists = cr->exists, is_dir;
+
+	is_dir = cr->is_dir = exists ? S_ISDIR(cr->st.mode) :
+	    (opts & FILE_DIRECTORY_FILE) != 0;
 	if (exists && f->stream[0] == '\0') {
-		if (disp == FILE_CREATE) {
-			status = STATUS_OBJECT_NAME_COLLISION;
-			goto out;
-		}
-		if (is_dir && (opts & FILE_NON_DIRECTORY_FILE)) {
-			status = STATUS_FILE_IS_A_DIRECTORY;
-			goto out;
-		}
-		if (!is_dir && (opts & FILE_DIRECTORY_FILE)) {
-			status = STATUS_NOT_A_DIRECTORY;
-			goto out;
-		}
-		if (is_dir && disp != FILE_OPEN && disp != FILE_OPEN_IF) {
-			status = STATUS_INVALID_PARAMETER;
-			goto out;
-		}
+		if (disp == FILE_CREATE)
+			return STATUS_OBJECT_NAME_COLLISION;
+		if (is_dir && (opts & FILE_NON_DIRECTORY_FILE))
+			return STATUS_FILE_IS_A_DIRECTORY;
+		if (!is_dir && (opts & FILE_DIRECTORY_FILE))
+			return STATUS_NOT_A_DIRECTORY;
+		if (is_dir && disp != FILE_OPEN && disp != FILE_OPEN_IF)
+			return STATUS_INVALID_PARAMETER;
 	}
 	/* a stream is never a directory; "dir::$DATA" is not the directory */
-	if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE)) {
-		status = STATUS_NOT_A_DIRECTORY;
-		goto out;
-	}
+	if (f->stream[0] != '\0' && (opts & FILE_DIRECTORY_FILE))
+		return STATUS_NOT_A_DIRECTORY;
 	if (f->stream[0] == '\0' && is_dir && exists &&
-	    file_name_data_suffix(name16, name_len)) {
-		status = (opts & FILE_DIRECTORY_FILE) ?
+	    file_name_data_suffix(cr->name16, cr->name_len))
+		return (opts & FILE_DIRECTORY_FILE) ?
 		    STATUS_NOT_A_DIRECTORY : STATUS_FILE_IS_A_DIRECTORY;
-		goto out;
-	}
-	/*
-	 * The maximal access costs a handful of syscalls: only when the
-	 * client asked for it (MAXIMUM_ALLOWED, MxAc) or DELETE must be
-	 * judged here; every other right is judged by the kernel at open.
-	 */
-	if (exists && ((access & MAXIMUM_ALLOWED) || cc.mxac ||
-	    (want & DELETE_ACCESS))) {
-		maxacc = create_maximal_access(tree, f->path, &st,
-		    !(access & MAXIMUM_ALLOWED) && !cc.mxac);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * The maximal access costs a handful of syscalls: only when the client
+ * asked for it (MAXIMUM_ALLOWED, MxAc) or DELETE must be judged here;
+ * every other right is judged by the kernel at open.
+ */
+static ntstatus_t
+create_judge_access(struct create_call *cr)
+{
+	uint32_t access = cr->access;
+
+	if (cr->exists && ((access & MAXIMUM_ALLOWED) || cr->cc.mxac ||
+	    (cr->want & DELETE_ACCESS))) {
+		cr->maxacc = create_maximal_access(cr->tree, cr->f->path,
+		    &cr->st, !(access & MAXIMUM_ALLOWED) && !cr->cc.mxac);
 		/*
 		 * MS-SMB2 3.3.5.9: MAXIMUM_ALLOWED adds the maximal access
 		 * but the rights also asked for by name are still checked;
-		 * the data rights are the ones the open below would
-		 * otherwise leave unchecked (its mode follows maxacc).
+		 * the data rights are the ones the open would otherwise
+		 * leave unchecked (its mode follows maxacc).
 		 */
-		if ((access & MAXIMUM_ALLOWED) && (want & (FILE_READ_DATA |
-		    FILE_WRITE_DATA | FILE_APPEND_DATA) & ~maxacc)) {
-			status = STATUS_ACCESS_DENIED;
-			goto out;
-		}
+		if ((access & MAXIMUM_ALLOWED) && (cr->want & (FILE_READ_DATA |
+		    FILE_WRITE_DATA | FILE_APPEND_DATA) & ~cr->maxacc))
+			return STATUS_ACCESS_DENIED;
 		if (access & MAXIMUM_ALLOWED)
-			want |= maxacc;
-		if ((want & DELETE_ACCESS) && !(maxacc & DELETE_ACCESS)) {
+			cr->want |= cr->maxacc;
+		if ((cr->want & DELETE_ACCESS) &&
+		    !(cr->maxacc & DELETE_ACCESS)) {
 			if ((access & DELETE_ACCESS) ||
-			    (opts & FILE_DELETE_ON_CLOSE)) {
-				status = STATUS_ACCESS_DENIED;
-				goto out;
-			}
-			want &= ~DELETE_ACCESS;	/* from GENERIC_ALL only */
+			    (cr->opts & FILE_DELETE_ON_CLOSE))
+				return STATUS_ACCESS_DENIED;
+			/* from GENERIC_ALL only */
+			cr->want &= ~DELETE_ACCESS;
 		}
-	} else if (!exists)
-		want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
+	} else if (!cr->exists)
+		cr->want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
+	return STATUS_SUCCESS;
+}
 
-	truncate = f->stream[0] == '\0' && exists &&
-	    (disp == FILE_SUPERSEDE || disp == FILE_OVERWRITE ||
-	    disp == FILE_OVERWRITE_IF);
+/* A directory: made when it is missing, then opened. */
+static int
+create_open_dir(struct create_call *cr, ntstatus_t *status)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct tree *tree = cr->tree;
+	struct file_open *f = cr->f;
+	uint32_t want = cr->want;
+	int fd, rc;
 
-	/* Open (or create) the object, letting the kernel judge the mode. */
-	if (is_dir) {
-		if (!exists) {
-			rc = vfs->mkdir(tree->root_fd, f->path, 0777 &
-			    (tree->share ? tree->share->directory_mask : 0755));
-			if (rc != 0) {
-				/* no parent (not stat'ed before: above) */
-				status = rc == -ENOENT || rc == -ENOTDIR ?
-				    STATUS_OBJECT_PATH_NOT_FOUND :
-				    ntstatus_from_errno(rc);
-				goto out;
-			}
-			action = FILE_CREATED;
+	if (!cr->exists) {
+		rc = vfs->mkdir(tree->root_fd, f->path, 0777 &
+		    (tree->share ? tree->share->directory_mask : 0755));
+		if (rc != 0) {
+			/* no parent (create_check_missing did not look) */
+			*status = rc == -ENOENT || rc == -ENOTDIR ?
+			    STATUS_OBJECT_PATH_NOT_FOUND :
+			    ntstatus_from_errno(rc);
+			return -1;
 		}
-		fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY,
-		    0);
-		/*
-		 * A directory's stream is an xattr: its data access is what
-		 * was granted, and the kernel checks each xattr call.
-		 */
-		if (fd >= 0 && f->stream[0] != '\0') {
-			f->readable = (want & (FILE_READ_DATA |
-			    FILE_EXECUTE)) != 0 || disp != FILE_OPEN;
-			f->writable = (want & (FILE_WRITE_DATA |
-			    FILE_APPEND_DATA)) != 0 || disp != FILE_OPEN;
-		}
-		if (fd == -EACCES && !(want & FILE_READ_DATA))
-			fd = vfs->open(tree->root_fd, f->path,
-			    O_PATH | O_DIRECTORY, 0);
-	} else {
-		int r = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
-		int w = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
-
-		if (f->stream[0] != '\0')
-			w = w || disp != FILE_OPEN;
-		if (truncate || !exists)
-			w = 1;
-		flags = w ? (r ? O_RDWR : O_WRONLY) : (r ? O_RDONLY : O_PATH);
-		if (access & MAXIMUM_ALLOWED && exists)
-			flags = (maxacc & FILE_WRITE_DATA) ?
-			    ((maxacc & FILE_READ_DATA) ? O_RDWR : O_WRONLY) :
-			    ((maxacc & FILE_READ_DATA) ? O_RDONLY : O_PATH);
-		if (flags != O_PATH)
-			flags |= O_NONBLOCK | O_NOCTTY;
-		if (!exists) {
-			/* a new file (or the base of a new stream) */
-			flags |= O_CREAT | O_EXCL;
-			if ((flags & O_ACCMODE) != O_RDWR && !(flags & O_PATH))
-				flags = (flags & ~O_ACCMODE) | O_RDWR;
-			if (flags & O_PATH)
-				flags = O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK;
-			action = FILE_CREATED;
-		} else if (truncate) {
-			/* truncated below, after the read-only check */
-			action = disp == FILE_SUPERSEDE ? FILE_SUPERSEDED :
-			    FILE_OVERWRITTEN;
-		}
-		if (flags == O_PATH && pfd >= 0) {
-			/* no data access: the lookup's O_PATH fd is the open */
-			fd = pfd;
-			pfd = -1;
-			st_fresh = 1;
-		} else
-			fd = vfs->open(tree->root_fd, f->path, flags, 0666 &
-			    (tree->share ? tree->share->create_mask : 0744));
-		if (fd >= 0) {
-			f->readable = (flags & O_PATH) == 0 &&
-			    (flags & O_ACCMODE) != O_WRONLY;
-			f->writable = (flags & O_PATH) == 0 &&
-			    (flags & O_ACCMODE) != O_RDONLY;
-		}
+		cr->action = FILE_CREATED;
 	}
-	if (pfd >= 0) {
-		close(pfd);
-		pfd = -1;
+	fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY, 0);
+	/*
+	 * A directory's stream is an xattr: its data access is what was
+	 * granted, and the kernel checks each xattr call.
+	 */
+	if (fd >= 0 && f->stream[0] != '\0') {
+		f->readable = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0 ||
+		    cr->disp != FILE_OPEN;
+		f->writable = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) !=
+		    0 || cr->disp != FILE_OPEN;
+	}
+	if (fd == -EACCES && !(want & FILE_READ_DATA))
+		fd = vfs->open(tree->root_fd, f->path, O_PATH | O_DIRECTORY,
+		    0);
+	return fd;
+}
+
+/*
+ * A file (or the base of a stream): opened with the access mode the
+ * rights ask for, so that the kernel judges them, or created.
+ */
+static int
+create_open_file(struct create_call *cr)
+{
+	struct tree *tree = cr->tree;
+	struct file_open *f = cr->f;
+	uint32_t want = cr->want, maxacc = cr->maxacc;
+	int r = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
+	int w = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
+	int flags, fd;
+
+	if (f->stream[0] != '\0')
+		w = w || cr->disp != FILE_OPEN;
+	if (cr->truncate || !cr->exists)
+		w = 1;
+	flags = w ? (r ? O_RDWR : O_WRONLY) : (r ? O_RDONLY : O_PATH);
+	if (cr->access & MAXIMUM_ALLOWED && cr->exists)
+		flags = (maxacc & FILE_WRITE_DATA) ?
+		    ((maxacc & FILE_READ_DATA) ? O_RDWR : O_WRONLY) :
+		    ((maxacc & FILE_READ_DATA) ? O_RDONLY : O_PATH);
+	if (flags != O_PATH)
+		flags |= O_NONBLOCK | O_NOCTTY;
+	if (!cr->exists) {
+		/* a new file (or the base of a new stream) */
+		flags |= O_CREAT | O_EXCL;
+		if ((flags & O_ACCMODE) != O_RDWR && !(flags & O_PATH))
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		if (flags & O_PATH)
+			flags = O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK;
+		cr->action = FILE_CREATED;
+	} else if (cr->truncate) {
+		/* truncated in create_set_up, after the read-only check */
+		cr->action = cr->disp == FILE_SUPERSEDE ? FILE_SUPERSEDED :
+		    FILE_OVERWRITTEN;
+	}
+	cr->flags = flags;
+	if (flags == O_PATH && cr->pfd >= 0) {
+		/* no data access: the lookup's O_PATH fd is the open */
+		fd = cr->pfd;
+		cr->pfd = -1;
+		cr->st_fresh = 1;
+	} else
+		fd = file_vfs()->open(tree->root_fd, f->path, flags, 0666 &
+		    (tree->share ? tree->share->create_mask : 0744));
+	if (fd >= 0) {
+		f->readable = (flags & O_PATH) == 0 &&
+		    (flags & O_ACCMODE) != O_WRONLY;
+		f->writable = (flags & O_PATH) == 0 &&
+		    (flags & O_ACCMODE) != O_RDONLY;
+	}
+	return fd;
+}
+
+/* Open (or create) the object, letting the kernel judge the mode. */
+static ntstatus_t
+create_open_object(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	ntstatus_t status = STATUS_SUCCESS;
+	int fd;
+
+	cr->truncate = f->stream[0] == '\0' && cr->exists &&
+	    (cr->disp == FILE_SUPERSEDE || cr->disp == FILE_OVERWRITE ||
+	    cr->disp == FILE_OVERWRITE_IF);
+	if (cr->is_dir) {
+		fd = create_open_dir(cr, &status);
+		if (status != STATUS_SUCCESS)
+			return status;
+	} else
+		fd = create_open_file(cr);
+	if (cr->pfd >= 0) {
+		close(cr->pfd);
+		cr->pfd = -1;
 	}
 	if (fd < 0) {
 		if (fd == -EXDEV || fd == -ELOOP)
 			log_warnx("%s: refused \"%s\": resolves outside the "
-			    "share", req->conn->peer, f->path);
+			    "share", cr->req->conn->peer, f->path);
 		/* a create's ENOENT/ENOTDIR: the parent is missing */
-		status = !exists && (fd == -ENOENT || fd == -ENOTDIR) ?
+		return !cr->exists && (fd == -ENOENT || fd == -ENOTDIR) ?
 		    STATUS_OBJECT_PATH_NOT_FOUND :
 		    fd == -ENOENT ? STATUS_OBJECT_NAME_NOT_FOUND :
 		    ntstatus_from_errno(fd);
-		goto out;
 	}
-	f->fd = fd;
-	f->is_dir = is_dir && f->stream[0] == '\0';
-	if (!st_fresh && (rc = vfs->fstat(fd, &st)) != 0) {
-		status = ntstatus_from_errno(rc);
-		goto out;
-	}
-	if (!S_ISREG(st.mode) && !S_ISDIR(st.mode)) {
-		status = STATUS_ACCESS_DENIED;
-		goto out;
-	}
-	f->dev = st.dev;
-	f->ino = st.ino;
+	cr->fd = f->fd = fd;
+	f->is_dir = cr->is_dir && f->stream[0] == '\0';
+	return STATUS_SUCCESS;
+}
+
+/*
+ * What was opened: still a file or directory, its identity, and its DOS
+ * attributes against the request (hidden, system, read-only).
+ */
+static ntstatus_t
+create_check_opened(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	struct vfs_dosinfo *di = &cr->di;
+	int rc;
+
+	if (!cr->st_fresh && (rc = file_vfs()->fstat(cr->fd, &cr->st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
+		return STATUS_ACCESS_DENIED;
+	f->dev = cr->st.dev;
+	f->ino = cr->st.ino;
 	/* the stream's stored spelling, before it keys the shared state */
 	(void)file_stream_resolve(f);
 	/* A read-only file is not opened for writing (Windows semantics). */
-	if (exists && f->stream[0] == '\0') {
+	if (cr->exists && f->stream[0] == '\0') {
 		/* kept for the reply: no second stat and xattr read there */
-		has_dos = create_dos_get(fd, flags == O_PATH && !is_dir,
-		    &di) == 0;
-		dos_known = 1;
+		cr->has_dos = create_dos_get(cr->fd, cr->flags == O_PATH &&
+		    !cr->is_dir, di) == 0;
+		cr->dos_known = 1;
 	}
 	/*
 	 * MS-FSA 2.1.5.1.2.1: an overwrite may not silently drop HIDDEN or
 	 * SYSTEM; the new attributes must carry the bits the file has.
 	 */
-	if (has_dos && truncate && (di.attrs & (FILE_ATTRIBUTE_HIDDEN |
-	    FILE_ATTRIBUTE_SYSTEM) & ~attrs)) {
-		status = STATUS_ACCESS_DENIED;
-		goto out;
+	if (cr->has_dos && cr->truncate && (di->attrs &
+	    (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM) & ~cr->attrs))
+		return STATUS_ACCESS_DENIED;
+	if (cr->has_dos && (di->attrs & FILE_ATTRIBUTE_READONLY)) {
+		if (cr->opts & FILE_DELETE_ON_CLOSE)
+			return STATUS_CANNOT_DELETE;
+		if ((cr->access & (FILE_WRITE_DATA | FILE_APPEND_DATA |
+		    GENERIC_WRITE)) || cr->truncate)
+			return STATUS_ACCESS_DENIED;
 	}
-	if (has_dos && (di.attrs & FILE_ATTRIBUTE_READONLY)) {
-		if (opts & FILE_DELETE_ON_CLOSE) {
-			status = STATUS_CANNOT_DELETE;
-			goto out;
-		}
-		if ((access & (FILE_WRITE_DATA | FILE_APPEND_DATA |
-		    GENERIC_WRITE)) || truncate) {
-			status = STATUS_ACCESS_DENIED;
-			goto out;
-		}
-	}
-	/*
-	 * Shared state before any change to an existing file: share modes,
-	 * delete pending, oplock/lease breaks and grant (worker/state.h).
-	 */
-	op = open_alloc(req->conn, req->sess, tree, f->is_dir ? OPEN_DIR :
-	    OPEN_FILE);
-	if (op == NULL) {
-		status = STATUS_INSUFF_SERVER_RESOURCES;
-		goto out;
-	}
-	op->u.file = f;
-	cc.sreq.access = want;
-	cc.sreq.share_access = share;
-	cc.sreq.create_options = opts;
-	cc.sreq.truncate = truncate;
-	if (!cc.lease)
-		cc.sreq.oplock_level = oplock_req == SMB2_OPLOCK_LEVEL_LEASE ?
-		    SMB2_OPLOCK_LEVEL_NONE : oplock_req;
-	status = state_open_enter(req, rsp, op, &cc.sreq, &grant);
-	if (status != STATUS_SUCCESS)
-		goto out;
-	if (action == FILE_CREATED && f->stream[0] == '\0') {
-		now = st.mtime;	/* born with its first write time, as on NTFS */
-		memset(&di, 0, sizeof(di));
-		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
-		    (is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
-		di.create_time = fscc_time_from_timespec(&now);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * Shared state before any change to an existing file: share modes,
+ * delete pending, oplock/lease breaks and grant (worker/state.h).
+ */
+static ntstatus_t
+create_share_mode(struct create_call *cr)
+{
+	struct create_ctx *cc = &cr->cc;
+	struct open *op;
+
+	op = open_alloc(cr->req->conn, cr->req->sess, cr->tree, cr->f->is_dir ?
+	    OPEN_DIR : OPEN_FILE);
+	if (op == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	cr->op = op;
+	op->u.file = cr->f;
+	cc->sreq.access = cr->want;
+	cc->sreq.share_access = cr->share;
+	cc->sreq.create_options = cr->opts;
+	cc->sreq.truncate = cr->truncate;
+	if (!cc->lease)
+		cc->sreq.oplock_level = cr->oplock_req ==
+		    SMB2_OPLOCK_LEVEL_LEASE ? SMB2_OPLOCK_LEVEL_NONE :
+		    cr->oplock_req;
+	return state_open_enter(cr->req, cr->rsp, op, &cc->sreq, &cr->grant);
+}
+
+/* A file this create made or overwrote gets its DOS attributes. */
+static void
+create_set_attributes(struct create_call *cr)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_dosinfo *di = &cr->di;
+	struct timespec now;
+
+	if (cr->action == FILE_CREATED && cr->f->stream[0] == '\0') {
+		/* born with its first write time, as on NTFS */
+		now = cr->st.mtime;
+		memset(di, 0, sizeof(*di));
+		di->attrs = (cr->attrs & FILE_ATTRIBUTE_SETTABLE) |
+		    (cr->is_dir ? 0 : FILE_ATTRIBUTE_ARCHIVE);
+		di->create_time = fscc_time_from_timespec(&now);
 		/* best effort: a file system without user xattrs still works */
-		has_dos = vfs_dos_set(vfs, fd, &di) == 0;
-		dos_known = 1;	/* its ctime moved, which no reply field shows */
-		if (!exists && ((access & MAXIMUM_ALLOWED) || cc.mxac))
-			maxacc = create_maximal_access(tree, f->path, &st, 0);
-	} else if (action != FILE_OPENED && f->stream[0] == '\0' &&
-	    vfs_dos_get(vfs, fd, &di) == 0) {
+		cr->has_dos = vfs_dos_set(vfs, cr->fd, di) == 0;
+		/* its ctime moved, which no reply field shows */
+		cr->dos_known = 1;
+		if (!cr->exists && ((cr->access & MAXIMUM_ALLOWED) ||
+		    cr->cc.mxac))
+			cr->maxacc = create_maximal_access(cr->tree,
+			    cr->f->path, &cr->st, 0);
+	} else if (cr->action != FILE_OPENED && cr->f->stream[0] == '\0' &&
+	    vfs_dos_get(vfs, cr->fd, di) == 0) {
 		/* overwrite/supersede: the new attributes plus archive */
-		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
+		di->attrs = (cr->attrs & FILE_ATTRIBUTE_SETTABLE) |
 		    FILE_ATTRIBUTE_ARCHIVE;
-		(void)vfs_dos_set(vfs, fd, &di);
-		dos_known = 0;
+		(void)vfs_dos_set(vfs, cr->fd, di);
+		cr->dos_known = 0;
 	}
-	if (!exists && (access & MAXIMUM_ALLOWED))
-		want = create_map_generic(access & ~MAXIMUM_ALLOWED) | maxacc;
+	if (!cr->exists && (cr->access & MAXIMUM_ALLOWED))
+		cr->want = create_map_generic(cr->access & ~MAXIMUM_ALLOWED) |
+		    cr->maxacc;
+}
+
+/*
+ * The open is granted: the named stream, the truncation, and what the
+ * contexts give a new or overwritten file (security descriptor, EAs,
+ * allocation size).
+ */
+static ntstatus_t
+create_set_up(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	struct create_ctx *cc = &cr->cc;
+	uint32_t disp = cr->disp;
+	ntstatus_t status;
+	int rc;
+
+	create_set_attributes(cr);
 	if (f->stream[0] != '\0') {
-		uint32_t saction = action == FILE_CREATED ? FILE_CREATED :
+		uint32_t saction = cr->action == FILE_CREATED ? FILE_CREATED :
 		    FILE_OPENED;
 
 		status = create_open_stream(f, disp != FILE_OPEN &&
@@ -768,225 +770,201 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    disp == FILE_OVERWRITE || disp == FILE_OVERWRITE_IF,
 		    &saction);
 		if (status != STATUS_SUCCESS)
-			goto out;
-		action = saction;
+			return status;
+		cr->action = saction;
 		/* a new named stream: inotify sees only an IN_ATTRIB */
 		if (saction == FILE_CREATED)
-			smb2_notify_file_change(tree->root_fd, f,
+			smb2_notify_file_change(cr->tree->root_fd, f,
 			    FILE_ACTION_ADDED_STREAM,
 			    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
 	}
-	if (truncate && (rc = vfs->ftruncate(fd, 0)) != 0) {
-		status = ntstatus_from_errno(rc);
-		goto out;
-	}
+	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
+		return ntstatus_from_errno(rc);
 	/* MS-SMB2 2.2.13.2.2: the descriptor of a file this create made */
-	if (cc.secd != NULL && action == FILE_CREATED &&
+	if (cc->secd != NULL && cr->action == FILE_CREATED &&
 	    f->stream[0] == '\0' &&
-	    (status = smb2_secdesc_apply(f, 0, cc.secd, cc.secd_len)) !=
+	    (status = smb2_secdesc_apply(f, 0, cc->secd, cc->secd_len)) !=
 	    STATUS_SUCCESS)
-		goto out;
+		return status;
 	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
-	if (cc.exta != NULL && action != FILE_OPENED && f->stream[0] == '\0' &&
-	    (status = smb2_ea_set(f, cc.exta, cc.exta_len)) != STATUS_SUCCESS)
-		goto out;
-	if (cc.alsi && !f->is_dir && f->stream[0] == '\0' &&
-	    action != FILE_OPENED && cc.alloc_size > 0)
-		(void)vfs->fallocate(fd, 0, cc.alloc_size);
+	if (cc->exta != NULL && cr->action != FILE_OPENED &&
+	    f->stream[0] == '\0' &&
+	    (status = smb2_ea_set(f, cc->exta, cc->exta_len)) != STATUS_SUCCESS)
+		return status;
+	if (cc->alsi && !f->is_dir && f->stream[0] == '\0' &&
+	    cr->action != FILE_OPENED && cc->alloc_size > 0)
+		(void)file_vfs()->fallocate(cr->fd, 0, cc->alloc_size);
 
-	f->create_options = opts;
-	f->share_access = share;
-	f->delete_on_close = (opts & FILE_DELETE_ON_CLOSE) != 0;
-	if (opts & FILE_WRITE_THROUGH)
+	f->create_options = cr->opts;
+	f->share_access = cr->share;
+	f->delete_on_close = (cr->opts & FILE_DELETE_ON_CLOSE) != 0;
+	if (cr->opts & FILE_WRITE_THROUGH)
 		f->mode |= FILE_WRITE_THROUGH;
-	op->access = want;
-	op->u.file = f;
+	cr->op->access = cr->want;
+	cr->op->u.file = f;
+	return STATUS_SUCCESS;
+}
 
-reply:
+/* The response's create contexts: MxAc, QFid, lease and durable. */
+static void
+create_put_contexts(struct create_call *cr)
+{
+	struct wcur *w = &cr->rsp->body;
+	uint8_t *ctxhdr = wcur_reserve(w, 8), *ctx_prev = NULL, buf[32];
+	uint32_t ctx_start = (uint32_t)wcur_off(w);
+
+	if (cr->cc.mxac) {
+		le32_put(buf, 0);
+		le32_put(buf + 4, cr->maxacc ? cr->maxacc : cr->want);
+		create_put_ctx(w, &ctx_prev, "MxAc", buf, 8);
+	}
+	if (cr->cc.qfid) {
+		memset(buf, 0, 32);
+		le64_put(buf, cr->f->ino);
+		le64_put(buf + 8, cr->f->dev);
+		create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
+	}
+	if (cr->grant.lease || cr->grant.durable)
+		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
+	if (ctxhdr != NULL && ctx_prev != NULL) {
+		le32_put(ctxhdr, ctx_start);
+		le32_put(ctxhdr + 4, (uint32_t)wcur_off(w) - ctx_start);
+	} else if (ctxhdr != NULL)
+		memset(ctxhdr, 0, 8);
+}
+
+/* MS-SMB2 2.2.14 */
+static ntstatus_t
+create_reply(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	struct create_ctx *cc = &cr->cc;
+	struct wcur *w = &cr->rsp->body;
+	struct fscc_info fi;
+	ntstatus_t status;
+
 	/*
 	 * A plain open or a create without contexts that change the file
 	 * answers from what this request already read (stat, DOS xattr).
 	 */
-	if (dos_known && f->stream[0] == '\0' && !truncate &&
-	    cc.secd == NULL && cc.exta == NULL && !cc.alsi &&
-	    (action == FILE_OPENED || action == FILE_CREATED)) {
-		file_info_from_stat(&st, &di, has_dos, &fi);
+	if (cr->dos_known && f->stream[0] == '\0' && !cr->truncate &&
+	    cc->secd == NULL && cc->exta == NULL && !cc->alsi &&
+	    (cr->action == FILE_OPENED || cr->action == FILE_CREATED)) {
+		file_info_from_stat(&cr->st, &cr->di, cr->has_dos, &fi);
 		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
 	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
-		goto out;
-	/* MS-SMB2 2.2.14 */
-	wcur_le16(&rsp->body, 89);
-	wcur_u8(&rsp->body, grant.oplock_level);	/* OplockLevel */
-	wcur_u8(&rsp->body, 0);
-	wcur_le32(&rsp->body, action);
-	wcur_le64(&rsp->body, fi.creation);
-	wcur_le64(&rsp->body, fi.access);
-	wcur_le64(&rsp->body, fi.write);
-	wcur_le64(&rsp->body, fi.change);
-	wcur_le64(&rsp->body, fi.alloc);
-	wcur_le64(&rsp->body, fi.eof);
-	wcur_le32(&rsp->body, fi.attrs);
-	wcur_le32(&rsp->body, 0);
-	wcur_le64(&rsp->body, op->fid_persistent);
-	wcur_le64(&rsp->body, op->fid_volatile);
-	{
-		uint8_t *ctxhdr = wcur_reserve(&rsp->body, 8);
-
-		ctx_start = (uint32_t)wcur_off(&rsp->body);
-		if (cc.mxac) {
-			le32_put(buf, 0);
-			le32_put(buf + 4, maxacc ? maxacc : want);
-			create_put_ctx(&rsp->body, &ctx_prev, "MxAc", buf, 8);
-		}
-		if (cc.qfid) {
-			memset(buf, 0, 32);
-			le64_put(buf, f->ino);
-			le64_put(buf + 8, f->dev);
-			create_put_ctx(&rsp->body, &ctx_prev, "QFid", buf, 32);
-		}
-		if (grant.lease || grant.durable)
-			(void)state_put_create_contexts(&rsp->body, &ctx_prev,
-			    &grant);
-		if (ctxhdr != NULL && ctx_prev != NULL) {
-			le32_put(ctxhdr, ctx_start);
-			le32_put(ctxhdr + 4,
-			    (uint32_t)wcur_off(&rsp->body) - ctx_start);
-		} else if (ctxhdr != NULL)
-			memset(ctxhdr, 0, 8);
-	}
-	if (rsp->body.err) {
-		status = STATUS_BUFFER_OVERFLOW;
-		goto out;
-	}
-	if (!replayed)
-		durable_replay_note(req, &cc.sreq, op, action);
-	rsp->set_fid = 1;
-	rsp->fid_persistent = op->fid_persistent;
-	rsp->fid_volatile = op->fid_volatile;
+		return status;
+	wcur_le16(w, 89);
+	wcur_u8(w, cr->grant.oplock_level);	/* OplockLevel */
+	wcur_u8(w, 0);
+	wcur_le32(w, cr->action);
+	wcur_le64(w, fi.creation);
+	wcur_le64(w, fi.access);
+	wcur_le64(w, fi.write);
+	wcur_le64(w, fi.change);
+	wcur_le64(w, fi.alloc);
+	wcur_le64(w, fi.eof);
+	wcur_le32(w, fi.attrs);
+	wcur_le32(w, 0);
+	wcur_le64(w, cr->op->fid_persistent);
+	wcur_le64(w, cr->op->fid_volatile);
+	create_put_contexts(cr);
+	if (w->err)
+		return STATUS_BUFFER_OVERFLOW;
 	return STATUS_SUCCESS;
-out:
-	if (pfd >= 0)
-		close(pfd);
-	if (replayed)
+}
+
+/*
+ * A CREATE that failed (or waits: STATUS_PENDING) leaves nothing behind:
+ * no record in the shared state, no open, no file it made.
+ */
+static ntstatus_t
+create_fail(struct create_call *cr, ntstatus_t status)
+{
+	struct file_open *f = cr->f;
+
+	if (cr->pfd >= 0)
+		close(cr->pfd);
+	if (cr->replayed)
 		return status;	/* the open replayed stays as it was */
-	durable_replay_unfinished(req, &cc.sreq, status == STATUS_PENDING);
-	if (op != NULL) {
+	durable_replay_unfinished(cr->req, &cr->cc.sreq,
+	    status == STATUS_PENDING);
+	if (cr->op != NULL) {
 		/* a step after state_open_enter failed: drop its record */
-		state_open_withdraw(op);
-		op->u.file = NULL;
-		open_release(op);
+		state_open_withdraw(cr->op);
+		cr->op->u.file = NULL;
+		open_release(cr->op);
 	}
 	if (f != NULL) {
-		if (action == FILE_CREATED && status != STATUS_SUCCESS &&
+		if (cr->action == FILE_CREATED && status != STATUS_SUCCESS &&
 		    f->stream[0] == '\0' && f->path[0] != '\0')
-			(void)vfs->unlink(tree->root_fd, f->path, is_dir);
+			(void)file_vfs()->unlink(cr->tree->root_fd, f->path,
+			    cr->is_dir);
 		file_open_put(f);
 	}
 	return status;
 }
 
 /*
- * Releases the file state of an open (CLOSE, tree disconnect, logoff,
- * connection loss): a pending delete happens now.
+ * CREATE, step by step: decode; a durable reconnect or a replay answers
+ * at once; validate; resolve the name; judge the request against what
+ * exists; open or create the object; enter the share modes and leases;
+ * set up what the create gives the file; reply.
  */
-void
-file_open_close(struct open *op)
-{
-	const struct vfs_ops *vfs = file_vfs();
-	struct file_open *f = op->u.file;
-	char xname[300];
-	uint32_t duid;
-	int rc, del, del_base;
-
-	if (f == NULL)
-		return;
-	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
-	/* Across workers: only the last close of a delete-pending file. */
-	del = f->delete_on_close;
-	state_open_leave_ex(op, &del, &duid, &del_base);
-	/* A directory left delete pending behind other handles: watchers */
-	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
-		smb2_notify_delete_pending(f->dev, f->ino);
-	/*
-	 * Left to another open's last close, maybe another user's worker,
-	 * which may have to ask this user's worker to unlink: vouch for it
-	 * here, where nobody else can write (worker/unlink_as.h).
-	 */
-	if (f->delete_on_close && !del && f->stream[0] == '\0')
-		unlink_as_vouch(op->tree, f);
-	/*
-	 * The last stream open of a file left delete pending behind it:
-	 * the file goes now, streams and all.
-	 */
-	if (del_base)
-		del = 1;
-	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
-		if (f->stream[0] != '\0' && !del_base) {
-			if (vfs_stream_xattr_name(f->stream, xname,
-			    sizeof(xname)) == 0 &&
-			    vfs->removexattr(f->fd, xname) == 0)
-				smb2_notify_file_change(op->tree->root_fd, f,
-				    FILE_ACTION_REMOVED_STREAM,
-				    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
-		} else if (f->path[0] != '\0') {
-			/*
-			 * Only the file this open has: a rename in another
-			 * worker may have given its old name to another file.
-			 */
-			rc = vfs->unlink_same(op->tree->root_fd, f->path,
-			    f->is_dir, f->dev, f->ino);
-			if (rc == -ESTALE)
-				log_info("delete on close of %s\\%s: the name is "
-				    "now another file (dev/ino changed): not "
-				    "deleted", op->tree->share != NULL ?
-				    op->tree->share->name : "", f->path);
-			else if (rc != 0)
-				log_debug(2, "delete on close of \"%s\": %s",
-				    f->path, strerror(-rc));
-			/* Another user made it delete pending: done as them. */
-			if ((rc == -EACCES || rc == -EPERM) && duid != 0 &&
-			    duid != (uint32_t)user_euid())
-				(void)unlink_as_request(op->tree, f, duid);
-		}
-	}
-	op->u.file = NULL;
-	file_open_put(f);
-}
-
 ntstatus_t
-smb2_close_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
-	struct cur *c = &req->body;
-	struct fscc_info fi;
-	struct open *op;
-	uint16_t flags;
+	struct create_call cr;
 	ntstatus_t status;
-	int post;
 
-	if (cur_le16(c) != 24)
+	if (req->tree == NULL || req->tree->root_fd < 0)
 		return STATUS_INVALID_PARAMETER;
-	flags = cur_le16(c);
-	cur_skip(c, 4);
-	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+	create_call_init(&cr, req, rsp);
+	if ((status = create_decode(&cr)) != STATUS_SUCCESS)
 		return status;
-	file_wt_close(op);	/* a deferred write time lands first */
-	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&
-	    file_info_fill(op->u.file, &fi) == STATUS_SUCCESS;
-	file_open_close(op);
-	open_release(op);
-	/* MS-SMB2 2.2.16 */
-	wcur_le16(&rsp->body, 60);
-	wcur_le16(&rsp->body, post ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
-	wcur_le32(&rsp->body, 0);
-	if (post) {
-		wcur_le64(&rsp->body, fi.creation);
-		wcur_le64(&rsp->body, fi.access);
-		wcur_le64(&rsp->body, fi.write);
-		wcur_le64(&rsp->body, fi.change);
-		wcur_le64(&rsp->body, fi.alloc);
-		wcur_le64(&rsp->body, fi.eof);
-		wcur_le32(&rsp->body, fi.attrs);
-	} else
-		wcur_zero(&rsp->body, 52);
+	/*
+	 * A durable reconnect ignores every other field (MS-SMB2 3.3.5.9.7,
+	 * Samba's smb2.durable-open.reopen2): look for DHnC / DH2C first.
+	 */
+	if (create_parse_contexts(req, cr.ctx_off, cr.ctx_len, &cr.cc) ==
+	    STATUS_SUCCESS && cr.cc.sreq.reconnect) {
+		if ((status = create_reconnect(&cr)) != STATUS_SUCCESS)
+			return status;
+		goto reply;
+	}
+	if ((status = create_validate(&cr)) != STATUS_SUCCESS ||
+	    (status = create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
+	    &cr.cc)) != STATUS_SUCCESS)
+		return status;
+	status = create_replay(&cr);
+	if (status == STATUS_SUCCESS)
+		goto reply;
+	if (status != STATUS_NOT_FOUND)
+		return status;
+
+	if ((cr.f = file_open_get()) == NULL)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	cr.f->share = cr.tree->share;
+	if ((status = file_name_parse(req, cr.name16, cr.name_len, cr.f->path,
+	    sizeof(cr.f->path), cr.f->stream, sizeof(cr.f->stream))) !=
+	    STATUS_SUCCESS ||
+	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
+	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
+	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||
+	    (status = create_open_object(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_opened(&cr)) != STATUS_SUCCESS ||
+	    (status = create_share_mode(&cr)) != STATUS_SUCCESS ||
+	    (status = create_set_up(&cr)) != STATUS_SUCCESS)
+		return create_fail(&cr, status);
+reply:
+	if ((status = create_reply(&cr)) != STATUS_SUCCESS)
+		return create_fail(&cr, status);
+	if (!cr.replayed)
+		durable_replay_note(req, &cr.cc.sreq, cr.op, cr.action);
+	rsp->set_fid = 1;
+	rsp->fid_persistent = cr.op->fid_persistent;
+	rsp->fid_volatile = cr.op->fid_volatile;
 	return STATUS_SUCCESS;
 }

@@ -1,0 +1,303 @@
+/*
+ * A connection's pending async requests (parked CREATE, LOCK, NOTIFY:
+ * their slots, wakes, ends and deadlines, across the channels of a
+ * session) and the notices queued for it (worker/conn.h).
+ */
+#include "worker/conn_priv.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "proto/smb2_hdr.h"
+#include "worker/dispatch.h"
+#include "worker/state.h"
+#include "worker/durable.h"
+#include "worker/smb2_notify.h"
+#include "worker/worker.h"
+
+struct conn_pending *
+conn_pending_add(struct conn *c, uint64_t mid, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	int i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use) {
+			uint8_t *buf = p->buf;
+
+			memset(p, 0, sizeof(*p));
+			p->buf = buf;
+			p->in_use = 1;
+			p->async_id = pv->next_async_id++;
+			p->message_id = mid;
+			p->session_id = sid;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+struct conn_pending *
+conn_pending_find(struct conn *c, uint64_t async_id, uint64_t mid)
+{
+	struct conn_private *pv = c->priv;
+	int i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use)
+			continue;
+		if (async_id != 0 ? p->async_id == async_id : p->message_id == mid)
+			return p;
+	}
+	return NULL;
+}
+
+void
+conn_pending_del(struct conn_pending *p)
+{
+	uint8_t *buf = p->buf;	/* kept for the slot's next use */
+
+	memset(p, 0, sizeof(*p));
+	p->buf = buf;
+}
+
+void
+conn_pending_wake(struct conn *c, struct conn_pending *p)
+{
+	if (!p->in_use || p->ready || p->final != 0)
+		return;
+	p->ready = 1;
+	c->priv->nready++;
+}
+
+void
+conn_pending_finish(struct conn *c, struct conn_pending *p, ntstatus_t st)
+{
+	if (!p->in_use || p->final != 0)
+		return;
+	/* The owner's records (lock waiters, watches) go now. */
+	if (p->cancel != NULL) {
+		p->cancel(c, p);
+		p->cancel = NULL;
+	}
+	if (!p->ready)
+		c->priv->nready++;
+	p->ready = 1;
+	p->final = st;
+}
+
+void
+conn_pending_drop(struct conn *c, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || (sid != 0 && p->session_id != sid))
+			continue;
+		if (p->cancel != NULL)
+			p->cancel(c, p);
+		conn_pending_del(p);
+	}
+}
+
+/*
+ * Runs fn on every other connection bound as a channel to a session of c
+ * (a request on a channel is parked there, while its open lives on c).
+ */
+static void
+conn_foreach_channel(struct conn *c, void (*fn)(struct conn *, void *),
+    void *arg)
+{
+	unsigned i, k;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++) {
+		struct session *s = &c->sessions[i];
+
+		if (!s->in_use || s->bound != NULL)
+			continue;
+		for (k = 0; k < s->nchan; k++)
+			if (s->chan_conn[k] != c && s->chan_conn[k]->priv != NULL)
+				fn(s->chan_conn[k], arg);
+	}
+}
+
+struct pending_match {
+	int		 kind;
+	uint64_t	 dev, ino;
+	uint64_t	 fp, fv;
+	ntstatus_t	 st;
+	unsigned	 n;
+};
+
+static unsigned pending_wake_file(struct conn *, int, uint64_t, uint64_t);
+static void pending_end_open(struct conn *, uint64_t, uint64_t, ntstatus_t);
+
+static void
+pending_wake_chan(struct conn *cc, void *arg)
+{
+	struct pending_match *m = arg;
+	unsigned n = pending_wake_file(cc, m->kind, m->dev, m->ino);
+
+	if (n > 0)
+		worker_kick(cc);	/* its loop runs the woken slots */
+	m->n += n;
+}
+
+unsigned
+conn_pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
+{
+	struct pending_match m = { kind, dev, ino, 0, 0, 0, 0 };
+
+	m.n = pending_wake_file(c, kind, dev, ino);
+	conn_foreach_channel(c, pending_wake_chan, &m);
+	return m.n;
+}
+
+static unsigned
+pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i, n = 0;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->kind != kind)
+			continue;
+		if ((dev != 0 || ino != 0) && (p->dev != dev || p->ino != ino))
+			continue;
+		conn_pending_wake(c, p);
+		n++;
+	}
+	return n;
+}
+
+static void
+pending_end_open_chan(struct conn *cc, void *arg)
+{
+	struct pending_match *m = arg;
+
+	pending_end_open(cc, m->fp, m->fv, m->st);
+	if (cc->priv->nready > 0)
+		worker_kick(cc);
+}
+
+void
+conn_pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
+{
+	struct pending_match m = { 0, 0, 0, fp, fv, st, 0 };
+
+	/* A closed directory handle's CHANGE_NOTIFY watch ends with it. */
+	if (c->priv->role == CONN_ROLE_WORKER)
+		smb2_notify_open_gone(c, fp, fv);
+	pending_end_open(c, fp, fv, st);
+	conn_foreach_channel(c, pending_end_open_chan, &m);
+}
+
+static void
+pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->fid_persistent != fp ||
+		    p->fid_volatile != fv)
+			continue;
+		/* What Windows answers a request whose handle closed. */
+		conn_pending_finish(c, p, st != 0 ? st :
+		    p->kind == PARK_LOCK ? STATUS_RANGE_NOT_LOCKED :
+		    p->kind == PARK_NOTIFY ? STATUS_NOTIFY_CLEANUP :
+		    STATUS_CANCELLED);
+	}
+}
+
+unsigned
+conn_pending_end_session(struct conn *c, uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i, n = 0;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->session_id != sid || p->final != 0)
+			continue;
+		conn_pending_finish(c, p, p->kind == PARK_LOCK ?
+		    STATUS_RANGE_NOT_LOCKED : p->kind == PARK_NOTIFY ?
+		    STATUS_NOTIFY_CLEANUP : STATUS_CANCELLED);
+		n++;
+	}
+	return n;
+}
+
+uint64_t
+conn_pending_tick(struct conn *c, uint64_t now_ms)
+{
+	struct conn_private *pv = c->priv;
+	uint64_t next = 0;
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->deadline_ms == 0)
+			continue;
+		if (p->deadline_ms <= now_ms)
+			conn_pending_wake(c, p);	/* the handler sees the time */
+		else if (next == 0 || p->deadline_ms < next)
+			next = p->deadline_ms;
+	}
+	return next;
+}
+
+int
+conn_async_ready(const struct conn *c)
+{
+	return c->priv->nready > 0 || c->priv->nnotices > 0;
+}
+
+int
+conn_notice_queue(struct conn *c, const uint8_t *msg, size_t len,
+    uint64_t sid)
+{
+	struct conn_private *pv = c->priv;
+	struct conn_notice *n;
+
+	if (pv->headless) {
+		/*
+		 * MS-SMB2 3.3.4.6/3.3.4.7: any channel of the session will
+		 * do.  With none left (its last one closed this loop turn)
+		 * it goes nowhere, like a break to a client that went away.
+		 */
+		struct conn *cc = conn_headless_channel(c, sid);
+		int rc;
+
+		if (cc == NULL)
+			return 0;
+		rc = conn_notice_queue(cc, msg, len, sid);
+		if (rc == 0)
+			worker_kick(cc);
+		return rc;
+	}
+	if (pv->nnotices >= sizeof(pv->notices) / sizeof(pv->notices[0]) ||
+	    len > sizeof(n->buf))
+		return -ENOBUFS;
+	n = &pv->notices[pv->nnotices++];
+	memcpy(n->buf, msg, len);
+	n->len = (uint16_t)len;
+	n->session_id = sid;
+	return 0;
+}

@@ -1,0 +1,185 @@
+/*
+ * The response frame: the SMB2 header of each response, the error body,
+ * and the finished chain (NextCommand, padding, signatures, preauth,
+ * encryption, frame) sent on the connection, bulk data by sendfile.
+ */
+#include "worker/worker.h"
+#include "worker/dispatch.h"
+#include "worker/dispatch_priv.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/crypt.h"
+#include "proto/preauth.h"
+#include "proto/sign.h"
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+
+void
+dispatch_error_body(struct wcur *w)
+{
+	/* MS-SMB2 2.2.2: StructureSize 9, no error contexts, one byte. */
+	wcur_le16(w, 9);
+	wcur_u8(w, 0);
+	wcur_u8(w, 0);
+	wcur_le32(w, 0);
+	wcur_u8(w, 0);
+}
+
+/* Queues sbuf[0..len) (frame included) plus bulk data; sends what it can. */
+static int
+dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
+    const struct smb2_rsp *bulk)
+{
+	struct conn_private *pv = c->priv;
+	int rc;
+
+	pv->out_p = buf;
+	pv->out_len = len;
+	pv->out_flen = 0;
+	if (bulk != NULL && bulk->data_fd >= 0 && bulk->data_len > 0) {
+		pv->out_fd = bulk->data_fd;
+		pv->out_fd_owned = 0;
+		pv->out_foff = bulk->data_off;
+		pv->out_flen = bulk->data_len;
+	}
+	rc = conn_flush(c);
+	if (rc == -EAGAIN) {
+		/* The handler's fd may close before we resume: keep a copy. */
+		if (pv->out_flen > 0 && !pv->out_fd_owned) {
+			pv->out_fd = dup(pv->out_fd);
+			if (pv->out_fd < 0)
+				return -1;
+			pv->out_fd_owned = 1;
+		}
+		if (pv->role == CONN_ROLE_GATE)
+			return -1;	/* the blocking socket timed out */
+		return 0;
+	}
+	if (pv->out_flen == 0 && !pv->out_fd_owned)
+		pv->out_fd = -1;
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
+ * signatures, preauth, encryption, frame; then sends.
+ */
+int
+dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
+    struct smb2_rsp *last, int encrypt, struct session *enc_sess)
+{
+	struct conn_private *pv = c->priv;
+	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN;
+	size_t total = 0;
+	int i, bulk = 0;
+
+	if (nout == 0)
+		return 0;
+	/*
+	 * Bulk data goes by sendfile only from a lone, plain response: the
+	 * last response of a chain is padded too (below).
+	 */
+	if (last->data_fd >= 0 && last->data_len > 0) {
+		struct dispatch_out *o = &outs[nout - 1];
+		int plain = !encrypt && o->sign_sess == NULL && nout == 1;
+
+		if (plain)
+			bulk = 1;
+		else {
+			ssize_t n;
+
+			if (o->off + o->len + last->data_len > pv->scap)
+				return -1;
+			n = pread(last->data_fd, pv->sbuf + o->off + o->len,
+			    last->data_len, last->data_off);
+			if (n < 0 || (size_t)n != last->data_len) {
+				conn_warnx(c, "short read of bulk data");
+				return -1;
+			}
+			o->len += last->data_len;
+		}
+	}
+	for (i = 0; i < nout; i++) {
+		uint8_t *h = pv->sbuf + outs[i].off;
+
+		/*
+		 * Every response of a chain is padded to 8 bytes, the last
+		 * one too, as Windows and Samba do (smbtorture's
+		 * compound-padding checks it); only a lone response is not.
+		 */
+		if (nout > 1) {
+			size_t pad = ((outs[i].len + 7) & ~(size_t)7) - outs[i].len;
+
+			if (outs[i].off + outs[i].len + pad > pv->scap)
+				return -1;
+			memset(h + outs[i].len, 0, pad);
+			outs[i].len += pad;
+			if (i + 1 < nout)
+				le32_put(h + 20, (uint32_t)outs[i].len);
+		}
+		if (outs[i].sign_sess != NULL && !encrypt)
+			smb2_sign_ctx(&outs[i].sign_sess->sign_cx,
+			    conn_session_sign_algo(outs[i].sign_sess, c),
+			    outs[i].sign_sess->signing_key,
+			    h, outs[i].len);
+		total += outs[i].len;
+	}
+	/* 3.1.1 preauth: the NEGOTIATE response and in-progress SESSION_SETUPs. */
+	if (pv->preauth_rsp_conn) {
+		smb2_preauth_update(pv->preauth, base, total);
+		pv->preauth_rsp_conn = 0;
+	}
+	if (pv->preauth_rsp_sess != NULL) {
+		smb2_preauth_update(pv->preauth_rsp_sess->preauth, base, total);
+		pv->preauth_rsp_sess = NULL;
+	}
+	if (encrypt) {
+		struct iovec iov = { base, total };
+		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN +
+		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK);
+		int n;
+
+		if (e == NULL)
+			return -1;
+		n = smb2_encrypt_ctx(&enc_sess->enc_cx, enc_sess->cipher,
+		    enc_sess->enc_key,
+		    enc_sess->session_id, &iov, 1, e + SMB2_FRAME_LEN,
+		    e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN);
+		if (n < 0)
+			return -1;
+		smb2_frame_encode(e, (uint32_t)(SMB2_TRANSFORM_HDR_LEN + total));
+		return dispatch_send(c, e, SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN +
+		    total, NULL);
+	}
+	smb2_frame_encode(pv->sbuf, (uint32_t)(total + (bulk ? last->data_len : 0)));
+	return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + total,
+	    bulk ? last : NULL);
+}
+
+/* Writes the response header for req at rsp->hdr. */
+void
+dispatch_rsp_hdr(struct smb2_req *req, struct smb2_rsp *rsp, ntstatus_t st,
+    uint64_t sid, uint32_t tid)
+{
+	struct smb2_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.credit_charge = req->credit_charge;
+	h.status = st;
+	h.command = req->command;
+	h.credits = rsp->credits_granted;
+	h.flags = SMB2_FLAGS_SERVER_TO_REDIR |
+	    (req->flags & (SMB2_FLAGS_RELATED_OPERATIONS | SMB2_FLAGS_PRIORITY_MASK));
+	h.message_id = req->message_id;
+	h.session_id = sid;
+	h.tree_id = tid;
+	h.process_id = le32_get(req->hdr + 32);
+	if (rsp->async) {
+		h.flags |= SMB2_FLAGS_ASYNC_COMMAND;
+		h.async_id = rsp->async_id;
+	}
+	smb2_hdr_encode(rsp->hdr, &h);
+}

@@ -1,0 +1,129 @@
+/*
+ * SMB2 CLOSE (MS-SMB2 2.2.15, 2.2.16; server rules 3.3.5.10) and the
+ * release of an open's file state wherever an open ends (CLOSE, tree
+ * disconnect, logoff, connection loss): a pending delete happens there.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/fscc.h"
+#include "worker/conn.h"
+#include "worker/file_open.h"
+#include "worker/file_wt.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+#include "worker/smb2_notify.h"
+#include "worker/state.h"
+#include "worker/unlink_as.h"
+#include "worker/worker.h"
+
+#define SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB	0x0001
+
+/*
+ * Releases the file state of an open (CLOSE, tree disconnect, logoff,
+ * connection loss): a pending delete happens now.
+ */
+void
+file_open_close(struct open *op)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	char xname[300];
+	uint32_t duid;
+	int rc, del, del_base;
+
+	if (f == NULL)
+		return;
+	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
+	/* Across workers: only the last close of a delete-pending file. */
+	del = f->delete_on_close;
+	state_open_leave_ex(op, &del, &duid, &del_base);
+	/* A directory left delete pending behind other handles: watchers */
+	if (f->delete_on_close && !del && f->is_dir && f->stream[0] == '\0')
+		smb2_notify_delete_pending(f->dev, f->ino);
+	/*
+	 * Left to another open's last close, maybe another user's worker,
+	 * which may have to ask this user's worker to unlink: vouch for it
+	 * here, where nobody else can write (worker/unlink_as.h).
+	 */
+	if (f->delete_on_close && !del && f->stream[0] == '\0')
+		unlink_as_vouch(op->tree, f);
+	/*
+	 * The last stream open of a file left delete pending behind it:
+	 * the file goes now, streams and all.
+	 */
+	if (del_base)
+		del = 1;
+	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
+		if (f->stream[0] != '\0' && !del_base) {
+			if (vfs_stream_xattr_name(f->stream, xname,
+			    sizeof(xname)) == 0 &&
+			    vfs->removexattr(f->fd, xname) == 0)
+				smb2_notify_file_change(op->tree->root_fd, f,
+				    FILE_ACTION_REMOVED_STREAM,
+				    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);
+		} else if (f->path[0] != '\0') {
+			/*
+			 * Only the file this open has: a rename in another
+			 * worker may have given its old name to another file.
+			 */
+			rc = vfs->unlink_same(op->tree->root_fd, f->path,
+			    f->is_dir, f->dev, f->ino);
+			if (rc == -ESTALE)
+				log_info("delete on close of %s\\%s: the name is "
+				    "now another file (dev/ino changed): not "
+				    "deleted", op->tree->share != NULL ?
+				    op->tree->share->name : "", f->path);
+			else if (rc != 0)
+				log_debug(2, "delete on close of \"%s\": %s",
+				    f->path, strerror(-rc));
+			/* Another user made it delete pending: done as them. */
+			if ((rc == -EACCES || rc == -EPERM) && duid != 0 &&
+			    duid != (uint32_t)user_euid())
+				(void)unlink_as_request(op->tree, f, duid);
+		}
+	}
+	op->u.file = NULL;
+	file_open_put(f);
+}
+
+ntstatus_t
+smb2_close_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body;
+	struct fscc_info fi;
+	struct open *op;
+	uint16_t flags;
+	ntstatus_t status;
+	int post;
+
+	if (cur_le16(c) != 24)
+		return STATUS_INVALID_PARAMETER;
+	flags = cur_le16(c);
+	cur_skip(c, 4);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	file_wt_close(op);	/* a deferred write time lands first */
+	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&
+	    file_info_fill(op->u.file, &fi) == STATUS_SUCCESS;
+	file_open_close(op);
+	open_release(op);
+	/* MS-SMB2 2.2.16 */
+	wcur_le16(&rsp->body, 60);
+	wcur_le16(&rsp->body, post ? SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB : 0);
+	wcur_le32(&rsp->body, 0);
+	if (post) {
+		wcur_le64(&rsp->body, fi.creation);
+		wcur_le64(&rsp->body, fi.access);
+		wcur_le64(&rsp->body, fi.write);
+		wcur_le64(&rsp->body, fi.change);
+		wcur_le64(&rsp->body, fi.alloc);
+		wcur_le64(&rsp->body, fi.eof);
+		wcur_le32(&rsp->body, fi.attrs);
+	} else
+		wcur_zero(&rsp->body, 52);
+	return STATUS_SUCCESS;
+}

@@ -1,0 +1,34 @@
+/*
+ * What a CREATE asks of the file system before it opens anything
+ * (worker/smb2_create_fs.c); used by worker/smb2_create.c only.
+ */
+#ifndef USMBD_WORKER_SMB2_CREATE_FS_H
+#define USMBD_WORKER_SMB2_CREATE_FS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tree;
+struct vfs_stat;
+struct vfs_dosinfo;
+
+/* MS-DTYP 2.4.3: GENERIC_* rights mapped to the file rights. */
+uint32_t	create_map_generic(uint32_t);
+/* The parent of path ("" for a top-level name) in buf. */
+void		create_parent(const char *path, char *buf, size_t len);
+/*
+ * What this user may do with path (which exists, stat'ed as st);
+ * delete_only: just the DELETE bit (the parent's rights).
+ */
+uint32_t	create_maximal_access(struct tree *, const char *path,
+		    const struct vfs_stat *st, int delete_only);
+/*
+ * Stats the name as spelled through an O_PATH open kept in *pfd (closed
+ * first when >= 0).  0 or -errno.
+ */
+int		create_lookup(int root, const char *path, struct vfs_stat *st,
+		    int *pfd);
+/* The DOS xattr of fd (opath: fd is an O_PATH open).  0 or -errno. */
+int		create_dos_get(int fd, int opath, struct vfs_dosinfo *di);
+
+#endif

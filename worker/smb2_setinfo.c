@@ -1,0 +1,591 @@
+/*
+ * SMB2 SET_INFO (MS-SMB2 2.2.39, 2.2.40, server rules 3.3.5.21) for files
+ * and directories: times and attributes, sizes, delete on close, rename
+ * and hard links, security descriptors.  QUERY_INFO is in
+ * worker/smb2_info.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/fscc.h"
+#include "proto/smb2_hdr.h"
+#include "proto/unicode.h"
+#include "worker/smb2_notify.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/file_wt.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_file.h"
+#include "worker/smb2_info_priv.h"
+#include "worker/state.h"
+
+/* Is the directory open by f empty?  1 yes, 0 no, -errno. */
+static int
+info_dir_empty(struct file_open *f)
+{
+	static uint8_t buf[4096];
+	const struct vfs_ops *vfs = file_vfs();
+	int fd, rc = 1;
+	ssize_t n, off;
+	uint16_t reclen;
+	const char *nm;
+
+	/* a fresh fd: the open's own listing position stays where it is */
+	fd = vfs->open(f->fd, "", O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	while (rc == 1 && (n = vfs->getdents(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += reclen) {
+			memcpy(&reclen, buf + off + 16, 2);
+			nm = (const char *)buf + off + 19;
+			if (reclen == 0)
+				break;
+			if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
+				rc = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+static ntstatus_t
+info_set_basic(struct open *op, struct cur *b)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	struct timespec ts[2];
+	uint64_t ctime, atime, mtime, chtime;
+	uint32_t attrs;
+	int rc, has_dos;
+
+	ctime = cur_le64(b);
+	atime = cur_le64(b);
+	mtime = cur_le64(b);
+	chtime = cur_le64(b);
+	attrs = cur_le32(b);
+	if (b->err)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	if (!(op->access & FILE_WRITE_ATTRIBUTES))
+		return STATUS_ACCESS_DENIED;
+	if ((attrs & FILE_ATTRIBUTE_DIRECTORY) && !f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if ((attrs & FILE_ATTRIBUTE_TEMPORARY) && f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	/*
+	 * MS-FSCC 2.4.7: 0 leaves a time alone; -1 and -2 switch automatic
+	 * updates off and on, which the kernel does not offer: they leave
+	 * the time alone too.
+	 */
+	ts[0].tv_nsec = ts[1].tv_nsec = UTIME_OMIT;
+	ts[0].tv_sec = ts[1].tv_sec = 0;
+	if (atime != 0 && atime < UINT64_MAX - 1)
+		ts[0] = fscc_time_to_timespec(atime);
+	if (mtime != 0 && mtime < UINT64_MAX - 1)
+		ts[1] = fscc_time_to_timespec(mtime);
+	if ((ts[0].tv_nsec != UTIME_OMIT || ts[1].tv_nsec != UTIME_OMIT) &&
+	    (rc = vfs->utimens(f->fd, ts)) != 0)
+		return ntstatus_from_errno(rc);
+	/* a set write time sticks on this handle; none takes a pending one */
+	file_wt_set(op, mtime);
+	if ((ctime == 0 || ctime >= UINT64_MAX - 1) && attrs == 0 &&
+	    (chtime == 0 || chtime >= UINT64_MAX - 1))
+		return STATUS_SUCCESS;
+	rc = vfs_dos_get(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	has_dos = rc == 0;
+	if (!has_dos) {
+		struct fscc_info fi;
+
+		if ((rc = vfs->fstat(f->fd, &st)) != 0)
+			return ntstatus_from_errno(rc);
+		file_info_from_stat(&st, &di, 0, &fi);
+		di.attrs = fi.attrs & FILE_ATTRIBUTE_SETTABLE;
+		di.create_time = fi.creation;
+	}
+	if (ctime != 0 && ctime < UINT64_MAX - 1)
+		di.create_time = ctime;
+	if (chtime != 0 && chtime < UINT64_MAX - 1) {
+		/* kept until the data changes (see file_info_from_stat) */
+		if ((rc = vfs->fstat(f->fd, &st)) != 0)
+			return ntstatus_from_errno(rc);
+		di.change_time = chtime;
+		di.change_mtime = fscc_time_from_timespec(&st.mtime);
+	}
+	if (attrs != 0)
+		di.attrs = (attrs & FILE_ATTRIBUTE_SETTABLE) |
+		    (di.attrs & FILE_ATTRIBUTE_SPARSE_FILE);
+	rc = vfs_dos_set(vfs, f->fd, &di);
+	if (rc == -EOPNOTSUPP)
+		goto unstorable;
+	return ntstatus_from_errno(rc);
+unstorable:
+	/*
+	 * The share's file system keeps no user xattrs (tmpfs before Linux
+	 * 6.6, ramfs, some FUSE file systems): the times the kernel keeps
+	 * were set above, the creation time, change time and attributes
+	 * have nowhere to go.  As Samba does there, they are dropped and
+	 * the set succeeds, so that touch -d, cp -a and tar x work; queries
+	 * go on deriving them from stat.  (ENOTSUP is EOPNOTSUPP on Linux.)
+	 */
+	file_dos_unstorable(f);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * A named stream's EndOfFile / AllocationSize: its xattr value is cut or
+ * zero-extended (MS-FSA 2.1.5.14.4 on a stream).  The value lives in one
+ * xattr, so a size past what an xattr holds is STATUS_DISK_FULL, as a
+ * write there is.  An allocation above the size reserves nothing.
+ */
+static ntstatus_t
+info_set_stream_size(struct file_open *f, uint64_t size, int alloc)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	/* scratch: info_xattrs is only used by listings, never meanwhile */
+	uint8_t *buf = (uint8_t *)info_xattrs;
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return ntstatus_from_errno(rc);
+	n = vfs->getxattr(f->fd, xname, buf, sizeof(info_xattrs));
+	if (n < 0)
+		return ntstatus_from_errno((int)n);
+	if (size == (uint64_t)n || (alloc && size > (uint64_t)n))
+		return STATUS_SUCCESS;
+	if (size > sizeof(info_xattrs))
+		return STATUS_DISK_FULL;
+	if (size > (uint64_t)n)
+		memset(buf + n, 0, (size_t)size - (size_t)n);
+	rc = vfs->setxattr(f->fd, xname, buf, (size_t)size, 0);
+	if (rc == -E2BIG || rc == -ENOSPC || rc == -ERANGE)
+		return STATUS_DISK_FULL;
+	return ntstatus_from_errno(rc);
+}
+
+static ntstatus_t
+info_set_size(struct open *op, struct cur *b, int alloc)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_stat st;
+	uint64_t size = cur_le64(b);
+	int rc;
+
+	if (b->err)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	if (!(op->access & FILE_WRITE_DATA))
+		return STATUS_ACCESS_DENIED;
+	if (f->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if (!f->writable)
+		return STATUS_ACCESS_DENIED;
+	if (size > (uint64_t)INT64_MAX)
+		return STATUS_INVALID_PARAMETER;
+	if (f->stream[0] != '\0')
+		return info_set_stream_size(f, size, alloc);
+	/* a pending write time lands now (MS-FSA 2.1.5.14.4 / .2) */
+	file_wt_flush(op);
+	if (!alloc)
+		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+	/* Allocation: below the size truncates, above it reserves */
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (size < st.size)
+		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+	rc = vfs->fallocate(f->fd, 0, size);
+	return rc == -EOPNOTSUPP ? STATUS_SUCCESS : ntstatus_from_errno(rc);
+}
+
+static ntstatus_t
+info_set_disposition(struct open *op, int del)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	int rc;
+
+	if (!(op->access & DELETE_ACCESS))
+		return STATUS_ACCESS_DENIED;
+	if (!del) {
+		f->delete_on_close = 0;
+		return state_delete_pending_set(op, 0);
+	}
+	if (f->path[0] == '\0' && f->stream[0] == '\0')
+		return STATUS_CANNOT_DELETE;	/* the share root */
+	if (f->stream[0] == '\0' && vfs_dos_get(vfs, f->fd, &di) == 0 &&
+	    (di.attrs & FILE_ATTRIBUTE_READONLY))
+		return STATUS_CANNOT_DELETE;
+	if (f->is_dir) {
+		rc = info_dir_empty(f);
+		if (rc < 0)
+			return ntstatus_from_errno(rc);
+		if (rc == 0)
+			return STATUS_DIRECTORY_NOT_EMPTY;
+	}
+	f->delete_on_close = 1;
+	/* every open of the file sees it, new opens get DELETE_PENDING */
+	return state_delete_pending_set(op, 1);
+}
+
+/*
+ * Renames the open's named stream to another stream of the same file.
+ * The unnamed stream neither moves into a named one nor is replaced by
+ * one here (NTFS allows only narrow cases of that): refused.
+ */
+static ntstatus_t
+info_rename_stream(struct open *op, const char *to, int replace)
+{
+	static uint8_t val[65536];
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	char from_x[300], to_x[300];
+	ssize_t n;
+	int rc;
+
+	if (f->stream[0] == '\0' || to[0] == '\0')
+		return STATUS_INVALID_PARAMETER;
+	if (vfs_stream_xattr_name(f->stream, from_x, sizeof(from_x)) != 0 ||
+	    vfs_stream_xattr_name(to, to_x, sizeof(to_x)) != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	if (strcasecmp(f->stream, to) == 0 && strcmp(f->stream, to) != 0) {
+		/* a change of case only: same stream, new spelling */
+		replace = 1;
+	} else if (vfs->getxattr(f->fd, to_x, NULL, 0) >= 0 && !replace)
+		return STATUS_OBJECT_NAME_COLLISION;
+	if ((n = vfs->getxattr(f->fd, from_x, val, sizeof(val))) < 0)
+		return ntstatus_from_errno((int)n);
+	if ((rc = vfs->setxattr(f->fd, to_x, val, (size_t)n, 0)) != 0)
+		return ntstatus_from_errno(rc);
+	if (strcmp(from_x, to_x) != 0 &&
+	    (rc = vfs->removexattr(f->fd, from_x)) != 0)
+		return ntstatus_from_errno(rc);
+	snprintf(f->stream, sizeof(f->stream), "%s", to);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * MS-FSA 2.1.5.14.11: a rename opens its DestinationDirectory for
+ * FILE_ADD_FILE (FILE_ADD_SUBDIRECTORY too for a directory), sharing read
+ * and write, next to the directory's current opens -- an open there with
+ * DELETE access, or one that does not share write, refuses it with
+ * STATUS_SHARING_VIOLATION (smb2.rename.share_delete_and_delete_access
+ * and its siblings).  Every open of that directory counts, whichever
+ * client and worker holds it, as on Windows (smb2.oplock.batch20).
+ * Samba 4.17 looks only at the opens of the smbd serving the renaming
+ * client, so there another client's handle with DELETE access (a
+ * CHANGE_NOTIFY watcher opened with SEC_RIGHTS_DIR_ALL) does not refuse
+ * the rename: smb2.notify-inotify.inotify-rename expects that and fails
+ * here, batch20 fails there.  A read of the shared state, nothing
+ * inserted.
+ */
+static ntstatus_t
+info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct vfs_stat st;
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	uint32_t access;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;	/* no shared state: local rules only */
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	if (vfs->statat(tree->root_fd, parent, &st) != 0)
+		return STATUS_SUCCESS;	/* the rename itself will say why */
+	state_file_id(&fid, st.dev, st.ino, NULL);
+	/* FILE_ADD_FILE is FILE_WRITE_DATA, FILE_ADD_SUBDIRECTORY APPEND */
+	access = SHM_FILE_WRITE_DATA | (is_dir ? SHM_FILE_APPEND_DATA : 0);
+	if (shm_open_share_check(s, &fid, access,
+	    SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE, NULL) == -EBUSY)
+		return STATUS_SHARING_VIOLATION;
+	return STATUS_SUCCESS;
+}
+
+/* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
+static ntstatus_t
+info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
+{
+	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
+	static char from[FILE_PATH_MAX];
+	static char client_last[256 * 4];
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct tree *tree = op->tree;
+	struct vfs_stat st, tst;
+	const uint8_t *name16;
+	const char *last;
+	uint32_t nlen;
+	int replace, rc, exists;
+	ntstatus_t status;
+
+	if (fscc_rename_decode(b, &replace, &name16, &nlen) != 0)
+		return STATUS_INVALID_PARAMETER;
+	if (!link && !(op->access & DELETE_ACCESS))
+		return STATUS_ACCESS_DENIED;
+	if (tree->read_only)
+		return STATUS_ACCESS_DENIED;
+	if (f->path[0] == '\0')
+		return STATUS_ACCESS_DENIED;
+	/* some clients send a leading backslash here; it means the root */
+	if (nlen >= 2 && name16[0] == '\\' && name16[1] == 0) {
+		name16 += 2;
+		nlen -= 2;
+	}
+	/*
+	 * ":name[:$DATA]" names a stream of this same file; parse it as
+	 * the stream of a placeholder base name, with the same rules.
+	 */
+	if (nlen >= 2 && name16[0] == ':' && name16[1] == 0) {
+		static uint8_t tmp16[2 + 2 * FILE_STREAM_MAX + 16];
+
+		if (nlen > sizeof(tmp16) - 2)
+			return STATUS_OBJECT_NAME_INVALID;
+		tmp16[0] = 'x';
+		tmp16[1] = 0;
+		memcpy(tmp16 + 2, name16, nlen);
+		status = file_name_parse(req, tmp16, nlen + 2, target,
+		    sizeof(target), tstream, sizeof(tstream));
+		if (status != STATUS_SUCCESS)
+			return status;
+		if (link)
+			return STATUS_INVALID_PARAMETER;
+		return info_rename_stream(op, tstream, replace);
+	}
+	status = file_name_parse(req, name16, nlen, target, sizeof(target),
+	    tstream, sizeof(tstream));
+	if (status != STATUS_SUCCESS)
+		return status;
+	if (tstream[0] != '\0' || f->stream[0] != '\0')
+		return STATUS_INVALID_PARAMETER;	/* file <-> stream */
+	if (target[0] == '\0')
+		return STATUS_OBJECT_NAME_INVALID;
+	last = strrchr(target, '/');
+	if (strlen(last ? last + 1 : target) >= sizeof(client_last))
+		return STATUS_OBJECT_NAME_INVALID;
+	memcpy(client_last, last ? last + 1 : target,
+	    strlen(last ? last + 1 : target) + 1);
+	if (tree->share != NULL && !tree->share->case_sensitive &&
+	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
+	    sizeof(target))) != 0)
+		return ntstatus_from_errno(rc);
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	rc = vfs->statat(tree->root_fd, target, &tst);
+	exists = rc == 0;
+	if (rc == -EXDEV || rc == -ELOOP) {
+		log_warnx("%s: refused rename to \"%s\": outside the share",
+		    req->conn->peer, target);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (exists && tst.dev == st.dev && tst.ino == st.ino) {
+		/* the same file: a change of case only, keep the client's */
+		char *slash = strrchr(target, '/');
+		size_t pre = slash ? (size_t)(slash + 1 - target) : 0;
+
+		if (link)
+			return replace ? STATUS_SUCCESS :
+			    STATUS_OBJECT_NAME_COLLISION;
+		if (pre + strlen(client_last) >= sizeof(target))
+			return STATUS_OBJECT_NAME_INVALID;
+		memcpy(target + pre, client_last, strlen(client_last) + 1);
+		if (strcmp(target, f->path) == 0)
+			return STATUS_SUCCESS;
+		exists = 0;
+		replace = 1;
+	} else if (exists) {
+		if (!replace)
+			return STATUS_OBJECT_NAME_COLLISION;
+		if (S_ISDIR(tst.mode))
+			return STATUS_ACCESS_DENIED;
+	} else if (rc == -ENOTDIR || (rc == -ENOENT && last != NULL)) {
+		/* is the target's directory there? */
+		char parent[FILE_PATH_MAX];
+		const char *s = strrchr(target, '/');
+
+		if (s != NULL) {
+			memcpy(parent, target, (size_t)(s - target));
+			parent[s - target] = '\0';
+			if (vfs->statat(tree->root_fd, parent, &tst) != 0)
+				return STATUS_OBJECT_PATH_NOT_FOUND;
+		}
+	}
+	if (link) {
+		if (f->is_dir)
+			return STATUS_FILE_IS_A_DIRECTORY;
+		if (exists && (rc = vfs->unlink(tree->root_fd, target, 0)) != 0)
+			return ntstatus_from_errno(rc);
+		rc = vfs->link(tree->root_fd, f->path, target);
+		return ntstatus_from_errno(rc);
+	}
+	if ((status = info_rename_parent_check(tree, target, f->is_dir)) !=
+	    STATUS_SUCCESS)
+		return status;
+	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
+	if (f->is_dir && file_open_busy_below(f->share, f->path, f))
+		return STATUS_ACCESS_DENIED;
+	rc = vfs->rename(tree->root_fd, f->path, target, replace);
+	if (rc != 0)
+		return ntstatus_from_errno(rc);
+	memcpy(from, f->path, sizeof(from));
+	snprintf(f->path, sizeof(f->path), "%s", target);
+	/* the opens made by the old name now stand for the new one */
+	file_open_renamed(f, from);
+	state_open_renamed(op, from);
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	struct cur *c = &req->body, b;
+	struct open *op;
+	struct file_open *f;
+	uint8_t type, klass;
+	uint32_t blen, mode, addl;
+	uint16_t boff;
+	ntstatus_t status;
+
+	if (cur_le16(c) != 33)
+		return STATUS_INVALID_PARAMETER;
+	type = cur_u8(c);
+	klass = cur_u8(c);
+	blen = cur_le32(c);
+	boff = cur_le16(c);
+	cur_skip(c, 2);			/* Reserved */
+	addl = cur_le32(c);
+	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	b = cur_sub(c, boff, blen);
+	if (c->err)
+		return STATUS_INVALID_PARAMETER;
+	f = op->u.file;
+	if (type == SMB2_0_INFO_SECURITY) {
+		const uint8_t *sd = cur_view(&b, blen);
+
+		if (sd == NULL)
+			return STATUS_INVALID_PARAMETER;
+		status = smb2_secdesc_set(op, addl, sd, blen);
+		if (status != STATUS_SUCCESS)
+			return status;
+		/* MS-FSA 2.1.5.16: inotify sees only an IN_ATTRIB */
+		smb2_notify_file_change(op->tree->root_fd, f,
+		    FILE_ACTION_MODIFIED, FILE_NOTIFY_CHANGE_SECURITY, 0);
+		wcur_le16(&rsp->body, 2);
+		return STATUS_SUCCESS;
+	}
+	if (type != SMB2_0_INFO_FILE)
+		return type == SMB2_0_INFO_FILESYSTEM ?
+		    STATUS_NOT_SUPPORTED : STATUS_INVALID_PARAMETER;
+	if (req->tree->read_only && klass != FilePositionInformation &&
+	    klass != FileModeInformation)
+		return STATUS_ACCESS_DENIED;
+	switch (klass) {
+	case FileBasicInformation:
+		if (blen < 40)
+			return STATUS_INFO_LENGTH_MISMATCH;
+	{
+		/* which fields change, for CHANGE_NOTIFY (MS-FSA 2.1.5.14.2) */
+		struct cur pb = b;
+		uint32_t nf = 0;
+
+		if (cur_le64(&pb) != 0)
+			nf |= FILE_NOTIFY_CHANGE_CREATION;
+		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
+			nf |= FILE_NOTIFY_CHANGE_LAST_ACCESS;
+		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
+			nf |= FILE_NOTIFY_CHANGE_LAST_WRITE;
+		(void)cur_le64(&pb);
+		if (cur_le32(&pb) != 0)
+			nf |= FILE_NOTIFY_CHANGE_ATTRIBUTES;
+		status = info_set_basic(op, &b);
+		if (status == STATUS_SUCCESS && nf != 0)
+			smb2_notify_file_change(op->tree->root_fd, f,
+			    FILE_ACTION_MODIFIED, nf, 0);
+		break;
+	}
+	case FileEndOfFileInformation:
+	case FileAllocationInformation:
+		status = info_set_size(op, &b, klass == FileAllocationInformation);
+		/* MS-FSA 2.1.5.14.2 / .4: read caching goes, as on a write */
+		if (status == STATUS_SUCCESS)
+			state_break_read_caching(op);
+		break;
+	case FileDispositionInformation:
+		if (blen < 1)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		status = info_set_disposition(op, cur_u8(&b) != 0);
+		break;
+	case FileDispositionInformationEx:
+		if (blen < 4)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
+		status = info_set_disposition(op, (cur_le32(&b) & 1) != 0);
+		break;
+	case FileRenameInformation:
+		/* MS-FSA 2.1.5.14.11: other handle caching goes first */
+		status = state_rename_breaks(req, rsp, op);
+		if (status != STATUS_SUCCESS)
+			return status;
+		status = info_set_name(req, op, &b, 0);
+		break;
+	case FileLinkInformation:
+		status = info_set_name(req, op, &b, 1);
+		break;
+	case FilePositionInformation:
+		if (blen < 8)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		f->position = cur_le64(&b);
+		status = STATUS_SUCCESS;
+		break;
+	case FileModeInformation:
+		if (blen < 4)
+			return STATUS_INFO_LENGTH_MISMATCH;
+		mode = cur_le32(&b);
+		/* MS-FSCC 2.4.26: only these bits may be set */
+		if (mode & ~0x0000003Eu)
+			return STATUS_INVALID_PARAMETER;
+		f->mode = mode;
+		status = STATUS_SUCCESS;
+		break;
+	case FileFullEaInformation: {
+		const uint8_t *eas = cur_view(&b, blen);
+
+		if (!(op->access & FILE_WRITE_EA))
+			return STATUS_ACCESS_DENIED;
+		if (eas == NULL)
+			return STATUS_INVALID_PARAMETER;
+		status = smb2_ea_set(f, eas, blen);
+		/* MS-FSA 2.1.5.14.6: inotify sees only an IN_ATTRIB */
+		if (status == STATUS_SUCCESS)
+			smb2_notify_file_change(op->tree->root_fd, f,
+			    FILE_ACTION_MODIFIED, FILE_NOTIFY_CHANGE_EA, 0);
+		break;
+	}
+	default:
+		return STATUS_INVALID_INFO_CLASS;
+	}
+	if (status != STATUS_SUCCESS)
+		return status;
+	/* MS-SMB2 2.2.40 */
+	wcur_le16(&rsp->body, 2);
+	return STATUS_SUCCESS;
+}
