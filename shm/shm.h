@@ -49,6 +49,12 @@ unsigned	shm_readers_for(unsigned workers);
 int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
 	    int flags, struct shm **out);
 void	shm_detach(struct shm *);
+/*
+ * The size this process maps now.  It only grows: every process maps the
+ * larger of its config's `state map size` and the file's size, and the
+ * map grows in one place (a full map on a release path or the purge).
+ */
+size_t	shm_map_size(struct shm *);
 /* The pid that attached, without a syscall (lock owners, open records). */
 pid_t	shm_self(const struct shm *);
 /* Write transactions this handle committed (for the figures). */
