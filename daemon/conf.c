@@ -120,6 +120,14 @@ const struct conf_directive conf_directives[] = {
 	{ "worker idle timeout", D_INT, CONF_GLOBAL, G(worker_idle_timeout), 1, 86400, NULL, 0 },
 	{ "state map size", D_SIZE, CONF_GLOBAL, G(state_map_size), 0, 0, NULL, 0 },
 	{ "min password length", D_INT, CONF_GLOBAL, G(min_password_length), 0, 256, NULL, 0 },
+	/* Denial of service by one user, or none (issue 20): README "Limits". */
+	{ "max open files", D_INT, CONF_GLOBAL, G(max_open_files), 16, 1048576, NULL, 0 },
+	{ "max opens per connection", D_INT, CONF_GLOBAL, G(max_opens_per_conn), 1, 1024, NULL, 0 },
+	{ "max locks per user", D_INT, CONF_GLOBAL, G(max_locks_per_user), 1, 1048576, NULL, 0 },
+	{ "max locks per open", D_INT, CONF_GLOBAL, G(max_locks_per_open), 1, 65535, NULL, 0 },
+	{ "max locks per file", D_INT, CONF_GLOBAL, G(max_locks_per_file), 1, 65535, NULL, 0 },
+	{ "server admin group", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(admin_group), 0, 0, NULL, 0 },
+	{ "restrict anonymous", D_INT, CONF_GLOBAL, G(restrict_anonymous), 0, 2, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
@@ -608,6 +616,7 @@ conf_free(struct conf *c)
 	free(c->netbios_name);
 	free(c->workgroup);
 	free(c->server_string);
+	free(c->admin_group);
 	for (i = 0; i < c->nshares; i++)
 		conf_share_clear(&c->shares[i]);
 	free(c->shares);
@@ -659,6 +668,12 @@ conf_defaults(void)
 	c->worker_idle_timeout = 60;
 	c->state_map_size = 64 << 20;
 	c->min_password_length = 5;
+	c->max_open_files = 16384;
+	c->max_opens_per_conn = 1024;
+	c->max_locks_per_user = 16384;
+	c->max_locks_per_open = 1024;
+	c->max_locks_per_file = 4096;
+	c->restrict_anonymous = 2;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

@@ -433,6 +433,8 @@ struct shm_brlock_rec {
 int	shm_brlock_lock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
 	    unsigned flags);
+/* Locks one file may hold (all opens); past it -EDQUOT.  0: no limit. */
+void	shm_brlock_set_max(struct shm *, unsigned per_file);
 /* Several ranges, all or none (one SMB2 LOCK request); *failed = index. */
 int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, const struct shm_brlock_range *,

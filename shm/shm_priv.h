@@ -102,6 +102,7 @@ struct shm {
 	struct shm_brlock_owner	*wait_buf;
 	unsigned		 wait_cap;
 	int			 brl_had;	/* brl_load found a record */
+	unsigned		 brl_max_file;	/* locks per file; 0: BRL_MAX */
 };
 
 /* Transactions.  Every error is returned as -errno. */
