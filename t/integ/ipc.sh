@@ -21,7 +21,7 @@ done
 integ_conf
 integ_users || { fail "users"; finish; }
 getent group usmbdtadm >/dev/null || groupadd usmbdtadm
-gpasswd -q -a alice usmbdtadm >/dev/null
+usermod -a -G usmbdtadm alice
 integ_start || { fail "server start"; finish; }
 
 RPC=(rpcclient -U "alice%$ALICE_PW" -p "$PORT" 127.0.0.1)
