@@ -257,6 +257,16 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 			    "(challenge answered before)", req->client);
 			return;
 		}
+		/*
+		 * Samba's `restrict anonymous` 2 (our default): no null
+		 * session at all, as Windows with RestrictAnonymous=2.
+		 */
+		if (master.conf->restrict_anonymous >= 2) {
+			log_info("logon from %s: anonymous refused "
+			    "(`restrict anonymous` = 2)", req->client);
+			rep->status = STATUS_ACCESS_DENIED;
+			return;
+		}
 		if (auth_guest(rep, AUTH_FLAG_ANONYMOUS) == 0) {
 			rep->status = STATUS_SUCCESS;
 			log_debug(2, "anonymous logon from %s", req->client);

@@ -505,6 +505,7 @@ conf_free(struct conf *c)
 	free(c->netbios_name);
 	free(c->workgroup);
 	free(c->server_string);
+	free(c->admin_group);
 	for (i = 0; i < c->nshares; i++)
 		conf_share_clear(&c->shares[i]);
 	free(c->shares);
@@ -556,6 +557,12 @@ conf_defaults(void)
 	c->worker_idle_timeout = 60;
 	c->state_map_size = 64 << 20;
 	c->min_password_length = 5;
+	c->max_open_files = 16384;
+	c->max_opens_per_conn = 1024;
+	c->max_locks_per_user = 16384;
+	c->max_locks_per_open = 1024;
+	c->max_locks_per_file = 4096;
+	c->restrict_anonymous = 2;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

@@ -68,6 +68,15 @@ struct conf {
 	int		 worker_idle_timeout;	/* seconds, default 60 */
 	size_t		 state_map_size;	/* bytes, default 64 MiB */
 	int		 min_password_length;	/* characters, default 5 (Samba's); usmbctl user */
+	/* Per user worker (README "Limits"); past one: INSUFF_SERVER_RESOURCES. */
+	int		 max_open_files;	/* Samba's key; default 16384 */
+	int		 max_opens_per_conn;	/* default 1024 (CONN_MAX_OPENS) */
+	/* Past one: STATUS_LOCK_NOT_GRANTED. */
+	int		 max_locks_per_user;	/* default 16384 */
+	int		 max_locks_per_open;	/* default 1024 */
+	int		 max_locks_per_file;	/* all opens of a file; default 4096 */
+	char		*admin_group;	/* srvsvc administrators (levels 2, 502); NULL: none */
+	int		 restrict_anonymous;	/* Samba's; 0 allow, 1 no srvsvc, 2 refuse (default) */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

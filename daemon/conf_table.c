@@ -85,6 +85,14 @@ const struct conf_directive conf_directives[] = {
 	{ "worker idle timeout", D_INT, CONF_GLOBAL, G(worker_idle_timeout), 1, 86400, NULL, 0 },
 	{ "state map size", D_SIZE, CONF_GLOBAL, G(state_map_size), 0, 0, NULL, 0 },
 	{ "min password length", D_INT, CONF_GLOBAL, G(min_password_length), 0, 256, NULL, 0 },
+	/* Denial of service by one user, or none (issue 20): README "Limits". */
+	{ "max open files", D_INT, CONF_GLOBAL, G(max_open_files), 16, 1048576, NULL, 0 },
+	{ "max opens per connection", D_INT, CONF_GLOBAL, G(max_opens_per_conn), 1, 1024, NULL, 0 },
+	{ "max locks per user", D_INT, CONF_GLOBAL, G(max_locks_per_user), 1, 1048576, NULL, 0 },
+	{ "max locks per open", D_INT, CONF_GLOBAL, G(max_locks_per_open), 1, 65535, NULL, 0 },
+	{ "max locks per file", D_INT, CONF_GLOBAL, G(max_locks_per_file), 1, 65535, NULL, 0 },
+	{ "server admin group", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(admin_group), 0, 0, NULL, 0 },
+	{ "restrict anonymous", D_INT, CONF_GLOBAL, G(restrict_anonymous), 0, 2, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },

@@ -11,7 +11,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "daemon/log.h"
 #include "shm/shm_priv.h"
 
 #define BRL_LOCK_LEN	29
@@ -219,6 +221,17 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 	if ((rc = brl_load(s, txn, fid, n, &nl, &nw)) != 0)
 		goto out;
 	orig = nl;
+	if (s->brl_max_file != 0 && nl + n > s->brl_max_file) {
+		static time_t last;
+
+		if (time(NULL) != last) {
+			last = time(NULL);
+			log_warnx("state: refused a lock, `max locks per file` "
+			    "(%u) reached", s->brl_max_file);
+		}
+		rc = -EDQUOT;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		struct shm_brlock_rec nr = {
 			.owner = *o, .offset = rg[i].offset, .length = rg[i].length,
@@ -250,6 +263,12 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 	rc = brl_store(s, txn, fid, nl, nw);
 out:
 	return shm_wend(s, txn, rc);
+}
+
+void
+shm_brlock_set_max(struct shm *s, unsigned per_file)
+{
+	s->brl_max_file = per_file;
 }
 
 int

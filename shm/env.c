@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -159,11 +160,9 @@ shm_wbegin(struct shm *s, MDB_txn **txn)
 		return rc;
 	s->npend = 0;
 	rc = mdb_txn_begin(s->env, NULL, 0, txn);
-	if (rc == MDB_MAP_RESIZED) {
+	if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
 		/* Another process grew the map: adopt its size and retry once. */
-		mdb_env_set_mapsize(s->env, 0);
 		rc = mdb_txn_begin(s->env, NULL, 0, txn);
-	}
 	return shm_err(rc);
 }
 
@@ -204,10 +203,8 @@ shm_rbegin(struct shm *s, MDB_txn **txn)
 		return rc;
 	if (s->rtxn == NULL) {
 		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
-		if (rc == MDB_MAP_RESIZED) {
-			mdb_env_set_mapsize(s->env, 0);
+		if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
 			rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
-		}
 		if (rc != 0) {
 			s->rtxn = NULL;
 			return shm_err(rc);
@@ -215,10 +212,8 @@ shm_rbegin(struct shm *s, MDB_txn **txn)
 	} else {
 		/* Keeps the reader slot: no lock or syscall on the hot path. */
 		rc = mdb_txn_renew(s->rtxn);
-		if (rc == MDB_MAP_RESIZED) {
-			mdb_env_set_mapsize(s->env, 0);
+		if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
 			rc = mdb_txn_renew(s->rtxn);
-		}
 		if (rc != 0)
 			return shm_err(rc);
 	}
@@ -261,34 +256,134 @@ shm_rstr(struct cur *c, char *dst, size_t size)
 }
 
 /*
+ * The map's size.  With MDB_WRITEMAP, LMDB ftruncate()s the data file to
+ * the size a process maps (at mdb_env_open and mdb_env_set_mapsize); a
+ * size smaller than the file's would cut pages other processes have
+ * mapped, and their next touch of them is SIGBUS.  So every size change,
+ * in every process, is made under an exclusive flock of the data file and
+ * is never below the file's current size: the file only grows, and a
+ * process maps at most what the file holds.
+ */
+static int
+shm_size_lock(int fd, off_t *size)
+{
+	struct stat st;
+
+	while (flock(fd, LOCK_EX) == -1)
+		if (errno != EINTR)
+			return -errno;
+	if (fstat(fd, &st) == -1) {
+		int e = errno;
+
+		(void)flock(fd, LOCK_UN);
+		return -e;
+	}
+	*size = st.st_size;
+	return 0;
+}
+
+static void
+shm_size_unlock(int fd)
+{
+	(void)flock(fd, LOCK_UN);
+}
+
+/* No transaction of ours may be live while the map changes. */
+static void
+shm_drop_rtxn(struct shm *s)
+{
+	if (s->rcur_durable != NULL) {
+		mdb_cursor_close(s->rcur_durable);
+		s->rcur_durable = NULL;
+	}
+	if (s->rtxn != NULL) {
+		mdb_txn_abort(s->rtxn);
+		s->rtxn = NULL;
+		s->rtxn_live = 0;
+	}
+}
+
+/* Maps max(size, the file's size, our size) bytes, under the lock. */
+static int
+shm_map_at_least(struct shm *s, size_t want, size_t *now)
+{
+	MDB_envinfo info;
+	off_t fsize;
+	size_t size;
+	int rc;
+
+	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
+		return rc;
+	if ((rc = mdb_env_info(s->env, &info)) != 0) {
+		shm_size_unlock(s->size_fd);
+		return shm_err(rc);
+	}
+	size = info.me_mapsize;
+	if ((size_t)fsize > size)
+		size = (size_t)fsize;
+	if (want > size)
+		size = want;
+	rc = size != info.me_mapsize ? mdb_env_set_mapsize(s->env, size) : 0;
+	shm_size_unlock(s->size_fd);
+	if (now != NULL)
+		*now = size;
+	return shm_err(rc);
+}
+
+int
+shm_adopt(struct shm *s)
+{
+	return shm_map_at_least(s, 0, NULL);
+}
+
+/*
  * A full map refuses new state (-ENOSPC), but releasing state must never
  * fail for want of pages (even a delete copies pages in LMDB): the release
- * paths call this and retry once.  Other processes adopt the new size at
- * their next transaction (MDB_MAP_RESIZED).
+ * paths and the purge call this and retry (SHM_RETRY_FULL).  The one place
+ * the map grows: by 1/8 (at least 1 MiB) of the larger of the file and our
+ * map.  Other processes adopt the new size at their next transaction that
+ * needs it (MDB_MAP_RESIZED, shm_adopt).
  */
 int
 shm_grow(struct shm *s)
 {
 	MDB_envinfo info;
-	size_t add;
+	off_t fsize;
+	size_t base, add, now;
 	int rc;
 
-	if (s->rtxn != NULL) {
-		/* No transaction of ours may be live while the map changes. */
-		mdb_txn_abort(s->rtxn);
-		s->rtxn = NULL;
-		s->rtxn_live = 0;
-	}
+	shm_drop_rtxn(s);
 	if ((rc = mdb_env_info(s->env, &info)) != 0)
 		return shm_err(rc);
-	add = info.me_mapsize / 8;
+	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
+		return rc;
+	shm_size_unlock(s->size_fd);
+	base = info.me_mapsize > (size_t)fsize ? info.me_mapsize : (size_t)fsize;
+	if (base > info.me_mapsize) {
+		/* Another process grew it meanwhile: take its growth first. */
+		if ((rc = shm_map_at_least(s, base, &now)) != 0)
+			return rc;
+		log_info("state: map grown by another process to %zu KiB", now >> 10);
+		return 0;
+	}
+	add = base / 8;
 	if (add < (1u << 20))
 		add = 1u << 20;
-	if ((rc = mdb_env_set_mapsize(s->env, info.me_mapsize + add)) != 0)
-		return shm_err(rc);
+	if ((rc = shm_map_at_least(s, base + add, &now)) != 0)
+		return rc;
 	log_warnx("state: map full while releasing state; grew it to %zu KiB",
-	    (info.me_mapsize + add) >> 10);
+	    now >> 10);
 	return 0;
+}
+
+size_t
+shm_map_size(struct shm *s)
+{
+	MDB_envinfo info;
+
+	if (mdb_env_info(s->env, &info) != 0)
+		return 0;
+	return info.me_mapsize;
 }
 
 unsigned
@@ -556,7 +651,8 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 {
 	char file[PATH_MAX];
 	struct shm *s;
-	int rc;
+	off_t fsize;
+	int rc, locked = 0;
 
 	*out = NULL;
 	if (snprintf(file, sizeof(file), "%s/%s", dir, SHM_FILE) >= (int)sizeof(file))
@@ -568,6 +664,7 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -ENOMEM;
+	s->size_fd = -1;
 	(void)pthread_once(&shm_atfork_once, shm_atfork_register);
 	s->pid = getpid();
 	/* A worker attaches after its drop, so this is its user for good;
@@ -596,6 +693,21 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 		goto fail;
 	if (map_size == 0)
 		map_size = SHM_MAP_SIZE_DEFAULT;
+	if ((s->size_fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		rc = -errno;
+		log_warn("state: cannot open %s", file);
+		goto fail;
+	}
+	/*
+	 * Held until mdb_env_open has mapped (and sized) the file: the
+	 * larger of the config's size and the file's, never less than what
+	 * other processes map (see shm_size_lock).
+	 */
+	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
+		goto fail;
+	locked = 1;
+	if ((size_t)fsize > map_size)
+		map_size = (size_t)fsize;
 	if ((rc = shm_err(mdb_env_set_maxdbs(s->env, 8))) != 0 ||
 	    (rc = shm_err(mdb_env_set_mapsize(s->env, map_size))) != 0)
 		goto fail;
@@ -610,6 +722,8 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	 */
 	rc = mdb_env_open(s->env, file, MDB_NOSUBDIR | MDB_NOSYNC | MDB_NOMETASYNC |
 	    MDB_NOTLS | MDB_WRITEMAP, 0660);
+	shm_size_unlock(s->size_fd);
+	locked = 0;
 	if (rc != 0) {
 		log_warnx("state: cannot open %s: %s", file, mdb_strerror(rc));
 		rc = shm_err(rc);
@@ -621,6 +735,8 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	*out = s;
 	return 0;
 fail:
+	if (locked)
+		shm_size_unlock(s->size_fd);
 	shm_detach(s);
 	return rc;
 }
@@ -639,6 +755,8 @@ shm_detach(struct shm *s)
 	}
 	if (s->hint != NULL)
 		munmap(s->hint, sizeof(*s->hint));
+	if (s->size_fd >= 0)
+		close(s->size_fd);
 	free(s->of_buf);
 	free(s->brl_buf);
 	free(s->wait_buf);

@@ -49,6 +49,12 @@ unsigned	shm_readers_for(unsigned workers);
 int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
 	    int flags, struct shm **out);
 void	shm_detach(struct shm *);
+/*
+ * The size this process maps now.  It only grows: every process maps the
+ * larger of its config's `state map size` and the file's size, and the
+ * map grows in one place (a full map on a release path or the purge).
+ */
+size_t	shm_map_size(struct shm *);
 /* The pid that attached, without a syscall (lock owners, open records). */
 pid_t	shm_self(const struct shm *);
 /* Write transactions this handle committed (for the figures). */
@@ -427,6 +433,8 @@ struct shm_brlock_rec {
 int	shm_brlock_lock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
 	    unsigned flags);
+/* Locks one file may hold (all opens); past it -EDQUOT.  0: no limit. */
+void	shm_brlock_set_max(struct shm *, unsigned per_file);
 /* Several ranges, all or none (one SMB2 LOCK request); *failed = index. */
 int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, const struct shm_brlock_range *,

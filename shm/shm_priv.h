@@ -92,6 +92,7 @@ struct shm {
 	/* scratch durable record (~5 KiB: not on the event loop's stack) */
 	struct shm_durable_rec	 dscratch;
 	char		*dir;
+	int		 size_fd;	/* the data file, flock'd to change the map size */
 	unsigned long	 nwrites;
 	uint64_t	 id_next;	/* block of ids reserved for this process */
 	uint64_t	 id_end;
@@ -101,6 +102,7 @@ struct shm {
 	struct shm_brlock_owner	*wait_buf;
 	unsigned		 wait_cap;
 	int			 brl_had;	/* brl_load found a record */
+	unsigned		 brl_max_file;	/* locks per file; 0: BRL_MAX */
 };
 
 /* Transactions.  Every error is returned as -errno. */
@@ -111,6 +113,8 @@ void	shm_wabort(struct shm *, MDB_txn *);
 int	shm_rbegin(struct shm *, MDB_txn **);
 void	shm_rend(struct shm *, MDB_txn *);
 int	shm_grow(struct shm *);
+/* Maps what the file holds now (after MDB_MAP_RESIZED); never shrinks. */
+int	shm_adopt(struct shm *);
 /*
  * Ends a write transaction begun with shm_wbegin: commits it when rc is 0,
  * else aborts it and returns rc.  The common tail of every edit.
@@ -142,10 +146,16 @@ int	shm_rec_del(struct shm *, MDB_dbi, const void *key, size_t klen);
 typedef int (*shm_rec_visit_fn)(const MDB_val *k, const MDB_val *v, void *arg);
 int	shm_rec_walk(struct shm *, MDB_dbi, shm_rec_visit_fn, void *arg);
 
-/* For release paths: run once more after growing a full map. */
+/*
+ * For release paths (and the purge): run again after growing a full map,
+ * up to SHM_GROW_TRIES times (each growth adds at least 1/8).
+ */
+#define SHM_GROW_TRIES	8
 #define SHM_RETRY_FULL(s, rc, call) do {				\
+	int shm_try_;							\
 	(rc) = (call);							\
-	if ((rc) == -ENOSPC && shm_grow(s) == 0)			\
+	for (shm_try_ = 0; (rc) == -ENOSPC && shm_try_ < SHM_GROW_TRIES && \
+	    shm_grow(s) == 0; shm_try_++)				\
 		(rc) = (call);						\
 } while (0)
 

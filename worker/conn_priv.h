@@ -147,6 +147,7 @@ struct conn_private {
 	struct open	*opens;
 	unsigned	 nopens;
 	struct open	*free_opens;
+	unsigned	 nlive;		/* opens in use: `max opens per connection` */
 	uint32_t	 open_gen;
 	uint64_t	 next_async_id;
 	struct conn_pending pending[CONN_MAX_PENDING];

@@ -5,16 +5,47 @@
  */
 #include "worker/open.h"
 
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "daemon/conf.h"
+#include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
 #include "worker/smb2.h"
 #include "worker/state.h"
 
-
 static uint64_t open_next_persistent;
+/* This worker's opens and byte-range locks (README "Limits"). */
+static unsigned open_live_total;
+static unsigned open_locks_total;
+
+enum { OPEN_LIM_CONN, OPEN_LIM_FILES, OPEN_LIM_LOCKS_OPEN,
+    OPEN_LIM_LOCKS_USER, OPEN_LIM_N };
+
+/* At most one line a second per limit, saying that more were not written. */
+static void
+open_limit_log(const struct session *s, int which, const char *what,
+    unsigned limit)
+{
+	static time_t lasts[OPEN_LIM_N];
+	static unsigned quiets[OPEN_LIM_N];
+	time_t now = time(NULL), *last = &lasts[which];
+	unsigned *q = &quiets[which], quiet;
+
+	if (now == *last) {
+		(*q)++;
+		return;
+	}
+	*last = now;
+	quiet = *q;
+	*q = 0;
+	log_warnx("user %s: refused, %s (%u) reached%s", s != NULL &&
+	    s->user[0] != '\0' ? s->user : "(anonymous)", what, limit,
+	    quiet > 0 ? " (and more refusals not logged)" : "");
+}
 
 struct open *
 open_alloc(struct conn *c, struct session *s, struct tree *t, enum open_kind kind)
@@ -25,6 +56,16 @@ open_alloc(struct conn *c, struct session *s, struct tree *t, enum open_kind kin
 
 	if (kind == OPEN_FREE || pv->opens == NULL)
 		return NULL;
+	if (c->conf != NULL && pv->nlive >= (unsigned)c->conf->max_opens_per_conn) {
+		open_limit_log(s, OPEN_LIM_CONN, "`max opens per connection`",
+		    (unsigned)c->conf->max_opens_per_conn);
+		return NULL;
+	}
+	if (c->conf != NULL && open_live_total >= (unsigned)c->conf->max_open_files) {
+		open_limit_log(s, OPEN_LIM_FILES, "`max open files`",
+		    (unsigned)c->conf->max_open_files);
+		return NULL;
+	}
 	if (o != NULL)
 		pv->free_opens = o->next_free;
 	else if (pv->nopens < CONN_MAX_OPENS)
@@ -37,6 +78,8 @@ open_alloc(struct conn *c, struct session *s, struct tree *t, enum open_kind kin
 	if (open_next_persistent == 0)
 		open_next_persistent = (uint64_t)getpid() << 32;
 	memset(o, 0, sizeof(*o));
+	pv->nlive++;
+	open_live_total++;
 	o->kind = kind;
 	o->conn = c;
 	o->sess = s;
@@ -78,10 +121,45 @@ open_release(struct open *o)
 		conn_pending_end_open(o->conn, o->fid_persistent,
 		    o->fid_volatile, 0);
 
+	/* Its locks left the state with it (or stay with a durable open). */
+	open_locks_uncharge(o, o->nlocks);
+	if (pv->nlive > 0)
+		pv->nlive--;
+	if (open_live_total > 0)
+		open_live_total--;
 	memset(o, 0, sizeof(*o));
 	o->kind = OPEN_FREE;
 	o->next_free = pv->free_opens;
 	pv->free_opens = o;
+}
+
+int
+open_locks_charge(struct open *o, unsigned n)
+{
+	const struct conf *cf = o->conn->conf;
+
+	if (cf != NULL && o->nlocks + n > (unsigned)cf->max_locks_per_open) {
+		open_limit_log(o->sess, OPEN_LIM_LOCKS_OPEN, "`max locks per open`",
+		    (unsigned)cf->max_locks_per_open);
+		return -EDQUOT;
+	}
+	if (cf != NULL && open_locks_total + n > (unsigned)cf->max_locks_per_user) {
+		open_limit_log(o->sess, OPEN_LIM_LOCKS_USER, "`max locks per user`",
+		    (unsigned)cf->max_locks_per_user);
+		return -EDQUOT;
+	}
+	o->nlocks += n;
+	open_locks_total += n;
+	return 0;
+}
+
+void
+open_locks_uncharge(struct open *o, unsigned n)
+{
+	if (n > o->nlocks)
+		n = o->nlocks;
+	o->nlocks -= n;
+	open_locks_total = open_locks_total > n ? open_locks_total - n : 0;
 }
 
 static void

@@ -50,6 +50,7 @@ struct open {
 	 * (worker/durable.c), cleared by any request on the handle.
 	 */
 	uint8_t		 replay_eligible;
+	unsigned	 nlocks;	/* byte-range locks it holds (open_locks_charge) */
 	uint8_t		 lock_seq[65];	/* LockSequenceArray: seq + 1, 0 = unset */
 	/*
 	 * MS-SMB2 Open.ChannelSequence (3.3.5.2.10), 3.x only: the newest
@@ -80,6 +81,13 @@ uint32_t	 open_fid_decode(const struct smb2_req *, struct cur *,
 		    uint64_t *fid_persistent, uint64_t *fid_volatile);
 /* Returns the slot to the free list (the owner has released u first). */
 void		 open_release(struct open *);
+/*
+ * Byte-range locks held, per open and per worker (= per user with `max
+ * workers per user` 1): 0, or -EDQUOT with a log line naming the user when
+ * n more would pass `max locks per open` or `max locks per user`.
+ */
+int		 open_locks_charge(struct open *, unsigned n);
+void		 open_locks_uncharge(struct open *, unsigned n);
 
 /*
  * Closes every open of a tree, of a session, or of the whole connection

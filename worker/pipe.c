@@ -2,10 +2,14 @@
 #include "worker/pipe.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "daemon/conf.h"
 #include "daemon/log.h"
 
 struct rpc_pipe {
@@ -63,6 +67,31 @@ pipe_lookup(const char *name)
 	return NULL;
 }
 
+/*
+ * Is this worker's user an administrator for srvsvc: a member of `server
+ * admin group`?  The worker is pinned to one user, so its own groups say.
+ */
+static int
+pipe_user_admin(const struct conf *conf)
+{
+	gid_t groups[NGROUPS_MAX];
+	struct group *gr;
+	int n, i;
+
+	if (conf == NULL || conf->admin_group == NULL ||
+	    conf->admin_group[0] == '\0' ||
+	    (gr = getgrnam(conf->admin_group)) == NULL)
+		return 0;
+	if (getegid() == gr->gr_gid)
+		return 1;
+	if ((n = getgroups(NGROUPS_MAX, groups)) < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (groups[i] == gr->gr_gid)
+			return 1;
+	return 0;
+}
+
 struct rpc_pipe *
 pipe_open(const char *name, const struct conf *conf, const char *user)
 {
@@ -79,6 +108,8 @@ pipe_open(const char *name, const struct conf *conf, const char *user)
 	p->env.conf = conf;
 	if (user != NULL)
 		strlcpy(p->env.user, user, sizeof(p->env.user));
+	p->env.anonymous = p->env.user[0] == '\0';
+	p->env.admin = !p->env.anonymous && pipe_user_admin(conf);
 	p->max_xmit_frag = p->max_recv_frag = PIPE_MAX_FRAG;
 	return p;
 }

@@ -38,6 +38,8 @@ struct rpc_pipe;
 struct pipe_env {
 	const struct conf	*conf;
 	char			 user[64];	/* Unix account, "" for anonymous */
+	int			 anonymous;	/* a null session */
+	int			 admin;		/* in `server admin group` */
 };
 
 /*

@@ -37,6 +37,7 @@
 
 /* MS-ERREF 2.2 */
 #define WERR_OK			0
+#define WERR_ACCESS_DENIED	5
 #define WERR_INVALID_LEVEL	124
 #define WERR_NERR_NETNAMENOTFOUND	2310
 
@@ -100,6 +101,43 @@ srvsvc_share_path(const struct conf_share *s, char *buf, size_t size)
 		if (buf[i] == '/')
 			buf[i] = '\\';
 	return buf;
+}
+
+/*
+ * Levels 2 and 502 carry the server's paths: administrators only, as
+ * Windows answers them (ERROR_ACCESS_DENIED to other callers).
+ */
+static int
+srvsvc_level_allowed(const struct pipe_env *env, uint32_t level)
+{
+	return (level != 2 && level != 502) || env->admin;
+}
+
+/* `restrict anonymous` 1 or 2: a null session gets nothing (issue 20). */
+static int
+srvsvc_caller_refused(const struct pipe_env *env)
+{
+	return env->anonymous && env->conf->restrict_anonymous >= 1;
+}
+
+/*
+ * NetShareGetInfo finds a share the caller may use (valid users, invalid
+ * users; a guest or null session only a guest ok share) and, unless an
+ * administrator asks, only a browseable one.
+ */
+static const struct conf_share *
+srvsvc_share_visible(const struct pipe_env *env, const char *name)
+{
+	const struct conf_share *s = conf_share_find(env->conf, name);
+
+	if (s == NULL || s->is_ipc || env->admin)
+		return s;
+	if (!s->browseable)
+		return NULL;
+	if (env->anonymous || strcmp(env->user, env->conf->guest_account ?
+	    env->conf->guest_account : "") == 0)
+		return s->guest_ok ? s : NULL;
+	return conf_share_user_ok(s, env->user) ? s : NULL;
 }
 
 /* Is share i in the list NetrShareEnum (all) or NetrShareEnumSticky gives? */
@@ -213,7 +251,7 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	const struct conf *conf = env->conf;
 	char server[SRVSVC_NAME_MAX];
 	uint32_t level, sw, count, resume = 0, n, i, k;
-	int has_resume, known;
+	int has_resume, known, denied;
 
 	/* [in] ServerName, InfoStruct, PreferedMaximumLength, ResumeHandle */
 	(void)ndr_unique_string(in, server, sizeof(server));
@@ -222,6 +260,7 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	if (in->err || sw != level)
 		return DCERPC_FAULT_NDR;
 	known = srvsvc_share_layout(level) != NULL;
+	denied = srvsvc_caller_refused(env) || !srvsvc_level_allowed(env, level);
 	if (known && ndr_ptr(in) != 0) {
 		count = ndr_u32(in);
 		if (ndr_ptr(in) != 0)
@@ -238,7 +277,7 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	for (n = 0, i = 0; i < (uint32_t)conf->nshares; i++)
 		if (srvsvc_share_listed(&conf->shares[i], all))
 			n++;
-	count = known && resume < n ? n - resume : 0;
+	count = known && !denied && resume < n ? n - resume : 0;
 
 	ndr_put_u32(out, level);
 	ndr_put_u32(out, level);			/* union discriminant */
@@ -268,7 +307,8 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	ndr_put_ptr(out, has_resume);
 	if (has_resume)
 		ndr_put_u32(out, 0);			/* nothing left */
-	ndr_put_u32(out, known ? WERR_OK : WERR_INVALID_LEVEL);
+	ndr_put_u32(out, !known ? WERR_INVALID_LEVEL : denied ?
+	    WERR_ACCESS_DENIED : WERR_OK);
 	return 0;
 }
 
@@ -286,7 +326,14 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
 	level = ndr_u32(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	s = conf_share_find(env->conf, name);
+	if (srvsvc_caller_refused(env) || (srvsvc_share_layout(level) != NULL &&
+	    !srvsvc_level_allowed(env, level))) {
+		ndr_put_u32(out, level);
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, WERR_ACCESS_DENIED);
+		return 0;
+	}
+	s = srvsvc_share_visible(env, name);
 
 	ndr_put_u32(out, level);			/* union discriminant */
 	if (level == 1005) {
@@ -323,6 +370,11 @@ srvsvc_server_get_info(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 
 	ndr_put_u32(out, level);
+	if (srvsvc_caller_refused(env)) {
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, WERR_ACCESS_DENIED);
+		return 0;
+	}
 	if (level != 100 && level != 101 && level != 102) {
 		ndr_put_u32(out, WERR_INVALID_LEVEL);
 		return 0;

@@ -209,6 +209,7 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 				return STATUS_RANGE_NOT_LOCKED;
 			if (rc != 0)
 				return STATUS_UNSUCCESSFUL;
+			open_locks_uncharge(op, 1);
 		}
 		goto done;
 	}
@@ -233,8 +234,15 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return lock_park(req, rsp, op, &fid,
 		    shm_now_ms() + LOCK_KERNEL_RETRY_MS);
 	}
+	/* README "Limits": refused as a conflict would be, and logged. */
+	if (open_locks_charge(op, count) != 0)
+		return STATUS_LOCK_NOT_GRANTED;
 	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
 	    blocking ? SHM_BRL_WAIT : 0, &failed);
+	if (rc != 0)
+		open_locks_uncharge(op, count);
+	if (rc == -EDQUOT)
+		return STATUS_LOCK_NOT_GRANTED;	/* `max locks per file` */
 	if (rc == -EINVAL)
 		return STATUS_INVALID_LOCK_RANGE;
 	if (rc == -EAGAIN) {

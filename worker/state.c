@@ -57,7 +57,8 @@ state_shm(void)
 		st.shm = NULL;
 		errno = -rc;
 		log_warn("state env in %s unavailable", st.conf->lock_dir);
-	}
+	} else
+		shm_brlock_set_max(st.shm, (unsigned)st.conf->max_locks_per_file);
 	return st.shm;
 }
 

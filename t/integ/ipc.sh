@@ -4,7 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 
 integ_init
-INTEG_GLOBAL=$'\tnetbios name = IPCTEST\n\tserver string = usmbd ipc test'
+# Anonymous sessions are refused by default (`restrict anonymous` 2):
+# this test lists shares anonymously too.  alice is an srvsvc administrator
+# (levels 2 and 502 show paths), bob is not (t/integ/dos.sh checks that).
+INTEG_GLOBAL=$'\tnetbios name = IPCTEST\n\tserver string = usmbd ipc test\n\trestrict anonymous = 0\n\tserver admin group = usmbdtadm'
 INTEG_SHARES=$(printf '%s\n' \
 	'[docs]' "	path = $SHARE" '	comment = team documents' \
 	'[secret]' "	path = $SHARE" '	browseable = no' '	comment = not listed' \
@@ -17,6 +20,8 @@ for i in $(seq -w 1 150); do
 done
 integ_conf
 integ_users || { fail "users"; finish; }
+getent group usmbdtadm >/dev/null || groupadd usmbdtadm
+usermod -a -G usmbdtadm alice
 integ_start || { fail "server start"; finish; }
 
 RPC=(rpcclient -U "alice%$ALICE_PW" -p "$PORT" 127.0.0.1)
@@ -51,7 +56,7 @@ else
 	sed 's/^/     /' "$T/out" | tail -20
 fi
 
-# An anonymous (null) session may use IPC$, as with Samba's defaults.
+# An anonymous (null) session may use IPC$ with `restrict anonymous = 0`.
 if smbclient -L //127.0.0.1 -p "$PORT" -N >"$T/out" 2>&1 &&
     has '^[[:space:]]+docs[[:space:]]+Disk[[:space:]]+team documents$'; then
 	ok "smbclient -L with an anonymous session"

@@ -4,6 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 
 integ_init
+# Anonymous logons are tried here (re-authentication, guests): null
+# sessions allowed, since `restrict anonymous` 2 (the default) refuses them.
+INTEG_GLOBAL=$'\trestrict anonymous = 0'
 integ_conf
 integ_users
 integ_start || { fail "server starts"; finish; }

@@ -40,7 +40,10 @@ if [ -z "${TORTURE_SERVER:-}" ]; then
 	SHARE2=$T/share2
 	mkdir -p "$SHARE2"
 	chmod 1777 "$SHARE2"
-	INTEG_SHARES=$(printf '[share2]\n\tpath = %s\n\tread only = no' "$SHARE2") integ_conf
+	# smb2.session's anonymous re-authentications (xfail by design) meet
+	# the same worker refusal as before the default became 2 (refuse).
+	INTEG_SHARES=$(printf '[share2]\n\tpath = %s\n\tread only = no' "$SHARE2") \
+	    integ_conf "restrict anonymous = 0"
 	integ_users
 	integ_start || { fail "usmbd starts"; finish; }
 	HOST=127.0.0.1 SPORT=$PORT

@@ -6,6 +6,8 @@
  * across fork).
  */
 #include "shm_test.h"
+#include "shm/shm_priv.h"
+#include <sys/stat.h>
 
 /* Can an open (a2, s2) join an existing (a1, s1)? */
 static int
@@ -623,6 +625,88 @@ START_TEST(test_map_full)
 }
 END_TEST
 
+/*
+ * The map's size only grows, in every process (issue 20): a process that
+ * attaches later with a smaller `state map size` maps the file's size and
+ * never truncates it under the others; a growth made by one process is
+ * adopted by the others when they need it, and writing past the old end
+ * is no SIGBUS anywhere.
+ */
+static off_t
+state_file_size(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/state.mdb", tdir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	return st.st_size;
+}
+
+START_TEST(test_map_never_shrinks)
+{
+	struct shm *s = make_env(256 * 1024), *s2;
+	struct shm_session_rec r, g;
+	uint64_t i, last = 0;
+	size_t grown;
+	pid_t pid;
+	int rc = 0, st;
+
+	memset(&r, 0, sizeof(r));
+	memset(r.user, 'u', sizeof(r.user) - 1);
+	for (i = 1; i < 100000 && rc == 0; i++) {
+		r.session_id = i;
+		if ((rc = shm_session_put(s, &r)) == 0)
+			last = i;
+	}
+	ck_assert_int_eq(rc, -ENOSPC);
+	/* The one place the map grows. */
+	ck_assert_int_eq(shm_grow(s), 0);
+	grown = shm_map_size(s);
+	ck_assert_uint_gt(grown, 256 * 1024);
+	ck_assert_int_ge(state_file_size(), (off_t)grown);
+	r.session_id = last + 1;
+	ck_assert_int_eq(shm_session_put(s, &r), 0);
+
+	/* A later process with the config's smaller size: maps the file's. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (shm_attach(tdir, 256 * 1024, 0, 0, &s2) != 0 ||
+		    shm_map_size(s2) < grown || shm_session_get(s2, last + 1, &g) != 0)
+			_exit(1);
+		/* It grows the map in turn and writes past the old end. */
+		if (shm_grow(s2) != 0)
+			_exit(2);
+		rc = 0;
+		for (i = last + 2; i < 200000 && rc == 0; i++) {
+			r.session_id = i;
+			rc = shm_session_put(s2, &r);
+		}
+		if (rc != -ENOSPC || shm_grow(s2) != 0)
+			_exit(3);
+		r.session_id = 999999;
+		_exit(shm_session_put(s2, &r) == 0 ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	/* The file never went below what this process maps... */
+	ck_assert_int_ge(state_file_size(), (off_t)grown);
+	/* ...and this process adopts the child's growth when it needs it. */
+	ck_assert_int_eq(shm_session_get(s, 999999, &g), 0);
+	r.session_id = 1000000;
+	ck_assert_int_eq(shm_session_put(s, &r), 0);
+	ck_assert_uint_gt(shm_map_size(s), grown);
+	ck_assert_int_eq((off_t)shm_map_size(s), state_file_size());
+	/* A second attach in a new process again maps the whole file. */
+	ck_assert_int_eq(shm_attach(tdir, 256 * 1024, 0, 0, &s2), 0);
+	ck_assert_uint_eq(shm_map_size(s2), shm_map_size(s));
+	shm_detach(s2);
+	drop_env(s);
+}
+END_TEST
+
 /* ---- worker messages ---- */
 
 /* ---- the cheap paths: one value per file, shared hint counters ---- */
@@ -777,6 +861,7 @@ shm_suite(void)
 	tcase_add_test(tc, test_durable);
 	tcase_add_test(tc, test_sessions_workers);
 	tcase_add_test(tc, test_map_full);
+	tcase_add_test(tc, test_map_never_shrinks);
 	tcase_add_test(tc, test_wmsg);
 	tcase_add_test(tc, test_attach_without_create);
 	tcase_add_test(tc, test_many_opens_one_file);

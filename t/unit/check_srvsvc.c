@@ -54,7 +54,8 @@ static struct conf test_conf = {
 	.server_string = "usmbd test", .shares = test_shares, .nshares = 5,
 };
 
-static const struct pipe_env test_env = { &test_conf, "alice" };
+/* alice is an administrator here (`server admin group`): levels 2, 502. */
+static struct pipe_env test_env = { &test_conf, "alice", 0, 1 };
 
 /* --- an independent decoder of the responses, from the IDL --- */
 
@@ -355,6 +356,29 @@ START_TEST(test_get_info)
 	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
 	ck_assert_int_eq(decode_get_info(out, n, 1, &s, &werr), 0);
 	ck_assert_uint_eq(werr, 2310);		/* NERR_NetNameNotFound */
+	/*
+	 * Issue 20: a non-administrator gets no paths (levels 2, 502
+	 * ACCESS_DENIED), finds no non-browseable share, and an anonymous
+	 * caller gets nothing with `restrict anonymous` 1.
+	 */
+	test_env.admin = 0;
+	len = req_get_info(req, sizeof(req), "share", 2);
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 2, &s, &werr), 0);
+	ck_assert_uint_eq(werr, 5);
+	len = req_get_info(req, sizeof(req), "hidden", 1);
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 1, &s, &werr), 0);
+	ck_assert_uint_eq(werr, 2310);
+	test_env.anonymous = 1;
+	test_conf.restrict_anonymous = 1;
+	len = req_get_info(req, sizeof(req), "share", 1);
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 1, &s, &werr), 0);
+	ck_assert_uint_eq(werr, 5);
+	test_conf.restrict_anonymous = 0;
+	test_env.anonymous = 0;
+	test_env.admin = 1;
 	len = req_get_info(req, sizeof(req), "share", 7);
 	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
 	ck_assert_int_eq(decode_get_info(out, n, 7, &s, &werr), 0);
