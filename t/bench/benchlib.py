@@ -15,6 +15,7 @@ Meters:
     file per process under MALLOC_COUNT_DIR, read at any moment.
 """
 
+import glob
 import os
 import re
 import shutil
@@ -378,10 +379,44 @@ class Server:
         return out
 
 
+def xattr_check(d):
+    """None if the file system of directory d keeps the xattrs a Samba share
+    with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
+    else why not."""
+    probe = os.path.join(d, ".xattr-probe")
+    try:
+        open(probe, "w").close()
+        for n in ("security.NTACL", "user.DOSATTRIB"):
+            try:
+                os.setxattr(probe, n, b"\0")
+            except OSError as e:
+                return "%s: the file system refuses the %s xattr (%s), which Samba's " \
+                    "acl_xattr/streams_xattr share needs" % (d, n, e.strerror)
+    finally:
+        try:
+            os.unlink(probe)
+        except OSError:
+            pass
+    return None
+
+
 class Samba(Server):
+    """Debian's Samba with the modules a Windows-facing share uses: NT ACLs
+    and streams in xattrs (samba-vfs-modules), DOS attributes stored."""
     name = "samba"
+    VFS = ("acl_xattr", "streams_xattr")
+
+    def modules_missing(self):
+        return [m for m in self.VFS if not glob.glob("/usr/lib/*/samba/vfs/%s.so" % m)]
 
     def start(self):
+        miss = self.modules_missing()
+        if miss:
+            return "Samba's %s module missing: install samba-vfs-modules " \
+                "(scripts/install-deps.sh)" % " and ".join(miss)
+        err = xattr_check(self.share)
+        if err:
+            return err
         d = self.dir
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
@@ -407,11 +442,14 @@ class Samba(Server):
 	disable spoolss = yes
 	map to guest = never
 	server min protocol = SMB2_02
+	ea support = yes
+	store dos attributes = yes
+	vfs objects = %(vfs)s
 
 [share]
 	path = %(share)s
 	read only = no
-""" % {"port": self.port, "d": d, "share": self.share})
+""" % {"port": self.port, "d": d, "share": self.share, "vfs": " ".join(self.VFS)})
         for name, pw in USERS:
             subprocess.run(["smbpasswd", "-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,

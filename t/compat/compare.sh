@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Protocol-layer conformance: runs smbtorture against usmbd and against
 # Debian's Samba (a private smbd on another free loopback port, users alice
-# and bob, every directory in a temp dir; streams_xattr when
-# samba-vfs-modules is installed) and prints the two side by side.  Not part
-# of `make test`: a tool for growing t/compat/torture.list and
-# t/compat/torture.xfail.
+# and bob, every directory in a temp dir; `vfs objects = acl_xattr
+# streams_xattr` from samba-vfs-modules, as a Windows-facing share is
+# configured: the script refuses to run without them) and prints the two
+# side by side.  Not part of `make test`: a tool for growing
+# t/compat/torture.list and t/compat/torture.xfail.
 #
 #	t/compat/compare.sh [SUITE|TEST ...]		per test
 #	t/compat/compare.sh --per-suite [SUITE ...]	per suite
@@ -77,18 +78,42 @@ if [ "$MODE" = test ]; then
 	[ ${#TESTS[@]} -gt 0 ] || { echo "no test matches: $SUITES" >&2; exit 1; }
 fi
 
+# compare_xattr_check DIR: the file system of DIR keeps the xattrs the
+# Samba share needs: security.NTACL (acl_xattr, set as root), user.* (DOS
+# attributes, streams_xattr).
+compare_xattr_check() {
+	local f=$1/.xattr-probe n
+
+	: >"$f" || return 1
+	for n in security.NTACL user.DOSATTRIB; do
+		setfattr -n "$n" -v 0x00 "$f" 2>/dev/null || {
+			echo "$1: the file system refuses the $n xattr, which Samba's acl_xattr/streams_xattr share needs" >&2
+			rm -f "$f"
+			return 1
+		}
+	done
+	rm -f "$f"
+}
+
 # compare_samba_start: a private smbd on a free port, state under $T/samba.
 SMBD_PID=
 compare_samba_start() {
-	local d=$T/samba i u vfs=
+	local d=$T/samba i u m
 
-	# Streams as Windows has them need the module from samba-vfs-modules.
-	compgen -G '/usr/lib/*/samba/vfs/streams_xattr.so' >/dev/null &&
-	    vfs='vfs objects = streams_xattr'
+	# What a Windows-facing administrator runs: NT ACLs and streams in
+	# xattrs (samba-vfs-modules).  Without them Samba is not the reference
+	# the table claims: refuse to run rather than fall back.
+	for m in acl_xattr streams_xattr; do
+		compgen -G "/usr/lib/*/samba/vfs/$m.so" >/dev/null || {
+			echo "Samba's $m module is missing: install samba-vfs-modules (scripts/install-deps.sh)" >&2
+			return 1
+		}
+	done
 
 	SPORT=$(integ_free_port)
 	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
 	chmod 1777 "$d/share"
+	compare_xattr_check "$d/share" || return 1
 	cat >"$d/smb.conf" <<EOF
 [global]
 	smb ports = $SPORT
@@ -114,7 +139,7 @@ compare_samba_start() {
 	server min protocol = SMB2_02
 	ea support = yes
 	store dos attributes = yes
-	$vfs
+	vfs objects = acl_xattr streams_xattr
 
 [share]
 	path = $d/share
