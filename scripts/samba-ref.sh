@@ -62,7 +62,7 @@ ref_check() {
 		[ -e "$b" ] || die "$b is missing from the unpacked packages"
 		out=$(LD_LIBRARY_PATH=$root/usr/lib/$multiarch:$root/usr/lib/$multiarch/samba \
 		    ldd "$b" 2>&1) || true
-		miss+=($(echo "$out" | awk '/not found/ { print $1 }'))
+		mapfile -t -O ${#miss[@]} miss < <(echo "$out" | awk '/not found/ { print $1 }')
 		echo "$out" | grep -q 'GLIBC_.* not found' &&
 		    die "$b needs a newer glibc than this system's: $(echo "$out" | grep GLIBC_ | head -1)"
 	done
@@ -73,7 +73,7 @@ ref_check() {
 }
 
 ref_install() {
-	local apt_opts p got ver
+	local apt_opts p got ver want=()
 
 	if [ -x "$root/usr/sbin/smbd" ] && [ -e "$root/version" ] &&
 	    [ "${SAMBA_REF_REFRESH:-0}" != 1 ]; then
@@ -101,11 +101,11 @@ EOF
 	[ -n "$ver" ] || die "$suite has no samba"
 	rm -rf "$cache/debs.tmp" "$root.tmp"
 	mkdir -p "$cache/debs.tmp"
-	(cd "$cache/debs.tmp" && apt-get "${apt_opts[@]}" -qq download \
-	    $(for p in "${PKGS[@]}"; do echo "$p/$suite"; done) >&2) ||
+	for p in "${PKGS[@]}"; do want+=("$p/$suite"); done
+	(cd "$cache/debs.tmp" && apt-get "${apt_opts[@]}" -qq download "${want[@]}" >&2) ||
 	    die "apt-get download from $suite failed"
 	for p in "${PKGS[@]}"; do
-		got=$(ls "$cache/debs.tmp/${p}_"*.deb 2>/dev/null | head -1)
+		got=$(compgen -G "$cache/debs.tmp/${p}_*.deb" | head -1 || true)
 		[ -n "$got" ] || die "no .deb for $p"
 		dpkg -x "$got" "$root.tmp"
 	done
