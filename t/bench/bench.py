@@ -7,7 +7,8 @@ Environment:
   BENCH_RUNS      runs per figure, default 3 (the median is reported)
   BENCH_PIN       both (default), unpinned, pinned
   BENCH_ONLY      comma-separated workload names to run (default all)
-  BENCH_SERVERS   samba,usmbd (default both)
+  BENCH_SERVERS   samba,usmbd (default both); samba422 adds bookworm-backports'
+                  Samba 4.22 (scripts/samba-ref.sh fetches it on first use)
   BENCH_METERS    1 (default): the strace and malloc meters after the timing
   BENCH_SMBCLIENT 1 (default): smbclient as the second client for (a), (c)
   BENCH_TIMEOUT   seconds one client run may take, default 240
@@ -210,7 +211,7 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
     title = {"unpinned": "unpinned: client and servers free on all %d vCPUs" % len(ALL_CPUS),
              "pinned": "pinned: client and servers on CPU 0 (taskset -c 0)"}[pin]
     print("== %s; client %s ==" % (title, client))
-    print("%-22s %-6s %6s %12s %-19s %9s %9s %10s %8s %8s" % (
+    print("%-22s %-8s %6s %12s %-19s %9s %9s %10s %8s %8s" % (
         "workload/phase", "server", "n", "ops/s", "(min-max)", "MB/s", "cpu_s",
         "cpu_us/op", "speedup", "cpu_x"))
     lines = []
@@ -224,7 +225,7 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
             s = summarise(figs.get(key + (srv,), []))
             if s is None:
                 why = unavailable.get((pin, wl, srv)) or unavailable.get(srv) or "no figure"
-                print("%-22s %-6s %s: not available (%s)" % (label, srv, srv, why))
+                print("%-22s %-8s %s: not available (%s)" % (label, srv, srv, why))
                 lines.append('BENCH pin=%s workload=%s phase=%s client=%s server=%s status=unavailable reason="%s"'
                              % (pin, wl, phase, via, srv, why.replace('"', "'")))
                 continue
@@ -232,7 +233,7 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
             if srv != "samba" and base:
                 speed = s["ops"] / base["ops"]
                 cpux = base["cpu_us_op"] / s["cpu_us_op"] if s["cpu_us_op"] > 0 else None
-            print("%-22s %-6s %6d %12.1f %-19s %9s %9.3f %10.1f %8s %8s%s" % (
+            print("%-22s %-8s %6d %12.1f %-19s %9s %9.3f %10.1f %8s %8s%s" % (
                 label, srv, s["n"], s["ops"], "(%.0f-%.0f)" % (s["ops_min"], s["ops_max"]),
                 "%.1f" % s["mbps"] if mbps_matters else "-", s["cpu_s"], s["cpu_us_op"],
                 "%.2fx" % speed if speed else "-", "%.2fx" % cpux if cpux else "-",
@@ -244,7 +245,8 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
                              s["ops_max"], s["mbps"], s["cpu_s"], s["cpu_us_op"],
                              "%.3f" % speed if speed else "-", "%.3f" % cpux if cpux else "-",
                              s["truncated"]))
-    print("(speedup = usmbd ops/s / Samba ops/s; cpu_x = Samba server CPU per op / usmbd's)")
+    print("(speedup = usmbd ops/s / Samba ops/s; cpu_x = Samba server CPU per op / usmbd's; "
+          "both against Debian 12's Samba 4.17 (samba), for samba422 too)")
     print()
     for line in lines:
         print(line)
@@ -262,7 +264,7 @@ def run_idle(tmp, n, classes, unavailable):
     are open.  Returns printable lines."""
     print("== memory: %d idle sessions of %d users held open at once (issue 6 item 4; "
           "unpinned, fresh servers) ==" % (n, len(bl.IDLE_USERS)))
-    print("%-6s %8s %8s %6s %12s %12s %12s %12s %14s %14s" % (
+    print("%-8s %8s %8s %6s %12s %12s %12s %12s %14s %14s" % (
         "server", "sessions", "answered", "procs", "rss_idle_kib", "rss_kib", "pss_idle_kib",
         "pss_kib", "rss/sess_kib", "pss/sess_kib"))
     d = os.path.join(tmp, "idle")
@@ -277,7 +279,7 @@ def run_idle(tmp, n, classes, unavailable):
         why = unavailable.get(srv.name) or srv.start() or srv.add_users(bl.IDLE_USERS)
         try:
             if why:
-                print("%-6s %s: not available (%s)" % (srv.name, srv.name, why))
+                print("%-8s %s: not available (%s)" % (srv.name, srv.name, why))
                 lines.append('BENCH workload=idle_sessions server=%s status=unavailable reason="%s"'
                              % (srv.name, why.replace('"', "'")))
                 continue
@@ -294,7 +296,7 @@ def run_idle(tmp, n, classes, unavailable):
             res = c.results[0] if c.results else {}
             if c.error or during is None or not res:
                 why = c.error or "no result"
-                print("%-6s %s: not available (%s)" % (srv.name, srv.name, why))
+                print("%-8s %s: not available (%s)" % (srv.name, srv.name, why))
                 lines.append('BENCH workload=idle_sessions server=%s status=unavailable reason="%s"'
                              % (srv.name, why.replace('"', "'")))
                 continue
@@ -302,7 +304,7 @@ def run_idle(tmp, n, classes, unavailable):
             rss_per = (during[1] - before[1]) / n
             pss_per = (during[2] - before[2]) / n
             got[srv.name] = during
-            print("%-6s %8d %8d %6d %12d %12d %12d %12d %14.1f %14.1f" % (
+            print("%-8s %8d %8d %6d %12d %12d %12d %12d %14.1f %14.1f" % (
                 srv.name, n, ok, during[0], before[1], during[1], before[2], during[2],
                 rss_per, pss_per))
             ratio = ""
@@ -367,7 +369,7 @@ def run_meters(tmp, wls, big, servers, unavailable):
         return
     mt = os.path.join(tmp, "meters")
     os.makedirs(mt, exist_ok=True)
-    print("%-22s %-6s %6s %9s %9s %9s %9s %9s %9s %9s %10s %10s" % (
+    print("%-22s %-8s %6s %9s %9s %9s %9s %9s %9s %9s %10s %10s" % (
         "workload/phase", "server", "ops", "sys/op", "setresuid", "setresgid", "setgroups",
         "geteuid", "getegid", "cred/op", "alloc/op", "tree_alloc"))
     lines = []
@@ -376,7 +378,7 @@ def run_meters(tmp, wls, big, servers, unavailable):
         why = unavailable.get(srv.name) or srv.start()
         try:
             if why:
-                print("%-22s %-6s %s: not available (%s)" % ("*", srv.name, srv.name, why))
+                print("%-22s %-8s %s: not available (%s)" % ("*", srv.name, srv.name, why))
                 lines.append('METER workload=* server=%s status=unavailable reason="%s"' % (srv.name, why))
                 continue
             prepare_share(srv, big)
@@ -390,7 +392,7 @@ def run_meters(tmp, wls, big, servers, unavailable):
                         margs[i] = str(max(int(margs[i]) // 4, 64 if flag == "-n" else 4 * MIB))
                 out, err = run_client(srv, smbload_argv(srv, margs, 600), False, 900, ready, done)
                 if err:
-                    print("%-22s %-6s %s: not available (%s)" % (wl, srv.name, srv.name, err))
+                    print("%-22s %-8s %s: not available (%s)" % (wl, srv.name, srv.name, err))
                     lines.append('METER workload=%s server=%s status=unavailable reason="%s"'
                                  % (wl, srv.name, err.replace('"', "'")))
                     continue
@@ -403,7 +405,7 @@ def run_meters(tmp, wls, big, servers, unavailable):
                     cred = sum(sc.get(x, 0) for x in bl.CRED_ALL)
                     per = {x: sc.get(x, 0) / ops for x in bl.CRED_LISTED}
                     label = "%s/%s" % (wl, phase) if wl.startswith("small") else wl
-                    print("%-22s %-6s %6d %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %10.1f %10.1f" % (
+                    print("%-22s %-8s %6d %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %10.1f %10.1f" % (
                         label, srv.name, ops, sc["total"] / ops, per["setresuid"], per["setresgid"],
                         per["setgroups"], per["geteuid"], per["getegid"], cred / ops,
                         m["alloc_serv"] / ops, m["alloc_tree"] / ops))
@@ -435,7 +437,7 @@ def main():
             "pinned": ["pinned"]}[os.environ.get("BENCH_PIN", "both")]
     timeout = int(os.environ.get("BENCH_TIMEOUT", "240"))
     wanted = os.environ.get("BENCH_SERVERS", "samba,usmbd").split(",")
-    classes = [c for c in (bl.Samba, bl.Usmbd) if c.name in wanted]
+    classes = [c for c in (bl.Samba, bl.Samba422, bl.Usmbd) if c.name in wanted]
     wls, big = workloads(f)
     for prog in (bl.SMBLOAD, bl.NETLIMIT):
         if not os.access(prog, os.X_OK):
@@ -462,7 +464,9 @@ def main():
                 continue
             prepare_share(srv, big)
             servers.append(srv)
-            print("bench: %s on port %d, CPU from %s" % (srv.name, srv.port, srv.cpu_method()))
+            print("bench: %s on port %d, CPU from %s%s" % (
+                srv.name, srv.port, srv.cpu_method(),
+                "; " + srv.version() if isinstance(srv, bl.Samba) else ""))
         local = os.path.join(tmp, "local")
         os.makedirs(local, exist_ok=True)
         up_n = int(wls[0][2][wls[0][2].index("-n") + 1]) if wls and wls[0][0] == "upload_1m" else 0

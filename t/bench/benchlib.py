@@ -15,6 +15,7 @@ Meters:
     file per process under MALLOC_COUNT_DIR, read at any moment.
 """
 
+import glob
 import os
 import re
 import shutil
@@ -35,6 +36,8 @@ MALLOC_SO = os.path.join(BUILD, "t/bench/malloc_count.so")
 USMBD = os.environ.get("USMBD", os.path.join(BUILD, "usmbd"))
 USMBCTL = os.environ.get("USMBCTL", os.path.join(BUILD, "usmbctl"))
 SMBD = "/usr/sbin/smbd"
+# bookworm-backports' Samba 4.22, unpacked beside Debian 12's (samba422).
+SAMBA_REF = os.path.join(ROOT, "scripts/samba-ref.sh")
 PY = "/usr/bin/python3"     # Debian's, which has impacket
 USERS = (("alice", "alicepw1"), ("bob", "bobpw1"))
 # The idle-sessions workload (issue 6 item 4): 20 more accounts.
@@ -378,10 +381,58 @@ class Server:
         return out
 
 
+def xattr_check(d):
+    """None if the file system of directory d keeps the xattrs a Samba share
+    with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
+    else why not."""
+    probe = os.path.join(d, ".xattr-probe")
+    try:
+        open(probe, "w").close()
+        for n in ("security.NTACL", "user.DOSATTRIB"):
+            try:
+                os.setxattr(probe, n, b"\0")
+            except OSError as e:
+                return "%s: the file system refuses the %s xattr (%s), which Samba's " \
+                    "acl_xattr/streams_xattr share needs" % (d, n, e.strerror)
+    finally:
+        try:
+            os.unlink(probe)
+        except OSError:
+            pass
+    return None
+
+
 class Samba(Server):
+    """Debian's Samba with the modules a Windows-facing share uses: NT ACLs
+    and streams in xattrs (samba-vfs-modules), DOS attributes stored."""
     name = "samba"
+    VFS = ("acl_xattr", "streams_xattr")
+    SMBD = [SMBD]
+    SMBPASSWD = ["smbpasswd"]
+    MODROOT = ""
+
+    def modules_missing(self):
+        return [m for m in self.VFS
+                if not glob.glob("%s/usr/lib/*/samba/vfs/%s.so" % (self.MODROOT, m))]
+
+    def prepare(self):
+        return None
+
+    def version(self):
+        r = subprocess.run(self.SMBD + ["--version"], capture_output=True, text=True)
+        return (r.stdout or r.stderr).strip()
 
     def start(self):
+        why = self.prepare()
+        if why:
+            return why
+        miss = self.modules_missing()
+        if miss:
+            return "Samba's %s module missing: install samba-vfs-modules " \
+                "(scripts/install-deps.sh)" % " and ".join(miss)
+        err = xattr_check(self.share)
+        if err:
+            return err
         d = self.dir
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
@@ -407,23 +458,26 @@ class Samba(Server):
 	disable spoolss = yes
 	map to guest = never
 	server min protocol = SMB2_02
+	ea support = yes
+	store dos attributes = yes
+	vfs objects = %(vfs)s
 
 [share]
 	path = %(share)s
 	read only = no
-""" % {"port": self.port, "d": d, "share": self.share})
+""" % {"port": self.port, "d": d, "share": self.share, "vfs": " ".join(self.VFS)})
         for name, pw in USERS:
-            subprocess.run(["smbpasswd", "-c", self.conf, "-a", "-s", name],
+            subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,
                            capture_output=True)
-        self.spawn([SMBD, "-F", "--no-process-group", "--debug-stdout", "-s", self.conf])
+        self.spawn(self.SMBD + ["-F", "--no-process-group", "--debug-stdout", "-s", self.conf])
         if not self.wait_up():
             return "smbd did not come up: " + self.log_tail()
         return None
 
     def add_users(self, users):
         for name, pw in users:
-            r = subprocess.run(["smbpasswd", "-c", self.conf, "-a", "-s", name],
+            r = subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                                input="%s\n%s\n" % (pw, pw), text=True,
                                capture_output=True)
             if r.returncode:
@@ -433,6 +487,23 @@ class Samba(Server):
     def serving_pids(self):
         # The master holds no connection; the forked child serving it does.
         return [p for p in super().serving_pids() if p != self.pid]
+
+
+class Samba422(Samba):
+    """bookworm-backports' Samba 4.22 from scripts/samba-ref.sh's root (fetched
+    on first use), in a mount namespace of its own where the 4.22 modules and
+    helpers are at the paths smbd was built for; same config as Samba.  The
+    pid is smbd's own (samba-ref.sh execs it)."""
+    name = "samba422"
+    SMBD = [SAMBA_REF, "run", "smbd"]
+    SMBPASSWD = [SAMBA_REF, "run", "smbpasswd"]
+
+    def prepare(self):
+        r = subprocess.run([SAMBA_REF, "install"], capture_output=True, text=True)
+        if r.returncode:
+            return "scripts/samba-ref.sh install: " + (r.stderr or r.stdout).strip()[-300:]
+        self.MODROOT = r.stdout.strip()
+        return None
 
 
 class Usmbd(Server):

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Protocol-layer conformance: runs smbtorture against usmbd and against
 # Debian's Samba (a private smbd on another free loopback port, users alice
-# and bob, every directory in a temp dir; streams_xattr when
-# samba-vfs-modules is installed) and prints the two side by side.  Not part
-# of `make test`: a tool for growing t/compat/torture.list and
-# t/compat/torture.xfail.
+# and bob, every directory in a temp dir; `vfs objects = acl_xattr
+# streams_xattr` from samba-vfs-modules, as a Windows-facing share is
+# configured: the script refuses to run without them) and prints them side
+# by side.  A third column, samba422, is bookworm-backports' Samba 4.22 run
+# the same way from its own root (scripts/samba-ref.sh: fetched on demand,
+# beside Debian 12's packages, never over them).  Not part of `make test`:
+# a tool for growing t/compat/torture.list and t/compat/torture.xfail.
 #
 #	t/compat/compare.sh [SUITE|TEST ...]		per test
 #	t/compat/compare.sh --per-suite [SUITE ...]	per suite
 #
 # Per test (the default): each test runs in its own smbtorture invocation
 # (with a time limit), so a test that hangs or kills its connection costs
-# only itself, and the time shown is that test's own.  Both servers run at
+# only itself, and the time shown is that test's own.  The servers run at
 # the same time.  Prints a table, usmbd vs Samba, per test with the wall time
 # of each run, then the totals per suite.
 #
@@ -25,8 +28,15 @@
 #			the smbtorture output, and the tables usmbd.res and
 #			samba.res ("NAME<TAB>RESULT SECONDS" lines)
 #	COMPARE_MODE	"test" (default) or "suite", as above
-#	COMPARE_SERVERS	"usmbd samba" (default); name one to rerun only that
-#			side; the other side's last results are read from $OUT
+#	COMPARE_SERVERS	"usmbd samba" (default), any of usmbd, samba (Debian
+#			12's 4.17) and samba422 (bookworm-backports' 4.22,
+#			scripts/samba-ref.sh); name one to rerun only that
+#			side; the others' last results are read from $OUT
+#	COMPARE_TORTURE	"417" (default): Debian 12's smbtorture; "422": the
+#			one of Samba 4.22 (scripts/samba-ref.sh), which knows
+#			more tests (issue 21); OUT then defaults to
+#			/tmp/usmbd-compare-422, so the two never mix.  Per
+#			test mode only
 #	COMPARE_TIMEOUT	seconds per test (default 60; per suite mode uses
 #			TORTURE_TIMEOUT, see t/integ/torture.sh)
 #	COMPARE_OPTS	extra smbtorture arguments (per test mode), e.g.
@@ -36,8 +46,26 @@
 set -u
 . "$(dirname "$0")/../integ/lib.sh"
 
-OUT=${OUT:-/tmp/usmbd-compare}
 SERVERS=${COMPARE_SERVERS:-usmbd samba}
+SAMBA_REF=$ROOT/scripts/samba-ref.sh
+case ${COMPARE_TORTURE:-417} in
+417|4.17)
+	TORTURE=(smbtorture)
+	OUT=${OUT:-/tmp/usmbd-compare} ;;
+422|4.22)
+	TORTURE=("$SAMBA_REF" run smbtorture)
+	OUT=${OUT:-/tmp/usmbd-compare-422} ;;
+*)	echo "COMPARE_TORTURE is 417 or 422, not $COMPARE_TORTURE" >&2; exit 1 ;;
+esac
+for srv in $SERVERS; do
+	case $srv in usmbd|samba|samba422) ;;
+	*) echo "unknown server $srv (usmbd, samba, samba422)" >&2; exit 1 ;;
+	esac
+done
+# samba422 or smbtorture 4.22: the unpacked root, fetched once (network).
+if [[ " $SERVERS " == *" samba422 "* ]] || [ "${TORTURE[0]}" != smbtorture ]; then
+	"$SAMBA_REF" install >/dev/null || exit 1
+fi
 TMO=${COMPARE_TIMEOUT:-60}
 MODE=${COMPARE_MODE:-test}
 if [ "${1:-}" = --per-suite ]; then
@@ -50,6 +78,8 @@ test)
 	    smb2.session-id smb2.tcon smb2.compound smb2.compound_find
 	    smb2.compound_async smb2.credits smb2.secleak smb2.maxfid" ;;
 suite)
+	[ "${TORTURE[0]}" = smbtorture ] || {
+		echo "COMPARE_TORTURE=422 is for the per test mode" >&2; exit 1; }
 	DEFAULT_SUITES="smb2.read smb2.rw smb2.create smb2.getinfo
 	    smb2.setinfo smb2.dir smb2.rename smb2.delete-on-close-perms
 	    smb2.ioctl smb2.streams smb2.timestamps" ;;
@@ -58,6 +88,11 @@ esac
 SUITES=${*:-$DEFAULT_SUITES}
 mkdir -p "$OUT"
 command -v smbtorture >/dev/null || { echo "smbtorture is not installed" >&2; exit 1; }
+# The table's columns: usmbd and samba always, samba422 when run now or before.
+COLS="usmbd samba"
+if [[ " $SERVERS " == *" samba422 "* ]] || [ -s "$OUT/samba422.res" ]; then
+	COLS="$COLS samba422"
+fi
 
 # The runnable names: `smbtorture --list` prints NAME.TCASE, NAME being the
 # suite path plus the test (smb2.session.reauth1.reauth1 -> smb2.session.reauth1).
@@ -65,7 +100,7 @@ compare_tests() {
 	local s
 
 	for s in $SUITES; do
-		smbtorture --list "$s" 2>/dev/null |
+		"${TORTURE[@]}" --list "$s" 2>/dev/null |
 		    awk -v s="$s" 'index($0, s) == 1 && (length($0) == length(s) ||
 			substr($0, length(s) + 1, 1) == ".")' |
 		    sed -E 's/\.[^.]*$//' | awk '!seen[$0]++'
@@ -77,21 +112,56 @@ if [ "$MODE" = test ]; then
 	[ ${#TESTS[@]} -gt 0 ] || { echo "no test matches: $SUITES" >&2; exit 1; }
 fi
 
-# compare_samba_start: a private smbd on a free port, state under $T/samba.
-SMBD_PID=
+# compare_xattr_check DIR: the file system of DIR keeps the xattrs the
+# Samba share needs: security.NTACL (acl_xattr, set as root), user.* (DOS
+# attributes, streams_xattr).
+compare_xattr_check() {
+	local f=$1/.xattr-probe n
+
+	: >"$f" || return 1
+	for n in security.NTACL user.DOSATTRIB; do
+		setfattr -n "$n" -v 0x00 "$f" 2>/dev/null || {
+			echo "$1: the file system refuses the $n xattr, which Samba's acl_xattr/streams_xattr share needs" >&2
+			rm -f "$f"
+			return 1
+		}
+	done
+	rm -f "$f"
+}
+
+# compare_samba_start NAME: a private smbd on a free port, state under
+# $T/NAME; NAME is samba (Debian 12's /usr/sbin/smbd) or samba422 (the
+# root of scripts/samba-ref.sh, run in its own mount namespace).  Sets
+# SPORTS[NAME] and SMBD_PIDS[NAME].
+declare -A SPORTS=() SMBD_PIDS=()
 compare_samba_start() {
-	local d=$T/samba i u vfs=
+	local name=$1 d=$T/$1 i u m port moddir pid smbd=() smbpasswd=()
 
-	# Streams as Windows has them need the module from samba-vfs-modules.
-	compgen -G '/usr/lib/*/samba/vfs/streams_xattr.so' >/dev/null &&
-	    vfs='vfs objects = streams_xattr'
+	case $name in
+	samba)
+		smbd=(/usr/sbin/smbd) smbpasswd=(smbpasswd)
+		moddir=$(compgen -G '/usr/lib/*/samba/vfs' | head -1) ;;
+	samba422)
+		smbd=("$SAMBA_REF" run smbd) smbpasswd=("$SAMBA_REF" run smbpasswd)
+		moddir=$(compgen -G "$("$SAMBA_REF" path)/usr/lib/*/samba/vfs" | head -1) ;;
+	esac
+	# What a Windows-facing administrator runs: NT ACLs and streams in
+	# xattrs (samba-vfs-modules).  Without them Samba is not the reference
+	# the table claims: refuse to run rather than fall back.
+	for m in acl_xattr streams_xattr; do
+		[ -n "$moddir" ] && [ -e "$moddir/$m.so" ] || {
+			echo "$name: Samba's $m module is missing: install samba-vfs-modules (scripts/install-deps.sh)" >&2
+			return 1
+		}
+	done
 
-	SPORT=$(integ_free_port)
+	port=$(integ_free_port)
 	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
 	chmod 1777 "$d/share"
+	compare_xattr_check "$d/share" || return 1
 	cat >"$d/smb.conf" <<EOF
 [global]
-	smb ports = $SPORT
+	smb ports = $port
 	interfaces = 127.0.0.1
 	bind interfaces only = yes
 	disable netbios = yes
@@ -114,7 +184,7 @@ compare_samba_start() {
 	server min protocol = SMB2_02
 	ea support = yes
 	store dos attributes = yes
-	$vfs
+	vfs objects = acl_xattr streams_xattr
 
 [share]
 	path = $d/share
@@ -122,32 +192,41 @@ compare_samba_start() {
 EOF
 	for u in "alice:$ALICE_PW" "bob:$BOB_PW"; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
-		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null || return 1
+		    "${smbpasswd[@]}" -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null || return 1
 	done
-	setsid /usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" \
+	setsid "${smbd[@]}" -F --no-process-group -s "$d/smb.conf" \
 	    </dev/null >"$d/smbd.out" 2>&1 &
-	SMBD_PID=$!
+	pid=$!
+	SMBD_PIDS[$name]=$pid
+	SPORTS[$name]=$port
 	for i in $(seq 1 50); do
-		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" -U "alice%$ALICE_PW" \
+		timeout 10 smbclient -L 127.0.0.1 -p "$port" -U "alice%$ALICE_PW" \
 		    >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
-	echo "smbd did not come up" >&2
+	echo "$name: smbd did not come up:" >&2
+	tail -5 "$d/smbd.out" "$d/smbd.log" >&2 2>/dev/null
 	return 1
 }
 
+# compare_samba_stop [NAME...]: stop those (default: every one started).
 compare_samba_stop() {
-	local pids
+	local name pid pids names=("$@")
 
-	[ -n "$SMBD_PID" ] || return 0
-	kill -TERM "$SMBD_PID" 2>/dev/null
-	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
-	SMBD_PID=
-	# smbd starts samba-dcerpcd (and its rpcd_* workers) on demand, in
-	# their own process group, and they outlive smbd: stop the ones of
-	# this instance, found by its private smb.conf path.
-	pids=$(pgrep -f -- "--configfile=$T/samba/smb.conf( |$)")
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	[ $# -gt 0 ] || names=("${!SMBD_PIDS[@]}")
+	for name in "${names[@]}"; do
+		pid=${SMBD_PIDS[$name]:-}
+		[ -n "$pid" ] || continue
+		kill -TERM "$pid" 2>/dev/null
+		integ_wait_exit "$pid" 5 || kill -KILL "$pid" 2>/dev/null
+		unset "SMBD_PIDS[$name]"
+		# smbd starts samba-dcerpcd (and its rpcd_* workers) on demand,
+		# in their own process group, and they outlive smbd: stop the
+		# ones of this instance, found by its private smb.conf path.
+		pids=$(pgrep -f -- "--configfile=$T/$name/smb.conf( |$)")
+		[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	done
 	return 0
 }
 
@@ -158,14 +237,14 @@ compare_run() {
 	local srv=$1 port=$2 t r t0 t1 o opts=() sp
 
 	sp=$SHARE
-	[ "$srv" = samba ] && sp=$T/samba/share
+	[ "$srv" = usmbd ] || sp=$T/$srv/share
 	[ -n "${COMPARE_OPTS:-}" ] && read -r -a opts <<<"${COMPARE_OPTS//@SHARE@/$sp}"
 	mkdir -p "$OUT/$srv"
 	: >"$OUT/$srv.res.new"
 	for t in "${TESTS[@]}"; do
 		o=$OUT/$srv/$t.out
 		t0=$(date +%s.%N)
-		timeout --kill-after=5 "$TMO" smbtorture "//127.0.0.1/share" \
+		timeout --kill-after=5 "$TMO" "${TORTURE[@]}" "//127.0.0.1/share" \
 		    -p "$port" -U "alice%$ALICE_PW" \
 		    --target=samba3 \
 		    --option=torture:sharedelay=100000 \
@@ -198,30 +277,33 @@ compare_merge() {
 	rm -f "$OUT/$srv.res.new"
 }
 
-# compare_suites: the per-suite mode, both sides through t/integ/torture.sh
+# compare_suites: the per-suite mode, each server through t/integ/torture.sh
 # (which starts its own usmbd), one after the other.
 compare_suites() {
-	local srv s u m
+	local srv s c line
 
 	for srv in $SERVERS; do
 		case $srv in
-		samba)
+		samba|samba422)
 			compare_users
-			compare_samba_start || exit 1
-			TORTURE_SERVER=127.0.0.1:$SPORT/share TORTURE_SUITES="$SUITES" \
-			    bash "$ROOT/t/integ/torture.sh" >"$OUT/samba.txt" 2>&1
-			compare_samba_stop ;;
+			compare_samba_start "$srv" || exit 1
+			TORTURE_SERVER=127.0.0.1:${SPORTS[$srv]}/share TORTURE_SUITES="$SUITES" \
+			    bash "$ROOT/t/integ/torture.sh" >"$OUT/$srv.txt" 2>&1
+			compare_samba_stop "$srv" ;;
 		usmbd)
 			TORTURE_SUITES="$SUITES" \
 			    bash "$ROOT/t/integ/torture.sh" >"$OUT/usmbd.txt" 2>&1 ;;
-		*)	echo "unknown server $srv" >&2; exit 1 ;;
 		esac
 	done
-	printf '%-30s %-22s %-22s\n' suite "usmbd pass/fail/skip" "samba pass/fail/skip"
+	line=$(printf '%-30s' suite)
+	for c in $COLS; do line+=$(printf ' %-22s' "$c pass/fail/skip"); done
+	echo "$line"
 	for s in $SUITES; do
-		u=$(compare_suite_counts "$OUT/usmbd.txt" "$s")
-		m=$(compare_suite_counts "$OUT/samba.txt" "$s")
-		printf '%-30s %-22s %-22s\n' "$s" "${u:-?}" "${m:-?}"
+		line=$(printf '%-30s' "$s")
+		for c in $COLS; do
+			line+=$(printf ' %-22s' "$(compare_suite_counts "$OUT/$c.txt" "$s" | grep . || echo '?')")
+		done
+		echo "$line"
 	done
 }
 
@@ -253,37 +335,52 @@ for srv in $SERVERS; do
 		integ_start || exit 1
 		compare_run usmbd "$PORT" &
 		pids+=($!) ;;
-	samba)
+	samba|samba422)
 		compare_users
-		compare_samba_start || exit 1
-		compare_run samba "$SPORT" &
+		compare_samba_start "$srv" || exit 1
+		compare_run "$srv" "${SPORTS[$srv]}" &
 		pids+=($!) ;;
-	*)	echo "unknown server $srv" >&2; exit 1 ;;
 	esac
 done
 for p in "${pids[@]}"; do wait "$p"; done
 for srv in $SERVERS; do compare_merge "$srv"; done
 
 # The table: only the tests asked for this time.
-printf '%-62s %-14s %-14s\n' test usmbd samba
-declare -A tot=()
+[ "${TORTURE[0]}" = smbtorture ] || echo "client: $("${TORTURE[@]}" --version 2>&1 | head -1)"
+line=$(printf '%-62s' test)
+for c in $COLS; do line+=$(printf ' %-14s' "$c"); done
+echo "$line"
+declare -A tot=() res=()
 for t in "${TESTS[@]}"; do
-	u=$(awk -F'\t' -v n="$t" '$1 == n { split($2, a, " "); printf "%s %ss", a[1], a[2] }' "$OUT/usmbd.res" 2>/dev/null)
-	m=$(awk -F'\t' -v n="$t" '$1 == n { split($2, a, " "); printf "%s %ss", a[1], a[2] }' "$OUT/samba.res" 2>/dev/null)
-	printf '%-62s %-14s %-14s\n' "$t" "${u:--}" "${m:--}"
+	line=$(printf '%-62s' "$t")
+	for c in $COLS; do
+		res[$c]=$(awk -F'\t' -v n="$t" '$1 == n { split($2, a, " "); printf "%s %ss", a[1], a[2] }' "$OUT/$c.res" 2>/dev/null)
+		line+=$(printf ' %-14s' "${res[$c]:--}")
+	done
+	echo "$line"
 	for s in $SUITES; do
 		case $t in "$s"|"$s".*) ;; *) continue ;; esac
 		tot[$s.n]=$(( ${tot[$s.n]:-0} + 1 ))
-		[ "${u%% *}" = success ] && tot[$s.u]=$(( ${tot[$s.u]:-0} + 1 ))
-		[ "${m%% *}" = success ] && tot[$s.m]=$(( ${tot[$s.m]:-0} + 1 ))
+		for c in $COLS; do
+			[ "${res[$c]%% *}" = success ] && tot[$s.$c]=$(( ${tot[$s.$c]:-0} + 1 ))
+		done
 		break
 	done
 done
 echo
-printf '%-34s %8s %8s %8s\n' suite tests usmbd samba
-au=0 am=0 an=0
+line=$(printf '%-34s %8s' suite tests)
+for c in $COLS; do line+=$(printf ' %8s' "$c"); done
+echo "$line"
+declare -A all=()
 for s in $SUITES; do
-	printf '%-34s %8s %8s %8s\n' "$s" "${tot[$s.n]:-0}" "${tot[$s.u]:-0}" "${tot[$s.m]:-0}"
-	an=$((an + ${tot[$s.n]:-0})) au=$((au + ${tot[$s.u]:-0})) am=$((am + ${tot[$s.m]:-0}))
+	line=$(printf '%-34s %8s' "$s" "${tot[$s.n]:-0}")
+	all[n]=$(( ${all[n]:-0} + ${tot[$s.n]:-0} ))
+	for c in $COLS; do
+		line+=$(printf ' %8s' "${tot[$s.$c]:-0}")
+		all[$c]=$(( ${all[$c]:-0} + ${tot[$s.$c]:-0} ))
+	done
+	echo "$line"
 done
-printf '%-34s %8s %8s %8s\n' total "$an" "$au" "$am"
+line=$(printf '%-34s %8s' total "${all[n]:-0}")
+for c in $COLS; do line+=$(printf ' %8s' "${all[$c]:-0}"); done
+echo "$line"
