@@ -339,6 +339,21 @@ fscc_name_match(const char *pattern, size_t plen, const char *name,
 	return nxt[0];
 }
 
+/*
+ * The step to the next entry of an EA list (MS-FSCC 2.4.15, 2.4.15.1):
+ * NextEntryOffset 0 ends it; otherwise 4-aligned and inside the buffer.
+ */
+static int
+fscc_list_advance(uint32_t next, size_t len, size_t *pos)
+{
+	if (next == 0)
+		return 0;
+	if (next % 4 != 0 || next > len - *pos)
+		return -1;
+	*pos += next;
+	return 0;
+}
+
 int
 fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos, struct fscc_ea *ea)
 {
@@ -359,12 +374,7 @@ fscc_ea_next(const uint8_t *buf, size_t len, size_t *pos, struct fscc_ea *ea)
 	if (e.err)
 		return -1;
 	ea->last = next == 0;
-	if (next == 0)
-		return 0;
-	if (next % 4 != 0 || next > len - *pos)
-		return -1;
-	*pos += next;
-	return 0;
+	return fscc_list_advance(next, len, pos);
 }
 
 int
@@ -385,12 +395,7 @@ fscc_get_ea_next(const uint8_t *buf, size_t len, size_t *pos,
 	if (e.err)
 		return -1;
 	g->last = next == 0;
-	if (next == 0)
-		return 0;
-	if (next % 4 != 0 || next > len - *pos)
-		return -1;
-	*pos += next;
-	return 0;
+	return fscc_list_advance(next, len, pos);
 }
 
 int
