@@ -381,6 +381,19 @@ class Server:
         return out
 
 
+def samba_conf(port, d, log, level, share):
+    """The reference Samba's smb.conf (t/compat/samba.conf.in, shared with
+    t/compat/compare.sh and the kernel-client harness)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "compat", "samba.conf.in")
+    with open(path) as f:
+        text = f.read()
+    for k, v in (("@PORT@", port), ("@DIR@", d), ("@LOG@", log),
+                 ("@LOGLEVEL@", level), ("@SHARE@", share)):
+        text = text.replace(k, str(v))
+    return text
+
+
 def xattr_check(d):
     """None if the file system of directory d keeps the xattrs a Samba share
     with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
@@ -436,36 +449,8 @@ class Samba(Server):
         d = self.dir
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
-            f.write("""[global]
-	smb ports = %(port)d
-	interfaces = 127.0.0.1
-	bind interfaces only = yes
-	disable netbios = yes
-	server role = standalone server
-	workgroup = WORKGROUP
-	pid directory = %(d)s/run
-	lock directory = %(d)s/lock
-	state directory = %(d)s/state
-	cache directory = %(d)s/cache
-	private dir = %(d)s/private
-	ncalrpc dir = %(d)s/run/ncalrpc
-	passdb backend = tdbsam
-	log file = %(d)s/smbd.log
-	log level = 0
-	load printers = no
-	printing = bsd
-	printcap name = /dev/null
-	disable spoolss = yes
-	map to guest = never
-	server min protocol = SMB2_02
-	ea support = yes
-	store dos attributes = yes
-	vfs objects = %(vfs)s
-
-[share]
-	path = %(share)s
-	read only = no
-""" % {"port": self.port, "d": d, "share": self.share, "vfs": " ".join(self.VFS)})
+            f.write(samba_conf(self.port, d, os.path.join(d, "smbd.log"),
+                               0, self.share))
         for name, pw in USERS:
             subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,

@@ -159,37 +159,9 @@ compare_samba_start() {
 	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
 	chmod 1777 "$d/share"
 	compare_xattr_check "$d/share" || return 1
-	cat >"$d/smb.conf" <<EOF
-[global]
-	smb ports = $port
-	interfaces = 127.0.0.1
-	bind interfaces only = yes
-	disable netbios = yes
-	server role = standalone server
-	workgroup = WORKGROUP
-	pid directory = $d/run
-	lock directory = $d/lock
-	state directory = $d/state
-	cache directory = $d/cache
-	private dir = $d/private
-	ncalrpc dir = $d/run/ncalrpc
-	passdb backend = tdbsam
-	log file = $d/smbd.log
-	log level = 0
-	load printers = no
-	printing = bsd
-	printcap name = /dev/null
-	disable spoolss = yes
-	map to guest = never
-	server min protocol = SMB2_02
-	ea support = yes
-	store dos attributes = yes
-	vfs objects = acl_xattr streams_xattr
-
-[share]
-	path = $d/share
-	read only = no
-EOF
+	sed -e "s|@PORT@|$port|; s|@DIR@|$d|g; s|@LOG@|$d/smbd.log|" \
+	    -e "s|@LOGLEVEL@|0|; s|@SHARE@|$d/share|" \
+	    "$ROOT/t/compat/samba.conf.in" >"$d/smb.conf" || return 1
 	for u in "alice:$ALICE_PW" "bob:$BOB_PW"; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
 		    "${smbpasswd[@]}" -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null || return 1

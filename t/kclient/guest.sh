@@ -88,44 +88,13 @@ EOF
 samba)
 	d=$K/samba
 	mkdir -p $d/run $d/lock $d/state $d/cache $d/private
-	# What a Windows-facing administrator runs: NT ACLs and streams in
-	# xattrs (samba-vfs-modules), DOS attributes stored.
-	vfs="acl_xattr streams_xattr"
-	cat >$d/smb.conf <<EOF
-[global]
-	smb ports = 445
-	interfaces = 127.0.0.1
-	bind interfaces only = yes
-	disable netbios = yes
-	server role = standalone server
-	workgroup = WORKGROUP
-	pid directory = $d/run
-	lock directory = $d/lock
-	state directory = $d/state
-	cache directory = $d/cache
-	private dir = $d/private
-	ncalrpc dir = $d/run/ncalrpc
-	passdb backend = tdbsam
-	log file = $O/smbd.log
-	log level = ${kc_loglevel:-1}
-	load printers = no
-	printing = bsd
-	printcap name = /dev/null
-	disable spoolss = yes
-	map to guest = never
-	server min protocol = SMB2_02
-	ea support = yes
-	store dos attributes = yes
-	vfs objects = $vfs
-
-[share]
-	path = /srv/kc/share
-	read only = no
-
-[tmp]
-	path = /srv/kctmp
-	read only = no
-EOF
+	# The reference configuration every comparison shares, plus the
+	# tmpfs share
+	sed -e "s|@PORT@|445|; s|@DIR@|$d|g; s|@LOG@|$O/smbd.log|" \
+	    -e "s|@LOGLEVEL@|${kc_loglevel:-1}|; s|@SHARE@|/srv/kc/share|" \
+	    "$R/t/compat/samba.conf.in" >$d/smb.conf ||
+	    fatal "no $R/t/compat/samba.conf.in"
+	printf '\n[tmp]\n\tpath = /srv/kctmp\n\tread only = no\n' >>$d/smb.conf
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
 		    smbpasswd -c $d/smb.conf -a -s "${u%%:*}" >/dev/null ||
