@@ -17,8 +17,14 @@ R=$kc_root
 SRV=$kc_server
 echo "KC start $SRV kernel $(uname -r)"
 
+# Fresh /tmp and /run; the source tree may live below one of them (a CI
+# clone in /tmp): it stays visible where it was.
+mkdir -p /kcsrc && mount --bind "$R" /kcsrc
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
+case $R in
+/tmp/*|/run/*) mkdir -p "$R" && mount --bind /kcsrc "$R" ;;
+esac
 mkdir -p /dev/shm /dev/pts && mount -t tmpfs tmpfs /dev/shm && mount -t devpts devpts /dev/pts
 # devtmpfs has no /dev/fd (bash's <(...) needs it)
 ln -sfn /proc/self/fd /dev/fd
