@@ -1,7 +1,8 @@
 /*
  * `usmbctl status`: what smbstatus shows, from two sources joined here.
  *
- *  - The state env (shm_foreach_session / _open / _brlock): sessions with
+ *  - The state process's answer (daemon/statemsg.h; it walks the state
+ *    env, which the master never maps): sessions with
  *    user, uid, client, dialect, signing, encryption and since; opens with
  *    access, share mode, oplock or lease and since; byte-range locks.  It
  *    is what every worker wrote, so it is authoritative for what exists.
@@ -23,6 +24,7 @@
 #include "daemon/msg.h"
 #include "daemon/spawn.h"
 #include "proto/cur.h"
+#include "daemon/statemsg.h"
 #include "shm/shm.h"
 #include "worker/ctlmsg.h"
 
@@ -127,21 +129,32 @@ ci_open_find(struct ci *ci, uint64_t pers)
 	return NULL;
 }
 
-/* ---- the state env ---- */
+/* ---- the state process's answer (daemon/statemsg.h) ---- */
+
+/* Display only: control bytes become '?'. */
+static void
+ci_copy(char *dst, size_t cap, const char *src)
+{
+	size_t k;
+
+	for (k = 0; src[k] != '\0' && k + 1 < cap; k++)
+		dst[k] = (unsigned char)src[k] < 0x20 ? '?' : src[k];
+	dst[k] = '\0';
+}
 
 static int
-ci_shm_session(const struct shm_session_rec *r, void *arg)
+ci_state_session(const struct statemsg_sess *r, void *arg)
 {
 	struct ci *ci = arg;
 	struct ci_sess *s = CI_PUSH(ci, s, ns, cs);
 
 	if (s == NULL)
 		return -1;
-	s->id = r->session_id;
-	s->pid = r->pid;
+	s->id = r->id;
+	s->pid = (pid_t)r->pid;
 	s->uid = r->uid;
-	snprintf(s->user, sizeof(s->user), "%s", r->user);
-	snprintf(s->addr, sizeof(s->addr), "%s", r->client_addr);
+	ci_copy(s->user, sizeof(s->user), r->user);
+	ci_copy(s->addr, sizeof(s->addr), r->addr);
 	s->port = -1;
 	s->idle_s = -1;
 	s->dialect = r->dialect;
@@ -152,70 +165,86 @@ ci_shm_session(const struct shm_session_rec *r, void *arg)
 }
 
 static int
-ci_shm_open(const struct shm_file_id *fid, const struct shm_open_rec *r,
-    void *arg)
+ci_state_open(const struct statemsg_open *r, void *arg)
 {
 	struct ci *ci = arg;
 	struct ci_open *o = CI_PUSH(ci, o, no, co);
 
 	if (o == NULL)
 		return -1;
-	o->pid = r->pid;
-	o->pers = r->persistent_id;
-	o->sid = r->session_id;
+	o->pid = (pid_t)r->pid;
+	o->pers = r->pers;
+	o->sid = r->sid;
 	o->access = r->access;
 	o->share_access = r->share_access;
-	o->oplock = r->oplock_level;
+	o->oplock = r->oplock;
 	o->lease_state = r->lease_state;
-	o->since = r->opened;
-	o->dev = fid->dev;
-	o->ino = fid->ino;
+	o->since = r->since;
+	o->dev = r->dev;
+	o->ino = r->ino;
 	o->in_shm = 1;
 	o->durable = (r->flags & SHM_OPEN_DURABLE) != 0;
 	o->disconnected = (r->flags & SHM_OPEN_DISCONNECTED) != 0;
+	/* A disconnected durable open's names, from its durable record. */
+	ci_copy(o->share, sizeof(o->share), r->share);
+	ci_copy(o->path, sizeof(o->path), r->path);
 	return 0;
 }
 
-/*
- * No worker holds a disconnected durable open, so none reports its share
- * and path: they come from its durable record.
- */
-static void
-ci_shm_durable_names(struct ci *ci)
-{
-	static struct shm_durable_rec rec;	/* ~5 KiB */
-	size_t i;
-
-	for (i = 0; i < ci->no; i++) {
-		struct ci_open *o = &ci->o[i];
-
-		if (!o->disconnected || o->path[0] != '\0' ||
-		    shm_durable_get(master.shm, o->pers, &rec) != 0)
-			continue;
-		snprintf(o->share, sizeof(o->share), "%s", rec.share);
-		/* Display only: a longer path is cut. */
-		snprintf(o->path, sizeof(o->path), "%.*s",
-		    (int)sizeof(o->path) - 1, rec.path);
-	}
-}
-
 static int
-ci_shm_lock(const struct shm_file_id *fid, const struct shm_brlock_rec *r,
-    void *arg)
+ci_state_lock(const struct statemsg_lock *r, void *arg)
 {
 	struct ci *ci = arg;
 	struct ci_lock *l = CI_PUSH(ci, l, nl, cl);
 
 	if (l == NULL)
 		return -1;
-	l->dev = fid->dev;
-	l->ino = fid->ino;
-	l->pid = r->owner.pid;
-	l->pers = r->owner.persistent_id;
+	l->dev = r->dev;
+	l->ino = r->ino;
+	l->pid = (pid_t)r->pid;
+	l->pers = r->pers;
 	l->offset = r->offset;
 	l->length = r->length;
 	l->exclusive = r->exclusive;
 	return 0;
+}
+
+/* The state process's reply in q, or NULL (not asked, or silent). */
+static const struct ctl_reply *
+ci_state_reply(const struct ctl_query *q)
+{
+	int i;
+
+	for (i = 0; q != NULL && q->state_pid > 0 && i < q->ngot; i++)
+		if (q->replies[i].pid == q->state_pid)
+			return &q->replies[i];
+	return NULL;
+}
+
+/* "ok", "busy" (asked, silent) or "down" (no state process). */
+static const char *
+ci_state_word(const struct ctl_query *q)
+{
+	if (q->state_pid == 0)
+		return "down";
+	return ci_state_reply(q) != NULL ? "ok" : "busy";
+}
+
+static void
+ci_state(struct ci *ci, unsigned what, const struct ctl_reply *rep)
+{
+	struct statemsg_info_cb cb = { NULL, NULL, NULL, ci };
+	int truncated = 0;
+
+	if (what & (CTL_STATUS_SESSIONS | CTL_STATUS_SHARES))
+		cb.sess = ci_state_session;
+	if (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS))
+		cb.open = ci_state_open;
+	if (what & CTL_STATUS_LOCKS)
+		cb.lock = ci_state_lock;
+	if (statemsg_info_decode(rep->data, rep->len, &cb, &truncated) != 0 ||
+	    truncated)
+		ci->truncated = 1;
 }
 
 /* ---- the workers' reports ---- */
@@ -331,20 +360,15 @@ ci_worker(struct ci *ci, const struct ctl_reply *rep)
 static void
 ci_load(struct ci *ci, unsigned what, const struct ctl_query *q)
 {
+	const struct ctl_reply *st = ci_state_reply(q);
 	int i;
 
-	if (master.shm != NULL) {
-		if (what & (CTL_STATUS_SESSIONS | CTL_STATUS_SHARES))
-			(void)shm_foreach_session(master.shm, ci_shm_session, ci);
-		if (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS))
-			(void)shm_foreach_open(master.shm, ci_shm_open, ci);
-		if (what & CTL_STATUS_LOCKS)
-			(void)shm_foreach_brlock(master.shm, ci_shm_lock, ci);
-	}
+	/* The shared state first: the workers' reports complete it. */
+	if (st != NULL)
+		ci_state(ci, what, st);
 	for (i = 0; q != NULL && i < q->ngot; i++)
-		ci_worker(ci, &q->replies[i]);
-	if (master.shm != NULL && (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS)))
-		ci_shm_durable_names(ci);
+		if (&q->replies[i] != st)
+			ci_worker(ci, &q->replies[i]);
 }
 
 static void
@@ -501,8 +525,7 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 				continue;
 			ctl_iso8601(c->started, ts, sizeof(ts));
 			fprintf(f, "%s{\"pid\": %d, \"role\": \"%s\", \"user\": ",
-			    first ? "" : ", ", (int)c->pid,
-			    c->role == CHILD_GATE ? "gate" : "worker");
+			    first ? "" : ", ", (int)c->pid, spawn_role_name(c));
 			if (c->role == CHILD_WORKER)
 				ctl_json_str(f, c->user);
 			else
@@ -612,6 +635,8 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 		}
 		fputc(']', f);
 	}
+	if (q != NULL)
+		fprintf(f, ", \"state\": \"%s\"", ci_state_word(q));
 	fprintf(f, ", \"complete\": %s}\n", !ci->truncated && !ci->oom &&
 	    (q == NULL || q->ngot == q->nsent) ? "true" : "false");
 }
@@ -638,7 +663,7 @@ ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 				continue;
 			ctl_iso8601(c->started, ts, sizeof(ts));
 			fprintf(f, "%-8d %-7s %-16s %11u  %s%s\n", (int)c->pid,
-			    c->role == CHILD_GATE ? "gate" : "worker",
+			    spawn_role_name(c),
 			    c->role == CHILD_WORKER ? c->user : "-",
 			    ci_child_conns(c), ts, c->dying ? " (stopping)" : "");
 		}
@@ -727,19 +752,27 @@ ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 		}
 	}
 	if (ci->truncated)
-		fputs("# some workers' lists were cut short\n", f);
+		fputs("# some lists were cut short\n", f);
 	for (k = 0; q != NULL && k < q->nsent; k++) {
 		int j;
 
+		if (q->pids[k] == q->state_pid)
+			continue;
 		for (j = 0; j < q->ngot; j++)
 			if (q->replies[j].pid == q->pids[k])
 				break;
 		if (j == q->ngot)
 			fprintf(f, "# worker %d did not answer\n", (int)q->pids[k]);
 	}
-	if (master.shm == NULL)
-		fputs("# the state env is unavailable\n", f);
+	if (q != NULL && q->state_pid == 0)
+		fputs("# the state process is not running (restarting): "
+		    "sessions and opens as the workers see them\n", f);
+	else if (q != NULL && ci_state_reply(q) == NULL)
+		fprintf(f, "# state busy: the state process (pid %d) did not "
+		    "answer within %d ms\n", (int)q->state_pid,
+		    CTL_QUERY_TIMEOUT_MS);
 }
+
 
 void
 ctl_info_status(FILE *f, unsigned what, const struct ctl_query *q)
@@ -753,43 +786,4 @@ ctl_info_status(FILE *f, unsigned what, const struct ctl_query *q)
 	else
 		ci_table(f, what, &ci, q);
 	ci_free(&ci);
-}
-
-static int
-ci_count_session(const struct shm_session_rec *r, void *arg)
-{
-	(*(long *)arg)++;
-	return 0;
-}
-
-static int
-ci_count_open(const struct shm_file_id *fid, const struct shm_open_rec *r,
-    void *arg)
-{
-	(*(long *)arg)++;
-	return 0;
-}
-
-static int
-ci_count_lock(const struct shm_file_id *fid, const struct shm_brlock_rec *r,
-    void *arg)
-{
-	(*(long *)arg)++;
-	return 0;
-}
-
-void
-ctl_info_counts(long *sessions, long *opens, long *locks)
-{
-	*sessions = *opens = *locks = 0;
-	if (master.shm == NULL) {
-		*sessions = *opens = *locks = -1;
-		return;
-	}
-	if (shm_foreach_session(master.shm, ci_count_session, sessions) < 0)
-		*sessions = -1;
-	if (shm_foreach_open(master.shm, ci_count_open, opens) < 0)
-		*opens = -1;
-	if (shm_foreach_brlock(master.shm, ci_count_lock, locks) < 0)
-		*locks = -1;
 }

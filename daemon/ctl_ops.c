@@ -19,13 +19,14 @@
 #include "daemon/master.h"
 #include "daemon/msg.h"
 #include "daemon/spawn.h"
+#include "daemon/statectl.h"
 #include "proto/cur.h"
 #include "worker/metrics.h"
 
 static const char *
 ctl_ops_role(const struct child *c)
 {
-	return c->role == CHILD_GATE ? "gate" : "worker";
+	return spawn_role_name(c);
 }
 
 /* A live child that can be asked something. */
@@ -64,7 +65,9 @@ ctl_ops_ask_role(struct ctl_client *cl, int role, uint32_t want, uint32_t type,
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		if ((role == 0 || (int)c->role == role) && ctl_ops_askable(c) &&
+		/* 0: gates and workers; the state process is asked apart. */
+		if ((role == 0 ? c->role != CHILD_STATE : (int)c->role == role) &&
+		    ctl_ops_askable(c) &&
 		    ctl_query_send(cl, c, type, p, len) == 0)
 			n++;
 	}
@@ -334,10 +337,20 @@ ctl_ops_status(struct ctl_client *cl, FILE *f, unsigned *what_out)
 		return 0;
 	if ((*what_out & CTL_STATUS_ALL) == CTL_STATUS_PROCESSES)
 		return 2;	/* the child table is enough */
+	struct child *sc;
+
 	if (ctl_ops_ask_workers(cl, MSG_INFO_REP, MSG_INFO_REQ, NULL, 0) < 0) {
 		fprintf(f, "ERR out of memory\n");
 		return 0;
 	}
+	/*
+	 * The shared state comes from the state process, asked like a
+	 * worker: one that does not answer in time makes "state busy", never
+	 * a wait.
+	 */
+	if ((sc = statectl_child()) != NULL && ctl_ops_askable(sc) &&
+	    ctl_query_send(cl, sc, MSG_INFO_REQ, NULL, 0) == 0)
+		cl->q.state_pid = sc->pid;
 	return 1;
 }
 
@@ -452,7 +465,8 @@ ctl_ops_missing(FILE *f, const struct ctl_query *q, const char *prefix)
 static void
 ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 {
-	static const char *const role[3] = { "", "gate", "worker" };
+	static const char *const role[CHILD_ROLES] = { "", "gate", "worker",
+	    "state" };
 	struct metrics *sum;
 	long sessions, opens, locks;
 	unsigned conns[3] = { 0, 0, 0 };
@@ -492,7 +506,7 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 	for (r = 1; r <= 2; r++)
 		fprintf(f, "usmbd_connections{role=\"%s\"} %u\n", role[r],
 		    conns[r]);
-	ctl_info_counts(&sessions, &opens, &locks);
+	statectl_counts(&sessions, &opens, &locks);
 	fprintf(f, "# HELP usmbd_sessions Sessions in the state env.\n"
 	    "# TYPE usmbd_sessions gauge\nusmbd_sessions %ld\n"
 	    "# HELP usmbd_opens Open files in the state env.\n"
@@ -510,15 +524,20 @@ ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 	    (unsigned long long)master.auth_successes);
 	fputs("# HELP usmbd_children_started_total Children started, by role.\n"
 	    "# TYPE usmbd_children_started_total counter\n", f);
-	for (r = 1; r <= 2; r++)
+	for (r = 1; r < CHILD_ROLES; r++)
 		fprintf(f, "usmbd_children_started_total{role=\"%s\"} %llu\n",
 		    role[r], (unsigned long long)master.child_starts[r]);
 	fputs("# HELP usmbd_worker_restarts_total Children that died "
 	    "unexpectedly (crash, kill) and were replaced on demand.\n"
 	    "# TYPE usmbd_worker_restarts_total counter\n", f);
-	for (r = 1; r <= 2; r++)
+	for (r = 1; r < CHILD_ROLES; r++)
 		fprintf(f, "usmbd_worker_restarts_total{role=\"%s\"} %llu\n",
 		    role[r], (unsigned long long)master.child_deaths[r]);
+	fprintf(f, "# HELP usmbd_state_fresh_total Times the state env was "
+	    "set aside and made afresh after the state process failed twice "
+	    "on it.\n# TYPE usmbd_state_fresh_total counter\n"
+	    "usmbd_state_fresh_total %llu\n",
+	    (unsigned long long)statectl_fresh_count());
 	fprintf(f, "# HELP usmbd_forward_dropped_total Messages one child "
 	    "asked the master to pass to another (delete on close, a "
 	    "connection) that were dropped: over the sender's rate or the "

@@ -36,6 +36,7 @@ struct ctl_query {
 	int		 nsent;
 	int		 ngot;
 	pid_t		*pids;		/* nsent entries */
+	pid_t		 state_pid;	/* the state process, if it was asked */
 	struct ctl_reply *replies;	/* ngot entries */
 };
 
@@ -74,7 +75,10 @@ int	ctl_ops_metrics_note(pid_t pid, const uint8_t *p, size_t len);
 /* The child is gone: its last known counters join the retained total. */
 void	ctl_ops_metrics_gone(pid_t pid);
 
-/* ctl_info.c: `status` from the state env and the workers' MSG_INFO_REP. */
+/*
+ * ctl_info.c: `status` from the state process's and the workers'
+ * MSG_INFO_REP.
+ */
 #define CTL_STATUS_PROCESSES	0x01
 #define CTL_STATUS_SESSIONS	0x02
 #define CTL_STATUS_SHARES	0x04
@@ -84,7 +88,5 @@ void	ctl_ops_metrics_gone(pid_t pid);
 #define CTL_STATUS_BRIEF	0x100
 #define CTL_STATUS_JSON		0x200
 void	ctl_info_status(FILE *f, unsigned what, const struct ctl_query *q);
-/* Counts of the state env for metrics: sessions, opens, locks (-1: none). */
-void	ctl_info_counts(long *sessions, long *opens, long *locks);
 
 #endif

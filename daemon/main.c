@@ -33,7 +33,7 @@
 #include "daemon/reap.h"
 #include "daemon/route.h"
 #include "daemon/spawn.h"
-#include "shm/shm.h"
+#include "daemon/statectl.h"
 #include "worker/worker.h"
 
 #define DEFAULT_CONF	"/etc/usmbd/usmbd.conf"
@@ -209,6 +209,9 @@ main_loop_timeout(void)
 	x = auth_timeout_ms();
 	if (x >= 0 && (t < 0 || x < t))
 		t = x;
+	x = statectl_timeout_ms();
+	if (x >= 0 && (t < 0 || x < t))
+		t = x;
 	/* Control clients and the shutdown deadline are checked each second. */
 	if (t < 0 || t > 1000)
 		t = 1000;
@@ -256,7 +259,8 @@ main_loop(void)
 		auth_tick();
 		ctl_tick();
 		route_tick();
-		reap_expire_durable();
+		if (!master.shutting_down)
+			statectl_tick();
 		if (master.shutting_down) {
 			if (spawn_count_alive() == 0)
 				return;
@@ -288,18 +292,13 @@ main_finish(void)
 
 		if (pid <= 0)
 			break;
-		state_purge_child(pid);
+		/* The next start makes the state afresh: no purge. */
 		if ((c = spawn_find(pid)) != NULL)
 			spawn_child_gone(c);
 	}
 	ctl_close();
 	listen_close();
 	auth_passdb_close();
-	shm_wmsg_close(master.wmsg);
-	master.wmsg = NULL;
-	(void)shm_wmsg_remove(master.conf->lock_dir, getpid());
-	shm_detach(master.shm);
-	master.shm = NULL;
 	if (main_pfh != NULL)
 		pidfile_remove(main_pfh);
 	log_info("stopped");
@@ -310,7 +309,6 @@ main_master(void)
 {
 	struct conf *conf = master.conf;
 	pid_t other = 0;
-	int rc;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "usmbd: the master must run as root\n");
@@ -357,20 +355,10 @@ main_master(void)
 	log_set_tag("master");
 	/*
 	 * Volatile state starts afresh: what is there belongs to dead
-	 * processes.  Opened after daemonising: an LMDB env (and the message
-	 * socket named by our pid) must not cross a fork.
+	 * processes.  The master makes the files and never opens them; the
+	 * state process (worker/statep.c) makes the databases in them.
 	 */
-	rc = shm_attach(conf->lock_dir, conf->state_map_size,
-	    shm_readers_for(SPAWN_MAX_CHILDREN), SHM_CREATE, &master.shm);
-	if (rc != 0) {
-		errno = -rc;
-		log_warn("state env in %s unavailable", conf->lock_dir);
-	} else if ((rc = shm_wmsg_prepare(conf->lock_dir, getpid(), 0)) != 0 ||
-	    (rc = shm_wmsg_open(conf->lock_dir, getpid(), &master.wmsg)) != 0) {
-		errno = -rc;
-		log_warn("state: no message socket, lock waiters of a dead "
-		    "child will wait for their timeouts");
-	}
+	(void)statectl_start();
 	/*
 	 * Padded to the length of the original argv[0]: libbsd marks a
 	 * shorter title's end with a '.' that ps would show.
@@ -386,13 +374,11 @@ main_master(void)
 fail:
 	listen_close();
 	ctl_close();
-	shm_detach(master.shm);
-	master.shm = NULL;
 	pidfile_remove(main_pfh);
 	return 1;
 }
 
-/* --child gate|worker: load the config, drop privileges, run the role. */
+/* --child gate|worker|state: load the config, drop privileges, run the role. */
 static int
 main_child(const char *role, const char *user, long uid, long gid)
 {
@@ -408,6 +394,13 @@ main_child(const char *role, const char *user, long uid, long gid)
 			fatalx("gate: privilege drop failed");
 		setproctitle("-usmbd: gate");
 		return gate_main(conf, master.conf_path, MSG_CHILD_FD);
+	}
+	if (strcmp(role, "state") == 0) {
+		log_set_tag("state");
+		if (user_drop_state() != 0)
+			fatalx("state: privilege drop failed");
+		setproctitle("-usmbd: state");
+		return statep_main(conf, master.conf_path, MSG_CHILD_FD);
 	}
 	if (strcmp(role, "worker") == 0) {
 		if (user == NULL || uid < 0 || gid < 0)

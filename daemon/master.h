@@ -11,8 +11,6 @@
 
 struct conf;
 struct passdb;
-struct shm;
-struct shm_wmsg;
 
 #define MASTER_SHUTDOWN_GRACE	5	/* seconds the children get to exit */
 
@@ -34,17 +32,15 @@ struct master {
 	time_t		 started;
 	uint64_t	 started_filetime;
 	struct passdb	*passdb;	/* NULL when it could not be opened */
-	struct shm	*shm;		/* the state env; NULL if it failed */
 	int		 epfd;
 	int		 shutting_down;
 	time_t		 shutdown_deadline;
 	char		 pidfile[4096];
-	struct shm_wmsg	*wmsg;		/* to wake lock waiters after a purge */
 	/* Counters for `usmbctl metrics` (master side). */
 	uint64_t	 auth_failures;	/* logons refused */
 	uint64_t	 auth_successes;
-	uint64_t	 child_deaths[3];	/* unexpected exits, by enum child_role */
-	uint64_t	 child_starts[3];	/* children started, by enum child_role */
+	uint64_t	 child_deaths[4];	/* unexpected exits, by enum child_role */
+	uint64_t	 child_starts[4];	/* children started, by enum child_role */
 	/*
 	 * Messages the master would have forwarded from one child to another
 	 * (MSG_UNLINK_DO, MSG_CONN) but dropped: over the sender's rate or

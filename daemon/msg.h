@@ -99,6 +99,14 @@ enum msg_type {
 	 * rate-limits these per child and escapes what it writes.
 	 */
 	MSG_LOG,
+	/*
+	 * state process -> master (daemon/statemsg.h): its counts of the
+	 * shared state, unasked every few seconds; and a process seen
+	 * holding the state's writer lock too long (the master checks the
+	 * process in /proc before it acts).  No answer.
+	 */
+	MSG_STATE_COUNTS,
+	MSG_STATE_WRITER,
 
 	/* master -> child */
 	/*
@@ -147,6 +155,11 @@ enum msg_type {
 	 * (worker/unlink_as.c).  No answer.
 	 */
 	MSG_UNLINK_DO,
+	/*
+	 * master -> state process: purge what a dead child left in the
+	 * shared state (daemon/statemsg.h).  No answer.
+	 */
+	MSG_STATE_PURGE,
 };
 
 #define MSG_UNLINK_STR_MAX	4096	/* share, path and root, each */
@@ -157,6 +170,7 @@ enum msg_type {
 enum msg_role {
 	MSG_ROLE_GATE = 1,
 	MSG_ROLE_WORKER = 2,
+	MSG_ROLE_STATE = 3,
 };
 
 struct msg {

@@ -1,4 +1,4 @@
-/* Reaping dead children: log, purge their shared state, free their slot. */
+/* Reaping dead children: log, have their shared state purged, free their slot. */
 #ifndef USMBD_DAEMON_REAP_H
 #define USMBD_DAEMON_REAP_H
 
@@ -6,9 +6,5 @@
 
 /* waitpid(WNOHANG) until nothing is left to reap; returns how many. */
 int	reap_children(void);
-/* Every few seconds: drop disconnected durable opens past their timeout. */
-void	reap_expire_durable(void);
-/* Removes a dead child's opens, locks and sessions from the state env. */
-void	state_purge_child(pid_t pid);
 
 #endif

@@ -29,6 +29,7 @@
 #include "daemon/msess.h"
 #include "daemon/msg.h"
 #include "daemon/route.h"
+#include "daemon/statectl.h"
 #include "proto/cur.h"
 #include "shm/shm.h"
 
@@ -122,7 +123,8 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	c = spawn_slot();
 	if (c == NULL) {
 		log_warnx("child table full (%d): not starting a %s",
-		    SPAWN_MAX_CHILDREN, role == CHILD_GATE ? "gate" : "worker");
+		    SPAWN_MAX_CHILDREN, role == CHILD_GATE ? "gate" :
+		    role == CHILD_WORKER ? "worker" : "state process");
 		return NULL;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
@@ -134,7 +136,8 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	snprintf(sgid, sizeof(sgid), "%u", (unsigned)gid);
 	argv[n++] = "usmbd";
 	argv[n++] = "--child";
-	argv[n++] = role == CHILD_GATE ? "gate" : "worker";
+	argv[n++] = role == CHILD_GATE ? "gate" : role == CHILD_WORKER ?
+	    "worker" : "state";
 	if (role == CHILD_WORKER) {
 		argv[n++] = "--user";
 		argv[n++] = (char *)user;
@@ -165,7 +168,7 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 		 * so that it exists before the worker looks for it.  A
 		 * failure shows there: a worker without one refuses to serve.
 		 */
-		if (role == CHILD_WORKER)
+		if (role == CHILD_WORKER || role == CHILD_STATE)
 			(void)shm_wmsg_prepare(master.conf->lock_dir, getpid(),
 			    uid);
 		spawn_exec(sv[1], argv);
@@ -196,7 +199,7 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	c->started = time(NULL);
 	c->started_ms = master_now_ms();
 	master.child_starts[role]++;
-	log_debug(2, "started %s%s%s pid %d", role == CHILD_GATE ? "gate" : "worker",
+	log_debug(2, "started %s%s%s pid %d", spawn_role_name(c),
 	    user != NULL ? " " : "", user != NULL ? user : "", (int)pid);
 	return c;
 }
@@ -215,6 +218,19 @@ spawn_worker(const char *user, uid_t uid, gid_t gid)
 		return NULL;
 	}
 	return spawn_child(CHILD_WORKER, user, uid, gid);
+}
+
+struct child *
+spawn_state(uid_t uid, gid_t gid)
+{
+	return spawn_child(CHILD_STATE, NULL, uid, gid);
+}
+
+const char *
+spawn_role_name(const struct child *c)
+{
+	return c->role == CHILD_GATE ? "gate" : c->role == CHILD_WORKER ?
+	    "worker" : "state";
 }
 
 struct child *
@@ -274,7 +290,7 @@ spawn_kill(struct child *c, const char *why)
 {
 	if (c->pid <= 0)
 		return;
-	log_warnx("killing %s %d%s%s: %s", c->role == CHILD_GATE ? "gate" : "worker",
+	log_warnx("killing %s %d%s%s: %s", spawn_role_name(c),
 	    (int)c->pid, c->user[0] ? " " : "", c->user, why);
 	spawn_close_chan(c);
 	c->dying = 1;
@@ -336,7 +352,7 @@ spawn_bucket_report(const struct child *c, struct spawn_bucket *b,
 	    (b->reported_ms != 0 && now_ms - b->reported_ms < 1000))
 		return;
 	log_warnx("%s %d%s%s: %llu %s dropped (more than %d a second)",
-	    c->role == CHILD_GATE ? "gate" : "worker", (int)c->pid,
+	    spawn_role_name(c), (int)c->pid,
 	    c->user[0] ? " " : "", c->user,
 	    (unsigned long long)(b->dropped - b->reported), what, rate);
 	b->reported = b->dropped;
@@ -372,7 +388,7 @@ spawn_forward(struct child *c, uint32_t type, uint32_t id, const void *payload,
 	/* The first drop for a child and then one in 64: bounded, yet seen. */
 	if ((c->fwd_dropped & 63) == 1)
 		log_warnx("message %u for %s %d%s%s dropped: %s (%llu so far)",
-		    type, c->role == CHILD_GATE ? "gate" : "worker",
+		    type, spawn_role_name(c),
 		    (int)c->pid, c->user[0] ? " " : "", c->user,
 		    rc == -ENOBUFS || rc == -EAGAIN ? "its channel is full" :
 		    strerror(-rc), (unsigned long long)c->fwd_dropped);
@@ -525,6 +541,8 @@ spawn_log_line(const struct child *c, int prio, const char *text, size_t len)
 
 	if (c->role == CHILD_GATE)
 		snprintf(tag, sizeof(tag), "gate");
+	else if (c->role == CHILD_STATE)
+		snprintf(tag, sizeof(tag), "state");
 	else
 		snprintf(tag, sizeof(tag), "worker %s", c->user);
 	log_emit(prio, tag, (int)c->pid, text, len);
@@ -553,7 +571,7 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	case MSG_HELLO: {
 		uint32_t role = cur_le32(&cur);
 		uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
-		    MSG_ROLE_WORKER;
+		    c->role == CHILD_WORKER ? MSG_ROLE_WORKER : MSG_ROLE_STATE;
 
 		if (cur.err || cur_left(&cur) != 0 || role != want || c->hello) {
 			bad = "bad hello";
@@ -562,6 +580,8 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		c->hello = 1;
 		if (c->role == CHILD_WORKER)
 			route_worker_hello(c);
+		else if (c->role == CHILD_STATE)
+			statectl_hello(c);
 		break;
 	}
 	case MSG_GATE_READY: {
@@ -610,6 +630,11 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		break;
 	}
 	case MSG_AUTH_REQ:
+		/* The state process authenticates no one. */
+		if (c->role == CHILD_STATE) {
+			bad = "bad MSG_AUTH_REQ";
+			break;
+		}
 		auth_handle_req(c, m);
 		break;
 	case MSG_HANDOFF:
@@ -707,6 +732,14 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	case MSG_METRICS_REP:
 		/* Answers to usmbctl queries; daemon/ctl.c checks who asked. */
 		ctl_child_reply(c, m);
+		break;
+	case MSG_STATE_COUNTS:
+		if (c->role != CHILD_STATE || statectl_counts_msg(m) != 0)
+			bad = "bad MSG_STATE_COUNTS";
+		break;
+	case MSG_STATE_WRITER:
+		if (c->role != CHILD_STATE || statectl_writer_msg(m) != 0)
+			bad = "bad MSG_STATE_WRITER";
 		break;
 	case MSG_STATUS_REP:
 		/* The master does not ask yet; an answer is harmless. */

@@ -18,7 +18,9 @@
 /* Forwarded messages may fill at most this fraction (1/n) of a channel. */
 #define SPAWN_FWD_SHARE		2
 
-enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2 };
+/* CHILD_STATE: the state process (daemon/statectl.h), one at a time. */
+enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_STATE = 3 };
+#define CHILD_ROLES	4	/* arrays indexed by role */
 
 /*
  * Rates of what a child makes the master do for it.  Log lines: a child
@@ -76,6 +78,9 @@ extern struct child spawn_children[SPAWN_MAX_CHILDREN];
 
 struct child	*spawn_gate(void);
 struct child	*spawn_worker(const char *user, uid_t uid, gid_t gid);
+struct child	*spawn_state(uid_t uid, gid_t gid);
+/* "gate", "worker" or "state". */
+const char	*spawn_role_name(const struct child *c);
 struct child	*spawn_find(pid_t pid);
 /* The gate with the most credits (free capacity), or NULL if all are full. */
 struct child	*spawn_ready_gate(void);

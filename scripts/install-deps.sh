@@ -69,14 +69,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	fi
 fi
 
-# The unprivileged account the gates run as, and the group that may write
-# the shared state (DESIGN.md, security model).
+# The unprivileged accounts the gates and the state process run as, and
+# the group that may write the shared state (DESIGN.md, security model).
 if ! getent group usmbd-state >/dev/null; then
 	groupadd --system usmbd-state
 fi
 if ! getent passwd usmbd >/dev/null; then
 	useradd --system --no-create-home --home-dir /nonexistent \
 	    --shell /usr/sbin/nologin --user-group usmbd
+fi
+# The state process's own account (its only group: usmbd-state).
+if ! getent passwd usmbd-state >/dev/null; then
+	useradd --system --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --gid usmbd-state usmbd-state
 fi
 
 # LMDB's source, for the patched static build (scripts/build-lmdb.sh looks

@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,29 @@ shm_hint_settle(struct shm *s, int committed)
 	s->npend = 0;
 }
 
+/* We hold the writer lock now: say so where the watchdog looks. */
+static void
+shm_writer_mark(struct shm *s)
+{
+	if (s->hint == NULL)
+		return;
+	s->wmark = (uint64_t)(uint32_t)s->pid << 32 | ++s->wgen;
+	__atomic_store_n(&s->hint->writer, s->wmark, __ATOMIC_RELEASE);
+}
+
+/* Ours no more: cleared unless the next writer already wrote its own. */
+static void
+shm_writer_unmark(struct shm *s)
+{
+	uint64_t mine = s->wmark;
+
+	if (s->hint == NULL || mine == 0)
+		return;
+	(void)__atomic_compare_exchange_n(&s->hint->writer, &mine, 0, 0,
+	    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	s->wmark = 0;
+}
+
 int
 shm_wbegin(struct shm *s, MDB_txn **txn)
 {
@@ -163,7 +187,31 @@ shm_wbegin(struct shm *s, MDB_txn **txn)
 	if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
 		/* Another process grew the map: adopt its size and retry once. */
 		rc = mdb_txn_begin(s->env, NULL, 0, txn);
+	if (rc == 0)
+		shm_writer_mark(s);
 	return shm_err(rc);
+}
+
+int
+shm_writer_holder(const struct shm *s, uint64_t *mark)
+{
+	if (s->hint == NULL)
+		return -ENOENT;
+	*mark = __atomic_load_n(&s->hint->writer, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+void
+shm_writer_forget(struct shm *s, pid_t pid)
+{
+	uint64_t v;
+
+	if (s->hint == NULL)
+		return;
+	v = __atomic_load_n(&s->hint->writer, __ATOMIC_ACQUIRE);
+	if (v != 0 && (pid_t)(v >> 32) == pid)
+		(void)__atomic_compare_exchange_n(&s->hint->writer, &v, 0, 0,
+		    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 /*
@@ -178,8 +226,17 @@ shm_wbegin(struct shm *s, MDB_txn **txn)
 int
 shm_wcommit(struct shm *s, MDB_txn *txn)
 {
-	int rc = mdb_txn_commit(txn);
+	int rc;
 
+	if (s->test_stop) {
+		/* The writer-lock watchdog's test (HACKING.md): once. */
+		s->test_stop = 0;
+		log_warnx("state: USMBD_TEST_STOP_IN_WRITE: stopping inside a "
+		    "write transaction");
+		(void)raise(SIGSTOP);
+	}
+	rc = mdb_txn_commit(txn);
+	shm_writer_unmark(s);
 	/* A failed commit has aborted the transaction. */
 	shm_hint_settle(s, rc == 0);
 	if (rc == 0)
@@ -191,6 +248,7 @@ void
 shm_wabort(struct shm *s, MDB_txn *txn)
 {
 	mdb_txn_abort(txn);
+	shm_writer_unmark(s);
 	shm_hint_settle(s, 0);
 }
 
@@ -606,6 +664,39 @@ shm_prepare(const char *dir, const char *file)
 	return shm_wmsg_clear(dir);
 }
 
+int
+shm_create_files(const char *dir)
+{
+	char file[PATH_MAX];
+	int rc;
+
+	if (snprintf(file, sizeof(file), "%s/%s", dir, SHM_FILE) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if ((rc = shm_prepare(dir, file)) != 0) {
+		errno = -rc;
+		log_warn("state: cannot prepare %s", file);
+	}
+	return rc;
+}
+
+int
+shm_set_aside(const char *dir)
+{
+	static const char *const names[] = { SHM_FILE, SHM_FILE "-lock" };
+	char from[PATH_MAX], to[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (snprintf(from, sizeof(from), "%s/%s", dir, names[i]) >=
+		    (int)sizeof(from) || snprintf(to, sizeof(to), "%s/%s.bad",
+		    dir, names[i]) >= (int)sizeof(to))
+			return -ENAMETOOLONG;
+		if (rename(from, to) == -1 && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
 static int
 shm_open_dbs(struct shm *s, int create)
 {
@@ -625,8 +716,8 @@ shm_open_dbs(struct shm *s, int create)
 	    (rc = mdb_dbi_open(txn, "notify", f, &s->db_notify)) != 0) {
 		mdb_txn_abort(txn);
 		if (rc == MDB_NOTFOUND)
-			log_warnx("state: %s/%s was not created by the master",
-			    s->dir, SHM_FILE);
+			log_debug(1, "state: %s/%s has no databases yet (the "
+			    "state process makes them)", s->dir, SHM_FILE);
 		return shm_err(rc);
 	}
 	if (create) {
@@ -637,7 +728,11 @@ shm_open_dbs(struct shm *s, int create)
 		shm_be64_put(buf, ((uint64_t)time(NULL) << 20) | 1);
 		v.mv_size = sizeof(buf);
 		v.mv_data = buf;
-		if ((rc = mdb_put(txn, s->db_workers, &k, &v, 0)) != 0) {
+		/* A restarted state process keeps the counter it finds. */
+		rc = mdb_put(txn, s->db_workers, &k, &v, MDB_NOOVERWRITE);
+		if (rc == MDB_KEYEXIST)
+			rc = 0;
+		if (rc != 0) {
 			mdb_txn_abort(txn);
 			return shm_err(rc);
 		}
@@ -657,7 +752,8 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	*out = NULL;
 	if (snprintf(file, sizeof(file), "%s/%s", dir, SHM_FILE) >= (int)sizeof(file))
 		return -ENAMETOOLONG;
-	if ((flags & SHM_CREATE) && (rc = shm_prepare(dir, file)) != 0) {
+	if ((flags & SHM_CREATE) && !(flags & SHM_INIT) &&
+	    (rc = shm_prepare(dir, file)) != 0) {
 		errno = -rc;
 		log_warn("state: cannot prepare %s", file);
 		return rc;
@@ -729,9 +825,15 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 		rc = shm_err(rc);
 		goto fail;
 	}
-	if ((rc = shm_open_dbs(s, flags & SHM_CREATE)) != 0 ||
+	if ((rc = shm_open_dbs(s, flags & (SHM_CREATE | SHM_INIT))) != 0 ||
 	    (rc = shm_hint_map(s)) != 0)
 		goto fail;
+	{
+		const char *stop = getenv("USMBD_TEST_STOP_IN_WRITE");
+
+		s->test_stop = stop != NULL && *stop != '\0' &&
+		    strtoul(stop, NULL, 10) == s->euid && s->euid != 0;
+	}
 	*out = s;
 	return 0;
 fail:

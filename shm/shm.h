@@ -35,7 +35,12 @@ struct shm;
 #define SHM_MAP_SIZE_DEFAULT	(64u << 20)
 
 /* shm_attach() flags */
-#define SHM_CREATE	0x1	/* master: (re)create the env, reset all state */
+#define SHM_CREATE	0x1	/* tests: (re)create the env, reset all state */
+/*
+ * The state process: make the databases of files shm_create_files made
+ * (or keep those it finds, after a restart); no file is made or reset.
+ */
+#define SHM_INIT	0x2
 
 /* Readers for a worker count: every process holds one reader slot. */
 unsigned	shm_readers_for(unsigned workers);
@@ -49,6 +54,22 @@ unsigned	shm_readers_for(unsigned workers);
 int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
 	    int flags, struct shm **out);
 void	shm_detach(struct shm *);
+/*
+ * The master (root): empty state files of the state group in dir (the
+ * env's two, the hint file, msg/), made afresh; it never opens the env.
+ * 0 or -errno.
+ */
+int	shm_create_files(const char *dir);
+/* Renames the env's files to NAME.bad (kept for a look); 0 or -errno. */
+int	shm_set_aside(const char *dir);
+/*
+ * The writer lock's holder as its record says: pid << 32 | a count that
+ * changes with every transaction, 0 when none (a hint: any writer can
+ * write it).  0 or -errno.
+ */
+int	shm_writer_holder(const struct shm *, uint64_t *mark);
+/* Clears the record if it names pid (after pid died). */
+void	shm_writer_forget(struct shm *, pid_t pid);
 /*
  * The size this process maps now.  It only grows: every process maps the
  * larger of its config's `state map size` and the file's size, and the

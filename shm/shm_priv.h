@@ -54,6 +54,15 @@ struct shm_hint {
 	uint32_t	count[3][SHM_HINT_BUCKETS];
 	/* directories with a notify record, all buckets (notify.c) */
 	uint32_t	watched;
+	/*
+	 * Who holds the LMDB writer lock: pid << 32 | that process's count
+	 * of its write transactions (low 32 bits), set by shm_wbegin once
+	 * the lock is taken and cleared (if still ours) when the
+	 * transaction ends; 0 when none.  The same value seen for a while
+	 * is one transaction held that long (the watchdog, worker/statep.c).
+	 * Written by every writer, so a hint for a check, never a proof.
+	 */
+	uint64_t	writer;
 };
 
 /* Adds delta to a state.hint counter, never below zero (shm/env.c). */
@@ -102,6 +111,10 @@ struct shm {
 	struct shm_brlock_owner	*wait_buf;
 	unsigned		 wait_cap;
 	int			 brl_had;	/* brl_load found a record */
+	uint32_t		 wgen;		/* write transactions begun */
+	uint64_t		 wmark;		/* our value of hint->writer */
+	/* USMBD_TEST_STOP_IN_WRITE: stop once inside a write (tests) */
+	int			 test_stop;
 	unsigned		 brl_max_file;	/* locks per file; 0: BRL_MAX */
 };
 

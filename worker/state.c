@@ -46,12 +46,22 @@ state_init(const struct conf *conf)
 struct shm *
 state_shm(void)
 {
-	int rc;
+	int rc, i;
 
 	if (st.shm != NULL || st.shm_failed || st.conf == NULL)
 		return st.shm;
-	rc = shm_attach(st.conf->lock_dir, st.conf->state_map_size, 0, 0,
-	    &st.shm);
+	/*
+	 * The state process makes the databases in the files the master
+	 * made (worker/statep.c); right after a start or a fresh
+	 * environment they may not be there yet: wait for them, 2 s at most.
+	 */
+	for (i = 0; i < 40; i++) {
+		rc = shm_attach(st.conf->lock_dir, st.conf->state_map_size, 0,
+		    0, &st.shm);
+		if (rc != -ENOENT)
+			break;
+		(void)usleep(50 * 1000);
+	}
 	if (rc != 0) {
 		st.shm_failed = 1;
 		st.shm = NULL;

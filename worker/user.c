@@ -22,6 +22,7 @@
 #define USER_GATE_ACCOUNT	"usmbd"
 #define USER_GATE_FALLBACK	"nobody"
 #define USER_STATE_GROUP	"usmbd-state"
+#define USER_STATE_ACCOUNT	"usmbd-state"
 #define USER_MAX_GROUPS		256
 
 /* The uid this process was pinned to, recorded once the drop is verified. */
@@ -81,6 +82,60 @@ user_drop_gate(void)
 		fatal("gate: PR_SET_NO_NEW_PRIVS");
 	log_debug(2, "gate running as %s (%u:%u)", pw->pw_name, (unsigned)uid,
 	    (unsigned)gid);
+	return 0;
+}
+
+int
+user_state_account(uid_t *uid, gid_t *gid, const char **name)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	if ((gr = getgrnam(USER_STATE_GROUP)) == NULL)
+		return -ENOENT;
+	pw = getpwnam(USER_STATE_ACCOUNT);
+	if (pw == NULL)
+		pw = getpwnam(USER_GATE_ACCOUNT);
+	if (pw == NULL)
+		pw = getpwnam(USER_GATE_FALLBACK);
+	if (pw == NULL || pw->pw_uid == 0)
+		return -ENOENT;
+	*uid = pw->pw_uid;
+	*gid = gr->gr_gid;
+	if (name != NULL)
+		*name = strcmp(pw->pw_name, USER_STATE_ACCOUNT) == 0 ?
+		    USER_STATE_ACCOUNT : strcmp(pw->pw_name,
+		    USER_GATE_ACCOUNT) == 0 ? USER_GATE_ACCOUNT :
+		    USER_GATE_FALLBACK;
+	return 0;
+}
+
+int
+user_drop_state(void)
+{
+	const char *name;
+	uid_t uid;
+	gid_t gid;
+
+	if (user_state_account(&uid, &gid, &name) != 0)
+		fatalx("state: no group %s, or no account %s, %s or %s",
+		    USER_STATE_GROUP, USER_STATE_ACCOUNT, USER_GATE_ACCOUNT,
+		    USER_GATE_FALLBACK);
+	if (strcmp(name, USER_STATE_ACCOUNT) != 0)
+		log_warnx("state: no account %s, running as %s in group %s",
+		    USER_STATE_ACCOUNT, name, USER_STATE_GROUP);
+	/* Only the state group: no user's files, no gate's. */
+	if (setgroups(1, &gid) == -1)
+		fatal("state: setgroups");
+	if (setresgid(gid, gid, gid) == -1)
+		fatal("state: setresgid %u", (unsigned)gid);
+	if (setresuid(uid, uid, uid) == -1)
+		fatal("state: setresuid %u", (unsigned)uid);
+	user_verify(uid, gid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("state: PR_SET_NO_NEW_PRIVS");
+	log_debug(2, "state process running as %s (%u:%u)", name,
+	    (unsigned)uid, (unsigned)gid);
 	return 0;
 }
 

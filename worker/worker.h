@@ -13,6 +13,11 @@ struct conf;
 int	gate_main(struct conf *conf, const char *conf_path, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,
 	    const char *user, uid_t uid, gid_t gid);
+/*
+ * worker/statep.c: the state process, which maps the shared state for
+ * the master (purges, durable expiry, status, the writer watchdog).
+ */
+int	statep_main(struct conf *conf, const char *conf_path, int chan);
 
 /*
  * worker/loop.c, for the state layer: calls fn for every live connection of
@@ -36,6 +41,14 @@ void	smb2_session_replace_previous(struct conn *c, struct session *s);
 /* worker/user.c: privilege drops, each checked; 0 or -errno. */
 int	user_drop_gate(void);
 int	user_drop_worker(const char *user, uid_t uid, gid_t gid);
+/*
+ * The state process: the `usmbd-state` account with the state group as
+ * its only group (else `usmbd` or `nobody` with the state group, said in
+ * the log).
+ */
+int	user_drop_state(void);
+/* The state process's account and group (as above); 0 or -ENOENT. */
+int	user_state_account(uid_t *uid, gid_t *gid, const char **name);
 /* The uid the process was pinned to by the drop (no syscall after it). */
 uid_t	user_euid(void);
 

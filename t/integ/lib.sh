@@ -25,9 +25,9 @@
 #
 # Functions:
 #	integ_init			make $T, pick $PORT, install the EXIT trap,
-#					create the `usmbd` system account and the
-#					`usmbd-state` group when absent.  Must run
-#					as root.
+#					create the `usmbd` and `usmbd-state` system
+#					accounts and the `usmbd-state` group when
+#					absent.  Must run as root.
 #	integ_free_port			print a free 127.0.0.1 TCP port
 #	integ_conf [LINE...]		write $CONF: [global] with smb ports,
 #					interfaces = 127.0.0.1, pid/lock/private
@@ -113,10 +113,14 @@ integ_init() {
 	LOG=$T/usmbd.log
 	mkdir -p "$SHARE"
 	chmod 1777 "$SHARE"
-	# The gates drop to `usmbd`; workers join `usmbd-state` (DESIGN.md).
+	# The gates drop to `usmbd`; workers join `usmbd-state`; the state
+	# process runs as `usmbd-state` (DESIGN.md).
 	getent group usmbd-state >/dev/null || groupadd -r usmbd-state
 	id usmbd >/dev/null 2>&1 ||
 	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin usmbd
+	id usmbd-state >/dev/null 2>&1 ||
+	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin -g usmbd-state \
+	    usmbd-state
 }
 
 integ_free_port() {
