@@ -45,6 +45,7 @@ static struct {
 	/* the last MSG_STATE_COUNTS */
 	struct statemsg_counts counts;
 	int64_t		 counts_ms;
+	int64_t		 alive_ms;	/* its hello or last counts */
 } sc;
 
 struct child *
@@ -79,6 +80,12 @@ statectl_tick(void)
 	gid_t gid;
 	struct child *c;
 
+	if ((c = statectl_child()) != NULL && c->hello && !c->dying &&
+	    master_now_ms() - sc.alive_ms > STATECTL_SILENT_MS) {
+		/* Looping in a rewritten B-tree, say: it counts as a failure. */
+		spawn_kill(c, "no counts from the state process");
+		return;
+	}
 	if (master.shutting_down || sc.pid > 0 ||
 	    master_now_ms() < sc.next_start_ms)
 		return;
@@ -166,6 +173,7 @@ void
 statectl_hello(struct child *c)
 {
 	log_debug(1, "state process %d ready", (int)c->pid);
+	sc.alive_ms = master_now_ms();
 	statectl_flush();
 }
 
@@ -246,6 +254,7 @@ statectl_counts_msg(const struct msg *m)
 		return -1;
 	sc.counts = c;
 	sc.counts_ms = master_now_ms();
+	sc.alive_ms = sc.counts_ms;
 	return 0;
 }
 

@@ -21,6 +21,12 @@ struct msg;
 #define STATECTL_FAIL_WINDOW_MS	(10 * 60 * 1000)
 /* A writer lock held by a running process this long: it is wedged. */
 #define STATECTL_WEDGED_MS	10000
+/*
+ * A state process that sent no counts (every STATEMSG_COUNTS_MS) for this
+ * long is stuck: killed, and restarted.  Longer than the watchdog needs to
+ * free a writer lock it may be waiting for (STATECTL_WEDGED_MS + reports).
+ */
+#define STATECTL_SILENT_MS	15000
 /* Counts older than this are not shown as current. */
 #define STATECTL_COUNTS_STALE_MS 10000
 

@@ -62,6 +62,21 @@ static struct {
 static uint8_t	statep_in[MSG_BUF_SIZE];
 static uint8_t	statep_out[MSG_MAX_PAYLOAD];
 
+/*
+ * LMDB found its file inconsistent (shm_err maps MDB_CORRUPTED,
+ * MDB_PAGE_NOTFOUND, MDB_INVALID and the like to -EIO): the env is not
+ * ours to repair.  Exiting says so to the master, which restarts us and,
+ * the second time, starts a fresh env (daemon/statectl.c).
+ */
+static void
+statep_check(int rc, const char *what)
+{
+	if (rc != -EIO)
+		return;
+	log_warnx("state: the state env is corrupt (%s): exiting", what);
+	exit(STATEP_EXIT_BAD_ENV);
+}
+
 static void
 statep_send(uint32_t type, uint32_t id, const void *p, size_t len)
 {
@@ -111,6 +126,7 @@ statep_purge(const struct msg *m)
 	}
 	memset(&r, 0, sizeof(r));
 	rc = shm_purge_worker(sp.shm, (pid_t)p.pid, &r);
+	statep_check(rc, "purge");
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("state: purge of %u failed", p.pid);
@@ -126,12 +142,15 @@ statep_expire(uint64_t now)
 {
 	struct shm_pids wake;
 	unsigned n = 0;
+	int rc;
 
 	if (now - sp.last_expire < STATEP_EXPIRE_MS)
 		return;
 	sp.last_expire = now;
 	memset(&wake, 0, sizeof(wake));
-	if (shm_expire_durable(sp.shm, now, &n, &wake) != 0 || n == 0)
+	rc = shm_expire_durable(sp.shm, now, &n, &wake);
+	statep_check(rc, "durable expiry");
+	if (rc != 0 || n == 0)
 		return;
 	log_info("state: %u durable open(s) expired", n);
 	statep_wake(&wake, NULL);
@@ -191,13 +210,20 @@ statep_counts(uint64_t now)
 {
 	struct statemsg_counts c;
 	uint8_t buf[64];
-	int n;
+	int n, rc;
 
 	if (now - sp.last_counts < STATEMSG_COUNTS_MS)
 		return;
 	sp.last_counts = now;
-	if (statep_walk_counts(&c) != 0)
+	/*
+	 * A read-only walk of a sound env does not fail (a rewritten meta
+	 * page shows as MDB_MAP_RESIZED forever, say): any error but memory
+	 * is the env's.
+	 */
+	if ((rc = statep_walk_counts(&c)) != 0) {
+		statep_check(rc == -ENOMEM ? rc : -EIO, "walk");
 		return;
+	}
 	if ((n = statemsg_counts_encode(&c, buf, sizeof(buf))) > 0)
 		statep_send(MSG_STATE_COUNTS, 0, buf, (size_t)n);
 }
