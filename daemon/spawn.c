@@ -548,6 +548,27 @@ spawn_log_line(const struct child *c, int prio, const char *text, size_t len)
 	log_emit(prio, tag, (int)c->pid, text, len);
 }
 
+/* MSG_HELLO: the role it was started as, once; 0 or -1. */
+static int
+spawn_hello(struct child *c, const struct msg *m)
+{
+	uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
+	    c->role == CHILD_WORKER ? MSG_ROLE_WORKER : MSG_ROLE_STATE;
+	struct cur cur;
+	uint32_t role;
+
+	cur_init(&cur, m->payload, m->len);
+	role = cur_le32(&cur);
+	if (cur.err || cur_left(&cur) != 0 || role != want || c->hello)
+		return -1;
+	c->hello = 1;
+	if (c->role == CHILD_WORKER)
+		route_worker_hello(c);
+	else if (c->role == CHILD_STATE)
+		statectl_hello(c);
+	return 0;
+}
+
 /* Handles one message; returns -1 when the child was killed. */
 static int
 spawn_dispatch(struct child *c, const struct msg *m)
@@ -568,22 +589,10 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	}
 	cur_init(&cur, m->payload, m->len);
 	switch (m->type) {
-	case MSG_HELLO: {
-		uint32_t role = cur_le32(&cur);
-		uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
-		    c->role == CHILD_WORKER ? MSG_ROLE_WORKER : MSG_ROLE_STATE;
-
-		if (cur.err || cur_left(&cur) != 0 || role != want || c->hello) {
+	case MSG_HELLO:
+		if (spawn_hello(c, m) != 0)
 			bad = "bad hello";
-			break;
-		}
-		c->hello = 1;
-		if (c->role == CHILD_WORKER)
-			route_worker_hello(c);
-		else if (c->role == CHILD_STATE)
-			statectl_hello(c);
 		break;
-	}
 	case MSG_GATE_READY: {
 		/* Credits: none = one more connection, else u32 n more. */
 		uint32_t n = m->len == 0 ? 1 : cur_le32(&cur);
@@ -734,12 +743,10 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		ctl_child_reply(c, m);
 		break;
 	case MSG_STATE_COUNTS:
-		if (c->role != CHILD_STATE || statectl_counts_msg(m) != 0)
-			bad = "bad MSG_STATE_COUNTS";
-		break;
 	case MSG_STATE_WRITER:
-		if (c->role != CHILD_STATE || statectl_writer_msg(m) != 0)
-			bad = "bad MSG_STATE_WRITER";
+		if (c->role != CHILD_STATE || (m->type == MSG_STATE_COUNTS ?
+		    statectl_counts_msg(m) : statectl_writer_msg(m)) != 0)
+			bad = "bad MSG_STATE_COUNTS/WRITER";
 		break;
 	case MSG_STATUS_REP:
 		/* The master does not ask yet; an answer is harmless. */
