@@ -42,6 +42,13 @@ static struct {
 	pid_t		 pending[STATECTL_PENDING_MAX];
 	unsigned	 head, n;
 	uint64_t	 lost;		/* purges dropped: the ring was full */
+	/*
+	 * The last purges sent: a state process that dies may not have
+	 * done them, and a purge done twice is harmless, so its successor
+	 * gets them again.
+	 */
+	pid_t		 sent[STATECTL_RESEND];
+	unsigned	 nsent;		/* total sent; the ring is nsent % N */
 	/* the last MSG_STATE_COUNTS */
 	struct statemsg_counts counts;
 	int64_t		 counts_ms;
@@ -145,16 +152,15 @@ statectl_flush(void)
 			return;
 		if (rc != 0)
 			return;	/* its end is seen by the reaper */
+		sc.sent[sc.nsent++ % STATECTL_RESEND] = sc.pending[sc.head];
 		sc.head = (sc.head + 1) % STATECTL_PENDING_MAX;
 		sc.n--;
 	}
 }
 
-void
-statectl_purge(pid_t pid)
+static void
+statectl_queue(pid_t pid)
 {
-	if (pid <= 0 || pid == sc.pid)
-		return;
 	if (sc.n == STATECTL_PENDING_MAX) {
 		/* The oldest goes: its records stay until a fresh env. */
 		sc.head = (sc.head + 1) % STATECTL_PENDING_MAX;
@@ -166,6 +172,14 @@ statectl_purge(pid_t pid)
 	}
 	sc.pending[(sc.head + sc.n) % STATECTL_PENDING_MAX] = pid;
 	sc.n++;
+}
+
+void
+statectl_purge(pid_t pid)
+{
+	if (pid <= 0 || pid == sc.pid)
+		return;
+	statectl_queue(pid);
 	statectl_flush();
 }
 
@@ -205,6 +219,7 @@ statectl_fresh(void)
 	sc.fails = 0;
 	sc.n = 0;
 	sc.head = 0;
+	sc.nsent = 0;
 	log_warnx("state: the state process failed twice on the same "
 	    "files: started a fresh state env in %s%s (the old one is kept "
 	    "as state.mdb.bad); %d worker(s) stopped, their clients log in "
@@ -217,10 +232,17 @@ statectl_gone(struct child *c, int status)
 	int64_t now = master_now_ms(), lived = now - c->started_ms;
 	int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 
+	unsigned i, k;
+
 	if (c->pid == sc.pid)
 		sc.pid = 0;
 	if (master.shutting_down)
 		return;
+	/* What it may not have done goes to its successor (idempotent). */
+	k = sc.nsent < STATECTL_RESEND ? sc.nsent : STATECTL_RESEND;
+	for (i = 0; i < k; i++)
+		statectl_queue(sc.sent[(sc.nsent - k + i) % STATECTL_RESEND]);
+	sc.nsent = 0;
 	if (clean && c->stopping)
 		return;
 	if (sc.fails > 0 && now - sc.last_fail_ms > STATECTL_FAIL_WINDOW_MS)

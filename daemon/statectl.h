@@ -17,6 +17,8 @@ struct msg;
 
 /* Purges kept while the state process is down; the oldest goes first. */
 #define STATECTL_PENDING_MAX	1024
+/* Purges sent again to a restarted state process (the last ones). */
+#define STATECTL_RESEND		64
 /* Two abnormal ends within this time of each other count as "again". */
 #define STATECTL_FAIL_WINDOW_MS	(10 * 60 * 1000)
 /* A writer lock held by a running process this long: it is wedged. */
