@@ -259,6 +259,9 @@ statectl_gone(struct child *c, int status)
 	sc.next_start_ms = now + sc.backoff_ms;
 	if (sc.fails >= 2) {
 		statectl_fresh();
+		/* New files: no reason to wait (workers wait up to 2 s). */
+		sc.backoff_ms = 0;
+		sc.next_start_ms = now;
 		return;
 	}
 	log_warnx("state: the state process %d ended (%s %d); restarting it "

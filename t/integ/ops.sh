@@ -148,8 +148,8 @@ jcheck "alice's tree on [share]" \
 jcheck "the open file with share, path, access, share mode, oplock, since" \
     "any(o['share']=='share' and o['path']=='held-a.txt' and o['share_mode']=='RW' and set(['access','oplock','lease','since']) <= set(o) for o in j['opens'])"
 status_json --sessions
-jcheck "status --sessions --json: only the master and sessions" \
-    'set(j) == set(["master","sessions","complete"])'
+jcheck "status --sessions --json: only the master, sessions and the state process's answer" \
+    'set(j) == set(["master","sessions","state","complete"]) and j["state"] == "ok"'
 status_json --locks
 jcheck "status --locks --json: opens and locks" \
     '"locks" in j and "opens" in j and "sessions" not in j'
