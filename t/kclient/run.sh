@@ -73,12 +73,15 @@ compgen -G '/usr/lib/*/samba/vfs/acl_xattr.so' >/dev/null || miss+=(samba-vfs-mo
 [ -x build/usmbd ] && [ -x build/usmbctl ] || broken "build/usmbd is not built (make)"
 
 # Users as the integration tests have them (the guest sees the host's
-# /etc/passwd); the gates' account and the state group.
+# /etc/passwd); the gates' account, the state group and the state
+# process's account.
 for u in alice bob; do
 	id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || broken "useradd $u failed"
 done
 getent group usmbd-state >/dev/null || groupadd -r usmbd-state
 id usmbd >/dev/null 2>&1 || useradd -r -M -d /nonexistent -s /usr/sbin/nologin usmbd
+id usmbd-state >/dev/null 2>&1 ||
+	useradd -r -M -d /nonexistent -s /usr/sbin/nologin -g usmbd-state usmbd-state
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
