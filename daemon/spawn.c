@@ -537,8 +537,9 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	const char *bad = NULL;
 	struct cur cur;
 
-	/* Only MSG_HANDOFF and MSG_HANDOFF_BIND carry an fd. */
-	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND) {
+	/* Only MSG_HANDOFF, MSG_HANDOFF_BIND and MSG_RELAY carry an fd. */
+	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND &&
+	    m->type != MSG_RELAY) {
 		close(m->fd);
 		bad = "unexpected fd";
 		goto out;
@@ -613,13 +614,18 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		auth_handle_req(c, m);
 		break;
 	case MSG_HANDOFF:
-		if (c->role != CHILD_GATE || m->fd < 0) {
+	case MSG_RELAY:		/* a worker's: another user on its connection */
+		if (c->role != (m->type == MSG_HANDOFF ? CHILD_GATE :
+		    CHILD_WORKER) || m->fd < 0) {
 			if (m->fd >= 0)
 				close(m->fd);
-			bad = "bad MSG_HANDOFF";
+			bad = "bad MSG_HANDOFF or MSG_RELAY";
 			break;
 		}
-		route_handoff(c, m);
+		if (m->type == MSG_HANDOFF)
+			route_handoff(c, m);
+		else
+			route_relay(c, m);
 		break;
 	case MSG_HANDOFF_BIND:
 		if (c->role != CHILD_GATE || m->fd < 0 || m->len < 8) {
