@@ -269,33 +269,46 @@ relay_input(struct conn *c, int fd)
  * into this connection's window, the ids it used are marked used (the
  * setup request was charged here, before it was relayed).
  */
-static void
+int
+relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
+{
+	struct cur r;
+	uint16_t i;
+
+	cur_init(&r, p, len);
+	k->granted = cur_le16(&r);
+	k->n = cur_le16(&r);
+	if (r.err || k->n > RELAY_CTL_IDS)
+		return -EBADMSG;
+	for (i = 0; i < k->n; i++) {
+		k->mid[i] = cur_le64(&r);
+		k->charge[i] = cur_le16(&r);
+	}
+	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+static int
 relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 {
 	struct conn_credits *cr = &c->priv->cred;
-	struct cur k;
-	uint16_t granted, n, i;
+	struct relay_ctl k;
+	uint16_t i;
 
-	cur_init(&k, p, len);
-	granted = cur_le16(&k);
-	n = cur_le16(&k);
-	for (i = 0; i < n && !k.err; i++) {
-		uint64_t mid = cur_le64(&k);
-		uint16_t charge = cur_le16(&k);
-
-		if (k.err)
-			break;
-		if (!r->setup_seen && mid == r->setup_mid) {
+	if (relay_ctl_decode(&k, p, len) != 0)
+		return -1;
+	for (i = 0; i < k.n; i++) {
+		if (!r->setup_seen && k.mid[i] == r->setup_mid) {
 			r->setup_seen = 1;
 			continue;
 		}
-		if (conn_credits_charge(cr, mid, charge) < 0)
+		if (conn_credits_charge(cr, k.mid[i], k.charge[i]) < 0)
 			log_debug(1, "%s: relayed session %llx: message id %llu "
 			    "outside the window", c->peer,
 			    (unsigned long long)r->sid,
-			    (unsigned long long)mid);
+			    (unsigned long long)k.mid[i]);
 	}
-	conn_credits_add(cr, granted);
+	conn_credits_add(cr, k.granted);
+	return 0;
 }
 
 /*
@@ -325,7 +338,8 @@ relay_next(struct conn *c, struct relay *r)
 		return -1;
 	if (r->rlen < need + SMB2_FRAME_LEN + (size_t)klen)
 		return 0;
-	relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen);
+	if (relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
+		return -1;
 	r->sent = need + SMB2_FRAME_LEN + (size_t)klen;
 	pv->out_p = r->rbuf;
 	pv->out_len = need;
@@ -585,7 +599,7 @@ relay_trailer(const struct conn *c, const struct dispatch_out *outs,
 	wcur_le32(&w, 0);	/* the header, below */
 	wcur_le16(&w, 0);
 	wcur_le16(&w, 0);
-	for (i = 0; i < nout && i < 64; i++) {
+	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
 		const uint8_t *h = sbuf + outs[i].off;
 		uint32_t flags = le32_get(h + 16);
 		uint64_t mid = le64_get(h + 24);

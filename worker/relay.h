@@ -33,7 +33,7 @@ struct smb2_req;
 
 #define RELAY_MAX		256	/* relayed sessions on one connection */
 #define RELAY_CTL_TYPE		0xA5
-#define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, 64 responses */
+#define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
 #define RELAY_VERSION		1
 #define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
 
@@ -84,6 +84,17 @@ int		relay_accept(struct conn *c, const struct authmsg_ident *id,
 size_t		relay_trailer(const struct conn *c,
 		    const struct dispatch_out *outs, int nout, uint8_t *dst,
 		    size_t cap);
+
+/* A control record's payload (after its 4-byte header). */
+#define RELAY_CTL_IDS	64
+struct relay_ctl {
+	uint16_t	 granted;
+	uint16_t	 n;
+	uint64_t	 mid[RELAY_CTL_IDS];
+	uint16_t	 charge[RELAY_CTL_IDS];
+};
+/* Exactly 4 + n * 10 bytes, n <= RELAY_CTL_IDS: 0, or -EBADMSG. */
+int		relay_ctl_decode(struct relay_ctl *, const uint8_t *p, size_t len);
 
 /* The encoding of the relay state (owner -> master -> relayed worker). */
 struct relay_state {
