@@ -32,6 +32,11 @@ for d in 202 21 30; do
 		    test "$(stat -c %U "$SHARE/b_${d}_$i.txt")" = bob
 	done
 done
+export SHARE
+for d in 21 30; do
+	check "dialect $d: lease breaks, a blocking lock and CANCEL across the two" \
+	    client "$d" async "$d"
+done
 grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 

@@ -7,6 +7,10 @@
 #          its own, interleaved; alice is refused bob's 0600 "secret", bob
 #          reads it; a byte-range lock of bob's refuses alice's read
 #          until bob closes; bob's session logs off and alice goes on.
+#     MODE async TAG: a lease break between them both ways (the waiter's
+#          interim answer, the holder's ack, the final answer), a blocking
+#          lock of bob's granted by alice's unlock, CANCEL of bob's
+#          (SHARE in the environment: the share's directory)
 #     MODE kill TAG CMD...: alice and bob, then CMD runs (kills bob's
 #          worker); alice goes on, bob's session is gone.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
@@ -15,8 +19,12 @@
 #          (ACCESS_DENIED).
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import copy
+import os
+import struct
 import subprocess
 import sys
+
+from Cryptodome.Cipher import AES
 
 from impacket import smb3, smb3structs
 from impacket.smb3structs import (FILE_READ_DATA, FILE_WRITE_DATA,
@@ -32,6 +40,8 @@ DIALECT = {"202": smb3structs.SMB2_DIALECT_002,
 MODE = sys.argv[3]
 STATUS_ACCESS_DENIED = 0xC0000022
 STATUS_USER_SESSION_DELETED = 0xC0000203
+STATUS_PENDING = 0x00000103
+SHARE = os.environ.get("SHARE", "")
 failed = 0
 
 
@@ -152,6 +162,180 @@ def two(tag):
     m.c.logoff()
 
 
+# ---- raw frames: async answers of both sessions interleave on the wire ----
+
+def recv_any(m):
+    """The next frame of the connection, decrypted with its session's key;
+    (SMB2Packet, plain bytes)."""
+    raw = m.c._NetBIOSSession.recv_packet(30).get_trailer()
+    if raw[:4] == b"\xfdSMB":
+        th = smb3structs.SMB2_TRANSFORM_HEADER(raw)
+        key = [v["DecryptionKey"] for v in m.sess.values()
+               if v["SessionID"] == th["SessionID"]][0]
+        ciph = AES.new(key, AES.MODE_CCM, th["Nonce"][:11])
+        ciph.update(th.getData()[20:])
+        raw = ciph.decrypt(raw[len(smb3structs.SMB2_TRANSFORM_HEADER()):])
+    return smb3structs.SMB2Packet(raw), raw
+
+
+def collect(m, want, limit=40):
+    """Frames until want(frames) holds; the frames."""
+    got = []
+    for _ in range(limit):
+        if want(got):
+            break
+        got.append(recv_any(m))
+    return got
+
+
+def final_of(got, mid):
+    for p, raw in got:
+        if p["MessageID"] == mid and p["Status"] != STATUS_PENDING:
+            return p, raw
+    return None, None
+
+
+def interim_of(got, mid):
+    for p, raw in got:
+        if p["MessageID"] == mid and p["Status"] == STATUS_PENDING:
+            return p, raw
+    return None, None
+
+
+def send(m, user, command, tid, data, mid=None):
+    m.use(user)
+    pkt = m.c.SMB_PACKET()
+    pkt["Command"] = command
+    pkt["TreeID"] = tid
+    if mid is not None:
+        pkt["MessageID"] = mid
+    pkt["Data"] = data
+    return m.c.sendSMB(pkt)
+
+
+def raw_create(m, user, tid, name, access, disp):
+    req = smb3structs.SMB2Create()
+    req["SecurityFlags"] = 0
+    req["RequestedOplockLevel"] = 0
+    req["ImpersonationLevel"] = smb3structs.SMB2_IL_IMPERSONATION
+    req["DesiredAccess"] = access
+    req["FileAttributes"] = 0
+    req["ShareAccess"] = FILE_SHARE_READ | FILE_SHARE_WRITE | 4
+    req["CreateDisposition"] = disp
+    req["CreateOptions"] = FILE_NON_DIRECTORY_FILE
+    req["NameLength"] = len(name) * 2
+    req["Buffer"] = name.encode("utf-16le")
+    req["CreateContextsOffset"] = 0
+    req["CreateContextsLength"] = 0
+    return send(m, user, smb3structs.SMB2_CREATE, tid, req)
+
+
+def raw_lock(m, user, tid, fid, flags):
+    body = struct.pack("<HHL", 48, 1, 0) + fid + \
+        struct.pack("<QQLL", 0, 10, flags, 0)
+    return send(m, user, smb3structs.SMB2_LOCK, tid, body)
+
+
+def raw_close(m, user, tid, fid):
+    mid = send(m, user, smb3structs.SMB2_CLOSE, tid,
+               struct.pack("<HHL", 24, 0, 0) + fid)
+    collect(m, lambda g: final_of(g, mid)[0] is not None)
+
+
+def lease_break(tag, holder, waiter):
+    """holder has a RWH lease; waiter's open waits (interim) for the break
+    the holder acknowledges, then completes."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    name = "lease_%s_%s" % (tag, holder)
+    key = os.urandom(16)
+    th, tw = m.use(holder), m.tree[waiter]
+    lease = smb3structs.SMB2CreateContext()
+    lease["NameOffset"], lease["NameLength"] = 16, 4
+    lease["DataOffset"], lease["DataLength"] = 24, 32
+    lease["Buffer"] = b"RqLs" + b"\0" * 4 + key + struct.pack("<LLQ", 7, 0, 0)
+    fh = m.c.create(th, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0,
+                    oplockLevel=0xFF, createContexts=[lease])
+    os.chmod(os.path.join(SHARE, name), 0o666)
+    mid = raw_create(m, waiter, tw, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                     FILE_OPEN)
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None and
+                  any(p["Command"] == smb3structs.SMB2_OPLOCK_BREAK
+                      for p, _ in g))
+    brk = [raw for p, raw in got if p["Command"] ==
+           smb3structs.SMB2_OPLOCK_BREAK]
+    check("%s's open waits (interim) for %s's lease break" %
+          (waiter, holder), interim_of(got, mid)[0] is not None and
+          len(brk) == 1, repr([(p["Command"], hex(p["Status"]))
+                               for p, _ in got]))
+    new = struct.unpack_from("<L", brk[0], 64 + 28)[0] if brk else 0
+    ack = send(m, holder, smb3structs.SMB2_OPLOCK_BREAK, th,
+               struct.pack("<HHL", 36, 0, 0) + key +
+               struct.pack("<LQ", new, 0))
+    got += collect(m, lambda g: final_of(got + g, mid)[0] is not None and
+                   final_of(got + g, ack)[0] is not None)
+    p, raw = final_of(got, mid)
+    a, _ = final_of(got, ack)
+    check("%s acks (status %08x), %s's open completes (status %08x)" %
+          (holder, a["Status"], waiter, p["Status"]),
+          a["Status"] == 0 and p["Status"] == 0)
+    raw_close(m, waiter, tw, raw[64 + 64:64 + 80])
+    m.use(holder)
+    m.c.close(th, fh)
+
+
+def blocking(tag):
+    """A blocking lock of bob's (relayed) waits for alice's unlock;
+    CANCEL ends another of bob's; alice's waits for bob's unlock."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    name = "blk_%s" % tag
+    ta, tb = m.use("alice"), m.tree["bob"]
+    fa = m.c.create(ta, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    m.c.write(ta, fa, b"x" * 100, 0, 100)
+    os.chmod(os.path.join(SHARE, name), 0o666)
+    fa = fa.getData() if hasattr(fa, "getData") else bytes(fa)
+    mid = raw_create(m, "bob", tb, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                     FILE_OPEN)
+    p, raw = final_of(collect(m, lambda g: final_of(g, mid)[0]
+                              is not None), mid)
+    fb = raw[64 + 64:64 + 80]
+    EXCL, UNLOCK, FAIL_NOW = 2, 4, 0x10
+    mid = raw_lock(m, "alice", ta, fa, EXCL | FAIL_NOW)
+    p, _ = final_of(collect(m, lambda g: final_of(g, mid)[0] is not None),
+                    mid)
+    check("alice locks a range", p["Status"] == 0, "%08x" % p["Status"])
+    wait = raw_lock(m, "bob", tb, fb, EXCL)
+    got = collect(m, lambda g: interim_of(g, wait)[0] is not None)
+    check("bob's blocking lock waits (interim, relayed)",
+          interim_of(got, wait)[0] is not None)
+    unl = raw_lock(m, "alice", ta, fa, UNLOCK)
+    got = collect(m, lambda g: final_of(g, wait)[0] is not None and
+                  final_of(g, unl)[0] is not None)
+    p, _ = final_of(got, wait)
+    check("alice's unlock grants bob's lock", p["Status"] == 0,
+          "%08x" % p["Status"])
+    wait = raw_lock(m, "alice", ta, fa, EXCL)
+    got = collect(m, lambda g: interim_of(g, wait)[0] is not None)
+    mid = raw_lock(m, "bob", tb, fb, EXCL)
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None)
+    send(m, "bob", smb3structs.SMB2_CANCEL, tb, struct.pack("<HH", 4, 0),
+         mid=mid)
+    got = collect(m, lambda g: final_of(g, mid)[0] is not None)
+    p, _ = final_of(got, mid)
+    check("CANCEL of bob's relayed blocking lock",
+          p["Status"] == 0xC0000120, "%08x" % p["Status"])
+    unl = raw_lock(m, "bob", tb, fb, UNLOCK)
+    got = collect(m, lambda g: final_of(g, wait)[0] is not None)
+    p, _ = final_of(got, wait)
+    check("bob's unlock grants alice's waiting lock", p["Status"] == 0,
+          "%08x" % p["Status"])
+
+
 def kill(tag, cmd):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -195,6 +379,10 @@ def refused():
 
 if MODE == "two":
     two(sys.argv[4])
+elif MODE == "async":
+    lease_break(sys.argv[4], "alice", "bob")
+    lease_break(sys.argv[4], "bob", "alice")
+    blocking(sys.argv[4])
 elif MODE == "kill":
     kill(sys.argv[4], sys.argv[5:])
 elif MODE == "many":
