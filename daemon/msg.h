@@ -102,7 +102,8 @@ enum msg_type {
 	/*
 	 * worker -> master, fd = one end of a socketpair the worker made: a
 	 * session of another user on its connection (the MSG_AUTH_REQ of
-	 * id answered with AUTH_FLAG_RELAY).  Payload: the relay state
+	 * id answered with AUTH_FLAG_RELAY).  Payload: u64 session id (for
+	 * `usmbctl status`), the relay state
 	 * (worker/relay.h) then the connection state (worker/handoff.h, no
 	 * session, the SESSION_SETUP among the extra bytes).  The master
 	 * takes the verdict it kept for (this worker, id), once, and sends

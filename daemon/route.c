@@ -361,7 +361,8 @@ route_relay(struct child *owner, const struct msg *m)
 	struct child *w;
 	uint8_t *p;
 
-	if (route_verdict_take(owner, m->id, master_now_ms(), &v) != 0 ||
+	if (m->len < 8 ||
+	    route_verdict_take(owner, m->id, master_now_ms(), &v) != 0 ||
 	    v.uid == owner->uid || v.uid == 0 || v.user[0] == '\0' ||
 	    (v.flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS))) {
 		log_warnx("worker %d asked to relay a session without a fresh "
@@ -374,7 +375,7 @@ route_relay(struct child *owner, const struct msg *m)
 	}
 	q = route_slot();
 	w = q != NULL ? route_pick_worker(v.user, v.uid, v.gid) : NULL;
-	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len) : NULL;
+	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len - 8) : NULL;
 	if (p == NULL) {
 		log_warnx("no worker for %s: relayed session dropped%s", v.user,
 		    q == NULL ? " (hand-off queue full)" : "");
@@ -392,13 +393,16 @@ route_relay(struct child *owner, const struct msg *m)
 	id.user[sizeof(id.user) - 1] = '\0';
 	/* The key goes to the verdict's own user's worker only. */
 	memcpy(p, v.session_key, AUTHMSG_RELAY_KEY_LEN);
-	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload, m->len);
+	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload + 8, m->len - 8);
 	explicit_bzero(&v, sizeof(v));
-	log_info("session of %s relayed from worker %d (uid %u) to worker %d",
-	    id.user, (int)owner->pid, (unsigned)owner->uid, (int)w->pid);
-	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len, w,
-	    id.user);
-	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len);
+	log_info("session %llx of %s relayed from worker %d (uid %u) to "
+	    "worker %d", (unsigned long long)le64_get(m->payload), id.user,
+	    (int)owner->pid, (unsigned)owner->uid, (int)w->pid);
+	msess_relay_expect(le64_get(m->payload), owner->pid, w->pid,
+	    master_now_ms());
+	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len - 8,
+	    w, id.user);
+	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len - 8);
 	free(p);
 }
 

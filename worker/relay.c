@@ -477,7 +477,9 @@ relay_start(struct smb2_req *req, struct session *s,
 	st.mech_types = s->auth->mech_types;
 	st.mech_types_len = (uint16_t)s->auth->mech_types_len;
 	memcpy(st.preauth, pv->relay_preauth, sizeof(st.preauth));
-	n = relay_state_encode(&st, relay_obuf, sizeof(relay_obuf));
+	le64_put(relay_obuf, s->session_id);	/* MSG_RELAY: daemon/msg.h */
+	n = relay_state_encode(&st, relay_obuf + 8, sizeof(relay_obuf) - 8);
+	n = n < 0 ? n : n + 8;
 	smb2_frame_encode(relay_frame, (uint32_t)req->len);
 	memcpy(relay_frame + SMB2_FRAME_LEN, req->hdr, req->len);
 	m = n < 0 ? -1 : handoff_encode(c, NULL, relay_frame,

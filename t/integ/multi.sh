@@ -40,6 +40,40 @@ done
 grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 
+# usmbctl status: each session with its user, the worker serving it and
+# the one holding the socket (the master's own table)
+cat >"$T/status" <<SH
+#!/bin/bash
+"$USMBCTL" -s "$CONF" status --json >"$T/status.json"
+"$USMBCTL" -s "$CONF" status --sessions >"$T/status.txt"
+SH
+chmod +x "$T/status"
+check "status while bob's session is relayed" client 21 hold s ok "$T/status"
+check "status --json: bob's session served by bob's worker, socket in alice's" \
+    "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = {p["user"]: p["pid"] for p in j["processes"] if p["role"] == "worker"}
+s = [x for x in j["sessions"] if x["user"] == "bob"]
+a = [x for x in j["sessions"] if x["user"] == "alice"]
+assert s and a, j["sessions"]
+assert s[-1]["worker_pid"] == w["bob"] and s[-1]["socket_pid"] == w["alice"], s
+assert a[-1]["worker_pid"] == a[-1]["socket_pid"] == w["alice"], a
+' "$T/status.json"
+check "status --sessions: bob's line says which worker relays it" \
+    grep -q "bob .*(relayed by [0-9]*)" "$T/status.txt"
+
+# kill-session of the relayed session: bob's next request is refused,
+# alice goes on
+cat >"$T/killsess" <<SH
+#!/bin/bash
+"$USMBCTL" -s "$CONF" kill-session "\$1"
+sleep 0.5
+SH
+chmod +x "$T/killsess"
+check "kill-session of bob's relayed session, alice goes on" \
+    client 21 hold ks deleted "$T/killsess"
+
 # bob's worker killed -9 while alice goes on
 cat >"$T/killbob" <<SH
 #!/bin/bash
@@ -50,7 +84,28 @@ pid=\$(integ_worker_of bob)
 sleep 0.5
 SH
 chmod +x "$T/killbob"
-check "bob's worker killed -9, alice goes on" client 21 kill k "$T/killbob"
+check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killbob"
+check "the server is still up" integ_ping
+
+# alice's worker (the socket's owner) killed -9: the connection is gone
+# and bob's worker ends his session (no session of his is left)
+cat >"$T/killalice" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+pid=\$(integ_worker_of alice)
+[ -n "\$pid" ] && kill -9 "\$pid"
+sleep 1
+"$USMBCTL" -s "$CONF" status --json >"$T/status2.json"
+SH
+chmod +x "$T/killalice"
+"$PYTHON" "$ROOT/t/integ/multi_client.py" "$PORT" 21 hold ka deleted \
+    "$T/killalice" >/dev/null 2>&1
+check "the owner killed: no session of bob's is left" "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert not [x for x in j["sessions"] if x["user"] == "bob"], j["sessions"]
+' "$T/status2.json"
 check "the server is still up" integ_ping
 
 # many users on one connection

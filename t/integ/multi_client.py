@@ -11,8 +11,10 @@
 #          interim answer, the holder's ack, the final answer), a blocking
 #          lock of bob's granted by alice's unlock, CANCEL of bob's
 #          (SHARE in the environment: the share's directory)
-#     MODE kill TAG CMD...: alice and bob, then CMD runs (kills bob's
-#          worker); alice goes on, bob's session is gone.
+#     MODE hold TAG EXPECT CMD...: alice and bob, then CMD runs with bob's
+#          session id (hex) as its last argument; bob's next request
+#          succeeds (EXPECT ok) or gets USER_SESSION_DELETED (deleted);
+#          alice goes on.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
@@ -336,15 +338,18 @@ def blocking(tag):
           "%08x" % p["Status"])
 
 
-def kill(tag, cmd):
+def hold(tag, expect, cmd):
     m = Multi()
     m.login("alice", "alicepw1")
     m.login("bob", "bobpw1")
     m.write("bob", "k_%s_bob.txt" % tag, b"bob")
-    subprocess.run(cmd, check=False)
+    subprocess.run(cmd + ["%x" % m.sess["bob"]["SessionID"]], check=False)
     st = status_of(lambda: m.write("bob", "k_%s_bob2.txt" % tag, b"x"))
-    check("bob's session ends with its worker",
-          st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    if expect == "deleted":
+        check("bob's session is gone: USER_SESSION_DELETED",
+              st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    else:
+        check("bob goes on", st == 0, "status %08x" % st)
     m.write("alice", "k_%s_alice.txt" % tag, b"alice")
     check("alice goes on after bob's worker died",
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
@@ -383,8 +388,8 @@ elif MODE == "async":
     lease_break(sys.argv[4], "alice", "bob")
     lease_break(sys.argv[4], "bob", "alice")
     blocking(sys.argv[4])
-elif MODE == "kill":
-    kill(sys.argv[4], sys.argv[5:])
+elif MODE == "hold":
+    hold(sys.argv[4], sys.argv[5], sys.argv[6:])
 elif MODE == "many":
     many(sys.argv[4], sys.argv[5:])
 elif MODE == "refused":
