@@ -296,6 +296,37 @@ conn_credits_spend(struct conn_credits *cr, uint16_t charge)
 	if (charge == 0)
 		charge = 1;
 	cr->granted = charge > cr->granted ? 0 : cr->granted - charge;
+	cr->range = charge > cr->range ? 0 : cr->range - charge;
+}
+
+int
+conn_credits_replay(struct conn_credits *cr, uint64_t mid, uint16_t charge)
+{
+	uint64_t end, id;
+	uint16_t i;
+
+	if (charge == 0)
+		charge = 1;
+	if (mid > UINT64_MAX - charge)
+		return -1;
+	end = mid + charge;
+	/* cr->low is the highest id seen + 1; newly covered bits are cleared. */
+	if (end > cr->low) {
+		if (end - cr->low >= CRED_BITS)
+			memset(cr->bitmap, 0, sizeof(cr->bitmap));
+		else
+			for (id = cr->low; id < end; id++)
+				cred_set(cr, id, 0);
+		cr->low = end;
+	}
+	if (cr->low - mid > CRED_BITS)
+		return -1;	/* older than the window: cannot tell, refuse */
+	for (i = 0; i < charge; i++)
+		if (cred_bit(cr, mid + i))
+			return -1;
+	for (i = 0; i < charge; i++)
+		cred_set(cr, mid + i, 1);
+	return 0;
 }
 
 void

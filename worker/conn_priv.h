@@ -309,6 +309,14 @@ uint16_t	 conn_credits_grant(struct conn_credits *, uint16_t requested,
  * it only counts the credits spent, so that it keeps granting.
  */
 void		 conn_credits_spend(struct conn_credits *, uint16_t charge);
+/*
+ * A relayed connection's replay check: the owner could send a request of
+ * the session again (its signature still holds), so each message id is
+ * taken once, within CONN_MAX_CREDITS * 2 of the highest one seen (an
+ * anti-replay window; cr->low is the highest + 1).  0, or -1.
+ */
+int		 conn_credits_replay(struct conn_credits *, uint64_t mid,
+		    uint16_t charge);
 /* The owner: credits another worker granted on a relayed session. */
 void		 conn_credits_add(struct conn_credits *, uint16_t granted);
 

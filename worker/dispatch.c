@@ -516,9 +516,17 @@ dispatch_decode(struct conn *c, struct dispatch_walk *w,
 		uint16_t charge = c->dialect == DIALECT_202 ? 1 :
 		    h->credit_charge;
 
-		if (pv->relayed)	/* the owner keeps the window */
+		if (pv->relayed) {
+			/* The owner keeps the window; a replay ends the relay. */
 			conn_credits_spend(&pv->cred, charge);
-		else if (conn_credits_charge(&pv->cred, h->message_id, charge) < 0) {
+			if (conn_credits_replay(&pv->cred, h->message_id,
+			    charge) < 0) {
+				conn_warnx(c, "relayed message id %llu used "
+				    "before or too old, disconnecting",
+				    (unsigned long long)h->message_id);
+				return -1;
+			}
+		} else if (conn_credits_charge(&pv->cred, h->message_id, charge) < 0) {
 			conn_warnx(c, "message id %llu (charge %u) outside the "
 			    "window, disconnecting",
 			    (unsigned long long)h->message_id, charge);

@@ -569,6 +569,9 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	memcpy(v->session_key, p, AUTHMSG_RELAY_KEY_LEN);
 	pv->relay_verdict = v;
 	pv->relayed = 1;
+	/* The window stays the owner's: here, only grants and replays. */
+	memset(pv->cred.bitmap, 0, sizeof(pv->cred.bitmap));
+	pv->cred.low = 0;
 	s->in_use = 1;
 	s->state = SESS_IN_PROGRESS;
 	s->session_id = st.session_id;

@@ -250,6 +250,34 @@ START_TEST(test_trailer)
 }
 END_TEST
 
+START_TEST(test_replay)
+{
+	struct conn_credits cr;
+
+	conn_credits_init(&cr, CONN_MAX_CREDITS);
+	ck_assert_int_eq(conn_credits_replay(&cr, 100, 1), 0);
+	/* the same id again: the owner replaying a signed request */
+	ck_assert_int_eq(conn_credits_replay(&cr, 100, 1), -1);
+	/* gaps (other sessions' ids) and ids below the highest are fine */
+	ck_assert_int_eq(conn_credits_replay(&cr, 105, 4), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 102, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 107, 1), -1);
+	ck_assert_int_eq(conn_credits_replay(&cr, 109, 0), 0);
+	/* far ahead: the window moves, its old ids are refused */
+	ck_assert_int_eq(conn_credits_replay(&cr, 100000, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 103, 1), -1);
+	ck_assert_int_eq(conn_credits_replay(&cr,
+	    100001 - CONN_MAX_CREDITS * 2, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, UINT64_MAX, 1), -1);
+	/* a relayed connection keeps granting: what it spends comes back */
+	conn_credits_init(&cr, 64);
+	for (int i = 0; i < 100000; i++) {
+		conn_credits_spend(&cr, 1);
+		ck_assert_uint_gt(conn_credits_grant(&cr, 1, 1), 0);
+	}
+}
+END_TEST
+
 static Suite *
 relay_suite(void)
 {
@@ -260,6 +288,7 @@ relay_suite(void)
 	tcase_add_test(tc, test_ctl);
 	tcase_add_test(tc, test_accept);
 	tcase_add_test(tc, test_trailer);
+	tcase_add_test(tc, test_replay);
 	suite_add_tcase(s, tc);
 	return s;
 }
