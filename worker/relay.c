@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,7 +157,9 @@ relay_read(struct relay *r)
 	while (!r->eof) {
 		if (r->rlen >= RELAY_RBUF)
 			return -1;
-		n = read(r->fd, r->rbuf + r->rlen, RELAY_RBUF - r->rlen);
+		size_t room = RELAY_RBUF - r->rlen;
+
+		n = read(r->fd, r->rbuf + r->rlen, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -166,6 +169,9 @@ relay_read(struct relay *r)
 			return 0;
 		}
 		r->rlen += (size_t)n;
+		/* Short: all there was (the loop's epoll is level-triggered). */
+		if ((size_t)n < room)
+			return 0;
 	}
 	return 0;
 }
@@ -214,6 +220,31 @@ relay_write(struct relay *r, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* The framing and the frame: one sendmsg when the relay takes it all. */
+static int
+relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
+    const uint8_t *msg, size_t len)
+{
+	struct iovec iov[2] = {
+		{ (void *)hdr, SMB2_FRAME_LEN }, { (void *)msg, len }
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	do
+		n = sendmsg(r->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN)
+		return -1;
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < SMB2_FRAME_LEN &&
+	    relay_write(r, hdr + n, SMB2_FRAME_LEN - (size_t)n) < 0)
+		return -1;
+	n = (size_t)n < SMB2_FRAME_LEN ? 0 : n - SMB2_FRAME_LEN;
+	return relay_write(r, msg + n, len - (size_t)n);
+}
+
 int
 relay_route(struct conn *c, const uint8_t *msg, size_t len)
 {
@@ -240,8 +271,7 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 		if (r->fd < 0 || r->sid != sid)
 			continue;
 		smb2_frame_encode(hdr, (uint32_t)len);
-		if (relay_write(r, hdr, sizeof(hdr)) < 0 ||
-		    relay_write(r, msg, len) < 0)
+		if (relay_send(r, hdr, msg, len) < 0)
 			relay_break(c, r, "its worker does not take requests");
 		return 1;
 	}
