@@ -191,6 +191,8 @@ wk_close(struct conn *c)
 		 * (shut down) so its slot in wk.conns is not reused.
 		 */
 		(void)shutdown(fd, SHUT_RDWR);
+		/* Other users' sessions had only this socket: they end. */
+		relay_conn_gone(c);
 		wk.nheadless++;
 		log_debug(2, "%s: connection closed, its session lives on "
 		    "another channel", c->peer);
