@@ -37,6 +37,12 @@ for d in 21 30; do
 	check "dialect $d: lease breaks, a blocking lock and CANCEL across the two" \
 	    client "$d" async "$d"
 done
+for d in 202 21; do
+	check "dialect $d: bob's related compound chain, relayed" \
+	    client "$d" compound "$d"
+	check "dialect $d: the chain's file is bob's on disk" \
+	    test "$(stat -c %U "$SHARE/cpd_$d")" = bob
+done
 grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 

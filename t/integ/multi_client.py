@@ -11,6 +11,8 @@
 #          interim answer, the holder's ack, the final answer), a blocking
 #          lock of bob's granted by alice's unlock, CANCEL of bob's
 #          (SHARE in the environment: the share's directory)
+#     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
+#          (2.x signing only: DIALECT 202 or 21).
 #     MODE hold TAG EXPECT CMD...: alice and bob, then CMD runs with bob's
 #          session id (hex) as its last argument; bob's next request
 #          succeeds (EXPECT ok) or gets USER_SESSION_DELETED (deleted);
@@ -21,6 +23,8 @@
 #          (ACCESS_DENIED).
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import copy
+import hashlib
+import hmac
 import os
 import struct
 import subprocess
@@ -338,6 +342,65 @@ def blocking(tag):
           "%08x" % p["Status"])
 
 
+def sign21(key, msg):
+    """HMAC-SHA256 signing of one message of a chain (SMB 2.x)."""
+    msg = msg[:48] + b"\0" * 16 + msg[64:]
+    return msg[:48] + hmac.new(key, msg, hashlib.sha256).digest()[:16] + \
+        msg[64:]
+
+
+def compound(tag):
+    """bob (relayed) sends CREATE+WRITE+CLOSE as one related chain, each
+    signed with his key; the three answers come back in one frame."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tid = m.use("bob")
+    sess = m.sess["bob"]
+    name = ("cpd_%s" % tag).encode("utf-16le")
+    data = b"compound of bob"
+    ff = b"\xff" * 16
+    bodies = [
+        (smb3structs.SMB2_CREATE, struct.pack(
+            "<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, 0x12019f, 0, 7, 5, 0x40,
+            120, len(name), 0, 0) + name),
+        (smb3structs.SMB2_WRITE, struct.pack(
+            "<HHIQ16sIIHHI", 49, 112, len(data), 0, ff, 0, 0, 0, 0, 0) +
+            data),
+        (smb3structs.SMB2_CLOSE, struct.pack("<HHI16s", 24, 0, 0, ff)),
+    ]
+    mid0 = m.c._Connection["SequenceWindow"]
+    frame = b""
+    for i, (cmd, body) in enumerate(bodies):
+        last = i + 1 == len(bodies)
+        ln = 64 + len(body)
+        nxt = 0 if last else (ln + 7) & ~7
+        flags = 0x8 | (0x4 if i else 0)
+        msg = struct.pack("<4sHHIHHIIQIIQ16s", b"\xfeSMB", 64, 1, 0, cmd, 1,
+                          flags, nxt, mid0 + i, 0, tid, sess["SessionID"],
+                          b"\0" * 16) + body
+        if not last:
+            msg += b"\0" * (nxt - ln)
+        frame += sign21(sess["SessionKey"], msg)  # 2.x: the session key
+    m.c._Connection["SequenceWindow"] = mid0 + len(bodies)
+    m.c._NetBIOSSession.send_packet(frame)
+    _, raw = recv_any(m)
+    st, off = [], 0
+    while True:
+        st.append(struct.unpack_from("<I", raw, off + 8)[0])
+        nxt = struct.unpack_from("<I", raw, off + 20)[0]
+        if nxt == 0 or len(st) > 8:
+            break
+        off += nxt
+    check("bob's related CREATE+WRITE+CLOSE chain: three answers",
+          st == [0, 0, 0], repr(["%08x" % x for x in st]))
+    check("the chain's file has its data",
+          m.read("bob", "cpd_%s" % tag) == data)
+    m.write("alice", "cpd_%s_alice" % tag, b"alice")
+    check("alice goes on after bob's chain",
+          m.read("alice", "cpd_%s_alice" % tag) == b"alice")
+
+
 def hold(tag, expect, cmd):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -388,6 +451,8 @@ elif MODE == "async":
     lease_break(sys.argv[4], "alice", "bob")
     lease_break(sys.argv[4], "bob", "alice")
     blocking(sys.argv[4])
+elif MODE == "compound":
+    compound(sys.argv[4])
 elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
 elif MODE == "many":
