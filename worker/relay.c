@@ -333,9 +333,10 @@ relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 		}
 		if (conn_credits_charge(cr, k.mid[i], k.charge[i]) < 0)
 			log_debug(1, "%s: relayed session %llx: message id %llu "
-			    "outside the window", c->peer,
-			    (unsigned long long)r->sid,
-			    (unsigned long long)k.mid[i]);
+			    "outside the window (low %llu range %u granted %u)",
+			    c->peer, (unsigned long long)r->sid,
+			    (unsigned long long)k.mid[i],
+			    (unsigned long long)cr->low, cr->range, cr->granted);
 	}
 	conn_credits_add(cr, k.granted);
 	return 0;
@@ -645,7 +646,7 @@ relay_trailer(const struct conn *c, const struct dispatch_out *outs,
 		    le32_get(h + 8) != STATUS_PENDING))
 			continue;
 		wcur_le64(&w, mid);
-		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 2));
+		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
 		n++;
 	}
 	if (w.err)

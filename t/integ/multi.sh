@@ -43,6 +43,10 @@ for d in 202 21; do
 	check "dialect $d: the chain's file is bob's on disk" \
 	    test "$(stat -c %U "$SHARE/cpd_$d")" = bob
 done
+# the relayed worker's control records keep the owner's window exact
+grep -q "outside the window" "$LOG" &&
+	fail "the owner's window refused ids of a relayed session" ||
+	ok "every id of the relayed sessions fits the owner's window"
 grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 

@@ -208,7 +208,7 @@ mkrsp(struct conn *c, size_t off, uint64_t mid, uint16_t charge,
 	uint8_t *h = c->priv->sbuf + off;
 
 	memset(h, 0, 64);
-	le16_put(h + 2, charge);
+	le16_put(h + 6, charge);
 	le32_put(h + 8, status);
 	le16_put(h + 14, credits);
 	le32_put(h + 16, flags);
