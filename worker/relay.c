@@ -25,13 +25,19 @@
 #include "worker/handoff.h"
 #include "worker/worker.h"
 
-/* Room for the largest frame and its control record. */
-#define RELAY_RBUF	(CONN_BUF_BIG + SMB2_FRAME_LEN + RELAY_CTL_MAX)
+/*
+ * Room for two of the largest frames and their control records: while the
+ * owner writes a request, the other worker may have one answer queued in
+ * the socket and be writing the next (it reads no more requests until it
+ * is out).  Allocated whole, touched as used.
+ */
+#define RELAY_RBUF	(2 * (CONN_BUF_BIG + SMB2_FRAME_LEN + RELAY_CTL_MAX))
 
 struct relay {
 	uint64_t	 sid;		/* 0: broken, answers still drain */
 	int		 fd;		/* -1: free slot */
 	int		 eof;
+	int		 paused;	/* buffer full: not watched until drained */
 	uid_t		 uid;
 	char		 user[64];
 	uint64_t	 setup_mid;	/* charged here already */
@@ -286,8 +292,9 @@ relay_input(struct conn *c, int fd)
 	if (r == NULL)
 		return -1;
 	if (relay_read(r) < 0) {
-		relay_break(c, r, "its worker sent a frame too large");
-		r->eof = 1;
+		/* The client is slow to take the answers: hold the worker back. */
+		r->paused = 1;
+		worker_relay_watch(c, r->fd, 0);
 	}
 	if (r->eof)
 		worker_relay_watch(c, r->fd, 0);	/* no more to wait for */
@@ -400,6 +407,12 @@ relay_pump(struct conn *c)
 				    r->rlen - r->sent);
 				r->rlen -= r->sent;
 				r->sent = 0;
+			}
+			if (r->paused && !r->eof && r->rlen < RELAY_RBUF / 2) {
+				r->paused = 0;
+				if (worker_relay_watch(c, r->fd, 1) < 0 ||
+				    relay_read(r) < 0)
+					return -1;
 			}
 			rc = relay_next(c, r);
 			if (rc < 0) {
