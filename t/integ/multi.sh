@@ -34,7 +34,7 @@ for d in 202 21 30; do
 done
 export SHARE
 for d in 21 30; do
-	check "dialect $d: lease breaks, a blocking lock and CANCEL across the two" \
+	check "dialect $d: lease breaks, a blocking lock, CANCEL, CHANGE_NOTIFY across the two" \
 	    client "$d" async "$d"
 done
 for d in 202 21; do

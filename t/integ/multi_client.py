@@ -9,7 +9,8 @@
 #          until bob closes; bob's session logs off and alice goes on.
 #     MODE async TAG: a lease break between them both ways (the waiter's
 #          interim answer, the holder's ack, the final answer), a blocking
-#          lock of bob's granted by alice's unlock, CANCEL of bob's
+#          lock of bob's granted by alice's unlock, CANCEL of bob's,
+#          bob's CHANGE_NOTIFY completed by alice's new file
 #          (SHARE in the environment: the share's directory)
 #     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
 #          (2.x signing only: DIALECT 202 or 21).
@@ -342,6 +343,34 @@ def blocking(tag):
           "%08x" % p["Status"])
 
 
+def notify(tag):
+    """bob's (relayed) CHANGE_NOTIFY on the share's root waits (interim);
+    alice makes a file there; bob's notify completes with its name."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    d = m.c.create(tb, "", FILE_READ_DATA, 7, 1, FILE_OPEN, 0)
+    d = d.getData() if hasattr(d, "getData") else bytes(d)
+    mid = send(m, "bob", smb3structs.SMB2_CHANGE_NOTIFY, tb,
+               struct.pack("<HHL16sLL", 32, 0, 4096, d, 0x1, 0))
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None)
+    check("bob's CHANGE_NOTIFY waits (interim, relayed)",
+          interim_of(got, mid)[0] is not None)
+    name = "ntf_%s_alice" % tag
+    ta = m.use("alice")
+    f = raw_create(m, "alice", ta, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                   FILE_OVERWRITE_IF)
+    got = collect(m, lambda g: final_of(g, mid)[0] is not None and
+                  final_of(g, f)[0] is not None)
+    p, raw = final_of(got, mid)
+    check("alice's new file completes bob's notify, with its name",
+          p["Status"] == 0 and name.encode("utf-16le") in raw,
+          "status %08x" % p["Status"])
+    p, raw = final_of(got, f)
+    raw_close(m, "alice", ta, raw[64 + 64:64 + 80])
+
+
 def sign21(key, msg):
     """HMAC-SHA256 signing of one message of a chain (SMB 2.x)."""
     msg = msg[:48] + b"\0" * 16 + msg[64:]
@@ -451,6 +480,7 @@ elif MODE == "async":
     lease_break(sys.argv[4], "alice", "bob")
     lease_break(sys.argv[4], "bob", "alice")
     blocking(sys.argv[4])
+    notify(sys.argv[4])
 elif MODE == "compound":
     compound(sys.argv[4])
 elif MODE == "hold":
