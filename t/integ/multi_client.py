@@ -12,6 +12,8 @@
 #          lock of bob's granted by alice's unlock, CANCEL of bob's,
 #          bob's CHANGE_NOTIFY completed by alice's new file
 #          (SHARE in the environment: the share's directory)
+#     MODE durable TAG: bob's durable v2 handle (DIALECT 30) reclaimed by
+#          his relayed session on a new connection of the same client.
 #     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
 #          (2.x signing only: DIALECT 202 or 21).
 #     MODE hold TAG EXPECT CMD...: alice and bob, then CMD runs with bob's
@@ -30,6 +32,7 @@ import os
 import struct
 import subprocess
 import sys
+import time
 
 from Cryptodome.Cipher import AES
 
@@ -60,11 +63,18 @@ def check(desc, cond, why=""):
           flush=True)
 
 
+class FixedGuid(smb3.SMB3):
+    """One ClientGuid for every connection (a client that reconnects)."""
+    def negotiateSession(self, *a, **kw):
+        self.ClientGuid = "usmbd-multi-cli!"
+        return super().negotiateSession(*a, **kw)
+
+
 class Multi:
     """One connection, a session dict per user."""
 
     def __init__(self):
-        self.c = smb3.SMB3("127.0.0.1", "127.0.0.1", sess_port=PORT,
+        self.c = FixedGuid("127.0.0.1", "127.0.0.1", sess_port=PORT,
                            preferredDialect=DIALECT, timeout=30)
         self.fresh = copy.deepcopy(self.c._Session)
         self.sess = {}
@@ -371,6 +381,49 @@ def notify(tag):
     raw_close(m, "alice", ta, raw[64 + 64:64 + 80])
 
 
+def durable(tag):
+    """bob's (relayed) durable v2 handle outlives the connection: on a new
+    connection of the same client his relayed session reclaims it."""
+    from state_lib import Blob, lease_v2
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    name = "dur_%s" % tag
+    key, cg = os.urandom(16), os.urandom(16)
+    dh2q = (b"DH2Q", struct.pack("<LLQ", 60000, 0, 0) + cg)
+    fid = m.c.create(tb, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                     FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0,
+                     oplockLevel=0xFF,
+                     createContexts=[Blob([lease_v2(key, 0x7), dh2q])])
+    fid = fid.getData() if hasattr(fid, "getData") else bytes(fid)
+    m.c.write(tb, fid, b"durable of bob", 0, 14)
+    m.c._NetBIOSSession.get_socket().shutdown(2)    # the connection is lost
+    m.c._NetBIOSSession.close()
+    time.sleep(1)
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    dh2c = (b"DH2C", fid + cg + struct.pack("<L", 0))
+    st = status_of(lambda: m.c.create(
+        tb, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+        FILE_NON_DIRECTORY_FILE, FILE_OPEN, 0, oplockLevel=0xFF,
+        createContexts=[Blob([lease_v2(key, 0x7), dh2c])]))
+    check("bob's relayed session reclaims his durable handle (DH2C) on a "
+          "new connection", st == 0, "status %08x" % st)
+    if st == 0:
+        check("... with its data", m.c.read(tb, fid, 0, 14) == b"durable of bob")
+        close(m.c, tb, fid)
+
+
+def close(c, tid, fid):
+    try:
+        c.close(tid, fid)
+    except KeyError:
+        pass    # impacket keeps one table of names for the connection
+
+
 def sign21(key, msg):
     """HMAC-SHA256 signing of one message of a chain (SMB 2.x)."""
     msg = msg[:48] + b"\0" * 16 + msg[64:]
@@ -481,6 +534,8 @@ elif MODE == "async":
     lease_break(sys.argv[4], "bob", "alice")
     blocking(sys.argv[4])
     notify(sys.argv[4])
+elif MODE == "durable":
+    durable(sys.argv[4])
 elif MODE == "compound":
     compound(sys.argv[4])
 elif MODE == "hold":
