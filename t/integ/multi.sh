@@ -37,6 +37,8 @@ for d in 21 30; do
 	check "dialect $d: lease breaks, a blocking lock, CANCEL, CHANGE_NOTIFY across the two" \
 	    client "$d" async "$d"
 done
+check "the owner's LOGOFF leaves bob's relayed session serving" \
+    client 21 ownerlogoff o
 check "dialect 30: bob's durable handle reclaimed by his relayed session on a new connection" \
     client 30 durable 30
 for d in 202 21; do

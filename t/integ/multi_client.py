@@ -12,6 +12,7 @@
 #          lock of bob's granted by alice's unlock, CANCEL of bob's,
 #          bob's CHANGE_NOTIFY completed by alice's new file
 #          (SHARE in the environment: the share's directory)
+#     MODE ownerlogoff TAG: alice logs off first, bob's session goes on.
 #     MODE durable TAG: bob's durable v2 handle (DIALECT 30) reclaimed by
 #          his relayed session on a new connection of the same client.
 #     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
@@ -381,6 +382,20 @@ def notify(tag):
     raw_close(m, "alice", ta, raw[64 + 64:64 + 80])
 
 
+def ownerlogoff(tag):
+    """alice (the socket's owner) logs off first: bob's session goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.use("alice")
+    m.c.logoff()
+    m.write("bob", "olo_%s_bob" % tag, b"bob after alice")
+    check("bob goes on after alice's logoff (the owner's)",
+          m.read("bob", "olo_%s_bob" % tag) == b"bob after alice")
+    m.use("bob")
+    m.c.logoff()
+
+
 def durable(tag):
     """bob's (relayed) durable v2 handle outlives the connection: on a new
     connection of the same client his relayed session reclaims it."""
@@ -534,6 +549,8 @@ elif MODE == "async":
     lease_break(sys.argv[4], "bob", "alice")
     blocking(sys.argv[4])
     notify(sys.argv[4])
+elif MODE == "ownerlogoff":
+    ownerlogoff(sys.argv[4])
 elif MODE == "durable":
     durable(sys.argv[4])
 elif MODE == "compound":
