@@ -589,7 +589,8 @@ conn_rsp_may_sendfile(const struct smb2_req *req)
 
 	/* A relayed answer travels in one piece with its control record. */
 	if (req->encrypted || (req->flags & SMB2_FLAGS_SIGNED) ||
-	    req->conn->priv->relayed || req->chan->priv->relayed)
+	    req->conn->priv->relayed ||
+	    (req->chan != NULL && req->chan->priv->relayed))
 		return 0;
 	if (s != NULL && (s->encrypt || s->signing_required))
 		return 0;
