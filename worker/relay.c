@@ -122,14 +122,6 @@ relay_find_fd(struct conn *c, int fd)
 	return NULL;
 }
 
-unsigned
-relay_count(const struct conn *c)
-{
-	const struct relay_tab *t = c->priv->relays;
-
-	return t != NULL ? t->n : 0;
-}
-
 static void
 relay_close(struct conn *c, struct relay *r)
 {

@@ -64,8 +64,6 @@ int		relay_input(struct conn *c, int fd);
 int		relay_pump(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
-/* Relayed sessions on c. */
-unsigned	relay_count(const struct conn *c);
 
 /* ---- on the relayed worker ---- */
 
