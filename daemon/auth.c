@@ -7,7 +7,8 @@
  *
  * A verdict with a session key goes only to whom it belongs: a gate, or a
  * worker of the verdict's own uid (a worker forwarding another user's
- * exchange gets the verdict without the key, and refuses it).  A server challenge is
+ * exchange gets the verdict without the key; it refuses it, or asks for
+ * the session to be relayed, and the key goes to that user's worker).  A server challenge is
  * answered once: the challenges of the last AUTH_SEEN_MAX successful
  * verdicts are remembered, and an exchange that names one of them again (a
  * replay, by a child that kept it) is a logon failure.  Only successes
@@ -383,6 +384,16 @@ auth_handle_req(struct child *c, const struct msg *m)
 		    "from worker %d of uid %u", rep.user[0] ? rep.user :
 		    "(anonymous)", req.client, (unsigned)rep.uid, (int)c->pid,
 		    (unsigned)c->uid);
+		/*
+		 * A real user's session may be relayed to a worker of that
+		 * user (MSG_RELAY): the master keeps the whole verdict,
+		 * key included, for that one request of this worker.
+		 */
+		if (!(rep.flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)) &&
+		    rep.uid != 0) {
+			route_relay_record(c, m->id, &rep, master_now_ms());
+			rep.flags |= AUTH_FLAG_RELAY;
+		}
 		explicit_bzero(rep.session_key, sizeof(rep.session_key));
 	}
 	delay = auth_throttle(req.client, rep.status != STATUS_SUCCESS);

@@ -120,8 +120,8 @@ authmsg_ident_decode(struct authmsg_ident *i, const uint8_t *p, size_t len)
 	i->gid = cur_le32(&c);
 	i->flags = cur_le32(&c);
 	get_str(&c, i->user, sizeof(i->user));
-	if (c.err || cur_left(&c) != 0 || i->kind > AUTHMSG_IDENT_LOGIN ||
-	    (i->kind == AUTHMSG_IDENT_LOGIN && i->uid == 0))
+	if (c.err || cur_left(&c) != 0 || i->kind > AUTHMSG_IDENT_RELAY ||
+	    (i->kind != AUTHMSG_IDENT_NONE && i->uid == 0))
 		return -EBADMSG;
 	return 0;
 }

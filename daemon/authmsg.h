@@ -18,6 +18,13 @@
 
 #define AUTH_FLAG_GUEST		0x1
 #define AUTH_FLAG_ANONYMOUS	0x2
+/*
+ * In a MSG_AUTH_REP to a worker: the verdict is another user's (a second
+ * user on that worker's connection).  The session key is withheld; the
+ * worker may ask the master to relay the session to a worker of that
+ * user (MSG_RELAY, HACKING.md "Several users on one connection").
+ */
+#define AUTH_FLAG_RELAY		0x4
 
 #define AUTH_NAME_MAX		64
 
@@ -50,6 +57,13 @@ struct authmsg_rep {
  */
 #define AUTHMSG_IDENT_NONE	0
 #define AUTHMSG_IDENT_LOGIN	1
+/*
+ * A relayed session (MSG_RELAY): the identity, then the 16-byte session
+ * key of the verdict (AUTHMSG_RELAY_KEY_LEN), which only this worker, of
+ * the verdict's uid, ever receives; then the owner's payload.
+ */
+#define AUTHMSG_IDENT_RELAY	2
+#define AUTHMSG_RELAY_KEY_LEN	16
 #define AUTHMSG_IDENT_LEN	(16 + AUTH_NAME_MAX)
 
 struct authmsg_ident {

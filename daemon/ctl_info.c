@@ -21,6 +21,7 @@
 
 #include "daemon/ctl_priv.h"
 #include "daemon/master.h"
+#include "daemon/msess.h"
 #include "daemon/msg.h"
 #include "daemon/spawn.h"
 #include "proto/cur.h"
@@ -567,7 +568,10 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 				fprintf(f, "%ld", s->idle_s);
 			else
 				fputs("null", f);
-			fprintf(f, ", \"worker_pid\": %d}", (int)s->pid);
+			/* The socket's holder, from the master's own table. */
+			fprintf(f, ", \"worker_pid\": %d, \"socket_pid\": %d}",
+			    (int)s->pid, msess_owner(s->id) != 0 ?
+			    (int)msess_owner(s->id) : (int)s->pid);
 		}
 		fputc(']', f);
 	}
@@ -700,10 +704,14 @@ ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 					snprintf(idle, sizeof(idle), "-");
 				ci_time(s->since, ts, sizeof(ts));
 				fprintf(f, "%-16llx %-8d %-12s %-6u %-22s %-7s %-8s "
-				    "%-4s %-6s %s\n", (unsigned long long)s->id,
+				    "%-4s %-6s %s", (unsigned long long)s->id,
 				    (int)s->pid, s->user, s->uid, cl,
 				    ci_dialect(s->dialect), ci_signing(s->signing),
 				    s->encrypt ? "on" : "off", idle, ts);
+				if (msess_owner(s->id) != 0)
+					fprintf(f, " (relayed by %d)",
+					    (int)msess_owner(s->id));
+				fputc('\n', f);
 			}
 		}
 	}

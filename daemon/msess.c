@@ -12,10 +12,20 @@ struct msess_slot {
 	uint64_t	sid;		/* 0: free */
 	pid_t		pid;
 	uid_t		uid;
+	pid_t		owner;		/* relayed: the worker holding the socket */
+};
+
+/* A relay routed, until its worker announces the session. */
+struct msess_relay {
+	uint64_t	sid;		/* 0: free */
+	pid_t		owner;
+	pid_t		worker;
+	int64_t		since_ms;
 };
 
 static struct msess_slot	*msess_tab;
 static unsigned			 msess_n;
+static struct msess_relay	 msess_relays[MSESS_RELAYS_PENDING];
 
 static unsigned
 msess_hash(uint64_t sid)
@@ -72,9 +82,44 @@ msess_up(pid_t pid, uid_t uid, uint64_t sid, unsigned *held)
 	msess_tab[i].sid = sid;
 	msess_tab[i].pid = pid;
 	msess_tab[i].uid = uid;
+	msess_tab[i].owner = 0;
+	for (e = &msess_tab[i], i = 0; i < MSESS_RELAYS_PENDING; i++)
+		if (msess_relays[i].sid == sid && msess_relays[i].worker == pid) {
+			e->owner = msess_relays[i].owner;
+			msess_relays[i].sid = 0;
+		}
 	msess_n++;
 	(*held)++;
 	return 0;
+}
+
+void
+msess_relay_expect(uint64_t sid, pid_t owner, pid_t worker, int64_t now_ms)
+{
+	struct msess_relay *r = &msess_relays[0];
+	unsigned i;
+
+	/* the free or oldest entry: only `usmbctl status` reads these */
+	for (i = 0; i < MSESS_RELAYS_PENDING; i++) {
+		if (msess_relays[i].sid == 0) {
+			r = &msess_relays[i];
+			break;
+		}
+		if (msess_relays[i].since_ms < r->since_ms)
+			r = &msess_relays[i];
+	}
+	r->sid = sid;
+	r->owner = owner;
+	r->worker = worker;
+	r->since_ms = now_ms;
+}
+
+pid_t
+msess_owner(uint64_t sid)
+{
+	struct msess_slot *e = msess_lookup(sid);
+
+	return e != NULL ? e->owner : 0;
 }
 
 /* Empties slot i and moves up the entries of its probe run after it. */

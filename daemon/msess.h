@@ -32,6 +32,19 @@ void	msess_down(pid_t pid, uint64_t sid, unsigned *held);
 void	msess_child_gone(pid_t pid);
 /* The worker and uid of sid: 0, or -ENOENT. */
 int	msess_find(uint64_t sid, pid_t *pid, uid_t *uid);
+/*
+ * Relayed sessions (several users on one connection): the master routed
+ * session sid of worker owner's connection to worker (MSG_RELAY); when
+ * that worker announces sid, its entry records owner, the worker holding
+ * the socket (for `usmbctl status`; routing never uses it).  The owner's
+ * word names only the session id, and only a session its relay's worker
+ * announces itself gets it.
+ */
+#define MSESS_RELAYS_PENDING	256
+void	msess_relay_expect(uint64_t sid, pid_t owner, pid_t worker,
+	    int64_t now_ms);
+/* The worker holding sid's socket when another serves it, else 0. */
+pid_t	msess_owner(uint64_t sid);
 /* Sessions held by worker pid (a walk of the table: for tests). */
 unsigned msess_count(pid_t pid);
 

@@ -107,6 +107,19 @@ enum msg_type {
 	 */
 	MSG_STATE_COUNTS,
 	MSG_STATE_WRITER,
+	/*
+	 * worker -> master, fd = one end of a socketpair the worker made: a
+	 * session of another user on its connection (the MSG_AUTH_REQ of
+	 * id answered with AUTH_FLAG_RELAY).  Payload: u64 session id (for
+	 * `usmbctl status`), the relay state
+	 * (worker/relay.h) then the connection state (worker/handoff.h, no
+	 * session, the SESSION_SETUP among the extra bytes).  The master
+	 * takes the verdict it kept for (this worker, id), once, and sends
+	 * the fd to a worker of the verdict's uid as MSG_CONN with
+	 * AUTHMSG_IDENT_RELAY and the session key; answered with
+	 * MSG_HANDOFF_DONE (same id, u32 status).
+	 */
+	MSG_RELAY,
 
 	/* master -> child */
 	/*

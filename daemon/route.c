@@ -67,16 +67,35 @@ route_verdict_free(struct route_verdict *v)
 	explicit_bzero(v, sizeof(*v));
 }
 
+static void route_verdict_keep(const struct child *c, uint32_t id,
+    const struct authmsg_rep *rep, int64_t now_ms);
+
 void
 route_verdict_record(const struct child *c, uint32_t id,
+    const struct authmsg_rep *rep, int64_t now_ms)
+{
+	/* Workers never hand off (a relay is recorded by route_relay_record). */
+	if (c->role != CHILD_GATE)
+		return;
+	route_verdict_keep(c, id, rep, now_ms);
+}
+
+void
+route_relay_record(const struct child *c, uint32_t id,
+    const struct authmsg_rep *rep, int64_t now_ms)
+{
+	if (c->role == CHILD_WORKER && rep->status == STATUS_SUCCESS &&
+	    rep->uid != c->uid)
+		route_verdict_keep(c, id, rep, now_ms);
+}
+
+static void
+route_verdict_keep(const struct child *c, uint32_t id,
     const struct authmsg_rep *rep, int64_t now_ms)
 {
 	struct route_verdict *v = NULL, *oldest = NULL, *mine = NULL;
 	unsigned i, n = 0;
 
-	/* Workers never hand off. */
-	if (c->role != CHILD_GATE)
-		return;
 	if (rep->status != STATUS_SUCCESS) {
 		/* A failed verdict routes nothing, and voids one under its id. */
 		for (i = 0; i < ROUTE_MAX_VERDICTS; i++)
@@ -331,6 +350,60 @@ route_handoff(struct child *gate, const struct msg *m)
 	memcpy(id.user, v->user, sizeof(id.user));
 	id.user[sizeof(id.user) - 1] = '\0';
 	route_enqueue(q, gate, m, &id, m->payload, m->len, w, user);
+}
+
+void
+route_relay(struct child *owner, const struct msg *m)
+{
+	struct authmsg_rep v;
+	struct authmsg_ident id;
+	struct route_pending *q;
+	struct child *w;
+	uint8_t *p;
+
+	if (m->len < 8 ||
+	    route_verdict_take(owner, m->id, master_now_ms(), &v) != 0 ||
+	    v.uid == owner->uid || v.uid == 0 || v.user[0] == '\0' ||
+	    (v.flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS))) {
+		log_warnx("worker %d asked to relay a session without a fresh "
+		    "verdict of another user for request %u", (int)owner->pid,
+		    m->id);
+		explicit_bzero(&v, sizeof(v));
+		close(m->fd);
+		route_done(owner->pid, m->id, STATUS_ACCESS_DENIED);
+		return;
+	}
+	q = route_slot();
+	w = q != NULL ? route_pick_worker(v.user, v.uid, v.gid) : NULL;
+	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len - 8) : NULL;
+	if (p == NULL) {
+		log_warnx("no worker for %s: relayed session dropped%s", v.user,
+		    q == NULL ? " (hand-off queue full)" : "");
+		explicit_bzero(&v, sizeof(v));
+		close(m->fd);
+		route_done(owner->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
+		return;
+	}
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_RELAY;
+	id.uid = v.uid;
+	id.gid = v.gid;
+	id.flags = v.flags & ~(uint32_t)AUTH_FLAG_RELAY;
+	memcpy(id.user, v.user, sizeof(id.user));
+	id.user[sizeof(id.user) - 1] = '\0';
+	/* The key goes to the verdict's own user's worker only. */
+	memcpy(p, v.session_key, AUTHMSG_RELAY_KEY_LEN);
+	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload + 8, m->len - 8);
+	explicit_bzero(&v, sizeof(v));
+	log_info("session %llx of %s relayed from worker %d (uid %u) to "
+	    "worker %d", (unsigned long long)le64_get(m->payload), id.user,
+	    (int)owner->pid, (unsigned)owner->uid, (int)w->pid);
+	msess_relay_expect(le64_get(m->payload), owner->pid, w->pid,
+	    master_now_ms());
+	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len - 8,
+	    w, id.user);
+	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len - 8);
+	free(p);
 }
 
 /*

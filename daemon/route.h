@@ -25,6 +25,20 @@ struct msg;
 /* Called for every MSG_AUTH_REP sent; keeps gates' successes only. */
 void	route_verdict_record(const struct child *c, uint32_t id,
 	    const struct authmsg_rep *rep, int64_t now_ms);
+/*
+ * Keeps another user's verdict (key included) given to worker c for its
+ * request id, for one MSG_RELAY of c naming id, soon after.
+ */
+void	route_relay_record(const struct child *c, uint32_t id,
+	    const struct authmsg_rep *rep, int64_t now_ms);
+/*
+ * MSG_RELAY from worker owner: the session of the verdict it was given
+ * for request m->id goes to a worker of that verdict's uid (started if
+ * needed) with the session key; the owner keeps the client socket and
+ * relays that session's frames over the socketpair (m->fd).  Answered
+ * with MSG_HANDOFF_DONE.
+ */
+void	route_relay(struct child *owner, const struct msg *m);
 /* Takes (and forgets) the verdict of (gate, id): 0, or -ENOENT. */
 int	route_verdict_take(const struct child *gate, uint32_t id,
 	    int64_t now_ms, struct authmsg_rep *out);

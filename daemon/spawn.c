@@ -569,6 +569,29 @@ spawn_hello(struct child *c, const struct msg *m)
 	return 0;
 }
 
+/* MSG_SESSION_UP / MSG_SESSION_DOWN: u64 session id, into daemon/msess.c. */
+static int
+spawn_session_msg(struct child *c, const struct msg *m)
+{
+	struct cur cur;
+	uint64_t sid;
+	int rc;
+
+	cur_init(&cur, m->payload, m->len);
+	sid = cur_le64(&cur);
+	if (c->role != CHILD_WORKER || cur.err || cur_left(&cur) != 0)
+		return -1;
+	if (m->type == MSG_SESSION_DOWN) {
+		msess_down(c->pid, sid, &c->nsess);
+		return 0;
+	}
+	if ((rc = msess_up(c->pid, c->uid, sid, &c->nsess)) != 0)
+		log_warnx("worker %d (uid %u): session %llx not recorded: %s",
+		    (int)c->pid, (unsigned)c->uid, (unsigned long long)sid,
+		    rc == -EEXIST ? "another worker's id" : strerror(-rc));
+	return 0;
+}
+
 /* Handles one message; returns -1 when the child was killed. */
 static int
 spawn_dispatch(struct child *c, const struct msg *m)
@@ -576,8 +599,9 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	const char *bad = NULL;
 	struct cur cur;
 
-	/* Only MSG_HANDOFF and MSG_HANDOFF_BIND carry an fd. */
-	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND) {
+	/* Only MSG_HANDOFF, MSG_HANDOFF_BIND and MSG_RELAY carry an fd. */
+	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND &&
+	    m->type != MSG_RELAY) {
 		close(m->fd);
 		bad = "unexpected fd";
 		goto out;
@@ -647,13 +671,18 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		auth_handle_req(c, m);
 		break;
 	case MSG_HANDOFF:
-		if (c->role != CHILD_GATE || m->fd < 0) {
+	case MSG_RELAY:		/* a worker's: another user on its connection */
+		if (c->role != (m->type == MSG_HANDOFF ? CHILD_GATE :
+		    CHILD_WORKER) || m->fd < 0) {
 			if (m->fd >= 0)
 				close(m->fd);
-			bad = "bad MSG_HANDOFF";
+			bad = "bad MSG_HANDOFF or MSG_RELAY";
 			break;
 		}
-		route_handoff(c, m);
+		if (m->type == MSG_HANDOFF)
+			route_handoff(c, m);
+		else
+			route_relay(c, m);
 		break;
 	case MSG_HANDOFF_BIND:
 		if (c->role != CHILD_GATE || m->fd < 0 || m->len < 8) {
@@ -682,25 +711,10 @@ spawn_dispatch(struct child *c, const struct msg *m)
 			bad = "bad MSG_UNLINK_AS";
 		break;
 	case MSG_SESSION_UP:
-	case MSG_SESSION_DOWN: {
-		uint64_t sid = cur_le64(&cur);
-		int rc;
-
-		if (c->role != CHILD_WORKER || cur.err || cur_left(&cur) != 0) {
+	case MSG_SESSION_DOWN:
+		if (spawn_session_msg(c, m) != 0)
 			bad = "bad MSG_SESSION_UP/DOWN";
-			break;
-		}
-		if (m->type == MSG_SESSION_DOWN) {
-			msess_down(c->pid, sid, &c->nsess);
-			break;
-		}
-		if ((rc = msess_up(c->pid, c->uid, sid, &c->nsess)) != 0)
-			log_warnx("worker %d (uid %u): session %llx not "
-			    "recorded: %s", (int)c->pid, (unsigned)c->uid,
-			    (unsigned long long)sid, rc == -EEXIST ?
-			    "another worker's id" : strerror(-rc));
 		break;
-	}
 	case MSG_LOG: {
 		int prio = m->len > 0 ? m->payload[0] : -1;
 

@@ -25,6 +25,7 @@
 #include "worker/dispatch.h"
 #include "worker/state.h"
 #include "worker/durable.h"
+#include "worker/relay.h"
 #include "worker/smb2_notify.h"
 #include "worker/worker.h"
 
@@ -123,6 +124,10 @@ conn_free(struct conn *c)
 			conn_session_free(c, &c->sessions[i]);
 	if (pv != NULL)
 		conn_rx_release(c);	/* a payload being buffered: its pipe */
+	if (pv != NULL)
+		relay_conn_gone(c);
+	if (pv != NULL)
+		free(pv->relay_verdict);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (pv != NULL) {
@@ -283,6 +288,58 @@ conn_credits_grant(struct conn_credits *cr, uint16_t requested, uint16_t charged
 	cr->granted += want;
 	cr->range += want;
 	return (uint16_t)want;
+}
+
+void
+conn_credits_spend(struct conn_credits *cr, uint16_t charge)
+{
+	if (charge == 0)
+		charge = 1;
+	cr->granted = charge > cr->granted ? 0 : cr->granted - charge;
+	cr->range = charge > cr->range ? 0 : cr->range - charge;
+}
+
+int
+conn_credits_replay(struct conn_credits *cr, uint64_t mid, uint16_t charge)
+{
+	uint64_t end, id;
+	uint16_t i;
+
+	if (charge == 0)
+		charge = 1;
+	if (mid > UINT64_MAX - charge)
+		return -1;
+	end = mid + charge;
+	/* cr->low is the highest id seen + 1; newly covered bits are cleared. */
+	if (end > cr->low) {
+		if (end - cr->low >= CRED_BITS)
+			memset(cr->bitmap, 0, sizeof(cr->bitmap));
+		else
+			for (id = cr->low; id < end; id++)
+				cred_set(cr, id, 0);
+		cr->low = end;
+	}
+	if (cr->low - mid > CRED_BITS)
+		return -1;	/* older than the window: cannot tell, refuse */
+	for (i = 0; i < charge; i++)
+		if (cred_bit(cr, mid + i))
+			return -1;
+	for (i = 0; i < charge; i++)
+		cred_set(cr, mid + i, 1);
+	return 0;
+}
+
+void
+conn_credits_add(struct conn_credits *cr, uint16_t granted)
+{
+	uint32_t n = granted;
+
+	if (cr->range + n > CRED_BITS)
+		n = CRED_BITS - cr->range;
+	if (cr->granted + n > cr->max)
+		n = cr->granted >= cr->max ? 0 : cr->max - cr->granted;
+	cr->granted += n;
+	cr->range += n;
 }
 
 /* ---- sessions and trees ---- */
@@ -530,7 +587,10 @@ conn_rsp_may_sendfile(const struct smb2_req *req)
 {
 	const struct session *s = req->sess;
 
-	if (req->encrypted || (req->flags & SMB2_FLAGS_SIGNED))
+	/* A relayed answer travels in one piece with its control record. */
+	if (req->encrypted || (req->flags & SMB2_FLAGS_SIGNED) ||
+	    req->conn->priv->relayed ||
+	    (req->chan != NULL && req->chan->priv->relayed))
 		return 0;
 	if (s != NULL && (s->encrypt || s->signing_required))
 		return 0;
@@ -692,6 +752,16 @@ conn_process(struct conn *c)
 	for (guard = 0; guard < 4096 && !conn_output_pending(c) && !pv->dead;
 	    guard++) {
 		size_t rest = pv->rlen - used;
+
+		/* Other users' workers' answers (worker/relay.h). */
+		if (pv->relays != NULL) {
+			if (relay_pump(c) < 0) {
+				rc = -1;
+				break;
+			}
+			if (conn_output_pending(c))
+				break;
+		}
 
 		/* Woken async requests and break notices go first. */
 		if (conn_async_ready(c)) {

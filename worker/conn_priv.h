@@ -212,6 +212,18 @@ struct conn_private {
 	size_t		 rx_piped;
 	int		 rx_pfull;	/* the pipe took no more: the rest is awaited on fd */
 	uint32_t	 rx_ptime;	/* conn_now() of the last bytes piped */
+	/*
+	 * Several users on one connection (worker/relay.h).  On the
+	 * connection's owner: the sessions of other users it relays (NULL
+	 * when none).  On a relayed connection (its socket is the other
+	 * end of such a relay): relayed is set, and relay_verdict is the
+	 * master's verdict for its first SESSION_SETUP, used once.
+	 */
+	struct relay_tab *relays;
+	int		 relayed;
+	struct authmsg_rep *relay_verdict;
+	uint32_t	 auth_id;	/* id of the last MSG_AUTH_REQ (wk_auth) */
+	uint8_t		 relay_preauth[64];	/* a setup's session hash before its request */
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */
@@ -292,6 +304,21 @@ void		 conn_credits_init(struct conn_credits *, uint32_t max);
 int		 conn_credits_charge(struct conn_credits *, uint64_t mid, uint16_t charge);
 uint16_t	 conn_credits_grant(struct conn_credits *, uint16_t requested,
 		    uint16_t charged);
+/*
+ * A relayed connection checks no message id (the owner keeps the window):
+ * it only counts the credits spent, so that it keeps granting.
+ */
+void		 conn_credits_spend(struct conn_credits *, uint16_t charge);
+/*
+ * A relayed connection's replay check: the owner could send a request of
+ * the session again (its signature still holds), so each message id is
+ * taken once, within CONN_MAX_CREDITS * 2 of the highest one seen (an
+ * anti-replay window; cr->low is the highest + 1).  0, or -1.
+ */
+int		 conn_credits_replay(struct conn_credits *, uint64_t mid,
+		    uint16_t charge);
+/* The owner: credits another worker granted on a relayed session. */
+void		 conn_credits_add(struct conn_credits *, uint16_t granted);
 
 /* Pending async requests. */
 struct conn_pending *conn_pending_add(struct conn *, uint64_t mid, uint64_t sid);

@@ -18,6 +18,7 @@
 #include "daemon/log.h"
 #include "proto/crypt.h"
 #include "proto/preauth.h"
+#include "worker/relay.h"
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
@@ -378,6 +379,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	struct session *enc_sess = NULL;
 	int encrypted = 0;
 
+	/* Another user's session: its own worker serves it (worker/relay.h). */
+	if (c->priv->relays != NULL && relay_route(c, msg, len))
+		return 0;
 	dispatch_walk_init(&w);
 	switch (smb2_magic(msg, len)) {
 	case SMB2_MAGIC_SMB2:
@@ -512,7 +516,17 @@ dispatch_decode(struct conn *c, struct dispatch_walk *w,
 		uint16_t charge = c->dialect == DIALECT_202 ? 1 :
 		    h->credit_charge;
 
-		if (conn_credits_charge(&pv->cred, h->message_id, charge) < 0) {
+		if (pv->relayed) {
+			/* The owner keeps the window; a replay ends the relay. */
+			conn_credits_spend(&pv->cred, charge);
+			if (conn_credits_replay(&pv->cred, h->message_id,
+			    charge) < 0) {
+				conn_warnx(c, "relayed message id %llu used "
+				    "before or too old, disconnecting",
+				    (unsigned long long)h->message_id);
+				return -1;
+			}
+		} else if (conn_credits_charge(&pv->cred, h->message_id, charge) < 0) {
 			conn_warnx(c, "message id %llu (charge %u) outside the "
 			    "window, disconnecting",
 			    (unsigned long long)h->message_id, charge);

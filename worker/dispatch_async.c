@@ -100,7 +100,12 @@ dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
 		if (h.command == SMB2_CANCEL)
 			continue;
 		charge = c->dialect == DIALECT_202 ? 1 : h.credit_charge;
-		if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
+		if (pv->relayed) {	/* the owner keeps the window */
+			conn_credits_spend(&pv->cred, charge);
+			if (conn_credits_replay(&pv->cred, h.message_id,
+			    charge) < 0)
+				return -1;
+		} else if (conn_credits_charge(&pv->cred, h.message_id, charge) < 0) {
 			conn_warnx(c, "message id %llu (charge %u) outside the "
 			    "window, disconnecting",
 			    (unsigned long long)h.message_id, charge);

@@ -16,6 +16,7 @@
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
+#include "worker/relay.h"
 
 void
 dispatch_error_body(struct wcur *w)
@@ -86,7 +87,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		struct dispatch_out *o = &outs[nout - 1];
 		int plain = !encrypt && o->sign_sess == NULL && nout == 1;
 
-		if (plain)
+		if (plain && !pv->relayed)
 			bulk = 1;
 		else {
 			ssize_t n;
@@ -139,11 +140,19 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	if (encrypt) {
 		struct iovec iov = { base, total };
 		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN +
-		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK);
+		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK + RELAY_CTL_MAX);
+		size_t k = 0;
 		int n;
 
 		if (e == NULL)
 			return -1;
+		if (pv->relayed) {
+			/* Before encryption: the ids and credits in clear. */
+			k = relay_trailer(c, outs, nout, pv->sbuf + SMB2_FRAME_LEN +
+			    total, pv->scap - SMB2_FRAME_LEN - total);
+			if (k == 0)
+				return -1;
+		}
 		n = smb2_encrypt_ctx(&enc_sess->enc_cx, enc_sess->cipher,
 		    enc_sess->enc_key,
 		    enc_sess->session_id, &iov, 1, e + SMB2_FRAME_LEN,
@@ -151,10 +160,22 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		if (n < 0)
 			return -1;
 		smb2_frame_encode(e, (uint32_t)(SMB2_TRANSFORM_HDR_LEN + total));
+		if (k > 0)
+			memcpy(e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + total,
+			    pv->sbuf + SMB2_FRAME_LEN + total, k);
 		return dispatch_send(c, e, SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN +
-		    total, NULL);
+		    total + k, NULL);
 	}
 	smb2_frame_encode(pv->sbuf, (uint32_t)(total + (bulk ? last->data_len : 0)));
+	if (pv->relayed) {
+		/* The owner's accounting, right after the frame (worker/relay.h). */
+		size_t k = relay_trailer(c, outs, nout, pv->sbuf + SMB2_FRAME_LEN +
+		    total, pv->scap - SMB2_FRAME_LEN - total);
+
+		if (k == 0)
+			return -1;
+		return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + total + k, NULL);
+	}
 	return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + total,
 	    bulk ? last : NULL);
 }

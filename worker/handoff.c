@@ -8,6 +8,7 @@
 #include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/relay.h"
 
 static void
 put_str(struct wcur *w, const char *s, size_t field)
@@ -208,8 +209,13 @@ handoff_accept(struct conn *c, const uint8_t *p, size_t len, uid_t self)
 	struct session *s = &c->sessions[0];
 	struct authmsg_ident id;
 
-	if (len < AUTHMSG_IDENT_LEN || authmsg_ident_decode(&id, p, len) != 0 ||
-	    handoff_decode(c, p + AUTHMSG_IDENT_LEN, len - AUTHMSG_IDENT_LEN) != 0)
+	if (len < AUTHMSG_IDENT_LEN || authmsg_ident_decode(&id, p, len) != 0)
+		return -EBADMSG;
+	if (id.kind == AUTHMSG_IDENT_RELAY)
+		/* Another user's session on a connection it does not hold. */
+		return relay_accept(c, &id, p + AUTHMSG_IDENT_LEN,
+		    len - AUTHMSG_IDENT_LEN, self) != 0 ? -EBADMSG : 0;
+	if (handoff_decode(c, p + AUTHMSG_IDENT_LEN, len - AUTHMSG_IDENT_LEN) != 0)
 		return -EBADMSG;
 	if (id.kind == AUTHMSG_IDENT_NONE) {
 		if (s->in_use)

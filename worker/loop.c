@@ -26,6 +26,7 @@
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
+#include "worker/relay.h"
 #include "worker/smb2_notify.h"
 #include "worker/state.h"
 #include "worker/unlink_as.h"
@@ -54,6 +55,7 @@ struct worker {
 	const char	*conf_path;
 	const char	*user;
 	struct conn	**conns;	/* indexed by fd */
+	struct conn	**rconns;	/* a relay's fd -> its connection (worker/relay.h) */
 	int		 maxfd;
 	int		 nconns;
 	int		 shutdown, reload;
@@ -189,6 +191,8 @@ wk_close(struct conn *c)
 		 * (shut down) so its slot in wk.conns is not reused.
 		 */
 		(void)shutdown(fd, SHUT_RDWR);
+		/* Other users' sessions had only this socket: they end. */
+		relay_conn_gone(c);
 		wk.nheadless++;
 		log_debug(2, "%s: connection closed, its session lives on "
 		    "another channel", c->peer);
@@ -277,6 +281,17 @@ wk_rx_arm(struct conn *c)
 	return 0;
 }
 
+static int
+wk_has_session(const struct conn *c)
+{
+	int i;
+
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (c->sessions[i].in_use)
+			return 1;
+	return 0;
+}
+
 /* Runs buffered frames; arms EPOLLOUT while output is stuck.  0 or -1. */
 static int
 wk_process(struct conn *c)
@@ -284,6 +299,9 @@ wk_process(struct conn *c)
 	struct conn_private *pv = c->priv;
 
 	if (conn_process(c) < 0)
+		return -1;
+	/* A relayed connection whose session ended has done its work. */
+	if (pv->relayed && !conn_output_pending(c) && !wk_has_session(c))
 		return -1;
 	if (conn_output_pending(c)) {
 		if (!pv->epoll_out) {
@@ -313,6 +331,7 @@ wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
 	uint32_t id = wk.next_id++;
 	int n, guard;
 
+	c->priv->auth_id = id;	/* a relay names the verdict by it */
 	n = authmsg_req_encode(req, wk.obuf, sizeof(wk.obuf));
 	if (n < 0 || msg_send(wk.chan, MSG_AUTH_REQ, id, wk.obuf, (size_t)n, -1) < 0)
 		return -1;
@@ -338,6 +357,70 @@ wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
 		wk_chan_msg(&m);
 	}
 	return -1;
+}
+
+uint32_t
+worker_relay_handoff(int fd, uint32_t id, const uint8_t *p, size_t len)
+{
+	int guard;
+
+	if (msg_send(wk.chan, MSG_RELAY, id, p, len, fd) < 0)
+		return (uint32_t)-1;
+	/* Like wk_auth: the master answers once a worker of that user took it. */
+	for (guard = 0; guard < 1000; guard++) {
+		struct pollfd pfd = { wk.chan, POLLIN, 0 };
+		struct msg m;
+		int rc;
+
+		if (poll(&pfd, 1, WK_AUTH_SECS * 1000) <= 0) {
+			if (errno == EINTR)
+				continue;
+			return (uint32_t)-1;
+		}
+		rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
+		if (rc == -EAGAIN)
+			continue;
+		if (rc < 0) {
+			wk.shutdown = 1;
+			return (uint32_t)-1;
+		}
+		if (m.type == MSG_HANDOFF_DONE && m.id == id)
+			return m.len == 4 ? le32_get(m.payload) : (uint32_t)-1;
+		wk_chan_msg(&m);
+	}
+	return (uint32_t)-1;
+}
+
+int
+worker_relay_watch(struct conn *c, int fd, int on)
+{
+	struct epoll_event e;
+
+	if (fd < 0 || fd >= wk.maxfd)
+		return -1;
+	if (!on) {
+		if (wk.rconns[fd] == c) {
+			wk.rconns[fd] = NULL;
+			(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, fd, NULL);
+		}
+		return 0;
+	}
+	e.events = EPOLLIN;
+	e.data.fd = fd;
+	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
+		return -1;
+	wk.rconns[fd] = c;
+	return 0;
+}
+
+/* A relay of connection c has answers: they go to the client. */
+static void
+wk_relay_event(int fd)
+{
+	struct conn *c = wk.rconns[fd];
+
+	if (relay_input(c, fd) < 0 || wk_process(c) < 0)
+		wk_close(c);
 }
 
 static void
@@ -562,6 +645,9 @@ wk_setup(void)
 		return -1;
 	wk.maxfd = rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
 	wk.conns = calloc((size_t)wk.maxfd, sizeof(*wk.conns));
+	wk.rconns = calloc((size_t)wk.maxfd, sizeof(*wk.rconns));
+	if (wk.rconns == NULL)
+		return -1;
 	wk.defer = calloc((size_t)wk.maxfd, sizeof(*wk.defer));
 	wk.deferred = calloc((size_t)wk.maxfd, sizeof(*wk.deferred));
 	if (wk.conns == NULL || wk.defer == NULL || wk.deferred == NULL)
@@ -742,7 +828,9 @@ wk_dispatch(const struct epoll_event *evs, int n)
 				    wk.conf->worker_idle_timeout);
 				wk.shutdown = 1;
 			}
-		} else
+		} else if (fd >= 0 && fd < wk.maxfd && wk.rconns[fd] != NULL)
+			wk_relay_event(fd);
+		else
 			wk_conn_event(fd, evs[i].events);
 	}
 }

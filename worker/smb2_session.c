@@ -22,6 +22,7 @@
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/relay.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -330,6 +331,24 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 			return STATUS_ACCESS_DENIED;
 		}
 	}
+	if (c->priv->relayed) {
+		/*
+		 * Relayed by a worker of another user: each request must prove
+		 * itself with this session's keys, which that worker lacks
+		 * (HACKING.md's security model).  Signing when the connection
+		 * signs anyway (cheaper), else encryption on 3.x.
+		 */
+		s->signing_required = 1;
+		if (!c->signing_required && !s->encrypt) {
+			if (s->cipher == 0) {
+				conn_warnx(c, "relayed session refused: neither "
+				    "signed nor encrypted");
+				return STATUS_ACCESS_DENIED;
+			}
+			s->encrypt = 1;
+			*sflags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+		}
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -433,7 +452,13 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	areq.authenticate = tok;
 	areq.authenticate_len = (uint32_t)toklen;
 	memset(&arep, 0, sizeof(arep));
-	if (pv->auth == NULL || pv->auth(c, &areq, &arep) < 0) {
+	if (pv->relay_verdict != NULL && !reauth) {
+		/* Relayed here: the master's verdict came with the connection. */
+		arep = *pv->relay_verdict;
+		explicit_bzero(pv->relay_verdict, sizeof(*pv->relay_verdict));
+		free(pv->relay_verdict);
+		pv->relay_verdict = NULL;
+	} else if (pv->auth == NULL || pv->auth(c, &areq, &arep) < 0) {
 		conn_warnx(c, "no verdict from the master");
 		return STATUS_LOGON_FAILURE;
 	}
@@ -467,10 +492,16 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		*keep = 1;
 		return sess_reauth_refuse(c, s, &arep);
 	}
-	/* A worker is one Unix user: another uid cannot live here (DESIGN.md). */
+	/*
+	 * A worker is one Unix user: another user's session is served by a
+	 * worker of that user, this one relaying its frames (worker/relay.h).
+	 */
+	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid() &&
+	    (arep.flags & AUTH_FLAG_RELAY) && !binding)
+		return relay_start(req, s, &arep);
 	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid()) {
 		log_warnx("%s: session of user %s (uid %u) on a connection served "
-		    "for uid %u: refused (multi-user connections not supported)",
+		    "for uid %u: refused (guest, anonymous or not relayable)",
 		    c->peer, arep.user, arep.uid, (unsigned)user_euid());
 		return STATUS_ACCESS_DENIED;
 	}
@@ -630,8 +661,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	req->sess = s;
 	if (s->state == SESS_IN_PROGRESS && previous_id != 0)
 		s->previous_id = previous_id;
-	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS) {
+		/* Should the session be relayed, its worker hashes this again. */
+		memcpy(pv->relay_preauth, s->preauth, sizeof(pv->relay_preauth));
 		smb2_preauth_update(s->preauth, req->hdr, req->len);
+	}
 	if (s->auth == NULL) {
 		/* Once per exchange, not per steady-state request. */
 		s->auth = calloc(1, sizeof(*s->auth));
@@ -680,9 +714,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	type = tok != NULL ? ntlmssp_msg_type(tok, toklen) : -1;
 	if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
-	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE)
+	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {
 		st = sess_authenticate(req, s, tok, toklen, &sp, rsp, &keep);
-	else
+		if (st == STATUS_SUCCESS && pv->no_response)
+			return st;	/* relayed: s lives in another worker */
+	} else
 		st = STATUS_INVALID_PARAMETER;
 	if (st == STATUS_SUCCESS && pv->role == CONN_ROLE_WORKER && s->bound == NULL)
 		sess_replace_previous(c, s, c);	/* the gate's: at hand-off */

@@ -6,6 +6,8 @@
 #ifndef USMBD_WORKER_WORKER_H
 #define USMBD_WORKER_WORKER_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct conf;
@@ -29,6 +31,16 @@ void	worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg);
 void	worker_kick(struct conn *);
 /* Starts the 1 s housekeeping tick; it stops when state_tick() says so. */
 void	worker_tick_arm(void);
+/*
+ * worker/loop.c, for worker/relay.c: sends MSG_RELAY (fd, the id of the
+ * MSG_AUTH_REQ whose verdict it names, payload) and waits for the
+ * master's MSG_HANDOFF_DONE: its status (0: a worker of that user took
+ * the session), or (uint32_t)-1 when the channel failed.  Watches (on)
+ * or forgets a relay's fd of connection c in the loop (0, or -1).
+ */
+uint32_t worker_relay_handoff(int fd, uint32_t id, const uint8_t *p,
+	    size_t len);
+int	worker_relay_watch(struct conn *c, int fd, int on);
 
 /*
  * worker/smb2_session.c: a new session s that named a PreviousSessionId

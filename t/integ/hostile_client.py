@@ -1295,7 +1295,7 @@ def post_cases():
         y = r.xchg(r.h(SESSION_SETUP, sid=nsid, tid=0) + sess_body(t3.getData()))
         return nsid, y
 
-    @add("post-foreign-user-new-session", "bob's SESSION_SETUP on alice's worker connection is refused")
+    @add("post-foreign-user-new-session", "bob's SESSION_SETUP on alice's worker connection is refused, or relayed to bob's worker and sealed with his keys")
     def _(r):
         nsid, y = foreign_setup(r, 0, "bob", os.environ.get("BOB_PW", "bobpw1"))
         if nsid is None:
@@ -1304,9 +1304,17 @@ def post_cases():
             return y == "closed", y
         st = parse_chain(y)[0][0]
         if st == 0:
-            # Accepted: what can that session do, and as whom?
+            # Accepted: relayed to bob's worker (HACKING.md, several users
+            # on one connection), which requires his keys: this client has
+            # none, so an unsealed request must get nothing served.
+            sflags = struct.unpack_from("<H", y, 64 + 2)[0]
             z = r.xchg(r.h(TREE_CONNECT, sid=nsid, tid=0) + tree_body(utf16("\\\\127.0.0.1\\share")))
-            return False, "bob's session accepted on alice's worker; tree connect: %s" % describe(z)
+            sealed = isinstance(z, bytes) and z[:4] == b"\xfdSMB"
+            refused = isinstance(z, bytes) and not sealed and \
+                parse_chain(z)[0][0] not in (None, 0)
+            ok = bool(sflags & 0x4) and (sealed or refused or z == "closed")
+            return ok, "bob's session accepted (flags 0x%x); unsealed tree " \
+                "connect: %s" % (sflags, "a sealed refusal" if sealed else describe(z))
         return True, describe(y)
 
     @add("post-foreign-user-reauth", "re-authenticating alice's session as bob is refused")

@@ -2,7 +2,8 @@
 # The master as an attacker of a worker would meet it (DESIGN.md, security
 # model): a compromised worker (alice's) speaking on its own channel to the
 # master.  A verdict with a session key goes only to a worker of the
-# verdict's uid; an exchange is accepted once; a session id another worker
+# verdict's uid (another user's is flagged for relaying, and a relay is
+# routed only by a verdict the master kept for it); an exchange is accepted once; a session id another worker
 # announced cannot be claimed (bindings are routed by the master's table).  Client:
 # t/integ/privsep_client.py, which takes a copy of the stopped worker's
 # channel with pidfd_getfd.
@@ -17,10 +18,10 @@ integ_start || exit 1
 cat >"$T/msgno.c" <<'C'
 #include <stdio.h>
 #include "daemon/msg.h"
-int main(void) { printf("%d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP); return 0; }
+int main(void) { printf("%d %d %d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP, MSG_RELAY, MSG_HANDOFF_DONE); return 0; }
 C
 cc -I"$ROOT" -o "$T/msgno" "$T/msgno.c" || { fail "cannot build msgno"; finish; }
-read -r AREQ AREP SUP < <("$T/msgno")
+read -r AREQ AREP SUP RELAY HDONE < <("$T/msgno")
 
 # alice's and bob's workers, kept busy with nothing: started by logins;
 # bob's session id is what a compromised alice will claim
@@ -44,7 +45,7 @@ if [ -z "$W" ]; then
 else
 	kill -STOP "$W"
 	out=$("$PYTHON" "$ROOT/t/integ/privsep_client.py" "$PORT" "$W" "$AREQ" "$AREP" \
-	    "$SUP" "$BOBSID" 2>&1)
+	    "$SUP" "$BOBSID" "$RELAY" "$HDONE" 2>&1)
 	kill -CONT "$W"
 	while IFS= read -r line; do
 		case $line in

@@ -2,6 +2,7 @@
 # worker's channel to the master (pidfd_getfd, as root) while that worker
 # is stopped, and sends MSG_AUTH_REQs on it as the worker could.
 #   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP MSG_SESSION_UP BOB_SESSION_ID
+#         MSG_RELAY MSG_HANDOFF_DONE
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import ctypes
 import os
@@ -16,6 +17,8 @@ from impacket import ntlm
 PID = int(sys.argv[2])
 AUTH_REQ, AUTH_REP = int(sys.argv[3]), int(sys.argv[4])
 SESSION_UP, BOB_SID = int(sys.argv[5]), int(sys.argv[6], 16)
+RELAY, HANDOFF_DONE = int(sys.argv[7]), int(sys.argv[8])
+AUTH_FLAG_RELAY = 0x4
 SYS_PIDFD_GETFD = 438
 MSG_CHILD_FD = 3
 
@@ -95,6 +98,29 @@ def auth_req(chan, mid, neg, chal, auth):
     return None
 
 
+def relay(chan, mid):
+    """MSG_RELAY naming request mid, with one end of a socketpair: the
+    master's MSG_HANDOFF_DONE status, or None."""
+    a, b = socket.socketpair()
+    body = struct.pack("<Q", 0x1234) + b"\0" * 64
+    socket.send_fds(chan, [struct.pack("<LLL", RELAY, len(body), mid) + body],
+                    [b.fileno()])
+    b.close()
+    deadline = time.time() + 15
+    try:
+        while time.time() < deadline:
+            r, _, _ = select.select([chan], [], [], deadline - time.time())
+            if not r:
+                break
+            m = chan.recv(70000)
+            typ, ln, rid = struct.unpack_from("<LLL", m)
+            if typ == HANDOFF_DONE and rid == mid:
+                return struct.unpack_from("<L", m, 12)[0]
+        return None
+    finally:
+        a.close()
+
+
 def main():
     chan = channel_of(PID)
     neg, chal, auth, bkey = exchange("bob", "bobpw1")
@@ -106,14 +132,22 @@ def main():
     check("bob's verdict on alice's worker's channel carries no session key",
           rep[2] == b"\0" * 16 and rep[2] != bkey,
           "status 0x%08x key %s" % (rep[0], rep[2].hex()))
-    check("... but still names bob (the worker refuses it itself)",
+    check("... but still names bob (the worker relays it or refuses it)",
           rep[0] == 0 and rep[4] == "bob", "status 0x%08x user %r" % (rep[0], rep[4]))
+    check("... flagged as another user's session to relay",
+          rep[1] & AUTH_FLAG_RELAY, "flags 0x%x" % rep[1])
+    st = relay(chan, 7999)
+    check("MSG_RELAY naming no verdict is refused (ACCESS_DENIED)",
+          st == 0xC0000022, "status %r" % (st,))
 
     neg, chal, auth, akey = exchange("alice", "alicepw1")
     rep = auth_req(chan, 7002, neg, chal, auth)
     check("alice's own exchange gets her key (the channel works)",
           rep is not None and rep[0] == 0 and rep[2] == akey,
           "reply %r" % (rep,))
+    st = relay(chan, 7002)
+    check("MSG_RELAY naming alice's own verdict is refused (ACCESS_DENIED)",
+          st == 0xC0000022, "status %r" % (st,))
     rep = auth_req(chan, 7003, neg, chal, auth)
     check("the same exchange sent again is refused",
           rep is not None and rep[0] != 0 and rep[2] == b"\0" * 16,

@@ -1,0 +1,152 @@
+#!/bin/bash
+# Several users on one TCP connection (issue 13; HACKING.md "Several users
+# on one connection"): alice's worker holds the socket, bob's session is
+# served by bob's worker over a relay.  Client: t/integ/multi_client.py
+# (impacket, one connection, a session per user; dialects 2.0.2, 2.1 and
+# 3.0).  MULTI_USERS (default 64) users on one connection in all.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+integ_conf "server signing = mandatory"
+integ_users || { echo "cannot create users" >&2; exit 1; }
+integ_start || exit 1
+
+printf "bob's secret\n" >"$SHARE/secret"
+chown bob: "$SHARE/secret"
+chmod 600 "$SHARE/secret"
+
+client() {
+	"$PYTHON" "$ROOT/t/integ/multi_client.py" "$PORT" "$@" >"$T/client.out" 2>&1
+	local rc=$?
+	cat "$T/client.out"
+	grep -q '^FAIL' "$T/client.out" && return 1
+	return $rc
+}
+
+for d in 202 21 30; do
+	check "dialect $d: alice and bob on one connection" client "$d" two "$d"
+	for i in 0 4; do
+		check "dialect $d: alice's file is alice's on disk" \
+		    test "$(stat -c %U "$SHARE/a_${d}_$i.txt")" = alice
+		check "dialect $d: bob's file is bob's on disk" \
+		    test "$(stat -c %U "$SHARE/b_${d}_$i.txt")" = bob
+	done
+done
+export SHARE
+for d in 21 30; do
+	check "dialect $d: lease breaks, a blocking lock, CANCEL, CHANGE_NOTIFY across the two" \
+	    client "$d" async "$d"
+done
+check "the owner's LOGOFF leaves bob's relayed session serving" \
+    client 21 ownerlogoff o
+check "dialect 30: bob's durable handle reclaimed by his relayed session on a new connection" \
+    client 30 durable 30
+for d in 202 21; do
+	check "dialect $d: bob's related compound chain, relayed" \
+	    client "$d" compound "$d"
+	check "dialect $d: the chain's file is bob's on disk" \
+	    test "$(stat -c %U "$SHARE/cpd_$d")" = bob
+done
+grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
+	fail "no relay in the log"
+
+# usmbctl status: each session with its user, the worker serving it and
+# the one holding the socket (the master's own table)
+cat >"$T/status" <<SH
+#!/bin/bash
+"$USMBCTL" -s "$CONF" status --json >"$T/status.json"
+"$USMBCTL" -s "$CONF" status --sessions >"$T/status.txt"
+SH
+chmod +x "$T/status"
+check "status while bob's session is relayed" client 21 hold s ok "$T/status"
+check "status --json: bob's session served by bob's worker, socket in alice's" \
+    "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = {p["user"]: p["pid"] for p in j["processes"] if p["role"] == "worker"}
+s = [x for x in j["sessions"] if x["user"] == "bob"]
+a = [x for x in j["sessions"] if x["user"] == "alice"]
+assert s and a, j["sessions"]
+assert s[-1]["worker_pid"] == w["bob"] and s[-1]["socket_pid"] == w["alice"], s
+assert a[-1]["worker_pid"] == a[-1]["socket_pid"] == w["alice"], a
+' "$T/status.json"
+check "status --sessions: bob's line says which worker relays it" \
+    grep -q "bob .*(relayed by [0-9]*)" "$T/status.txt"
+
+# kill-session of the relayed session: bob's next request is refused,
+# alice goes on
+cat >"$T/killsess" <<SH
+#!/bin/bash
+"$USMBCTL" -s "$CONF" kill-session "\$1"
+sleep 0.5
+SH
+chmod +x "$T/killsess"
+check "kill-session of bob's relayed session, alice goes on" \
+    client 21 hold ks deleted "$T/killsess"
+
+# bob's worker killed -9 while alice goes on
+cat >"$T/killbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+pid=\$(integ_worker_of bob)
+[ -n "\$pid" ] && kill -9 "\$pid"
+sleep 0.5
+SH
+chmod +x "$T/killbob"
+check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killbob"
+check "the server is still up" integ_ping
+
+# alice's worker (the socket's owner) killed -9: the connection is gone
+# and bob's worker ends his session (no session of his is left)
+cat >"$T/killalice" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+pid=\$(integ_worker_of alice)
+[ -n "\$pid" ] && kill -9 "\$pid"
+sleep 1
+"$USMBCTL" -s "$CONF" status --json >"$T/status2.json"
+SH
+chmod +x "$T/killalice"
+"$PYTHON" "$ROOT/t/integ/multi_client.py" "$PORT" 21 hold ka deleted \
+    "$T/killalice" >/dev/null 2>&1
+check "the owner killed: no session of bob's is left" "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert not [x for x in j["sessions"] if x["user"] == "bob"], j["sessions"]
+' "$T/status2.json"
+check "the server is still up" integ_ping
+
+# many users on one connection
+n=${MULTI_USERS:-64}
+users=()
+for i in $(seq -w 2 "$n"); do
+	integ_user "mu$i" "mupw$i" >/dev/null 2>&1 ||
+		{ fail "cannot create user mu$i"; finish; }
+	users+=("mu$i:mupw$i")
+done
+check "$n users on one connection" client 21 many m "${users[@]}"
+owned=0
+for u in "${users[@]}"; do
+	name=${u%%:*}
+	[ "$(stat -c %U "$SHARE/m_m_$name.txt" 2>/dev/null)" = "$name" ] &&
+		owned=$((owned + 1))
+done
+check "each user's file is that user's on disk" test "$owned" = "${#users[@]}"
+# the relayed worker's control records keep the owner's window exact
+grep -q "outside the window" "$LOG" &&
+	fail "the owner's window refused ids of a relayed session" ||
+	ok "every id of the relayed sessions fits the owner's window"
+check "the server is still up" integ_ping
+integ_stop
+
+# Without signing required, 2.x cannot make bob's requests prove
+# themselves: his session is refused, alice's goes on.
+integ_conf
+integ_start || exit 1
+check "unsigned 2.1: another user's session refused" client 21 refused
+grep -q "server signing = mandatory" "$LOG" &&
+	ok "the log says which setting allows it" ||
+	fail "no log line naming the setting"
+finish

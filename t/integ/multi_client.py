@@ -1,0 +1,564 @@
+# Several users on one TCP connection (t/integ/multi.sh): impacket's SMB3
+# object holds one session, so each user's session dict is kept and swapped
+# in (message ids and credits stay with the connection, as on the wire).
+#   argv: PORT DIALECT MODE [ARGS...]
+#     DIALECT: 202, 21 or 30 (impacket derives 3.1.1 keys wrongly)
+#     MODE two TAG: alice and bob on one connection: each writes a file of
+#          its own, interleaved; alice is refused bob's 0600 "secret", bob
+#          reads it; a byte-range lock of bob's refuses alice's read
+#          until bob closes; bob's session logs off and alice goes on.
+#     MODE async TAG: a lease break between them both ways (the waiter's
+#          interim answer, the holder's ack, the final answer), a blocking
+#          lock of bob's granted by alice's unlock, CANCEL of bob's,
+#          bob's CHANGE_NOTIFY completed by alice's new file
+#          (SHARE in the environment: the share's directory)
+#     MODE ownerlogoff TAG: alice logs off first, bob's session goes on.
+#     MODE durable TAG: bob's durable v2 handle (DIALECT 30) reclaimed by
+#          his relayed session on a new connection of the same client.
+#     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
+#          (2.x signing only: DIALECT 202 or 21).
+#     MODE hold TAG EXPECT CMD...: alice and bob, then CMD runs with bob's
+#          session id (hex) as its last argument; bob's next request
+#          succeeds (EXPECT ok) or gets USER_SESSION_DELETED (deleted);
+#          alice goes on.
+#     MODE many TAG USER:PW...: alice and each user on one connection,
+#          every one writes its own file.
+#     MODE refused: bob's session on alice's connection is refused
+#          (ACCESS_DENIED).
+# Prints one line "ok DESC" or "FAIL DESC: why" per check.
+import copy
+import hashlib
+import hmac
+import os
+import struct
+import subprocess
+import sys
+import time
+
+from Cryptodome.Cipher import AES
+
+from impacket import smb3, smb3structs
+from impacket.smb3structs import (FILE_READ_DATA, FILE_WRITE_DATA,
+                                  FILE_SHARE_READ, FILE_SHARE_WRITE,
+                                  FILE_OVERWRITE_IF, FILE_OPEN,
+                                  FILE_NON_DIRECTORY_FILE)
+from impacket.smbconnection import SessionError
+
+PORT = int(sys.argv[1])
+DIALECT = {"202": smb3structs.SMB2_DIALECT_002,
+           "21": smb3structs.SMB2_DIALECT_21,
+           "30": smb3structs.SMB2_DIALECT_30}[sys.argv[2]]
+MODE = sys.argv[3]
+STATUS_ACCESS_DENIED = 0xC0000022
+STATUS_USER_SESSION_DELETED = 0xC0000203
+STATUS_PENDING = 0x00000103
+SHARE = os.environ.get("SHARE", "")
+failed = 0
+
+
+def check(desc, cond, why=""):
+    global failed
+    if not cond:
+        failed += 1
+    print(("ok %s" % desc) if cond else ("FAIL %s: %s" % (desc, why)),
+          flush=True)
+
+
+class FixedGuid(smb3.SMB3):
+    """One ClientGuid for every connection (a client that reconnects)."""
+    def negotiateSession(self, *a, **kw):
+        self.ClientGuid = "usmbd-multi-cli!"
+        return super().negotiateSession(*a, **kw)
+
+
+class Multi:
+    """One connection, a session dict per user."""
+
+    def __init__(self):
+        self.c = FixedGuid("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                           preferredDialect=DIALECT, timeout=30)
+        self.fresh = copy.deepcopy(self.c._Session)
+        self.sess = {}
+        self.tree = {}
+
+    def login(self, user, pw):
+        self.c._Session = copy.deepcopy(self.fresh)
+        self.c.login(user, pw)
+        self.sess[user] = self.c._Session
+        self.tree[user] = self.c.connectTree("share")
+
+    def use(self, user):
+        self.c._Session = self.sess[user]
+        return self.tree[user]
+
+    def write(self, user, name, data):
+        t = self.use(user)
+        f = self.c.create(t, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                          FILE_SHARE_READ | FILE_SHARE_WRITE,
+                          FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+        self.c.write(t, f, data, 0, len(data))
+        self.c.close(t, f)
+
+    def read(self, user, name):
+        t = self.use(user)
+        f = self.c.create(t, name, FILE_READ_DATA, FILE_SHARE_READ, 0,
+                          FILE_OPEN, 0)
+        data = self.c.read(t, f, 0, 4096)
+        self.c.close(t, f)
+        return data
+
+
+def status_of(fn):
+    try:
+        fn()
+        return 0
+    except SessionError as e:
+        return e.get_error_code()
+    except smb3.SessionError as e:
+        return e.get_error_code()
+
+
+def two(tag):
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    check("alice and bob on one connection",
+          m.sess["alice"]["SessionID"] != m.sess["bob"]["SessionID"])
+    for i in range(5):
+        m.write("alice", "a_%s_%d.txt" % (tag, i), b"alice %d" % i)
+        m.write("bob", "b_%s_%d.txt" % (tag, i), b"bob %d" % i)
+    check("interleaved writes of both sessions",
+          m.read("alice", "a_%s_4.txt" % tag) == b"alice 4" and
+          m.read("bob", "b_%s_4.txt" % tag) == b"bob 4")
+    st = status_of(lambda: m.read("alice", "secret"))
+    check("alice is refused bob's 0600 file", st == STATUS_ACCESS_DENIED,
+          "status %08x" % st)
+    data = m.read("bob", "secret")
+    check("bob reads his 0600 file", data == b"bob's secret\n", repr(data))
+    # A byte-range lock of bob's holds alice's off until bob unlocks.
+    tb = m.use("bob")
+    fb = m.c.create(tb, "lock_%s" % tag, FILE_READ_DATA | FILE_WRITE_DATA,
+                    FILE_SHARE_READ | FILE_SHARE_WRITE,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    m.c.write(tb, fb, b"x" * 100, 0, 100)
+    lk = smb3structs.SMB2_LOCK_ELEMENT()
+    lk["Offset"], lk["Length"] = 0, 10
+    lk["Flags"] = smb3structs.SMB2_LOCKFLAG_EXCLUSIVE_LOCK | \
+        smb3structs.SMB2_LOCKFLAG_FAIL_IMMEDIATELY
+    req = smb3structs.SMB2Lock()
+    req["LockCount"] = 1
+    req["FileID"] = fb
+    req["Locks"] = lk.getData()
+    pkt = m.c.SMB_PACKET()
+    pkt["Command"] = smb3structs.SMB2_LOCK
+    pkt["TreeID"] = tb
+    pkt["Data"] = req
+    ans = m.c.recvSMB(m.c.sendSMB(pkt))
+    check("bob locks a range", ans["Status"] == 0, "%08x" % ans["Status"])
+    ta = m.use("alice")
+    fa = m.c.create(ta, "lock_%s" % tag, FILE_READ_DATA,
+                    FILE_SHARE_READ | FILE_SHARE_WRITE,
+                    FILE_NON_DIRECTORY_FILE, FILE_OPEN, 0)
+    st = status_of(lambda: m.c.read(ta, fa, 5, 1))
+    check("alice's read in bob's locked range is refused",
+          st == 0xC0000054, "status %08x" % st)  # FILE_LOCK_CONFLICT
+    m.use("bob")
+    m.c.close(tb, fb)
+    ta = m.use("alice")
+    st = status_of(lambda: m.c.read(ta, fa, 5, 1))
+    check("alice reads once bob's handle is closed", st == 0,
+          "status %08x" % st)
+    try:
+        m.c.close(ta, fa)
+    except KeyError:
+        pass    # impacket keeps one table of names for the connection
+    m.use("bob")
+    m.c.logoff()
+    data = m.read("alice", "a_%s_0.txt" % tag)
+    check("alice goes on after bob's logoff", data == b"alice 0")
+    m.use("alice")
+    m.c.logoff()
+
+
+# ---- raw frames: async answers of both sessions interleave on the wire ----
+
+def recv_any(m):
+    """The next frame of the connection, decrypted with its session's key;
+    (SMB2Packet, plain bytes)."""
+    raw = m.c._NetBIOSSession.recv_packet(30).get_trailer()
+    if raw[:4] == b"\xfdSMB":
+        th = smb3structs.SMB2_TRANSFORM_HEADER(raw)
+        key = [v["DecryptionKey"] for v in m.sess.values()
+               if v["SessionID"] == th["SessionID"]][0]
+        ciph = AES.new(key, AES.MODE_CCM, th["Nonce"][:11])
+        ciph.update(th.getData()[20:])
+        raw = ciph.decrypt(raw[len(smb3structs.SMB2_TRANSFORM_HEADER()):])
+    return smb3structs.SMB2Packet(raw), raw
+
+
+def collect(m, want, limit=40):
+    """Frames until want(frames) holds; the frames."""
+    got = []
+    for _ in range(limit):
+        if want(got):
+            break
+        got.append(recv_any(m))
+    return got
+
+
+def final_of(got, mid):
+    for p, raw in got:
+        if p["MessageID"] == mid and p["Status"] != STATUS_PENDING:
+            return p, raw
+    return None, None
+
+
+def interim_of(got, mid):
+    for p, raw in got:
+        if p["MessageID"] == mid and p["Status"] == STATUS_PENDING:
+            return p, raw
+    return None, None
+
+
+def send(m, user, command, tid, data, mid=None):
+    m.use(user)
+    pkt = m.c.SMB_PACKET()
+    pkt["Command"] = command
+    pkt["TreeID"] = tid
+    if mid is not None:
+        pkt["MessageID"] = mid
+    pkt["Data"] = data
+    return m.c.sendSMB(pkt)
+
+
+def raw_create(m, user, tid, name, access, disp):
+    req = smb3structs.SMB2Create()
+    req["SecurityFlags"] = 0
+    req["RequestedOplockLevel"] = 0
+    req["ImpersonationLevel"] = smb3structs.SMB2_IL_IMPERSONATION
+    req["DesiredAccess"] = access
+    req["FileAttributes"] = 0
+    req["ShareAccess"] = FILE_SHARE_READ | FILE_SHARE_WRITE | 4
+    req["CreateDisposition"] = disp
+    req["CreateOptions"] = FILE_NON_DIRECTORY_FILE
+    req["NameLength"] = len(name) * 2
+    req["Buffer"] = name.encode("utf-16le")
+    req["CreateContextsOffset"] = 0
+    req["CreateContextsLength"] = 0
+    return send(m, user, smb3structs.SMB2_CREATE, tid, req)
+
+
+def raw_lock(m, user, tid, fid, flags):
+    body = struct.pack("<HHL", 48, 1, 0) + fid + \
+        struct.pack("<QQLL", 0, 10, flags, 0)
+    return send(m, user, smb3structs.SMB2_LOCK, tid, body)
+
+
+def raw_close(m, user, tid, fid):
+    mid = send(m, user, smb3structs.SMB2_CLOSE, tid,
+               struct.pack("<HHL", 24, 0, 0) + fid)
+    collect(m, lambda g: final_of(g, mid)[0] is not None)
+
+
+def lease_break(tag, holder, waiter):
+    """holder has a RWH lease; waiter's open waits (interim) for the break
+    the holder acknowledges, then completes."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    name = "lease_%s_%s" % (tag, holder)
+    key = os.urandom(16)
+    th, tw = m.use(holder), m.tree[waiter]
+    lease = smb3structs.SMB2CreateContext()
+    lease["NameOffset"], lease["NameLength"] = 16, 4
+    lease["DataOffset"], lease["DataLength"] = 24, 32
+    lease["Buffer"] = b"RqLs" + b"\0" * 4 + key + struct.pack("<LLQ", 7, 0, 0)
+    fh = m.c.create(th, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0,
+                    oplockLevel=0xFF, createContexts=[lease])
+    os.chmod(os.path.join(SHARE, name), 0o666)
+    mid = raw_create(m, waiter, tw, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                     FILE_OPEN)
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None and
+                  any(p["Command"] == smb3structs.SMB2_OPLOCK_BREAK
+                      for p, _ in g))
+    brk = [raw for p, raw in got if p["Command"] ==
+           smb3structs.SMB2_OPLOCK_BREAK]
+    check("%s's open waits (interim) for %s's lease break" %
+          (waiter, holder), interim_of(got, mid)[0] is not None and
+          len(brk) == 1, repr([(p["Command"], hex(p["Status"]))
+                               for p, _ in got]))
+    new = struct.unpack_from("<L", brk[0], 64 + 28)[0] if brk else 0
+    ack = send(m, holder, smb3structs.SMB2_OPLOCK_BREAK, th,
+               struct.pack("<HHL", 36, 0, 0) + key +
+               struct.pack("<LQ", new, 0))
+    got += collect(m, lambda g: final_of(got + g, mid)[0] is not None and
+                   final_of(got + g, ack)[0] is not None)
+    p, raw = final_of(got, mid)
+    a, _ = final_of(got, ack)
+    check("%s acks (status %08x), %s's open completes (status %08x)" %
+          (holder, a["Status"], waiter, p["Status"]),
+          a["Status"] == 0 and p["Status"] == 0)
+    raw_close(m, waiter, tw, raw[64 + 64:64 + 80])
+    m.use(holder)
+    m.c.close(th, fh)
+
+
+def blocking(tag):
+    """A blocking lock of bob's (relayed) waits for alice's unlock;
+    CANCEL ends another of bob's; alice's waits for bob's unlock."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    name = "blk_%s" % tag
+    ta, tb = m.use("alice"), m.tree["bob"]
+    fa = m.c.create(ta, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    m.c.write(ta, fa, b"x" * 100, 0, 100)
+    os.chmod(os.path.join(SHARE, name), 0o666)
+    fa = fa.getData() if hasattr(fa, "getData") else bytes(fa)
+    mid = raw_create(m, "bob", tb, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                     FILE_OPEN)
+    p, raw = final_of(collect(m, lambda g: final_of(g, mid)[0]
+                              is not None), mid)
+    fb = raw[64 + 64:64 + 80]
+    EXCL, UNLOCK, FAIL_NOW = 2, 4, 0x10
+    mid = raw_lock(m, "alice", ta, fa, EXCL | FAIL_NOW)
+    p, _ = final_of(collect(m, lambda g: final_of(g, mid)[0] is not None),
+                    mid)
+    check("alice locks a range", p["Status"] == 0, "%08x" % p["Status"])
+    wait = raw_lock(m, "bob", tb, fb, EXCL)
+    got = collect(m, lambda g: interim_of(g, wait)[0] is not None)
+    check("bob's blocking lock waits (interim, relayed)",
+          interim_of(got, wait)[0] is not None)
+    unl = raw_lock(m, "alice", ta, fa, UNLOCK)
+    got = collect(m, lambda g: final_of(g, wait)[0] is not None and
+                  final_of(g, unl)[0] is not None)
+    p, _ = final_of(got, wait)
+    check("alice's unlock grants bob's lock", p["Status"] == 0,
+          "%08x" % p["Status"])
+    wait = raw_lock(m, "alice", ta, fa, EXCL)
+    got = collect(m, lambda g: interim_of(g, wait)[0] is not None)
+    mid = raw_lock(m, "bob", tb, fb, EXCL)
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None)
+    send(m, "bob", smb3structs.SMB2_CANCEL, tb, struct.pack("<HH", 4, 0),
+         mid=mid)
+    got = collect(m, lambda g: final_of(g, mid)[0] is not None)
+    p, _ = final_of(got, mid)
+    check("CANCEL of bob's relayed blocking lock",
+          p["Status"] == 0xC0000120, "%08x" % p["Status"])
+    unl = raw_lock(m, "bob", tb, fb, UNLOCK)
+    got = collect(m, lambda g: final_of(g, wait)[0] is not None)
+    p, _ = final_of(got, wait)
+    check("bob's unlock grants alice's waiting lock", p["Status"] == 0,
+          "%08x" % p["Status"])
+
+
+def notify(tag):
+    """bob's (relayed) CHANGE_NOTIFY on the share's root waits (interim);
+    alice makes a file there; bob's notify completes with its name."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    d = m.c.create(tb, "", FILE_READ_DATA, 7, 1, FILE_OPEN, 0)
+    d = d.getData() if hasattr(d, "getData") else bytes(d)
+    mid = send(m, "bob", smb3structs.SMB2_CHANGE_NOTIFY, tb,
+               struct.pack("<HHL16sLL", 32, 0, 4096, d, 0x1, 0))
+    got = collect(m, lambda g: interim_of(g, mid)[0] is not None)
+    check("bob's CHANGE_NOTIFY waits (interim, relayed)",
+          interim_of(got, mid)[0] is not None)
+    name = "ntf_%s_alice" % tag
+    ta = m.use("alice")
+    f = raw_create(m, "alice", ta, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                   FILE_OVERWRITE_IF)
+    got = collect(m, lambda g: final_of(g, mid)[0] is not None and
+                  final_of(g, f)[0] is not None)
+    p, raw = final_of(got, mid)
+    check("alice's new file completes bob's notify, with its name",
+          p["Status"] == 0 and name.encode("utf-16le") in raw,
+          "status %08x" % p["Status"])
+    p, raw = final_of(got, f)
+    raw_close(m, "alice", ta, raw[64 + 64:64 + 80])
+
+
+def ownerlogoff(tag):
+    """alice (the socket's owner) logs off first: bob's session goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.use("alice")
+    m.c.logoff()
+    m.write("bob", "olo_%s_bob" % tag, b"bob after alice")
+    check("bob goes on after alice's logoff (the owner's)",
+          m.read("bob", "olo_%s_bob" % tag) == b"bob after alice")
+    m.use("bob")
+    m.c.logoff()
+
+
+def durable(tag):
+    """bob's (relayed) durable v2 handle outlives the connection: on a new
+    connection of the same client his relayed session reclaims it."""
+    from state_lib import Blob, lease_v2
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    name = "dur_%s" % tag
+    key, cg = os.urandom(16), os.urandom(16)
+    dh2q = (b"DH2Q", struct.pack("<LLQ", 60000, 0, 0) + cg)
+    fid = m.c.create(tb, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                     FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0,
+                     oplockLevel=0xFF,
+                     createContexts=[Blob([lease_v2(key, 0x7), dh2q])])
+    fid = fid.getData() if hasattr(fid, "getData") else bytes(fid)
+    m.c.write(tb, fid, b"durable of bob", 0, 14)
+    m.c._NetBIOSSession.get_socket().shutdown(2)    # the connection is lost
+    m.c._NetBIOSSession.close()
+    time.sleep(1)
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    dh2c = (b"DH2C", fid + cg + struct.pack("<L", 0))
+    st = status_of(lambda: m.c.create(
+        tb, name, FILE_READ_DATA | FILE_WRITE_DATA, 7,
+        FILE_NON_DIRECTORY_FILE, FILE_OPEN, 0, oplockLevel=0xFF,
+        createContexts=[Blob([lease_v2(key, 0x7), dh2c])]))
+    check("bob's relayed session reclaims his durable handle (DH2C) on a "
+          "new connection", st == 0, "status %08x" % st)
+    if st == 0:
+        check("... with its data", m.c.read(tb, fid, 0, 14) == b"durable of bob")
+        close(m.c, tb, fid)
+
+
+def close(c, tid, fid):
+    try:
+        c.close(tid, fid)
+    except KeyError:
+        pass    # impacket keeps one table of names for the connection
+
+
+def sign21(key, msg):
+    """HMAC-SHA256 signing of one message of a chain (SMB 2.x)."""
+    msg = msg[:48] + b"\0" * 16 + msg[64:]
+    return msg[:48] + hmac.new(key, msg, hashlib.sha256).digest()[:16] + \
+        msg[64:]
+
+
+def compound(tag):
+    """bob (relayed) sends CREATE+WRITE+CLOSE as one related chain, each
+    signed with his key; the three answers come back in one frame."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tid = m.use("bob")
+    sess = m.sess["bob"]
+    name = ("cpd_%s" % tag).encode("utf-16le")
+    data = b"compound of bob"
+    ff = b"\xff" * 16
+    bodies = [
+        (smb3structs.SMB2_CREATE, struct.pack(
+            "<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0, 0x12019f, 0, 7, 5, 0x40,
+            120, len(name), 0, 0) + name),
+        (smb3structs.SMB2_WRITE, struct.pack(
+            "<HHIQ16sIIHHI", 49, 112, len(data), 0, ff, 0, 0, 0, 0, 0) +
+            data),
+        (smb3structs.SMB2_CLOSE, struct.pack("<HHI16s", 24, 0, 0, ff)),
+    ]
+    mid0 = m.c._Connection["SequenceWindow"]
+    frame = b""
+    for i, (cmd, body) in enumerate(bodies):
+        last = i + 1 == len(bodies)
+        ln = 64 + len(body)
+        nxt = 0 if last else (ln + 7) & ~7
+        flags = 0x8 | (0x4 if i else 0)
+        msg = struct.pack("<4sHHIHHIIQIIQ16s", b"\xfeSMB", 64, 1, 0, cmd, 1,
+                          flags, nxt, mid0 + i, 0, tid, sess["SessionID"],
+                          b"\0" * 16) + body
+        if not last:
+            msg += b"\0" * (nxt - ln)
+        frame += sign21(sess["SessionKey"], msg)  # 2.x: the session key
+    m.c._Connection["SequenceWindow"] = mid0 + len(bodies)
+    m.c._NetBIOSSession.send_packet(frame)
+    _, raw = recv_any(m)
+    st, off = [], 0
+    while True:
+        st.append(struct.unpack_from("<I", raw, off + 8)[0])
+        nxt = struct.unpack_from("<I", raw, off + 20)[0]
+        if nxt == 0 or len(st) > 8:
+            break
+        off += nxt
+    check("bob's related CREATE+WRITE+CLOSE chain: three answers",
+          st == [0, 0, 0], repr(["%08x" % x for x in st]))
+    check("the chain's file has its data",
+          m.read("bob", "cpd_%s" % tag) == data)
+    m.write("alice", "cpd_%s_alice" % tag, b"alice")
+    check("alice goes on after bob's chain",
+          m.read("alice", "cpd_%s_alice" % tag) == b"alice")
+
+
+def hold(tag, expect, cmd):
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.write("bob", "k_%s_bob.txt" % tag, b"bob")
+    subprocess.run(cmd + ["%x" % m.sess["bob"]["SessionID"]], check=False)
+    st = status_of(lambda: m.write("bob", "k_%s_bob2.txt" % tag, b"x"))
+    if expect == "deleted":
+        check("bob's session is gone: USER_SESSION_DELETED",
+              st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    else:
+        check("bob goes on", st == 0, "status %08x" % st)
+    m.write("alice", "k_%s_alice.txt" % tag, b"alice")
+    check("alice goes on after bob's worker died",
+          m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
+
+
+def many(tag, users):
+    m = Multi()
+    m.login("alice", "alicepw1")
+    for u in users:
+        name, pw = u.split(":")
+        m.login(name, pw)
+    ok = 0
+    for u in users:
+        name = u.split(":")[0]
+        m.write(name, "m_%s_%s.txt" % (tag, name), name.encode())
+        ok += m.read(name, "m_%s_%s.txt" % (tag, name)) == name.encode()
+    m.write("alice", "m_%s_alice.txt" % tag, b"alice")
+    check("%d users on one connection each wrote a file" % (len(users) + 1),
+          ok == len(users), "%d of %d" % (ok, len(users)))
+
+
+def refused():
+    m = Multi()
+    m.login("alice", "alicepw1")
+    st = status_of(lambda: m.login("bob", "bobpw1"))
+    check("bob's session refused on an unsigned connection",
+          st == STATUS_ACCESS_DENIED, "status %08x" % st)
+    m.c._Session = m.sess["alice"]
+    m.write("alice", "refused_alice.txt", b"alice")
+    check("alice goes on", m.read("alice", "refused_alice.txt") == b"alice")
+
+
+if MODE == "two":
+    two(sys.argv[4])
+elif MODE == "async":
+    lease_break(sys.argv[4], "alice", "bob")
+    lease_break(sys.argv[4], "bob", "alice")
+    blocking(sys.argv[4])
+    notify(sys.argv[4])
+elif MODE == "ownerlogoff":
+    ownerlogoff(sys.argv[4])
+elif MODE == "durable":
+    durable(sys.argv[4])
+elif MODE == "compound":
+    compound(sys.argv[4])
+elif MODE == "hold":
+    hold(sys.argv[4], sys.argv[5], sys.argv[6:])
+elif MODE == "many":
+    many(sys.argv[4], sys.argv[5:])
+elif MODE == "refused":
+    refused()
+sys.exit(1 if failed else 0)

@@ -1,0 +1,306 @@
+/*
+ * Several users on one connection (worker/relay.c): the relay state the
+ * owner sends through the master, the control records the relayed worker
+ * sends back, and the relayed worker's acceptance of a MSG_CONN with
+ * AUTHMSG_IDENT_RELAY (the session in progress, the master's verdict and
+ * key kept for its first setup, only for the worker of the verdict's uid).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon/authmsg.h"
+#include "proto/cur.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch_priv.h"
+#include "worker/handoff.h"
+#include "worker/relay.h"
+
+static uint8_t	buf[64 * 1024];
+static uint8_t	neg[40], chal[120], mech[24];
+
+static void
+mkstate(struct relay_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	memset(neg, 1, sizeof(neg));
+	memset(chal, 2, sizeof(chal));
+	memset(mech, 3, sizeof(mech));
+	st->session_id = 0x1122334455667788ull;
+	st->previous_id = 42;
+	st->spnego = 1;
+	st->negotiate = neg;
+	st->negotiate_len = sizeof(neg);
+	st->challenge = chal;
+	st->challenge_len = sizeof(chal);
+	st->mech_types = mech;
+	st->mech_types_len = sizeof(mech);
+	memset(st->preauth, 7, sizeof(st->preauth));
+}
+
+START_TEST(test_state)
+{
+	struct relay_state st, d;
+	int n, i;
+
+	mkstate(&st);
+	n = relay_state_encode(&st, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n), n);
+	ck_assert_uint_eq(d.session_id, st.session_id);
+	ck_assert_uint_eq(d.previous_id, 42);
+	ck_assert_uint_eq(d.challenge_len, sizeof(chal));
+	ck_assert_mem_eq(d.challenge, chal, sizeof(chal));
+	ck_assert_mem_eq(d.preauth, st.preauth, 64);
+	/* whatever follows is the connection state: not its business */
+	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n + 9), n);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)i),
+		    -EBADMSG);
+	/* a NEGOTIATE larger than a session's exchange keeps */
+	st.negotiate_len = 600;
+	st.negotiate = buf + 8000;
+	n = relay_state_encode(&st, buf, 4096);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n), -EBADMSG);
+	/* no session id */
+	mkstate(&st);
+	st.session_id = 0;
+	n = relay_state_encode(&st, buf, sizeof(buf));
+	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_ctl)
+{
+	struct relay_ctl k;
+	struct wcur w;
+	size_t n, i;
+
+	wcur_init(&w, buf, sizeof(buf));
+	wcur_le16(&w, 31);
+	wcur_le16(&w, 2);
+	wcur_le64(&w, 7);
+	wcur_le16(&w, 1);
+	wcur_le64(&w, 8);
+	wcur_le16(&w, 4);
+	n = wcur_off(&w);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf, n), 0);
+	ck_assert_uint_eq(k.granted, 31);
+	ck_assert_uint_eq(k.n, 2);
+	ck_assert_uint_eq(k.mid[1], 8);
+	ck_assert_uint_eq(k.charge[1], 4);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(relay_ctl_decode(&k, buf, i), -EBADMSG);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf, n + 1), -EBADMSG);
+	/* more ids than a chain has answers */
+	le16_put(buf + 2, RELAY_CTL_IDS + 1);
+	memset(buf + 4, 0, (RELAY_CTL_IDS + 1) * 10);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf,
+	    4 + (RELAY_CTL_IDS + 1) * 10), -EBADMSG);
+}
+END_TEST
+
+static struct conn *
+mkconn(int *peer)
+{
+	int sv[2];
+	struct conn *c;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sv), 0);
+	c = conn_new(NULL, sv[0], CONN_ROLE_WORKER, "t", CONN_BUF_SMALL);
+	ck_assert_ptr_nonnull(c);
+	*peer = sv[1];
+	return c;
+}
+
+/* A MSG_CONN payload of a relayed session of uid (flags) for user. */
+static size_t
+mkrelay(uint32_t uid, const char *user, uint32_t flags)
+{
+	struct authmsg_ident id;
+	struct relay_state st;
+	struct conn *g;
+	size_t off;
+	int peer, n;
+
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_RELAY;
+	id.uid = id.gid = uid;
+	id.flags = flags;
+	snprintf(id.user, sizeof(id.user), "%s", user);
+	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
+	    AUTHMSG_IDENT_LEN);
+	off = AUTHMSG_IDENT_LEN;
+	memset(buf + off, 0x5a, AUTHMSG_RELAY_KEY_LEN);
+	off += AUTHMSG_RELAY_KEY_LEN;
+	mkstate(&st);
+	n = relay_state_encode(&st, buf + off, sizeof(buf) - off);
+	ck_assert_int_gt(n, 0);
+	off += (size_t)n;
+	g = mkconn(&peer);
+	g->dialect = 0x0210;
+	n = handoff_encode(g, NULL, (const uint8_t *)"\0\0\0\1x", 5, buf + off,
+	    sizeof(buf) - off);
+	ck_assert_int_gt(n, 0);
+	conn_free(g);
+	close(peer);
+	return off + (size_t)n;
+}
+
+START_TEST(test_accept)
+{
+	struct conn *c;
+	size_t n;
+	int peer;
+
+	n = mkrelay(1002, "bob", 0);
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), 0);
+	ck_assert(c->priv->relayed);
+	ck_assert(c->sessions[0].in_use);
+	ck_assert_int_eq(c->sessions[0].state, SESS_IN_PROGRESS);
+	ck_assert_uint_eq(c->sessions[0].session_id, 0x1122334455667788ull);
+	ck_assert_ptr_nonnull(c->sessions[0].auth);
+	ck_assert_int_eq(c->sessions[0].auth->step, 1);
+	ck_assert_uint_eq(c->sessions[0].auth->challenge_len, sizeof(chal));
+	ck_assert_ptr_nonnull(c->priv->relay_verdict);
+	ck_assert_str_eq(c->priv->relay_verdict->user, "bob");
+	ck_assert_uint_eq(c->priv->relay_verdict->uid, 1002);
+	ck_assert_uint_eq(c->priv->relay_verdict->session_key[0], 0x5a);
+	ck_assert_uint_eq(c->priv->rlen, 5);
+	conn_free(c);
+	close(peer);
+
+	/* the verdict is another uid's than this worker's */
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
+	ck_assert_ptr_null(c->priv->relay_verdict);
+	conn_free(c);
+	close(peer);
+	/* a guest is never relayed */
+	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST);
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
+	conn_free(c);
+	close(peer);
+	/* every truncation is refused */
+	n = mkrelay(1002, "bob", 0);
+	for (size_t i = 0; i < n; i++) {
+		c = mkconn(&peer);
+		ck_assert_int_eq(handoff_accept(c, buf, i, 1002), -EBADMSG);
+		conn_free(c);
+		close(peer);
+	}
+}
+END_TEST
+
+/* A response header at sbuf + off. */
+static void
+mkrsp(struct conn *c, size_t off, uint64_t mid, uint16_t charge,
+    uint16_t credits, uint32_t flags, uint32_t status)
+{
+	uint8_t *h = c->priv->sbuf + off;
+
+	memset(h, 0, 64);
+	le16_put(h + 6, charge);
+	le32_put(h + 8, status);
+	le16_put(h + 14, credits);
+	le32_put(h + 16, flags);
+	le64_put(h + 24, mid);
+}
+
+START_TEST(test_trailer)
+{
+	struct dispatch_out outs[3];
+	struct relay_ctl k;
+	struct conn *c;
+	uint8_t t[RELAY_CTL_MAX];
+	size_t n;
+	int peer;
+
+	c = mkconn(&peer);
+	c->dialect = 0x0300;
+	mkrsp(c, 4, 10, 2, 5, 0, 0);
+	/* an interim answer counts, its async final one does not */
+	mkrsp(c, 100, 11, 1, 3, SMB2_FLAGS_ASYNC_COMMAND, 0x00000103);
+	mkrsp(c, 200, 12, 1, 0, SMB2_FLAGS_ASYNC_COMMAND, 0);
+	outs[0].off = 4;
+	outs[1].off = 100;
+	outs[2].off = 200;
+	n = relay_trailer(c, outs, 3, t, sizeof(t));
+	ck_assert_uint_gt(n, 4);
+	ck_assert_uint_eq(t[0], RELAY_CTL_TYPE);
+	ck_assert_uint_eq((size_t)t[3], n - 4);
+	ck_assert_int_eq(relay_ctl_decode(&k, t + 4, n - 4), 0);
+	ck_assert_uint_eq(k.granted, 8);
+	ck_assert_uint_eq(k.n, 2);
+	ck_assert_uint_eq(k.mid[0], 10);
+	ck_assert_uint_eq(k.charge[0], 2);
+	ck_assert_uint_eq(k.mid[1], 11);
+	/* no room: nothing */
+	ck_assert_uint_eq(relay_trailer(c, outs, 3, t, 8), 0);
+	conn_free(c);
+	close(peer);
+}
+END_TEST
+
+START_TEST(test_replay)
+{
+	struct conn_credits cr;
+
+	conn_credits_init(&cr, CONN_MAX_CREDITS);
+	ck_assert_int_eq(conn_credits_replay(&cr, 100, 1), 0);
+	/* the same id again: the owner replaying a signed request */
+	ck_assert_int_eq(conn_credits_replay(&cr, 100, 1), -1);
+	/* gaps (other sessions' ids) and ids below the highest are fine */
+	ck_assert_int_eq(conn_credits_replay(&cr, 105, 4), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 102, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 107, 1), -1);
+	ck_assert_int_eq(conn_credits_replay(&cr, 109, 0), 0);
+	/* far ahead: the window moves, its old ids are refused */
+	ck_assert_int_eq(conn_credits_replay(&cr, 100000, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, 103, 1), -1);
+	ck_assert_int_eq(conn_credits_replay(&cr,
+	    100001 - CONN_MAX_CREDITS * 2, 1), 0);
+	ck_assert_int_eq(conn_credits_replay(&cr, UINT64_MAX, 1), -1);
+	/* a relayed connection keeps granting: what it spends comes back */
+	conn_credits_init(&cr, 64);
+	for (int i = 0; i < 100000; i++) {
+		conn_credits_spend(&cr, 1);
+		ck_assert_uint_gt(conn_credits_grant(&cr, 1, 1), 0);
+	}
+}
+END_TEST
+
+static Suite *
+relay_suite(void)
+{
+	Suite *s = suite_create("relay");
+	TCase *tc = tcase_create("codecs");
+
+	tcase_add_test(tc, test_state);
+	tcase_add_test(tc, test_ctl);
+	tcase_add_test(tc, test_accept);
+	tcase_add_test(tc, test_trailer);
+	tcase_add_test(tc, test_replay);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(relay_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,666 @@
+/*
+ * Several users on one connection: the owner's relays and the relayed
+ * worker's side (worker/relay.h).
+ */
+#include "worker/relay.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/authmsg.h"
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/msg.h"
+#include "proto/cur.h"
+#include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch_priv.h"
+#include "worker/handoff.h"
+#include "worker/worker.h"
+
+/*
+ * Room for two of the largest frames and their control records: while the
+ * owner writes a request, the other worker may have one answer queued in
+ * the socket and be writing the next (it reads no more requests until it
+ * is out).  Allocated whole, touched as used.
+ */
+#define RELAY_RBUF	(2 * (CONN_BUF_BIG + SMB2_FRAME_LEN + RELAY_CTL_MAX))
+
+struct relay {
+	uint64_t	 sid;		/* 0: broken, answers still drain */
+	int		 fd;		/* -1: free slot */
+	int		 eof;
+	int		 paused;	/* buffer full: not watched until drained */
+	uid_t		 uid;
+	char		 user[64];
+	uint64_t	 setup_mid;	/* charged here already */
+	int		 setup_seen;
+	uint8_t		*rbuf;
+	size_t		 rlen;
+	size_t		 sent;		/* [0, sent) is written or being written */
+};
+
+struct relay_tab {
+	unsigned	 n;
+	struct relay	 r[RELAY_MAX];
+};
+
+static uint8_t relay_obuf[MSG_MAX_PAYLOAD];
+static uint8_t relay_frame[SMB2_FRAME_LEN + HANDOFF_MAX_EXTRA];
+
+/* ---- the relay state ---- */
+
+static void
+put_blob(struct wcur *w, const uint8_t *p, uint16_t n)
+{
+	wcur_le16(w, n);
+	wcur_bytes(w, p, n);
+}
+
+int
+relay_state_encode(const struct relay_state *st, uint8_t *buf, size_t cap)
+{
+	struct wcur w;
+
+	wcur_init(&w, buf, cap);
+	wcur_le32(&w, RELAY_VERSION);
+	wcur_le64(&w, st->session_id);
+	wcur_le64(&w, st->previous_id);
+	wcur_u8(&w, st->spnego);
+	put_blob(&w, st->negotiate, st->negotiate_len);
+	put_blob(&w, st->challenge, st->challenge_len);
+	put_blob(&w, st->mech_types, st->mech_types_len);
+	wcur_bytes(&w, st->preauth, 64);
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+relay_state_decode(struct relay_state *st, const uint8_t *p, size_t len)
+{
+	struct cur r;
+
+	memset(st, 0, sizeof(*st));
+	cur_init(&r, p, len);
+	if (cur_le32(&r) != RELAY_VERSION)
+		return -EBADMSG;
+	st->session_id = cur_le64(&r);
+	st->previous_id = cur_le64(&r);
+	st->spnego = cur_u8(&r);
+	st->negotiate_len = cur_le16(&r);
+	st->negotiate = cur_view(&r, st->negotiate_len);
+	st->challenge_len = cur_le16(&r);
+	st->challenge = cur_view(&r, st->challenge_len);
+	st->mech_types_len = cur_le16(&r);
+	st->mech_types = cur_view(&r, st->mech_types_len);
+	cur_bytes(&r, st->preauth, 64);
+	if (r.err || st->session_id == 0 || st->spnego > 1 ||
+	    st->negotiate_len > sizeof(((struct sess_auth *)0)->negotiate) ||
+	    st->challenge_len > sizeof(((struct sess_auth *)0)->challenge) ||
+	    st->mech_types_len > sizeof(((struct sess_auth *)0)->mech_types))
+		return -EBADMSG;
+	return (int)(len - cur_left(&r));
+}
+
+/* ---- the owner ---- */
+
+static struct relay *
+relay_find_fd(struct conn *c, int fd)
+{
+	struct relay_tab *t = c->priv->relays;
+	unsigned i;
+
+	for (i = 0; t != NULL && i < RELAY_MAX; i++)
+		if (t->r[i].fd == fd)
+			return &t->r[i];
+	return NULL;
+}
+
+static void
+relay_close(struct conn *c, struct relay *r)
+{
+	struct relay_tab *t = c->priv->relays;
+
+	worker_relay_watch(c, r->fd, 0);
+	close(r->fd);
+	free(r->rbuf);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	t->n--;
+}
+
+/* Its session is gone from here; answers already sent on it still come. */
+static void
+relay_break(struct conn *c, struct relay *r, const char *why)
+{
+	if (r->sid != 0)
+		log_info("%s: relayed session %llx of %s ends: %s", c->peer,
+		    (unsigned long long)r->sid, r->user, why);
+	r->sid = 0;
+	(void)shutdown(r->fd, SHUT_WR);
+}
+
+/* Reads what the relay has into its buffer: 0, or -1 when full. */
+static int
+relay_read(struct relay *r)
+{
+	ssize_t n;
+
+	while (!r->eof) {
+		if (r->rlen >= RELAY_RBUF)
+			return -1;
+		size_t room = RELAY_RBUF - r->rlen;
+
+		n = read(r->fd, r->rbuf + r->rlen, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			r->eof = 1;
+			return 0;
+		}
+		r->rlen += (size_t)n;
+		/* Short: all there was (the loop's epoll is level-triggered). */
+		if ((size_t)n < room)
+			return 0;
+	}
+	return 0;
+}
+
+static int64_t
+relay_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Writes p whole to the relay.  While the other worker does not read (it
+ * is writing answers, its output stuck on us), its answers are read into
+ * the relay's buffer meanwhile, so neither side waits on the other.
+ */
+static int
+relay_write(struct relay *r, const uint8_t *p, size_t len)
+{
+	int64_t end = relay_now_ms() + RELAY_WAIT_MS;
+	ssize_t n;
+
+	while (len > 0) {
+		struct pollfd pfd = { r->fd, POLLOUT | POLLIN, 0 };
+		int64_t left;
+
+		n = send(r->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 || errno != EAGAIN)
+			return -1;
+		left = end - relay_now_ms();
+		if (left <= 0 || poll(&pfd, 1, (int)left) < 0)
+			return -1;
+		if ((pfd.revents & POLLIN) && !(pfd.revents & POLLOUT) &&
+		    (relay_read(r) < 0 || r->eof))
+			return -1;
+	}
+	return 0;
+}
+
+/* The framing and the frame: one sendmsg when the relay takes it all. */
+static int
+relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
+    const uint8_t *msg, size_t len)
+{
+	struct iovec iov[2] = {
+		{ (void *)hdr, SMB2_FRAME_LEN }, { (void *)msg, len }
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	do
+		n = sendmsg(r->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN)
+		return -1;
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < SMB2_FRAME_LEN &&
+	    relay_write(r, hdr + n, SMB2_FRAME_LEN - (size_t)n) < 0)
+		return -1;
+	n = (size_t)n < SMB2_FRAME_LEN ? 0 : n - SMB2_FRAME_LEN;
+	return relay_write(r, msg + n, len - (size_t)n);
+}
+
+int
+relay_route(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct relay_tab *t = c->priv->relays;
+	uint8_t hdr[SMB2_FRAME_LEN];
+	uint64_t sid;
+	unsigned i;
+
+	if (t == NULL || t->n == 0)
+		return 0;
+	/* The session: the transform's (MS-SMB2 2.2.41) or the header's. */
+	if (len >= SMB2_TRANSFORM_HDR_LEN &&
+	    smb2_magic(msg, len) == SMB2_MAGIC_TRANSFORM)
+		sid = le64_get(msg + 44);
+	else if (len >= SMB2_HDR_LEN && smb2_magic(msg, len) == SMB2_MAGIC_SMB2)
+		sid = le64_get(msg + 40);
+	else
+		return 0;
+	if (sid == 0)
+		return 0;
+	for (i = 0; i < RELAY_MAX; i++) {
+		struct relay *r = &t->r[i];
+
+		if (r->fd < 0 || r->sid != sid)
+			continue;
+		smb2_frame_encode(hdr, (uint32_t)len);
+		if (relay_send(r, hdr, msg, len) < 0)
+			relay_break(c, r, "its worker does not take requests");
+		return 1;
+	}
+	return 0;
+}
+
+int
+relay_input(struct conn *c, int fd)
+{
+	struct relay *r = relay_find_fd(c, fd);
+
+	if (r == NULL)
+		return -1;
+	if (relay_read(r) < 0) {
+		/* The client is slow to take the answers: hold the worker back. */
+		r->paused = 1;
+		worker_relay_watch(c, r->fd, 0);
+	}
+	if (r->eof)
+		worker_relay_watch(c, r->fd, 0);	/* no more to wait for */
+	return 0;
+}
+
+/*
+ * The control record after a frame: what the other worker granted goes
+ * into this connection's window, the ids it used are marked used (the
+ * setup request was charged here, before it was relayed).
+ */
+int
+relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
+{
+	struct cur r;
+	uint16_t i;
+
+	cur_init(&r, p, len);
+	k->granted = cur_le16(&r);
+	k->n = cur_le16(&r);
+	if (r.err || k->n > RELAY_CTL_IDS)
+		return -EBADMSG;
+	for (i = 0; i < k->n; i++) {
+		k->mid[i] = cur_le64(&r);
+		k->charge[i] = cur_le16(&r);
+	}
+	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+static int
+relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
+{
+	struct conn_credits *cr = &c->priv->cred;
+	struct relay_ctl k;
+	uint16_t i;
+
+	if (relay_ctl_decode(&k, p, len) != 0)
+		return -1;
+	for (i = 0; i < k.n; i++) {
+		if (!r->setup_seen && k.mid[i] == r->setup_mid) {
+			r->setup_seen = 1;
+			continue;
+		}
+		if (conn_credits_charge(cr, k.mid[i], k.charge[i]) < 0)
+			log_debug(1, "%s: relayed session %llx: message id %llu "
+			    "outside the window (low %llu range %u granted %u)",
+			    c->peer, (unsigned long long)r->sid,
+			    (unsigned long long)k.mid[i],
+			    (unsigned long long)cr->low, cr->range, cr->granted);
+	}
+	conn_credits_add(cr, k.granted);
+	return 0;
+}
+
+/*
+ * The next answer of r (a frame and its control record) goes out: 1 sent
+ * or queued, 0 none complete, -1 a malformed stream.
+ */
+static int
+relay_next(struct conn *c, struct relay *r)
+{
+	struct conn_private *pv = c->priv;
+	long flen, klen;
+	size_t need;
+
+	if (r->rlen < SMB2_FRAME_LEN)
+		return 0;
+	flen = smb2_frame_decode(r->rbuf);
+	if (flen < 0 || (size_t)flen > CONN_BUF_BIG)
+		return -1;
+	need = SMB2_FRAME_LEN + (size_t)flen;
+	if (r->rlen < need + SMB2_FRAME_LEN)
+		return 0;
+	if (r->rbuf[need] != RELAY_CTL_TYPE)
+		return -1;
+	klen = (long)((uint32_t)r->rbuf[need + 1] << 16 |
+	    (uint32_t)r->rbuf[need + 2] << 8 | r->rbuf[need + 3]);
+	if (klen > RELAY_CTL_MAX)
+		return -1;
+	if (r->rlen < need + SMB2_FRAME_LEN + (size_t)klen)
+		return 0;
+	if (relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
+		return -1;
+	r->sent = need + SMB2_FRAME_LEN + (size_t)klen;
+	pv->out_p = r->rbuf;
+	pv->out_len = need;
+	return 1;
+}
+
+int
+relay_pump(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	struct relay_tab *t = pv->relays;
+	unsigned i;
+	int rc, guard;
+
+	if (t == NULL)
+		return 0;
+	for (i = 0; i < RELAY_MAX && t->n > 0; i++) {
+		struct relay *r = &t->r[i];
+
+		if (r->fd < 0)
+			continue;
+		for (guard = 0; guard < 1024; guard++) {
+			if (conn_output_pending(c))
+				return 0;
+			if (r->sent > 0) {
+				memmove(r->rbuf, r->rbuf + r->sent,
+				    r->rlen - r->sent);
+				r->rlen -= r->sent;
+				r->sent = 0;
+			}
+			if (r->paused && !r->eof && r->rlen < RELAY_RBUF / 2) {
+				r->paused = 0;
+				if (worker_relay_watch(c, r->fd, 1) < 0 ||
+				    relay_read(r) < 0)
+					return -1;
+			}
+			rc = relay_next(c, r);
+			if (rc < 0) {
+				relay_break(c, r, "malformed answer from its worker");
+				relay_close(c, r);
+				break;
+			}
+			if (rc == 0) {
+				if (r->eof) {
+					relay_break(c, r, "its worker is gone");
+					relay_close(c, r);
+				}
+				break;
+			}
+			rc = conn_flush(c);
+			if (rc < 0 && rc != -EAGAIN)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void
+relay_conn_gone(struct conn *c)
+{
+	struct relay_tab *t = c->priv->relays;
+	unsigned i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < RELAY_MAX; i++)
+		if (t->r[i].fd >= 0)
+			relay_close(c, &t->r[i]);
+	free(t);
+	c->priv->relays = NULL;
+}
+
+static struct relay *
+relay_slot(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	if (pv->relays == NULL) {
+		pv->relays = calloc(1, sizeof(*pv->relays));
+		if (pv->relays == NULL)
+			return NULL;
+		for (i = 0; i < RELAY_MAX; i++)
+			pv->relays->r[i].fd = -1;
+	}
+	for (i = 0; i < RELAY_MAX; i++)
+		if (pv->relays->r[i].fd < 0)
+			return &pv->relays->r[i];
+	return NULL;
+}
+
+/*
+ * May this connection carry a session its owner cannot vouch for?  Only
+ * when every request of it will be signed (the connection requires
+ * signing) or encrypted (3.x with a cipher: the session is marked
+ * ENCRYPT_DATA): the relayed worker then verifies each request with the
+ * session's keys, which the owner never holds.
+ */
+static int
+relay_allowed(const struct conn *c)
+{
+	return c->signing_required ||
+	    (c->dialect >= DIALECT_300 && c->cipher != 0);
+}
+
+ntstatus_t
+relay_start(struct smb2_req *req, struct session *s,
+    const struct authmsg_rep *v)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct relay_state st;
+	struct relay *r;
+	int sv[2] = { -1, -1 }, n, m;
+	uint32_t status = (uint32_t)-1;
+
+	if (!relay_allowed(c)) {
+		conn_warnx(c, "session of %s (uid %u) on a connection served for "
+		    "uid %u refused: another user's session is relayed only "
+		    "when each of its requests is signed or encrypted (set "
+		    "`server signing = mandatory`, or use SMB 3 with "
+		    "encryption)", v->user, (unsigned)v->uid,
+		    (unsigned)user_euid());
+		return STATUS_ACCESS_DENIED;
+	}
+	if (req->related || req->encrypted || req->next_command != 0 ||
+	    req->len + SMB2_FRAME_LEN > sizeof(relay_frame) ||
+	    s->auth == NULL)
+		return STATUS_REQUEST_NOT_ACCEPTED;
+	r = relay_slot(c);
+	if (r == NULL)
+		return STATUS_REQUEST_NOT_ACCEPTED;
+	memset(&st, 0, sizeof(st));
+	st.session_id = s->session_id;
+	st.previous_id = s->previous_id;
+	st.spnego = (uint8_t)s->auth->spnego;
+	st.negotiate = s->auth->negotiate;
+	st.negotiate_len = (uint16_t)s->auth->negotiate_len;
+	st.challenge = s->auth->challenge;
+	st.challenge_len = (uint16_t)s->auth->challenge_len;
+	st.mech_types = s->auth->mech_types;
+	st.mech_types_len = (uint16_t)s->auth->mech_types_len;
+	memcpy(st.preauth, pv->relay_preauth, sizeof(st.preauth));
+	le64_put(relay_obuf, s->session_id);	/* MSG_RELAY: daemon/msg.h */
+	n = relay_state_encode(&st, relay_obuf + 8, sizeof(relay_obuf) - 8);
+	n = n < 0 ? n : n + 8;
+	smb2_frame_encode(relay_frame, (uint32_t)req->len);
+	memcpy(relay_frame + SMB2_FRAME_LEN, req->hdr, req->len);
+	m = n < 0 ? -1 : handoff_encode(c, NULL, relay_frame,
+	    SMB2_FRAME_LEN + req->len, relay_obuf + n,
+	    sizeof(relay_obuf) - (size_t)n);
+	if (m < 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+	    sv) < 0) {
+		log_warn("relay socketpair");
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	r->rbuf = malloc(RELAY_RBUF);
+	if (r->rbuf == NULL)
+		goto fail;
+	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
+	    (size_t)(n + m));
+	close(sv[1]);
+	sv[1] = -1;
+	if (status != 0)
+		goto refused;
+	r->fd = sv[0];
+	r->sid = s->session_id;
+	r->uid = v->uid;
+	snprintf(r->user, sizeof(r->user), "%s", v->user);
+	r->setup_mid = req->message_id;
+	pv->relays->n++;
+	if (worker_relay_watch(c, r->fd, 1) < 0) {
+		relay_break(c, r, "cannot watch its relay");
+		relay_close(c, r);
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	}
+	log_info("%s: session %llx of %s served by a worker of uid %u, "
+	    "relayed", c->peer, (unsigned long long)s->session_id, v->user,
+	    (unsigned)v->uid);
+	/* It lives there now; its worker answers this request. */
+	conn_session_free(c, s);
+	req->sess = NULL;
+	pv->no_response = 1;
+	return STATUS_SUCCESS;
+refused:
+	log_warnx("%s: session of %s could not be relayed (status %08x)",
+	    c->peer, v->user, status);
+fail:
+	free(r->rbuf);
+	r->rbuf = NULL;
+	close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return status != 0 && status != (uint32_t)-1 ? status :
+	    STATUS_INSUFF_SERVER_RESOURCES;
+}
+
+/* ---- the relayed worker ---- */
+
+int
+relay_accept(struct conn *c, const struct authmsg_ident *id,
+    const uint8_t *p, size_t len, uid_t self)
+{
+	struct conn_private *pv = c->priv;
+	struct session *s = &c->sessions[0];
+	struct relay_state st;
+	struct authmsg_rep *v;
+	int n;
+
+	if (id->uid != (uint32_t)self || len < AUTHMSG_RELAY_KEY_LEN ||
+	    (id->flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)))
+		return -EBADMSG;
+	n = relay_state_decode(&st, p + AUTHMSG_RELAY_KEY_LEN,
+	    len - AUTHMSG_RELAY_KEY_LEN);
+	if (n < 0 || handoff_decode(c, p + AUTHMSG_RELAY_KEY_LEN + n,
+	    len - AUTHMSG_RELAY_KEY_LEN - (size_t)n) != 0 || s->in_use)
+		return -EBADMSG;
+	v = calloc(1, sizeof(*v));
+	s->auth = calloc(1, sizeof(*s->auth));
+	if (v == NULL || s->auth == NULL) {
+		free(v);
+		free(s->auth);
+		s->auth = NULL;
+		return -EBADMSG;
+	}
+	v->status = 0;
+	v->flags = id->flags;
+	v->uid = id->uid;
+	v->gid = id->gid;
+	memcpy(v->user, id->user, sizeof(v->user));
+	memcpy(v->session_key, p, AUTHMSG_RELAY_KEY_LEN);
+	pv->relay_verdict = v;
+	pv->relayed = 1;
+	/* The window stays the owner's: here, only grants and replays. */
+	memset(pv->cred.bitmap, 0, sizeof(pv->cred.bitmap));
+	pv->cred.low = 0;
+	s->in_use = 1;
+	s->state = SESS_IN_PROGRESS;
+	s->session_id = st.session_id;
+	s->previous_id = st.previous_id;
+	memcpy(s->preauth, st.preauth, sizeof(s->preauth));
+	s->auth->step = 1;
+	s->auth->spnego = st.spnego;
+	memcpy(s->auth->negotiate, st.negotiate, st.negotiate_len);
+	s->auth->negotiate_len = st.negotiate_len;
+	memcpy(s->auth->challenge, st.challenge, st.challenge_len);
+	s->auth->challenge_len = st.challenge_len;
+	memcpy(s->auth->mech_types, st.mech_types, st.mech_types_len);
+	s->auth->mech_types_len = st.mech_types_len;
+	return 0;
+}
+
+size_t
+relay_trailer(const struct conn *c, const struct dispatch_out *outs,
+    int nout, uint8_t *dst, size_t cap)
+{
+	const uint8_t *sbuf = c->priv->sbuf;
+	struct wcur w;
+	uint32_t granted = 0;
+	uint16_t n = 0;
+	int i;
+
+	if (cap < RELAY_CTL_MAX)
+		return 0;
+	wcur_init(&w, dst, cap);
+	wcur_le32(&w, 0);	/* the header, below */
+	wcur_le16(&w, 0);
+	wcur_le16(&w, 0);
+	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
+		const uint8_t *h = sbuf + outs[i].off;
+		uint32_t flags = le32_get(h + 16);
+		uint64_t mid = le64_get(h + 24);
+
+		granted += le16_get(h + 14);
+		/* An async final answer's id was used by its interim one. */
+		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
+		    le32_get(h + 8) != STATUS_PENDING))
+			continue;
+		wcur_le64(&w, mid);
+		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
+		n++;
+	}
+	if (w.err)
+		return 0;
+	dst[0] = RELAY_CTL_TYPE;
+	dst[1] = (uint8_t)((wcur_off(&w) - 4) >> 16);
+	dst[2] = (uint8_t)((wcur_off(&w) - 4) >> 8);
+	dst[3] = (uint8_t)(wcur_off(&w) - 4);
+	le16_put(dst + 4, (uint16_t)(granted > 0xffff ? 0xffff : granted));
+	le16_put(dst + 6, n);
+	return wcur_off(&w);
+}

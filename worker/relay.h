@@ -1,0 +1,117 @@
+/*
+ * Several users on one connection (HACKING.md "Several users on one
+ * connection").  The worker that holds a client's socket (the owner) serves
+ * its own user's sessions; a session of another user is served by a worker
+ * of that user, over a socketpair the master brokers (MSG_RELAY).  The
+ * owner forwards that session's frames whole (signed or encrypted with keys
+ * it never holds) and writes back what the other worker answers; it keeps
+ * the connection's message-id window, told beside each answer which ids it
+ * used and what it granted.  The other worker serves the socketpair as a
+ * connection of its own (conn_private.relayed).
+ *
+ * On the relay, both ways, frames are the client's framing (a 4-byte
+ * header: 0x00 and a 24-bit length).  After each frame it sends, the
+ * relayed worker sends a control record: a 4-byte header RELAY_CTL_TYPE
+ * and a 24-bit length, then u16 credits granted, u16 n, and n times u64
+ * message id + u16 credit charge of the requests the frame answered.
+ */
+#ifndef USMBD_WORKER_RELAY_H
+#define USMBD_WORKER_RELAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "worker/smb2.h"
+
+struct authmsg_ident;
+struct authmsg_rep;
+struct conn;
+struct dispatch_out;
+struct session;
+struct smb2_req;
+
+#define RELAY_MAX		256	/* relayed sessions on one connection */
+#define RELAY_CTL_TYPE		0xA5
+#define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
+#define RELAY_VERSION		1
+#define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
+
+/* ---- on the owner ---- */
+
+/*
+ * A verdict for another user (AUTH_FLAG_RELAY) on the AUTHENTICATE leg of
+ * a new session s: hands the session to that user's worker.  On success
+ * the session leaves this connection's table, the request gets no answer
+ * from here (that worker answers it) and STATUS_SUCCESS is returned; else
+ * the status to answer (ACCESS_DENIED when the connection can neither
+ * sign every request nor encrypt, see HACKING.md's security model).
+ */
+ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
+		    const struct authmsg_rep *verdict);
+/*
+ * A client frame (msg, len: after the 4-byte framing) of a relayed
+ * session goes to its worker: 1 forwarded (or lost with a broken relay),
+ * 0 not a relayed session's.
+ */
+int		relay_route(struct conn *c, const uint8_t *msg, size_t len);
+/* The relay on fd is readable: reads what it has.  0, or -1 (no such relay). */
+int		relay_input(struct conn *c, int fd);
+/*
+ * Writes the relayed workers' answers to the client while the socket
+ * takes them.  0, or -1 when the connection must be closed.
+ */
+int		relay_pump(struct conn *c);
+/* The connection ends: every relay closes (the other workers clean up). */
+void		relay_conn_gone(struct conn *c);
+
+/* ---- on the relayed worker ---- */
+
+/*
+ * MSG_CONN with AUTHMSG_IDENT_RELAY: p (len) is what follows the identity:
+ * the session key, the relay state, the connection state.  Fills c (its
+ * session in progress, the setup request in rbuf, the verdict kept for
+ * it).  0, or -EBADMSG.
+ */
+int		relay_accept(struct conn *c, const struct authmsg_ident *id,
+		    const uint8_t *p, size_t len, uid_t self);
+/*
+ * The control record for the responses outs[0..nout) (built at sbuf):
+ * written at dst (cap bytes); its length, or 0 when it does not fit.
+ */
+size_t		relay_trailer(const struct conn *c,
+		    const struct dispatch_out *outs, int nout, uint8_t *dst,
+		    size_t cap);
+
+/* A control record's payload (after its 4-byte header). */
+#define RELAY_CTL_IDS	64
+struct relay_ctl {
+	uint16_t	 granted;
+	uint16_t	 n;
+	uint64_t	 mid[RELAY_CTL_IDS];
+	uint16_t	 charge[RELAY_CTL_IDS];
+};
+/* Exactly 4 + n * 10 bytes, n <= RELAY_CTL_IDS: 0, or -EBADMSG. */
+int		relay_ctl_decode(struct relay_ctl *, const uint8_t *p, size_t len);
+
+/* The encoding of the relay state (owner -> master -> relayed worker). */
+struct relay_state {
+	uint64_t	 session_id;
+	uint64_t	 previous_id;
+	uint8_t		 spnego;
+	const uint8_t	*negotiate;
+	uint16_t	 negotiate_len;
+	const uint8_t	*challenge;
+	uint16_t	 challenge_len;
+	const uint8_t	*mech_types;
+	uint16_t	 mech_types_len;
+	uint8_t		 preauth[64];
+};
+/* Its length, or -EMSGSIZE. */
+int		relay_state_encode(const struct relay_state *, uint8_t *buf,
+		    size_t cap);
+/* The bytes it took (views into p), or -EBADMSG. */
+int		relay_state_decode(struct relay_state *, const uint8_t *p,
+		    size_t len);
+
+#endif
