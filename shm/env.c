@@ -444,6 +444,43 @@ shm_map_size(struct shm *s)
 	return info.me_mapsize;
 }
 
+/*
+ * Whether the main database still names every database, as a process
+ * opening the env would look them up.  mdb_dbi_open answers from the
+ * names this env already opened without reading the file, so a main
+ * tree rewritten under us (a compromised worker has write access) goes
+ * unseen by our own walks while every new worker finds "no databases":
+ * read the names themselves.  0 when all are there, -EIO when one is
+ * missing or is not a database record, else a negative errno.
+ */
+int
+shm_check_names(struct shm *s)
+{
+	static const char *const names[] = { "opens", "leases", "brlocks",
+	    "sessions", "durable", "workers", "notify" };
+	MDB_txn *txn;
+	MDB_val k, v;
+	size_t i;
+	int rc;
+
+	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) != 0)
+		return shm_err(rc);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		k.mv_data = (void *)names[i];
+		k.mv_size = strlen(names[i]);
+		/* dbi 1 is LMDB's main database, the one holding the names */
+		rc = mdb_get(txn, 1, &k, &v);
+		if (rc == 0 && v.mv_size != 48)	/* sizeof(MDB_db) */
+			rc = MDB_CORRUPTED;
+		if (rc != 0)
+			break;
+	}
+	mdb_txn_abort(txn);
+	if (rc == MDB_NOTFOUND || rc == MDB_CORRUPTED)
+		return -EIO;
+	return rc == 0 ? 0 : shm_err(rc);
+}
+
 unsigned
 shm_readers_for(unsigned workers)
 {

@@ -76,6 +76,7 @@ void	shm_writer_forget(struct shm *, pid_t pid);
  * map grows in one place (a full map on a release path or the purge).
  */
 size_t	shm_map_size(struct shm *);
+int	shm_check_names(struct shm *);
 /* The pid that attached, without a syscall (lock owners, open records). */
 pid_t	shm_self(const struct shm *);
 /* Write transactions this handle committed (for the figures). */

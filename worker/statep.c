@@ -197,7 +197,8 @@ statep_walk_counts(struct statemsg_counts *c)
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if ((rc = shm_foreach_session(sp.shm, statep_count_session, c)) < 0 ||
+	if ((rc = shm_check_names(sp.shm)) < 0 ||
+	    (rc = shm_foreach_session(sp.shm, statep_count_session, c)) < 0 ||
 	    (rc = shm_foreach_open(sp.shm, statep_count_open, c)) < 0 ||
 	    (rc = shm_foreach_brlock(sp.shm, statep_count_lock, c)) < 0)
 		return rc;
