@@ -51,7 +51,9 @@ enum msg_type {
 	MSG_METRICS_REP,
 	/*
 	 * gate -> master: the connection of MSG_NEW_CONN id is closed or
-	 * handed off (and acknowledged); no payload.  Releases its place in
+	 * handed off (and acknowledged); no payload, or u32 1 when it went
+	 * to a worker unauthenticated for a channel binding (it stays in the
+	 * per-address count a while: daemon/listen.c).  Releases its place in
 	 * the per-address count; the gate's credits are separate.
 	 */
 	MSG_GATE_CONN_END,

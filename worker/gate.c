@@ -160,9 +160,12 @@ gate_slot_of(const struct conn *c)
 	return c->priv->host;
 }
 
-/* Closes a slot's connection (or lets go of a handed-off one). */
+/*
+ * Closes a slot's connection (or lets go of a handed-off one); to_bind:
+ * it went to a worker for a channel binding, still unauthenticated.
+ */
 static void
-gate_slot_end(struct gate_slot *sl)
+gate_slot_close(struct gate_slot *sl, int to_bind)
 {
 	struct conn *c = sl->c;
 	struct conn_private *pv = c->priv;
@@ -188,9 +191,20 @@ gate_slot_end(struct gate_slot *sl)
 	sl->have_rep = 0;
 	sl->bind_refused = 0;
 	gate.active--;
-	if (!gate.master_gone)
-		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, NULL, 0, -1);
+	if (!gate.master_gone) {
+		uint8_t p[4];
+
+		le32_put(p, 1);
+		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, p,
+		    to_bind ? sizeof(p) : 0, -1);
+	}
 	gate_grant(1);
+}
+
+static void
+gate_slot_end(struct gate_slot *sl)
+{
+	gate_slot_close(sl, 0);
 }
 
 /* conn->priv->auth: the verdict fetched for exactly this AUTHENTICATE. */
@@ -659,7 +673,8 @@ gate_handoff_done(const struct msg *m)
 		    sl->c->peer, m->len == 4 ? le32_get(m->payload) : 0);
 	else if (sl->state == SLOT_HANDOFF)
 		metrics.gate.logins++;
-	gate_slot_end(sl);
+	gate_slot_close(sl, sl->state == SLOT_BIND && m->len == 4 &&
+	    le32_get(m->payload) == 0);
 }
 
 static void
