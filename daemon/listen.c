@@ -12,9 +12,11 @@
  * oldest one go (MSG_GATE_DROP): many silent connections from one place
  * take at most that many of the gates' slots.  A connection a gate handed
  * to a worker for a channel binding (still unauthenticated there) stays
- * counted for LISTEN_BIND_HOLD_MS, the worker's own deadline for it; such
- * an entry cannot be dropped, so an address with its quota in bindings
- * gets no more connections until they end.
+ * counted for LISTEN_BIND_HOLD_MS, the worker's own deadline for it
+ * (held: it cannot be dropped, and it does not count against the
+ * address's connections in the gates); an address with
+ * LISTEN_BIND_PER_ADDR such bindings gets its next connections with
+ * MSG_NEW_CONN_NO_BIND, so the gate answers their bindings itself.
  *
  * Many slow addresses: the pool grows (listen_gate_target, read by
  * daemon/spawn.c) while the gates' free slots run low, up to `max gate
@@ -54,6 +56,12 @@
 #define LISTEN_LOG_EVERY_S	10
 /* worker/conn_priv.h CONN_BIND_LOGIN_SECS, with a margin */
 #define LISTEN_BIND_HOLD_MS	20000
+/*
+ * Bindings of one address waiting in workers (each on 64 KiB buffers
+ * there: no session yet).  Above the pre-auth cap, since a closed binding
+ * stays counted its 20 s: smbtorture's smb2.session makes 20 in a minute.
+ */
+#define LISTEN_BIND_PER_ADDR	64
 /* Free gate slots below this: one more gate (up to `max gate processes`). */
 #define LISTEN_GROW_LOW		16
 /* Connections per gate below which the extra gates are given up. */
@@ -542,13 +550,25 @@ listen_pre_count(const uint8_t key[17], struct listen_pre **oldest)
 	for (i = 0; i < listen_pre_hi; i++) {
 		struct listen_pre *e = &listen_pre[i];
 
-		if (e->gate == 0 || e->dropped || memcmp(e->key, key, 17) != 0)
+		if (e->gate == 0 || e->dropped || e->held ||
+		    memcmp(e->key, key, 17) != 0)
 			continue;
 		n++;
-		if (!e->held && (*oldest == NULL ||
-		    e->since_ms < (*oldest)->since_ms))
+		if (*oldest == NULL || e->since_ms < (*oldest)->since_ms)
 			*oldest = e;
 	}
+	return n;
+}
+
+/* Connections of key waiting in workers for a binding (held entries). */
+static unsigned
+listen_held_count(const uint8_t key[17])
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < listen_pre_hi; i++)
+		if (listen_pre[i].held && memcmp(listen_pre[i].key, key, 17) == 0)
+			n++;
 	return n;
 }
 
@@ -602,11 +622,6 @@ listen_pre_admit(const uint8_t key[17], const char *peer)
 	}
 	if (listen_pre_count(key, &oldest) < LISTEN_PREAUTH_PER_ADDR)
 		return e;
-	if (oldest == NULL) {
-		listen_log_limited(peer, "refused: its share of unauthenticated "
-		    "connections waits in workers for channel bindings");
-		return NULL;
-	}
 	listen_log_limited(peer, "over its share of unauthenticated "
 	    "connections, dropping its oldest");
 	oldest->dropped = 1;
@@ -678,18 +693,29 @@ listen_tick(void)
 	}
 }
 
-/* MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text. */
+/*
+ * MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text,
+ * flags.  An address with LISTEN_BIND_PER_ADDR bindings waiting in
+ * workers gets no more binding hand-offs until some end.
+ */
 static int
-listen_give(struct child *gate, int fd, const char *peer, uint32_t id)
+listen_give(struct child *gate, int fd, const char *peer, const uint8_t key[17],
+    uint32_t id)
 {
-	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1];
+	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1 + 1];
 	struct wcur w;
-	int rc;
+	int rc, nobind = listen_held_count(key) >= LISTEN_BIND_PER_ADDR;
 
 	wcur_init(&w, buf, sizeof(buf));
 	wcur_bytes(&w, master.guid, 16);
 	le64_put(wcur_reserve(&w, 8), master.started_filetime);
 	wcur_bytes(&w, peer, strlen(peer) + 1);
+	if (nobind) {
+		wcur_u8(&w, MSG_NEW_CONN_NO_BIND);
+		listen_log_limited(peer, "its share of unauthenticated "
+		    "connections waits in workers for channel bindings: no "
+		    "binding on this one");
+	}
 	if (w.err)
 		return -EMSGSIZE;
 	rc = msg_send(gate->chan, MSG_NEW_CONN, id, buf, wcur_off(&w), fd);
@@ -716,7 +742,7 @@ listen_hand(struct child *gate, int fd, const char *peer, const uint8_t key[17])
 	id = listen_next_id++;
 	if (listen_next_id == 0)
 		listen_next_id = 1;
-	if (listen_give(gate, fd, peer, id) == 0) {
+	if (listen_give(gate, fd, peer, key, id) == 0) {
 		e->gate = gate->pid;
 		e->id = id;
 		memcpy(e->key, key, sizeof(e->key));

@@ -106,9 +106,12 @@ enum msg_type {
 	/*
 	 * master -> gate, fd = accepted socket, id = the master's connection
 	 * id, payload = 16-byte server GUID, u64 start FILETIME, peer address
-	 * string (NUL-terminated).
+	 * string (NUL-terminated), then optionally u8 flags: MSG_NEW_CONN_NO_BIND
+	 * (the address has its share of bindings waiting in workers: the gate
+	 * answers a binding itself, as for an unknown session).
 	 */
 	MSG_NEW_CONN = 64,
+#define MSG_NEW_CONN_NO_BIND	0x01
 	MSG_AUTH_REP,		/* struct msg_auth_rep */
 	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
 	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */
