@@ -57,11 +57,12 @@
 /* worker/conn_priv.h CONN_BIND_LOGIN_SECS, with a margin */
 #define LISTEN_BIND_HOLD_MS	20000
 /*
- * Bindings of one address waiting in workers (each on 64 KiB buffers
- * there: no session yet).  Above the pre-auth cap, since a closed binding
- * stays counted its 20 s: smbtorture's smb2.session makes 20 in a minute.
+ * Bindings of one address counted as waiting in workers (each on 64 KiB
+ * buffers there: no session yet).  Far above the pre-auth cap, since a
+ * binding that ended stays counted its 20 s: smbtorture's
+ * smb2.multichannel makes over 64 in 20 s from one address.
  */
-#define LISTEN_BIND_PER_ADDR	64
+#define LISTEN_BIND_PER_ADDR	256
 /* Free gate slots below this: one more gate (up to `max gate processes`). */
 #define LISTEN_GROW_LOW		16
 /* Connections per gate below which the extra gates are given up. */
