@@ -15,14 +15,28 @@
  * are remembered, so a child cannot push an old challenge out of the
  * table with made-up exchanges: it would need that many good logons.
  *
- * Brute force is slowed per client address: from the third failure within a
- * minute on, replies to that address are delayed (0.5 s doubling up to 5 s)
- * on a timer queue, so the master's loop never sleeps.
+ * Brute force is slowed per client address and per account name: from the
+ * third failure within a minute on, replies to that address, and replies
+ * for that name from anywhere, are delayed (0.5 s doubling up to 5 s; the
+ * larger of the two) on a timer queue, so the master's loop never sleeps.
+ *
+ * A failure writes nothing on its way: the counts go to a table in memory
+ * (auth_acct) and from there into the passdb in one synced transaction
+ * every AUTH_FLUSH_MS (passdb_note_failures), off the path of any reply.
+ * An unknown name costs the same as a known one with a wrong password (the
+ * NTLMv2 check runs against a random hash), and both are throttled by name
+ * alike, so timing tells no user names.  With the lockout policy
+ * (`usmbctl user policy`, pdbedit's "bad lockout attempt" and "lockout
+ * duration") an account with that many failures in a row is refused with
+ * ACCOUNT_LOCKED_OUT, right password or not, until the duration is over or
+ * `usmbctl user enable` clears it.
  */
 #include "daemon/auth.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +60,8 @@
 #define AUTH_MAX_ADDRS		256
 #define AUTH_MAX_DELAYED	256
 #define AUTH_SEEN_MAX		16384	/* challenges of good verdicts kept */
+#define AUTH_MAX_ACCTS		256
+#define AUTH_FLUSH_MS		5000	/* batched failure counts to the passdb */
 
 struct auth_addr {
 	char		addr[64];
@@ -61,10 +77,30 @@ struct auth_delayed {
 	struct authmsg_rep rep;
 };
 
+/*
+ * An account name's recent failures (the throttle, any name) and, for a
+ * passdb user, what the passdb does not have yet: failures to add, a
+ * lockout to record, a reset of an expired lockout.
+ */
+struct auth_acct {
+	char		name[PASSDB_NAME_MAX];	/* lower-cased */
+	unsigned	failures;		/* in the window, for the delay */
+	int64_t		last_ms;
+	uint32_t	pending;		/* failed logons not yet written */
+	int		reset;			/* an expired lockout to clear */
+	time_t		locked_at;		/* a lockout not yet written */
+};
+
 static struct auth_addr		auth_addrs[AUTH_MAX_ADDRS];
+static struct auth_acct		auth_accts[AUTH_MAX_ACCTS];
+static int64_t			auth_flushed_ms;
+static uint8_t			auth_decoy_hash[16];
+static int			auth_have_decoy;
 static struct auth_delayed	auth_queue[AUTH_MAX_DELAYED];
 
 static char	auth_passdb_dir[4096];
+
+static void	auth_flush(void);
 
 /* The server challenges of the last good verdicts, a ring. */
 static uint64_t	auth_seen[AUTH_SEEN_MAX];
@@ -128,8 +164,10 @@ auth_passdb_open(const struct conf *conf)
 void
 auth_passdb_close(void)
 {
-	if (master.passdb != NULL)
+	if (master.passdb != NULL) {
+		auth_flush();
 		passdb_close(master.passdb);
+	}
 	master.passdb = NULL;
 }
 
@@ -167,22 +205,107 @@ auth_addr_get(const char *addr, int create)
 	return old;
 }
 
-/* Books this attempt and returns how long its reply waits. */
 static int
-auth_throttle(const char *addr, int failed)
+auth_acct_dirty(const struct auth_acct *t)
+{
+	return t->pending != 0 || t->reset || t->locked_at != 0;
+}
+
+/* Writes the batched failures of every account in one transaction. */
+static void
+auth_flush(void)
+{
+	static struct passdb_failures f[AUTH_MAX_ACCTS];
+	size_t n = 0;
+	int i, rc;
+
+	auth_flushed_ms = master_now_ms();
+	for (i = 0; i < AUTH_MAX_ACCTS; i++) {
+		struct auth_acct *t = &auth_accts[i];
+
+		if (!auth_acct_dirty(t))
+			continue;
+		memcpy(f[n].name, t->name, sizeof(f[n].name));
+		f[n].count = t->pending;
+		f[n].reset = t->reset;
+		f[n].locked_at = t->locked_at;
+		n++;
+		t->pending = 0;
+		t->reset = 0;
+		t->locked_at = 0;
+	}
+	if (n == 0 || master.passdb == NULL)
+		return;
+	rc = passdb_note_failures(master.passdb, f, n);
+	if (rc != 0) {
+		errno = -rc;
+		log_warn("passdb: cannot record the failed logons of %zu users", n);
+	}
+}
+
+/*
+ * The entry of an account name (lower-cased, cut at PASSDB_NAME_MAX); the
+ * least recently failing one is recycled, after a flush if it has
+ * something to write.
+ */
+static struct auth_acct *
+auth_acct_get(const char *name, int create)
+{
+	struct auth_acct *old = &auth_accts[0];
+	char key[PASSDB_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(key) && name[i] != '\0'; i++)
+		key[i] = (char)tolower((unsigned char)name[i]);
+	key[i] = '\0';
+	for (i = 0; i < AUTH_MAX_ACCTS; i++) {
+		if (auth_accts[i].name[0] != '\0' &&
+		    strcmp(auth_accts[i].name, key) == 0)
+			return &auth_accts[i];
+		if (auth_accts[i].last_ms < old->last_ms)
+			old = &auth_accts[i];
+	}
+	if (!create)
+		return NULL;
+	if (auth_acct_dirty(old))
+		auth_flush();
+	memset(old, 0, sizeof(*old));
+	memcpy(old->name, key, sizeof(key));
+	return old;
+}
+
+/* Counts one attempt in a window; returns its failures. */
+static unsigned
+auth_window(unsigned *failures, int64_t *last_ms, int failed, int64_t now)
+{
+	if (now - *last_ms > AUTH_WINDOW_MS)
+		*failures = 0;
+	if (failed) {
+		(*failures)++;
+		*last_ms = now;
+	}
+	return *failures;
+}
+
+/*
+ * Books this attempt against its address and its account name and
+ * returns how long its reply waits: the longer of the two delays.
+ */
+static int
+auth_throttle(const char *addr, const char *name, int failed)
 {
 	int64_t now = master_now_ms();
 	struct auth_addr *a = auth_addr_get(addr, failed);
+	struct auth_acct *t = name[0] != '\0' ? auth_acct_get(name, failed) : NULL;
+	int da = 0, dt = 0;
 
-	if (a == NULL)
-		return 0;
-	if (now - a->last_ms > AUTH_WINDOW_MS)
-		a->failures = 0;
-	if (failed) {
-		a->failures++;
-		a->last_ms = now;
-	}
-	return auth_throttle_delay_ms(a->failures);
+	if (a != NULL)
+		da = auth_throttle_delay_ms(auth_window(&a->failures,
+		    &a->last_ms, failed, now));
+	if (t != NULL)
+		dt = auth_throttle_delay_ms(auth_window(&t->failures,
+		    &t->last_ms, failed, now));
+	return da > dt ? da : dt;
 }
 
 static int
@@ -203,21 +326,93 @@ auth_guest(struct authmsg_rep *rep, uint32_t flag)
 	return 0;
 }
 
+/* A good logon: the failures in a row end (the count and any lockout). */
 static void
-auth_passdb_update(struct passdb_entry *e, int ok)
+auth_passdb_good(struct passdb_entry *e)
 {
+	struct auth_acct *t = auth_acct_get(e->name, 0);
 	int rc;
 
-	if (ok) {
-		e->last_logon = time(NULL);
-		e->failed_logons = 0;
-	} else
-		e->failed_logons++;
+	if (t != NULL) {
+		t->pending = 0;
+		t->reset = 0;
+		t->locked_at = 0;
+	}
+	e->last_logon = time(NULL);
+	e->failed_logons = 0;
+	e->locked_at = 0;
 	rc = passdb_put(master.passdb, e);
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("passdb: cannot record the logon of %s", e->name);
 	}
+}
+
+/*
+ * Is passdb user e locked out under policy p?  Looks at what the passdb
+ * says and what is not written yet; an expired lockout is cleared (in the
+ * next batch) and its count starts again.  *bad: the failures in a row.
+ */
+static int
+auth_locked_out(const struct passdb_entry *e, const struct passdb_policy *p,
+    struct auth_acct *t, uint32_t *bad)
+{
+	time_t now = time(NULL), at;
+
+	*bad = (t != NULL && t->reset) ? 0 : e->failed_logons;
+	if (t != NULL)
+		*bad += t->pending;
+	at = t != NULL && t->locked_at != 0 ? t->locked_at :
+	    (t != NULL && t->reset) ? 0 : e->locked_at;
+	if (p->bad_lockout_attempts == 0 || at == 0)
+		return 0;
+	if (p->lockout_duration == 0 ||
+	    now < at + (time_t)p->lockout_duration * 60)
+		return 1;
+	if (t == NULL)
+		t = auth_acct_get(e->name, 1);
+	t->reset = 1;
+	t->pending = 0;
+	t->locked_at = 0;
+	*bad = 0;
+	return 0;
+}
+
+/* A wrong password for passdb user e: counted, and maybe a lockout. */
+static void
+auth_passdb_bad(const struct passdb_entry *e, const struct passdb_policy *p,
+    uint32_t bad, const char *client)
+{
+	struct auth_acct *t = auth_acct_get(e->name, 1);
+
+	if (t->pending < UINT32_MAX)
+		t->pending++;
+	if (p->bad_lockout_attempts != 0 && bad + 1 >= p->bad_lockout_attempts) {
+		t->locked_at = time(NULL);
+		log_warnx("user %s locked out after %u failed logons (the last "
+		    "from %s)", e->name, bad + 1, client);
+	}
+}
+
+/*
+ * An unknown name costs what a known one does: the same NTLMv2 check,
+ * against a random hash no password has (as far as anyone can know).
+ */
+static void
+auth_decoy_verify(const struct authmsg_req *req, const struct ntlmssp_auth *a)
+{
+	uint8_t key[16];
+
+	if (!auth_have_decoy) {
+		if (getrandom(auth_decoy_hash, sizeof(auth_decoy_hash), 0) !=
+		    (ssize_t)sizeof(auth_decoy_hash))
+			memset(auth_decoy_hash, 0x5a, sizeof(auth_decoy_hash));
+		auth_have_decoy = 1;
+	}
+	(void)ntlmssp_server_verify(auth_decoy_hash, a, req->negotiate,
+	    req->negotiate_len, req->challenge, req->challenge_len,
+	    req->authenticate, req->authenticate_len, key);
+	explicit_bzero(key, sizeof(key));
 }
 
 /* Copies a UTF-8 name, cut (if it must be) at a character boundary. */
@@ -233,17 +428,24 @@ auth_copy_name(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/* Fills rep with the verdict for one AUTHENTICATE; never fails the child. */
+/*
+ * Fills rep with the verdict for one AUTHENTICATE; never fails the child.
+ * name: the account name it gave (empty for anonymous), for the throttle.
+ */
 static void
-auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
+auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep,
+    char name[PASSDB_NAME_MAX])
 {
+	struct passdb_policy pol;
 	struct ntlmssp_auth a;
 	struct passdb_entry e;
 	struct passwd *pw;
 	const char *why = NULL;
+	uint32_t bad;
 	uint64_t ch;
 	int rc;
 
+	name[0] = '\0';
 	memset(rep, 0, sizeof(*rep));
 	rep->status = STATUS_LOGON_FAILURE;
 	if (ntlmssp_decode_authenticate(req->authenticate, req->authenticate_len,
@@ -252,6 +454,7 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 		return;
 	}
 	auth_copy_name(rep->domain, sizeof(rep->domain), a.domain);
+	auth_copy_name(name, PASSDB_NAME_MAX, a.user);
 	if (a.user[0] == '\0' && a.nt_len == 0) {
 		if (auth_challenge_replayed(ch)) {
 			log_warnx("logon from %s: anonymous exchange replayed "
@@ -287,6 +490,7 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 			    req->client, a.user);
 			return;
 		}
+		auth_decoy_verify(req, &a);
 		why = "unknown user";
 		goto fail;
 	}
@@ -299,12 +503,19 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 		why = "account disabled";
 		goto fail;
 	}
+	if (passdb_policy_get(master.passdb, &pol) != 0)
+		memset(&pol, 0, sizeof(pol));
+	if (auth_locked_out(&e, &pol, auth_acct_get(e.name, 0), &bad)) {
+		rep->status = STATUS_ACCOUNT_LOCKED_OUT;
+		why = "account locked out";
+		goto fail;
+	}
 	rep->status = ntlmssp_server_verify(e.nt_hash, &a, req->negotiate,
 	    req->negotiate_len, req->challenge, req->challenge_len,
 	    req->authenticate, req->authenticate_len, rep->session_key);
 	if (rep->status != STATUS_SUCCESS) {
 		rep->status = STATUS_LOGON_FAILURE;
-		auth_passdb_update(&e, 0);
+		auth_passdb_bad(&e, &pol, bad, req->client);
 		why = "wrong password";
 		goto fail;
 	}
@@ -326,7 +537,7 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep)
 	rep->uid = pw->pw_uid;
 	rep->gid = pw->pw_gid;
 	snprintf(rep->user, sizeof(rep->user), "%s", pw->pw_name);
-	auth_passdb_update(&e, 1);
+	auth_passdb_good(&e);
 	master.auth_successes++;
 	log_info("logon of %s (%s) from %s", a.user, rep->user, req->client);
 	return;
@@ -361,6 +572,7 @@ auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
 void
 auth_handle_req(struct child *c, const struct msg *m)
 {
+	char name[PASSDB_NAME_MAX];
 	struct authmsg_req req;
 	struct authmsg_rep rep;
 	int delay, i;
@@ -371,7 +583,7 @@ auth_handle_req(struct child *c, const struct msg *m)
 	}
 	/* A new attempt voids the previous verdict until it is answered. */
 	c->has_verdict = 0;
-	auth_verdict(&req, &rep);
+	auth_verdict(&req, &rep, name);
 	/*
 	 * A worker is pinned to one uid: another uid's session key is not
 	 * its business, whoever's exchange it forwarded.  The verdict goes
@@ -396,7 +608,7 @@ auth_handle_req(struct child *c, const struct msg *m)
 		}
 		explicit_bzero(rep.session_key, sizeof(rep.session_key));
 	}
-	delay = auth_throttle(req.client, rep.status != STATUS_SUCCESS);
+	delay = auth_throttle(req.client, name, rep.status != STATUS_SUCCESS);
 	if (delay == 0) {
 		auth_reply(c, m->id, &rep);
 		return;
@@ -428,6 +640,8 @@ auth_tick(void)
 	struct child *c;
 	int i;
 
+	if (now - auth_flushed_ms >= AUTH_FLUSH_MS)
+		auth_flush();
 	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
 		struct auth_delayed *d = &auth_queue[i];
 

@@ -553,6 +553,7 @@ conf_defaults(void)
 	c->workgroup = strdup("WORKGROUP");
 	c->server_string = strdup("usmbd");
 	c->gate_processes = 4;
+	c->max_gate_processes = 16;
 	c->max_workers_per_user = 1;
 	c->worker_idle_timeout = 60;
 	c->state_map_size = 64 << 20;

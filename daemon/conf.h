@@ -64,6 +64,7 @@ struct conf {
 	char		*workgroup;	/* default WORKGROUP */
 	char		*server_string;	/* default "usmbd" */
 	int		 gate_processes;	/* default 4 */
+	int		 max_gate_processes;	/* under load, default 16 */
 	int		 max_workers_per_user;	/* default 1 */
 	int		 worker_idle_timeout;	/* seconds, default 60 */
 	size_t		 state_map_size;	/* bytes, default 64 MiB */

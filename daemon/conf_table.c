@@ -81,6 +81,7 @@ const struct conf_directive conf_directives[] = {
 	{ "workgroup", D_NAME15, CONF_GLOBAL, G(workgroup), 0, 0, NULL, 0 },
 	{ "server string", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(server_string), 0, 0, NULL, 0 },
 	{ "gate processes", D_INT, CONF_GLOBAL, G(gate_processes), 1, 64, NULL, 0 },
+	{ "max gate processes", D_INT, CONF_GLOBAL, G(max_gate_processes), 1, 64, NULL, 0 },
 	{ "max workers per user", D_INT, CONF_GLOBAL, G(max_workers_per_user), 1, 64, NULL, 0 },
 	{ "worker idle timeout", D_INT, CONF_GLOBAL, G(worker_idle_timeout), 1, 86400, NULL, 0 },
 	{ "state map size", D_SIZE, CONF_GLOBAL, G(state_map_size), 0, 0, NULL, 0 },

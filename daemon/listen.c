@@ -10,7 +10,21 @@
  * /64) from accept until the gate reports it closed or handed off
  * (MSG_GATE_CONN_END).  An address over LISTEN_PREAUTH_PER_ADDR makes its
  * oldest one go (MSG_GATE_DROP): many silent connections from one place
- * take at most that many of the gates' slots.
+ * take at most that many of the gates' slots.  A connection a gate handed
+ * to a worker for a channel binding (still unauthenticated there) stays
+ * counted for LISTEN_BIND_HOLD_MS, the worker's own deadline for it
+ * (held: it cannot be dropped, and it does not count against the
+ * address's connections in the gates); an address with
+ * LISTEN_BIND_PER_ADDR such bindings gets its next connections with
+ * MSG_NEW_CONN_NO_BIND, so the gate answers their bindings itself.
+ *
+ * Many slow addresses: the pool grows (listen_gate_target, read by
+ * daemon/spawn.c) while the gates' free slots run low, up to `max gate
+ * processes`, and shrinks back to `gate processes` when they stand mostly
+ * idle.  With the pool at its limit and no slot free, a waiting connection
+ * makes the oldest unauthenticated one anywhere go (MSG_GATE_DROP) and the
+ * listeners rest until the freed slot's credit comes back: slow clients
+ * cost the oldest of them their place, never a new login its chance.
  */
 #include "daemon/listen.h"
 
@@ -40,6 +54,27 @@
 /* A gate ends a connection within ~45 s (login, hand-off); beyond: lost. */
 #define LISTEN_PREAUTH_STALE_MS	120000
 #define LISTEN_LOG_EVERY_S	10
+/* worker/conn_priv.h CONN_BIND_LOGIN_SECS, with a margin */
+#define LISTEN_BIND_HOLD_MS	20000
+/*
+ * Bindings of one address counted as waiting in workers (each on 64 KiB
+ * buffers there: no session yet).  Far above the pre-auth cap, since a
+ * binding that ended stays counted its 20 s: smbtorture's
+ * smb2.multichannel makes over 64 in 20 s from one address.
+ */
+#define LISTEN_BIND_PER_ADDR	256
+/* Free gate slots below this: one more gate (up to `max gate processes`). */
+#define LISTEN_GROW_LOW		16
+/* Connections per gate below which the extra gates are given up. */
+#define LISTEN_SHRINK_PER_GATE	16
+#define LISTEN_SHRINK_AFTER_MS	30000
+/* How long an eviction may take to free a slot before another is tried. */
+#define LISTEN_EVICT_WAIT_MS	250
+/* Pool full: accepted connections waiting for an evicted slot. */
+#define LISTEN_WAIT_MAX		32
+#define LISTEN_WAIT_MAX_MS	2000
+/* Pool full: an address with this many waiting for a login gets no more. */
+#define LISTEN_FULL_PER_ADDR	2
 
 /* A connection given to a gate, until MSG_GATE_CONN_END. */
 struct listen_pre {
@@ -47,8 +82,20 @@ struct listen_pre {
 	uint32_t	 id;		/* of its MSG_NEW_CONN */
 	uint8_t		 key[17];	/* family, then the address (v6: /64) */
 	int		 dropped;	/* MSG_GATE_DROP sent: not counted */
+	int		 held;		/* gone to a worker for a binding */
 	int64_t		 since_ms;
 };
+
+/* Accepted while the pool is full, until an evicted slot's credit. */
+struct listen_wait {
+	int		 fd;
+	int64_t		 since_ms;
+	uint8_t		 key[17];
+	char		 peer[INET6_ADDRSTRLEN];
+};
+
+/* A held entry's gate: no process has it any more. */
+#define LISTEN_HELD_GATE	((pid_t)-1)
 
 static int	listen_fds[LISTEN_MAX];
 static int	listen_n;
@@ -58,6 +105,15 @@ static unsigned	listen_pre_hi;		/* entries [0, hi) may be in use */
 static uint32_t	listen_next_id = 1;
 static time_t	listen_log_t;		/* rate limit of the refusal lines */
 static unsigned	listen_log_n;
+static int	listen_extra;		/* gates beyond `gate processes` */
+static int64_t	listen_busy_ms;		/* the last time the extra were needed */
+static int64_t	listen_evict_ms;	/* an eviction waits for its slot: 0 none */
+static struct listen_wait listen_waiting[LISTEN_WAIT_MAX];
+static unsigned	listen_nwait;
+
+static void	listen_log_limited(const char *peer, const char *what);
+static int	listen_pool_full(void);
+static void	listen_wait_flush(void);
 
 static int
 listen_one(const char *addr, uint16_t port)
@@ -151,6 +207,8 @@ listen_close(void)
 	}
 	listen_n = 0;
 	listen_polling = 0;
+	while (listen_nwait > 0)
+		close(listen_waiting[--listen_nwait].fd);
 }
 
 static int
@@ -172,12 +230,140 @@ listen_same(const struct conf *a, const struct conf *b)
 	    listen_strv_eq(a->interfaces, b->interfaces);
 }
 
+/* Gates of the pool (alive, not on their way out) and their free slots. */
+static int
+listen_pool(unsigned *credits, unsigned *active)
+{
+	int i, n = 0;
+
+	*credits = *active = 0;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		const struct child *c = &spawn_children[i];
+
+		if (c->pid <= 0 || c->role != CHILD_GATE || c->dying ||
+		    c->retiring)
+			continue;
+		n++;
+		*credits += c->credits;
+		*active += c->active;
+	}
+	return n;
+}
+
+int
+listen_gate_target(void)
+{
+	const struct conf *conf = master.conf;
+	int max = conf->max_gate_processes > conf->gate_processes ?
+	    conf->max_gate_processes : conf->gate_processes;
+	int want = conf->gate_processes + listen_extra;
+
+	return want > max ? max : want;
+}
+
+/*
+ * One more gate when the free slots run low and the pool has caught up
+ * with its last growth; returns 1 if the target grew.
+ */
+static int
+listen_grow(void)
+{
+	unsigned credits, active;
+	int have = listen_pool(&credits, &active);
+	int64_t now = master_now_ms();
+
+	if (credits >= LISTEN_GROW_LOW)
+		return 0;
+	listen_busy_ms = now;
+	if (have < listen_gate_target())
+		return 0;
+	if (master.conf->gate_processes + listen_extra >=
+	    master.conf->max_gate_processes)
+		return 0;
+	listen_extra++;
+	log_info("gates: %u free slots left, growing the pool to %d",
+	    credits, listen_gate_target());
+	return 1;
+}
+
+/* The extra gates go once they have stood mostly idle for a while. */
+static void
+listen_shrink(int64_t now)
+{
+	unsigned credits, active;
+	int have = listen_pool(&credits, &active);
+
+	if (listen_extra == 0 || now - listen_busy_ms < LISTEN_SHRINK_AFTER_MS)
+		return;
+	if (active >= (unsigned)have * LISTEN_SHRINK_PER_GATE)
+		return;
+	listen_extra--;
+	listen_busy_ms = now;
+	log_info("gates: load gone, pool back to %d", listen_gate_target());
+}
+
+/*
+ * No gate has a free slot and the pool is at its limit: the oldest
+ * unauthenticated connection (not one being handed off, not a held
+ * binding) goes.  Its slot's credit comes back with MSG_GATE_READY.
+ */
+static void
+listen_evict_oldest(void)
+{
+	struct listen_pre *oldest = NULL;
+	struct child *g;
+	unsigned i;
+
+	for (i = 0; i < listen_pre_hi; i++) {
+		struct listen_pre *e = &listen_pre[i];
+
+		if (e->gate <= 0 || e->dropped || e->held)
+			continue;
+		if (oldest == NULL || e->since_ms < oldest->since_ms)
+			oldest = e;
+	}
+	if (oldest == NULL)
+		return;
+	oldest->dropped = 1;
+	listen_log_limited("the gates", "every slot taken, dropping the "
+	    "oldest unauthenticated connection");
+	g = spawn_find(oldest->gate);
+	if (g != NULL && g->chan >= 0)
+		(void)spawn_send(g, MSG_GATE_DROP, oldest->id, NULL, 0);
+}
+
+/* A connection waits and no gate has room: grow the pool or make room. */
+static void
+listen_relieve(void)
+{
+	unsigned credits, active;
+
+	listen_evict_ms = master_now_ms();
+	if (listen_grow())
+		return;
+	if (listen_pool(&credits, &active) < listen_gate_target())
+		return;		/* a new gate is on its way */
+	listen_evict_oldest();
+}
+
 void
 listen_update_polling(void)
 {
-	int want = !master.shutting_down && master.epfd >= 0 &&
-	    spawn_ready_gate() != NULL;
-	int i;
+	int want, i;
+
+	if (listen_evict_ms != 0 && (spawn_ready_gate() != NULL ||
+	    master_now_ms() - listen_evict_ms >= LISTEN_EVICT_WAIT_MS))
+		listen_evict_ms = 0;
+	/*
+	 * With no gate ready the listeners are still polled once, so that a
+	 * waiting connection can ask for room (listen_relieve); then they
+	 * rest until a credit comes back or the wait is over.
+	 */
+	if (listen_nwait > 0)
+		listen_wait_flush();
+	want = !master.shutting_down && master.epfd >= 0 &&
+	    (spawn_ready_gate() != NULL || listen_pool_full() ||
+	    (listen_evict_ms == 0 && spawn_count_alive() > 0));
 
 	if (want == listen_polling)
 		return;
@@ -365,12 +551,25 @@ listen_pre_count(const uint8_t key[17], struct listen_pre **oldest)
 	for (i = 0; i < listen_pre_hi; i++) {
 		struct listen_pre *e = &listen_pre[i];
 
-		if (e->gate == 0 || e->dropped || memcmp(e->key, key, 17) != 0)
+		if (e->gate == 0 || e->dropped || e->held ||
+		    memcmp(e->key, key, 17) != 0)
 			continue;
 		n++;
 		if (*oldest == NULL || e->since_ms < (*oldest)->since_ms)
 			*oldest = e;
 	}
+	return n;
+}
+
+/* Connections of key waiting in workers for a binding (held entries). */
+static unsigned
+listen_held_count(const uint8_t key[17])
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < listen_pre_hi; i++)
+		if (listen_pre[i].held && memcmp(listen_pre[i].key, key, 17) == 0)
+			n++;
 	return n;
 }
 
@@ -434,7 +633,7 @@ listen_pre_admit(const uint8_t key[17], const char *peer)
 }
 
 void
-listen_conn_end(struct child *gate, uint32_t id)
+listen_conn_end(struct child *gate, uint32_t id, int to_bind)
 {
 	struct listen_pre *e = listen_pre_find(gate->pid, id);
 
@@ -443,9 +642,16 @@ listen_conn_end(struct child *gate, uint32_t id)
 		    (int)gate->pid, id);
 		return;
 	}
-	listen_pre_free(e);
 	if (gate->active > 0)
 		gate->active--;
+	if (to_bind && !e->dropped) {
+		/* Unauthenticated in a worker: still this address's. */
+		e->gate = LISTEN_HELD_GATE;
+		e->held = 1;
+		e->since_ms = master_now_ms();
+		return;
+	}
+	listen_pre_free(e);
 }
 
 void
@@ -469,10 +675,16 @@ listen_tick(void)
 	if (now - last < 1000)
 		return;
 	last = now;
+	listen_shrink(now);
 	for (i = 0; i < listen_pre_hi; i++) {
 		struct listen_pre *e = &listen_pre[i];
 
-		if (e->gate == 0 || now - e->since_ms < LISTEN_PREAUTH_STALE_MS)
+		if (e->held && now - e->since_ms >= LISTEN_BIND_HOLD_MS) {
+			listen_pre_free(e);
+			continue;
+		}
+		if (e->gate == 0 || e->held ||
+		    now - e->since_ms < LISTEN_PREAUTH_STALE_MS)
 			continue;
 		log_warnx("gate %d never ended connection %u: no longer "
 		    "counted", (int)e->gate, e->id);
@@ -482,18 +694,29 @@ listen_tick(void)
 	}
 }
 
-/* MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text. */
+/*
+ * MSG_NEW_CONN payload: server GUID, start FILETIME, peer address text,
+ * flags.  An address with LISTEN_BIND_PER_ADDR bindings waiting in
+ * workers gets no more binding hand-offs until some end.
+ */
 static int
-listen_give(struct child *gate, int fd, const char *peer, uint32_t id)
+listen_give(struct child *gate, int fd, const char *peer, const uint8_t key[17],
+    uint32_t id)
 {
-	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1];
+	uint8_t buf[16 + 8 + INET6_ADDRSTRLEN + 1 + 1];
 	struct wcur w;
-	int rc;
+	int rc, nobind = listen_held_count(key) >= LISTEN_BIND_PER_ADDR;
 
 	wcur_init(&w, buf, sizeof(buf));
 	wcur_bytes(&w, master.guid, 16);
 	le64_put(wcur_reserve(&w, 8), master.started_filetime);
 	wcur_bytes(&w, peer, strlen(peer) + 1);
+	if (nobind) {
+		wcur_u8(&w, MSG_NEW_CONN_NO_BIND);
+		listen_log_limited(peer, "its share of unauthenticated "
+		    "connections waits in workers for channel bindings: no "
+		    "binding on this one");
+	}
 	if (w.err)
 		return -EMSGSIZE;
 	rc = msg_send(gate->chan, MSG_NEW_CONN, id, buf, wcur_off(&w), fd);
@@ -502,24 +725,125 @@ listen_give(struct child *gate, int fd, const char *peer, uint32_t id)
 	return rc;
 }
 
+/* Passes fd to gate under a new entry of key; closes fd in any case. */
+static void
+listen_hand(struct child *gate, int fd, const char *peer, const uint8_t key[17])
+{
+	struct listen_pre *e;
+	uint32_t id;
+	int one = 1;
+
+	e = listen_pre_admit(key, peer);
+	/* A drop above may have killed a gate that stopped reading. */
+	if (e == NULL || gate->chan < 0 || gate->dying) {
+		close(fd);
+		return;
+	}
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	id = listen_next_id++;
+	if (listen_next_id == 0)
+		listen_next_id = 1;
+	if (listen_give(gate, fd, peer, key, id) == 0) {
+		e->gate = gate->pid;
+		e->id = id;
+		memcpy(e->key, key, sizeof(e->key));
+		e->dropped = 0;
+		e->held = 0;
+		e->since_ms = master_now_ms();
+		if ((unsigned)(e - listen_pre) >= listen_pre_hi)
+			listen_pre_hi = (unsigned)(e - listen_pre) + 1;
+		gate->credits--;
+		gate->ready = gate->credits > 0;
+		gate->active++;
+		gate->nconn++;
+		log_debug(3, "connection %u from %s to gate %d", id, peer,
+		    (int)gate->pid);
+		(void)listen_grow();
+	} else
+		log_warnx("connection from %s dropped: no gate took it", peer);
+	close(fd);
+}
+
+/* Is the pool at its limit, every gate up? Then room is made by eviction. */
+static int
+listen_pool_full(void)
+{
+	unsigned credits, active;
+	int target = listen_gate_target();
+
+	return target >= master.conf->max_gate_processes &&
+	    listen_pool(&credits, &active) >= target;
+}
+
+/* Gives the waiting connections to gates with room; drops stale ones. */
+static void
+listen_wait_flush(void)
+{
+	int64_t now = master_now_ms();
+	struct listen_wait *w;
+	struct child *gate;
+	unsigned i, k = 0;
+
+	for (i = 0; i < listen_nwait; i++) {
+		w = &listen_waiting[i];
+		gate = spawn_ready_gate();
+		if (gate != NULL)
+			listen_hand(gate, w->fd, w->peer, w->key);
+		else if (now - w->since_ms >= LISTEN_WAIT_MAX_MS || master.shutting_down)
+			close(w->fd);
+		else
+			listen_waiting[k++] = *w;
+	}
+	listen_nwait = k;
+}
+
+/*
+ * Every slot taken and the pool at its limit: an address that already
+ * has LISTEN_FULL_PER_ADDR connections waiting for a login is refused at
+ * once (the backlog keeps draining, so a newcomer's SYN is not stuck
+ * behind a flood); any other waits here while the oldest unauthenticated
+ * connection makes room.  Returns 0 if fd was kept.
+ */
+static int
+listen_wait_add(int fd, const char *peer, const uint8_t key[17])
+{
+	struct listen_pre *oldest;
+	struct listen_wait *w;
+
+	if (listen_nwait >= LISTEN_WAIT_MAX ||
+	    listen_pre_count(key, &oldest) >= LISTEN_FULL_PER_ADDR) {
+		listen_log_limited(peer, "refused: every gate slot is taken "
+		    "and it already has connections waiting for a login");
+		return -1;
+	}
+	w = &listen_waiting[listen_nwait++];
+	w->fd = fd;
+	w->since_ms = master_now_ms();
+	memcpy(w->key, key, sizeof(w->key));
+	snprintf(w->peer, sizeof(w->peer), "%s", peer);
+	listen_evict_oldest();
+	return 0;
+}
+
 void
 listen_event(uint32_t idx)
 {
 	struct sockaddr_storage ss;
 	char peer[INET6_ADDRSTRLEN];
-	struct listen_pre *e;
 	struct child *gate;
 	uint8_t key[17];
-	uint32_t id;
 	socklen_t sl;
-	int i, fd, one = 1;
+	int i, fd;
 
 	if (idx >= (uint32_t)listen_n)
 		return;
+	listen_wait_flush();
 	for (i = 0; i < LISTEN_ACCEPT_BATCH; i++) {
 		gate = spawn_ready_gate();
-		if (gate == NULL)
+		if (gate == NULL && !listen_pool_full()) {
+			listen_relieve();
 			return;
+		}
 		sl = sizeof(ss);
 		fd = accept4(listen_fds[idx], (struct sockaddr *)&ss, &sl,
 		    SOCK_CLOEXEC);
@@ -538,33 +862,9 @@ listen_event(uint32_t idx)
 			continue;
 		}
 		listen_addr_key(peer, key);
-		e = listen_pre_admit(key, peer);
-		/* A drop above may have killed a gate that stopped reading. */
-		if (e == NULL || gate->chan < 0 || gate->dying) {
+		if (gate != NULL)
+			listen_hand(gate, fd, peer, key);
+		else if (listen_wait_add(fd, peer, key) != 0)
 			close(fd);
-			continue;
-		}
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		id = listen_next_id++;
-		if (listen_next_id == 0)
-			listen_next_id = 1;
-		if (listen_give(gate, fd, peer, id) == 0) {
-			e->gate = gate->pid;
-			e->id = id;
-			memcpy(e->key, key, sizeof(e->key));
-			e->dropped = 0;
-			e->since_ms = master_now_ms();
-			if ((unsigned)(e - listen_pre) >= listen_pre_hi)
-				listen_pre_hi = (unsigned)(e - listen_pre) + 1;
-			gate->credits--;
-			gate->ready = gate->credits > 0;
-			gate->active++;
-			gate->nconn++;
-			log_debug(3, "connection %u from %s to gate %d", id, peer,
-			    (int)gate->pid);
-		} else
-			log_warnx("connection from %s dropped: no gate took it",
-			    peer);
-		close(fd);
 	}
 }

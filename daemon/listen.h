@@ -26,8 +26,13 @@ void	listen_event(uint32_t idx);
 /* Polls the listeners only while a gate has room and we are not stopping. */
 void	listen_update_polling(void);
 struct child;
-/* The gate reported MSG_GATE_CONN_END for connection id. */
-void	listen_conn_end(struct child *gate, uint32_t id);
+/*
+ * The gate reported MSG_GATE_CONN_END for connection id; to_bind: it went
+ * to a worker, unauthenticated, for a channel binding.
+ */
+void	listen_conn_end(struct child *gate, uint32_t id, int to_bind);
+/* How many gates the pool should have now (`gate processes` .. `max gate processes`). */
+int	listen_gate_target(void);
 /* A gate is gone: its connections no longer count. */
 void	listen_gate_gone(const struct child *gate);
 /* Forgets connections a gate never ended (a backstop), once a second. */

@@ -51,7 +51,9 @@ enum msg_type {
 	MSG_METRICS_REP,
 	/*
 	 * gate -> master: the connection of MSG_NEW_CONN id is closed or
-	 * handed off (and acknowledged); no payload.  Releases its place in
+	 * handed off (and acknowledged); no payload, or u32 1 when it went
+	 * to a worker unauthenticated for a channel binding (it stays in the
+	 * per-address count a while: daemon/listen.c).  Releases its place in
 	 * the per-address count; the gate's credits are separate.
 	 */
 	MSG_GATE_CONN_END,
@@ -125,9 +127,12 @@ enum msg_type {
 	/*
 	 * master -> gate, fd = accepted socket, id = the master's connection
 	 * id, payload = 16-byte server GUID, u64 start FILETIME, peer address
-	 * string (NUL-terminated).
+	 * string (NUL-terminated), then optionally u8 flags: MSG_NEW_CONN_NO_BIND
+	 * (the address has its share of bindings waiting in workers: the gate
+	 * answers a binding itself, as for an unknown session).
 	 */
 	MSG_NEW_CONN = 64,
+#define MSG_NEW_CONN_NO_BIND	0x01
 	MSG_AUTH_REP,		/* struct msg_auth_rep */
 	MSG_CONN,		/* master -> worker, fd = client socket, payload = connection state */
 	MSG_HANDOFF_DONE,	/* master -> gate: payload u32 status (0 = worker took it) */

@@ -8,8 +8,13 @@
  * Value, little-endian, written and read with proto/cur.h cursors:
  *   u8 version (1) | u16 len, name | u16 len, unix_name | u32 uid |
  *   16 nt_hash | u32 flags | u64 changed | u64 last_logon | u32 failed_logons
+ * version 2 appends | u64 locked_at.
  * Later versions may only append fields, so an older reader can still use
  * a newer record's prefix.
+ *
+ * The account policy is one more record, under a key no user name can
+ * have (PASSDB_POLICY_KEY: names have no control characters):
+ *   u8 version (1) | u32 bad lockout attempts | u32 lockout duration
  */
 #include "daemon/passdb.h"
 
@@ -25,8 +30,10 @@
 #include "proto/cur.h"
 
 #define PASSDB_FILE		"passdb.mdb"
-#define PASSDB_VERSION		1
-#define PASSDB_REC_MAX		(1 + 2 + PASSDB_NAME_MAX + 2 + PASSDB_NAME_MAX + 4 + 16 + 4 + 8 + 8 + 4)
+#define PASSDB_VERSION		2
+#define PASSDB_REC_MAX		(1 + 2 + PASSDB_NAME_MAX + 2 + PASSDB_NAME_MAX + 4 + 16 + 4 + 8 + 8 + 4 + 8)
+#define PASSDB_POLICY_KEY	"\001policy"
+#define PASSDB_POLICY_LEN	(sizeof(PASSDB_POLICY_KEY) - 1)
 #define PASSDB_MAP_SIZE		(16u << 20)
 
 struct passdb {
@@ -192,6 +199,7 @@ passdb_encode(const struct passdb_entry *e, uint8_t *buf, size_t cap)
 	wcur_le64(&w, (uint64_t)(int64_t)e->changed);
 	wcur_le64(&w, (uint64_t)(int64_t)e->last_logon);
 	wcur_le32(&w, e->failed_logons);
+	wcur_le64(&w, (uint64_t)(int64_t)e->locked_at);
 	return w.err ? 0 : wcur_off(&w);
 }
 
@@ -228,8 +236,10 @@ passdb_decode(struct passdb_entry *e, const void *p, size_t len)
 	e->changed = (time_t)(int64_t)cur_le64(&c);
 	e->last_logon = (time_t)(int64_t)cur_le64(&c);
 	e->failed_logons = cur_le32(&c);
-	/* version 1 is consumed exactly; a later version may append */
-	if (c.err || (version == PASSDB_VERSION && cur_left(&c) != 0))
+	if (version >= 2)
+		e->locked_at = (time_t)(int64_t)cur_le64(&c);
+	/* versions we know are consumed exactly; a later one may append */
+	if (c.err || (version <= PASSDB_VERSION && cur_left(&c) != 0))
 		return -EIO;
 	return 0;
 }
@@ -333,6 +343,8 @@ passdb_foreach(struct passdb *db, int (*fn)(const struct passdb_entry *, void *)
 		goto out;
 	}
 	for (op = MDB_FIRST; (rc = mdb_cursor_get(cur, &k, &v, op)) == 0; op = MDB_NEXT) {
+		if (k.mv_size > 0 && *(const char *)k.mv_data == '\001')
+			continue;	/* the policy, not a user */
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			if ((na = reallocarray(all, cap, sizeof(*all))) == NULL) {
@@ -356,6 +368,118 @@ out:
 		explicit_bzero(all, n * sizeof(*all));
 	free(all);
 	return rc;
+}
+
+int
+passdb_policy_get(struct passdb *db, struct passdb_policy *out)
+{
+	MDB_val k = { PASSDB_POLICY_LEN, (void *)PASSDB_POLICY_KEY }, v;
+	MDB_txn *txn;
+	struct cur c;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn)) != 0)
+		return passdb_errno(rc);
+	rc = mdb_get(txn, db->dbi, &k, &v);
+	if (rc == 0) {
+		cur_init(&c, v.mv_data, v.mv_size);
+		if (cur_u8(&c) < 1)
+			c.err = 1;
+		out->bad_lockout_attempts = cur_le32(&c);
+		out->lockout_duration = cur_le32(&c);
+		if (c.err) {
+			memset(out, 0, sizeof(*out));
+			rc = -EIO;
+		}
+	} else
+		rc = rc == MDB_NOTFOUND ? 0 : passdb_errno(rc);
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+passdb_policy_put(struct passdb *db, const struct passdb_policy *p)
+{
+	MDB_val k = { PASSDB_POLICY_LEN, (void *)PASSDB_POLICY_KEY }, v;
+	uint8_t rec[9];
+	MDB_txn *txn;
+	int rc;
+
+	if (db->readonly)
+		return -EROFS;
+	rec[0] = 1;
+	le32_put(rec + 1, p->bad_lockout_attempts);
+	le32_put(rec + 5, p->lockout_duration);
+	v.mv_data = rec;
+	v.mv_size = sizeof(rec);
+	if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0)
+		return passdb_errno(rc);
+	if ((rc = mdb_put(txn, db->dbi, &k, &v, 0)) != 0) {
+		mdb_txn_abort(txn);
+		return passdb_errno(rc);
+	}
+	return passdb_errno(mdb_txn_commit(txn));
+}
+
+/* One user's batched failures, inside the caller's write transaction. */
+static int
+passdb_note_one(struct passdb *db, MDB_txn *txn, const struct passdb_failures *f)
+{
+	uint8_t rec[PASSDB_REC_MAX];
+	char key[PASSDB_NAME_MAX];
+	struct passdb_entry e;
+	MDB_val k, v;
+	size_t len;
+	int rc;
+
+	if (passdb_key(f->name, key, &k) < 0)
+		return 0;
+	rc = mdb_get(txn, db->dbi, &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return 0;		/* deleted since: nothing to count */
+	if (rc != 0)
+		return passdb_errno(rc);
+	if ((rc = passdb_decode(&e, v.mv_data, v.mv_size)) < 0)
+		return rc;
+	if (f->reset) {
+		e.failed_logons = 0;
+		e.locked_at = 0;
+	}
+	e.failed_logons = e.failed_logons + f->count < e.failed_logons ?
+	    UINT32_MAX : e.failed_logons + f->count;
+	if (f->locked_at != 0)
+		e.locked_at = f->locked_at;
+	len = passdb_encode(&e, rec, sizeof(rec));
+	explicit_bzero(&e, sizeof(e));
+	if (len == 0)
+		return -EINVAL;
+	v.mv_data = rec;
+	v.mv_size = len;
+	rc = passdb_errno(mdb_put(txn, db->dbi, &k, &v, 0));
+	explicit_bzero(rec, sizeof(rec));
+	return rc;
+}
+
+int
+passdb_note_failures(struct passdb *db, const struct passdb_failures *f, size_t n)
+{
+	MDB_txn *txn;
+	size_t i;
+	int rc;
+
+	if (db->readonly)
+		return -EROFS;
+	if (n == 0)
+		return 0;
+	if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0)
+		return passdb_errno(rc);
+	for (i = 0; i < n; i++)
+		if ((rc = passdb_note_one(db, txn, &f[i])) < 0) {
+			mdb_txn_abort(txn);
+			return rc;
+		}
+	return passdb_errno(mdb_txn_commit(txn));
 }
 
 /*

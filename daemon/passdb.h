@@ -24,7 +24,26 @@ struct passdb_entry {
 	uint32_t	flags;				/* PASSDB_FLAG_* */
 	time_t		changed;
 	time_t		last_logon;			/* 0 = never */
-	uint32_t	failed_logons;
+	uint32_t	failed_logons;			/* since the last good one */
+	time_t		locked_at;			/* lockout start, 0 = none */
+};
+
+/*
+ * The account policy (pdbedit -P): after `bad lockout attempt` failed
+ * logons in a row (0 = never) an account is locked out for `lockout
+ * duration` minutes (0 = until `usmbctl user enable`).
+ */
+struct passdb_policy {
+	uint32_t	bad_lockout_attempts;
+	uint32_t	lockout_duration;		/* minutes */
+};
+
+/* Failed logons the master batches into the database (passdb_note_failures). */
+struct passdb_failures {
+	char		name[PASSDB_NAME_MAX];
+	uint32_t	count;		/* to add */
+	int		reset;		/* first set the count to 0 and unlock */
+	time_t		locked_at;	/* a lockout to record, 0 = none */
 };
 
 /* All return 0 or -errno (-ENOENT: no such user). */
@@ -36,6 +55,11 @@ int	passdb_put(struct passdb *, const struct passdb_entry *);
 int	passdb_del(struct passdb *, const char *name);
 /* Calls fn for each entry in name order; stops and returns fn's value if non-zero. */
 int	passdb_foreach(struct passdb *, int (*fn)(const struct passdb_entry *, void *), void *arg);
+/* The policy; all zero (no lockout) when none was set. */
+int	passdb_policy_get(struct passdb *, struct passdb_policy *out);
+int	passdb_policy_put(struct passdb *, const struct passdb_policy *);
+/* Adds n users' failed logons in one synced transaction; unknown names are skipped. */
+int	passdb_note_failures(struct passdb *, const struct passdb_failures *f, size_t n);
 /* NT hash of a UTF-8 password: MD4 of its UTF-16LE form.  0 or -EINVAL. */
 int	passdb_nt_hash(const char *password, uint8_t out[16]);
 

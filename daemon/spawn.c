@@ -480,7 +480,7 @@ void
 spawn_tick(void)
 {
 	int64_t now = master_now_ms();
-	int want = master.conf->gate_processes, have, i;
+	int want = listen_gate_target(), have, i;
 
 	/* A child that never says hello is stuck (or not ours): drop it. */
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
@@ -523,7 +523,7 @@ spawn_timeout_ms(void)
 {
 	int64_t now = master_now_ms();
 
-	if (spawn_pool_size() < master.conf->gate_processes &&
+	if (spawn_pool_size() < listen_gate_target() &&
 	    spawn_next_gate_ms > now)
 		return (int)(spawn_next_gate_ms - now);
 	return -1;
@@ -632,13 +632,18 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		c->ready = c->credits > 0;
 		break;
 	}
-	case MSG_GATE_CONN_END:
-		if (c->role != CHILD_GATE || m->len != 0) {
+	case MSG_GATE_CONN_END: {
+		/* Empty, or u32 1: it went to a worker for a binding. */
+		uint32_t to_bind = m->len == 0 ? 0 : cur_le32(&cur);
+
+		if (c->role != CHILD_GATE || cur.err || cur_left(&cur) != 0 ||
+		    to_bind > 1) {
 			bad = "bad MSG_GATE_CONN_END";
 			break;
 		}
-		listen_conn_end(c, m->id);
+		listen_conn_end(c, m->id, (int)to_bind);
 		break;
+	}
 	case MSG_GATE_RETIRE: {
 		uint8_t drain[4];
 

@@ -36,7 +36,8 @@ usmbctl_usage(void)
 	    "       usmbctl [-s config] reload [--force] | shutdown\n"
 	    "       usmbctl [-s config] testparm [-v] [FILE]\n"
 	    "       usmbctl [-s config] user add|del|passwd|enable|disable|show NAME\n"
-	    "       usmbctl [-s config] user list | import [FILE]\n");
+	    "       usmbctl [-s config] user list | import [FILE]\n"
+	    "       usmbctl [-s config] user policy [\"bad lockout attempt\" N | \"lockout duration\" MINUTES]\n");
 	exit(2);
 }
 

@@ -28,6 +28,7 @@ usmbctl_user_usage(void)
 	fprintf(stderr,
 	    "usage: usmbctl user add|del|passwd|enable|disable|show NAME\n"
 	    "       usmbctl user list\n"
+	    "       usmbctl user policy [\"bad lockout attempt\" N | \"lockout duration\" MINUTES]\n"
 	    "       usmbctl user import [FILE]   (pdbedit -L -w / smbpasswd format)\n");
 	return 2;
 }
@@ -238,6 +239,7 @@ usmbctl_user_flag(struct passdb *db, const char *cmd, const char *name, int disa
 	else {
 		e.flags &= ~(uint32_t)PASSDB_FLAG_DISABLED;
 		e.failed_logons = 0;
+		e.locked_at = 0;
 	}
 	rc = passdb_put(db, &e);
 	explicit_bzero(&e, sizeof(e));
@@ -278,6 +280,10 @@ usmbctl_user_show(struct passdb *db, const char *name)
 	usmbctl_time(e.last_logon, when, sizeof(when));
 	printf("last logon:     %s\n", when);
 	printf("failed logons:  %u\n", e.failed_logons);
+	if (e.locked_at != 0) {
+		usmbctl_time(e.locked_at, when, sizeof(when));
+		printf("locked out:     since %s (see user policy)\n", when);
+	}
 	p = getpwnam(e.unix_name);
 	if (p == NULL)
 		printf("warning:        Unix account '%s' no longer exists\n", e.unix_name);
@@ -397,6 +403,55 @@ usmbctl_user_import(struct passdb *db, const char *file)
 	return skipped > 0 ? 1 : 0;
 }
 
+/*
+ * usmbctl user policy [NAME VALUE]: pdbedit -P's "bad lockout attempt"
+ * and "lockout duration" (minutes), the only two we keep.
+ */
+static int
+usmbctl_user_policy(const struct conf *conf, int argc, char **argv)
+{
+	struct passdb_policy p;
+	struct passdb *db = NULL;
+	unsigned long v = 0;
+	char *end;
+	int rc;
+
+	if (argc != 1 && argc != 3) {
+		fprintf(stderr, "usmbctl: user policy: wrong number of arguments\n");
+		return usmbctl_user_usage();
+	}
+	if (argc == 3) {
+		errno = 0;
+		v = strtoul(argv[2], &end, 10);
+		if (argv[2][0] == '\0' || *end != '\0' || errno != 0 ||
+		    v > 1000000 || (strcmp(argv[1], "bad lockout attempt") != 0 &&
+		    strcmp(argv[1], "lockout duration") != 0)) {
+			fprintf(stderr, "usmbctl: user policy: want \"bad lockout "
+			    "attempt\" N or \"lockout duration\" MINUTES, not "
+			    "'%s' '%s'\n", argv[1], argv[2]);
+			return 2;
+		}
+	}
+	if ((rc = usmbctl_open(conf, argc == 1, &db)) != 0)
+		return rc;
+	rc = passdb_policy_get(db, &p);
+	if (rc == 0 && argc == 3) {
+		if (strcmp(argv[1], "bad lockout attempt") == 0)
+			p.bad_lockout_attempts = (uint32_t)v;
+		else
+			p.lockout_duration = (uint32_t)v;
+		rc = passdb_policy_put(db, &p);
+	}
+	passdb_close(db);
+	if (rc < 0) {
+		fprintf(stderr, "usmbctl: user policy: %s\n", strerror(-rc));
+		return 1;
+	}
+	printf("bad lockout attempt: %u\n", p.bad_lockout_attempts);
+	printf("lockout duration:    %u\n", p.lockout_duration);
+	return 0;
+}
+
 int
 usmbctl_user_main(const struct conf *conf, int argc, char **argv)
 {
@@ -407,6 +462,8 @@ usmbctl_user_main(const struct conf *conf, int argc, char **argv)
 	if (argc < 1)
 		return usmbctl_user_usage();
 	cmd = argv[0];
+	if (strcmp(cmd, "policy") == 0)
+		return usmbctl_user_policy(conf, argc, argv);
 	needs_name = strcmp(cmd, "list") != 0 && strcmp(cmd, "import") != 0;
 	if (strcmp(cmd, "add") != 0 && strcmp(cmd, "del") != 0 &&
 	    strcmp(cmd, "passwd") != 0 && strcmp(cmd, "enable") != 0 &&

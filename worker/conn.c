@@ -777,6 +777,12 @@ conn_process(struct conn *c)
 			break;	/* armed: what rbuf holds is an incomplete frame */
 		/* conn_frame_ready() looks at the start of rbuf. */
 		len = smb2_frame_decode(pv->rbuf + used);
+		/* Large buffers once a session has a disk tree (conn_rx.c). */
+		if (pv->role == CONN_ROLE_WORKER && pv->rcap < CONN_BUF_BIG &&
+		    conn_rx_grow(c) < 0) {
+			rc = -1;
+			break;
+		}
 		if (len < 4 || (size_t)len > pv->max_frame) {
 			conn_warnx(c, "bad frame length %ld, disconnecting", len);
 			rc = -1;

@@ -289,6 +289,14 @@ int		 conn_output_pending(const struct conn *);
 #define CONN_RX_SPLICE_MIN	(64u * 1024)
 size_t		 conn_rx_read_want(struct conn *, size_t room);
 int		 conn_rx_splice_frame(struct conn *, size_t len);
+/*
+ * A worker's connection starts with CONN_BUF_SMALL buffers (anonymous,
+ * IPC$-only and not yet bound connections never need more) and takes
+ * CONN_BUF_BIG ones, between two frames, once one of its sessions has a
+ * disk tree (or it is a channel of a session): 0 (grown or not yet
+ * needed), -ENOMEM.
+ */
+int		 conn_rx_grow(struct conn *);
 /* Gives back the connection's payload pipe, if any (conn_free). */
 void		 conn_rx_release(struct conn *);
 /*

@@ -729,3 +729,35 @@ conn_req_payload_write(struct smb2_req *req, const uint8_t *data, int fd,
 		return -EIO;
 	return (ssize_t)len;
 }
+
+/* Does a session of c have a disk tree, or is c a channel of a session? */
+static int
+rx_wants_big(const struct conn *c)
+{
+	unsigned i;
+
+	for (i = 0; i < CONN_MAX_TREES; i++)
+		if (c->trees[i].in_use && !c->trees[i].is_ipc)
+			return 1;
+	for (i = 0; i < CONN_MAX_SESSIONS; i++)
+		if (c->sessions[i].in_use && c->sessions[i].bound != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * Called between frames (nothing of the connection's output pending, no
+ * receive armed, no response being built): conn_set_bufsize keeps what
+ * rbuf holds and may drop sbuf.  The big buffers cost address space only
+ * until large I/O touches them.
+ */
+int
+conn_rx_grow(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+
+	if (pv->rcap >= CONN_BUF_BIG || pv->rx_armed ||
+	    conn_output_pending(c) || !rx_wants_big(c))
+		return 0;
+	return conn_set_bufsize(c, CONN_BUF_BIG);
+}

@@ -74,6 +74,7 @@ struct gate_slot {
 	int64_t		 login_deadline_ms;
 	int		 got_bytes;
 	int		 bind_refused;	/* the master knows no session to bind to */
+	int		 no_bind;	/* MSG_NEW_CONN_NO_BIND: bindings answered here */
 	/* The verdict, for the AUTHENTICATE token at want_tok only. */
 	int		 have_rep;
 	const uint8_t	*want_tok;
@@ -160,9 +161,12 @@ gate_slot_of(const struct conn *c)
 	return c->priv->host;
 }
 
-/* Closes a slot's connection (or lets go of a handed-off one). */
+/*
+ * Closes a slot's connection (or lets go of a handed-off one); to_bind:
+ * it went to a worker for a channel binding, still unauthenticated.
+ */
 static void
-gate_slot_end(struct gate_slot *sl)
+gate_slot_close(struct gate_slot *sl, int to_bind)
 {
 	struct conn *c = sl->c;
 	struct conn_private *pv = c->priv;
@@ -188,9 +192,20 @@ gate_slot_end(struct gate_slot *sl)
 	sl->have_rep = 0;
 	sl->bind_refused = 0;
 	gate.active--;
-	if (!gate.master_gone)
-		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, NULL, 0, -1);
+	if (!gate.master_gone) {
+		uint8_t p[4];
+
+		le32_put(p, 1);
+		(void)gate_send(MSG_GATE_CONN_END, sl->conn_id, p,
+		    to_bind ? sizeof(p) : 0, -1);
+	}
 	gate_grant(1);
+}
+
+static void
+gate_slot_end(struct gate_slot *sl)
+{
+	gate_slot_close(sl, 0);
 }
 
 /* conn->priv->auth: the verdict fetched for exactly this AUTHENTICATE. */
@@ -422,7 +437,7 @@ gate_slot_run(struct gate_slot *sl)
 			gate_auth_send(sl, &req);
 			return;
 		}
-		if (setup && !sl->bind_refused) {
+		if (setup && !sl->bind_refused && !sl->no_bind) {
 			uint64_t sid = gate_bind_target(&gs);
 
 			if (sid != 0) {
@@ -494,7 +509,8 @@ gate_new_conn(const struct msg *m)
 	uint64_t start;
 	char peer[64];
 	struct cur r;
-	const uint8_t *s;
+	const uint8_t *s, *nul;
+	uint8_t flags = 0;
 	int64_t now;
 	unsigned i;
 
@@ -503,11 +519,14 @@ gate_new_conn(const struct msg *m)
 	cur_bytes(&r, guid, 16);
 	start = cur_le64(&r);
 	s = r.p;
-	if (r.err || cur_left(&r) == 0 || memchr(s, 0, cur_left(&r)) !=
-	    s + cur_left(&r) - 1) {
+	/* The peer address, NUL-terminated, then at most one flags byte. */
+	nul = r.err || cur_left(&r) == 0 ? NULL : memchr(s, 0, cur_left(&r));
+	if (nul == NULL || (size_t)(s + cur_left(&r) - nul) > 2) {
 		log_warnx("malformed MSG_NEW_CONN");
 		goto refuse;
 	}
+	if (nul + 1 < s + cur_left(&r))
+		flags = nul[1];
 	snprintf(peer, sizeof(peer), "%s", (const char *)s);
 	for (i = 0; i < GATE_SLOTS; i++)
 		if (gate.slots[i].state == SLOT_FREE) {
@@ -569,6 +588,7 @@ gate_new_conn(const struct msg *m)
 	sl->conn_id = m->id;
 	sl->got_bytes = 0;
 	sl->have_rep = 0;
+	sl->no_bind = (flags & MSG_NEW_CONN_NO_BIND) != 0;
 	sl->rbuf_used = 0;
 	sl->deadline_ms = now + GATE_FIRST_SECS * 1000;
 	sl->login_deadline_ms = now + GATE_LOGIN_SECS * 1000;
@@ -659,7 +679,8 @@ gate_handoff_done(const struct msg *m)
 		    sl->c->peer, m->len == 4 ? le32_get(m->payload) : 0);
 	else if (sl->state == SLOT_HANDOFF)
 		metrics.gate.logins++;
-	gate_slot_end(sl);
+	gate_slot_close(sl, sl->state == SLOT_BIND && m->len == 4 &&
+	    le32_get(m->payload) == 0);
 }
 
 static void

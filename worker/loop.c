@@ -434,7 +434,8 @@ wk_add(struct msg *m)
 		log_warnx("connection fd %d beyond the table", fd);
 		goto fail;
 	}
-	c = conn_new(wk.conf, fd, CONN_ROLE_WORKER, "", CONN_BUF_BIG);
+	/* Small until a session has a disk tree (conn_rx_grow). */
+	c = conn_new(wk.conf, fd, CONN_ROLE_WORKER, "", CONN_BUF_SMALL);
 	if (c == NULL) {
 		log_warnx("out of memory for a connection");
 		goto fail;

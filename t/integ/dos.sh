@@ -3,8 +3,10 @@
 # alice fills what the limits let her while bob works, nobody dies and
 # every process maps no more of the state file than it holds; anonymous
 # logons are refused by default, and 40 anonymous-style connections
-# sending most of a large frame are cut off with bounded memory; srvsvc
-# tells paths to administrators only and nothing to anonymous callers.
+# sending most of a large frame are cut off with bounded memory (in the
+# gates, and in a worker for logged-in connections without a disk tree);
+# srvsvc tells paths to administrators only and nothing to anonymous
+# callers.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -184,4 +186,37 @@ out=$(timeout 30 "$PYTHON" "$C" "$PORT" srvsvc "" "" 2>&1)
 echo "$out" | grep -q "^enum 1 OK" &&
     ok "srvsvc lists shares to anonymous with restrict anonymous = 0" ||
     fail "anonymous srvsvc with 0: $out"
+
+# Receive buffers stay small until a session has a disk tree: 40 logged-in
+# connections (bob, then anonymous) on IPC$ only, each sending 6.4 MB of an
+# 8 MiB frame, are cut off and their worker stays small (it took 265 MB
+# with 8 MiB buffers from the start).  A disk tree still takes large I/O.
+rxflood() {	# USER PASSWORD: prints "cut N" and the worker's RSS in KiB
+	local fifo=$T/rx.in hold cl w i
+	rm -f "$fifo"; mkfifo "$fifo"
+	(sleep 120 >"$fifo") & hold=$!
+	timeout 100 "$PYTHON" "$ROOT/t/integ/dos_rxbuf_client.py" "$PORT" 40 "$1" "$2" \
+	    <"$fifo" >"$T/rx.out" 2>&1 & cl=$!
+	for i in $(seq 60); do grep -q "^cut" "$T/rx.out" && break; sleep 1; done
+	cat "$T/rx.out"
+	w=$(integ_worker_of "${1:-nobody}")	# anonymous: the guest account
+	[ -n "$w" ] && echo "rss $(awk '/^VmRSS/ { print $2 }' "/proc/$w/status")"
+	kill "$hold" 2>/dev/null; wait "$cl" 2>/dev/null
+}
+for who in bob anonymous; do
+	if [ $who = bob ]; then out=$(rxflood bob "$BOB_PW"); else out=$(rxflood "" ""); fi
+	echo "$out" | sed 's/^/     /'
+	r=$(echo "$out" | awk '$1 == "rss" { print $2 }')
+	echo "$out" | grep -q "^cut 40$" &&
+	    ok "$who: 40 large partial frames on IPC\$-only connections cut off" ||
+	    fail "$who: large frames on IPC\$ not cut: $out"
+	[ -n "$r" ] && [ "$r" -lt 65536 ] &&
+	    ok "$who: the worker stays small under them (${r} KiB)" ||
+	    fail "$who: worker RSS ${r:-?} KiB"
+done
+head -c 20000000 /dev/urandom >"$T/big.bin"
+check "a disk tree still takes large writes and reads" timeout 60 smbclient \
+    //127.0.0.1/share -p "$PORT" -U "bob%$BOB_PW" \
+    -c "put $T/big.bin big.bin; get big.bin $T/big.back"
+cmp -s "$T/big.bin" "$T/big.back" && ok "20 MB round trip intact" || fail "big file differs"
 finish

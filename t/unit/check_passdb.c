@@ -278,6 +278,68 @@ START_TEST(test_bad_names)
 }
 END_TEST
 
+/* The lockout policy: absent is all zero, set reads back, and foreach skips it. */
+START_TEST(test_policy)
+{
+	struct passdb_policy p = { 5, 30 }, got;
+	struct passdb *db;
+	struct passdb_entry e;
+	struct collect c;
+
+	ck_assert_int_eq(passdb_open(privdir, 0, &db), 0);
+	ck_assert_int_eq(passdb_policy_get(db, &got), 0);
+	ck_assert_uint_eq(got.bad_lockout_attempts, 0);
+	ck_assert_uint_eq(got.lockout_duration, 0);
+	ck_assert_int_eq(passdb_policy_put(db, &p), 0);
+	entry_make(&e, "anna", 1012, "c");
+	ck_assert_int_eq(passdb_put(db, &e), 0);
+	passdb_close(db);
+	ck_assert_int_eq(passdb_open(privdir, 1, &db), 0);
+	ck_assert_int_eq(passdb_policy_get(db, &got), 0);
+	ck_assert_uint_eq(got.bad_lockout_attempts, 5);
+	ck_assert_uint_eq(got.lockout_duration, 30);
+	memset(&c, 0, sizeof(c));
+	c.stop_at = -1;
+	ck_assert_int_eq(passdb_foreach(db, collect_fn, &c), 0);
+	ck_assert_int_eq(c.n, 1);
+	ck_assert_str_eq(c.names[0], "anna");
+	passdb_close(db);
+}
+END_TEST
+
+/* Batched failures: added in one transaction, reset, lockout, unknown names skipped. */
+START_TEST(test_note_failures)
+{
+	struct passdb_failures f[3];
+	struct passdb *db;
+	struct passdb_entry e, got;
+
+	ck_assert_int_eq(passdb_open(privdir, 0, &db), 0);
+	entry_make(&e, "Anna", 1012, "c");		/* 3 failed logons */
+	ck_assert_int_eq(passdb_put(db, &e), 0);
+	entry_make(&e, "bob", 1013, "d");
+	ck_assert_int_eq(passdb_put(db, &e), 0);
+	memset(f, 0, sizeof(f));
+	snprintf(f[0].name, sizeof(f[0].name), "anna");
+	f[0].count = 2;
+	f[0].locked_at = 1700000500;
+	snprintf(f[1].name, sizeof(f[1].name), "nobody-here");
+	f[1].count = 7;
+	snprintf(f[2].name, sizeof(f[2].name), "bob");
+	f[2].count = 1;
+	f[2].reset = 1;
+	ck_assert_int_eq(passdb_note_failures(db, f, 3), 0);
+	ck_assert_int_eq(passdb_get(db, "anna", &got), 0);
+	ck_assert_uint_eq(got.failed_logons, 5);
+	ck_assert_int_eq(got.locked_at, 1700000500);
+	ck_assert_int_eq(passdb_get(db, "bob", &got), 0);
+	ck_assert_uint_eq(got.failed_logons, 1);
+	ck_assert_int_eq(got.locked_at, 0);
+	ck_assert_int_eq(passdb_get(db, "nobody-here", &got), -ENOENT);
+	passdb_close(db);
+}
+END_TEST
+
 static Suite *
 passdb_suite(void)
 {
@@ -293,6 +355,8 @@ passdb_suite(void)
 	tcase_add_test(tc, test_permissions);
 	tcase_add_test(tc, test_foreach);
 	tcase_add_test(tc, test_bad_names);
+	tcase_add_test(tc, test_policy);
+	tcase_add_test(tc, test_note_failures);
 	suite_add_tcase(s, tc);
 	return s;
 }
