@@ -157,6 +157,7 @@ enum msg_type {
 enum msg_role {
 	MSG_ROLE_GATE = 1,
 	MSG_ROLE_WORKER = 2,
+	MSG_ROLE_SDW = 3,	/* the descriptor writer (worker/sdw.h) */
 };
 
 struct msg {

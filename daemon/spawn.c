@@ -134,7 +134,8 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	snprintf(sgid, sizeof(sgid), "%u", (unsigned)gid);
 	argv[n++] = "usmbd";
 	argv[n++] = "--child";
-	argv[n++] = role == CHILD_GATE ? "gate" : "worker";
+	argv[n++] = role == CHILD_GATE ? "gate" : role == CHILD_SDW ? "sdw" :
+	    "worker";
 	if (role == CHILD_WORKER) {
 		argv[n++] = "--user";
 		argv[n++] = (char *)user;
@@ -215,6 +216,28 @@ spawn_worker(const char *user, uid_t uid, gid_t gid)
 		return NULL;
 	}
 	return spawn_child(CHILD_WORKER, user, uid, gid);
+}
+
+/*
+ * The descriptor writer (worker/sdw.h): one, started with the gates and
+ * again at most once a second after it died.
+ */
+static int64_t	spawn_next_sdw_ms;
+
+static void
+spawn_sdw_tick(int64_t now)
+{
+	int i;
+
+	if (master.shutting_down || now < spawn_next_sdw_ms)
+		return;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (spawn_children[i].pid > 0 &&
+		    spawn_children[i].role == CHILD_SDW &&
+		    !spawn_children[i].dying)
+			return;
+	spawn_next_sdw_ms = now + 1000;
+	(void)spawn_child(CHILD_SDW, NULL, 0, 0);
 }
 
 struct child *
@@ -489,6 +512,7 @@ spawn_tick(void)
 			have--;
 		}
 	}
+	spawn_sdw_tick(now);
 	if (now < spawn_next_gate_ms)
 		return;
 	for (; have < want; have++) {
@@ -553,7 +577,7 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	case MSG_HELLO: {
 		uint32_t role = cur_le32(&cur);
 		uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
-		    MSG_ROLE_WORKER;
+		    c->role == CHILD_SDW ? MSG_ROLE_SDW : MSG_ROLE_WORKER;
 
 		if (cur.err || cur_left(&cur) != 0 || role != want || c->hello) {
 			bad = "bad hello";

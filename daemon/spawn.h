@@ -18,7 +18,7 @@
 /* Forwarded messages may fill at most this fraction (1/n) of a channel. */
 #define SPAWN_FWD_SHARE		2
 
-enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2 };
+enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_SDW = 3 };
 
 /*
  * Rates of what a child makes the master do for it.  Log lines: a child

@@ -649,12 +649,18 @@ create_check_opened(struct create_call *cr)
 {
 	struct file_open *f = cr->f;
 	struct vfs_dosinfo *di = &cr->di;
+	ntstatus_t status;
 	int rc;
 
 	if (!cr->st_fresh && (rc = file_vfs()->fstat(cr->fd, &cr->st)) != 0)
 		return ntstatus_from_errno(rc);
 	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
 		return STATUS_ACCESS_DENIED;
+	/* the NT lock, where descriptors are stored (the kernel's passed) */
+	if (cr->exists && (status = smb2_secdesc_check(cr->tree, cr->fd,
+	    create_map_generic(cr->access & ~MAXIMUM_ALLOWED), &cr->want,
+	    &cr->maxacc)) != STATUS_SUCCESS)
+		return status;
 	f->dev = cr->st.dev;
 	f->ino = cr->st.ino;
 	/* the stream's stored spelling, before it keys the shared state */
@@ -746,6 +752,30 @@ create_set_attributes(struct create_call *cr)
 		    cr->maxacc;
 }
 
+/* The descriptor of a new file: its parent's, the SecD context's. */
+static ntstatus_t
+create_secdesc(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(f->path, '/');
+	ntstatus_t status;
+	int dfd = -1;
+
+	if (slash != NULL) {
+		memcpy(parent, f->path, (size_t)(slash - f->path));
+		parent[slash - f->path] = '\0';
+		dfd = file_vfs()->open(cr->tree->root_fd, parent, O_PATH |
+		    O_DIRECTORY, 0);
+	} else
+		dfd = dup(cr->tree->root_fd);
+	status = smb2_secdesc_create(cr->req->conn, cr->tree, f, dfd,
+	    cr->cc.secd, cr->cc.secd_len);
+	if (dfd >= 0)
+		close(dfd);
+	return status;
+}
+
 /*
  * The open is granted: the named stream, the truncation, and what the
  * contexts give a new or overwritten file (security descriptor, EAs,
@@ -780,11 +810,14 @@ create_set_up(struct create_call *cr)
 	}
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
-	/* MS-SMB2 2.2.13.2.2: the descriptor of a file this create made */
-	if (cc->secd != NULL && cr->action == FILE_CREATED &&
-	    f->stream[0] == '\0' &&
-	    (status = smb2_secdesc_apply(f, 0, cc->secd, cc->secd_len)) !=
-	    STATUS_SUCCESS)
+	/*
+	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
+	 * this create made, from the SecD context and what its parent
+	 * passes on (looked for only where descriptors are stored).
+	 */
+	if (cr->action == FILE_CREATED && f->stream[0] == '\0' &&
+	    (cc->secd != NULL || smb2_secdesc_tree_stored(cr->tree)) &&
+	    (status = create_secdesc(cr)) != STATUS_SUCCESS)
 		return status;
 	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
 	if (cc->exta != NULL && cr->action != FILE_OPENED &&
