@@ -238,6 +238,7 @@ int
 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
     uint32_t which, struct secdesc *out)
 {
+	unsigned i;
 	uint16_t dbits = SE_DACL_PRESENT | SE_DACL_DEFAULTED |
 	    SE_DACL_AUTO_INHERIT_REQ | SE_DACL_AUTO_INHERITED |
 	    SE_DACL_PROTECTED;
@@ -267,6 +268,15 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 		out->has_dacl = new->has_dacl;
 		out->nace = new->nace;
 		memcpy(out->ace, new->ace, new->nace * sizeof(new->ace[0]));
+		/*
+		 * Windows stores effective ACEs with the generic bits
+		 * mapped (smbtorture's acls.GENERIC); an inherit-only one
+		 * keeps them for the objects it will reach.
+		 */
+		for (i = 0; i < out->nace; i++)
+			if (!(out->ace[i].flags & INHERIT_ONLY_ACE))
+				out->ace[i].mask =
+				    ntacl_map_generic(out->ace[i].mask);
 		if (new->has_dacl)
 			out->control |= SE_DACL_PRESENT;
 	}

@@ -186,10 +186,41 @@ sdw_accept(int ls, int ep)
 	log_debug(3, "sdw: client uid %u", (unsigned)cred.uid);
 }
 
+/*
+ * A worker's open without data access is an O_PATH fd, which the f*xattr
+ * calls refuse (EBADF): its /proc name reaches the same inode, with no
+ * path walk (the magic link is the open file).
+ */
+static ssize_t
+sdw_getxattr(int fd, const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n = fgetxattr(fd, name, buf, len);
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n = getxattr(p, name, buf, len);
+	}
+	return n;
+}
+
+static int
+sdw_setxattr(int fd, const char *name, const void *buf, size_t len)
+{
+	char p[32];
+	int rc = fsetxattr(fd, name, buf, len, 0);
+
+	if (rc < 0 && errno == EBADF) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		rc = setxattr(p, name, buf, len, 0);
+	}
+	return rc;
+}
+
 static ntstatus_t
 sdw_read_stored(int fd, struct secdesc *sd, int *have)
 {
-	ssize_t n = fgetxattr(fd, SDW_XATTR_SD, sdw_buf, sizeof(sdw_buf));
+	ssize_t n = sdw_getxattr(fd, SDW_XATTR_SD, sdw_buf, sizeof(sdw_buf));
 
 	*have = 0;
 	if (n < 0)
@@ -238,13 +269,20 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 		need |= NTACL_WRITE_DAC;
 	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
 		need |= NTACL_WRITE_OWNER;
-	if (have) {
-		if (ntacl_check(&sdw_old, &tok, need, &got) != 0)
+	/*
+	 * The file's Unix owner may: the kernel lets it rewrite the POSIX
+	 * side (chmod, setfacl) whatever the descriptor says, so refusing it
+	 * here would protect nothing, and it keeps an owner from being
+	 * locked out of its own file.  Anyone else needs the rights under
+	 * the stored descriptor, and for the DACL the kernel's rule (only
+	 * the owner changes a POSIX ACL) refuses it anyway.
+	 */
+	if (cl->uid != st.st_uid) {
+		if (!have || ntacl_check(&sdw_old, &tok, need, &got) != 0)
 			return STATUS_ACCESS_DENIED;
-	} else if (cl->uid != st.st_uid)
-		return STATUS_ACCESS_DENIED;
-	if ((which & DACL_SECURITY_INFORMATION) && cl->uid != st.st_uid)
-		return STATUS_ACCESS_DENIED;
+		if (which & DACL_SECURITY_INFORMATION)
+			return STATUS_ACCESS_DENIED;
+	}
 	/* Windows: an owner one holds (oneself, a group of one's token) */
 	if ((which & OWNER_SECURITY_INFORMATION) && (!sdw_new.has_owner ||
 	    !ntacl_token_has(&tok, &sdw_new.owner)))
@@ -265,7 +303,7 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
 	if (w.err)
 		return STATUS_INVALID_SECURITY_DESCR;
-	if (fsetxattr(fd, SDW_XATTR_SD, out, wcur_off(&w), 0) != 0) {
+	if (sdw_setxattr(fd, SDW_XATTR_SD, out, wcur_off(&w)) != 0) {
 		log_warn("sdw: storing the descriptor of inode %llu",
 		    (unsigned long long)st.st_ino);
 		return errno == ENOSPC || errno == E2BIG ?
@@ -282,9 +320,9 @@ sdw_mark(int fd)
 
 	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return STATUS_INVALID_PARAMETER;
-	if (fgetxattr(fd, SDW_XATTR_SHARE, NULL, 0) >= 0)
+	if (sdw_getxattr(fd, SDW_XATTR_SHARE, NULL, 0) >= 0)
 		return STATUS_SUCCESS;
-	if (fsetxattr(fd, SDW_XATTR_SHARE, "1", 1, 0) != 0)
+	if (sdw_setxattr(fd, SDW_XATTR_SHARE, "1", 1) != 0)
 		return STATUS_ACCESS_DENIED;
 	return STATUS_SUCCESS;
 }
