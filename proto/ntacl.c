@@ -163,6 +163,7 @@ ntacl_inherit(const struct secdesc *p, int is_dir,
 {
 	unsigned i;
 	int rc = 0;
+	uint8_t inh;
 
 	memset(c, 0, sizeof(*c));
 	c->control = SE_SELF_RELATIVE;
@@ -171,9 +172,14 @@ ntacl_inherit(const struct secdesc *p, int is_dir,
 	c->group = creator->group;
 	if (!p->has_dacl)
 		return 0;
+	/*
+	 * INHERITED_ACE marks the copies only below an auto-inherited
+	 * parent (Windows, as smbtorture's acls.INHERITFLAGS checks).
+	 */
+	inh = (p->control & SE_DACL_AUTO_INHERITED) ? INHERITED_ACE : 0;
 	for (i = 0; i < p->nace && rc == 0; i++) {
 		const struct secdesc_ace *a = &p->ace[i];
-		uint8_t f = a->flags;
+		uint8_t f = a->flags & (uint8_t)~INHERITED_ACE;
 		int creator_sid, generic;
 
 		if (a->type != ACCESS_ALLOWED_ACE_TYPE &&
@@ -184,31 +190,31 @@ ntacl_inherit(const struct secdesc *p, int is_dir,
 		generic = ntacl_map_generic(a->mask) != a->mask;
 		if (!is_dir) {
 			if (f & OBJECT_INHERIT_ACE)
-				rc = inherit_add(c, a, INHERITED_ACE, 1,
+				rc = inherit_add(c, a, inh, 1,
 				    creator);
 			continue;
 		}
 		if (f & CONTAINER_INHERIT_ACE) {
 			if (f & NO_PROPAGATE_INHERIT_ACE) {
-				rc = inherit_add(c, a, INHERITED_ACE, 1,
+				rc = inherit_add(c, a, inh, 1,
 				    creator);
 			} else if (creator_sid || generic) {
 				/* effective copy, then the one to pass on */
-				rc = inherit_add(c, a, INHERITED_ACE, 1,
+				rc = inherit_add(c, a, inh, 1,
 				    creator);
 				if (rc == 0)
 					rc = inherit_add(c, a, (uint8_t)(f |
-					    INHERIT_ONLY_ACE | INHERITED_ACE),
+					    INHERIT_ONLY_ACE | inh),
 					    0, creator);
 			} else {
 				rc = inherit_add(c, a, (uint8_t)((f &
-				    ~INHERIT_ONLY_ACE) | INHERITED_ACE), 0,
+				    ~INHERIT_ONLY_ACE) | inh), 0,
 				    creator);
 			}
 		} else if ((f & OBJECT_INHERIT_ACE) &&
 		    !(f & NO_PROPAGATE_INHERIT_ACE)) {
 			rc = inherit_add(c, a, (uint8_t)(f | INHERIT_ONLY_ACE |
-			    INHERITED_ACE), 0, creator);
+			    inh), 0, creator);
 		}
 	}
 	if (rc != 0)

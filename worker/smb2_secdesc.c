@@ -193,7 +193,7 @@ static int
 sd_posix_apply(int fd, const struct vfs_stat *st, const struct secdesc *sd)
 {
 	const struct vfs_ops *vfs = file_vfs();
-	struct secdesc_sid us, gs, co, cg;
+	struct secdesc_sid us, gs;
 	int dir = S_ISDIR(st->mode), named, rc;
 	mode_t mode;
 
@@ -216,22 +216,14 @@ sd_posix_apply(int fd, const struct vfs_stat *st, const struct secdesc *sd)
 		rc = 0;
 	if (rc != 0 || !dir)
 		return rc;
-	/* what a file made here locally gets: the object-inherited part */
-	secdesc_sid_creator_owner(&co);
-	secdesc_sid_creator_group(&cg);
-	{
-		struct ntacl_token ct;
-
-		memset(&ct, 0, sizeof(ct));
-		ct.user = co;
-		ct.group = cg;
-		if (ntacl_inherit(sd, 0, &ct, &sd_par) > 0) {
-			if (secdesc_posix_acl(&sd_par, 0, &co, &cg, &sd_def) <
-			    0)
-				return -E2BIG;
-		} else
-			sd_def.n = 0;
-	}
+	/*
+	 * No default ACL: the kernel would apply it to files and
+	 * directories alike, as their access ACL, before this worker could
+	 * open what it made; an SMB create writes the inherited mapping
+	 * itself (smb2_secdesc_create).  Made locally, a file gets the
+	 * kernel's defaults and no stored descriptor.
+	 */
+	sd_def.n = 0;
 	rc = vfs_acl_set(vfs, fd, 1, &sd_def);
 	return rc == -EOPNOTSUPP && sd_def.n == 0 ? 0 : rc;
 }
