@@ -201,14 +201,19 @@ mask_to_perm(uint32_t m, int dir)
 	if (m & FILE_READ_DATA)
 		perm |= 4;
 	/*
-	 * w: writing anywhere (appending included) is WRITE_DATA; in a
-	 * directory it makes files and subdirectories (ADD_FILE and
-	 * ADD_SUBDIRECTORY, the bits of write and append data).
+	 * w: writing anywhere (appending included) is WRITE_DATA.  In a
+	 * directory w is ADD_FILE, ADD_SUBDIRECTORY and DELETE_CHILD at
+	 * once: either of the first two gives it, and the worker's NT check
+	 * of the parent (smb2_secdesc_parent) narrows to the one granted.
 	 */
-	if (dir ? (m & (FILE_WRITE_DATA | FILE_APPEND_DATA)) ==
-	    (FILE_WRITE_DATA | FILE_APPEND_DATA) : (m & FILE_WRITE_DATA) != 0)
+	if (m & (dir ? FILE_WRITE_DATA | FILE_APPEND_DATA : FILE_WRITE_DATA))
 		perm |= 2;
-	if (m & FILE_EXECUTE)
+	/*
+	 * x on a directory is traversal, which Windows does not check
+	 * (every token holds "bypass traverse checking"): always given;
+	 * what lies below keeps its own descriptor.
+	 */
+	if ((m & FILE_EXECUTE) || dir)
 		perm |= 1;
 	return perm;
 }

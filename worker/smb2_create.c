@@ -504,8 +504,14 @@ create_judge_access(struct create_call *cr)
 			/* from GENERIC_ALL only */
 			cr->want &= ~DELETE_ACCESS;
 		}
-	} else if (!cr->exists)
+	} else if (!cr->exists) {
 		cr->want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
+		/* the NT lock of a create: the parent's descriptor */
+		if (cr->disp != FILE_OPEN && cr->disp != FILE_OVERWRITE &&
+		    cr->f->stream[0] == '\0')
+			return smb2_secdesc_parent(cr->tree, cr->f->path,
+			    cr->is_dir);
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -657,7 +663,8 @@ create_check_opened(struct create_call *cr)
 	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
 		return STATUS_ACCESS_DENIED;
 	/* the NT lock, where descriptors are stored (the kernel's passed) */
-	if (cr->exists && (status = smb2_secdesc_check(cr->tree, cr->fd,
+	if (cr->exists && (status = smb2_secdesc_check(cr->tree, f->path,
+	    cr->fd,
 	    create_map_generic(cr->access & ~MAXIMUM_ALLOWED), &cr->want,
 	    &cr->maxacc)) != STATUS_SUCCESS)
 		return status;

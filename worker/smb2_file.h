@@ -50,8 +50,11 @@ ntstatus_t	smb2_secdesc_create(struct conn *, struct tree *,
  * grant named; *want and *maxacc narrow to what it grants).  No system
  * call on a share where no descriptor was ever stored.
  */
-ntstatus_t	smb2_secdesc_check(struct tree *, int fd, uint32_t named,
-		    uint32_t *want, uint32_t *maxacc);
+ntstatus_t	smb2_secdesc_check(struct tree *, const char *path, int fd,
+		    uint32_t named, uint32_t *want, uint32_t *maxacc);
+/* A create of path: the parent's stored descriptor must let it add. */
+ntstatus_t	smb2_secdesc_parent(struct tree *, const char *path,
+		    int is_dir);
 /* 1 when share of t has stored descriptors (looked at <= once a second). */
 int		smb2_secdesc_tree_stored(struct tree *);
 /* The stored descriptor of fd: 1, 0 when none, or -errno. */

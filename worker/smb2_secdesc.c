@@ -398,6 +398,50 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 }
 
 /*
+ * What the stored descriptor of path's parent grants this worker, or
+ * every right when it has none (the kernel's answer stands).
+ */
+static uint32_t
+sd_parent_granted(struct tree *t, const char *path)
+{
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	uint32_t have = ~0u;
+	int dfd, rc;
+
+	if (slash != NULL) {
+		memcpy(parent, path, (size_t)(slash - path));
+		parent[slash - path] = '\0';
+		dfd = file_vfs()->open(t->root_fd, parent, O_PATH |
+		    O_DIRECTORY, 0);
+	} else
+		dfd = dup(t->root_fd);
+	if (dfd < 0)
+		return have;
+	rc = smb2_secdesc_stored(dfd, &sd_par);
+	close(dfd);
+	if (rc > 0)
+		have = ntacl_granted(&sd_par, smb2_secdesc_token());
+	return have;
+}
+
+ntstatus_t
+smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
+{
+	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
+
+	/* ADD_SUBDIRECTORY, ADD_FILE (MS-FSA 2.1.5.1.2) */
+	if (!smb2_secdesc_tree_stored(t))
+		return STATUS_SUCCESS;
+	if (!(sd_parent_granted(t, path) & need)) {
+		log_debug(3, "NT access check: the parent refuses to add %s",
+		    path);
+		return STATUS_ACCESS_DENIED;
+	}
+	return STATUS_SUCCESS;
+}
+
+/*
  * The NT lock of an open of an existing file: the stored descriptor (if
  * any) must grant the rights asked for by name (named, generic bits
  * mapped); what MAXIMUM_ALLOWED added to *want, and *maxacc, narrow to
@@ -406,8 +450,8 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
  * user unlink the name.
  */
 ntstatus_t
-smb2_secdesc_check(struct tree *t, int fd, uint32_t named, uint32_t *want,
-    uint32_t *maxacc)
+smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
+    uint32_t *want, uint32_t *maxacc)
 {
 	uint32_t have;
 	int rc;
@@ -424,7 +468,9 @@ smb2_secdesc_check(struct tree *t, int fd, uint32_t named, uint32_t *want,
 	 */
 	have = ntacl_granted(&sd_cur, smb2_secdesc_token()) | SYNCHRONIZE |
 	    FILE_READ_ATTRIBUTES;
-	if (*maxacc & DELETE_ACCESS)
+	/* Windows: DELETE also through the parent's FILE_DELETE_CHILD */
+	if ((*maxacc & DELETE_ACCESS) && !(have & DELETE_ACCESS) &&
+	    (sd_parent_granted(t, path) & FILE_DELETE_CHILD))
 		have |= DELETE_ACCESS;
 	if (named & ~have & (FILE_ALL_ACCESS | ACCESS_SYSTEM_SECURITY)) {
 		log_debug(3, "NT access check: 0x%08x asked, 0x%08x granted",
