@@ -266,11 +266,8 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 	}
 	if (which & DACL_SECURITY_INFORMATION) {
 		out->control = (uint16_t)((out->control & ~dbits) |
-		    (new->control & (SE_DACL_PRESENT | SE_DACL_PROTECTED)));
-		if ((new->control & (SE_DACL_AUTO_INHERIT_REQ |
-		    SE_DACL_AUTO_INHERITED)) == (SE_DACL_AUTO_INHERIT_REQ |
-		    SE_DACL_AUTO_INHERITED))
-			out->control |= SE_DACL_AUTO_INHERITED;
+		    (new->control & (SE_DACL_PRESENT | SE_DACL_PROTECTED |
+		    SE_DACL_AUTO_INHERITED)));
 		out->has_dacl = new->has_dacl;
 		out->nace = new->nace;
 		memcpy(out->ace, new->ace, new->nace * sizeof(new->ace[0]));
@@ -287,4 +284,14 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 			out->control |= SE_DACL_PRESENT;
 	}
 	return 0;
+}
+
+void
+ntacl_canon_set(struct secdesc *sd)
+{
+	uint16_t both = SE_DACL_AUTO_INHERIT_REQ | SE_DACL_AUTO_INHERITED;
+
+	if ((sd->control & both) != both)
+		sd->control &= (uint16_t)~SE_DACL_AUTO_INHERITED;
+	sd->control &= (uint16_t)~SE_DACL_AUTO_INHERIT_REQ;
 }

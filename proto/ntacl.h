@@ -88,14 +88,20 @@ int	 ntacl_validate(const struct secdesc *sd);
 
 /*
  * What a SET_INFO of the parts in which makes of old (MS-DTYP 2.5.3.4's
- * SetSecurityDescriptor for a file): those parts from new, the rest kept.
- * The DACL's control bits come with it: SE_DACL_PROTECTED as given,
- * SE_DACL_AUTO_INHERITED only when SE_DACL_AUTO_INHERIT_REQ came along
- * (Windows; smbtorture's acls.INHERITFLAGS), AUTO_INHERIT_REQ never kept.
- * A part asked for but missing from new: owner -> -1 (INVALID_OWNER),
- * group -> -2 (INVALID_PRIMARY_GROUP); else 0.
+ * SetSecurityDescriptor for a file): those parts from new, the rest kept;
+ * the DACL comes with its control bits (present, protected,
+ * auto-inherited) and its effective ACEs' generic bits mapped.  A part
+ * asked for but missing from new: owner -> -1 (INVALID_OWNER), group ->
+ * -2 (INVALID_PRIMARY_GROUP); else 0.
  */
 int	 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 	    uint32_t which, struct secdesc *out);
+
+/*
+ * What a client sets, canonicalised as Windows does (smbtorture's
+ * acls.INHERITFLAGS): SE_DACL_AUTO_INHERITED stays only when
+ * SE_DACL_AUTO_INHERIT_REQ came with it; AUTO_INHERIT_REQ is never kept.
+ */
+void	 ntacl_canon_set(struct secdesc *sd);
 
 #endif

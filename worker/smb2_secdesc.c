@@ -332,6 +332,7 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
 	if (secdesc_decode(buf, len, &sd_new) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
+	ntacl_canon_set(&sd_new);
 	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
 	    DACL_SECURITY_INFORMATION;
 	if (which == 0)
@@ -369,6 +370,7 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 			return STATUS_INVALID_SECURITY_DESCR;
 		if (sd_cur.control & SE_SACL_PRESENT)
 			return STATUS_PRIVILEGE_NOT_HELD;
+		ntacl_canon_set(&sd_cur);
 		if (n <= 0) {
 			memset(&sd_new, 0, sizeof(sd_new));
 			sd_new.has_owner = sd_new.has_group = 1;
