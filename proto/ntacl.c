@@ -280,8 +280,8 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 			if (!(out->ace[i].flags & INHERIT_ONLY_ACE))
 				out->ace[i].mask =
 				    ntacl_map_generic(out->ace[i].mask);
-		if (new->has_dacl)
-			out->control |= SE_DACL_PRESENT;
+		/* no DACL given is a NULL DACL (smbtorture create.nulldacl) */
+		out->control |= SE_DACL_PRESENT;
 	}
 	return 0;
 }
