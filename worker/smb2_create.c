@@ -759,30 +759,6 @@ create_set_attributes(struct create_call *cr)
 		    cr->maxacc;
 }
 
-/* The descriptor of a new file: its parent's, the SecD context's. */
-static ntstatus_t
-create_secdesc(struct create_call *cr)
-{
-	struct file_open *f = cr->f;
-	char parent[FILE_PATH_MAX];
-	const char *slash = strrchr(f->path, '/');
-	ntstatus_t status;
-	int dfd = -1;
-
-	if (slash != NULL) {
-		memcpy(parent, f->path, (size_t)(slash - f->path));
-		parent[slash - f->path] = '\0';
-		dfd = file_vfs()->open(cr->tree->root_fd, parent, O_PATH |
-		    O_DIRECTORY, 0);
-	} else
-		dfd = dup(cr->tree->root_fd);
-	status = smb2_secdesc_create(cr->req->conn, cr->tree, f, dfd,
-	    cr->cc.secd, cr->cc.secd_len);
-	if (dfd >= 0)
-		close(dfd);
-	return status;
-}
-
 /*
  * The open is granted: the named stream, the truncation, and what the
  * contexts give a new or overwritten file (security descriptor, EAs,
@@ -824,7 +800,8 @@ create_set_up(struct create_call *cr)
 	 */
 	if (cr->action == FILE_CREATED && f->stream[0] == '\0' &&
 	    (cc->secd != NULL || smb2_secdesc_tree_stored(cr->tree)) &&
-	    (status = create_secdesc(cr)) != STATUS_SUCCESS)
+	    (status = smb2_secdesc_create(cr->req->conn, cr->tree, f,
+	    cc->secd, cc->secd_len)) != STATUS_SUCCESS)
 		return status;
 	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
 	if (cc->exta != NULL && cr->action != FILE_OPENED &&

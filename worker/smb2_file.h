@@ -35,16 +35,15 @@ ntstatus_t	smb2_secdesc_query(struct open *, uint32_t which, struct wcur *w,
 ntstatus_t	smb2_secdesc_set(struct open *, uint32_t which,
 		    const uint8_t *buf, size_t len);
 /*
- * What a CREATE that made f stores (MS-DTYP 2.5.3.4): the parent's
- * (parent_fd) inheritable entries and the SecD context's parts (secd,
- * NULL when none); nothing when neither gives a DACL.
+ * What a CREATE that made f stores (MS-DTYP 2.5.3.4): its parent's
+ * inheritable entries and the SecD context's parts (secd, NULL when
+ * none); nothing when neither gives a DACL.
  */
 struct conn;
 struct tree;
 struct file_open;
 ntstatus_t	smb2_secdesc_create(struct conn *, struct tree *,
-		    struct file_open *, int parent_fd, const uint8_t *secd,
-		    size_t secd_len);
+		    struct file_open *, const uint8_t *secd, size_t secd_len);
 /*
  * The NT lock of an open of an existing file (a stored descriptor must
  * grant named; *want and *maxacc narrow to what it grants).  No system

@@ -341,6 +341,8 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 	    op->u.file->fd, which, &sd_new);
 }
 
+static int	sd_parent_open(struct tree *, const char *);
+
 /*
  * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
  * inheritable entries, then the SecD context's parts over them.  Nothing
@@ -348,14 +350,16 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
  */
 ntstatus_t
 smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
-    int parent_fd, const uint8_t *secd, size_t secd_len)
+    const uint8_t *secd, size_t secd_len)
 {
 	const struct ntacl_token *tok = smb2_secdesc_token();
 	uint32_t which = 0;
-	int n = 0, rc;
+	int n = 0, rc, dfd;
 
-	if (parent_fd >= 0 && smb2_secdesc_tree_stored(t)) {
-		rc = smb2_secdesc_stored(parent_fd, &sd_par);
+	if (smb2_secdesc_tree_stored(t) &&
+	    (dfd = sd_parent_open(t, f->path)) >= 0) {
+		rc = smb2_secdesc_stored(dfd, &sd_par);
+		close(dfd);
 		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
 		    &sd_new)) < 0)
 			return STATUS_INVALID_PARAMETER;
@@ -403,22 +407,26 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
  * What the stored descriptor of path's parent grants this worker, or
  * every right when it has none (the kernel's answer stands).
  */
-static uint32_t
-sd_parent_granted(struct tree *t, const char *path)
+static int
+sd_parent_open(struct tree *t, const char *path)
 {
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return dup(t->root_fd);
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	return file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+}
+
+static uint32_t
+sd_parent_granted(struct tree *t, const char *path)
+{
 	uint32_t have = ~0u;
 	int dfd, rc;
 
-	if (slash != NULL) {
-		memcpy(parent, path, (size_t)(slash - path));
-		parent[slash - path] = '\0';
-		dfd = file_vfs()->open(t->root_fd, parent, O_PATH |
-		    O_DIRECTORY, 0);
-	} else
-		dfd = dup(t->root_fd);
-	if (dfd < 0)
+	if ((dfd = sd_parent_open(t, path)) < 0)
 		return have;
 	rc = smb2_secdesc_stored(dfd, &sd_par);
 	close(dfd);
