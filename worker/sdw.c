@@ -34,6 +34,7 @@
 #include "proto/cur.h"
 #include "proto/ntacl.h"
 #include "proto/secdesc.h"
+#include "worker/confine.h"
 
 #define SDW_ACCOUNT		"usmbd"
 #define SDW_FALLBACK		"nobody"
@@ -400,6 +401,16 @@ sdw_main(struct conf *conf, int chan)
 	}
 	if (sdw_drop() != 0)
 		return 1;
+	/*
+	 * The workers' deny-list takes away what CAP_SYS_ADMIN would
+	 * otherwise give (mount, namespaces, bpf, keys, modules, swap,
+	 * hostname, file handles, exec...): left is the xattr writing.
+	 */
+	if ((i = confine_seccomp(confine_worker_filter())) != 0) {
+		errno = -i;
+		log_warn("sdw: cannot confine itself (seccomp)");
+		return 1;
+	}
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return 1;
 	ev.events = EPOLLIN;

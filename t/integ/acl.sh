@@ -145,6 +145,9 @@ if [ -n "$sdw" ]; then
 	grep -q "^Uid:.*\b0\b" /proc/"$sdw"/status && fail "sdw is not root" || ok "sdw is not root"
 	[ "$(awk '/^CapEff/ {print $2}' /proc/"$sdw"/status)" = 0000000000200000 ] &&
 	    ok "sdw holds CAP_SYS_ADMIN alone" || fail "sdw holds CAP_SYS_ADMIN alone"
+	[ "$(awk '/^Seccomp:/ {print $2}' /proc/"$sdw"/status)" = 2 ] &&
+	    [ "$(awk '/^NoNewPrivs:/ {print $2}' /proc/"$sdw"/status)" = 1 ] &&
+	    ok "sdw: Seccomp 2, NoNewPrivs 1" || fail "sdw: Seccomp 2, NoNewPrivs 1"
 else
 	fail "the sdw process runs"
 fi
