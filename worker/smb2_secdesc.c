@@ -482,7 +482,10 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
 	if ((*maxacc & DELETE_ACCESS) && !(have & DELETE_ACCESS) &&
 	    (sd_parent_granted(t, path) & FILE_DELETE_CHILD))
 		have |= DELETE_ACCESS;
-	if (named & ~have & (FILE_ALL_ACCESS | ACCESS_SYSTEM_SECURITY)) {
+	/* the SACL right needs SeSecurityPrivilege, which nobody holds */
+	if (named & ACCESS_SYSTEM_SECURITY)
+		return STATUS_PRIVILEGE_NOT_HELD;
+	if (named & ~have & FILE_ALL_ACCESS) {
 		log_debug(3, "NT access check: 0x%08x asked, 0x%08x granted",
 		    named, have);
 		return STATUS_ACCESS_DENIED;
