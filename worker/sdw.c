@@ -60,7 +60,7 @@ sdw_listen(const struct conf *conf)
 {
 	struct sockaddr_un sun;
 	struct group *gr;
-	int s;
+	int s, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -88,8 +88,9 @@ sdw_listen(const struct conf *conf)
 		goto fail;
 	return s;
 fail:
-	s = -errno;
-	return s;
+	e = errno;
+	close(s);
+	return -e;
 }
 
 static int
