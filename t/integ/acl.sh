@@ -139,6 +139,37 @@ su alice -s /bin/sh -c "setfattr -n security.usmbd.sd -v 0x00 '$SHARE/d'" 2>/dev
 su alice -s /bin/sh -c "setfattr -x security.usmbd.sd '$SHARE/d'" 2>/dev/null &&
     fail "alice cannot remove security.usmbd.sd" ||
     ok "alice cannot remove security.usmbd.sd"
+# A compromised worker of alice (alice's uid, the state group) talks to
+# the writer itself: it may not lock bob out of bob's file, nor give it
+# a descriptor, though it can open the file; its own file it may mark.
+echo bobs >"$SHARE/bob.txt"; chown bob "$SHARE/bob.txt"; chmod 0644 "$SHARE/bob.txt"
+cat >"$T/evil.py" <<'PYEOF'
+import socket, struct, sys, os
+sock, path = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sock)
+# owner alice, a DACL denying everyone everything
+sid = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 1, os.getuid())
+world = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+ace = struct.pack('<BBHI', 1, 0, 8 + len(world), 0x1f01ff) + world
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl), 20 + len(acl), 0, 20) + acl + sid
+fd = os.open(path, os.O_RDONLY)
+for which in (4, 1):
+    s.sendmsg([struct.pack('<II', 1, which) + sd],
+               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('i', fd))])
+    print(hex(struct.unpack('<I', s.recv(4))[0]))
+PYEOF
+sg=$(getent group usmbd-state | cut -d: -f3)
+out=$(setpriv --reuid=alice --regid="$(id -g alice)" --groups="$sg" \
+    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" 2>&1)
+[ "$out" = "$(printf '0xc0000022\n0xc0000022')" ] &&
+    ok "a worker of alice cannot set bob's DACL or owner through the writer" ||
+    { fail "a worker of alice cannot set bob's DACL or owner through the writer"; echo "$out"; }
+getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 &&
+    fail "bob's file has no stored descriptor" || ok "bob's file has no stored descriptor"
+su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
+    fail "bob still reads his file"
 # the writer runs with CAP_SYS_ADMIN alone, not as root
 sdw=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
 if [ -n "$sdw" ]; then
