@@ -53,6 +53,7 @@ struct sdw_client {
 static struct sdw_client sdw_clients[SDW_CLIENTS];
 static struct secdesc	sdw_old, sdw_new;
 static uint8_t		sdw_buf[SDW_SD_MAX + 64];
+static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
 
 /* As root: the socket workers connect to, 0660 root:usmbd-state. */
 static int
@@ -169,14 +170,21 @@ sdw_accept(int ls, int ep)
 	}
 	cl->uid = cred.uid;
 	cl->gid = cred.gid;
-	len = sizeof(cl->groups);
-	/* the groups the kernel saw at connect (Linux 4.13) */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, cl->groups, &len) != 0) {
+	len = sizeof(sdw_groups);
+	/*
+	 * The groups the kernel saw at connect (Linux 4.13).  The token
+	 * keeps the first NTACL_TOKEN_GROUPS, as the worker's own does
+	 * (smb2_secdesc.c): ACEs for groups past them are not matched.
+	 */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, sdw_groups, &len) != 0) {
 		log_warn("sdw: SO_PEERGROUPS");
 		close(fd);
 		return;
 	}
 	n = (int)(len / sizeof(gid_t));
+	if (n > NTACL_TOKEN_GROUPS)
+		n = NTACL_TOKEN_GROUPS;
+	memcpy(cl->groups, sdw_groups, (size_t)n * sizeof(gid_t));
 	cl->ngroups = (unsigned)n;
 	ev.events = EPOLLIN;
 	ev.data.u64 = (uint64_t)(cl - sdw_clients);
