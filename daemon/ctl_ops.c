@@ -466,7 +466,7 @@ static void
 ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 {
 	static const char *const role[CHILD_ROLES] = { "", "gate", "worker",
-	    "state" };
+	    "state", "sdw" };
 	struct metrics *sum;
 	long sessions, opens, locks;
 	unsigned conns[3] = { 0, 0, 0 };

@@ -402,6 +402,11 @@ main_child(const char *role, const char *user, long uid, long gid)
 		setproctitle("-usmbd: state");
 		return statep_main(conf, master.conf_path, MSG_CHILD_FD);
 	}
+	if (strcmp(role, "sdw") == 0) {
+		log_set_tag("sdw");
+		setproctitle("-usmbd: sdw");
+		return sdw_main(conf, MSG_CHILD_FD);
+	}
 	if (strcmp(role, "worker") == 0) {
 		if (user == NULL || uid < 0 || gid < 0)
 			fatalx("worker: --user, --uid and --gid are required");

@@ -189,6 +189,7 @@ enum msg_role {
 	MSG_ROLE_GATE = 1,
 	MSG_ROLE_WORKER = 2,
 	MSG_ROLE_STATE = 3,
+	MSG_ROLE_SDW = 4,	/* the descriptor writer (worker/sdw.h) */
 };
 
 struct msg {

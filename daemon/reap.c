@@ -69,8 +69,8 @@ reap_children(void)
 		/* The state process purges it; the master maps nothing. */
 		if (c != NULL && c->role == CHILD_STATE)
 			statectl_gone(c, status);
-		else if (c == NULL || c->role != CHILD_GATE)
-			statectl_purge(pid);	/* a gate never maps it */
+		else if (c == NULL || c->role == CHILD_WORKER)
+			statectl_purge(pid);	/* gates and sdw never map it */
 		/* Its mailbox goes with it; the pid may come back as anyone. */
 		if (c != NULL && (c->role == CHILD_WORKER ||
 		    c->role == CHILD_STATE))

@@ -111,6 +111,21 @@ spawn_exec(int chan, char **argv)
 	_exit(127);
 }
 
+_Static_assert(CHILD_ROLES <= sizeof(master.child_starts) /
+    sizeof(master.child_starts[0]), "master.child_starts by role");
+
+static const char *
+spawn_role_name_of(enum child_role role)
+{
+	switch (role) {
+	case CHILD_GATE:	return "gate";
+	case CHILD_WORKER:	return "worker";
+	case CHILD_STATE:	return "state";
+	case CHILD_SDW:		return "sdw";
+	}
+	return "?";
+}
+
 static struct child *
 spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 {
@@ -136,8 +151,7 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 	snprintf(sgid, sizeof(sgid), "%u", (unsigned)gid);
 	argv[n++] = "usmbd";
 	argv[n++] = "--child";
-	argv[n++] = role == CHILD_GATE ? "gate" : role == CHILD_WORKER ?
-	    "worker" : "state";
+	argv[n++] = (char *)spawn_role_name_of(role);
 	if (role == CHILD_WORKER) {
 		argv[n++] = "--user";
 		argv[n++] = (char *)user;
@@ -220,6 +234,28 @@ spawn_worker(const char *user, uid_t uid, gid_t gid)
 	return spawn_child(CHILD_WORKER, user, uid, gid);
 }
 
+/*
+ * The descriptor writer (worker/sdw.h): one, started with the gates and
+ * again at most once a second after it died.
+ */
+static int64_t	spawn_next_sdw_ms;
+
+static void
+spawn_sdw_tick(int64_t now)
+{
+	int i;
+
+	if (master.shutting_down || now < spawn_next_sdw_ms)
+		return;
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
+		if (spawn_children[i].pid > 0 &&
+		    spawn_children[i].role == CHILD_SDW &&
+		    !spawn_children[i].dying)
+			return;
+	spawn_next_sdw_ms = now + 1000;
+	(void)spawn_child(CHILD_SDW, NULL, 0, 0);
+}
+
 struct child *
 spawn_state(uid_t uid, gid_t gid)
 {
@@ -229,8 +265,7 @@ spawn_state(uid_t uid, gid_t gid)
 const char *
 spawn_role_name(const struct child *c)
 {
-	return c->role == CHILD_GATE ? "gate" : c->role == CHILD_WORKER ?
-	    "worker" : "state";
+	return spawn_role_name_of(c->role);
 }
 
 struct child *
@@ -505,6 +540,7 @@ spawn_tick(void)
 			have--;
 		}
 	}
+	spawn_sdw_tick(now);
 	if (now < spawn_next_gate_ms)
 		return;
 	for (; have < want; have++) {
@@ -553,7 +589,8 @@ static int
 spawn_hello(struct child *c, const struct msg *m)
 {
 	uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
-	    c->role == CHILD_WORKER ? MSG_ROLE_WORKER : MSG_ROLE_STATE;
+	    c->role == CHILD_WORKER ? MSG_ROLE_WORKER :
+	    c->role == CHILD_STATE ? MSG_ROLE_STATE : MSG_ROLE_SDW;
 	struct cur cur;
 	uint32_t role;
 
@@ -668,8 +705,8 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		break;
 	}
 	case MSG_AUTH_REQ:
-		/* The state process authenticates no one. */
-		if (c->role == CHILD_STATE) {
+		/* Only gates and workers authenticate anyone. */
+		if (c->role != CHILD_GATE && c->role != CHILD_WORKER) {
 			bad = "bad MSG_AUTH_REQ";
 			break;
 		}

@@ -18,9 +18,14 @@
 /* Forwarded messages may fill at most this fraction (1/n) of a channel. */
 #define SPAWN_FWD_SHARE		2
 
-/* CHILD_STATE: the state process (daemon/statectl.h), one at a time. */
-enum child_role { CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_STATE = 3 };
-#define CHILD_ROLES	4	/* arrays indexed by role */
+/*
+ * CHILD_STATE: the state process (daemon/statectl.h), one at a time;
+ * CHILD_SDW: the descriptor writer (worker/sdw.h), one.
+ */
+enum child_role {
+	CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_STATE = 3, CHILD_SDW = 4
+};
+#define CHILD_ROLES	5	/* arrays indexed by role */
 
 /*
  * Rates of what a child makes the master do for it.  Log lines: a child

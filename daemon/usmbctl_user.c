@@ -274,6 +274,8 @@ usmbctl_user_show(struct passdb *db, const char *name)
 		return 1;
 	printf("name:           %s\n", e.name);
 	printf("unix account:   %s (uid %u)\n", e.unix_name, (unsigned)e.uid);
+	/* the one rule of security descriptors (HACKING.md): Unix User\NAME */
+	printf("sid:            S-1-22-1-%u\n", (unsigned)e.uid);
 	printf("flags:          %s\n", (e.flags & PASSDB_FLAG_DISABLED) ? "disabled" : "enabled");
 	usmbctl_time(e.changed, when, sizeof(when));
 	printf("last change:    %s\n", when);

@@ -218,13 +218,19 @@ secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 		need += sid_len(&sd->owner);
 	if ((which & GROUP_SECURITY_INFORMATION) && sd->has_group)
 		need += sid_len(&sd->group);
-	if ((which & DACL_SECURITY_INFORMATION) && sd->has_dacl) {
-		acl_len = ACL_HDR_LEN;
-		for (i = 0; i < sd->nace; i++)
-			acl_len += ACE_HDR_LEN + sid_len(&sd->ace[i].sid);
+	if ((which & DACL_SECURITY_INFORMATION) &&
+	    (sd->has_dacl || (sd->control & SE_DACL_PRESENT))) {
+		/* a NULL DACL: present, at offset 0 (MS-DTYP 2.4.6) */
+		if (sd->has_dacl) {
+			acl_len = ACL_HDR_LEN;
+			for (i = 0; i < sd->nace; i++)
+				acl_len += ACE_HDR_LEN +
+				    sid_len(&sd->ace[i].sid);
+		}
 		need += acl_len;
 		control |= SE_DACL_PRESENT;
-		control |= sd->control & (SE_DACL_PROTECTED |
+		control |= sd->control & (SE_DACL_DEFAULTED |
+		    SE_DACL_AUTO_INHERIT_REQ | SE_DACL_PROTECTED |
 		    SE_DACL_AUTO_INHERITED);
 	}
 	if (need > wcur_left(w)) {

@@ -25,6 +25,7 @@
 #define SE_DACL_PRESENT			0x0004u
 #define SE_DACL_DEFAULTED		0x0008u
 #define SE_SACL_PRESENT			0x0010u
+#define SE_DACL_AUTO_INHERIT_REQ	0x0100u
 #define SE_DACL_AUTO_INHERITED		0x0400u
 #define SE_DACL_PROTECTED		0x1000u
 #define SE_SELF_RELATIVE		0x8000u
@@ -61,7 +62,7 @@ struct secdesc {
 	int		 has_group;
 	struct secdesc_sid owner;
 	struct secdesc_sid group;
-	int		 has_dacl;	/* SE_DACL_PRESENT with an ACL (NULL DACL: 0) */
+	int		 has_dacl;	/* an ACL (a NULL DACL: 0 with SE_DACL_PRESENT in control) */
 	unsigned	 nace;
 	struct secdesc_ace ace[SECDESC_ACE_MAX];
 };

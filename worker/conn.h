@@ -37,6 +37,9 @@ struct tree {
 	int			 read_only;	/* the share is read only (or the user is limited to reading) */
 	int			 encrypt;	/* requests must arrive encrypted */
 	uint32_t		 maximal_access;
+	/* descriptors are stored in this share (worker/smb2_secdesc.c) */
+	int			 sd_stored;
+	int64_t			 sd_checked_ms;
 };
 
 struct session {

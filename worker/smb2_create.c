@@ -504,8 +504,14 @@ create_judge_access(struct create_call *cr)
 			/* from GENERIC_ALL only */
 			cr->want &= ~DELETE_ACCESS;
 		}
-	} else if (!cr->exists)
+	} else if (!cr->exists) {
 		cr->want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
+		/* the NT lock of a create: the parent's descriptor */
+		if (cr->disp != FILE_OPEN && cr->disp != FILE_OVERWRITE &&
+		    cr->f->stream[0] == '\0')
+			return smb2_secdesc_parent(cr->tree, cr->f->path,
+			    cr->is_dir);
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -649,12 +655,19 @@ create_check_opened(struct create_call *cr)
 {
 	struct file_open *f = cr->f;
 	struct vfs_dosinfo *di = &cr->di;
+	ntstatus_t status;
 	int rc;
 
 	if (!cr->st_fresh && (rc = file_vfs()->fstat(cr->fd, &cr->st)) != 0)
 		return ntstatus_from_errno(rc);
 	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
 		return STATUS_ACCESS_DENIED;
+	/* the NT lock, where descriptors are stored (the kernel's passed) */
+	if (cr->exists && (status = smb2_secdesc_check(cr->tree, f->path,
+	    cr->fd,
+	    create_map_generic(cr->access & ~MAXIMUM_ALLOWED), &cr->want,
+	    &cr->maxacc)) != STATUS_SUCCESS)
+		return status;
 	f->dev = cr->st.dev;
 	f->ino = cr->st.ino;
 	/* the stream's stored spelling, before it keys the shared state */
@@ -780,11 +793,15 @@ create_set_up(struct create_call *cr)
 	}
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
-	/* MS-SMB2 2.2.13.2.2: the descriptor of a file this create made */
-	if (cc->secd != NULL && cr->action == FILE_CREATED &&
-	    f->stream[0] == '\0' &&
-	    (status = smb2_secdesc_apply(f, 0, cc->secd, cc->secd_len)) !=
-	    STATUS_SUCCESS)
+	/*
+	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
+	 * this create made, from the SecD context and what its parent
+	 * passes on (looked for only where descriptors are stored).
+	 */
+	if (cr->action == FILE_CREATED && f->stream[0] == '\0' &&
+	    (cc->secd != NULL || smb2_secdesc_tree_stored(cr->tree)) &&
+	    (status = smb2_secdesc_create(cr->req->conn, cr->tree, f,
+	    cc->secd, cc->secd_len)) != STATUS_SUCCESS)
 		return status;
 	/* MS-SMB2 2.2.13.2.1: EAs given with a create or an overwrite */
 	if (cc->exta != NULL && cr->action != FILE_OPENED &&

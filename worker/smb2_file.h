@@ -23,8 +23,8 @@ ntstatus_t	smb2_query_directory_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_query_info_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_set_info_handle(struct smb2_req *, struct smb2_rsp *);
 /*
- * worker/smb2_secdesc.c: the security descriptor of an open, mapped from
- * and onto owner, group, mode and POSIX ACLs.  query writes the SD parts of
+ * worker/smb2_secdesc.c: the security descriptor of an open, stored whole
+ * or derived from owner, group, mode and POSIX ACLs.  query writes the SD parts of
  * which (SECURITY_INFORMATION) and sets *need to its full length; it
  * returns STATUS_BUFFER_TOO_SMALL when w has not room for it.
  */
@@ -35,12 +35,30 @@ ntstatus_t	smb2_secdesc_query(struct open *, uint32_t which, struct wcur *w,
 ntstatus_t	smb2_secdesc_set(struct open *, uint32_t which,
 		    const uint8_t *buf, size_t len);
 /*
- * The same without the open's access checks, for the SecD create context
- * of a file this CREATE made (which 0: the parts the descriptor holds).
+ * What a CREATE that made f stores (MS-DTYP 2.5.3.4): its parent's
+ * inheritable entries and the SecD context's parts (secd, NULL when
+ * none); nothing when neither gives a DACL.
  */
+struct conn;
+struct tree;
 struct file_open;
-ntstatus_t	smb2_secdesc_apply(struct file_open *, uint32_t which,
-		    const uint8_t *buf, size_t len);
+ntstatus_t	smb2_secdesc_create(struct conn *, struct tree *,
+		    struct file_open *, const uint8_t *secd, size_t secd_len);
+/*
+ * The NT lock of an open of an existing file (a stored descriptor must
+ * grant named; *want and *maxacc narrow to what it grants).  No system
+ * call on a share where no descriptor was ever stored.
+ */
+ntstatus_t	smb2_secdesc_check(struct tree *, const char *path, int fd,
+		    uint32_t named, uint32_t *want, uint32_t *maxacc);
+/* A create of path: the parent's stored descriptor must let it add. */
+ntstatus_t	smb2_secdesc_parent(struct tree *, const char *path,
+		    int is_dir);
+/* 1 when share of t has stored descriptors (looked at <= once a second). */
+int		smb2_secdesc_tree_stored(struct tree *);
+/* The stored descriptor of fd: 1, 0 when none, or -errno. */
+struct secdesc;
+int		smb2_secdesc_stored(int fd, struct secdesc *);
 /*
  * worker/smb2_ea.c: extended attributes (FILE_FULL_EA_INFORMATION), names
  * kept as written and compared without case.  query writes every EA

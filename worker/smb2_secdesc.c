@@ -1,174 +1,139 @@
 /*
- * Security descriptors of files and directories, mapped onto what the
- * kernel enforces: owner, group, mode and POSIX ACLs.
+ * Security descriptors of files and directories (HACKING.md, "Security
+ * descriptors"): kept whole in the security.usmbd.sd xattr, which only the
+ * descriptor writer (worker/sdw.h) can write, and mapped onto the POSIX
+ * ACL the kernel enforces (worker/secdesc_posix.h).  A file without a
+ * stored descriptor shows the one derived from owner, group, mode and ACL.
  *
- * SIDs follow Samba's idmap for Unix accounts: S-1-22-1-uid is a user,
- * S-1-22-2-gid a group, S-1-1-0 (Everyone) the "other" class; in a
- * directory's inheritable ACEs Creator Owner (S-1-3-0) and Creator Group
- * (S-1-3-1) stand for the default ACL's owner and group entries.
- *
- * A QUERY builds allow ACEs from the access ACL (or the mode) and, for a
- * directory, inheritable ACEs from the default ACL.  A SET maps allow ACEs
- * back to rwx entries: the fine-grained bits of a mask fold into r, w and x
- * (read data, write/append data, execute), as Samba does.  What POSIX
- * cannot say -- deny ACEs, SIDs that are not Unix accounts, Everyone, or
- * the creator SIDs, a SACL -- is refused, never dropped silently; giving a
- * file away is refused by the kernel (EPERM) because the worker is the user.
+ * Two locks: an open of a file with a stored descriptor needs the NT
+ * access check (proto/ntacl.h) AND the kernel.  A SET changes the POSIX
+ * side first, as the user (the kernel says whether this user may: the
+ * owner only), then asks the writer, which checks WRITE_DAC/WRITE_OWNER
+ * under the stored descriptor itself; when the writer refuses, the POSIX
+ * side is put back.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "daemon/conf.h"
 #include "daemon/log.h"
+#include "proto/ntacl.h"
 #include "proto/secdesc.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
+#include "worker/sdw.h"
+#include "worker/secdesc_posix.h"
 #include "worker/smb2_file.h"
+#include "worker/worker.h"
 
-/* MS-DTYP 2.4.3 generic mapping for files, and the rwx classes */
-#define MASK_GENERIC_READ	0x00120089u
-#define MASK_GENERIC_WRITE	0x00120116u
-#define MASK_GENERIC_EXECUTE	0x001200A0u
-#define MASK_ALL		FILE_ALL_ACCESS
+/* one request at a time: no descriptor on the stack */
+static struct secdesc	sd_cur, sd_new, sd_par;
+static struct vfs_acl	sd_acc, sd_def, sd_oacc, sd_odef;
+static uint8_t		sd_raw[SDW_SD_MAX];
+static struct ntacl_token sd_token;
+static int		sd_token_ready;
 
-static struct secdesc	secdesc_buf;	/* one request at a time */
+#define SD_RECHECK_MS	1000
 
-static uint32_t
-secdesc_perm_to_mask(unsigned perm, int owner, int dir)
+static const struct ntacl_token *
+smb2_secdesc_token(void)
 {
-	uint32_t m = 0;
+	gid_t g[NTACL_TOKEN_GROUPS];
+	uint32_t ids[NTACL_TOKEN_GROUPS];
+	int n, i;
 
-	if (perm == 7)
-		return MASK_ALL;
-	if (perm & 4)
-		m |= MASK_GENERIC_READ;
-	if (perm & 2)
-		m |= MASK_GENERIC_WRITE | (dir ? FILE_DELETE_CHILD : 0);
-	if (perm & 1)
-		m |= MASK_GENERIC_EXECUTE;
-	/* the owner may always chmod, chown (to itself) and utime */
-	if (owner)
-		m |= READ_CONTROL | WRITE_DAC | WRITE_OWNER |
-		    FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES | SYNCHRONIZE;
-	return m;
+	if (sd_token_ready)
+		return &sd_token;
+	/* the worker's groups never change (worker/user.c): read once */
+	n = getgroups(NTACL_TOKEN_GROUPS, g);
+	if (n < 0)
+		n = 0;
+	for (i = 0; i < n; i++)
+		ids[i] = g[i];
+	ntacl_token_unix(&sd_token, user_euid(), getegid(), ids, (unsigned)n);
+	sd_token_ready = 1;
+	return &sd_token;
 }
 
-static unsigned
-secdesc_mask_to_perm(uint32_t m)
+/* fgetxattr, or through /proc for an O_PATH fd (one syscall either way). */
+static ssize_t
+sd_getxattr(int fd, const char *name, void *buf, size_t len)
 {
-	unsigned perm = 0;
+	char p[32];
+	ssize_t n = fgetxattr(fd, name, buf, len);
 
-	if (m & GENERIC_ALL)
-		return 7;
-	if (m & (FILE_READ_DATA | GENERIC_READ))
-		perm |= 4;
-	if (m & (FILE_WRITE_DATA | FILE_APPEND_DATA | GENERIC_WRITE))
-		perm |= 2;
-	if (m & (FILE_EXECUTE | GENERIC_EXECUTE))
-		perm |= 1;
-	return perm;
-}
-
-static int
-secdesc_add_ace(struct secdesc *sd, const struct secdesc_sid *sid,
-    uint32_t mask, uint8_t flags)
-{
-	struct secdesc_ace *a;
-
-	if (sd->nace >= SECDESC_ACE_MAX)
-		return -1;
-	a = &sd->ace[sd->nace++];
-	a->type = ACCESS_ALLOWED_ACE_TYPE;
-	a->flags = flags;
-	a->mask = mask;
-	a->sid = *sid;
-	return 0;
-}
-
-/* ACEs for one ACL (access, or default with inherit flags). */
-static void
-secdesc_from_acl(struct secdesc *sd, const struct vfs_acl *acl,
-    const struct vfs_stat *st, int is_default)
-{
-	struct secdesc_sid sid;
-	unsigned i, maskperm = 7, perm;
-	int dir = S_ISDIR(st->mode), owner;
-	uint8_t flags = is_default ? (OBJECT_INHERIT_ACE |
-	    CONTAINER_INHERIT_ACE | INHERIT_ONLY_ACE) : 0;
-
-	for (i = 0; i < acl->n; i++)
-		if (acl->e[i].tag == VFS_ACL_MASK)
-			maskperm = acl->e[i].perm;
-	for (i = 0; i < acl->n; i++) {
-		const struct vfs_acl_entry *e = &acl->e[i];
-
-		perm = e->perm;
-		owner = 0;
-		switch (e->tag) {
-		case VFS_ACL_USER_OBJ:
-			if (is_default)
-				secdesc_sid_creator_owner(&sid);
-			else
-				secdesc_sid_unix_user(&sid, st->uid);
-			owner = !is_default;
-			break;
-		case VFS_ACL_USER:
-			secdesc_sid_unix_user(&sid, e->id);
-			perm &= maskperm;
-			break;
-		case VFS_ACL_GROUP_OBJ:
-			if (is_default)
-				secdesc_sid_creator_group(&sid);
-			else
-				secdesc_sid_unix_group(&sid, st->gid);
-			perm &= maskperm;
-			break;
-		case VFS_ACL_GROUP:
-			secdesc_sid_unix_group(&sid, e->id);
-			perm &= maskperm;
-			break;
-		case VFS_ACL_OTHER:
-			secdesc_sid_world(&sid);
-			break;
-		default:
-			continue;	/* the mask is folded in above */
-		}
-		(void)secdesc_add_ace(sd, &sid, secdesc_perm_to_mask(perm,
-		    owner, dir), flags);
+	if (n < 0 && errno == EBADF) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n = getxattr(p, name, buf, len);
 	}
+	return n < 0 ? -errno : n;
 }
 
-/* The SD of an open file, every part filled. */
+int
+smb2_secdesc_stored(int fd, struct secdesc *sd)
+{
+	ssize_t n = sd_getxattr(fd, SDW_XATTR_SD, sd_raw, sizeof(sd_raw));
+
+	if (n == -ENODATA || n == -EOPNOTSUPP)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	if (secdesc_decode(sd_raw, (size_t)n, sd) != 0) {
+		log_warnx("a stored security descriptor does not decode");
+		return -EINVAL;
+	}
+	return 1;
+}
+
+static int64_t
+sd_now_ms(void)
+{
+	struct timespec ts;
+
+	/* the vDSO: no system call */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+smb2_secdesc_tree_stored(struct tree *t)
+{
+	int64_t now;
+
+	if (t->sd_stored || t->root_fd < 0)
+		return t->sd_stored;
+	/* another worker may mark the share: look again, once a second */
+	now = sd_now_ms();
+	if (t->sd_checked_ms != 0 && now - t->sd_checked_ms < SD_RECHECK_MS)
+		return 0;
+	t->sd_checked_ms = now;
+	t->sd_stored = sd_getxattr(t->root_fd, SDW_XATTR_SHARE, NULL, 0) >= 0;
+	return t->sd_stored;
+}
+
+/* The descriptor of an open file: stored, else derived. */
 static ntstatus_t
-secdesc_build(struct file_open *f, struct secdesc *sd)
+sd_current(int fd, struct vfs_stat *st, struct secdesc *sd, int *stored)
 {
 	const struct vfs_ops *vfs = file_vfs();
-	struct vfs_stat st;
-	struct vfs_acl acl;
 	int rc;
 
-	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+	if ((rc = vfs->fstat(fd, st)) != 0)
 		return ntstatus_from_errno(rc);
-	memset(sd, 0, sizeof(*sd));
-	sd->control = SE_SELF_RELATIVE | SE_DACL_PRESENT;
-	sd->has_owner = sd->has_group = sd->has_dacl = 1;
-	secdesc_sid_unix_user(&sd->owner, st.uid);
-	secdesc_sid_unix_group(&sd->group, st.gid);
-	if (vfs_acl_get(vfs, f->fd, 0, &acl) != 0 || acl.n == 0) {
-		/* no ACL: the mode is the three-entry ACL */
-		acl.n = 3;
-		acl.e[0] = (struct vfs_acl_entry){ VFS_ACL_USER_OBJ,
-		    (uint16_t)(st.mode >> 6 & 7), 0 };
-		acl.e[1] = (struct vfs_acl_entry){ VFS_ACL_GROUP_OBJ,
-		    (uint16_t)(st.mode >> 3 & 7), 0 };
-		acl.e[2] = (struct vfs_acl_entry){ VFS_ACL_OTHER,
-		    (uint16_t)(st.mode & 7), 0 };
-	}
-	secdesc_from_acl(sd, &acl, &st, 0);
-	if (S_ISDIR(st.mode) && vfs_acl_get(vfs, f->fd, 1, &acl) == 0)
-		secdesc_from_acl(sd, &acl, &st, 1);
+	rc = smb2_secdesc_stored(fd, sd);
+	if (rc < 0)
+		return ntstatus_from_errno(rc);
+	*stored = rc;
+	if (!rc)
+		(void)secdesc_posix_derive(vfs, fd, st, sd);
 	return STATUS_SUCCESS;
 }
 
@@ -176,7 +141,9 @@ ntstatus_t
 smb2_secdesc_query(struct open *op, uint32_t which, struct wcur *w,
     uint32_t *need)
 {
+	struct vfs_stat st;
 	ntstatus_t status;
+	int stored;
 
 	*need = 0;
 	/*
@@ -191,152 +158,163 @@ smb2_secdesc_query(struct open *op, uint32_t which, struct wcur *w,
 	if ((which & SACL_SECURITY_INFORMATION) &&
 	    !(op->access & ACCESS_SYSTEM_SECURITY))
 		return STATUS_ACCESS_DENIED;
-	if ((status = secdesc_build(op->u.file, &secdesc_buf)) !=
+	if ((status = sd_current(op->u.file->fd, &st, &sd_cur, &stored)) !=
 	    STATUS_SUCCESS)
 		return status;
-	*need = (uint32_t)secdesc_encode(w, &secdesc_buf, which);
+	*need = (uint32_t)secdesc_encode(w, &sd_cur, which);
 	return w->err ? STATUS_BUFFER_TOO_SMALL : STATUS_SUCCESS;
 }
 
-/* Adds perm for (tag, id) to acl, merging with an entry already there. */
-static int
-secdesc_acl_or(struct vfs_acl *acl, uint16_t tag, uint32_t id, unsigned perm)
+/* Saves or restores the POSIX side (mode, access and default ACL). */
+static void
+sd_posix_save(int fd, int dir)
 {
-	unsigned i;
+	const struct vfs_ops *vfs = file_vfs();
 
-	for (i = 0; i < acl->n; i++)
-		if (acl->e[i].tag == tag && ((tag != VFS_ACL_USER &&
-		    tag != VFS_ACL_GROUP) || acl->e[i].id == id)) {
-			acl->e[i].perm |= (uint16_t)perm;
-			return 0;
-		}
-	if (acl->n >= VFS_ACL_MAX)
-		return -1;
-	acl->e[acl->n++] = (struct vfs_acl_entry){ tag, (uint16_t)perm, id };
-	return 0;
+	if (vfs_acl_get(vfs, fd, 0, &sd_oacc) != 0)
+		sd_oacc.n = 0;
+	if (!dir || vfs_acl_get(vfs, fd, 1, &sd_odef) != 0)
+		sd_odef.n = 0;
 }
 
-static uint16_t	secdesc_acl_perm(const struct vfs_acl *, uint16_t tag);
-
-/* Completes an ACL: the three base entries, and a mask when named ones. */
-static int
-secdesc_acl_finish(struct vfs_acl *acl)
+static void
+sd_posix_restore(int fd, const struct vfs_stat *st)
 {
-	unsigned i, mask = 0, named = 0;
+	const struct vfs_ops *vfs = file_vfs();
 
-	unsigned other;
+	(void)vfs->fchmod(fd, st->mode & 07777);
+	(void)vfs_acl_set(vfs, fd, 0, &sd_oacc);
+	if (S_ISDIR(st->mode))
+		(void)vfs_acl_set(vfs, fd, 1, &sd_odef);
+}
 
-	if (secdesc_acl_or(acl, VFS_ACL_USER_OBJ, 0, 0) != 0 ||
-	    secdesc_acl_or(acl, VFS_ACL_GROUP_OBJ, 0, 0) != 0 ||
-	    secdesc_acl_or(acl, VFS_ACL_OTHER, 0, 0) != 0)
-		return -1;
+/* The POSIX ACLs of sd, written as the user: the kernel decides. */
+static int
+sd_posix_apply(int fd, const struct vfs_stat *st, const struct secdesc *sd)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct secdesc_sid us, gs;
+	int dir = S_ISDIR(st->mode), named, rc;
+	mode_t mode;
+
+	secdesc_sid_unix_user(&us, st->uid);
+	secdesc_sid_unix_group(&gs, st->gid);
+	if ((named = secdesc_posix_acl(sd, dir, &us, &gs, &sd_acc)) < 0)
+		return -E2BIG;
+	/* with named entries the group bits of the mode are the mask */
+	mode = (st->mode & 07000) |
+	    (mode_t)(secdesc_posix_perm(&sd_acc, VFS_ACL_USER_OBJ) << 6 |
+	    secdesc_posix_perm(&sd_acc, named ? VFS_ACL_MASK :
+	    VFS_ACL_GROUP_OBJ) << 3 | secdesc_posix_perm(&sd_acc,
+	    VFS_ACL_OTHER));
+	if ((rc = vfs->fchmod(fd, mode)) != 0)
+		return rc;
+	if (!named)
+		sd_acc.n = 0;
+	rc = vfs_acl_set(vfs, fd, 0, &sd_acc);
+	if (rc == -EOPNOTSUPP && !named)
+		rc = 0;
+	if (rc != 0 || !dir)
+		return rc;
 	/*
-	 * In Windows every principal also holds what Everyone is allowed;
-	 * POSIX checks the owner and group classes without falling through
-	 * to "other", so Everyone's bits are added to each entry.
+	 * No default ACL: the kernel would apply it to files and
+	 * directories alike, as their access ACL, before this worker could
+	 * open what it made; an SMB create writes the inherited mapping
+	 * itself (smb2_secdesc_create).  Made locally, a file gets the
+	 * kernel's defaults and no stored descriptor.
 	 */
-	other = secdesc_acl_perm(acl, VFS_ACL_OTHER);
-	for (i = 0; i < acl->n; i++)
-		acl->e[i].perm |= (uint16_t)other;
-	for (i = 0; i < acl->n; i++) {
-		if (acl->e[i].tag == VFS_ACL_USER ||
-		    acl->e[i].tag == VFS_ACL_GROUP)
-			named = 1;
-		if (acl->e[i].tag == VFS_ACL_USER ||
-		    acl->e[i].tag == VFS_ACL_GROUP ||
-		    acl->e[i].tag == VFS_ACL_GROUP_OBJ)
-			mask |= acl->e[i].perm;
-	}
-	if (named && secdesc_acl_or(acl, VFS_ACL_MASK, 0, mask) != 0)
-		return -1;
-	return named;
+	sd_def.n = 0;
+	rc = vfs_acl_set(vfs, fd, 1, &sd_def);
+	return rc == -EOPNOTSUPP && sd_def.n == 0 ? 0 : rc;
 }
 
-static uint16_t
-secdesc_acl_perm(const struct vfs_acl *acl, uint16_t tag)
+/* The open's fd is O_PATH? the writer needs a real one. */
+static ntstatus_t
+sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
+    const struct secdesc *sd)
 {
-	unsigned i;
+	static uint8_t buf[SDW_SD_MAX];
+	struct wcur w;
+	ntstatus_t status;
+	int rfd;
 
-	for (i = 0; i < acl->n; i++)
-		if (acl->e[i].tag == tag)
-			return acl->e[i].perm;
-	return 0;
+	if (t != NULL && !smb2_secdesc_tree_stored(t) && t->root_fd >= 0) {
+		rfd = openat(t->root_fd, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+		if (rfd < 0)
+			return ntstatus_from_errno(-errno);
+		status = sdw_request(lock_dir, SDW_OP_MARK, rfd, 0, NULL, 0);
+		close(rfd);
+		if (status != STATUS_SUCCESS)
+			return status;
+		t->sd_stored = 1;
+	}
+	wcur_init(&w, buf, sizeof(buf));
+	(void)secdesc_encode(&w, sd, OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	if (w.err)
+		return STATUS_INVALID_SECURITY_DESCR;
+	return sdw_request(lock_dir, SDW_OP_SET, fd, which, buf,
+	    wcur_off(&w));
 }
 
 /*
- * Maps the DACL of sd onto an access ACL and (directories) a default ACL.
- * STATUS_INVALID_PARAMETER when an ACE cannot be expressed.
+ * Sets the parts of which from new over the file's descriptor: the
+ * kernel's side (chown, chgrp, POSIX ACL) as the user, then the stored
+ * descriptor through the writer; undone when the writer refuses.
  */
 static ntstatus_t
-secdesc_to_acls(const struct secdesc *sd, uint32_t uid, uint32_t gid,
-    int dir, struct vfs_acl *acc, struct vfs_acl *def)
+sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
+    const struct secdesc *new)
 {
-	struct secdesc_sid world, cowner, cgroup;
-	char sidbuf[96];
-	unsigned i, perm;
-	uint32_t id;
-	int eff, inh, rc;
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_stat st;
+	ntstatus_t status;
+	uint32_t id, uid, gid;
+	int stored, rc, posix = 0;
 
-	secdesc_sid_world(&world);
-	secdesc_sid_creator_owner(&cowner);
-	secdesc_sid_creator_group(&cgroup);
-	acc->n = def->n = 0;
-	for (i = 0; i < sd->nace; i++) {
-		const struct secdesc_ace *a = &sd->ace[i];
-
-		if (a->type != ACCESS_ALLOWED_ACE_TYPE) {
-			log_debug(2, "set security: ACE type %u cannot be "
-			    "expressed as a POSIX ACL", a->type);
-			return STATUS_INVALID_PARAMETER;
-		}
-		perm = secdesc_mask_to_perm(a->mask);
-		inh = dir && (a->flags & (OBJECT_INHERIT_ACE |
-		    CONTAINER_INHERIT_ACE));
-		eff = !(a->flags & INHERIT_ONLY_ACE);
-		rc = 0;
-		if (secdesc_sid_equal(&a->sid, &cowner) ||
-		    secdesc_sid_equal(&a->sid, &cgroup)) {
-			/* only meaningful for what is created inside */
-			if (inh)
-				rc = secdesc_acl_or(def, secdesc_sid_equal(
-				    &a->sid, &cowner) ? VFS_ACL_USER_OBJ :
-				    VFS_ACL_GROUP_OBJ, 0, perm);
-			if (rc != 0)
-				return STATUS_INVALID_PARAMETER;
-			continue;
-		}
-		if (secdesc_sid_equal(&a->sid, &world)) {
-			if (eff)
-				rc |= secdesc_acl_or(acc, VFS_ACL_OTHER, 0,
-				    perm);
-			if (inh)
-				rc |= secdesc_acl_or(def, VFS_ACL_OTHER, 0,
-				    perm);
-		} else if (secdesc_sid_unix(&a->sid, 1, &id)) {
-			if (eff)
-				rc |= secdesc_acl_or(acc, id == uid ?
-				    VFS_ACL_USER_OBJ : VFS_ACL_USER, id, perm);
-			if (inh)
-				rc |= secdesc_acl_or(def, id == uid ?
-				    VFS_ACL_USER_OBJ : VFS_ACL_USER, id, perm);
-		} else if (secdesc_sid_unix(&a->sid, 2, &id)) {
-			if (eff)
-				rc |= secdesc_acl_or(acc, id == gid ?
-				    VFS_ACL_GROUP_OBJ : VFS_ACL_GROUP, id,
-				    perm);
-			if (inh)
-				rc |= secdesc_acl_or(def, id == gid ?
-				    VFS_ACL_GROUP_OBJ : VFS_ACL_GROUP, id,
-				    perm);
-		} else {
-			log_debug(2, "set security: %s is not a Unix account",
-			    secdesc_sid_str(&a->sid, sidbuf, sizeof(sidbuf)));
-			return STATUS_INVALID_PARAMETER;
-		}
+	if ((status = sd_current(fd, &st, &sd_cur, &stored)) !=
+	    STATUS_SUCCESS)
+		return status;
+	if (ntacl_validate(new) != 0)
+		return STATUS_INVALID_PARAMETER;
+	rc = ntacl_merge(&sd_cur, new, which, &sd_cur);
+	if (rc != 0)
+		return rc == -1 ? STATUS_INVALID_OWNER :
+		    STATUS_INVALID_PRIMARY_GROUP;
+	uid = st.uid;
+	gid = st.gid;
+	/* a Unix owner or group is given to the file, by the kernel's rules */
+	if ((which & OWNER_SECURITY_INFORMATION) &&
+	    secdesc_sid_unix(&new->owner, 1, &id))
+		uid = id;
+	if ((which & GROUP_SECURITY_INFORMATION) &&
+	    secdesc_sid_unix(&new->group, 2, &id))
+		gid = id;
+	if ((which & OWNER_SECURITY_INFORMATION) &&
+	    !ntacl_token_has(smb2_secdesc_token(), &new->owner))
+		return STATUS_INVALID_OWNER;
+	if (uid != st.uid || gid != st.gid) {
+		rc = vfs->fchown(fd, uid != st.uid ? uid : (uid_t)-1,
+		    gid != st.gid ? gid : (gid_t)-1);
 		if (rc != 0)
-			return STATUS_INVALID_PARAMETER;
+			return ntstatus_from_errno(rc);
+		st.uid = uid;
+		st.gid = gid;
 	}
-	return STATUS_SUCCESS;
+	if (which & DACL_SECURITY_INFORMATION) {
+		sd_posix_save(fd, S_ISDIR(st.mode));
+		if ((rc = sd_posix_apply(fd, &st, &sd_cur)) != 0) {
+			sd_posix_restore(fd, &st);
+			return rc == -E2BIG ? STATUS_INVALID_PARAMETER :
+			    ntstatus_from_errno(rc);
+		}
+		posix = 1;
+	}
+	status = sd_store(lock_dir, t, fd, which, &sd_cur);
+	if (status != STATUS_SUCCESS && posix)
+		sd_posix_restore(fd, &st);
+	return status;
 }
 
 ntstatus_t
@@ -350,96 +328,169 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 		return STATUS_ACCESS_DENIED;
 	if (op->tree != NULL && op->tree->read_only)
 		return STATUS_ACCESS_DENIED;
-	return smb2_secdesc_apply(op->u.file, which, buf, len);
+	if (which & SACL_SECURITY_INFORMATION)
+		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
+	if (secdesc_decode(buf, len, &sd_new) != 0)
+		return STATUS_INVALID_SECURITY_DESCR;
+	ntacl_canon_set(&sd_new);
+	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    DACL_SECURITY_INFORMATION;
+	if (which == 0)
+		return STATUS_SUCCESS;
+	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
+	    op->u.file->fd, which, &sd_new);
+}
+
+static int	sd_parent_open(struct tree *, const char *);
+
+/*
+ * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
+ * inheritable entries, then the SecD context's parts over them.  Nothing
+ * stored when neither gives a DACL: the kernel's defaults hold.
+ */
+ntstatus_t
+smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
+    const uint8_t *secd, size_t secd_len)
+{
+	const struct ntacl_token *tok = smb2_secdesc_token();
+	uint32_t which = 0;
+	int n = 0, rc, dfd;
+
+	if (smb2_secdesc_tree_stored(t) &&
+	    (dfd = sd_parent_open(t, f->path)) >= 0) {
+		rc = smb2_secdesc_stored(dfd, &sd_par);
+		close(dfd);
+		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
+		    &sd_new)) < 0)
+			return STATUS_INVALID_PARAMETER;
+	}
+	if (secd == NULL && n <= 0)
+		return STATUS_SUCCESS;
+	if (n > 0)
+		which = OWNER_SECURITY_INFORMATION |
+		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
+	if (secd != NULL) {
+		if (secdesc_decode(secd, secd_len, &sd_cur) != 0)
+			return STATUS_INVALID_SECURITY_DESCR;
+		if (sd_cur.control & SE_SACL_PRESENT)
+			return STATUS_PRIVILEGE_NOT_HELD;
+		ntacl_canon_set(&sd_cur);
+		if (n <= 0) {
+			memset(&sd_new, 0, sizeof(sd_new));
+			sd_new.has_owner = sd_new.has_group = 1;
+			sd_new.owner = tok->user;
+			sd_new.group = tok->group;
+		}
+		/* the context's parts win (MS-SMB2 2.2.13.2.2) */
+		if (sd_cur.has_owner) {
+			sd_new.owner = sd_cur.owner;
+			which |= OWNER_SECURITY_INFORMATION;
+		}
+		if (sd_cur.has_group) {
+			sd_new.group = sd_cur.group;
+			which |= GROUP_SECURITY_INFORMATION;
+		}
+		if (sd_cur.control & SE_DACL_PRESENT) {
+			(void)ntacl_merge(&sd_new, &sd_cur,
+			    DACL_SECURITY_INFORMATION, &sd_new);
+			which |= DACL_SECURITY_INFORMATION;
+		}
+	}
+	if (!(which & DACL_SECURITY_INFORMATION))
+		return sd_set_parts(c->conf->lock_dir, t, f->fd, which,
+		    &sd_new);
+	return sd_set_parts(c->conf->lock_dir, t, f->fd, which |
+	    OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION, &sd_new);
+}
+
+/*
+ * What the stored descriptor of path's parent grants this worker, or
+ * every right when it has none (the kernel's answer stands).
+ */
+static int
+sd_parent_open(struct tree *t, const char *path)
+{
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return dup(t->root_fd);
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	return file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+}
+
+static uint32_t
+sd_parent_granted(struct tree *t, const char *path)
+{
+	uint32_t have = ~0u;
+	int dfd, rc;
+
+	if ((dfd = sd_parent_open(t, path)) < 0)
+		return have;
+	rc = smb2_secdesc_stored(dfd, &sd_par);
+	close(dfd);
+	if (rc > 0)
+		have = ntacl_granted(&sd_par, smb2_secdesc_token());
+	return have;
 }
 
 ntstatus_t
-smb2_secdesc_apply(struct file_open *f, uint32_t which, const uint8_t *buf,
-    size_t len)
+smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
-	static struct vfs_acl acc, def;
-	const struct vfs_ops *vfs = file_vfs();
-	struct secdesc *sd = &secdesc_buf;
-	struct vfs_stat st;
-	uint32_t uid, gid;
-	int rc, named, dir;
-	ntstatus_t status;
+	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
 
-	if (secdesc_decode(buf, len, sd) != 0)
-		return STATUS_INVALID_SECURITY_DESCR;
-	if (which == 0) {
-		/* SecD at create: the parts the descriptor holds */
-		which = (sd->has_owner ? OWNER_SECURITY_INFORMATION : 0) |
-		    (sd->has_group ? GROUP_SECURITY_INFORMATION : 0) |
-		    ((sd->control & SE_DACL_PRESENT) ?
-		    DACL_SECURITY_INFORMATION : 0);
-		if (sd->control & SE_SACL_PRESENT)
-			which |= SACL_SECURITY_INFORMATION;
-	}
-	if (which & SACL_SECURITY_INFORMATION)
-		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
-	if ((rc = vfs->fstat(f->fd, &st)) != 0)
-		return ntstatus_from_errno(rc);
-	uid = st.uid;
-	gid = st.gid;
-	dir = S_ISDIR(st.mode);
-
-	/* Owner and group first: the DACL's owner entry follows them. */
-	if ((which & OWNER_SECURITY_INFORMATION) && sd->has_owner) {
-		if (!secdesc_sid_unix(&sd->owner, 1, &uid))
-			return STATUS_INVALID_OWNER;
-	}
-	if ((which & GROUP_SECURITY_INFORMATION) && sd->has_group) {
-		if (!secdesc_sid_unix(&sd->group, 2, &gid))
-			return STATUS_INVALID_PRIMARY_GROUP;
-	}
-	if (which & DACL_SECURITY_INFORMATION) {
-		if (!sd->has_dacl) {
-			/* a NULL DACL grants everything to everyone */
-			acc.n = def.n = 0;
-			(void)secdesc_acl_or(&acc, VFS_ACL_USER_OBJ, 0, 7);
-			(void)secdesc_acl_or(&acc, VFS_ACL_GROUP_OBJ, 0, 7);
-			(void)secdesc_acl_or(&acc, VFS_ACL_OTHER, 0, 7);
-		} else if ((status = secdesc_to_acls(sd, uid, gid, dir, &acc,
-		    &def)) != STATUS_SUCCESS)
-			return status;
-	}
-	if (uid != st.uid || gid != st.gid) {
-		/* the kernel says whether this user may (EPERM otherwise) */
-		rc = vfs->fchown(f->fd, uid != st.uid ? uid : (uid_t)-1,
-		    gid != st.gid ? gid : (gid_t)-1);
-		if (rc != 0)
-			return ntstatus_from_errno(rc);
-	}
-	if (!(which & DACL_SECURITY_INFORMATION))
+	/* ADD_SUBDIRECTORY, ADD_FILE (MS-FSA 2.1.5.1.2) */
+	if (!smb2_secdesc_tree_stored(t))
 		return STATUS_SUCCESS;
-	if ((named = secdesc_acl_finish(&acc)) < 0)
-		return STATUS_INVALID_PARAMETER;
-	if (named) {
-		rc = vfs_acl_set(vfs, f->fd, 0, &acc);
-	} else {
-		/* three entries are just the mode */
-		rc = vfs->fchmod(f->fd, (st.mode & 07000) |
-		    (mode_t)(secdesc_acl_perm(&acc, VFS_ACL_USER_OBJ) << 6 |
-		    secdesc_acl_perm(&acc, VFS_ACL_GROUP_OBJ) << 3 |
-		    secdesc_acl_perm(&acc, VFS_ACL_OTHER)));
-		if (rc == 0) {
-			acc.n = 0;
-			rc = vfs_acl_set(vfs, f->fd, 0, &acc);
-			if (rc == -EOPNOTSUPP)
-				rc = 0;
-		}
+	if (!(sd_parent_granted(t, path) & need)) {
+		log_debug(3, "NT access check: the parent refuses to add %s",
+		    path);
+		return STATUS_ACCESS_DENIED;
 	}
-	if (rc != 0)
-		return ntstatus_from_errno(rc);
-	if (dir) {
-		if (def.n > 0 && secdesc_acl_finish(&def) < 0)
-			return STATUS_INVALID_PARAMETER;
-		rc = vfs_acl_set(vfs, f->fd, 1, &def);
-		if (rc == -EOPNOTSUPP && def.n == 0)
-			rc = 0;
-		if (rc != 0)
-			return ntstatus_from_errno(rc);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * The NT lock of an open of an existing file: the stored descriptor (if
+ * any) must grant the rights asked for by name (named, generic bits
+ * mapped); what MAXIMUM_ALLOWED added to *want, and *maxacc, narrow to
+ * what it grants.  DELETE may come from the parent instead (Windows:
+ * FILE_DELETE_CHILD there): *maxacc holds it when the kernel lets this
+ * user unlink the name.
+ */
+ntstatus_t
+smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
+    uint32_t *want, uint32_t *maxacc)
+{
+	uint32_t have;
+	int rc;
+
+	if (!smb2_secdesc_tree_stored(t))
+		return STATUS_SUCCESS;
+	rc = smb2_secdesc_stored(fd, &sd_cur);
+	if (rc <= 0)
+		return rc < 0 ? ntstatus_from_errno(rc) : STATUS_SUCCESS;
+	/*
+	 * SYNCHRONIZE, and FILE_READ_ATTRIBUTES as the kernel gives stat to
+	 * whoever may look up the name (MS-FSA: the parent's
+	 * FILE_LIST_DIRECTORY grants it).
+	 */
+	have = ntacl_granted(&sd_cur, smb2_secdesc_token()) | SYNCHRONIZE |
+	    FILE_READ_ATTRIBUTES;
+	/* Windows: DELETE also through the parent's FILE_DELETE_CHILD */
+	if ((*maxacc & DELETE_ACCESS) && !(have & DELETE_ACCESS) &&
+	    (sd_parent_granted(t, path) & FILE_DELETE_CHILD))
+		have |= DELETE_ACCESS;
+	/* the SACL right needs SeSecurityPrivilege, which nobody holds */
+	if (named & ACCESS_SYSTEM_SECURITY)
+		return STATUS_PRIVILEGE_NOT_HELD;
+	if (named & ~have & FILE_ALL_ACCESS) {
+		log_debug(3, "NT access check: 0x%08x asked, 0x%08x granted",
+		    named, have);
+		return STATUS_ACCESS_DENIED;
 	}
+	*want &= have;
+	*maxacc &= have;
 	return STATUS_SUCCESS;
 }

@@ -13,6 +13,8 @@
 struct conf;
 
 int	gate_main(struct conf *conf, const char *conf_path, int chan);
+/* worker/sdw.c: the descriptor writer; binds its socket, drops itself. */
+int	sdw_main(struct conf *conf, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,
 	    const char *user, uid_t uid, gid_t gid);
 /*

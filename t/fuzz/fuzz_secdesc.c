@@ -1,17 +1,43 @@
 /*
  * libFuzzer target: security descriptors from SET_INFO (proto/secdesc.c)
  * and POSIX ACL xattr values (vfs/acl.c).  A descriptor that decodes must
- * encode again, and its encoding must decode to the same parts.
+ * encode again, and its encoding must decode to the same parts; the NT
+ * access check, inheritance and set merge (proto/ntacl.c) run over it
+ * and what they make must encode too.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/ntacl.h"
 #include "proto/secdesc.h"
 #include "vfs/vfs.h"
 
-static struct secdesc sd, sd2;
+static struct secdesc sd, sd2, sd3;
 static uint8_t out[65536];
+
+static void
+ntacl_fuzz_more(void)
+{
+	struct ntacl_token t;
+	uint32_t gid = 100, got;
+	struct wcur w;
+
+	ntacl_token_unix(&t, 1000, 1000, &gid, 1);
+	(void)ntacl_granted(&sd, &t);
+	(void)ntacl_check(&sd, &t, NTACL_MAXIMUM_ALLOWED | 0x1, &got);
+	(void)ntacl_validate(&sd);
+	ntacl_canon_set(&sd2);
+	if (ntacl_merge(&sd, &sd2, DACL_SECURITY_INFORMATION, &sd3) != 0)
+		abort();
+	if (ntacl_inherit(&sd, 1, &t, &sd3) > 0) {
+		wcur_init(&w, out, sizeof(out));
+		(void)secdesc_encode(&w, &sd3, DACL_SECURITY_INFORMATION |
+		    OWNER_SECURITY_INFORMATION);
+		if (w.err)
+			abort();
+	}
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,6 +58,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (sd.has_owner && !secdesc_sid_equal(&sd.owner, &sd2.owner))
 			abort();
+		ntacl_fuzz_more();
 	}
 	if (vfs_acl_decode(data, size, &acl) == 0) {
 		n = vfs_acl_encode(&acl, out, sizeof(out));

@@ -1,0 +1,107 @@
+/*
+ * NT access check (MS-DTYP 2.5.3.2) and inheritance (MS-DTYP 2.5.3.4) over
+ * decoded security descriptors (proto/secdesc.h).  Pure functions: the
+ * caller says who asks (a token of SIDs) and gets rights or a descriptor.
+ * No privileges are modelled: nobody holds SeSecurityPrivilege or
+ * SeTakeOwnershipPrivilege here, the kernel being the other lock.
+ */
+#ifndef USMBD_PROTO_NTACL_H
+#define USMBD_PROTO_NTACL_H
+
+#include <stdint.h>
+
+#include "proto/secdesc.h"
+
+/* MS-DTYP 2.4.3 access mask bits used by the check */
+#define NTACL_DELETE			0x00010000u
+#define NTACL_READ_CONTROL		0x00020000u
+#define NTACL_WRITE_DAC			0x00040000u
+#define NTACL_WRITE_OWNER		0x00080000u
+#define NTACL_SYNCHRONIZE		0x00100000u
+#define NTACL_ACCESS_SYSTEM_SECURITY	0x01000000u
+#define NTACL_MAXIMUM_ALLOWED		0x02000000u
+#define NTACL_GENERIC_ALL		0x10000000u
+#define NTACL_GENERIC_EXECUTE		0x20000000u
+#define NTACL_GENERIC_WRITE		0x40000000u
+#define NTACL_GENERIC_READ		0x80000000u
+/* MS-SMB2 2.2.13.1.1: the file generic mapping (MS-FSA / Windows) */
+#define NTACL_FILE_GENERIC_READ		0x00120089u
+#define NTACL_FILE_GENERIC_WRITE	0x00120116u
+#define NTACL_FILE_GENERIC_EXECUTE	0x001200A0u
+#define NTACL_FILE_ALL_ACCESS		0x001F01FFu
+
+#define NTACL_TOKEN_GROUPS	64
+
+/*
+ * Who asks: a user SID, a primary group SID and the supplementary groups.
+ * Everyone (S-1-1-0) and Authenticated Users (S-1-5-11) are implied for a
+ * token with authenticated set; Everyone alone otherwise.
+ */
+struct ntacl_token {
+	struct secdesc_sid user;
+	struct secdesc_sid group;
+	unsigned	 ngroups;
+	int		 authenticated;
+	struct secdesc_sid groups[NTACL_TOKEN_GROUPS];
+};
+
+/* The token of a Unix user: S-1-22-1-uid, S-1-22-2-gid, groups. */
+void	 ntacl_token_unix(struct ntacl_token *, uint32_t uid, uint32_t gid,
+	    const uint32_t *gids, unsigned ngids);
+/* 1 when the token holds sid (Everyone and Authenticated Users included). */
+int	 ntacl_token_has(const struct ntacl_token *, const struct secdesc_sid *);
+/* GENERIC_* bits replaced by the file rights they stand for. */
+uint32_t ntacl_map_generic(uint32_t mask);
+/*
+ * The rights sd grants the token (what MAXIMUM_ALLOWED would get): per
+ * bit, the first matching effective ACE decides; the owner holds
+ * READ_CONTROL and WRITE_DAC unless an OWNER RIGHTS (S-1-3-4) ACE says
+ * otherwise; a NULL DACL grants everything.  ACCESS_SYSTEM_SECURITY is
+ * never granted (no privilege).
+ */
+uint32_t ntacl_granted(const struct secdesc *sd, const struct ntacl_token *);
+/*
+ * MS-DTYP 2.5.3.2: 0 when every right of desired (generic bits mapped,
+ * MAXIMUM_ALLOWED meaning "what you can") is granted, -1 otherwise.
+ * *granted gets the rights the open would hold.
+ */
+int	 ntacl_check(const struct secdesc *sd, const struct ntacl_token *,
+	    uint32_t desired, uint32_t *granted);
+/*
+ * MS-DTYP 2.5.3.4: the descriptor a new object gets from its parent's
+ * inheritable ACEs.  Owner and group are the creator's; CREATOR OWNER and
+ * CREATOR GROUP become them in effective ACEs; generic rights are mapped
+ * in effective ACEs; a container keeps inheritable copies as Windows does
+ * (split in two when the effective one differs).  Returns the number of
+ * ACEs inherited (0: nothing to inherit, child left with no DACL), or -1
+ * when they do not fit.
+ */
+int	 ntacl_inherit(const struct secdesc *parent, int is_dir,
+	    const struct ntacl_token *creator, struct secdesc *child);
+/*
+ * Canonicalises what a client sets, as Windows does and no more: generic
+ * bits in effective ACEs stay (Windows keeps them), the self-relative bit
+ * is set, SACL bits dropped.  0, or -1 for an ACE type that is neither
+ * allow nor deny.
+ */
+int	 ntacl_validate(const struct secdesc *sd);
+
+/*
+ * What a SET_INFO of the parts in which makes of old (MS-DTYP 2.5.3.4's
+ * SetSecurityDescriptor for a file): those parts from new, the rest kept;
+ * the DACL comes with its control bits (present, protected,
+ * auto-inherited) and its effective ACEs' generic bits mapped.  A part
+ * asked for but missing from new: owner -> -1 (INVALID_OWNER), group ->
+ * -2 (INVALID_PRIMARY_GROUP); else 0.
+ */
+int	 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
+	    uint32_t which, struct secdesc *out);
+
+/*
+ * What a client sets, canonicalised as Windows does (smbtorture's
+ * acls.INHERITFLAGS): SE_DACL_AUTO_INHERITED stays only when
+ * SE_DACL_AUTO_INHERIT_REQ came with it; AUTO_INHERIT_REQ is never kept.
+ */
+void	 ntacl_canon_set(struct secdesc *sd);
+
+#endif

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Windows security descriptors (HACKING.md, "Security descriptors") with
+# Debian's smbcacls: add, modify and delete ACEs; a Windows-style folder
+# descriptor (SYSTEM, Administrators, CREATOR OWNER inherit-only,
+# Authenticated Users modify, a DENY for bob) read back as set; a child
+# with the inherited descriptor; the kernel refusing locally what the
+# descriptor denies; WRITE_DAC needed to change a DACL; the stored
+# descriptor out of reach of local accounts.
+#
+# smbcacls has no port option: this server listens on 127.0.0.1:445, and
+# the script skips (one line saying so) when that port is taken.
+. "$(dirname "$0")/lib.sh"
+
+command -v smbcacls >/dev/null || { fail "smbcacls is installed"; finish; }
+command -v getfattr >/dev/null || { fail "getfattr is installed"; finish; }
+if ss -ltnH 'sport = :445' | grep -q .; then
+	echo "acl.sh: skipped: 127.0.0.1:445 is in use (smbcacls cannot use another port)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+integ_init
+PORT=445
+integ_conf
+integ_users
+integ_user carol carolpw1 || { fail "user carol"; finish; }
+integ_start || { fail "usmbd starts"; finish; }
+
+ALICE=$(id -u alice) BOB=$(id -u bob) AGID=$(id -g alice)
+cacls() {	# cacls USER%PW PATH ARGS...
+	local cred=$1 path=$2
+
+	shift 2
+	smbcacls //127.0.0.1/share "$path" -U "$cred" --numeric "$@" 2>&1
+}
+smbc() {	# smbc USER%PW COMMANDS
+	smbclient //127.0.0.1/share -U "$1" -c "$2" 2>&1
+}
+
+check "alice makes folder d" smbc "alice%$ALICE_PW" "mkdir d"
+
+# A Windows-style folder: deny first (canonical), CREATOR OWNER
+# inherit-only, Authenticated Users modify (0x1301bf).  Numeric masks:
+# Samba's SDDL reads "FA" as 0x1ff.  AI (auto-inherited) is dropped as
+# Windows drops it without AUTO_INHERIT_REQ, so the child's copies carry
+# no INHERITED flag (smbtorture's acls.INHERITFLAGS).
+FOLDER="O:S-1-22-1-${ALICE}G:S-1-22-2-${AGID}D:AI(D;OICI;0x1;;;S-1-22-1-${BOB})(A;OICI;0x1f01ff;;;SY)(A;OICI;0x1f01ff;;;BA)(A;OICIIO;0x1f01ff;;;CO)(A;OICI;0x1301bf;;;AU)(A;OICI;0x1f01ff;;;S-1-22-1-${ALICE})"
+check "set the folder descriptor (SDDL)" \
+    cacls "alice%$ALICE_PW" d --sddl --set "$FOLDER"
+cacls "alice%$ALICE_PW" d >"$T/folder.txt"
+for want in "CONTROL:0x8004" "OWNER:S-1-22-1-${ALICE}" \
+    "ACL:S-1-22-1-${BOB}:1/0x3/0x00000001" \
+    "ACL:S-1-5-18:0/0x3/0x001f01ff" \
+    "ACL:S-1-5-32-544:0/0x3/0x001f01ff" \
+    "ACL:S-1-3-0:0/0xb/0x001f01ff" \
+    "ACL:S-1-5-11:0/0x3/0x001301bf" \
+    "ACL:S-1-22-1-${ALICE}:0/0x3/0x001f01ff"; do
+	if grep -qxF "$want" "$T/folder.txt"; then
+		ok "read back: $want"
+	else
+		fail "read back: $want"
+		cat "$T/folder.txt"
+	fi
+done
+[ "$(grep -c '^ACL:' "$T/folder.txt")" = 6 ] && ok "six ACEs, no more" ||
+    fail "six ACEs, no more"
+stored=$(getfattr --absolute-names -n security.usmbd.sd -e hex "$SHARE/d" 2>/dev/null |
+    sed -n 's/^security.usmbd.sd=//p')
+[ -n "$stored" ] && ok "stored in security.usmbd.sd" || fail "stored in security.usmbd.sd"
+# the same bytes come back over SMB (impacket reads the raw descriptor)
+"$PYTHON" - "$stored" "$PORT" "$ALICE_PW" <<'PYEOF' >"$T/raw.out" 2>&1
+import sys
+from impacket.smbconnection import SMBConnection
+from impacket.smb3structs import FILE_READ_ATTRIBUTES, READ_CONTROL
+stored, port, pw = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+tid = c.connectTree("share")
+fid = c.openFile(tid, "d", desiredAccess=READ_CONTROL | FILE_READ_ATTRIBUTES,
+                 creationOption=1)
+raw = c._SMBConnection.queryInfo(tid, fid, infoType=3, fileInfoClass=0,
+                                 additionalInformation=7)
+print(raw.hex())
+sys.exit(0 if "0x" + raw.hex() == stored else 1)
+PYEOF
+[ $? = 0 ] && ok "QUERY_INFO returns the stored bytes exactly" ||
+    { fail "QUERY_INFO returns the stored bytes exactly"; cat "$T/raw.out"; }
+
+# add, modify, delete one ACE
+check "add an ACE" cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
+cacls "alice%$ALICE_PW" d | grep -qxF "ACL:S-1-1-0:0/0x0/0x00000001" &&
+    ok "added ACE reads back" || fail "added ACE reads back"
+check "modify it" cacls "alice%$ALICE_PW" d -M "ACL:S-1-1-0:ALLOWED/0x0/0x00000003"
+cacls "alice%$ALICE_PW" d | grep -qxF "ACL:S-1-1-0:0/0x0/0x00000003" &&
+    ok "modified ACE reads back" || fail "modified ACE reads back"
+check "delete it" cacls "alice%$ALICE_PW" d -D "ACL:S-1-1-0:ALLOWED/0x0/0x00000003"
+cacls "alice%$ALICE_PW" d | grep -q "^ACL:S-1-1-0:" &&
+    fail "deleted ACE gone" || ok "deleted ACE gone"
+
+# A child inherits: CREATOR OWNER becomes alice, the rest copied.
+echo secret >"$T/secret.txt"
+check "alice puts d/child" smbc "alice%$ALICE_PW" "put $T/secret.txt d\\child"
+cacls "alice%$ALICE_PW" 'd\child' >"$T/child.txt"
+for want in "ACL:S-1-22-1-${BOB}:1/0x0/0x00000001" \
+    "ACL:S-1-22-1-${ALICE}:0/0x0/0x001f01ff" \
+    "ACL:S-1-5-18:0/0x0/0x001f01ff" \
+    "ACL:S-1-5-11:0/0x0/0x001301bf" "OWNER:S-1-22-1-${ALICE}"; do
+	grep -qxF "$want" "$T/child.txt" && ok "child: $want" ||
+	    { fail "child: $want"; cat "$T/child.txt"; }
+done
+grep -q '^ACL:S-1-3-0:' "$T/child.txt" && fail "child: no CREATOR OWNER ACE" ||
+    ok "child: no CREATOR OWNER ACE"
+
+# Two locks: bob is denied reading over SMB and, through the POSIX ACL
+# written beside the descriptor, locally too; carol (Authenticated Users)
+# reads both ways.
+smbc "bob%$BOB_PW" "get d\\child $T/bob.out" | grep -q ACCESS_DENIED &&
+    ok "bob: SMB read refused" || fail "bob: SMB read refused"
+su bob -s /bin/sh -c "cat '$SHARE/d/child'" >/dev/null 2>&1 &&
+    fail "bob: local read refused by the kernel" ||
+    ok "bob: local read refused by the kernel"
+su carol -s /bin/sh -c "cat '$SHARE/d/child'" >/dev/null 2>&1 &&
+    ok "carol: local read allowed" || fail "carol: local read allowed"
+smbc "carol%carolpw1" "get d\\child $T/carol.out" >/dev/null
+cmp -s "$T/carol.out" "$T/secret.txt" && ok "carol: SMB read allowed" ||
+    fail "carol: SMB read allowed"
+
+# carol may write (modify) but holds no WRITE_DAC.
+smbc "carol%carolpw1" "put $T/secret.txt d\\child" | grep -q NT_STATUS &&
+    fail "carol: may write d/child" || ok "carol: may write d/child"
+out=$(cacls "carol%carolpw1" 'd\child' -a "ACL:S-1-22-1-$(id -u carol):ALLOWED/0x0/FULL")
+echo "$out" | grep -q ACCESS_DENIED && ok "carol: DACL change ACCESS_DENIED" ||
+    { fail "carol: DACL change ACCESS_DENIED"; echo "$out"; }
+
+# Local accounts cannot write or remove the stored descriptor, even
+# the file's owner; they may read it (as getfacl).
+su alice -s /bin/sh -c "setfattr -n security.usmbd.sd -v 0x00 '$SHARE/d'" 2>/dev/null &&
+    fail "alice cannot forge security.usmbd.sd" ||
+    ok "alice cannot forge security.usmbd.sd"
+su alice -s /bin/sh -c "setfattr -x security.usmbd.sd '$SHARE/d'" 2>/dev/null &&
+    fail "alice cannot remove security.usmbd.sd" ||
+    ok "alice cannot remove security.usmbd.sd"
+# A compromised worker of alice (alice's uid, the state group) talks to
+# the writer itself: it may not lock bob out of bob's file, nor give it
+# a descriptor, though it can open the file; its own file it may mark.
+echo bobs >"$SHARE/bob.txt"; chown bob "$SHARE/bob.txt"; chmod 0644 "$SHARE/bob.txt"
+cat >"$T/evil.py" <<'PYEOF'
+import socket, struct, sys, os
+sock, path = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sock)
+# owner alice, a DACL denying everyone everything
+sid = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 1, os.getuid())
+world = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+ace = struct.pack('<BBHI', 1, 0, 8 + len(world), 0x1f01ff) + world
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl), 20 + len(acl), 0, 20) + acl + sid
+fd = os.open(path, os.O_RDONLY)
+for which in (4, 1):
+    s.sendmsg([struct.pack('<II', 1, which) + sd],
+               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('i', fd))])
+    print(hex(struct.unpack('<I', s.recv(4))[0]))
+PYEOF
+sg=$(getent group usmbd-state | cut -d: -f3)
+out=$(setpriv --reuid=alice --regid="$(id -g alice)" --groups="$sg" \
+    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" 2>&1)
+[ "$out" = "$(printf '0xc0000022\n0xc0000022')" ] &&
+    ok "a worker of alice cannot set bob's DACL or owner through the writer" ||
+    { fail "a worker of alice cannot set bob's DACL or owner through the writer"; echo "$out"; }
+getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 &&
+    fail "bob's file has no stored descriptor" || ok "bob's file has no stored descriptor"
+su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
+    fail "bob still reads his file"
+# the writer runs with CAP_SYS_ADMIN alone, not as root
+sdw=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
+if [ -n "$sdw" ]; then
+	grep -q "^Uid:.*\b0\b" /proc/"$sdw"/status && fail "sdw is not root" || ok "sdw is not root"
+	[ "$(awk '/^CapEff/ {print $2}' /proc/"$sdw"/status)" = 0000000000200000 ] &&
+	    ok "sdw holds CAP_SYS_ADMIN alone" || fail "sdw holds CAP_SYS_ADMIN alone"
+	[ "$(awk '/^Seccomp:/ {print $2}' /proc/"$sdw"/status)" = 2 ] &&
+	    [ "$(awk '/^NoNewPrivs:/ {print $2}' /proc/"$sdw"/status)" = 1 ] &&
+	    ok "sdw: Seccomp 2, NoNewPrivs 1" || fail "sdw: Seccomp 2, NoNewPrivs 1"
+else
+	fail "the sdw process runs"
+fi
+finish

@@ -1,0 +1,281 @@
+/*
+ * NT access check, inheritance and set semantics (proto/ntacl.c), and the
+ * POSIX ACL written beside a stored descriptor (worker/secdesc_posix.c):
+ * never more rwx than the descriptor grants.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/ntacl.h"
+#include "proto/secdesc.h"
+#include "vfs/vfs.h"
+#include "worker/secdesc_posix.h"
+
+#define ALICE	1001
+#define BOB	1002
+#define STAFF	100
+
+static struct secdesc sd, child;
+
+static void
+sid_wk(struct secdesc_sid *s, uint8_t auth, unsigned n, uint32_t a,
+    uint32_t b)
+{
+	memset(s, 0, sizeof(*s));
+	s->revision = 1;
+	s->nsub = (uint8_t)n;
+	s->auth[5] = auth;
+	s->sub[0] = a;
+	s->sub[1] = b;
+}
+
+static void
+sd_init(uint32_t owner_uid)
+{
+	memset(&sd, 0, sizeof(sd));
+	sd.control = SE_SELF_RELATIVE | SE_DACL_PRESENT;
+	sd.has_owner = sd.has_group = sd.has_dacl = 1;
+	secdesc_sid_unix_user(&sd.owner, owner_uid);
+	secdesc_sid_unix_group(&sd.group, STAFF);
+}
+
+static void
+ace(uint8_t type, uint8_t flags, uint32_t mask, const struct secdesc_sid *s)
+{
+	struct secdesc_ace *a = &sd.ace[sd.nace++];
+
+	a->type = type;
+	a->flags = flags;
+	a->mask = mask;
+	a->sid = *s;
+}
+
+static void
+tok(struct ntacl_token *t, uint32_t uid)
+{
+	uint32_t g = STAFF;
+
+	ntacl_token_unix(t, uid, uid, &g, 1);
+}
+
+START_TEST(test_first_match_per_bit)
+{
+	struct ntacl_token a, b;
+	struct secdesc_sid su, sb, world;
+	uint32_t got;
+
+	tok(&a, ALICE);
+	tok(&b, BOB);
+	sd_init(ALICE);
+	secdesc_sid_unix_user(&su, ALICE);
+	secdesc_sid_unix_user(&sb, BOB);
+	secdesc_sid_world(&world);
+	/* deny bob write, then allow everyone read+write */
+	ace(ACCESS_DENIED_ACE_TYPE, 0, 0x2, &sb);
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x3, &world);
+	ck_assert_int_eq(ntacl_check(&sd, &b, 0x1, &got), 0);
+	ck_assert_int_eq(ntacl_check(&sd, &b, 0x2, &got), -1);
+	ck_assert_int_eq(ntacl_check(&sd, &a, 0x3, &got), 0);
+	/* the same deny after the allow denies nothing (DENY1) */
+	sd.nace = 0;
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x3, &world);
+	ace(ACCESS_DENIED_ACE_TYPE, 0, 0x2, &sb);
+	ck_assert_int_eq(ntacl_check(&sd, &b, 0x2, &got), 0);
+	/* MAXIMUM_ALLOWED: what is granted, owner's implicit rights too */
+	ck_assert_int_eq(ntacl_check(&sd, &a, NTACL_MAXIMUM_ALLOWED, &got), 0);
+	ck_assert_uint_eq(got, 0x3 | NTACL_READ_CONTROL | NTACL_WRITE_DAC);
+	ck_assert_int_eq(ntacl_check(&sd, &b, NTACL_MAXIMUM_ALLOWED, &got), 0);
+	ck_assert_uint_eq(got, 0x3);
+	/* generic bits asked for are mapped */
+	ck_assert_int_eq(ntacl_check(&sd, &b, NTACL_GENERIC_READ, &got), -1);
+}
+END_TEST
+
+START_TEST(test_owner_rights_null_empty)
+{
+	struct ntacl_token a, b;
+	struct secdesc_sid orights, au;
+
+	tok(&a, ALICE);
+	tok(&b, BOB);
+	sd_init(ALICE);
+	/* empty DACL: the owner keeps READ_CONTROL | WRITE_DAC only */
+	ck_assert_uint_eq(ntacl_granted(&sd, &a), NTACL_READ_CONTROL |
+	    NTACL_WRITE_DAC);
+	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0);
+	/* OWNER RIGHTS takes the implicit rights' place */
+	sid_wk(&orights, 3, 1, 4, 0);
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1, &orights);
+	ck_assert_uint_eq(ntacl_granted(&sd, &a), 0x1);
+	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0);
+	/* Authenticated Users is every token of a user */
+	sid_wk(&au, 5, 1, 11, 0);
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x4, &au);
+	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0x4);
+	/* an inherit-only ACE grants nothing here */
+	sd.nace = 0;
+	ace(ACCESS_ALLOWED_ACE_TYPE, INHERIT_ONLY_ACE | OBJECT_INHERIT_ACE,
+	    0x1, &au);
+	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0);
+	/* NULL DACL: everything */
+	sd.has_dacl = 0;
+	ck_assert_uint_eq(ntacl_granted(&sd, &b), NTACL_FILE_ALL_ACCESS);
+}
+END_TEST
+
+START_TEST(test_inherit)
+{
+	struct ntacl_token a;
+	struct secdesc_sid co, world, su;
+	int n;
+
+	tok(&a, ALICE);
+	sd_init(BOB);
+	sd.control |= SE_DACL_AUTO_INHERITED;
+	secdesc_sid_creator_owner(&co);
+	secdesc_sid_world(&world);
+	secdesc_sid_unix_user(&su, ALICE);
+	ace(ACCESS_ALLOWED_ACE_TYPE, OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE |
+	    INHERIT_ONLY_ACE, NTACL_GENERIC_ALL, &co);
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1, &world);	/* not inheritable */
+	ace(ACCESS_DENIED_ACE_TYPE, OBJECT_INHERIT_ACE, 0x2, &world);
+	/* a file: CREATOR OWNER becomes alice, generic mapped */
+	n = ntacl_inherit(&sd, 0, &a, &child);
+	ck_assert_int_eq(n, 2);
+	ck_assert(secdesc_sid_equal(&child.ace[0].sid, &su));
+	ck_assert_uint_eq(child.ace[0].mask, NTACL_FILE_ALL_ACCESS);
+	ck_assert_uint_eq(child.ace[0].flags, INHERITED_ACE);
+	ck_assert_uint_eq(child.ace[1].type, ACCESS_DENIED_ACE_TYPE);
+	ck_assert(secdesc_sid_equal(&child.owner, &su));
+	ck_assert(child.control & SE_DACL_AUTO_INHERITED);
+	/* a directory: the creator-owner ACE splits in two; OI only passes
+	 * on inherit-only */
+	n = ntacl_inherit(&sd, 1, &a, &child);
+	ck_assert_int_eq(n, 3);
+	ck_assert(secdesc_sid_equal(&child.ace[0].sid, &su));
+	ck_assert_uint_eq(child.ace[0].flags, INHERITED_ACE);
+	ck_assert(secdesc_sid_equal(&child.ace[1].sid, &co));
+	ck_assert_uint_eq(child.ace[1].mask, NTACL_GENERIC_ALL);
+	ck_assert_uint_eq(child.ace[1].flags, OBJECT_INHERIT_ACE |
+	    CONTAINER_INHERIT_ACE | INHERIT_ONLY_ACE | INHERITED_ACE);
+	ck_assert_uint_eq(child.ace[2].flags, OBJECT_INHERIT_ACE |
+	    INHERIT_ONLY_ACE | INHERITED_ACE);
+	/* no-propagate stops at the first level; not auto-inherited: no
+	 * INHERITED_ACE */
+	sd.control &= (uint16_t)~SE_DACL_AUTO_INHERITED;
+	sd.nace = 0;
+	ace(ACCESS_ALLOWED_ACE_TYPE, OBJECT_INHERIT_ACE |
+	    NO_PROPAGATE_INHERIT_ACE, 0x1, &world);
+	ck_assert_int_eq(ntacl_inherit(&sd, 0, &a, &child), 1);
+	ck_assert_uint_eq(child.ace[0].flags, 0);
+	ck_assert_int_eq(ntacl_inherit(&sd, 1, &a, &child), 0);
+	ck_assert(!child.has_dacl);
+}
+END_TEST
+
+START_TEST(test_merge_canon)
+{
+	static struct secdesc old, new;
+	struct secdesc_sid world, su;
+
+	sd_init(ALICE);
+	old = sd;
+	secdesc_sid_world(&world);
+	secdesc_sid_unix_user(&su, ALICE);
+	memset(&new, 0, sizeof(new));
+	new.control = SE_SELF_RELATIVE | SE_DACL_PRESENT |
+	    SE_DACL_AUTO_INHERITED;
+	new.has_dacl = 1;
+	new.nace = 1;
+	new.ace[0] = (struct secdesc_ace){ ACCESS_ALLOWED_ACE_TYPE, 0,
+	    NTACL_GENERIC_READ, world };
+	/* AUTO_INHERITED alone is dropped, with REQ it stays, REQ never */
+	ntacl_canon_set(&new);
+	ck_assert(!(new.control & SE_DACL_AUTO_INHERITED));
+	new.control |= SE_DACL_AUTO_INHERITED | SE_DACL_AUTO_INHERIT_REQ;
+	ntacl_canon_set(&new);
+	ck_assert_uint_eq(new.control & (SE_DACL_AUTO_INHERITED |
+	    SE_DACL_AUTO_INHERIT_REQ), SE_DACL_AUTO_INHERITED);
+	ck_assert_int_eq(ntacl_merge(&old, &new, DACL_SECURITY_INFORMATION,
+	    &sd), 0);
+	ck_assert(secdesc_sid_equal(&sd.owner, &su));	/* kept */
+	ck_assert_uint_eq(sd.ace[0].mask, NTACL_FILE_GENERIC_READ);
+	ck_assert(sd.control & SE_DACL_AUTO_INHERITED);
+	/* an owner asked for and missing */
+	ck_assert_int_eq(ntacl_merge(&old, &new, OWNER_SECURITY_INFORMATION,
+	    &sd), -1);
+	/* no DACL given: a NULL DACL */
+	new.has_dacl = 0;
+	new.control = SE_SELF_RELATIVE;
+	ck_assert_int_eq(ntacl_merge(&old, &new, DACL_SECURITY_INFORMATION,
+	    &sd), 0);
+	ck_assert(!sd.has_dacl && (sd.control & SE_DACL_PRESENT));
+}
+END_TEST
+
+/* Everyone the POSIX ACL lets in is let in by the descriptor too. */
+START_TEST(test_posix_never_more)
+{
+	static struct vfs_acl acl;
+	struct secdesc_sid us, gs, sb, world, staff, au;
+	unsigned i;
+
+	sd_init(ALICE);
+	secdesc_sid_unix_user(&us, ALICE);
+	secdesc_sid_unix_group(&gs, STAFF);
+	secdesc_sid_unix_user(&sb, BOB);
+	secdesc_sid_world(&world);
+	secdesc_sid_unix_group(&staff, 200);
+	sid_wk(&au, 5, 1, 11, 0);
+	ace(ACCESS_DENIED_ACE_TYPE, 0, 0x2, &sb);		/* bob: no write */
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1 | 0x2 | 0x20, &us);
+	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1 | 0x2, &au);	/* Modify-ish */
+	ace(ACCESS_DENIED_ACE_TYPE, 0, 0x20, &staff);		/* unknown members */
+	ck_assert_int_ge(secdesc_posix_acl(&sd, 0, &us, &gs, &acl), 1);
+	for (i = 0; i < acl.n; i++) {
+		if (acl.e[i].tag == VFS_ACL_USER && acl.e[i].id == BOB)
+			ck_assert_uint_eq(acl.e[i].perm, 4);	/* r only */
+		/* the group deny narrows every entry: no x anywhere */
+		ck_assert_uint_eq(acl.e[i].perm & 1, 0);
+	}
+	ck_assert_uint_eq(secdesc_posix_perm(&acl, VFS_ACL_USER_OBJ), 6);
+	ck_assert_uint_eq(secdesc_posix_perm(&acl, VFS_ACL_OTHER), 6);
+	/* an empty DACL: nothing for anyone */
+	sd.nace = 0;
+	ck_assert_int_eq(secdesc_posix_acl(&sd, 0, &us, &gs, &acl), 0);
+	ck_assert_uint_eq(secdesc_posix_perm(&acl, VFS_ACL_USER_OBJ), 0);
+	ck_assert_uint_eq(secdesc_posix_perm(&acl, VFS_ACL_OTHER), 0);
+	/* a NULL DACL: everything */
+	sd.has_dacl = 0;
+	ck_assert_int_eq(secdesc_posix_acl(&sd, 0, &us, &gs, &acl), 0);
+	ck_assert_uint_eq(secdesc_posix_perm(&acl, VFS_ACL_OTHER), 7);
+}
+END_TEST
+
+static Suite *
+ntacl_suite(void)
+{
+	Suite *s = suite_create("ntacl");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_first_match_per_bit);
+	tcase_add_test(tc, test_owner_rights_null_empty);
+	tcase_add_test(tc, test_inherit);
+	tcase_add_test(tc, test_merge_canon);
+	tcase_add_test(tc, test_posix_never_more);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(ntacl_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,463 @@
+/*
+ * The security descriptor writer (worker/sdw.h).  Why a process of its
+ * own: a security.* xattr can be written only with CAP_SYS_ADMIN, which no
+ * worker may hold (it is pinned to its user) and which the root master
+ * must not spend on parsing descriptors.  This process holds that one
+ * capability in an unprivileged account, reads nothing but the request,
+ * the file's stat and its stored descriptor, and decides with the NT
+ * access check of the stored descriptor plus the kernel's rule for the
+ * POSIX side (only the owner changes a file's ACL).
+ */
+#include "worker/sdw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "daemon/msg.h"
+#include "proto/cur.h"
+#include "proto/ntacl.h"
+#include "proto/secdesc.h"
+#include "worker/confine.h"
+
+#define SDW_ACCOUNT		"usmbd"
+#define SDW_FALLBACK		"nobody"
+#define SDW_STATE_GROUP		"usmbd-state"
+#define SDW_CLIENTS		256
+#define SDW_REQ_HDR		8
+
+struct sdw_client {
+	int		 fd;	/* -1: free */
+	uid_t		 uid;
+	gid_t		 gid;
+	unsigned	 ngroups;
+	gid_t		 groups[NTACL_TOKEN_GROUPS];
+};
+
+static struct sdw_client sdw_clients[SDW_CLIENTS];
+static struct secdesc	sdw_old, sdw_new;
+static uint8_t		sdw_buf[SDW_SD_MAX + 64];
+static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
+
+/* As root: the socket workers connect to, 0660 root:usmbd-state. */
+static int
+sdw_listen(const struct conf *conf)
+{
+	struct sockaddr_un sun;
+	struct group *gr;
+	int s, e;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
+	    conf->lock_dir, SDW_SOCK_NAME) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		return -errno;
+	(void)unlink(sun.sun_path);
+	if (bind(s, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    listen(s, 64) != 0)
+		goto fail;
+	/*
+	 * Without the state group any local account may connect: harmless,
+	 * it is judged by its kernel identity like a worker, but the group
+	 * keeps the door to the server's own processes.
+	 */
+	gr = getgrnam(SDW_STATE_GROUP);
+	if (gr != NULL) {
+		if (chown(sun.sun_path, 0, gr->gr_gid) != 0 ||
+		    chmod(sun.sun_path, 0660) != 0)
+			goto fail;
+	} else if (chmod(sun.sun_path, 0666) != 0)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	close(s);
+	return -e;
+}
+
+static int
+sdw_capset(uint32_t keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[keep / 32].effective = d[keep / 32].permitted = 1u << (keep % 32);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* Root -> the usmbd account with CAP_SYS_ADMIN alone, checked. */
+static int
+sdw_drop(void)
+{
+	struct passwd *pw;
+	uid_t uid;
+	gid_t gid;
+	int cap;
+
+	if ((pw = getpwnam(SDW_ACCOUNT)) == NULL)
+		pw = getpwnam(SDW_FALLBACK);
+	if (pw == NULL || pw->pw_uid == 0)
+		fatalx("sdw: no unprivileged account (%s, %s)", SDW_ACCOUNT,
+		    SDW_FALLBACK);
+	uid = pw->pw_uid;
+	gid = pw->pw_gid;
+	for (cap = 0; cap <= 63; cap++)
+		if (cap != CAP_SYS_ADMIN && prctl(PR_CAPBSET_DROP, cap, 0, 0,
+		    0) != 0 && errno != EINVAL)
+			fatal("sdw: PR_CAPBSET_DROP %d", cap);
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 ||
+	    setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 ||
+	    setresuid(uid, uid, uid) != 0)
+		fatal("sdw: privilege drop");
+	if (sdw_capset(CAP_SYS_ADMIN) != 0)
+		fatal("sdw: capset");
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		fatal("sdw: prctl");
+	/* root must be out of reach, and nothing but CAP_SYS_ADMIN left */
+	if (setresuid(0, 0, 0) == 0 || geteuid() != uid)
+		fatalx("sdw: could get root back");
+	if (prctl(PR_CAPBSET_READ, CAP_SETUID, 0, 0, 0) != 0 ||
+	    prctl(PR_CAPBSET_READ, CAP_DAC_OVERRIDE, 0, 0, 0) != 0)
+		fatalx("sdw: capabilities left in the bounding set");
+	log_debug(2, "sdw running as %s with CAP_SYS_ADMIN only", pw->pw_name);
+	return 0;
+}
+
+static void
+sdw_accept(int ls, int ep)
+{
+	struct epoll_event ev;
+	struct sdw_client *cl = NULL;
+	struct ucred cred;
+	socklen_t len;
+	int fd, i, n;
+
+	fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (i = 0; i < SDW_CLIENTS; i++)
+		if (sdw_clients[i].fd < 0) {
+			cl = &sdw_clients[i];
+			break;
+		}
+	len = sizeof(cred);
+	if (cl == NULL || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+	    &len) != 0 || len != sizeof(cred)) {
+		log_warnx("sdw: refusing a client (table full or no creds)");
+		close(fd);
+		return;
+	}
+	cl->uid = cred.uid;
+	cl->gid = cred.gid;
+	len = sizeof(sdw_groups);
+	/*
+	 * The groups the kernel saw at connect (Linux 4.13).  The token
+	 * keeps the first NTACL_TOKEN_GROUPS, as the worker's own does
+	 * (smb2_secdesc.c): ACEs for groups past them are not matched.
+	 */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, sdw_groups, &len) != 0) {
+		log_warn("sdw: SO_PEERGROUPS");
+		close(fd);
+		return;
+	}
+	n = (int)(len / sizeof(gid_t));
+	if (n > NTACL_TOKEN_GROUPS)
+		n = NTACL_TOKEN_GROUPS;
+	memcpy(cl->groups, sdw_groups, (size_t)n * sizeof(gid_t));
+	cl->ngroups = (unsigned)n;
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)(cl - sdw_clients);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		close(fd);
+		return;
+	}
+	cl->fd = fd;
+	log_debug(3, "sdw: client uid %u", (unsigned)cred.uid);
+}
+
+/*
+ * A worker's open without data access is an O_PATH fd, which the f*xattr
+ * calls refuse (EBADF): its /proc name reaches the same inode, with no
+ * path walk (the magic link is the open file).
+ */
+static ssize_t
+sdw_getxattr(int fd, const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n = fgetxattr(fd, name, buf, len);
+
+	if (n < 0 && errno == EBADF) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n = getxattr(p, name, buf, len);
+	}
+	return n;
+}
+
+static int
+sdw_setxattr(int fd, const char *name, const void *buf, size_t len)
+{
+	char p[32];
+	int rc = fsetxattr(fd, name, buf, len, 0);
+
+	if (rc < 0 && errno == EBADF) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		rc = setxattr(p, name, buf, len, 0);
+	}
+	return rc;
+}
+
+static ntstatus_t
+sdw_read_stored(int fd, struct secdesc *sd, int *have)
+{
+	ssize_t n = sdw_getxattr(fd, SDW_XATTR_SD, sdw_buf, sizeof(sdw_buf));
+
+	*have = 0;
+	if (n < 0)
+		return errno == ENODATA || errno == EOPNOTSUPP ?
+		    STATUS_SUCCESS : STATUS_ACCESS_DENIED;
+	if (secdesc_decode(sdw_buf, (size_t)n, sd) != 0)
+		return STATUS_INVALID_SECURITY_DESCR;
+	*have = 1;
+	return STATUS_SUCCESS;
+}
+
+/*
+ * The two questions, both must say yes: does the stored descriptor give
+ * the caller WRITE_DAC / WRITE_OWNER (no stored one: the owner only, as
+ * the kernel-derived one says), and may the caller, by the kernel's rule,
+ * change the POSIX side (the DACL: the file's owner only).
+ */
+static ntstatus_t
+sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
+    const uint8_t *p, size_t len)
+{
+	struct ntacl_token tok;
+	uint32_t gids[NTACL_TOKEN_GROUPS], need = 0, got;
+	struct stat st;
+	ntstatus_t status;
+	uint8_t out[SDW_SD_MAX];
+	struct wcur w;
+	unsigned i;
+	int have, rc;
+
+	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) ||
+	    S_ISDIR(st.st_mode)))
+		return STATUS_INVALID_PARAMETER;
+	if (which & ~(OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    DACL_SECURITY_INFORMATION))
+		return STATUS_PRIVILEGE_NOT_HELD;
+	if (secdesc_decode(p, len, &sdw_new) != 0 ||
+	    ntacl_validate(&sdw_new) != 0)
+		return STATUS_INVALID_SECURITY_DESCR;
+	for (i = 0; i < cl->ngroups; i++)
+		gids[i] = cl->groups[i];
+	ntacl_token_unix(&tok, cl->uid, cl->gid, gids, cl->ngroups);
+	if ((status = sdw_read_stored(fd, &sdw_old, &have)) != STATUS_SUCCESS)
+		return status;
+	if (which & DACL_SECURITY_INFORMATION)
+		need |= NTACL_WRITE_DAC;
+	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
+		need |= NTACL_WRITE_OWNER;
+	/*
+	 * The file's Unix owner may: the kernel lets it rewrite the POSIX
+	 * side (chmod, setfacl) whatever the descriptor says, so refusing it
+	 * here would protect nothing, and it keeps an owner from being
+	 * locked out of its own file.  Anyone else needs the rights under
+	 * the stored descriptor, and for the DACL the kernel's rule (only
+	 * the owner changes a POSIX ACL) refuses it anyway.
+	 */
+	if (cl->uid != st.st_uid) {
+		if (!have || ntacl_check(&sdw_old, &tok, need, &got) != 0)
+			return STATUS_ACCESS_DENIED;
+		if (which & DACL_SECURITY_INFORMATION)
+			return STATUS_ACCESS_DENIED;
+	}
+	/* Windows: an owner one holds (oneself, a group of one's token) */
+	if ((which & OWNER_SECURITY_INFORMATION) && (!sdw_new.has_owner ||
+	    !ntacl_token_has(&tok, &sdw_new.owner)))
+		return STATUS_INVALID_OWNER;
+	if (have) {
+		rc = ntacl_merge(&sdw_old, &sdw_new, which, &sdw_old);
+		if (rc != 0)
+			return rc == -1 ? STATUS_INVALID_OWNER :
+			    STATUS_INVALID_PRIMARY_GROUP;
+	} else {
+		/* the caller (the owner) derived the rest from the kernel */
+		if (!sdw_new.has_owner || !sdw_new.has_group)
+			return STATUS_INVALID_SECURITY_DESCR;
+		sdw_old = sdw_new;
+	}
+	wcur_init(&w, out, sizeof(out));
+	(void)secdesc_encode(&w, &sdw_old, OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	if (w.err)
+		return STATUS_INVALID_SECURITY_DESCR;
+	if (sdw_setxattr(fd, SDW_XATTR_SD, out, wcur_off(&w)) != 0) {
+		log_warn("sdw: storing the descriptor of inode %llu",
+		    (unsigned long long)st.st_ino);
+		return errno == ENOSPC || errno == E2BIG ?
+		    STATUS_INSUFF_SERVER_RESOURCES : STATUS_ACCESS_DENIED;
+	}
+	return STATUS_SUCCESS;
+}
+
+/* A share root: from now on its CREATEs look for stored descriptors. */
+static ntstatus_t
+sdw_mark(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+		return STATUS_INVALID_PARAMETER;
+	if (sdw_getxattr(fd, SDW_XATTR_SHARE, NULL, 0) >= 0)
+		return STATUS_SUCCESS;
+	if (sdw_setxattr(fd, SDW_XATTR_SHARE, "1", 1) != 0)
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
+
+static void
+sdw_drop_client(struct sdw_client *cl)
+{
+	close(cl->fd);
+	cl->fd = -1;
+}
+
+static void
+sdw_serve(struct sdw_client *cl)
+{
+	static uint8_t req[SDW_REQ_HDR + SDW_SD_MAX];
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { req, sizeof(req) };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	ntstatus_t status = STATUS_INVALID_PARAMETER;
+	uint8_t rsp[4];
+	uint32_t op, which;
+	ssize_t n;
+	int fd = -1;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	n = recvmsg(cl->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm != NULL && cm->cmsg_level == SOL_SOCKET &&
+	    cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (n <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (fd >= 0)
+			close(fd);
+		sdw_drop_client(cl);
+		return;
+	}
+	if (fd < 0 || n < SDW_REQ_HDR)
+		goto answer;
+	op = le32_get(req);
+	which = le32_get(req + 4);
+	if (op == SDW_OP_SET)
+		status = sdw_set(cl, fd, which, req + SDW_REQ_HDR,
+		    (size_t)n - SDW_REQ_HDR);
+	else if (op == SDW_OP_MARK && n == SDW_REQ_HDR)
+		status = sdw_mark(fd);
+answer:
+	if (fd >= 0)
+		close(fd);
+	le32_put(rsp, status);
+	if (send(cl->fd, rsp, sizeof(rsp), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(rsp))
+		sdw_drop_client(cl);
+}
+
+int
+sdw_main(struct conf *conf, int chan)
+{
+	struct epoll_event ev, evs[32];
+	uint8_t role[4], buf[MSG_BUF_SIZE];
+	int ls, ep, i, n;
+
+	for (i = 0; i < SDW_CLIENTS; i++)
+		sdw_clients[i].fd = -1;
+	if ((ls = sdw_listen(conf)) < 0) {
+		errno = -ls;
+		log_warn("sdw: %s/%s", conf->lock_dir, SDW_SOCK_NAME);
+		return 1;
+	}
+	if (sdw_drop() != 0)
+		return 1;
+	/*
+	 * The workers' deny-list takes away what CAP_SYS_ADMIN would
+	 * otherwise give (mount, namespaces, bpf, keys, modules, swap,
+	 * hostname, file handles, exec...): left is the xattr writing.
+	 */
+	if ((i = confine_seccomp(confine_worker_filter())) != 0) {
+		errno = -i;
+		log_warn("sdw: cannot confine itself (seccomp)");
+		return 1;
+	}
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return 1;
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)-1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev) != 0)
+		return 1;
+	ev.data.u64 = (uint64_t)-2;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, chan, &ev) != 0)
+		return 1;
+	le32_put(role, MSG_ROLE_SDW);
+	if (msg_send(chan, MSG_HELLO, 0, role, sizeof(role), -1) != 0)
+		return 1;
+	for (;;) {
+		n = epoll_wait(ep, evs, 32, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return 1;
+		for (i = 0; i < n; i++) {
+			uint64_t k = evs[i].data.u64;
+
+			if (k == (uint64_t)-1) {
+				sdw_accept(ls, ep);
+				continue;
+			}
+			if (k == (uint64_t)-2) {
+				struct msg m;
+				int rc = msg_recv(chan, &m, buf, sizeof(buf));
+
+				if (rc == -EPIPE || (rc == 0 &&
+				    m.type == MSG_SHUTDOWN))
+					return 0;
+				if (rc == 0 && m.fd >= 0)
+					close(m.fd);
+				continue;
+			}
+			if (k < SDW_CLIENTS && sdw_clients[k].fd >= 0)
+				sdw_serve(&sdw_clients[k]);
+		}
+	}
+}
