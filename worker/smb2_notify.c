@@ -634,21 +634,16 @@ notify_event_one(const struct inotify_event *ev)
 	notify_dispatch(ev, (ev->mask & IN_MOVED_TO) ? FILE_ACTION_ADDED : 0);
 }
 
-void
-smb2_notify_event(void)
+/* Everything inotify holds now, in order. */
+static void
+notify_drain(void)
 {
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	static char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const struct inotify_event *ev;
 	ssize_t n;
 	size_t off;
 	int guard;
 
-	/*
-	 * The other workers' NOTIFY messages first: one that reports its
-	 * own xattr write claims the IN_ATTRIB read below (the message is
-	 * sent right after the write).
-	 */
-	state_wmsg_event();
 	for (guard = 0; guard < 64 && ifd >= 0; guard++) {
 		n = read(ifd, buf, sizeof(buf));
 		if (n <= 0)
@@ -662,6 +657,35 @@ smb2_notify_event(void)
 	}
 	/* everything read: an IN_MOVED_FROM still waiting has no pair */
 	notify_move_flush();
+}
+
+void
+smb2_notify_event(void)
+{
+	/*
+	 * The other workers' NOTIFY messages first: one that reports its
+	 * own xattr write claims the IN_ATTRIB read below (the message is
+	 * sent right after the write).
+	 */
+	state_wmsg_event();
+	notify_drain();
+}
+
+void
+smb2_notify_renamed(int root_fd, const struct file_open *f)
+{
+	struct shm *s = state_shm();
+
+	if (f->is_dir || (nwds == 0 && (s == NULL || !shm_notify_any(s))))
+		return;
+	/*
+	 * The rename's own IN_MOVED_FROM/IN_MOVED_TO are in the inotify
+	 * queue already (the kernel makes them in the rename): read them
+	 * first, so that the MODIFIED follows the names, as on Windows.
+	 */
+	notify_drain();
+	smb2_notify_file_change(root_fd, f, FILE_ACTION_MODIFIED,
+	    FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_CREATION, 0);
 }
 
 static void

@@ -78,4 +78,13 @@ struct file_open;
 void		smb2_notify_file_change(int root_fd, const struct file_open *,
 		    uint32_t action, uint32_t filter, int stream);
 
+/*
+ * The file f (not a directory) was renamed to f->path by this worker:
+ * Windows reports it once more, after the names, as FILE_ACTION_MODIFIED
+ * with the attribute and creation filters on the new name (w2k3 did, and
+ * Samba does the same: smbtorture's smb2.notify.mask-change, whose watch
+ * has only FILE_NOTIFY_CHANGE_ATTRIBUTES, waits for it).
+ */
+void		smb2_notify_renamed(int root_fd, const struct file_open *f);
+
 #endif

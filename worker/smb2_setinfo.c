@@ -450,6 +450,7 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	/* the opens made by the old name now stand for the new one */
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);
+	smb2_notify_renamed(tree->root_fd, f);
 	return STATUS_SUCCESS;
 }
 
