@@ -310,9 +310,16 @@ void		 conn_pending_drop(struct conn *, uint64_t sid);
 /* Wakes every slot of a kind waiting on (dev, ino); dev = ino = 0: all. */
 unsigned	 conn_pending_wake_file(struct conn *, int kind, uint64_t dev,
 		    uint64_t ino);
-/* Ends the slots naming an open (CLOSE), with status (0: per kind). */
 /* A session ends: its parked requests are finished (count). */
 unsigned	 conn_pending_end_session(struct conn *, uint64_t session_id);
+/*
+ * A tree goes (TREE_DISCONNECT, kill): the requests of that session and
+ * tree still parked after its opens closed (a CREATE waiting for a break)
+ * are answered, here and on the session's channels; how many here.
+ */
+unsigned	 conn_pending_end_tree(struct conn *, uint64_t session_id,
+		    uint32_t tree_id);
+/* Ends the slots naming an open (CLOSE), with status (0: per kind). */
 void		 conn_pending_end_open(struct conn *, uint64_t fid_persistent,
 		    uint64_t fid_volatile, ntstatus_t);
 /* Earliest deadline of the connection's slots (0 = none); fires due ones. */

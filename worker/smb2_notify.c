@@ -29,6 +29,8 @@
 #define FILE_NOTIFY_VALID_MASK		0x00000FFFu
 /* NOTIFY message flag (shm_wmsg_msg.level): the change wrote xattrs */
 #define NOTIFY_WMSG_XATTR		0x1
+/* ... not for watches that see file names (a rename's MODIFIED) */
+#define NOTIFY_WMSG_NOT_NAMES		0x2
 
 #define NOTIFY_WATCH_MAX	128	/* watched directory handles per worker */
 #define NOTIFY_WD_MAX		1024	/* inotify watches per worker */
@@ -59,6 +61,9 @@ struct notify_wd {
 	uint64_t	 dev, ino;	/* the directory watched */
 	int		 reg;		/* recorded in shm (shm_notify_watch) */
 };
+
+static void notify_file_change(int, const struct file_open *, uint32_t,
+    uint32_t, uint32_t, int);
 
 static struct notify_watch watches[NOTIFY_WATCH_MAX];
 static struct notify_wd wds[NOTIFY_WD_MAX];
@@ -476,7 +481,7 @@ notify_claimed(const struct inotify_event *ev)
  */
 static void
 notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
-    const char *name, int xattr)
+    uint32_t unless, const char *name, int xattr)
 {
 	char full[512];
 	struct notify_watch *w;
@@ -490,7 +495,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 			notify_claim(wds[i].wd, name, blen);
 		w = &watches[wds[i].watch];
 		if (!w->in_use || (wds[i].prefix[0] != '\0' && !w->tree) ||
-		    !(w->filter & filter))
+		    !(w->filter & filter) || (w->filter & unless))
 			continue;
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
@@ -684,8 +689,9 @@ smb2_notify_renamed(int root_fd, const struct file_open *f)
 	 * first, so that the MODIFIED follows the names, as on Windows.
 	 */
 	notify_drain();
-	smb2_notify_file_change(root_fd, f, FILE_ACTION_MODIFIED,
-	    FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_CREATION, 0);
+	notify_file_change(root_fd, f, FILE_ACTION_MODIFIED,
+	    FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_CREATION,
+	    FILE_NOTIFY_CHANGE_FILE_NAME, 0);
 }
 
 static void
@@ -777,13 +783,15 @@ smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 	name[SHM_WMSG_NAME_MAX] = '\0';
 	if (m->filter == 0 || strchr(name, '/') != NULL || name[0] == '\0')
 		return;
-	notify_deliver(m->fid.dev, m->fid.ino, m->action, m->filter, name,
-	    (m->level & NOTIFY_WMSG_XATTR) != 0);
+	notify_deliver(m->fid.dev, m->fid.ino, m->action, m->filter,
+	    (m->level & NOTIFY_WMSG_NOT_NAMES) ? FILE_NOTIFY_CHANGE_FILE_NAME :
+	    0, name, (m->level & NOTIFY_WMSG_XATTR) != 0);
 }
 
-void
-smb2_notify_file_change(int root_fd, const struct file_open *f,
-    uint32_t action, uint32_t filter, int stream)
+/* unless: watches with one of these filter bits are not told */
+static void
+notify_file_change(int root_fd, const struct file_open *f, uint32_t action,
+    uint32_t filter, uint32_t unless, int stream)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct shm *s = state_shm();
@@ -815,7 +823,7 @@ smb2_notify_file_change(int root_fd, const struct file_open *f,
 	} else if (snprintf(m->name, sizeof(m->name), "%s", leaf) >=
 	    (int)sizeof(m->name))
 		return;
-	notify_deliver(st.dev, st.ino, action, filter, m->name, 1);
+	notify_deliver(st.dev, st.ino, action, filter, unless, m->name, 1);
 	if (s == NULL || state_wmsg() == NULL)
 		return;
 	m->type = SHM_WMSG_NOTIFY;
@@ -823,12 +831,19 @@ smb2_notify_file_change(int root_fd, const struct file_open *f,
 	m->fid.ino = st.ino;
 	m->action = action;
 	m->filter = filter;
-	m->level = NOTIFY_WMSG_XATTR;
+	m->level = NOTIFY_WMSG_XATTR | (unless != 0 ? NOTIFY_WMSG_NOT_NAMES : 0);
 	if (shm_notify_watchers(s, &m->fid, &pids) != 0)
 		return;
 	for (i = 0; i < pids.n; i++)
 		if (pids.pid[i] != shm_self(s))
 			(void)shm_wmsg_send(state_wmsg(), pids.pid[i], m);
+}
+
+void
+smb2_notify_file_change(int root_fd, const struct file_open *f,
+    uint32_t action, uint32_t filter, int stream)
+{
+	notify_file_change(root_fd, f, action, filter, 0, stream);
 }
 
 /*
