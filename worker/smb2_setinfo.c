@@ -322,7 +322,8 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 static ntstatus_t
-info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
+info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
+    struct cur *b, int link)
 {
 	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
 	static char from[FILE_PATH_MAX];
@@ -416,6 +417,10 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 			return STATUS_OBJECT_NAME_COLLISION;
 		if (S_ISDIR(tst.mode))
 			return STATUS_ACCESS_DENIED;
+		/* an open target: its handle caching goes, then it refuses */
+		if (!link && (status = state_rename_target(req, rsp, op,
+		    tst.dev, tst.ino)) != STATUS_SUCCESS)
+			return status;
 	} else if (rc == -ENOTDIR || (rc == -ENOENT && last != NULL)) {
 		/* is the target's directory there? */
 		char parent[FILE_PATH_MAX];
@@ -546,10 +551,10 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		status = state_rename_breaks(req, rsp, op);
 		if (status != STATUS_SUCCESS)
 			return status;
-		status = info_set_name(req, op, &b, 0);
+		status = info_set_name(req, rsp, op, &b, 0);
 		break;
 	case FileLinkInformation:
-		status = info_set_name(req, op, &b, 1);
+		status = info_set_name(req, rsp, op, &b, 1);
 		break;
 	case FilePositionInformation:
 		if (blen < 8)

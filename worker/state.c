@@ -349,6 +349,39 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 }
 
 ntstatus_t
+state_rename_target(struct smb2_req *req, struct smb2_rsp *rsp,
+    struct open *op, uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+	ntstatus_t status;
+	int n = 0;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;
+	state_file_id(&fid, dev, ino, NULL);
+	/* as state_rename_breaks: only the last request of a chain waits */
+	if (req->next_command == 0 ||
+	    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+		memset(&br, 0, sizeof(br));
+		br.access = DELETE_ACCESS;
+		br.share_access = 0;
+		br.flags = SHM_BREAK_HANDLE_ONLY;
+		if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+			memcpy(br.lease_key, op->lease_key, 16);
+			memcpy(br.client_guid, req->conn->client_guid, 16);
+		}
+		status = state_break_wait(req, rsp, s, &fid, &br);
+		if (status != STATUS_SUCCESS)
+			return status;
+	}
+	if (shm_open_count(s, &fid, &n) == 0 && n > 0)
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
 state_delete_pending_set(struct open *op, int on)
 {
 	struct shm *s = state_shm();
