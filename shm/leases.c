@@ -161,7 +161,14 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	if (g->new->oplock_level == SHM_OPLOCK_LEASE &&
 	    same_lease(e, g->new->client_guid, g->new->lease_key))
 		return 0;
-	if (e->oplock_level == SHM_OPLOCK_NONE && (e->access & ~STAT_ACCESS) == 0)
+	/*
+	 * Another stat open leaves exclusive caching possible; one with
+	 * READ_CONTROL is not a stat open here, as for oplocks (Samba's
+	 * is_oplock_stat_open; smb2.durable-v2-open.nonstat-and-lease: RH,
+	 * not RWH, next to such an open).
+	 */
+	if (e->oplock_level == SHM_OPLOCK_NONE &&
+	    (e->access & ~(STAT_ACCESS & ~READ_CONTROL)) == 0)
 		return 0;
 	g->others++;
 	/*
