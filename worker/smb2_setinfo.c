@@ -467,6 +467,7 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct file_open *f;
 	uint8_t type, klass;
 	uint32_t blen, mode, addl;
+	int on;
 	uint16_t boff;
 	ntstatus_t status;
 
@@ -536,15 +537,21 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			state_break_read_caching(op);
 		break;
 	case FileDispositionInformation:
-		if (blen < 1)
-			return STATUS_INFO_LENGTH_MISMATCH;
-		status = info_set_disposition(op, cur_u8(&b) != 0);
-		break;
 	case FileDispositionInformationEx:
-		if (blen < 4)
+		if (blen < (klass == FileDispositionInformation ? 1u : 4u))
 			return STATUS_INFO_LENGTH_MISMATCH;
 		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
-		status = info_set_disposition(op, (cur_le32(&b) & 1) != 0);
+		on = klass == FileDispositionInformation ? cur_u8(&b) != 0 :
+		    (cur_le32(&b) & 1) != 0;
+		/*
+		 * Setting it breaks the other lease keys' handle caching
+		 * first, and waits, as a rename does (Samba 4.22 does the
+		 * same; smb2.lease.unlink).
+		 */
+		if (on && (status = state_rename_breaks(req, rsp, op)) !=
+		    STATUS_SUCCESS)
+			return status;
+		status = info_set_disposition(op, on);
 		break;
 	case FileRenameInformation:
 		/* MS-FSA 2.1.5.14.11: other handle caching goes first */

@@ -469,6 +469,26 @@ state_break_read_caching(struct open *op)
 		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
 }
 
+void
+state_break_handle_caching(uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+	uint64_t deadline = 0;
+
+	if (s == NULL)
+		return;
+	state_file_id(&fid, dev, ino, NULL);
+	memset(&br, 0, sizeof(br));
+	br.access = DELETE_ACCESS;
+	br.flags = SHM_BREAK_HANDLE_ONLY;
+	/* marked in progress: the holders acknowledge, nobody waits here */
+	if (shm_open_breaks(s, &fid, &br, 1, &bs) == 0 && bs.n > 0)
+		(void)state_breaks_send(s, &fid, &bs, 1, &deadline);
+}
+
 /* ---- sessions ---- */
 
 int

@@ -215,6 +215,14 @@ ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
  */
 ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
 		    struct open *, uint64_t dev, uint64_t ino);
+/*
+ * The file (dev, ino) was left delete pending behind other opens (the
+ * close of a delete-on-close handle): their handle caching goes (RH -> R),
+ * as Windows and Samba break it, without anybody waiting for the
+ * acknowledgement (smb2.lease.unlink, initial_delete_tdis/logoff/
+ * disconnect).
+ */
+void		 state_break_handle_caching(uint64_t dev, uint64_t ino);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 /*
