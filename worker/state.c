@@ -280,6 +280,26 @@ state_breaks_force(struct shm *s, const struct shm_file_id *fid,
 }
 
 /*
+ * A disconnected durable open cannot acknowledge a break: when one of bs
+ * would have to give up caching, the disconnected opens of the file are
+ * closed instead, as Samba purges them (smbtorture's
+ * smb2.durable-v2-open.purge-disconnected-rh-with-write and -with-rename:
+ * the reconnect then finds nothing).
+ */
+static void
+state_purge_unbreakable(const struct shm_file_id *fid, const struct tree *tree,
+    const struct shm_breaks *bs)
+{
+	unsigned i;
+
+	for (i = 0; i < bs->n; i++)
+		if (bs->b[i].pid == 0) {
+			(void)durable_purge_disconnected(fid, tree, NULL);
+			return;
+		}
+}
+
+/*
  * Breaks what the new open conflicts with; STATUS_PENDING (parked) when it
  * must wait for an acknowledgement, STATUS_SUCCESS when it may go on.
  */
@@ -298,6 +318,8 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 	/* An opener that waited once keeps waiting while a lease breaks. */
 	if (p != NULL && p->kind == PARK_BREAK)
 		r.flags |= SHM_BREAK_RESUMED;
+	if (shm_open_breaks(s, fid, &r, 0, &bs) == 0)
+		state_purge_unbreakable(fid, req->tree, &bs);
 	rc = shm_open_breaks(s, fid, &r, 1, &bs);
 	if (rc != 0 || bs.n == 0)
 		return STATUS_SUCCESS;
@@ -465,8 +487,10 @@ state_break_read_caching(struct open *op)
 	state_open_fid(op, &fid);
 	/* Level II and R -> none need no acknowledgement: nobody waits. */
 	if (shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
-	    bs.n > 0)
+	    bs.n > 0) {
+		state_purge_unbreakable(&fid, op->tree, &bs);
 		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
+	}
 }
 
 void
