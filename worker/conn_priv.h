@@ -85,6 +85,7 @@ struct conn_pending {
 	uint64_t	 deadline_ms;	/* shm_now_ms() clock; 0 = none */
 	int		 ready;		/* run it again */
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
+	int		 silent;	/* no interim was sent: answer sync */
 	uint8_t		*buf;		/* the request: header + body */
 	size_t		 len;
 	size_t		 rest_len;	/* a chain's requests after it, at buf + len */

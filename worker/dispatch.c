@@ -705,6 +705,7 @@ dispatch_serve(struct conn *c, struct dispatch_walk *w,
 	w->rsp.data_len = 0;
 	w->rsp.set_fid = 0;
 	w->rsp.async = 0;
+	w->rsp.no_interim = 0;
 	if (*st == STATUS_SUCCESS && d->cmd != NULL) {
 		*st = d->cmd->fn(&d->req, &w->rsp);
 		if (*st == STATUS_SUCCESS)
@@ -889,6 +890,9 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 			pv->no_response = 0;
 			continue;
 		}
+		if (st == STATUS_PENDING && w->rsp.no_interim &&
+		    dispatch_park_silent(c, &d.req) == 0)
+			continue;	/* answered once, when it completes */
 		if (dispatch_bulk_inline(c, w, &ch) < 0 ||
 		    dispatch_rsp_close(c, w, &d, st) < 0)
 			return -1;

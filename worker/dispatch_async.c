@@ -73,6 +73,18 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 }
 
 int
+dispatch_park_silent(struct conn *c, const struct smb2_req *req)
+{
+	struct conn_pending *p = conn_pending_find(req->chan != NULL ?
+	    req->chan : c, 0, req->message_id);
+
+	if (p == NULL)
+		return -1;
+	p->silent = 1;
+	return 0;
+}
+
+int
 dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
     size_t len)
 {
@@ -229,9 +241,16 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 		return -1;
 	if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
 		dispatch_error_body(&rsp.body);
-	rsp.async = 1;
-	rsp.async_id = p->async_id;
-	rsp.credits_granted = 0;	/* the interim response granted them */
+	if (p->silent) {
+		/* no interim went out: a plain answer, with the credits */
+		rsp.async = 0;
+		rsp.credits_granted = conn_credits_grant(&pv->cred,
+		    h.credits, h.credit_charge);
+	} else {
+		rsp.async = 1;
+		rsp.async_id = p->async_id;
+		rsp.credits_granted = 0;	/* the interim granted them */
+	}
 	dispatch_rsp_hdr(&req, &rsp, st, p->session_id, p->tree_id);
 	out.off = SMB2_FRAME_LEN;
 	out.len = wcur_off(&rsp.body);

@@ -459,8 +459,8 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	return STATUS_SUCCESS;
 }
 
-ntstatus_t
-smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+static ntstatus_t
+info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 {
 	struct cur *c = &req->body, b;
 	struct open *op;
@@ -601,4 +601,19 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* MS-SMB2 2.2.40 */
 	wcur_le16(&rsp->body, 2);
 	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	ntstatus_t status = info_set(req, rsp);
+
+	/*
+	 * A SET_INFO waiting for lease breaks (a rename, delete on close)
+	 * sends no interim response: Windows answers it once, when it
+	 * completes (smb2.compound_async.rename_non_compound_no_async).
+	 */
+	if (status == STATUS_PENDING)
+		rsp->no_interim = 1;
+	return status;
 }
