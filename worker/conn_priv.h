@@ -72,6 +72,7 @@ enum conn_park_kind {
 };
 
 #define CONN_PARK_BUF	(16u * 1024)
+#define CONN_HELD_MAX	8	/* responses held before a silent one */
 
 struct conn_pending {
 	int		 in_use;
@@ -86,6 +87,17 @@ struct conn_pending {
 	int		 ready;		/* run it again */
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
 	int		 silent;	/* no interim was sent: answer sync */
+	/*
+	 * A silent request that ends a chain holds the chain's earlier
+	 * responses (at buf + len, unsigned, unpadded: held_len bytes as
+	 * they stood at sbuf + SMB2_FRAME_LEN), sent with its own.
+	 */
+	size_t		 held_len;
+	unsigned	 held_n;
+	size_t		 held_off[CONN_HELD_MAX], held_olen[CONN_HELD_MAX];
+	struct session	*held_sign[CONN_HELD_MAX];
+	uint64_t	 held_sign_id[CONN_HELD_MAX];
+	int		 held_encrypt;
 	uint8_t		*buf;		/* the request: header + body */
 	size_t		 len;
 	size_t		 rest_len;	/* a chain's requests after it, at buf + len */

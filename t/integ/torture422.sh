@@ -20,6 +20,14 @@ TESTS=(
 	smb2.acls.OVERWRITE_READ_ONLY_FILE	# overwrite vs share modes
 	smb2.lease.v2_rename_target_overwrite	# rename onto an open file
 	smb2.durable-v2-open.nonstat-and-lease	# READ_CONTROL is not stat
+	smb2.lease.unlink			# delete on close breaks H
+	smb2.lease.initial_delete_tdis		# ... and at a tree disconnect
+	smb2.lease.lease-epoch			# no R lease over brlocks
+	smb2.durable-open.lock-noW-lease	# RH + locks: not kept
+	smb2.durable-v2-open.purge-disconnected-rh-with-rename
+	smb2.compound_async.getinfo_middle	# related FileId
+	smb2.compound_async.rename_last		# no interim, chain held
+	smb2.compound_async.rename_non_compound_no_async
 )
 
 if ! root=$("$REF" path 2>/dev/null); then
