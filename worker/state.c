@@ -286,6 +286,8 @@ state_breaks_force(struct shm *s, const struct shm_file_id *fid,
  * smb2.durable-v2-open.purge-disconnected-rh-with-write and -with-rename:
  * the reconnect then finds nothing).
  */
+static void state_break_read_caching_ex(struct open *, int purge);
+
 static void
 state_purge_unbreakable(const struct shm_file_id *fid, const struct tree *tree,
     const struct shm_breaks *bs)
@@ -318,8 +320,6 @@ state_break_wait(struct smb2_req *req, struct smb2_rsp *rsp, struct shm *s,
 	/* An opener that waited once keeps waiting while a lease breaks. */
 	if (p != NULL && p->kind == PARK_BREAK)
 		r.flags |= SHM_BREAK_RESUMED;
-	if (shm_open_breaks(s, fid, &r, 0, &bs) == 0)
-		state_purge_unbreakable(fid, req->tree, &bs);
 	rc = shm_open_breaks(s, fid, &r, 1, &bs);
 	if (rc != 0 || bs.n == 0)
 		return STATUS_SUCCESS;
@@ -345,6 +345,7 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 	struct shm *s = state_shm();
 	struct shm_break_req br;
 	struct shm_file_id fid;
+	struct shm_breaks bs;
 
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
@@ -367,6 +368,10 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 		memcpy(br.lease_key, op->lease_key, 16);
 		memcpy(br.client_guid, req->conn->client_guid, 16);
 	}
+	/* (a CREATE purges them itself: state_open_breaks_before) */
+	if (dispatch_resuming(req) == NULL &&
+	    shm_open_breaks(s, &fid, &br, 0, &bs) == 0)
+		state_purge_unbreakable(&fid, op->tree, &bs);
 	return state_break_wait(req, rsp, s, &fid, &br);
 }
 
@@ -470,12 +475,23 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 		return STATUS_FILE_LOCK_CONFLICT;
 	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */
 	if (write)
-		state_break_read_caching(op);
+		state_break_read_caching_ex(op, 1);
 	return STATUS_SUCCESS;
 }
 
 void
 state_break_read_caching(struct open *op)
+{
+	state_break_read_caching_ex(op, 0);
+}
+
+/*
+ * purge: a disconnected durable open that would lose its read caching is
+ * closed (a WRITE; a LOCK that conflicts with its locks must still fail
+ * on them, and one that does not leaves it be, as in Samba).
+ */
+static void
+state_break_read_caching_ex(struct open *op, int purge)
 {
 	struct shm *s = state_shm();
 	struct shm_file_id fid;
@@ -488,7 +504,8 @@ state_break_read_caching(struct open *op)
 	/* Level II and R -> none need no acknowledgement: nobody waits. */
 	if (shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
 	    bs.n > 0) {
-		state_purge_unbreakable(&fid, op->tree, &bs);
+		if (purge)
+			state_purge_unbreakable(&fid, op->tree, &bs);
 		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
 	}
 }
