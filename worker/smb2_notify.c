@@ -51,6 +51,8 @@ struct notify_watch {
 	/* queued changes: [u32 action][u16 len][name bytes] ... */
 	uint8_t		 q[NOTIFY_QUEUE_BYTES];
 	size_t		 qlen;
+	size_t		 qlast;		/* the last change queued, when qlen > 0 */
+	uint32_t	 bufsize;	/* the first request's OutputBufferLength */
 };
 
 /* One inotify watch descriptor used by a watch, for a relative prefix. */
@@ -290,11 +292,21 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name)
 
 	if (w->overflow)
 		return;
+	/*
+	 * The same change twice in a row is one (Samba coalesces identical
+	 * records too): a write and the close after it are one MODIFIED
+	 * (smb2.notify.valid-req counts them).
+	 */
+	if (w->qlen > 0 && le32_get(w->q + w->qlast) == action &&
+	    ((size_t)w->q[w->qlast + 4] | (size_t)w->q[w->qlast + 5] << 8) ==
+	    n && memcmp(w->q + w->qlast + 6, name, n) == 0)
+		return;
 	if (n > 0xFFFF || w->qlen + 6 + n > sizeof(w->q)) {
 		w->overflow = 1;
 		w->qlen = 0;
 		return;
 	}
+	w->qlast = w->qlen;
 	le32_put(w->q + w->qlen, action);
 	w->q[w->qlen + 4] = (uint8_t)(n & 0xFF);
 	w->q[w->qlen + 5] = (uint8_t)(n >> 8);
@@ -941,6 +953,12 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    (flags & SMB2_WATCH_TREE) != 0);
 		if (wi < 0)
 			return STATUS_INSUFF_SERVER_RESOURCES;
+		/*
+		 * Like the filter, the first request's buffer size stays
+		 * the handle's: changes that never fit it always answer
+		 * NOTIFY_ENUM_DIR (smb2.notify.valid-req).
+		 */
+		watches[wi].bufsize = outlen;
 	}
 	w = &watches[wi];
 	/* MS-FSA 2.1.5.4: a directory deleted under its watch. */
@@ -968,7 +986,8 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
 	wcur_le32(&rsp->body, 0);
 	body_start = wcur_off(&rsp->body);
-	if (notify_encode(w, &rsp->body, outlen) != 0) {
+	if (notify_encode(w, &rsp->body, outlen < w->bufsize ? outlen :
+	    w->bufsize) != 0) {
 		/* does not fit the client's buffer: it must enumerate */
 		w->qlen = 0;
 		rsp->body.p = hdr;
