@@ -17,6 +17,7 @@ TMO=${TORTURE422_TIMEOUT:-60}
 TESTS=(
 	smb2.notify.mask-change			# a CHANGE_NOTIFY never answered
 	smb2.notify.rec				# ... and the fix's limit
+	smb2.notify.valid-req			# buffer size of the first
 	smb2.acls.OVERWRITE_READ_ONLY_FILE	# overwrite vs share modes
 	smb2.lease.v2_rename_target_overwrite	# rename onto an open file
 	smb2.durable-v2-open.nonstat-and-lease	# READ_CONTROL is not stat
