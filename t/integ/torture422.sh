@@ -28,7 +28,6 @@ TESTS=(
 	smb2.durable-v2-open.purge-disconnected-rh-with-rename
 	smb2.compound_async.getinfo_middle	# related FileId
 	smb2.compound_async.rename_last		# no interim, chain held
-	smb2.compound_async.rename_middle
 	smb2.compound_async.rename_non_compound_no_async
 )
 
