@@ -896,12 +896,8 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 			continue;
 		}
 		if (st == STATUS_PENDING && w->rsp.no_interim &&
-		    dispatch_park_silent(c, &d.req, w, ch.buf + ch.off,
-		    ch.done ? 0 : ch.len - ch.off) == 0) {
-			if (ch.done)
-				continue;	/* answered once, when it completes */
-			return 0;	/* and the rest of the chain with it */
-		}
+		    dispatch_park_silent(c, &d.req, w, ch.done) == 0)
+			continue;	/* answered once, when it completes */
 		if (dispatch_bulk_inline(c, w, &ch) < 0 ||
 		    dispatch_rsp_close(c, w, &d, st) < 0)
 			return -1;

@@ -32,12 +32,9 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		 * Inside a chain only the last request, or a CREATE waiting
 		 * for a break, may go async; Windows fails the others with
 		 * INTERNAL_ERROR (MS-SMB2 3.3.5.2.7 note; smbtorture
-		 * smb2.compound.interim2).  A SET_INFO waiting for lease
-		 * breaks does too, with no interim: the chain waits with it
-		 * (dispatch_park_silent; smb2.compound_async.rename_middle).
+		 * smb2.compound.interim2).
 		 */
-		if (req->next_command != 0 && req->command != SMB2_CREATE &&
-		    req->command != SMB2_SET_INFO)
+		if (req->next_command != 0 && req->command != SMB2_CREATE)
 			return STATUS_INTERNAL_ERROR;
 		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
 			return STATUS_INSUFF_SERVER_RESOURCES;
@@ -77,28 +74,15 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 
 int
 dispatch_park_silent(struct conn *c, const struct smb2_req *req,
-    struct dispatch_walk *w, const uint8_t *rest, size_t rest_len)
+    struct dispatch_walk *w, int last)
 {
 	struct conn *pc = req->chan != NULL ? req->chan : c;
 	struct conn_pending *p = conn_pending_find(pc, 0, req->message_id);
-	int last = rest_len == 0;
 	size_t hl;
 	int i;
 
 	if (p == NULL)
 		return -1;
-	/*
-	 * Inside a chain: the requests after it wait in the slot (their
-	 * message ids charged now), and so do the responses before it.
-	 */
-	if (!last) {
-		hl = w->woff - SMB2_FRAME_LEN;
-		if (pc != c || w->nout > CONN_HELD_MAX || p->buf == NULL ||
-		    rest_len + hl > CONN_PARK_BUF - p->len)
-			return -1;
-		if (dispatch_park_rest(c, req->message_id, rest, rest_len) != 0)
-			return -1;
-	}
 	p->silent = 1;
 	/*
 	 * The chain's earlier responses wait for it (Windows answers such a
@@ -107,11 +91,10 @@ dispatch_park_silent(struct conn *c, const struct smb2_req *req,
 	 * go now.
 	 */
 	hl = w->woff - SMB2_FRAME_LEN;
-	if (w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
-	    p->buf == NULL || hl > CONN_PARK_BUF - p->len - p->rest_len)
+	if (!last || w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
+	    p->buf == NULL || hl > CONN_PARK_BUF - p->len)
 		return 0;
-	memcpy(p->buf + p->len + p->rest_len, c->priv->sbuf + SMB2_FRAME_LEN,
-	    hl);
+	memcpy(p->buf + p->len, c->priv->sbuf + SMB2_FRAME_LEN, hl);
 	p->held_len = hl;
 	p->held_n = (unsigned)w->nout;
 	for (i = 0; i < w->nout; i++) {
@@ -145,8 +128,7 @@ dispatch_held_restore(struct conn *c, struct conn_pending *p,
 		    s->session_id != p->held_sign_id[i]))
 			return 0;
 	}
-	memcpy(c->priv->sbuf + SMB2_FRAME_LEN, p->buf + p->len + p->rest_len,
-	    p->held_len);
+	memcpy(c->priv->sbuf + SMB2_FRAME_LEN, p->buf + p->len, p->held_len);
 	for (i = 0; i < p->held_n; i++) {
 		outs[i].off = p->held_off[i];
 		outs[i].len = p->held_olen[i];
@@ -214,19 +196,17 @@ dispatch_resuming(const struct smb2_req *req)
  */
 static int
 dispatch_resume_rest(struct conn *c, struct conn_pending *p,
-    const struct dispatch_out *firsts, int nfirst,
-    const struct smb2_rsp *first_rsp, ntstatus_t st, int encrypt,
-    struct session *hs)
+    const struct dispatch_out *first, const struct smb2_rsp *first_rsp,
+    ntstatus_t st, int encrypt, struct session *hs)
 {
-	const struct dispatch_out *first = &firsts[nfirst - 1];
 	static uint8_t rest[CONN_PARK_BUF];	/* one walk at a time */
 	struct dispatch_walk w;
 	size_t len = p->rest_len;
 
 	memcpy(rest, p->buf + p->len, len);
 	dispatch_walk_init(&w);
-	memcpy(w.outs, firsts, (size_t)nfirst * sizeof(*firsts));
-	w.nout = nfirst;
+	w.outs[0] = *first;
+	w.nout = 1;
 	w.woff = first->off + ((first->len + 7) & ~(size_t)7);
 	w.rsp = *first_rsp;
 	w.encrypted = p->encrypted;
@@ -235,15 +215,10 @@ dispatch_resume_rest(struct conn *c, struct conn_pending *p,
 	w.charged = 1;
 	w.prev_sid = p->session_id;
 	w.prev_tid = p->tree_id;
-	/* a CREATE's status and FileId; a SET_INFO passes its own on */
-	if (p->command == SMB2_CREATE)
-		w.prev_st = st;
+	w.prev_st = st;
 	if (first_rsp->set_fid) {
 		w.prev_fp = first_rsp->fid_persistent;
 		w.prev_fv = first_rsp->fid_volatile;
-	} else if (p->related) {
-		w.prev_fp = p->related_fp;
-		w.prev_fv = p->related_fv;
 	}
 	conn_pending_del(p);
 	if (dispatch_walk(c, &w, rest, len) < 0)
@@ -343,14 +318,17 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
 	if (rsp.data_fd >= 0 && encrypt)
 		out.sign_sess = NULL;
-	outs[nheld] = out;
-	encrypt = encrypt || (nheld > 0 && p->held_encrypt);
-	if (p->rest_len == 0) {
+	if (nheld > 0) {
+		outs[nheld] = out;
+		encrypt = encrypt || p->held_encrypt;
 		conn_pending_del(p);
 		return dispatch_finish(c, outs, nheld + 1, &rsp, encrypt, hs);
 	}
-	return dispatch_resume_rest(c, p, outs, nheld + 1, &rsp, st, encrypt,
-	    hs);
+	if (p->rest_len == 0) {
+		conn_pending_del(p);
+		return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
+	}
+	return dispatch_resume_rest(c, p, &out, &rsp, st, encrypt, hs);
 }
 
 /* An unsolicited message (break notification) queued on the connection. */

@@ -78,7 +78,7 @@ int	dispatch_park_rest(struct conn *, uint64_t mid, const uint8_t *rest,
  */
 struct dispatch_walk;
 int	dispatch_park_silent(struct conn *, const struct smb2_req *,
-	    struct dispatch_walk *, const uint8_t *rest, size_t rest_len);
+	    struct dispatch_walk *, int last);
 
 /* MS-SMB2 2.2.2 error body (StructureSize 9). */
 void	dispatch_error_body(struct wcur *);
