@@ -102,6 +102,24 @@ brl_read_lock(struct cur *c, struct shm_brlock_rec *l)
  * Decodes the file's record into s->brl_buf / s->wait_buf (room for extra
  * more locks and one more waiter).  A missing record is an empty set.
  */
+int
+shm_brlock_any_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+	MDB_val k = { sizeof(key), key }, v;
+	struct cur c;
+
+	if (shm_hint_zero(s, SHM_HINT_LOCKED, fid))
+		return 0;
+	shm_fid_key(key, fid);
+	if (mdb_get(txn, s->db_brlocks, &k, &v) != 0)
+		return 0;
+	cur_init(&c, v.mv_data, v.mv_size);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return 0;
+	return cur_le16(&c) > 0 && !c.err;	/* locks, not only waiters */
+}
+
 static int
 brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     unsigned extra, unsigned *nl, unsigned *nw)

@@ -161,7 +161,14 @@ grant_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	if (g->new->oplock_level == SHM_OPLOCK_LEASE &&
 	    same_lease(e, g->new->client_guid, g->new->lease_key))
 		return 0;
-	if (e->oplock_level == SHM_OPLOCK_NONE && (e->access & ~STAT_ACCESS) == 0)
+	/*
+	 * Another stat open leaves exclusive caching possible; one with
+	 * READ_CONTROL is not a stat open here, as for oplocks (Samba's
+	 * is_oplock_stat_open; smb2.durable-v2-open.nonstat-and-lease: RH,
+	 * not RWH, next to such an open).
+	 */
+	if (e->oplock_level == SHM_OPLOCK_NONE &&
+	    (e->access & ~(STAT_ACCESS & ~READ_CONTROL)) == 0)
 		return 0;
 	g->others++;
 	/*
@@ -239,6 +246,13 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	/* Next to an oplock holder a lease gets no handle caching. */
 	if (gs.others_oplock)
 		want &= ~SHM_LEASE_H;
+	/*
+	 * No read caching of a file with byte-range locks (Samba's
+	 * file_has_brlocks in grant_fsp_lease; smb2.lease.lease-epoch), and
+	 * H or W alone are never granted.
+	 */
+	if (shm_brlock_any_txn(s, txn, fid))
+		want = 0;
 	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
 	if (rc == -ENOENT) {
 		memset(&l, 0, sizeof(l));
@@ -248,8 +262,11 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		l.fid = *fid;
 		l.version = r->lease_version == 2 ? 2 : 1;
 		l.state = want;
-		/* MS-SMB2 3.3.5.9.11: a v2 lease starts one past the client's. */
-		l.epoch = (uint16_t)(r->lease_epoch + 1);
+		/*
+		 * MS-SMB2 3.3.5.9.11: a v2 lease starts one past the client's;
+		 * one granted nothing keeps the client's (lease-epoch).
+		 */
+		l.epoch = (uint16_t)(r->lease_epoch + (want != 0));
 	} else if (rc != 0) {
 		return rc;
 	} else {

@@ -553,8 +553,8 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 		if (rc == 0)
 			ofile_del_drop(&of, (uint32_t)i);
 	}
-	if ((rc = shm_open_check(&of, new->access, new->share_access,
-	    &new->link, cf)) != 0)
+	if ((rc = shm_open_check(&of, new->access | new->check_access,
+	    new->share_access, &new->link, cf)) != 0)
 		goto out;
 	if (!new->has_base && (new->access & SHM_DELETE) &&
 	    (rc = slist_scan(s, txn, fid, NULL, 1, cf)) < 0)

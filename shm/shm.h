@@ -167,6 +167,12 @@ struct shm_open_rec {
 	 */
 	uint8_t		has_base;
 	struct shm_file_id stream_base;
+	/*
+	 * Insert only: access bits the share-mode check counts besides
+	 * access, not kept in the open (an overwrite's truncation is a
+	 * write: SHM_FILE_WRITE_DATA, whatever the client asked for).
+	 */
+	uint32_t	check_access;
 };
 
 struct shm_open_conflict {

@@ -314,6 +314,8 @@ int	shm_open_drop_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
 	    int *last, int *dp);
 
+/* brlock.c: does the file hold a byte-range lock (waiters do not count)? */
+int	shm_brlock_any_txn(struct shm *, MDB_txn *, const struct shm_file_id *);
 /* brlock.c: rewrite a file's locks; keep() returns 0 to drop (may edit). */
 typedef int (*shm_brl_keep_fn)(struct shm_brlock_rec *, void *arg);
 typedef int (*shm_brl_keepw_fn)(struct shm_brlock_owner *, void *arg);

@@ -576,6 +576,14 @@ conn_tree_free(struct conn *c, struct tree *t)
 {
 	if (c->priv != NULL && c->priv->opens != NULL)
 		open_close_tree(c, t);
+	/*
+	 * What its closes did not answer (a CREATE parked on a break) is
+	 * answered now: nothing of a tree that is gone stays parked.
+	 */
+	if (c->priv != NULL && c->priv->role == CONN_ROLE_WORKER &&
+	    !c->priv->dead && c->fd >= 0 && t->sess != NULL &&
+	    conn_pending_end_tree(c, t->sess->session_id, t->tree_id) > 0)
+		(void)dispatch_async_run(c);
 	if (t->root_fd >= 0)
 		close(t->root_fd);
 	memset(t, 0, sizeof(*t));

@@ -243,6 +243,44 @@ conn_pending_end_session(struct conn *c, uint64_t sid)
 	return n;
 }
 
+struct pending_tree {
+	uint64_t	 sid;
+	uint32_t	 tree_id;
+};
+
+static void
+pending_end_tree_chan(struct conn *cc, void *arg)
+{
+	struct pending_tree *m = arg;
+
+	if (cc->priv->role == CONN_ROLE_WORKER && !cc->priv->dead &&
+	    cc->fd >= 0 && conn_pending_end_tree(cc, m->sid, m->tree_id) > 0)
+		worker_kick(cc);
+}
+
+unsigned
+conn_pending_end_tree(struct conn *c, uint64_t sid, uint32_t tree_id)
+{
+	struct conn_private *pv = c->priv;
+	struct pending_tree m = { sid, tree_id };
+	unsigned i, n = 0;
+
+	for (i = 0; i < CONN_MAX_PENDING; i++) {
+		struct conn_pending *p = &pv->pending[i];
+
+		if (!p->in_use || p->session_id != sid ||
+		    p->tree_id != tree_id || p->final != 0)
+			continue;
+		/* as a LOGOFF answers them; a CREATE is cancelled */
+		conn_pending_finish(c, p, p->kind == PARK_LOCK ?
+		    STATUS_RANGE_NOT_LOCKED : p->kind == PARK_NOTIFY ?
+		    STATUS_NOTIFY_CLEANUP : STATUS_CANCELLED);
+		n++;
+	}
+	conn_foreach_channel(c, pending_end_tree_chan, &m);
+	return n;
+}
+
 uint64_t
 conn_pending_tick(struct conn *c, uint64_t now_ms)
 {

@@ -72,6 +72,7 @@ enum conn_park_kind {
 };
 
 #define CONN_PARK_BUF	(16u * 1024)
+#define CONN_HELD_MAX	8	/* responses held before a silent one */
 
 struct conn_pending {
 	int		 in_use;
@@ -85,6 +86,18 @@ struct conn_pending {
 	uint64_t	 deadline_ms;	/* shm_now_ms() clock; 0 = none */
 	int		 ready;		/* run it again */
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
+	int		 silent;	/* no interim was sent: answer sync */
+	/*
+	 * A silent request that ends a chain holds the chain's earlier
+	 * responses (at buf + len, unsigned, unpadded: held_len bytes as
+	 * they stood at sbuf + SMB2_FRAME_LEN), sent with its own.
+	 */
+	size_t		 held_len;
+	unsigned	 held_n;
+	size_t		 held_off[CONN_HELD_MAX], held_olen[CONN_HELD_MAX];
+	struct session	*held_sign[CONN_HELD_MAX];
+	uint64_t	 held_sign_id[CONN_HELD_MAX];
+	int		 held_encrypt;
 	uint8_t		*buf;		/* the request: header + body */
 	size_t		 len;
 	size_t		 rest_len;	/* a chain's requests after it, at buf + len */
@@ -345,9 +358,16 @@ void		 conn_pending_drop(struct conn *, uint64_t sid);
 /* Wakes every slot of a kind waiting on (dev, ino); dev = ino = 0: all. */
 unsigned	 conn_pending_wake_file(struct conn *, int kind, uint64_t dev,
 		    uint64_t ino);
-/* Ends the slots naming an open (CLOSE), with status (0: per kind). */
 /* A session ends: its parked requests are finished (count). */
 unsigned	 conn_pending_end_session(struct conn *, uint64_t session_id);
+/*
+ * A tree goes (TREE_DISCONNECT, kill): the requests of that session and
+ * tree still parked after its opens closed (a CREATE waiting for a break)
+ * are answered, here and on the session's channels; how many here.
+ */
+unsigned	 conn_pending_end_tree(struct conn *, uint64_t session_id,
+		    uint32_t tree_id);
+/* Ends the slots naming an open (CLOSE), with status (0: per kind). */
 void		 conn_pending_end_open(struct conn *, uint64_t fid_persistent,
 		    uint64_t fid_volatile, ntstatus_t);
 /* Earliest deadline of the connection's slots (0 = none); fires due ones. */

@@ -226,12 +226,13 @@ dispatch_req_open(const struct smb2_req *req)
 		return NULL;
 	p = le64_get(body + off);
 	v = le64_get(body + off + 8);
-	if (p == SMB2_FID_RELATED && v == SMB2_FID_RELATED) {
-		if (!req->related)
-			return NULL;
+	/* as open_fid_decode */
+	if (req->related && !(req->related_fid_persistent == SMB2_FID_RELATED &&
+	    req->related_fid_volatile == SMB2_FID_RELATED)) {
 		p = req->related_fid_persistent;
 		v = req->related_fid_volatile;
-	}
+	} else if (p == SMB2_FID_RELATED && v == SMB2_FID_RELATED)
+		return NULL;
 	o = open_find(req->conn, p, v);
 	return o != NULL && o->sess == req->sess ? o : NULL;
 }
@@ -719,6 +720,7 @@ dispatch_serve(struct conn *c, struct dispatch_walk *w,
 	w->rsp.data_len = 0;
 	w->rsp.set_fid = 0;
 	w->rsp.async = 0;
+	w->rsp.no_interim = 0;
 	if (*st == STATUS_SUCCESS && d->cmd != NULL) {
 		*st = d->cmd->fn(&d->req, &w->rsp);
 		if (*st == STATUS_SUCCESS)
@@ -864,11 +866,15 @@ dispatch_chain_carry(struct dispatch_walk *w, const struct dispatch_one *d,
 	if (w->rsp.set_fid) {
 		w->prev_fp = w->rsp.fid_persistent;
 		w->prev_fv = w->rsp.fid_volatile;
-	} else if (req->related ||
-	    !(d->h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
+	} else if (req->related) {
+		/* it used the inherited FileId; its own only if none was */
+		if (w->prev_fp == SMB2_FID_RELATED &&
+		    w->prev_fv == SMB2_FID_RELATED)
+			dispatch_used_fid(d->h.command, d->m + SMB2_HDR_LEN,
+			    d->mlen - SMB2_HDR_LEN, &w->prev_fp, &w->prev_fv);
+	} else if (!(d->h.flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
 		/* an unrelated request used its own FileId, or none */
-		if (!req->related)
-			w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
+		w->prev_fp = w->prev_fv = SMB2_FID_RELATED;
 		dispatch_used_fid(d->h.command, d->m + SMB2_HDR_LEN,
 		    d->mlen - SMB2_HDR_LEN, &w->prev_fp, &w->prev_fv);
 	}
@@ -903,6 +909,9 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 			pv->no_response = 0;
 			continue;
 		}
+		if (st == STATUS_PENDING && w->rsp.no_interim &&
+		    dispatch_park_silent(c, &d.req, w, ch.done) == 0)
+			continue;	/* answered once, when it completes */
 		if (dispatch_bulk_inline(c, w, &ch) < 0 ||
 		    dispatch_rsp_close(c, w, &d, st) < 0)
 			return -1;

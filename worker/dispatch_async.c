@@ -73,6 +73,71 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 }
 
 int
+dispatch_park_silent(struct conn *c, const struct smb2_req *req,
+    struct dispatch_walk *w, int last)
+{
+	struct conn *pc = req->chan != NULL ? req->chan : c;
+	struct conn_pending *p = conn_pending_find(pc, 0, req->message_id);
+	size_t hl;
+	int i;
+
+	if (p == NULL)
+		return -1;
+	p->silent = 1;
+	/*
+	 * The chain's earlier responses wait for it (Windows answers such a
+	 * chain at once when its last request completes; smbtorture's
+	 * smb2.compound_async.rename_last).  Too many or too large: they
+	 * go now.
+	 */
+	hl = w->woff - SMB2_FRAME_LEN;
+	if (!last || w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
+	    p->buf == NULL || hl > CONN_PARK_BUF - p->len)
+		return 0;
+	memcpy(p->buf + p->len, c->priv->sbuf + SMB2_FRAME_LEN, hl);
+	p->held_len = hl;
+	p->held_n = (unsigned)w->nout;
+	for (i = 0; i < w->nout; i++) {
+		p->held_off[i] = w->outs[i].off;
+		p->held_olen[i] = w->outs[i].len;
+		p->held_sign[i] = w->outs[i].sign_sess;
+		p->held_sign_id[i] = w->outs[i].sign_sess != NULL ?
+		    w->outs[i].sign_sess->session_id : 0;
+	}
+	p->held_encrypt = w->encrypt_rsp;
+	w->nout = 0;		/* nothing goes out now */
+	return 0;
+}
+
+/*
+ * The held responses back in sbuf before the final one, into outs; how
+ * many (0: none held, or a signing session gone: they are dropped).
+ */
+static int
+dispatch_held_restore(struct conn *c, struct conn_pending *p,
+    struct dispatch_out *outs)
+{
+	unsigned i;
+
+	if (p->held_len == 0)
+		return 0;
+	for (i = 0; i < p->held_n; i++) {
+		struct session *s = p->held_sign[i];
+
+		if (s != NULL && (!s->in_use ||
+		    s->session_id != p->held_sign_id[i]))
+			return 0;
+	}
+	memcpy(c->priv->sbuf + SMB2_FRAME_LEN, p->buf + p->len, p->held_len);
+	for (i = 0; i < p->held_n; i++) {
+		outs[i].off = p->held_off[i];
+		outs[i].len = p->held_olen[i];
+		outs[i].sign_sess = p->held_sign[i];
+	}
+	return (int)p->held_n;
+}
+
+int
 dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
     size_t len)
 {
@@ -172,13 +237,15 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 {
 	struct conn_private *pv = c->priv;
 	const struct dispatch_cmd *cmd;
+	struct dispatch_out outs[CONN_HELD_MAX + 1];
 	struct dispatch_out out;
 	struct smb2_req req;
 	struct smb2_rsp rsp;
 	struct smb2_hdr h;
 	struct session *s, *hs;
 	ntstatus_t st = p->final;
-	int encrypt;
+	size_t base = SMB2_FRAME_LEN;
+	int encrypt, nheld = 0;
 
 	s = conn_session_find(c, p->session_id);
 	if (smb2_hdr_decode(p->buf, p->len, &h) < 0 || h.command >= SMB2_NCOMMANDS ||
@@ -214,10 +281,13 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 		if (req.tree == NULL && st == 0)
 			st = STATUS_NETWORK_NAME_DELETED;
 	}
+	/* a silent chain end: its chain's responses first (they wait too) */
+	if (p->silent && (nheld = dispatch_held_restore(c, p, outs)) > 0)
+		base = SMB2_FRAME_LEN + p->held_len;
 	memset(&rsp, 0, sizeof(rsp));
 	rsp.data_fd = -1;
-	rsp.hdr = pv->sbuf + SMB2_FRAME_LEN;
-	wcur_init(&rsp.body, rsp.hdr, pv->scap - SMB2_FRAME_LEN);
+	rsp.hdr = pv->sbuf + base;
+	wcur_init(&rsp.body, rsp.hdr, pv->scap - base);
 	wcur_zero(&rsp.body, SMB2_HDR_LEN);
 	if (st == 0) {
 		pv->resuming = p;
@@ -234,11 +304,18 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 		return -1;
 	if (wcur_off(&rsp.body) == SMB2_HDR_LEN)
 		dispatch_error_body(&rsp.body);
-	rsp.async = 1;
-	rsp.async_id = p->async_id;
-	rsp.credits_granted = 0;	/* the interim response granted them */
+	if (p->silent) {
+		/* no interim went out: a plain answer, with the credits */
+		rsp.async = 0;
+		rsp.credits_granted = conn_credits_grant(&pv->cred,
+		    h.credits, h.credit_charge);
+	} else {
+		rsp.async = 1;
+		rsp.async_id = p->async_id;
+		rsp.credits_granted = 0;	/* the interim granted them */
+	}
 	dispatch_rsp_hdr(&req, &rsp, st, p->session_id, p->tree_id);
-	out.off = SMB2_FRAME_LEN;
+	out.off = base;
 	out.len = wcur_off(&rsp.body);
 	out.sign_sess = s->signing && (s->signing_required ||
 	    (h.flags & SMB2_FLAGS_SIGNED)) ? s : NULL;
@@ -246,6 +323,12 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
 	if (rsp.data_fd >= 0 && encrypt)
 		out.sign_sess = NULL;
+	if (nheld > 0) {
+		outs[nheld] = out;
+		encrypt = encrypt || p->held_encrypt;
+		conn_pending_del(p);
+		return dispatch_finish(c, outs, nheld + 1, &rsp, encrypt, hs);
+	}
 	if (p->rest_len == 0) {
 		conn_pending_del(p);
 		return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);

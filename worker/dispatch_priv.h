@@ -69,6 +69,16 @@ int	dispatch_walk_end(struct conn *, struct dispatch_walk *);
  */
 int	dispatch_park_rest(struct conn *, uint64_t mid, const uint8_t *rest,
 	    size_t len);
+/*
+ * The request just parked answers nothing now (no interim response) and
+ * once, synchronously, when it completes (struct smb2_rsp no_interim);
+ * the responses of the chain before it (the walk's, when it is the last
+ * of its chain) wait with it, as on Windows.  0, or -1 when it has no
+ * slot (then its interim goes out as usual).
+ */
+struct dispatch_walk;
+int	dispatch_park_silent(struct conn *, const struct smb2_req *,
+	    struct dispatch_walk *, int last);
 
 /* MS-SMB2 2.2.2 error body (StructureSize 9). */
 void	dispatch_error_body(struct wcur *);

@@ -323,9 +323,17 @@ durable_still_qualifies(struct shm *s, const struct open *op)
 
 	if (shm_open_get(s, &fid, op->fid_persistent, &r) != 0)
 		return 1;
+	/*
+	 * Byte-range locks are kept across a disconnect only under write
+	 * caching: a lease without W (RH) holding locks is closed, so a
+	 * reconnect finds nothing (Samba's durable_disconnect refuses it
+	 * the same way; smb2.durable-open.lock-noW-lease and
+	 * durable-v2-open.lock-noW-lease).  A batch oplock keeps them.
+	 */
 	if (r.oplock_level == SHM_OPLOCK_LEASE)
 		return shm_lease_get(s, r.client_guid, r.lease_key, &l) != 0 ||
-		    (!l.breaking && (l.state & SHM_LEASE_H));
+		    (!l.breaking && (l.state & SHM_LEASE_H) &&
+		    (op->nlocks == 0 || (l.state & SHM_LEASE_W)));
 	if (r.flags & SHM_OPEN_BREAKING)
 		return 0;
 	return r.oplock_level == SHM_OPLOCK_BATCH;

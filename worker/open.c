@@ -215,11 +215,17 @@ open_fid_decode(const struct smb2_req *req, struct cur *c, uint64_t *p,
 	*v = cur_le64(c);
 	if (c->err)
 		return STATUS_INVALID_PARAMETER;
-	if (*p == UINT64_MAX && *v == UINT64_MAX) {
-		if (!req->related)
-			return STATUS_FILE_CLOSED;
+	/*
+	 * MS-SMB2 3.3.5.2.7.2: a related request uses the FileId of the one
+	 * before it when that one had one, whatever its own says (Windows
+	 * and Samba do; smb2.compound_async.getinfo_middle sends
+	 * {UINT64_MAX, 0}).
+	 */
+	if (req->related && !(req->related_fid_persistent == UINT64_MAX &&
+	    req->related_fid_volatile == UINT64_MAX)) {
 		*p = req->related_fid_persistent;
 		*v = req->related_fid_volatile;
-	}
+	} else if (*p == UINT64_MAX && *v == UINT64_MAX)
+		return STATUS_FILE_CLOSED;
 	return STATUS_SUCCESS;
 }

@@ -77,6 +77,11 @@ struct smb2_rsp {
 	/* STATUS_PENDING: the handler parked the request (async_id set). */
 	int		 async;
 	uint64_t	 async_id;
+	/*
+	 * ... and answers nothing until it completes: no interim response
+	 * (a SET_INFO waiting for lease breaks, as on Windows).
+	 */
+	int		 no_interim;
 	uint16_t	 credits_granted;	/* filled by dispatch */
 };
 

@@ -49,8 +49,10 @@ file_open_close(struct open *op)
 	 * which may have to ask this user's worker to unlink: vouch for it
 	 * here, where nobody else can write (worker/unlink_as.h).
 	 */
-	if (f->delete_on_close && !del && f->stream[0] == '\0')
+	if (f->delete_on_close && !del && f->stream[0] == '\0') {
 		unlink_as_vouch(op->tree, f);
+		state_break_handle_caching(f->dev, f->ino);
+	}
 	/*
 	 * The last stream open of a file left delete pending behind it:
 	 * the file goes now, streams and all.
@@ -105,6 +107,17 @@ smb2_close_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	flags = cur_le16(c);
 	cur_skip(c, 4);
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
+		return status;
+	/*
+	 * The close of a handle opened with FILE_DELETE_ON_CLOSE makes the
+	 * file delete pending: the other lease keys lose their handle
+	 * caching first and the CLOSE waits for their acknowledgement, as
+	 * Samba 4.22's does (smb2.lease.unlink); on a disconnect nobody
+	 * waits (file_open_close).
+	 */
+	if (op->u.file != NULL && op->u.file->delete_on_close &&
+	    op->u.file->stream[0] == '\0' &&
+	    (status = state_rename_breaks(req, rsp, op)) != STATUS_SUCCESS)
 		return status;
 	file_wt_close(op);	/* a deferred write time lands first */
 	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&

@@ -29,6 +29,8 @@
 #define FILE_NOTIFY_VALID_MASK		0x00000FFFu
 /* NOTIFY message flag (shm_wmsg_msg.level): the change wrote xattrs */
 #define NOTIFY_WMSG_XATTR		0x1
+/* ... not for watches that see file names (a rename's MODIFIED) */
+#define NOTIFY_WMSG_NOT_NAMES		0x2
 
 #define NOTIFY_WATCH_MAX	128	/* watched directory handles per worker */
 #define NOTIFY_WD_MAX		1024	/* inotify watches per worker */
@@ -49,6 +51,8 @@ struct notify_watch {
 	/* queued changes: [u32 action][u16 len][name bytes] ... */
 	uint8_t		 q[NOTIFY_QUEUE_BYTES];
 	size_t		 qlen;
+	size_t		 qlast;		/* the last change queued, when qlen > 0 */
+	uint32_t	 bufsize;	/* the first request's OutputBufferLength */
 };
 
 /* One inotify watch descriptor used by a watch, for a relative prefix. */
@@ -59,6 +63,9 @@ struct notify_wd {
 	uint64_t	 dev, ino;	/* the directory watched */
 	int		 reg;		/* recorded in shm (shm_notify_watch) */
 };
+
+static void notify_file_change(int, const struct file_open *, uint32_t,
+    uint32_t, uint32_t, int);
 
 static struct notify_watch watches[NOTIFY_WATCH_MAX];
 static struct notify_wd wds[NOTIFY_WD_MAX];
@@ -285,11 +292,21 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name)
 
 	if (w->overflow)
 		return;
+	/*
+	 * The same change twice in a row is one (Samba coalesces identical
+	 * records too): a write and the close after it are one MODIFIED
+	 * (smb2.notify.valid-req counts them).
+	 */
+	if (w->qlen > 0 && le32_get(w->q + w->qlast) == action &&
+	    ((size_t)w->q[w->qlast + 4] | (size_t)w->q[w->qlast + 5] << 8) ==
+	    n && memcmp(w->q + w->qlast + 6, name, n) == 0)
+		return;
 	if (n > 0xFFFF || w->qlen + 6 + n > sizeof(w->q)) {
 		w->overflow = 1;
 		w->qlen = 0;
 		return;
 	}
+	w->qlast = w->qlen;
 	le32_put(w->q + w->qlen, action);
 	w->q[w->qlen + 4] = (uint8_t)(n & 0xFF);
 	w->q[w->qlen + 5] = (uint8_t)(n >> 8);
@@ -476,7 +493,7 @@ notify_claimed(const struct inotify_event *ev)
  */
 static void
 notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
-    const char *name, int xattr)
+    uint32_t unless, const char *name, int xattr)
 {
 	char full[512];
 	struct notify_watch *w;
@@ -490,7 +507,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 			notify_claim(wds[i].wd, name, blen);
 		w = &watches[wds[i].watch];
 		if (!w->in_use || (wds[i].prefix[0] != '\0' && !w->tree) ||
-		    !(w->filter & filter))
+		    !(w->filter & filter) || (w->filter & unless))
 			continue;
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
@@ -634,21 +651,16 @@ notify_event_one(const struct inotify_event *ev)
 	notify_dispatch(ev, (ev->mask & IN_MOVED_TO) ? FILE_ACTION_ADDED : 0);
 }
 
-void
-smb2_notify_event(void)
+/* Everything inotify holds now, in order. */
+static void
+notify_drain(void)
 {
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	static char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const struct inotify_event *ev;
 	ssize_t n;
 	size_t off;
 	int guard;
 
-	/*
-	 * The other workers' NOTIFY messages first: one that reports its
-	 * own xattr write claims the IN_ATTRIB read below (the message is
-	 * sent right after the write).
-	 */
-	state_wmsg_event();
 	for (guard = 0; guard < 64 && ifd >= 0; guard++) {
 		n = read(ifd, buf, sizeof(buf));
 		if (n <= 0)
@@ -662,6 +674,36 @@ smb2_notify_event(void)
 	}
 	/* everything read: an IN_MOVED_FROM still waiting has no pair */
 	notify_move_flush();
+}
+
+void
+smb2_notify_event(void)
+{
+	/*
+	 * The other workers' NOTIFY messages first: one that reports its
+	 * own xattr write claims the IN_ATTRIB read below (the message is
+	 * sent right after the write).
+	 */
+	state_wmsg_event();
+	notify_drain();
+}
+
+void
+smb2_notify_renamed(int root_fd, const struct file_open *f)
+{
+	struct shm *s = state_shm();
+
+	if (f->is_dir || (nwds == 0 && (s == NULL || !shm_notify_any(s))))
+		return;
+	/*
+	 * The rename's own IN_MOVED_FROM/IN_MOVED_TO are in the inotify
+	 * queue already (the kernel makes them in the rename): read them
+	 * first, so that the MODIFIED follows the names, as on Windows.
+	 */
+	notify_drain();
+	notify_file_change(root_fd, f, FILE_ACTION_MODIFIED,
+	    FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_CREATION,
+	    FILE_NOTIFY_CHANGE_FILE_NAME, 0);
 }
 
 static void
@@ -753,13 +795,15 @@ smb2_notify_wmsg(const struct shm_wmsg_msg *m)
 	name[SHM_WMSG_NAME_MAX] = '\0';
 	if (m->filter == 0 || strchr(name, '/') != NULL || name[0] == '\0')
 		return;
-	notify_deliver(m->fid.dev, m->fid.ino, m->action, m->filter, name,
-	    (m->level & NOTIFY_WMSG_XATTR) != 0);
+	notify_deliver(m->fid.dev, m->fid.ino, m->action, m->filter,
+	    (m->level & NOTIFY_WMSG_NOT_NAMES) ? FILE_NOTIFY_CHANGE_FILE_NAME :
+	    0, name, (m->level & NOTIFY_WMSG_XATTR) != 0);
 }
 
-void
-smb2_notify_file_change(int root_fd, const struct file_open *f,
-    uint32_t action, uint32_t filter, int stream)
+/* unless: watches with one of these filter bits are not told */
+static void
+notify_file_change(int root_fd, const struct file_open *f, uint32_t action,
+    uint32_t filter, uint32_t unless, int stream)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct shm *s = state_shm();
@@ -791,7 +835,7 @@ smb2_notify_file_change(int root_fd, const struct file_open *f,
 	} else if (snprintf(m->name, sizeof(m->name), "%s", leaf) >=
 	    (int)sizeof(m->name))
 		return;
-	notify_deliver(st.dev, st.ino, action, filter, m->name, 1);
+	notify_deliver(st.dev, st.ino, action, filter, unless, m->name, 1);
 	if (s == NULL || state_wmsg() == NULL)
 		return;
 	m->type = SHM_WMSG_NOTIFY;
@@ -799,12 +843,19 @@ smb2_notify_file_change(int root_fd, const struct file_open *f,
 	m->fid.ino = st.ino;
 	m->action = action;
 	m->filter = filter;
-	m->level = NOTIFY_WMSG_XATTR;
+	m->level = NOTIFY_WMSG_XATTR | (unless != 0 ? NOTIFY_WMSG_NOT_NAMES : 0);
 	if (shm_notify_watchers(s, &m->fid, &pids) != 0)
 		return;
 	for (i = 0; i < pids.n; i++)
 		if (pids.pid[i] != shm_self(s))
 			(void)shm_wmsg_send(state_wmsg(), pids.pid[i], m);
+}
+
+void
+smb2_notify_file_change(int root_fd, const struct file_open *f,
+    uint32_t action, uint32_t filter, int stream)
+{
+	notify_file_change(root_fd, f, action, filter, 0, stream);
 }
 
 /*
@@ -902,6 +953,12 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    (flags & SMB2_WATCH_TREE) != 0);
 		if (wi < 0)
 			return STATUS_INSUFF_SERVER_RESOURCES;
+		/*
+		 * Like the filter, the first request's buffer size stays
+		 * the handle's: changes that never fit it always answer
+		 * NOTIFY_ENUM_DIR (smb2.notify.valid-req).
+		 */
+		watches[wi].bufsize = outlen;
 	}
 	w = &watches[wi];
 	/* MS-FSA 2.1.5.4: a directory deleted under its watch. */
@@ -929,7 +986,8 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
 	wcur_le32(&rsp->body, 0);
 	body_start = wcur_off(&rsp->body);
-	if (notify_encode(w, &rsp->body, outlen) != 0) {
+	if (notify_encode(w, &rsp->body, outlen < w->bufsize ? outlen :
+	    w->bufsize) != 0) {
 		/* does not fit the client's buffer: it must enumerate */
 		w->qlen = 0;
 		rsp->body.p = hdr;

@@ -78,4 +78,15 @@ struct file_open;
 void		smb2_notify_file_change(int root_fd, const struct file_open *,
 		    uint32_t action, uint32_t filter, int stream);
 
+/*
+ * The file f (not a directory) was renamed to f->path by this worker:
+ * Windows reports it once more, after the names, as FILE_ACTION_MODIFIED
+ * with the attribute and creation filters on the new name (w2k3 did, and
+ * Samba's notify_rename does the same), but only to a watch that does not
+ * see file names: smbtorture's smb2.notify.mask-change (a watch of
+ * FILE_NOTIFY_CHANGE_ATTRIBUTES alone) waits for it, and smb2.notify.rec
+ * (names, attributes and creation) wants the names alone.
+ */
+void		smb2_notify_renamed(int root_fd, const struct file_open *f);
+
 #endif

@@ -322,7 +322,8 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 static ntstatus_t
-info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
+info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
+    struct cur *b, int link)
 {
 	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
 	static char from[FILE_PATH_MAX];
@@ -416,6 +417,10 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 			return STATUS_OBJECT_NAME_COLLISION;
 		if (S_ISDIR(tst.mode))
 			return STATUS_ACCESS_DENIED;
+		/* an open target: its handle caching goes, then it refuses */
+		if (!link && (status = state_rename_target(req, rsp, op,
+		    tst.dev, tst.ino)) != STATUS_SUCCESS)
+			return status;
 	} else if (rc == -ENOTDIR || (rc == -ENOENT && last != NULL)) {
 		/* is the target's directory there? */
 		char parent[FILE_PATH_MAX];
@@ -450,17 +455,19 @@ info_set_name(struct smb2_req *req, struct open *op, struct cur *b, int link)
 	/* the opens made by the old name now stand for the new one */
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);
+	smb2_notify_renamed(tree->root_fd, f);
 	return STATUS_SUCCESS;
 }
 
-ntstatus_t
-smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+static ntstatus_t
+info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 {
 	struct cur *c = &req->body, b;
 	struct open *op;
 	struct file_open *f;
 	uint8_t type, klass;
 	uint32_t blen, mode, addl;
+	int on;
 	uint16_t boff;
 	ntstatus_t status;
 
@@ -530,25 +537,31 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			state_break_read_caching(op);
 		break;
 	case FileDispositionInformation:
-		if (blen < 1)
-			return STATUS_INFO_LENGTH_MISMATCH;
-		status = info_set_disposition(op, cur_u8(&b) != 0);
-		break;
 	case FileDispositionInformationEx:
-		if (blen < 4)
+		if (blen < (klass == FileDispositionInformation ? 1u : 4u))
 			return STATUS_INFO_LENGTH_MISMATCH;
 		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
-		status = info_set_disposition(op, (cur_le32(&b) & 1) != 0);
+		on = klass == FileDispositionInformation ? cur_u8(&b) != 0 :
+		    (cur_le32(&b) & 1) != 0;
+		/*
+		 * Setting it breaks the other lease keys' handle caching
+		 * first, and waits, as a rename does (Samba 4.22 does the
+		 * same; smb2.lease.unlink).
+		 */
+		if (on && (status = state_rename_breaks(req, rsp, op)) !=
+		    STATUS_SUCCESS)
+			return status;
+		status = info_set_disposition(op, on);
 		break;
 	case FileRenameInformation:
 		/* MS-FSA 2.1.5.14.11: other handle caching goes first */
 		status = state_rename_breaks(req, rsp, op);
 		if (status != STATUS_SUCCESS)
 			return status;
-		status = info_set_name(req, op, &b, 0);
+		status = info_set_name(req, rsp, op, &b, 0);
 		break;
 	case FileLinkInformation:
-		status = info_set_name(req, op, &b, 1);
+		status = info_set_name(req, rsp, op, &b, 1);
 		break;
 	case FilePositionInformation:
 		if (blen < 8)
@@ -588,4 +601,19 @@ smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* MS-SMB2 2.2.40 */
 	wcur_le16(&rsp->body, 2);
 	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+smb2_set_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
+{
+	ntstatus_t status = info_set(req, rsp);
+
+	/*
+	 * A SET_INFO waiting for lease breaks (a rename, delete on close)
+	 * sends no interim response: Windows answers it once, when it
+	 * completes (smb2.compound_async.rename_non_compound_no_async).
+	 */
+	if (status == STATUS_PENDING)
+		rsp->no_interim = 1;
+	return status;
 }

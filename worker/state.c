@@ -290,6 +290,28 @@ state_breaks_force(struct shm *s, const struct shm_file_id *fid,
 }
 
 /*
+ * A disconnected durable open cannot acknowledge a break: when one of bs
+ * would have to give up caching, the disconnected opens of the file are
+ * closed instead, as Samba purges them (smbtorture's
+ * smb2.durable-v2-open.purge-disconnected-rh-with-write and -with-rename:
+ * the reconnect then finds nothing).
+ */
+static void state_break_read_caching_ex(struct open *, int purge);
+
+static void
+state_purge_unbreakable(const struct shm_file_id *fid, const struct tree *tree,
+    const struct shm_breaks *bs)
+{
+	unsigned i;
+
+	for (i = 0; i < bs->n; i++)
+		if (bs->b[i].pid == 0) {
+			(void)durable_purge_disconnected(fid, tree, NULL);
+			return;
+		}
+}
+
+/*
  * Breaks what the new open conflicts with; STATUS_PENDING (parked) when it
  * must wait for an acknowledgement, STATUS_SUCCESS when it may go on.
  */
@@ -333,6 +355,7 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 	struct shm *s = state_shm();
 	struct shm_break_req br;
 	struct shm_file_id fid;
+	struct shm_breaks bs;
 
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
@@ -355,7 +378,44 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 		memcpy(br.lease_key, op->lease_key, 16);
 		memcpy(br.client_guid, req->conn->client_guid, 16);
 	}
+	/* (a CREATE purges them itself: state_open_breaks_before) */
+	if (dispatch_resuming(req) == NULL &&
+	    shm_open_breaks(s, &fid, &br, 0, &bs) == 0)
+		state_purge_unbreakable(&fid, op->tree, &bs);
 	return state_break_wait(req, rsp, s, &fid, &br);
+}
+
+ntstatus_t
+state_rename_target(struct smb2_req *req, struct smb2_rsp *rsp,
+    struct open *op, uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+	ntstatus_t status;
+	int n = 0;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;
+	state_file_id(&fid, dev, ino, NULL);
+	/* as state_rename_breaks: only the last request of a chain waits */
+	if (req->next_command == 0 ||
+	    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+		memset(&br, 0, sizeof(br));
+		br.access = DELETE_ACCESS;
+		br.share_access = 0;
+		br.flags = SHM_BREAK_HANDLE_ONLY;
+		if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+			memcpy(br.lease_key, op->lease_key, 16);
+			memcpy(br.client_guid, req->conn->client_guid, 16);
+		}
+		status = state_break_wait(req, rsp, s, &fid, &br);
+		if (status != STATUS_SUCCESS)
+			return status;
+	}
+	if (shm_open_count(s, &fid, &n) == 0 && n > 0)
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
 }
 
 ntstatus_t
@@ -425,12 +485,23 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 		return STATUS_FILE_LOCK_CONFLICT;
 	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */
 	if (write)
-		state_break_read_caching(op);
+		state_break_read_caching_ex(op, 1);
 	return STATUS_SUCCESS;
 }
 
 void
 state_break_read_caching(struct open *op)
+{
+	state_break_read_caching_ex(op, 0);
+}
+
+/*
+ * purge: a disconnected durable open that would lose its read caching is
+ * closed (a WRITE; a LOCK that conflicts with its locks must still fail
+ * on them, and one that does not leaves it be, as in Samba).
+ */
+static void
+state_break_read_caching_ex(struct open *op, int purge)
 {
 	struct shm *s = state_shm();
 	struct shm_file_id fid;
@@ -442,8 +513,31 @@ state_break_read_caching(struct open *op)
 	state_open_fid(op, &fid);
 	/* Level II and R -> none need no acknowledgement: nobody waits. */
 	if (shm_write_breaks(s, &fid, op->fid_persistent, 1, &bs) == 0 &&
-	    bs.n > 0)
+	    bs.n > 0) {
+		if (purge)
+			state_purge_unbreakable(&fid, op->tree, &bs);
 		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
+	}
+}
+
+void
+state_break_handle_caching(uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+	uint64_t deadline = 0;
+
+	if (s == NULL)
+		return;
+	state_file_id(&fid, dev, ino, NULL);
+	memset(&br, 0, sizeof(br));
+	br.access = DELETE_ACCESS;
+	br.flags = SHM_BREAK_HANDLE_ONLY;
+	/* marked in progress: the holders acknowledge, nobody waits here */
+	if (shm_open_breaks(s, &fid, &br, 1, &bs) == 0 && bs.n > 0)
+		(void)state_breaks_send(s, &fid, &bs, 1, &deadline);
 }
 
 /* ---- sessions ---- */

@@ -206,6 +206,23 @@ void		 state_break_read_caching(struct open *);
  */
 ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
 		    struct open *);
+/*
+ * A rename with ReplaceIfExists onto an existing file (dev, ino), after
+ * state_rename_breaks: the target's handle caching is broken first (the
+ * rename parks as above), then a target that is still open refuses the
+ * rename: STATUS_ACCESS_DENIED (MS-FSA 2.1.5.14.11; smbtorture's
+ * smb2.lease.v2_rename_target_overwrite).
+ */
+ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
+		    struct open *, uint64_t dev, uint64_t ino);
+/*
+ * The file (dev, ino) was left delete pending behind other opens (the
+ * close of a delete-on-close handle): their handle caching goes (RH -> R),
+ * as Windows and Samba break it, without anybody waiting for the
+ * acknowledgement (smb2.lease.unlink, initial_delete_tdis/logoff/
+ * disconnect).
+ */
+void		 state_break_handle_caching(uint64_t dev, uint64_t ino);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 /*

@@ -178,6 +178,12 @@ state_open_rec_fill(struct state_entry *e)
 	rec->pid = shm_self(e->s);	/* no getpid() syscall per request */
 	rec->session_id = op->sess != NULL ? op->sess->session_id : 0;
 	rec->access = r->access;
+	/*
+	 * An overwrite meets the other opens' share modes as a writer,
+	 * whatever it asked for (MS-FSA 2.1.5.1.2; Samba's open_access_mask,
+	 * smb2.acls.OVERWRITE_READ_ONLY_FILE), but is kept as what it asked.
+	 */
+	rec->check_access = r->truncate ? SHM_FILE_WRITE_DATA : 0;
 	rec->share_access = r->share_access;
 	rec->create_options = r->create_options;
 	rec->opened = (uint64_t)time(NULL);

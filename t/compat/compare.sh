@@ -39,6 +39,9 @@
 #			test mode only
 #	COMPARE_TIMEOUT	seconds per test (default 60; per suite mode uses
 #			TORTURE_TIMEOUT, see t/integ/torture.sh)
+#	COMPARE_EXCLUDE	an extended regular expression: tests whose full name
+#			matches it are not run (per test mode), e.g. the
+#			manual tools smb2.scan, smb2.bench, smb2.hold-*
 #	COMPARE_OPTS	extra smbtorture arguments (per test mode), e.g.
 #			"--option=torture:localdir=@SHARE@"; @SHARE@ becomes the
 #			local path of the server's share (usmbd's or Samba's)
@@ -88,11 +91,13 @@ esac
 SUITES=${*:-$DEFAULT_SUITES}
 mkdir -p "$OUT"
 command -v smbtorture >/dev/null || { echo "smbtorture is not installed" >&2; exit 1; }
-# The table's columns: usmbd and samba always, samba422 when run now or before.
-COLS="usmbd samba"
-if [[ " $SERVERS " == *" samba422 "* ]] || [ -s "$OUT/samba422.res" ]; then
-	COLS="$COLS samba422"
-fi
+# The table's columns: each server run now or before (its results in $OUT).
+COLS=
+for c in usmbd samba samba422; do
+	if [[ " $SERVERS " == *" $c "* ]] || [ -s "$OUT/$c.res" ]; then
+		COLS="$COLS $c"
+	fi
+done
 
 # The runnable names: `smbtorture --list` prints NAME.TCASE, NAME being the
 # suite path plus the test (smb2.session.reauth1.reauth1 -> smb2.session.reauth1).
@@ -103,7 +108,9 @@ compare_tests() {
 		"${TORTURE[@]}" --list "$s" 2>/dev/null |
 		    awk -v s="$s" 'index($0, s) == 1 && (length($0) == length(s) ||
 			substr($0, length(s) + 1, 1) == ".")' |
-		    sed -E 's/\.[^.]*$//' | awk '!seen[$0]++'
+		    sed -E 's/\.[^.]*$//' | awk '!seen[$0]++' |
+		    { if [ -n "${COMPARE_EXCLUDE:-}" ]; then
+			grep -v -E -- "$COMPARE_EXCLUDE"; else cat; fi; }
 	done
 }
 TESTS=()
@@ -292,6 +299,33 @@ compare_users() {
 	id bob >/dev/null 2>&1 || useradd -m -s /bin/bash bob
 }
 
+# compare_group TEST: the line of the totals TEST counts in: the suite
+# asked for that holds it, or, for a whole family asked for by one word
+# ("smb2"), its first two dotted parts (smb2.lease).
+compare_group() {
+	local s
+
+	for s in $SUITES; do
+		case $1 in "$s"|"$s".*) ;; *) continue ;; esac
+		case $s in *.*) echo "$s" ;; *) cut -d. -f1-2 <<<"$1" ;; esac
+		return
+	done
+}
+
+# compare_groups: every line of the totals, in order.
+compare_groups() {
+	local s t
+
+	for s in $SUITES; do
+		case $s in
+		*.*) echo "$s" ;;
+		*) for t in "${TESTS[@]}"; do
+			case $t in "$s".*) cut -d. -f1-2 <<<"$t" ;; esac
+		   done | sort -u ;;
+		esac
+	done
+}
+
 integ_init
 trap 'compare_samba_stop; integ_cleanup' EXIT
 if [ "$MODE" = suite ]; then
@@ -302,7 +336,9 @@ pids=()
 for srv in $SERVERS; do
 	case $srv in
 	usmbd)
-		integ_conf
+		# as t/integ/torture.sh: smb2.session's anonymous logins reach
+		# the worker (and its refusal) instead of the gate's
+		integ_conf "restrict anonymous = 0"
 		integ_users
 		integ_start || exit 1
 		compare_run usmbd "$PORT" &
@@ -330,13 +366,11 @@ for t in "${TESTS[@]}"; do
 		line+=$(printf ' %-14s' "${res[$c]:--}")
 	done
 	echo "$line"
-	for s in $SUITES; do
-		case $t in "$s"|"$s".*) ;; *) continue ;; esac
-		tot[$s.n]=$(( ${tot[$s.n]:-0} + 1 ))
-		for c in $COLS; do
-			[ "${res[$c]%% *}" = success ] && tot[$s.$c]=$(( ${tot[$s.$c]:-0} + 1 ))
-		done
-		break
+	g=$(compare_group "$t")
+	[ -n "$g" ] || continue
+	tot[$g.n]=$(( ${tot[$g.n]:-0} + 1 ))
+	for c in $COLS; do
+		[ "${res[$c]%% *}" = success ] && tot[$g.$c]=$(( ${tot[$g.$c]:-0} + 1 ))
 	done
 done
 echo
@@ -344,7 +378,7 @@ line=$(printf '%-34s %8s' suite tests)
 for c in $COLS; do line+=$(printf ' %8s' "$c"); done
 echo "$line"
 declare -A all=()
-for s in $SUITES; do
+for s in $(compare_groups); do
 	line=$(printf '%-34s %8s' "$s" "${tot[$s.n]:-0}")
 	all[n]=$(( ${all[n]:-0} + ${tot[$s.n]:-0} ))
 	for c in $COLS; do

@@ -74,6 +74,9 @@ def cmd_lease_lock():
     fb = create(b, bt, "leased2.txt")
     lock(b, bt, fb, 0, 1, 0x2 | 0x10)
     brk("lock-break", k1)
+    # no read lease is granted on a file with byte-range locks (as Samba:
+    # smb2.lease.lease-epoch): bob's lock goes before alice's next lease
+    lock(b, bt, fb, 0, 1, 0x4)
     create(a, at, "leased2.txt", contexts=[lease_ctx(k2, 0x1)])
     b.getSMBServer().setInfo(bt, fb, struct.pack('<Q', 100),
                              infoType=s3.SMB2_0_INFO_FILE, fileInfoClass=20)

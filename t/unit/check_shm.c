@@ -47,6 +47,32 @@ START_TEST(test_share_matrix)
 }
 END_TEST
 
+/*
+ * An overwrite meets the share modes as a writer but is kept as what it
+ * asked (check_access; smb2.acls.OVERWRITE_READ_ONLY_FILE): after a read
+ * open sharing read only, a read-only SUPERSEDE is refused; a read-only
+ * overwrite granted next to read sharers leaves later readers in.
+ */
+START_TEST(test_overwrite_share_check)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mkopen(21, RD, S_R), b = mkopen(22, RD, S_R);
+	struct shm_open_rec c = mkopen(23, RD, S_R);
+	struct shm_open_rec got;
+
+	b.check_access = SHM_FILE_WRITE_DATA;
+	ck_assert_int_eq(shm_open_insert(s, &F1, &a, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &b, NULL), -EBUSY);
+	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
+	/* alone it is granted, and kept as a reader */
+	ck_assert_int_eq(shm_open_insert(s, &F1, &b, NULL), 0);
+	ck_assert_int_eq(shm_open_get(s, &F1, b.persistent_id, &got), 0);
+	ck_assert_uint_eq(got.access, RD);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &c, NULL), 0);
+	drop_env(s);
+}
+END_TEST
+
 START_TEST(test_conflict_details)
 {
 	struct shm *s = make_env(0);
@@ -851,6 +877,7 @@ shm_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_share_matrix);
 	tcase_add_test(tc, test_conflict_details);
+	tcase_add_test(tc, test_overwrite_share_check);
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_delete_pending_links);
 	tcase_add_test(tc, test_stream_share_delete);

@@ -313,6 +313,35 @@ END_TEST
  * upgrade only to a strict superset, a v2 lease starting one past the
  * client's epoch, a sharing violation taking only H, stat opens ignored.
  */
+/*
+ * Samba 4.22's rules (smb2.lease.lease-epoch, durable-v2-open.nonstat-
+ * and-lease): no read caching on a file with byte-range locks (a lease
+ * granted nothing keeps the client's epoch); an open with READ_CONTROL
+ * is not a stat open beside which W could be granted.
+ */
+START_TEST(test_lease_grant_limits)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(61, 1, 0xa, SHM_LEASE_R);
+	struct shm_open_rec b = mklease(62, 1, 0xb, SHM_LEASE_R | SHM_LEASE_W |
+	    SHM_LEASE_H);
+	struct shm_open_rec rc = mkopen(63, ATTR | 0x00020000, S_ALL);
+	struct shm_brlock_owner ow = { getpid(), 60 };
+	struct shm_open_grant g;
+
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &ow, 0, 1, SHM_BRL_EXCLUSIVE), 0);
+	a.lease_epoch = 100;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, 0);
+	ck_assert_uint_eq(g.lease_epoch, 100);
+	/* beside a READ_CONTROL open: RH, not RWH */
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &rc, NULL, &g, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &b, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
+	drop_env(s);
+}
+END_TEST
+
 START_TEST(test_lease_rules)
 {
 	struct shm *s = make_env(0);
@@ -759,6 +788,7 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_purge_wakes_waiters);
 	tcase_add_test(tc, test_leases);
 	tcase_add_test(tc, test_lease_rules);
+	tcase_add_test(tc, test_lease_grant_limits);
 	tcase_add_test(tc, test_lease_staged_breaks);
 	tcase_add_test(tc, test_breaks_expire_rename_readctl);
 	tcase_add_test(tc, test_break_timers_and_holders);

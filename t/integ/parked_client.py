@@ -1,0 +1,120 @@
+# The impacket client of t/integ/parked.sh: one request parked in the
+# server (STATUS_PENDING), then the handle, tree or session it belongs to
+# goes away, or the client cancels it; the parked request must still get
+# its final answer.
+#   parked_client.py PORT KIND END
+# KIND: notify (CHANGE_NOTIFY with nothing to report), lock (a blocking
+# LOCK on a range another handle holds), create (a CREATE waiting for the
+# break of another connection's RWH lease, never acknowledged).
+# END: close (of the parked request's handle; not for create), tdis,
+# logoff, cancel.  Prints "KIND END: status 0x%08x after N.Ns" or
+# "KIND END: no answer (...)".
+import struct, sys, time
+sys.dont_write_bytecode = True
+from state_lib import ALL, RW, create, lease_ctx, lock, login
+from impacket import smb3structs as s3
+
+KIND, END = sys.argv[2], sys.argv[3]
+WAIT = 8	# seconds an answer may take (a lease break times out at 35)
+
+
+class Sent(Exception):
+    pass
+
+
+def send_only(srv, fn):
+    """Runs fn (an impacket call) up to its send: the message id of the
+    request it sent; its answer is left for later."""
+    mids = []
+    send, recv = srv.sendSMB, srv.recvSMB
+
+    def send_keep(p):
+        m = send(p)
+        mids.append(m)
+        return m
+
+    def stop(*a, **kw):
+        raise Sent()
+    srv.sendSMB, srv.recvSMB = send_keep, stop
+    try:
+        fn()
+    except Sent:
+        pass
+    finally:
+        srv.sendSMB, srv.recvSMB = send, recv
+    return mids[-1]
+
+
+def cancel(srv, mid):
+    # MS-SMB2 2.2.30: CANCEL by MessageId (the interim's AsyncId would do
+    # too); no response is due
+    p = srv.SMB_PACKET()
+    p['Command'] = s3.SMB2_CANCEL
+    p['MessageID'] = mid	# impacket keeps it for a CANCEL
+    p['CreditCharge'] = 0
+    p['Data'] = struct.pack('<HH', 4, 0)
+    srv.sendSMB(p)
+
+
+def park(c, t):
+    """Parks one request of KIND on c; returns (its message id, the handle
+    it is about, the other connections kept alive)."""
+    srv = c.getSMBServer()
+    keep = []
+    if KIND == "notify":
+        d = srv.create(t, "pdir", s3.FILE_READ_DATA, ALL,
+                       s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
+        p = srv.SMB_PACKET()
+        p['Command'] = s3.SMB2_CHANGE_NOTIFY
+        p['TreeID'] = t
+        p['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
+            struct.pack('<LL', 0xFFF, 0)
+        return srv.sendSMB(p), d, keep
+    if KIND == "lock":
+        h = create(c, t, "plock.txt")
+        lock(c, t, h, 0, 10, 0x2 | 0x10)	# exclusive, fail at once
+        w = create(c, t, "plock.txt")
+        # exclusive, blocking: waits for h's range
+        return send_only(srv, lambda: lock(c, t, w, 0, 10, 0x2)), w, keep
+    if KIND == "create":
+        o, ot = login("alice")
+        keep.append(o)
+        o.getSMBServer().create(ot, "please.txt", RW, ALL,
+                                s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF,
+                                0, oplockLevel=s3.SMB2_OPLOCK_LEVEL_LEASE,
+                                createContexts=[lease_ctx(b'P' * 16, 7)])
+        # no lease: the RWH lease must lose W, and o never acknowledges
+        return send_only(srv, lambda: create(c, t, "please.txt")), None, keep
+    raise SystemExit("unknown kind " + KIND)
+
+
+def main():
+    c, t = login("alice")
+    srv = c.getSMBServer()
+    mid, h, keep = park(c, t)
+    time.sleep(0.5)		# let it park (its interim comes first)
+    t0 = time.time()
+    srv._timeout = WAIT
+    if END == "close":
+        srv.close(t, h)
+    elif END == "tdis":
+        srv.disconnectTree(t)
+    elif END == "logoff":
+        srv.logoff()
+    elif END == "cancel":
+        cancel(srv, mid)
+    else:
+        raise SystemExit("unknown end " + END)
+    try:
+        ans = srv.recvSMB(mid)
+        while ans['Status'] == 0x103:	# an interim: the final follows
+            ans = srv.recvSMB(mid)
+        print("%s %s: status 0x%08x after %.1fs" % (KIND, END, ans['Status'],
+              time.time() - t0), flush=True)
+    except Exception as e:	# the socket timed out: no answer
+        print("%s %s: no answer (%s)" % (KIND, END, type(e).__name__),
+              flush=True)
+    del keep
+
+
+main()
