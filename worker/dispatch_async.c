@@ -15,6 +15,27 @@
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
 
+/*
+ * Compound chains and async: a CREATE that waits for a break inside a
+ * chain keeps the requests after it in its park slot (conn_pending
+ * rest_len; their message ids charged on arrival); when the CREATE's
+ * final response is built, they are served with its session, tree,
+ * FileId and status as the related state and sent in the same frame
+ * after it (worker/dispatch_async.c, smb2.compound.compound-break).  A
+ * chain too long for the slot (CONN_PARK_BUF) gets
+ * INSUFF_SERVER_RESOURCES for the rest.  A related request uses the
+ * FileId its predecessor had or made, whatever FileId it carries itself
+ * (MS-SMB2 3.3.5.2.7.2; worker/open.c open_fid_decode), and passes it
+ * on.  A SET_INFO that waits for lease breaks (rename, delete on close)
+ * sends no interim response (struct smb2_rsp no_interim,
+ * dispatch_park_silent): it is answered once, synchronously, with its
+ * credits, as Windows does; when it ends a chain, the chain's earlier
+ * responses wait in its slot and go out with it, in one frame (held_*,
+ * up to CONN_HELD_MAX; smb2.compound_async.rename_last). Not done: such
+ * a request in the middle of a chain
+ * (smb2.compound_async.rename_middle: only a CREATE parks there).
+ */
+
 /* ---- async requests (MS-SMB2 3.3.4.2) ---- */
 
 ntstatus_t

@@ -26,6 +26,115 @@
 #include "worker/state.h"
 #include "worker/worker.h"
 
+/*
+ * Channel binding (MS-SMB2 3.3.5.5).  A SESSION_SETUP with
+ * SMB2_SESSION_FLAG_BINDING for session S cannot be checked by a gate
+ * (it has no keys).  The gate sends MSG_HANDOFF_BIND (fd; payload u64 S
+ * + the connection state with no session, worker/handoff.h, the binding
+ * request first among the extra bytes); the master looks S up in its
+ * own session table (daemon/msess.c, filled from MSG_SESSION_UP of the
+ * workers it started) and routes it, with no verdict, to the live
+ * worker that announced S, as MSG_CONN.  Unknown S:
+ * MSG_HANDOFF_DONE with STATUS_USER_SESSION_DELETED, and the gate
+ * answers that itself and keeps the client.  The worker (sess_bind)
+ * verifies the request's signature
+ * with S's key (the algorithm of S's own connection) before answering
+ * anything from S, and signs its refusal the same way (clients check
+ * it): no/bad signature -> ACCESS_DENIED (INVALID_PARAMETER when
+ * unsigned on a same-dialect 3.x channel).  Then, in the order Windows
+ * and Samba answer (sess_bind_match; smbtorture's bind_negative_* tell
+ * them apart): S signs with AES-GMAC and the channel does not ->
+ * REQUEST_OUT_OF_SEQUENCE; the channel signs with AES-GMAC and S does
+ * not -> NOT_SUPPORTED; SMB 2.x channel -> REQUEST_NOT_ACCEPTED; other
+ * cipher -> INVALID_PARAMETER; other dialect -> INVALID_PARAMETER.  A
+ * non-binding SESSION_SETUP naming S on a connection that does not
+ * carry S -> USER_SESSION_DELETED (a signed request gets it with
+ * SMB2_FLAGS_SIGNED set and no signature: clients that require signing
+ * look for the flag, not the signature).  A binding that passes every
+ * check authenticates like a login: a channel slot (a struct session on
+ * the new connection with S's id, `binding` set) runs NTLMSSP, the
+ * AUTHENTICATE going to the master as MSG_AUTH_REQ; the verdict must be
+ * the worker's uid and S's, not guest nor anonymous, else
+ * ACCESS_DENIED; a failed logon -> its status, S untouched.  The
+ * binding legs are verified and answered with S's key and algorithm
+ * (MS-SMB2 3.3.4.1.1); the final SUCCESS with the channel's key,
+ * derived from this authentication's session key (3.1.1: with the
+ * preauth hash of this connection's binding exchange) and used with
+ * this connection's signing algorithm.  A second binding of S on a
+ * connection that already carries it -> ACCESS_DENIED.
+ * SMB2_GLOBAL_CAP_MULTI_CHANNEL is advertised for 3.x when `max workers
+ * per user` is 1 (the channels of a session must meet in one worker;
+ * with several workers per user a binding routed to another worker
+ * finds no S and gets USER_SESSION_DELETED). Serving (worker/conn.h,
+ * struct session bound/chan): S, its trees and opens stay on the
+ * connection that authenticated it (its home).  A channel slot points
+ * at S and its home (bound, bound_conn); S lists its slots (chan[], at
+ * most CONN_MAX_CHANNELS).  dispatch finds the slot by id on the
+ * arriving connection, verifies with the channel's key, then serves the
+ * request with req->conn = home and req->sess = S (trees and opens
+ * found there, O(1) as before) and req->chan = the arriving connection:
+ * the response, interim and final async responses (dispatch_park parks
+ * on req->chan) go out there, signed with the channel's key; encryption
+ * uses S's keys.  Wakes and ends of parked requests on S's opens
+ * (conn_pending_wake_file, conn_pending_end_open) also reach the
+ * channels' connections.  Breaks go to the open's home connection.
+ * Re-authentication through a channel runs on its slot: a failed logon
+ * ends S everywhere; a good one that came unsigned (the channel's key
+ * not proven) -> ACCESS_DENIED, S kept.  LOGOFF on any channel ends S
+ * everywhere.  A channel's connection closing frees only its slot (its
+ * parked requests end).  S outlives its home connection while another
+ * channel of S is alive (MS-SMB2 3.3.7.1): when the home's socket is
+ * lost, worker/loop.c wk_close asks conn_keep_headless
+ * (worker/conn_headless.c), and the home's struct conn stays, headless
+ * (conn_private.headless; its fd shut down but kept open, so its
+ * wk.conns slot is not reused; out of epoll; no longer counted in
+ * MSG_CONN_COUNT), as the store of S's trees, opens and signing state:
+ * channel slots keep pointing at it (bound_conn), so nothing moves and
+ * no pointer changes.  There, output is discarded (conn_flush), break
+ * notices go to a live channel of the open's session
+ * (conn_notice_queue), the other sessions and channel slots it held end
+ * as on a disconnect, and of its parked requests only CREATEs waiting
+ * for a break (PARK_BREAK) of a kept session go on: the open they make
+ * is what a replay of that CREATE on another channel gets
+ * (worker/durable.c; FILE_NOT_AVAILABLE while still parked;
+ * smbtorture's smb2.replay.dhv2-pending2*-sane).  When no session of it
+ * has a channel left (the last one closed, LOGOFF, kill-session,
+ * kill-client) the loop's sweep (wk_headless_sweep) frees it: the usual
+ * disconnect (durable handles kept), one loop turn later.  Not done: a
+ * CREATE parked on a channel that is not S's home ends with that
+ * channel (its slot would have to move to a live connection and answer
+ * nowhere); smb2.replay.dhv2-pending3* and smb2.multichannel's
+ * oplocks.test2/3 and leases.test2/4 need a channel blocked with
+ * iptables or Samba's FSCTL_SMBTORTURE hook (Samba 4.17 fails them
+ * too). An unbound connection in a worker is served like a gate's:
+ * anything but SESSION_SETUP gets STATUS_USER_SESSION_DELETED, and it
+ * is closed after CONN_BIND_MAX_FAILS failed setups or
+ * CONN_BIND_LOGIN_SECS.
+ */
+
+/*
+ * Re-authentication (MS-SMB2 3.3.5.5.2: SESSION_SETUP naming a valid
+ * session) runs NTLMSSP again on the worker, the AUTHENTICATE going to
+ * the master as MSG_AUTH_REQ.  Same uid: success, and the session keeps
+ * its first keys, trees and opens.  Another uid, or anonymous (Windows
+ * and Samba allow dropping to anonymous; a worker pinned to the user's
+ * uid cannot honestly act as anonymous): STATUS_ACCESS_DENIED and a log
+ * line, and the session stays as it was.  A failed logon (wrong
+ * password) removes the session, as Windows does.
+ */
+
+/*
+ * Session expiry: none.  Windows and Samba expire a session only at the
+ * end of its Kerberos ticket; NTLM carries no lifetime, and usmbd
+ * speaks only NTLM, so every session has expire = 0
+ * (worker/smb2_session.c) and there is no configuration key for it.
+ * The check in worker/dispatch.c (STATUS_NETWORK_SESSION_EXPIRED until
+ * a re-authentication sets the session valid again) is the place a
+ * ticket end time would act; no timer stands in for it.  smbtorture's
+ * smb2.session.expire* need Kerberos (-k yes) and skip, here and
+ * against Samba.
+ */
+
 #define SESS_RSP_BUF_OFF	(SMB2_HDR_LEN + 8)
 
 struct sess_prev {
