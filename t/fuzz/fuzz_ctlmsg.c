@@ -152,7 +152,7 @@ fz_ident(const uint8_t *p, size_t len)
 	if (authmsg_ident_decode(&i, p, len) != 0)
 		return;
 	fz_check_str(i.user, sizeof(i.user));
-	if (len < AUTHMSG_IDENT_LEN || i.kind > AUTHMSG_IDENT_LOGIN ||
+	if (len < AUTHMSG_IDENT_LEN || i.kind > AUTHMSG_IDENT_RELAY ||
 	    authmsg_ident_encode(&i, out, sizeof(out)) != AUTHMSG_IDENT_LEN ||
 	    memcmp(out, p, 16) != 0)
 		abort();
