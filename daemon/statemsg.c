@@ -95,32 +95,6 @@ statemsg_writer_decode(struct statemsg_writer *m, const uint8_t *p, size_t len)
 	return c.err || cur_left(&c) != 0 ? -1 : 0;
 }
 
-static void
-statemsg_put_str(struct wcur *w, const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap - 1);
-
-	wcur_le16(w, (uint16_t)n);
-	wcur_bytes(w, s, n);
-}
-
-/* A string shorter than cap without NUL: 0, or -1. */
-static int
-statemsg_get_str(struct cur *c, char *dst, size_t cap)
-{
-	uint16_t n = cur_le16(c);
-	const uint8_t *v;
-
-	dst[0] = '\0';
-	if (c->err || (size_t)n >= cap)
-		return -1;
-	if ((v = cur_view(c, n)) == NULL || memchr(v, '\0', n) != NULL)
-		return -1;
-	memcpy(dst, v, n);
-	dst[n] = '\0';
-	return 0;
-}
-
 void
 statemsg_info_begin(struct statemsg_info_enc *e, uint8_t *buf, size_t cap)
 {
@@ -171,8 +145,8 @@ statemsg_info_sess(struct statemsg_info_enc *e, const struct statemsg_sess *s)
 	wcur_le64(&w, s->id);
 	wcur_le32(&w, s->pid);
 	wcur_le32(&w, s->uid);
-	statemsg_put_str(&w, s->user, sizeof(s->user));
-	statemsg_put_str(&w, s->addr, sizeof(s->addr));
+	wcur_str16(&w, s->user, sizeof(s->user));
+	wcur_str16(&w, s->addr, sizeof(s->addr));
 	wcur_le16(&w, s->dialect);
 	wcur_u8(&w, s->signing);
 	wcur_u8(&w, s->encryption);
@@ -199,8 +173,8 @@ statemsg_info_open(struct statemsg_info_enc *e, const struct statemsg_open *o)
 	wcur_le32(&w, o->lease_state);
 	wcur_le32(&w, o->flags);
 	wcur_le64(&w, o->since);
-	statemsg_put_str(&w, o->share, sizeof(o->share));
-	statemsg_put_str(&w, o->path, sizeof(o->path));
+	wcur_str16(&w, o->share, sizeof(o->share));
+	wcur_str16(&w, o->path, sizeof(o->path));
 	return statemsg_info_take(e, &w);
 }
 
@@ -241,8 +215,8 @@ statemsg_dec_sess(struct cur *c, const struct statemsg_info_cb *cb)
 	s.id = cur_le64(c);
 	s.pid = cur_le32(c);
 	s.uid = cur_le32(c);
-	if (statemsg_get_str(c, s.user, sizeof(s.user)) != 0 ||
-	    statemsg_get_str(c, s.addr, sizeof(s.addr)) != 0)
+	if (cur_str16(c, s.user, sizeof(s.user)) != 0 ||
+	    cur_str16(c, s.addr, sizeof(s.addr)) != 0)
 		return -1;
 	s.dialect = cur_le16(c);
 	s.signing = cur_u8(c);
@@ -270,8 +244,8 @@ statemsg_dec_open(struct cur *c, const struct statemsg_info_cb *cb)
 	o.lease_state = cur_le32(c);
 	o.flags = cur_le32(c);
 	o.since = cur_le64(c);
-	if (statemsg_get_str(c, o.share, sizeof(o.share)) != 0 ||
-	    statemsg_get_str(c, o.path, sizeof(o.path)) != 0 || c->err)
+	if (cur_str16(c, o.share, sizeof(o.share)) != 0 ||
+	    cur_str16(c, o.path, sizeof(o.path)) != 0 || c->err)
 		return -1;
 	return cb->open != NULL ? cb->open(&o, cb->arg) : 0;
 }

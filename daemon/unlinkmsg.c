@@ -7,31 +7,6 @@
 
 #include "proto/cur.h"
 
-static void
-unlinkmsg_put_str(struct wcur *w, const char *s)
-{
-	size_t n = strlen(s);
-
-	wcur_le16(w, (uint16_t)n);
-	wcur_bytes(w, s, n);
-}
-
-/* A string of at most cap - 1 bytes without NUL: 0, or -1. */
-static int
-unlinkmsg_get_str(struct cur *c, char *dst, size_t cap)
-{
-	uint16_t n = cur_le16(c);
-	const uint8_t *v;
-
-	if (c->err || (size_t)n >= cap)
-		return -1;
-	if ((v = cur_view(c, n)) == NULL || memchr(v, '\0', n) != NULL)
-		return -1;
-	memcpy(dst, v, n);
-	dst[n] = '\0';
-	return 0;
-}
-
 int
 unlinkmsg_encode(const struct unlinkmsg *u, int with_root, uint8_t *buf,
     size_t cap)
@@ -47,10 +22,10 @@ unlinkmsg_encode(const struct unlinkmsg *u, int with_root, uint8_t *buf,
 	wcur_le64(&w, u->dev);
 	wcur_le64(&w, u->ino);
 	wcur_u8(&w, u->is_dir);
-	unlinkmsg_put_str(&w, u->share);
-	unlinkmsg_put_str(&w, u->path);
+	wcur_str16(&w, u->share, sizeof(u->share));
+	wcur_str16(&w, u->path, sizeof(u->path));
 	if (with_root)
-		unlinkmsg_put_str(&w, u->root);
+		wcur_str16(&w, u->root, sizeof(u->root));
 	return w.err ? -1 : (int)wcur_off(&w);
 }
 
@@ -66,10 +41,10 @@ unlinkmsg_decode(struct unlinkmsg *u, int with_root, const uint8_t *p,
 	u->dev = cur_le64(&c);
 	u->ino = cur_le64(&c);
 	u->is_dir = cur_u8(&c);
-	if (unlinkmsg_get_str(&c, u->share, sizeof(u->share)) != 0 ||
-	    unlinkmsg_get_str(&c, u->path, sizeof(u->path)) != 0)
+	if (cur_str16(&c, u->share, sizeof(u->share)) != 0 ||
+	    cur_str16(&c, u->path, sizeof(u->path)) != 0)
 		return -1;
-	if (with_root && unlinkmsg_get_str(&c, u->root, sizeof(u->root)) != 0)
+	if (with_root && cur_str16(&c, u->root, sizeof(u->root)) != 0)
 		return -1;
 	if (c.err || cur_left(&c) != 0 || u->is_dir > 1)
 		return -1;

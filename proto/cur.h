@@ -335,4 +335,35 @@ wcur_align(struct wcur *w, size_t a)
 	wcur_zero(w, ((off + a - 1) & ~(a - 1)) - off);
 }
 
+/*
+ * The strings of the daemon's own messages: a u16 length, then the bytes
+ * without a NUL.  wcur_str16 writes at most cap - 1 bytes of s;
+ * cur_str16 takes one shorter than cap that holds no NUL into dst
+ * (NUL-terminated, "" on failure): 0, or -1.
+ */
+static inline void
+wcur_str16(struct wcur *w, const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap - 1);
+
+	wcur_le16(w, (uint16_t)n);
+	wcur_bytes(w, s, n);
+}
+
+static inline int
+cur_str16(struct cur *c, char *dst, size_t cap)
+{
+	uint16_t n = cur_le16(c);
+	const uint8_t *v;
+
+	dst[0] = '\0';
+	if (c->err || (size_t)n >= cap)
+		return -1;
+	if ((v = cur_view(c, n)) == NULL || memchr(v, '\0', n) != NULL)
+		return -1;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+	return 0;
+}
+
 #endif
