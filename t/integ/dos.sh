@@ -6,7 +6,8 @@
 # sending most of a large frame are cut off with bounded memory (in the
 # gates, and in a worker for logged-in connections without a disk tree);
 # srvsvc tells paths to administrators only and nothing to anonymous
-# callers.
+# callers; the anonymous sessions' worker serves IPC$ only, without the
+# state group or the state env.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
