@@ -384,6 +384,7 @@ main_child(const char *role, const char *user, long uid, long gid)
 {
 	struct conf *conf = NULL;
 	char title[128];
+	int ipc_only;
 
 	if (conf_load(master.conf_path, &conf, stderr) != 0)
 		return 2;
@@ -412,11 +413,13 @@ main_child(const char *role, const char *user, long uid, long gid)
 			fatalx("worker: --user, --uid and --gid are required");
 		snprintf(title, sizeof(title), "worker %s", user);
 		log_set_tag(title);
-		if (user_drop_worker(user, (uid_t)uid, (gid_t)gid) != 0)
+		ipc_only = user_worker_ipc_only(conf, (uid_t)uid);
+		if (user_drop_worker(user, (uid_t)uid, (gid_t)gid,
+		    ipc_only) != 0)
 			fatalx("worker %s: privilege drop failed", user);
 		setproctitle("-usmbd: worker %s", user);
 		return worker_main(conf, master.conf_path, MSG_CHILD_FD, user,
-		    (uid_t)uid, (gid_t)gid);
+		    (uid_t)uid, (gid_t)gid, ipc_only);
 	}
 	fprintf(stderr, "usmbd: unknown child role %s\n", role);
 	return 2;

@@ -90,7 +90,8 @@ enum msg_type {
 	 * session now (a login, a hand-off, a re-authentication), or no
 	 * longer (its end).  The master routes channel bindings by what
 	 * workers announced, under their own pid and uid (daemon/msess.h).
-	 * No answer.
+	 * No answer, but an id another worker announced first is refused:
+	 * the master ends that session with MSG_KILL_SESSION (id 0).
 	 */
 	MSG_SESSION_UP,
 	MSG_SESSION_DOWN,
@@ -156,7 +157,9 @@ enum msg_type {
 	MSG_PING,		/* answered by MSG_PONG */
 	MSG_CLOSE_SHARE,	/* payload: share name, NUL-terminated; MSG_CTL_DONE */
 	MSG_KILL_CLIENT,	/* payload: address text, NUL-terminated; MSG_CTL_DONE */
-	MSG_KILL_SESSION,	/* payload: u64 session id; MSG_CTL_DONE */
+	/* payload: u64 session id; MSG_CTL_DONE.  Also sent with id 0 by the
+	 * master for an announced id another worker holds (MSG_SESSION_UP). */
+	MSG_KILL_SESSION,
 	MSG_INFO_REQ,		/* connections, sessions, trees, opens: MSG_INFO_REP */
 	MSG_METRICS_REQ,	/* request counters: MSG_METRICS_REP */
 	/*

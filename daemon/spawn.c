@@ -625,7 +625,17 @@ spawn_session_msg(struct child *c, const struct msg *m)
 	if ((rc = msess_up(c->pid, c->uid, sid, &c->nsess)) != 0)
 		log_warnx("worker %d (uid %u): session %llx not recorded: %s",
 		    (int)c->pid, (unsigned)c->uid, (unsigned long long)sid,
-		    rc == -EEXIST ? "another worker's id" : strerror(-rc));
+		    rc == -EEXIST ? "another worker's id, session ended" :
+		    strerror(-rc));
+	/*
+	 * Ids are unique in the state env, but an IPC$-only worker has none
+	 * (worker/user.c user_worker_ipc_only): this table is what its ids
+	 * meet.  The first to announce keeps an id; the other session ends
+	 * (id 0: nobody waits for the count), as a collision in the state
+	 * env costs the connection that came second.
+	 */
+	if (rc == -EEXIST)
+		(void)spawn_send(c, MSG_KILL_SESSION, 0, m->payload, 8);
 	return 0;
 }
 

@@ -275,6 +275,7 @@ struct ctlmsg_kill {
 	const char	*addr;		/* kill-client: "ADDR" or "ADDR:PORT" */
 	uint64_t	 sid;		/* kill-session */
 	uint32_t	 n;
+	const char	*why;		/* kill-session: who ends it */
 };
 
 static void
@@ -304,8 +305,8 @@ ctlmsg_kill_session_conn(struct conn *c, void *arg)
 
 		if (!s->in_use || s->session_id != k->sid)
 			continue;
-		log_info("%s: session %llx of %s ended by the administrator",
-		    c->peer, (unsigned long long)s->session_id, s->user);
+		log_info("%s: session %llx of %s ended by %s", c->peer,
+		    (unsigned long long)s->session_id, s->user, k->why);
 		/* Next request on it: STATUS_USER_SESSION_DELETED. */
 		state_session_del(s);
 		conn_session_free(c, s);
@@ -491,7 +492,7 @@ ctlmsg_handle(struct msg *m)
 			ctlmsg_reload_force = 1;
 		return 0;
 	case MSG_KILL_CLIENT: {
-		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0 };
+		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0, NULL };
 
 		if (k.addr != NULL)
 			worker_foreach_conn(ctlmsg_kill_client_conn, &k);
@@ -499,8 +500,11 @@ ctlmsg_handle(struct msg *m)
 		return 1;
 	}
 	case MSG_KILL_SESSION: {
-		struct ctlmsg_kill k = { NULL, 0, 0 };
+		struct ctlmsg_kill k = { NULL, 0, 0, "the administrator" };
 
+		/* id 0: the master's own, for an id another worker holds */
+		if (m->id == 0)
+			k.why = "the master (its id is another worker's)";
 		if (m->len == 8) {
 			k.sid = le64_get(m->payload);
 			worker_foreach_conn(ctlmsg_kill_session_conn, &k);

@@ -578,6 +578,11 @@ wk_reload(void)
 	ctlmsg_reload_conf(wk.conf, nc);
 	wk.conf = nc;
 	log_info("configuration reloaded");
+	/* Guests now need a worker with the state, which this one can't get. */
+	if (state_is_stateless() && !user_worker_ipc_only(nc, user_euid())) {
+		log_warnx("a share is `guest ok` now: IPC$-only worker exits");
+		wk.shutdown = 1;
+	}
 }
 
 static void
@@ -686,7 +691,6 @@ wk_setup(void)
 	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.tickfd, &e) < 0)
 		return -1;
 	/* The state env and message socket: after the drop, as the user. */
-	state_init(wk.conf);
 	(void)state_shm();
 	wk.wmsgfd = state_wmsg_fd();
 	if (wk.wmsgfd >= 0) {
@@ -890,7 +894,7 @@ wk_uring_event(const struct uring_cqe *cq)
 
 int
 worker_main(struct conf *conf, const char *conf_path, int chan,
-    const char *user, uid_t uid, gid_t gid)
+    const char *user, uid_t uid, gid_t gid, int ipc_only)
 {
 	struct epoll_event evs[WK_MAX_EVENTS];
 	struct uring_cqe cqs[WK_MAX_EVENTS];
@@ -908,6 +912,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.next_id = 1;
 	wk.wmsgfd = -1;
 	wk.notifyfd = -1;
+	state_init(conf, ipc_only);
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");
 		return 1;
@@ -917,9 +922,10 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	 * between users only through the state env and the worker messages.
 	 * Without them this worker would serve files as if no one else had
 	 * them open: it refuses instead -- it never says hello, so the master
-	 * gives its connections back (STATUS_INSUFF_SERVER_RESOURCES).
+	 * gives its connections back (STATUS_INSUFF_SERVER_RESOURCES).  An
+	 * IPC$-only worker opens no file of a share, so it needs neither.
 	 */
-	if (state_shm() == NULL || wk.wmsgfd < 0) {
+	if (!ipc_only && (state_shm() == NULL || wk.wmsgfd < 0)) {
 		log_warnx("refusing the connections of %s: no shared state (%s "
 		    "in %s): cross-user share modes, locks and lease breaks "
 		    "would not hold", user, state_shm() == NULL ?

@@ -13,6 +13,7 @@
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/state.h"
 
 #define SMB2_SHARE_TYPE_DISK		0x01
 #define SMB2_SHARE_TYPE_PIPE		0x02
@@ -66,6 +67,18 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	if (s->guest && !sh->is_ipc && !sh->guest_ok) {
 		conn_warnx(c, "guest refused share %s (guest ok = no)", sh->name);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (!sh->is_ipc && state_is_stateless()) {
+		/*
+		 * This worker was started IPC$ only, without the state group
+		 * (no share was `guest ok`); a reload added one since.  Only
+		 * a new worker of the guest account, with the state, may
+		 * serve it: this one exits at the reload (wk_reload), and
+		 * this is a connection that reached it before.
+		 */
+		conn_warnx(c, "share %s refused: this worker serves IPC$ only "
+		    "(started when no share was `guest ok`)", sh->name);
 		return STATUS_ACCESS_DENIED;
 	}
 	if (!sh->is_ipc && !s->guest && !conf_share_user_ok(sh, s->user)) {

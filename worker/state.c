@@ -35,12 +35,23 @@ static struct {
 	struct shm_wmsg	*wmsg;
 	int		 shm_failed;	/* logged once, not retried */
 	int		 wmsg_failed;
+	int		 stateless;	/* an IPC$-only worker: no env, ever */
 } st;
 
 void
-state_init(const struct conf *conf)
+state_init(const struct conf *conf, int stateless)
 {
 	st.conf = conf;
+	/* Never opened, so never a failure to log either. */
+	st.stateless = stateless;
+	st.shm_failed = stateless;
+	st.wmsg_failed = stateless;
+}
+
+int
+state_is_stateless(void)
+{
+	return st.stateless;
 }
 
 struct shm *
@@ -560,7 +571,15 @@ state_session_put(struct conn *c, struct session *sess)
 	uint8_t sid[8];
 	int rc;
 
-	if (c->priv->role != CONN_ROLE_WORKER || (s = state_shm()) == NULL)
+	if (c->priv->role != CONN_ROLE_WORKER)
+		return 0;
+	/*
+	 * An IPC$-only worker has no env: the master's table (msess.c)
+	 * is then the only one that sees its ids, and refuses a taken one.
+	 */
+	if (st.stateless)
+		goto announce;
+	if ((s = state_shm()) == NULL)
 		return 0;
 	memset(&r, 0, sizeof(r));
 	r.session_id = sess->session_id;
@@ -576,6 +595,7 @@ state_session_put(struct conn *c, struct session *sess)
 	r.since = (uint64_t)time(NULL);
 	if ((rc = shm_session_put(s, &r)) != 0)
 		return rc;
+announce:
 	/* The master routes bindings by this, not by the shared state. */
 	le64_put(sid, sess->session_id);
 	(void)msg_send(MSG_CHILD_FD, MSG_SESSION_UP, 0, sid, sizeof(sid), -1);

@@ -63,7 +63,13 @@ struct wcur;
 #define STATE_BREAK_TIMEOUT_MS		35000u
 
 /* Remembers the config (lock dir, map size); the env opens on first use. */
-void		 state_init(const struct conf *);
+void		 state_init(const struct conf *, int stateless);
+/*
+ * 1 in an IPC$-only worker (worker/user.c user_worker_ipc_only): it never
+ * opens the env nor a mailbox; its sessions are announced to the master
+ * only, and it refuses disk shares.
+ */
+int		 state_is_stateless(void);
 /* The env, or NULL when unavailable (logged once). */
 struct shm	*state_shm(void);
 /* This process's message socket, or NULL. */

@@ -3,7 +3,7 @@
  *
  * Gate: to the `usmbd` account (else `nobody`), with no supplementary group
  * but its own.  User worker: to one user's full group list plus the state
- * group, gid and uid.  Each call is checked, then we check that root cannot
+ * group (not for an IPC$-only worker: user_worker_ipc_only), gid and uid.  Each call is checked, then we check that root cannot
  * be regained (setresuid(0,0,0) must fail); any failure is fatal because a
  * child that kept root would break the whole security model.
  */
@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "daemon/conf.h"
 #include "daemon/log.h"
 
 #define USER_GATE_ACCOUNT	"usmbd"
@@ -140,7 +141,28 @@ user_drop_state(void)
 }
 
 int
-user_drop_worker(const char *user, uid_t uid, gid_t gid)
+user_worker_ipc_only(const struct conf *conf, uid_t uid)
+{
+	struct passwd *pw;
+	int i;
+
+	/*
+	 * The guest account's worker serves anonymous sessions and, with
+	 * `map to guest`, guests.  Neither may use a disk share unless one
+	 * says `guest ok`; without one, IPC$ is all it will ever serve, and
+	 * IPC$ needs nothing of the shared state.
+	 */
+	pw = getpwnam(conf->guest_account);
+	if (pw == NULL || pw->pw_uid != uid)
+		return 0;
+	for (i = 0; i < conf->nshares; i++)
+		if (!conf->shares[i].is_ipc && conf->shares[i].guest_ok)
+			return 0;
+	return 1;
+}
+
+int
+user_drop_worker(const char *user, uid_t uid, gid_t gid, int ipc_only)
 {
 	gid_t groups[USER_MAX_GROUPS + 1];
 	int ngroups = USER_MAX_GROUPS;
@@ -150,9 +172,23 @@ user_drop_worker(const char *user, uid_t uid, gid_t gid)
 		fatalx("refusing to run a worker as root (%s)", user);
 	if (getgrouplist(user, gid, groups, &ngroups) == -1)
 		fatalx("worker %s: more than %d groups", user, USER_MAX_GROUPS);
-	/* The state environment is writable by this group only (DESIGN.md). */
+	/*
+	 * The state environment is writable by this group only (DESIGN.md);
+	 * an IPC$-only worker (anonymous, guests) is not given it, even when
+	 * the guest account is a member of it.
+	 */
 	gr = getgrnam(USER_STATE_GROUP);
-	if (gr != NULL)
+	if (gr != NULL && ipc_only) {
+		int i, j;
+
+		for (i = j = 0; i < ngroups; i++)
+			if (groups[i] != gr->gr_gid)
+				groups[j++] = groups[i];
+		ngroups = j;
+		if (gid == gr->gr_gid)
+			fatalx("worker %s: IPC$ only, but its group is %s",
+			    user, USER_STATE_GROUP);
+	} else if (gr != NULL)
 		groups[ngroups++] = gr->gr_gid;
 	if (setgroups((size_t)ngroups, groups) == -1)
 		fatal("worker %s: setgroups", user);
@@ -163,7 +199,8 @@ user_drop_worker(const char *user, uid_t uid, gid_t gid)
 	user_verify(uid, gid);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("worker %s: PR_SET_NO_NEW_PRIVS", user);
-	log_debug(2, "worker running as %s (%u:%u, %d groups)", user,
-	    (unsigned)uid, (unsigned)gid, ngroups);
+	log_debug(2, "worker running as %s (%u:%u, %d groups%s)", user,
+	    (unsigned)uid, (unsigned)gid, ngroups,
+	    ipc_only ? ", IPC$ only, no state group" : "");
 	return 0;
 }

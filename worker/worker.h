@@ -16,7 +16,7 @@ int	gate_main(struct conf *conf, const char *conf_path, int chan);
 /* worker/sdw.c: the descriptor writer; binds its socket, drops itself. */
 int	sdw_main(struct conf *conf, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,
-	    const char *user, uid_t uid, gid_t gid);
+	    const char *user, uid_t uid, gid_t gid, int ipc_only);
 /*
  * worker/statep.c: the state process, which maps the shared state for
  * the master (purges, durable expiry, status, the writer watchdog).
@@ -54,7 +54,13 @@ void	smb2_session_replace_previous(struct conn *c, struct session *s);
 
 /* worker/user.c: privilege drops, each checked; 0 or -errno. */
 int	user_drop_gate(void);
-int	user_drop_worker(const char *user, uid_t uid, gid_t gid);
+int	user_drop_worker(const char *user, uid_t uid, gid_t gid, int ipc_only);
+/*
+ * 1 when a worker of uid would serve IPC$ only (the guest account, and no
+ * share is `guest ok`): it then runs without the state group and the state
+ * env, and refuses disk shares.
+ */
+int	user_worker_ipc_only(const struct conf *conf, uid_t uid);
 /*
  * The state process: the `usmbd-state` account with the state group as
  * its only group (else `usmbd` or `nobody` with the state group, said in

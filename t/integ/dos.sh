@@ -6,7 +6,8 @@
 # sending most of a large frame are cut off with bounded memory (in the
 # gates, and in a worker for logged-in connections without a disk tree);
 # srvsvc tells paths to administrators only and nothing to anonymous
-# callers.
+# callers; the anonymous sessions' worker serves IPC$ only, without the
+# state group or the state env.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -187,6 +188,31 @@ echo "$out" | grep -q "^enum 1 OK" &&
     ok "srvsvc lists shares to anonymous with restrict anonymous = 0" ||
     fail "anonymous srvsvc with 0: $out"
 
+# The anonymous sessions' worker (the guest account, no share `guest ok`)
+# serves IPC$ only: not in the state group, no state file mapped, and it
+# still lists shares, while `usmbctl status` answers.
+check "anonymous smbclient -L lists the shares" timeout 30 smbclient -N \
+    -L //127.0.0.1 -p "$PORT"
+grep -q "share" "$T/check.out" || fail "smbclient -L listed no share"
+w=$(integ_worker_of nobody)
+sgid=$(getent group usmbd-state | cut -d: -f3)
+if [ -n "$w" ] && [ -n "$sgid" ]; then
+	grep '^Groups:' "/proc/$w/status" | grep -qw "$sgid" &&
+	    fail "the IPC\$-only worker is in usmbd-state ($sgid)" ||
+	    ok "the IPC\$-only worker is not in usmbd-state"
+	grep -q 'state\.mdb' "/proc/$w/maps" &&
+	    fail "the IPC\$-only worker maps the state env" ||
+	    ok "the IPC\$-only worker maps no state file"
+	ls -l "/proc/$w/fd" 2>/dev/null | grep -q 'state\.mdb\|/msg/' &&
+	    fail "the IPC\$-only worker holds a state fd" ||
+	    ok "the IPC\$-only worker holds no state or mailbox fd"
+else
+	fail "no anonymous worker (pid '${w}') or no usmbd-state group"
+fi
+check "usmbctl status answers beside it" "$USMBCTL" -s "$CONF" status
+check_fails "an anonymous disk tree connect is refused" timeout 30 \
+    smbclient -N //127.0.0.1/share -p "$PORT" -c ls
+
 # Receive buffers stay small until a session has a disk tree: 40 logged-in
 # connections (bob, then anonymous) on IPC$ only, each sending 6.4 MB of an
 # 8 MiB frame, are cut off and their worker stays small (it took 265 MB
@@ -219,4 +245,26 @@ check "a disk tree still takes large writes and reads" timeout 60 smbclient \
     //127.0.0.1/share -p "$PORT" -U "bob%$BOB_PW" \
     -c "put $T/big.bin big.bin; get big.bin $T/big.back"
 cmp -s "$T/big.bin" "$T/big.back" && ok "20 MB round trip intact" || fail "big file differs"
+
+# A reload that makes a share `guest ok`: the IPC$-only worker goes (it
+# can never get the state), and a guest gets a worker with the state.
+check "anonymous IPC\$ before the reload" timeout 30 smbclient -N \
+    -L //127.0.0.1 -p "$PORT"
+w=$(integ_worker_of nobody)
+mkdir -p "$T/pub" && echo hello >"$T/pub/pub.txt" && chmod -R a+rX "$T/pub"
+INTEG_SHARES="[pub]
+	path = $T/pub
+	guest ok = yes
+	read only = yes" integ_conf "restrict anonymous = 0" "map to guest = bad user"
+check "reload" "$USMBCTL" -s "$CONF" reload
+[ -n "$w" ] && integ_wait_exit "$w" 10 &&
+    grep -q "a share is \`guest ok\` now: IPC\$-only worker exits" "$LOG" &&
+    ok "the IPC\$-only worker exits at the reload, with a log line" ||
+    fail "IPC\$-only worker ${w:-?} still there after the reload"
+check "a guest reads the new guest ok share" timeout 30 smbclient \
+    //127.0.0.1/pub -p "$PORT" -U nosuchuser%whatever -c "get pub.txt $T/pub.back"
+w=$(integ_worker_of nobody)
+[ -n "$w" ] && grep -q 'state\.mdb' "/proc/$w/maps" &&
+    ok "the guest's new worker has the state" ||
+    fail "guest worker ${w:-?} has no state"
 finish

@@ -18,10 +18,10 @@ integ_start || exit 1
 cat >"$T/msgno.c" <<'C'
 #include <stdio.h>
 #include "daemon/msg.h"
-int main(void) { printf("%d %d %d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP, MSG_RELAY, MSG_HANDOFF_DONE); return 0; }
+int main(void) { printf("%d %d %d %d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP, MSG_RELAY, MSG_HANDOFF_DONE, MSG_KILL_SESSION); return 0; }
 C
 cc -I"$ROOT" -o "$T/msgno" "$T/msgno.c" || { fail "cannot build msgno"; finish; }
-read -r AREQ AREP SUP RELAY HDONE < <("$T/msgno")
+read -r AREQ AREP SUP RELAY HDONE KILLS < <("$T/msgno")
 
 # alice's and bob's workers, kept busy with nothing: started by logins;
 # bob's session id is what a compromised alice will claim
@@ -45,7 +45,7 @@ if [ -z "$W" ]; then
 else
 	kill -STOP "$W"
 	out=$("$PYTHON" "$ROOT/t/integ/privsep_client.py" "$PORT" "$W" "$AREQ" "$AREP" \
-	    "$SUP" "$BOBSID" "$RELAY" "$HDONE" 2>&1)
+	    "$SUP" "$BOBSID" "$RELAY" "$HDONE" "$KILLS" 2>&1)
 	kill -CONT "$W"
 	while IFS= read -r line; do
 		case $line in

@@ -2,7 +2,7 @@
 # worker's channel to the master (pidfd_getfd, as root) while that worker
 # is stopped, and sends MSG_AUTH_REQs on it as the worker could.
 #   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP MSG_SESSION_UP BOB_SESSION_ID
-#         MSG_RELAY MSG_HANDOFF_DONE
+#         MSG_RELAY MSG_HANDOFF_DONE MSG_KILL_SESSION
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import ctypes
 import os
@@ -18,6 +18,7 @@ PID = int(sys.argv[2])
 AUTH_REQ, AUTH_REP = int(sys.argv[3]), int(sys.argv[4])
 SESSION_UP, BOB_SID = int(sys.argv[5]), int(sys.argv[6], 16)
 RELAY, HANDOFF_DONE = int(sys.argv[7]), int(sys.argv[8])
+KILL_SESSION = int(sys.argv[9])
 AUTH_FLAG_RELAY = 0x4
 SYS_PIDFD_GETFD = 438
 MSG_CHILD_FD = 3
@@ -160,7 +161,20 @@ def main():
           "reply %r" % (rep2,))
     # claim bob's session, so that his channel bindings come here
     chan.send(struct.pack("<LLLQ", SESSION_UP, 8, 0, BOB_SID))
-    time.sleep(0.5)
+    # refused: the master ends the claimant's session of that id (a
+    # worker without the state env meets ids only in the master's table)
+    got = None
+    deadline = time.time() + 5
+    while got is None and time.time() < deadline:
+        r, _, _ = select.select([chan], [], [], deadline - time.time())
+        if not r:
+            break
+        m = chan.recv(70000)
+        typ, ln, rid = struct.unpack_from("<LLL", m)
+        if typ == KILL_SESSION:
+            got = (rid, m[12:])
+    check("a claimed id is refused: the master ends the claimant's session",
+          got == (0, struct.pack("<Q", BOB_SID)), "got %r" % (got,))
     chan.close()
 
 
