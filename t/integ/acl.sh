@@ -26,6 +26,9 @@ integ_user carol carolpw1 || { fail "user carol"; finish; }
 integ_start || { fail "usmbd starts"; finish; }
 
 ALICE=$(id -u alice) BOB=$(id -u bob) AGID=$(id -g alice)
+# The writer at the start: the same process must serve to the end (a call
+# outside its seccomp allow-list would kill it, and the master restart it).
+SDW0=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
 cacls() {	# cacls USER%PW PATH ARGS...
 	local cred=$1 path=$2
 
@@ -206,6 +209,9 @@ if [ -n "$sdw" ]; then
 	[ "$(awk '/^Seccomp:/ {print $2}' /proc/"$sdw"/status)" = 2 ] &&
 	    [ "$(awk '/^NoNewPrivs:/ {print $2}' /proc/"$sdw"/status)" = 1 ] &&
 	    ok "sdw: Seccomp 2, NoNewPrivs 1" || fail "sdw: Seccomp 2, NoNewPrivs 1"
+	[ "$sdw" = "$SDW0" ] &&
+	    ok "sdw: the same process throughout (its allow-list held)" ||
+	    fail "sdw: the same process throughout ($SDW0, now $sdw)"
 else
 	fail "the sdw process runs"
 fi
