@@ -228,6 +228,22 @@ ntacl_inherit(const struct secdesc *p, int is_dir,
 	return (int)c->nace;
 }
 
+void
+ntacl_default_dacl(const struct ntacl_token *creator, struct secdesc *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* no SE_DACL_DEFAULTED: Windows does not keep it on a stored SD */
+	c->control = SE_SELF_RELATIVE | SE_DACL_PRESENT;
+	c->has_owner = c->has_group = c->has_dacl = 1;
+	c->owner = creator->user;
+	c->group = creator->group;
+	c->nace = 2;
+	c->ace[0].type = c->ace[1].type = ACCESS_ALLOWED_ACE_TYPE;
+	c->ace[0].mask = c->ace[1].mask = NTACL_FILE_ALL_ACCESS;
+	c->ace[0].sid = creator->user;
+	secdesc_sid_system(&c->ace[1].sid);
+}
+
 int
 ntacl_validate(const struct secdesc *sd)
 {

@@ -79,6 +79,15 @@ int	 ntacl_check(const struct secdesc *sd, const struct ntacl_token *,
 int	 ntacl_inherit(const struct secdesc *parent, int is_dir,
 	    const struct ntacl_token *creator, struct secdesc *child);
 /*
+ * MS-DTYP 2.5.3.4.1: the DACL a new object gets when its parent gives it
+ * nothing to inherit and its creator none: the token's DefaultDACL, which
+ * for a Windows user is Full Control for the user and for SYSTEM
+ * (S-1-5-18), plain ACEs, neither inherited nor inheritable.  Owner and
+ * group are the creator's; child is overwritten.
+ */
+void	 ntacl_default_dacl(const struct ntacl_token *creator,
+	    struct secdesc *child);
+/*
  * Canonicalises what a client sets, as Windows does and no more: generic
  * bits in effective ACEs stay (Windows keeps them), the self-relative bit
  * is set, SACL bits dropped.  0, or -1 for an ACE type that is neither

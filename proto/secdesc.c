@@ -52,6 +52,12 @@ secdesc_sid_creator_group(struct secdesc_sid *s)
 	sid_make(s, 3, 1, 1, 0);
 }
 
+void
+secdesc_sid_system(struct secdesc_sid *s)
+{
+	sid_make(s, 5, 1, 18, 0);
+}
+
 int
 secdesc_sid_equal(const struct secdesc_sid *a, const struct secdesc_sid *b)
 {

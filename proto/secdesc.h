@@ -74,6 +74,8 @@ void	secdesc_sid_unix_group(struct secdesc_sid *, uint32_t gid);
 void	secdesc_sid_world(struct secdesc_sid *);
 void	secdesc_sid_creator_owner(struct secdesc_sid *);
 void	secdesc_sid_creator_group(struct secdesc_sid *);
+/* S-1-5-18 Local System (NT AUTHORITY\SYSTEM). */
+void	secdesc_sid_system(struct secdesc_sid *);
 int	secdesc_sid_equal(const struct secdesc_sid *, const struct secdesc_sid *);
 /* 1 and *id set for S-1-22-1-N (kind 1) or S-1-22-2-N (kind 2), else 0. */
 int	secdesc_sid_unix(const struct secdesc_sid *, int kind, uint32_t *id);

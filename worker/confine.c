@@ -1,5 +1,6 @@
 /*
- * seccomp and Landlock for gates and workers (worker/confine.h).  The BPF
+ * seccomp and Landlock for gates, workers and the descriptor writer
+ * (worker/confine.h).  The BPF
  * programs are written by hand with linux/filter.h: no library.
  *
  * How the gate's list was found: `strace -f -c` and `strace -f` of a gate
@@ -74,6 +75,39 @@ static const int confine_gate_calls[] = {
 	SYS_exit, SYS_exit_group, SYS_tgkill,
 #ifdef CONFINE_SANITIZED
 	SYS_sigaltstack, SYS_prctl, SYS_openat, SYS_readlink, SYS_newfstatat,
+	SYS_getdents64, SYS_sched_getaffinity, SYS_pread64, SYS_lseek,
+	SYS_getppid, SYS_wait4, SYS_clone, SYS_execve, SYS_pipe2,
+	SYS_dup2, SYS_ioctl, SYS_kill, SYS_getuid, SYS_geteuid,
+	SYS_process_vm_readv, SYS_ptrace, SYS_mprotect,
+#endif
+};
+
+/*
+ * What the descriptor writer (worker/sdw.c) calls once the filter is on:
+ * its event loop, accept4 and getsockopt (SO_PEERCRED, SO_PEERGROUPS) on
+ * its socket, recvmsg/send(to) of requests and answers and of the master's
+ * channel (logging too), fstat, the four xattr calls (by fd, and by the
+ * /proc/self/fd name for an O_PATH open), close.  Seen with `strace -f`
+ * of the writer through t/integ/acl.sh; the rest as for the gate (what
+ * glibc makes on the same paths).  It holds CAP_SYS_ADMIN, so every call
+ * left out is one that capability cannot be turned to: no open, no
+ * mount, no namespace, no exec, no socket, no ioctl.
+ */
+static const int confine_sdw_calls[] = {
+	SYS_epoll_wait, SYS_epoll_pwait, SYS_epoll_ctl,
+	SYS_accept4, SYS_getsockopt, SYS_recvmsg, SYS_sendmsg,
+	SYS_recvfrom, SYS_sendto, SYS_read, SYS_write, SYS_writev,
+	SYS_close, SYS_fcntl,
+	SYS_fstat, SYS_newfstatat,
+	SYS_fgetxattr, SYS_fsetxattr, SYS_getxattr, SYS_setxattr,
+	SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise,
+	SYS_getrandom, SYS_clock_gettime, SYS_gettimeofday,
+	SYS_getpid, SYS_gettid,
+	SYS_futex, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction,
+	SYS_restart_syscall, SYS_nanosleep, SYS_clock_nanosleep,
+	SYS_exit, SYS_exit_group, SYS_tgkill,
+#ifdef CONFINE_SANITIZED
+	SYS_sigaltstack, SYS_prctl, SYS_openat, SYS_readlink,
 	SYS_getdents64, SYS_sched_getaffinity, SYS_pread64, SYS_lseek,
 	SYS_getppid, SYS_wait4, SYS_clone, SYS_execve, SYS_pipe2,
 	SYS_dup2, SYS_ioctl, SYS_kill, SYS_getuid, SYS_geteuid,
@@ -176,31 +210,48 @@ confine_done(struct confine_prog *p)
 	return &p->fprog;
 }
 
+/*
+ * An allow-list: mmap never with PROT_EXEC (a confined child maps no code
+ * after it started, so injected code has nowhere to run from), then the
+ * calls of the list; anything else kills the process (SIGSYS).
+ */
+static const struct sock_fprog *
+confine_allow(struct confine_prog *p, const int *calls, unsigned n)
+{
+	unsigned i;
+
+	if (p->built)
+		return &p->fprog;
+	confine_head(p);
+	confine_emit(p, JEQ(SYS_mmap, 0, 4));
+	confine_emit(p, LD(OFF_ARG2_LO));
+	confine_emit(p, JSET(PROT_EXEC, 0, 1));
+	confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
+	confine_emit(p, RET(SECCOMP_RET_ALLOW));
+	/* Each match jumps to the ALLOW after the final KILL. */
+	for (i = 0; i < n; i++)
+		confine_emit(p, JEQ((uint32_t)calls[i], (uint8_t)(n - i), 0));
+	confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
+	confine_emit(p, RET(SECCOMP_RET_ALLOW));
+	return confine_done(p);
+}
+
 const struct sock_fprog *
 confine_gate_filter(void)
 {
 	static struct confine_prog p;
-	unsigned i, n = sizeof(confine_gate_calls) / sizeof(confine_gate_calls[0]);
 
-	if (p.built)
-		return &p.fprog;
-	confine_head(&p);
-	/*
-	 * mmap, but never executable memory: a gate maps no code after it
-	 * started, so injected code has nowhere to run from.
-	 */
-	confine_emit(&p, JEQ(SYS_mmap, 0, 4));
-	confine_emit(&p, LD(OFF_ARG2_LO));
-	confine_emit(&p, JSET(PROT_EXEC, 0, 1));
-	confine_emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
-	confine_emit(&p, RET(SECCOMP_RET_ALLOW));
-	/* Each match jumps to the ALLOW after the final KILL. */
-	for (i = 0; i < n; i++)
-		confine_emit(&p, JEQ((uint32_t)confine_gate_calls[i],
-		    (uint8_t)(n - i), 0));
-	confine_emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
-	confine_emit(&p, RET(SECCOMP_RET_ALLOW));
-	return confine_done(&p);
+	return confine_allow(&p, confine_gate_calls,
+	    sizeof(confine_gate_calls) / sizeof(confine_gate_calls[0]));
+}
+
+const struct sock_fprog *
+confine_sdw_filter(void)
+{
+	static struct confine_prog p;
+
+	return confine_allow(&p, confine_sdw_calls,
+	    sizeof(confine_sdw_calls) / sizeof(confine_sdw_calls[0]));
 }
 
 const struct sock_fprog *
@@ -313,6 +364,12 @@ confine_gate(void)
 	if ((rc = confine_landlock_nothing()) < 0)
 		return rc;
 	return confine_seccomp(confine_gate_filter());
+}
+
+int
+confine_sdw(void)
+{
+	return confine_seccomp(confine_sdw_filter());
 }
 
 int

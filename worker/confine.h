@@ -9,8 +9,10 @@
  * and clients, memory, getrandom, clocks, exit); any other call kills the
  * process (SIGSYS).  Worker: a seccomp deny-list of what a file server
  * never needs (ptrace, mount, bpf, kexec, modules, keys, namespaces,
- * execve, clock setting...), which fail with EPERM.  Both refuse another
- * architecture and x86's x32 calls by killing the process.
+ * execve, clock setting...), which fail with EPERM.  The descriptor
+ * writer (worker/sdw.c): an allow-list of its few calls, like the gate's
+ * (it holds CAP_SYS_ADMIN: nothing else may be reachable).  All refuse
+ * another architecture and x86's x32 calls by killing the process.
  */
 #ifndef USMBD_WORKER_CONFINE_H
 #define USMBD_WORKER_CONFINE_H
@@ -20,6 +22,7 @@
 /* The filters, built once into static storage (for tests, too). */
 const struct sock_fprog	*confine_gate_filter(void);
 const struct sock_fprog	*confine_worker_filter(void);
+const struct sock_fprog	*confine_sdw_filter(void);
 
 /*
  * Installs prog with PR_SET_NO_NEW_PRIVS first; 0 or -errno.  Every
@@ -39,5 +42,7 @@ int	confine_landlock_nothing(void);
 int	confine_gate(void);
 /* A worker's: seccomp; 0 or -errno. */
 int	confine_worker(void);
+/* The descriptor writer's: its allow-list; 0 or -errno. */
+int	confine_sdw(void);
 
 #endif

@@ -410,18 +410,19 @@ sdw_main(struct conf *conf, int chan)
 	}
 	if (sdw_drop() != 0)
 		return 1;
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return 1;
 	/*
-	 * The workers' deny-list takes away what CAP_SYS_ADMIN would
-	 * otherwise give (mount, namespaces, bpf, keys, modules, swap,
-	 * hostname, file handles, exec...): left is the xattr writing.
+	 * An allow-list of what it does from here on (worker/confine.c):
+	 * whatever CAP_SYS_ADMIN would otherwise give (mount, namespaces,
+	 * bpf, keys, swap, file handles, opening files, exec...) is out of
+	 * reach; left is the xattr writing on the files it is handed.
 	 */
-	if ((i = confine_seccomp(confine_worker_filter())) != 0) {
+	if ((i = confine_sdw()) != 0) {
 		errno = -i;
 		log_warn("sdw: cannot confine itself (seccomp)");
 		return 1;
 	}
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
-		return 1;
 	ev.events = EPOLLIN;
 	ev.data.u64 = (uint64_t)-1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev) != 0)

@@ -345,8 +345,11 @@ static int	sd_parent_open(struct tree *, const char *);
 
 /*
  * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
- * inheritable entries, then the SecD context's parts over them.  Nothing
- * stored when neither gives a DACL: the kernel's defaults hold.
+ * inheritable entries, then the SecD context's parts over them.  A parent
+ * with a stored descriptor that passes nothing on gives the creator's
+ * default DACL instead (ntacl_default_dacl), as Windows does.  Nothing
+ * stored when the parent has no descriptor and the context no DACL: the
+ * kernel's defaults hold.
  */
 ntstatus_t
 smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
@@ -363,6 +366,10 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
 		    &sd_new)) < 0)
 			return STATUS_INVALID_PARAMETER;
+		if (rc > 0 && n == 0) {
+			ntacl_default_dacl(tok, &sd_new);
+			n = (int)sd_new.nace;
+		}
 	}
 	if (secd == NULL && n <= 0)
 		return STATUS_SUCCESS;

@@ -26,6 +26,9 @@ integ_user carol carolpw1 || { fail "user carol"; finish; }
 integ_start || { fail "usmbd starts"; finish; }
 
 ALICE=$(id -u alice) BOB=$(id -u bob) AGID=$(id -g alice)
+# The writer at the start: the same process must serve to the end (a call
+# outside its seccomp allow-list would kill it, and the master restart it).
+SDW0=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
 cacls() {	# cacls USER%PW PATH ARGS...
 	local cred=$1 path=$2
 
@@ -131,6 +134,33 @@ out=$(cacls "carol%carolpw1" 'd\child' -a "ACL:S-1-22-1-$(id -u carol):ALLOWED/0
 echo "$out" | grep -q ACCESS_DENIED && ok "carol: DACL change ACCESS_DENIED" ||
     { fail "carol: DACL change ACCESS_DENIED"; echo "$out"; }
 
+# A parent with a descriptor but nothing inheritable: the new file and
+# directory get the creator's default DACL, as on Windows (owner and
+# SYSTEM full control, smbtorture's acls.INHERITANCE "default sd"), and
+# a POSIX ACL that lets no one else in.
+check "alice makes folder e" smbc "alice%$ALICE_PW" "mkdir e"
+check "e: only non-inheritable ACEs" cacls "alice%$ALICE_PW" e --sddl --set \
+    "O:S-1-22-1-${ALICE}G:S-1-22-2-${AGID}D:(A;;0x1f01ff;;;S-1-22-1-${ALICE})(A;;0x1301bf;;;AU)"
+check "alice puts e/f" smbc "alice%$ALICE_PW" "put $T/secret.txt e\\f"
+check "alice makes e/sub" smbc "alice%$ALICE_PW" "mkdir e\\sub"
+for obj in 'e\f' 'e\sub'; do
+	cacls "alice%$ALICE_PW" "$obj" >"$T/def.txt"
+	grep '^ACL:' "$T/def.txt" >"$T/def.acl"
+	printf 'ACL:S-1-22-1-%s:0/0x0/0x001f01ff\nACL:S-1-5-18:0/0x0/0x001f01ff\n' \
+	    "$ALICE" >"$T/def.want"
+	cmp -s "$T/def.acl" "$T/def.want" && grep -qxF "OWNER:S-1-22-1-${ALICE}" "$T/def.txt" &&
+	    grep -qxF "CONTROL:0x8004" "$T/def.txt" &&
+	    ok "$obj: the default DACL (owner, SYSTEM)" ||
+	    { fail "$obj: the default DACL (owner, SYSTEM)"; cat "$T/def.txt"; }
+done
+su carol -s /bin/sh -c "cat '$SHARE/e/f'" >/dev/null 2>&1 &&
+    fail "carol: local read of e/f refused by the kernel" ||
+    ok "carol: local read of e/f refused by the kernel"
+su alice -s /bin/sh -c "cat '$SHARE/e/f'" >/dev/null 2>&1 &&
+    ok "alice: local read of e/f allowed" || fail "alice: local read of e/f allowed"
+smbc "carol%carolpw1" "get e\\f $T/carol2.out" | grep -q ACCESS_DENIED &&
+    ok "carol: SMB read of e/f refused" || fail "carol: SMB read of e/f refused"
+
 # Local accounts cannot write or remove the stored descriptor, even
 # the file's owner; they may read it (as getfacl).
 su alice -s /bin/sh -c "setfattr -n security.usmbd.sd -v 0x00 '$SHARE/d'" 2>/dev/null &&
@@ -179,6 +209,9 @@ if [ -n "$sdw" ]; then
 	[ "$(awk '/^Seccomp:/ {print $2}' /proc/"$sdw"/status)" = 2 ] &&
 	    [ "$(awk '/^NoNewPrivs:/ {print $2}' /proc/"$sdw"/status)" = 1 ] &&
 	    ok "sdw: Seccomp 2, NoNewPrivs 1" || fail "sdw: Seccomp 2, NoNewPrivs 1"
+	[ "$sdw" = "$SDW0" ] &&
+	    ok "sdw: the same process throughout (its allow-list held)" ||
+	    fail "sdw: the same process throughout ($SDW0, now $sdw)"
 else
 	fail "the sdw process runs"
 fi

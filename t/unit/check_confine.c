@@ -1,10 +1,10 @@
 /*
- * worker/confine.c: the gate's allow-list kills on anything else, the
- * worker's deny-list refuses what a file server never needs, both refuse
- * x32 calls, and Landlock leaves a gate no file system.  Each filter is
- * installed in a forked child (a filter cannot be taken off), which reports
- * by its exit status or dies by SIGSYS.  Also the log escaping of
- * daemon/log.c and the rate buckets of daemon/spawn.c, which the
+ * worker/confine.c: the gate's and the descriptor writer's allow-lists
+ * kill on anything else, the worker's deny-list refuses what a file
+ * server never needs, all refuse x32 calls, and Landlock leaves a gate
+ * no file system.  Each filter is installed in a forked child (a filter
+ * cannot be taken off), which reports by its exit status or dies by
+ * SIGSYS.  Also the log escaping of daemon/log.c and the rate buckets of daemon/spawn.c, which the
  * confinement relies on once children log through the master.
  */
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "daemon/log.h"
@@ -243,6 +244,86 @@ START_TEST(test_worker_denies)
 }
 END_TEST
 
+/* ---- descriptor writer ---- */
+
+/*
+ * What the writer does on a file it is handed (opened before the filter,
+ * as SCM_RIGHTS brings it): fstat, the xattr calls by fd and by the
+ * /proc/self/fd name (ENOTSUP or EPERM from the kernel are fine: the
+ * filter let the call through), an answer on a socket.
+ */
+static int sdw_fd = -1, sdw_sock = -1;
+
+static int
+sdw_calls(void)
+{
+	struct stat st;
+	char b[8], p[32];
+
+	if (fstat(sdw_fd, &st) != 0)
+		return 1;
+	(void)fgetxattr(sdw_fd, "user.confine", b, sizeof(b));
+	(void)fsetxattr(sdw_fd, "user.confine", "1", 1, 0);
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", sdw_fd);
+	(void)getxattr(p, "user.confine", b, sizeof(b));
+	(void)setxattr(p, "user.confine", "1", 1, 0);
+	if (send(sdw_sock, "s", 1, MSG_NOSIGNAL) != 1)
+		return 2;
+	close(sdw_fd);
+	return 0;
+}
+
+/* it makes no path (open itself is let through in sanitizer builds) */
+static int
+sdw_mkdir(void)
+{
+	(void)mkdir("/tmp/confine-should-not-exist", 0700);
+	return 0;
+}
+
+static int
+sdw_mount(void)
+{
+	(void)mount("tmpfs", "/mnt", "tmpfs", 0, NULL);
+	return 0;
+}
+
+START_TEST(test_sdw_allow_list)
+{
+	char path[] = "/tmp/confine-sdw.XXXXXX", c;
+	int sv[2], st;
+
+	sdw_fd = mkstemp(path);
+	ck_assert_int_ge(sdw_fd, 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	sdw_sock = sv[1];
+	st = run_confined(confine_sdw_filter(), sdw_calls);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "sdw calls: status %#x", st);
+	ck_assert_int_eq(recv(sv[0], &c, 1, MSG_DONTWAIT), 1);
+	st = run_confined(confine_sdw_filter(), sdw_mkdir);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mkdir(): status %#x", st);
+	ck_assert_int_eq(access("/tmp/confine-should-not-exist", F_OK), -1);
+	st = run_confined(confine_sdw_filter(), sdw_mount);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mount(): status %#x", st);
+	st = run_confined(confine_sdw_filter(), gate_socket);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "socket(): status %#x", st);
+	st = run_confined(confine_sdw_filter(), gate_mmap_exec);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mmap(PROT_EXEC): status %#x", st);
+	st = run_confined(confine_sdw_filter(), x32_call);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "x32 call: status %#x", st);
+	close(sdw_fd);
+	unlink(path);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 /* ---- Landlock ---- */
 
 START_TEST(test_landlock_nothing)
@@ -330,6 +411,7 @@ confine_suite(void)
 	tcase_add_test(tc, test_gate_allows_its_calls);
 	tcase_add_test(tc, test_gate_kills_the_rest);
 	tcase_add_test(tc, test_worker_denies);
+	tcase_add_test(tc, test_sdw_allow_list);
 	tcase_add_test(tc, test_landlock_nothing);
 	tcase_add_test(tc, test_log_escape);
 	tcase_add_test(tc, test_bucket);

@@ -174,6 +174,43 @@ START_TEST(test_inherit)
 }
 END_TEST
 
+/*
+ * Nothing to inherit: the creator's default DACL, as smbtorture's
+ * acls.INHERITANCE expects of Windows (owner and SYSTEM full control,
+ * plain ACEs, not auto-inherited even below an auto-inherited parent).
+ */
+START_TEST(test_default_dacl)
+{
+	struct ntacl_token a, b;
+	struct secdesc_sid su, sys;
+	uint32_t granted;
+
+	tok(&a, ALICE);
+	tok(&b, BOB);
+	secdesc_sid_unix_user(&su, ALICE);
+	sid_wk(&sys, 5, 1, 18, 0);
+	ntacl_default_dacl(&a, &child);
+	ck_assert_uint_eq(child.control, SE_SELF_RELATIVE | SE_DACL_PRESENT);
+	ck_assert(child.has_owner && child.has_group && child.has_dacl);
+	ck_assert(secdesc_sid_equal(&child.owner, &su));
+	ck_assert(secdesc_sid_equal(&child.group, &a.group));
+	ck_assert_uint_eq(child.nace, 2);
+	ck_assert_uint_eq(child.ace[0].type, ACCESS_ALLOWED_ACE_TYPE);
+	ck_assert_uint_eq(child.ace[0].flags, 0);
+	ck_assert_uint_eq(child.ace[0].mask, NTACL_FILE_ALL_ACCESS);
+	ck_assert(secdesc_sid_equal(&child.ace[0].sid, &su));
+	ck_assert_uint_eq(child.ace[1].type, ACCESS_ALLOWED_ACE_TYPE);
+	ck_assert_uint_eq(child.ace[1].flags, 0);
+	ck_assert_uint_eq(child.ace[1].mask, NTACL_FILE_ALL_ACCESS);
+	ck_assert(secdesc_sid_equal(&child.ace[1].sid, &sys));
+	/* the creator may do anything, another user nothing */
+	ck_assert_int_eq(ntacl_check(&child, &a, NTACL_MAXIMUM_ALLOWED,
+	    &granted), 0);
+	ck_assert_uint_eq(granted, NTACL_FILE_ALL_ACCESS);
+	ck_assert_int_eq(ntacl_check(&child, &b, 0x1, &granted), -1);
+}
+END_TEST
+
 START_TEST(test_merge_canon)
 {
 	static struct secdesc old, new;
@@ -262,6 +299,7 @@ ntacl_suite(void)
 	tcase_add_test(tc, test_first_match_per_bit);
 	tcase_add_test(tc, test_owner_rights_null_empty);
 	tcase_add_test(tc, test_inherit);
+	tcase_add_test(tc, test_default_dacl);
 	tcase_add_test(tc, test_merge_canon);
 	tcase_add_test(tc, test_posix_never_more);
 	suite_add_tcase(s, tc);
