@@ -8,18 +8,6 @@
 #define OWNER_RIGHTS_AUTH	3
 #define OWNER_RIGHTS_RID	4
 
-static void
-sid_set(struct secdesc_sid *s, uint8_t auth, unsigned n, uint32_t a,
-    uint32_t b)
-{
-	memset(s, 0, sizeof(*s));
-	s->revision = 1;
-	s->nsub = (uint8_t)n;
-	s->auth[5] = auth;
-	s->sub[0] = a;
-	s->sub[1] = b;
-}
-
 void
 ntacl_token_unix(struct ntacl_token *t, uint32_t uid, uint32_t gid,
     const uint32_t *gids, unsigned ngids)
@@ -48,7 +36,7 @@ ntacl_token_has(const struct ntacl_token *t, const struct secdesc_sid *s)
 	secdesc_sid_world(&w);
 	if (secdesc_sid_equal(s, &w))
 		return 1;
-	sid_set(&w, 5, 1, 11, 0);	/* S-1-5-11 Authenticated Users */
+	secdesc_sid_make(&w, 5, 1, 11, 0);	/* S-1-5-11 Authenticated Users */
 	return t->authenticated && secdesc_sid_equal(s, &w);
 }
 

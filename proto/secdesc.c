@@ -10,9 +10,9 @@
 #define ACL_HDR_LEN	8
 #define ACE_HDR_LEN	8
 
-static void
-sid_make(struct secdesc_sid *s, uint8_t auth, unsigned n, uint32_t a,
-    uint32_t b)
+void
+secdesc_sid_make(struct secdesc_sid *s, uint8_t auth, unsigned n,
+    uint32_t a, uint32_t b)
 {
 	memset(s, 0, sizeof(*s));
 	s->revision = 1;
@@ -25,37 +25,37 @@ sid_make(struct secdesc_sid *s, uint8_t auth, unsigned n, uint32_t a,
 void
 secdesc_sid_unix_user(struct secdesc_sid *s, uint32_t uid)
 {
-	sid_make(s, 22, 2, 1, uid);
+	secdesc_sid_make(s, 22, 2, 1, uid);
 }
 
 void
 secdesc_sid_unix_group(struct secdesc_sid *s, uint32_t gid)
 {
-	sid_make(s, 22, 2, 2, gid);
+	secdesc_sid_make(s, 22, 2, 2, gid);
 }
 
 void
 secdesc_sid_world(struct secdesc_sid *s)
 {
-	sid_make(s, 1, 1, 0, 0);
+	secdesc_sid_make(s, 1, 1, 0, 0);
 }
 
 void
 secdesc_sid_creator_owner(struct secdesc_sid *s)
 {
-	sid_make(s, 3, 1, 0, 0);
+	secdesc_sid_make(s, 3, 1, 0, 0);
 }
 
 void
 secdesc_sid_creator_group(struct secdesc_sid *s)
 {
-	sid_make(s, 3, 1, 1, 0);
+	secdesc_sid_make(s, 3, 1, 1, 0);
 }
 
 void
 secdesc_sid_system(struct secdesc_sid *s)
 {
-	sid_make(s, 5, 1, 18, 0);
+	secdesc_sid_make(s, 5, 1, 18, 0);
 }
 
 int

@@ -68,6 +68,9 @@ struct secdesc {
 };
 
 /* S-1-22-1-uid (idmap unix-users), S-1-22-2-gid (unix-groups). */
+/* S-1-auth-a (n = 1) or S-1-auth-a-b (n = 2): well-known and Unix SIDs. */
+void	secdesc_sid_make(struct secdesc_sid *, uint8_t auth, unsigned n,
+	    uint32_t a, uint32_t b);
 void	secdesc_sid_unix_user(struct secdesc_sid *, uint32_t uid);
 void	secdesc_sid_unix_group(struct secdesc_sid *, uint32_t gid);
 /* S-1-1-0 Everyone, S-1-3-0 Creator Owner, S-1-3-1 Creator Group. */

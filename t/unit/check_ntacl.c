@@ -19,18 +19,6 @@
 static struct secdesc sd, child;
 
 static void
-sid_wk(struct secdesc_sid *s, uint8_t auth, unsigned n, uint32_t a,
-    uint32_t b)
-{
-	memset(s, 0, sizeof(*s));
-	s->revision = 1;
-	s->nsub = (uint8_t)n;
-	s->auth[5] = auth;
-	s->sub[0] = a;
-	s->sub[1] = b;
-}
-
-static void
 sd_init(uint32_t owner_uid)
 {
 	memset(&sd, 0, sizeof(sd));
@@ -105,12 +93,12 @@ START_TEST(test_owner_rights_null_empty)
 	    NTACL_WRITE_DAC);
 	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0);
 	/* OWNER RIGHTS takes the implicit rights' place */
-	sid_wk(&orights, 3, 1, 4, 0);
+	secdesc_sid_make(&orights, 3, 1, 4, 0);
 	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1, &orights);
 	ck_assert_uint_eq(ntacl_granted(&sd, &a), 0x1);
 	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0);
 	/* Authenticated Users is every token of a user */
-	sid_wk(&au, 5, 1, 11, 0);
+	secdesc_sid_make(&au, 5, 1, 11, 0);
 	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x4, &au);
 	ck_assert_uint_eq(ntacl_granted(&sd, &b), 0x4);
 	/* an inherit-only ACE grants nothing here */
@@ -188,7 +176,7 @@ START_TEST(test_default_dacl)
 	tok(&a, ALICE);
 	tok(&b, BOB);
 	secdesc_sid_unix_user(&su, ALICE);
-	sid_wk(&sys, 5, 1, 18, 0);
+	secdesc_sid_make(&sys, 5, 1, 18, 0);
 	ntacl_default_dacl(&a, &child);
 	ck_assert_uint_eq(child.control, SE_SELF_RELATIVE | SE_DACL_PRESENT);
 	ck_assert(child.has_owner && child.has_group && child.has_dacl);
@@ -264,7 +252,7 @@ START_TEST(test_posix_never_more)
 	secdesc_sid_unix_user(&sb, BOB);
 	secdesc_sid_world(&world);
 	secdesc_sid_unix_group(&staff, 200);
-	sid_wk(&au, 5, 1, 11, 0);
+	secdesc_sid_make(&au, 5, 1, 11, 0);
 	ace(ACCESS_DENIED_ACE_TYPE, 0, 0x2, &sb);		/* bob: no write */
 	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1 | 0x2 | 0x20, &us);
 	ace(ACCESS_ALLOWED_ACE_TYPE, 0, 0x1 | 0x2, &au);	/* Modify-ish */
