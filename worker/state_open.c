@@ -425,50 +425,18 @@ state_open_enter(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	return STATUS_SUCCESS;
 }
 
-/* DHnQ (2.2.14.2.3) or DH2Q (2.2.14.2.12) response context. */
+/*
+ * The head of one response create context (MS-SMB2 2.2.14.2): an
+ * 8-aligned chain whose previous member (*prev) is made to point here,
+ * a 4-byte name at 16, its dlen bytes of data at 24, which the caller
+ * writes next.
+ */
 static void
-state_put_durable_context(struct wcur *w, uint8_t **prev,
-    const struct state_open_grant *g)
+state_put_ctx_head(struct wcur *w, uint8_t **prev, const char name[4],
+    uint32_t dlen)
 {
 	uint8_t *start;
 
-	while (wcur_off(w) % 8 != 0)
-		wcur_u8(w, 0);
-	start = w->p;
-	if (*prev != NULL && !w->err)
-		le32_put(*prev, (uint32_t)(start - *prev));
-	wcur_le32(w, 0);		/* Next */
-	wcur_le16(w, 16);		/* NameOffset */
-	wcur_le16(w, 4);
-	wcur_le16(w, 0);
-	wcur_le16(w, 24);		/* DataOffset */
-	wcur_le32(w, 8);
-	wcur_bytes(w, g->durable == 2 ? "DH2Q" : "DHnQ", 4);
-	wcur_zero(w, 4);
-	if (g->durable == 2) {
-		wcur_le32(w, g->durable_timeout_ms);
-		wcur_le32(w, 0);	/* Flags: not persistent */
-	} else
-		wcur_zero(w, 8);	/* Reserved */
-	*prev = start;
-}
-
-int
-state_put_create_contexts(struct wcur *w, uint8_t **prev,
-    const struct state_open_grant *g)
-{
-	uint8_t *start;
-	uint32_t dlen;
-	int zero_parent = 1, i;
-
-	if (g->durable)
-		state_put_durable_context(w, prev, g);
-	if (!g->lease)
-		return w->err ? -1 : 0;
-	for (i = 0; i < 16; i++)
-		zero_parent &= g->parent_lease_key[i] == 0;
-	dlen = g->lease_version == 2 ? 52 : 32;
-	/* MS-SMB2 2.2.14.2: an 8-aligned chain; the previous points here. */
 	while (wcur_off(w) % 8 != 0)
 		wcur_u8(w, 0);
 	start = w->p;
@@ -480,8 +448,39 @@ state_put_create_contexts(struct wcur *w, uint8_t **prev,
 	wcur_le16(w, 0);
 	wcur_le16(w, 24);		/* DataOffset */
 	wcur_le32(w, dlen);
-	wcur_bytes(w, "RqLs", 4);
+	wcur_bytes(w, name, 4);
 	wcur_zero(w, 4);
+	*prev = start;
+}
+
+/* DHnQ (2.2.14.2.3) or DH2Q (2.2.14.2.12) response context. */
+static void
+state_put_durable_context(struct wcur *w, uint8_t **prev,
+    const struct state_open_grant *g)
+{
+	state_put_ctx_head(w, prev, g->durable == 2 ? "DH2Q" : "DHnQ", 8);
+	if (g->durable == 2) {
+		wcur_le32(w, g->durable_timeout_ms);
+		wcur_le32(w, 0);	/* Flags: not persistent */
+	} else
+		wcur_zero(w, 8);	/* Reserved */
+}
+
+int
+state_put_create_contexts(struct wcur *w, uint8_t **prev,
+    const struct state_open_grant *g)
+{
+	uint32_t dlen;
+	int zero_parent = 1, i;
+
+	if (g->durable)
+		state_put_durable_context(w, prev, g);
+	if (!g->lease)
+		return w->err ? -1 : 0;
+	for (i = 0; i < 16; i++)
+		zero_parent &= g->parent_lease_key[i] == 0;
+	dlen = g->lease_version == 2 ? 52 : 32;
+	state_put_ctx_head(w, prev, "RqLs", dlen);
 	/* MS-SMB2 2.2.14.2.10 / 2.2.14.2.11 */
 	wcur_bytes(w, g->lease_key, 16);
 	wcur_le32(w, g->lease_state);
@@ -494,7 +493,6 @@ state_put_create_contexts(struct wcur *w, uint8_t **prev,
 		wcur_le16(w, g->lease_epoch);
 		wcur_le16(w, 0);
 	}
-	*prev = start;
 	return w->err ? -1 : 0;
 }
 
