@@ -12,8 +12,8 @@
 # Environment:
 #	TORTURE_SUITES="smb2.read smb2.create"  run these whole suites instead
 #		of the list (exploration; prints every result, fails nothing)
-#	TORTURE_LANES	how many suites run at once (default 2, each lane on
-#		a share of its own; 1 = one after the other)
+#	TORTURE_LANES	how many smbtorture processes run at once (default
+#		4, each lane on a share of its own; 1 = one after the other)
 #	TORTURE_TIMEOUT	seconds per suite invocation (default 300: smb2.lease
 #		alone takes ~165 s, its 35 s break timeout and "no break" waits)
 #	TORTURE_SERVER=host:port/share  run against another server (e.g. a
@@ -30,25 +30,32 @@ TMO=${TORTURE_TIMEOUT:-300}
 
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 
-# Two lanes run the suites side by side (most of their time is spent
-# waiting for break and durable timeouts, not computing), each on a share
-# of its own so no two suites meet on a file name; TORTURE_LANES=1 runs
-# them one after the other.  One lane against another server.
-LANES=${TORTURE_LANES:-2}
+# Lanes run smbtorture processes side by side (most of their time is
+# spent waiting for break and durable timeouts, not computing, so four
+# lanes fit on two cores), each on a share of its own so no two
+# runs meet on a file name; TORTURE_LANES=1 runs them one after the
+# other.  One lane against another server.
+LANES=${TORTURE_LANES:-4}
 if [ -z "${TORTURE_SERVER:-}" ]; then
 	integ_init
-	SHARE2=$T/share2
-	mkdir -p "$SHARE2"
-	chmod 1777 "$SHARE2"
+	LANE_SHARE=(share)
+	LANE_DIR=("${TORTURE_LOCALDIR:-$SHARE}")
+	extra=
+	for ((l = 1; l < LANES; l++)); do
+		d=$T/share$((l + 1))
+		mkdir -p "$d"
+		chmod 1777 "$d"
+		LANE_SHARE+=("share$((l + 1))")
+		LANE_DIR+=("${TORTURE_LOCALDIR:-$d}")
+		extra+=$(printf '[share%d]\n\tpath = %s\n\tread only = no\n' $((l + 1)) "$d")
+		extra+=$'\n'
+	done
 	# smb2.session's anonymous re-authentications (xfail by design) meet
 	# the same worker refusal as before the default became 2 (refuse).
-	INTEG_SHARES=$(printf '[share2]\n\tpath = %s\n\tread only = no' "$SHARE2") \
-	    integ_conf "restrict anonymous = 0"
+	INTEG_SHARES=$extra integ_conf "restrict anonymous = 0"
 	integ_users
 	integ_start || { fail "usmbd starts"; finish; }
 	HOST=127.0.0.1 SPORT=$PORT
-	LANE_SHARE=(share share2)
-	LANE_DIR=("${TORTURE_LOCALDIR:-$SHARE}" "${TORTURE_LOCALDIR:-$SHARE2}")
 else
 	LANES=1
 	T=$(mktemp -d /tmp/usmbd-torture.XXXXXX)
@@ -60,13 +67,15 @@ else
 	LANE_DIR=("${TORTURE_LOCALDIR:-}")
 fi
 
-# torture_run SUITE [LOADLIST [LANE]]: one smbtorture invocation of the
-# suite (only the tests of LOADLIST, one full name a line, when given) on
-# the lane's share (default the first); results go to $T/res.SUITE as
+# torture_run SUITE [LOADLIST [LANE [UNIT]]]: one smbtorture invocation of
+# the suite (only the tests of LOADLIST, one full name a line, when given)
+# on the lane's share (default the first); results go to $T/res.UNIT
+# (UNIT defaults to SUITE) as
 # "STATUS<TAB>full test name" lines (names may hold spaces), STATUS one of
 # success, failure, skip.
 torture_run() {
-	local suite=$1 out=$T/out.$1 lane=${3:-0}
+	local suite=$1 lane=${3:-0} unit=${4:-$1}
+	local out=$T/out.$unit
 	local LOCALDIR=${LANE_DIR[$lane]}
 
 	timeout --kill-after=5 "$TMO" smbtorture "//$HOST/${LANE_SHARE[$lane]}" \
@@ -79,11 +88,11 @@ torture_run() {
 	    ${LOCALDIR:+--option=torture:localdir="$LOCALDIR"} \
 	    --fullname --format=subunit ${2:+--load-list="$2"} "$suite" \
 	    </dev/null >"$out" 2>&1
-	echo "$?" >"$T/rc.$suite"
+	echo "$?" >"$T/rc.$unit"
 	# subunit v1: "success: NAME", "failure: NAME [", "skip: NAME [" ...
 	sed -n -E 's/^(success|successful|failure|fail|error|skip|xfail|uxsuccess): (.*)$/\1\t\2/p' \
 	    "$out" | sed -E 's/ \[$//; s/^successful\t/success\t/;
-	    s/^(fail|error)\t/failure\t/' >"$T/res.$suite"
+	    s/^(fail|error)\t/failure\t/' >"$T/res.$unit"
 }
 
 # Every non-comment line of a list: the test name is up to the first tab.
@@ -115,11 +124,16 @@ for t in "${!want[@]}"; do
 	s=$(cut -d. -f1-2 <<<"$t")
 	suites[$s]=1
 done
-# The seconds each suite took in CI (2026-12-03); the rest count 3.  The
-# lanes are filled heaviest first, each suite going to the lighter lane.
+# The seconds each suite took in CI (2026-12-03, one process each); the
+# rest count 3.  A suite heavier than a chunk's worth (CHUNK seconds) is
+# split into that many smbtorture processes, its tests dealt round-robin,
+# so the longest suite no longer sets the run's length.  The units are
+# then put on the lanes heaviest first, each to the lightest lane.
 declare -A weight=([smb2.lease]=166 [smb2.oplock]=109 [smb2.replay]=99
     [smb2.notify]=75 [smb2.session]=62 [smb2.timestamps]=16
     [smb2.multichannel]=12 [smb2.create]=10)
+CHUNK=${TORTURE_CHUNK:-60}
+declare -A unit_w=()
 for s in "${!suites[@]}"; do
 	ll=$T/load.$s
 	# --list prints "full name.tcase name"
@@ -130,30 +144,51 @@ for s in "${!suites[@]}"; do
 	for t in "${!want[@]}"; do
 		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
 	done
+	w=${weight[$s]:-3}
+	n=$(((w + CHUNK - 1) / CHUNK))
+	[ "$LANES" -gt 1 ] || n=1
+	for ((k = 0; k < n; k++)); do
+		awk -v n="$n" -v k="$k" '(NR - 1) % n == k' "$ll" >"$ll.$k"
+		unit_w["$s#$k"]=$(((w + n - 1) / n))
+	done
 done
-declare -a lane_load=() lane_suites=()
-for ((l = 0; l < LANES; l++)); do lane_load[l]=0; lane_suites[l]=; done
-for s in $(for s in "${!suites[@]}"; do echo "${weight[$s]:-3} $s"; done |
+declare -a lane_load=() lane_units=()
+for ((l = 0; l < LANES; l++)); do lane_load[l]=0; lane_units[l]=; done
+for u in $(for u in "${!unit_w[@]}"; do echo "${unit_w[$u]} $u"; done |
     sort -k1,1nr -k2 | cut -d' ' -f2); do
 	best=0
 	for ((l = 1; l < LANES; l++)); do
 		[ "${lane_load[l]}" -lt "${lane_load[best]}" ] && best=$l
 	done
-	lane_load[best]=$((lane_load[best] + ${weight[$s]:-3}))
-	lane_suites[best]+=" $s"
+	lane_load[best]=$((lane_load[best] + unit_w[$u]))
+	lane_units[best]+=" $u"
 done
 pids=()
 for ((l = 0; l < LANES; l++)); do
 	(
-		for s in ${lane_suites[l]}; do
+		for u in ${lane_units[l]}; do
+			s=${u%#*} k=${u##*#}
 			t0=$SECONDS
-			torture_run "$s" "$T/load.$s" "$l"
-			echo "$((SECONDS - t0))" >"$T/secs.$s"
+			torture_run "$s" "$T/load.$s.$k" "$l" "$u"
+			echo "$((SECONDS - t0))" >"$T/secs.$u"
 		done
 	) &
 	pids+=($!)
 done
 wait "${pids[@]}"
+# A suite's results are those of its units; its rc the worst of theirs.
+for s in "${!suites[@]}"; do
+	cat "$T/res.$s#"* >"$T/res.$s"
+	cat "$T/out.$s#"* >"$T/out.$s"
+	rc=0 secs=0
+	for f in "$T/rc.$s#"*; do
+		r=$(cat "$f")
+		[ "$r" -gt "$rc" ] && rc=$r
+	done
+	for f in "$T/secs.$s#"*; do secs=$((secs + $(cat "$f"))); done
+	echo "$rc" >"$T/rc.$s"
+	echo "$secs" >"$T/secs.$s"
+done
 for s in $(printf '%s\n' "${!suites[@]}" | sort); do
 	ll=$T/load.$s
 	rc=$(cat "$T/rc.$s")
