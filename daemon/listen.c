@@ -26,6 +26,33 @@
  * listeners rest until the freed slot's credit comes back: slow clients
  * cost the oldest of them their place, never a new login its chance.
  */
+
+/*
+ * Pre-authentication fairness (issue 20).
+ *
+ * Pre-auth fairness (daemon/listen.c): the pool grows by one gate
+ * whenever the gates' free slots fall below 16, up to max gate
+ * processes, and gives the extra gates up after 30 s of little load
+ * (listen_gate_target, which daemon/spawn.c spawn_tick keeps the pool
+ * at).  With the pool at its limit and no slot free, an accepted
+ * connection waits in the master (at most 32, 2 s) while the oldest
+ * unauthenticated connection anywhere is dropped for it (MSG_GATE_DROP),
+ * and an address that already has 2 connections waiting for a login is
+ * refused at once, so the backlog keeps draining.  A connection a gate
+ * handed to a worker for a channel binding stays counted against its
+ * address for 20 s (MSG_GATE_CONN_END with u32 1; the worker closes an
+ * unbound connection within CONN_BIND_LOGIN_SECS, but the master is not
+ * told when a binding ends); an address with 256 such gets its next
+ * connections with MSG_NEW_CONN_NO_BIND and the gate answers their
+ * bindings itself (USER_SESSION_DELETED): one address parks at most 256
+ * unauthenticated sockets, on 64 KiB buffers, in workers (smbtorture's
+ * smb2.multichannel makes 132 bindings in a minute from one address).
+ * Not done: the worker telling the master when such a connection is
+ * bound or closed, which would allow a cap near the pre-auth one.  A 2.x
+ * binding is still routed: smbtorture's bind_negative_smb2* need its
+ * REQUEST_NOT_ACCEPTED signed with the session's key, which only the
+ * worker has.
+ */
 #include "daemon/listen.h"
 
 #include <arpa/inet.h>

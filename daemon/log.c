@@ -1,3 +1,17 @@
+/*
+ * Logging.  Children hold no descriptor of the log: their stdin, stdout
+ * and stderr are /dev/null (sanitizer builds keep stderr, for ASan/UBSan
+ * reports in tests), and every line goes to the master as MSG_LOG on the
+ * channel (log_to_channel; a full channel drops the line and the next one
+ * says how many were lost).  The master rate-limits them per child
+ * (SPAWN_LOG_RATE 500 lines/s, burst 2000; drops counted in
+ * usmbd_log_lines_dropped_total and said once a second) and writes them
+ * under the role, user and pid it knows the child by.  Every line the
+ * master writes (stderr, `log file`, syslog) is escaped by log_escape:
+ * bytes that are not printable ASCII or well-formed printable UTF-8 (C0
+ * and C1 controls, DEL, stray bytes) become \xNN, so a user name with a
+ * newline forges no line.  `log file` is created 0640.
+ */
 #include "daemon/log.h"
 
 #include <errno.h>

@@ -3,6 +3,23 @@
  * linear probing over MSESS_SLOTS, at most half full, deletion by
  * backward shift (no tombstones).  Allocated once, at the first insert.
  */
+
+/*
+ * Session ids.
+ *
+ * - Session ids: random, 32 bits wide (smbtorture's smb2.session-id, in
+ *   torture.list, keeps the id in a 32-bit variable, as Samba's ids
+ *   are), unique across the server: a worker making a session skips ids
+ *   in the state env, and the insert (shm_session_put) refuses an id
+ *   another process holds (-EEXIST), so a gate's id that collides costs
+ *   that connection (the worker closes it, the client logs in again),
+ *   never another user's routing.  An IPC$-only worker has no env: its
+ *   ids meet the others only in the master's table (daemon/msess.c,
+ *   filled by MSG_SESSION_UP), where the first announcer keeps an id and
+ *   the second session is ended by the master (MSG_KILL_SESSION with id
+ *   0, daemon/spawn.c spawn_session_msg): the same cost, the connection
+ *   that came second.
+ */
 #include "daemon/msess.h"
 
 #include <errno.h>

@@ -4,6 +4,31 @@
  * what children send.  A child that breaks the protocol is killed; the
  * master never trusts or dies on a child's message.
  */
+
+/*
+ * Forwarding never kills.
+ *
+ * - Forwarding never kills (daemon/spawn.c spawn_forward).  What one
+ *   child asks the master to pass to another (MSG_CONN with the client
+ *   socket, MSG_UNLINK_DO) goes into at most half of the receiver's
+ *   channel buffer (SIOCOUTQ against SO_SNDBUF, SPAWN_FWD_SHARE); past
+ *   that, or when the send fails, it is dropped and counted (child and
+ *   master.fwd_dropped, usmbd_forward_dropped_total in usmbctl metrics,
+ *   a log line for the first drop and every 64th); a dropped MSG_CONN is
+ *   answered to the gate with STATUS_INSUFF_SERVER_RESOURCES.
+ *   MSG_UNLINK_AS is rate-limited per sending worker (SPAWN_UNLINK_RATE
+ *   20/s, burst 200) before the master looks at it.  SIGKILL is left
+ *   only where the master's own message (spawn_send: a verdict,
+ *   HANDOFF_DONE, MSG_NEW_CONN, a usmbctl request, reload, shutdown)
+ *   cannot be queued: with forwards held to half the buffer only its own
+ *   few messages fill the rest, so that child has stopped reading its
+ *   channel and can no longer be handed connections, reloaded or
+ *   stopped.  MSG_UNLINK_AS is not checked against the state's delete
+ *   tokens: any worker can write those, so such a check would prove
+ *   nothing; the guarantee is the receiving worker's own vouch table
+ *   (worker/unlink_as.c), which no other process can
+ *   write.
+ */
 #include "daemon/spawn.h"
 
 #include <errno.h>

@@ -7,6 +7,64 @@
  * used for display, or -- the writer-lock reports -- only after the master
  * checked the named process itself in /proc.
  */
+
+/*
+ * Nobody freezes the writer (issue 20).
+ *
+ * Nobody freezes the writer (issue 20, item 2).  The master does not map
+ * the env, so it never waits on LMDB's writer lock: ping, logins,
+ * routing and reaping go on whatever any process holds.  Workers and the
+ * state process do wait on it; a holder that does not let go is found
+ * and killed:
+ * - shm_wbegin writes, once the lock is taken, pid << 32 | n (n: that
+ *   process's count of its write transactions) into the hint page
+ *   (struct shm_hint.writer), and shm_wcommit/shm_wabort clear it by
+ *   compare-and-swap if it is still theirs.  Two stores per write
+ *   transaction, no syscall.
+ * - The state process's watchdog thread sees the same value for 1 s (one
+ *   transaction held that long) and sends MSG_STATE_WRITER (pid, ms),
+ *   once a second while it lasts.
+ * - The master (statectl_writer_msg) acts only on a live child that maps
+ *   the env (a worker or the state process; never a gate), alive when
+ *   the hold began, and judged by /proc/PID/stat: stopped (T, or t
+ *   traced) -> SIGKILL at once; running and holding for 10 s
+ *   (STATECTL_WEDGED_MS) -> SIGKILL.  The log names the process, the
+ *   user and why.  LMDB's robust mutex hands the lock to the next writer
+ *   (EOWNERDEAD), the reaper has the state process purge the dead
+ *   worker's records.  A user's own shell may still SIGSTOP that user's
+ *   worker (same uid); the watchdog makes it harmless: the other users
+ *   wait about a second (measured by t/integ/statep.sh: bob's login and
+ *   put/get in ~1 s while alice's worker is stopped in a write).
+ * - The record is any writer's to forge, so it is a hint: a compromised
+ *   worker could name another user's running worker and get it killed
+ *   after 10 s of consistent forged reports -- a denial of service of
+ *   the kind a compromised worker can already cause on lock state, never
+ *   a read or write of anyone's files.  A stale record of a dead pid is
+ *   cleared by its purge and ignored meanwhile (not a live child, or one
+ *   younger than the hold).
+ * - The test hook: USMBD_TEST_STOP_IN_WRITE=UID in the master's
+ *   environment (inherited by its children) makes each worker of that
+ *   uid raise SIGSTOP once, inside its first write transaction before
+ *   the commit (shm/env.c).  Only whoever starts the master can set it.
+ */
+
+/*
+ * Restarts.
+ *
+ * Restarts (daemon/statectl.c).  A state process that ends in any way
+ * the master did not ask for is restarted (backoff from 100 ms, doubling
+ * while each lives under 1 s, at most 10 s).  A second abnormal end
+ * within 10 minutes of the first, on the same files, is taken to be the
+ * files' doing: the master renames state.mdb and state.mdb-lock to *.bad
+ * (kept for a look), makes fresh files, kills every worker (they map the
+ * old env: their sessions end, clients log in again; durable handles of
+ * the old env are lost) and starts a state process on the fresh env,
+ * with a log line "started a fresh state env".  A state process that
+ * sent no counts for 15 s (looping in a rewritten tree; longer than the
+ * watchdog needs to free a writer lock it may be waiting for) is killed
+ * and counts as an abnormal end.  usmbd_state_fresh_total in usmbctl
+ * metrics counts fresh envs.
+ */
 #include "daemon/statectl.h"
 
 #include <errno.h>

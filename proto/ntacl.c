@@ -1,6 +1,29 @@
 /*
  * NT access check and inheritance (MS-DTYP 2.5.3.2, 2.5.3.4).
  */
+
+/*
+ * Inheritance.
+ *
+ * Inheritance (proto/ntacl.c ntacl_inherit, MS-DTYP 2.5.3.4): a new file
+ * or directory on a marked share gets its parent's inheritable entries:
+ * object-inherit for files; container-inherit for directories (kept
+ * inheritable unless no-propagate), object-inherit-only passed on as
+ * inherit-only; CREATOR OWNER / CREATOR GROUP become the creator's SIDs
+ * and generic rights are mapped in effective copies (a container keeps
+ * an inherit-only original beside, as Windows splits them);
+ * INHERITED_ACE and SE_DACL_AUTO_INHERITED only below an auto-inherited
+ * parent.  Owner and group are the creator's.  A SecD create context's
+ * parts win over the inherited ones.  A parent with a stored descriptor
+ * that passes nothing on (no inheritable ACE, or a NULL DACL) gives the
+ * creator's default DACL (ntacl_default_dacl, MS-DTYP 2.5.3.4.1's token
+ * DefaultDACL as a Windows user has it): the creator and SYSTEM with
+ * FILE_ALL_ACCESS, plain ACEs, control SELF_RELATIVE | DACL_PRESENT
+ * (smbtorture's acls.INHERITANCE "default sd"); its POSIX side is the
+ * owner's rwx and nothing for anyone else.  A parent without a stored
+ * descriptor and no DACL in the context: nothing is stored and the
+ * kernel's defaults hold.
+ */
 #include <string.h>
 
 #include "proto/ntacl.h"

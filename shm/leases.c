@@ -5,6 +5,17 @@
  * decides what a new open may be granted and what it must break; sending the
  * breaks and waiting for the acknowledgement is the worker's job.
  */
+
+/*
+ * Per-break 35 s timers.
+ *
+ * - Per-break 35 s timers.  Each break in progress records when it
+ *   started (shm/leases.c); an opener waits until the earliest deadline
+ *   of the breaks it waits on (state_break_deadline,
+ *   STATE_BREAK_TIMEOUT_MS), and at that deadline only the breaks that
+ *   are 35 s old take effect without an ack (shm_breaks_expire_before);
+ *   younger breaks keep their own timer.
+ */
 #include <errno.h>
 
 #include "shm/shm_priv.h"

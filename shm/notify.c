@@ -12,6 +12,21 @@
  * nobody watches anything, shm_notify_any() is one atomic load and the
  * caller need not even find the directory of the file.
  */
+
+/*
+ * The registry, in detail.
+ *
+ * - Notify watch registry (shm/notify.c).  The notify db maps a watched
+ *   directory's file id to the workers with an inotify watch on it (pid,
+ *   count).  A worker that makes a change inotify cannot express (named
+ *   streams and EAs live in xattrs; a directory going delete pending)
+ *   sends SHM_WMSG_NOTIFY to the listed workers.  The third state.hint
+ *   counter (SHM_HINT_NOTIFY) counts watched directories per bucket, so
+ *   with no watch anywhere the check is one atomic load.  state.hint
+ *   counters only over-count (an increase before the commit, a decrease
+ *   after it), so a zero is always true.  Watches of a dead worker are
+ *   dropped by its purge.
+ */
 #include <errno.h>
 #include <string.h>
 

@@ -20,6 +20,34 @@
  * A file's stream list (the copies of its named streams' opens, see
  * slist_key) is such a value too, under the file's key plus one byte.
  */
+
+/*
+ * Delete pending belongs to a name.
+ *
+ * - Delete pending belongs to a name, not to the file (MS-FSA's Link;
+ *   Samba keys it by a name hash too).  Each open record carries the
+ *   identity of the name it was opened by (link: a hash of the share's
+ *   path and the path below it, worker/state.c state_link_id), and the
+ *   file's opens value lists the names that are delete pending, each
+ *   with its delete token (shm/opens.c, v4, at most 8 at once).  A new
+ *   open of a delete-pending name gets DELETE_PENDING; the close of the
+ *   last open of that name says to unlink it
+ *   (shm_close_result.delete_file) -- opens of the file's other hard
+ *   links neither hold it back nor get deleted.  The closer unlinks its
+ *   own path only while it still names the same inode
+ *   (vfs->unlink_same): a rename made in another worker cannot make it
+ *   delete the file that took the old name.  A rename moves the opens of
+ *   the old name to the new one (shm_open_relink) and this worker's
+ *   other handles of that name follow it (file_open_renamed); another
+ *   worker's handles keep the old path, so a delete through them after a
+ *   rename is refused by the inode check and the file stays.  A CREATE
+ *   that waits for a break (or fails) withdraws its record without its
+ *   delete-on-close taking effect (shm_open_withdraw): the Linux
+ *   client's unlink of a file it holds open with a lease, a
+ *   CREATE(DELETE_ON_CLOSE)+CLOSE compound, would otherwise meet its own
+ *   delete pending when it runs again. Tests: t/unit/check_shm.c
+ *   (test_delete_pending_links), t/integ/links.sh.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>

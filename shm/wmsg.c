@@ -18,6 +18,19 @@
  *   u64 persistent id, u8 is_lease, lease key[16], client guid[16],
  *   u32 level, u16 epoch, u32 action, u32 filter, u16 name length, name.
  */
+
+/*
+ * Mailbox permissions.
+ *
+ * - Mailboxes (shm/wmsg.c): msg/ is 0710 root:usmbd-state and only the
+ *   master makes entries: before a worker execs, its forked child (still
+ *   root) removes whatever an earlier process of that pid left at
+ *   msg/PID and makes msg/PID 02710 owned by the worker's uid, group
+ *   usmbd-state; the worker binds msg/PID/s (0660).  Another worker can
+ *   send to it but not remove, rename or add anything, nor squat the
+ *   name of a worker to come. The master removes msg/PID when it reaps
+ *   the worker; a fresh start empties msg/.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

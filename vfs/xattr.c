@@ -10,6 +10,24 @@
  * version 3 (56 bytes, written only while an open holds a write time) adds
  *   wt_old u64 | wt_fire u64 | wt_owner u64
  */
+
+/*
+ * EAs, and file systems without user xattrs.
+ *
+ * Windows metadata in xattrs (files, vfs/xattr.c, worker/smb2_ea.c).  An
+ * EA is the xattr user.usmbd.ea.<NAME>, NAME as the client spelt it
+ * (older versions stored it upper-cased; such names are still found).
+ * Names compare without case (ASCII): a set in another case replaces the
+ * EA under the new spelling, an empty value deletes it, a QUERY_INFO EA
+ * list matches without case (NTFS upper-cases names; Samba and usmbd
+ * keep them, since the Linux client looks for the spelling it set).  On
+ * a file system with no user xattrs (tmpfs before 6.6, ramfs) the DOS
+ * xattr cannot be written: CREATE and SET_INFO FileBasicInformation
+ * still succeed, the times the kernel keeps are set and the creation
+ * time and attributes are dropped, as Samba drops them (one debug line
+ * per worker); EA sets there are STATUS_EAS_NOT_SUPPORTED.  Tests:
+ * t/integ/files_ea.sh (a ramfs share).
+ */
 #include <errno.h>
 #include <string.h>
 

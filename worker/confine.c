@@ -11,6 +11,57 @@
  * and shutdown; the calls seen after the point where the filter goes on,
  * plus what glibc may make on the same paths.
  */
+
+/*
+ * What each filter allows, and how the lists were found.
+ *
+ * - Gate: Landlock (ABI 1-7 as the kernel has it) handling every file
+ *   system right with no rule, so no path can be opened, made or
+ *   removed; TCP bind and connect (ABI 4); abstract unix sockets and
+ *   signals outside the gate (ABI 6).  Then a seccomp allow-list:
+ *   epoll_wait/epoll_pwait, epoll_ctl, read, write, writev, close,
+ *   recvmsg, sendmsg, recvfrom, sendto, shutdown, fcntl, getsockopt,
+ *   getpeername, brk, mmap (never PROT_EXEC), munmap, mremap, madvise,
+ *   getrandom, clock_gettime, gettimeofday, getpid, gettid, futex,
+ *   rt_sigreturn, rt_sigprocmask, rt_sigaction, restart_syscall,
+ *   nanosleep, clock_nanosleep, exit, exit_group, tgkill.  Anything
+ *   else: SECCOMP_RET_KILL_PROCESS (SIGSYS); the master logs the death
+ *   and starts a fresh gate.  The list is what strace -ff showed of
+ *   gates through smbclient (SMB2 and 3.1.1, signed, encrypted),
+ *   impacket, bad passwords, the hostile pre-auth cases, usmbctl
+ *   ping/metrics/debug/status, reload and retirement (epoll_wait,
+ *   epoll_ctl, read, recvmsg, sendmsg, sendto, fcntl, close, getrandom,
+ *   brk, exit_group; clocks go by the vDSO), plus what glibc makes on
+ *   the same paths.  Since a gate cannot read its config again, a reload
+ *   retires the gates (as after their last connection: logins in flight
+ *   finish) and starts new ones (daemon/spawn.c spawn_broadcast).
+ * - Descriptor writer (worker/sdw.c, after its drop to the usmbd account
+ *   with CAP_SYS_ADMIN): a seccomp allow-list built like the gate's
+ *   (mmap never PROT_EXEC, anything else SIGSYS): epoll_wait,
+ *   epoll_pwait, epoll_ctl, accept4, getsockopt, recvmsg, sendmsg,
+ *   recvfrom, sendto, read, write, writev, close, fcntl, fstat,
+ *   newfstatat, fgetxattr, fsetxattr, getxattr, setxattr (the last two
+ *   on /proc/self/fd names of O_PATH opens), and the gate's memory,
+ *   clock, signal, futex and exit calls.  strace -f of the writer
+ *   through t/integ/acl.sh showed accept4, getsockopt, epoll_wait,
+ *   epoll_ctl, recvmsg, sendmsg, sendto, newfstatat, fgetxattr,
+ *   fsetxattr, close, exit_group.  Its epoll instance is made before the
+ *   filter.  A killed writer is restarted by the master like any child.
+ * - Worker: a seccomp deny-list, each call failing with EPERM: ptrace,
+ *   process_vm_readv/writev, pidfd_getfd, process_madvise, kcmp, mount
+ *   and the new mount API, umount2, pivot_root, chroot, setns, unshare,
+ *   clone with a CLONE_NEW* flag (clone3 gets ENOSYS so glibc falls back
+ *   to clone, whose flags a filter can read), bpf, perf_event_open,
+ *   userfaultfd, kexec_load/kexec_file_load, reboot,
+ *   init/finit/delete_module, keyctl/add_key/request_key,
+ *   swapon/swapoff, acct, quotactl(_fd), settimeofday, clock_settime,
+ *   clock_adjtime, adjtimex, sethostname, setdomainname, syslog,
+ *   personality, vhangup, fanotify_init, open_by_handle_at,
+ *   name_to_handle_at (file handles bypass path checks), execve/execveat
+ *   (a worker runs no program), iopl, ioperm, modify_ldt, uselib, sysfs,
+ *   ustat, _sysctl.  io_uring operations do not pass seccomp; none of
+ *   them reaches these.
+ */
 #include "worker/confine.h"
 
 #include <errno.h>

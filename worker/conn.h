@@ -78,7 +78,7 @@ struct session {
 	struct smb2_crypt_ctx	 enc_cx;	/* with enc_key */
 	struct smb2_crypt_ctx	 dec_cx;	/* with dec_key */
 	/*
-	 * Multichannel (MS-SMB2 3.3.1.14, HACKING.md "Channel binding").  A
+	 * Multichannel (MS-SMB2 3.3.1.14, the top of worker/smb2_session.c).  A
 	 * session lives on the connection that authenticated it (its home:
 	 * trees and opens are there).  Another connection bound to it holds
 	 * a channel slot: a struct session with the same id, its own

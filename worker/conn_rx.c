@@ -38,6 +38,16 @@
  * into the receive buffer behind the head and the frame finishes by the
  * copy path, which has room for any frame.
  */
+
+/*
+ * Buffer sizes (issue 20).
+ *
+ * A connection starts with 64 KiB buffers (CONN_BUF_SMALL) and takes the
+ * 8 MiB ones between two frames once one of its sessions has a disk tree
+ * or it is a channel of a session (worker/conn_rx.c conn_rx_grow):
+ * anonymous and IPC$-only connections never get them, and a larger frame
+ * there ends the connection.
+ */
 #include "worker/conn_priv.h"
 
 #include <errno.h>

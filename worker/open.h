@@ -5,6 +5,16 @@
  * The volatile file id indexes the table; the persistent id is unique per
  * server start (the state layer of shm/ records it).
  */
+
+/*
+ * ChannelSequence and LockSequence.
+ *
+ * - ChannelSequence per open (worker/open.h, channel_sequence): the
+ *   newest ChannelSequence seen on the handle (set by its CREATE);
+ *   WRITE, SET_INFO and IOCTL with an older one fail (worker/dispatch.c,
+ *   MS-SMB2 3.3.5.2.10). LockSequence entries are per open too
+ *   (lock_seq[], worker/smb2_lock.c).
+ */
 #ifndef USMBD_WORKER_OPEN_H
 #define USMBD_WORKER_OPEN_H
 

@@ -2,6 +2,107 @@
  * Several users on one connection: the owner's relays and the relayed
  * worker's side (worker/relay.h).
  */
+
+/*
+ * How it works.
+ *
+ * - How a session gets there.  The owner runs NEGOTIATE/CHALLENGE of the
+ *   new session as for any session and sends the AUTHENTICATE to the
+ *   master (MSG_AUTH_REQ).  The verdict names another uid: the master
+ *   keeps it whole (daemon/route.c route_relay_record, under the owner's
+ *   pid and the request id, once, 10 s) and answers the owner without
+ *   the key and with AUTH_FLAG_RELAY.  The owner (worker/relay.c
+ *   relay_start) makes a SOCK_STREAM socketpair and sends MSG_RELAY: one
+ *   end, the request id, the relay state (session id, PreviousSessionId,
+ *   the NTLMSSP NEGOTIATE and CHALLENGE and SPNEGO mechTypes for the
+ *   MIC, the 3.1.1 session hash before this request) and the connection
+ *   state (worker/handoff.h, no session, the SESSION_SETUP frame as its
+ *   extra bytes).  The master (route_relay) takes the kept verdict,
+ *   picks or starts a worker of that uid (max workers per user
+ *   respected) and sends MSG_CONN with AUTHMSG_IDENT_RELAY, the session
+ *   key and the owner's payload; its MSG_HANDOFF_DONE tells the owner
+ *   (which waits for it, as for a verdict). The other worker
+ *   (relay_accept) makes the session in progress from the relay state
+ *   and runs the SESSION_SETUP as if it had arrived there: the master's
+ *   verdict stands in for the MSG_AUTH_REQ, the keys are derived there,
+ *   the MIC and the final response's signature made there.  The owner
+ *   drops its slot of the session and sends no answer to that request
+ *   (its message id is charged already).
+ * - What travels.  Both ways, frames in the client's framing (0x00 +
+ *   24-bit length).  The owner routes a frame by its SessionId (the
+ *   transform header's, or the first SMB2 header's: relay_route, before
+ *   any decryption or dispatch) and writes it whole, signed or encrypted
+ *   as the client sent it, CANCEL, compounds, break acks and
+ *   reauthentications included; the other worker serves it like any
+ *   connection's (interim and final async answers, lease and oplock
+ *   break notices, CHANGE_NOTIFY completions all come back the same
+ *   way).  After each frame it sends, the other worker sends a control
+ *   record (RELAY_CTL_TYPE 0xA5 + 24-bit length; u16 credits granted,
+ *   u16 n, n x {u64 MessageId, u16 CreditCharge} of the requests
+ *   answered, interim answers counting and async final ones not;
+ *   relay_trailer).  The owner forwards a frame only once its record is
+ *   in (relay_next), charges those ids in its window and adds the grant
+ *   (relay_apply), so the window stays the connection's and is right
+ *   even for encrypted frames it cannot read.  The relayed worker does
+ *   not check the connection's window (conn_credits_spend only counts
+ *   what it granted) but refuses a message id it has seen, or one older
+ *   than CONN_MAX_CREDITS * 2 below the highest it has seen
+ *   (conn_credits_replay, an anti-replay window: the owner could send a
+ *   signed request of the session again), by closing the relay; it
+ *   answers nothing by sendfile.  Writes to a relay that is full wait
+ *   (at most RELAY_WAIT_MS, the owner's loop with them: a known cost)
+ *   while its answers are read into the relay's buffer (two of the
+ *   largest frames, RELAY_RBUF: the other worker holds at most one
+ *   answer in the socket and writes one more before it reads again), so
+ *   neither side can block the other; answers go to the client as its
+ *   socket takes them (relay_pump, from conn_process), the owner's own
+ *   answers between them, and the owner reads no more client frames
+ *   while its output is stuck.  A relay whose buffer fills (the client
+ *   slow to read) is not watched until it drains to half: the other
+ *   worker's output then waits in the socket.
+ * - When either side dies.  The other worker dies (or closes its end
+ *   after the session's LOGOFF, or kill-session): the owner reads EOF,
+ *   sends what answers are complete and forgets the session, whose next
+ *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
+ *   purges that worker's state as for any dead worker (durable handles
+ *   kept).  The owner dies or the client goes: the other worker reads
+ *   EOF and frees the connection like any (durable handles kept, the
+ *   rest released).  The owner's own LOGOFF leaves the connection and
+ *   its relays alone.
+ * - Security.  The owner never holds another user's key: the master
+ *   gives it only to the worker of the verdict's uid (DESIGN.md,
+ *   security model), so the owner cannot sign or encrypt as that user.
+ *   But the owner can inject any bytes into the relay, so the session is
+ *   safe only if its worker refuses every request that does not prove
+ *   itself with the session's keys: a relayed session has signing
+ *   required, and when the connection does not require signing it is
+ *   marked ENCRYPT_DATA (sess_keys).  Signing when the connection signs
+ *   every request anyway (cheaper: a MAC, and clients sign whatever the
+ *   connection negotiated as required), encryption otherwise, on 3.x.
+ *   2.x can require neither per session: there a relayed session is
+ *   allowed only when the connection negotiated signing as required
+ *   (server signing = mandatory, or a client that requires it);
+ *   otherwise the owner answers ACCESS_DENIED and logs which setting
+ *   allows it (relay_allowed).  So on an unsigned 2.x connection, and on
+ *   3.x without signing or a cipher, a second user still cannot log on;
+ *   that is the trade.  A compromised owner can still drop or delay the
+ *   relayed frames, replay one (which ends the relay) or garble one
+ *   (refused by its signature): a denial of service on that session, and
+ *   it can grant the client bad credits; a compromised relayed worker
+ *   can lie about credits and ids (the owner's window then refuses the
+ *   client, a denial of service on that connection), nothing more.
+ *   Re-authentication of a session as another user stays refused (the
+ *   session's opens would have to move between workers).
+ * - Operations.  usmbctl status shows a relayed session under the worker
+ *   serving it and, from the master's own table (daemon/msess.c
+ *   msess_relay_expect, msess_owner: MSG_RELAY names the session id, and
+ *   only a session that worker then announces gets the owner), the
+ *   worker holding the socket: socket_pid in --json, "(relayed by PID)"
+ *   in the table.  kill-session reaches the serving worker like any
+ *   session (its relayed connection, left with no session, closes, and
+ *   the owner forgets the relay); kill-client by address drops both
+ *   ends.
+ */
 #include "worker/relay.h"
 
 #include <errno.h>

@@ -8,6 +8,51 @@
  * access check of the stored descriptor plus the kernel's rule for the
  * POSIX side (only the owner changes a file's ACL).
  */
+
+/*
+ * Where the descriptor lives, and the threat model.
+ *
+ * Where it lives, and the threat model.  The descriptor must not be
+ * changeable by who may merely write the file, by an ordinary local
+ * account, nor by a compromised worker against another user's files.
+ * security.* xattrs can be written or removed only with CAP_SYS_ADMIN
+ * (the kernel's capability LSM, cap_inode_setxattr) and are read by
+ * anyone, like an ACL with getfacl: so the worker reads a descriptor
+ * with one fgetxattr (no other process on the path of a CREATE), and
+ * only the descriptor writer ("sdw", worker/sdw.c) writes it.  The
+ * writer is a child of its own: it binds <lock dir>/sdw.sock (SEQPACKET,
+ * 0660 root:usmbd-state) as root, drops every capability from the
+ * bounding set but CAP_SYS_ADMIN, becomes the usmbd account keeping that
+ * one (PR_SET_KEEPCAPS, capset), sets NO_NEW_PRIVS and checks that root
+ * is out of reach.  It is not the root master: that one reads no file
+ * contents (issue 19).  A request is one datagram, u32 op, u32 which,
+ * descriptor, with the open file attached (SCM_RIGHTS, so the caller
+ * could reach it; an O_PATH open is reached through /proc/self/fd); the
+ * answer is one u32 NTSTATUS.  The writer takes the caller's identity
+ * from the kernel (SO_PEERCRED and SO_PEERGROUPS at accept), never from
+ * the message, and decides with what it reads itself (fstat, the stored
+ * descriptor):
+ * - the file's Unix owner may change the descriptor: the kernel lets it
+ *   rewrite the POSIX side anyway (chmod, setfacl), and it can never be
+ *   locked out of its own file;
+ * - anyone else needs WRITE_OWNER under the *stored* descriptor for
+ *   owner or group (none stored: refused), and may not change the DACL
+ *   at all, since the kernel would not let it change the POSIX ACL
+ *   beside it;
+ * - a new owner must be a SID of the caller's token (Windows' rule
+ *   without SeRestorePrivilege). So a compromised worker of alice can
+ *   store on bob's file only what bob's own descriptor lets alice do to
+ *   its owner or group, never bob's DACL; it cannot read bob's files
+ *   (the kernel); and a local account can neither write nor remove the
+ *   xattr (tested in t/integ/acl.sh).  What a compromised worker can do:
+ *   skip its own NT checks (its kernel identity still stands), and mark
+ *   share roots (worker/smb2_secdesc.c).  The writer runs under a seccomp allow-list of
+ *   its own (worker/confine.c, confine_sdw_filter), so nothing
+ *   CAP_SYS_ADMIN would otherwise give (mount, namespaces, bpf, keys,
+ *   modules, swap, hostname, file handles, opening a path, exec) is
+ *   within reach: see "Confinement".  A writer restart breaks the
+ *   workers' connections to it; each connects again at its next request.
+ */
 #include "worker/sdw.h"
 
 #include <errno.h>

@@ -13,6 +13,53 @@
  * members cannot be told (a group, a well-known SID): never more than
  * the descriptor grants.
  */
+
+/*
+ * The POSIX ACL beside a stored descriptor.
+ *
+ * The POSIX ACL beside it (worker/secdesc_posix.c) never grants a Unix
+ * user more rwx than the descriptor does:
+ * | descriptor | POSIX |
+ * | --- | --- |
+ * | ACE for S-1-22-1-UID (allow or deny) | a named user entry (the owner's: USER_OBJ) with the rights that SID gets together with Everyone and Authenticated Users, in ACE order |
+ * | ACE for S-1-22-2-GID | a named group entry (the owning group's: GROUP_OBJ), likewise |
+ * | Everyone, Authenticated Users | every entry, and "other" |
+ * | deny for a group or any other SID (members unknown) | taken from every entry |
+ * | allow for any other SID (SYSTEM, Administrators, domain SIDs), CREATOR OWNER/GROUP, inherit-only ACEs | nothing |
+ * | NULL DACL / empty DACL | rwx for all / nothing |
+ * r = FILE_READ_DATA (list a directory); w = FILE_WRITE_DATA on a file,
+ * FILE_ADD_FILE or FILE_ADD_SUBDIRECTORY on a directory; x =
+ * FILE_EXECUTE on a file and always on a directory (Windows bypasses
+ * traverse checking).  With named entries the mask is the union of the
+ * group class.  Where POSIX is coarser, the NT check only narrows (the
+ * kernel alone would allow more through a local login or a file without
+ * the descriptor): the fine rights (DELETE, WRITE_DAC, attributes, EAs,
+ * APPEND without WRITE), a directory's w (which also lets a local user
+ * delete and create both kinds), x on directories, and the owner's
+ * rights that come only through its groups (USER_OBJ does not fall
+ * through to group entries, so POSIX is stricter there).  No default ACL
+ * is written beside a stored descriptor: the kernel would apply it, as
+ * the access ACL, before the worker could open what it made; an SMB
+ * create writes the inherited mapping itself.  A file made locally gets
+ * the kernel's defaults and no descriptor.  SET_INFO changes the
+ * kernel's side first, as the user (chown/chgrp to a Unix SID, fchmod,
+ * the access ACL: the kernel says whether this user may), then asks the
+ * writer; when the writer refuses, mode and ACLs are put back.  A stored
+ * owner other than a Unix user (e.g. Everyone) leaves the file's Unix
+ * owner as it is.
+ */
+
+/*
+ * SIDs.
+ *
+ * SIDs. One rule: a Unix user is S-1-22-1-UID and a group S-1-22-2-GID
+ * (Samba's "Unix User\NAME" / "Unix Group\NAME"); usmbctl user show
+ * prints the user's.  Any other SID (SYSTEM, Administrators, CREATOR
+ * OWNER, domain SIDs) is kept in the descriptor and matches nobody's
+ * token.  A worker's token: its uid, gid and groups (read once; the
+ * first 64, NTACL_TOKEN_GROUPS, as in the writer's), Everyone,
+ * Authenticated Users.
+ */
 #include "worker/secdesc_posix.h"
 
 #include <string.h>

@@ -5,6 +5,17 @@
  * a conflict is parked and runs again whenever a LOCK_RELEASED message
  * names its file; CANCEL, close, logoff and disconnect end it.
  */
+
+/*
+ * Local locks.
+ *
+ * - Local locks: an SMB LOCK is not granted over a range a local process
+ *   holds with fcntl() (POSIX or OFD locks): vfs lock_test (F_OFD_GETLK,
+ *   one syscall per LOCK request, none on READ/WRITE); a blocking LOCK
+ *   held up that way looks again every second (its park deadline).
+ *   usmbd takes no kernel locks itself, so local processes do not see
+ *   SMB locks.
+ */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

@@ -5,6 +5,23 @@
  * (worker/state.c); the holder's worker only tells its client and, on the
  * acknowledgement, wakes the waiting openers (BREAK_ACK messages).
  */
+
+/*
+ * Lease break acks in another worker.
+ *
+ * - Lease break acks in another worker.  A client may acknowledge a
+ *   lease break on any of its connections, so possibly in a worker
+ *   (another user of the same client GUID) that holds no open of the
+ *   lease.  The acking worker finds the file and the workers that hold
+ *   opens of the lease with shm_lease_holders (client GUID + lease key
+ *   -> fid + pids, disconnected opens left out) and sends each
+ *   SHM_WMSG_BREAK_WAIT: "the break you wait on moved on, look again".
+ *   Openers parked on that break (PARK_BREAK) in those workers re-run
+ *   and go on at once.  When the ack starts a staged follow-up break (RH
+ *   -> R after an overwrite), the acking worker sends it as
+ *   SHM_WMSG_BREAK to one holder, which delivers it to its connection
+ *   (worker/smb2_oplock.c, lease_ack_tell_holders).
+ */
 #include "worker/smb2_oplock.h"
 
 #include <errno.h>

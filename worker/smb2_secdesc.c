@@ -12,6 +12,36 @@
  * under the stored descriptor itself; when the writer refuses, the POSIX
  * side is put back.
  */
+
+/*
+ * Two locks, in detail.
+ *
+ * Two locks.  An open of an existing file with a stored descriptor is
+ * granted only when the NT access check (proto/ntacl.c, MS-DTYP 2.5.3.2:
+ * per bit, the first matching effective ACE decides; the owner holds
+ * READ_CONTROL and WRITE_DAC unless an OWNER RIGHTS ACE is present;
+ * MAXIMUM_ALLOWED is what that grants; a NULL DACL grants all) grants
+ * the rights asked for AND the kernel opens the file.
+ * FILE_READ_ATTRIBUTES and SYNCHRONIZE are always granted (the kernel
+ * gives stat to whoever may look the name up; MS-FSA grants it from the
+ * parent's list right). DELETE also comes from the parent's
+ * FILE_DELETE_CHILD.  A create needs ADD_FILE / ADD_SUBDIRECTORY in the
+ * parent's stored descriptor.
+ */
+
+/*
+ * The hot path.
+ *
+ * Hot path. A share root where a descriptor was ever stored carries
+ * security.usmbd.share (set by the writer, SDW_OP_MARK, before the first
+ * store; a local account cannot remove it).  A tree reads it at its
+ * first CREATE and, while unmarked, again at most once a second (a
+ * coarse clock, no syscall), so another worker's first store is seen
+ * within a second. On an unmarked share a CREATE costs nothing more; on
+ * a marked one, one fgetxattr of the opened file (ENODATA when it has no
+ * descriptor), and a create looks at its parent's descriptor (one open
+ * of the parent, one fgetxattr).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -4,6 +4,19 @@
  * and hard links, security descriptors.  QUERY_INFO is in
  * worker/smb2_info.c.
  */
+
+/*
+ * The rename destination check.
+ *
+ * - Rename destination check (worker/smb2_setinfo.c
+ *   info_rename_parent_check): only the renaming client's (ClientGuid's)
+ *   own opens of the destination directory can refuse the rename with
+ *   SHARING_VIOLATION, as in Samba, whose check sees the opens of the
+ *   smbd serving that client.  A rename onto an existing file breaks
+ *   that file's handle caching, waits, and is refused with ACCESS_DENIED
+ *   while the file is still open (worker/state.c state_rename_target;
+ *   MS-FSA 2.1.5.14.11).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

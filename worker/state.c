@@ -6,6 +6,46 @@
  * way into and out of the shared state (share modes, leases, durable
  * records) is in worker/state_open.c.
  */
+
+/*
+ * What Samba 4.22's smbtorture checks besides (issue 21).
+ *
+ * - What Samba 4.22's smbtorture checks besides (issue 21): an overwrite
+ *   or supersede meets the share modes as a writer (shm_open_rec
+ *   check_access: FILE_WRITE_DATA counted, not kept); delete on close
+ *   breaks the other lease keys' handle caching (SET_INFO disposition
+ *   and the CLOSE of a FILE_DELETE_ON_CLOSE handle wait for the ack; a
+ *   close nobody waits on, at tdis, logoff or disconnect, only sends
+ *   them: state_break_handle_caching); a lease is granted no read
+ *   caching on a file with byte-range locks, and an open with
+ *   READ_CONTROL is not a stat open beside which RWH could be granted
+ *   (shm/leases.c); a durable open with an RH lease holding byte-range
+ *   locks is not kept at disconnect (worker/durable.c
+ *   durable_still_qualifies); a write or rename that must break a
+ *   disconnected durable open's caching closes the disconnected opens
+ *   (state_purge_unbreakable); a renamed file is reported once more as
+ *   MODIFIED (attributes, creation) to the watches that do not see file
+ *   names (worker/smb2_notify.c smb2_notify_renamed); the same change
+ *   twice in a row is queued once, and a watch keeps its first request's
+ *   buffer size as it keeps its filter (changes that never fit it answer
+ *   NOTIFY_ENUM_DIR).
+ */
+
+/*
+ * Named streams in the share modes.
+ *
+ * - Named streams in the share modes (MS-FSA 2.1.5.1.2, as Samba does
+ *   it): a stream's opens are records under the stream's id
+ *   (worker/state.c state_file_id) and a copy of each sits in its file's
+ *   stream list (the opens db, key = the file's 16-byte key + 'S'; walks
+ *   over file ids skip it; a copy whose open is gone, e.g. purged, is
+ *   ignored and dropped).  An open of the file asking for DELETE fails
+ *   with SHARING_VIOLATION while a stream is open without
+ *   FILE_SHARE_DELETE; a file made delete pending stays (header only)
+ *   while streams are open, its opens and its streams' get
+ *   DELETE_PENDING, and the last stream close unlinks it
+ *   (shm_open_remove_stream, shm_close_result.delete_base).
+ */
 #include "worker/state.h"
 #include "worker/state_priv.h"
 

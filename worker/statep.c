@@ -21,6 +21,38 @@
  * Nothing the master does waits for it: a purge is sent and forgotten, a
  * status asks it like any child, with a deadline.
  */
+
+/*
+ * What it does, in detail.
+ *
+ * - Start: attaches with SHM_INIT (makes the databases in the master's
+ *   empty files, or keeps those it finds after a restart, and the id
+ *   counter), walks sessions, opens and locks once, then says hello.
+ *   LMDB trusts its file, so an env rewritten by a compromised worker
+ *   crashes or fails here, before anything depends on it.
+ * - MSG_STATE_PURGE (u32 dead pid + the live workers' pids, for a wake
+ *   set that overflowed): shm_purge_worker, wake the waiters, clear the
+ *   writer-lock record if it names the dead pid.  The master queues
+ *   purges (daemon/statectl.c, up to 1,024, oldest dropped with a log
+ *   line) and sends them with a plain non-blocking send when the state
+ *   process is up: a full channel keeps them queued; it kills no one.
+ * - Durable expiry on its own 5 s tick (shm_expire_durable).
+ * - MSG_INFO_REQ (status): one MSG_INFO_REP with its own record format
+ *   (daemon/statemsg.h: sessions, opens -- with share and path from the
+ *   durable record for disconnected ones -- and locks; cut short at 64
+ *   KiB and marked so).  daemon/ctl_info.c joins it with the workers'
+ *   reports. It is asked like a worker, with the same 2 s deadline:
+ *   silence is "# state busy" (JSON "state": "busy"), never a wait;
+ *   "down" while it restarts.  usmbctl ping never involves it.
+ * - Every 2 s: MSG_STATE_COUNTS (sessions, opens, locks, map bytes) for
+ *   usmbctl metrics; the master shows -1 for counts older than 10 s.
+ *   The same walk checks the env: any error of a read-only walk (a
+ *   rewritten meta page shows as MDB_MAP_RESIZED forever; MDB_CORRUPTED,
+ *   MDB_PAGE_NOTFOUND...) or of a purge or expiry that LMDB calls
+ *   corrupt makes it exit with status 3.
+ * - The writer-lock watchdog (issue 20): a second thread, which never
+ *   touches LMDB's locks, reads the holder record every 250 ms (daemon/statectl.c).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -20,6 +20,66 @@
  * handle while other opens remained -- recorded in its own memory, which
  * no other process can write (unlink_as_vouch).
  */
+
+/*
+ * The whole flow, and its limits.
+ *
+ * Delete-on-close across users.  Windows checks DELETE when
+ * delete-on-close is asked for and deletes the file at the last close,
+ * whoever closes it; usmbd never switches credentials (Samba does, to
+ * the setter's), so the unlink is done by a process of the user who
+ * asked.  Each delete-pending name in the file's opens value carries a
+ * delete token: the euid of the worker that made it delete pending
+ * (FileDispositionInformation, or the close of a FILE_DELETE_ON_CLOSE
+ * open; shm/opens.c, v4), and the name's last close gets it back
+ * (shm_close_result.delete_uid).  The closing worker unlinks as before;
+ * when that fails with EACCES/EPERM (a sticky directory, a directory it
+ * may not write) and the token is another uid, it sends MSG_UNLINK_AS
+ * (uid, dev, ino, is_dir, its share name and share-relative path) to the
+ * master and goes on: nothing waits for an answer (worker/unlink_as.c).
+ * The master checks only what routing needs (not uid 0, not the sender's
+ * uid, an enabled passdb user or the guest account, a disk share of its
+ * config), adds the share's root path and forwards MSG_UNLINK_DO to
+ * every live worker of that uid; it starts none (daemon/route.c).  The
+ * receiving worker does not take the asker's word: it acts only on a
+ * delete it vouched for itself.  A worker that made a file delete
+ * pending and closes its handle while other opens remain (so the unlink
+ * is some other worker's last close) records share, path, dev, ino in a
+ * table in its own memory (UNLINK_AS_VOUCH_MAX = 256 entries, allocated
+ * once; when full the oldest is dropped with a warning).  An
+ * MSG_UNLINK_DO must match an entry on all of dev, ino, share and path,
+ * and consumes it; anything else is refused and logged ("unvouched
+ * request").  Entries also end after 24 h, or on the 1 s worker tick
+ * (looked at every 10 s, the tick stays armed only while entries are
+ * held) once the state env has shown no open of the file on two sweeps
+ * in a row; a worker holding entries does not exit idle.  Then it opens
+ * the root, resolves the parent beneath it (openat2 RESOLVE_BENEATH),
+ * unlinks the name only if it is still the same dev/ino (a file that
+ * took the name since is left, "not deleted" in the log) and logs the
+ * outcome. The invariant kept (DESIGN.md, security model): a compromised
+ * worker can make another user's worker delete only a file that user
+ * himself left delete pending, through an open he himself made -- what
+ * his client asked for anyway -- never an arbitrary file he could
+ * delete.  This is the guarantee issue 19 asks of "forwarded only when
+ * the state shows that uid's delete token", held in a place no other
+ * process can write: the delete tokens in the state env are written by
+ * workers, so a compromised one could forge a token and pass such a
+ * check in the master or the state process; the vouch table is in the
+ * receiving worker's own memory.  The master therefore forwards without
+ * looking at the state (it maps none), rate-limited per sender
+ * (Forwarding never kills, above).  Remaining gaps: if the vouching
+ * worker is gone before the last close (killed, crashed, a restart: idle
+ * exit is held off), the file stays, with "no live worker of USER ...
+ * the file is left" in the master's log (t/integ/state_doc.sh tests
+ * this); with several workers per user every one gets the request and
+ * the ones that did not vouch log it as unvouched; a replacement in the
+ * one-syscall window between the dev/ino check and unlinkat cannot be
+ * excluded; named streams and durable opens closed by another open
+ * (worker/durable.c) keep the old same-user unlink. Tests:
+ * t/integ/state_doc.sh with t/integ/state_doc.py (bob's file in a 1777
+ * directory, alice closes last: gone; bob's worker killed first: a new
+ * one unlinks it; a replaced inode is not deleted).
+ */
 #include "worker/unlink_as.h"
 
 #include <errno.h>

@@ -9,6 +9,24 @@
  * worker is touching a buffer).  Without io_uring (old kernel, a sandbox
  * that forbids it, USMBD_IO_URING=0) the worker stays on epoll alone.
  */
+
+/*
+ * Input by io_uring.
+ *
+ * Where the kernel allows io_uring (worker/uring.h), a connection's
+ * input comes by the ring instead: a receive
+ * (IORING_RECVSEND_POLL_FIRST) armed straight into the connection's
+ * buffer at rbuf + rlen, so the wait and the read are one
+ * io_uring_enter; the epoll set (channel, timers, signals, and a
+ * connection only while its output is stuck) is polled through the ring.
+ * While a receive is armed nothing else reads that socket or moves its
+ * rbuf (conn_process leaves the frames alone; wk_close cancels it
+ * synchronously first); completions carry fd | generation so a stale one
+ * (closed connection, reused fd) is dropped.  SINGLE_ISSUER |
+ * DEFER_TASKRUN: the kernel writes only inside our own io_uring_enter.
+ * USMBD_IO_URING=0 in the environment keeps a worker on epoll
+ * (t/integ/uring.sh runs both; so does an A/B bench).
+ */
 #ifndef USMBD_WORKER_URING_H
 #define USMBD_WORKER_URING_H
 

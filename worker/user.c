@@ -7,6 +7,28 @@
  * be regained (setresuid(0,0,0) must fail); any failure is fatal because a
  * child that kept root would break the whole security model.
  */
+
+/*
+ * IPC$-only workers (issue 20).
+ *
+ * - IPC$-only workers have no state (issue 20).  The guest account's
+ *   worker serves anonymous sessions (restrict anonymous below 2) and
+ *   guests (map to guest); when no share is guest ok neither may use a
+ *   disk share, so it is started IPC$ only: worker/user.c
+ *   user_worker_ipc_only decides at the start (uid of guest account, no
+ *   guest ok share), user_drop_worker leaves usmbd-state out of its
+ *   groups (and refuses a guest account whose primary group it is),
+ *   state_init(conf, 1) makes it never open the env or a mailbox, and a
+ *   disk TREE_CONNECT there is ACCESS_DENIED with a log line
+ *   (worker/smb2_tree.c).  What it gives up: its sessions are not in the
+ *   state env (the state process's session list); usmbctl status still
+ *   shows them from the worker's own report, and the master's session
+ *   table still has them.  A reload that makes a share guest ok ends
+ *   that worker (wk_reload, a log line; its IPC$ connections end), so
+ *   the next guest login starts a worker with the state; a connection
+ *   routed to it before it went is refused disk shares.  A passdb login
+ *   as the guest account is served IPC$ only too.
+ */
 #include "worker/worker.h"
 
 #include <errno.h>
