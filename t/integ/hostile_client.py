@@ -75,8 +75,18 @@ def hdr(cmd, mid=0, sid=0, tid=0, charge=1, credits=64, flags=0, nxt=0,
                        cmd, credits, flags, nxt, mid, 0xFEFF, tid, sid, sig)
 
 
+# HOSTILE_SRC: the source address of the connections (the pre-auth cases
+# come from 127.0.0.N, one address per case, so the logon-failure throttle they earn there does
+# not slow the health check's logins from 127.0.0.1).
+SRC = os.environ.get("HOSTILE_SRC")
+# The 5-character account name of the malformed AUTHENTICATE cases (one
+# per case, so the throttle by name does not add up either).
+BADNAME = (os.environ.get("HOSTILE_NAME", "") + "eve01")[:5]
+
+
 def connect(timeout=5.0):
-    s = socket.create_connection((HOST, PORT), timeout=timeout)
+    s = socket.create_connection((HOST, PORT), timeout=timeout,
+                                 source_address=(SRC, 0) if SRC else None)
     s.settimeout(timeout)
     return s
 
@@ -357,20 +367,20 @@ def pre_cases():
     C["ntlm-auth-fields-past-end"] = lambda: pre_auth3(ntlm_auth([(0xFFFF, 0xFFFFFF00)] * 6))
     C["ntlm-auth-off-wraps"] = lambda: pre_auth3(ntlm_auth([(0x10, 0xFFFFFFF8)] * 6))
     C["ntlm-auth-short-v2-blob"] = lambda: pre_auth3(ntlm_auth([(0, 0), (25, 88), (0, 0), (10, 113), (0, 0), (0, 0)],
-                                                               extra=b"\x01" * 25 + utf16("alice")))
+                                                               extra=b"\x01" * 25 + utf16(BADNAME)))
     blob = (b"\x01\x01" + b"\0" * 6 + b"\0" * 8 + b"\x11" * 8 + b"\0" * 4)
     C["ntlm-auth-av-no-eol"] = lambda: pre_auth3(ntlm_auth([(0, 0), (16 + len(blob) + 8, 88), (0, 0), (10, 88 + 16 + len(blob) + 8), (0, 0), (0, 0)],
-                                                           extra=b"\x22" * 16 + blob + struct.pack("<HH", 6, 0xFFFF) + b"\0" * 4 + utf16("alice")))
+                                                           extra=b"\x22" * 16 + blob + struct.pack("<HH", 6, 0xFFFF) + b"\0" * 4 + utf16(BADNAME)))
     avmic = struct.pack("<HHI", 6, 4, 2) + struct.pack("<HH", 0, 0)
     C["ntlm-auth-mic-no-room"] = lambda: pre_auth3(ntlm_auth([(0, 0), (16 + len(blob) + len(avmic), 64), (0, 0), (10, 64 + 16 + len(blob) + len(avmic)), (0, 0), (0, 0)],
-                                                             total_fixed=64, extra=b"\x22" * 16 + blob + avmic + utf16("alice")))
+                                                             total_fixed=64, extra=b"\x22" * 16 + blob + avmic + utf16(BADNAME)))
     C["ntlm-auth-odd-utf16-user"] = lambda: pre_auth3(ntlm_auth([(0, 0), (24, 88), (0, 0), (7, 112), (0, 0), (0, 0)], extra=b"\0" * 24 + b"a\0l\0i\0c"))
     C["ntlm-auth-surrogate-user"] = lambda: pre_auth3(ntlm_auth([(0, 0), (24, 88), (3, 112), (6, 116), (0, 0), (0, 0)],
                                                                 extra=b"\0" * 24 + b"\x00\xd8\x41\x00" + b"\x00\xdc\x00\xd8a\x00"))
     C["ntlm-auth-user-256"] = lambda: pre_auth3(ntlm_auth([(0, 0), (24, 88), (0, 0), (1024, 112), (0, 0), (0, 0)], extra=b"\0" * 24 + utf16("a" * 512)))
     C["ntlm-auth-keyexch-short"] = lambda: pre_auth3(ntlm_auth([(0, 0), (16 + len(blob) + 4, 88), (0, 0), (10, 88 + 16 + len(blob) + 4), (0, 0), (3, 88)],
-                                                               flags=0xE2088215 | 0x40000000, extra=b"\x22" * 16 + blob + b"\0" * 4 + utf16("alice")))
-    C["ntlm-auth-before-challenge"] = lambda: gss(ntlm_auth([(0, 0), (24, 88), (0, 0), (10, 112), (0, 0), (0, 0)], extra=b"\0" * 24 + utf16("alice")))()
+                                                               flags=0xE2088215 | 0x40000000, extra=b"\x22" * 16 + blob + b"\0" * 4 + utf16(BADNAME)))
+    C["ntlm-auth-before-challenge"] = lambda: gss(ntlm_auth([(0, 0), (24, 88), (0, 0), (10, 112), (0, 0), (0, 0)], extra=b"\0" * 24 + utf16(BADNAME)))()
     C["sess-bad-session-id"] = lambda: (lambda s: (describe(sess_setup(s, 1, NTLM_TYPE1, sid=0x4142434445464748)), s.close())[0])(negotiated())
     C["sess-binding-flag"] = lambda: (lambda s: (describe(sess_setup(s, 1, NTLM_TYPE1, flags=1)), s.close())[0])(negotiated())
 
