@@ -389,6 +389,14 @@ START_TEST(test_close_durable_record)
 	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), 0);
 	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
 	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), -ENOENT);
+	/* a record put afterwards (shm_durable_put) goes with its open too */
+	ck_assert_int_eq(shm_id_alloc(s, &a.persistent_id), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &a, NULL), 0);
+	d.persistent_id = a.persistent_id;
+	d.fid = F1;
+	ck_assert_int_eq(shm_durable_put(s, &d), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
+	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), -ENOENT);
 	drop_env(s);
 }
 END_TEST
