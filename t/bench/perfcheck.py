@@ -172,7 +172,7 @@ def hold_verdict(f, ops, sc, kind):
 
 
 def hold_limit(figs):
-    """The LIMIT line: open+close pairs/s one state env admits, from the
+    """An INFO line: open+close pairs/s one state env admits, from the
     CREATE and CLOSE windows (one client: nobody queues for the lock, so
     wait is mdb_txn_begin's own part, counted in: the lock is held there)."""
     c, z = figs.get("CREATE", {}).get("hold"), figs.get("CLOSE", {}).get("hold")
@@ -180,9 +180,11 @@ def hold_limit(figs):
         return
     _, ch, cw = statehold.per_txn(c, "create")
     _, zh, zw = statehold.per_txn(z, "close")
-    print("LIMIT state_env_pairs_per_s=%.0f hold_create_us=%.2f hold_close_us=%.2f "
+    print("INFO state_env_pairs_per_s=%.0f hold_create_us=%.2f hold_close_us=%.2f "
           "begin_create_us=%.2f begin_close_us=%.2f (1 / (hold+begin of a CREATE + "
-          "of a CLOSE); uncontended; t/bench/README.md \"The state layer's ceiling\")"
+          "of a CLOSE), one client, the worker under strace, which slows it: the "
+          "LIMIT line of make bench is measured without; t/bench/README.md "
+          "\"The state layer's ceiling\")"
           % (statehold.ceiling(ch + cw, zh + zw), ch / 1e3, zh / 1e3, cw / 1e3, zw / 1e3))
 
 
