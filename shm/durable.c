@@ -93,6 +93,31 @@ durable_get_txn(struct shm *s, MDB_txn *txn, uint64_t id, struct shm_durable_rec
 	return shm_durable_decode(v.mv_data, v.mv_size, d);
 }
 
+/*
+ * The open is flagged durable with its record: a close looks for a
+ * durable record only when its open says it has one (shm/opens.c).
+ */
+static int
+durable_flag_open_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d)
+{
+	struct shm_open_rec o;
+	struct shm_ofile of;
+	uint8_t *p;
+	int rc, i;
+
+	if ((rc = shm_ofile_load(s, txn, &d->fid, &of)) != 0)
+		return rc;
+	if ((i = shm_ofile_find(&of, d->persistent_id)) < 0)
+		return 0;
+	p = of.rec + (size_t)i * SHM_OREC_LEN;
+	shm_orec_get(p, &o);
+	if (o.flags & SHM_OPEN_DURABLE)
+		return 0;
+	o.flags |= SHM_OPEN_DURABLE;
+	shm_orec_put(p, &o);
+	return shm_ofile_store(s, txn, &d->fid, &of);
+}
+
 int
 shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 {
@@ -101,7 +126,9 @@ shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 
 	if ((rc = shm_wbegin(s, &txn)) != 0)
 		return rc;
-	return shm_wend(s, txn, shm_durable_put_txn(s, txn, d));
+	if ((rc = shm_durable_put_txn(s, txn, d)) == 0)
+		rc = durable_flag_open_txn(s, txn, d);
+	return shm_wend(s, txn, rc);
 }
 
 int

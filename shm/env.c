@@ -199,21 +199,60 @@ shm_writer_unmark(struct shm *s)
 	s->wmark = 0;
 }
 
-int
-shm_wbegin(struct shm *s, MDB_txn **txn)
+/* CLOCK_MONOTONIC in ns: the vDSO, no syscall (perfcheck counts them). */
+static uint64_t
+shm_clock_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+shm_wbegin_kind(struct shm *s, MDB_txn **txn, enum shm_txn_kind kind)
+{
+	uint64_t t0;
 	int rc;
 
 	if ((rc = shm_guard(s)) != 0)
 		return rc;
 	s->npend = 0;
+	t0 = shm_clock_ns();
 	rc = mdb_txn_begin(s->env, NULL, 0, txn);
 	if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
 		/* Another process grew the map: adopt its size and retry once. */
 		rc = mdb_txn_begin(s->env, NULL, 0, txn);
-	if (rc == 0)
+	if (rc == 0) {
 		shm_writer_mark(s);
+		s->txn_kind = (uint8_t)kind;
+		s->txn_locked_ns = shm_clock_ns();
+		s->hold[kind].wait_ns += s->txn_locked_ns - t0;
+	}
 	return shm_err(rc);
+}
+
+int
+shm_wbegin(struct shm *s, MDB_txn **txn)
+{
+	return shm_wbegin_kind(s, txn, SHM_TXN_OTHER);
+}
+
+/* The writer lock is released: count the hold. */
+static void
+shm_hold_end(struct shm *s)
+{
+	struct shm_hold *h = &s->hold[s->txn_kind < SHM_TXN_KINDS ?
+	    s->txn_kind : SHM_TXN_OTHER];
+
+	h->txns++;
+	h->hold_ns += shm_clock_ns() - s->txn_locked_ns;
+}
+
+void
+shm_hold_stats(const struct shm *s, struct shm_hold out[SHM_TXN_KINDS])
+{
+	memcpy(out, s->hold, sizeof(s->hold));
 }
 
 int
@@ -260,6 +299,7 @@ shm_wcommit(struct shm *s, MDB_txn *txn)
 		(void)raise(SIGSTOP);
 	}
 	rc = mdb_txn_commit(txn);
+	shm_hold_end(s);
 	shm_writer_unmark(s);
 	/* A failed commit has aborted the transaction. */
 	shm_hint_settle(s, rc == 0);
@@ -272,6 +312,7 @@ void
 shm_wabort(struct shm *s, MDB_txn *txn)
 {
 	mdb_txn_abort(txn);
+	shm_hold_end(s);
 	shm_writer_unmark(s);
 	shm_hint_settle(s, 0);
 }

@@ -564,7 +564,7 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 
 	if (new->persistent_id == 0)
 		return -EINVAL;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin_kind(s, &txn, SHM_TXN_CREATE)) != 0)
 		return rc;
 	if (new->has_base && (rc = slist_base_check(s, txn, &new->stream_base,
 	    new->link, cf)) != 0)
@@ -749,7 +749,9 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 	if (res == NULL)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	/* a withdrawal belongs to a CREATE that did not complete */
+	if ((rc = shm_wbegin_kind(s, &txn, (flags & SHM_DROP_DOC) ?
+	    SHM_TXN_CLOSE : SHM_TXN_OTHER)) != 0)
 		return rc;
 	rc = shm_open_drop_txn(s, txn, fid, persistent_id, flags, &r,
 	    &last, &dp);
@@ -757,8 +759,14 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 		goto out;
 	if ((rc = shm_brlock_remove_open_txn(s, txn, fid, persistent_id, &res->wake)) != 0)
 		goto out;
+	/*
+	 * Only a durable open has a durable record (shm_open_insert_ex and
+	 * shm_durable_put flag it): for the others the lookup would be a
+	 * second database searched with the writer lock held, for nothing.
+	 */
 	shm_be64_put(dk, persistent_id);
-	rc = mdb_del(txn, s->db_durable, &dkv, NULL);
+	rc = (r.flags & SHM_OPEN_DURABLE) ? mdb_del(txn, s->db_durable, &dkv,
+	    NULL) : MDB_NOTFOUND;
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		rc = shm_err(rc);
 		goto out;

@@ -81,6 +81,24 @@ int	shm_check_names(struct shm *);
 pid_t	shm_self(const struct shm *);
 /* Write transactions this handle committed (for the figures). */
 unsigned long shm_write_count(const struct shm *);
+/*
+ * How long this process held the LMDB writer lock, by kind of write
+ * transaction (the state layer's ceiling: t/bench/README.md, "The state
+ * layer's ceiling").  hold_ns: from mdb_txn_begin's return (the lock is
+ * ours) to mdb_txn_commit's (or abort's) return; wait_ns: from asking for
+ * the lock to having it, i.e. the queue behind other writers plus
+ * mdb_txn_begin's own work, which alone is all of it when nobody else
+ * writes.  Read with CLOCK_MONOTONIC through the vDSO: no syscall.
+ * CREATE is shm_open_insert_ex (the share-mode check and insert), CLOSE
+ * shm_open_remove and shm_open_remove_stream; OTHER everything else.
+ */
+enum shm_txn_kind { SHM_TXN_CREATE, SHM_TXN_CLOSE, SHM_TXN_OTHER, SHM_TXN_KINDS };
+struct shm_hold {
+	uint64_t	txns;
+	uint64_t	hold_ns;
+	uint64_t	wait_ns;
+};
+void	shm_hold_stats(const struct shm *, struct shm_hold out[SHM_TXN_KINDS]);
 /* Clears reader slots of dead processes; returns how many (or -errno). */
 int	shm_reader_check(struct shm *);
 /* Unique ids (persistent file ids, session ids); never 0. */

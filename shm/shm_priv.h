@@ -116,11 +116,17 @@ struct shm {
 	/* USMBD_TEST_STOP_IN_WRITE: stop once inside a write (tests) */
 	int			 test_stop;
 	unsigned		 brl_max_file;	/* locks per file; 0: BRL_MAX */
+	/* the writer lock's hold meter (shm.h, shm_hold_stats) */
+	uint8_t			 txn_kind;	/* of the open write transaction */
+	uint64_t		 txn_locked_ns;	/* when mdb_txn_begin returned */
+	struct shm_hold		 hold[SHM_TXN_KINDS];
 };
 
 /* Transactions.  Every error is returned as -errno. */
 int	shm_err(int mdb_rc);
 int	shm_wbegin(struct shm *, MDB_txn **);
+/* The same, counted under kind in the hold meter (shm_wbegin: OTHER). */
+int	shm_wbegin_kind(struct shm *, MDB_txn **, enum shm_txn_kind);
 int	shm_wcommit(struct shm *, MDB_txn *);
 void	shm_wabort(struct shm *, MDB_txn *);
 int	shm_rbegin(struct shm *, MDB_txn **);

@@ -252,8 +252,10 @@ ctlmsg_reload_conf(struct conf *old, struct conf *nc)
 void
 ctlmsg_metrics_final(int chan)
 {
-	int n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
+	int n;
 
+	state_metrics_fill(&metrics);
+	n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
 	/* Best effort: a master that is gone has no totals to keep. */
 	if (n > 0)
 		(void)msg_send(chan, MSG_METRICS_REP, 0, ctlmsg_buf, (size_t)n,
@@ -520,7 +522,10 @@ ctlmsg_handle(struct msg *m)
 		unlink_as_handle(m);
 		return 1;
 	case MSG_METRICS_REQ: {
-		int n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
+		int n;
+
+		state_metrics_fill(&metrics);
+		n = metrics_encode(&metrics, ctlmsg_buf, sizeof(ctlmsg_buf));
 
 		if (n > 0)
 			ctlmsg_reply(MSG_METRICS_REP, m->id, ctlmsg_buf, (size_t)n);

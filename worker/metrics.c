@@ -129,6 +129,11 @@ metrics_encode(const struct metrics *m, uint8_t *buf, size_t cap)
 	wcur_le64(&w, m->gate.logins);
 	wcur_le64(&w, m->gate.auth_failures);
 	wcur_le64(&w, m->gate.timeouts);
+	for (i = 0; i < METRICS_NTXN; i++) {
+		wcur_le64(&w, m->txn[i].txns);
+		wcur_le64(&w, m->txn[i].hold_ns);
+		wcur_le64(&w, m->txn[i].wait_ns);
+	}
 	return w.err ? -1 : (int)wcur_off(&w);
 }
 
@@ -164,6 +169,11 @@ metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len)
 	in.gate.logins = cur_le64(&c);
 	in.gate.auth_failures = cur_le64(&c);
 	in.gate.timeouts = cur_le64(&c);
+	for (i = 0; i < METRICS_NTXN; i++) {
+		in.txn[i].txns = cur_le64(&c);
+		in.txn[i].hold_ns = cur_le64(&c);
+		in.txn[i].wait_ns = cur_le64(&c);
+	}
 	if (c.err || cur_left(&c) != 0)
 		return -1;
 	metrics_add(sum, &in);
@@ -182,6 +192,11 @@ metrics_add(struct metrics *sum, const struct metrics *in)
 	sum->gate.logins += in->gate.logins;
 	sum->gate.auth_failures += in->gate.auth_failures;
 	sum->gate.timeouts += in->gate.timeouts;
+	for (i = 0; i < METRICS_NTXN; i++) {
+		sum->txn[i].txns += in->txn[i].txns;
+		sum->txn[i].hold_ns += in->txn[i].hold_ns;
+		sum->txn[i].wait_ns += in->txn[i].wait_ns;
+	}
 	for (i = 0; i < METRICS_NCMD; i++) {
 		struct metrics_cmd *s = &sum->cmd[i];
 		const struct metrics_cmd *mc = &in->cmd[i];
@@ -196,6 +211,35 @@ metrics_add(struct metrics *sum, const struct metrics *in)
 				    mc->status_count[j]);
 		s->status_other += mc->status_other;
 	}
+}
+
+/* The state env's writer lock (struct metrics_txn). */
+static void
+metrics_print_txn(FILE *f, const struct metrics *m)
+{
+	static const char *const kind[METRICS_NTXN] = { "create", "close",
+	    "other" };
+	int i;
+
+	fputs("# HELP usmbd_state_write_transactions_total Write transactions "
+	    "of the state env, by kind.\n"
+	    "# TYPE usmbd_state_write_transactions_total counter\n", f);
+	for (i = 0; i < METRICS_NTXN; i++)
+		fprintf(f, "usmbd_state_write_transactions_total{kind=\"%s\"} "
+		    "%llu\n", kind[i], (unsigned long long)m->txn[i].txns);
+	fputs("# HELP usmbd_state_write_hold_seconds_total Time the state "
+	    "env's writer lock was held, from the lock taken to the commit "
+	    "done.\n# TYPE usmbd_state_write_hold_seconds_total counter\n", f);
+	for (i = 0; i < METRICS_NTXN; i++)
+		fprintf(f, "usmbd_state_write_hold_seconds_total{kind=\"%s\"} "
+		    "%.9f\n", kind[i], m->txn[i].hold_ns / 1e9);
+	fputs("# HELP usmbd_state_write_wait_seconds_total Time from asking "
+	    "for the state env's writer lock to holding it (with the "
+	    "transaction's start).\n"
+	    "# TYPE usmbd_state_write_wait_seconds_total counter\n", f);
+	for (i = 0; i < METRICS_NTXN; i++)
+		fprintf(f, "usmbd_state_write_wait_seconds_total{kind=\"%s\"} "
+		    "%.9f\n", kind[i], m->txn[i].wait_ns / 1e9);
 }
 
 void
@@ -271,4 +315,5 @@ metrics_print(FILE *f, const struct metrics *m)
 	    (unsigned long long)m->gate.logins,
 	    (unsigned long long)m->gate.auth_failures,
 	    (unsigned long long)m->gate.timeouts);
+	metrics_print_txn(f, m);
 }

@@ -24,7 +24,8 @@
 #define METRICS_NCMD		19	/* SMB2_NCOMMANDS; index = command code */
 #define METRICS_NSTATUS		6	/* distinct statuses kept per command */
 #define METRICS_NBUCKETS	14	/* latency buckets, the last is +Inf */
-#define METRICS_VERSION		2
+#define METRICS_VERSION		3
+#define METRICS_NTXN		3	/* kinds of state write transactions */
 
 struct metrics_cmd {
 	uint64_t	count;
@@ -43,12 +44,24 @@ struct metrics_gate {
 	uint64_t	timeouts;	/* closed at the first-bytes or login deadline */
 };
 
+/*
+ * The state env's writer lock as this process held it, by kind of write
+ * transaction: [0] CREATE (share-mode check + insert), [1] CLOSE, [2]
+ * other (shm/shm.h, shm_hold_stats; copied in before each encoding).
+ */
+struct metrics_txn {
+	uint64_t	txns;
+	uint64_t	hold_ns;	/* lock taken -> commit done */
+	uint64_t	wait_ns;	/* asked -> lock taken (+ txn begin) */
+};
+
 struct metrics {
 	struct metrics_cmd cmd[METRICS_NCMD];
 	uint64_t	bytes_read;	/* READ data sent to clients */
 	uint64_t	bytes_written;	/* WRITE data received */
 	uint64_t	bad_command;	/* command codes beyond the table */
 	struct metrics_gate gate;
+	struct metrics_txn txn[METRICS_NTXN];
 };
 
 /* This process's counters. */

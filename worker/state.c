@@ -63,6 +63,7 @@
 #include "worker/dispatch.h"
 #include "worker/durable.h"
 #include "worker/file_open.h"
+#include "worker/metrics.h"
 #include "worker/open.h"
 #include "worker/smb2_notify.h"
 #include "worker/smb2_oplock.h"
@@ -92,6 +93,23 @@ int
 state_is_stateless(void)
 {
 	return st.stateless;
+}
+
+void
+state_metrics_fill(struct metrics *m)
+{
+	struct shm_hold h[SHM_TXN_KINDS];
+	int i;
+
+	/* Not state_shm(): asking for figures must not open the env. */
+	if (st.shm == NULL)
+		return;
+	shm_hold_stats(st.shm, h);
+	for (i = 0; i < SHM_TXN_KINDS && i < METRICS_NTXN; i++) {
+		m->txn[i].txns = h[i].txns;
+		m->txn[i].hold_ns = h[i].hold_ns;
+		m->txn[i].wait_ns = h[i].wait_ns;
+	}
 }
 
 struct shm *

@@ -76,6 +76,9 @@ struct shm	*state_shm(void);
 struct shm_wmsg	*state_wmsg(void);
 /* Closes both (worker exit). */
 void		 state_close(void);
+struct metrics;
+/* Copies the env's writer-lock hold meter into m->txn (none: untouched). */
+void		 state_metrics_fill(struct metrics *m);
 
 /*
  * The state key of a file: (st_dev, st_ino).  A named stream is a separate

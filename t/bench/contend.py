@@ -49,6 +49,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
+import statehold  # noqa: E402
 
 CLIENTS = [int(x) for x in os.environ.get("CONTEND_CLIENTS", "1,2,8").split(",") if x]
 N = int(os.environ.get("CONTEND_N", "2000"))	# ops per client
@@ -137,6 +138,7 @@ def run(srv, workload, nclients):
             if stage != "READY":
                 return "client did not get ready: %s" % (c.error or "no READY")
         txn0 = srv.last_txn() if hasattr(srv, "last_txn") else None
+        hold0 = statehold.sample(srv) if hasattr(srv, "last_txn") else None
         workers = srv.workers() if hasattr(srv, "workers") else None
         for c in clients:
             c.go()
@@ -145,6 +147,7 @@ def run(srv, workload, nclients):
             if stage != "DONE":
                 return "client did not finish: %s" % (c.error or "no DONE")
         txn1 = srv.last_txn() if hasattr(srv, "last_txn") else None
+        hold = statehold.delta(hold0, statehold.sample(srv) if hold0 else None)
         for c in clients:
             c.go()
         for g in gens:
@@ -169,10 +172,42 @@ def run(srv, workload, nclients):
     out["ops_per_s"] = ops / secs if secs > 0 else 0.0
     out["pairs"] = ops * PAIRS_PER_OP[workload]
     out["workers"] = workers
+    if hold is not None:
+        _, out["hold_create"], out["wait_create"] = statehold.per_txn(hold, "create")
+        _, out["hold_close"], out["wait_close"] = statehold.per_txn(hold, "close")
     if txn0 is not None and txn1 is not None:
         out["txn"] = txn1 - txn0
         out["txn_per_pair"] = (txn1 - txn0) / out["pairs"] if out["pairs"] else 0.0
     return out
+
+
+def print_limit(rows):
+    """The LIMIT line: open+close pairs per second one state env's writer
+    lock admits, 1 / (hold of a CREATE + hold of a CLOSE), from usmbd's
+    one-client createclose window (nobody else queues for the lock, so the
+    wait is mdb_txn_begin's own work, counted in); and the hold of the
+    most contended window, where preemption inside a transaction shows."""
+    mine = [(n, spread, r) for name, spread, wl, n, r in rows
+            if name == "usmbd" and wl == "createclose" and "hold_create" in r]
+    if not mine:
+        return
+    n, spread, r = min(mine, key=lambda x: x[0])
+    print("LIMIT state_env_pairs_per_s=%.0f clients=%d hold_create_us=%.2f "
+          "hold_close_us=%.2f begin_create_us=%.2f begin_close_us=%.2f "
+          "(1 / (hold+begin of a CREATE + of a CLOSE); t/bench/README.md "
+          "\"The state layer's ceiling\")" % (
+              statehold.ceiling(r["hold_create"] + r["wait_create"],
+                                r["hold_close"] + r["wait_close"]), n,
+              r["hold_create"] / 1e3, r["hold_close"] / 1e3,
+              r["wait_create"] / 1e3, r["wait_close"] / 1e3))
+    n, spread, r = max(mine, key=lambda x: (x[0], x[1]))
+    print("LIMIT state_env_pairs_per_s_contended=%.0f clients=%d spread=%d "
+          "hold_create_us=%.2f hold_close_us=%.2f wait_create_us=%.2f "
+          "wait_close_us=%.2f (1 / (hold of a CREATE + of a CLOSE) under "
+          "contention: a holder preempted inside its transaction shows here)" % (
+              statehold.ceiling(r["hold_create"], r["hold_close"]), n, spread,
+              r["hold_create"] / 1e3, r["hold_close"] / 1e3,
+              r["wait_create"] / 1e3, r["wait_close"] / 1e3))
 
 
 def main():
@@ -229,6 +264,11 @@ def main():
                     if "txn" in r:
                         line += " txn=%d txn_per_pair=%.3f txn_per_pair_max=%.3f" % (
                             r["txn"], r["txn_per_pair"], r["txn_per_pair_max"])
+                    if "hold_create" in r:
+                        line += (" hold_create_us=%.2f hold_close_us=%.2f wait_create_us=%.2f"
+                                 " wait_close_us=%.2f" % (
+                                     r["hold_create"] / 1e3, r["hold_close"] / 1e3,
+                                     r["wait_create"] / 1e3, r["wait_close"] / 1e3))
                     line += " truncated=%d" % r["truncated"]
                     print(line, flush=True)
                     rows.append((name, spread, wl, n, r))
@@ -244,6 +284,7 @@ def main():
             name, wl, n, r["workers"] if r["workers"] is not None else "-",
             "yes" if spread else "no", r["ops_per_s"] * k, r["min"] * k, r["max"] * k,
             "%.3f" % r["txn_per_pair"] if "txn_per_pair" in r else "-"))
+    print_limit(rows)
     if not os.environ.get("BENCH_KEEP"):
         subprocess.run(["rm", "-rf", tmp])
     return 1 if failed else 0

@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
+import statehold  # noqa: E402
 
 COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUERY_INFO",
             "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT")
@@ -64,6 +65,11 @@ SLACK = {"WRITE_96K": 0.25}
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
 # t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
 EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7}
+# The state env's writer-lock hold meter (t/bench/statehold.py): each of
+# these windows' requests makes one write transaction of that kind, timed
+# by the vDSO's clock (a clock_gettime syscall would show in strace).
+HOLD_PHASES = {"CREATE": "create", "CLOSE": "close", "CREATE_DOC": "create",
+               "CLOSE_DOC": "close"}
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.
 KNOWN = {}
@@ -143,9 +149,43 @@ def assertions():
         yield c, "alloc", "0 heap allocations per steady-state %s" % c
         if c in MAX_SYSCALLS:
             yield c, "sys", "at most %d syscalls per %s" % (MAX_SYSCALLS[c], LABEL[c])
+        if c in HOLD_PHASES:
+            yield c, "hold", ("the writer lock's hold of each %s is measured (one %s write "
+                              "transaction per request, timed, no clock syscall)"
+                              % (c, HOLD_PHASES[c]))
         if c in MIN_SPLICE:
             yield c, "splice", "payload of each %s spliced (at least %d splice calls)" % (
                 LABEL[c], MIN_SPLICE[c])
+
+
+def hold_verdict(f, ops, sc, kind):
+    """(ok, detail) of the hold meter over one window of ops requests."""
+    d = f.get("hold")
+    if d is None:
+        return False, "usmbctl metrics gave no usmbd_state_write_* figures"
+    n, hold, wait = statehold.per_txn(d, kind)
+    clocks = sc.get("clock_gettime", 0)
+    ok = n >= ops and hold > 0 and clocks == 0
+    return ok, ("%d %s transactions in %d requests, held %.2f us each (+ %.2f us "
+                "taking it), %d clock_gettime syscalls" % (n, kind, ops, hold / 1e3,
+                                                           wait / 1e3, clocks))
+
+
+def hold_limit(figs):
+    """An INFO line: open+close pairs/s one state env admits, from the
+    CREATE and CLOSE windows (one client: nobody queues for the lock, so
+    wait is mdb_txn_begin's own part, counted in: the lock is held there)."""
+    c, z = figs.get("CREATE", {}).get("hold"), figs.get("CLOSE", {}).get("hold")
+    if c is None or z is None:
+        return
+    _, ch, cw = statehold.per_txn(c, "create")
+    _, zh, zw = statehold.per_txn(z, "close")
+    print("INFO state_env_pairs_per_s=%.0f hold_create_us=%.2f hold_close_us=%.2f "
+          "begin_create_us=%.2f begin_close_us=%.2f (1 / (hold+begin of a CREATE + "
+          "of a CLOSE), one client, the worker under strace, which slows it: the "
+          "LIMIT line of make bench is measured without; t/bench/README.md "
+          "\"The state layer's ceiling\")"
+          % (statehold.ceiling(ch + cw, zh + zw), ch / 1e3, zh / 1e3, cw / 1e3, zw / 1e3))
 
 
 def measure(srv, n, tmp):
@@ -157,7 +197,9 @@ def measure(srv, n, tmp):
     for phase, stage in cl.events():
         if stage == "READY":
             pids = srv.serving_pids()
-            ctx = {"pids": pids, "m0": srv.malloc_counts(set(pids)),
+            # before the meters: the worker's answer is outside the window
+            h0 = statehold.sample(srv) if phase in HOLD_PHASES and hasattr(srv, "ctl") else None
+            ctx = {"pids": pids, "h0": h0, "m0": srv.malloc_counts(set(pids)),
                    "st": bl.Strace(pids, os.path.join(tmp, "strace." + phase)) if pids else None}
         elif ctx is not None:
             m1 = srv.malloc_counts(set(ctx["pids"]))
@@ -165,6 +207,8 @@ def measure(srv, n, tmp):
             allocs = sum(v[0] for v in m1.values()) - sum(v[0] for v in ctx["m0"].values())
             figs[phase] = {"pids": ctx["pids"], "syscalls": sc, "allocs": allocs,
                            "counted": bool(m1)}
+            if ctx["h0"] is not None:
+                figs[phase]["hold"] = statehold.delta(ctx["h0"], statehold.sample(srv))
             ctx = None
         cl.go()
     cl.finish()
@@ -256,6 +300,7 @@ def main():
             srv.stop()
         if os.environ.get("BENCH_KEEP") != "1":
             shutil.rmtree(tmp, ignore_errors=True)
+    hold_limit(figs)
     for cmd, kind, desc in assertions():
         f = figs.get(cmd)
         if f is None or not f.get("ops") or f.get("syscalls") is None:
@@ -274,6 +319,8 @@ def main():
             ok = f["counted"] and f["allocs"] == 0
             detail = ("%d in %d requests (%.2f per request)" % (f["allocs"], ops, f["allocs"] / ops)
                       if f["counted"] else "the malloc counter saw no serving process")
+        elif kind == "hold":
+            ok, detail = hold_verdict(f, ops, sc, HOLD_PHASES[cmd])
         elif kind == "splice":
             per = sc.get("splice", 0) / ops
             ok = per >= MIN_SPLICE[cmd]

@@ -120,6 +120,48 @@ START_TEST(test_gate_counters)
 }
 END_TEST
 
+/* The state's writer-lock meter travels, adds up and prints per kind. */
+START_TEST(test_state_txn_counters)
+{
+	struct metrics w, sum;
+	char *text = NULL;
+	size_t sz = 0;
+	FILE *f;
+	int n;
+
+	memset(&w, 0, sizeof(w));
+	memset(&sum, 0, sizeof(sum));
+	w.txn[0].txns = 200;
+	w.txn[0].hold_ns = 250000;
+	w.txn[0].wait_ns = 40000;
+	w.txn[1].txns = 199;
+	w.txn[1].hold_ns = 300000;
+	w.txn[2].wait_ns = 7;
+	n = metrics_encode(&w, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(metrics_decode_add(&sum, buf, (size_t)n), 0);
+	ck_assert_int_eq(metrics_decode_add(&sum, buf, (size_t)n), 0);
+	ck_assert_uint_eq(sum.txn[0].txns, 400);
+	ck_assert_uint_eq(sum.txn[0].hold_ns, 500000);
+	ck_assert_uint_eq(sum.txn[0].wait_ns, 80000);
+	ck_assert_uint_eq(sum.txn[1].txns, 398);
+	ck_assert_uint_eq(sum.txn[2].wait_ns, 14);
+	f = open_memstream(&text, &sz);
+	ck_assert_ptr_nonnull(f);
+	metrics_print(f, &sum);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "usmbd_state_write_transactions_total{kind=\"create\"} 400\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+	    "usmbd_state_write_transactions_total{kind=\"close\"} 398\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+	    "usmbd_state_write_hold_seconds_total{kind=\"create\"} 0.000500000\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+	    "usmbd_state_write_wait_seconds_total{kind=\"other\"} 0.000000014\n"));
+	free(text);
+}
+END_TEST
+
 /*
  * metrics_add(), which the master uses to fold the last counters of an
  * exited child into its retained total, gives what decoding both gives.
@@ -232,6 +274,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_status_slots_overflow);
 	tcase_add_test(tc, test_encode_decode_merge);
 	tcase_add_test(tc, test_gate_counters);
+	tcase_add_test(tc, test_state_txn_counters);
 	tcase_add_test(tc, test_add_matches_decode_add);
 	tcase_add_test(tc, test_decode_rejects_truncations);
 	tcase_add_test(tc, test_print_prometheus);

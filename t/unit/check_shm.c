@@ -338,6 +338,69 @@ START_TEST(test_write_txns_per_pair)
 }
 END_TEST
 
+/*
+ * The writer lock's hold meter: the insert counts as CREATE, the close as
+ * CLOSE, a withdrawal and anything else as OTHER, aborted transactions
+ * (a sharing violation) too, each with a hold and a wait.
+ */
+START_TEST(test_hold_meter)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mkopen(0, RD | WR, 0), b = mkopen(0, RD, S_ALL);
+	struct shm_hold h0[SHM_TXN_KINDS], h[SHM_TXN_KINDS];
+
+	ck_assert_int_eq(shm_id_alloc(s, &a.persistent_id), 0);
+	ck_assert_int_eq(shm_id_alloc(s, &b.persistent_id), 0);
+	shm_hold_stats(s, h0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &a, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &b, NULL), -EBUSY);
+	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &b, NULL), 0);
+	ck_assert_int_eq(shm_open_withdraw(s, &F1, NULL, b.persistent_id), 0);
+	shm_hold_stats(s, h);
+	ck_assert_uint_eq(h[SHM_TXN_CREATE].txns - h0[SHM_TXN_CREATE].txns, 3);
+	ck_assert_uint_eq(h[SHM_TXN_CLOSE].txns - h0[SHM_TXN_CLOSE].txns, 1);
+	ck_assert_uint_eq(h[SHM_TXN_OTHER].txns - h0[SHM_TXN_OTHER].txns, 1);
+	ck_assert_uint_gt(h[SHM_TXN_CREATE].hold_ns, h0[SHM_TXN_CREATE].hold_ns);
+	ck_assert_uint_gt(h[SHM_TXN_CREATE].wait_ns, h0[SHM_TXN_CREATE].wait_ns);
+	ck_assert_uint_gt(h[SHM_TXN_CLOSE].hold_ns, h0[SHM_TXN_CLOSE].hold_ns);
+	ck_assert_uint_gt(h[SHM_TXN_OTHER].hold_ns, h0[SHM_TXN_OTHER].hold_ns);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * A close searches the durable database only for a durable open; the
+ * durable record of one still goes with it.
+ */
+START_TEST(test_close_durable_record)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mkopen(0, RD, S_ALL);
+	struct shm_durable_rec d, out;
+
+	ck_assert_int_eq(shm_id_alloc(s, &a.persistent_id), 0);
+	memset(&d, 0, sizeof(d));
+	strcpy(d.path, "dir/f");
+	strcpy(d.share, "share");
+	strcpy(d.user, "alice");
+	d.timeout_ms = 60000;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, &d, NULL, NULL), 0);
+	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
+	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), -ENOENT);
+	/* a record put afterwards (shm_durable_put) goes with its open too */
+	ck_assert_int_eq(shm_id_alloc(s, &a.persistent_id), 0);
+	ck_assert_int_eq(shm_open_insert(s, &F1, &a, NULL), 0);
+	d.persistent_id = a.persistent_id;
+	d.fid = F1;
+	ck_assert_int_eq(shm_durable_put(s, &d), 0);
+	ck_assert_int_eq(shm_open_remove(s, &F1, a.persistent_id, NULL), 0);
+	ck_assert_int_eq(shm_durable_get(s, a.persistent_id, &out), -ENOENT);
+	drop_env(s);
+}
+END_TEST
+
 /* Holds a deny-all open of F1 until killed. */
 static void
 kid_deny_all(struct kid *k)
@@ -883,6 +946,8 @@ shm_suite(void)
 	tcase_add_test(tc, test_stream_share_delete);
 	tcase_add_test(tc, test_share_check_client);
 	tcase_add_test(tc, test_write_txns_per_pair);
+	tcase_add_test(tc, test_hold_meter);
+	tcase_add_test(tc, test_close_durable_record);
 	tcase_add_test(tc, test_two_process_sharing);
 	tcase_add_test(tc, test_reader_check_dead_child);
 	tcase_add_test(tc, test_durable);
