@@ -28,6 +28,17 @@
 
 #define AUTH_NAME_MAX		64
 
+/*
+ * What an authmsg_req carries (its mech).  NTLMSSP: the three messages.
+ * Kerberos: the SPNEGO mechToken (a GSS-API krb5 AP-REQ) as `authenticate`,
+ * negotiate and challenge empty; the master hands it to the ticket helper
+ * unread (HACKING.md "Kerberos logons").
+ */
+#define AUTHMSG_MECH_NTLMSSP	0
+#define AUTHMSG_MECH_KRB5	1
+/* The mechanism's answer in a verdict (the AP-REP), at most this long. */
+#define AUTH_MECH_OUT_MAX	512
+
 struct authmsg_req {
 	char		 client[64];		/* peer address, for logs and throttling */
 	const uint8_t	*negotiate;		/* views into the message buffer */
@@ -36,6 +47,7 @@ struct authmsg_req {
 	uint32_t	 challenge_len;
 	const uint8_t	*authenticate;
 	uint32_t	 authenticate_len;
+	uint32_t	 mech;			/* AUTHMSG_MECH_* */
 };
 
 struct authmsg_rep {
@@ -46,6 +58,14 @@ struct authmsg_rep {
 	uint32_t	 gid;
 	char		 user[AUTH_NAME_MAX];	/* Unix account, "" for anonymous */
 	char		 domain[AUTH_NAME_MAX];	/* as the client sent it, UTF-8 */
+	/*
+	 * Kerberos: seconds the ticket has left (the session expires then,
+	 * MS-SMB2 3.3.5.5.3); 0 = no end (NTLM).  mech_out: the AP-REP
+	 * for the client (mutual authentication), empty for NTLM.
+	 */
+	uint32_t	 lifetime;
+	uint32_t	 mech_out_len;
+	uint8_t		 mech_out[AUTH_MECH_OUT_MAX];
 };
 
 /*

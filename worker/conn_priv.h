@@ -121,6 +121,7 @@ struct sess_auth {
 	uint8_t		 mech_types[256];	/* DER of the client's mechTypes */
 	uint32_t	 mech_types_len;
 	uint8_t		 server_challenge[8];
+	int		 krb_mech;	/* SPNEGO_MECH_KRB5(_MS) chosen, else 0 */
 };
 
 /* How a connection asks the master for a verdict: gate or worker. */

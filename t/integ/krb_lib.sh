@@ -12,7 +12,9 @@
 #
 # Variables set:
 #	KRB_REALM	USMBD.TEST
-#	KRB_HOST	the host name clients use for the server: localhost
+#	KRB_HOST	the host name clients use for the server: this host's
+#			name (it must resolve to 127.0.0.1; Samba's clients
+#			refuse Kerberos to "localhost" and to addresses)
 #			(the service principal is cifs/$KRB_HOST@$KRB_REALM)
 #	KRB_PORT	the KDC's port on 127.0.0.1
 #	KRB_KEYTAB	$T/krb/usmbd.keytab: cifs/$KRB_HOST's keys, root-owned,
@@ -35,7 +37,7 @@
 #	krb_stop		stop the KDC (also done at exit)
 
 KRB_REALM=USMBD.TEST
-KRB_HOST=localhost
+KRB_HOST=$(hostname)
 KRB_PORT=
 KRB_KEYTAB=
 KRB_PID=
@@ -78,7 +80,9 @@ krb_start() {
 	local life=${1:-10h} d=$T/krb i
 
 	mkdir -p "$d"
-	chmod 0700 "$d"
+	# 0755: every krb5 program of the test (the helper runs as usmbd-krb)
+	# reads krb5.conf here; the keytab itself is root 0600.
+	chmod 0755 "$d"
 	KRB_PORT=$(integ_free_port) || return 1
 	KRB_KEYTAB=$d/usmbd.keytab
 	export KRB5_CONFIG=$d/krb5.conf
