@@ -636,8 +636,21 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		if (s->state == SESS_EXPIRED ||
 		    (s->expire != 0 && conn_now() >= s->expire)) {
 			s->state = SESS_EXPIRED;
-			if (command != SMB2_LOGOFF)
+			if (command != SMB2_LOGOFF) {
+				/*
+				 * Answered signed, as the session signs
+				 * (clients that require signing take no
+				 * unsigned status), once the request
+				 * proves itself with the session's key.
+				 */
+				st = dispatch_check_signature(c, req, s);
+				if (st != STATUS_SUCCESS) {
+					d->s = NULL;
+					return st;
+				}
+				req->sess = s;
 				return STATUS_NETWORK_SESSION_EXPIRED;
+			}
 		}
 		req->sess = s;
 	} else if (s != NULL)
@@ -808,7 +821,7 @@ dispatch_rsp_protect(struct conn *c, struct dispatch_walk *w,
 	/* Sign when the session signs: not guest/anonymous, not pending. */
 	if (ss != NULL && ss->signing && st != STATUS_PENDING &&
 	    (pv->sign_final == ss ||
-	    (ss->state == SESS_VALID &&
+	    ((ss->state == SESS_VALID || ss->state == SESS_EXPIRED) &&
 	    (ss->signing_required || (d->h.flags & SMB2_FLAGS_SIGNED)))))
 		w->outs[w->nout].sign_sess = ss;
 	if (pv->sign_final == ss)

@@ -42,6 +42,7 @@
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
 #include <krb5.h>
+#include <profile.h>
 
 #include "daemon/conf.h"
 #include "daemon/krbmsg.h"
@@ -60,6 +61,7 @@ struct krb {
 	krb5_keytab	 kt;		/* MEMORY:, NULL before the first keytab */
 	gss_cred_id_t	 cred;
 	unsigned	 gen;		/* keytabs loaded, names the MEMORY: one */
+	OM_uint32	 skew;		/* libdefaults clockskew, seconds */
 	uint8_t		 mbuf[MSG_BUF_SIZE];
 	uint8_t		 obuf[sizeof(struct krbmsg_rep) + 64];
 	struct krbmsg_rep rep;
@@ -236,6 +238,13 @@ krb_answer(gss_ctx_id_t ctx, gss_name_t src, OM_uint32 time_rec,
 	r->key_len = (uint32_t)keys->elements[0].length;
 	memcpy(r->key, keys->elements[0].value, r->key_len);
 	explicit_bzero(keys->elements[0].value, keys->elements[0].length);
+	/*
+	 * MIT's acceptor counts the clock skew allowance into time_rec
+	 * (and gss_inquire_context's lifetime): the ticket itself ends that
+	 * much earlier, and that is when the session must.
+	 */
+	if (time_rec != GSS_C_INDEFINITE)
+		time_rec = time_rec > krb.skew ? time_rec - krb.skew : 1;
 	r->lifetime = time_rec == GSS_C_INDEFINITE ? 0x7fffffff : time_rec;
 	r->pac = (uint32_t)krb_has_pac(src);
 	rc = 0;
@@ -298,6 +307,21 @@ send:
 		(void)gss_delete_sec_context(&min, &ctx, GSS_C_NO_BUFFER);
 }
 
+/* krb5.conf's clockskew (MIT's default 300 s). */
+static void
+krb_read_skew(void)
+{
+	struct _profile_t *prof = NULL;
+	int skew = 300;
+
+	if (krb5_get_profile(krb.ctx, &prof) == 0) {
+		(void)profile_get_integer(prof, "libdefaults", "clockskew", NULL,
+		    300, &skew);
+		profile_release(prof);
+	}
+	krb.skew = skew > 0 ? (OM_uint32)skew : 0;
+}
+
 int
 krb_main(struct conf *conf, int chan)
 {
@@ -313,6 +337,7 @@ krb_main(struct conf *conf, int chan)
 		log_warnx("krb: krb5_init_context failed");
 		return 1;
 	}
+	krb_read_skew();
 	if ((rc = confine_worker()) != 0) {
 		errno = -rc;
 		log_warn("krb: cannot install its seccomp filter");
