@@ -35,6 +35,27 @@ krb_helper_pid() {
 	    done
 }
 
+# usmbctl testparm checks the keytab.
+"$USMBCTL" -s "$CONF" testparm >/dev/null 2>"$T/tp.err"
+check "testparm lists the keytab's cifs/ key" \
+    grep -q "keytab: cifs/$KRB_HOST@$KRB_REALM" "$T/tp.err"
+check_fails "testparm finds a key for this host's name" \
+    grep -q "has no cifs/ key\|keytab.*warning" "$T/tp.err"
+sed 's/^\(.*dedicated keytab file = \).*/\1\/nonexistent.keytab/' "$CONF" \
+    >"$T/bad.conf"
+"$USMBCTL" -s "$T/bad.conf" testparm >/dev/null 2>"$T/tp.err"
+check "testparm warns of a keytab it cannot read" \
+    grep -q "warning: keytab /nonexistent.keytab" "$T/tp.err"
+cp "$KRB_KEYTAB" "$T/open.keytab"
+chmod 0644 "$T/open.keytab"
+sed "s|^\(.*dedicated keytab file = \).*|\1$T/open.keytab|; s|^\(.*realm = \).*|\1OTHER.REALM|" \
+    "$CONF" >"$T/bad.conf"
+"$USMBCTL" -s "$T/bad.conf" testparm >/dev/null 2>"$T/tp.err"
+check "testparm warns of a keytab others may read" \
+    grep -q "is mode 0644" "$T/tp.err"
+check "testparm warns of no cifs/ key in the realm" \
+    grep -q "has no cifs/ key for" "$T/tp.err"
+
 # NEGOTIATE offers Kerberos: smbclient -k would refuse otherwise.
 krb_kinit alice
 echo "alice's words" >"$T/a.txt"
