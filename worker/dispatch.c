@@ -603,6 +603,26 @@ dispatch_check_request(struct conn *c, const struct dispatch_one *d)
 }
 
 /*
+ * MS-SMB2 3.3.5.2.9: on an expired session LOGOFF, CLOSE and unlocks are
+ * still served (as Samba, which smbtorture's smb2.session.expire2* check;
+ * CANCEL and ECHO name no session here).  A LOCK is an unlock when its
+ * first element says so (MS-SMB2 2.2.26: the elements are all unlocks or
+ * none, which the handler checks).
+ */
+static int
+dispatch_expired_ok(const struct smb2_req *req, uint16_t command)
+{
+	struct cur b = req->body;
+
+	if (command == SMB2_LOGOFF || command == SMB2_CLOSE)
+		return 1;
+	if (command != SMB2_LOCK)
+		return 0;
+	cur_skip(&b, 2 + 2 + 4 + 16 + 8 + 8);	/* to Locks[0].Flags */
+	return (cur_le32(&b) & 0x04u) != 0 && !b.err;	/* SMB2_LOCKFLAG_UNLOCK */
+}
+
+/*
  * The session the request names: valid, not expired, its signature and
  * its encryption as the session requires.  A channel's request is served
  * against its session on the session's home connection.
@@ -636,7 +656,7 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		if (s->state == SESS_EXPIRED ||
 		    (s->expire != 0 && conn_now() >= s->expire)) {
 			s->state = SESS_EXPIRED;
-			if (command != SMB2_LOGOFF) {
+			if (!dispatch_expired_ok(req, command)) {
 				/*
 				 * Answered signed, as the session signs
 				 * (clients that require signing take no

@@ -171,7 +171,8 @@ check "and still takes the ticket" krb_smb -c "ls"
 # smbtorture with Kerberos: the session's end at the ticket's end, and
 # re-authentication with a fresh ticket keeping the opens.
 if [ "${KRB_TORTURE:-1}" = 1 ]; then
-	for t in expire1n expire1s expire1e expire_disconnect reauth1; do
+	for t in expire1n expire1s expire1e expire2s expire2e expire_disconnect \
+	    reauth1; do
 		if timeout 120 smbtorture "//$KRB_HOST/share" -p "$PORT" \
 		    -U "alice%$KRB_ALICE_PW" --realm="$KRB_REALM" \
 		    --use-kerberos=required "smb2.session.$t" >"$T/tort.out" 2>&1 &&
