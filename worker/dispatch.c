@@ -602,24 +602,16 @@ dispatch_check_request(struct conn *c, const struct dispatch_one *d)
 	return dispatch_check_charge(c, &d->h, body, blen);
 }
 
-/*
- * MS-SMB2 3.3.5.2.9: on an expired session LOGOFF, CLOSE and unlocks are
- * still served (as Samba, which smbtorture's smb2.session.expire2* check;
- * CANCEL and ECHO name no session here).  A LOCK is an unlock when its
- * first element says so (MS-SMB2 2.2.26: the elements are all unlocks or
- * none, which the handler checks).
- */
+/* MS-SMB2 3.3.5.2.9 (as Samba): an expired session's LOGOFF, CLOSE, unlock. */
 static int
 dispatch_expired_ok(const struct smb2_req *req, uint16_t command)
 {
 	struct cur b = req->body;
 
-	if (command == SMB2_LOGOFF || command == SMB2_CLOSE)
-		return 1;
 	if (command != SMB2_LOCK)
-		return 0;
-	cur_skip(&b, 2 + 2 + 4 + 16 + 8 + 8);	/* to Locks[0].Flags */
-	return (cur_le32(&b) & 0x04u) != 0 && !b.err;	/* SMB2_LOCKFLAG_UNLOCK */
+		return command == SMB2_LOGOFF || command == SMB2_CLOSE;
+	cur_skip(&b, 2 + 2 + 4 + 16 + 8 + 8);	/* to Locks[0].Flags (2.2.26) */
+	return (cur_le32(&b) & 0x04u) != 0 && !b.err;	/* UNLOCK */
 }
 
 /*
@@ -657,12 +649,7 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		    (s->expire != 0 && conn_now() >= s->expire)) {
 			s->state = SESS_EXPIRED;
 			if (!dispatch_expired_ok(req, command)) {
-				/*
-				 * Answered signed, as the session signs
-				 * (clients that require signing take no
-				 * unsigned status), once the request
-				 * proves itself with the session's key.
-				 */
+				/* Signed (clients require it) if it verifies. */
 				st = dispatch_check_signature(c, req, s);
 				if (st != STATUS_SUCCESS) {
 					d->s = NULL;
