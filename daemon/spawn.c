@@ -275,8 +275,10 @@ spawn_krb_tick(int64_t now)
 
 		if (c->pid <= 0 || c->role != CHILD_KRB || c->dying)
 			continue;
-		if (!want)
+		if (!want) {
+			c->stopping = 1;	/* asked for: not a death */
 			spawn_kill(c, "Kerberos is off");
+		}
 		return;
 	}
 	if (!want || master.shutting_down || now < spawn_next_krb_ms)
