@@ -183,5 +183,17 @@ if [ "${KRB_TORTURE:-1}" = 1 ]; then
 		fi
 	done
 fi
+# A reload without Kerberos ends the helper; NEGOTIATE offers only NTLMSSP.
+integ_conf
+check "reload without Kerberos" "$USMBCTL" -s "$CONF" reload
+for i in $(seq 1 30); do
+	[ -z "$(krb_helper_pid)" ] && break
+	sleep 0.1
+done
+check "the helper is gone" test -z "$(krb_helper_pid)"
+krb_kinit alice
+check_fails "a ticket is no longer taken" krb_smb -c "ls"
+check "a password is" smbclient "//127.0.0.1/share" -p "$PORT" \
+    -U "alice%$ALICE_PW" --use-kerberos=off -c "ls"
 check "the master is alive at the end" kill -0 "$SERVER_PID"
 finish
