@@ -628,6 +628,8 @@ auth_answer(struct child *c, uint32_t id, const char *client,
 			rep->flags |= AUTH_FLAG_RELAY;
 		}
 		explicit_bzero(rep->session_key, sizeof(rep->session_key));
+		explicit_bzero(rep->full_key, sizeof(rep->full_key));
+		rep->full_key_len = 0;
 	}
 	delay = auth_throttle(client, name, rep->status != STATUS_SUCCESS);
 	if (delay == 0) {

@@ -238,6 +238,11 @@ auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
 	 * 3.3.5.5.3, as Windows and Samba), zero-padded when shorter.
 	 */
 	memcpy(rep->session_key, kr->key, kr->key_len < 16 ? kr->key_len : 16);
+	if (kr->key_len > 16) {
+		rep->full_key_len = kr->key_len < AUTH_FULL_KEY_MAX ?
+		    kr->key_len : AUTH_FULL_KEY_MAX;
+		memcpy(rep->full_key, kr->key, rep->full_key_len);
+	}
 	rep->lifetime = kr->lifetime > 0 ? kr->lifetime : 1;
 	rep->mech_out_len = kr->out_len;
 	memcpy(rep->mech_out, kr->out, kr->out_len);
@@ -248,6 +253,8 @@ auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
 	return;
 fail:
 	explicit_bzero(rep->session_key, sizeof(rep->session_key));
+	explicit_bzero(rep->full_key, sizeof(rep->full_key));
+	rep->full_key_len = 0;
 	rep->uid = rep->gid = 0;
 	rep->user[0] = '\0';
 	master.auth_failures++;

@@ -83,6 +83,9 @@ authmsg_rep_encode(const struct authmsg_rep *r, uint8_t *buf, size_t cap)
 	if (r->mech_out_len > sizeof(r->mech_out))
 		return -EMSGSIZE;
 	put_blob(&w, r->mech_out, r->mech_out_len);
+	if (r->full_key_len > sizeof(r->full_key))
+		return -EMSGSIZE;
+	put_blob(&w, r->full_key, r->full_key_len);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -104,6 +107,10 @@ authmsg_rep_decode(struct authmsg_rep *r, const uint8_t *p, size_t len)
 	if (r->mech_out_len > sizeof(r->mech_out))
 		return -EBADMSG;
 	cur_bytes(&c, r->mech_out, r->mech_out_len);
+	r->full_key_len = cur_le32(&c);
+	if (r->full_key_len > sizeof(r->full_key))
+		return -EBADMSG;
+	cur_bytes(&c, r->full_key, r->full_key_len);
 	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
 }
 

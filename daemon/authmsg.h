@@ -38,6 +38,7 @@
 #define AUTHMSG_MECH_KRB5	1
 /* The mechanism's answer in a verdict (the AP-REP), at most this long. */
 #define AUTH_MECH_OUT_MAX	512
+#define AUTH_FULL_KEY_MAX	32
 
 struct authmsg_req {
 	char		 client[64];		/* peer address, for logs and throttling */
@@ -66,6 +67,13 @@ struct authmsg_rep {
 	uint32_t	 lifetime;
 	uint32_t	 mech_out_len;
 	uint8_t		 mech_out[AUTH_MECH_OUT_MAX];
+	/*
+	 * Kerberos: the whole session key when longer than 16 bytes
+	 * (MS-SMB2 Session.FullSessionKey, for the AES-256 ciphers of 3.1.1);
+	 * 0 = session_key is all of it.  Withheld with session_key.
+	 */
+	uint32_t	 full_key_len;
+	uint8_t		 full_key[AUTH_FULL_KEY_MAX];
 };
 
 /*

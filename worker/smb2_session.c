@@ -417,8 +417,14 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 		}
 		return STATUS_SUCCESS;
 	}
-	smb2_derive_keys(c->dialect, c->cipher, s->session_key,
-	    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
+	/* Kerberos' AES-256 session key is longer (smb2_derive_keys_full). */
+	if (s->auth != NULL && s->auth->full_key_len > 16)
+		smb2_derive_keys_full(c->dialect, c->cipher, s->auth->full_key,
+		    s->auth->full_key_len,
+		    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
+	else
+		smb2_derive_keys(c->dialect, c->cipher, s->session_key,
+		    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
 	memcpy(s->signing_key, k.signing, sizeof(s->signing_key));
 	memcpy(s->enc_key, k.enc, sizeof(s->enc_key));
 	memcpy(s->dec_key, k.dec, sizeof(s->dec_key));

@@ -120,6 +120,11 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		s->guest = 0;
 		s->anonymous = 0;
 		memcpy(s->session_key, arep.session_key, 16);
+		if (arep.full_key_len <= sizeof(s->auth->full_key)) {
+			s->auth->full_key_len = arep.full_key_len;
+			memcpy(s->auth->full_key, arep.full_key,
+			    arep.full_key_len);
+		}
 	}
 	if (binding)
 		st = sess_bind_keys(c, s, arep.session_key, &sflags);
@@ -141,6 +146,7 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	s->state = SESS_VALID;
 	/* MS-SMB2 3.3.5.5.3: the session ends with the ticket. */
 	s->expire = conn_now() + (arep.lifetime > 0 ? arep.lifetime : 1);
+	explicit_bzero(s->auth->full_key, sizeof(s->auth->full_key));
 	free(s->auth);
 	s->auth = NULL;
 	if (s->signing)
@@ -158,6 +164,10 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	    (unsigned long long)s->session_id, s->user,
 	    (unsigned)arep.lifetime, reauth ? " re-authenticated" : "");
 out:
+	if (s->auth != NULL) {
+		explicit_bzero(s->auth->full_key, sizeof(s->auth->full_key));
+		s->auth->full_key_len = 0;
+	}
 	explicit_bzero(&arep, sizeof(arep));
 	return st;
 }

@@ -78,7 +78,8 @@ fuzz_authmsg(const uint8_t *p, size_t n)
 	    req.mech > AUTHMSG_MECH_KRB5)
 		abort();
 	if (authmsg_rep_decode(&rep, p, n) == 0 &&
-	    rep.mech_out_len > sizeof(rep.mech_out))
+	    (rep.mech_out_len > sizeof(rep.mech_out) ||
+	    rep.full_key_len > sizeof(rep.full_key)))
 		abort();
 }
 

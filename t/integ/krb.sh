@@ -172,7 +172,7 @@ check "and still takes the ticket" krb_smb -c "ls"
 # re-authentication with a fresh ticket keeping the opens.
 if [ "${KRB_TORTURE:-1}" = 1 ]; then
 	for t in expire1n expire1s expire1e expire2s expire2e expire_disconnect \
-	    reauth1; do
+	    reauth1 encryption-aes-256-gcm encryption-aes-256-ccm; do
 		if timeout 120 smbtorture "//$KRB_HOST/share" -p "$PORT" \
 		    -U "alice%$KRB_ALICE_PW" --realm="$KRB_REALM" \
 		    --use-kerberos=required "smb2.session.$t" >"$T/tort.out" 2>&1 &&

@@ -20,6 +20,7 @@
 #include "daemon/conf.h"
 #include "daemon/krbmsg.h"
 #include "daemon/usermap.h"
+#include "proto/kdf.h"
 #include "proto/spnego.h"
 
 static uint8_t buf[sizeof(struct krbmsg_rep) + 64];
@@ -241,6 +242,30 @@ START_TEST(test_spnego_krb5)
 }
 END_TEST
 
+/* Kerberos' 32-byte session key: only the AES-256 cipher keys see it all. */
+START_TEST(test_full_key)
+{
+	struct smb2_keys a, b, c;
+	uint8_t key[32], hash[64];
+	int i;
+
+	for (i = 0; i < 32; i++)
+		key[i] = (uint8_t)(i * 7 + 1);
+	memset(hash, 0x42, sizeof(hash));
+	smb2_derive_keys(0x311, 2, key, hash, &a);
+	smb2_derive_keys_full(0x311, 2, key, 32, hash, &b);
+	ck_assert_mem_eq(&a, &b, sizeof(a));	/* AES-128: the first 16 */
+	smb2_derive_keys(0x311, 4, key, hash, &a);
+	smb2_derive_keys_full(0x311, 4, key, 16, hash, &b);
+	ck_assert_mem_eq(&a, &b, sizeof(a));	/* NTLM's 16 bytes */
+	smb2_derive_keys_full(0x311, 4, key, 32, hash, &c);
+	ck_assert_mem_eq(a.signing, c.signing, sizeof(a.signing));
+	ck_assert_mem_eq(a.app, c.app, sizeof(a.app));
+	ck_assert(memcmp(a.enc, c.enc, sizeof(a.enc)) != 0);
+	ck_assert(memcmp(a.dec, c.dec, sizeof(a.dec)) != 0);
+}
+END_TEST
+
 static Suite *
 krb_suite(void)
 {
@@ -252,6 +277,7 @@ krb_suite(void)
 	tcase_add_test(tc, test_usermap);
 	tcase_add_test(tc, test_auth_krb_map);
 	tcase_add_test(tc, test_spnego_krb5);
+	tcase_add_test(tc, test_full_key);
 	suite_add_tcase(s, tc);
 	return s;
 }
