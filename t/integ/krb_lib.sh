@@ -26,7 +26,8 @@
 #	KRB_ALICE_PW KRB_BOB_PW	the principals' passwords
 #
 # Functions:
-#	krb_start [LIFE]	make the realm, principals alice, bob,
+#	krb_start [LIFE]	make the usmbd-krb account when absent, the
+#				realm, principals alice, bob,
 #				cifs/$KRB_HOST (keys in $KRB_KEYTAB) and start
 #				the KDC; LIFE is the realm's max ticket life
 #				(default 10h); returns 1 when it does not come
@@ -79,6 +80,9 @@ krb_kinit() {
 krb_start() {
 	local life=${1:-10h} d=$T/krb i
 
+	# The ticket helper's account (scripts/install-deps.sh makes it too).
+	id usmbd-krb >/dev/null 2>&1 ||
+	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin -U usmbd-krb
 	mkdir -p "$d"
 	# 0755: every krb5 program of the test (the helper runs as usmbd-krb)
 	# reads krb5.conf here; the keytab itself is root 0600.
