@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/auth_krb.h"
 #include "daemon/authmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
@@ -455,6 +456,12 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep,
 	}
 	auth_copy_name(rep->domain, sizeof(rep->domain), a.domain);
 	auth_copy_name(name, PASSDB_NAME_MAX, a.user);
+	if (master.conf->ntlm_disabled) {
+		/* A Kerberos-only site: no NTLMSSP logon of any kind. */
+		rep->status = STATUS_NTLM_BLOCKED;
+		why = "NTLM refused (`ntlm auth = no`)";
+		goto fail;
+	}
 	if (a.user[0] == '\0' && a.nt_len == 0) {
 		if (auth_challenge_replayed(ch)) {
 			log_warnx("logon from %s: anonymous exchange replayed "
@@ -554,7 +561,7 @@ fail:
 static void
 auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
 {
-	uint8_t buf[512];
+	uint8_t buf[1024];
 	int len;
 
 	len = authmsg_rep_encode(rep, buf, sizeof(buf));
@@ -575,7 +582,6 @@ auth_handle_req(struct child *c, const struct msg *m)
 	char name[PASSDB_NAME_MAX];
 	struct authmsg_req req;
 	struct authmsg_rep rep;
-	int delay, i;
 
 	if (authmsg_req_decode(&req, m->payload, m->len) != 0) {
 		spawn_kill(c, "malformed MSG_AUTH_REQ");
@@ -583,34 +589,51 @@ auth_handle_req(struct child *c, const struct msg *m)
 	}
 	/* A new attempt voids the previous verdict until it is answered. */
 	c->has_verdict = 0;
+	if (req.mech == AUTHMSG_MECH_KRB5) {
+		/* Answered when the ticket helper has judged the ticket. */
+		auth_krb_start(c, m->id, &req);
+		return;
+	}
 	auth_verdict(&req, &rep, name);
+	auth_answer(c, m->id, req.client, name, &rep);
+	explicit_bzero(&rep, sizeof(rep));
+}
+
+void
+auth_answer(struct child *c, uint32_t id, const char *client,
+    const char *name, struct authmsg_rep *rep)
+{
+	int delay, i;
+
 	/*
 	 * A worker is pinned to one uid: another uid's session key is not
 	 * its business, whoever's exchange it forwarded.  The verdict goes
 	 * without it; the worker refuses such a session (or keeps the one it
 	 * re-authenticates) and says so, as it did with the key.
 	 */
-	if (c->role == CHILD_WORKER && rep.status == STATUS_SUCCESS &&
-	    rep.uid != c->uid) {
+	if (c->role == CHILD_WORKER && rep->status == STATUS_SUCCESS &&
+	    rep->uid != c->uid) {
 		log_warnx("logon of %s from %s: session key of uid %u withheld "
-		    "from worker %d of uid %u", rep.user[0] ? rep.user :
-		    "(anonymous)", req.client, (unsigned)rep.uid, (int)c->pid,
+		    "from worker %d of uid %u", rep->user[0] ? rep->user :
+		    "(anonymous)", client, (unsigned)rep->uid, (int)c->pid,
 		    (unsigned)c->uid);
 		/*
 		 * A real user's session may be relayed to a worker of that
 		 * user (MSG_RELAY): the master keeps the whole verdict,
 		 * key included, for that one request of this worker.
 		 */
-		if (!(rep.flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)) &&
-		    rep.uid != 0) {
-			route_relay_record(c, m->id, &rep, master_now_ms());
-			rep.flags |= AUTH_FLAG_RELAY;
+		if (!(rep->flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)) &&
+		    rep->uid != 0) {
+			route_relay_record(c, id, rep, master_now_ms());
+			rep->flags |= AUTH_FLAG_RELAY;
 		}
-		explicit_bzero(rep.session_key, sizeof(rep.session_key));
+		explicit_bzero(rep->session_key, sizeof(rep->session_key));
+		explicit_bzero(rep->full_key, sizeof(rep->full_key));
+		rep->full_key_len = 0;
 	}
-	delay = auth_throttle(req.client, name, rep.status != STATUS_SUCCESS);
+	delay = auth_throttle(client, name, rep->status != STATUS_SUCCESS);
 	if (delay == 0) {
-		auth_reply(c, m->id, &rep);
+		auth_reply(c, id, rep);
 		return;
 	}
 	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
@@ -621,16 +644,16 @@ auth_handle_req(struct child *c, const struct msg *m)
 		d->in_use = 1;
 		d->due_ms = master_now_ms() + delay;
 		d->pid = c->pid;
-		d->id = m->id;
-		d->rep = rep;
-		log_debug(2, "reply to %s delayed %d ms", req.client, delay);
+		d->id = id;
+		d->rep = *rep;
+		log_debug(2, "reply to %s delayed %d ms", client, delay);
 		return;
 	}
 	/* Flooded: refuse rather than answer without the delay. */
-	log_warnx("auth delay queue full: refusing a logon from %s", req.client);
-	memset(&rep, 0, sizeof(rep));
-	rep.status = STATUS_REQUEST_NOT_ACCEPTED;
-	auth_reply(c, m->id, &rep);
+	log_warnx("auth delay queue full: refusing a logon from %s", client);
+	memset(rep, 0, sizeof(*rep));
+	rep->status = STATUS_REQUEST_NOT_ACCEPTED;
+	auth_reply(c, id, rep);
 }
 
 void
@@ -642,6 +665,7 @@ auth_tick(void)
 
 	if (now - auth_flushed_ms >= AUTH_FLUSH_MS)
 		auth_flush();
+	auth_krb_tick();
 	for (i = 0; i < AUTH_MAX_DELAYED; i++) {
 		struct auth_delayed *d = &auth_queue[i];
 
@@ -667,6 +691,6 @@ auth_timeout_ms(void)
 			best = d->due_ms;
 	}
 	if (best < 0)
-		return -1;
+		return auth_krb_waiting() ? 1000 : -1;
 	return best <= now ? 0 : (int)(best - now);
 }

@@ -47,6 +47,7 @@ authmsg_req_encode(const struct authmsg_req *r, uint8_t *buf, size_t cap)
 	put_blob(&w, r->negotiate, r->negotiate_len);
 	put_blob(&w, r->challenge, r->challenge_len);
 	put_blob(&w, r->authenticate, r->authenticate_len);
+	wcur_le32(&w, r->mech);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -60,7 +61,9 @@ authmsg_req_decode(struct authmsg_req *r, const uint8_t *p, size_t len)
 	r->negotiate = get_blob(&c, &r->negotiate_len);
 	r->challenge = get_blob(&c, &r->challenge_len);
 	r->authenticate = get_blob(&c, &r->authenticate_len);
-	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
+	r->mech = cur_le32(&c);
+	return c.err || cur_left(&c) != 0 || r->mech > AUTHMSG_MECH_KRB5 ?
+	    -EBADMSG : 0;
 }
 
 int
@@ -76,6 +79,13 @@ authmsg_rep_encode(const struct authmsg_rep *r, uint8_t *buf, size_t cap)
 	wcur_le32(&w, r->gid);
 	put_str(&w, r->user, sizeof(r->user));
 	put_str(&w, r->domain, sizeof(r->domain));
+	wcur_le32(&w, r->lifetime);
+	if (r->mech_out_len > sizeof(r->mech_out))
+		return -EMSGSIZE;
+	put_blob(&w, r->mech_out, r->mech_out_len);
+	if (r->full_key_len > sizeof(r->full_key))
+		return -EMSGSIZE;
+	put_blob(&w, r->full_key, r->full_key_len);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -92,6 +102,15 @@ authmsg_rep_decode(struct authmsg_rep *r, const uint8_t *p, size_t len)
 	r->gid = cur_le32(&c);
 	get_str(&c, r->user, sizeof(r->user));
 	get_str(&c, r->domain, sizeof(r->domain));
+	r->lifetime = cur_le32(&c);
+	r->mech_out_len = cur_le32(&c);
+	if (r->mech_out_len > sizeof(r->mech_out))
+		return -EBADMSG;
+	cur_bytes(&c, r->mech_out, r->mech_out_len);
+	r->full_key_len = cur_le32(&c);
+	if (r->full_key_len > sizeof(r->full_key))
+		return -EBADMSG;
+	cur_bytes(&c, r->full_key, r->full_key_len);
 	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
 }
 

@@ -28,6 +28,18 @@
 
 #define AUTH_NAME_MAX		64
 
+/*
+ * What an authmsg_req carries (its mech).  NTLMSSP: the three messages.
+ * Kerberos: the SPNEGO mechToken (a GSS-API krb5 AP-REQ) as `authenticate`,
+ * negotiate and challenge empty; the master hands it to the ticket helper
+ * unread (HACKING.md "Kerberos logons").
+ */
+#define AUTHMSG_MECH_NTLMSSP	0
+#define AUTHMSG_MECH_KRB5	1
+/* The mechanism's answer in a verdict (the AP-REP), at most this long. */
+#define AUTH_MECH_OUT_MAX	512
+#define AUTH_FULL_KEY_MAX	32
+
 struct authmsg_req {
 	char		 client[64];		/* peer address, for logs and throttling */
 	const uint8_t	*negotiate;		/* views into the message buffer */
@@ -36,6 +48,7 @@ struct authmsg_req {
 	uint32_t	 challenge_len;
 	const uint8_t	*authenticate;
 	uint32_t	 authenticate_len;
+	uint32_t	 mech;			/* AUTHMSG_MECH_* */
 };
 
 struct authmsg_rep {
@@ -46,6 +59,21 @@ struct authmsg_rep {
 	uint32_t	 gid;
 	char		 user[AUTH_NAME_MAX];	/* Unix account, "" for anonymous */
 	char		 domain[AUTH_NAME_MAX];	/* as the client sent it, UTF-8 */
+	/*
+	 * Kerberos: seconds the ticket has left (the session expires then,
+	 * MS-SMB2 3.3.5.5.3); 0 = no end (NTLM).  mech_out: the AP-REP
+	 * for the client (mutual authentication), empty for NTLM.
+	 */
+	uint32_t	 lifetime;
+	uint32_t	 mech_out_len;
+	uint8_t		 mech_out[AUTH_MECH_OUT_MAX];
+	/*
+	 * Kerberos: the whole session key when longer than 16 bytes
+	 * (MS-SMB2 Session.FullSessionKey, for the AES-256 ciphers of 3.1.1);
+	 * 0 = session_key is all of it.  Withheld with session_key.
+	 */
+	uint32_t	 full_key_len;
+	uint8_t		 full_key[AUTH_FULL_KEY_MAX];
 };
 
 /*

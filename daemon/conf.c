@@ -506,6 +506,9 @@ conf_free(struct conf *c)
 	free(c->workgroup);
 	free(c->server_string);
 	free(c->admin_group);
+	free(c->realm);
+	free(c->dedicated_keytab);
+	free(c->username_map);
 	for (i = 0; i < c->nshares; i++)
 		conf_share_clear(&c->shares[i]);
 	free(c->shares);
@@ -571,6 +574,19 @@ conf_defaults(void)
 		return NULL;
 	}
 	return c;
+}
+
+const char *
+conf_keytab_path(const struct conf *c)
+{
+	switch (c->kerberos_method) {
+	case KRB_METHOD_SYSTEM:
+		return CONF_SYSTEM_KEYTAB;
+	case KRB_METHOD_DEDICATED:
+		return c->dedicated_keytab;
+	default:
+		return NULL;
+	}
 }
 
 const struct conf_share *

@@ -23,6 +23,13 @@ enum conf_signing { SIGNING_AUTO, SIGNING_MANDATORY, SIGNING_DISABLED };
 /* Samba's `smb encrypt` values: off, if_required/auto/default, desired, required */
 enum conf_encrypt { ENCRYPT_OFF, ENCRYPT_IF_REQUIRED, ENCRYPT_DESIRED, ENCRYPT_REQUIRED };
 enum conf_map_guest { MAP_GUEST_NEVER, MAP_GUEST_BAD_USER };
+/*
+ * Samba's `kerberos method`: where the service keys are.  "default" and
+ * "secrets only" mean Samba's secrets.tdb, which usmbd has not: Kerberos
+ * is off.
+ */
+enum conf_krb_method { KRB_METHOD_OFF, KRB_METHOD_SYSTEM, KRB_METHOD_DEDICATED };
+#define CONF_SYSTEM_KEYTAB	"/etc/krb5.keytab"
 
 struct conf_share {
 	char		*name;		/* as written in the section header */
@@ -78,6 +85,12 @@ struct conf {
 	int		 max_locks_per_file;	/* all opens of a file; default 4096 */
 	char		*admin_group;	/* srvsvc administrators (levels 2, 502); NULL: none */
 	int		 restrict_anonymous;	/* Samba's; 0 allow, 1 no srvsvc, 2 refuse (default) */
+	/* Kerberos (README "Kerberos", HACKING.md "Kerberos logons"). */
+	char		*realm;		/* NULL: none (principals keep their realm) */
+	enum conf_krb_method kerberos_method;	/* default off */
+	char		*dedicated_keytab;	/* `dedicated keytab file` */
+	char		*username_map;	/* Samba's file format; NULL: none */
+	int		 ntlm_disabled;	/* `ntlm auth = no`: NTLMSSP logons refused */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };
@@ -93,6 +106,12 @@ void	conf_free(struct conf *);
 const struct conf_share *conf_share_find(const struct conf *, const char *name);
 /* Is user (a Unix account name) allowed by valid users / invalid users? */
 int	conf_share_user_ok(const struct conf_share *, const char *user);
+/*
+ * The keytab the ticket helper gets, from `kerberos method` and
+ * `dedicated keytab file`; NULL when Kerberos is off (then SPNEGO offers
+ * only NTLMSSP).
+ */
+const char *conf_keytab_path(const struct conf *);
 /* Prints the effective config as smb.conf text; verbose adds the defaults. */
 void	conf_dump(const struct conf *, FILE *, int verbose);
 /* "SMB2_02", "SMB3_11", ... -> DIALECT_*, or -1. */

@@ -41,6 +41,23 @@ static const struct conf_enum conf_map_guest_vals[] = {
 	{ NULL, 0 }
 };
 
+static const struct conf_enum conf_krb_method_vals[] = {
+	{ "default", KRB_METHOD_OFF }, { "secrets only", KRB_METHOD_OFF },
+	{ "system keytab", KRB_METHOD_SYSTEM },
+	{ "secrets and keytab", KRB_METHOD_SYSTEM },
+	{ "dedicated keytab", KRB_METHOD_DEDICATED },
+	{ NULL, 0 }
+};
+
+/* Samba's `ntlm auth` values; the NTLMv1 ones mean NTLMv2 here (no v1). */
+static const struct conf_enum conf_ntlm_auth_vals[] = {
+	{ "yes", 0 }, { "ntlmv2-only", 0 }, { "ntlmv1-permitted", 0 },
+	{ "mschapv2-and-ntlmv2-only", 0 }, { "true", 0 }, { "on", 0 },
+	{ "1", 0 },
+	{ "no", 1 }, { "disabled", 1 }, { "false", 1 }, { "off", 1 }, { "0", 1 },
+	{ NULL, 0 }
+};
+
 /* Samba's protocol names; the first spelling of a dialect is the one printed. */
 const struct conf_enum conf_proto_vals[] = {
 	{ "SMB2_02", DIALECT_202 }, { "SMB2_10", DIALECT_210 },
@@ -94,6 +111,12 @@ const struct conf_directive conf_directives[] = {
 	{ "max locks per file", D_INT, CONF_GLOBAL, G(max_locks_per_file), 1, 65535, NULL, 0 },
 	{ "server admin group", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(admin_group), 0, 0, NULL, 0 },
 	{ "restrict anonymous", D_INT, CONF_GLOBAL, G(restrict_anonymous), 0, 2, NULL, 0 },
+	/* Kerberos (issue 15): README "Kerberos". */
+	{ "realm", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(realm), 0, 0, NULL, 0 },
+	{ "kerberos method", D_ENUM, CONF_GLOBAL, G(kerberos_method), 0, 0, conf_krb_method_vals, 0 },
+	{ "dedicated keytab file", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(dedicated_keytab), 0, 0, NULL, 0 },
+	{ "username map", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(username_map), 0, 0, NULL, 0 },
+	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },

@@ -65,8 +65,12 @@ ctl_ops_ask_role(struct ctl_client *cl, int role, uint32_t want, uint32_t type,
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 
-		/* 0: gates and workers; the state process is asked apart. */
-		if ((role == 0 ? c->role != CHILD_STATE : (int)c->role == role) &&
+		/*
+		 * 0: gates and workers; the state process is asked apart, the
+		 * ticket helper answers only the master's tickets.
+		 */
+		if ((role == 0 ? c->role != CHILD_STATE && c->role != CHILD_KRB :
+		    (int)c->role == role) &&
 		    ctl_ops_askable(c) &&
 		    ctl_query_send(cl, c, type, p, len) == 0)
 			n++;
@@ -466,7 +470,7 @@ static void
 ctl_ops_metrics(FILE *f, const struct ctl_query *q)
 {
 	static const char *const role[CHILD_ROLES] = { "", "gate", "worker",
-	    "state", "sdw" };
+	    "state", "sdw", "krb" };
 	struct metrics *sum;
 	long sessions, opens, locks;
 	unsigned conns[3] = { 0, 0, 0 };

@@ -403,6 +403,11 @@ main_child(const char *role, const char *user, long uid, long gid)
 		setproctitle("-usmbd: state");
 		return statep_main(conf, master.conf_path, MSG_CHILD_FD);
 	}
+	if (strcmp(role, "krb") == 0) {
+		log_set_tag("krb");
+		setproctitle("-usmbd: krb");
+		return krb_main(conf, MSG_CHILD_FD);
+	}
 	if (strcmp(role, "sdw") == 0) {
 		log_set_tag("sdw");
 		setproctitle("-usmbd: sdw");

@@ -39,8 +39,8 @@ struct master {
 	/* Counters for `usmbctl metrics` (master side). */
 	uint64_t	 auth_failures;	/* logons refused */
 	uint64_t	 auth_successes;
-	uint64_t	 child_deaths[5];	/* unexpected exits, by enum child_role */
-	uint64_t	 child_starts[5];	/* children started, by enum child_role */
+	uint64_t	 child_deaths[6];	/* unexpected exits, by enum child_role */
+	uint64_t	 child_starts[6];	/* children started, by enum child_role */
 	/*
 	 * Messages the master would have forwarded from one child to another
 	 * (MSG_UNLINK_DO, MSG_CONN) but dropped: over the sender's rate or

@@ -123,6 +123,11 @@ enum msg_type {
 	 * MSG_HANDOFF_DONE (same id, u32 status).
 	 */
 	MSG_RELAY,
+	/*
+	 * ticket helper -> master: the answer to MSG_KRB_REQ of the same id
+	 * (daemon/krbmsg.h struct krbmsg_rep).
+	 */
+	MSG_KRB_REP,
 
 	/* master -> child */
 	/*
@@ -181,6 +186,13 @@ enum msg_type {
 	 * shared state (daemon/statemsg.h).  No answer.
 	 */
 	MSG_STATE_PURGE,
+	/*
+	 * master -> ticket helper (daemon/krbmsg.h): the keytab's fd, no
+	 * payload; and a client's krb5 token to verify, answered by
+	 * MSG_KRB_REP.
+	 */
+	MSG_KRB_KEYTAB,
+	MSG_KRB_REQ,
 };
 
 #define MSG_UNLINK_STR_MAX	4096	/* share, path and root, each */
@@ -193,6 +205,7 @@ enum msg_role {
 	MSG_ROLE_WORKER = 2,
 	MSG_ROLE_STATE = 3,
 	MSG_ROLE_SDW = 4,	/* the descriptor writer (worker/sdw.h) */
+	MSG_ROLE_KRB = 5,	/* the ticket helper (worker/krb.c) */
 };
 
 struct msg {

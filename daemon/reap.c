@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "daemon/auth_krb.h"
 #include "daemon/conf.h"
 #include "daemon/ctl.h"
 #include "daemon/log.h"
@@ -67,6 +68,8 @@ reap_children(void)
 		    WEXITSTATUS(status) == 0))
 			master.child_deaths[c->role]++;
 		/* The state process purges it; the master maps nothing. */
+		if (c != NULL && c->role == CHILD_KRB)
+			auth_krb_gone(c);
 		if (c != NULL && c->role == CHILD_STATE)
 			statectl_gone(c, status);
 		else if (c == NULL || c->role == CHILD_WORKER)

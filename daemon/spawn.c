@@ -46,6 +46,7 @@
 #include <linux/sockios.h>
 
 #include "daemon/auth.h"
+#include "daemon/auth_krb.h"
 #include "daemon/conf.h"
 #include "daemon/ctl.h"
 #include "daemon/listen.h"
@@ -147,6 +148,7 @@ spawn_role_name_of(enum child_role role)
 	case CHILD_WORKER:	return "worker";
 	case CHILD_STATE:	return "state";
 	case CHILD_SDW:		return "sdw";
+	case CHILD_KRB:		return "krb";
 	}
 	return "?";
 }
@@ -279,6 +281,35 @@ spawn_sdw_tick(int64_t now)
 			return;
 	spawn_next_sdw_ms = now + 1000;
 	(void)spawn_child(CHILD_SDW, NULL, 0, 0);
+}
+
+/*
+ * The ticket helper (worker/krb.c): one while a keytab is configured,
+ * started with the gates and again at most once a second after it died;
+ * a reload that turns Kerberos off ends it.
+ */
+static int64_t	spawn_next_krb_ms;
+
+static void
+spawn_krb_tick(int64_t now)
+{
+	int want = conf_keytab_path(master.conf) != NULL, i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid <= 0 || c->role != CHILD_KRB || c->dying)
+			continue;
+		if (!want) {
+			c->stopping = 1;	/* asked for: not a death */
+			spawn_kill(c, "Kerberos is off");
+		}
+		return;
+	}
+	if (!want || master.shutting_down || now < spawn_next_krb_ms)
+		return;
+	spawn_next_krb_ms = now + 1000;
+	(void)spawn_child(CHILD_KRB, NULL, 0, 0);
 }
 
 struct child *
@@ -482,6 +513,12 @@ spawn_broadcast(uint32_t type)
 			(void)spawn_send(c, MSG_SHUTDOWN, 0, drain, sizeof(drain));
 			continue;
 		}
+		/* The ticket helper reads no config: it gets the keytab again. */
+		if (type == MSG_RELOAD && c->pid > 0 && c->role == CHILD_KRB) {
+			if (!c->dying && c->hello && c->chan >= 0)
+				auth_krb_keytab(c);
+			continue;
+		}
 		if (c->pid > 0 && c->chan >= 0)
 			(void)spawn_send(c, type, 0, NULL, 0);
 		if (type == MSG_SHUTDOWN && c->pid > 0) {
@@ -566,6 +603,7 @@ spawn_tick(void)
 		}
 	}
 	spawn_sdw_tick(now);
+	spawn_krb_tick(now);
 	if (now < spawn_next_gate_ms)
 		return;
 	for (; have < want; have++) {
@@ -604,6 +642,8 @@ spawn_log_line(const struct child *c, int prio, const char *text, size_t len)
 		snprintf(tag, sizeof(tag), "gate");
 	else if (c->role == CHILD_STATE)
 		snprintf(tag, sizeof(tag), "state");
+	else if (c->role == CHILD_KRB || c->role == CHILD_SDW)
+		snprintf(tag, sizeof(tag), "%s", spawn_role_name_of(c->role));
 	else
 		snprintf(tag, sizeof(tag), "worker %s", c->user);
 	log_emit(prio, tag, (int)c->pid, text, len);
@@ -615,7 +655,8 @@ spawn_hello(struct child *c, const struct msg *m)
 {
 	uint32_t want = c->role == CHILD_GATE ? MSG_ROLE_GATE :
 	    c->role == CHILD_WORKER ? MSG_ROLE_WORKER :
-	    c->role == CHILD_STATE ? MSG_ROLE_STATE : MSG_ROLE_SDW;
+	    c->role == CHILD_STATE ? MSG_ROLE_STATE :
+	    c->role == CHILD_KRB ? MSG_ROLE_KRB : MSG_ROLE_SDW;
 	struct cur cur;
 	uint32_t role;
 
@@ -628,6 +669,8 @@ spawn_hello(struct child *c, const struct msg *m)
 		route_worker_hello(c);
 	else if (c->role == CHILD_STATE)
 		statectl_hello(c);
+	else if (c->role == CHILD_KRB)
+		auth_krb_keytab(c);
 	return 0;
 }
 
@@ -838,6 +881,10 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		if (c->role != CHILD_STATE || (m->type == MSG_STATE_COUNTS ?
 		    statectl_counts_msg(m) : statectl_writer_msg(m)) != 0)
 			bad = "bad MSG_STATE_COUNTS/WRITER";
+		break;
+	case MSG_KRB_REP:
+		if (c->role != CHILD_KRB || auth_krb_rep(c, m) != 0)
+			bad = "bad MSG_KRB_REP";
 		break;
 	case MSG_STATUS_REP:
 		/* The master does not ask yet; an answer is harmless. */

@@ -20,12 +20,15 @@
 
 /*
  * CHILD_STATE: the state process (daemon/statectl.h), one at a time;
- * CHILD_SDW: the descriptor writer (worker/sdw.h), one.
+ * CHILD_SDW: the descriptor writer (worker/sdw.h), one;
+ * CHILD_KRB: the ticket helper (worker/krb.c), one while a keytab is
+ * configured.
  */
 enum child_role {
-	CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_STATE = 3, CHILD_SDW = 4
+	CHILD_GATE = 1, CHILD_WORKER = 2, CHILD_STATE = 3, CHILD_SDW = 4,
+	CHILD_KRB = 5
 };
-#define CHILD_ROLES	5	/* arrays indexed by role */
+#define CHILD_ROLES	6	/* arrays indexed by role */
 
 /*
  * Rates of what a child makes the master do for it.  Log lines: a child

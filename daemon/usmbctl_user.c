@@ -19,6 +19,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/passdb.h"
+#include "daemon/usmbctl_krb.h"
 
 #define USMBCTL_PW_MAX	256	/* bytes of UTF-8; Windows allows 256 characters */
 
@@ -567,6 +568,7 @@ usmbctl_testparm(const char *path, int verbose)
 	if (c->map_to_guest == MAP_GUEST_BAD_USER && getpwnam(c->guest_account) == NULL)
 		fprintf(stderr, "warning: guest account '%s' does not exist\n",
 		    c->guest_account);
+	(void)usmbctl_testparm_krb(path, c, stderr);
 	fprintf(stderr, "Loaded services file OK.\n\n");
 	conf_dump(c, stdout, verbose);
 	conf_free(c);

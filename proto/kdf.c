@@ -55,11 +55,21 @@ smb2_derive_keys(uint16_t dialect, uint16_t cipher,
     const uint8_t session_key[16], const uint8_t preauth_hash[64],
     struct smb2_keys *out)
 {
+	smb2_derive_keys_full(dialect, cipher, session_key, 16, preauth_hash,
+	    out);
+}
+
+void
+smb2_derive_keys_full(uint16_t dialect, uint16_t cipher,
+    const uint8_t *full_key, size_t full_len, const uint8_t preauth_hash[64],
+    struct smb2_keys *out)
+{
+	const uint8_t *session_key = full_key;	/* its first 16 bytes */
 	static const uint8_t ctx_sign[] = "SmbSign";
 	static const uint8_t ctx_out[] = "ServerOut";
 	static const uint8_t ctx_in[] = "ServerIn ";	/* sic: trailing space */
 	static const uint8_t ctx_app[] = "SmbRpc";
-	size_t klen;
+	size_t klen, fl;
 
 	memset(out, 0, sizeof(*out));
 	if (dialect < SMB2_DIALECT_300) {
@@ -80,14 +90,15 @@ smb2_derive_keys(uint16_t dialect, uint16_t cipher,
 	}
 	/*
 	 * 3.1.1.  For the 256-bit ciphers MS-SMB2 takes Session.FullSessionKey
-	 * as Ki; NTLMSSP's session key is 16 bytes, so that is the same key.
+	 * as Ki: NTLMSSP's is 16 bytes, a Kerberos AES-256 one 32.
 	 */
 	klen = smb2_cipher_key_len(cipher) == 32 ? 32 : 16;
+	fl = klen == 32 && full_len > 16 ? (full_len > 32 ? 32 : full_len) : 16;
 	smb2_kdf(session_key, 16, LBL("SMBSigningKey"), preauth_hash, 64,
 	    out->signing, 16);
-	smb2_kdf(session_key, 16, LBL("SMBS2CCipherKey"), preauth_hash, 64,
+	smb2_kdf(full_key, fl, LBL("SMBS2CCipherKey"), preauth_hash, 64,
 	    out->enc, klen);
-	smb2_kdf(session_key, 16, LBL("SMBC2SCipherKey"), preauth_hash, 64,
+	smb2_kdf(full_key, fl, LBL("SMBC2SCipherKey"), preauth_hash, 64,
 	    out->dec, klen);
 	smb2_kdf(session_key, 16, LBL("SMBAppKey"), preauth_hash, 64,
 	    out->app, 16);

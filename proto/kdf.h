@@ -44,5 +44,14 @@ struct smb2_keys {
 void	smb2_derive_keys(uint16_t dialect, uint16_t cipher,
 	    const uint8_t session_key[16], const uint8_t preauth_hash[64],
 	    struct smb2_keys *out);
+/*
+ * The same with the whole session key (MS-SMB2 Session.FullSessionKey,
+ * full_len 16 to 32 bytes: a Kerberos AES-256 session key is 32): the
+ * 3.1.1 AES-256 cipher keys derive from all of it, everything else from
+ * its first 16 bytes, as Windows and Samba do.
+ */
+void	smb2_derive_keys_full(uint16_t dialect, uint16_t cipher,
+	    const uint8_t *full_key, size_t full_len,
+	    const uint8_t preauth_hash[64], struct smb2_keys *out);
 
 #endif

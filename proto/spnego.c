@@ -17,6 +17,14 @@ static const uint8_t spnego_oid[] = { 0x2b, 0x06, 0x01, 0x05, 0x05, 0x02 };
 static const uint8_t ntlmssp_oid[] = {
 	0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a
 };
+/* 1.2.840.113554.1.2.2, Kerberos 5 (RFC 1964) */
+static const uint8_t krb5_oid[] = {
+	0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02
+};
+/* 1.2.840.48018.1.2.2, Microsoft's Kerberos 5 OID (MS-SPNG 3.1.5.2) */
+static const uint8_t krb5_ms_oid[] = {
+	0x2a, 0x86, 0x48, 0x82, 0xf7, 0x12, 0x01, 0x02, 0x02
+};
 static const char neg_hint[] = "not_defined_in_RFC4178@please_ignore";
 
 static int
@@ -44,6 +52,14 @@ spnego_decode_mech_types(struct cur *ctx, struct spnego_token *out)
 			out->ntlmssp_offered = 1;
 			if (out->n_mech_types == 0)
 				out->ntlmssp_preferred = 1;
+		}
+		if (spnego_oid_is(&oid, krb5_oid, sizeof(krb5_oid)) ||
+		    spnego_oid_is(&oid, krb5_ms_oid, sizeof(krb5_ms_oid))) {
+			out->krb5_offered = 1;
+			if (out->n_mech_types == 0)
+				out->krb5_preferred = spnego_oid_is(&oid,
+				    krb5_oid, sizeof(krb5_oid)) ?
+				    SPNEGO_MECH_KRB5 : SPNEGO_MECH_KRB5_MS;
 		}
 		out->n_mech_types++;
 	}
@@ -221,22 +237,52 @@ out:
 	return rc;
 }
 
-int
-spnego_build_neg_hints(uint8_t *buf, size_t cap)
+/* The OID of a SPNEGO_MECH_*, and its length. */
+static const uint8_t *
+spnego_mech_oid(int mech, size_t *len)
 {
+	switch (mech) {
+	case SPNEGO_MECH_KRB5:
+		*len = sizeof(krb5_oid);
+		return krb5_oid;
+	case SPNEGO_MECH_KRB5_MS:
+		*len = sizeof(krb5_ms_oid);
+		return krb5_ms_oid;
+	default:
+		*len = sizeof(ntlmssp_oid);
+		return ntlmssp_oid;
+	}
+}
+
+int
+spnego_build_neg_init(uint8_t *buf, size_t cap, int with_krb5)
+{
+	/* Windows and Samba list the MS OID first, then the standard one. */
+	static const int krb5_first[] = { SPNEGO_MECH_KRB5_MS, SPNEGO_MECH_KRB5,
+	    SPNEGO_MECH_NTLMSSP };
+	static const int ntlm_only[] = { SPNEGO_MECH_NTLMSSP };
+	const int *mechs = with_krb5 ? krb5_first : ntlm_only;
+	int nmech = with_krb5 ? 3 : 1, i;
 	struct wcur w;
-	size_t hint = sizeof(neg_hint) - 1;
-	size_t oid_tlv = asn1_tlv_len(sizeof(ntlmssp_oid));
-	size_t mech_list = asn1_tlv_len(oid_tlv);		/* SEQUENCE OF */
-	size_t mech_ctx = asn1_tlv_len(mech_list);		/* [0] */
-	size_t hint_str = asn1_tlv_len(hint);			/* GeneralString */
-	size_t hint_ctx = asn1_tlv_len(hint_str);		/* hintName [0] */
-	size_t hints_seq = asn1_tlv_len(hint_ctx);		/* NegHints */
-	size_t hints = asn1_tlv_len(hints_seq);			/* [3] */
-	size_t init_seq_body = mech_ctx + hints;
-	size_t init_seq = asn1_tlv_len(init_seq_body);
-	size_t init_ctx = asn1_tlv_len(init_seq);		/* [0] */
-	size_t app_body = asn1_tlv_len(sizeof(spnego_oid)) + init_ctx;
+	size_t hint = sizeof(neg_hint) - 1, oid_len, oid_tlvs = 0;
+	size_t mech_list, mech_ctx, hint_str, hint_ctx, hints_seq, hints;
+	size_t init_seq_body, init_seq, init_ctx, app_body;
+	const uint8_t *oid;
+
+	for (i = 0; i < nmech; i++) {
+		(void)spnego_mech_oid(mechs[i], &oid_len);
+		oid_tlvs += asn1_tlv_len(oid_len);
+	}
+	mech_list = asn1_tlv_len(oid_tlvs);			/* SEQUENCE OF */
+	mech_ctx = asn1_tlv_len(mech_list);			/* [0] */
+	hint_str = asn1_tlv_len(hint);				/* GeneralString */
+	hint_ctx = asn1_tlv_len(hint_str);			/* hintName [0] */
+	hints_seq = asn1_tlv_len(hint_ctx);			/* NegHints */
+	hints = asn1_tlv_len(hints_seq);			/* [3] */
+	init_seq_body = mech_ctx + hints;
+	init_seq = asn1_tlv_len(init_seq_body);
+	init_ctx = asn1_tlv_len(init_seq);			/* [0] */
+	app_body = asn1_tlv_len(sizeof(spnego_oid)) + init_ctx;
 
 	wcur_init(&w, buf, cap);
 	asn1_put_hdr(&w, ASN1_APPLICATION0, app_body);
@@ -245,9 +291,12 @@ spnego_build_neg_hints(uint8_t *buf, size_t cap)
 	asn1_put_hdr(&w, ASN1_CONTEXT(0), init_seq);
 	asn1_put_hdr(&w, ASN1_SEQUENCE, init_seq_body);
 	asn1_put_hdr(&w, ASN1_CONTEXT(0), mech_list);
-	asn1_put_hdr(&w, ASN1_SEQUENCE, oid_tlv);
-	asn1_put_hdr(&w, ASN1_OID, sizeof(ntlmssp_oid));
-	wcur_bytes(&w, ntlmssp_oid, sizeof(ntlmssp_oid));
+	asn1_put_hdr(&w, ASN1_SEQUENCE, oid_tlvs);
+	for (i = 0; i < nmech; i++) {
+		oid = spnego_mech_oid(mechs[i], &oid_len);
+		asn1_put_hdr(&w, ASN1_OID, oid_len);
+		wcur_bytes(&w, oid, oid_len);
+	}
 	asn1_put_hdr(&w, ASN1_CONTEXT(3), hints_seq);
 	asn1_put_hdr(&w, ASN1_SEQUENCE, hint_ctx);
 	asn1_put_hdr(&w, ASN1_CONTEXT(0), hint_str);
@@ -257,13 +306,47 @@ spnego_build_neg_hints(uint8_t *buf, size_t cap)
 }
 
 int
+spnego_build_neg_hints(uint8_t *buf, size_t cap)
+{
+	return spnego_build_neg_init(buf, cap, 0);
+}
+
+/*
+ * A Kerberos GSS-API token (RFC 2743 3.1, RFC 1964 1.1): [APPLICATION 0]
+ * { OID krb5 (either spelling), TOK_ID, the Kerberos message }.  Only the
+ * wrapper is looked at, to choose the mechanism; the ticket inside is the
+ * GSSAPI library's business, in the ticket helper.
+ */
+int
+spnego_krb5_token(const uint8_t *buf, size_t len, uint16_t *tok_id)
+{
+	struct cur c, app, oid;
+
+	cur_init(&c, buf, len);
+	if (buf == NULL || asn1_expect(&c, ASN1_APPLICATION0, &app) != 0 ||
+	    asn1_expect(&app, ASN1_OID, &oid) != 0 ||
+	    (!spnego_oid_is(&oid, krb5_oid, sizeof(krb5_oid)) &&
+	    !spnego_oid_is(&oid, krb5_ms_oid, sizeof(krb5_ms_oid))))
+		return 0;
+	if (tok_id != NULL) {
+		*tok_id = (uint16_t)(cur_u8(&app) << 8);
+		*tok_id |= cur_u8(&app);
+		if (app.err)
+			return 0;
+	}
+	return 1;
+}
+
+int
 spnego_build_resp(uint8_t *buf, size_t cap, int neg_state,
     int with_supported_mech, const uint8_t *resp_token, size_t resp_len,
     const uint8_t *mic, size_t mic_len)
 {
 	struct wcur w;
 	size_t state = asn1_tlv_len(asn1_tlv_len(1));
-	size_t mech = asn1_tlv_len(asn1_tlv_len(sizeof(ntlmssp_oid)));
+	size_t oid_len;
+	const uint8_t *oid = spnego_mech_oid(with_supported_mech, &oid_len);
+	size_t mech = asn1_tlv_len(asn1_tlv_len(oid_len));
 	size_t tok = asn1_tlv_len(asn1_tlv_len(resp_len));
 	size_t mac = asn1_tlv_len(asn1_tlv_len(mic_len));
 	size_t body;
@@ -281,10 +364,9 @@ spnego_build_resp(uint8_t *buf, size_t cap, int neg_state,
 	asn1_put_hdr(&w, ASN1_ENUMERATED, 1);
 	wcur_u8(&w, (uint8_t)neg_state);
 	if (with_supported_mech) {
-		asn1_put_hdr(&w, ASN1_CONTEXT(1),
-		    asn1_tlv_len(sizeof(ntlmssp_oid)));
-		asn1_put_hdr(&w, ASN1_OID, sizeof(ntlmssp_oid));
-		wcur_bytes(&w, ntlmssp_oid, sizeof(ntlmssp_oid));
+		asn1_put_hdr(&w, ASN1_CONTEXT(1), asn1_tlv_len(oid_len));
+		asn1_put_hdr(&w, ASN1_OID, oid_len);
+		wcur_bytes(&w, oid, oid_len);
 	}
 	if (resp_len) {
 		asn1_put_hdr(&w, ASN1_CONTEXT(2), asn1_tlv_len(resp_len));

@@ -1,6 +1,7 @@
 /*
  * SPNEGO (RFC 4178, MS-SPNG) as used in SMB2 SESSION_SETUP security buffers,
- * for NTLMSSP only.
+ * for NTLMSSP and Kerberos 5 (whose tokens are only recognised here: the
+ * ticket helper's GSSAPI library reads them).
  *
  * The client's token is one of: a raw NTLMSSP message ("NTLMSSP\0" prefix);
  * a GSS-API InitialContextToken ([APPLICATION 0] with the SPNEGO OID
@@ -27,6 +28,15 @@ enum spnego_kind {
 
 #define SPNEGO_MAX_MECH_TYPES		32
 
+/* Mechanisms, for supportedMech (spnego_build_resp) and krb5_preferred. */
+#define SPNEGO_MECH_NTLMSSP		1	/* 1.3.6.1.4.1.311.2.2.10 */
+#define SPNEGO_MECH_KRB5		2	/* 1.2.840.113554.1.2.2 */
+#define SPNEGO_MECH_KRB5_MS		3	/* 1.2.840.48018.1.2.2 */
+
+/* GSS-API krb5 token ids (RFC 1964 1.1, RFC 4121 4.1) */
+#define SPNEGO_KRB5_AP_REQ		0x0100
+#define SPNEGO_KRB5_AP_REP		0x0200
+
 struct spnego_token {
 	int		 kind;			/* enum spnego_kind */
 	/* negTokenInit */
@@ -38,6 +48,9 @@ struct spnego_token {
 	int		 ntlmssp_offered;	/* NTLMSSP OID in mechTypes */
 	int		 ntlmssp_preferred;	/* ... and it is the first one,
 						 * so mech_token is NTLMSSP's */
+	int		 krb5_offered;		/* a Kerberos 5 OID in mechTypes */
+	int		 krb5_preferred;	/* the first one is Kerberos 5:
+						 * SPNEGO_MECH_KRB5(_MS), else 0 */
 	/* both */
 	const uint8_t	*mech_token;		/* mechToken / responseToken */
 	size_t		 mech_token_len;
@@ -60,8 +73,22 @@ int	spnego_decode(const uint8_t *buf, size_t len, struct spnego_token *out);
 int	spnego_build_neg_hints(uint8_t *buf, size_t cap);
 
 /*
- * A negTokenResp: negState (SPNEGO_ACCEPT_*), supportedMech NTLMSSP when
- * with_supported_mech (the first reply), responseToken and mechListMIC when
+ * The same, listing Kerberos 5 (Microsoft's OID, then the standard one)
+ * before NTLMSSP when with_krb5: a server with a keytab.
+ */
+int	spnego_build_neg_init(uint8_t *buf, size_t cap, int with_krb5);
+
+/*
+ * Is buf a Kerberos 5 GSS-API token (RFC 2743 3.1 framing with either krb5
+ * OID)?  1 and *tok_id (SPNEGO_KRB5_AP_REQ...) when tok_id is not NULL,
+ * else 0.  Only the framing is read.
+ */
+int	spnego_krb5_token(const uint8_t *buf, size_t len, uint16_t *tok_id);
+
+/*
+ * A negTokenResp: negState (SPNEGO_ACCEPT_*), supportedMech
+ * with_supported_mech (SPNEGO_MECH_*: NTLMSSP is 1; 0 for none) in the
+ * first reply, responseToken and mechListMIC when
  * their length is non-zero.  Returns the length, or -EMSGSIZE / -EINVAL.
  */
 int	spnego_build_resp(uint8_t *buf, size_t cap, int neg_state,

@@ -25,6 +25,11 @@ set -euo pipefail
 #   cifs-utils                   mount.cifs, run in the guest
 #   attr sqlite3 git             setfattr/getfattr, sqlite3 and git: checks run on the mount
 #   samba-vfs-modules            acl_xattr and streams_xattr for the Samba reference
+#   libkrb5-dev                  MIT krb5's GSSAPI headers: the ticket helper
+#                                (usmbd --child krb) verifies AP-REQs with it
+#   krb5-kdc krb5-admin-server   krb5kdc, kdb5_util and kadmin.local: the private
+#                                KDC of the Kerberos tests (t/integ/krb_lib.sh)
+#   krb5-user                    kinit, klist, kvno for the tests
 #   The kernel itself is not installed (linux-image-amd64 would pull systemd,
 #   udev and initramfs-tools): scripts/kclient-kernel.sh downloads and
 #   unpacks it into /var/cache/usmbd/kclient (below).
@@ -32,7 +37,7 @@ PKGS=(build-essential pkg-config clang lmdb-utils curl patch libbsd-dev libmd-de
       libgnutls28-dev check libsubunit-dev smbclient samba samba-testsuite
       python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd
       qemu-system-x86 busybox-static kmod cifs-utils attr sqlite3 git
-      samba-vfs-modules)
+      samba-vfs-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: must run as root" >&2
@@ -82,6 +87,13 @@ fi
 if ! getent passwd usmbd-state >/dev/null; then
 	useradd --system --no-create-home --home-dir /nonexistent \
 	    --shell /usr/sbin/nologin --gid usmbd-state usmbd-state
+fi
+
+# The Kerberos ticket helper's account (usmbd --child krb): it reads the
+# keys the master hands it and nothing else.
+if ! getent passwd usmbd-krb >/dev/null; then
+	useradd --system --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --user-group usmbd-krb
 fi
 
 # LMDB's source, for the patched static build (scripts/build-lmdb.sh looks

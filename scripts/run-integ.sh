@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every t/integ/*.sh except lib.sh (only those named in $INTEG when it
+# Runs every t/integ/*.sh except the *lib.sh helpers (only those named in $INTEG when it
 # is set: space- or comma-separated names, with or without .sh).  Each
 # script prints "N passed, N failed" as its last line; the sums go on one
 # final line "integration: N passed, N failed".  A script that exits
@@ -13,7 +13,7 @@ scripts=()
 for s in t/integ/*.sh; do
 	[ -e "$s" ] || continue
 	name=$(basename "$s" .sh)
-	[ "$name" = lib ] && continue
+	case $name in lib | *_lib) continue ;; esac
 	if [ -n "${INTEG:-}" ] && [[ "$want" != *" $name "* && "$want" != *" $name.sh "* ]]; then
 		continue
 	fi

@@ -121,6 +121,10 @@ struct sess_auth {
 	uint8_t		 mech_types[256];	/* DER of the client's mechTypes */
 	uint32_t	 mech_types_len;
 	uint8_t		 server_challenge[8];
+	int		 krb_mech;	/* SPNEGO_MECH_KRB5(_MS) chosen, else 0 */
+	/* Kerberos: the whole session key for sess_keys, else len 0. */
+	uint32_t	 full_key_len;
+	uint8_t		 full_key[32];
 };
 
 /* How a connection asks the master for a verdict: gate or worker. */

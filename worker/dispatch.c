@@ -602,6 +602,18 @@ dispatch_check_request(struct conn *c, const struct dispatch_one *d)
 	return dispatch_check_charge(c, &d->h, body, blen);
 }
 
+/* MS-SMB2 3.3.5.2.9 (as Samba): an expired session's LOGOFF, CLOSE, unlock. */
+static int
+dispatch_expired_ok(const struct smb2_req *req, uint16_t command)
+{
+	struct cur b = req->body;
+
+	if (command != SMB2_LOCK)
+		return command == SMB2_LOGOFF || command == SMB2_CLOSE;
+	cur_skip(&b, 2 + 2 + 4 + 16 + 8 + 8);	/* to Locks[0].Flags (2.2.26) */
+	return (cur_le32(&b) & 0x04u) != 0 && !b.err;	/* UNLOCK */
+}
+
 /*
  * The session the request names: valid, not expired, its signature and
  * its encryption as the session requires.  A channel's request is served
@@ -636,8 +648,16 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		if (s->state == SESS_EXPIRED ||
 		    (s->expire != 0 && conn_now() >= s->expire)) {
 			s->state = SESS_EXPIRED;
-			if (command != SMB2_LOGOFF)
+			if (!dispatch_expired_ok(req, command)) {
+				/* Signed (clients require it) if it verifies. */
+				st = dispatch_check_signature(c, req, s);
+				if (st != STATUS_SUCCESS) {
+					d->s = NULL;
+					return st;
+				}
+				req->sess = s;
 				return STATUS_NETWORK_SESSION_EXPIRED;
+			}
 		}
 		req->sess = s;
 	} else if (s != NULL)
@@ -808,7 +828,7 @@ dispatch_rsp_protect(struct conn *c, struct dispatch_walk *w,
 	/* Sign when the session signs: not guest/anonymous, not pending. */
 	if (ss != NULL && ss->signing && st != STATUS_PENDING &&
 	    (pv->sign_final == ss ||
-	    (ss->state == SESS_VALID &&
+	    ((ss->state == SESS_VALID || ss->state == SESS_EXPIRED) &&
 	    (ss->signing_required || (d->h.flags & SMB2_FLAGS_SIGNED)))))
 		w->outs[w->nout].sign_sess = ss;
 	if (pv->sign_final == ss)

@@ -269,6 +269,37 @@ gate_setup_decode(const uint8_t *m, size_t len, struct gate_setup *gs)
 }
 
 /*
+ * Does the SESSION_SETUP gs carry a Kerberos AP-REQ in SPNEGO for a new
+ * session or one in its exchange (s), with a keytab configured?  Then
+ * fills req (AUTHMSG_MECH_KRB5, the token a view into the frame) as
+ * worker/smb2_session_krb.c will.
+ */
+static int
+gate_krb5_needed(struct conn *c, const struct gate_setup *gs,
+    const struct session *s, struct authmsg_req *req)
+{
+	struct spnego_token sp;
+	uint16_t tok_id;
+
+	if (conf_keytab_path(c->conf) == NULL ||
+	    (gs->sid != 0 && (s == NULL || s->state != SESS_IN_PROGRESS)))
+		return 0;
+	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||
+	    sp.kind == SPNEGO_RAW_NTLMSSP || sp.mech_token == NULL ||
+	    !spnego_krb5_token(sp.mech_token, sp.mech_token_len, &tok_id) ||
+	    tok_id != SPNEGO_KRB5_AP_REQ)
+		return 0;
+	if (sp.kind == SPNEGO_NEG_INIT && sp.krb5_preferred == 0)
+		return 0;	/* the handler asks for another mechanism */
+	memset(req, 0, sizeof(*req));
+	snprintf(req->client, sizeof(req->client), "%s", c->peer);
+	req->authenticate = sp.mech_token;
+	req->authenticate_len = (uint32_t)sp.mech_token_len;
+	req->mech = AUTHMSG_MECH_KRB5;
+	return 1;
+}
+
+/*
  * Does the SESSION_SETUP gs carry an NTLMSSP AUTHENTICATE for a session in
  * its exchange?  Then fills req as worker/smb2_session.c will, with views
  * into the frame.  The handler parses the same bytes again;
@@ -285,6 +316,8 @@ gate_auth_needed(struct conn *c, const struct gate_setup *gs,
 	    (gs->flags & SMB2_SESSION_FLAG_BINDING))
 		return 0;
 	s = conn_session_find(c, gs->sid);
+	if (gate_krb5_needed(c, gs, s, req))
+		return 1;
 	if (s == NULL || s->auth == NULL || s->auth->step != 1)
 		return 0;
 	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||

@@ -101,6 +101,8 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_bytes(&w, s->app_key, 16);
 	wcur_bytes(&w, s->preauth, 64);
 	wcur_le64(&w, s->previous_id);
+	/* A Kerberos session's end (CLOCK_MONOTONIC, shared by all). */
+	wcur_le32(&w, s->expire);
 extra:
 	/* bytes read past the last request */
 	wcur_le32(&w, (uint32_t)extra_len);
@@ -188,6 +190,7 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	cur_bytes(&r, s->app_key, 16);
 	cur_bytes(&r, s->preauth, 64);
 	s->previous_id = cur_le64(&r);
+	s->expire = cur_le32(&r);
 extra:
 	extra = cur_le32(&r);
 	x = cur_view(&r, extra);

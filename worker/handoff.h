@@ -16,7 +16,7 @@
 struct conn;
 struct session;
 
-#define HANDOFF_VERSION		3	/* 3: binding hand-offs (no session) */
+#define HANDOFF_VERSION		4	/* 3: binding hand-offs (no session); 4: expire */
 /* What may travel of the bytes read past the last request. */
 #define HANDOFF_MAX_EXTRA	(32 * 1024)
 

@@ -90,7 +90,8 @@ neg_write(struct conn *c, struct wcur *w, uint16_t dialect, uint16_t nctx,
 	if (w->err)
 		return;
 	le32_put(*ctx_off_field, 0);
-	n = spnego_build_neg_hints(w->p, wcur_left(w));
+	n = spnego_build_neg_init(w->p, wcur_left(w),
+	    conf_keytab_path(c->conf) != NULL);
 	if (n < 0) {
 		w->err = 1;
 		return;

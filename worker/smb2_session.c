@@ -23,6 +23,7 @@
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
 #include "worker/relay.h"
+#include "worker/smb2_session_priv.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -124,15 +125,14 @@
  */
 
 /*
- * Session expiry: none.  Windows and Samba expire a session only at the
- * end of its Kerberos ticket; NTLM carries no lifetime, and usmbd
- * speaks only NTLM, so every session has expire = 0
- * (worker/smb2_session.c) and there is no configuration key for it.
- * The check in worker/dispatch.c (STATUS_NETWORK_SESSION_EXPIRED until
- * a re-authentication sets the session valid again) is the place a
- * ticket end time would act; no timer stands in for it.  smbtorture's
- * smb2.session.expire* need Kerberos (-k yes) and skip, here and
- * against Samba.
+ * Session expiry (MS-SMB2 3.3.5.5.3, 3.3.5.2.9).  Windows and Samba
+ * expire a session only at the end of its Kerberos ticket; NTLM carries
+ * no lifetime, so an NTLM session has expire = 0 and there is no
+ * configuration key for it.  A Kerberos session (worker/smb2_session_krb.c)
+ * gets the ticket's end; the check in worker/dispatch.c answers
+ * STATUS_NETWORK_SESSION_EXPIRED from then on until a re-authentication
+ * with a fresh ticket sets the session valid again, trees, opens and
+ * locks kept.  No timer stands in for it: the next request sees it.
  */
 
 #define SESS_RSP_BUF_OFF	(SMB2_HDR_LEN + 8)
@@ -334,7 +334,7 @@ sess_bind(struct smb2_req *req, int binding, struct session **out)
 }
 
 /* Writes the response body with a security buffer of n bytes at p. */
-static void
+void
 sess_rsp(struct smb2_rsp *rsp, uint16_t flags, const uint8_t *p, size_t n)
 {
 	wcur_le16(&rsp->body, 9);
@@ -395,7 +395,7 @@ sess_challenge(struct conn *c, struct session *s, const uint8_t *tok,
 }
 
 /* Sets the session's keys and its signing and encryption requirements. */
-static ntstatus_t
+ntstatus_t
 sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 {
 	enum conf_encrypt enc = c->conf->smb_encrypt;
@@ -417,8 +417,14 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 		}
 		return STATUS_SUCCESS;
 	}
-	smb2_derive_keys(c->dialect, c->cipher, s->session_key,
-	    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
+	/* Kerberos' AES-256 session key is longer (smb2_derive_keys_full). */
+	if (s->auth != NULL && s->auth->full_key_len > 16)
+		smb2_derive_keys_full(c->dialect, c->cipher, s->auth->full_key,
+		    s->auth->full_key_len,
+		    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
+	else
+		smb2_derive_keys(c->dialect, c->cipher, s->session_key,
+		    c->dialect == DIALECT_311 ? s->preauth : NULL, &k);
 	memcpy(s->signing_key, k.signing, sizeof(s->signing_key));
 	memcpy(s->enc_key, k.enc, sizeof(s->enc_key));
 	memcpy(s->dec_key, k.dec, sizeof(s->dec_key));
@@ -468,7 +474,7 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
  * the session, which must still be here.  Encryption keys stay the
  * session's (dispatch encrypts a channel's traffic with them).
  */
-static ntstatus_t
+ntstatus_t
 sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
     uint16_t *sflags)
 {
@@ -511,7 +517,7 @@ sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
  * to it (smbtorture's smb2.session.reauth2..5): this process would go on
  * opening files with the user's uid under an anonymous name.
  */
-static ntstatus_t
+ntstatus_t
 sess_reauth_refuse(struct conn *c, const struct session *s,
     const struct authmsg_rep *arep)
 {
@@ -695,6 +701,25 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 static ntstatus_t sess_setup(struct smb2_req *, struct smb2_rsp *);
 
 /*
+ * The client named its mechanism (SPNEGO_MECH_*) first but sent no token
+ * for it: accept-incomplete, supportedMech that one, no token.
+ */
+static ntstatus_t
+sess_ask_mech(struct conn *c, struct session *s, int mech, struct smb2_rsp *rsp)
+{
+	uint8_t out[64];
+	int n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_INCOMPLETE,
+	    mech, NULL, 0, NULL, 0);
+
+	if (n < 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	sess_rsp(rsp, 0, out, (size_t)n);
+	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+		c->priv->preauth_rsp_sess = s;
+	return STATUS_MORE_PROCESSING_REQUIRED;
+}
+
+/*
  * A connection routed here for binding has no session of its own and no
  * gate watching it: after CONN_BIND_MAX_FAILS failed setups it is closed
  * (the worker's tick enforces its login deadline).
@@ -734,6 +759,7 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint64_t previous_id;
 	struct cur b;
 	int type, fresh = 0, keep = 0;
+	uint16_t tok_id = 0;
 	ntstatus_t st;
 
 	cur_skip(&req->body, 2);
@@ -791,7 +817,17 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	toklen = sp.mech_token_len;
 	if (sp.kind == SPNEGO_NEG_INIT) {
 		s->auth->spnego = 1;
-		if (!sp.ntlmssp_offered) {
+		s->auth->krb_mech = 0;
+		if (sp.krb5_preferred && conf_keytab_path(c->conf) != NULL) {
+			/* Kerberos (worker/smb2_session_krb.c). */
+			s->auth->krb_mech = sp.krb5_preferred;
+			if (toklen == 0) {
+				st = sess_ask_mech(c, s, sp.krb5_preferred, rsp);
+				if (st != STATUS_MORE_PROCESSING_REQUIRED)
+					goto fail;
+				return st;
+			}
+		} else if (!sp.ntlmssp_offered) {
 			st = STATUS_LOGON_FAILURE;	/* only NTLMSSP here */
 			goto fail;
 		}
@@ -801,7 +837,7 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		memcpy(s->auth->mech_types, sp.mech_types, sp.mech_types_len);
 		s->auth->mech_types_len = (uint32_t)sp.mech_types_len;
-		if (!sp.ntlmssp_preferred || toklen == 0) {
+		if (!s->auth->krb_mech && (!sp.ntlmssp_preferred || toklen == 0)) {
 			/* Ask for an NTLMSSP token: accept-incomplete, no token. */
 			uint8_t out[64];
 			int n = spnego_build_resp(out, sizeof(out),
@@ -821,7 +857,10 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	} else
 		s->auth->spnego = 0;
 	type = tok != NULL ? ntlmssp_msg_type(tok, toklen) : -1;
-	if (type == NTLMSSP_NEGOTIATE_MESSAGE)
+	if (tok != NULL && spnego_krb5_token(tok, toklen, &tok_id) &&
+	    tok_id == SPNEGO_KRB5_AP_REQ && s->auth->spnego)
+		st = sess_krb5(req, s, tok, toklen, &sp, rsp, &keep);
+	else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {
 		st = sess_authenticate(req, s, tok, toklen, &sp, rsp, &keep);

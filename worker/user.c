@@ -46,6 +46,7 @@
 #define USER_GATE_FALLBACK	"nobody"
 #define USER_STATE_GROUP	"usmbd-state"
 #define USER_STATE_ACCOUNT	"usmbd-state"
+#define USER_KRB_ACCOUNT	"usmbd-krb"
 #define USER_MAX_GROUPS		256
 
 /* The uid this process was pinned to, recorded once the drop is verified. */
@@ -105,6 +106,40 @@ user_drop_gate(void)
 		fatal("gate: PR_SET_NO_NEW_PRIVS");
 	log_debug(2, "gate running as %s (%u:%u)", pw->pw_name, (unsigned)uid,
 	    (unsigned)gid);
+	return 0;
+}
+
+/*
+ * The ticket helper: to `usmbd-krb` (else `usmbd`, else `nobody`), its
+ * own group only.  It holds the service keys, so it shares an account
+ * with nothing that reads a client's bytes when install-deps made its own.
+ */
+int
+user_drop_krb(void)
+{
+	static const char *const names[] = { USER_KRB_ACCOUNT, USER_GATE_ACCOUNT,
+	    USER_GATE_FALLBACK };
+	struct passwd *pw = NULL;
+	size_t i;
+	gid_t gid;
+
+	for (i = 0; pw == NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		pw = getpwnam(names[i]);
+	if (pw == NULL || pw->pw_uid == 0)
+		fatalx("no account for the ticket helper (%s)", USER_KRB_ACCOUNT);
+	if (strcmp(pw->pw_name, USER_KRB_ACCOUNT) != 0)
+		log_warnx("ticket helper: no %s account, running as %s",
+		    USER_KRB_ACCOUNT, pw->pw_name);
+	gid = pw->pw_gid;
+	if (setgroups(1, &gid) == -1)
+		fatal("krb: setgroups");
+	if (setresgid(gid, gid, gid) == -1)
+		fatal("krb: setresgid %u", (unsigned)gid);
+	if (setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
+		fatal("krb: setresuid %u", (unsigned)pw->pw_uid);
+	user_verify(pw->pw_uid, gid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("krb: PR_SET_NO_NEW_PRIVS");
 	return 0;
 }
 

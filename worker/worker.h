@@ -15,6 +15,8 @@ struct conf;
 int	gate_main(struct conf *conf, const char *conf_path, int chan);
 /* worker/sdw.c: the descriptor writer; binds its socket, drops itself. */
 int	sdw_main(struct conf *conf, int chan);
+/* worker/krb.c: the Kerberos ticket helper; drops itself, serves the master. */
+int	krb_main(struct conf *conf, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,
 	    const char *user, uid_t uid, gid_t gid, int ipc_only);
 /*
@@ -67,6 +69,8 @@ int	user_worker_ipc_only(const struct conf *conf, uid_t uid);
  * the log).
  */
 int	user_drop_state(void);
+/* The ticket helper: to usmbd-krb (else usmbd, else nobody). */
+int	user_drop_krb(void);
 /* The state process's account and group (as above); 0 or -ENOENT. */
 int	user_state_account(uid_t *uid, gid_t *gid, const char **name);
 /* The uid the process was pinned to by the drop (no syscall after it). */

@@ -23,7 +23,8 @@
  *
  * usage: smbload -u smb://127.0.0.1:PORT/share -U user%pass [-V user2%pass2]
  *		-w WORKLOAD [-n N] [-s SIZE] [-r RECORD] [-z] [-c CLIENTS]
- *		[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P]
+ *		[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P] [-k]
+ *	-k: log in with Kerberos only, the ticket from $KRB5CCNAME
  *
  * workloads:
  *	upload	N files of SIZE bytes in RECORD-sized writes, in DIR; the files
@@ -85,6 +86,7 @@ struct load_opts {
 	int		 clients;
 	int		 seconds;
 	int		 pause;
+	int		 krb;		/* -k: Kerberos from the ccache */
 };
 
 struct load_count {
@@ -149,9 +151,10 @@ load_ctx_new(void)
 		load_die("smbc_new_context");
 	smbc_setDebug(ctx, 0);
 	smbc_setOptionDebugToStderr(ctx, 1);
-	smbc_setOptionUseKerberos(ctx, 0);
-	smbc_setOptionFallbackAfterKerberos(ctx, 1);
-	smbc_setOptionUseCCache(ctx, 0);
+	/* -k: Kerberos only, the ticket from $KRB5CCNAME (t/bench/krbconnect.sh). */
+	smbc_setOptionUseKerberos(ctx, opt.krb);
+	smbc_setOptionFallbackAfterKerberos(ctx, !opt.krb);
+	smbc_setOptionUseCCache(ctx, opt.krb);
 	/* A failed login must fail, not become an anonymous session. */
 	smbc_setOptionNoAutoAnonymousLogin(ctx, 1);
 	smbc_setFunctionAuthDataWithContext(ctx, load_auth);
@@ -758,7 +761,7 @@ load_usage(void)
 	fprintf(stderr, "usage: smbload -u smb://HOST:PORT/SHARE -U USER%%PASS "
 	    "[-V USER2%%PASS2] -w upload|write|read|small|createclose|openqi|"
 	    "connect|mix [-n N] [-s SIZE] [-r RECORD] [-z] [-c CLIENTS] "
-	    "[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P]\n");
+	    "[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P] [-k]\n");
 	exit(2);
 }
 
@@ -791,7 +794,7 @@ main(int argc, char **argv)
 	opt.seconds = 300;
 	opt.dir = "bench";
 	opt.file = "bench.dat";
-	while ((ch = getopt(argc, argv, "u:U:V:w:n:s:r:zc:d:f:t:p:W:P")) != -1) {
+	while ((ch = getopt(argc, argv, "u:U:V:w:n:s:r:zc:d:f:t:p:W:Pk")) != -1) {
 		switch (ch) {
 		case 'u': opt.url = optarg; break;
 		case 'U': load_split_cred(optarg, &opt.user, &opt.pass); break;
@@ -808,6 +811,7 @@ main(int argc, char **argv)
 		case 'p': opt.proto = optarg; break;
 		case 'W': opt.warm = strtol(optarg, NULL, 0); break;
 		case 'P': opt.pause = 1; break;
+		case 'k': opt.krb = 1; break;
 		default: load_usage();
 		}
 	}

@@ -3,9 +3,11 @@
  * decoder, made with the encoders the children use, behind the selector
  * byte the target reads first.  Not a fuzz target (no fuzz_ prefix).
  *
- *   cc -I. -D_GNU_SOURCE -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
+ *   cc -I. -Ibuild/lmdb -D_GNU_SOURCE -isystem /usr/include/bsd \
+ *     -DLIBBSD_OVERLAY -isystem /usr/include/mit-krb5 \
  *     -o build/gen_ctlmsg_seeds t/fuzz/gen_ctlmsg_seeds.c build/libusmbd.a \
- *     -lbsd -lmd
+ *     build/lmdb/liblmdb.a $(pkg-config --libs gnutls libbsd-overlay \
+ *     krb5-gssapi krb5) -lmd -pthread
  *   build/gen_ctlmsg_seeds t/fuzz/corpus/ctlmsg
  */
 #include <err.h>

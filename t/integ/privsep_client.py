@@ -80,6 +80,7 @@ def auth_req(chan, mid, neg, chal, auth):
     body = b"127.0.0.1".ljust(64, b"\0")
     for blob in (neg, chal, auth):
         body += struct.pack("<L", len(blob)) + blob
+    body += struct.pack("<L", 0)	# mech: AUTHMSG_MECH_NTLMSSP
     chan.send(struct.pack("<LLL", AUTH_REQ, len(body), mid) + body)
     deadline = time.time() + 15
     while time.time() < deadline:

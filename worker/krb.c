@@ -1,0 +1,376 @@
+/*
+ * The ticket helper, `usmbd --child krb` (HACKING.md "Kerberos logons").
+ *
+ * The one process that reads a client's Kerberos ticket, with MIT krb5's
+ * GSSAPI (gss_accept_sec_context): the master runs as root and never
+ * parses a client's bytes, and the gates hold no keys.  It runs as the
+ * `usmbd-krb` account under the workers' seccomp deny-list and holds
+ * nothing but the service keys.
+ *
+ * The keytab is root's (an AD join leaves /etc/krb5.keytab root 0600):
+ * the master opens it and passes the descriptor (MSG_KRB_KEYTAB).  The
+ * keys are copied into a MEMORY: keytab of this process, through a memfd
+ * that MIT's FILE: keytab code reads by its /proc/self/fd name (the
+ * process is made dumpable for that moment only, so that its /proc
+ * entries are its own), and the memfd is closed again.  A reload hands the
+ * keytab again and the keys are replaced.
+ *
+ * For each MSG_KRB_REQ (a GSS-API krb5 token, as the client sent it) one
+ * gss_accept_sec_context with a fresh context; the answer (MSG_KRB_REP,
+ * daemon/krbmsg.h) names the client principal, the session key
+ * (GSS_C_INQ_SSPI_SESSION_KEY: the authenticator's subkey when the client
+ * sent one, as Windows and Samba use), the seconds the ticket has left and
+ * the AP-REP for mutual authentication.  Replays are refused by the
+ * library's replay cache (the default one, in /var/tmp, per uid).  A
+ * malformed or hostile token is the library's to refuse; should it crash
+ * the helper, only that request fails and the master starts another.
+ *
+ * PAC: whether the ticket carries one is reported (gss_get_name_attribute
+ * "urn:mspac:"); its group SIDs are not decoded yet (that needs an NDR
+ * decoder of KERB_VALIDATION_INFO), and usmbd takes groups from NSS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gssapi/gssapi.h>
+#include <gssapi/gssapi_ext.h>
+#include <gssapi/gssapi_krb5.h>
+#include <krb5.h>
+#include <profile.h>
+
+#include "daemon/conf.h"
+#include "daemon/krbmsg.h"
+#include "daemon/log.h"
+#include "daemon/msg.h"
+#include "proto/cur.h"
+#include "proto/ntstatus.h"
+#include "worker/confine.h"
+#include "worker/worker.h"
+
+#define KRB_KEYTAB_MAX	(1 << 20)	/* bytes; keytabs are a few KiB */
+
+struct krb {
+	int		 chan;
+	krb5_context	 ctx;
+	krb5_keytab	 kt;		/* MEMORY:, NULL before the first keytab */
+	gss_cred_id_t	 cred;
+	unsigned	 gen;		/* keytabs loaded, names the MEMORY: one */
+	OM_uint32	 skew;		/* libdefaults clockskew, seconds */
+	uint8_t		 mbuf[MSG_BUF_SIZE];
+	uint8_t		 obuf[sizeof(struct krbmsg_rep) + 64];
+	struct krbmsg_rep rep;
+};
+
+static struct krb krb;
+
+/* Reads all of fd into a new memfd; its descriptor or -1. */
+static int
+krb_copy_keytab(int fd)
+{
+	static uint8_t buf[65536];
+	size_t total = 0;
+	ssize_t n;
+	int mfd;
+
+	mfd = memfd_create("usmbd-keytab", MFD_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	while ((n = pread(fd, buf, sizeof(buf), (off_t)total)) > 0) {
+		total += (size_t)n;
+		if (total > KRB_KEYTAB_MAX || write(mfd, buf, (size_t)n) != n) {
+			errno = total > KRB_KEYTAB_MAX ? EFBIG : errno;
+			n = -1;
+			break;
+		}
+	}
+	explicit_bzero(buf, sizeof(buf));
+	if (n < 0) {
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
+/* Copies every entry of the FILE: keytab name into MEMORY: keytab mem. */
+static krb5_error_code
+krb_copy_entries(const char *name, krb5_keytab mem, int *count)
+{
+	krb5_kt_cursor cur;
+	krb5_keytab_entry e;
+	krb5_keytab file;
+	krb5_error_code ret;
+
+	*count = 0;
+	if ((ret = krb5_kt_resolve(krb.ctx, name, &file)) != 0)
+		return ret;
+	if ((ret = krb5_kt_start_seq_get(krb.ctx, file, &cur)) != 0)
+		goto out;
+	while (krb5_kt_next_entry(krb.ctx, file, &e, &cur) == 0) {
+		ret = krb5_kt_add_entry(krb.ctx, mem, &e);
+		krb5_free_keytab_entry_contents(krb.ctx, &e);
+		if (ret != 0)
+			break;
+		(*count)++;
+	}
+	(void)krb5_kt_end_seq_get(krb.ctx, file, &cur);
+out:
+	(void)krb5_kt_close(krb.ctx, file);
+	return ret;
+}
+
+/* MSG_KRB_KEYTAB: the master's descriptor of the keytab. */
+static void
+krb_load(int fd)
+{
+	char name[64], memname[64];
+	krb5_keytab mem = NULL;
+	gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
+	OM_uint32 maj, min;
+	krb5_error_code ret;
+	int mfd, count = 0;
+
+	mfd = krb_copy_keytab(fd);
+	if (mfd < 0) {
+		log_warn("krb: cannot read the keytab");
+		return;
+	}
+	snprintf(name, sizeof(name), "FILE:/proc/self/fd/%d", mfd);
+	snprintf(memname, sizeof(memname), "MEMORY:usmbd-%u", ++krb.gen);
+	/* Our /proc/self/fd is root's unless we are dumpable. */
+	(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	ret = krb5_kt_resolve(krb.ctx, memname, &mem);
+	if (ret == 0)
+		ret = krb_copy_entries(name, mem, &count);
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	close(mfd);
+	if (ret != 0 || count == 0) {
+		log_warnx("krb: the keytab gives no keys: %s", ret != 0 ?
+		    krb5_get_error_message(krb.ctx, ret) : "it is empty");
+		goto fail;
+	}
+	maj = gss_krb5_import_cred(&min, NULL, NULL, mem, &cred);
+	if (GSS_ERROR(maj)) {
+		log_warnx("krb: gss_krb5_import_cred failed (%u/%u)",
+		    (unsigned)maj, (unsigned)min);
+		goto fail;
+	}
+	if (krb.cred != GSS_C_NO_CREDENTIAL)
+		(void)gss_release_cred(&min, &krb.cred);
+	if (krb.kt != NULL)
+		(void)krb5_kt_close(krb.ctx, krb.kt);
+	krb.cred = cred;
+	krb.kt = mem;
+	log_info("krb: %d keys loaded", count);
+	return;
+fail:
+	if (mem != NULL)
+		(void)krb5_kt_close(krb.ctx, mem);
+}
+
+/* The library's words for a failure, into why. */
+static void
+krb_why(OM_uint32 maj, OM_uint32 min, char *why, size_t cap)
+{
+	gss_buffer_desc b1 = GSS_C_EMPTY_BUFFER, b2 = GSS_C_EMPTY_BUFFER;
+	OM_uint32 ctx = 0, m;
+
+	(void)gss_display_status(&m, maj, GSS_C_GSS_CODE, GSS_C_NO_OID, &ctx,
+	    &b1);
+	ctx = 0;
+	(void)gss_display_status(&m, min, GSS_C_MECH_CODE, GSS_C_NO_OID, &ctx,
+	    &b2);
+	snprintf(why, cap, "%.*s: %.*s", (int)b1.length,
+	    b1.value ? (const char *)b1.value : "", (int)b2.length,
+	    b2.value ? (const char *)b2.value : "");
+	(void)gss_release_buffer(&m, &b1);
+	(void)gss_release_buffer(&m, &b2);
+}
+
+/* Does the client's name carry a PAC? */
+static int
+krb_has_pac(gss_name_t src)
+{
+	gss_buffer_desc attr = { 10, (void *)"urn:mspac:" };
+	gss_buffer_desc val = GSS_C_EMPTY_BUFFER, disp = GSS_C_EMPTY_BUFFER;
+	OM_uint32 maj, min;
+	int authenticated = 0, complete = 0, more = -1;
+
+	maj = gss_get_name_attribute(&min, src, &attr, &authenticated,
+	    &complete, &val, &disp, &more);
+	(void)gss_release_buffer(&min, &val);
+	(void)gss_release_buffer(&min, &disp);
+	return maj == GSS_S_COMPLETE && authenticated;
+}
+
+/* Fills r from an established context; 0 or -1 with r->why. */
+static int
+krb_answer(gss_ctx_id_t ctx, gss_name_t src, OM_uint32 time_rec,
+    struct krbmsg_rep *r)
+{
+	gss_buffer_desc name = GSS_C_EMPTY_BUFFER;
+	gss_buffer_set_t keys = GSS_C_NO_BUFFER_SET;
+	OM_uint32 maj, min;
+	int rc = -1;
+
+	maj = gss_display_name(&min, src, &name, NULL);
+	if (GSS_ERROR(maj) || name.length == 0 ||
+	    name.length >= sizeof(r->principal) ||
+	    memchr(name.value, '\0', name.length) != NULL) {
+		snprintf(r->why, sizeof(r->why), "no usable client name");
+		goto out;
+	}
+	memcpy(r->principal, name.value, name.length);
+	r->principal[name.length] = '\0';
+	maj = gss_inquire_sec_context_by_oid(&min, ctx,
+	    GSS_C_INQ_SSPI_SESSION_KEY, &keys);
+	if (GSS_ERROR(maj) || keys == GSS_C_NO_BUFFER_SET || keys->count < 1 ||
+	    keys->elements[0].length == 0 ||
+	    keys->elements[0].length > sizeof(r->key)) {
+		snprintf(r->why, sizeof(r->why), "no session key");
+		goto out;
+	}
+	r->key_len = (uint32_t)keys->elements[0].length;
+	memcpy(r->key, keys->elements[0].value, r->key_len);
+	explicit_bzero(keys->elements[0].value, keys->elements[0].length);
+	/*
+	 * MIT's acceptor counts the clock skew allowance into time_rec
+	 * (and gss_inquire_context's lifetime): the ticket itself ends that
+	 * much earlier, and that is when the session must.
+	 */
+	if (time_rec != GSS_C_INDEFINITE)
+		time_rec = time_rec > krb.skew ? time_rec - krb.skew : 1;
+	r->lifetime = time_rec == GSS_C_INDEFINITE ? 0x7fffffff : time_rec;
+	r->pac = (uint32_t)krb_has_pac(src);
+	rc = 0;
+out:
+	(void)gss_release_buffer(&min, &name);
+	if (keys != GSS_C_NO_BUFFER_SET)
+		(void)gss_release_buffer_set(&min, &keys);
+	return rc;
+}
+
+/* MSG_KRB_REQ: one token, one context, one answer. */
+static void
+krb_accept(uint32_t id, const uint8_t *tok, size_t len)
+{
+	struct krbmsg_rep *r = &krb.rep;
+	gss_ctx_id_t ctx = GSS_C_NO_CONTEXT;
+	gss_buffer_desc in = { len, (void *)tok }, out = GSS_C_EMPTY_BUFFER;
+	gss_name_t src = GSS_C_NO_NAME;
+	OM_uint32 maj, min, flags = 0, time_rec = 0;
+	int n;
+
+	memset(r, 0, sizeof(*r));
+	r->status = STATUS_LOGON_FAILURE;
+	if (krb.cred == GSS_C_NO_CREDENTIAL) {
+		snprintf(r->why, sizeof(r->why), "no keytab loaded");
+		goto send;
+	}
+	maj = gss_accept_sec_context(&min, &ctx, krb.cred, &in,
+	    GSS_C_NO_CHANNEL_BINDINGS, &src, NULL, &out, &flags, &time_rec,
+	    NULL);
+	if (maj != GSS_S_COMPLETE) {
+		/* CONTINUE_NEEDED: DCE-style or user-to-user, not for SMB. */
+		if (GSS_ERROR(maj))
+			krb_why(maj, min, r->why, sizeof(r->why));
+		else
+			snprintf(r->why, sizeof(r->why), "more legs wanted");
+		goto send;
+	}
+	if (out.length > sizeof(r->out)) {
+		snprintf(r->why, sizeof(r->why), "AP-REP too large");
+		goto send;
+	}
+	if (krb_answer(ctx, src, time_rec, r) != 0)
+		goto send;
+	memcpy(r->out, out.value, out.length);
+	r->out_len = (uint32_t)out.length;
+	r->status = 0;
+send:
+	n = krbmsg_rep_encode(r, krb.obuf, sizeof(krb.obuf));
+	if (n < 0 || msg_send(krb.chan, MSG_KRB_REP, id, krb.obuf, (size_t)n,
+	    -1) != 0)
+		log_warnx("krb: cannot answer request %u", id);
+	if (n > 0)
+		explicit_bzero(krb.obuf, (size_t)n);
+	explicit_bzero(r, sizeof(*r));
+	(void)gss_release_buffer(&min, &out);
+	if (src != GSS_C_NO_NAME)
+		(void)gss_release_name(&min, &src);
+	if (ctx != GSS_C_NO_CONTEXT)
+		(void)gss_delete_sec_context(&min, &ctx, GSS_C_NO_BUFFER);
+}
+
+/* krb5.conf's clockskew (MIT's default 300 s). */
+static void
+krb_read_skew(void)
+{
+	struct _profile_t *prof = NULL;
+	int skew = 300;
+
+	if (krb5_get_profile(krb.ctx, &prof) == 0) {
+		(void)profile_get_integer(prof, "libdefaults", "clockskew", NULL,
+		    300, &skew);
+		profile_release(prof);
+	}
+	krb.skew = skew > 0 ? (OM_uint32)skew : 0;
+}
+
+int
+krb_main(struct conf *conf, int chan)
+{
+	uint8_t role[4];
+	struct msg m;
+	int rc;
+
+	(void)conf;
+	krb.chan = chan;
+	krb.cred = GSS_C_NO_CREDENTIAL;
+	user_drop_krb();
+	if (krb5_init_context(&krb.ctx) != 0) {
+		log_warnx("krb: krb5_init_context failed");
+		return 1;
+	}
+	krb_read_skew();
+	if ((rc = confine_worker()) != 0) {
+		errno = -rc;
+		log_warn("krb: cannot install its seccomp filter");
+		return 1;
+	}
+	le32_put(role, MSG_ROLE_KRB);
+	if (msg_send(chan, MSG_HELLO, 0, role, sizeof(role), -1) != 0)
+		return 1;
+	for (;;) {
+		rc = msg_recv(chan, &m, krb.mbuf, sizeof(krb.mbuf));
+		if (rc == -EPIPE)
+			return 0;
+		if (rc == -EAGAIN || rc == -EINTR)
+			continue;
+		if (rc != 0) {
+			errno = -rc;
+			log_warn("krb: channel");
+			return 1;
+		}
+		switch (m.type) {
+		case MSG_KRB_KEYTAB:
+			if (m.fd >= 0)
+				krb_load(m.fd);
+			break;
+		case MSG_KRB_REQ:
+			krb_accept(m.id, m.payload, m.len);
+			break;
+		case MSG_SHUTDOWN:
+			return 0;
+		default:
+			break;
+		}
+		if (m.fd >= 0)
+			close(m.fd);
+	}
+}

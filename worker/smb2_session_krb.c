@@ -1,0 +1,173 @@
+/*
+ * SESSION_SETUP with Kerberos (MS-SMB2 3.3.5.5.3 with MS-SPNG, RFC 4178,
+ * RFC 4121).  HACKING.md "Kerberos logons" has the whole flow.
+ *
+ * NEGOTIATE offers Kerberos (Microsoft's OID, the standard one) before
+ * NTLMSSP when a keytab is configured.  A client whose first mechType is
+ * Kerberos sends its AP-REQ optimistically in the NegTokenInit (or, when
+ * it did not, gets accept-incomplete naming Kerberos and sends it in a
+ * NegTokenResp).  The token goes to the master as it came (MSG_AUTH_REQ
+ * with AUTHMSG_MECH_KRB5), which has the ticket helper judge it; this
+ * process never reads the ticket.  The verdict brings the identity, the
+ * session key (its first 16 bytes, as for Samba and Windows), the seconds
+ * the ticket has left and the AP-REP, which the answer carries
+ * (accept-completed, supportedMech in the first reply).
+ *
+ * mechListMIC: Kerberos is taken only when it is the client's first
+ * mechanism and its token is the one sent, so the mechanism list was not
+ * changed by anyone and neither side needs a MIC (RFC 4178 5, as Samba's
+ * server answers: no MIC after an accepted optimistic first token).  A
+ * client that lists another mechanism first (Windows lists NegoEx first)
+ * gets NTLMSSP, which signs the list (worker/smb2_session.c); Kerberos
+ * after a mechanism downgrade would need the MIC made with the GSS
+ * context, which lives in the helper: not done.
+ *
+ * Session end: the session expires when the ticket does (s->expire,
+ * worker/dispatch.c answers NETWORK_SESSION_EXPIRED), and a
+ * re-authentication with a fresh ticket on the same session sets the new
+ * end, trees, opens and locks kept.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/authmsg.h"
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "proto/spnego.h"
+#include "worker/conn_priv.h"
+#include "worker/smb2_session_priv.h"
+#include "worker/state.h"
+#include "worker/worker.h"
+
+/* The verdict for tok: 0 and arep, or an NTSTATUS to answer. */
+static ntstatus_t
+sess_krb5_verdict(struct conn *c, const uint8_t *tok, size_t toklen,
+    struct authmsg_rep *arep)
+{
+	struct authmsg_req areq;
+
+	memset(&areq, 0, sizeof(areq));
+	snprintf(areq.client, sizeof(areq.client), "%s", c->peer);
+	areq.authenticate = tok;
+	areq.authenticate_len = (uint32_t)toklen;
+	areq.mech = AUTHMSG_MECH_KRB5;
+	memset(arep, 0, sizeof(*arep));
+	if (c->priv->auth == NULL || c->priv->auth(c, &areq, arep) < 0) {
+		conn_warnx(c, "no verdict from the master");
+		return STATUS_LOGON_FAILURE;
+	}
+	return arep->status;
+}
+
+/* Does the verdict fit this session and process?  SUCCESS or why not. */
+static ntstatus_t
+sess_krb5_fits(struct smb2_req *req, struct session *s,
+    const struct authmsg_rep *arep, int reauth, int *keep)
+{
+	struct conn *c = req->conn;
+
+	if (reauth && s->bound != NULL && !(req->flags & SMB2_FLAGS_SIGNED)) {
+		*keep = 1;	/* as for NTLM: the channel's key not proven */
+		return STATUS_ACCESS_DENIED;
+	}
+	if (s->binding && arep->uid != user_euid()) {
+		conn_warnx(c, "binding to session %llx as %s (uid %u) refused: "
+		    "not the session's user", (unsigned long long)s->session_id,
+		    arep->user, (unsigned)arep->uid);
+		return STATUS_ACCESS_DENIED;
+	}
+	if (reauth && (arep->uid != s->uid || s->anonymous || s->guest ||
+	    (c->priv->role == CONN_ROLE_WORKER && arep->uid != user_euid()))) {
+		*keep = 1;
+		return sess_reauth_refuse(c, s, arep);
+	}
+	if (c->priv->role == CONN_ROLE_WORKER && arep->uid != user_euid()) {
+		/* Relaying needs the AP-REP to travel with the session: not done. */
+		log_warnx("%s: Kerberos session of %s (uid %u) on a connection "
+		    "served for uid %u: refused (not relayed)", c->peer,
+		    arep->user, (unsigned)arep->uid, (unsigned)user_euid());
+		return STATUS_ACCESS_DENIED;
+	}
+	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
+    size_t toklen, const struct spnego_token *sp, struct smb2_rsp *rsp,
+    int *keep)
+{
+	struct conn *c = req->conn;
+	struct conn_private *pv = c->priv;
+	struct authmsg_rep arep;
+	uint8_t out[AUTH_MECH_OUT_MAX + 64];
+	int reauth = s->state != SESS_IN_PROGRESS, binding = s->binding, n;
+	int mech = s->auth->krb_mech != 0 ? s->auth->krb_mech : SPNEGO_MECH_KRB5;
+	uint16_t sflags = 0;
+	ntstatus_t st;
+
+	if (conf_keytab_path(c->conf) == NULL)
+		return STATUS_LOGON_FAILURE;	/* we never offered it */
+	st = sess_krb5_verdict(c, tok, toklen, &arep);
+	if (st == STATUS_SUCCESS)
+		st = sess_krb5_fits(req, s, &arep, reauth, keep);
+	if (st != STATUS_SUCCESS)
+		goto out;
+	if (!reauth && !binding) {
+		snprintf(s->user, sizeof(s->user), "%s", arep.user);
+		s->uid = arep.uid;
+		s->gid = arep.gid;
+		s->guest = 0;
+		s->anonymous = 0;
+		memcpy(s->session_key, arep.session_key, 16);
+		if (arep.full_key_len <= sizeof(s->auth->full_key)) {
+			s->auth->full_key_len = arep.full_key_len;
+			memcpy(s->auth->full_key, arep.full_key,
+			    arep.full_key_len);
+		}
+	}
+	if (binding)
+		st = sess_bind_keys(c, s, arep.session_key, &sflags);
+	else if (!reauth)
+		st = sess_keys(c, s, &sflags);
+	else if (s->encrypt)
+		sflags = SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	if (st != STATUS_SUCCESS)
+		goto out;
+	/* supportedMech in the first reply of the exchange only. */
+	n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_COMPLETED,
+	    sp->kind == SPNEGO_NEG_INIT ? mech : 0, arep.mech_out,
+	    arep.mech_out_len, NULL, 0);
+	if (n < 0) {
+		st = STATUS_INSUFF_SERVER_RESOURCES;
+		goto out;
+	}
+	sess_rsp(rsp, sflags, out, (size_t)n);
+	s->state = SESS_VALID;
+	/* MS-SMB2 3.3.5.5.3: the session ends with the ticket. */
+	s->expire = conn_now() + (arep.lifetime > 0 ? arep.lifetime : 1);
+	explicit_bzero(s->auth->full_key, sizeof(s->auth->full_key));
+	free(s->auth);
+	s->auth = NULL;
+	if (s->signing)
+		pv->sign_final = s;
+	if (s->bound != NULL) {
+		log_info("%s: connection bound to session %llx of %s as a "
+		    "channel (Kerberos)", c->peer,
+		    (unsigned long long)s->session_id, s->user);
+		goto out;
+	}
+	if (!reauth)
+		pv->logged_in = s;
+	state_session_put(c, s);
+	log_info("%s: session %llx for %s (Kerberos, %u s left)%s", c->peer,
+	    (unsigned long long)s->session_id, s->user,
+	    (unsigned)arep.lifetime, reauth ? " re-authenticated" : "");
+out:
+	if (s->auth != NULL) {
+		explicit_bzero(s->auth->full_key, sizeof(s->auth->full_key));
+		s->auth->full_key_len = 0;
+	}
+	explicit_bzero(&arep, sizeof(arep));
+	return st;
+}

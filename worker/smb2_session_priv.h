@@ -1,0 +1,39 @@
+/*
+ * What worker/smb2_session.c shares with worker/smb2_session_krb.c (the
+ * Kerberos leg of SESSION_SETUP).
+ */
+#ifndef USMBD_WORKER_SMB2_SESSION_PRIV_H
+#define USMBD_WORKER_SMB2_SESSION_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "worker/smb2.h"
+
+struct authmsg_rep;
+struct conn;
+struct session;
+struct spnego_token;
+
+/* The response body with a security buffer of n bytes at p. */
+void		sess_rsp(struct smb2_rsp *rsp, uint16_t flags, const uint8_t *p,
+		    size_t n);
+/* The session's keys and its signing and encryption requirements. */
+ntstatus_t	sess_keys(struct conn *c, struct session *s, uint16_t *sflags);
+/* A binding authenticated: the channel's key, the slot a channel. */
+ntstatus_t	sess_bind_keys(struct conn *c, struct session *ch,
+		    const uint8_t *key, uint16_t *sflags);
+/* A re-authentication as another user: refused, the session kept. */
+ntstatus_t	sess_reauth_refuse(struct conn *c, const struct session *s,
+		    const struct authmsg_rep *arep);
+/*
+ * A SPNEGO exchange whose token is a Kerberos AP-REQ: the verdict
+ * through the master and the ticket helper, keys from the ticket's
+ * session key, the AP-REP answered (worker/smb2_session_krb.c).
+ */
+ntstatus_t	sess_krb5(struct smb2_req *req, struct session *s,
+		    const uint8_t *tok, size_t toklen,
+		    const struct spnego_token *sp, struct smb2_rsp *rsp,
+		    int *keep);
+
+#endif
