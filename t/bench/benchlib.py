@@ -32,6 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.path.join(ROOT, "build")
 SMBLOAD = os.path.join(BUILD, "t/bench/smbload")
 NETLIMIT = os.path.join(BUILD, "t/bench/netlimit")
+CRYPTLIMIT = os.path.join(BUILD, "t/bench/cryptlimit")
 MALLOC_SO = os.path.join(BUILD, "t/bench/malloc_count.so")
 USMBD = os.environ.get("USMBD", os.path.join(BUILD, "usmbd"))
 USMBCTL = os.environ.get("USMBCTL", os.path.join(BUILD, "usmbctl"))
@@ -394,6 +395,20 @@ def samba_conf(port, d, log, level, share):
     return text
 
 
+def sealed_share(path):
+    """The same directory again as a share that requires encryption: the
+    bench's encrypted modes use it (issue 17).  libsmbclient 4.17 does not
+    seal a session on its own (smbc_setOptionSmbEncryptionLevel only makes
+    it require signing); a share flagged ENCRYPT_DATA makes every client
+    seal, as a sensitive share does in an office."""
+    return """
+[sealed]
+	path = %s
+	read only = no
+	smb encrypt = required
+""" % path
+
+
 def xattr_check(d):
     """None if the file system of directory d keeps the xattrs a Samba share
     with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
@@ -450,7 +465,7 @@ class Samba(Server):
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
             f.write(samba_conf(self.port, d, os.path.join(d, "smbd.log"),
-                               0, self.share))
+                               0, self.share) + sealed_share(self.share))
         for name, pw in USERS:
             subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,
@@ -517,7 +532,7 @@ class Usmbd(Server):
 [share]
 	path = %(share)s
 	read only = no
-""" % {"port": self.port, "d": d, "share": self.share})
+""" % {"port": self.port, "d": d, "share": self.share} + sealed_share(self.share))
         for name, pw in USERS:
             try:
                 r = self.ctl("user", "add", name, input=pw + "\n")
