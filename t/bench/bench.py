@@ -543,7 +543,7 @@ def main():
             "pinned": ["pinned"]}[os.environ.get("BENCH_PIN", "both")]
     timeout = int(os.environ.get("BENCH_TIMEOUT", "240"))
     wanted = os.environ.get("BENCH_SERVERS", "samba,usmbd").split(",")
-    classes = [c for c in (bl.Samba, bl.Samba422, bl.Usmbd) if c.name in wanted]
+    classes = [c for c in (bl.Samba, bl.Samba422, bl.Usmbd, bl.UsmbdB) if c.name in wanted]
     wls, big = workloads(f)
     for prog in (bl.SMBLOAD, bl.NETLIMIT):
         if not os.access(prog, os.X_OK):

@@ -508,15 +508,16 @@ class Samba422(Samba):
 
 class Usmbd(Server):
     name = "usmbd"
+    BIN, CTL = USMBD, USMBCTL
 
     def ctl(self, *args, input=None):
-        return subprocess.run([USMBCTL, "-s", self.conf] + list(args), input=input,
+        return subprocess.run([self.CTL, "-s", self.conf] + list(args), input=input,
                               text=True, capture_output=True, timeout=20)
 
     def start(self):
-        if not os.access(USMBD, os.X_OK) or not os.access(USMBCTL, os.X_OK):
-            return "%s or %s not built" % (os.path.relpath(USMBD, ROOT),
-                                           os.path.relpath(USMBCTL, ROOT))
+        if not os.access(self.BIN, os.X_OK) or not os.access(self.CTL, os.X_OK):
+            return "%s or %s not built" % (os.path.relpath(self.BIN, ROOT),
+                                           os.path.relpath(self.CTL, ROOT))
         d = self.dir
         self.conf = os.path.join(d, "usmbd.conf")
         with open(self.conf, "w") as f:
@@ -541,7 +542,7 @@ class Usmbd(Server):
             if r.returncode:
                 return "usmbctl user add %s: exit %d: %s" % (
                     name, r.returncode, (r.stderr or r.stdout).strip()[:200])
-        self.spawn([USMBD, "-F", "-s", self.conf])
+        self.spawn([self.BIN, "-F", "-s", self.conf])
         if not self.wait_up():
             return "usmbd did not come up: " + self.log_tail()
         return None
@@ -557,6 +558,16 @@ class Usmbd(Server):
                 return "usmbctl user add %s: exit %d: %s" % (
                     name, r.returncode, (r.stderr or r.stdout).strip()[:200])
         return None
+
+
+class UsmbdB(Usmbd):
+    """A second usmbd build beside the first, for before/after figures in
+    one run (BENCH_SERVERS=...,usmbd_b): USMBD_B and USMBCTL_B name its
+    binaries (a copy of an earlier build: workers re-exec /proc/self/exe,
+    so the copy stays what runs)."""
+    name = "usmbd_b"
+    BIN = os.environ.get("USMBD_B", "/nonexistent/usmbd_b")
+    CTL = os.environ.get("USMBCTL_B", "/nonexistent/usmbctl_b")
 
 
 # ---------------------------------------------------------------- strace
