@@ -322,15 +322,17 @@ SEC_LIMIT = {"gmac": "gmac_aead", "cmac": "cmac", "hmac": "hmacsha256",
 
 def report_secured(pin, names, servers, figs, crypto):
     """Issue 17: what signing and encryption cost each server: ops/s of
-    W@MODE / ops/s of plain W on the same server (same run), usmbd / Samba
-    in that mode, and MB/s against one core of the crypto LIMIT."""
+    W@MODE / ops/s of plain W on the same server (same run), the same for
+    server CPU per op, usmbd / Samba in that mode (wall clock and CPU),
+    and MB/s against one core of the crypto LIMIT."""
     rows = [n for n in names if "@" in n[0]]
     if not rows:
         return
     print("== signed and encrypted, %s: cost against the same server unsigned, "
           "and against one core of gnutls ==" % pin)
-    print("%-24s %-9s %12s %9s %9s %10s %9s" % (
-        "workload@mode", "server", "ops/s", "MB/s", "vs_plain", "vs_samba", "of_limit"))
+    print("%-24s %-9s %10s %8s %9s %9s %9s %8s %8s %8s" % (
+        "workload@mode", "server", "ops/s", "MB/s", "cpu_us/op", "vs_plain", "cpu_plain",
+        "speedup", "cpu_x", "of_limit"))
     lines = []
     for wl, phase, mb, _ in rows:
         base, mode = wl.split("@")
@@ -341,21 +343,28 @@ def report_secured(pin, names, servers, figs, crypto):
             if s is None:
                 continue
             vs_plain = s["ops"] / p["ops"] if p else None
-            vs_samba = s["ops"] / sam["ops"] if sam and srv != "samba" else None
+            cpu_plain = s["cpu_us_op"] / p["cpu_us_op"] if p and p["cpu_us_op"] > 0 else None
+            other = sam and srv != "samba"
+            vs_samba = s["ops"] / sam["ops"] if other else None
+            cpu_x = sam["cpu_us_op"] / s["cpu_us_op"] if other and s["cpu_us_op"] > 0 else None
             lim = crypto.get(SEC_LIMIT[mode])
             of_limit = s["mbps"] / lim if lim and mb else None
             fmt = lambda v, f: f % v if v is not None else "-"  # noqa: E731
-            print("%-24s %-9s %12.1f %9s %9s %10s %9s" % (
-                wl, srv, s["ops"], "%.1f" % s["mbps"] if mb else "-",
-                fmt(vs_plain, "%.3f"), fmt(vs_samba, "%.2fx"), fmt(of_limit, "%.3f")))
+            print("%-24s %-9s %10.1f %8s %9.1f %9s %9s %8s %8s %8s" % (
+                wl, srv, s["ops"], "%.1f" % s["mbps"] if mb else "-", s["cpu_us_op"],
+                fmt(vs_plain, "%.3f"), fmt(cpu_plain, "%.2f"), fmt(vs_samba, "%.2fx"),
+                fmt(cpu_x, "%.2fx"), fmt(of_limit, "%.3f")))
             lines.append("BENCHSEC pin=%s workload=%s mode=%s phase=%s server=%s median_ops=%.1f "
-                         "mbps=%.2f vs_plain=%s vs_samba=%s of_limit=%s limit=%s" % (
-                             pin, base, mode, phase, srv, s["ops"], s["mbps"],
-                             fmt(vs_plain, "%.3f"), fmt(vs_samba, "%.3f"),
-                             fmt(of_limit, "%.3f"), SEC_LIMIT[mode]))
+                         "mbps=%.2f cpu_us_per_op=%.1f vs_plain=%s cpu_vs_plain=%s vs_samba=%s "
+                         "cpu_x=%s of_limit=%s limit=%s" % (
+                             pin, base, mode, phase, srv, s["ops"], s["mbps"], s["cpu_us_op"],
+                             fmt(vs_plain, "%.3f"), fmt(cpu_plain, "%.3f"), fmt(vs_samba, "%.3f"),
+                             fmt(cpu_x, "%.3f"), fmt(of_limit, "%.3f"), SEC_LIMIT[mode]))
     print("(vs_plain = ops/s signed or encrypted / the same server's unsigned SMB 3.1.1 ops/s "
-          "in this run; vs_samba = against Debian 12's Samba 4.17 in the same mode; "
-          "of_limit = MB/s / one core's LIMIT crypto=%s MB/s)" % "|".join(sorted(set(SEC_LIMIT.values()))))
+          "in this run; cpu_plain = server CPU per op signed or encrypted / unsigned (what "
+          "the mode costs the server); speedup and cpu_x = against Debian 12's Samba 4.17 in "
+          "the same mode; of_limit = MB/s / one core's LIMIT crypto=%s MB/s)"
+          % "|".join(sorted(set(SEC_LIMIT.values()))))
     print()
     for line in lines:
         print(line)
