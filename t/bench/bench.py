@@ -603,20 +603,23 @@ def main():
             if any(w[0] == "read_1m" for w in wls):
                 names.append(("read_1m", "read", True, "smbclient"))
         for pin in pins:
-            for wl, _, args, _ in wls:
-                for r in range(runs):
-                    for srv in servers:
-                        if (pin, wl, srv.name) in unavailable:
-                            continue
-                        bl.log("bench: %s %s run %d/%d %s" % (pin, wl, r + 1, runs, srv.name))
-                        out, err = run_client(srv, smbload_argv(srv, args, timeout),
-                                              pin == "pinned", timeout + 60)
-                        if err:
-                            unavailable[(pin, wl, srv.name)] = err
-                            continue
-                        for phase, d in out.items():
-                            if "ops" in d:
-                                figs.setdefault((pin, wl, phase, srv.name), []).append(d)
+            # Round-robin: run r of every workload (unsigned and its
+            # signed and encrypted modes alike), then run r + 1, so that
+            # a drift of the machine's load (a shared VM) falls on all of
+            # them, not on the modes measured last.
+            for r, (wl, _, args, _) in ((r, w) for r in range(runs) for w in wls):
+                for srv in servers:
+                    if (pin, wl, srv.name) in unavailable:
+                        continue
+                    bl.log("bench: %s %s run %d/%d %s" % (pin, wl, r + 1, runs, srv.name))
+                    out, err = run_client(srv, smbload_argv(srv, args, timeout),
+                                          pin == "pinned", timeout + 60)
+                    if err:
+                        unavailable[(pin, wl, srv.name)] = err
+                        continue
+                    for phase, d in out.items():
+                        if "ops" in d:
+                            figs.setdefault((pin, wl, phase, srv.name), []).append(d)
             for wl, phase, _, via in names:
                 if via != "smbclient":
                     continue
