@@ -134,6 +134,7 @@ smb2_encrypt_ctx_nonce(struct smb2_crypt_ctx *cx, uint16_t cipher,
 {
 	size_t total = 0, off = 0, nlen = smb2_cipher_nonce_len(cipher);
 	size_t clen;
+	const void *src;
 	int i, rc;
 
 	if (nlen == 0 || iovcnt < 1)
@@ -156,16 +157,25 @@ smb2_encrypt_ctx_nonce(struct smb2_crypt_ctx *cx, uint16_t cipher,
 	le16_put(th + TH_FLAGS_OFF, SMB2_TRANSFORM_FLAG_ENCRYPTED);
 	le64_put(th + TH_SID_OFF, session_id);
 
-	for (i = 0; i < iovcnt; i++) {
-		if (plain[i].iov_len > 0)
-			memcpy(out_cipher + off, plain[i].iov_base,
-			    plain[i].iov_len);
-		off += plain[i].iov_len;
+	/*
+	 * One vector (a whole response in the send buffer) is read once and
+	 * written once, into out_cipher; several are gathered first and
+	 * encrypted in place.  Ciphertext then tag; the tag moves into the
+	 * header.
+	 */
+	src = plain[0].iov_base;
+	if (iovcnt > 1) {
+		for (i = 0; i < iovcnt; i++) {
+			if (plain[i].iov_len > 0)
+				memcpy(out_cipher + off, plain[i].iov_base,
+				    plain[i].iov_len);
+			off += plain[i].iov_len;
+		}
+		src = out_cipher;
 	}
-	/* In place, ciphertext then tag; the tag moves into the header. */
 	clen = total + TAG_LEN;
 	if (gnutls_aead_cipher_encrypt(cx->h, th + TH_NONCE_OFF, nlen,
-	    th + TH_AAD_OFF, TH_AAD_LEN, TAG_LEN, out_cipher, total,
+	    th + TH_AAD_OFF, TH_AAD_LEN, TAG_LEN, src, total,
 	    out_cipher, &clen) < 0 || clen != total + TAG_LEN) {
 		smb2_crypt_ctx_free(cx);
 		return -EIO;

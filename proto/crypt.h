@@ -62,8 +62,8 @@ int	smb2_decrypt(uint16_t cipher, const uint8_t *key, uint8_t *msg,
  * cipher or key.  Zero-initialise; smb2_crypt_ctx_free releases it.
  *
  * gnutls' scatter/gather AEAD calls allocate per message for CCM (they copy
- * into a temporary buffer), so the context calls use the contiguous forms
- * in place: smb2_encrypt_ctx needs SMB2_CRYPT_SLACK bytes of room after the
+ * into a temporary buffer), so the context calls use the contiguous forms:
+ * smb2_encrypt_ctx needs SMB2_CRYPT_SLACK bytes of room after the
  * ciphertext (the tag lands there before it is moved into the header), and
  * smb2_decrypt_ctx with CCM moves the ciphertext to the start of msg to put
  * the tag behind it (the plaintext is then at msg + 0; with GCM it stays at
@@ -77,7 +77,14 @@ struct smb2_crypt_ctx {
 	uint8_t		 key[32];
 };
 
-/* As smb2_encrypt; out_cipher has room for the plain length + SLACK. */
+/*
+ * As smb2_encrypt; out_cipher has room for the plain length + SLACK.  One
+ * vector is encrypted straight from where it is into out_cipher (one pass,
+ * no copy: a response in the send buffer goes to the frame buffer behind
+ * its transform header); out_cipher may be plain[0].iov_base itself but
+ * must not overlap it otherwise.  Several vectors are gathered into
+ * out_cipher first.
+ */
 int	smb2_encrypt_ctx(struct smb2_crypt_ctx *, uint16_t cipher,
 	    const uint8_t *key, uint64_t session_id, const struct iovec *plain,
 	    int iovcnt, uint8_t transform_hdr[52], uint8_t *out_cipher);

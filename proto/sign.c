@@ -69,17 +69,24 @@ smb2_sign_ctx_free(struct smb2_sign_ctx *cx)
 {
 	uint8_t out[32];
 
-	if (cx->h != NULL)
+	if (cx->h != NULL && cx->algo == SIGN_AES_GMAC)
+		gnutls_aead_cipher_deinit(cx->h);
+	else if (cx->h != NULL)
 		gnutls_hmac_deinit(cx->h, out);
 	explicit_bzero(cx, sizeof(*cx));
 }
 
-/* Makes (or re-keys) the MAC handle for algo and key. */
+/*
+ * Makes (or re-keys) the handle for algo and key: a MAC handle, or for
+ * AES-GMAC an AES-128-GCM AEAD handle (sign_gmac_iov).
+ */
 static int
 sign_ctx_ready(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16])
 {
 	gnutls_mac_algorithm_t mac;
 	gnutls_hmac_hd_t h;
+	gnutls_aead_cipher_hd_t a;
+	gnutls_datum_t k;
 
 	if (cx->h != NULL && cx->algo == algo &&
 	    memcmp(cx->key, key, sizeof(cx->key)) == 0)
@@ -87,11 +94,62 @@ sign_ctx_ready(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16])
 	if (sign_mac_algo(algo, &mac) < 0)
 		return -EINVAL;
 	smb2_sign_ctx_free(cx);
-	if (gnutls_hmac_init(&h, mac, key, 16) < 0)
-		return -EINVAL;
-	cx->h = h;
+	if (algo == SIGN_AES_GMAC) {
+		k.data = (unsigned char *)key;
+		k.size = 16;
+		if (gnutls_aead_cipher_init(&a, GNUTLS_CIPHER_AES_128_GCM,
+		    &k) < 0)
+			return -EINVAL;
+		cx->h = a;
+	} else {
+		if (gnutls_hmac_init(&h, mac, key, 16) < 0)
+			return -EINVAL;
+		cx->h = h;
+	}
 	cx->algo = algo;
 	memcpy(cx->key, key, sizeof(cx->key));
+	return 0;
+}
+
+/*
+ * AES-GMAC is AES-GCM over additional data alone, nothing to encrypt
+ * (NIST SP 800-38D): through gnutls' AEAD call the message is hashed by
+ * its accelerated GCM, 2.7 times the speed of its MAC API's GMAC over
+ * 1 MiB on this machine (t/bench/cryptlimit.c: gmac, gmac_aead).  The
+ * vector is the header to the signature, 16 zero bytes in its place, the
+ * rest; no allocation (gnutls copies only for CCM).
+ */
+#define SIGN_GMAC_IOV_MAX	8
+
+static int
+sign_gmac_iov(struct smb2_sign_ctx *cx, const struct iovec *iov, int iovcnt,
+    uint8_t sig[16])
+{
+	static const uint8_t zeros[SMB2_SIG_LEN];
+	const uint8_t *hdr = iov[0].iov_base;
+	giovec_t a[SIGN_GMAC_IOV_MAX + 2];
+	uint8_t nonce[12];
+	size_t tlen = SMB2_SIG_LEN;
+	int i, n = 0;
+
+	if (iovcnt > SIGN_GMAC_IOV_MAX)
+		return -EINVAL;
+	sign_gmac_nonce(hdr, nonce);
+	a[n].iov_base = (void *)hdr;
+	a[n++].iov_len = SMB2_SIG_OFF;
+	a[n].iov_base = (void *)zeros;
+	a[n++].iov_len = SMB2_SIG_LEN;
+	a[n].iov_base = (void *)(hdr + 64);
+	a[n++].iov_len = iov[0].iov_len - 64;
+	for (i = 1; i < iovcnt; i++) {
+		a[n].iov_base = iov[i].iov_base;
+		a[n++].iov_len = iov[i].iov_len;
+	}
+	if (gnutls_aead_cipher_encryptv2(cx->h, nonce, sizeof(nonce), a, n,
+	    NULL, 0, sig, &tlen) < 0 || tlen != SMB2_SIG_LEN) {
+		smb2_sign_ctx_free(cx);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -101,17 +159,15 @@ smb2_sign_ctx_iov(struct smb2_sign_ctx *cx, int algo, const uint8_t key[16],
 {
 	static const uint8_t zeros[SMB2_SIG_LEN];
 	const uint8_t *hdr;
-	uint8_t out[32], nonce[12];
+	uint8_t out[32];
 	int i, bad = 0;
 
 	if (iovcnt < 1 || iov[0].iov_len < 64 ||
 	    sign_ctx_ready(cx, algo, key) < 0)
 		return -EINVAL;
+	if (algo == SIGN_AES_GMAC)
+		return sign_gmac_iov(cx, iov, iovcnt, sig);
 	hdr = iov[0].iov_base;
-	if (algo == SIGN_AES_GMAC) {
-		sign_gmac_nonce(hdr, nonce);
-		gnutls_hmac_set_nonce(cx->h, nonce, sizeof(nonce));
-	}
 	bad |= gnutls_hmac(cx->h, hdr, SMB2_SIG_OFF);
 	bad |= gnutls_hmac(cx->h, zeros, SMB2_SIG_LEN);
 	bad |= gnutls_hmac(cx->h, hdr + 64, iov[0].iov_len - 64);

@@ -50,14 +50,17 @@ int	smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
 /*
  * A reusable signing context, one per session: the MAC handle is made on
  * first use (gnutls_hmac_init allocates) and then reused for every message
- * (gnutls_hmac_output resets it; the GMAC nonce is set per message), so a
+ * (gnutls_hmac_output resets it; AES-GMAC is an AES-GCM AEAD handle given
+ * each message's nonce), so a
  * steady-state request allocates nothing.  The context remembers the
  * algorithm and key it was made with and re-keys itself when a caller passes
  * others (re-authentication, a session handed from a gate).  Zero-initialise
  * it; smb2_sign_ctx_free releases it (and may be called on a zeroed one).
  */
 struct smb2_sign_ctx {
-	void		*h;		/* gnutls_hmac_hd_t; NULL until first use */
+	/* gnutls_hmac_hd_t, for AES-GMAC gnutls_aead_cipher_hd_t (AES-GCM
+	 * over the message as additional data); NULL until first use */
+	void		*h;
 	int		 algo;
 	uint8_t		 key[16];	/* the key h was keyed with */
 };

@@ -73,7 +73,8 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
     struct smb2_rsp *last, int encrypt, struct session *enc_sess)
 {
 	struct conn_private *pv = c->priv;
-	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN;
+	/* The chain: in sbuf, or (sealed READ data) already in ebuf. */
+	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN, *e = NULL;
 	size_t total = 0;
 	int i, bulk = 0;
 
@@ -94,8 +95,24 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 
 			if (o->off + o->len + last->data_len > pv->scap)
 				return -1;
-			n = pread(last->data_fd, pv->sbuf + o->off + o->len,
-			    last->data_len, last->data_off);
+			if (encrypt && !pv->relayed) {
+				/*
+				 * Sealed: the headers go behind the transform
+				 * header in ebuf and the data is read right
+				 * after them, to be encrypted there in place:
+				 * the kernel writes the data once and AES
+				 * reads and writes it once, in one buffer.
+				 */
+				e = conn_ebuf(c, pv->scap + SMB2_TRANSFORM_HDR_LEN +
+				    SMB2_CRYPT_SLACK);
+				if (e == NULL)
+					return -1;
+				base = e + SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN;
+				memcpy(base, pv->sbuf + SMB2_FRAME_LEN,
+				    o->off + o->len - SMB2_FRAME_LEN);
+			}
+			n = pread(last->data_fd, base + o->off - SMB2_FRAME_LEN +
+			    o->len, last->data_len, last->data_off);
 			if (n < 0 || (size_t)n != last->data_len) {
 				conn_warnx(c, "short read of bulk data");
 				return -1;
@@ -104,7 +121,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		}
 	}
 	for (i = 0; i < nout; i++) {
-		uint8_t *h = pv->sbuf + outs[i].off;
+		uint8_t *h = base + outs[i].off - SMB2_FRAME_LEN;
 
 		/*
 		 * Every response of a chain is padded to 8 bytes, the last
@@ -139,11 +156,14 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	}
 	if (encrypt) {
 		struct iovec iov = { base, total };
-		uint8_t *e = conn_ebuf(c, total + SMB2_FRAME_LEN +
-		    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK + RELAY_CTL_MAX);
 		size_t k = 0;
 		int n;
 
+		/* One pass: from sbuf into ebuf behind the transform header,
+		 * or in place where the data was read into ebuf (above). */
+		if (e == NULL)
+			e = conn_ebuf(c, total + SMB2_FRAME_LEN +
+			    SMB2_TRANSFORM_HDR_LEN + SMB2_CRYPT_SLACK + RELAY_CTL_MAX);
 		if (e == NULL)
 			return -1;
 		if (pv->relayed) {

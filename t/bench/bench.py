@@ -14,6 +14,8 @@ Environment:
   BENCH_TIMEOUT   seconds one client run may take, default 240
   BENCH_IDLE_N    idle sessions of the memory workload (default 2,000 x scale,
                   at least 20; 2000 = the issue's figure)
+  BENCH_SEC       signed and encrypted modes of the secured workloads (issue 17):
+                  gmac,cmac,hmac,gcm128,gcm256 (default all), none to skip
 """
 
 import os
@@ -64,7 +66,52 @@ def workloads(f):
                         "-f", "shared.dat", "-V", BOB], True),
     ]
     only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
+    # A secured workload (W@MODE) named alone brings its plain base, the
+    # figure its cost is measured against.
+    only += [x.split("@")[0] for x in only if "@" in x]
     return [(a, b, [str(x) for x in c], d) for a, b, c, d in wl if not only or a in only], big
+
+
+# Issue 17: the workloads run again signed and encrypted.  mode: (dialect,
+# client smb.conf lines, encrypted).  Signing: AES-GMAC on 3.1.1, AES-CMAC
+# on 3.0.2, HMAC-SHA256 on 2.1; encryption: AES-128-GCM and AES-256-GCM on
+# 3.1.1, on the servers' [sealed] share (smb encrypt = required, see
+# benchlib.sealed_share), the client offering that one cipher.
+SEC_MODES = {
+    "gmac": ("SMB3_11", ["client signing = required",
+                         "client smb3 signing algorithms = AES-128-GMAC"], False),
+    "cmac": ("SMB3_02", ["client signing = required"], False),
+    "hmac": ("SMB2_10", ["client signing = required"], False),
+    "gcm128": ("SMB3_11", ["client smb encrypt = required",
+                           "client smb3 encryption algorithms = AES-128-GCM"], True),
+    "gcm256": ("SMB3_11", ["client smb encrypt = required",
+                           "client smb3 encryption algorithms = AES-256-GCM"], True),
+}
+SEALED_URL = "@SEALED@"     # the server's [sealed] share (smbload_argv)
+SEC_WORKLOADS = ("upload_1m", "write_4k_rand", "read_4k", "read_1m", "createclose")
+
+
+def secured_workloads(wls, tmp):
+    """WORKLOAD@MODE variants of SEC_WORKLOADS, each with its client
+    config (written into tmp) and dialect."""
+    modes = [m for m in os.environ.get("BENCH_SEC", ",".join(SEC_MODES)).split(",")
+             if m and m != "none"]
+    for m in modes:
+        if m not in SEC_MODES:
+            sys.exit("bench: unknown BENCH_SEC mode %s (%s)" % (m, ",".join(SEC_MODES)))
+    only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if "@" in x]
+    out = []
+    for m in modes:
+        proto, lines, enc = SEC_MODES[m]
+        conf = os.path.join(tmp, "client-%s.conf" % m)
+        with open(conf, "w") as fh:
+            fh.write("[global]\n" + "".join("\t%s\n" % x for x in lines))
+        for wl, item, args, mb in wls:
+            if wl in SEC_WORKLOADS and (not only or "%s@%s" % (wl, m) in only):
+                out.append(("%s@%s" % (wl, m), item,
+                            args + ["-p", proto, "-C", conf] +
+                            (["-E", "-u", SEALED_URL] if enc else []), mb))
+    return out
 
 
 def prepare_share(srv, big):
@@ -115,7 +162,10 @@ def run_client(srv, argv, pinned, timeout, on_ready=None, on_done=None):
 
 
 def smbload_argv(srv, args, timeout):
-    return [bl.SMBLOAD, "-u", srv.url, "-U", ALICE, "-t", str(timeout), "-P"] + args
+    # A later -u (the encrypted modes' share) overrides the first.
+    sealed = srv.url.rsplit("/", 1)[0] + "/sealed"
+    return [bl.SMBLOAD, "-u", srv.url, "-U", ALICE, "-t", str(timeout), "-P"] + \
+        [sealed if a == SEALED_URL else a for a in args]
 
 
 def run_smbclient(srv, what, local, pinned, timeout):
@@ -156,6 +206,15 @@ def measure_limits(tmp, f):
         for line in r.stdout.splitlines():
             if line.startswith("LIMIT "):
                 lines.append("LIMIT pin=%s %s" % (pin, line[6:]))
+    # Issue 17: one core's AES-GCM and MAC throughput of gnutls (cryptlimit
+    # pins itself), beside the signed and encrypted figures.
+    crypto = {}
+    r = subprocess.run([bl.CRYPTLIMIT], capture_output=True, text=True, timeout=60)
+    for line in r.stdout.splitlines():
+        m = re.match(r"LIMIT crypto=(\w+) mbps=([\d.]+)", line)
+        if m:
+            crypto[m.group(1)] = float(m.group(2))
+            lines.append(line)
     # 256 MiB into a new file on the tmpfs of the shares, 3 times: median.
     for bs, count in (("1M", 256), ("4k", 65536)):
         path = os.path.join(tmp, "dd.bin")
@@ -186,6 +245,7 @@ def measure_limits(tmp, f):
     for line in lines:
         print(line)
     print()
+    return crypto
 
 
 # ---------------------------------------------------------------- reporting
@@ -247,6 +307,64 @@ def report(pin, names, servers, figs, unavailable, client="smbload (libsmbclient
                              s["truncated"]))
     print("(speedup = usmbd ops/s / Samba ops/s; cpu_x = Samba server CPU per op / usmbd's; "
           "both against Debian 12's Samba 4.17 (samba), for samba422 too)")
+    print()
+    for line in lines:
+        print(line)
+    print()
+
+
+# The limit of each mode: gnutls' fastest way to compute it (GMAC: its
+# AEAD AES-GCM over additional data, as proto/sign.c does, 2.7x its MAC
+# API's GMAC: the cryptlimit line gmac).
+SEC_LIMIT = {"gmac": "gmac_aead", "cmac": "cmac", "hmac": "hmacsha256",
+             "gcm128": "aes128gcm", "gcm256": "aes256gcm"}
+
+
+def report_secured(pin, names, servers, figs, crypto):
+    """Issue 17: what signing and encryption cost each server: ops/s of
+    W@MODE / ops/s of plain W on the same server (same run), the same for
+    server CPU per op, usmbd / Samba in that mode (wall clock and CPU),
+    and MB/s against one core of the crypto LIMIT."""
+    rows = [n for n in names if "@" in n[0]]
+    if not rows:
+        return
+    print("== signed and encrypted, %s: cost against the same server unsigned, "
+          "and against one core of gnutls ==" % pin)
+    print("%-24s %-9s %10s %8s %9s %9s %9s %8s %8s %8s" % (
+        "workload@mode", "server", "ops/s", "MB/s", "cpu_us/op", "vs_plain", "cpu_plain",
+        "speedup", "cpu_x", "of_limit"))
+    lines = []
+    for wl, phase, mb, _ in rows:
+        base, mode = wl.split("@")
+        sam = summarise(figs.get((pin, wl, phase, "samba"), []))
+        for srv in servers:
+            s = summarise(figs.get((pin, wl, phase, srv), []))
+            p = summarise(figs.get((pin, base, phase, srv), []))
+            if s is None:
+                continue
+            vs_plain = s["ops"] / p["ops"] if p else None
+            cpu_plain = s["cpu_us_op"] / p["cpu_us_op"] if p and p["cpu_us_op"] > 0 else None
+            other = sam and srv != "samba"
+            vs_samba = s["ops"] / sam["ops"] if other else None
+            cpu_x = sam["cpu_us_op"] / s["cpu_us_op"] if other and s["cpu_us_op"] > 0 else None
+            lim = crypto.get(SEC_LIMIT[mode])
+            of_limit = s["mbps"] / lim if lim and mb else None
+            fmt = lambda v, f: f % v if v is not None else "-"  # noqa: E731
+            print("%-24s %-9s %10.1f %8s %9.1f %9s %9s %8s %8s %8s" % (
+                wl, srv, s["ops"], "%.1f" % s["mbps"] if mb else "-", s["cpu_us_op"],
+                fmt(vs_plain, "%.3f"), fmt(cpu_plain, "%.2f"), fmt(vs_samba, "%.2fx"),
+                fmt(cpu_x, "%.2fx"), fmt(of_limit, "%.3f")))
+            lines.append("BENCHSEC pin=%s workload=%s mode=%s phase=%s server=%s median_ops=%.1f "
+                         "mbps=%.2f cpu_us_per_op=%.1f vs_plain=%s cpu_vs_plain=%s vs_samba=%s "
+                         "cpu_x=%s of_limit=%s limit=%s" % (
+                             pin, base, mode, phase, srv, s["ops"], s["mbps"], s["cpu_us_op"],
+                             fmt(vs_plain, "%.3f"), fmt(cpu_plain, "%.3f"), fmt(vs_samba, "%.3f"),
+                             fmt(cpu_x, "%.3f"), fmt(of_limit, "%.3f"), SEC_LIMIT[mode]))
+    print("(vs_plain = ops/s signed or encrypted / the same server's unsigned SMB 3.1.1 ops/s "
+          "in this run; cpu_plain = server CPU per op signed or encrypted / unsigned (what "
+          "the mode costs the server); speedup and cpu_x = against Debian 12's Samba 4.17 in "
+          "the same mode; of_limit = MB/s / one core's LIMIT crypto=%s MB/s)"
+          % "|".join(sorted(set(SEC_LIMIT.values()))))
     print()
     for line in lines:
         print(line)
@@ -437,7 +555,7 @@ def main():
             "pinned": ["pinned"]}[os.environ.get("BENCH_PIN", "both")]
     timeout = int(os.environ.get("BENCH_TIMEOUT", "240"))
     wanted = os.environ.get("BENCH_SERVERS", "samba,usmbd").split(",")
-    classes = [c for c in (bl.Samba, bl.Samba422, bl.Usmbd) if c.name in wanted]
+    classes = [c for c in (bl.Samba, bl.Samba422, bl.Usmbd, bl.UsmbdB) if c.name in wanted]
     wls, big = workloads(f)
     for prog in (bl.SMBLOAD, bl.NETLIMIT):
         if not os.access(prog, os.X_OK):
@@ -453,7 +571,8 @@ def main():
     print()
     servers, unavailable, figs = [], {}, {}
     try:
-        measure_limits(tmp, f)
+        crypto = measure_limits(tmp, f)
+        wls += secured_workloads(wls, tmp)
         for cls in classes:
             srv = cls(tmp)
             why = srv.start()
@@ -484,20 +603,23 @@ def main():
             if any(w[0] == "read_1m" for w in wls):
                 names.append(("read_1m", "read", True, "smbclient"))
         for pin in pins:
-            for wl, _, args, _ in wls:
-                for r in range(runs):
-                    for srv in servers:
-                        if (pin, wl, srv.name) in unavailable:
-                            continue
-                        bl.log("bench: %s %s run %d/%d %s" % (pin, wl, r + 1, runs, srv.name))
-                        out, err = run_client(srv, smbload_argv(srv, args, timeout),
-                                              pin == "pinned", timeout + 60)
-                        if err:
-                            unavailable[(pin, wl, srv.name)] = err
-                            continue
-                        for phase, d in out.items():
-                            if "ops" in d:
-                                figs.setdefault((pin, wl, phase, srv.name), []).append(d)
+            # Round-robin: run r of every workload (unsigned and its
+            # signed and encrypted modes alike), then run r + 1, so that
+            # a drift of the machine's load (a shared VM) falls on all of
+            # them, not on the modes measured last.
+            for r, (wl, _, args, _) in ((r, w) for r in range(runs) for w in wls):
+                for srv in servers:
+                    if (pin, wl, srv.name) in unavailable:
+                        continue
+                    bl.log("bench: %s %s run %d/%d %s" % (pin, wl, r + 1, runs, srv.name))
+                    out, err = run_client(srv, smbload_argv(srv, args, timeout),
+                                          pin == "pinned", timeout + 60)
+                    if err:
+                        unavailable[(pin, wl, srv.name)] = err
+                        continue
+                    for phase, d in out.items():
+                        if "ops" in d:
+                            figs.setdefault((pin, wl, phase, srv.name), []).append(d)
             for wl, phase, _, via in names:
                 if via != "smbclient":
                     continue
@@ -518,6 +640,7 @@ def main():
         for pin in pins:
             sm = [n for n in names if n[3] == "smbload"]
             report(pin, sm, allnames, figs, unavailable)
+            report_secured(pin, sm, allnames, figs, crypto)
             sc = [n for n in names if n[3] == "smbclient"]
             if sc:
                 scfigs = {(k[0], k[1], k[2], k[3][:-3]): v for k, v in figs.items()

@@ -32,6 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.path.join(ROOT, "build")
 SMBLOAD = os.path.join(BUILD, "t/bench/smbload")
 NETLIMIT = os.path.join(BUILD, "t/bench/netlimit")
+CRYPTLIMIT = os.path.join(BUILD, "t/bench/cryptlimit")
 MALLOC_SO = os.path.join(BUILD, "t/bench/malloc_count.so")
 USMBD = os.environ.get("USMBD", os.path.join(BUILD, "usmbd"))
 USMBCTL = os.environ.get("USMBCTL", os.path.join(BUILD, "usmbctl"))
@@ -394,6 +395,20 @@ def samba_conf(port, d, log, level, share):
     return text
 
 
+def sealed_share(path):
+    """The same directory again as a share that requires encryption: the
+    bench's encrypted modes use it (issue 17).  libsmbclient 4.17 does not
+    seal a session on its own (smbc_setOptionSmbEncryptionLevel only makes
+    it require signing); a share flagged ENCRYPT_DATA makes every client
+    seal, as a sensitive share does in an office."""
+    return """
+[sealed]
+	path = %s
+	read only = no
+	smb encrypt = required
+""" % path
+
+
 def xattr_check(d):
     """None if the file system of directory d keeps the xattrs a Samba share
     with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
@@ -450,7 +465,7 @@ class Samba(Server):
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
             f.write(samba_conf(self.port, d, os.path.join(d, "smbd.log"),
-                               0, self.share))
+                               0, self.share) + sealed_share(self.share))
         for name, pw in USERS:
             subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,
@@ -493,15 +508,16 @@ class Samba422(Samba):
 
 class Usmbd(Server):
     name = "usmbd"
+    BIN, CTL = USMBD, USMBCTL
 
     def ctl(self, *args, input=None):
-        return subprocess.run([USMBCTL, "-s", self.conf] + list(args), input=input,
+        return subprocess.run([self.CTL, "-s", self.conf] + list(args), input=input,
                               text=True, capture_output=True, timeout=20)
 
     def start(self):
-        if not os.access(USMBD, os.X_OK) or not os.access(USMBCTL, os.X_OK):
-            return "%s or %s not built" % (os.path.relpath(USMBD, ROOT),
-                                           os.path.relpath(USMBCTL, ROOT))
+        if not os.access(self.BIN, os.X_OK) or not os.access(self.CTL, os.X_OK):
+            return "%s or %s not built" % (os.path.relpath(self.BIN, ROOT),
+                                           os.path.relpath(self.CTL, ROOT))
         d = self.dir
         self.conf = os.path.join(d, "usmbd.conf")
         with open(self.conf, "w") as f:
@@ -517,7 +533,7 @@ class Usmbd(Server):
 [share]
 	path = %(share)s
 	read only = no
-""" % {"port": self.port, "d": d, "share": self.share})
+""" % {"port": self.port, "d": d, "share": self.share} + sealed_share(self.share))
         for name, pw in USERS:
             try:
                 r = self.ctl("user", "add", name, input=pw + "\n")
@@ -526,7 +542,7 @@ class Usmbd(Server):
             if r.returncode:
                 return "usmbctl user add %s: exit %d: %s" % (
                     name, r.returncode, (r.stderr or r.stdout).strip()[:200])
-        self.spawn([USMBD, "-F", "-s", self.conf])
+        self.spawn([self.BIN, "-F", "-s", self.conf])
         if not self.wait_up():
             return "usmbd did not come up: " + self.log_tail()
         return None
@@ -542,6 +558,16 @@ class Usmbd(Server):
                 return "usmbctl user add %s: exit %d: %s" % (
                     name, r.returncode, (r.stderr or r.stdout).strip()[:200])
         return None
+
+
+class UsmbdB(Usmbd):
+    """A second usmbd build beside the first, for before/after figures in
+    one run (BENCH_SERVERS=...,usmbd_b): USMBD_B and USMBCTL_B name its
+    binaries (a copy of an earlier build: workers re-exec /proc/self/exe,
+    so the copy stays what runs)."""
+    name = "usmbd_b"
+    BIN = os.environ.get("USMBD_B", "/nonexistent/usmbd_b")
+    CTL = os.environ.get("USMBCTL_B", "/nonexistent/usmbctl_b")
 
 
 # ---------------------------------------------------------------- strace

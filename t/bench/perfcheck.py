@@ -12,6 +12,11 @@ Counts do not depend on the machine's speed, so CI can assert them:
   * at most 3 syscalls per 4 KiB WRITE (the issue allows 4) and 3 per
     4 KiB READ, of an encrypted session and of an unsigned one (the
     worker's receives go by io_uring: see MAX_SYSCALLS below);
+  * the same 3 (and 0 credential syscalls, 0 allocations) per 4 KiB WRITE
+    and READ signed with HMAC-SHA256 (2.1), AES-CMAC (3.0), AES-GMAC
+    (3.1.1) and encrypted with AES-128-GCM and AES-256-GCM (3.1.1)
+    (issue 17; the last three windows driven by smbload, see
+    SMBLOAD_WINDOWS);
   * the payload of a 96 KiB unsigned WRITE is spliced (socket -> pipe ->
     file), in at most 7 syscalls, and perfops.py's checks of that path
     (data intact, refused large WRITEs keep the stream framed) pass;
@@ -30,17 +35,38 @@ import os
 import shutil
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
 import statehold  # noqa: E402
 
 COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUERY_INFO",
-            "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT")
+            "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT",
+            "WRITE_HMAC", "READ_HMAC", "WRITE_CMAC", "READ_CMAC",
+            "WRITE_GMAC", "READ_GMAC", "WRITE_GCM128", "READ_GCM128",
+            "WRITE_GCM256", "READ_GCM256")
 MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3}
-LABEL = {"READ": "4 KiB encrypted READ", "WRITE": "4 KiB encrypted WRITE",
+LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
+         "WRITE": "4 KiB encrypted WRITE (AES-128-CCM, 3.0)",
          "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ",
          "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window"}
+# Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
+# 3 syscalls of the unsigned ones (signing and encryption are CPU work on
+# the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from
+# perfops.py (impacket); GMAC (3.1.1) and AES-GCM (3.1.1, on the [sealed]
+# share) from smbload (libsmbclient: impacket has neither), one READ or
+# WRITE per call (smbload_windows).
+for _c, _what in (("HMAC", "signed (HMAC-SHA256, 2.1)"), ("CMAC", "signed (AES-CMAC, 3.0)"),
+                  ("GMAC", "signed (AES-GMAC, 3.1.1)"),
+                  ("GCM128", "encrypted (AES-128-GCM, 3.1.1)"),
+                  ("GCM256", "encrypted (AES-256-GCM, 3.1.1)")):
+    for _op in ("WRITE", "READ"):
+        MAX_SYSCALLS["%s_%s" % (_op, _c)] = 3
+        LABEL["%s_%s" % (_op, _c)] = "4 KiB %s %s" % (_what, _op)
+# The smbload windows: (window, mode of bench.SEC_MODES, smbload workload).
+SMBLOAD_WINDOWS = [("%s_%s" % (op, m.upper()), m, op.lower())
+                   for m in ("gmac", "gcm128", "gcm256") for op in ("WRITE", "READ")]
 # A large unsigned WRITE's payload goes socket -> pipe -> file by splice
 # (worker/conn_rx.c): io_uring_enter (the wait and the read of the head,
 # 16 KiB), FIONREAD, pwrite of the head, splice in, splice out, send = 6;
@@ -70,6 +96,7 @@ EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7}
 # by the vDSO's clock (a clock_gettime syscall would show in strace).
 HOLD_PHASES = {"CREATE": "create", "CLOSE": "close", "CREATE_DOC": "create",
                "CLOSE_DOC": "close"}
+EPOLL_SYSCALLS.update({k: 4 for k in MAX_SYSCALLS if k not in EPOLL_SYSCALLS})
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.
 KNOWN = {}
@@ -220,6 +247,54 @@ def measure(srv, n, tmp):
     return figs, None
 
 
+def smbload_windows(srv, n, tmp):
+    """SMBLOAD_WINDOWS measured as measure() does: one smbload run per
+    window (-P: the connection, the file and warm-up before READY), its
+    strace and malloc counter around the phase.  Returns (figs, error)."""
+    import bench
+    figs = {}
+    for win, mode, wl in SMBLOAD_WINDOWS:
+        proto, lines, enc = bench.SEC_MODES[mode]
+        conf = os.path.join(tmp, "client-%s.conf" % mode)
+        with open(conf, "w") as fh:
+            fh.write("[global]\n" + "".join("\t%s\n" % x for x in lines))
+        url = srv.url.rsplit("/", 1)[0] + ("/sealed" if enc else "/share")
+        argv = [bl.SMBLOAD, "-u", url, "-U", "%s%%%s" % bl.USERS[0], "-t", "300", "-P",
+                # The WRITE window writes 8 + n records; the READ window
+                # reads 8 of them, then n (never the EOF answer).
+                "-w", wl, "-s", str((n + 8 if wl == "write" else n) * 4096), "-r", "4096",
+                "-W", "8",
+                "-f", "perf_%s.dat" % mode, "-p", proto, "-C", conf]
+        cl = bl.Paused(argv, 360)
+        ctx = None
+        for phase, stage in cl.events():
+            if stage == "READY":
+                # The connection that went before (perfops' or the previous
+                # window's) arms the worker's 1 s housekeeping tick when it
+                # goes (worker/loop.c, worker_tick_arm); its last expiry
+                # and disarming (read, timerfd_settime) belong to no
+                # request of this window: let it pass first.
+                time.sleep(2.2)
+                pids = srv.serving_pids()
+                ctx = {"pids": pids, "m0": srv.malloc_counts(set(pids)),
+                       "st": bl.Strace(pids, os.path.join(tmp, "strace." + win)) if pids else None}
+            elif ctx is not None:
+                m1 = srv.malloc_counts(set(ctx["pids"]))
+                sc = ctx["st"].stop() if ctx["st"] else None
+                allocs = sum(v[0] for v in m1.values()) - sum(v[0] for v in ctx["m0"].values())
+                figs[win] = {"pids": ctx["pids"], "syscalls": sc, "allocs": allocs,
+                             "counted": bool(m1)}
+                ctx = None
+            cl.go()
+        cl.finish()
+        for r in cl.results:
+            if win in figs:
+                figs[win]["ops"] = int(r["ops"])
+        if cl.error:
+            return figs, "smbload %s: %s" % (win, cl.error)
+    return figs, None
+
+
 # A relayed session (issue 13): bob's session on alice's connection, served
 # by bob's worker through alice's (t/bench/relaycost.py); over its 4 KiB
 # READs, both workers together.
@@ -293,6 +368,9 @@ def main():
             print("perfcheck: %s on 127.0.0.1:%d, %d requests per command, LD_PRELOAD %s"
                   % (srv.name, srv.port, n, os.path.relpath(bl.MALLOC_SO, bl.ROOT)))
             figs, why = measure(srv, n, tmp)
+            if not why:
+                more, why = smbload_windows(srv, n, tmp)
+                figs.update(more)
             if which == "usmbd":
                 relay = relay_measure(srv, min(n, 300))
     finally:

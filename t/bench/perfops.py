@@ -144,8 +144,44 @@ def main():
     conn.disconnectTree(tid)
     conn.logoff()
     splice_checks(port, user, pw, max(8, n // 10))
+    signed_windows(port, user, pw, n)
     pipe_checks(port, user, pw, 6)
     return 0
+
+
+def signed_windows(port, user, pw, n):
+    """WRITE_HMAC, READ_HMAC (SMB 2.1, HMAC-SHA256), WRITE_CMAC, READ_CMAC
+    (SMB 3.0, AES-CMAC): 4 KiB WRITEs and READs on a session that signs
+    every message and encrypts none (issue 17).  impacket signs when the
+    server requires it; here the client asks for it after the negotiate
+    (RequireSigning), and leaves encryption off on 3.0."""
+    from impacket.smb3structs import SMB2_DIALECT_21
+
+    data = b"\x5a" * 4096
+    for dialect, tag in ((SMB2_DIALECT_21, "HMAC"), (SMB2_DIALECT_30, "CMAC")):
+        conn = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
+                             preferredDialect=dialect, timeout=30)
+        smb = conn.getSMBServer()
+        smb._Connection["RequireSigning"] = True
+        smb._Connection["SupportsEncryption"] = False
+        conn.login(user, pw)
+        if not smb._Session.get("SigningActivated") or \
+                smb._Session["SessionFlags"] & s2.SMB2_SESSION_FLAG_ENCRYPT_DATA:
+            raise RuntimeError("the %s session does not sign, or encrypts" % tag)
+        tid = conn.connectTree("share")
+        fid = smb.create(tid, "perf_sig_%s.dat" % tag, GENERIC_RW, SHARE_ALL,
+                         FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+        for i in range(8):
+            smb.write(tid, fid, data, i * 4096, 4096)
+        window("WRITE_" + tag, n, lambda i: smb.write(tid, fid, data, (8 + i) * 4096, 4096))
+        for i in range(8):
+            smb.read(tid, fid, i * 4096, 4096)
+        window("READ_" + tag, n, lambda i: smb.read(tid, fid, i * 4096, 4096))
+        if smb.read(tid, fid, 4096, 4096) != data:
+            raise RuntimeError("a signed READ returned other data")
+        smb.close(tid, fid)
+        conn.disconnectTree(tid)
+        conn.logoff()
 
 
 def status_of(fn):

@@ -24,7 +24,16 @@
  * usage: smbload -u smb://127.0.0.1:PORT/share -U user%pass [-V user2%pass2]
  *		-w WORKLOAD [-n N] [-s SIZE] [-r RECORD] [-z] [-c CLIENTS]
  *		[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P] [-k]
+ *		[-C CLIENT.CONF] [-E]
  *	-k: log in with Kerberos only, the ticket from $KRB5CCNAME
+ *
+ * -p is the dialect (min = max: SMB2_10, SMB3_02, SMB3_11, SMB3 = up to
+ * 3.1.1).  -C loads a client smb.conf (smbc_setConfiguration) before the
+ * context is made: the bench's signed and encrypted modes put `client
+ * signing = required`, `client smb3 signing algorithms` and `client smb3
+ * encryption algorithms` there, which libsmbclient has no call for.  -E
+ * requires encryption (SMB 3: the client seals every request after the
+ * session setup, whether or not the share asks for it).
  *
  * workloads:
  *	upload	N files of SIZE bytes in RECORD-sized writes, in DIR; the files
@@ -78,6 +87,8 @@ struct load_opts {
 	const char	*dir;
 	const char	*file;
 	const char	*proto;
+	const char	*conf;
+	int		 encrypt;
 	long		 n;
 	long		 size;
 	long		 rec;
@@ -158,6 +169,10 @@ load_ctx_new(void)
 	/* A failed login must fail, not become an anonymous session. */
 	smbc_setOptionNoAutoAnonymousLogin(ctx, 1);
 	smbc_setFunctionAuthDataWithContext(ctx, load_auth);
+	if (opt.conf != NULL && smbc_setConfiguration(ctx, opt.conf) != 0)
+		load_die("client configuration %s", opt.conf);
+	if (opt.encrypt)
+		smbc_setOptionSmbEncryptionLevel(ctx, SMBC_ENCRYPTLEVEL_REQUIRE);
 	if (!smbc_setOptionProtocols(ctx, opt.proto, opt.proto))
 		load_die("protocol %s", opt.proto);
 	if (smbc_init_context(ctx) == NULL)
@@ -761,7 +776,8 @@ load_usage(void)
 	fprintf(stderr, "usage: smbload -u smb://HOST:PORT/SHARE -U USER%%PASS "
 	    "[-V USER2%%PASS2] -w upload|write|read|small|createclose|openqi|"
 	    "connect|mix [-n N] [-s SIZE] [-r RECORD] [-z] [-c CLIENTS] "
-	    "[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P] [-k]\n");
+	    "[-d DIR] [-f FILE] [-t SECONDS] [-p PROTO] [-W WARM] [-P] [-k] "
+	    "[-C CLIENT.CONF] [-E]\n");
 	exit(2);
 }
 
@@ -794,7 +810,7 @@ main(int argc, char **argv)
 	opt.seconds = 300;
 	opt.dir = "bench";
 	opt.file = "bench.dat";
-	while ((ch = getopt(argc, argv, "u:U:V:w:n:s:r:zc:d:f:t:p:W:Pk")) != -1) {
+	while ((ch = getopt(argc, argv, "u:U:V:w:n:s:r:zc:d:f:t:p:W:PkC:E")) != -1) {
 		switch (ch) {
 		case 'u': opt.url = optarg; break;
 		case 'U': load_split_cred(optarg, &opt.user, &opt.pass); break;
@@ -812,6 +828,8 @@ main(int argc, char **argv)
 		case 'W': opt.warm = strtol(optarg, NULL, 0); break;
 		case 'P': opt.pause = 1; break;
 		case 'k': opt.krb = 1; break;
+		case 'C': opt.conf = optarg; break;
+		case 'E': opt.encrypt = 1; break;
 		default: load_usage();
 		}
 	}

@@ -458,6 +458,32 @@ check_crypt_ctx(uint16_t cipher, const uint8_t *key, const uint8_t *want_th,
 		ck_assert_int_eq(smb2_decrypt_ctx(&dec, cipher, key, buf,
 		    52 + len, &off, &plen), -EBADMSG);
 	}
+	/*
+	 * In place (a sealed READ: the data is encrypted where it was read,
+	 * out_cipher is the plain buffer) and gathered from two vectors: the
+	 * same known answer.  Out of place (above) read msg_a, a const
+	 * array, without writing it.
+	 */
+	{
+		struct iovec two[2] = {
+			{ .iov_base = (void *)msg_a, .iov_len = 10 },
+			{ .iov_base = (void *)(msg_a + 10), .iov_len = len - 10 },
+		};
+		struct iovec self = { .iov_base = out, .iov_len = len };
+
+		memcpy(out, msg_a, len);
+		ck_assert_int_eq(smb2_encrypt_ctx_nonce(&enc, cipher, key,
+		    0x1122334455667788ull, enc_nonce, &self, 1, th, out),
+		    (int)len);
+		ck_assert_mem_eq(th, want_th, 52);
+		ck_assert_mem_eq(out, want_ct, len);
+		memset(out, 0, len);
+		ck_assert_int_eq(smb2_encrypt_ctx_nonce(&enc, cipher, key,
+		    0x1122334455667788ull, enc_nonce, two, 2, th, out),
+		    (int)len);
+		ck_assert_mem_eq(th, want_th, 52);
+		ck_assert_mem_eq(out, want_ct, len);
+	}
 	/* Random nonces through the context round-trip too. */
 	ck_assert_int_eq(smb2_encrypt_ctx(&enc, cipher, key, 7, &iov, 1, th,
 	    out), (int)len);
