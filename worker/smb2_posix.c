@@ -1,0 +1,176 @@
+/*
+ * SMB3 POSIX extensions: the worker's side (worker/smb2_posix.h).
+ *
+ * A handle opened with the POSIX create context is a POSIX handle
+ * (struct file_open.posix): its names are looked up exactly (case
+ * sensitive), a directory listing through it matches exactly too, it can
+ * be a symlink or a special file (reported, never followed out of the
+ * share: vfs/ resolves beneath the share root), and it may query the
+ * POSIX information level.  Owner and group go on the wire as Samba's
+ * Unix SIDs, S-1-22-1-uid and S-1-22-2-gid, as our security descriptors
+ * show them (proto/secdesc.c).
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/conf.h"
+#include "proto/fscc.h"
+#include "worker/conn.h"
+#include "worker/errmap.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_posix.h"
+#include "vfs/vfs.h"
+
+/* MS-FSCC 2.1.2.1 reparse tags the POSIX level reports */
+#define IO_REPARSE_TAG_SYMLINK	0xA000000Cu
+#define IO_REPARSE_TAG_NFS	0x80000014u
+
+int
+smb2_posix_ctx_is(const uint8_t *name, size_t name_len)
+{
+	return name_len == sizeof(posix_tag) &&
+	    memcmp(name, posix_tag, sizeof(posix_tag)) == 0;
+}
+
+ntstatus_t
+smb2_posix_parse_ctx(struct smb2_req *req, const uint8_t *data, uint32_t len,
+    struct smb2_posix_req *pr)
+{
+	if (!req->conn->posix)
+		return STATUS_SUCCESS;
+	if (posix_create_req_decode(data, len, &pr->perms) != 0)
+		return STATUS_INVALID_PARAMETER;
+	pr->posix = 1;
+	return STATUS_SUCCESS;
+}
+
+uint32_t
+smb2_posix_new_mode(const struct smb2_posix_req *pr,
+    const struct conf_share *sh, int is_dir)
+{
+	uint32_t mask = is_dir ? (sh ? sh->directory_mask : 0755) :
+	    (sh ? sh->create_mask : 0744);
+
+	/* the share's mask caps a POSIX mode too, as Samba applies it */
+	if (pr->posix)
+		return pr->perms & mask & 07777u;
+	return (is_dir ? 0777u : 0666u) & mask;
+}
+
+void
+smb2_posix_created(int fd, uint32_t mode)
+{
+	static int known;
+	static mode_t mask;
+
+	/* the umask never changes in a worker: read once */
+	if (!known) {
+		mask = umask(0);
+		(void)umask(mask);
+		known = 1;
+	}
+	if (mode & mask)
+		(void)file_vfs()->fchmod(fd, (mode_t)mode);
+}
+
+void
+smb2_posix_put_create_ctx(struct wcur *w, uint8_t **prev,
+    struct file_open *f)
+{
+	struct posix_info pi;
+
+	if (smb2_posix_fill(f, &pi) == STATUS_SUCCESS)
+		smb2_posix_put_ctx(w, prev, &pi);
+}
+
+void
+smb2_posix_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
+    int has_dos, struct posix_info *pi)
+{
+	struct fscc_info fi;
+
+	file_info_from_stat(st, di, has_dos, &fi);
+	memset(pi, 0, sizeof(*pi));
+	pi->creation = fi.creation;
+	pi->access = fi.access;
+	pi->write = fi.write;
+	pi->change = fi.change;
+	pi->eof = fi.eof;
+	pi->alloc = fi.alloc;
+	pi->attrs = fi.attrs;
+	pi->ino = st->ino;
+	pi->dev = (uint32_t)st->dev;
+	pi->nlink = st->nlink;
+	pi->mode = st->mode;
+	pi->uid = st->uid;
+	pi->gid = st->gid;
+	/*
+	 * What is neither a file nor a directory is a reparse point, as
+	 * Samba reports it: a symlink with the symlink tag, the special
+	 * files with the NFS one (their type is in the mode).
+	 */
+	if (!S_ISREG(st->mode) && !S_ISDIR(st->mode)) {
+		pi->reparse_tag = S_ISLNK(st->mode) ? IO_REPARSE_TAG_SYMLINK :
+		    IO_REPARSE_TAG_NFS;
+		pi->attrs = (pi->attrs & ~FILE_ATTRIBUTE_NORMAL) |
+		    FILE_ATTRIBUTE_REPARSE_POINT;
+		pi->eof = S_ISLNK(st->mode) ? st->size : 0;
+		pi->alloc = 0;
+	}
+}
+
+ntstatus_t
+smb2_posix_fill(struct file_open *f, struct posix_info *pi)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	int rc, has_dos;
+
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	has_dos = (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
+	    vfs_dos_get(vfs, f->fd, &di) == 0;
+	smb2_posix_from_stat(&st, &di, has_dos, pi);
+	return STATUS_SUCCESS;
+}
+
+void
+smb2_posix_put_ctx(struct wcur *w, uint8_t **prev, const struct posix_info *pi)
+{
+	uint8_t *start;
+
+	wcur_align(w, 8);
+	start = w->p;
+	if (*prev != NULL && !w->err)
+		le32_put(*prev, (uint32_t)(start - *prev));
+	/* MS-SMB2 2.2.14.2: Next, NameOffset, NameLength, Reserved, DataOffset, DataLength */
+	wcur_le32(w, 0);
+	wcur_le16(w, 16);
+	wcur_le16(w, sizeof(posix_tag));
+	wcur_le16(w, 0);
+	wcur_le16(w, 16 + sizeof(posix_tag));
+	wcur_le32(w, POSIX_CC_LEN);
+	wcur_bytes(w, posix_tag, sizeof(posix_tag));
+	posix_put_cc(w, pi);
+	*prev = start;
+}
+
+ntstatus_t
+smb2_posix_query_info(struct open *op, struct wcur *w)
+{
+	struct file_open *f = op->u.file;
+	struct posix_info pi;
+	ntstatus_t status;
+
+	if (!f->posix)
+		return STATUS_INVALID_LEVEL;
+	if (!(op->access & FILE_READ_ATTRIBUTES))
+		return STATUS_ACCESS_DENIED;
+	if ((status = smb2_posix_fill(f, &pi)) != STATUS_SUCCESS)
+		return status;
+	posix_put_info(w, &pi);
+	return STATUS_SUCCESS;
+}

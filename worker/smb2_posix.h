@@ -1,0 +1,68 @@
+/*
+ * SMB3 POSIX extensions in the worker (smb3posix.org): the POSIX create
+ * context of a CREATE, the POSIX handles it makes, and the POSIX
+ * information level of QUERY_INFO and QUERY_DIRECTORY.  The wire forms
+ * are proto/posix.h; smb2_create.c, smb2_info.c and smb2_dir.c call these
+ * hooks and keep no POSIX logic of their own.
+ */
+#ifndef USMBD_WORKER_SMB2_POSIX_H
+#define USMBD_WORKER_SMB2_POSIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/ntstatus.h"
+#include "proto/posix.h"
+
+struct smb2_req;
+struct open;
+struct file_open;
+struct vfs_stat;
+struct vfs_dosinfo;
+struct wcur;
+
+/* What a CREATE's POSIX context asks (struct create_ctx holds one). */
+struct smb2_posix_req {
+	int		 posix;		/* the context came, on a POSIX connection */
+	uint32_t	 perms;		/* the mode for a new file (permission bits) */
+};
+
+/* Is this create context name (name_len bytes) the POSIX one? */
+int		smb2_posix_ctx_is(const uint8_t *name, size_t name_len);
+/*
+ * The POSIX context's data.  On a connection that did not negotiate the
+ * extensions it is ignored, as unknown contexts are (MS-SMB2 3.3.5.9);
+ * a malformed one is INVALID_PARAMETER.
+ */
+ntstatus_t	smb2_posix_parse_ctx(struct smb2_req *, const uint8_t *data,
+		    uint32_t len, struct smb2_posix_req *);
+/*
+ * The mode of a new file (is_dir 0) or directory: the share's create or
+ * directory mask over 0666 / 0777, or over the POSIX context's mode.
+ */
+struct conf_share;
+uint32_t	smb2_posix_new_mode(const struct smb2_posix_req *,
+		    const struct conf_share *, int is_dir);
+/*
+ * After a POSIX create made fd: the mode asked for, exactly (the
+ * process umask may have taken bits away; one fchmod then).
+ */
+void		smb2_posix_created(int fd, uint32_t mode);
+/* The create response's POSIX context for f, after *prev. */
+void		smb2_posix_put_create_ctx(struct wcur *, uint8_t **prev,
+		    struct file_open *);
+/* The POSIX view of a stat and the DOS xattr (has_dos: di is valid). */
+void		smb2_posix_from_stat(const struct vfs_stat *,
+		    const struct vfs_dosinfo *, int has_dos, struct posix_info *);
+/* The same for an open file: one fstat and one xattr read. */
+ntstatus_t	smb2_posix_fill(struct file_open *, struct posix_info *);
+/*
+ * The create response's POSIX context (16-byte name), chained after
+ * *prev as worker/smb2_create.c chains its own.
+ */
+void		smb2_posix_put_ctx(struct wcur *, uint8_t **prev,
+		    const struct posix_info *);
+/* QUERY_INFO FILE_POSIX_INFORMATION: INVALID_LEVEL on a non-POSIX handle. */
+ntstatus_t	smb2_posix_query_info(struct open *, struct wcur *);
+
+#endif
