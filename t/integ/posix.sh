@@ -37,6 +37,28 @@ run() {
 }
 run posix
 run unoffered
+
+# Samba 4.22's smbclient (scripts/samba-ref.sh) negotiates the extensions
+# on 3.1.1 and its `posix` command turns on the POSIX create context (mode
+# 0 for what it makes, as it sends it; its stat and chmod are SMB1 UNIX
+# calls only in 4.22).  Names that differ in case are two files then.
+if REF=$("$ROOT/scripts/samba-ref.sh" path 2>/dev/null); then
+	echo hello >"$T/local.txt"
+	out=$(timeout 60 "$ROOT/scripts/samba-ref.sh" run smbclient \
+	    //127.0.0.1/share -p "$PORT" -U alice%alicepw1 -m SMB3 \
+	    -c "posix; put $T/local.txt CaseX.txt; put $T/local.txt casex.txt; ls case*" 2>&1)
+	if [ -f "$SHARE/CaseX.txt" ] && [ -f "$SHARE/casex.txt" ] &&
+	    ! grep -q "doesn't support UNIX CIFS extensions" <<<"$out"; then
+		ok "smbclient 4.22 posix: CaseX.txt and casex.txt are two files"
+	else
+		fail "smbclient 4.22 posix: $(ls "$SHARE"; echo "$out" | tail -n 5)"
+	fi
+	grep -q "casex.txt" <<<"$out" && ! grep -q "CaseX.txt  " <<<"$out" &&
+	    ok "smbclient 4.22 posix: ls case* matches exactly" ||
+	    fail "smbclient 4.22 posix ls: $(echo "$out" | tail -n 5)"
+else
+	fail "Samba 4.22 (scripts/samba-ref.sh install) is not installed"
+fi
 check "the server is still up" integ_ping
 
 # smb3 unix extensions = no: never answered
