@@ -15,6 +15,7 @@
 
 #include "daemon/conf.h"
 #include "proto/fscc.h"
+#include "proto/secdesc.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -173,4 +174,30 @@ smb2_posix_query_info(struct open *op, struct wcur *w)
 		return status;
 	posix_put_info(w, &pi);
 	return STATUS_SUCCESS;
+}
+
+int
+smb2_posix_sd_chmod(struct open *op, uint32_t which, const uint8_t *sd,
+    size_t len, ntstatus_t *status)
+{
+	static struct secdesc d;	/* large: kept off the stack */
+	static const uint8_t auth5[6] = { 0, 0, 0, 0, 0, 5 };
+	const struct secdesc_sid *s;
+	int rc;
+
+	if (!op->u.file->posix || !(which & DACL_SECURITY_INFORMATION) ||
+	    secdesc_decode(sd, len, &d) != 0 || !d.has_dacl || d.nace != 1)
+		return 0;
+	s = &d.ace[0].sid;
+	if (s->nsub != 3 || memcmp(s->auth, auth5, 6) != 0 ||
+	    s->sub[0] != 88 || s->sub[1] != 3)
+		return 0;
+	if (!(op->access & WRITE_DAC) || (op->tree && op->tree->read_only)) {
+		*status = STATUS_ACCESS_DENIED;
+		return 1;
+	}
+	/* the permission bits only, as Samba applies it */
+	rc = file_vfs()->fchmod(op->u.file->fd, (mode_t)(s->sub[2] & 0777));
+	*status = rc == 0 ? STATUS_SUCCESS : ntstatus_from_errno(rc);
+	return 1;
 }

@@ -62,6 +62,15 @@ ntstatus_t	smb2_posix_fill(struct file_open *, struct posix_info *);
  */
 void		smb2_posix_put_ctx(struct wcur *, uint8_t **prev,
 		    const struct posix_info *);
+/*
+ * SET_INFO of a security descriptor on a POSIX handle: a DACL of exactly
+ * one ACE for S-1-5-88-3-MODE (the NFS mode SID) is a chmod to MODE's
+ * permission bits, as Samba 4.22 takes it (smb2_nttrans.c); *status is
+ * its result.  Returns 1 when it was such a chmod, 0 for any other
+ * descriptor (the usual SET_INFO path then).
+ */
+int		smb2_posix_sd_chmod(struct open *, uint32_t which,
+		    const uint8_t *sd, size_t len, ntstatus_t *status);
 /* QUERY_INFO FILE_POSIX_INFORMATION: INVALID_LEVEL on a non-POSIX handle. */
 ntstatus_t	smb2_posix_query_info(struct open *, struct wcur *);
 

@@ -171,6 +171,15 @@ def dir_decode(buf):
         pos += nxt
 
 
+def nfs_mode_sd(mode):
+    """A self-relative SD whose DACL is one allow ACE for S-1-5-88-3-mode
+    (what the Linux client and Samba use for a chmod)."""
+    sid = bytes([1, 3, 0, 0, 0, 0, 0, 5]) + struct.pack('<LLL', 88, 3, mode)
+    ace = struct.pack('<BBHL', 0, 0, 8 + len(sid), 0) + sid
+    acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+    return struct.pack('<BBHLLLL', 1, 0, 0x8004, 0, 0, 0, 20) + acl
+
+
 def create(c, t, name, ctxs=None, disp=s3.FILE_OPEN_IF,
            opts=s3.FILE_NON_DIRECTORY_FILE, access=None):
     access = access or (s3.FILE_READ_DATA | s3.FILE_WRITE_DATA |
@@ -297,6 +306,17 @@ def case_posix():
           s == "STATUS_INVALID_LEVEL", s)
     srv.close(t, wfid)
 
+    # chmod: a DACL of one ACE for S-1-5-88-3-MODE on a POSIX handle
+    cfid = create(c, t, "PosixFile", [posix_ctx(0)], disp=s3.FILE_OPEN,
+                  access=s3.READ_CONTROL | s3.WRITE_DAC |
+                  s3.FILE_READ_ATTRIBUTES)
+    srv.setInfo(t, cfid, nfs_mode_sd(0o604), infoType=3,
+                additionalInformation=4)
+    d, _ = info_decode(srv.queryInfo(t, cfid, fileInfoClass=POSIX_LEVEL))
+    check("chmod 0604 through the NFS mode SID (on disk and POSIX stat)",
+          stat.S_IMODE(os.stat(os.path.join(SHARE, "PosixFile")).st_mode) ==
+          0o604 and d["mode"] == stat.S_IFREG | 0o604, oct(d["mode"]))
+    srv.close(t, cfid)
     s = status(lambda: create(c, t, "bad", [posix_ctx(0, b"\0\0\0")]))
     check("a POSIX context of 3 bytes: INVALID_PARAMETER",
           s == "STATUS_INVALID_PARAMETER", s)
