@@ -93,9 +93,7 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 	for (guard = 0; guard < CREATE_CTX_MAX; guard++) {
 		if (create_ctx_next(chain, len, &pos, &it) != 0)
 			return STATUS_INVALID_PARAMETER;
-		if (smb2_posix_ctx_is(it.name, it.name_len) &&
-		    smb2_posix_parse_ctx(req, it.data, it.data_len,
-		    &cc->posix) != STATUS_SUCCESS)
+		if (smb2_posix_parse_ctx(req, &it, &cc->posix) != 0)
 			return STATUS_INVALID_PARAMETER;
 		/* longer names are not ours: ignored, as unknown */
 		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
@@ -221,7 +219,7 @@ struct create_call {
 	uint32_t	 maxacc;
 	uint32_t	 action;
 	int		 exists, is_dir, flags, fd, truncate;
-	int		 dos_known, has_dos, replayed, pfd, st_fresh;
+	int		 dos_known, has_dos, replayed, pfd, st_fresh, st_valid;
 };
 
 static void
@@ -247,7 +245,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->has_dos = 0;
 	cr->replayed = 0;
 	cr->pfd = -1;
-	cr->st_fresh = 0;
+	cr->st_fresh = cr->st_valid = 0;
 }
 
 /* The fixed part of the request (MS-SMB2 2.2.13). */
@@ -799,10 +797,9 @@ create_set_up(struct create_call *cr)
 	}
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
-	if (cc->posix.posix && cr->action == FILE_CREATED &&
-	    f->stream[0] == '\0')
-		smb2_posix_created(cr->fd, smb2_posix_new_mode(&cc->posix,
-		    cr->tree->share, cr->is_dir));
+	if (cr->action == FILE_CREATED && f->stream[0] == '\0')
+		smb2_posix_created(&cc->posix, cr->tree->share, cr->is_dir,
+		    cr->fd, &cr->st.mode);
 	/*
 	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
 	 * this create made, from the SecD context and what its parent
@@ -854,7 +851,8 @@ create_put_contexts(struct create_call *cr)
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
 	if (cr->cc.posix.posix)
-		smb2_posix_put_create_ctx(w, &ctx_prev, cr->f);
+		smb2_posix_put_create_ctx(w, &ctx_prev, cr->f, cr->st_valid ?
+		    &cr->st : NULL, &cr->di, cr->has_dos);
 	if (ctxhdr != NULL && ctx_prev != NULL) {
 		le32_put(ctxhdr, ctx_start);
 		le32_put(ctxhdr + 4, (uint32_t)wcur_off(w) - ctx_start);
@@ -881,6 +879,7 @@ create_reply(struct create_call *cr)
 	    (cr->action == FILE_OPENED || cr->action == FILE_CREATED)) {
 		file_info_from_stat(&cr->st, &cr->di, cr->has_dos, &fi);
 		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
+		cr->st_valid = 1;
 	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
 		return status;
 	wcur_le16(w, 89);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "daemon/conf.h"
+#include "proto/create_ctx.h"
 #include "proto/fscc.h"
 #include "proto/secdesc.h"
 #include "worker/conn.h"
@@ -28,20 +29,14 @@
 #define IO_REPARSE_TAG_SYMLINK	0xA000000Cu
 #define IO_REPARSE_TAG_NFS	0x80000014u
 
-int
-smb2_posix_ctx_is(const uint8_t *name, size_t name_len)
-{
-	return name_len == sizeof(posix_tag) &&
-	    memcmp(name, posix_tag, sizeof(posix_tag)) == 0;
-}
-
 ntstatus_t
-smb2_posix_parse_ctx(struct smb2_req *req, const uint8_t *data, uint32_t len,
+smb2_posix_parse_ctx(struct smb2_req *req, const struct create_ctx_item *it,
     struct smb2_posix_req *pr)
 {
-	if (!req->conn->posix)
+	if (!req->conn->posix || it->name_len != sizeof(posix_tag) ||
+	    memcmp(it->name, posix_tag, sizeof(posix_tag)) != 0)
 		return STATUS_SUCCESS;
-	if (posix_create_req_decode(data, len, &pr->perms) != 0)
+	if (posix_create_req_decode(it->data, it->data_len, &pr->perms) != 0)
 		return STATUS_INVALID_PARAMETER;
 	pr->posix = 1;
 	return STATUS_SUCCESS;
@@ -61,29 +56,38 @@ smb2_posix_new_mode(const struct smb2_posix_req *pr,
 }
 
 void
-smb2_posix_created(int fd, uint32_t mode)
+smb2_posix_created(const struct smb2_posix_req *pr,
+    const struct conf_share *sh, int is_dir, int fd, uint32_t *st_mode)
 {
 	static int known;
 	static mode_t mask;
+	uint32_t mode = smb2_posix_new_mode(pr, sh, is_dir);
 
+	if (!pr->posix)
+		return;
 	/* the umask never changes in a worker: read once */
 	if (!known) {
 		mask = umask(0);
 		(void)umask(mask);
 		known = 1;
 	}
-	if (mode & mask)
-		(void)file_vfs()->fchmod(fd, (mode_t)mode);
+	if ((mode & mask) && file_vfs()->fchmod(fd, (mode_t)mode) == 0)
+		*st_mode = (*st_mode & S_IFMT) | mode;
 }
 
 void
 smb2_posix_put_create_ctx(struct wcur *w, uint8_t **prev,
-    struct file_open *f)
+    struct file_open *f, const struct vfs_stat *st,
+    const struct vfs_dosinfo *di, int has_dos)
 {
 	struct posix_info pi;
 
-	if (smb2_posix_fill(f, &pi) == STATUS_SUCCESS)
-		smb2_posix_put_ctx(w, prev, &pi);
+	/* the stat of the open: no second fstat and xattr read per CREATE */
+	if (st != NULL)
+		smb2_posix_from_stat(st, di, has_dos, &pi);
+	else if (smb2_posix_fill(f, &pi) != STATUS_SUCCESS)
+		return;
+	smb2_posix_put_ctx(w, prev, &pi);
 }
 
 void

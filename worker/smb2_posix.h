@@ -27,15 +27,15 @@ struct smb2_posix_req {
 	uint32_t	 perms;		/* the mode for a new file (permission bits) */
 };
 
-/* Is this create context name (name_len bytes) the POSIX one? */
-int		smb2_posix_ctx_is(const uint8_t *name, size_t name_len);
 /*
- * The POSIX context's data.  On a connection that did not negotiate the
- * extensions it is ignored, as unknown contexts are (MS-SMB2 3.3.5.9);
- * a malformed one is INVALID_PARAMETER.
+ * One create context of a CREATE: when it is the POSIX one (on a
+ * connection that negotiated the extensions; elsewhere it is ignored, as
+ * unknown contexts are, MS-SMB2 3.3.5.9), its mode goes into *pr.
+ * STATUS_SUCCESS, or INVALID_PARAMETER for a malformed POSIX context.
  */
-ntstatus_t	smb2_posix_parse_ctx(struct smb2_req *, const uint8_t *data,
-		    uint32_t len, struct smb2_posix_req *);
+struct create_ctx_item;
+ntstatus_t	smb2_posix_parse_ctx(struct smb2_req *,
+		    const struct create_ctx_item *, struct smb2_posix_req *);
 /*
  * The mode of a new file (is_dir 0) or directory: the share's create or
  * directory mask over 0666 / 0777, or over the POSIX context's mode.
@@ -44,13 +44,20 @@ struct conf_share;
 uint32_t	smb2_posix_new_mode(const struct smb2_posix_req *,
 		    const struct conf_share *, int is_dir);
 /*
- * After a POSIX create made fd: the mode asked for, exactly (the
- * process umask may have taken bits away; one fchmod then).
+ * After a create made fd (a directory when is_dir): a POSIX create's
+ * mode, exactly (the process umask may have taken bits away; one fchmod
+ * then, and *st_mode, the create's stat, follows it).
  */
-void		smb2_posix_created(int fd, uint32_t mode);
-/* The create response's POSIX context for f, after *prev. */
+void		smb2_posix_created(const struct smb2_posix_req *,
+		    const struct conf_share *, int is_dir, int fd,
+		    uint32_t *st_mode);
+/*
+ * The create response's POSIX context for f, after *prev: from st and di
+ * (what the create read and wrote) when st is not NULL, else read again.
+ */
 void		smb2_posix_put_create_ctx(struct wcur *, uint8_t **prev,
-		    struct file_open *);
+		    struct file_open *, const struct vfs_stat *st,
+		    const struct vfs_dosinfo *di, int has_dos);
 /* The POSIX view of a stat and the DOS xattr (has_dos: di is valid). */
 void		smb2_posix_from_stat(const struct vfs_stat *,
 		    const struct vfs_dosinfo *, int has_dos, struct posix_info *);
