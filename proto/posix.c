@@ -83,9 +83,20 @@ posix_put_unix_sid(struct wcur *w, uint32_t kind, uint32_t id)
 void
 posix_put_cc(struct wcur *w, const struct posix_info *pi)
 {
+	uint32_t wire = posix_mode_to_wire(pi->mode);
+
+	/*
+	 * A directory goes with wire type 0, its permissions only: the Linux
+	 * client before the type bits (Debian 12's 6.1) adds S_IFDIR from the
+	 * DOS attributes and keeps any type bits in i_mode (a bogus mode, the
+	 * mount fails); later ones read a directory from the attributes too
+	 * (wire_mode_to_posix's is_dir).  Other types keep theirs.
+	 */
+	if (S_ISDIR(pi->mode))
+		wire &= POSIX_WIRE_PERM_MASK;
 	wcur_le32(w, pi->nlink);
 	wcur_le32(w, pi->reparse_tag);
-	wcur_le32(w, posix_mode_to_wire(pi->mode));
+	wcur_le32(w, wire);
 	posix_put_unix_sid(w, 1, pi->uid);
 	posix_put_unix_sid(w, 2, pi->gid);
 }

@@ -74,7 +74,11 @@ int	posix_create_req_decode(const uint8_t *data, size_t len,
 /* Bytes of the POSIX information level (68 fixed + the cc part). */
 #define POSIX_INFO_LEN		(68 + POSIX_CC_LEN)
 
-/* The create response context's data (the POSIX response). */
+/*
+ * The create response context's data (the POSIX response).  A directory's
+ * wire mode carries no type (0, as a file): the DOS attributes say
+ * directory (see posix.c for the clients this keeps working).
+ */
 void	posix_put_cc(struct wcur *, const struct posix_info *);
 /* QUERY_INFO FILE_POSIX_INFORMATION. */
 void	posix_put_info(struct wcur *, const struct posix_info *);

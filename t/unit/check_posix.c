@@ -115,6 +115,24 @@ START_TEST(test_cc_known)
 }
 END_TEST
 
+START_TEST(test_cc_dir_untyped)
+{
+	struct posix_info pi = sample();
+	uint8_t buf[64];
+	struct wcur w;
+
+	pi.mode = S_IFDIR | 0750;
+	wcur_init(&w, buf, sizeof(buf));
+	posix_put_cc(&w, &pi);
+	/* a directory's wire mode: permissions only (Linux 6.1 reads it so) */
+	ck_assert_uint_eq(le32_get(buf + 8), 0750);
+	pi.mode = S_IFLNK | 0777;
+	wcur_init(&w, buf, sizeof(buf));
+	posix_put_cc(&w, &pi);
+	ck_assert_uint_eq(le32_get(buf + 8), 020777);
+}
+END_TEST
+
 START_TEST(test_info_roundtrip)
 {
 	struct posix_info pi = sample(), back;
@@ -189,6 +207,7 @@ posix_suite(void)
 	tcase_add_test(tc, test_negctx);
 	tcase_add_test(tc, test_create_req);
 	tcase_add_test(tc, test_cc_known);
+	tcase_add_test(tc, test_cc_dir_untyped);
 	tcase_add_test(tc, test_info_roundtrip);
 	tcase_add_test(tc, test_dirent);
 	suite_add_tcase(s, tc);
