@@ -117,6 +117,7 @@ const struct conf_directive conf_directives[] = {
 	{ "dedicated keytab file", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(dedicated_keytab), 0, 0, NULL, 0 },
 	{ "username map", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(username_map), 0, 0, NULL, 0 },
 	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
+	{ "smb3 unix extensions", D_BOOL, CONF_GLOBAL, G(smb3_unix_extensions), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },

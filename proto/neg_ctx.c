@@ -1,4 +1,5 @@
 #include "proto/neg_ctx.h"
+#include "proto/posix.h"
 
 #include <string.h>
 
@@ -101,8 +102,17 @@ neg_ctx_decode(const uint8_t *msg, size_t len, uint32_t offset, uint16_t count,
 			nc->netname = d.p;
 			nc->netname_len = dlen;
 			break;
+		case SMB2_POSIX_EXTENSIONS_AVAILABLE: {
+			int r = posix_negctx_offered(d.p, dlen);
+
+			/* a list of GUIDs, as Samba checks it */
+			if (r < 0)
+				return STATUS_INVALID_PARAMETER;
+			nc->has_posix = nc->has_posix || r;
+			break;
+		}
 		default:
-			/* Compression, transport, RDMA, POSIX: not offered back. */
+			/* Compression, transport, RDMA: not offered back. */
 			break;
 		}
 	}
@@ -147,4 +157,11 @@ neg_ctx_put_signing(struct wcur *w, uint16_t algo)
 	neg_ctx_head(w, SMB2_SIGNING_CAPABILITIES, 4);
 	wcur_le16(w, 1);
 	wcur_le16(w, algo);
+}
+
+void
+neg_ctx_put_posix(struct wcur *w)
+{
+	neg_ctx_head(w, SMB2_POSIX_EXTENSIONS_AVAILABLE, 16);
+	wcur_bytes(w, posix_tag, 16);
 }

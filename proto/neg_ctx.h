@@ -65,6 +65,7 @@ struct neg_ctx {
 	int		 has_netname;
 	const uint8_t	*netname;	/* UTF-16LE, not terminated */
 	uint16_t	 netname_len;
+	int		 has_posix;	/* our POSIX GUID offered (proto/posix.h) */
 };
 
 /*
@@ -85,5 +86,7 @@ ntstatus_t	neg_ctx_decode(const uint8_t *msg, size_t len, uint32_t offset,
 void	neg_ctx_put_preauth(struct wcur *, const uint8_t *salt, uint16_t salt_len);
 void	neg_ctx_put_cipher(struct wcur *, uint16_t cipher);
 void	neg_ctx_put_signing(struct wcur *, uint16_t algo);
+/* SMB2_POSIX_EXTENSIONS_AVAILABLE with the one GUID we speak. */
+void	neg_ctx_put_posix(struct wcur *);
 
 #endif

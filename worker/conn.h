@@ -126,6 +126,7 @@ struct conn {
 	uint16_t		 client_dialects[64];	/* for VALIDATE_NEGOTIATE_INFO */
 	uint16_t		 client_ndialects;
 	int			 signing_required;	/* server or client requires it */
+	int			 posix;		/* SMB3 POSIX extensions negotiated */
 	uint64_t		 start_time;	/* server start FILETIME from the master */
 };
 

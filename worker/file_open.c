@@ -185,9 +185,14 @@ file_stream_parse(const char *s, char *stream, size_t scap)
 	return STATUS_SUCCESS;
 }
 
-ntstatus_t
-file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
-    char *path, size_t cap, char *stream, size_t scap)
+/*
+ * posix: the POSIX pathname rules of a POSIX create (smb3posix.org, as
+ * Samba's UCF_POSIX_PATHNAMES): ':' is a name character, not a stream
+ * separator, and only the separators and control characters are refused.
+ */
+static ntstatus_t
+name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
+    char *path, size_t cap, char *stream, size_t scap, int posix)
 {
 	char *p, *comp, *colon;
 	size_t n;
@@ -214,7 +219,7 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 		return STATUS_INVALID_PARAMETER;
 	}
 	/* the stream part is on the last component only */
-	colon = strchr(path, ':');
+	colon = posix ? NULL : strchr(path, ':');
 	if (colon != NULL) {
 		if (strchr(colon, '\\') != NULL) {
 			/* a separator in a stream name: an escape attempt */
@@ -234,7 +239,8 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 		path[--n] = '\0';
 	for (comp = path; *comp != '\0'; comp = p + (*p != '\0')) {
 		for (p = comp; *p != '\0' && *p != '\\'; p++)
-			if (name_char_bad((unsigned char)*p))
+			if (posix ? (unsigned char)*p < 0x20 :
+			    name_char_bad((unsigned char)*p))
 				return STATUS_OBJECT_NAME_INVALID;
 		n = (size_t)(p - comp);
 		if (n == 0)
@@ -253,6 +259,20 @@ file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 	if (colon != NULL && path[0] == '\0' && stream[0] != '\0')
 		return STATUS_OBJECT_NAME_INVALID;	/* a stream of the root */
 	return STATUS_SUCCESS;
+}
+
+ntstatus_t
+file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
+    char *path, size_t cap, char *stream, size_t scap)
+{
+	return name_parse(req, name16, len, path, cap, stream, scap, 0);
+}
+
+ntstatus_t
+file_name_parse_posix(struct smb2_req *req, const uint8_t *name16,
+    size_t len, char *path, size_t cap, char *stream, size_t scap)
+{
+	return name_parse(req, name16, len, path, cap, stream, scap, 1);
 }
 
 ntstatus_t

@@ -68,6 +68,7 @@ struct file_open {
 	int		 is_dir;
 	int		 readable;	/* fd opened for reading */
 	int		 writable;	/* fd opened for writing */
+	int		 posix;		/* opened with the POSIX create context */
 	uint64_t	 dev;
 	uint64_t	 ino;
 	/* the delayed write-time update of this open (worker/file_wt.c) */
@@ -118,6 +119,14 @@ struct file_dir		*file_dir_get(void);
  * the refusals that look like escape attempts.
  */
 ntstatus_t	file_name_parse(struct smb2_req *, const uint8_t *name16,
+		    size_t len, char *path, size_t cap, char *stream,
+		    size_t scap);
+/*
+ * The same with the POSIX pathname rules of a POSIX handle: no streams
+ * (':' is a name character), no Windows-reserved characters; "." and
+ * ".." components and absolute names are still refused.
+ */
+ntstatus_t	file_name_parse_posix(struct smb2_req *, const uint8_t *name16,
 		    size_t len, char *path, size_t cap, char *stream,
 		    size_t scap);
 /* The open for the request's FileId (related compounds included). */

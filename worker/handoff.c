@@ -53,7 +53,9 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_le32(&w, c->client_capabilities);
 	wcur_le16(&w, c->client_security_mode);
 	wcur_le16(&w, c->security_mode);
-	wcur_u8(&w, (uint8_t)c->signing_required);
+	/* bit 0: signing required; bit 1: POSIX extensions negotiated */
+	wcur_u8(&w, (uint8_t)((c->signing_required ? 1 : 0) |
+	    (c->posix ? 2 : 0)));
 	wcur_bytes(&w, c->client_guid, 16);
 	wcur_bytes(&w, c->server_guid, 16);
 	wcur_le16(&w, c->signing_algo);
@@ -131,6 +133,8 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	c->client_security_mode = cur_le16(&r);
 	c->security_mode = cur_le16(&r);
 	c->signing_required = cur_u8(&r);
+	c->posix = (c->signing_required & 2) != 0;
+	c->signing_required &= 1;
 	cur_bytes(&r, c->client_guid, 16);
 	cur_bytes(&r, c->server_guid, 16);
 	c->signing_algo = cur_le16(&r);

@@ -26,6 +26,7 @@
 #include "worker/smb2_create_fs.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
+#include "worker/smb2_posix.h"
 #include "worker/worker.h"
 #include "worker/state.h"
 #include "worker/durable.h"
@@ -67,6 +68,7 @@ struct create_ctx {
 	uint32_t	 exta_len;
 	const uint8_t	*secd;		/* SecD: a security descriptor */
 	uint32_t	 secd_len;
+	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */
 	struct state_open_req sreq;	/* what the state layer is asked */
 };
 
@@ -90,6 +92,8 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 	/* MS-SMB2 2.2.13.2: a chain of 8-aligned create contexts */
 	for (guard = 0; guard < CREATE_CTX_MAX; guard++) {
 		if (create_ctx_next(chain, len, &pos, &it) != 0)
+			return STATUS_INVALID_PARAMETER;
+		if (smb2_posix_parse_ctx(req, &it, &cc->posix) != 0)
 			return STATUS_INVALID_PARAMETER;
 		/* longer names are not ours: ignored, as unknown */
 		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
@@ -215,7 +219,7 @@ struct create_call {
 	uint32_t	 maxacc;
 	uint32_t	 action;
 	int		 exists, is_dir, flags, fd, truncate;
-	int		 dos_known, has_dos, replayed, pfd, st_fresh;
+	int		 dos_known, has_dos, replayed, pfd, st_fresh, st_valid;
 };
 
 static void
@@ -241,7 +245,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->has_dos = 0;
 	cr->replayed = 0;
 	cr->pfd = -1;
-	cr->st_fresh = 0;
+	cr->st_fresh = cr->st_valid = 0;
 }
 
 /* The fixed part of the request (MS-SMB2 2.2.13). */
@@ -372,7 +376,7 @@ create_resolve_name(struct create_call *cr)
 
 	rc = create_lookup(tree->root_fd, f->path, &cr->st, &cr->pfd);
 	if (rc == -ENOENT && tree->share != NULL &&
-	    !tree->share->case_sensitive) {
+	    !tree->share->case_sensitive && !f->posix) {
 		int r = vfs_name_resolve_miss(file_vfs(), tree->root_fd,
 		    f->path, sizeof(f->path));
 
@@ -526,8 +530,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 	int fd, rc;
 
 	if (!cr->exists) {
-		rc = vfs->mkdir(tree->root_fd, f->path, 0777 &
-		    (tree->share ? tree->share->directory_mask : 0755));
+		rc = vfs->mkdir(tree->root_fd, f->path,
+		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 1));
 		if (rc != 0) {
 			/* no parent (create_check_missing did not look) */
 			*status = rc == -ENOENT || rc == -ENOTDIR ?
@@ -599,8 +603,8 @@ create_open_file(struct create_call *cr)
 		cr->pfd = -1;
 		cr->st_fresh = 1;
 	} else
-		fd = file_vfs()->open(tree->root_fd, f->path, flags, 0666 &
-		    (tree->share ? tree->share->create_mask : 0744));
+		fd = file_vfs()->open(tree->root_fd, f->path, flags,
+		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 0));
 	if (fd >= 0) {
 		f->readable = (flags & O_PATH) == 0 &&
 		    (flags & O_ACCMODE) != O_WRONLY;
@@ -793,6 +797,9 @@ create_set_up(struct create_call *cr)
 	}
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
+	if (cr->action == FILE_CREATED && f->stream[0] == '\0')
+		smb2_posix_created(&cc->posix, cr->tree->share, cr->is_dir,
+		    cr->fd, &cr->st.mode);
 	/*
 	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
 	 * this create made, from the SecD context and what its parent
@@ -843,6 +850,9 @@ create_put_contexts(struct create_call *cr)
 	}
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
+	if (cr->cc.posix.posix)
+		smb2_posix_put_create_ctx(w, &ctx_prev, cr->f, cr->st_valid ?
+		    &cr->st : NULL, &cr->di, cr->has_dos);
 	if (ctxhdr != NULL && ctx_prev != NULL) {
 		le32_put(ctxhdr, ctx_start);
 		le32_put(ctxhdr + 4, (uint32_t)wcur_off(w) - ctx_start);
@@ -869,6 +879,7 @@ create_reply(struct create_call *cr)
 	    (cr->action == FILE_OPENED || cr->action == FILE_CREATED)) {
 		file_info_from_stat(&cr->st, &cr->di, cr->has_dos, &fi);
 		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
+		cr->st_valid = 1;
 	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
 		return status;
 	wcur_le16(w, 89);
@@ -962,9 +973,10 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((cr.f = file_open_get()) == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	cr.f->share = cr.tree->share;
-	if ((status = file_name_parse(req, cr.name16, cr.name_len, cr.f->path,
-	    sizeof(cr.f->path), cr.f->stream, sizeof(cr.f->stream))) !=
-	    STATUS_SUCCESS ||
+	cr.f->posix = cr.cc.posix.posix;
+	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
+	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),
+	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||

@@ -21,6 +21,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_posix.h"
 
 /* MS-SMB2 2.2.33 */
 #define SMB2_RESTART_SCANS		0x01
@@ -63,11 +64,13 @@ dir_restart(struct file_open *f)
 /*
  * The stat and DOS view of one entry.  A symlink is shown as what it
  * points to when that stays inside the share, and hidden otherwise, as
- * are fifos, sockets and devices.  Returns 0, or -1 to skip the entry.
+ * are fifos, sockets and devices.  On a POSIX handle (pi non-NULL) they
+ * are all shown as what they are, and nothing is followed.  Returns 0,
+ * or -1 to skip the entry.
  */
 static int
 dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
-    int dot, struct fscc_info *fi)
+    int dot, struct fscc_info *fi, struct posix_info *pi)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_dosinfo di;
@@ -91,19 +94,23 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 		}
 	} else {
 		rc = vfs->entstat(f->fd, name, &st);
-		if (rc == 0 && S_ISLNK(st.mode)) {
+		if (rc == 0 && S_ISLNK(st.mode) && pi == NULL) {
 			if ((size_t)snprintf(dir_path, sizeof(dir_path), "%s%s%s",
 			    f->path, f->path[0] ? "/" : "", name) >=
 			    sizeof(dir_path))
 				return -1;
 			/* resolved beneath the share root, or refused */
 			rc = vfs->statat(tree->root_fd, dir_path, &st);
-		} else if (rc == 0) {
+		} else if (rc == 0 && (S_ISREG(st.mode) || S_ISDIR(st.mode))) {
 			n = vfs->entxattr(f->fd, name, VFS_XATTR_DOS, buf,
 			    sizeof(buf));
 			has_dos = n > 0 && vfs_dos_decode(buf, (size_t)n,
 			    &di) == 0;
 		}
+	}
+	if (rc == 0 && pi != NULL) {
+		smb2_posix_from_stat(&st, &di, has_dos, pi);
+		return 0;
 	}
 	if (rc != 0 || (!S_ISREG(st.mode) && !S_ISDIR(st.mode)))
 		return -1;
@@ -118,12 +125,14 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 {
 	struct file_dir *d = f->dir;
 	struct fscc_info fi;
+	struct posix_info pi;
 	struct wcur lim;
 	size_t start, wrote;
-	int n16;
+	int n16, posix = klass == FILE_POSIX_INFORMATION;
 
+	/* a POSIX handle matches names exactly (Samba's posix_dir_handle) */
 	if (!fscc_name_match(d->pattern, d->pattern_len, name, strlen(name),
-	    req->tree->share ? req->tree->share->case_sensitive : 0))
+	    f->posix || (req->tree->share && req->tree->share->case_sensitive)))
 		return -1;
 	n16 = unicode_utf8_to_utf16(name, strlen(name), dir_name16,
 	    sizeof(dir_name16));
@@ -131,7 +140,8 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 		log_debug(2, "listing: skipped a name that is not UTF-8");
 		return -1;
 	}
-	if (dir_entry_info(req->tree, f, name, dot, &fi) != 0)
+	if (dir_entry_info(req->tree, f, name, dot, &fi, posix ? &pi : NULL) !=
+	    0)
 		return -1;
 	/* entries start 8-aligned from the start of the output buffer */
 	start = (wcur_off(w) - DIR_OUT_OFFSET + 7) & ~(size_t)7;
@@ -144,7 +154,8 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (lim.p > lim.end)
 		return 0;
 	memset(w->p, 0, start - wcur_off(w));
-	wrote = fscc_put_dirent(&lim, klass, &fi, 0, dir_name16, (size_t)n16);
+	wrote = posix ? posix_put_dirent(&lim, &pi, dir_name16, (size_t)n16) :
+	    fscc_put_dirent(&lim, klass, &fi, 0, dir_name16, (size_t)n16);
 	if (wrote == 0)
 		return 0;
 	if (*prev != NULL)
@@ -171,7 +182,7 @@ dir_single(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (d->pattern_len >= sizeof(one))
 		return -1;
 	memcpy(one, d->pattern, d->pattern_len + 1);
-	if (file_vfs()->entstat(f->fd, one, &st) != 0 &&
+	if (file_vfs()->entstat(f->fd, one, &st) != 0 && !f->posix &&
 	    !(req->tree->share && req->tree->share->case_sensitive)) {
 		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", f->path,
 		    f->path[0] ? "/" : "", one) >= sizeof(full))
@@ -241,9 +252,12 @@ smb2_query_directory_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	outlen = cur_le32(c);
 	if (c->err)
 		return STATUS_INVALID_PARAMETER;
-	if (fscc_dirent_fixed(klass) == 0)
-		return STATUS_INVALID_INFO_CLASS;
 	f = op->u.file;
+	/* the POSIX level only on a POSIX handle, as Samba */
+	if (klass == FILE_POSIX_INFORMATION && !f->posix)
+		return STATUS_INVALID_LEVEL;
+	if (klass != FILE_POSIX_INFORMATION && fscc_dirent_fixed(klass) == 0)
+		return STATUS_INVALID_INFO_CLASS;
 	if (!f->is_dir)
 		return STATUS_INVALID_PARAMETER;
 	if (!(op->access & FILE_READ_DATA))

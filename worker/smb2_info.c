@@ -24,6 +24,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_posix.h"
 #include "worker/smb2_info_priv.h"
 #include "worker/state.h"
 
@@ -400,6 +401,10 @@ smb2_query_info_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	switch (type) {
 	case SMB2_0_INFO_FILE:
+		if (klass == FILE_POSIX_INFORMATION) {
+			status = smb2_posix_query_info(op, w);
+			break;
+		}
 		if (klass == FileFullEaInformation && outlen >=
 		    info_min_len(type, klass))
 			return info_query_ea(req, op, outlen, list, inlen, w,

@@ -185,7 +185,10 @@ smb2_negotiate(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (nc.has_signing)
 			c->signing_algo = neg_pick(neg_sign_pref, 3, nc.sign_algs,
 			    nc.nsign, SMB2_SIGNING_AES_CMAC);
-		nctx = 1 + (nc.has_cipher ? 1 : 0) + (nc.has_signing ? 1 : 0);
+		/* smb3posix.org: answered only when asked and allowed */
+		c->posix = nc.has_posix && c->conf->smb3_unix_extensions;
+		nctx = 1 + (nc.has_cipher ? 1 : 0) + (nc.has_signing ? 1 : 0) +
+		    (c->posix ? 1 : 0);
 	}
 	neg_write(c, &rsp->body, dialect, nctx, &ctx_off_field);
 	if (rsp->body.err)
@@ -200,6 +203,8 @@ smb2_negotiate(struct smb2_req *req, struct smb2_rsp *rsp)
 			neg_ctx_put_cipher(&rsp->body, c->cipher);
 		if (nc.has_signing)
 			neg_ctx_put_signing(&rsp->body, c->signing_algo);
+		if (c->posix)
+			neg_ctx_put_posix(&rsp->body);
 	}
 	log_debug(3, "%s: negotiated dialect %04x cipher %u signing %u",
 	    c->peer, dialect, c->cipher, c->signing_algo);

@@ -37,6 +37,7 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_posix.h"
 #include "worker/smb2_info_priv.h"
 #include "worker/state.h"
 
@@ -503,7 +504,8 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 
 		if (sd == NULL)
 			return STATUS_INVALID_PARAMETER;
-		status = smb2_secdesc_set(op, addl, sd, blen);
+		if (!smb2_posix_sd_chmod(op, addl, sd, blen, &status))
+			status = smb2_secdesc_set(op, addl, sd, blen);
 		if (status != STATUS_SUCCESS)
 			return status;
 		/* MS-FSA 2.1.5.16: inotify sees only an IN_ATTRIB */

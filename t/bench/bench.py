@@ -659,6 +659,9 @@ def main():
         if os.environ.get("BENCH_METERS", "1") == "1":
             run_meters(tmp, wls, big, classes, {k: v for k, v in unavailable.items()
                                                 if isinstance(k, str)})
+        if not only or "posix" in only:
+            import posixbench
+            posixbench.run_posix(tmp, f, runs, wanted, timeout + 600)
     finally:
         for srv in servers:
             srv.stop()

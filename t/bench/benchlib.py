@@ -438,6 +438,7 @@ class Samba(Server):
     SMBD = [SMBD]
     SMBPASSWD = ["smbpasswd"]
     MODROOT = ""
+    GLOBAL_EXTRA = ""       # lines added to [global] (t/bench/posixbench.py)
 
     def modules_missing(self):
         return [m for m in self.VFS
@@ -465,7 +466,8 @@ class Samba(Server):
         self.conf = os.path.join(d, "smb.conf")
         with open(self.conf, "w") as f:
             f.write(samba_conf(self.port, d, os.path.join(d, "smbd.log"),
-                               0, self.share) + sealed_share(self.share))
+                               0, self.share).replace(
+                "[global]\n", "[global]\n" + self.GLOBAL_EXTRA, 1) + sealed_share(self.share))
         for name, pw in USERS:
             subprocess.run(self.SMBPASSWD + ["-c", self.conf, "-a", "-s", name],
                            input="%s\n%s\n" % (pw, pw), text=True, check=True,

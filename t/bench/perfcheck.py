@@ -3,7 +3,8 @@
 
 Counts do not depend on the machine's speed, so CI can assert them:
   * 0 credential syscalls per steady-state READ, WRITE, CREATE, CLOSE
-    (also of delete-on-close opens: CREATE_DOC, CLOSE_DOC),
+    (also of delete-on-close opens: CREATE_DOC, CLOSE_DOC, and of the SMB3
+    POSIX extensions: CREATE_POSIX_DOC, QUERY_INFO_POSIX, CLOSE_POSIX_DOC),
     QUERY_INFO, QUERY_DIRECTORY and ECHO (any of benchlib.CRED_ALL, counted
     by strace -c -f on the process that serves the connection);
   * 0 heap allocations per such request (malloc, calloc, realloc and the
@@ -45,12 +46,22 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT",
             "WRITE_HMAC", "READ_HMAC", "WRITE_CMAC", "READ_CMAC",
             "WRITE_GMAC", "READ_GMAC", "WRITE_GCM128", "READ_GCM128",
-            "WRITE_GCM256", "READ_GCM256")
-MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3}
+            "WRITE_GCM256", "READ_GCM256",
+            "CREATE_POSIX_DOC", "QUERY_INFO_POSIX", "CLOSE_POSIX_DOC")
+MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3,
+                "CREATE_POSIX_DOC": 6, "QUERY_INFO_POSIX": 4, "CLOSE_POSIX_DOC": 7}
+# Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
+# O_PATH), the create (openat2), one statx, the DOS xattr written, the
+# receive and the send: the POSIX response context comes from that statx,
+# not from a second one.  Its POSIX stat is statx + the DOS xattr; the
+# delete-on-close CLOSE is the name check, unlinkat and the two closes.
 LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "WRITE": "4 KiB encrypted WRITE (AES-128-CCM, 3.0)",
          "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ",
-         "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window"}
+         "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window",
+         "CREATE_POSIX_DOC": "CREATE with the POSIX create context (delete on close)",
+         "QUERY_INFO_POSIX": "QUERY_INFO of the POSIX level",
+         "CLOSE_POSIX_DOC": "CLOSE of a POSIX delete-on-close open"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
 # 3 syscalls of the unsigned ones (signing and encryption are CPU work on
 # the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from
@@ -82,7 +93,9 @@ MIN_SPLICE = {"WRITE_96K": 2, "WRITE_4M_SPLIT": 2}
 # segmentation), which costs that WRITE one more FIONREAD and epoll_wait:
 # seen at 7.08 per request in a CI run.  The average may exceed the count
 # by this much; a path that lost the splice would cost far more.
-SLACK = {"WRITE_96K": 0.25}
+SLACK = {"WRITE_96K": 0.25,
+         # the worker's 1 s tick (timerfd) falls into some windows
+         "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1}
 # Issue 6 asks for 3 per READ (and at most 4 per WRITE).  The worker waits
 # for and receives the next request in one io_uring_enter
 # (worker/uring.h), then pread or pwrite and send: 3, signed, encrypted or
@@ -90,7 +103,8 @@ SLACK = {"WRITE_96K": 0.25}
 # the worker falls back to epoll (epoll_wait, read, pread, send = 4): the
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
 # t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
-EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7}
+EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7,
+                  "CREATE_POSIX_DOC": 7, "QUERY_INFO_POSIX": 5, "CLOSE_POSIX_DOC": 8}
 # The state env's writer-lock hold meter (t/bench/statehold.py): each of
 # these windows' requests makes one write transaction of that kind, timed
 # by the vDSO's clock (a clock_gettime syscall would show in strace).

@@ -13,6 +13,7 @@ handles, file content) is set up before its READY, so the window holds only
 steady-state requests.
 """
 
+import os
 import struct
 import sys
 import time
@@ -141,6 +142,7 @@ def main():
     window("CREATE_DOC", m, lambda i: dfids.append(create_doc("perf_d%04d.dat" % i)))
     window("CLOSE_DOC", m, lambda i: smb.close(tid, dfids[i]))
 
+    posix_phases(port, user, pw, m)
     conn.disconnectTree(tid)
     conn.logoff()
     splice_checks(port, user, pw, max(8, n // 10))
@@ -182,6 +184,34 @@ def signed_windows(port, user, pw, n):
         smb.close(tid, fid)
         conn.disconnectTree(tid)
         conn.logoff()
+
+
+def posix_phases(port, user, pw, m):
+    """Seed 004's requests (issue 16) on a 3.1.1 connection with the SMB3
+    POSIX extensions: CREATE with the POSIX create context (delete on
+    close), QUERY_INFO of the POSIX level on each handle, CLOSE."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "integ"))
+    from posix_lib import POSIX_LEVEL, connect, posix_ctx
+    pc = connect(port, user, pw)
+    smb = pc.getSMBServer()
+    tid = pc.connectTree("share")
+    ctx = [posix_ctx(0o644)]
+
+    def create(name):
+        return smb.create(tid, name, GENERIC_RW | DELETE, SHARE_ALL,
+                          FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE,
+                          FILE_OVERWRITE_IF, 0, createContexts=ctx)
+    warm = [create("perf_pw%04d" % i) for i in range(m)]
+    for f in warm:
+        smb.queryInfo(tid, f, fileInfoClass=POSIX_LEVEL)
+        smb.close(tid, f)
+    fids = []
+    window("CREATE_POSIX_DOC", m, lambda i: fids.append(create("perf_p%04d" % i)))
+    window("QUERY_INFO_POSIX", m,
+           lambda i: smb.queryInfo(tid, fids[i], fileInfoClass=POSIX_LEVEL))
+    window("CLOSE_POSIX_DOC", m, lambda i: smb.close(tid, fids[i]))
+    pc.logoff()
 
 
 def status_of(fn):

@@ -409,6 +409,54 @@ reconnect)
 	[ "$v" = before ] || die "the fd opened before the reconnect reads '$v'"
 	exec 3<&- ;;
 
+posix_*)
+	# Issue 16: the SMB3 POSIX extensions (`mount -o posix`).  Each on a
+	# posix mount of its own, in its own directory.
+	m=/mnt/px_$name
+	out=$(kc_mount "$m" share alice vers=3.1.1,posix) ||
+	    die "mount -o vers=3.1.1,posix failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	grep -q "$m .*posix" /proc/mounts ||
+	    die "the mount is not a posix one: $(grep " $m " /proc/mounts)"
+	mkdir "$m/$name" || die "mkdir failed"
+	P=$m/$name
+	case $name in
+	posix_stat)
+		# mode and owner as the server has them
+		(umask 027; echo x >"$P/f") || die "create failed"
+		[ "$(stat -c %a "$P/f")" = "$(stat -c %a "$S/f")" ] ||
+		    die "mode $(stat -c %a "$P/f") through the mount, $(stat -c %a "$S/f") on the server"
+		# (the owner shown depends on the client's SID mapping: with no
+		# cifs.idmap helper S-1-22-1-uid is the mount's uid)
+		[ "$(stat -c %U "$S/f")" = alice ] || die "the server's file is not alice's"
+		[ "$(stat -c %h "$P/f")" = 1 ] || die "nlink $(stat -c %h "$P/f")" ;;
+	posix_chmod)
+		echo x >"$P/f" && chmod 0751 "$P/f" || die "chmod failed"
+		[ "$(stat -c %a "$S/f")" = 751 ] || die "mode on the server $(stat -c %a "$S/f")"
+		drop_caches
+		[ "$(stat -c %a "$P/f")" = 751 ] || die "mode through the mount $(stat -c %a "$P/f")" ;;
+	posix_chown)
+		# alice may give her file her own group, not to bob
+		echo x >"$P/f" || die "create failed"
+		chgrp "$(id -gn alice)" "$P/f" || die "chgrp to alice's group failed"
+		chown bob "$P/f" 2>/dev/null && die "chown to bob succeeded (as alice)"
+		[ "$(stat -c %U "$S/f")" = alice ] || die "the owner changed" ;;
+	posix_case)
+		echo lower >"$P/abc" && echo upper >"$P/ABC" || die "create failed"
+		[ "$(cat "$S/abc")" = lower ] && [ "$(cat "$S/ABC")" = upper ] ||
+		    die "abc and ABC are not two files on the server: $(ls "$S")"
+		[ "$(ls "$P" | wc -l)" = 2 ] || die "ls shows $(ls "$P")" ;;
+	posix_symlink)
+		echo x >"$P/t" && ln -s t "$P/l" || die "ln -s failed"
+		[ "$(readlink "$P/l")" = t ] || die "readlink: $(readlink "$P/l")" ;;
+	posix_mkfifo)
+		mkfifo "$P/p" || die "mkfifo failed"
+		[ -p "$P/p" ] || die "not a fifo through the mount" ;;
+	*)	die "no check named $name" ;;
+	esac
+	umount "$m" || die "umount failed"
+	trap - EXIT ;;
+
 *)	die "no check named $name" ;;
 esac
 exit 0

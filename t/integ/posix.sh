@@ -1,0 +1,70 @@
+#!/bin/bash
+# SMB3 POSIX extensions (smb3posix.org, issue 16): the negotiate context
+# answered on 3.1.1 when `smb3 unix extensions` is on (the default) and
+# offered, the POSIX create context (mode on create, the POSIX response
+# with nlink, reparse tag, mode, Unix owner and group SIDs), POSIX handles
+# (case-sensitive names, ':' a name character), and the POSIX level of
+# QUERY_INFO and QUERY_DIRECTORY (symlinks and fifos shown as what they
+# are, never followed).  Client: t/integ/posix_client.py (impacket with
+# the POSIX contexts added).
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+integ_conf
+# the POSIX modes asked for are not capped by the default masks
+sed -i '/^\[share\]/a create mask = 0777\ndirectory mask = 0777' "$CONF"
+integ_users || { echo "cannot create users" >&2; exit 1; }
+integ_start || exit 1
+
+C=$ROOT/t/integ/posix_client.py
+chmod 0777 "$SHARE"
+ln -s /etc/passwd "$SHARE/link"
+mkfifo "$SHARE/fifo"
+run() {
+	local out line
+	out=$("$PYTHON" "$C" "$PORT" "$SHARE" "$1" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"FAIL "*) fail "${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
+	    fail "posix_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
+	echo "$out" | grep -q Traceback &&
+	    fail "posix_client.py $1 crashed: $(echo "$out" | tail -n 5)"
+	return 0
+}
+run posix
+run unoffered
+
+# Samba 4.22's smbclient (scripts/samba-ref.sh) negotiates the extensions
+# on 3.1.1 and its `posix` command turns on the POSIX create context (mode
+# 0 for what it makes, as it sends it; its stat and chmod are SMB1 UNIX
+# calls only in 4.22).  Names that differ in case are two files then.
+if REF=$("$ROOT/scripts/samba-ref.sh" path 2>/dev/null); then
+	echo hello >"$T/local.txt"
+	out=$(timeout 60 "$ROOT/scripts/samba-ref.sh" run smbclient \
+	    //127.0.0.1/share -p "$PORT" -U alice%alicepw1 -m SMB3 \
+	    -c "posix; put $T/local.txt CaseX.txt; put $T/local.txt casex.txt; ls case*" 2>&1)
+	if [ -f "$SHARE/CaseX.txt" ] && [ -f "$SHARE/casex.txt" ] &&
+	    ! grep -q "doesn't support UNIX CIFS extensions" <<<"$out"; then
+		ok "smbclient 4.22 posix: CaseX.txt and casex.txt are two files"
+	else
+		fail "smbclient 4.22 posix: $(ls "$SHARE"; echo "$out" | tail -n 5)"
+	fi
+	grep -q "casex.txt" <<<"$out" && ! grep -q "CaseX.txt  " <<<"$out" &&
+	    ok "smbclient 4.22 posix: ls case* matches exactly" ||
+	    fail "smbclient 4.22 posix ls: $(echo "$out" | tail -n 5)"
+else
+	fail "Samba 4.22 (scripts/samba-ref.sh install) is not installed"
+fi
+check "the server is still up" integ_ping
+
+# smb3 unix extensions = no: never answered
+integ_stop
+integ_conf "smb3 unix extensions = no"
+integ_start || exit 1
+run off
+check "the server is still up (extensions off)" integ_ping
+finish
