@@ -3,6 +3,17 @@
  * are those of Samba's librpc/idl/smb3posix.idl (NDR_NOALIGN, so packed
  * little-endian fields) and of the Linux client's smb2pdu.h.
  */
+
+/*
+ * The wire mode of directories.
+ *
+ * - The wire mode carries the file type (bits 12-15, Samba 4.22's
+ *   unix_mode_to_wire) except for directories, which go as type 0 with
+ *   their permissions: Debian 12's 6.1 kernel client ORs S_IFDIR from
+ *   the DOS attributes into whatever Mode says, so type bits made a
+ *   bogus i_mode and the posix mount failed; later clients also take a
+ *   directory from the attributes (proto/posix.c posix_put_cc).
+ */
 #include "proto/posix.h"
 
 #include <string.h>
