@@ -78,6 +78,7 @@ struct conf {
 	int		 max_locks_per_file;	/* all opens of a file; default 4096 */
 	char		*admin_group;	/* srvsvc administrators (levels 2, 502); NULL: none */
 	int		 restrict_anonymous;	/* Samba's; 0 allow, 1 no srvsvc, 2 refuse (default) */
+	int		 smb3_directory_leases;	/* Samba's key; default yes */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

@@ -94,6 +94,7 @@ const struct conf_directive conf_directives[] = {
 	{ "max locks per file", D_INT, CONF_GLOBAL, G(max_locks_per_file), 1, 65535, NULL, 0 },
 	{ "server admin group", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(admin_group), 0, 0, NULL, 0 },
 	{ "restrict anonymous", D_INT, CONF_GLOBAL, G(restrict_anonymous), 0, 2, NULL, 0 },
+	{ "smb3 directory leases", D_BOOL, CONF_GLOBAL, G(smb3_directory_leases), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },

@@ -10,6 +10,7 @@
 #include "daemon/log.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/dirlease.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
@@ -74,6 +75,17 @@ file_open_close(struct open *op)
 			 */
 			rc = vfs->unlink_same(op->tree->root_fd, f->path,
 			    f->is_dir, f->dev, f->ino);
+			/*
+			 * The name is gone from its directory's listing.  The
+			 * parent key is spared only when this open set the
+			 * delete itself (Samba compares the setter's key with
+			 * the last closer's; smb2.dirlease.unlink_*).
+			 */
+			if (rc == 0)
+				dirlease_break_parent(op->conn, op->tree,
+				    f->path, f->delete_on_close &&
+				    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
+				    op->parent_lease_key : NULL);
 			if (rc == -ESTALE)
 				log_info("delete on close of %s\\%s: the name is "
 				    "now another file (dev/ino changed): not "

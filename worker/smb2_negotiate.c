@@ -116,6 +116,9 @@ neg_limits(struct conn *c, uint16_t dialect)
 	 * several workers per user a second connection may land elsewhere
 	 * (HACKING.md, Channel binding).
 	 */
+	/* Directory leases (MS-SMB2 3.3.5.4): worker/dirlease.c. */
+	if (dialect >= DIALECT_300 && c->conf->smb3_directory_leases)
+		c->capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
 	if (dialect >= DIALECT_300 && c->conf->max_workers_per_user <= 1)
 		c->capabilities |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
 	if ((dialect == DIALECT_300 || dialect == DIALECT_302) &&

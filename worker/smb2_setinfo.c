@@ -19,6 +19,7 @@
 #include "worker/smb2_notify.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
+#include "worker/dirlease.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
@@ -321,6 +322,17 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 }
 
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
+/* Do a and b name entries of the same directory? */
+static int
+info_same_parent(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t na = sa != NULL ? (size_t)(sa - a) : 0;
+	size_t nb = sb != NULL ? (size_t)(sb - b) : 0;
+
+	return na == nb && memcmp(a, b, na) == 0;
+}
+
 static ntstatus_t
 info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
     struct cur *b, int link)
@@ -439,6 +451,8 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		if (exists && (rc = vfs->unlink(tree->root_fd, target, 0)) != 0)
 			return ntstatus_from_errno(rc);
 		rc = vfs->link(tree->root_fd, f->path, target);
+		if (rc == 0)
+			dirlease_break_op(op, target);
 		return ntstatus_from_errno(rc);
 	}
 	if ((status = info_rename_parent_check(tree, target, f->is_dir)) !=
@@ -456,6 +470,10 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);
 	smb2_notify_renamed(tree->root_fd, f);
+	/* out of one directory and into another: both listings changed */
+	dirlease_break_op(op, from);
+	if (!info_same_parent(from, f->path))
+		dirlease_break_op(op, f->path);
 	return STATUS_SUCCESS;
 }
 
@@ -524,17 +542,23 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (cur_le32(&pb) != 0)
 			nf |= FILE_NOTIFY_CHANGE_ATTRIBUTES;
 		status = info_set_basic(op, &b);
-		if (status == STATUS_SUCCESS && nf != 0)
+		if (status == STATUS_SUCCESS && nf != 0) {
 			smb2_notify_file_change(op->tree->root_fd, f,
 			    FILE_ACTION_MODIFIED, nf, 0);
+			dirlease_break_op(op, f->path);
+		}
 		break;
 	}
 	case FileEndOfFileInformation:
 	case FileAllocationInformation:
 		status = info_set_size(op, &b, klass == FileAllocationInformation);
 		/* MS-FSA 2.1.5.14.2 / .4: read caching goes, as on a write */
-		if (status == STATUS_SUCCESS)
+		if (status == STATUS_SUCCESS) {
 			state_break_read_caching(op);
+			/* a listing shows the size */
+			if (f->stream[0] == '\0')
+				dirlease_break_op(op, f->path);
+		}
 		break;
 	case FileDispositionInformation:
 	case FileDispositionInformationEx:

@@ -551,6 +551,27 @@ state_break_handle_caching(uint64_t dev, uint64_t ino)
 		(void)state_breaks_send(s, &fid, &bs, 1, &deadline);
 }
 
+void
+state_break_dir(uint64_t dev, uint64_t ino, const uint8_t *parent_key)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+	uint64_t deadline = 0;
+
+	if (s == NULL)
+		return;
+	state_file_id(&fid, dev, ino, NULL);
+	/*
+	 * Marked in progress and sent; the change goes on without waiting
+	 * for the acknowledgement, as Samba 4.22's contend_dirleases does
+	 * (smb2.dirlease.* expect the change's response at once).
+	 */
+	if (shm_dirlease_breaks(s, &fid, parent_key, 1, &bs) == 0 &&
+	    bs.n > 0)
+		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
+}
+
 /* ---- sessions ---- */
 
 int

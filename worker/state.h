@@ -229,6 +229,15 @@ ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
  * disconnect).
  */
 void		 state_break_handle_caching(uint64_t dev, uint64_t ino);
+/*
+ * A name inside the directory (dev, ino) was created, deleted, renamed or
+ * had its size, times or attributes set: its directory leases break to
+ * none, but the lease whose key is parent_key (the changer's open names
+ * it as its parent; NULL or zero: none spared).  Nothing waits for the
+ * acknowledgements.  worker/dirlease.c decides when.
+ */
+void		 state_break_dir(uint64_t dev, uint64_t ino,
+		    const uint8_t *parent_key);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 /*
