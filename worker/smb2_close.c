@@ -39,6 +39,13 @@ file_open_close(struct open *op)
 	if (f == NULL)
 		return;
 	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
+	/*
+	 * Its size and write time in a listing moved: Samba breaks the
+	 * directory's leases at the close of a written handle, not at each
+	 * write (smb2.dirlease.v2_request).
+	 */
+	if (f->modified && f->stream[0] == '\0')
+		dirlease_break_op(op, f->path);
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
 	state_open_leave_ex(op, &del, &duid, &del_base);

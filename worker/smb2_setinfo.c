@@ -295,7 +295,8 @@ info_rename_stream(struct open *op, const char *to, int replace)
  * inserted.
  */
 static ntstatus_t
-info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
+info_rename_parent_check(struct smb2_req *req, struct smb2_rsp *rsp,
+    struct tree *tree, const char *path, int is_dir)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct shm *s = state_shm();
@@ -305,6 +306,7 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
 	uint32_t access;
+	ntstatus_t status;
 
 	if (s == NULL)
 		return STATUS_SUCCESS;	/* no shared state: local rules only */
@@ -315,6 +317,13 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 	state_file_id(&fid, st.dev, st.ino, NULL);
 	/* FILE_ADD_FILE is FILE_WRITE_DATA, FILE_ADD_SUBDIRECTORY APPEND */
 	access = SHM_FILE_WRITE_DATA | (is_dir ? SHM_FILE_APPEND_DATA : 0);
+	if (shm_open_share_check(s, &fid, access,
+	    SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE, NULL) != -EBUSY)
+		return STATUS_SUCCESS;
+	/* a directory lease holder may give its handle up when told */
+	status = state_rename_parent_breaks(req, rsp, st.dev, st.ino);
+	if (status != STATUS_SUCCESS)
+		return status;
 	if (shm_open_share_check(s, &fid, access,
 	    SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE, NULL) == -EBUSY)
 		return STATUS_SHARING_VIOLATION;
@@ -455,7 +464,8 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 			dirlease_break_op(op, target);
 		return ntstatus_from_errno(rc);
 	}
-	if ((status = info_rename_parent_check(tree, target, f->is_dir)) !=
+	if ((status = info_rename_parent_check(req, rsp, tree, target,
+	    f->is_dir)) !=
 	    STATUS_SUCCESS)
 		return status;
 	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
@@ -531,6 +541,7 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 		/* which fields change, for CHANGE_NOTIFY (MS-FSA 2.1.5.14.2) */
 		struct cur pb = b;
 		uint32_t nf = 0;
+		int ctime_set;
 
 		if (cur_le64(&pb) != 0)
 			nf |= FILE_NOTIFY_CHANGE_CREATION;
@@ -538,15 +549,16 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 			nf |= FILE_NOTIFY_CHANGE_LAST_ACCESS;
 		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
 			nf |= FILE_NOTIFY_CHANGE_LAST_WRITE;
-		(void)cur_le64(&pb);
+		/* no notify filter for ChangeTime; a listing shows it */
+		ctime_set = cur_le64(&pb) - 1 < UINT64_MAX - 2;
 		if (cur_le32(&pb) != 0)
 			nf |= FILE_NOTIFY_CHANGE_ATTRIBUTES;
 		status = info_set_basic(op, &b);
-		if (status == STATUS_SUCCESS && nf != 0) {
+		if (status == STATUS_SUCCESS && nf != 0)
 			smb2_notify_file_change(op->tree->root_fd, f,
 			    FILE_ACTION_MODIFIED, nf, 0);
+		if (status == STATUS_SUCCESS && (nf != 0 || ctime_set))
 			dirlease_break_op(op, f->path);
-		}
 		break;
 	}
 	case FileEndOfFileInformation:

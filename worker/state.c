@@ -397,6 +397,23 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 }
 
 ntstatus_t
+state_rename_parent_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
+    uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;
+	state_file_id(&fid, dev, ino, NULL);
+	memset(&br, 0, sizeof(br));
+	br.access = SHM_FILE_WRITE_DATA;	/* FILE_ADD_FILE */
+	br.flags = SHM_BREAK_SHARING;
+	return state_break_wait(req, rsp, s, &fid, &br);
+}
+
+ntstatus_t
 state_rename_target(struct smb2_req *req, struct smb2_rsp *rsp,
     struct open *op, uint64_t dev, uint64_t ino)
 {

@@ -219,6 +219,15 @@ ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
  * rename: STATUS_ACCESS_DENIED (MS-FSA 2.1.5.14.11; smbtorture's
  * smb2.lease.v2_rename_target_overwrite).
  */
+/*
+ * A rename into the directory (dev, ino) met a sharing violation with
+ * its opens: their handle caching (RH directory leases) is broken first
+ * and the rename parks until acknowledged (a holder may close its handle;
+ * Samba 4.22, smb2.dirlease.rename_dst_parent); the caller checks the
+ * share modes again when this returns STATUS_SUCCESS.
+ */
+ntstatus_t	 state_rename_parent_breaks(struct smb2_req *, struct smb2_rsp *,
+		    uint64_t dev, uint64_t ino);
 ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
 		    struct open *, uint64_t dev, uint64_t ino);
 /*
