@@ -33,4 +33,25 @@ void	dirlease_break_parent(const struct conn *, const struct tree *,
 /* The same for a change through op (its own parent lease key). */
 void	dirlease_break_op(const struct open *op, const char *path);
 
+/*
+ * Local changes.  While this worker holds a leased directory open, an
+ * inotify watch (its own inotify fd, in the event loop) sees names
+ * created, deleted, moved, their attributes changed or a file written
+ * and closed; such a change breaks the directory's leases unless this
+ * worker's SMB traffic explains it: the name is open here, or was
+ * closed, changed or renamed away here in the last DIRLEASE_RECENT_MS.
+ * Changes made through another worker are broken by that worker; its
+ * events here break again, which costs nothing (the break is already
+ * in progress), but a lease it spared for its parent key is broken too.
+ */
+#define DIRLEASE_RECENT_MS	2000
+/* The inotify fd (created once; -1: none), and its handler. */
+int	dirlease_fd(void);
+void	dirlease_event(void);
+/* op was granted a lease on a directory / op ends (either: no-op). */
+void	dirlease_watch_open(struct open *op);
+void	dirlease_watch_close(struct open *op);
+/* This worker's SMB traffic touched path of tree (not a local change). */
+void	dirlease_note(const struct tree *, const char *path);
+
 #endif

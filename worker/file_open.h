@@ -98,6 +98,8 @@ const struct vfs_ops	*file_vfs(void);
  * renamed.  Opens in other workers are not seen (the shared open records
  * carry no path).
  */
+/* Is path (of share) open in this worker? */
+int			file_open_named(const void *share, const char *path);
 int			file_open_busy_below(const void *share, const char *path,
 			    const struct file_open *self);
 

@@ -25,6 +25,7 @@
 #include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
+#include "worker/dirlease.h"
 #include "worker/handoff.h"
 #include "worker/relay.h"
 #include "worker/smb2_notify.h"
@@ -50,6 +51,7 @@ struct worker {
 	int		 tickfd;	/* 1 s: async deadlines, durable expiry */
 	int		 wmsgfd;	/* worker<->worker messages, -1 if none */
 	int		 notifyfd;	/* inotify of CHANGE_NOTIFY, -1 if none */
+	int		 dirleasefd;	/* inotify of leased directories, or -1 */
 	int		 hifd;		/* highest connection fd + 1 */
 	struct conf	*conf;
 	const char	*conf_path;
@@ -705,6 +707,13 @@ wk_setup(void)
 		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0)
 			return -1;
 	}
+	/* Local changes break directory leases (worker/dirlease.h). */
+	wk.dirleasefd = wk.conf->smb3_directory_leases ? dirlease_fd() : -1;
+	if (wk.dirleasefd >= 0) {
+		e.data.fd = wk.dirleasefd;
+		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.dirleasefd, &e) < 0)
+			return -1;
+	}
 	/* Receives by io_uring when the kernel lets us (worker/uring.h). */
 	if ((fl = uring_init(WK_URING_SQ)) == 0 &&
 	    uring_poll(wk.ep, POLLIN, WK_UD_EPOLL) == 0)
@@ -810,6 +819,8 @@ wk_dispatch(const struct epoll_event *evs, int n)
 			state_wmsg_event();
 		} else if (fd == wk.notifyfd) {
 			smb2_notify_event();
+		} else if (fd == wk.dirleasefd) {
+			dirlease_event();
 		} else if (fd == wk.tickfd) {
 			uint64_t x;
 
@@ -912,6 +923,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.next_id = 1;
 	wk.wmsgfd = -1;
 	wk.notifyfd = -1;
+	wk.dirleasefd = -1;
 	state_init(conf, ipc_only);
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");

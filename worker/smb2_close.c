@@ -38,6 +38,9 @@ file_open_close(struct open *op)
 
 	if (f == NULL)
 		return;
+	/* its closing and unlink are no local change (worker/dirlease.h) */
+	dirlease_note(op->tree, f->path);
+	dirlease_watch_close(op);
 	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
 	/*
 	 * Its size and write time in a listing moved: Samba breaks the

@@ -16,6 +16,7 @@
 #include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/dirlease.h"
 #include "worker/dispatch.h"
 #include "worker/durable.h"
 #include "worker/file_open.h"
@@ -381,6 +382,9 @@ state_open_grant_fill(struct state_entry *e,
 		g->lease_breaking = shm_lease_get(e->s,
 		    e->req->conn->client_guid, r->lease_key, &l) == 0 &&
 		    l.breaking;
+		/* a leased directory: local changes break it too */
+		if (e->f->is_dir && sg->lease_state != 0)
+			dirlease_watch_open(op);
 	} else {
 		op->oplock_level = sg->oplock_level;
 		g->oplock_level = sg->oplock_level;
