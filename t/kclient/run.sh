@@ -39,7 +39,8 @@ FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	dd_cmp cp_a rename_file rename_over rename_open rename_dir rename_dir_over
 	rm_rf truncate sparse mmap tar sqlite git lock_two_mounts lock_two_users
 	unlink_hardlink_open unlink_open xattr_user chmod_cifsacl second_user
-	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar reconnect"
+	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar reconnect
+	dirlease_listing"
 
 KERNELS=${KCLIENT_KERNEL:-6.1}
 SERVERS=${KCLIENT_SERVERS:-usmbd samba}
