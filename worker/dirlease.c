@@ -89,11 +89,12 @@ struct dirlease_watch {
 	char		 path[FILE_PATH_MAX];	/* share-relative */
 };
 
-/* A name this worker's SMB traffic touched (dirlease_note). */
+/* A name this worker's SMB traffic touched (dirlease_note*). */
 struct dirlease_recent {
 	const void	*share;
 	uint64_t	 hash;		/* of the share-relative path */
 	uint64_t	 until_ms;
+	int		 gone;		/* unlinked / renamed away: one event */
 };
 
 static int dl_ifd = -1;
@@ -124,8 +125,8 @@ dirlease_fd(void)
 	return dl_ifd;
 }
 
-void
-dirlease_note(const struct tree *t, const char *path)
+static void
+dirlease_note_kind(const struct tree *t, const char *path, int gone)
 {
 	struct dirlease_recent *r;
 
@@ -137,6 +138,19 @@ dirlease_note(const struct tree *t, const char *path)
 	r->share = t->share;
 	r->hash = dirlease_hash(path);
 	r->until_ms = shm_now_ms() + DIRLEASE_RECENT_MS;
+	r->gone = gone;
+}
+
+void
+dirlease_note(const struct tree *t, const char *path)
+{
+	dirlease_note_kind(t, path, 0);
+}
+
+void
+dirlease_note_gone(const struct tree *t, const char *path)
+{
+	dirlease_note_kind(t, path, 1);
 }
 
 void
@@ -199,28 +213,41 @@ dirlease_watch_close(struct open *op)
 	dl_nwatch--;
 }
 
-/* Does this worker's own SMB traffic explain a change of name in w? */
+/*
+ * Does this worker's own SMB traffic explain a change of name in w?  A
+ * name that goes away (deleted, moved out) is SMB's only when this worker
+ * unlinked or renamed it just before (that note explains one event): one
+ * it merely holds open or touched lately (the Linux client's deferred
+ * close keeps handles for a second) may well be removed by a local
+ * process.
+ */
 static int
-dirlease_ours(const struct dirlease_watch *w, const char *name)
+dirlease_ours(const struct dirlease_watch *w, const char *name, uint32_t mask)
 {
 	static char path[FILE_PATH_MAX];
 	uint64_t h, now;
 	unsigned i;
-	int n;
+	int n, gone = (mask & (IN_DELETE | IN_MOVED_FROM)) != 0;
 
 	n = w->path[0] == '\0' ?
 	    snprintf(path, sizeof(path), "%s", name) :
 	    snprintf(path, sizeof(path), "%s/%s", w->path, name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return 0;
-	if (file_open_named(w->share, path))
+	if (!gone && file_open_named(w->share, path))
 		return 1;
 	h = dirlease_hash(path);
 	now = shm_now_ms();
-	for (i = 0; i < DIRLEASE_RECENT_MAX; i++)
-		if (dl_recent[i].hash == h && dl_recent[i].share == w->share &&
-		    dl_recent[i].until_ms >= now)
-			return 1;
+	for (i = 0; i < DIRLEASE_RECENT_MAX; i++) {
+		struct dirlease_recent *r = &dl_recent[i];
+
+		if (r->hash != h || r->share != w->share || r->until_ms < now ||
+		    r->gone != gone)
+			continue;
+		if (gone)
+			r->until_ms = 0;	/* its one event */
+		return 1;
+	}
 	return 0;
 }
 
@@ -273,7 +300,7 @@ dirlease_event(void)
 			}
 			/* the directory itself, or a name we explain */
 			if (ev->len == 0 || ev->name[0] == '\0' ||
-			    dirlease_ours(w, ev->name))
+			    dirlease_ours(w, ev->name, ev->mask))
 				continue;
 			log_debug(2, "dirlease: local change of \"%s\" in "
 			    "\"%s\"", ev->name, w->path);

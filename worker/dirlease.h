@@ -38,8 +38,9 @@ void	dirlease_break_op(const struct open *op, const char *path);
  * inotify watch (its own inotify fd, in the event loop) sees names
  * created, deleted, moved, their attributes changed or a file written
  * and closed; such a change breaks the directory's leases unless this
- * worker's SMB traffic explains it: the name is open here, or was
- * closed, changed or renamed away here in the last DIRLEASE_RECENT_MS.
+ * worker's SMB traffic explains it: a name that goes away was unlinked
+ * or renamed away here just before; another change is of a name open
+ * here, or closed or changed here in the last DIRLEASE_RECENT_MS.
  * Changes made through another worker are broken by that worker; its
  * events here break again, which costs nothing (the break is already
  * in progress), but a lease it spared for its parent key is broken too.
@@ -51,7 +52,12 @@ void	dirlease_event(void);
 /* op was granted a lease on a directory / op ends (either: no-op). */
 void	dirlease_watch_open(struct open *op);
 void	dirlease_watch_close(struct open *op);
-/* This worker's SMB traffic touched path of tree (not a local change). */
+/*
+ * This worker's SMB traffic touched path of tree (its events in the next
+ * DIRLEASE_RECENT_MS are no local change) / is about to unlink it or
+ * rename it away (the one IN_DELETE or IN_MOVED_FROM that follows is not).
+ */
 void	dirlease_note(const struct tree *, const char *path);
+void	dirlease_note_gone(const struct tree *, const char *path);
 
 #endif

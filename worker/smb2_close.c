@@ -83,6 +83,7 @@ file_open_close(struct open *op)
 			 * Only the file this open has: a rename in another
 			 * worker may have given its old name to another file.
 			 */
+			dirlease_note_gone(op->tree, f->path);
 			rc = vfs->unlink_same(op->tree->root_fd, f->path,
 			    f->is_dir, f->dev, f->ino);
 			/*

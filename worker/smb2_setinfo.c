@@ -471,6 +471,7 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
 	if (f->is_dir && file_open_busy_below(f->share, f->path, f))
 		return STATUS_ACCESS_DENIED;
+	dirlease_note_gone(tree, f->path);
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)
 		return ntstatus_from_errno(rc);
