@@ -114,14 +114,20 @@ dirlease_hash(const char *s)
 }
 
 int
-dirlease_fd(void)
+dirlease_start(const struct conf *conf)
 {
-	if (dl_ifd < 0) {
+	if (dl_ifd < 0 && conf->smb3_directory_leases) {
 		dl_ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 		if (dl_ifd < 0)
 			log_warn("inotify_init1: local changes will not break "
 			    "directory leases");
 	}
+	return dl_ifd;
+}
+
+int
+dirlease_fd(void)
+{
 	return dl_ifd;
 }
 
@@ -162,7 +168,7 @@ dirlease_watch_open(struct open *op)
 	int wd;
 
 	if (op->dirlease_watch != 0 || f == NULL || !f->is_dir ||
-	    op->tree == NULL || dirlease_fd() < 0)
+	    op->tree == NULL || dl_ifd < 0)
 		return;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
 	/* the same directory twice: the same watch descriptor */

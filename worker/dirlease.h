@@ -46,7 +46,12 @@ void	dirlease_break_op(const struct open *op, const char *path);
  * in progress), but a lease it spared for its parent key is broken too.
  */
 #define DIRLEASE_RECENT_MS	2000
-/* The inotify fd (created once; -1: none), and its handler. */
+/*
+ * The inotify fd: made by dirlease_start when the key is on (-1: none),
+ * for the event loop; its handler.
+ */
+struct conf;
+int	dirlease_start(const struct conf *);
 int	dirlease_fd(void);
 void	dirlease_event(void);
 /* op was granted a lease on a directory / op ends (either: no-op). */

@@ -51,7 +51,6 @@ struct worker {
 	int		 tickfd;	/* 1 s: async deadlines, durable expiry */
 	int		 wmsgfd;	/* worker<->worker messages, -1 if none */
 	int		 notifyfd;	/* inotify of CHANGE_NOTIFY, -1 if none */
-	int		 dirleasefd;	/* inotify of leased directories, or -1 */
 	int		 hifd;		/* highest connection fd + 1 */
 	struct conf	*conf;
 	const char	*conf_path;
@@ -694,26 +693,15 @@ wk_setup(void)
 		return -1;
 	/* The state env and message socket: after the drop, as the user. */
 	(void)state_shm();
-	wk.wmsgfd = state_wmsg_fd();
-	if (wk.wmsgfd >= 0) {
-		e.data.fd = wk.wmsgfd;
-		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
-			return -1;
-	}
-	/* CHANGE_NOTIFY: without inotify the command only fails. */
-	wk.notifyfd = smb2_notify_fd();
-	if (wk.notifyfd >= 0) {
-		e.data.fd = wk.notifyfd;
-		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0)
-			return -1;
-	}
-	/* Local changes break directory leases (worker/dirlease.h). */
-	wk.dirleasefd = wk.conf->smb3_directory_leases ? dirlease_fd() : -1;
-	if (wk.dirleasefd >= 0) {
-		e.data.fd = wk.dirleasefd;
-		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.dirleasefd, &e) < 0)
-			return -1;
-	}
+	if ((wk.wmsgfd = e.data.fd = state_wmsg_fd()) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
+		return -1;
+	/* inotify: CHANGE_NOTIFY (else it fails), worker/dirlease.h's */
+	if (((wk.notifyfd = e.data.fd = smb2_notify_fd()) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0) ||
+	    ((e.data.fd = dirlease_start(wk.conf)) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, e.data.fd, &e) < 0))
+		return -1;
 	/* Receives by io_uring when the kernel lets us (worker/uring.h). */
 	if ((fl = uring_init(WK_URING_SQ)) == 0 &&
 	    uring_poll(wk.ep, POLLIN, WK_UD_EPOLL) == 0)
@@ -819,7 +807,7 @@ wk_dispatch(const struct epoll_event *evs, int n)
 			state_wmsg_event();
 		} else if (fd == wk.notifyfd) {
 			smb2_notify_event();
-		} else if (fd == wk.dirleasefd) {
+		} else if (fd == dirlease_fd()) {
 			dirlease_event();
 		} else if (fd == wk.tickfd) {
 			uint64_t x;
@@ -923,7 +911,6 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 	wk.next_id = 1;
 	wk.wmsgfd = -1;
 	wk.notifyfd = -1;
-	wk.dirleasefd = -1;
 	state_init(conf, ipc_only);
 	if (wk_setup() < 0) {
 		log_warn("worker set-up");
