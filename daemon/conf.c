@@ -568,6 +568,7 @@ conf_defaults(void)
 	c->max_locks_per_file = 4096;
 	c->restrict_anonymous = 2;
 	c->smb3_unix_extensions = 1;
+	c->smb3_directory_leases = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

@@ -92,6 +92,7 @@ struct conf {
 	char		*username_map;	/* Samba's file format; NULL: none */
 	int		 ntlm_disabled;	/* `ntlm auth = no`: NTLMSSP logons refused */
 	int		 smb3_unix_extensions;	/* Samba's; POSIX extensions on 3.1.1, default yes */
+	int		 smb3_directory_leases;	/* Samba's key; default yes */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

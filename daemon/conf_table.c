@@ -118,6 +118,7 @@ const struct conf_directive conf_directives[] = {
 	{ "username map", D_PATH, CONF_GLOBAL | CONF_EMPTY_OK, G(username_map), 0, 0, NULL, 0 },
 	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
 	{ "smb3 unix extensions", D_BOOL, CONF_GLOBAL, G(smb3_unix_extensions), 0, 0, NULL, 0 },
+	{ "smb3 directory leases", D_BOOL, CONF_GLOBAL, G(smb3_directory_leases), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },

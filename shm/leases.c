@@ -345,7 +345,7 @@ shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
 
 /* ---- breaks ---- */
 
-enum break_mode { BREAK_OPEN, BREAK_WRITE };
+enum break_mode { BREAK_OPEN, BREAK_WRITE, BREAK_DIR };
 
 struct break_scan {
 	enum break_mode	 mode;
@@ -353,6 +353,8 @@ struct break_scan {
 	const struct shm_break_req *req;
 	uint64_t	 writer;		/* BREAK_WRITE: the writing open */
 	struct shm_open_rec wrec;
+	const uint8_t	*exempt_key;		/* BREAK_DIR: the changer's
+						   parent lease key */
 	struct shm_breaks *out;
 	int		 oplocks_only;	/* a READ_CONTROL stat open */
 };
@@ -383,6 +385,11 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 	if (bs->mode == BREAK_WRITE && e->persistent_id == bs->writer &&
 	    (e->oplock_level != SHM_OPLOCK_II || (e->flags & SHM_OPEN_BREAKING)))
 		return 0;
+	/* A directory has no oplocks; its leases go but the changer's. */
+	if (bs->mode == BREAK_DIR && (e->oplock_level != SHM_OPLOCK_LEASE ||
+	    (bs->exempt_key != NULL &&
+	    memcmp(e->lease_key, bs->exempt_key, SHM_GUID_LEN) == 0)))
+		return 0;
 	memset(&b, 0, sizeof(b));
 	b.pid = e->pid;
 	b.persistent_id = e->persistent_id;
@@ -409,11 +416,12 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		 */
 		cur = l.state;
 		to = cur;
-		if (bs->mode == BREAK_WRITE) {
+		if (bs->mode == BREAK_WRITE || bs->mode == BREAK_DIR) {
 			/*
 			 * Data changed under the cache: the whole lease goes,
 			 * H too (Windows breaks RH to none on a write or a
-			 * byte-range lock of another lease key).
+			 * byte-range lock of another lease key; a directory's
+			 * listing changed: Samba's contend_dirleases).
 			 */
 			to = 0;
 		} else if (flags & SHM_BREAK_BATCH_ONLY) {
@@ -453,7 +461,7 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		 */
 		b.in_progress = 1;
 		if ((cur & ~to) == 0) {
-			if (bs->mode == BREAK_WRITE)
+			if (bs->mode != BREAK_OPEN)
 				return 0;
 			b.must_wait = 1;
 		} else {
@@ -630,6 +638,21 @@ shm_write_breaks(struct shm *s, const struct shm_file_id *fid,
 {
 	struct break_scan bs = { .mode = BREAK_WRITE, .writer = persistent_id, .out = out };
 
+	return breaks_run(s, fid, &bs, mark);
+}
+
+int
+shm_dirlease_breaks(struct shm *s, const struct shm_file_id *fid,
+    const uint8_t *parent_key, int mark, struct shm_breaks *out)
+{
+	struct break_scan bs = { .mode = BREAK_DIR, .out = out };
+
+	/*
+	 * The key alone, as Samba compares it: smbtorture's second
+	 * connection (another client GUID) naming the key is spared too.
+	 */
+	if (parent_key != NULL && !shm_guid_zero(parent_key))
+		bs.exempt_key = parent_key;
 	return breaks_run(s, fid, &bs, mark);
 }
 

@@ -398,6 +398,16 @@ int	shm_open_breaks(struct shm *, const struct shm_file_id *,
 /* Breaks a WRITE by persistent_id causes: level II oplocks and R leases to none. */
 int	shm_write_breaks(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, int mark, struct shm_breaks *out);
+/*
+ * Breaks a change inside the directory fid causes (Samba's
+ * contend_dirleases): every lease of the directory's opens to none, but
+ * the one whose key is parent_key when given -- the changer's own open
+ * names it as its parent lease key (MS-SMB2 3.3.5.9.11; compared by key
+ * alone, as Samba does: smbtorture's second connection, another client
+ * GUID, naming the key is spared too).
+ */
+int	shm_dirlease_breaks(struct shm *, const struct shm_file_id *,
+	    const uint8_t *parent_key, int mark, struct shm_breaks *out);
 int	shm_lease_get(struct shm *, const uint8_t *client_guid,
 	    const uint8_t *lease_key, struct shm_lease_rec *out);
 /*

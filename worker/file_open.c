@@ -86,6 +86,17 @@ file_open_busy_below(const void *share, const char *path,
 	return 0;
 }
 
+int
+file_open_named(const void *share, const char *path)
+{
+	const struct file_open *g;
+
+	for (g = file_live; g != NULL; g = g->live_next)
+		if (g->share == share && strcmp(g->path, path) == 0)
+			return 1;
+	return 0;
+}
+
 void
 file_open_renamed(const struct file_open *self, const char *from)
 {

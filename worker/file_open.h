@@ -76,6 +76,7 @@ struct file_open {
 	uint8_t		 wt_dirty;	/* written since the update took effect */
 	uint64_t	 wt_fire;	/* FILETIME the pending update takes effect */
 	uint64_t	 wt_sticky;	/* FILETIME a client fixed on this handle */
+	uint8_t		 modified;	/* written: its close breaks dir leases */
 	char		 path[FILE_PATH_MAX];	/* UTF-8, '/'-separated, "" = root */
 	char		 stream[FILE_STREAM_MAX];/* "" = the unnamed data stream */
 	uint32_t	 create_options;
@@ -98,6 +99,8 @@ const struct vfs_ops	*file_vfs(void);
  * renamed.  Opens in other workers are not seen (the shared open records
  * carry no path).
  */
+/* Is path (of share) open in this worker? */
+int			file_open_named(const void *share, const char *path);
 int			file_open_busy_below(const void *share, const char *path,
 			    const struct file_open *self);
 

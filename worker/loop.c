@@ -25,6 +25,7 @@
 #include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
+#include "worker/dirlease.h"
 #include "worker/handoff.h"
 #include "worker/relay.h"
 #include "worker/smb2_notify.h"
@@ -692,19 +693,15 @@ wk_setup(void)
 		return -1;
 	/* The state env and message socket: after the drop, as the user. */
 	(void)state_shm();
-	wk.wmsgfd = state_wmsg_fd();
-	if (wk.wmsgfd >= 0) {
-		e.data.fd = wk.wmsgfd;
-		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
-			return -1;
-	}
-	/* CHANGE_NOTIFY: without inotify the command only fails. */
-	wk.notifyfd = smb2_notify_fd();
-	if (wk.notifyfd >= 0) {
-		e.data.fd = wk.notifyfd;
-		if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0)
-			return -1;
-	}
+	if ((wk.wmsgfd = e.data.fd = state_wmsg_fd()) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.wmsgfd, &e) < 0)
+		return -1;
+	/* inotify: CHANGE_NOTIFY (else it fails), worker/dirlease.h's */
+	if (((wk.notifyfd = e.data.fd = smb2_notify_fd()) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, wk.notifyfd, &e) < 0) ||
+	    ((e.data.fd = dirlease_start(wk.conf)) >= 0 &&
+	    epoll_ctl(wk.ep, EPOLL_CTL_ADD, e.data.fd, &e) < 0))
+		return -1;
 	/* Receives by io_uring when the kernel lets us (worker/uring.h). */
 	if ((fl = uring_init(WK_URING_SQ)) == 0 &&
 	    uring_poll(wk.ep, POLLIN, WK_UD_EPOLL) == 0)
@@ -810,6 +807,8 @@ wk_dispatch(const struct epoll_event *evs, int n)
 			state_wmsg_event();
 		} else if (fd == wk.notifyfd) {
 			smb2_notify_event();
+		} else if (fd == dirlease_fd()) {
+			dirlease_event();
 		} else if (fd == wk.tickfd) {
 			uint64_t x;
 

@@ -52,6 +52,10 @@ struct open {
 	uint32_t	 lease_state;	/* granted lease state */
 	uint8_t		 lease_key[16];
 	uint8_t		 lease_version;
+	/* the lease's parent key (v2, flagged; zero: none): worker/dirlease.c */
+	uint8_t		 parent_lease_key[16];
+	/* a leased directory's inotify watch (worker/dirlease.c): slot + 1 */
+	uint8_t		 dirlease_watch;
 	int		 durable;	/* 0, 1 (v1) or 2 (v2) */
 	uint32_t	 durable_timeout_ms;
 	uint8_t		 create_guid[16];

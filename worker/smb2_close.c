@@ -10,6 +10,7 @@
 #include "daemon/log.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/dirlease.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
@@ -37,7 +38,17 @@ file_open_close(struct open *op)
 
 	if (f == NULL)
 		return;
+	/* its closing and unlink are no local change (worker/dirlease.h) */
+	dirlease_note(op->tree, f->path);
+	dirlease_watch_close(op);
 	file_wt_close(op);	/* a deferred write time lands (CLOSE did it) */
+	/*
+	 * Its size and write time in a listing moved: Samba breaks the
+	 * directory's leases at the close of a written handle, not at each
+	 * write (smb2.dirlease.v2_request).
+	 */
+	if (f->modified && f->stream[0] == '\0')
+		dirlease_break_op(op, f->path);
 	/* Across workers: only the last close of a delete-pending file. */
 	del = f->delete_on_close;
 	state_open_leave_ex(op, &del, &duid, &del_base);
@@ -72,8 +83,20 @@ file_open_close(struct open *op)
 			 * Only the file this open has: a rename in another
 			 * worker may have given its old name to another file.
 			 */
+			dirlease_note_gone(op->tree, f->path);
 			rc = vfs->unlink_same(op->tree->root_fd, f->path,
 			    f->is_dir, f->dev, f->ino);
+			/*
+			 * The name is gone from its directory's listing.  The
+			 * parent key is spared only when this open set the
+			 * delete itself (Samba compares the setter's key with
+			 * the last closer's; smb2.dirlease.unlink_*).
+			 */
+			if (rc == 0)
+				dirlease_break_parent(op->conn, op->tree,
+				    f->path, f->delete_on_close &&
+				    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
+				    op->parent_lease_key : NULL);
 			if (rc == -ESTALE)
 				log_info("delete on close of %s\\%s: the name is "
 				    "now another file (dev/ino changed): not "

@@ -19,6 +19,7 @@
 #include "proto/create_ctx.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
@@ -987,6 +988,9 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = create_share_mode(&cr)) != STATUS_SUCCESS ||
 	    (status = create_set_up(&cr)) != STATUS_SUCCESS)
 		return create_fail(&cr, status);
+	/* a name created, or a file's size and times reset: its listing */
+	if (cr.action != FILE_OPENED && cr.f->stream[0] == '\0')
+		dirlease_break_op(cr.op, cr.f->path);
 reply:
 	if ((status = create_reply(&cr)) != STATUS_SUCCESS)
 		return create_fail(&cr, status);

@@ -117,6 +117,14 @@ neg_limits(struct conn *c, uint16_t dialect)
 	 * several workers per user a second connection may land elsewhere
 	 * (HACKING.md, Channel binding).
 	 */
+	/*
+	 * Directory leases (worker/dirlease.h), to a client that says it
+	 * knows them, as Samba 4.22 does: impacket 0.10, which does not,
+	 * fails on every top-level CREATE once told.
+	 */
+	if (dialect >= DIALECT_300 && c->conf->smb3_directory_leases &&
+	    (c->client_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING))
+		c->capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
 	if (dialect >= DIALECT_300 && c->conf->max_workers_per_user <= 1)
 		c->capabilities |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
 	if ((dialect == DIALECT_300 || dialect == DIALECT_302) &&

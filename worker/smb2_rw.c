@@ -256,8 +256,10 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = state_io_check(op, off, len, 1)) != STATUS_SUCCESS)
 		return status;
 	/* the first write defers the write time; later ones: no I/O */
-	if (len > 0)
+	if (len > 0) {
 		file_wt_write(op);
+		f->modified = 1;
+	}
 
 	if (f->stream[0] != '\0') {
 		/* An xattr is written whole, from memory. */

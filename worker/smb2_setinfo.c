@@ -31,6 +31,7 @@
 #include "proto/unicode.h"
 #include "worker/smb2_notify.h"
 #include "worker/conn.h"
+#include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
@@ -308,7 +309,8 @@ info_rename_stream(struct open *op, const char *to, int replace)
  * inserted.
  */
 static ntstatus_t
-info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
+info_rename_parent_check(struct smb2_req *req, struct smb2_rsp *rsp,
+    struct tree *tree, const char *path, int is_dir)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct shm *s = state_shm();
@@ -318,6 +320,7 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
 	uint32_t access;
+	ntstatus_t status;
 
 	if (s == NULL)
 		return STATUS_SUCCESS;	/* no shared state: local rules only */
@@ -329,12 +332,30 @@ info_rename_parent_check(struct tree *tree, const char *path, int is_dir)
 	/* FILE_ADD_FILE is FILE_WRITE_DATA, FILE_ADD_SUBDIRECTORY APPEND */
 	access = SHM_FILE_WRITE_DATA | (is_dir ? SHM_FILE_APPEND_DATA : 0);
 	if (shm_open_share_check(s, &fid, access,
+	    SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE, NULL) != -EBUSY)
+		return STATUS_SUCCESS;
+	/* a directory lease holder may give its handle up when told */
+	status = state_rename_parent_breaks(req, rsp, st.dev, st.ino);
+	if (status != STATUS_SUCCESS)
+		return status;
+	if (shm_open_share_check(s, &fid, access,
 	    SHM_FILE_SHARE_READ | SHM_FILE_SHARE_WRITE, NULL) == -EBUSY)
 		return STATUS_SHARING_VIOLATION;
 	return STATUS_SUCCESS;
 }
 
 /* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
+/* Do a and b name entries of the same directory? */
+static int
+info_same_parent(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t na = sa != NULL ? (size_t)(sa - a) : 0;
+	size_t nb = sb != NULL ? (size_t)(sb - b) : 0;
+
+	return na == nb && memcmp(a, b, na) == 0;
+}
+
 static ntstatus_t
 info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
     struct cur *b, int link)
@@ -453,14 +474,18 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		if (exists && (rc = vfs->unlink(tree->root_fd, target, 0)) != 0)
 			return ntstatus_from_errno(rc);
 		rc = vfs->link(tree->root_fd, f->path, target);
+		if (rc == 0)
+			dirlease_break_op(op, target);
 		return ntstatus_from_errno(rc);
 	}
-	if ((status = info_rename_parent_check(tree, target, f->is_dir)) !=
+	if ((status = info_rename_parent_check(req, rsp, tree, target,
+	    f->is_dir)) !=
 	    STATUS_SUCCESS)
 		return status;
 	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
 	if (f->is_dir && file_open_busy_below(f->share, f->path, f))
 		return STATUS_ACCESS_DENIED;
+	dirlease_note_gone(tree, f->path);
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)
 		return ntstatus_from_errno(rc);
@@ -470,6 +495,10 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);
 	smb2_notify_renamed(tree->root_fd, f);
+	/* out of one directory and into another: both listings changed */
+	dirlease_break_op(op, from);
+	if (!info_same_parent(from, f->path))
+		dirlease_break_op(op, f->path);
 	return STATUS_SUCCESS;
 }
 
@@ -528,6 +557,7 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 		/* which fields change, for CHANGE_NOTIFY (MS-FSA 2.1.5.14.2) */
 		struct cur pb = b;
 		uint32_t nf = 0;
+		int ctime_set;
 
 		if (cur_le64(&pb) != 0)
 			nf |= FILE_NOTIFY_CHANGE_CREATION;
@@ -535,21 +565,28 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 			nf |= FILE_NOTIFY_CHANGE_LAST_ACCESS;
 		if (cur_le64(&pb) - 1 < UINT64_MAX - 2)
 			nf |= FILE_NOTIFY_CHANGE_LAST_WRITE;
-		(void)cur_le64(&pb);
+		/* no notify filter for ChangeTime; a listing shows it */
+		ctime_set = cur_le64(&pb) - 1 < UINT64_MAX - 2;
 		if (cur_le32(&pb) != 0)
 			nf |= FILE_NOTIFY_CHANGE_ATTRIBUTES;
 		status = info_set_basic(op, &b);
 		if (status == STATUS_SUCCESS && nf != 0)
 			smb2_notify_file_change(op->tree->root_fd, f,
 			    FILE_ACTION_MODIFIED, nf, 0);
+		if (status == STATUS_SUCCESS && (nf != 0 || ctime_set))
+			dirlease_break_op(op, f->path);
 		break;
 	}
 	case FileEndOfFileInformation:
 	case FileAllocationInformation:
 		status = info_set_size(op, &b, klass == FileAllocationInformation);
 		/* MS-FSA 2.1.5.14.2 / .4: read caching goes, as on a write */
-		if (status == STATUS_SUCCESS)
+		if (status == STATUS_SUCCESS) {
 			state_break_read_caching(op);
+			/* a listing shows the size */
+			if (f->stream[0] == '\0')
+				dirlease_break_op(op, f->path);
+		}
 		break;
 	case FileDispositionInformation:
 	case FileDispositionInformationEx:

@@ -455,6 +455,23 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 }
 
 ntstatus_t
+state_rename_parent_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
+    uint64_t dev, uint64_t ino)
+{
+	struct shm *s = state_shm();
+	struct shm_break_req br;
+	struct shm_file_id fid;
+
+	if (s == NULL)
+		return STATUS_SUCCESS;
+	state_file_id(&fid, dev, ino, NULL);
+	memset(&br, 0, sizeof(br));
+	br.access = SHM_FILE_WRITE_DATA;	/* FILE_ADD_FILE */
+	br.flags = SHM_BREAK_SHARING;
+	return state_break_wait(req, rsp, s, &fid, &br);
+}
+
+ntstatus_t
 state_rename_target(struct smb2_req *req, struct smb2_rsp *rsp,
     struct open *op, uint64_t dev, uint64_t ino)
 {
@@ -607,6 +624,27 @@ state_break_handle_caching(uint64_t dev, uint64_t ino)
 	/* marked in progress: the holders acknowledge, nobody waits here */
 	if (shm_open_breaks(s, &fid, &br, 1, &bs) == 0 && bs.n > 0)
 		(void)state_breaks_send(s, &fid, &bs, 1, &deadline);
+}
+
+void
+state_break_dir(uint64_t dev, uint64_t ino, const uint8_t *parent_key)
+{
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct shm_breaks bs;
+	uint64_t deadline = 0;
+
+	if (s == NULL)
+		return;
+	state_file_id(&fid, dev, ino, NULL);
+	/*
+	 * Marked in progress and sent; the change goes on without waiting
+	 * for the acknowledgement, as Samba 4.22's contend_dirleases does
+	 * (smb2.dirlease.* expect the change's response at once).
+	 */
+	if (shm_dirlease_breaks(s, &fid, parent_key, 1, &bs) == 0 &&
+	    bs.n > 0)
+		(void)state_breaks_send(s, &fid, &bs, 0, &deadline);
 }
 
 /* ---- sessions ---- */

@@ -222,6 +222,15 @@ ntstatus_t	 state_rename_breaks(struct smb2_req *, struct smb2_rsp *,
  * rename: STATUS_ACCESS_DENIED (MS-FSA 2.1.5.14.11; smbtorture's
  * smb2.lease.v2_rename_target_overwrite).
  */
+/*
+ * A rename into the directory (dev, ino) met a sharing violation with
+ * its opens: their handle caching (RH directory leases) is broken first
+ * and the rename parks until acknowledged (a holder may close its handle;
+ * Samba 4.22, smb2.dirlease.rename_dst_parent); the caller checks the
+ * share modes again when this returns STATUS_SUCCESS.
+ */
+ntstatus_t	 state_rename_parent_breaks(struct smb2_req *, struct smb2_rsp *,
+		    uint64_t dev, uint64_t ino);
 ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
 		    struct open *, uint64_t dev, uint64_t ino);
 /*
@@ -232,6 +241,15 @@ ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
  * disconnect).
  */
 void		 state_break_handle_caching(uint64_t dev, uint64_t ino);
+/*
+ * A name inside the directory (dev, ino) was created, deleted, renamed or
+ * had its size, times or attributes set: its directory leases break to
+ * none, but the lease whose key is parent_key (the changer's open names
+ * it as its parent; NULL or zero: none spared).  Nothing waits for the
+ * acknowledgements.  worker/dirlease.c decides when.
+ */
+void		 state_break_dir(uint64_t dev, uint64_t ino,
+		    const uint8_t *parent_key);
 
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 /*

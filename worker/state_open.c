@@ -16,6 +16,7 @@
 #include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/dirlease.h"
 #include "worker/dispatch.h"
 #include "worker/durable.h"
 #include "worker/file_open.h"
@@ -112,8 +113,10 @@ struct state_entry {
 };
 
 /*
- * No SMB2_GLOBAL_CAP_DIRECTORY_LEASING: a directory gets no lease, yet a
- * key that caches another file is still refused (MS-SMB2 3.3.5.9.8).
+ * A directory is leased (R or RH, worker/dirlease.c) on a connection
+ * told SMB2_GLOBAL_CAP_DIRECTORY_LEASING, with a v2 lease context
+ * (MS-SMB2 3.3.5.9.11).  Otherwise it gets no lease, yet a key that
+ * caches another file is still refused (MS-SMB2 3.3.5.9.8).
  */
 static ntstatus_t
 state_open_dir_lease(struct state_entry *e)
@@ -121,6 +124,9 @@ state_open_dir_lease(struct state_entry *e)
 	struct shm_lease_rec l;
 
 	if (!e->lease || !e->f->is_dir)
+		return STATUS_SUCCESS;
+	if ((e->req->conn->capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING) &&
+	    e->r->lease_version == 2 && e->f->stream[0] == '\0')
 		return STATUS_SUCCESS;
 	if (shm_lease_get(e->s, e->req->conn->client_guid, e->r->lease_key,
 	    &l) == 0 && (l.fid.dev != e->fid.dev || l.fid.ino != e->fid.ino))
@@ -197,6 +203,12 @@ state_open_rec_fill(struct state_entry *e)
 	if (e->lease) {
 		rec->oplock_level = SHM_OPLOCK_LEASE;
 		rec->lease_state = r->lease_state;
+		/*
+		 * Never W on a directory: Windows 2022 and Samba drop the bit
+		 * (MS-FSA 2.1.5.18 would refuse it; smb2.dirlease.leases).
+		 */
+		if (f->is_dir)
+			rec->lease_state &= ~SHM_LEASE_W;
 		memcpy(rec->lease_key, r->lease_key, 16);
 		memcpy(rec->parent_lease_key, r->parent_lease_key, 16);
 		rec->lease_version = r->lease_version;
@@ -356,6 +368,7 @@ state_open_grant_fill(struct state_entry *e,
 		op->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 		op->lease_state = sg->lease_state;
 		memcpy(op->lease_key, r->lease_key, 16);
+		memcpy(op->parent_lease_key, r->parent_lease_key, 16);
 		op->lease_version = ver;
 		g->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 		g->lease = 1;
@@ -369,6 +382,9 @@ state_open_grant_fill(struct state_entry *e,
 		g->lease_breaking = shm_lease_get(e->s,
 		    e->req->conn->client_guid, r->lease_key, &l) == 0 &&
 		    l.breaking;
+		/* a leased directory: local changes break it too */
+		if (e->f->is_dir && sg->lease_state != 0)
+			dirlease_watch_open(op);
 	} else {
 		op->oplock_level = sg->oplock_level;
 		g->oplock_level = sg->oplock_level;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The regression guard of issue 21: the tests of Samba 4.22's smbtorture
-# that found real bugs in usmbd, each run against usmbd in its own
+# that found real bugs in usmbd (and the quick ones of issue 16's
+# directory leases), each run against usmbd in its own
 # smbtorture process (with a time limit, so a request left unanswered
 # costs its test, not the run).  smbtorture 4.22 comes from the root
 # scripts/samba-ref.sh unpacks (bookworm-backports, beside Debian 12's
@@ -29,6 +30,10 @@ TESTS=(
 	smb2.compound_async.getinfo_middle	# related FileId
 	smb2.compound_async.rename_last		# no interim, chain held
 	smb2.compound_async.rename_non_compound_no_async
+	smb2.dirlease.leases			# RH/R, never W (issue 16)
+	smb2.dirlease.v2_request_parent		# the parent key answered
+	smb2.dirlease.unlink_different_set_and_close	# whose key spares
+	smb2.dirlease.rename_dst_parent		# rename waits for the dir's H
 )
 
 if ! root=$("$REF" path 2>/dev/null); then

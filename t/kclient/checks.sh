@@ -262,6 +262,37 @@ git)
 	git status --porcelain | grep -q . && die "the tree is dirty after commit"
 	true ;;
 
+dirlease_listing)
+	# Directory leases (issue 16): a listing /mnt/a holds (cached under
+	# a directory lease where the client asks for one: 6.x caches
+	# directories it lists for dir_cache_timeout, 30 s) shows at once a
+	# name made through /mnt/b (another connection) and one made and one
+	# removed by a local process on the server: the lease was broken.
+	setup
+	need /mnt/b
+	echo one >"$W/one"
+	seen() {	# seen NAME yes|no: within 0.5 s, well below 30 s
+		local i
+		for i in 1 2 3 4 5; do
+			if ls "$W" | grep -qx "$1"; then
+				[ "$2" = yes ] && return 0
+			else
+				[ "$2" = no ] && return 0
+			fi
+			sleep 0.1
+		done
+		return 1
+	}
+	ls "$W" >/dev/null && ls "$W" >/dev/null
+	echo two >"/mnt/b/$name/two" || die "create through /mnt/b failed"
+	seen two yes || die "a name made through /mnt/b is not listed in /mnt/a"
+	ls "$W" >/dev/null
+	echo three >"$S/three"
+	seen three yes || die "a name made on the server's disk is not listed"
+	ls "$W" >/dev/null
+	rm "$S/one"
+	seen one no || die "a name removed on the server's disk is still listed" ;;
+
 lock_two_mounts|lock_two_users)
 	# fcntl locks taken through one mount are seen through another mount
 	# (another connection): a conflicting lock fails, a disjoint one

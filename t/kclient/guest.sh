@@ -129,7 +129,7 @@ for n in $checks; do
 	case $n in mount_*|chmod_cifsacl|times_*|posix_*) ;; *) need_a=1 ;; esac
 done
 [ -n "${need_a:-}" ] && gmount /mnt/a alice vers=3.1.1
-case " $checks " in *" lock_"*)
+case " $checks " in *" lock_"*|*" dirlease_"*)
 	gmount /mnt/b alice vers=3.1.1,nosharesock
 	gmount /mnt/c bob vers=3.1.1,nosharesock ;;
 esac

@@ -41,7 +41,7 @@ FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	unlink_hardlink_open unlink_open xattr_user chmod_cifsacl second_user
 	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar
 	posix_stat posix_chmod posix_chown posix_case posix_symlink posix_mkfifo
-	reconnect"
+	reconnect dirlease_listing"
 
 KERNELS=${KCLIENT_KERNEL:-6.1}
 SERVERS=${KCLIENT_SERVERS:-usmbd samba}

@@ -309,6 +309,65 @@ START_TEST(test_leases)
 END_TEST
 
 /*
+ * Directory leases (issue 16): a change inside the directory breaks every
+ * lease of its opens to none, but the one named as the changer's parent
+ * lease key (by key alone, as Samba); a lease already breaking is not
+ * broken again; an open without a lease is never listed.
+ */
+START_TEST(test_dirlease_breaks)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(51, 1, 0xa, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_open_rec b = mklease(52, 2, 0xb, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_open_rec plain = mkopen(53, RD, S_ALL);
+	struct shm_open_grant g;
+	struct shm_breaks br;
+	struct shm_lease_rec l;
+	uint8_t key_a[SHM_GUID_LEN], key_c[SHM_GUID_LEN];
+
+	memset(key_a, 0xa, sizeof(key_a));
+	memset(key_c, 0xc, sizeof(key_c));
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &b, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &plain, NULL, &g, NULL), 0);
+	/* nothing on another directory */
+	ck_assert_int_eq(shm_dirlease_breaks(s, &F2, NULL, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	/* the parent key spares its lease, whatever client names it */
+	ck_assert_int_eq(shm_dirlease_breaks(s, &F1, key_a, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert(br.b[0].is_lease);
+	ck_assert_int_eq(br.b[0].lease_key[0], 0xb);
+	ck_assert_uint_eq(br.b[0].cur, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_uint_eq(br.b[0].new_level, 0);
+	/* another key (or none): both break, marked in progress */
+	ck_assert_int_eq(shm_dirlease_breaks(s, &F1, key_c, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 2);
+	ck_assert_int_eq(br.b[0].in_progress, 0);
+	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_int_eq(l.breaking, 1);
+	ck_assert_uint_eq(l.breaking_to, 0);
+	/*
+	 * The next change sends nothing again: the breaks are listed as in
+	 * progress (a worker sends none; one breaking to R would be lowered
+	 * to none by the ack's follow-up, shm_lease_rec.required).
+	 */
+	ck_assert_int_eq(shm_dirlease_breaks(s, &F1, NULL, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 2);
+	ck_assert_int_eq(br.b[0].in_progress, 1);
+	ck_assert_int_eq(br.b[1].in_progress, 1);
+	/* acked to none: nothing left to break */
+	ck_assert_int_eq(shm_lease_break_ack(s, a.client_guid, a.lease_key, 0), 0);
+	ck_assert_int_eq(shm_lease_break_ack(s, b.client_guid, b.lease_key, 0), 0);
+	ck_assert_int_eq(shm_dirlease_breaks(s, &F1, NULL, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 0);
+	drop_env(s);
+}
+END_TEST
+
+/*
  * MS-SMB2 3.3.5.9.8 / 3.3.5.9.11 as smbtorture's smb2.lease checks them: an
  * upgrade only to a strict superset, a v2 lease starting one past the
  * client's epoch, a sharing violation taking only H, stat opens ignored.
@@ -787,6 +846,7 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_brlock_cross_process);
 	tcase_add_test(tc, test_purge_wakes_waiters);
 	tcase_add_test(tc, test_leases);
+	tcase_add_test(tc, test_dirlease_breaks);
 	tcase_add_test(tc, test_lease_rules);
 	tcase_add_test(tc, test_lease_grant_limits);
 	tcase_add_test(tc, test_lease_staged_breaks);

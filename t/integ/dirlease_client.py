@@ -1,0 +1,169 @@
+# The impacket client of t/integ/dirlease.sh: directory leases (issue 16).
+#
+#	dirlease_client.py PORT SHARE_PATH CMD
+#
+# CMD grant | other | parent | local | nocap; each prints lines the script
+# checks.  alice and bob log in with SMB 3.0 (v2 lease contexts); the
+# directories dl1..dl3 exist (made 0777 by the script).
+import os, struct, sys, time, uuid
+
+from impacket import smb3, smb3structs as s3
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from state_lib import (ALL, Blob, break_wait, keep_last, lease_state,  # noqa: E402
+                       lease_v2, login, resp_contexts)
+
+SHARE_PATH = sys.argv[2]
+CAP_DIRECTORY_LEASING = 0x20
+BREAK_MID = 0xFFFFFFFFFFFFFFFF
+
+
+def login3(user, ask_cap=True):
+    """SMB 3.0 login; ask_cap: the client's Capabilities include
+    DIRECTORY_LEASING (impacket 0.10 sends its module's ENCRYPTION value
+    there, so that value is widened while it negotiates).  impacket's own
+    directory lease bookkeeping is turned off: it fails on top-level
+    names (smb3.py create, parentDir)."""
+    saved = smb3.SMB2_GLOBAL_CAP_ENCRYPTION
+    if ask_cap:
+        smb3.SMB2_GLOBAL_CAP_ENCRYPTION = saved | CAP_DIRECTORY_LEASING
+    try:
+        c, t = login(user, s3.SMB2_DIALECT_30, keep=True)
+    finally:
+        smb3.SMB2_GLOBAL_CAP_ENCRYPTION = saved
+    conn = c.getSMBServer()._Connection
+    conn['SupportsDirectoryLeasing'] = False
+    return c, t, conn['ServerCapabilities']
+
+
+def dir_lease(c, tid, name, key, state=0x7):
+    """Opens directory name with a v2 lease context; (fid, granted state)."""
+    srv = c.getSMBServer()
+    fid = srv.create(tid, name, s3.FILE_READ_DATA | s3.FILE_READ_ATTRIBUTES,
+                     ALL, s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0,
+                     createContexts=[Blob([lease_v2(key, state)])])
+    return fid, lease_state(resp_contexts(srv))
+
+
+def file_create(c, tid, name, key=None, parent=None):
+    srv = c.getSMBServer()
+    ctxs = [Blob([lease_v2(key, 0x7, parent)])] if key else None
+    return srv.create(tid, name, s3.FILE_READ_DATA | s3.FILE_WRITE_DATA, ALL,
+                      s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0,
+                      createContexts=ctxs)
+
+
+def brk(srv, what, key, timeout=5):
+    """Waits for a lease break; prints what, whether it is key's, the states."""
+    srv._timeout = timeout
+    try:
+        d = break_wait(srv)
+    except Exception:
+        print(what, "none", flush=True)
+        return None
+    cur, new = struct.unpack_from('<LL', d, 24)
+    print(what, "key-ok" if d[8:24] == key else "key-wrong",
+          "cur=%d new=%d" % (cur, new), flush=True)
+    return new
+
+
+def ack(c, tid, key, state):
+    srv = c.getSMBServer()
+    pkt = srv.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_OPLOCK_BREAK
+    pkt['TreeID'] = tid
+    pkt['Data'] = struct.pack('<HHL', 36, 0, 0) + key + \
+        struct.pack('<LQ', state, 0)
+    ans = srv.recvSMB(srv.sendSMB(pkt))
+    print("ack 0x%x" % ans['Status'], flush=True)
+
+
+def rearm(c, tid, name, key):
+    """After a break to none: the same key asks RH again (an upgrade)."""
+    _, st = dir_lease(c, tid, name, key, 0x3)
+    print("rearm state=%d" % st, flush=True)
+
+
+def cmd_grant():
+    _, _, caps = login3("alice", ask_cap=False)
+    print("unasked cap %d" % (1 if caps & CAP_DIRECTORY_LEASING else 0))
+    a, at, caps = login3("alice")
+    print("cap %d" % (1 if caps & CAP_DIRECTORY_LEASING else 0))
+    _, st = dir_lease(a, at, "dl1", uuid.uuid4().bytes, 0x7)
+    print("rwh-asked state=%d" % st)	# RH: never W on a directory
+    _, st = dir_lease(a, at, "dl1", uuid.uuid4().bytes, 0x1)
+    print("r-asked state=%d" % st)
+
+
+def cmd_other():
+    # bob's create, in bob's worker, breaks alice's lease (alice's worker)
+    a, at, _ = login3("alice")
+    b, bt, _ = login3("bob")
+    key = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl1", key)
+    print("held state=%d" % st, flush=True)
+    fid = file_create(b, bt, "dl1\\bob.txt")
+    new = brk(a.getSMBServer(), "create-break", key)
+    if new is not None:
+        ack(a, at, key, new)
+    b.getSMBServer().close(bt, fid)
+    rearm(a, at, "dl1", key)
+    # and bob's delete of his file, at its close
+    b.deleteFile("share", "dl1\\bob.txt")
+    new = brk(a.getSMBServer(), "delete-break", key)
+    if new is not None:
+        ack(a, at, key, new)
+
+
+def cmd_parent():
+    a, at, _ = login3("alice")
+    srv = a.getSMBServer()
+    dkey = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl2", dkey)
+    print("held state=%d" % st, flush=True)
+    # the owner of the parent lease key creates a file: no break
+    file_create(a, at, "dl2\\own.txt", uuid.uuid4().bytes, dkey)
+    brk(srv, "parent-key-create", dkey, timeout=2)
+    # another key: the break is queued while the CREATE is served and
+    # follows its response at once on this same connection (as Samba's,
+    # which messages itself); impacket keeps what arrived first
+    file_create(a, at, "dl2\\other.txt", uuid.uuid4().bytes)
+    early = BREAK_MID in srv._Connection['OutstandingResponses']
+    print("order", "break-first" if early else "response-first", flush=True)
+    new = brk(srv, "other-key-create", dkey, timeout=1)
+    if new is not None:
+        ack(a, at, dkey, new)
+
+
+def cmd_local():
+    a, at, _ = login3("alice")
+    srv = a.getSMBServer()
+    key = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl3", key)
+    print("held state=%d" % st, flush=True)
+    path = os.path.join(SHARE_PATH, "dl3", "local.txt")
+    # touch(1) on the server, by a process that is no SMB client
+    with open(path, "w"):
+        pass
+    new = brk(srv, "local-touch", key)
+    if new is not None:
+        ack(a, at, key, new)
+    rearm(a, at, "dl3", key)
+    time.sleep(0.3)
+    os.unlink(path)
+    new = brk(srv, "local-unlink", key)
+    if new is not None:
+        ack(a, at, key, new)
+
+
+def cmd_nocap():
+    a, at, caps = login3("alice")
+    print("cap %d" % (1 if caps & CAP_DIRECTORY_LEASING else 0))
+    _, st = dir_lease(a, at, "dl1", uuid.uuid4().bytes)
+    print("lease state=%d" % st)	# -1: no lease context answered
+
+
+CMDS = {"grant": cmd_grant, "other": cmd_other, "parent": cmd_parent,
+        "local": cmd_local, "nocap": cmd_nocap}
+if __name__ == "__main__":
+    CMDS[sys.argv[3]]()

@@ -1,0 +1,316 @@
+/*
+ * Directory leases: the breaks a change inside a directory causes
+ * (worker/dirlease.h).
+ */
+#include "worker/dirlease.h"
+
+#include <sys/inotify.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "daemon/log.h"
+#include "vfs/vfs.h"
+#include "worker/conn.h"
+#include "worker/file_open.h"
+#include "worker/open.h"
+#include "worker/state.h"
+
+/* The directory holding path: its dev and ino.  0 or -errno. */
+static int
+dirlease_parent_id(const struct tree *t, const char *path, uint64_t *dev,
+    uint64_t *ino)
+{
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash != NULL ? (size_t)(slash - path) : 0;
+	struct vfs_stat st;
+	int rc;
+
+	if (n >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	/* a top-level name: the share root, which the tree holds open */
+	rc = n == 0 ? file_vfs()->fstat(t->root_fd, &st) :
+	    file_vfs()->statat(t->root_fd, parent, &st);
+	if (rc != 0)
+		return rc;
+	*dev = st.dev;
+	*ino = st.ino;
+	return 0;
+}
+
+void
+dirlease_break_parent(const struct conn *c, const struct tree *t,
+    const char *path, const uint8_t *parent_key)
+{
+	uint64_t dev, ino;
+
+	/*
+	 * No directory is leased unless the feature is on; then one stat
+	 * of the parent per change (not per open), and the shared state's
+	 * hint answers "no lease there" without a transaction.
+	 */
+	if (c == NULL || c->conf == NULL || !c->conf->smb3_directory_leases ||
+	    t == NULL || t->root_fd < 0 || path == NULL || path[0] == '\0' ||
+	    state_shm() == NULL)
+		return;
+	dirlease_note(t, path);
+	if (dirlease_parent_id(t, path, &dev, &ino) != 0)
+		return;
+	state_break_dir(dev, ino, parent_key);
+}
+
+void
+dirlease_break_op(const struct open *op, const char *path)
+{
+	dirlease_break_parent(op->conn, op->tree, path,
+	    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE ?
+	    op->parent_lease_key : NULL);
+}
+
+/* ---- local changes: inotify ---- */
+
+#define DIRLEASE_WATCH_MAX	64	/* leased directories per worker */
+#define DIRLEASE_RECENT_MAX	64
+#define DIRLEASE_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+	    IN_MOVED_TO | IN_ATTRIB | IN_CLOSE_WRITE | IN_ONLYDIR | \
+	    IN_EXCL_UNLINK)
+
+struct dirlease_watch {
+	int		 wd;		/* -1: gone (IN_IGNORED) */
+	unsigned	 refs;		/* leased opens; 0: a free slot */
+	uint64_t	 dev, ino;
+	const void	*share;
+	char		 path[FILE_PATH_MAX];	/* share-relative */
+};
+
+/* A name this worker's SMB traffic touched (dirlease_note*). */
+struct dirlease_recent {
+	const void	*share;
+	uint64_t	 hash;		/* of the share-relative path */
+	uint64_t	 until_ms;
+	int		 gone;		/* unlinked / renamed away: one event */
+};
+
+static int dl_ifd = -1;
+static struct dirlease_watch dl_watch[DIRLEASE_WATCH_MAX];
+static unsigned dl_nwatch;		/* slots with refs > 0 */
+static struct dirlease_recent dl_recent[DIRLEASE_RECENT_MAX];
+static unsigned dl_recent_next;
+
+static uint64_t
+dirlease_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+int
+dirlease_start(const struct conf *conf)
+{
+	if (dl_ifd < 0 && conf->smb3_directory_leases) {
+		dl_ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (dl_ifd < 0)
+			log_warn("inotify_init1: local changes will not break "
+			    "directory leases");
+	}
+	return dl_ifd;
+}
+
+int
+dirlease_fd(void)
+{
+	return dl_ifd;
+}
+
+static void
+dirlease_note_kind(const struct tree *t, const char *path, int gone)
+{
+	struct dirlease_recent *r;
+
+	/* nothing to tell apart while no leased directory is watched */
+	if (dl_nwatch == 0 || t == NULL)
+		return;
+	r = &dl_recent[dl_recent_next];
+	dl_recent_next = (dl_recent_next + 1) % DIRLEASE_RECENT_MAX;
+	r->share = t->share;
+	r->hash = dirlease_hash(path);
+	r->until_ms = shm_now_ms() + DIRLEASE_RECENT_MS;
+	r->gone = gone;
+}
+
+void
+dirlease_note(const struct tree *t, const char *path)
+{
+	dirlease_note_kind(t, path, 0);
+}
+
+void
+dirlease_note_gone(const struct tree *t, const char *path)
+{
+	dirlease_note_kind(t, path, 1);
+}
+
+void
+dirlease_watch_open(struct open *op)
+{
+	const struct file_open *f = op->u.file;
+	char proc[64];
+	unsigned i, slot = DIRLEASE_WATCH_MAX;
+	int wd;
+
+	if (op->dirlease_watch != 0 || f == NULL || !f->is_dir ||
+	    op->tree == NULL || dl_ifd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+	/* the same directory twice: the same watch descriptor */
+	if ((wd = inotify_add_watch(dl_ifd, proc, DIRLEASE_MASK)) < 0) {
+		log_debug(1, "dirlease: no watch on \"%s\"", f->path);
+		return;
+	}
+	for (i = 0; i < DIRLEASE_WATCH_MAX; i++) {
+		if (dl_watch[i].refs > 0 && dl_watch[i].wd == wd)
+			break;
+		if (dl_watch[i].refs == 0 && slot == DIRLEASE_WATCH_MAX)
+			slot = i;
+	}
+	if (i == DIRLEASE_WATCH_MAX) {
+		if (slot == DIRLEASE_WATCH_MAX) {
+			(void)inotify_rm_watch(dl_ifd, wd);
+			log_debug(1, "dirlease: %d directories watched, not "
+			    "\"%s\"", DIRLEASE_WATCH_MAX, f->path);
+			return;
+		}
+		i = slot;
+		dl_watch[i].wd = wd;
+		dl_watch[i].dev = f->dev;
+		dl_watch[i].ino = f->ino;
+		dl_watch[i].share = op->tree->share;
+		snprintf(dl_watch[i].path, sizeof(dl_watch[i].path), "%s",
+		    f->path);
+		dl_nwatch++;
+	}
+	dl_watch[i].refs++;
+	op->dirlease_watch = (uint8_t)(i + 1);
+}
+
+void
+dirlease_watch_close(struct open *op)
+{
+	struct dirlease_watch *w;
+
+	if (op->dirlease_watch == 0)
+		return;
+	w = &dl_watch[op->dirlease_watch - 1];
+	op->dirlease_watch = 0;
+	if (w->refs == 0 || --w->refs > 0)
+		return;
+	if (w->wd >= 0)
+		(void)inotify_rm_watch(dl_ifd, w->wd);
+	w->wd = -1;
+	dl_nwatch--;
+}
+
+/*
+ * Does this worker's own SMB traffic explain a change of name in w?  A
+ * name that goes away (deleted, moved out) is SMB's only when this worker
+ * unlinked or renamed it just before (that note explains one event): one
+ * it merely holds open or touched lately (the Linux client's deferred
+ * close keeps handles for a second) may well be removed by a local
+ * process.
+ */
+static int
+dirlease_ours(const struct dirlease_watch *w, const char *name, uint32_t mask)
+{
+	static char path[FILE_PATH_MAX];
+	uint64_t h, now;
+	unsigned i;
+	int n, gone = (mask & (IN_DELETE | IN_MOVED_FROM)) != 0;
+
+	n = w->path[0] == '\0' ?
+	    snprintf(path, sizeof(path), "%s", name) :
+	    snprintf(path, sizeof(path), "%s/%s", w->path, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0;
+	if (!gone && file_open_named(w->share, path))
+		return 1;
+	h = dirlease_hash(path);
+	now = shm_now_ms();
+	for (i = 0; i < DIRLEASE_RECENT_MAX; i++) {
+		struct dirlease_recent *r = &dl_recent[i];
+
+		if (r->hash != h || r->share != w->share || r->until_ms < now ||
+		    r->gone != gone)
+			continue;
+		if (gone)
+			r->until_ms = 0;	/* its one event */
+		return 1;
+	}
+	return 0;
+}
+
+static struct dirlease_watch *
+dirlease_watch_find(int wd)
+{
+	unsigned i;
+
+	for (i = 0; i < DIRLEASE_WATCH_MAX; i++)
+		if (dl_watch[i].refs > 0 && dl_watch[i].wd == wd)
+			return &dl_watch[i];
+	return NULL;
+}
+
+/* The queue overflowed: any watched directory may have changed. */
+static void
+dirlease_break_all(void)
+{
+	unsigned i;
+
+	for (i = 0; i < DIRLEASE_WATCH_MAX; i++)
+		if (dl_watch[i].refs > 0 && dl_watch[i].wd >= 0)
+			state_break_dir(dl_watch[i].dev, dl_watch[i].ino, NULL);
+}
+
+void
+dirlease_event(void)
+{
+	/* the kernel's records, aligned as it writes them */
+	static char buf[8192]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	struct dirlease_watch *w;
+	ssize_t n;
+	char *p;
+
+	while ((n = read(dl_ifd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p + sizeof(*ev) <= buf + n;
+		    p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(void *)p;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				dirlease_break_all();
+				continue;
+			}
+			if ((w = dirlease_watch_find(ev->wd)) == NULL)
+				continue;
+			if (ev->mask & IN_IGNORED) {
+				w->wd = -1;	/* the directory is gone */
+				continue;
+			}
+			/* the directory itself, or a name we explain */
+			if (ev->len == 0 || ev->name[0] == '\0' ||
+			    dirlease_ours(w, ev->name, ev->mask))
+				continue;
+			log_debug(2, "dirlease: local change of \"%s\" in "
+			    "\"%s\"", ev->name, w->path);
+			state_break_dir(w->dev, w->ino, NULL);
+		}
+	}
+}
