@@ -2,6 +2,48 @@
  * Directory leases: the breaks a change inside a directory causes
  * (worker/dirlease.h).
  */
+
+/*
+ * Directory leases, in detail.
+ *
+ * - Directory leases (issue 16; worker/dirlease.[ch], shm/leases.c
+ *   shm_dirlease_breaks).  smb3 directory leases (default yes) tells SMB
+ *   3.x clients that ask for it SMB2_GLOBAL_CAP_DIRECTORY_LEASING
+ *   (worker/smb2_negotiate.c; a client that does not ask is not told, as
+ *   in Samba 4.22: impacket 0.10 fails on top-level CREATEs once told).
+ *   A directory opened with a v2 lease context gets R or RH, never W
+ *   (worker/state_open.c state_open_dir_lease, state_open_rec_fill).  A
+ *   change that makes a cached listing wrong breaks every lease of the
+ *   parent directory to none, across workers, without waiting for the
+ *   acks (Samba's contend_dirleases; worker/state.c state_break_dir),
+ *   but the lease whose key the changer's open names as its parent lease
+ *   key (compared by key alone, as Samba; open.parent_lease_key): a name
+ *   created, overwritten or superseded (smb2_create.c), deleted at its
+ *   last close (only the closer's key is spared, and only when that open
+ *   set the delete itself), renamed (both directories) or hard-linked
+ *   (smb2_setinfo.c), FileBasicInformation with any time, ChangeTime or
+ *   attributes, EndOfFile/Allocation, and the close of a handle that
+ *   wrote (file_open.modified; not each WRITE).  A rename that meets a
+ *   sharing violation on the destination directory first breaks its
+ *   opens' H and waits (state_rename_parent_breaks), so a holder may
+ *   close.  Local changes: the worker holding a leased directory watches
+ *   it on an inotify fd of its own (dirlease_fd in the event loop; 64
+ *   directories per worker); an event breaks the leases unless this
+ *   worker's own SMB traffic explains it: a name that goes away
+ *   (IN_DELETE, IN_MOVED_FROM) only when this worker unlinked or renamed
+ *   it just before (dirlease_note_gone, one event each); any other
+ *   change when the name is open here or was closed or changed here in
+ *   the last 2 s (dirlease_note).  So a local touch or write of a name
+ *   this worker has open or touched within 2 s is not seen (a local
+ *   create or removal is); events of another worker's SMB changes break
+ *   again (a no-op, the break is in progress) and so break a lease that
+ *   worker spared for its parent key.  On the holder's own connection
+ *   the break is queued while the change is served and goes out right
+ *   after its response (notices follow responses,
+ *   worker/dispatch_async.c), as Samba's, which messages itself.  The
+ *   stat of the parent costs three syscalls per change (not per open),
+ *   none when the key is off.
+ */
 #include "worker/dirlease.h"
 
 #include <sys/inotify.h>
