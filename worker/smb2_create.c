@@ -40,11 +40,6 @@
 #define FILE_OVERWRITE		4
 #define FILE_OVERWRITE_IF	5
 
-#define FILE_SUPERSEDED		0
-#define FILE_OPENED		1
-#define FILE_CREATED		2
-#define FILE_OVERWRITTEN	3
-
 #define FILE_DIRECTORY_FILE	0x00000001u
 #define FILE_WRITE_THROUGH	0x00000002u
 #define FILE_NON_DIRECTORY_FILE	0x00000040u
@@ -163,35 +158,6 @@ create_put_ctx(struct wcur *w, uint8_t **prev, const char *name,
 	wcur_zero(w, 4);
 	wcur_bytes(w, data, dlen);
 	*prev = start;
-}
-
-static ntstatus_t
-create_open_stream(struct file_open *f, int may_create, int truncate,
-    uint32_t *action)
-{
-	const struct vfs_ops *vfs = file_vfs();
-	char xname[300];
-	ssize_t n;
-	int rc;
-
-	if (vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
-		return STATUS_OBJECT_NAME_INVALID;
-	n = vfs->getxattr(f->fd, xname, NULL, 0);
-	if (n < 0 && n != -ENODATA)
-		return ntstatus_from_errno((int)n);
-	if (n == -ENODATA) {
-		if (!may_create)
-			return STATUS_OBJECT_NAME_NOT_FOUND;
-		rc = vfs->setxattr(f->fd, xname, "", 0, XATTR_CREATE);
-		if (rc != 0)
-			return ntstatus_from_errno(rc);
-		*action = FILE_CREATED;
-	} else if (truncate) {
-		if ((rc = vfs->setxattr(f->fd, xname, "", 0, 0)) != 0)
-			return ntstatus_from_errno(rc);
-		*action = FILE_OVERWRITTEN;
-	}
-	return STATUS_SUCCESS;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "daemon/conf.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/smb2_create_fs.h"
 #include "worker/worker.h"
@@ -154,4 +155,33 @@ create_dos_get(int fd, int opath, struct vfs_dosinfo *di)
 	if (n < 0)
 		return -errno;
 	return vfs_dos_decode(buf, (size_t)n, di);
+}
+
+ntstatus_t
+create_open_stream(struct file_open *f, int may_create, int truncate,
+    uint32_t *action)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	char xname[300];
+	ssize_t n;
+	int rc;
+
+	if (vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	n = vfs->getxattr(f->fd, xname, NULL, 0);
+	if (n < 0 && n != -ENODATA)
+		return ntstatus_from_errno((int)n);
+	if (n == -ENODATA) {
+		if (!may_create)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		rc = vfs->setxattr(f->fd, xname, "", 0, XATTR_CREATE);
+		if (rc != 0)
+			return ntstatus_from_errno(rc);
+		*action = FILE_CREATED;
+	} else if (truncate) {
+		if ((rc = vfs->setxattr(f->fd, xname, "", 0, 0)) != 0)
+			return ntstatus_from_errno(rc);
+		*action = FILE_OVERWRITTEN;
+	}
+	return STATUS_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /*
  * What a CREATE asks of the file system before it opens anything
- * (worker/smb2_create_fs.c); used by worker/smb2_create.c only.
+ * and what it asks of an opened named stream (worker/smb2_create_fs.c);
+ * used by worker/smb2_create.c only.
  */
 #ifndef USMBD_WORKER_SMB2_CREATE_FS_H
 #define USMBD_WORKER_SMB2_CREATE_FS_H
@@ -8,6 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/ntstatus.h"
+
+/* MS-SMB2 2.2.14 CreateAction */
+#define FILE_SUPERSEDED		0
+#define FILE_OPENED		1
+#define FILE_CREATED		2
+#define FILE_OVERWRITTEN	3
+
+struct file_open;
 struct tree;
 struct vfs_stat;
 struct vfs_dosinfo;
@@ -30,5 +40,11 @@ int		create_lookup(int root, const char *path, struct vfs_stat *st,
 		    int *pfd);
 /* The DOS xattr of fd (opath: fd is an O_PATH open).  0 or -errno. */
 int		create_dos_get(int fd, int opath, struct vfs_dosinfo *di);
+/*
+ * Opens (or creates, or truncates) the named stream of f, an xattr of
+ * its file; *action says what was done.
+ */
+ntstatus_t	create_open_stream(struct file_open *f, int may_create,
+		    int truncate, uint32_t *action);
 
 #endif
