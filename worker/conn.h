@@ -33,6 +33,10 @@ struct tree {
 	struct session		*sess;
 	const struct conf_share	*share;
 	int			 root_fd;	/* O_PATH|O_DIRECTORY fd of the share root; -1 for IPC$ */
+	/* the share root's identity, read once at the tree connect: a
+	 * change of a top-level name needs its parent's (directory leases) */
+	uint64_t		 root_dev, root_ino;
+	int			 root_id_known;
 	int			 is_ipc;
 	int			 read_only;	/* the share is read only (or the user is limited to reading) */
 	int			 encrypt;	/* requests must arrive encrypted */

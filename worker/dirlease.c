@@ -41,7 +41,8 @@
  *   the break is queued while the change is served and goes out right
  *   after its response (notices follow responses,
  *   worker/dispatch_async.c), as Samba's, which messages itself.  The
- *   stat of the parent costs three syscalls per change (not per open),
+ *   stat of the parent costs three syscalls per change (not per open;
+ *   none for a top-level name, whose parent the tree knows),
  *   none when the key is off.
  */
 #include "worker/dirlease.h"
@@ -72,6 +73,12 @@ dirlease_parent_id(const struct tree *t, const char *path, uint64_t *dev,
 	struct vfs_stat st;
 	int rc;
 
+	if (n == 0 && t->root_id_known) {
+		/* a top-level name: the root's identity, kept by the tree */
+		*dev = t->root_dev;
+		*ino = t->root_ino;
+		return 0;
+	}
 	if (n >= sizeof(parent))
 		return -ENAMETOOLONG;
 	memcpy(parent, path, n);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
@@ -36,6 +37,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint16_t flags, off, len;
 	uint32_t shareflags = 0;
 	int n, encrypt = 0, fd = -1;
+	struct stat rst;
 
 	cur_skip(&req->body, 2);
 	flags = cur_le16(&req->body);
@@ -118,6 +120,12 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	t->share = sh;
 	t->root_fd = fd;
+	t->root_id_known = 0;
+	if (fd >= 0 && fstat(fd, &rst) == 0) {
+		t->root_dev = (uint64_t)rst.st_dev;
+		t->root_ino = (uint64_t)rst.st_ino;
+		t->root_id_known = 1;
+	}
 	t->is_ipc = sh->is_ipc;
 	t->read_only = sh->read_only;
 	t->encrypt = encrypt;
