@@ -10,31 +10,6 @@
 #include "worker/conn_priv.h"
 #include "worker/relay.h"
 
-static void
-put_str(struct wcur *w, const char *s, size_t field)
-{
-	size_t n = strnlen(s, field - 1);
-
-	wcur_le16(w, (uint16_t)n);
-	wcur_bytes(w, s, n);
-}
-
-static void
-get_str(struct cur *c, char *dst, size_t field)
-{
-	uint16_t n = cur_le16(c);
-
-	if (n >= field) {
-		c->err = 1;
-		dst[0] = '\0';
-		return;
-	}
-	cur_bytes(c, dst, n);
-	dst[n] = '\0';
-	if (memchr(dst, '\0', n) != NULL)
-		c->err = 1;
-}
-
 int
 handoff_encode(const struct conn *c, const struct session *s,
     const uint8_t *extra, size_t extra_len, uint8_t *buf, size_t cap)
@@ -47,7 +22,7 @@ handoff_encode(const struct conn *c, const struct session *s,
 		return -EMSGSIZE;
 	wcur_init(&w, buf, cap);
 	wcur_le32(&w, HANDOFF_VERSION);
-	put_str(&w, c->peer, sizeof(c->peer));
+	wcur_str16(&w, c->peer, sizeof(c->peer));
 	wcur_le16(&w, c->dialect);
 	wcur_le32(&w, c->capabilities);
 	wcur_le32(&w, c->client_capabilities);
@@ -86,7 +61,7 @@ handoff_encode(const struct conn *c, const struct session *s,
 		goto extra;
 	/* the session */
 	wcur_le64(&w, s->session_id);
-	put_str(&w, s->user, sizeof(s->user));
+	wcur_str16(&w, s->user, sizeof(s->user));
 	wcur_le32(&w, s->uid);
 	wcur_le32(&w, s->gid);
 	wcur_u8(&w, (uint8_t)s->guest);
@@ -126,7 +101,8 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	cur_init(&r, p, len);
 	if (cur_le32(&r) != HANDOFF_VERSION)
 		return -EBADMSG;
-	get_str(&r, c->peer, sizeof(c->peer));
+	if (cur_str16(&r, c->peer, sizeof(c->peer)) != 0)
+		r.err = 1;
 	c->dialect = cur_le16(&r);
 	c->capabilities = cur_le32(&r);
 	c->client_capabilities = cur_le32(&r);
@@ -177,7 +153,8 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	s->in_use = 1;
 	s->state = SESS_VALID;
 	s->session_id = cur_le64(&r);
-	get_str(&r, s->user, sizeof(s->user));
+	if (cur_str16(&r, s->user, sizeof(s->user)) != 0)
+		r.err = 1;
 	s->uid = cur_le32(&r);
 	s->gid = cur_le32(&r);
 	s->guest = cur_u8(&r);
