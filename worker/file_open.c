@@ -342,6 +342,11 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 		fi->attrs = FILE_ATTRIBUTE_ARCHIVE;
 	if (dir)
 		fi->attrs |= FILE_ATTRIBUTE_DIRECTORY;
+	/* a symlink or special file opened itself is a reparse point */
+	if (!dir && !S_ISREG(st->mode)) {
+		fi->attrs |= FILE_ATTRIBUTE_REPARSE_POINT;
+		fi->alloc = 0;
+	}
 	if (fi->attrs == 0)
 		fi->attrs = FILE_ATTRIBUTE_NORMAL;
 	if (has_dos)		/* an open may defer the write time */
