@@ -21,8 +21,9 @@ chmod 0777 "$SHARE"
 ln -s /etc/passwd "$SHARE/link"
 mkfifo "$SHARE/fifo"
 run() {
-	local out line
-	out=$("$PYTHON" "$C" "$PORT" "$SHARE" "$1" 2>&1)
+	local out line c=$C
+	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
+	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
 	while IFS= read -r line; do
 		case $line in
 		"ok "*) ok "${line#ok }" ;;
@@ -37,6 +38,10 @@ run() {
 }
 run posix
 run unoffered
+# symlinks and special files made, read, renamed and deleted by a client
+mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"
+chmod -R a+rwX "$SHARE/sub"
+run symlink
 
 # Samba 4.22's smbclient (scripts/samba-ref.sh) negotiates the extensions
 # on 3.1.1 and its `posix` command turns on the POSIX create context (mode
