@@ -5,8 +5,10 @@
 # with nlink, reparse tag, mode, Unix owner and group SIDs), POSIX handles
 # (case-sensitive names, ':' a name character), and the POSIX level of
 # QUERY_INFO and QUERY_DIRECTORY (symlinks and fifos shown as what they
-# are, never followed).  Client: t/integ/posix_client.py (impacket with
-# the POSIX contexts added).
+# are, never followed), and symlinks, FIFOs and sockets made by a client
+# with FSCTL_SET_REPARSE_POINT, read back, never followed, renamed and
+# deleted.  Clients: t/integ/posix_client.py, posix_symlink_client.py
+# (impacket with the POSIX contexts added, t/integ/posix_lib.py).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
