@@ -9,7 +9,8 @@
  * Creating: the Linux client makes the name with a CREATE (FILE_CREATE,
  * FILE_OPEN_REPARSE_POINT: an empty file) and sets the reparse point on
  * that handle.  The empty file is then replaced by a real symlink
- * (symlinkat, the target verbatim, never checked since never followed) or
+ * (symlinkat, the target as given but for the symlink form's '\'
+ * separators, never checked since never followed) or
  * a FIFO or socket (mknodat), made with the worker's credentials, so
  * local users and NFS see what the client made (Samba 4.22 keeps the
  * buffer in an xattr of the regular file instead).  Devices are refused
@@ -180,6 +181,7 @@ reparse_wanted(const struct reparse_data *d, uint32_t perms, mode_t *mode)
 {
 	const uint8_t *t16 = d->subst16;
 	size_t t16_len = d->subst16_len;
+	char *p;
 
 	if (d->tag == IO_REPARSE_TAG_NFS) {
 		switch (d->nfs_type) {
@@ -198,10 +200,28 @@ reparse_wanted(const struct reparse_data *d, uint32_t perms, mode_t *mode)
 			return STATUS_ACCESS_DENIED;
 		}
 	}
-	/* stored verbatim: a name the server never follows */
-	if (unicode_utf16_to_utf8(t16, t16_len, rp_target,
-	    sizeof(rp_target)) <= 0)
+	/*
+	 * Stored as given, unchecked: a name the server never follows.  An
+	 * absolute symlink-form target without its leading separator (the
+	 * 6.12 client drops it: flags 0, "etc\passwd") gets it back.
+	 */
+	p = rp_target;
+	if (d->tag == IO_REPARSE_TAG_SYMLINK &&
+	    !(d->flags & SYMLINK_FLAG_RELATIVE) && t16_len >= 2 &&
+	    t16[0] != '\\' && t16[0] != '/' && t16[1] == 0)
+		*p++ = '/';
+	if (unicode_utf16_to_utf8(t16, t16_len, p,
+	    sizeof(rp_target) - 1) <= 0)
 		return STATUS_IO_REPARSE_DATA_INVALID;
+	/*
+	 * but for the separators of the symlink form's Windows path (MS-FSCC
+	 * 2.1.2.4), which the Linux client sends even on a POSIX mount
+	 * ("\\etc\\passwd"): '/' on disk, as local and NFS users and
+	 * Samba's reading of a symlink (flags from the leading '/') expect
+	 */
+	if (d->tag == IO_REPARSE_TAG_SYMLINK)
+		for (p = rp_target; (p = strchr(p, '\\')) != NULL; p++)
+			*p = '/';
 	*mode = S_IFLNK | 0777;
 	return STATUS_SUCCESS;
 }
@@ -246,7 +266,8 @@ smb2_reparse_set(struct open *op, struct cur *in)
 	 * The handle now names the new object (its shared-state record
 	 * keeps the old file's id, which nothing else can open any more).
 	 */
-	fd = vfs->open(op->tree->root_fd, f->path, O_PATH | O_NOFOLLOW, 0);
+	fd = (f->posix ? vfs->open_nolinks : vfs->open)(op->tree->root_fd,
+	    f->path, O_PATH | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return ntstatus_from_errno(fd);
 	if ((rc = vfs->fstat(fd, &nst)) != 0) {

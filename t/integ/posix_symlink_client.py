@@ -145,6 +145,20 @@ def case_symlink():
               st.st_uid == uid, "%o %s %d" % (st.st_mode, os.readlink(p(n))
                                               if stat.S_ISLNK(st.st_mode)
                                               else "-", st.st_uid))
+    # the symlink form's Windows separators (the Linux client sends
+    # \etc\passwd even on a POSIX mount): '/' on disk
+    check("SET_REPARSE_POINT symlink -> sub\\inner.txt succeeds",
+          cl.make("lnk_bs", symlink_buf("sub\\inner.txt", 1)) == 0)
+    check("... a symlink to sub/inner.txt on disk",
+          os.readlink(p("lnk_bs")) == "sub/inner.txt",
+          os.readlink(p("lnk_bs")))
+    # an absolute target as the 6.12 client sends it: no leading
+    # separator, flags 0
+    check("SET_REPARSE_POINT symlink -> etc\\passwd, absolute",
+          cl.make("lnk_abs", symlink_buf("etc\\passwd", 0)) == 0)
+    check("... a symlink to /etc/passwd on disk",
+          os.readlink(p("lnk_abs")) == "/etc/passwd",
+          os.readlink(p("lnk_abs")))
     check("/etc/passwd is untouched", os.path.isfile("/etc/passwd") and
           not os.path.islink("/etc/passwd"))
 
