@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "proto/reparse.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -346,6 +347,8 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 	if (!dir && !S_ISREG(st->mode)) {
 		fi->attrs |= FILE_ATTRIBUTE_REPARSE_POINT;
 		fi->alloc = 0;
+		fi->reparse_tag = S_ISLNK(st->mode) ? IO_REPARSE_TAG_SYMLINK :
+		    IO_REPARSE_TAG_NFS;
 	}
 	if (fi->attrs == 0)
 		fi->attrs = FILE_ATTRIBUTE_NORMAL;

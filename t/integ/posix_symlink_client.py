@@ -199,6 +199,11 @@ def case_symlink():
     basic = bytes(srv.queryInfo(t, fid, fileInfoClass=4))
     check("FileBasicInformation: FILE_ATTRIBUTE_REPARSE_POINT",
           struct.unpack_from('<L', basic, 32)[0] & 0x400, basic.hex())
+    tag = bytes(srv.queryInfo(t, fid, fileInfoClass=35))
+    check("FileAttributeTagInformation: the symlink tag",
+          struct.unpack('<LL', tag) == (struct.unpack_from('<L', basic,
+                                                            32)[0],
+                                        TAG_SYMLINK), tag.hex())
     s = code(lambda: srv.read(t, fid, 0, 100))
     check("READ on the link's handle gives no data", s != 0, hex(s))
     srv.close(t, fid)
