@@ -63,6 +63,23 @@ if REF=$("$ROOT/scripts/samba-ref.sh" path 2>/dev/null); then
 	grep -q "casex.txt" <<<"$out" && ! grep -q "CaseX.txt  " <<<"$out" &&
 	    ok "smbclient 4.22 posix: ls case* matches exactly" ||
 	    fail "smbclient 4.22 posix ls: $(echo "$out" | tail -n 5)"
+	# its symlink and readlink (FSCTL_SET/GET_REPARSE_POINT), and a get
+	# through a link out of the share (STOPPED_ON_SYMLINK, no data)
+	out=$(timeout 60 "$ROOT/scripts/samba-ref.sh" run smbclient \
+	    //127.0.0.1/share -p "$PORT" -U alice%alicepw1 -m SMB3 \
+	    -c "posix; symlink CaseX.txt sc_rel; symlink /etc/passwd sc_abs; readlink sc_rel; readlink sc_abs; get link $T/link.got" 2>&1)
+	[ "$(readlink "$SHARE/sc_rel")" = CaseX.txt ] &&
+	    [ "$(readlink "$SHARE/sc_abs")" = /etc/passwd ] &&
+	    [ "$(stat -c %U "$SHARE/sc_rel")" = alice ] &&
+	    ok "smbclient 4.22 posix: symlink makes alice's symlinks" ||
+	    fail "smbclient 4.22 symlink: $(ls -l "$SHARE"; echo "$out" | tail -n 5)"
+	grep -q 'sc_rel -> CaseX.txt' <<<"$out" &&
+	    grep -q 'sc_abs -> /etc/passwd' <<<"$out" &&
+	    ok "smbclient 4.22 posix: readlink reads them back" ||
+	    fail "smbclient 4.22 readlink: $(echo "$out" | tail -n 5)"
+	grep -q STOPPED_ON_SYMLINK <<<"$out" && [ ! -s "$T/link.got" ] &&
+	    ok "smbclient 4.22 posix: get of a link to /etc/passwd stops on it" ||
+	    fail "smbclient 4.22 get link: $(echo "$out" | tail -n 5)"
 else
 	fail "Samba 4.22 (scripts/samba-ref.sh install) is not installed"
 fi
