@@ -522,7 +522,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 		}
 		cr->action = FILE_CREATED;
 	}
-	fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY, 0);
+	fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY |
+	    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0), 0);
 	/*
 	 * A directory's stream is an xattr: its data access is what was
 	 * granted, and the kernel checks each xattr call.
@@ -586,7 +587,9 @@ create_open_file(struct create_call *cr)
 		cr->pfd = -1;
 		cr->st_fresh = 1;
 	} else
-		fd = file_vfs()->open(tree->root_fd, f->path, flags,
+		/* a name found to be no link stays one (never followed) */
+		fd = file_vfs()->open(tree->root_fd, f->path, flags |
+		    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0),
 		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 0));
 	if (fd >= 0) {
 		f->readable = (flags & O_PATH) == 0 &&
