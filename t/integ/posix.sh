@@ -43,6 +43,11 @@ run unoffered
 # symlinks and special files made, read, renamed and deleted by a client
 mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"
 chmod -R a+rwX "$SHARE/sub"
+# a file of alice's outside the share, reachable by her, and a link to it
+chmod 0711 "$T" && mkdir -m 0755 "$T/out" && echo mine >"$T/out/alice.txt"
+chown alice "$T/out/alice.txt" && chmod 0644 "$T/out/alice.txt"
+ln -s "$T/out/alice.txt" "$SHARE/lnk_alice"
+export OUTSIDE=$T/out/alice.txt
 run symlink
 
 # Samba 4.22's smbclient (scripts/samba-ref.sh) negotiates the extensions

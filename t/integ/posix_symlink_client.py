@@ -231,6 +231,41 @@ def case_symlink():
           b"root:" not in data, repr(data[:40]))
     srv.close(t, fid)
 
+    # a link to a file of alice's outside the share: whatever is done
+    # through the link's own handle, the file is never reached
+    out = os.environ["OUTSIDE"]
+    before = (os.stat(out), os.listxattr(out), open(out, "rb").read())
+    s = code(lambda: cl.create("lnk_alice", access=s3.FILE_READ_DATA |
+                               s3.FILE_WRITE_DATA, posix=False))
+    check("a Windows open of a link to alice's file outside: refused",
+          s == ACCESS_DENIED, hex(s))
+    fid = cl.create("lnk_alice", REPARSE, posix=False,
+                    access=s3.FILE_READ_DATA | s3.FILE_WRITE_DATA |
+                    s3.FILE_WRITE_ATTRIBUTES | s3.FILE_WRITE_EA |
+                    s3.FILE_READ_ATTRIBUTES)
+    tries = [
+        code(lambda: srv.writeFile(t, fid, b"evil")),
+        code(lambda: srv.setInfo(t, fid, struct.pack('<QQQQLL', 0, 0,
+                                                     116444736000000000,
+                                                     0, 0, 0),
+                                 fileInfoClass=4)),
+        code(lambda: srv.setInfo(t, fid, struct.pack('<Q', 0),
+                                 fileInfoClass=20)),
+        code(lambda: srv.setInfo(t, fid, struct.pack('<LBBH', 0, 0, 4, 4) +
+                                 b"evil\0evil", fileInfoClass=15)),
+        code(lambda: srv.close(t, cl.create("lnk_alice:evil", REPARSE,
+                                            s3.FILE_OPEN_IF, posix=False,
+                                            access=s3.FILE_WRITE_DATA))),
+    ]
+    srv.close(t, fid)
+    after = (os.stat(out), os.listxattr(out), open(out, "rb").read())
+    check("writes, times, size, EAs, streams through the link's handle "
+          "never reach the outside file",
+          before[0].st_mtime_ns == after[0].st_mtime_ns and
+          before[0].st_size == after[0].st_size and before[1:] == after[1:]
+          and after[2] == b"mine\n", "%r %r" % ([hex(x) for x in tries],
+                                                  after[1:]))
+
     # a link before the last component
     check("SET_REPARSE_POINT symlink lnk_dir -> sub",
           cl.make("lnk_dir", symlink_buf("sub", 1)) == 0)
