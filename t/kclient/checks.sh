@@ -368,6 +368,21 @@ xattr_user)
 	    die "getfattr -n user.kcone failed: $v; listed: $(getfattr --absolute-names -d "$W/f" 2>&1 | tr '\n' ' ')"
 	[ "$v" = x ] || die "getfattr returned '$v'" ;;
 
+symlink_native)
+	# Issue 16: ln -s on an ordinary (not posix) mount: the client sets a
+	# symlink reparse point (FSCTL_SET_REPARSE_POINT), a real symlink on
+	# the server.  Such a mount sees a link inside the share as its target
+	# (a Windows handle follows it, as Samba's `follow symlinks`), so the
+	# link and one made on the server read as the file they point to.
+	setup
+	echo x >"$W/t" && ln -s t "$W/l" 2>&1 || die "ln -s failed"
+	[ -L "$S/l" ] && [ "$(readlink "$S/l")" = t ] ||
+	    die "not a symlink to t on the server: $(ls -l "$S")"
+	ln -s t "$S/srv"
+	drop_caches
+	[ "$(cat "$W/l")" = x ] && [ "$(cat "$W/srv")" = x ] ||
+	    die "reading through the links: $(ls -l "$W" | tr '\n' ' ')" ;;
+
 chmod_cifsacl)
 	# Issue 22 case 4: chmod on a cifsacl mount (mode from the ACL).
 	m=/mnt/acl
