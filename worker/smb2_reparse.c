@@ -29,6 +29,7 @@
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
+#include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
@@ -280,5 +281,7 @@ smb2_reparse_set(struct open *op, struct cur *in)
 	f->ino = nst.ino;
 	f->readable = f->writable = 0;
 	vfs_name_invalidate();
+	/* a cached listing shows a file there: no longer true */
+	dirlease_break_op(op, f->path);
 	return STATUS_SUCCESS;
 }
