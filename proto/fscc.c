@@ -78,7 +78,7 @@ fscc_put_attribute_tag(struct wcur *w, const struct fscc_info *fi)
 {
 	/* MS-FSCC 2.4.6 */
 	wcur_le32(w, fi->attrs);
-	wcur_le32(w, 0);
+	wcur_le32(w, fi->reparse_tag);
 }
 
 void

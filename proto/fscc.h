@@ -101,6 +101,7 @@ struct fscc_info {
 	uint32_t	 nlink;
 	uint64_t	 file_id;
 	uint32_t	 ea_size;
+	uint32_t	 reparse_tag;	/* a symlink or special file opened itself */
 	uint8_t		 delete_pending;
 	uint8_t		 directory;
 };

@@ -25,6 +25,8 @@
 
 static int posix_have_openat2 = 1;
 
+static int	posix_entstat(int, const char *, struct vfs_stat *);
+
 static int
 posix_check_path(const char *path)
 {
@@ -112,6 +114,94 @@ posix_open(int root, const char *path, int flags, mode_t mode)
 }
 
 /*
+ * As posix_open, following no symlink in any component (POSIX handles:
+ * the client follows links itself).  With O_PATH | O_NOFOLLOW a final
+ * symlink is opened itself; a symlink before it gives -ELOOP.
+ */
+static int
+posix_open_nolinks(int root, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	int fd, rc;
+
+	if ((rc = posix_check_path(path)) != 0)
+		return rc;
+	if (posix_have_openat2) {
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)(flags | O_CLOEXEC);
+		how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+		    RESOLVE_NO_SYMLINKS;
+		fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how,
+		    sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		posix_have_openat2 = 0;
+	}
+	/* the walk follows no symlink, and opens a final one with O_PATH */
+	rc = posix_walk(root, path, flags, mode);
+	return rc == -ENOTDIR ? -ELOOP : rc;
+}
+
+/*
+ * The first symlink among the components of path before its last one:
+ * an O_PATH fd of it and, in *end, where its name ends in path.  -ENOENT
+ * when none is (the lookup failed for another reason).
+ */
+static int
+posix_first_link(int root, const char *path, size_t *end)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path, *s;
+	struct stat st;
+	int dfd, fd;
+	size_t n;
+
+	if (posix_check_path(path) != 0)
+		return -ENOENT;
+	if ((dfd = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	while ((s = strchr(p, '/')) != NULL) {
+		n = (size_t)(s - p);
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		if (fd < 0)
+			return -ENOENT;
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+			*end = (size_t)(s - path);
+			return fd;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(fd);
+			return -ENOENT;
+		}
+		dfd = fd;
+		p = s + 1;
+	}
+	close(dfd);
+	return -ENOENT;
+}
+
+static ssize_t
+posix_readlink(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	/* an O_PATH fd of the link itself, with an empty name */
+	n = readlinkat(fd, "", buf, len);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
  * Splits path into its parent (opened beneath root as O_PATH) and the last
  * component (a pointer into path).
  */
@@ -169,8 +259,6 @@ posix_unlink(int root, const char *path, int is_dir)
 	return rc;
 }
 
-static int	posix_entstat(int, const char *, struct vfs_stat *);
-
 static int
 posix_unlink_same(int root, const char *path, int is_dir, uint64_t dev,
     uint64_t ino)
@@ -188,6 +276,52 @@ posix_unlink_same(int root, const char *path, int is_dir, uint64_t dev,
 		else if (unlinkat(pfd, last, is_dir ? AT_REMOVEDIR : 0) < 0)
 			rc = -errno;
 	}
+	close(pfd);
+	return rc;
+}
+
+/*
+ * The file path (still dev/ino) becomes a symlink to target or a special
+ * file of mode: made under a temporary name in the same directory, then
+ * exchanged with the name in one renameat2, so the name never goes
+ * missing; the file it held is removed after, or put back when another
+ * file had taken the name meanwhile.
+ */
+static int
+posix_make_special(int root, const char *path, uint64_t dev, uint64_t ino,
+    mode_t mode, dev_t rdev, const char *target)
+{
+	char tmp[64];
+	struct vfs_stat st;
+	const char *last;
+	int pfd, rc;
+
+	if ((rc = posix_parent(root, path, &pfd, &last)) != 0)
+		return rc;
+	snprintf(tmp, sizeof(tmp), ".usmbd-reparse.%llu.%d",
+	    (unsigned long long)ino, (int)getpid());
+	if (S_ISLNK(mode))
+		rc = symlinkat(target, pfd, tmp);
+	else if ((rc = mknodat(pfd, tmp, mode, rdev)) == 0)
+		/* the mode asked for, whatever the umask took */
+		rc = fchmodat(pfd, tmp, mode & 07777, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (renameat2(pfd, tmp, pfd, last, RENAME_EXCHANGE) < 0) {
+		rc = -errno;
+		(void)unlinkat(pfd, tmp, 0);
+		goto out;
+	}
+	if ((rc = posix_entstat(pfd, tmp, &st)) == 0 &&
+	    (st.dev != dev || st.ino != ino)) {
+		/* not our file any more: give the name back */
+		(void)renameat2(pfd, tmp, pfd, last, RENAME_EXCHANGE);
+		rc = -ESTALE;
+	}
+	(void)unlinkat(pfd, tmp, 0);
+out:
 	close(pfd);
 	return rc;
 }
@@ -274,6 +408,8 @@ posix_fill(const struct statx *sx, struct vfs_stat *st)
 	st->gid = sx->stx_gid;
 	st->size = sx->stx_size;
 	st->alloc = sx->stx_blocks * 512;
+	st->rdev_major = sx->stx_rdev_major;
+	st->rdev_minor = sx->stx_rdev_minor;
 	st->atime.tv_sec = sx->stx_atime.tv_sec;
 	st->atime.tv_nsec = sx->stx_atime.tv_nsec;
 	st->mtime.tv_sec = sx->stx_mtime.tv_sec;
@@ -656,6 +792,10 @@ posix_lock_test(int fd, uint64_t off, uint64_t len, int exclusive)
 const struct vfs_ops vfs_posix = {
 	.name = "posix",
 	.open = posix_open,
+	.open_nolinks = posix_open_nolinks,
+	.first_link = posix_first_link,
+	.readlink = posix_readlink,
+	.make_special = posix_make_special,
 	.mkdir = posix_mkdir,
 	.unlink = posix_unlink,
 	.unlink_same = posix_unlink_same,

@@ -23,6 +23,8 @@ struct vfs_stat {
 	uint32_t	 gid;
 	uint64_t	 size;
 	uint64_t	 alloc;		/* bytes allocated */
+	uint32_t	 rdev_major;	/* a device's number */
+	uint32_t	 rdev_minor;
 	struct timespec	 atime;
 	struct timespec	 mtime;
 	struct timespec	 ctime;
@@ -99,6 +101,28 @@ struct vfs_ops {
 	 * path would leave the root.
 	 */
 	int	(*open)(int root, const char *path, int flags, mode_t mode);
+	/*
+	 * The same following no symlink in any component (-ELOOP); with
+	 * O_PATH | O_NOFOLLOW a final symlink is opened itself.
+	 */
+	int	(*open_nolinks)(int root, const char *path, int flags,
+		    mode_t mode);
+	/*
+	 * After such an -ELOOP: an O_PATH fd of the first symlink among the
+	 * components before the last, and where its name ends in path
+	 * (*end); -ENOENT when there is none.
+	 */
+	int	(*first_link)(int root, const char *path, size_t *end);
+	/* The target of the symlink fd (O_PATH), NUL-terminated in buf. */
+	ssize_t	(*readlink)(int fd, char *buf, size_t len);
+	/*
+	 * Replaces the file path, while it is still dev/ino, by a symlink to
+	 * target (mode S_IFLNK) or a special file of mode and rdev (FIFO,
+	 * socket, device), atomically for the name; -ESTALE when another
+	 * file took the name.  Never follows target.
+	 */
+	int	(*make_special)(int root, const char *path, uint64_t dev,
+		    uint64_t ino, mode_t mode, dev_t rdev, const char *target);
 	int	(*mkdir)(int root, const char *path, mode_t mode);
 	/* Removes a file (is_dir = 0) or an empty directory. */
 	int	(*unlink)(int root, const char *path, int is_dir);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "proto/reparse.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -342,6 +343,13 @@ file_info_from_stat(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 		fi->attrs = FILE_ATTRIBUTE_ARCHIVE;
 	if (dir)
 		fi->attrs |= FILE_ATTRIBUTE_DIRECTORY;
+	/* a symlink or special file opened itself is a reparse point */
+	if (!dir && !S_ISREG(st->mode)) {
+		fi->attrs |= FILE_ATTRIBUTE_REPARSE_POINT;
+		fi->alloc = 0;
+		fi->reparse_tag = S_ISLNK(st->mode) ? IO_REPARSE_TAG_SYMLINK :
+		    IO_REPARSE_TAG_NFS;
+	}
 	if (fi->attrs == 0)
 		fi->attrs = FILE_ATTRIBUTE_NORMAL;
 	if (has_dos)		/* an open may defer the write time */

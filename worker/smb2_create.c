@@ -28,6 +28,7 @@
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
 #include "worker/smb2_posix.h"
+#include "worker/smb2_reparse.h"
 #include "worker/worker.h"
 #include "worker/state.h"
 #include "worker/durable.h"
@@ -46,7 +47,6 @@
 #define FILE_DELETE_ON_CLOSE	0x00001000u
 #define FILE_OPEN_BY_FILE_ID	0x00002000u
 #define FILE_CREATE_TREE_CONNECTION 0x00000080u
-#define FILE_OPEN_REPARSE_POINT	0x00200000u
 #define FILE_RESERVE_OPFILTER	0x00100000u
 /* bits MS-SMB2 says the server must refuse */
 #define FILE_OPTIONS_INVALID	0xFF000000u
@@ -187,6 +187,8 @@ struct create_call {
 	uint32_t	 action;
 	int		 exists, is_dir, flags, fd, truncate;
 	int		 dos_known, has_dos, replayed, pfd, st_fresh, st_valid;
+	int		 links;		/* CREATE_FOLLOW... (smb2_create_fs.h) */
+	int		 special;	/* a symlink or special file itself */
 };
 
 static void
@@ -213,6 +215,8 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->replayed = 0;
 	cr->pfd = -1;
 	cr->st_fresh = cr->st_valid = 0;
+	cr->links = CREATE_FOLLOW;
+	cr->special = 0;
 }
 
 /* The fixed part of the request (MS-SMB2 2.2.13). */
@@ -341,7 +345,14 @@ create_resolve_name(struct create_call *cr)
 	struct file_open *f = cr->f;
 	int rc;
 
-	rc = create_lookup(tree->root_fd, f->path, &cr->st, &cr->pfd);
+	/* a POSIX handle follows no link; OPEN_REPARSE_POINT not the last */
+	cr->links = f->posix ? CREATE_NOLINKS :
+	    (cr->opts & FILE_OPEN_REPARSE_POINT) ? CREATE_NOFOLLOW :
+	    CREATE_FOLLOW;
+	rc = create_lookup(tree->root_fd, f->path, &cr->st, &cr->pfd,
+	    cr->links);
+	if (rc == -ELOOP && cr->links == CREATE_NOLINKS)
+		return smb2_reparse_stopped(tree, f->path);
 	if (rc == -ENOENT && tree->share != NULL &&
 	    !tree->share->case_sensitive && !f->posix) {
 		int r = vfs_name_resolve_miss(file_vfs(), tree->root_fd,
@@ -351,7 +362,7 @@ create_resolve_name(struct create_call *cr)
 			return ntstatus_from_errno(r);
 		if (r > 0)
 			rc = create_lookup(tree->root_fd, f->path, &cr->st,
-			    &cr->pfd);
+			    &cr->pfd, cr->links);
 	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",
@@ -363,9 +374,12 @@ create_resolve_name(struct create_call *cr)
 	if (rc != 0 && rc != -ENOENT)
 		return ntstatus_from_errno(rc);
 	cr->exists = rc == 0;
-	if (cr->exists && !S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
-		/* fifos, devices, sockets: never opened for a client */
-		return STATUS_ACCESS_DENIED;
+	/* links and special files: only ever opened as themselves */
+	if (cr->exists && !S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode)) {
+		cr->special = 1;
+		return smb2_reparse_found(&cr->st, cr->pfd, f->posix,
+		    cr->opts, cr->disp);
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -508,7 +522,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 		}
 		cr->action = FILE_CREATED;
 	}
-	fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY, 0);
+	fd = vfs->open(tree->root_fd, f->path, O_RDONLY | O_DIRECTORY |
+	    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0), 0);
 	/*
 	 * A directory's stream is an xattr: its data access is what was
 	 * granted, and the kernel checks each xattr call.
@@ -548,6 +563,8 @@ create_open_file(struct create_call *cr)
 		flags = (maxacc & FILE_WRITE_DATA) ?
 		    ((maxacc & FILE_READ_DATA) ? O_RDWR : O_WRONLY) :
 		    ((maxacc & FILE_READ_DATA) ? O_RDONLY : O_PATH);
+	if (cr->special)
+		flags = O_PATH;		/* never their data (a FIFO would block) */
 	if (flags != O_PATH)
 		flags |= O_NONBLOCK | O_NOCTTY;
 	if (!cr->exists) {
@@ -570,7 +587,9 @@ create_open_file(struct create_call *cr)
 		cr->pfd = -1;
 		cr->st_fresh = 1;
 	} else
-		fd = file_vfs()->open(tree->root_fd, f->path, flags,
+		/* a name found to be no link stays one (never followed) */
+		fd = file_vfs()->open(tree->root_fd, f->path, flags |
+		    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0),
 		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 0));
 	if (fd >= 0) {
 		f->readable = (flags & O_PATH) == 0 &&
@@ -631,7 +650,7 @@ create_check_opened(struct create_call *cr)
 
 	if (!cr->st_fresh && (rc = file_vfs()->fstat(cr->fd, &cr->st)) != 0)
 		return ntstatus_from_errno(rc);
-	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode))
+	if (!S_ISREG(cr->st.mode) && !S_ISDIR(cr->st.mode) && !cr->special)
 		return STATUS_ACCESS_DENIED;
 	/* the NT lock, where descriptors are stored (the kernel's passed) */
 	if (cr->exists && (status = smb2_secdesc_check(cr->tree, f->path,
@@ -880,6 +899,7 @@ create_fail(struct create_call *cr, ntstatus_t status)
 
 	if (cr->pfd >= 0)
 		close(cr->pfd);
+	smb2_reparse_put_error(cr->req, cr->rsp, status);
 	if (cr->replayed)
 		return status;	/* the open replayed stays as it was */
 	durable_replay_unfinished(cr->req, &cr->cc.sreq,

@@ -116,7 +116,8 @@ create_maximal_access(struct tree *tree, const char *path,
  * vfs statat does (openat2 beneath the root, statx) minus its close.
  */
 int
-create_lookup(int root, const char *path, struct vfs_stat *st, int *pfd)
+create_lookup(int root, const char *path, struct vfs_stat *st, int *pfd,
+    int links)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	int fd, rc;
@@ -125,7 +126,12 @@ create_lookup(int root, const char *path, struct vfs_stat *st, int *pfd)
 		close(*pfd);
 		*pfd = -1;
 	}
-	if ((fd = vfs->open(root, path, O_PATH, 0)) < 0)
+	if (links == CREATE_NOLINKS)
+		fd = vfs->open_nolinks(root, path, O_PATH | O_NOFOLLOW, 0);
+	else
+		fd = vfs->open(root, path, links == CREATE_NOFOLLOW ?
+		    O_PATH | O_NOFOLLOW : O_PATH, 0);
+	if (fd < 0)
 		return fd;
 	if ((rc = vfs->fstat(fd, st)) != 0) {
 		close(fd);

@@ -34,10 +34,16 @@ uint32_t	create_maximal_access(struct tree *, const char *path,
 		    const struct vfs_stat *st, int delete_only);
 /*
  * Stats the name as spelled through an O_PATH open kept in *pfd (closed
- * first when >= 0).  0 or -errno.
+ * first when >= 0).  links: CREATE_FOLLOW resolves symlinks beneath the
+ * root, CREATE_NOFOLLOW the same but a final one is the object itself,
+ * CREATE_NOLINKS follows none (-ELOOP before the last component; POSIX
+ * handles).  0 or -errno.
  */
+#define CREATE_FOLLOW	0
+#define CREATE_NOFOLLOW	1
+#define CREATE_NOLINKS	2
 int		create_lookup(int root, const char *path, struct vfs_stat *st,
-		    int *pfd);
+		    int *pfd, int links);
 /* The DOS xattr of fd (opath: fd is an O_PATH open).  0 or -errno. */
 int		create_dos_get(int fd, int opath, struct vfs_dosinfo *di);
 /*

@@ -17,9 +17,11 @@
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_reparse.h"
 #include "worker/state.h"
 
 /* MS-FSCC 2.3 */
+#define FSCTL_SET_REPARSE_POINT		0x000900A4u
 #define FSCTL_GET_REPARSE_POINT		0x000900A8u
 #define FSCTL_SET_SPARSE		0x000900C4u
 #define FSCTL_SET_ZERO_DATA		0x000980C8u
@@ -358,7 +360,10 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		out.end = out.p + maxout;
 	switch (code) {
 	case FSCTL_GET_REPARSE_POINT:
-		status = STATUS_NOT_A_REPARSE_POINT;
+		status = smb2_reparse_get(op, &out);
+		break;
+	case FSCTL_SET_REPARSE_POINT:
+		status = smb2_reparse_set(op, &in);
 		break;
 	case FSCTL_SET_SPARSE:
 		status = fsctl_sparse(op, &in);

@@ -16,6 +16,7 @@
 #include "daemon/conf.h"
 #include "proto/create_ctx.h"
 #include "proto/fscc.h"
+#include "proto/reparse.h"
 #include "proto/secdesc.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -25,9 +26,6 @@
 #include "worker/smb2_posix.h"
 #include "vfs/vfs.h"
 
-/* MS-FSCC 2.1.2.1 reparse tags the POSIX level reports */
-#define IO_REPARSE_TAG_SYMLINK	0xA000000Cu
-#define IO_REPARSE_TAG_NFS	0x80000014u
 
 ntstatus_t
 smb2_posix_parse_ctx(struct smb2_req *req, const struct create_ctx_item *it,

@@ -5,8 +5,10 @@
 # with nlink, reparse tag, mode, Unix owner and group SIDs), POSIX handles
 # (case-sensitive names, ':' a name character), and the POSIX level of
 # QUERY_INFO and QUERY_DIRECTORY (symlinks and fifos shown as what they
-# are, never followed).  Client: t/integ/posix_client.py (impacket with
-# the POSIX contexts added).
+# are, never followed), and symlinks, FIFOs and sockets made by a client
+# with FSCTL_SET_REPARSE_POINT, read back, never followed, renamed and
+# deleted.  Clients: t/integ/posix_client.py, posix_symlink_client.py
+# (impacket with the POSIX contexts added, t/integ/posix_lib.py).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -21,8 +23,9 @@ chmod 0777 "$SHARE"
 ln -s /etc/passwd "$SHARE/link"
 mkfifo "$SHARE/fifo"
 run() {
-	local out line
-	out=$("$PYTHON" "$C" "$PORT" "$SHARE" "$1" 2>&1)
+	local out line c=$C
+	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
+	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
 	while IFS= read -r line; do
 		case $line in
 		"ok "*) ok "${line#ok }" ;;
@@ -37,6 +40,15 @@ run() {
 }
 run posix
 run unoffered
+# symlinks and special files made, read, renamed and deleted by a client
+mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"
+chmod -R a+rwX "$SHARE/sub"
+# a file of alice's outside the share, reachable by her, and a link to it
+chmod 0711 "$T" && mkdir -m 0755 "$T/out" && echo mine >"$T/out/alice.txt"
+chown alice "$T/out/alice.txt" && chmod 0644 "$T/out/alice.txt"
+ln -s "$T/out/alice.txt" "$SHARE/lnk_alice"
+export OUTSIDE=$T/out/alice.txt
+run symlink
 
 # Samba 4.22's smbclient (scripts/samba-ref.sh) negotiates the extensions
 # on 3.1.1 and its `posix` command turns on the POSIX create context (mode
@@ -56,6 +68,23 @@ if REF=$("$ROOT/scripts/samba-ref.sh" path 2>/dev/null); then
 	grep -q "casex.txt" <<<"$out" && ! grep -q "CaseX.txt  " <<<"$out" &&
 	    ok "smbclient 4.22 posix: ls case* matches exactly" ||
 	    fail "smbclient 4.22 posix ls: $(echo "$out" | tail -n 5)"
+	# its symlink and readlink (FSCTL_SET/GET_REPARSE_POINT), and a get
+	# through a link out of the share (STOPPED_ON_SYMLINK, no data)
+	out=$(timeout 60 "$ROOT/scripts/samba-ref.sh" run smbclient \
+	    //127.0.0.1/share -p "$PORT" -U alice%alicepw1 -m SMB3 \
+	    -c "posix; symlink CaseX.txt sc_rel; symlink /etc/passwd sc_abs; readlink sc_rel; readlink sc_abs; get link $T/link.got" 2>&1)
+	[ "$(readlink "$SHARE/sc_rel")" = CaseX.txt ] &&
+	    [ "$(readlink "$SHARE/sc_abs")" = /etc/passwd ] &&
+	    [ "$(stat -c %U "$SHARE/sc_rel")" = alice ] &&
+	    ok "smbclient 4.22 posix: symlink makes alice's symlinks" ||
+	    fail "smbclient 4.22 symlink: $(ls -l "$SHARE"; echo "$out" | tail -n 5)"
+	grep -q 'sc_rel -> CaseX.txt' <<<"$out" &&
+	    grep -q 'sc_abs -> /etc/passwd' <<<"$out" &&
+	    ok "smbclient 4.22 posix: readlink reads them back" ||
+	    fail "smbclient 4.22 readlink: $(echo "$out" | tail -n 5)"
+	grep -q STOPPED_ON_SYMLINK <<<"$out" && [ ! -s "$T/link.got" ] &&
+	    ok "smbclient 4.22 posix: get of a link to /etc/passwd stops on it" ||
+	    fail "smbclient 4.22 get link: $(echo "$out" | tail -n 5)"
 else
 	fail "Samba 4.22 (scripts/samba-ref.sh install) is not installed"
 fi

@@ -368,6 +368,21 @@ xattr_user)
 	    die "getfattr -n user.kcone failed: $v; listed: $(getfattr --absolute-names -d "$W/f" 2>&1 | tr '\n' ' ')"
 	[ "$v" = x ] || die "getfattr returned '$v'" ;;
 
+symlink_native)
+	# Issue 16: ln -s on an ordinary (not posix) mount: the client sets a
+	# symlink reparse point (FSCTL_SET_REPARSE_POINT), a real symlink on
+	# the server.  Such a mount sees a link inside the share as its target
+	# (a Windows handle follows it, as Samba's `follow symlinks`), so the
+	# link and one made on the server read as the file they point to.
+	setup
+	echo x >"$W/t" && ln -s t "$W/l" 2>&1 || die "ln -s failed"
+	[ -L "$S/l" ] && [ "$(readlink "$S/l")" = t ] ||
+	    die "not a symlink to t on the server: $(ls -l "$S")"
+	ln -s t "$S/srv"
+	drop_caches
+	[ "$(cat "$W/l")" = x ] && [ "$(cat "$W/srv")" = x ] ||
+	    die "reading through the links: $(ls -l "$W" | tr '\n' ' ')" ;;
+
 chmod_cifsacl)
 	# Issue 22 case 4: chmod on a cifsacl mount (mode from the ACL).
 	m=/mnt/acl
@@ -478,11 +493,29 @@ posix_*)
 		    die "abc and ABC are not two files on the server: $(ls "$S")"
 		[ "$(ls "$P" | wc -l)" = 2 ] || die "ls shows $(ls "$P")" ;;
 	posix_symlink)
+		# a real symlink on the server (FSCTL_SET_REPARSE_POINT), the
+		# target stored as given, even one leading out of the share
 		echo x >"$P/t" && ln -s t "$P/l" || die "ln -s failed"
-		[ "$(readlink "$P/l")" = t ] || die "readlink: $(readlink "$P/l")" ;;
+		[ "$(readlink "$P/l")" = t ] || die "readlink: $(readlink "$P/l")"
+		[ -L "$S/l" ] && [ "$(readlink "$S/l")" = t ] ||
+		    die "not a symlink to t on the server: $(ls -l "$S")"
+		[ "$(stat -c %U "$S/l")" = alice ] || die "the link is not alice's"
+		drop_caches
+		[ "$(cat "$P/l")" = x ] || die "reading through the link"
+		ln -s /etc/passwd "$P/out" || die "ln -s /etc/passwd failed"
+		[ "$(readlink "$S/out")" = /etc/passwd ] ||
+		    die "the server's link: $(readlink "$S/out" | od -c | head -2)"
+		[ "$(readlink "$P/out")" = /etc/passwd ] ||
+		    die "the link through the mount: $(readlink "$P/out")"
+		mv "$P/l" "$P/l2" && rm "$P/out" || die "mv or rm of a link failed"
+		[ -L "$S/l2" ] && [ ! -e "$S/out" ] && [ -f /etc/passwd ] &&
+		    [ "$(cat "$S/t")" = x ] || die "after mv and rm: $(ls -l "$S")" ;;
 	posix_mkfifo)
-		mkfifo "$P/p" || die "mkfifo failed"
-		[ -p "$P/p" ] || die "not a fifo through the mount" ;;
+		mkfifo -m 0640 "$P/p" || die "mkfifo failed"
+		[ -p "$P/p" ] || die "not a fifo through the mount"
+		[ -p "$S/p" ] && [ "$(stat -c %U "$S/p")" = alice ] ||
+		    die "not alice's fifo on the server: $(ls -l "$S")"
+		rm "$P/p" && [ ! -e "$S/p" ] || die "rm of the fifo failed" ;;
 	*)	die "no check named $name" ;;
 	esac
 	umount "$m" || die "umount failed"

@@ -109,6 +109,64 @@ START_TEST(test_escapes_refused)
 }
 END_TEST
 
+START_TEST(test_links_not_followed)
+{
+	struct vfs_stat st;
+	struct stat ls;
+	char buf[64], p[256];
+	size_t end = 0;
+	int fd;
+
+	/* no symlink in any component: one before the last is -ELOOP */
+	ck_assert_int_eq(v->open_nolinks(root, "updir/secret", O_RDONLY, 0),
+	    -ELOOP);
+	ck_assert_int_eq(v->open_nolinks(root, "inside", O_RDONLY, 0),
+	    -ELOOP);
+	fd = v->open_nolinks(root, "sub/Hello.TXT", O_RDONLY, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* a last one with O_PATH | O_NOFOLLOW is the link itself */
+	fd = v->open_nolinks(root, "passwd_link", O_PATH | O_NOFOLLOW, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(v->fstat(fd, &st), 0);
+	ck_assert(S_ISLNK(st.mode));
+	ck_assert_int_eq(v->readlink(fd, buf, sizeof(buf)), 11);
+	ck_assert_str_eq(buf, "/etc/passwd");
+	close(fd);
+	/* which component is the link, and where its name ends */
+	fd = v->first_link(root, "etc_link/passwd", &end);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(end, 8);
+	ck_assert_int_eq(v->readlink(fd, buf, sizeof(buf)), 4);
+	ck_assert_str_eq(buf, "/etc");
+	close(fd);
+	ck_assert_int_eq(v->first_link(root, "sub/Hello.TXT", &end), -ENOENT);
+	/* an empty file becomes a symlink (never followed) and a FIFO */
+	fd = v->open(root, "sub/mk", O_RDWR | O_CREAT | O_EXCL, 0640);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(v->fstat(fd, &st), 0);
+	close(fd);
+	ck_assert_int_eq(v->make_special(root, "sub/mk", st.dev, st.ino + 1,
+	    S_IFLNK | 0777, 0, "/etc/shadow"), -ESTALE);
+	snprintf(p, sizeof(p), "%s/sub/mk", dir);
+	ck_assert_int_eq(lstat(p, &ls), 0);
+	ck_assert(S_ISREG(ls.st_mode));		/* left as it was */
+	ck_assert_int_eq(v->make_special(root, "sub/mk", st.dev, st.ino,
+	    S_IFLNK | 0777, 0, "/etc/shadow"), 0);
+	ck_assert_int_eq(readlink(p, buf, sizeof(buf)), 11);
+	ck_assert_int_eq(v->open(root, "sub/mk", O_RDONLY, 0), -EXDEV);
+	fd = v->open(root, "sub/f", O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(v->fstat(fd, &st), 0);
+	close(fd);
+	ck_assert_int_eq(v->make_special(root, "sub/f", st.dev, st.ino,
+	    S_IFIFO | 0640, 0, NULL), 0);
+	ck_assert_int_eq(v->statat(root, "sub/f", &st), 0);
+	ck_assert(S_ISFIFO(st.mode));
+	ck_assert_uint_eq(st.mode & 07777, 0640);
+}
+END_TEST
+
 START_TEST(test_names_ops)
 {
 	struct vfs_stat a, b;
@@ -274,6 +332,7 @@ vfs_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open_inside);
 	tcase_add_test(tc, test_escapes_refused);
+	tcase_add_test(tc, test_links_not_followed);
 	tcase_add_test(tc, test_names_ops);
 	tcase_add_test(tc, test_case_insensitive);
 	tcase_add_test(tc, test_dos_and_streams);
