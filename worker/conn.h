@@ -54,6 +54,13 @@ struct session {
 	gid_t		 gid;
 	int		 guest;
 	int		 anonymous;
+	/*
+	 * Re-authenticated (MS-SMB2 3.3.5.5.2) as an identity other than
+	 * user/uid, on the master's verdict: its handles and trees keep the
+	 * access granted before; anything needing new authority is refused
+	 * until a re-authentication as user/uid (worker/smb2_session.c).
+	 */
+	int		 reauth_other;
 	int		 signing_required;
 	int		 encrypt;	/* every request and response is encrypted */
 	uint8_t		 session_key[16];

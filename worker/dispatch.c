@@ -681,7 +681,7 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 	 */
 	if (d->chs != NULL && d->cmd->needs_session && command != SMB2_LOGOFF)
 		req->sess = conn_session_home(d->chs, c, &req->conn);
-	return STATUS_SUCCESS;
+	return smb2_session_may_act(req, command);
 }
 
 /* The tree the request names, and the open's ChannelSequence. */

@@ -48,6 +48,11 @@ struct smb2_req;
 struct smb2_rsp;
 ntstatus_t	smb2_negotiate(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_session_setup(struct smb2_req *, struct smb2_rsp *);
+/*
+ * STATUS_ACCESS_DENIED when the request needs new authority and its
+ * session was re-authenticated as another identity (worker/smb2_reauth.c).
+ */
+ntstatus_t	smb2_session_may_act(const struct smb2_req *, uint16_t command);
 ntstatus_t	smb2_logoff(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_tree_connect(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_tree_disconnect(struct smb2_req *, struct smb2_rsp *);

@@ -117,11 +117,15 @@
  * Re-authentication (MS-SMB2 3.3.5.5.2: SESSION_SETUP naming a valid
  * session) runs NTLMSSP again on the worker, the AUTHENTICATE going to
  * the master as MSG_AUTH_REQ.  Same uid: success, and the session keeps
- * its first keys, trees and opens.  Another uid, or anonymous (Windows
- * and Samba allow dropping to anonymous; a worker pinned to the user's
- * uid cannot honestly act as anonymous): STATUS_ACCESS_DENIED and a log
- * line, and the session stays as it was.  A failed logon (wrong
- * password) removes the session, as Windows does.
+ * its first keys, trees and opens.  Another uid, or anonymous or guest
+ * (Windows and Samba allow it): success too for a session of a real
+ * user on its home connection; the session stays in this worker with its
+ * keys, marked reauth_other: its trees and handles keep the access they
+ * were granted, anything needing new authority is refused until a
+ * re-authentication as its own user (worker/smb2_reauth.c).  Otherwise
+ * (an anonymous or guest session, a channel, Kerberos):
+ * STATUS_ACCESS_DENIED and a log line, the session as it was.  A failed
+ * logon (wrong password) removes the session, as Windows does.
  */
 
 /*
@@ -156,7 +160,7 @@ sess_prev_conn(struct conn *c, void *arg)
 		if (!o->in_use || o == p->keep || o->session_id != p->id ||
 		    o->bound != NULL ||	/* a channel goes with its session */
 		    o->state != SESS_VALID || o->uid != p->uid ||
-		    o->anonymous || o->guest)
+		    o->anonymous || o->guest || o->reauth_other)
 			continue;
 		log_info("%s: session %llx of %s replaced by a new session "
 		    "(PreviousSessionId)", c->peer,
@@ -484,8 +488,8 @@ sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
 	worker_foreach_conn(sess_where_conn, &w);
 	if (w.s == NULL || w.c == c)
 		return STATUS_USER_SESSION_DELETED;
-	if (w.s->uid != user_euid())
-		return STATUS_ACCESS_DENIED;
+	if (w.s->uid != user_euid() || w.s->reauth_other)
+		return STATUS_ACCESS_DENIED;	/* a channel is its user's */
 	if (conn_channel_link(w.s, c, ch) < 0)
 		return STATUS_INSUFFICIENT_RESOURCES;
 	ch->bound_conn = w.c;
@@ -510,12 +514,10 @@ sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
 
 /*
  * A re-authentication (MS-SMB2 3.3.5.5.2: SESSION_SETUP naming a valid
- * session) that the master verified, as a user this worker cannot serve.
- * A worker is one Unix user for its whole life (DESIGN.md): the session
- * keeps its identity, keys, trees and opens, and the setup is refused.
- * Anonymous is refused too, although Windows and Samba let a session drop
- * to it (smbtorture's smb2.session.reauth2..5): this process would go on
- * opening files with the user's uid under an anonymous name.
+ * session) that the master verified, as an identity this worker cannot
+ * serve and the session cannot be kept under (sess_reauth_other_ok: an
+ * anonymous or guest session, a channel): the session keeps its
+ * identity, keys, trees and opens, and the setup is refused.
  */
 ntstatus_t
 sess_reauth_refuse(struct conn *c, const struct session *s,
@@ -552,7 +554,7 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	struct ntlmssp_keys nk;
 	uint8_t mic[16], out[256];
 	uint16_t sflags;
-	int reauth = s->state != SESS_IN_PROGRESS, n, with_mic = 0;
+	int reauth = s->state != SESS_IN_PROGRESS, n, with_mic = 0, other = 0;
 	int binding = s->binding;	/* sess_bind_keys clears it */
 	ntstatus_t st;
 
@@ -604,17 +606,20 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	    arep.uid != s->uid || (pv->role == CONN_ROLE_WORKER &&
 	    arep.uid != user_euid()))) {
 		explicit_bzero(&arep.session_key, sizeof(arep.session_key));
-		*keep = 1;
-		return sess_reauth_refuse(c, s, &arep);
+		if (!sess_reauth_other_ok(c, s)) {
+			*keep = 1;
+			return sess_reauth_refuse(c, s, &arep);
+		}
+		other = 1;
 	}
 	/*
 	 * A worker is one Unix user: another user's session is served by a
 	 * worker of that user, this one relaying its frames (worker/relay.h).
 	 */
 	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid() &&
-	    (arep.flags & AUTH_FLAG_RELAY) && !binding)
+	    (arep.flags & AUTH_FLAG_RELAY) && !binding && !reauth)
 		return relay_start(req, s, &arep);
-	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid()) {
+	if (pv->role == CONN_ROLE_WORKER && arep.uid != user_euid() && !other) {
 		log_warnx("%s: session of user %s (uid %u) on a connection served "
 		    "for uid %u: refused (guest, anonymous or not relayable)",
 		    c->peer, arep.user, arep.uid, (unsigned)user_euid());
@@ -633,9 +638,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	 * SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours.
 	 * Not for anonymous or guest: the server holds no key the client
 	 * shares (a guest's password was never checked), so neither side's
-	 * MIC can be made or checked, and Samba skips it there too.
+	 * MIC can be made or checked, and Samba skips it there too.  Nor for
+	 * a re-authentication as another identity: the master withholds
+	 * that user's key from this worker (DESIGN.md, security model), and
+	 * nothing that identity could have protected is granted to it.
 	 */
-	if (a->spnego && !s->anonymous && a->mech_types_len > 0 &&
+	if (a->spnego && !s->anonymous && a->mech_types_len > 0 && !other &&
 	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
 		ntlmssp_sign_keys(arep.session_key, na.flags, &nk);
 		if (sp->mech_list_mic_len > 0 &&
@@ -662,10 +670,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		if (st != STATUS_SUCCESS)
 			return st;
 	} else {
+		/* As Samba: a re-authentication changes no flag nor key. */
 		sflags = s->guest ? SMB2_SESSION_FLAG_IS_GUEST :
 		    s->anonymous ? SMB2_SESSION_FLAG_IS_NULL : 0;
 		if (s->encrypt)
 			sflags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
+		s->reauth_other = other;
 	}
 	if (a->spnego) {
 		n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_COMPLETED, 0,
@@ -691,10 +701,18 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		pv->logged_in = s;
 	/* For `usmbctl status`; the gate's sessions are recorded on hand-off. */
 	state_session_put(c, s);
-	log_info("%s: session %llx for %s%s%s", c->peer,
-	    (unsigned long long)s->session_id,
-	    s->anonymous ? "anonymous" : s->user, s->guest ? " (guest)" : "",
-	    reauth ? " re-authenticated" : "");
+	if (other)
+		log_info("%s: session %llx of %s re-authenticated as %s%s: "
+		    "its trees and handles keep their access, anything new "
+		    "is refused until it is %s's again", c->peer,
+		    (unsigned long long)s->session_id, s->user,
+		    (arep.flags & AUTH_FLAG_ANONYMOUS) ? "anonymous" : arep.user,
+		    (arep.flags & AUTH_FLAG_GUEST) ? " (guest)" : "", s->user);
+	else
+		log_info("%s: session %llx for %s%s%s", c->peer,
+		    (unsigned long long)s->session_id,
+		    s->anonymous ? "anonymous" : s->user,
+		    s->guest ? " (guest)" : "", reauth ? " re-authenticated" : "");
 	return STATUS_SUCCESS;
 }
 
@@ -858,9 +876,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		s->auth->spnego = 0;
 	type = tok != NULL ? ntlmssp_msg_type(tok, toklen) : -1;
 	if (tok != NULL && spnego_krb5_token(tok, toklen, &tok_id) &&
-	    tok_id == SPNEGO_KRB5_AP_REQ && s->auth->spnego)
+	    tok_id == SPNEGO_KRB5_AP_REQ && s->auth->spnego) {
 		st = sess_krb5(req, s, tok, toklen, &sp, rsp, &keep);
-	else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
+		if (st == STATUS_SUCCESS)
+			s->reauth_other = 0;	/* only its own user gets here */
+	} else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {
 		st = sess_authenticate(req, s, tok, toklen, &sp, rsp, &keep);

@@ -27,6 +27,12 @@ ntstatus_t	sess_bind_keys(struct conn *c, struct session *ch,
 ntstatus_t	sess_reauth_refuse(struct conn *c, const struct session *s,
 		    const struct authmsg_rep *arep);
 /*
+ * May session s of this worker be re-authenticated as another identity
+ * (kept, marked reauth_other: worker/smb2_reauth.c)?
+ */
+int		sess_reauth_other_ok(const struct conn *c,
+		    const struct session *s);
+/*
  * A SPNEGO exchange whose token is a Kerberos AP-REQ: the verdict
  * through the master and the ticket helper, keys from the ticket's
  * session key, the AP-REP answered (worker/smb2_session_krb.c).

@@ -47,6 +47,17 @@ for d in 202 21; do
 	check "dialect $d: the chain's file is bob's on disk" \
 	    test "$(stat -c %U "$SHARE/cpd_$d")" = bob
 done
+# Re-authentication as another user (worker/smb2_reauth.c): alice's
+# handles go on, nothing new is granted to bob through alice's worker.
+for d in 21 30; do
+	check "dialect $d: alice re-authenticated as bob keeps her handle, gets nothing new" \
+	    client "$d" reauth "$d"
+	check "dialect $d: the file made back as alice is alice's on disk" \
+	    test "$(stat -c %U "$SHARE/ra_${d}_new.txt")" = alice
+done
+grep -q "re-authenticated as bob" "$LOG" &&
+	ok "the log says the session was re-authenticated as bob" ||
+	fail "no log line for the re-authentication as bob"
 grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 

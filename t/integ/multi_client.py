@@ -25,6 +25,10 @@
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
 #          (ACCESS_DENIED).
+#     MODE reauth TAG: alice's session re-authenticates as bob: alice's
+#          open handle still reads and writes, a new CREATE and a
+#          TREE_CONNECT are refused (judged as bob, never as alice); back
+#          as alice, new opens work again (worker/smb2_reauth.c).
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import copy
 import hashlib
@@ -542,6 +546,59 @@ def refused():
     check("alice goes on", m.read("alice", "refused_alice.txt") == b"alice")
 
 
+def reauth_as(m, user, pw):
+    """SESSION_SETUP on the current session: a re-authentication.  The
+    session keeps the keys of its first logon (MS-SMB2 3.3.5.5.3), so
+    impacket's freshly derived ones are put back."""
+    keep = {k: v for k, v in m.c._Session.items()
+            if "Key" in k or k in ("SigningActivated", "SessionFlags")}
+    try:
+        return status_of(lambda: m.c.login(user, pw))
+    finally:
+        m.c._Session.update(keep)
+
+
+def reauth(tag):
+    m = Multi()
+    m.login("alice", "alicepw1")
+    t = m.use("alice")
+    name = "ra_%s.txt" % tag
+    f = m.c.create(t, name, FILE_READ_DATA | FILE_WRITE_DATA,
+                   FILE_SHARE_READ | FILE_SHARE_WRITE,
+                   FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    m.c.write(t, f, b"alice's data", 0, 12)
+    st = reauth_as(m, "bob", "bobpw1")
+    check("alice's session re-authenticates as bob", st == 0, "status %08x" % st)
+    check("alice's old handle still reads",
+          m.c.read(t, f, 0, 64) == b"alice's data")
+    st = status_of(lambda: m.c.write(t, f, b"more", 12, 4))
+    check("alice's old handle still writes", st == 0, "status %08x" % st)
+    for what, n, disp in (("a new file", "ra_%s_new.txt" % tag,
+                           FILE_OVERWRITE_IF),
+                          ("alice's file", name, FILE_OPEN),
+                          ("bob's secret", "secret", FILE_OPEN)):
+        st = status_of(lambda: m.c.create(t, n, FILE_READ_DATA,
+                                          FILE_SHARE_READ, 0, disp, 0))
+        check("as bob, a CREATE of %s is refused" % what,
+              st == STATUS_ACCESS_DENIED, "status %08x" % st)
+    if SHARE:
+        check("as bob, no new file on disk",
+              not os.path.exists(os.path.join(SHARE, "ra_%s_new.txt" % tag)))
+    # (impacket answers a second connect to "share" from its own table)
+    st = status_of(lambda: m.c.connectTree("IPC$"))
+    check("as bob, a TREE_CONNECT is refused",
+          st == STATUS_ACCESS_DENIED, "status %08x" % st)
+    st = reauth_as(m, "alice", "alicepw1")
+    check("re-authenticated as alice again", st == 0, "status %08x" % st)
+    st = status_of(lambda: m.c.close(t, m.c.create(
+        t, "ra_%s_new.txt" % tag, FILE_READ_DATA | FILE_WRITE_DATA,
+        FILE_SHARE_READ, FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)))
+    check("as alice again, a new CREATE works", st == 0, "status %08x" % st)
+    check("the old handle reads on",
+          m.c.read(t, f, 0, 64) == b"alice's datamore")
+    m.c.close(t, f)
+
+
 if MODE == "two":
     two(sys.argv[4])
 elif MODE == "async":
@@ -561,4 +618,6 @@ elif MODE == "many":
     many(sys.argv[4], sys.argv[5:])
 elif MODE == "refused":
     refused()
+elif MODE == "reauth":
+    reauth(sys.argv[4])
 sys.exit(1 if failed else 0)

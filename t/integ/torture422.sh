@@ -34,6 +34,8 @@ TESTS=(
 	smb2.dirlease.v2_request_parent		# the parent key answered
 	smb2.dirlease.unlink_different_set_and_close	# whose key spares
 	smb2.dirlease.rename_dst_parent		# rename waits for the dir's H
+	smb2.session.reauth2			# re-authenticated as anonymous,
+	smb2.session.reauth3			# the handles go on (issue 13)
 )
 
 if ! root=$("$REF" path 2>/dev/null); then
