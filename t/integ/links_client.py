@@ -253,8 +253,10 @@ def cmd_compound():
 def cmd_compound_rename():
     # The Linux client's rename of a file it holds open with a lease:
     # CREATE(DELETE, no lease) + SET_INFO(rename) + CLOSE in one
-    # compound.  The rename, not last in the chain, cannot wait for the
-    # client's own handle lease; it must not fail (was INTERNAL_ERROR).
+    # compound.  The CREATE waits for the break of the client's write
+    # caching, then the rename for its handle caching (as on Windows,
+    # smb2.compound_async.rename_middle): two waits in one chain, whose
+    # rest must not be charged twice (it was, and the rename failed).
     c, t = login("alice")
     srv = c.getSMBServer()
     src, dst = os.path.join(SHARE, "mv-src"), os.path.join(SHARE, "mv-dst")
@@ -291,6 +293,8 @@ def cmd_compound_rename():
     check("... and the file has its new name",
           os.path.exists(dst) and not os.path.exists(src),
           on_disk("mv-src", "mv-dst"))
+    check("... after the breaks of write and then handle caching",
+          nbreaks == 2, "%d breaks" % nbreaks)
     close(c, t, h)
 
 

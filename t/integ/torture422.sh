@@ -29,6 +29,7 @@ TESTS=(
 	smb2.durable-v2-open.purge-disconnected-rh-with-rename
 	smb2.compound_async.getinfo_middle	# related FileId
 	smb2.compound_async.rename_last		# no interim, chain held
+	smb2.compound_async.rename_middle	# ... a chain waiting twice
 	smb2.compound_async.rename_non_compound_no_async
 	smb2.dirlease.leases			# RH/R, never W (issue 16)
 	smb2.dirlease.v2_request_parent		# the parent key answered
