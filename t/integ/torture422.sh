@@ -21,6 +21,7 @@ TESTS=(
 	smb2.notify.valid-req			# buffer size of the first
 	smb2.acls.OVERWRITE_READ_ONLY_FILE	# overwrite vs share modes
 	smb2.lease.v2_rename_target_overwrite	# rename onto an open file
+	smb2.lease.rename_dir_openfile		# H breaks below a dir rename
 	smb2.durable-v2-open.nonstat-and-lease	# READ_CONTROL is not stat
 	smb2.lease.unlink			# delete on close breaks H
 	smb2.lease.initial_delete_tdis		# ... and at a tree disconnect
