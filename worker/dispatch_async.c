@@ -65,17 +65,24 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		if (req->next_command != 0 && req->command != SMB2_CREATE &&
 		    req->command != SMB2_SET_INFO)
 			return STATUS_INTERNAL_ERROR;
+		/*
+		 * No room to wait (CONN_MAX_PENDING slots a connection, a
+		 * bound on what one client holds in a worker): "resources
+		 * are constrained", STATUS_INSUFFICIENT_RESOURCES (MS-SMB2
+		 * 3.3.4.2; smbtorture 4.22 smb2.credits.*_max_async_credits
+		 * expect it past Samba's 512).
+		 */
 		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
-			return STATUS_INSUFF_SERVER_RESOURCES;
+			return STATUS_INSUFFICIENT_RESOURCES;
 		p = conn_pending_add(c, req->message_id, req->session_id);
 		if (p == NULL)
-			return STATUS_INSUFF_SERVER_RESOURCES;
+			return STATUS_INSUFFICIENT_RESOURCES;
 		if (p->buf == NULL) {
 			/* Once per slot; the slot keeps it for the next park. */
 			p->buf = malloc(CONN_PARK_BUF);
 			if (p->buf == NULL) {
 				conn_pending_del(p);
-				return STATUS_INSUFF_SERVER_RESOURCES;
+				return STATUS_INSUFFICIENT_RESOURCES;
 			}
 		}
 		memcpy(p->buf, req->hdr, req->len);
