@@ -14,7 +14,11 @@
  * (worker/file_open.c file_open_next_below: the shared open records carry
  * no path); their files' opens in other workers count through the shared
  * state (shm_open_handle_caching).  A file below open only in another
- * worker does not stop the rename (Linux renames the directory under it).
+ * worker does not stop the rename (Linux renames the directory under it):
+ * Samba's default is the same (without `strict rename` it looks at its
+ * own process's opens only, source3/smbd/dir.c have_file_open_below);
+ * a strict look would need the path of every open in the shared state,
+ * or a walk of the tree below with a lookup per file.
  */
 #include "worker/state.h"
 #include "worker/state_priv.h"
