@@ -632,6 +632,48 @@ shm_open_breaks(struct shm *s, const struct shm_file_id *fid,
 	return breaks_run(s, fid, &bs, mark);
 }
 
+struct hcache_scan {
+	int	cached, bare;
+};
+
+static int
+hcache_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e,
+    void *arg)
+{
+	struct hcache_scan *hs = arg;
+	struct shm_lease_rec l;
+
+	if (e->oplock_level == SHM_OPLOCK_LEASE &&
+	    lease_get_txn(s, txn, e->client_guid, e->lease_key, &l) == 0 &&
+	    (l.state & SHM_LEASE_H))
+		hs->cached++;
+	else
+		hs->bare++;
+	return 0;
+}
+
+int
+shm_open_handle_caching(struct shm *s, const struct shm_file_id *fid,
+    int *cached, int *bare)
+{
+	struct hcache_scan hs = { 0, 0 };
+	struct shm_ofile of;
+	MDB_txn *txn;
+	int rc;
+
+	*cached = *bare = 0;
+	if ((rc = shm_rbegin(s, &txn)) != 0)
+		return rc;
+	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
+		rc = ofile_each(s, txn, &of, hcache_visit, &hs);
+	shm_rend(s, txn);
+	if (rc == -ENOENT)
+		rc = 0;
+	*cached = hs.cached;
+	*bare = hs.bare;
+	return rc;
+}
+
 int
 shm_write_breaks(struct shm *s, const struct shm_file_id *fid,
     uint64_t persistent_id, int mark, struct shm_breaks *out)

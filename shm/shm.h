@@ -395,6 +395,15 @@ struct shm_breaks {
  */
 int	shm_open_breaks(struct shm *, const struct shm_file_id *,
 	    const struct shm_break_req *, int mark, struct shm_breaks *out);
+/*
+ * A directory rename (MS-FSA 2.1.5.14.11; smbtorture 4.22
+ * smb2.lease.rename_dir_openfile): of a file's opens below it, how many
+ * hold handle caching (a lease with H, also while H is being broken):
+ * *cached, and how many do not (no lease, an oplock, a lease without H):
+ * *bare.  Read only.
+ */
+int	shm_open_handle_caching(struct shm *, const struct shm_file_id *,
+	    int *cached, int *bare);
 /* Breaks a WRITE by persistent_id causes: level II oplocks and R leases to none. */
 int	shm_write_breaks(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, int mark, struct shm_breaks *out);

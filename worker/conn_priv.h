@@ -87,6 +87,8 @@ struct conn_pending {
 	int		 ready;		/* run it again */
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
 	int		 silent;	/* no interim was sent: answer sync */
+	/* a directory rename: breaks below it it may still wait for */
+	unsigned	 waits_left;
 	/*
 	 * A silent request that ends a chain holds the chain's earlier
 	 * responses (at buf + len, unsigned, unpadded: held_len bytes as

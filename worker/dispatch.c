@@ -929,9 +929,11 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 			pv->no_response = 0;
 			continue;
 		}
+		/* answered once, when it completes, and the chain with it */
 		if (st == STATUS_PENDING && w->rsp.no_interim &&
-		    dispatch_park_silent(c, &d.req, w, ch.done) == 0)
-			continue;	/* answered once, when it completes */
+		    dispatch_park_silent(c, &d.req, w, ch.buf + ch.off,
+		    ch.done ? 0 : ch.len - ch.off) == 0)
+			return 0;
 		if (dispatch_bulk_inline(c, w, &ch) < 0 ||
 		    dispatch_rsp_close(c, w, &d, st) < 0)
 			return -1;
@@ -943,13 +945,12 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 		    !ch.done) {
 			/*
 			 * A CREATE waiting for a break inside a chain: the
-			 * requests after it wait with it, and are answered
-			 * after its final response (as Samba does; the
-			 * related ones need its FileId).  A chain too long
-			 * to keep is answered now, with no resources.
+			 * requests after it wait with it, answered after its
+			 * final response (as Samba does; the related ones need
+			 * its FileId); a chain too long to keep, at once.
 			 */
 			r = dispatch_park_rest(c, d.h.message_id,
-			    ch.buf + ch.off, ch.len - ch.off);
+			    ch.buf + ch.off, ch.len - ch.off, w->charged);
 			if (r < 0)
 				return -1;
 			if (r == 0)

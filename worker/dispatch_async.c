@@ -31,9 +31,14 @@
  * dispatch_park_silent): it is answered once, synchronously, with its
  * credits, as Windows does; when it ends a chain, the chain's earlier
  * responses wait in its slot and go out with it, in one frame (held_*,
- * up to CONN_HELD_MAX; smb2.compound_async.rename_last). Not done: such
- * a request in the middle of a chain
- * (smb2.compound_async.rename_middle: only a CREATE parks there).
+ * up to CONN_HELD_MAX; smb2.compound_async.rename_last).  In the middle
+ * of a chain the requests after it wait in its slot as behind a CREATE,
+ * the responses before it too, and the whole chain is answered in one
+ * frame when it completes (smb2.compound_async.rename_middle).  The
+ * Linux client renames an open file it holds a lease on with CREATE +
+ * SET_INFO + CLOSE, where the CREATE waits (write caching) and then the
+ * rename (handle caching): the rest, resumed after the first wait, parks
+ * again already charged (dispatch_park_rest's charged).
  */
 
 /* ---- async requests (MS-SMB2 3.3.4.2) ---- */
@@ -53,21 +58,31 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		 * Inside a chain only the last request, or a CREATE waiting
 		 * for a break, may go async; Windows fails the others with
 		 * INTERNAL_ERROR (MS-SMB2 3.3.5.2.7 note; smbtorture
-		 * smb2.compound.interim2).
+		 * smb2.compound.interim2).  A SET_INFO waiting for lease
+		 * breaks does too, with no interim: the chain waits with it
+		 * (dispatch_park_silent; smb2.compound_async.rename_middle).
 		 */
-		if (req->next_command != 0 && req->command != SMB2_CREATE)
+		if (req->next_command != 0 && req->command != SMB2_CREATE &&
+		    req->command != SMB2_SET_INFO)
 			return STATUS_INTERNAL_ERROR;
+		/*
+		 * No room to wait (CONN_MAX_PENDING slots a connection, a
+		 * bound on what one client holds in a worker): "resources
+		 * are constrained", STATUS_INSUFFICIENT_RESOURCES (MS-SMB2
+		 * 3.3.4.2; smbtorture 4.22 smb2.credits.*_max_async_credits
+		 * expect it past Samba's 512).
+		 */
 		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
-			return STATUS_INSUFF_SERVER_RESOURCES;
+			return STATUS_INSUFFICIENT_RESOURCES;
 		p = conn_pending_add(c, req->message_id, req->session_id);
 		if (p == NULL)
-			return STATUS_INSUFF_SERVER_RESOURCES;
+			return STATUS_INSUFFICIENT_RESOURCES;
 		if (p->buf == NULL) {
 			/* Once per slot; the slot keeps it for the next park. */
 			p->buf = malloc(CONN_PARK_BUF);
 			if (p->buf == NULL) {
 				conn_pending_del(p);
-				return STATUS_INSUFF_SERVER_RESOURCES;
+				return STATUS_INSUFFICIENT_RESOURCES;
 			}
 		}
 		memcpy(p->buf, req->hdr, req->len);
@@ -95,15 +110,29 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 
 int
 dispatch_park_silent(struct conn *c, const struct smb2_req *req,
-    struct dispatch_walk *w, int last)
+    struct dispatch_walk *w, const uint8_t *rest, size_t rest_len)
 {
 	struct conn *pc = req->chan != NULL ? req->chan : c;
 	struct conn_pending *p = conn_pending_find(pc, 0, req->message_id);
+	int last = rest_len == 0;
 	size_t hl;
 	int i;
 
 	if (p == NULL)
 		return -1;
+	/*
+	 * Inside a chain: the requests after it wait in the slot (their
+	 * message ids charged now), and so do the responses before it.
+	 */
+	if (!last) {
+		hl = w->woff - SMB2_FRAME_LEN;
+		if (pc != c || w->nout > CONN_HELD_MAX || p->buf == NULL ||
+		    rest_len + hl > CONN_PARK_BUF - p->len)
+			return -1;
+		if (dispatch_park_rest(c, req->message_id, rest, rest_len,
+		    w->charged) != 0)
+			return -1;
+	}
 	p->silent = 1;
 	/*
 	 * The chain's earlier responses wait for it (Windows answers such a
@@ -112,10 +141,11 @@ dispatch_park_silent(struct conn *c, const struct smb2_req *req,
 	 * go now.
 	 */
 	hl = w->woff - SMB2_FRAME_LEN;
-	if (!last || w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
-	    p->buf == NULL || hl > CONN_PARK_BUF - p->len)
+	if (w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
+	    p->buf == NULL || hl > CONN_PARK_BUF - p->len - p->rest_len)
 		return 0;
-	memcpy(p->buf + p->len, c->priv->sbuf + SMB2_FRAME_LEN, hl);
+	memcpy(p->buf + p->len + p->rest_len, c->priv->sbuf + SMB2_FRAME_LEN,
+	    hl);
 	p->held_len = hl;
 	p->held_n = (unsigned)w->nout;
 	for (i = 0; i < w->nout; i++) {
@@ -149,7 +179,8 @@ dispatch_held_restore(struct conn *c, struct conn_pending *p,
 		    s->session_id != p->held_sign_id[i]))
 			return 0;
 	}
-	memcpy(c->priv->sbuf + SMB2_FRAME_LEN, p->buf + p->len, p->held_len);
+	memcpy(c->priv->sbuf + SMB2_FRAME_LEN, p->buf + p->len + p->rest_len,
+	    p->held_len);
 	for (i = 0; i < p->held_n; i++) {
 		outs[i].off = p->held_off[i];
 		outs[i].len = p->held_olen[i];
@@ -160,7 +191,7 @@ dispatch_held_restore(struct conn *c, struct conn_pending *p,
 
 int
 dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
-    size_t len)
+    size_t len, int charged)
 {
 	struct conn_private *pv = c->priv;
 	struct conn_pending *p = conn_pending_find(c, 0, mid);
@@ -168,7 +199,7 @@ dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
 	struct smb2_hdr h;
 	const uint8_t *m;
 	size_t mlen;
-	int r;
+	int r = 0;
 
 	if (p == NULL || p->buf == NULL || len > CONN_PARK_BUF - p->len)
 		return 1;
@@ -178,7 +209,13 @@ dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
 	 * headers are checked again when they are served.
 	 */
 	smb2_chain_init(&ch, rest, len);
-	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+	/*
+	 * Already charged: the rest of a chain resumed after an earlier
+	 * wait, parked again behind a later member (the Linux client's
+	 * CREATE + SET_INFO + CLOSE rename, where both the CREATE and the
+	 * rename wait for breaks): charging them twice finds their ids used.
+	 */
+	while (!charged && (r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
 		uint16_t charge;
 
 		if (smb2_hdr_decode(m, mlen, &h) < 0)
@@ -198,7 +235,7 @@ dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
 			return -1;
 		}
 	}
-	if (r < 0)
+	if (!charged && r < 0)
 		return -1;
 	memcpy(p->buf + p->len, rest, len);
 	p->rest_len = len;
@@ -222,17 +259,19 @@ dispatch_resuming(const struct smb2_req *req)
  */
 static int
 dispatch_resume_rest(struct conn *c, struct conn_pending *p,
-    const struct dispatch_out *first, const struct smb2_rsp *first_rsp,
-    ntstatus_t st, int encrypt, struct session *hs)
+    const struct dispatch_out *firsts, int nfirst,
+    const struct smb2_rsp *first_rsp, ntstatus_t st, int encrypt,
+    struct session *hs)
 {
+	const struct dispatch_out *first = &firsts[nfirst - 1];
 	static uint8_t rest[CONN_PARK_BUF];	/* one walk at a time */
 	struct dispatch_walk w;
 	size_t len = p->rest_len;
 
 	memcpy(rest, p->buf + p->len, len);
 	dispatch_walk_init(&w);
-	w.outs[0] = *first;
-	w.nout = 1;
+	memcpy(w.outs, firsts, (size_t)nfirst * sizeof(*firsts));
+	w.nout = nfirst;
 	w.woff = first->off + ((first->len + 7) & ~(size_t)7);
 	w.rsp = *first_rsp;
 	w.encrypted = p->encrypted;
@@ -241,10 +280,15 @@ dispatch_resume_rest(struct conn *c, struct conn_pending *p,
 	w.charged = 1;
 	w.prev_sid = p->session_id;
 	w.prev_tid = p->tree_id;
-	w.prev_st = st;
+	/* a CREATE's status and FileId; a SET_INFO passes its own on */
+	if (p->command == SMB2_CREATE)
+		w.prev_st = st;
 	if (first_rsp->set_fid) {
 		w.prev_fp = first_rsp->fid_persistent;
 		w.prev_fv = first_rsp->fid_volatile;
+	} else if (p->related) {
+		w.prev_fp = p->related_fp;
+		w.prev_fv = p->related_fv;
 	}
 	conn_pending_del(p);
 	if (dispatch_walk(c, &w, rest, len) < 0)
@@ -350,17 +394,14 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	    (req.tree != NULL && req.tree->encrypt)) && hs->cipher != 0;
 	if (rsp.data_fd >= 0 && encrypt)
 		out.sign_sess = NULL;
-	if (nheld > 0) {
-		outs[nheld] = out;
-		encrypt = encrypt || p->held_encrypt;
+	outs[nheld] = out;
+	encrypt = encrypt || (nheld > 0 && p->held_encrypt);
+	if (p->rest_len == 0) {
 		conn_pending_del(p);
 		return dispatch_finish(c, outs, nheld + 1, &rsp, encrypt, hs);
 	}
-	if (p->rest_len == 0) {
-		conn_pending_del(p);
-		return dispatch_finish(c, &out, 1, &rsp, encrypt, hs);
-	}
-	return dispatch_resume_rest(c, p, &out, &rsp, st, encrypt, hs);
+	return dispatch_resume_rest(c, p, outs, nheld + 1, &rsp, st, encrypt,
+	    hs);
 }
 
 /* An unsolicited message (break notification) queued on the connection. */

@@ -63,12 +63,13 @@ int	dispatch_walk(struct conn *, struct dispatch_walk *, const uint8_t *msg,
 /* Sends the responses of a walk, then frees a session logged off. */
 int	dispatch_walk_end(struct conn *, struct dispatch_walk *);
 /*
- * Keeps the requests of a chain after the CREATE of message id mid, parked
- * for a break, with it (charging their message ids now).  0: kept; 1: no
- * room; -1: a message id outside the window (disconnect).
+ * Keeps the requests of a chain after the request of message id mid,
+ * parked for a break, with it (charging their message ids now, unless
+ * charged: a chain resumed once already).  0: kept; 1: no room; -1: a
+ * message id outside the window (disconnect).
  */
 int	dispatch_park_rest(struct conn *, uint64_t mid, const uint8_t *rest,
-	    size_t len);
+	    size_t len, int charged);
 /*
  * The request just parked answers nothing now (no interim response) and
  * once, synchronously, when it completes (struct smb2_rsp no_interim);
@@ -78,7 +79,7 @@ int	dispatch_park_rest(struct conn *, uint64_t mid, const uint8_t *rest,
  */
 struct dispatch_walk;
 int	dispatch_park_silent(struct conn *, const struct smb2_req *,
-	    struct dispatch_walk *, int last);
+	    struct dispatch_walk *, const uint8_t *rest, size_t rest_len);
 
 /* MS-SMB2 2.2.2 error body (StructureSize 9). */
 void	dispatch_error_body(struct wcur *);

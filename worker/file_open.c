@@ -73,18 +73,26 @@ file_open_get(void)
 	return f;
 }
 
-int
-file_open_busy_below(const void *share, const char *path,
-    const struct file_open *self)
+const struct file_open *
+file_open_next_below(const void *share, const char *path,
+    const struct file_open *self, const struct file_open *prev)
 {
 	const struct file_open *g;
 	size_t n = strlen(path);
 
-	for (g = file_live; g != NULL; g = g->live_next)
+	for (g = prev != NULL ? prev->live_next : file_live; g != NULL;
+	    g = g->live_next)
 		if (g != self && g->share == share &&
 		    strncmp(g->path, path, n) == 0 && g->path[n] == '/')
-			return 1;
-	return 0;
+			return g;
+	return NULL;
+}
+
+int
+file_open_busy_below(const void *share, const char *path,
+    const struct file_open *self)
+{
+	return file_open_next_below(share, path, self, NULL) != NULL;
 }
 
 int

@@ -93,16 +93,20 @@ struct file_open {
 };
 
 const struct vfs_ops	*file_vfs(void);
+/* Is path (of share) open in this worker? */
+int			file_open_named(const void *share, const char *path);
 /*
  * Is anything below directory path (of share) open in this worker, other
  * than the open `self`?  MS-FSA 2.1.5.14.11: such a directory may not be
- * renamed.  Opens in other workers are not seen (the shared open records
- * carry no path).
+ * renamed (worker/state_rename.c).  Opens in other workers are not seen
+ * (the shared open records carry no path).
  */
-/* Is path (of share) open in this worker? */
-int			file_open_named(const void *share, const char *path);
 int			file_open_busy_below(const void *share, const char *path,
 			    const struct file_open *self);
+/* The next of them after prev (NULL: the first), or NULL. */
+const struct file_open	*file_open_next_below(const void *share,
+			    const char *path, const struct file_open *self,
+			    const struct file_open *prev);
 
 /*
  * After self's file was renamed from path `from` to self->path: this

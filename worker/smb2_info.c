@@ -287,12 +287,19 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	fs.serial = (uint32_t)(sf.fsid ^ (sf.fsid >> 32));
 	fs.volume_created = fscc_time_from_timespec(st.has_btime ? &st.btime :
 	    &st.mtime);
-	fs.fs_attrs = FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK |
-	    FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES |
-	    FILE_NAMED_STREAMS | FILE_SUPPORTS_HARD_LINKS |
-	    FILE_SUPPORTS_OBJECT_IDS;
-	if (tree->share != NULL && tree->share->case_sensitive)
-		fs.fs_attrs |= FILE_CASE_SENSITIVE_SEARCH;
+	/*
+	 * FILE_CASE_SENSITIVE_SEARCH says the file system can look names
+	 * up case-sensitively (MS-FSCC 2.5.1), not that this share does:
+	 * NTFS sets it on a case-insensitive volume, and so does Samba on
+	 * any Linux share whatever its `case sensitive` (source3/smbd/
+	 * statvfs.c); usmbd does look up exactly (POSIX handles, `case
+	 * sensitive` shares).  smbtorture 4.22 smb2.streams.names3 skips
+	 * a server without it.
+	 */
+	fs.fs_attrs = FILE_CASE_SENSITIVE_SEARCH | FILE_CASE_PRESERVED_NAMES |
+	    FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS |
+	    FILE_SUPPORTS_SPARSE_FILES | FILE_NAMED_STREAMS |
+	    FILE_SUPPORTS_HARD_LINKS | FILE_SUPPORTS_OBJECT_IDS;
 	fs.max_name = 255;
 	memcpy(fs.object_id, &sf.fsid, 8);
 	memcpy(fs.object_id + 8, &st.ino, 8);

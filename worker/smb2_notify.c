@@ -951,8 +951,8 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((wi = notify_watch_find(req->conn, op)) < 0) {
 		wi = notify_watch_start(req->conn, op, filter,
 		    (flags & SMB2_WATCH_TREE) != 0);
-		if (wi < 0)
-			return STATUS_INSUFF_SERVER_RESOURCES;
+		if (wi < 0)	/* MS-SMB2 3.3.4.2: resources constrained */
+			return STATUS_INSUFFICIENT_RESOURCES;
 		/*
 		 * Like the filter, the first request's buffer size stays
 		 * the handle's: changes that never fit it always answer

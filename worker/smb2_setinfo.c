@@ -483,8 +483,9 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    STATUS_SUCCESS)
 		return status;
 	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
-	if (f->is_dir && file_open_busy_below(f->share, f->path, f))
-		return STATUS_ACCESS_DENIED;
+	if (f->is_dir &&
+	    (status = state_rename_dir_below(req, rsp, op)) != STATUS_SUCCESS)
+		return status;
 	dirlease_note_gone(tree, f->path);
 	rc = vfs->rename(tree->root_fd, f->path, target, replace);
 	if (rc != 0)

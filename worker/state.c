@@ -429,14 +429,11 @@ state_rename_breaks(struct smb2_req *req, struct smb2_rsp *rsp,
 	if (!op->state_in || s == NULL)
 		return STATUS_SUCCESS;
 	/*
-	 * Not the last request of a chain, a rename cannot wait
-	 * (dispatch_park: INTERNAL_ERROR).  A renamer that holds no lease
-	 * does not wait for the others' handle caching there, as Samba never
-	 * does for one: the Linux client renames a file it holds open with
-	 * CREATE + SET_INFO + CLOSE, with no lease on that CREATE.
+	 * Inside a chain too (the Linux client renames with CREATE +
+	 * SET_INFO + CLOSE): a SET_INFO waits there silently and the chain
+	 * with it (dispatch_park_silent), as Samba 4.22 and Windows do
+	 * (smb2.compound_async.rename_middle).
 	 */
-	if (req->next_command != 0 && op->oplock_level != SMB2_OPLOCK_LEVEL_LEASE)
-		return STATUS_SUCCESS;
 	state_open_fid(op, &fid);
 	memset(&br, 0, sizeof(br));
 	br.access = op->access;
@@ -484,21 +481,17 @@ state_rename_target(struct smb2_req *req, struct smb2_rsp *rsp,
 	if (s == NULL)
 		return STATUS_SUCCESS;
 	state_file_id(&fid, dev, ino, NULL);
-	/* as state_rename_breaks: only the last request of a chain waits */
-	if (req->next_command == 0 ||
-	    op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
-		memset(&br, 0, sizeof(br));
-		br.access = DELETE_ACCESS;
-		br.share_access = 0;
-		br.flags = SHM_BREAK_HANDLE_ONLY;
-		if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
-			memcpy(br.lease_key, op->lease_key, 16);
-			memcpy(br.client_guid, req->conn->client_guid, 16);
-		}
-		status = state_break_wait(req, rsp, s, &fid, &br);
-		if (status != STATUS_SUCCESS)
-			return status;
+	memset(&br, 0, sizeof(br));
+	br.access = DELETE_ACCESS;
+	br.share_access = 0;
+	br.flags = SHM_BREAK_HANDLE_ONLY;
+	if (op->oplock_level == SMB2_OPLOCK_LEVEL_LEASE) {
+		memcpy(br.lease_key, op->lease_key, 16);
+		memcpy(br.client_guid, req->conn->client_guid, 16);
 	}
+	status = state_break_wait(req, rsp, s, &fid, &br);
+	if (status != STATUS_SUCCESS)
+		return status;
 	if (shm_open_count(s, &fid, &n) == 0 && n > 0)
 		return STATUS_ACCESS_DENIED;
 	return STATUS_SUCCESS;

@@ -234,6 +234,14 @@ ntstatus_t	 state_rename_parent_breaks(struct smb2_req *, struct smb2_rsp *,
 ntstatus_t	 state_rename_target(struct smb2_req *, struct smb2_rsp *,
 		    struct open *, uint64_t dev, uint64_t ino);
 /*
+ * The directory op is renamed: the opens below it give up their handle
+ * caching one file at a time, or the rename is refused
+ * (STATUS_ACCESS_DENIED); STATUS_PENDING while it waits
+ * (worker/state_rename.c).
+ */
+ntstatus_t	 state_rename_dir_below(struct smb2_req *, struct smb2_rsp *,
+		    struct open *);
+/*
  * The file (dev, ino) was left delete pending behind other opens (the
  * close of a delete-on-close handle): their handle caching goes (RH -> R),
  * as Windows and Samba break it, without anybody waiting for the

@@ -5,7 +5,9 @@
 # name's opens along; and a delete-on-close CREATE that waits for the break
 # of the client's own lease (the Linux client's unlink of a file it holds
 # open: CREATE + CLOSE in one compound) succeeds, and so does its rename
-# of such a file (CREATE + SET_INFO + CLOSE).  Client:
+# of such a file (CREATE + SET_INFO + CLOSE); a directory with a file
+# open below it is renamed once the open's holder gives its handle up
+# (MS-FSA 2.1.5.14.11, as Windows).  Client:
 # t/integ/links_client.py.
 . "$(dirname "$0")/lib.sh"
 
@@ -35,5 +37,6 @@ run() {
 run links
 run compound
 run compound-rename
+run rename-dir
 check "the server is still up" integ_ping
 finish

@@ -11,7 +11,8 @@ import time
 from impacket import smb3structs as s3
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from state_lib import ALL, login, create, status_of, lease_ctx  # noqa: E402
+from state_lib import (ALL, login, create, status_of, lease_ctx,  # noqa: E402
+                       break_wait)
 
 SHARE = sys.argv[2]
 RD = s3.FILE_READ_DATA | s3.FILE_READ_ATTRIBUTES
@@ -253,8 +254,10 @@ def cmd_compound():
 def cmd_compound_rename():
     # The Linux client's rename of a file it holds open with a lease:
     # CREATE(DELETE, no lease) + SET_INFO(rename) + CLOSE in one
-    # compound.  The rename, not last in the chain, cannot wait for the
-    # client's own handle lease; it must not fail (was INTERNAL_ERROR).
+    # compound.  The CREATE waits for the break of the client's write
+    # caching, then the rename for its handle caching (as on Windows,
+    # smb2.compound_async.rename_middle): two waits in one chain, whose
+    # rest must not be charged twice (it was, and the rename failed).
     c, t = login("alice")
     srv = c.getSMBServer()
     src, dst = os.path.join(SHARE, "mv-src"), os.path.join(SHARE, "mv-dst")
@@ -291,9 +294,87 @@ def cmd_compound_rename():
     check("... and the file has its new name",
           os.path.exists(dst) and not os.path.exists(src),
           on_disk("mv-src", "mv-dst"))
+    check("... after the breaks of write and then handle caching",
+          nbreaks == 2, "%d breaks" % nbreaks)
     close(c, t, h)
+
+
+def rename_dir_case(holder, lease):
+    """alice (one connection) holds d/f open, with an RH lease or none;
+    alice (another connection) renames d.  holder: what the first does
+    with a break: "close" or "ack".  Returns (breaks seen, the rename's
+    status, seconds it took)."""
+    for n in ("rd", "rd-new"):
+        p = os.path.join(SHARE, n)
+        if os.path.isdir(p):
+            for e in os.listdir(p):
+                os.unlink(os.path.join(p, e))
+            os.rmdir(p)
+    os.mkdir(os.path.join(SHARE, "rd"))
+    os.chmod(os.path.join(SHARE, "rd"), 0o777)
+    a, ta = login("alice")
+    b, tb = login("alice")
+    sa, sb = a.getSMBServer(), b.getSMBServer()
+    key = os.urandom(16)
+    h = create(a, ta, "rd\\f", access=RD, disp=s3.FILE_OPEN_IF,
+               contexts=[lease_ctx(key, 3)] if lease else None)
+    d = sb.create(tb, "rd", s3.DELETE | s3.FILE_READ_ATTRIBUTES, ALL,
+                  s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    name = "rd-new".encode("utf-16le")
+    info = struct.pack("<B7sQL", 0, b"\0" * 7, 0, len(name)) + name
+    h1, m1 = hdr(sb, 0x11, tb)	# SET_INFO FileRenameInformation
+    raw = d.getData() if hasattr(d, "getData") else bytes(d)
+    sb._NetBIOSSession.send_packet(h1 + struct.pack(
+        "<HBBLHHL16s", 33, s3.SMB2_0_INFO_FILE, s3.SMB2_FILE_RENAME_INFO,
+        len(info), 96, 0, 0, raw) + info)
+    t0, nbreaks = time.time(), 0
+    if lease:
+        sa._timeout = 10	# no break at all: fail, do not hang
+        try:
+            brk = break_wait(sa)
+        except Exception as e:  # noqa: BLE001 (any: the check says why)
+            return 0, "no break (%s)" % type(e).__name__, time.time() - t0
+        nbreaks = 1
+        if holder == "close":
+            close(a, ta, h)
+            h = None
+        else:
+            new = struct.unpack_from("<L", brk, 28)[0]
+            ha, ma = hdr(sa, SMB2_OPLOCK_BREAK, ta)
+            sa._NetBIOSSession.send_packet(
+                ha + struct.pack("<HHL16sLQ", 36, 0, 0, key, new, 0))
+            sa.recvSMB(ma)
+    got, _ = frames(sb, tb, {m1}, timeout=10)
+    st = got.get(m1, (0, None))[1]
+    if h is not None:
+        close(a, ta, h)
+    close(b, tb, d)
+    return nbreaks, st, time.time() - t0
+
+
+def cmd_rename_dir():
+    # MS-FSA 2.1.5.14.11 as Windows does it (smbtorture 4.22
+    # smb2.lease.rename_dir_openfile): a directory with an open file below
+    # is renamed only after that open's holder, asked to give up its
+    # handle caching, closes it.
+    n, st, dt = rename_dir_case("close", True)
+    check("a directory rename breaks the H lease of an open below and "
+          "succeeds when its holder closes (%d break)" % n,
+          n == 1 and st == 0, "status %r" % st)
+    check("... at the close, not at the break timeout", dt < 10,
+          "%.1f s" % dt)
+    check("... and the directory has its new name",
+          os.path.isdir(os.path.join(SHARE, "rd-new")), on_disk("rd", "rd-new"))
+    n, st, dt = rename_dir_case("ack", True)
+    check("... fails ACCESS_DENIED when the holder keeps its handle "
+          "(acknowledges to R)", n == 1 and st == 0xC0000022,
+          "status %r" % st)
+    n, st, dt = rename_dir_case("", False)
+    check("... and at once when the open below caches no handle",
+          st == 0xC0000022 and dt < 5, "status %r after %.1f s" % (st, dt))
 
 
 if __name__ == "__main__":
     {"links": cmd_links, "compound": cmd_compound,
-     "compound-rename": cmd_compound_rename}[sys.argv[3]]()
+     "compound-rename": cmd_compound_rename,
+     "rename-dir": cmd_rename_dir}[sys.argv[3]]()

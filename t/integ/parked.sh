@@ -4,7 +4,8 @@
 # a CREATE waiting for a lease break that is never acknowledged) gets its
 # final answer at once when its handle is closed, its tree disconnected,
 # its session logged off, or the client cancels it -- not at a timeout,
-# and never not at all (t/integ/parked_client.py).
+# and never not at all; past the bound of parked requests a connection may
+# hold, a request is refused at once (t/integ/parked_client.py).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -34,4 +35,13 @@ for c in "notify close 0x0000010b" "notify tdis 0x0000010b" \
 		fail "parked $1 answered at $2: $out"
 	fi
 done
+# More than a connection may park (CONN_MAX_PENDING, 64): the rest are
+# refused at once with STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2),
+# and every parked one still ends at its handle's close.
+out=$(timeout 60 "$PYTHON" "$P" "$PORT" bound - 2>&1 | tail -1)
+if [ "$out" = "bound: 64 pending, statuses [('0xc000009a', 2)] past it, cleanup [('0x0000010b', 64)]" ]; then
+	ok "66 notifies on one connection: 64 parked, 2 INSUFFICIENT_RESOURCES, 64 NOTIFY_CLEANUP at close"
+else
+	fail "66 notifies on one connection: $out"
+fi
 finish

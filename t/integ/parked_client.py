@@ -7,7 +7,7 @@
 # LOCK on a range another handle holds), create (a CREATE waiting for the
 # break of another connection's RWH lease, never acknowledged).
 # END: close (of the parked request's handle; not for create), tdis,
-# logoff, cancel.  Prints "KIND END: status 0x%08x after N.Ns" or
+# logoff, cancel.  KIND bound (END ignored): see bound().  Prints "KIND END: status 0x%08x after N.Ns" or
 # "KIND END: no answer (...)".
 import struct, sys, time
 sys.dont_write_bytecode = True
@@ -88,7 +88,64 @@ def park(c, t):
     raise SystemExit("unknown kind " + KIND)
 
 
+def bound():
+    """KIND bound: more CHANGE_NOTIFYs than a connection may park
+    (CONN_MAX_PENDING, 64): the ones past it are answered at once with
+    STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2), the parked ones get
+    NOTIFY_CLEANUP when their handle closes.  Prints "bound: N pending,
+    statuses {...} past it, cleanup {...}"."""
+    c, t = login("alice")
+    srv = c.getSMBServer()
+    srv._timeout = WAIT
+    d = srv.create(t, "pbound", s3.FILE_READ_DATA, ALL,
+                   s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
+    mids = []
+    for _ in range(66):
+        p = srv.SMB_PACKET()
+        p['Command'] = s3.SMB2_CHANGE_NOTIFY
+        p['TreeID'] = t
+        p['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
+            struct.pack('<LL', 0xFFF, 0)
+        mids.append(srv.sendSMB(p))
+
+    def answers(want):
+        """{mid: status} of the next answer to each of want, read raw
+        (impacket's recvSMB swallows interims)."""
+        out = {}
+        while not want.issubset(out):
+            data = srv._NetBIOSSession.recv_packet(WAIT).get_trailer()
+            pos = 0
+            while True:
+                st, nxt, mid = struct.unpack_from("<L8xLQ", data, pos + 8)
+                out.setdefault(mid, st)
+                if nxt == 0:
+                    break
+                pos += nxt
+        return out
+
+    first = answers(set(mids))
+    pending = set(m for m in mids if first[m] == 0x103)
+    past = {}
+    for m in mids:
+        if m not in pending:
+            past["0x%08x" % first[m]] = past.get("0x%08x" % first[m], 0) + 1
+    p = srv.SMB_PACKET()	# CLOSE, raw too
+    p['Command'] = s3.SMB2_CLOSE
+    p['TreeID'] = t
+    p['Data'] = struct.pack('<HHL', 24, 0, 0) + d
+    cm = srv.sendSMB(p)
+    cleanup = {}
+    for m, st in answers(pending | {cm}).items():
+        if m in pending:
+            cleanup["0x%08x" % st] = cleanup.get("0x%08x" % st, 0) + 1
+    print("bound: %d pending, statuses %s past it, cleanup %s" %
+          (len(pending), sorted(past.items()), sorted(cleanup.items())),
+          flush=True)
+
+
 def main():
+    if KIND == "bound":
+        return bound()
     c, t = login("alice")
     srv = c.getSMBServer()
     mid, h, keep = park(c, t)

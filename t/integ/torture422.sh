@@ -21,6 +21,7 @@ TESTS=(
 	smb2.notify.valid-req			# buffer size of the first
 	smb2.acls.OVERWRITE_READ_ONLY_FILE	# overwrite vs share modes
 	smb2.lease.v2_rename_target_overwrite	# rename onto an open file
+	smb2.lease.rename_dir_openfile		# H breaks below a dir rename
 	smb2.durable-v2-open.nonstat-and-lease	# READ_CONTROL is not stat
 	smb2.lease.unlink			# delete on close breaks H
 	smb2.lease.initial_delete_tdis		# ... and at a tree disconnect
@@ -29,6 +30,7 @@ TESTS=(
 	smb2.durable-v2-open.purge-disconnected-rh-with-rename
 	smb2.compound_async.getinfo_middle	# related FileId
 	smb2.compound_async.rename_last		# no interim, chain held
+	smb2.compound_async.rename_middle	# ... a chain waiting twice
 	smb2.compound_async.rename_non_compound_no_async
 	smb2.dirlease.leases			# RH/R, never W (issue 16)
 	smb2.dirlease.v2_request_parent		# the parent key answered

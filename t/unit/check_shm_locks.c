@@ -309,6 +309,49 @@ START_TEST(test_leases)
 END_TEST
 
 /*
+ * A directory rename's look at a file below it (issue 21): opens with an
+ * H lease count as cached (also while H is being broken), the others as
+ * bare; a file with no open has neither.
+ */
+START_TEST(test_handle_caching)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mklease(61, 1, 0xa, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_open_rec b = mklease(62, 2, 0xb, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_open_rec plain = mkopen(63, RD, S_ALL);
+	struct shm_break_req req;
+	struct shm_breaks br;
+	int cached, bare;
+
+	ck_assert_int_eq(shm_open_handle_caching(s, &F1, &cached, &bare), 0);
+	ck_assert_int_eq(cached + bare, 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &b, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(shm_open_handle_caching(s, &F1, &cached, &bare), 0);
+	ck_assert_int_eq(cached, 2);
+	ck_assert_int_eq(bare, 0);
+	/* a rename's break of H: still cached until acknowledged */
+	memset(&req, 0, sizeof(req));
+	req.access = 0x10000;	/* DELETE */
+	req.flags = SHM_BREAK_HANDLE_ONLY;
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 2);
+	ck_assert_int_eq(shm_open_handle_caching(s, &F1, &cached, &bare), 0);
+	ck_assert_int_eq(cached, 2);
+	ck_assert_int_eq(shm_lease_break_ack(s, a.client_guid, a.lease_key,
+	    SHM_LEASE_R), 0);
+	ck_assert_int_eq(shm_open_handle_caching(s, &F1, &cached, &bare), 0);
+	ck_assert_int_eq(cached, 1);
+	ck_assert_int_eq(bare, 1);
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &plain, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(shm_open_handle_caching(s, &F1, &cached, &bare), 0);
+	ck_assert_int_eq(cached, 1);
+	ck_assert_int_eq(bare, 2);
+	drop_env(s);
+}
+END_TEST
+
+/*
  * Directory leases (issue 16): a change inside the directory breaks every
  * lease of its opens to none, but the one named as the changer's parent
  * lease key (by key alone, as Samba); a lease already breaking is not
@@ -847,6 +890,7 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_purge_wakes_waiters);
 	tcase_add_test(tc, test_leases);
 	tcase_add_test(tc, test_dirlease_breaks);
+	tcase_add_test(tc, test_handle_caching);
 	tcase_add_test(tc, test_lease_rules);
 	tcase_add_test(tc, test_lease_grant_limits);
 	tcase_add_test(tc, test_lease_staged_breaks);
