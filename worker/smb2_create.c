@@ -451,7 +451,12 @@ static ntstatus_t
 create_judge_access(struct create_call *cr)
 {
 	uint32_t access = cr->access;
+	ntstatus_t status;
 
+	/* the SACL right: SeSecurityPrivilege, before any other check */
+	if ((status = smb2_secdesc_privilege(cr->req->conn->conf, access)) !=
+	    STATUS_SUCCESS)
+		return status;
 	if (cr->exists && ((access & MAXIMUM_ALLOWED) || cr->cc.mxac ||
 	    (cr->want & DELETE_ACCESS))) {
 		cr->maxacc = create_maximal_access(cr->tree, cr->f->path,

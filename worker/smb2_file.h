@@ -51,6 +51,14 @@ ntstatus_t	smb2_secdesc_create(struct conn *, struct tree *,
  */
 ntstatus_t	smb2_secdesc_check(struct tree *, const char *path, int fd,
 		    uint32_t named, uint32_t *want, uint32_t *maxacc);
+/*
+ * SeSecurityPrivilege: 1 for a member of `server admin group`.  privilege
+ * answers a CREATE's DesiredAccess: PRIVILEGE_NOT_HELD when it names
+ * ACCESS_SYSTEM_SECURITY without the privilege.
+ */
+struct conf;
+int		smb2_secdesc_privileged(const struct conf *);
+ntstatus_t	smb2_secdesc_privilege(const struct conf *, uint32_t access);
 /* A create of path: the parent's stored descriptor must let it add. */
 ntstatus_t	smb2_secdesc_parent(struct tree *, const char *path,
 		    int is_dir);

@@ -44,6 +44,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,7 +67,7 @@
 #include "worker/worker.h"
 
 /* one request at a time: no descriptor on the stack */
-static struct secdesc	sd_cur, sd_new, sd_par;
+static struct secdesc	sd_cur, sd_new, sd_par, sd_der;
 static struct vfs_acl	sd_acc, sd_def, sd_oacc, sd_odef;
 static uint8_t		sd_raw[SDW_SD_MAX];
 static struct ntacl_token sd_token;
@@ -91,6 +93,40 @@ smb2_secdesc_token(void)
 	ntacl_token_unix(&sd_token, user_euid(), getegid(), ids, (unsigned)n);
 	sd_token_ready = 1;
 	return &sd_token;
+}
+
+/*
+ * SeSecurityPrivilege (ACCESS_SYSTEM_SECURITY, the SACL): held by the
+ * members of `server admin group`, as Windows gives it to Administrators.
+ * The worker's groups are the master's doing and never change
+ * (worker/user.c), so the answer is kept per group name (a reload may
+ * name another group); the writer judges again from the groups the
+ * kernel shows it (worker/sdw.c).
+ */
+int
+smb2_secdesc_privileged(const struct conf *conf)
+{
+	static char name[64];
+	static int known, held;
+	static gid_t g[NGROUPS_MAX];
+	const char *want = conf != NULL ? conf->admin_group : NULL;
+	struct group *gr;
+	int n, i;
+
+	if (want == NULL || want[0] == '\0')
+		return 0;
+	if (known && strcmp(name, want) == 0)
+		return held;
+	held = 0;
+	if ((gr = getgrnam(want)) != NULL) {
+		held = getegid() == gr->gr_gid;
+		n = getgroups(NGROUPS_MAX, g);
+		for (i = 0; i < n && !held; i++)
+			held = g[i] == gr->gr_gid;
+	}
+	/* a name too long for the cache is looked up every time */
+	known = strlcpy(name, want, sizeof(name)) < sizeof(name);
+	return held;
 }
 
 /* fgetxattr, or through /proc for an O_PATH fd (one syscall either way). */
@@ -164,6 +200,15 @@ sd_current(int fd, struct vfs_stat *st, struct secdesc *sd, int *stored)
 	*stored = rc;
 	if (!rc)
 		(void)secdesc_posix_derive(vfs, fd, st, sd);
+	else if (!sd->has_owner || !sd->has_group ||
+	    !(sd->control & SE_DACL_PRESENT)) {
+		/* only a SACL stored: the rest is the kernel's, as without */
+		(void)secdesc_posix_derive(vfs, fd, st, &sd_der);
+		sd_der.control |= sd->control & SE_SACL_BITS;
+		sd_der.sacl_len = sd->sacl_len;
+		memcpy(sd_der.sacl, sd->sacl, sd->sacl_len);
+		*sd = sd_der;
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -281,7 +326,8 @@ sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	}
 	wcur_init(&w, buf, sizeof(buf));
 	(void)secdesc_encode(&w, sd, OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+	    (which & SACL_SECURITY_INFORMATION));
 	if (w.err)
 		return STATUS_INVALID_SECURITY_DESCR;
 	return sdw_request(lock_dir, SDW_OP_SET, fd, which, buf,
@@ -356,15 +402,17 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 		return STATUS_ACCESS_DENIED;
 	if ((which & DACL_SECURITY_INFORMATION) && !(op->access & WRITE_DAC))
 		return STATUS_ACCESS_DENIED;
+	/* MS-SMB2 3.3.5.21.3: the open holds ACCESS_SYSTEM_SECURITY */
+	if ((which & SACL_SECURITY_INFORMATION) &&
+	    !(op->access & ACCESS_SYSTEM_SECURITY))
+		return STATUS_ACCESS_DENIED;
 	if (op->tree != NULL && op->tree->read_only)
 		return STATUS_ACCESS_DENIED;
-	if (which & SACL_SECURITY_INFORMATION)
-		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
 	if (secdesc_decode(buf, len, &sd_new) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
 	ntacl_canon_set(&sd_new);
 	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION;
+	    DACL_SECURITY_INFORMATION | SACL_SECURITY_INFORMATION;
 	if (which == 0)
 		return STATUS_SUCCESS;
 	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
@@ -393,6 +441,9 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 	    (dfd = sd_parent_open(t, f->path)) >= 0) {
 		rc = smb2_secdesc_stored(dfd, &sd_par);
 		close(dfd);
+		/* a parent with only a SACL stored passes on nothing */
+		if (rc > 0 && !(sd_par.control & SE_DACL_PRESENT))
+			rc = 0;
 		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
 		    &sd_new)) < 0)
 			return STATUS_INVALID_PARAMETER;
@@ -409,7 +460,9 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 	if (secd != NULL) {
 		if (secdesc_decode(secd, secd_len, &sd_cur) != 0)
 			return STATUS_INVALID_SECURITY_DESCR;
-		if (sd_cur.control & SE_SACL_PRESENT)
+		/* a SACL given at create needs SeSecurityPrivilege too */
+		if ((sd_cur.control & SE_SACL_PRESENT) &&
+		    !smb2_secdesc_privileged(c->conf))
 			return STATUS_PRIVILEGE_NOT_HELD;
 		ntacl_canon_set(&sd_cur);
 		if (n <= 0) {
@@ -431,6 +484,11 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 			(void)ntacl_merge(&sd_new, &sd_cur,
 			    DACL_SECURITY_INFORMATION, &sd_new);
 			which |= DACL_SECURITY_INFORMATION;
+		}
+		if (sd_cur.control & SE_SACL_PRESENT) {
+			(void)ntacl_merge(&sd_new, &sd_cur,
+			    SACL_SECURITY_INFORMATION, &sd_new);
+			which |= SACL_SECURITY_INFORMATION;
 		}
 	}
 	if (!(which & DACL_SECURITY_INFORMATION))
@@ -489,6 +547,21 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 }
 
 /*
+ * MS-DTYP 2.5.3.2: ACCESS_SYSTEM_SECURITY asked for by name is granted by
+ * SeSecurityPrivilege alone, whatever the DACL says, and refused without
+ * it (PRIVILEGE_NOT_HELD, before any other check); MAXIMUM_ALLOWED never
+ * adds it.  No system call but on the first ask (the group's lookup).
+ */
+ntstatus_t
+smb2_secdesc_privilege(const struct conf *conf, uint32_t access)
+{
+	if ((access & ACCESS_SYSTEM_SECURITY) &&
+	    !smb2_secdesc_privileged(conf))
+		return STATUS_PRIVILEGE_NOT_HELD;
+	return STATUS_SUCCESS;
+}
+
+/*
  * The NT lock of an open of an existing file: the stored descriptor (if
  * any) must grant the rights asked for by name (named, generic bits
  * mapped); what MAXIMUM_ALLOWED added to *want, and *maxacc, narrow to
@@ -509,7 +582,8 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
 	if (rc <= 0)
 		return rc < 0 ? ntstatus_from_errno(rc) : STATUS_SUCCESS;
 	/*
-	 * SYNCHRONIZE, and FILE_READ_ATTRIBUTES as the kernel gives stat to
+	 * A stored SACL alone leaves the DACL to the kernel (ntacl_granted
+	 * grants all without one).  SYNCHRONIZE, and FILE_READ_ATTRIBUTES as the kernel gives stat to
 	 * whoever may look up the name (MS-FSA: the parent's
 	 * FILE_LIST_DIRECTORY grants it).
 	 */
@@ -519,9 +593,8 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
 	if ((*maxacc & DELETE_ACCESS) && !(have & DELETE_ACCESS) &&
 	    (sd_parent_granted(t, path) & FILE_DELETE_CHILD))
 		have |= DELETE_ACCESS;
-	/* the SACL right needs SeSecurityPrivilege, which nobody holds */
-	if (named & ACCESS_SYSTEM_SECURITY)
-		return STATUS_PRIVILEGE_NOT_HELD;
+	/* ACCESS_SYSTEM_SECURITY: judged by privilege (smb2_secdesc_privilege) */
+	have |= ACCESS_SYSTEM_SECURITY;
 	if (named & ~have & FILE_ALL_ACCESS) {
 		log_debug(3, "NT access check: 0x%08x asked, 0x%08x granted",
 		    named, have);
