@@ -39,6 +39,10 @@
  *   owner or group (none stored: refused), and may not change the DACL
  *   at all, since the kernel would not let it change the POSIX ACL
  *   beside it;
+ * - the SACL needs SeSecurityPrivilege, whoever owns the file: the
+ *   admin group's gid (`server admin group`, looked up at start; a
+ *   reload restarts the writer) among the groups the kernel shows for
+ *   the caller, which the master gave it and it cannot add to;
  * - a new owner must be a SID of the caller's token (Windows' rule
  *   without SeRestorePrivilege). So a compromised worker of alice can
  *   store on bob's file only what bob's own descriptor lets alice do to
