@@ -640,7 +640,7 @@ create_check_opened(struct create_call *cr)
 		return STATUS_ACCESS_DENIED;
 	/* the NT lock, where descriptors are stored (the kernel's passed) */
 	if (cr->exists && (status = smb2_secdesc_check(cr->tree, f->path,
-	    cr->fd,
+	    cr->fd, &cr->st,
 	    create_map_generic(cr->access & ~MAXIMUM_ALLOWED), &cr->want,
 	    &cr->maxacc)) != STATUS_SUCCESS)
 		return status;

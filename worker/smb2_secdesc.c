@@ -38,9 +38,25 @@
  * first CREATE and, while unmarked, again at most once a second (a
  * coarse clock, no syscall), so another worker's first store is seen
  * within a second. On an unmarked share a CREATE costs nothing more; on
- * a marked one, one fgetxattr of the opened file (ENODATA when it has no
- * descriptor), and a create looks at its parent's descriptor (one open
- * of the parent, one fgetxattr).
+ * a marked one, an open of an existing file reads its descriptor (one
+ * fgetxattr) unless the worker already knows the file has none (below),
+ * and a create looks at its parent's descriptor (one open of the
+ * parent, one fgetxattr).
+ *
+ * Files known to have none.  Storing or removing the xattr changes the
+ * inode's ctime, which the CREATE's fstat gives anyway: a worker keeps,
+ * per inode (a fixed table, no allocation), the ctime at which it found
+ * no descriptor, and while the ctime is the same it does not look again.
+ * That is safe across workers and local processes: whoever writes the
+ * xattr (the writer, or root by hand) moves the ctime.  The kernel takes
+ * a new ctime from the coarse real-time clock (a fine-grained one is
+ * never earlier), truncated to the file system's granularity; an answer
+ * is kept only when the ctime it was found at is more than
+ * SD_NONE_SETTLE_S seconds older than that clock read before the
+ * fgetxattr, so any later change (even within the same tick or, on a
+ * file system with one-second timestamps, the same second) gets a
+ * different ctime.  Only a step of the system clock back to the same
+ * nanosecond could fool it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +90,15 @@ static struct ntacl_token sd_token;
 static int		sd_token_ready;
 
 #define SD_RECHECK_MS	1000
+#define SD_NONE_SETTLE_S	2
+#define SD_NONE_SLOTS	4096		/* a power of two */
+
+struct sd_none {
+	uint64_t	 dev;
+	uint64_t	 ino;		/* 0: free */
+	struct timespec	 ctime;
+};
+static struct sd_none	sd_none[SD_NONE_SLOTS];
 
 static const struct ntacl_token *
 smb2_secdesc_token(void)
@@ -546,6 +571,40 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 	return STATUS_SUCCESS;
 }
 
+static struct sd_none *
+sd_none_slot(const struct vfs_stat *st)
+{
+	uint64_t h = (st->ino ^ (st->dev << 32 | st->dev >> 32)) *
+	    0x9E3779B97F4A7C15ull;
+
+	return &sd_none[h >> 52 & (SD_NONE_SLOTS - 1)];
+}
+
+/* The file of st had no stored descriptor at its present ctime. */
+static int
+sd_none_known(const struct vfs_stat *st)
+{
+	const struct sd_none *e = sd_none_slot(st);
+
+	return e->ino != 0 && e->ino == st->ino && e->dev == st->dev &&
+	    e->ctime.tv_sec == st->ctime.tv_sec &&
+	    e->ctime.tv_nsec == st->ctime.tv_nsec;
+}
+
+/* None found at ctime st->ctime; before is the clock read before looking. */
+static void
+sd_none_note(const struct vfs_stat *st, const struct timespec *before)
+{
+	struct sd_none *e = sd_none_slot(st);
+
+	if (st->ino == 0 ||
+	    st->ctime.tv_sec + SD_NONE_SETTLE_S >= before->tv_sec)
+		return;
+	e->dev = st->dev;
+	e->ino = st->ino;
+	e->ctime = st->ctime;
+}
+
 /*
  * MS-DTYP 2.5.3.2: ACCESS_SYSTEM_SECURITY asked for by name is granted by
  * SeSecurityPrivilege alone, whatever the DACL says, and refused without
@@ -570,15 +629,21 @@ smb2_secdesc_privilege(const struct conf *conf, uint32_t access)
  * user unlink the name.
  */
 ntstatus_t
-smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
-    uint32_t *want, uint32_t *maxacc)
+smb2_secdesc_check(struct tree *t, const char *path, int fd,
+    const struct vfs_stat *st, uint32_t named, uint32_t *want,
+    uint32_t *maxacc)
 {
+	struct timespec before;
 	uint32_t have;
 	int rc;
 
-	if (!smb2_secdesc_tree_stored(t))
+	if (!smb2_secdesc_tree_stored(t) || sd_none_known(st))
 		return STATUS_SUCCESS;
+	/* the vDSO: no system call */
+	clock_gettime(CLOCK_REALTIME_COARSE, &before);
 	rc = smb2_secdesc_stored(fd, &sd_cur);
+	if (rc == 0)
+		sd_none_note(st, &before);
 	if (rc <= 0)
 		return rc < 0 ? ntstatus_from_errno(rc) : STATUS_SUCCESS;
 	/*

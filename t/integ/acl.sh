@@ -207,6 +207,41 @@ getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 
 su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
     fail "bob still reads his file"
 
+# A worker remembers which files it found without a descriptor, by
+# inode and ctime (worker/smb2_secdesc.c): a descriptor stored later by
+# another process (here root by hand, as the writer would) moves the
+# ctime and is seen at the next open on the same connection.
+echo cached >"$SHARE/cache.txt"; chown bob "$SHARE/cache.txt"; chmod 0644 "$SHARE/cache.txt"
+sleep 3		# older than the settle time: the answer is kept
+"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE/cache.txt" "$BOB" <<'PYEOF' >"$T/cache.out" 2>&1
+import os, struct, sys
+from impacket import smb3
+from impacket.smbconnection import SMBConnection
+port, pw, path, bob = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("share")
+def read_open():
+    try:
+        s.close(tid, s.create(tid, "cache.txt", 0x120089, 7, 0, 1, 0))
+        return 0
+    except smb3.SessionError as e:
+        return e.get_error_code()
+first, again = read_open(), read_open()
+u = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 1, bob)
+g = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 2, bob)
+ace = struct.pack('<BBHI', 0, 0, 8 + len(u), 0x1f01ff) + u
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl), 20 + len(acl) + len(u), 0, 20) + acl + u + g
+os.setxattr(path, "security.usmbd.sd", sd)
+after = read_open()
+os.removexattr(path, "security.usmbd.sd")
+print("%x %x %x %x" % (first, again, after, read_open()))
+PYEOF
+[ "$(tail -n 1 "$T/cache.out")" = "0 0 c0000022 0" ] &&
+    ok "a descriptor stored after the worker found none is seen at the next open" ||
+    { fail "a descriptor stored after the worker found none is seen at the next open"; cat "$T/cache.out"; }
+
 # SACLs: sacladm (in `server admin group`) sets and reads them, alice
 # (not in it) is refused; verbatim, out of every other query.
 "$PYTHON" "$ROOT/t/integ/acl_sacl_client.py" "$PORT" sacladm sacladmpw1 \
