@@ -280,4 +280,22 @@ if [ -n "$sdw" ]; then
 else
 	fail "the sdw process runs"
 fi
+
+# A reload that drops `server admin group`: the workers take it at once,
+# the writer (which cannot read a config under its allow-list) is
+# restarted and serves again.
+sed -i '/server admin group/d' "$CONF"
+check "reload without an admin group" "$USMBCTL" -s "$CONF" reload
+for i in $(seq 1 30); do
+	sdw2=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
+	[ -n "$sdw2" ] && [ "$sdw2" != "$sdw" ] && break
+	sleep 0.2
+done
+[ -n "$sdw2" ] && [ "$sdw2" != "$sdw" ] && ok "reload: a new sdw ($sdw -> $sdw2)" ||
+    fail "reload: a new sdw ($sdw -> ${sdw2:-none})"
+out=$(cacls sacladm%sacladmpw1 audit.txt --sddl --query-security-info=8)
+echo "$out" | grep -q PRIVILEGE_NOT_HELD && ok "reload: sacladm no longer holds the privilege" ||
+    { fail "reload: sacladm no longer holds the privilege"; echo "$out"; }
+check "reload: the new writer stores alice's DACL change" \
+    cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
 finish
