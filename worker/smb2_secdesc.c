@@ -40,8 +40,9 @@
  * within a second. On an unmarked share a CREATE costs nothing more; on
  * a marked one, an open of an existing file reads its descriptor (one
  * fgetxattr) unless the worker already knows the file has none (below),
- * and a create looks at its parent's descriptor (one open of the
- * parent, one fgetxattr).
+ * and a create reads its parent's descriptor once (sd_parent_read: one
+ * getxattr at the top of the share, an open, a getxattr and a close
+ * below).
  *
  * Files known to have none.  Storing or removing the xattr changes the
  * inode's ctime, which the CREATE's fstat gives anyway: a worker keeps,
@@ -168,10 +169,30 @@ sd_getxattr(int fd, const char *name, void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
+/* An O_PATH fd's xattr: through /proc at once (fgetxattr says EBADF). */
+static ssize_t
+sd_getxattr_opath(int fd, const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = getxattr(p, name, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+static int	sd_stored_decode(ssize_t, struct secdesc *);
+
 int
 smb2_secdesc_stored(int fd, struct secdesc *sd)
 {
-	ssize_t n = sd_getxattr(fd, SDW_XATTR_SD, sd_raw, sizeof(sd_raw));
+	return sd_stored_decode(sd_getxattr(fd, SDW_XATTR_SD, sd_raw,
+	    sizeof(sd_raw)), sd);
+}
+
+static int
+sd_stored_decode(ssize_t n, struct secdesc *sd)
+{
 
 	if (n == -ENODATA || n == -EOPNOTSUPP)
 		return 0;
@@ -444,7 +465,7 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 	    op->u.file->fd, which, &sd_new);
 }
 
-static int	sd_parent_open(struct tree *, const char *);
+static int	sd_parent_read(struct tree *, const char *, int);
 
 /*
  * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
@@ -460,12 +481,10 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 {
 	const struct ntacl_token *tok = smb2_secdesc_token();
 	uint32_t which = 0;
-	int n = 0, rc, dfd;
+	int n = 0, rc;
 
-	if (smb2_secdesc_tree_stored(t) &&
-	    (dfd = sd_parent_open(t, f->path)) >= 0) {
-		rc = smb2_secdesc_stored(dfd, &sd_par);
-		close(dfd);
+	if (smb2_secdesc_tree_stored(t)) {
+		rc = sd_parent_read(t, f->path, 1);
 		/* a parent with only a SACL stored passes on nothing */
 		if (rc > 0 && !(sd_par.control & SE_DACL_PRESENT))
 			rc = 0;
@@ -524,35 +543,58 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 }
 
 /*
- * What the stored descriptor of path's parent grants this worker, or
- * every right when it has none (the kernel's answer stands).
+ * The stored descriptor of path's parent, into sd_par: 1, 0 when none (or
+ * the parent is gone: the create itself will say), -errno.  The share
+ * root is read through the tree's own fd, a directory below through an
+ * O_PATH open of it: one getxattr, or three calls.  A create reads it
+ * twice (the ADD_FILE check, then inheritance) in one synchronous pass
+ * of smb2_create_handle: the first read is kept for the second.
  */
+static struct {
+	int		 valid;
+	const struct tree *t;
+	int		 rc;
+	char		 path[FILE_PATH_MAX];
+} sd_par_memo;
+
 static int
-sd_parent_open(struct tree *t, const char *path)
+sd_parent_read(struct tree *t, const char *path, int kept)
 {
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
+	int dfd, rc;
 
+	if (kept && sd_par_memo.valid && sd_par_memo.t == t &&
+	    strcmp(sd_par_memo.path, path) == 0) {
+		sd_par_memo.valid = 0;
+		return sd_par_memo.rc;
+	}
+	/* sd_par is read again: what was kept no longer is */
+	sd_par_memo.valid = 0;
 	if (slash == NULL)
-		return dup(t->root_fd);
+		return sd_stored_decode(sd_getxattr_opath(t->root_fd,
+		    SDW_XATTR_SD, sd_raw, sizeof(sd_raw)), &sd_par);
 	memcpy(parent, path, (size_t)(slash - path));
 	parent[slash - path] = '\0';
-	return file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+	dfd = file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return 0;
+	rc = sd_stored_decode(sd_getxattr_opath(dfd, SDW_XATTR_SD, sd_raw,
+	    sizeof(sd_raw)), &sd_par);
+	close(dfd);
+	return rc;
 }
 
+/*
+ * What the stored descriptor of path's parent grants this worker, or
+ * every right when it has none (the kernel's answer stands).
+ */
 static uint32_t
 sd_parent_granted(struct tree *t, const char *path)
 {
-	uint32_t have = ~0u;
-	int dfd, rc;
+	int rc = sd_parent_read(t, path, 0);
 
-	if ((dfd = sd_parent_open(t, path)) < 0)
-		return have;
-	rc = smb2_secdesc_stored(dfd, &sd_par);
-	close(dfd);
-	if (rc > 0)
-		have = ntacl_granted(&sd_par, smb2_secdesc_token());
-	return have;
+	return rc > 0 ? ntacl_granted(&sd_par, smb2_secdesc_token()) : ~0u;
 }
 
 ntstatus_t
@@ -560,10 +602,22 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
 	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
 
+	int rc;
+
+	/* whatever was kept is from another pass */
+	sd_par_memo.valid = 0;
 	/* ADD_SUBDIRECTORY, ADD_FILE (MS-FSA 2.1.5.1.2) */
 	if (!smb2_secdesc_tree_stored(t))
 		return STATUS_SUCCESS;
-	if (!(sd_parent_granted(t, path) & need)) {
+	rc = sd_parent_read(t, path, 0);
+	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
+	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
+	sd_par_memo.t = t;
+	sd_par_memo.rc = rc;
+	if (sd_par_memo.valid)
+		memcpy(sd_par_memo.path, path, strlen(path) + 1);
+	if (rc > 0 && !(ntacl_granted(&sd_par, smb2_secdesc_token()) &
+	    need)) {
 		log_debug(3, "NT access check: the parent refuses to add %s",
 		    path);
 		return STATUS_ACCESS_DENIED;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Syscalls per CREATE+CLOSE pair on a share where a descriptor was stored
 # (HACKING.md, "Security descriptors", Cost), against one where none was:
-# a file without a stored descriptor, one with.  strace -c -f on alice's
+# a file without a stored descriptor, one with, and a new name (created
+# delete-on-close at the top of the share or in a directory, neither
+# with a descriptor).  strace -c -f on alice's
 # worker, N pairs per window (SDCOST_N, default 500), the files older than
 # the ctime settle time (worker/smb2_secdesc.c) so the steady state shows.
 . "$(dirname "$0")/../integ/lib.sh"
@@ -16,7 +18,8 @@ read -r line <&"${DRV[0]}"
 [ "$line" = ready ] || { echo "driver: $line"; exit 1; }
 sleep 3
 W=$(integ_worker_of alice)
-for win in "plain plain.txt" "share plain.txt" "share stored.txt"; do
+for win in "plain plain.txt" "share plain.txt" "share stored.txt" \
+    "plain new" "share new" "plain d/new" "share d/new"; do
 	echo "$win 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"	# warm
 	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1

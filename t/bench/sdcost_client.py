@@ -6,7 +6,9 @@ Logs in as alice, connects [share] (marked: a DACL is stored on
 stored.txt) and [plain] (nothing stored), makes the files, prints
 "ready"; then for each line "SHARE FILE N" read from stdin opens and
 closes FILE N times (FILE_READ_DATA | FILE_READ_ATTRIBUTES, as a reader
-does) and prints "done".
+does; FILE "new" or "d/new": creates a new name at the top or in the
+directory d, delete on close, and closes it)
+and prints "done".
 """
 import struct
 import sys
@@ -32,10 +34,16 @@ for name, tid in tids.items():
             s.setInfo(tid, fid, sd, infoType=s3.SMB2_0_INFO_SECURITY,
                       fileInfoClass=0, additionalInformation=4)
         s.close(tid, fid)
+    fid = s.create(tid, 'd', 0x12019F, 7, 1, 3, 0x10)
+    s.close(tid, fid)
 print('ready', flush=True)
 for line in sys.stdin:
     share, f, n = line.split()
     tid = tids[share]
     for _ in range(int(n)):
-        s.close(tid, s.create(tid, f, 0x81, 7, 0, 1, 0))
+        if f in ('new', 'd/new'):
+            s.close(tid, s.create(tid, f.replace('/', '\\') + '.tmp',
+                                  0x130197, 7, 0x1040, 2, 0x80))
+        else:
+            s.close(tid, s.create(tid, f, 0x81, 7, 0, 1, 0))
     print('done', flush=True)
