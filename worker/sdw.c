@@ -355,7 +355,8 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) ||
 	    S_ISDIR(st.st_mode)))
 		return STATUS_INVALID_PARAMETER;
-	if (which & ~(ogd | SACL_SECURITY_INFORMATION))
+	/* nothing asked for would store a descriptor nobody set */
+	if (which == 0 || (which & ~(ogd | SACL_SECURITY_INFORMATION)))
 		return STATUS_INVALID_PARAMETER;
 	if ((which & SACL_SECURITY_INFORMATION) && !cl->security)
 		return STATUS_PRIVILEGE_NOT_HELD;

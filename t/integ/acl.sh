@@ -191,7 +191,7 @@ ace = struct.pack('<BBHI', 1, 0, 8 + len(world), 0x1f01ff) + world
 acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
 sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl), 20 + len(acl), 0, 20) + acl + sid
 fd = os.open(path, os.O_RDONLY)
-for which in (4, 1, 8):
+for which in (4, 1, 8, 0):
     s.sendmsg([struct.pack('<II', 1, which) + sd],
                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('i', fd))])
     print(hex(struct.unpack('<I', s.recv(4))[0]))
@@ -199,9 +199,9 @@ PYEOF
 sg=$(getent group usmbd-state | cut -d: -f3)
 out=$(setpriv --reuid=alice --regid="$(id -g alice)" --groups="$sg" \
     "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" 2>&1)
-[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061')" ] &&
-    ok "a worker of alice cannot set bob's DACL, owner or SACL through the writer" ||
-    { fail "a worker of alice cannot set bob's DACL, owner or SACL through the writer"; echo "$out"; }
+[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061\n0xc000000d')" ] &&
+    ok "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer" ||
+    { fail "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer"; echo "$out"; }
 getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 &&
     fail "bob's file has no stored descriptor" || ok "bob's file has no stored descriptor"
 su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
