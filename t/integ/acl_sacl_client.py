@@ -76,6 +76,18 @@ def sd_sacl_only(sacl):
                        0) + sacl
 
 
+class RawContext:
+    """A create context given as its name and data."""
+
+    def __init__(self, name, data):
+        self.blob = (struct.pack('<IHHHHI', 0, 16, len(name), 0, 24,
+                                 len(data)) + name +
+                     b'\0' * (8 - len(name)) + data)
+
+    def getData(self):
+        return self.blob
+
+
 def login(user, pw):
     c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=PORT)
     c.login(user, pw)
@@ -216,6 +228,30 @@ if fid is not None:
            'admin: a NULL SACL replaces it (%s)' % got.hex())
     st = set_sd(d, dtid, fid, 8, WANT)
     d.close(dtid, fid)
+# a SecD create context with a SACL: the admin's new file keeps it,
+# alice's create is refused
+secd_sacl = struct.pack('<BBHHH', 2, 0, 8 + 20, 1, 0) + \
+    ace(0x02, 0x40, 0x00120089, sid(1, 0))
+secd = struct.pack('<BBHIIII', 1, 0, 0x8000 | SACL_PRESENT, 0, 0, 20, 0) + \
+    secd_sacl
+try:
+    fid = d.create(dtid, 'secd.txt', ACCESS_SYSTEM_SECURITY | 0x12019F, 7,
+                   0x40, 2, 0x80, createContexts=[RawContext(b'SecD', secd)])
+    st, got = query(d, dtid, fid, 8)
+    report(st == 0 and got == secd,
+           'admin: a SecD context\'s SACL is stored as given (%s)' % got.hex())
+    d.close(dtid, fid)
+except smb3.SessionError as e:
+    report(False, 'admin: create with a SecD SACL (0x%x)' % e.get_error_code())
+try:
+    fid = a.create(atid, 'secd-alice.txt', 0x12019F, 7, 0x40, 2, 0x80,
+                   createContexts=[RawContext(b'SecD', secd)])
+    a.close(atid, fid)
+    st = 0
+except smb3.SessionError as e:
+    st = e.get_error_code()
+report(st == STATUS_PRIVILEGE_NOT_HELD,
+       'alice: a SecD context with a SACL: PRIVILEGE_NOT_HELD (0x%x)' % st)
 # a plain audit ACE on a file of its own, for smbcacls to show
 fid = d.create(dtid, 'audit.txt', ACCESS_SYSTEM_SECURITY | 0x12019F, 7,
                0x40, 5, 0x80)
