@@ -310,6 +310,15 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 		/* no DACL given is a NULL DACL (smbtorture create.nulldacl) */
 		out->control |= SE_DACL_PRESENT;
 	}
+	/* the SACL as given, bytes and all; none present: none kept */
+	if (which & SACL_SECURITY_INFORMATION) {
+		out->control = (uint16_t)((out->control & ~SE_SACL_BITS) |
+		    (new->control & (SE_SACL_PRESENT | SE_SACL_PROTECTED |
+		    SE_SACL_AUTO_INHERITED)));
+		out->sacl_len = (new->control & SE_SACL_PRESENT) ?
+		    new->sacl_len : 0;
+		memcpy(out->sacl, new->sacl, out->sacl_len);
+	}
 	return 0;
 }
 
@@ -317,8 +326,13 @@ void
 ntacl_canon_set(struct secdesc *sd)
 {
 	uint16_t both = SE_DACL_AUTO_INHERIT_REQ | SE_DACL_AUTO_INHERITED;
+	uint16_t sboth = SE_SACL_AUTO_INHERIT_REQ | SE_SACL_AUTO_INHERITED;
 
 	if ((sd->control & both) != both)
 		sd->control &= (uint16_t)~SE_DACL_AUTO_INHERITED;
 	sd->control &= (uint16_t)~SE_DACL_AUTO_INHERIT_REQ;
+	/* the same rule for the SACL's pair */
+	if ((sd->control & sboth) != sboth)
+		sd->control &= (uint16_t)~SE_SACL_AUTO_INHERITED;
+	sd->control &= (uint16_t)~SE_SACL_AUTO_INHERIT_REQ;
 }

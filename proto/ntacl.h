@@ -2,8 +2,9 @@
  * NT access check (MS-DTYP 2.5.3.2) and inheritance (MS-DTYP 2.5.3.4) over
  * decoded security descriptors (proto/secdesc.h).  Pure functions: the
  * caller says who asks (a token of SIDs) and gets rights or a descriptor.
- * No privileges are modelled: nobody holds SeSecurityPrivilege or
- * SeTakeOwnershipPrivilege here, the kernel being the other lock.
+ * No privilege is modelled here: SeSecurityPrivilege (ACCESS_SYSTEM_SECURITY,
+ * the SACL) is the caller's business (worker/smb2_secdesc.c, worker/sdw.c);
+ * nobody holds SeTakeOwnershipPrivilege, the kernel being the other lock.
  */
 #ifndef USMBD_PROTO_NTACL_H
 #define USMBD_PROTO_NTACL_H
@@ -57,7 +58,7 @@ uint32_t ntacl_map_generic(uint32_t mask);
  * bit, the first matching effective ACE decides; the owner holds
  * READ_CONTROL and WRITE_DAC unless an OWNER RIGHTS (S-1-3-4) ACE says
  * otherwise; a NULL DACL grants everything.  ACCESS_SYSTEM_SECURITY is
- * never granted (no privilege).
+ * never granted by a DACL (only SeSecurityPrivilege gives it).
  */
 uint32_t ntacl_granted(const struct secdesc *sd, const struct ntacl_token *);
 /*
@@ -99,7 +100,8 @@ int	 ntacl_validate(const struct secdesc *sd);
  * What a SET_INFO of the parts in which makes of old (MS-DTYP 2.5.3.4's
  * SetSecurityDescriptor for a file): those parts from new, the rest kept;
  * the DACL comes with its control bits (present, protected,
- * auto-inherited) and its effective ACEs' generic bits mapped.  A part
+ * auto-inherited) and its effective ACEs' generic bits mapped, the SACL
+ * with its bits and bytes as given (not present: none).  A part
  * asked for but missing from new: owner -> -1 (INVALID_OWNER), group ->
  * -2 (INVALID_PRIMARY_GROUP); else 0.
  */
@@ -110,6 +112,7 @@ int	 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
  * What a client sets, canonicalised as Windows does (smbtorture's
  * acls.INHERITFLAGS): SE_DACL_AUTO_INHERITED stays only when
  * SE_DACL_AUTO_INHERIT_REQ came with it; AUTO_INHERIT_REQ is never kept.
+ * The SACL's pair follows the same rule.
  */
 void	 ntacl_canon_set(struct secdesc *sd);
 

@@ -175,6 +175,47 @@ acl_decode(struct cur *sdc, size_t off, struct secdesc *sd)
 	return 0;
 }
 
+/*
+ * The SACL at offset off, copied whole: its header and each ACE's header
+ * (type, flags, AceSize: MS-DTYP 2.4.4.1) must lie inside its AclSize,
+ * the rest of each ACE is kept as it came.
+ */
+static int
+sacl_decode(struct cur *sdc, size_t off, struct secdesc *sd)
+{
+	struct cur c = *sdc, ac;
+	const uint8_t *p;
+	uint16_t size, count, alen;
+	size_t pos;
+	unsigned i;
+	uint8_t rev;
+
+	cur_seek(&c, off);
+	rev = cur_u8(&c);
+	cur_skip(&c, 1);
+	size = cur_le16(&c);
+	count = cur_le16(&c);
+	if (c.err || rev < 2 || rev > 4 || size < ACL_HDR_LEN ||
+	    size > SECDESC_SACL_MAX)
+		return -1;
+	ac = cur_sub(sdc, off, size);
+	p = cur_view(&ac, size);
+	if (ac.err || p == NULL)
+		return -1;
+	pos = ACL_HDR_LEN;
+	for (i = 0; i < count; i++) {
+		if (size - pos < 4)
+			return -1;
+		alen = le16_get(p + pos + 2);
+		if (alen < 4 || alen > size - pos)
+			return -1;
+		pos += alen;
+	}
+	memcpy(sd->sacl, p, size);
+	sd->sacl_len = size;
+	return 0;
+}
+
 int
 secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *sd)
 {
@@ -191,7 +232,6 @@ secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *sd)
 	ogroup = cur_le32(&c);
 	osacl = cur_le32(&c);
 	odacl = cur_le32(&c);
-	(void)osacl;
 	if (c.err || !(sd->control & SE_SELF_RELATIVE))
 		return -1;
 	if (oowner != 0) {
@@ -209,13 +249,16 @@ secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *sd)
 			return -1;
 		sd->has_dacl = 1;
 	}
+	if ((sd->control & SE_SACL_PRESENT) && osacl != 0 &&
+	    sacl_decode(&c, osacl, sd) != 0)
+		return -1;
 	return 0;
 }
 
 size_t
 secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 {
-	size_t need = SD_HDR_LEN, base = wcur_off(w), acl_len = 0;
+	size_t need = SD_HDR_LEN, base = wcur_off(w), acl_len = 0, sacl_len = 0;
 	uint16_t control = SE_SELF_RELATIVE;
 	uint8_t *hdr;
 	unsigned i;
@@ -239,6 +282,13 @@ secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 		    SE_DACL_AUTO_INHERIT_REQ | SE_DACL_PROTECTED |
 		    SE_DACL_AUTO_INHERITED);
 	}
+	/* only when asked for: the SACL never rides along with the rest */
+	if ((which & SACL_SECURITY_INFORMATION) &&
+	    (sd->control & SE_SACL_PRESENT)) {
+		sacl_len = sd->sacl_len;
+		need += sacl_len;
+		control |= sd->control & SE_SACL_BITS;
+	}
 	if (need > wcur_left(w)) {
 		w->err = 1;
 		return need;
@@ -248,7 +298,14 @@ secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 	memset(hdr, 0, SD_HDR_LEN);
 	hdr[0] = 1;
 	le16_put(hdr + 2, control);
-	/* MS-DTYP 2.4.6: Windows puts the DACL first; order is free */
+	/*
+	 * MS-DTYP 2.4.6: the order is free; Windows puts the SACL, then the
+	 * DACL, then owner and group.
+	 */
+	if (sacl_len > 0) {
+		le32_put(hdr + 12, (uint32_t)(wcur_off(w) - base));
+		wcur_bytes(w, sd->sacl, sacl_len);
+	}
 	if (acl_len > 0) {
 		le32_put(hdr + 16, (uint32_t)(wcur_off(w) - base));
 		wcur_u8(w, 2);

@@ -25,9 +25,16 @@
 #define SE_DACL_PRESENT			0x0004u
 #define SE_DACL_DEFAULTED		0x0008u
 #define SE_SACL_PRESENT			0x0010u
+#define SE_SACL_DEFAULTED		0x0020u
 #define SE_DACL_AUTO_INHERIT_REQ	0x0100u
+#define SE_SACL_AUTO_INHERIT_REQ	0x0200u
 #define SE_DACL_AUTO_INHERITED		0x0400u
+#define SE_SACL_AUTO_INHERITED		0x0800u
 #define SE_DACL_PROTECTED		0x1000u
+#define SE_SACL_PROTECTED		0x2000u
+/* the control bits that travel with the SACL */
+#define SE_SACL_BITS	(SE_SACL_PRESENT | SE_SACL_DEFAULTED | \
+	SE_SACL_AUTO_INHERIT_REQ | SE_SACL_AUTO_INHERITED | SE_SACL_PROTECTED)
 #define SE_SELF_RELATIVE		0x8000u
 
 /* MS-DTYP 2.4.4.1 ACE types and flags */
@@ -41,6 +48,13 @@
 
 #define SECDESC_SUBAUTH_MAX	15
 #define SECDESC_ACE_MAX		64
+/*
+ * A SACL is kept as its bytes (MS-DTYP 2.4.5: header and ACEs), never
+ * parsed into ACEs: audit, alarm, mandatory label, resource attribute and
+ * scoped policy ACEs are stored and returned verbatim, and nothing here
+ * acts on them.
+ */
+#define SECDESC_SACL_MAX	2048
 
 struct secdesc_sid {
 	uint8_t		 revision;
@@ -65,6 +79,12 @@ struct secdesc {
 	int		 has_dacl;	/* an ACL (a NULL DACL: 0 with SE_DACL_PRESENT in control) */
 	unsigned	 nace;
 	struct secdesc_ace ace[SECDESC_ACE_MAX];
+	/*
+	 * The SACL, verbatim (sacl_len bytes, its AclSize); a NULL SACL is
+	 * SE_SACL_PRESENT in control with sacl_len 0.
+	 */
+	unsigned	 sacl_len;
+	uint8_t		 sacl[SECDESC_SACL_MAX];
 };
 
 /* S-1-22-1-uid (idmap unix-users), S-1-22-2-gid (unix-groups). */
@@ -88,8 +108,9 @@ char	*secdesc_sid_str(const struct secdesc_sid *, char *buf, size_t len);
 /*
  * Decodes a self-relative SD of len bytes.  0, or -1 when malformed (bad
  * revision, an offset or a length outside the buffer, an ACL with more
- * than SECDESC_ACE_MAX entries).  ACEs of types other than allowed/denied
- * keep their type and are left to the caller to refuse.
+ * than SECDESC_ACE_MAX entries, a SACL past SECDESC_SACL_MAX bytes or
+ * whose ACE headers overrun it).  DACL ACEs of types other than
+ * allowed/denied keep their type and are left to the caller to refuse.
  */
 int	secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *);
 /*

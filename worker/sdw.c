@@ -39,6 +39,10 @@
  *   owner or group (none stored: refused), and may not change the DACL
  *   at all, since the kernel would not let it change the POSIX ACL
  *   beside it;
+ * - the SACL needs SeSecurityPrivilege, whoever owns the file: the
+ *   admin group's gid (`server admin group`, looked up at start; a
+ *   reload restarts the writer) among the groups the kernel shows for
+ *   the caller, which the master gave it and it cannot add to;
  * - a new owner must be a SID of the caller's token (Windows' rule
  *   without SeRestorePrivilege). So a compromised worker of alice can
  *   store on bob's file only what bob's own descriptor lets alice do to
@@ -89,6 +93,7 @@
 
 struct sdw_client {
 	int		 fd;	/* -1: free */
+	int		 security;	/* holds SeSecurityPrivilege */
 	uid_t		 uid;
 	gid_t		 gid;
 	unsigned	 ngroups;
@@ -99,6 +104,9 @@ static struct sdw_client sdw_clients[SDW_CLIENTS];
 static struct secdesc	sdw_old, sdw_new;
 static uint8_t		sdw_buf[SDW_SD_MAX + 64];
 static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
+/* `server admin group`, read at start (a reload restarts this process) */
+static gid_t		sdw_admin_gid;
+static int		sdw_admin_known;
 
 /* As root: the socket workers connect to, 0660 root:usmbd-state. */
 static int
@@ -227,6 +235,13 @@ sdw_accept(int ls, int ep)
 		return;
 	}
 	n = (int)(len / sizeof(gid_t));
+	/*
+	 * SeSecurityPrivilege: the admin group among all the groups the
+	 * master gave that worker (it cannot add one: no CAP_SETGID).
+	 */
+	cl->security = sdw_admin_known && cred.gid == sdw_admin_gid;
+	for (i = 0; i < n && !cl->security; i++)
+		cl->security = sdw_admin_known && sdw_groups[i] == sdw_admin_gid;
 	if (n > NTACL_TOKEN_GROUPS)
 		n = NTACL_TOKEN_GROUPS;
 	memcpy(cl->groups, sdw_groups, (size_t)n * sizeof(gid_t));
@@ -238,7 +253,8 @@ sdw_accept(int ls, int ep)
 		return;
 	}
 	cl->fd = fd;
-	log_debug(3, "sdw: client uid %u", (unsigned)cred.uid);
+	log_debug(3, "sdw: client uid %u%s", (unsigned)cred.uid,
+	    cl->security ? " (SeSecurityPrivilege)" : "");
 }
 
 /*
@@ -288,15 +304,45 @@ sdw_read_stored(int fd, struct secdesc *sd, int *have)
 }
 
 /*
- * The two questions, both must say yes: does the stored descriptor give
- * the caller WRITE_DAC / WRITE_OWNER (no stored one: the owner only, as
+ * The parts a SET leaves unstored (a file with nothing stored, or only a
+ * SACL) come from what the caller derived from the kernel, so a stored
+ * descriptor holds owner, group and DACL together or none of them.
+ */
+static ntstatus_t
+sdw_fill(struct secdesc *old, const struct secdesc *new)
+{
+	if (!old->has_owner) {
+		if (!new->has_owner)
+			return STATUS_INVALID_SECURITY_DESCR;
+		old->has_owner = 1;
+		old->owner = new->owner;
+	}
+	if (!old->has_group) {
+		if (!new->has_group)
+			return STATUS_INVALID_SECURITY_DESCR;
+		old->has_group = 1;
+		old->group = new->group;
+	}
+	if (!(old->control & SE_DACL_PRESENT))
+		(void)ntacl_merge(old, new, DACL_SECURITY_INFORMATION, old);
+	return STATUS_SUCCESS;
+}
+
+/*
+ * The questions, all must say yes.  Owner, group, DACL: does the stored
+ * DACL give the caller WRITE_OWNER (no stored DACL: the owner only, as
  * the kernel-derived one says), and may the caller, by the kernel's rule,
- * change the POSIX side (the DACL: the file's owner only).
+ * change the POSIX side (the DACL: the file's owner only).  The SACL:
+ * does the caller hold SeSecurityPrivilege (a member of `server admin
+ * group`, by the groups the kernel gave at connect), whoever owns the
+ * file, as on Windows.
  */
 static ntstatus_t
 sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
     const uint8_t *p, size_t len)
 {
+	const uint32_t ogd = OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
 	struct ntacl_token tok;
 	uint32_t gids[NTACL_TOKEN_GROUPS], need = 0, got;
 	struct stat st;
@@ -309,8 +355,10 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) ||
 	    S_ISDIR(st.st_mode)))
 		return STATUS_INVALID_PARAMETER;
-	if (which & ~(OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION))
+	/* nothing asked for would store a descriptor nobody set */
+	if (which == 0 || (which & ~(ogd | SACL_SECURITY_INFORMATION)))
+		return STATUS_INVALID_PARAMETER;
+	if ((which & SACL_SECURITY_INFORMATION) && !cl->security)
 		return STATUS_PRIVILEGE_NOT_HELD;
 	if (secdesc_decode(p, len, &sdw_new) != 0 ||
 	    ntacl_validate(&sdw_new) != 0)
@@ -320,6 +368,10 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	ntacl_token_unix(&tok, cl->uid, cl->gid, gids, cl->ngroups);
 	if ((status = sdw_read_stored(fd, &sdw_old, &have)) != STATUS_SUCCESS)
 		return status;
+	if (!have) {
+		memset(&sdw_old, 0, sizeof(sdw_old));
+		sdw_old.control = SE_SELF_RELATIVE;
+	}
 	if (which & DACL_SECURITY_INFORMATION)
 		need |= NTACL_WRITE_DAC;
 	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
@@ -329,11 +381,13 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	 * side (chmod, setfacl) whatever the descriptor says, so refusing it
 	 * here would protect nothing, and it keeps an owner from being
 	 * locked out of its own file.  Anyone else needs the rights under
-	 * the stored descriptor, and for the DACL the kernel's rule (only
-	 * the owner changes a POSIX ACL) refuses it anyway.
+	 * a stored DACL (a stored SACL alone grants nothing), and for the
+	 * DACL the kernel's rule (only the owner changes a POSIX ACL)
+	 * refuses it anyway.
 	 */
-	if (cl->uid != st.st_uid) {
-		if (!have || ntacl_check(&sdw_old, &tok, need, &got) != 0)
+	if (need != 0 && cl->uid != st.st_uid) {
+		if (!(sdw_old.control & SE_DACL_PRESENT) ||
+		    ntacl_check(&sdw_old, &tok, need, &got) != 0)
 			return STATUS_ACCESS_DENIED;
 		if (which & DACL_SECURITY_INFORMATION)
 			return STATUS_ACCESS_DENIED;
@@ -342,20 +396,15 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	if ((which & OWNER_SECURITY_INFORMATION) && (!sdw_new.has_owner ||
 	    !ntacl_token_has(&tok, &sdw_new.owner)))
 		return STATUS_INVALID_OWNER;
-	if (have) {
-		rc = ntacl_merge(&sdw_old, &sdw_new, which, &sdw_old);
-		if (rc != 0)
-			return rc == -1 ? STATUS_INVALID_OWNER :
-			    STATUS_INVALID_PRIMARY_GROUP;
-	} else {
-		/* the caller (the owner) derived the rest from the kernel */
-		if (!sdw_new.has_owner || !sdw_new.has_group)
-			return STATUS_INVALID_SECURITY_DESCR;
-		sdw_old = sdw_new;
-	}
+	rc = ntacl_merge(&sdw_old, &sdw_new, which, &sdw_old);
+	if (rc != 0)
+		return rc == -1 ? STATUS_INVALID_OWNER :
+		    STATUS_INVALID_PRIMARY_GROUP;
+	if ((which & ogd) && (status = sdw_fill(&sdw_old, &sdw_new)) !=
+	    STATUS_SUCCESS)
+		return status;
 	wcur_init(&w, out, sizeof(out));
-	(void)secdesc_encode(&w, &sdw_old, OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	(void)secdesc_encode(&w, &sdw_old, ogd | SACL_SECURITY_INFORMATION);
 	if (w.err)
 		return STATUS_INVALID_SECURITY_DESCR;
 	if (sdw_setxattr(fd, SDW_XATTR_SD, out, wcur_off(&w)) != 0) {
@@ -453,6 +502,17 @@ sdw_main(struct conf *conf, int chan)
 		log_warn("sdw: %s/%s", conf->lock_dir, SDW_SOCK_NAME);
 		return 1;
 	}
+	/* before the drop and the allow-list: NSS may open files */
+	if (conf->admin_group != NULL && conf->admin_group[0] != '\0') {
+		struct group *gr = getgrnam(conf->admin_group);
+
+		if (gr != NULL) {
+			sdw_admin_gid = gr->gr_gid;
+			sdw_admin_known = 1;
+		} else
+			log_warnx("sdw: server admin group %s: no such group",
+			    conf->admin_group);
+	}
 	if (sdw_drop() != 0)
 		return 1;
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
@@ -498,6 +558,17 @@ sdw_main(struct conf *conf, int chan)
 				if (rc == -EPIPE || (rc == 0 &&
 				    m.type == MSG_SHUTDOWN))
 					return 0;
+				/*
+				 * It cannot read a new config (no open under
+				 * its allow-list): it ends, and the master
+				 * starts one that reads it (spawn.c).
+				 */
+				if (rc == 0 && m.type == MSG_RELOAD) {
+					if (m.fd >= 0)
+						close(m.fd);
+					log_debug(2, "sdw: reload: restarting");
+					return 0;
+				}
 				if (rc == 0 && m.fd >= 0)
 					close(m.fd);
 				continue;

@@ -465,7 +465,12 @@ static ntstatus_t
 create_judge_access(struct create_call *cr)
 {
 	uint32_t access = cr->access;
+	ntstatus_t status;
 
+	/* the SACL right: SeSecurityPrivilege, before any other check */
+	if ((status = smb2_secdesc_privilege(cr->req->conn->conf, access)) !=
+	    STATUS_SUCCESS)
+		return status;
 	if (cr->exists && ((access & MAXIMUM_ALLOWED) || cr->cc.mxac ||
 	    (cr->want & DELETE_ACCESS))) {
 		cr->maxacc = create_maximal_access(cr->tree, cr->f->path,
@@ -654,7 +659,7 @@ create_check_opened(struct create_call *cr)
 		return STATUS_ACCESS_DENIED;
 	/* the NT lock, where descriptors are stored (the kernel's passed) */
 	if (cr->exists && (status = smb2_secdesc_check(cr->tree, f->path,
-	    cr->fd,
+	    cr->fd, &cr->st,
 	    create_map_generic(cr->access & ~MAXIMUM_ALLOWED), &cr->want,
 	    &cr->maxacc)) != STATUS_SUCCESS)
 		return status;

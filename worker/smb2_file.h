@@ -46,11 +46,22 @@ ntstatus_t	smb2_secdesc_create(struct conn *, struct tree *,
 		    struct file_open *, const uint8_t *secd, size_t secd_len);
 /*
  * The NT lock of an open of an existing file (a stored descriptor must
- * grant named; *want and *maxacc narrow to what it grants).  No system
- * call on a share where no descriptor was ever stored.
+ * grant named; *want and *maxacc narrow to what it grants).  st is fd's
+ * fresh stat.  No system call on a share where no descriptor was ever
+ * stored, nor for a file this worker found without one at the same ctime.
  */
+struct vfs_stat;
 ntstatus_t	smb2_secdesc_check(struct tree *, const char *path, int fd,
-		    uint32_t named, uint32_t *want, uint32_t *maxacc);
+		    const struct vfs_stat *st, uint32_t named, uint32_t *want,
+		    uint32_t *maxacc);
+/*
+ * SeSecurityPrivilege: 1 for a member of `server admin group`.  privilege
+ * answers a CREATE's DesiredAccess: PRIVILEGE_NOT_HELD when it names
+ * ACCESS_SYSTEM_SECURITY without the privilege.
+ */
+struct conf;
+int		smb2_secdesc_privileged(const struct conf *);
+ntstatus_t	smb2_secdesc_privilege(const struct conf *, uint32_t access);
 /* A create of path: the parent's stored descriptor must let it add. */
 ntstatus_t	smb2_secdesc_parent(struct tree *, const char *path,
 		    int is_dir);

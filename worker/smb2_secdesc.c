@@ -38,12 +38,31 @@
  * first CREATE and, while unmarked, again at most once a second (a
  * coarse clock, no syscall), so another worker's first store is seen
  * within a second. On an unmarked share a CREATE costs nothing more; on
- * a marked one, one fgetxattr of the opened file (ENODATA when it has no
- * descriptor), and a create looks at its parent's descriptor (one open
- * of the parent, one fgetxattr).
+ * a marked one, an open of an existing file reads its descriptor (one
+ * fgetxattr) unless the worker already knows the file has none (below),
+ * and a create reads its parent's descriptor once (sd_parent_read: one
+ * getxattr at the top of the share, an open, a getxattr and a close
+ * below).
+ *
+ * Files known to have none.  Storing or removing the xattr changes the
+ * inode's ctime, which the CREATE's fstat gives anyway: a worker keeps,
+ * per inode (a fixed table, no allocation), the ctime at which it found
+ * no descriptor, and while the ctime is the same it does not look again.
+ * That is safe across workers and local processes: whoever writes the
+ * xattr (the writer, or root by hand) moves the ctime.  The kernel takes
+ * a new ctime from the coarse real-time clock (a fine-grained one is
+ * never earlier), truncated to the file system's granularity; an answer
+ * is kept only when the ctime it was found at is more than
+ * SD_NONE_SETTLE_S seconds older than that clock read before the
+ * fgetxattr, so any later change (even within the same tick or, on a
+ * file system with one-second timestamps, the same second) gets a
+ * different ctime.  Only a step of the system clock back to the same
+ * nanosecond could fool it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,13 +84,22 @@
 #include "worker/worker.h"
 
 /* one request at a time: no descriptor on the stack */
-static struct secdesc	sd_cur, sd_new, sd_par;
+static struct secdesc	sd_cur, sd_new, sd_par, sd_der;
 static struct vfs_acl	sd_acc, sd_def, sd_oacc, sd_odef;
 static uint8_t		sd_raw[SDW_SD_MAX];
 static struct ntacl_token sd_token;
 static int		sd_token_ready;
 
 #define SD_RECHECK_MS	1000
+#define SD_NONE_SETTLE_S	2
+#define SD_NONE_SLOTS	4096		/* a power of two */
+
+struct sd_none {
+	uint64_t	 dev;
+	uint64_t	 ino;		/* 0: free */
+	struct timespec	 ctime;
+};
+static struct sd_none	sd_none[SD_NONE_SLOTS];
 
 static const struct ntacl_token *
 smb2_secdesc_token(void)
@@ -93,6 +121,40 @@ smb2_secdesc_token(void)
 	return &sd_token;
 }
 
+/*
+ * SeSecurityPrivilege (ACCESS_SYSTEM_SECURITY, the SACL): held by the
+ * members of `server admin group`, as Windows gives it to Administrators.
+ * The worker's groups are the master's doing and never change
+ * (worker/user.c), so the answer is kept per group name (a reload may
+ * name another group); the writer judges again from the groups the
+ * kernel shows it (worker/sdw.c).
+ */
+int
+smb2_secdesc_privileged(const struct conf *conf)
+{
+	static char name[64];
+	static int known, held;
+	static gid_t g[NGROUPS_MAX];
+	const char *want = conf != NULL ? conf->admin_group : NULL;
+	struct group *gr;
+	int n, i;
+
+	if (want == NULL || want[0] == '\0')
+		return 0;
+	if (known && strcmp(name, want) == 0)
+		return held;
+	held = 0;
+	if ((gr = getgrnam(want)) != NULL) {
+		held = getegid() == gr->gr_gid;
+		n = getgroups(NGROUPS_MAX, g);
+		for (i = 0; i < n && !held; i++)
+			held = g[i] == gr->gr_gid;
+	}
+	/* a name too long for the cache is looked up every time */
+	known = strlcpy(name, want, sizeof(name)) < sizeof(name);
+	return held;
+}
+
 /* fgetxattr, or through /proc for an O_PATH fd (one syscall either way). */
 static ssize_t
 sd_getxattr(int fd, const char *name, void *buf, size_t len)
@@ -107,10 +169,30 @@ sd_getxattr(int fd, const char *name, void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
+/* An O_PATH fd's xattr: through /proc at once (fgetxattr says EBADF). */
+static ssize_t
+sd_getxattr_opath(int fd, const char *name, void *buf, size_t len)
+{
+	char p[32];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = getxattr(p, name, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+static int	sd_stored_decode(ssize_t, struct secdesc *);
+
 int
 smb2_secdesc_stored(int fd, struct secdesc *sd)
 {
-	ssize_t n = sd_getxattr(fd, SDW_XATTR_SD, sd_raw, sizeof(sd_raw));
+	return sd_stored_decode(sd_getxattr(fd, SDW_XATTR_SD, sd_raw,
+	    sizeof(sd_raw)), sd);
+}
+
+static int
+sd_stored_decode(ssize_t n, struct secdesc *sd)
+{
 
 	if (n == -ENODATA || n == -EOPNOTSUPP)
 		return 0;
@@ -164,6 +246,15 @@ sd_current(int fd, struct vfs_stat *st, struct secdesc *sd, int *stored)
 	*stored = rc;
 	if (!rc)
 		(void)secdesc_posix_derive(vfs, fd, st, sd);
+	else if (!sd->has_owner || !sd->has_group ||
+	    !(sd->control & SE_DACL_PRESENT)) {
+		/* only a SACL stored: the rest is the kernel's, as without */
+		(void)secdesc_posix_derive(vfs, fd, st, &sd_der);
+		sd_der.control |= sd->control & SE_SACL_BITS;
+		sd_der.sacl_len = sd->sacl_len;
+		memcpy(sd_der.sacl, sd->sacl, sd->sacl_len);
+		*sd = sd_der;
+	}
 	return STATUS_SUCCESS;
 }
 
@@ -281,7 +372,8 @@ sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	}
 	wcur_init(&w, buf, sizeof(buf));
 	(void)secdesc_encode(&w, sd, OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+	    (which & SACL_SECURITY_INFORMATION));
 	if (w.err)
 		return STATUS_INVALID_SECURITY_DESCR;
 	return sdw_request(lock_dir, SDW_OP_SET, fd, which, buf,
@@ -303,6 +395,9 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	uint32_t id, uid, gid;
 	int stored, rc, posix = 0;
 
+	/* an empty SecD context sets nothing: the kernel's defaults hold */
+	if (which == 0)
+		return STATUS_SUCCESS;
 	if ((status = sd_current(fd, &st, &sd_cur, &stored)) !=
 	    STATUS_SUCCESS)
 		return status;
@@ -356,22 +451,24 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 		return STATUS_ACCESS_DENIED;
 	if ((which & DACL_SECURITY_INFORMATION) && !(op->access & WRITE_DAC))
 		return STATUS_ACCESS_DENIED;
+	/* MS-SMB2 3.3.5.21.3: the open holds ACCESS_SYSTEM_SECURITY */
+	if ((which & SACL_SECURITY_INFORMATION) &&
+	    !(op->access & ACCESS_SYSTEM_SECURITY))
+		return STATUS_ACCESS_DENIED;
 	if (op->tree != NULL && op->tree->read_only)
 		return STATUS_ACCESS_DENIED;
-	if (which & SACL_SECURITY_INFORMATION)
-		return STATUS_PRIVILEGE_NOT_HELD;	/* no audit ACLs */
 	if (secdesc_decode(buf, len, &sd_new) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
 	ntacl_canon_set(&sd_new);
 	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION;
+	    DACL_SECURITY_INFORMATION | SACL_SECURITY_INFORMATION;
 	if (which == 0)
 		return STATUS_SUCCESS;
 	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
 	    op->u.file->fd, which, &sd_new);
 }
 
-static int	sd_parent_open(struct tree *, const char *);
+static int	sd_parent_read(struct tree *, const char *, int);
 
 /*
  * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
@@ -387,12 +484,13 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 {
 	const struct ntacl_token *tok = smb2_secdesc_token();
 	uint32_t which = 0;
-	int n = 0, rc, dfd;
+	int n = 0, rc;
 
-	if (smb2_secdesc_tree_stored(t) &&
-	    (dfd = sd_parent_open(t, f->path)) >= 0) {
-		rc = smb2_secdesc_stored(dfd, &sd_par);
-		close(dfd);
+	if (smb2_secdesc_tree_stored(t)) {
+		rc = sd_parent_read(t, f->path, 1);
+		/* a parent with only a SACL stored passes on nothing */
+		if (rc > 0 && !(sd_par.control & SE_DACL_PRESENT))
+			rc = 0;
 		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
 		    &sd_new)) < 0)
 			return STATUS_INVALID_PARAMETER;
@@ -409,7 +507,9 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 	if (secd != NULL) {
 		if (secdesc_decode(secd, secd_len, &sd_cur) != 0)
 			return STATUS_INVALID_SECURITY_DESCR;
-		if (sd_cur.control & SE_SACL_PRESENT)
+		/* a SACL given at create needs SeSecurityPrivilege too */
+		if ((sd_cur.control & SE_SACL_PRESENT) &&
+		    !smb2_secdesc_privileged(c->conf))
 			return STATUS_PRIVILEGE_NOT_HELD;
 		ntacl_canon_set(&sd_cur);
 		if (n <= 0) {
@@ -432,6 +532,11 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 			    DACL_SECURITY_INFORMATION, &sd_new);
 			which |= DACL_SECURITY_INFORMATION;
 		}
+		if (sd_cur.control & SE_SACL_PRESENT) {
+			(void)ntacl_merge(&sd_new, &sd_cur,
+			    SACL_SECURITY_INFORMATION, &sd_new);
+			which |= SACL_SECURITY_INFORMATION;
+		}
 	}
 	if (!(which & DACL_SECURITY_INFORMATION))
 		return sd_set_parts(c->conf->lock_dir, t, f->fd, which,
@@ -441,35 +546,58 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 }
 
 /*
- * What the stored descriptor of path's parent grants this worker, or
- * every right when it has none (the kernel's answer stands).
+ * The stored descriptor of path's parent, into sd_par: 1, 0 when none (or
+ * the parent is gone: the create itself will say), -errno.  The share
+ * root is read through the tree's own fd, a directory below through an
+ * O_PATH open of it: one getxattr, or three calls.  A create reads it
+ * twice (the ADD_FILE check, then inheritance) in one synchronous pass
+ * of smb2_create_handle: the first read is kept for the second.
  */
+static struct {
+	int		 valid;
+	const struct tree *t;
+	int		 rc;
+	char		 path[FILE_PATH_MAX];
+} sd_par_memo;
+
 static int
-sd_parent_open(struct tree *t, const char *path)
+sd_parent_read(struct tree *t, const char *path, int kept)
 {
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
+	int dfd, rc;
 
+	if (kept && sd_par_memo.valid && sd_par_memo.t == t &&
+	    strcmp(sd_par_memo.path, path) == 0) {
+		sd_par_memo.valid = 0;
+		return sd_par_memo.rc;
+	}
+	/* sd_par is read again: what was kept no longer is */
+	sd_par_memo.valid = 0;
 	if (slash == NULL)
-		return dup(t->root_fd);
+		return sd_stored_decode(sd_getxattr_opath(t->root_fd,
+		    SDW_XATTR_SD, sd_raw, sizeof(sd_raw)), &sd_par);
 	memcpy(parent, path, (size_t)(slash - path));
 	parent[slash - path] = '\0';
-	return file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+	dfd = file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return 0;
+	rc = sd_stored_decode(sd_getxattr_opath(dfd, SDW_XATTR_SD, sd_raw,
+	    sizeof(sd_raw)), &sd_par);
+	close(dfd);
+	return rc;
 }
 
+/*
+ * What the stored descriptor of path's parent grants this worker, or
+ * every right when it has none (the kernel's answer stands).
+ */
 static uint32_t
 sd_parent_granted(struct tree *t, const char *path)
 {
-	uint32_t have = ~0u;
-	int dfd, rc;
+	int rc = sd_parent_read(t, path, 0);
 
-	if ((dfd = sd_parent_open(t, path)) < 0)
-		return have;
-	rc = smb2_secdesc_stored(dfd, &sd_par);
-	close(dfd);
-	if (rc > 0)
-		have = ntacl_granted(&sd_par, smb2_secdesc_token());
-	return have;
+	return rc > 0 ? ntacl_granted(&sd_par, smb2_secdesc_token()) : ~0u;
 }
 
 ntstatus_t
@@ -477,14 +605,75 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
 	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
 
+	int rc;
+
+	/* whatever was kept is from another pass */
+	sd_par_memo.valid = 0;
 	/* ADD_SUBDIRECTORY, ADD_FILE (MS-FSA 2.1.5.1.2) */
 	if (!smb2_secdesc_tree_stored(t))
 		return STATUS_SUCCESS;
-	if (!(sd_parent_granted(t, path) & need)) {
+	rc = sd_parent_read(t, path, 0);
+	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
+	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
+	sd_par_memo.t = t;
+	sd_par_memo.rc = rc;
+	if (sd_par_memo.valid)
+		memcpy(sd_par_memo.path, path, strlen(path) + 1);
+	if (rc > 0 && !(ntacl_granted(&sd_par, smb2_secdesc_token()) &
+	    need)) {
 		log_debug(3, "NT access check: the parent refuses to add %s",
 		    path);
 		return STATUS_ACCESS_DENIED;
 	}
+	return STATUS_SUCCESS;
+}
+
+static struct sd_none *
+sd_none_slot(const struct vfs_stat *st)
+{
+	uint64_t h = (st->ino ^ (st->dev << 32 | st->dev >> 32)) *
+	    0x9E3779B97F4A7C15ull;
+
+	return &sd_none[h >> 52 & (SD_NONE_SLOTS - 1)];
+}
+
+/* The file of st had no stored descriptor at its present ctime. */
+static int
+sd_none_known(const struct vfs_stat *st)
+{
+	const struct sd_none *e = sd_none_slot(st);
+
+	return e->ino != 0 && e->ino == st->ino && e->dev == st->dev &&
+	    e->ctime.tv_sec == st->ctime.tv_sec &&
+	    e->ctime.tv_nsec == st->ctime.tv_nsec;
+}
+
+/* None found at ctime st->ctime; before is the clock read before looking. */
+static void
+sd_none_note(const struct vfs_stat *st, const struct timespec *before)
+{
+	struct sd_none *e = sd_none_slot(st);
+
+	if (st->ino == 0 ||
+	    st->ctime.tv_sec + SD_NONE_SETTLE_S >= before->tv_sec)
+		return;
+	e->dev = st->dev;
+	e->ino = st->ino;
+	e->ctime = st->ctime;
+}
+
+/*
+ * MS-DTYP 2.5.3.2: ACCESS_SYSTEM_SECURITY asked for by name is granted by
+ * SeSecurityPrivilege alone, whatever the DACL says, and refused without
+ * it (PRIVILEGE_NOT_HELD, before any other check); MAXIMUM_ALLOWED never
+ * adds it.  No system call but on the first ask (the group's lookup).
+ */
+ntstatus_t
+smb2_secdesc_privilege(const struct conf *conf, uint32_t access)
+{
+	if ((access & ACCESS_SYSTEM_SECURITY) &&
+	    !smb2_secdesc_privileged(conf))
+		return STATUS_PRIVILEGE_NOT_HELD;
 	return STATUS_SUCCESS;
 }
 
@@ -497,19 +686,26 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
  * user unlink the name.
  */
 ntstatus_t
-smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
-    uint32_t *want, uint32_t *maxacc)
+smb2_secdesc_check(struct tree *t, const char *path, int fd,
+    const struct vfs_stat *st, uint32_t named, uint32_t *want,
+    uint32_t *maxacc)
 {
+	struct timespec before;
 	uint32_t have;
 	int rc;
 
-	if (!smb2_secdesc_tree_stored(t))
+	if (!smb2_secdesc_tree_stored(t) || sd_none_known(st))
 		return STATUS_SUCCESS;
+	/* the vDSO: no system call */
+	clock_gettime(CLOCK_REALTIME_COARSE, &before);
 	rc = smb2_secdesc_stored(fd, &sd_cur);
+	if (rc == 0)
+		sd_none_note(st, &before);
 	if (rc <= 0)
 		return rc < 0 ? ntstatus_from_errno(rc) : STATUS_SUCCESS;
 	/*
-	 * SYNCHRONIZE, and FILE_READ_ATTRIBUTES as the kernel gives stat to
+	 * A stored SACL alone leaves the DACL to the kernel (ntacl_granted
+	 * grants all without one).  SYNCHRONIZE, and FILE_READ_ATTRIBUTES as the kernel gives stat to
 	 * whoever may look up the name (MS-FSA: the parent's
 	 * FILE_LIST_DIRECTORY grants it).
 	 */
@@ -519,9 +715,8 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd, uint32_t named,
 	if ((*maxacc & DELETE_ACCESS) && !(have & DELETE_ACCESS) &&
 	    (sd_parent_granted(t, path) & FILE_DELETE_CHILD))
 		have |= DELETE_ACCESS;
-	/* the SACL right needs SeSecurityPrivilege, which nobody holds */
-	if (named & ACCESS_SYSTEM_SECURITY)
-		return STATUS_PRIVILEGE_NOT_HELD;
+	/* ACCESS_SYSTEM_SECURITY: judged by privilege (smb2_secdesc_privilege) */
+	have |= ACCESS_SYSTEM_SECURITY;
 	if (named & ~have & FILE_ALL_ACCESS) {
 		log_debug(3, "NT access check: 0x%08x asked, 0x%08x granted",
 		    named, have);

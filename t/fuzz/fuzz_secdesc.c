@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: security descriptors from SET_INFO (proto/secdesc.c)
  * and POSIX ACL xattr values (vfs/acl.c).  A descriptor that decodes must
- * encode again, and its encoding must decode to the same parts; the NT
+ * encode again, and its encoding must decode to the same parts (the SACL
+ * to the same bytes); the NT
  * access check, inheritance and set merge (proto/ntacl.c) run over it
  * and what they make must encode too.
  */
@@ -28,7 +29,8 @@ ntacl_fuzz_more(void)
 	(void)ntacl_check(&sd, &t, NTACL_MAXIMUM_ALLOWED | 0x1, &got);
 	(void)ntacl_validate(&sd);
 	ntacl_canon_set(&sd2);
-	if (ntacl_merge(&sd, &sd2, DACL_SECURITY_INFORMATION, &sd3) != 0)
+	if (ntacl_merge(&sd, &sd2, DACL_SECURITY_INFORMATION |
+	    SACL_SECURITY_INFORMATION, &sd3) != 0)
 		abort();
 	if (ntacl_inherit(&sd, 1, &t, &sd3) > 0) {
 		wcur_init(&w, out, sizeof(out));
@@ -49,12 +51,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (secdesc_decode(data, size, &sd) == 0) {
 		wcur_init(&w, out, sizeof(out));
 		n = secdesc_encode(&w, &sd, OWNER_SECURITY_INFORMATION |
-		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+		    SACL_SECURITY_INFORMATION);
 		if (w.err || n != wcur_off(&w))
 			abort();
+		/* the SACL comes back byte for byte */
 		if (secdesc_decode(out, n, &sd2) != 0 ||
 		    sd2.nace != sd.nace || sd2.has_owner != sd.has_owner ||
-		    sd2.has_group != sd.has_group)
+		    sd2.has_group != sd.has_group ||
+		    sd2.sacl_len != sd.sacl_len ||
+		    memcmp(sd2.sacl, sd.sacl, sd.sacl_len) != 0)
 			abort();
 		if (sd.has_owner && !secdesc_sid_equal(&sd.owner, &sd2.owner))
 			abort();

@@ -239,6 +239,43 @@ START_TEST(test_merge_canon)
 }
 END_TEST
 
+/* The SACL merges as bytes; a DACL change leaves it, no SACL clears it. */
+START_TEST(test_merge_sacl)
+{
+	static struct secdesc old, new, out;
+	static const uint8_t acl[12] = { 2, 0, 12, 0, 1, 0, 0, 0,
+	    0x11, 0, 4, 0 };
+
+	sd_init(ALICE);
+	old = sd;
+	memset(&new, 0, sizeof(new));
+	new.control = SE_SELF_RELATIVE | SE_SACL_PRESENT | SE_SACL_PROTECTED |
+	    SE_SACL_AUTO_INHERITED | SE_SACL_DEFAULTED;
+	memcpy(new.sacl, acl, sizeof(acl));
+	new.sacl_len = sizeof(acl);
+	ntacl_canon_set(&new);		/* AUTO_INHERITED without REQ: gone */
+	ck_assert(!(new.control & SE_SACL_AUTO_INHERITED));
+	ck_assert_int_eq(ntacl_merge(&old, &new, SACL_SECURITY_INFORMATION,
+	    &out), 0);
+	ck_assert_uint_eq(out.sacl_len, sizeof(acl));
+	ck_assert_mem_eq(out.sacl, acl, sizeof(acl));
+	ck_assert_uint_eq(out.control & SE_SACL_BITS, SE_SACL_PRESENT |
+	    SE_SACL_PROTECTED);
+	ck_assert_uint_eq(out.nace, old.nace);		/* DACL kept */
+	/* a DACL set keeps the SACL */
+	new = old;
+	ck_assert_int_eq(ntacl_merge(&out, &new, DACL_SECURITY_INFORMATION,
+	    &out), 0);
+	ck_assert_uint_eq(out.sacl_len, sizeof(acl));
+	ck_assert(out.control & SE_SACL_PRESENT);
+	/* a SACL set without SACL_PRESENT: none kept */
+	ck_assert_int_eq(ntacl_merge(&out, &new, SACL_SECURITY_INFORMATION,
+	    &out), 0);
+	ck_assert_uint_eq(out.sacl_len, 0);
+	ck_assert(!(out.control & SE_SACL_BITS));
+}
+END_TEST
+
 /* Everyone the POSIX ACL lets in is let in by the descriptor too. */
 START_TEST(test_posix_never_more)
 {
@@ -289,6 +326,7 @@ ntacl_suite(void)
 	tcase_add_test(tc, test_inherit);
 	tcase_add_test(tc, test_default_dacl);
 	tcase_add_test(tc, test_merge_canon);
+	tcase_add_test(tc, test_merge_sacl);
 	tcase_add_test(tc, test_posix_never_more);
 	suite_add_tcase(s, tc);
 	return s;

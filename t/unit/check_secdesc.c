@@ -156,6 +156,114 @@ START_TEST(test_sd_decode_bad)
 }
 END_TEST
 
+/*
+ * A SACL-only SD (MS-DTYP 2.4.6, 2.4.5, 2.4.4.10, 2.4.4.13): control
+ * SELF_RELATIVE|SACL_PRESENT|SACL_PROTECTED, the SACL at 20 holding a
+ * SYSTEM_AUDIT_ACE (Everyone, success|failure, FILE_ALL_ACCESS) and a
+ * SYSTEM_MANDATORY_LABEL_ACE (S-1-16-8192, NO_WRITE_UP) with 4 bytes of
+ * slack past its ACEs in AclSize: kept verbatim.
+ */
+static const uint8_t sacl_vector[] = {
+	0x01, 0x00, 0x10, 0xa0,
+	0x00, 0x00, 0x00, 0x00,		/* no owner */
+	0x00, 0x00, 0x00, 0x00,		/* no group */
+	0x14, 0x00, 0x00, 0x00,		/* SACL at 20 */
+	0x00, 0x00, 0x00, 0x00,		/* no DACL */
+	/* ACL: rev 2, size 52, count 2 */
+	0x02, 0x00, 0x34, 0x00, 0x02, 0x00, 0x00, 0x00,
+	/* audit ACE: type 2, flags 0xc0, size 20 */
+	0x02, 0xc0, 0x14, 0x00, 0xff, 0x01, 0x1f, 0x00,
+	0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	/* label ACE: type 0x11, size 20, mask 1, S-1-16-8192 */
+	0x11, 0x00, 0x14, 0x00, 0x01, 0x00, 0x00, 0x00,
+	0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x20, 0x00, 0x00,
+	/* slack */
+	0xaa, 0xbb, 0xcc, 0xdd,
+};
+
+START_TEST(test_sd_sacl_verbatim)
+{
+	struct secdesc sd;
+	uint8_t out[256];
+	struct wcur w;
+	size_t n;
+
+	ck_assert_int_eq(secdesc_decode(sacl_vector, sizeof(sacl_vector),
+	    &sd), 0);
+	ck_assert(!sd.has_owner && !sd.has_group && !sd.has_dacl);
+	ck_assert_uint_eq(sd.sacl_len, 52);
+	ck_assert_mem_eq(sd.sacl, sacl_vector + 20, 52);
+	/* asked for: the same bytes */
+	wcur_init(&w, out, sizeof(out));
+	n = secdesc_encode(&w, &sd, SACL_SECURITY_INFORMATION);
+	ck_assert_int_eq(w.err, 0);
+	ck_assert_uint_eq(n, sizeof(sacl_vector));
+	ck_assert_mem_eq(out, sacl_vector, sizeof(sacl_vector));
+	/* not asked for: never there, nor its control bits */
+	wcur_init(&w, out, sizeof(out));
+	n = secdesc_encode(&w, &sd, OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION);
+	ck_assert_uint_eq(n, 20);
+	ck_assert_uint_eq(le16_get(out + 2), SE_SELF_RELATIVE);
+	ck_assert_uint_eq(le32_get(out + 12), 0);
+	/* beside a DACL, SACL first (as Windows lays them out) */
+	ck_assert_int_eq(secdesc_decode(sd_vector, sizeof(sd_vector), &sd), 0);
+	memcpy(sd.sacl, sacl_vector + 20, 52);
+	sd.sacl_len = 52;
+	sd.control |= SE_SACL_PRESENT;
+	wcur_init(&w, out, sizeof(out));
+	n = secdesc_encode(&w, &sd, 0xf);
+	ck_assert_int_eq(w.err, 0);
+	ck_assert_uint_eq(n, sizeof(sd_vector) + 52);
+	ck_assert_uint_eq(le32_get(out + 12), 20);
+	ck_assert_uint_eq(le32_get(out + 16), 72);
+	ck_assert_mem_eq(out + 20, sacl_vector + 20, 52);
+	/* a NULL SACL: present, at offset 0 */
+	sd.sacl_len = 0;
+	wcur_init(&w, out, sizeof(out));
+	n = secdesc_encode(&w, &sd, SACL_SECURITY_INFORMATION);
+	ck_assert_uint_eq(n, 20);
+	ck_assert_uint_eq(le16_get(out + 2), SE_SELF_RELATIVE |
+	    SE_SACL_PRESENT);
+	ck_assert_uint_eq(le32_get(out + 12), 0);
+}
+END_TEST
+
+START_TEST(test_sd_sacl_bad)
+{
+	uint8_t b[sizeof(sacl_vector)];
+	struct secdesc sd;
+	size_t i;
+
+	for (i = 0; i < sizeof(sacl_vector); i++) {
+		uint8_t *copy = malloc(i ? i : 1);
+
+		memcpy(copy, sacl_vector, i);
+		ck_assert_int_eq(secdesc_decode(copy, i, &sd), -1);
+		free(copy);
+	}
+	memcpy(b, sacl_vector, sizeof(b));
+	b[20] = 1;				/* ACL revision */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), -1);
+	memcpy(b, sacl_vector, sizeof(b));
+	b[22] = 4;				/* AclSize under its header */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), -1);
+	memcpy(b, sacl_vector, sizeof(b));
+	b[24] = 4;				/* more ACEs than fit */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), -1);
+	memcpy(b, sacl_vector, sizeof(b));
+	b[50] = 0x30;				/* an ACE past AclSize */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), -1);
+	memcpy(b, sacl_vector, sizeof(b));
+	b[30] = 0x02;				/* AceSize 2 */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), -1);
+	memcpy(b, sacl_vector, sizeof(b));
+	b[2] = 0x00;				/* not present: ignored */
+	ck_assert_int_eq(secdesc_decode(b, sizeof(b), &sd), 0);
+	ck_assert_uint_eq(sd.sacl_len, 0);
+}
+END_TEST
+
 /* user::rw-, user:1000:r--, group::r--, mask::r--, other::--- */
 static const uint8_t acl_vector[] = {
 	0x02, 0x00, 0x00, 0x00,
@@ -260,6 +368,8 @@ secdesc_suite(void)
 	tcase_add_test(tc, test_sd_encode_parts_and_short);
 	tcase_add_test(tc, test_sd_decode_truncations);
 	tcase_add_test(tc, test_sd_decode_bad);
+	tcase_add_test(tc, test_sd_sacl_verbatim);
+	tcase_add_test(tc, test_sd_sacl_bad);
 	tcase_add_test(tc, test_acl_roundtrip_sorted);
 	tcase_add_test(tc, test_acl_decode_bad);
 	tcase_add_test(tc, test_acl_on_a_file);
