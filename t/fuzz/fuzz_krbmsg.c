@@ -13,11 +13,16 @@
  *	2  authmsg_req_decode() / authmsg_rep_decode()   with the mech
  *	   and AP-REP fields Kerberos added
  *	3  usermap_lookup()          a `username map` file and a name
+ *	4  krbmsg_req_decode()       MSG_KRB_REQ (the helper): an AP-REQ
+ *	   with the mechTypes and MIC of Kerberos after another mechanism,
+ *	   or a kept context's MIC
  *
  * Invariants beyond "no crash": an accepted MSG_KRB_REP encodes back to
  * exactly its input and its strings end inside their fields; an accepted
  * successful one names a principal and has a key; a krb5 token is only
- * ever found inside the buffer.
+ * ever found inside the buffer; an accepted MSG_KRB_REQ is an AP-REQ or
+ * a kept context's MIC, never both, and encodes back to its input; the
+ * mechanism positions SPNEGO reports are inside the list.
  *
  * Seeds: t/fuzz/corpus/krbmsg.
  * Run:
@@ -31,6 +36,7 @@
 
 #include "daemon/authmsg.h"
 #include "daemon/krbmsg.h"
+#include "daemon/msg.h"
 #include "daemon/usermap.h"
 #include "proto/spnego.h"
 
@@ -61,7 +67,14 @@ fuzz_spnego(const uint8_t *p, size_t n)
 	struct spnego_token sp;
 	uint16_t id;
 
-	if (spnego_decode(p, n, &sp) != 0 || sp.mech_token == NULL)
+	if (spnego_decode(p, n, &sp) != 0)
+		return;
+	if (sp.krb5_pos > sp.n_mech_types || sp.ntlmssp_pos > sp.n_mech_types ||
+	    (sp.krb5_pos != 0) != (sp.krb5_mech != 0) ||
+	    (sp.krb5_preferred != 0 && sp.krb5_pos != 1) ||
+	    (sp.krb5_pos != 0 && sp.krb5_pos == sp.ntlmssp_pos))
+		abort();
+	if (sp.mech_token == NULL)
 		return;
 	if (sp.mech_token < p || sp.mech_token + sp.mech_token_len > p + n)
 		abort();
@@ -75,11 +88,33 @@ fuzz_authmsg(const uint8_t *p, size_t n)
 	struct authmsg_req req;
 
 	if (authmsg_req_decode(&req, p, n) == 0 &&
-	    req.mech > AUTHMSG_MECH_KRB5)
+	    req.mech > AUTHMSG_MECH_KRB5_MIC)
 		abort();
 	if (authmsg_rep_decode(&rep, p, n) == 0 &&
 	    (rep.mech_out_len > sizeof(rep.mech_out) ||
-	    rep.full_key_len > sizeof(rep.full_key)))
+	    rep.full_key_len > sizeof(rep.full_key) ||
+	    rep.mic_len > sizeof(rep.mic)))
+		abort();
+}
+
+static void
+fuzz_req(const uint8_t *p, size_t n)
+{
+	static uint8_t back[MSG_MAX_PAYLOAD];
+	struct krbmsg_req q;
+	int m;
+
+	if (krbmsg_req_decode(&q, p, n) != 0)
+		return;
+	if ((q.ctx == 0) != (q.token_len != 0) ||
+	    q.mech_types_len > AUTH_MECH_TYPES_MAX ||
+	    (q.ctx != 0 && (q.mic_len == 0 || q.mech_types_len != 0)))
+		abort();
+	if ((q.token_len && (q.token < p || q.token + q.token_len > p + n)) ||
+	    (q.mic_len && (q.mic < p || q.mic + q.mic_len > p + n)))
+		abort();
+	m = krbmsg_req_encode(&q, back, sizeof(back));
+	if (m < 0 || (size_t)m != n || memcmp(back, p, n) != 0)
 		abort();
 }
 
@@ -110,7 +145,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		fuzz_rep(data + 1, size - 1);
 		break;
@@ -120,9 +155,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		fuzz_authmsg(data + 1, size - 1);
 		break;
-	default:
+	case 3:
 		if (size > 1)
 			fuzz_usermap(data + 1, size - 1);
+		break;
+	default:
+		fuzz_req(data + 1, size - 1);
 		break;
 	}
 	return 0;
