@@ -4,8 +4,8 @@
  * The one process that reads a client's Kerberos ticket, with MIT krb5's
  * GSSAPI (gss_accept_sec_context): the master runs as root and never
  * parses a client's bytes, and the gates hold no keys.  It runs as the
- * `usmbd-krb` account under the workers' seccomp deny-list and holds
- * nothing but the service keys.
+ * `usmbd-krb` account under its own seccomp allow-list (worker/confine.c:
+ * no sockets, no exec) and holds nothing but the service keys.
  *
  * The keytab is root's (an AD join leaves /etc/krb5.keytab root 0600):
  * the master opens it and passes the descriptor (MSG_KRB_KEYTAB).  The
@@ -543,6 +543,21 @@ krb_read_skew(void)
 	krb.skew = skew > 0 ? (OM_uint32)skew : 0;
 }
 
+/*
+ * GSSAPI's mechanism glue reads /etc/gss/mech and mech.d and loads what
+ * they name (dlopen: executable mappings) at its first call: make that
+ * call before the allow-list, which refuses PROT_EXEC mappings.
+ */
+static void
+krb_warm_up(void)
+{
+	gss_OID_set mechs = GSS_C_NO_OID_SET;
+	OM_uint32 min;
+
+	if (!GSS_ERROR(gss_indicate_mechs(&min, &mechs)))
+		(void)gss_release_oid_set(&min, &mechs);
+}
+
 int
 krb_main(struct conf *conf, int chan)
 {
@@ -559,7 +574,8 @@ krb_main(struct conf *conf, int chan)
 		return 1;
 	}
 	krb_read_skew();
-	if ((rc = confine_worker()) != 0) {
+	krb_warm_up();
+	if ((rc = confine_krb()) != 0) {
 		errno = -rc;
 		log_warn("krb: cannot install its seccomp filter");
 		return 1;
