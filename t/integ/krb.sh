@@ -176,7 +176,7 @@ else
 	fail "the session is alice's: her file on disk"
 fi
 check "the log names the Kerberos session" \
-    grep -q "session [0-9a-f]* for alice (Kerberos" "$LOG"
+    grep -q "127.0.3.1: session [0-9a-f]* for alice (Kerberos" "$LOG"
 negoex badmic
 if [ "$(cat "$T/negoex.out")" = "status 0xc000006d" ]; then
 	ok "a wrong mechListMIC: LOGON_FAILURE"

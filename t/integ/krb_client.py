@@ -181,8 +181,11 @@ def neg_resp(token=None, mic=None):
 
 
 class Smb:
-    def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    def __init__(self, port, source):
+        # Its own loopback address: the failures it provokes must not
+        # slow down (daemon/auth.c's throttle) the logons of 127.0.0.1.
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                          source_address=(source, 0))
         self.mid = 0
         self.sid = 0
         self.tid = 0
@@ -223,8 +226,8 @@ def negoex_init(mech_types, token):
 def cmd_negoex(host, mode):
     import gssapi
     import gssapi.raw
-    port = PORT
-    c = Smb(port)
+    c = Smb(PORT, "127.0.3.%d" % (1 + ["good", "badmic", "nomutual",
+                                        "ntlmfirst"].index(mode)))
     c.call(0, negotiate210()[64:])
     order = [NEGOEX_OID, KRB5_MS_OID, KRB5_OID, NTLMSSP_OID]
     if mode == "ntlmfirst":
