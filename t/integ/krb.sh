@@ -190,6 +190,13 @@ if [ "$(cat "$T/negoex.out")" = ok ]; then
 else
 	fail "no mutual authentication, two legs: $(tail -3 "$T/negoex.out")"
 fi
+negoex reauth
+if [ "$(cat "$T/negoex.out")" = ok ] &&
+    [ "$(stat -c %U "$SHARE/negoex-reauth-alice.txt" 2>/dev/null)" = alice ]; then
+	ok "re-authentication in the user's worker, the same three legs"
+else
+	fail "re-authentication in the user's worker: $(tail -3 "$T/negoex.out")"
+fi
 negoex ntlmfirst
 if [ "$(cat "$T/negoex.out")" = "status 0xc0000016 mech 2b06010401823702020a" ]; then
 	ok "[NegoEx, NTLMSSP, krb5]: NTLMSSP, the client's first we support"

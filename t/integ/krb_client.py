@@ -16,6 +16,8 @@
 #   nomutual  no mutual authentication: the client's MIC goes with the
 #           AP-REQ (two legs); prints "ok" or what failed
 #   ntlmfirst  NTLMSSP listed before Kerberos; prints the OID chosen
+#   reauth  good, then the same three legs again on the session (in the
+#           user's worker), then a CREATE of negoex-reauth-<user>.txt
 import hashlib
 import hmac
 import os
@@ -223,12 +225,10 @@ def negoex_init(mech_types, token):
     return der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, init))
 
 
-def cmd_negoex(host, mode):
+def negoex_logon(c, host, mode):
+    """The three legs (two for nomutual) on c; the context, or a string
+    saying what went wrong (badmic: the final status)."""
     import gssapi
-    import gssapi.raw
-    c = Smb(PORT, "127.0.3.%d" % (1 + ["good", "badmic", "nomutual",
-                                        "ntlmfirst"].index(mode)))
-    c.call(0, negotiate210()[64:])
     order = [NEGOEX_OID, KRB5_MS_OID, KRB5_OID, NTLMSSP_OID]
     if mode == "ntlmfirst":
         order = [NEGOEX_OID, NTLMSSP_OID, KRB5_MS_OID, KRB5_OID]
@@ -237,12 +237,10 @@ def cmd_negoex(host, mode):
     st, blob = c.setup(negoex_init(mech_types, negoex_tok))
     f = neg_resp_fields(blob)
     if mode == "ntlmfirst":
-        print("status 0x%08x mech %s" % (st, f.get(1, b"").hex()))
-        return
+        return "status 0x%08x mech %s" % (st, f.get(1, b"").hex())
     if st != 0xc0000016 or f.get(0) != b"\x03" or f.get(1) != KRB5_MS_OID \
             or 2 in f:
-        print("first answer: status 0x%08x fields %r" % (st, f))
-        return
+        return "first answer: status 0x%08x fields %r" % (st, f)
     flags = [gssapi.RequirementFlag.integrity,
              gssapi.RequirementFlag.out_of_sequence_detection]
     if mode != "nomutual":
@@ -254,36 +252,55 @@ def cmd_negoex(host, mode):
     mic = None
     if mode == "nomutual":
         if not ctx.complete:
-            print("the initiator wants more legs without mutual auth")
-            return
+            return "the initiator wants more legs without mutual auth"
         mic = ctx.get_signature(mech_types)
     st, blob = c.setup(neg_resp(apreq, mic))
     f = neg_resp_fields(blob)
     if mode == "nomutual":
         if st != 0 or f.get(0) != b"\x00" or 3 not in f:
-            print("AP-REQ with MIC: status 0x%08x fields %r" % (st, f))
-            return
+            return "AP-REQ with MIC: status 0x%08x fields %r" % (st, f)
         ctx.verify_signature(mech_types, f[3])
-        print("ok")
-        return
+        return ctx
     if st != 0xc0000016 or f.get(0) != b"\x01" or 2 not in f or 3 not in f:
-        print("AP-REQ answer: status 0x%08x fields %r" % (st, f))
-        return
+        return "AP-REQ answer: status 0x%08x fields %r" % (st, f)
     ctx.step(f[2])              # the AP-REP
     if not ctx.complete:
-        print("the AP-REP did not complete the context")
-        return
+        return "the AP-REP did not complete the context"
     ctx.verify_signature(mech_types, f[3])   # raises when it is wrong
     mic = bytearray(ctx.get_signature(mech_types))
     if mode == "badmic":
         mic[-1] ^= 1
     st, blob = c.setup(neg_resp(mic=bytes(mic)))
     if mode == "badmic":
-        print("status 0x%08x" % st)
-        return
+        return "status 0x%08x" % st
     f = neg_resp_fields(blob) if blob else {}
     if st != 0 or f.get(0) != b"\x00":
-        print("MIC answer: status 0x%08x fields %r" % (st, f))
+        return "MIC answer: status 0x%08x fields %r" % (st, f)
+    return ctx
+
+
+def negoex_create(c, name):
+    fname = name.encode("utf-16-le")
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0,
+                       0x12019f, 0x80, 7, 3, 0x40, 64 + 56, len(fname),
+                       0, 0) + fname
+    st, r = c.call(5, body)
+    if st != 0:
+        return "CREATE: status 0x%08x" % st
+    fid = r[64 + 64:64 + 80]
+    st, r = c.call(6, struct.pack("<HHI", 24, 0, 0) + fid)
+    return None if st == 0 else "CLOSE: status 0x%08x" % st
+
+
+def cmd_negoex(host, mode):
+    import gssapi
+    import gssapi.raw
+    modes = ["good", "badmic", "nomutual", "ntlmfirst", "reauth"]
+    c = Smb(PORT, "127.0.3.%d" % (1 + modes.index(mode)))
+    c.call(0, negotiate210()[64:])
+    ctx = negoex_logon(c, host, "good" if mode == "reauth" else mode)
+    if isinstance(ctx, str) or mode in ("nomutual",):
+        print(ctx if isinstance(ctx, str) else "ok")
         return
     key = gssapi.raw.inquire_sec_context_by_oid(
         ctx, gssapi.OID.from_int_seq(GSS_INQ_SSPI_SESSION_KEY))[0]
@@ -294,18 +311,17 @@ def cmd_negoex(host, mode):
         print("TREE_CONNECT: status 0x%08x" % st)
         return
     c.tid = struct.unpack_from("<I", r, 36)[0]
-    fname = ("negoex-%s.txt" % os.environ.get("USER", "x")).encode(
-        "utf-16-le")
-    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0,
-                       0x12019f, 0x80, 7, 3, 0x40, 64 + 56, len(fname),
-                       0, 0) + fname
-    st, r = c.call(5, body)
-    if st != 0:
-        print("CREATE: status 0x%08x" % st)
-        return
-    fid = r[64 + 64:64 + 80]
-    st, r = c.call(6, struct.pack("<HHI", 24, 0, 0) + fid)
-    print("ok" if st == 0 else "CLOSE: status 0x%08x" % st)
+    user = os.environ.get("USER", "x")
+    err = negoex_create(c, "negoex-%s.txt" % user)
+    if err is None and mode == "reauth":
+        # Re-authentication on the same session, now in the user's
+        # worker: the same three legs; the session keeps its keys.
+        ctx = negoex_logon(c, host, "good")
+        if isinstance(ctx, str):
+            err = "re-authentication: " + ctx
+        else:
+            err = negoex_create(c, "negoex-reauth-%s.txt" % user)
+    print(err or "ok")
 
 
 if __name__ == "__main__":
