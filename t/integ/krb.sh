@@ -197,6 +197,14 @@ if [ "$(cat "$T/negoex.out")" = ok ] &&
 else
 	fail "re-authentication in the user's worker: $(tail -3 "$T/negoex.out")"
 fi
+rm -f "$SHARE/negoex-alice.txt"
+negoex smb311
+if [ "$(cat "$T/negoex.out")" = ok ] &&
+    [ "$(stat -c %U "$SHARE/negoex-alice.txt" 2>/dev/null)" = alice ]; then
+	ok "SMB 3.1.1: the preauth hash covers the three legs (signed create)"
+else
+	fail "SMB 3.1.1, the preauth hash of the three legs: $(tail -3 "$T/negoex.out")"
+fi
 negoex ntlmfirst
 if [ "$(cat "$T/negoex.out")" = "status 0xc0000016 mech 2b06010401823702020a" ]; then
 	ok "[NegoEx, NTLMSSP, krb5]: NTLMSSP, the client's first we support"

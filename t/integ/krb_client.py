@@ -18,6 +18,8 @@
 #   ntlmfirst  NTLMSSP listed before Kerberos; prints the OID chosen
 #   reauth  good, then the same three legs again on the session (in the
 #           user's worker), then a CREATE of negoex-reauth-<user>.txt
+#   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
+#           the three legs, AES-CMAC
 import hashlib
 import hmac
 import os
@@ -192,6 +194,8 @@ class Smb:
         self.sid = 0
         self.tid = 0
         self.key = None
+        self.cmac = False       # 3.1.1: AES-CMAC signing
+        self.preauth = None     # 3.1.1: the session's preauth hash
 
     def call(self, cmd, body):
         h = bytearray(hdr(cmd, self.mid, self.sid))
@@ -200,8 +204,13 @@ class Smb:
         m = bytearray(h + body)
         if self.key is not None:
             struct.pack_into("<I", m, 16, 0x8)   # SMB2_FLAGS_SIGNED
-            sig = hmac.new(self.key, bytes(m), hashlib.sha256).digest()
+            if self.cmac:
+                from impacket import crypto
+                sig = crypto.AES_CMAC(self.key, bytes(m), len(m))
+            else:
+                sig = hmac.new(self.key, bytes(m), hashlib.sha256).digest()
             m[48:64] = sig[:16]
+        self.sent = bytes(m)
         self.s.sendall(frame(bytes(m)))
         while True:
             r = recv_frame(self.s)
@@ -215,6 +224,12 @@ class Smb:
         body = struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob),
                            0) + blob
         st, r = self.call(1, body)
+        if self.preauth is not None:
+            # MS-SMB2 3.2.5.3.1: every request, and every response but
+            # the final one.
+            self.preauth = hashlib.sha512(self.preauth + self.sent).digest()
+            if st == 0xc0000016:
+                self.preauth = hashlib.sha512(self.preauth + r).digest()
         self.sid = struct.unpack_from("<Q", r, 40)[0]
         off, ln = struct.unpack_from("<HH", r, 64 + 4)
         return st, r[off:off + ln]
@@ -292,19 +307,48 @@ def negoex_create(c, name):
     return None if st == 0 else "CLOSE: status 0x%08x" % st
 
 
+def negotiate311(c):
+    # One dialect, 3.1.1, with the preauth integrity context (SHA-512);
+    # the connection's preauth hash is that of this request and answer.
+    ctx = struct.pack("<HHI", 1, 38, 0) + struct.pack("<HHH", 1, 32, 1) + \
+        os.urandom(32)
+    off = 64 + 36 + 2
+    pad = (8 - off % 8) % 8
+    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + os.urandom(16) + \
+        struct.pack("<IHH", off + pad, 1, 0) + struct.pack("<H", 0x311) + \
+        b"\0" * pad + ctx
+    st, r = c.call(0, body)
+    h = hashlib.sha512(b"\0" * 64 + c.sent).digest()
+    c.preauth = hashlib.sha512(h + r).digest()
+    c.cmac = True
+    return st
+
+
 def cmd_negoex(host, mode):
     import gssapi
     import gssapi.raw
-    modes = ["good", "badmic", "nomutual", "ntlmfirst", "reauth"]
+    from impacket import crypto
+    modes = ["good", "badmic", "nomutual", "ntlmfirst", "reauth", "smb311"]
     c = Smb(PORT, "127.0.3.%d" % (1 + modes.index(mode)))
-    c.call(0, negotiate210()[64:])
-    ctx = negoex_logon(c, host, "good" if mode == "reauth" else mode)
+    if mode == "smb311":
+        st = negotiate311(c)
+        if st != 0:
+            print("NEGOTIATE 3.1.1: status 0x%08x" % st)
+            return
+    else:
+        c.call(0, negotiate210()[64:])
+    ctx = negoex_logon(c, host, mode if mode in modes[:4] else "good")
     if isinstance(ctx, str) or mode in ("nomutual",):
         print(ctx if isinstance(ctx, str) else "ok")
         return
     key = gssapi.raw.inquire_sec_context_by_oid(
         ctx, gssapi.OID.from_int_seq(GSS_INQ_SSPI_SESSION_KEY))[0]
     c.key = (bytes(key) + b"\0" * 16)[:16]
+    if c.cmac:
+        # MS-SMB2 3.2.5.3.1: 3.1.1's signing key, from the preauth hash
+        # of all three legs (the final response left out).
+        c.key = crypto.KDF_CounterMode(c.key, b"SMBSigningKey\0",
+                                       c.preauth, 128)
     path = ("\\\\%s\\share" % host).encode("utf-16-le")
     st, r = c.call(3, struct.pack("<HHHH", 9, 0, 64 + 8, len(path)) + path)
     if st != 0:
