@@ -77,6 +77,8 @@ sess_krb5_areq(const struct conn *c, const struct session *s,
 
 	memset(req, 0, sizeof(*req));
 	snprintf(req->client, sizeof(req->client), "%s", c->peer);
+	if (sp->kind == SPNEGO_NEG_INIT)
+		a = NULL;	/* a new exchange: the last one's state is void */
 	if (sp->mech_token != NULL) {
 		if (!spnego_krb5_token(sp->mech_token, sp->mech_token_len,
 		    &tok_id) || tok_id != SPNEGO_KRB5_AP_REQ)
@@ -84,8 +86,13 @@ sess_krb5_areq(const struct conn *c, const struct session *s,
 		req->mech = AUTHMSG_MECH_KRB5;
 		req->authenticate = sp->mech_token;
 		req->authenticate_len = (uint32_t)sp->mech_token_len;
-		if (sp->kind == SPNEGO_NEG_RESP && a != NULL && a->krb_mic &&
-		    a->krb_ctx == 0) {
+		/*
+		 * After a downgrade every AP-REQ goes with the list, so none
+		 * passes without the MICs; a second one after ours: refused.
+		 */
+		if (a != NULL && a->krb_mic) {
+			if (a->krb_ctx != 0)
+				return 0;
 			req->mech_types = a->mech_types;
 			req->mech_types_len = a->mech_types_len;
 			req->mic = sp->mech_list_mic;

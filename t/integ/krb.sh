@@ -184,6 +184,12 @@ else
 	fail "a wrong mechListMIC: LOGON_FAILURE: $(tail -3 "$T/negoex.out")"
 fi
 check "the helper said why" grep -q "mechListMIC does not verify" "$LOG"
+negoex twoapreq
+if [ "$(cat "$T/negoex.out")" = "status 0xc000000d" ]; then
+	ok "a second AP-REQ where the MIC is due: INVALID_PARAMETER"
+else
+	fail "a second AP-REQ where the MIC is due: $(tail -3 "$T/negoex.out")"
+fi
 negoex nomutual
 if [ "$(cat "$T/negoex.out")" = ok ]; then
 	ok "no mutual authentication: the client's MIC with the AP-REQ, two legs"

@@ -16,6 +16,7 @@
 #   nomutual  no mutual authentication: the client's MIC goes with the
 #           AP-REQ (two legs); prints "ok" or what failed
 #   ntlmfirst  NTLMSSP listed before Kerberos; prints the OID chosen
+#   twoapreq  a second AP-REQ where the MIC is due; prints the status
 #   reauth  good, then the same three legs again on the session (in the
 #           user's worker), then a CREATE of negoex-reauth-<user>.txt
 #   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
@@ -282,6 +283,13 @@ def negoex_logon(c, host, mode):
     if not ctx.complete:
         return "the AP-REP did not complete the context"
     ctx.verify_signature(mech_types, f[3])   # raises when it is wrong
+    if mode == "twoapreq":
+        # A second AP-REQ instead of the MIC: it must not pass without it.
+        ctx2 = gssapi.SecurityContext(name=name,
+                                      mech=gssapi.MechType.kerberos,
+                                      usage="initiate", flags=flags)
+        st, blob = c.setup(neg_resp(ctx2.step()))
+        return "status 0x%08x" % st
     mic = bytearray(ctx.get_signature(mech_types))
     if mode == "badmic":
         mic[-1] ^= 1
@@ -328,7 +336,8 @@ def cmd_negoex(host, mode):
     import gssapi
     import gssapi.raw
     from impacket import crypto
-    modes = ["good", "badmic", "nomutual", "ntlmfirst", "reauth", "smb311"]
+    modes = ["good", "badmic", "nomutual", "ntlmfirst", "twoapreq", "reauth",
+             "smb311"]
     c = Smb(PORT, "127.0.3.%d" % (1 + modes.index(mode)))
     if mode == "smb311":
         st = negotiate311(c)
@@ -337,7 +346,7 @@ def cmd_negoex(host, mode):
             return
     else:
         c.call(0, negotiate210()[64:])
-    ctx = negoex_logon(c, host, mode if mode in modes[:4] else "good")
+    ctx = negoex_logon(c, host, mode if mode in modes[:5] else "good")
     if isinstance(ctx, str) or mode in ("nomutual",):
         print(ctx if isinstance(ctx, str) else "ok")
         return
