@@ -217,6 +217,30 @@ auth_krb_map(const struct conf *conf, const char *principal, char *out,
 	return 0;
 }
 
+/*
+ * The PAC's groups, as the helper decoded them: information for the
+ * admin (which AD groups the ticket names), never authority: the
+ * session's groups are the Unix account's, from NSS.
+ */
+static void
+auth_krb_log_pac(const struct krbmsg_rep *kr)
+{
+	char rids[PAC_MAX_RIDS * 11 + 1];
+	size_t k = 0;
+	uint32_t i;
+
+	rids[0] = '\0';
+	for (i = 0; i < kr->pac_n_rids && k < sizeof(rids); i++)
+		k += (size_t)snprintf(rids + k, sizeof(rids) - k, " %u",
+		    (unsigned)kr->pac_rids[i]);
+	log_info("PAC of %s: domain %s, %u group RIDs:%s%s; %u extra SIDs "
+	    "(logged only: groups come from NSS)", kr->principal,
+	    kr->pac_domain[0] != '\0' ? kr->pac_domain : "(none)",
+	    (unsigned)kr->pac_n_groups, rids,
+	    kr->pac_n_groups > kr->pac_n_rids ? " ..." : "",
+	    (unsigned)kr->pac_extra_sids);
+}
+
 /* The verdict for a ticket the helper judged; never fails the child. */
 static void
 auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
@@ -276,6 +300,8 @@ auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
 	log_info("Kerberos logon of %s (%s) from %s; the ticket ends in %u s%s",
 	    kr->principal, rep->user, client, (unsigned)kr->lifetime,
 	    kr->pac ? " (PAC present)" : "");
+	if (kr->pac_domain[0] != '\0' || kr->pac_n_groups > 0)
+		auth_krb_log_pac(kr);
 	return;
 fail:
 	explicit_bzero(rep->session_key, sizeof(rep->session_key));

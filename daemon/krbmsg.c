@@ -10,9 +10,10 @@ int
 krbmsg_rep_encode(const struct krbmsg_rep *r, uint8_t *buf, size_t cap)
 {
 	struct wcur w;
+	uint32_t i;
 
 	if (r->key_len > sizeof(r->key) || r->out_len > sizeof(r->out) ||
-	    r->mic_len > sizeof(r->mic))
+	    r->mic_len > sizeof(r->mic) || r->pac_n_rids > PAC_MAX_RIDS)
 		return -EMSGSIZE;
 	wcur_init(&w, buf, cap);
 	wcur_le32(&w, r->status);
@@ -27,6 +28,12 @@ krbmsg_rep_encode(const struct krbmsg_rep *r, uint8_t *buf, size_t cap)
 	wcur_le64(&w, r->ctx);
 	wcur_le32(&w, r->mic_len);
 	wcur_bytes(&w, r->mic, r->mic_len);
+	wcur_str16(&w, r->pac_domain, sizeof(r->pac_domain));
+	wcur_le32(&w, r->pac_n_groups);
+	wcur_le32(&w, r->pac_n_rids);
+	for (i = 0; i < r->pac_n_rids; i++)
+		wcur_le32(&w, r->pac_rids[i]);
+	wcur_le32(&w, r->pac_extra_sids);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -34,6 +41,7 @@ int
 krbmsg_rep_decode(struct krbmsg_rep *r, const uint8_t *p, size_t len)
 {
 	struct cur c;
+	uint32_t i;
 
 	memset(r, 0, sizeof(*r));
 	cur_init(&c, p, len);
@@ -57,6 +65,15 @@ krbmsg_rep_decode(struct krbmsg_rep *r, const uint8_t *p, size_t len)
 	if (r->mic_len > sizeof(r->mic))
 		goto bad;
 	cur_bytes(&c, r->mic, r->mic_len);
+	if (cur_str16(&c, r->pac_domain, sizeof(r->pac_domain)) != 0)
+		c.err = 1;
+	r->pac_n_groups = cur_le32(&c);
+	r->pac_n_rids = cur_le32(&c);
+	if (r->pac_n_rids > PAC_MAX_RIDS || r->pac_n_rids > r->pac_n_groups)
+		goto bad;
+	for (i = 0; i < r->pac_n_rids; i++)
+		r->pac_rids[i] = cur_le32(&c);
+	r->pac_extra_sids = cur_le32(&c);
 	if (c.err || cur_left(&c) != 0 || r->pac > 1)
 		goto bad;
 	/* A context is kept only to wait for the client's MIC. */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "daemon/authmsg.h"
+#include "proto/pac.h"
 
 #define KRBMSG_PRINCIPAL_MAX	256
 #define KRBMSG_KEY_MAX		64
@@ -55,6 +56,15 @@ struct krbmsg_rep {
 	uint64_t	 ctx;		/* with STATUS_MORE_PROCESSING_REQUIRED */
 	uint32_t	 mic_len;	/* our mechListMIC, or 0 */
 	uint8_t		 mic[AUTH_MIC_MAX];
+	/*
+	 * The PAC's logon info, when there is one (proto/pac.h): logged by
+	 * the master, never used (groups come from NSS).
+	 */
+	char		 pac_domain[PAC_SID_STR_MAX];	/* "" when none */
+	uint32_t	 pac_n_groups;
+	uint32_t	 pac_n_rids;
+	uint32_t	 pac_rids[PAC_MAX_RIDS];
+	uint32_t	 pac_extra_sids;
 };
 
 /* Encoders return the length or -EMSGSIZE; decoders 0 or -EBADMSG. */

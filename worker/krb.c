@@ -28,8 +28,8 @@
  * the helper, only that request fails and the master starts another.
  *
  * PAC: whether the ticket carries one is reported (gss_get_name_attribute
- * "urn:mspac:"); its group SIDs are not decoded yet (that needs an NDR
- * decoder of KERB_VALIDATION_INFO), and usmbd takes groups from NSS.
+ * "urn:mspac:"), and its logon info's group RIDs and domain
+ * (proto/pac.c) for the master's log; usmbd takes groups from NSS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +54,7 @@
 #include "daemon/msg.h"
 #include "proto/cur.h"
 #include "proto/ntstatus.h"
+#include "proto/pac.h"
 #include "worker/confine.h"
 #include "worker/worker.h"
 
@@ -67,7 +68,7 @@ struct krb {
 	unsigned	 gen;		/* keytabs loaded, names the MEMORY: one */
 	OM_uint32	 skew;		/* libdefaults clockskew, seconds */
 	uint8_t		 mbuf[MSG_BUF_SIZE];
-	uint8_t		 obuf[sizeof(struct krbmsg_rep) + 96];
+	uint8_t		 obuf[sizeof(struct krbmsg_rep) + 128];
 	struct krbmsg_rep rep;
 };
 
@@ -196,6 +197,35 @@ krb_why(OM_uint32 maj, OM_uint32 min, char *why, size_t cap)
 	(void)gss_release_buffer(&m, &b2);
 }
 
+/*
+ * The PAC's logon info (MS-PAC 2.5), when the library vouches for it
+ * (its signature checked): group RIDs and the domain, for the master's
+ * log only.  MIT's own KDC issues PACs without one.
+ */
+static void
+krb_pac_groups(gss_name_t src, struct krbmsg_rep *r)
+{
+	gss_buffer_desc attr = { 20, (void *)"urn:mspac:logon-info" };
+	gss_buffer_desc val = GSS_C_EMPTY_BUFFER, disp = GSS_C_EMPTY_BUFFER;
+	struct pac_groups g;
+	OM_uint32 maj, min;
+	int authenticated = 0, complete = 0, more = -1;
+
+	maj = gss_get_name_attribute(&min, src, &attr, &authenticated,
+	    &complete, &val, &disp, &more);
+	if (maj == GSS_S_COMPLETE && authenticated &&
+	    pac_logon_groups(val.value, val.length, &g) == 0) {
+		memcpy(r->pac_domain, g.domain, sizeof(r->pac_domain));
+		r->pac_n_groups = g.n_groups;
+		r->pac_n_rids = g.n_rids;
+		memcpy(r->pac_rids, g.rids, g.n_rids * sizeof(g.rids[0]));
+		r->pac_extra_sids = g.n_extra_sids;
+	} else if (maj == GSS_S_COMPLETE)
+		log_warnx("krb: the PAC's logon info does not decode");
+	(void)gss_release_buffer(&min, &val);
+	(void)gss_release_buffer(&min, &disp);
+}
+
 /* Does the client's name carry a PAC? */
 static int
 krb_has_pac(gss_name_t src)
@@ -251,6 +281,8 @@ krb_answer(gss_ctx_id_t ctx, gss_name_t src, OM_uint32 time_rec,
 		time_rec = time_rec > krb.skew ? time_rec - krb.skew : 1;
 	r->lifetime = time_rec == GSS_C_INDEFINITE ? 0x7fffffff : time_rec;
 	r->pac = (uint32_t)krb_has_pac(src);
+	if (r->pac)
+		krb_pac_groups(src, r);
 	rc = 0;
 out:
 	(void)gss_release_buffer(&min, &name);

@@ -16,6 +16,8 @@
  *	4  krbmsg_req_decode()       MSG_KRB_REQ (the helper): an AP-REQ
  *	   with the mechTypes and MIC of Kerberos after another mechanism,
  *	   or a kept context's MIC
+ *	5  pac_logon_groups()        a PAC's logon info (the helper, from a
+ *	   ticket a KDC signed; decoded with the same care)
  *
  * Invariants beyond "no crash": an accepted MSG_KRB_REP encodes back to
  * exactly its input and its strings end inside their fields; an accepted
@@ -38,9 +40,10 @@
 #include "daemon/krbmsg.h"
 #include "daemon/msg.h"
 #include "daemon/usermap.h"
+#include "proto/pac.h"
 #include "proto/spnego.h"
 
-static uint8_t	out[sizeof(struct krbmsg_rep) + 64];
+static uint8_t	out[sizeof(struct krbmsg_rep) + 128];
 
 static void
 fuzz_rep(const uint8_t *p, size_t n)
@@ -55,6 +58,9 @@ fuzz_rep(const uint8_t *p, size_t n)
 	    r.key_len > sizeof(r.key) || r.out_len > sizeof(r.out))
 		abort();
 	if (r.status == 0 && (r.principal[0] == '\0' || r.key_len == 0))
+		abort();
+	if (r.pac_n_rids > PAC_MAX_RIDS || r.pac_n_rids > r.pac_n_groups ||
+	    memchr(r.pac_domain, '\0', sizeof(r.pac_domain)) == NULL)
 		abort();
 	m = krbmsg_rep_encode(&r, out, sizeof(out));
 	if (m < 0 || (size_t)m != n || memcmp(out, p, n) != 0)
@@ -140,12 +146,24 @@ fuzz_usermap(const uint8_t *p, size_t n)
 	fclose(f);
 }
 
+static void
+fuzz_pac(const uint8_t *p, size_t n)
+{
+	struct pac_groups g;
+
+	if (pac_logon_groups(p, n, &g) != 0)
+		return;
+	if (g.n_rids > PAC_MAX_RIDS || g.n_rids > g.n_groups ||
+	    memchr(g.domain, '\0', sizeof(g.domain)) == NULL)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0:
 		fuzz_rep(data + 1, size - 1);
 		break;
@@ -159,8 +177,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size > 1)
 			fuzz_usermap(data + 1, size - 1);
 		break;
-	default:
+	case 4:
 		fuzz_req(data + 1, size - 1);
+		break;
+	default:
+		fuzz_pac(data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -30,7 +30,7 @@
 #include "proto/kdf.h"
 #include "proto/spnego.h"
 
-static uint8_t buf[sizeof(struct krbmsg_rep) + 64];
+static uint8_t buf[sizeof(struct krbmsg_rep) + 128];
 
 static void
 rep_fill(struct krbmsg_rep *r)
@@ -43,6 +43,12 @@ rep_fill(struct krbmsg_rep *r)
 	r->pac = 1;
 	r->out_len = 5;
 	memcpy(r->out, "\x60\x03\x06\x01\x00", 5);
+	snprintf(r->pac_domain, sizeof(r->pac_domain), "S-1-5-21-1-2-3");
+	r->pac_n_groups = 3;
+	r->pac_n_rids = 2;
+	r->pac_rids[0] = 513;
+	r->pac_rids[1] = 1104;
+	r->pac_extra_sids = 1;
 }
 
 START_TEST(test_rep_round_trip)
@@ -61,6 +67,11 @@ START_TEST(test_rep_round_trip)
 	ck_assert_uint_eq(d.pac, 1);
 	ck_assert_uint_eq(d.out_len, 5);
 	ck_assert_mem_eq(d.out, r.out, 5);
+	ck_assert_str_eq(d.pac_domain, "S-1-5-21-1-2-3");
+	ck_assert_uint_eq(d.pac_n_groups, 3);
+	ck_assert_uint_eq(d.pac_n_rids, 2);
+	ck_assert_uint_eq(d.pac_rids[1], 1104);
+	ck_assert_uint_eq(d.pac_extra_sids, 1);
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(krbmsg_rep_decode(&d, buf, (size_t)i), -EBADMSG);
 	buf[n] = 0;
@@ -99,6 +110,14 @@ START_TEST(test_rep_bad)
 	buf[4 + 2 + 3] = '\0';		/* inside "alice@..." */
 	ck_assert_int_eq(krbmsg_rep_decode(&d, buf, (size_t)n), -EBADMSG);
 	r.key_len = KRBMSG_KEY_MAX + 1;
+	ck_assert_int_eq(krbmsg_rep_encode(&r, buf, sizeof(buf)), -EMSGSIZE);
+	/* More PAC RIDs than groups, or than the field holds. */
+	rep_fill(&r);
+	r.pac_n_groups = 1;
+	n = krbmsg_rep_encode(&r, buf, sizeof(buf));
+	ck_assert_int_eq(krbmsg_rep_decode(&d, buf, (size_t)n), -EBADMSG);
+	rep_fill(&r);
+	r.pac_n_rids = PAC_MAX_RIDS + 1;
 	ck_assert_int_eq(krbmsg_rep_encode(&r, buf, sizeof(buf)), -EMSGSIZE);
 }
 END_TEST
