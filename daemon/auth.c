@@ -589,7 +589,7 @@ auth_handle_req(struct child *c, const struct msg *m)
 	}
 	/* A new attempt voids the previous verdict until it is answered. */
 	c->has_verdict = 0;
-	if (req.mech == AUTHMSG_MECH_KRB5) {
+	if (req.mech == AUTHMSG_MECH_KRB5 || req.mech == AUTHMSG_MECH_KRB5_MIC) {
 		/* Answered when the ticket helper has judged the ticket. */
 		auth_krb_start(c, m->id, &req);
 		return;

@@ -11,6 +11,11 @@
  *
  * A logon waits for the helper at most AUTH_KRB_TIMEOUT_MS; a helper that
  * dies fails the logons in flight, and the master starts another.
+ *
+ * Kerberos after another mechanism (daemon/krbmsg.h): the helper's
+ * STATUS_MORE_PROCESSING_REQUIRED (AP-REP, our mechListMIC, the context
+ * waiting for the client's) goes back as it is, no verdict recorded; the
+ * verdict is made when the client's MIC has been checked.
  */
 #include "daemon/auth_krb.h"
 
@@ -83,17 +88,22 @@ auth_krb_fail(struct auth_krb_pending *p, uint32_t status)
 void
 auth_krb_start(struct child *c, uint32_t id, const struct authmsg_req *req)
 {
+	static uint8_t kbuf[MSG_MAX_PAYLOAD];
 	struct auth_krb_pending *p = NULL;
 	struct child *h = auth_krb_helper();
+	struct krbmsg_req kq;
 	const char *why = NULL;
-	int i;
+	int i, n;
 
 	if (conf_keytab_path(master.conf) == NULL)
 		why = "Kerberos is off (`kerberos method`)";
 	else if (h == NULL)
 		why = "the ticket helper is not running";
 	else if (req->authenticate_len == 0 || req->negotiate_len != 0 ||
-	    req->challenge_len != 0 || req->authenticate_len > MSG_MAX_PAYLOAD)
+	    req->challenge_len != 0 || req->authenticate_len > MSG_MAX_PAYLOAD ||
+	    req->mech_types_len > AUTH_MECH_TYPES_MAX ||
+	    req->mic_len > AUTH_MIC_MAX ||
+	    (req->mech == AUTHMSG_MECH_KRB5_MIC) != (req->krb_ctx != 0))
 		why = "malformed request";
 	for (i = 0; why == NULL && i < AUTH_KRB_PENDING; i++)
 		if (!auth_krb_q[i].in_use) {
@@ -121,9 +131,23 @@ auth_krb_start(struct child *c, uint32_t id, const struct authmsg_req *req)
 	p->due_ms = master_now_ms() + AUTH_KRB_TIMEOUT_MS;
 	snprintf(p->client, sizeof(p->client), "%s", req->client);
 	p->in_use = 1;
-	/* Client bytes: forwarded (dropped when the helper is swamped). */
-	if (spawn_forward(h, MSG_KRB_REQ, p->helper_id, req->authenticate,
-	    req->authenticate_len, -1) != 0) {
+	memset(&kq, 0, sizeof(kq));
+	kq.ctx = req->krb_ctx;
+	if (req->mech == AUTHMSG_MECH_KRB5_MIC) {
+		kq.mic = req->authenticate;
+		kq.mic_len = req->authenticate_len;
+	} else {
+		kq.token = req->authenticate;
+		kq.token_len = req->authenticate_len;
+		kq.mech_types = req->mech_types;
+		kq.mech_types_len = req->mech_types_len;
+		kq.mic = req->mic;
+		kq.mic_len = req->mic_len;
+	}
+	/* Client bytes, copied unread; dropped when the helper is swamped. */
+	n = krbmsg_req_encode(&kq, kbuf, sizeof(kbuf));
+	if (n < 0 || spawn_forward(h, MSG_KRB_REQ, p->helper_id, kbuf,
+	    (size_t)n, -1) != 0) {
 		log_warnx("Kerberos logon from %s: the ticket helper is busy",
 		    p->client);
 		auth_krb_fail(p, STATUS_LOGON_FAILURE);
@@ -193,6 +217,30 @@ auth_krb_map(const struct conf *conf, const char *principal, char *out,
 	return 0;
 }
 
+/*
+ * The PAC's groups, as the helper decoded them: information for the
+ * admin (which AD groups the ticket names), never authority: the
+ * session's groups are the Unix account's, from NSS.
+ */
+static void
+auth_krb_log_pac(const struct krbmsg_rep *kr)
+{
+	char rids[PAC_MAX_RIDS * 11 + 1];
+	size_t k = 0;
+	uint32_t i;
+
+	rids[0] = '\0';
+	for (i = 0; i < kr->pac_n_rids && k < sizeof(rids); i++)
+		k += (size_t)snprintf(rids + k, sizeof(rids) - k, " %u",
+		    (unsigned)kr->pac_rids[i]);
+	log_info("PAC of %s: domain %s, %u group RIDs:%s%s; %u extra SIDs "
+	    "(logged only: groups come from NSS)", kr->principal,
+	    kr->pac_domain[0] != '\0' ? kr->pac_domain : "(none)",
+	    (unsigned)kr->pac_n_groups, rids,
+	    kr->pac_n_groups > kr->pac_n_rids ? " ..." : "",
+	    (unsigned)kr->pac_extra_sids);
+}
+
 /* The verdict for a ticket the helper judged; never fails the child. */
 static void
 auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
@@ -246,10 +294,14 @@ auth_krb_verdict(const struct krbmsg_rep *kr, const char *client,
 	rep->lifetime = kr->lifetime > 0 ? kr->lifetime : 1;
 	rep->mech_out_len = kr->out_len;
 	memcpy(rep->mech_out, kr->out, kr->out_len);
+	rep->mic_len = kr->mic_len;
+	memcpy(rep->mic, kr->mic, kr->mic_len);
 	master.auth_successes++;
 	log_info("Kerberos logon of %s (%s) from %s; the ticket ends in %u s%s",
 	    kr->principal, rep->user, client, (unsigned)kr->lifetime,
 	    kr->pac ? " (PAC present)" : "");
+	if (kr->pac_domain[0] != '\0' || kr->pac_n_groups > 0)
+		auth_krb_log_pac(kr);
 	return;
 fail:
 	explicit_bzero(rep->session_key, sizeof(rep->session_key));
@@ -260,6 +312,37 @@ fail:
 	master.auth_failures++;
 	log_warnx("Kerberos logon failure from %s: principal \"%s\": %s", client,
 	    kr->principal, why);
+}
+
+/*
+ * The helper accepted the AP-REQ and waits for the client's mechListMIC:
+ * the AP-REP, our MIC and the context go to the asker, with no identity
+ * and no key (nothing is vouched for yet, so no verdict is recorded).
+ */
+static void
+auth_krb_continue(struct child *c, const struct auth_krb_pending *p,
+    const struct krbmsg_rep *kr)
+{
+	struct authmsg_rep rep;
+	uint8_t buf[1024];
+	int len;
+
+	if (c == NULL || c->chan < 0 || c->dying)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.status = STATUS_MORE_PROCESSING_REQUIRED;
+	rep.mech_out_len = kr->out_len;
+	memcpy(rep.mech_out, kr->out, kr->out_len);
+	rep.mic_len = kr->mic_len;
+	memcpy(rep.mic, kr->mic, kr->mic_len);
+	rep.krb_ctx = kr->ctx;
+	len = authmsg_rep_encode(&rep, buf, sizeof(buf));
+	if (len < 0) {
+		log_warnx("cannot encode an auth reply");
+		return;
+	}
+	/* The previous verdict stays void (auth_handle_req) until the end. */
+	(void)spawn_send(c, MSG_AUTH_REP, p->child_id, buf, (size_t)len);
 }
 
 int
@@ -287,9 +370,14 @@ auth_krb_rep(struct child *helper, const struct msg *m)
 		return 0;
 	}
 	p->in_use = 0;
+	c = spawn_find(p->pid);
+	if (kr.status == STATUS_MORE_PROCESSING_REQUIRED) {
+		auth_krb_continue(c, p, &kr);
+		explicit_bzero(&kr, sizeof(kr));
+		return 0;
+	}
 	auth_krb_verdict(&kr, p->client, &rep, name);
 	explicit_bzero(&kr, sizeof(kr));
-	c = spawn_find(p->pid);
 	if (c != NULL && c->chan >= 0 && !c->dying)
 		auth_answer(c, p->child_id, p->client, name, &rep);
 	explicit_bzero(&rep, sizeof(rep));

@@ -48,6 +48,9 @@ authmsg_req_encode(const struct authmsg_req *r, uint8_t *buf, size_t cap)
 	put_blob(&w, r->challenge, r->challenge_len);
 	put_blob(&w, r->authenticate, r->authenticate_len);
 	wcur_le32(&w, r->mech);
+	put_blob(&w, r->mech_types, r->mech_types_len);
+	put_blob(&w, r->mic, r->mic_len);
+	wcur_le64(&w, r->krb_ctx);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -62,7 +65,10 @@ authmsg_req_decode(struct authmsg_req *r, const uint8_t *p, size_t len)
 	r->challenge = get_blob(&c, &r->challenge_len);
 	r->authenticate = get_blob(&c, &r->authenticate_len);
 	r->mech = cur_le32(&c);
-	return c.err || cur_left(&c) != 0 || r->mech > AUTHMSG_MECH_KRB5 ?
+	r->mech_types = get_blob(&c, &r->mech_types_len);
+	r->mic = get_blob(&c, &r->mic_len);
+	r->krb_ctx = cur_le64(&c);
+	return c.err || cur_left(&c) != 0 || r->mech > AUTHMSG_MECH_KRB5_MIC ?
 	    -EBADMSG : 0;
 }
 
@@ -86,6 +92,10 @@ authmsg_rep_encode(const struct authmsg_rep *r, uint8_t *buf, size_t cap)
 	if (r->full_key_len > sizeof(r->full_key))
 		return -EMSGSIZE;
 	put_blob(&w, r->full_key, r->full_key_len);
+	wcur_le64(&w, r->krb_ctx);
+	if (r->mic_len > sizeof(r->mic))
+		return -EMSGSIZE;
+	put_blob(&w, r->mic, r->mic_len);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -111,6 +121,11 @@ authmsg_rep_decode(struct authmsg_rep *r, const uint8_t *p, size_t len)
 	if (r->full_key_len > sizeof(r->full_key))
 		return -EBADMSG;
 	cur_bytes(&c, r->full_key, r->full_key_len);
+	r->krb_ctx = cur_le64(&c);
+	r->mic_len = cur_le32(&c);
+	if (r->mic_len > sizeof(r->mic))
+		return -EBADMSG;
+	cur_bytes(&c, r->mic, r->mic_len);
 	return c.err || cur_left(&c) != 0 ? -EBADMSG : 0;
 }
 

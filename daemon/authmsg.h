@@ -36,9 +36,22 @@
  */
 #define AUTHMSG_MECH_NTLMSSP	0
 #define AUTHMSG_MECH_KRB5	1
+/*
+ * Kerberos chosen after another mechanism (RFC 4178 5, HACKING.md
+ * "Kerberos logons"): the AP-REQ's request (AUTHMSG_MECH_KRB5) also
+ * carries the client's DER mechTypes, which the helper signs and checks
+ * the client's mechListMIC over; when that MIC was not with the AP-REQ,
+ * the answer is STATUS_MORE_PROCESSING_REQUIRED with the AP-REP, our
+ * MIC and krb_ctx naming the helper's context, and the client's MIC
+ * comes in a request of its own (AUTHMSG_MECH_KRB5_MIC: `authenticate`
+ * is the MIC, krb_ctx that context) whose answer is the verdict.
+ */
+#define AUTHMSG_MECH_KRB5_MIC	2
 /* The mechanism's answer in a verdict (the AP-REP), at most this long. */
 #define AUTH_MECH_OUT_MAX	512
 #define AUTH_FULL_KEY_MAX	32
+#define AUTH_MIC_MAX		64	/* a GSS MIC token: 28 to 40 bytes */
+#define AUTH_MECH_TYPES_MAX	256	/* the DER mechTypes a MIC covers */
 
 struct authmsg_req {
 	char		 client[64];		/* peer address, for logs and throttling */
@@ -49,6 +62,12 @@ struct authmsg_req {
 	const uint8_t	*authenticate;
 	uint32_t	 authenticate_len;
 	uint32_t	 mech;			/* AUTHMSG_MECH_* */
+	/* Kerberos after another mechanism (AUTHMSG_MECH_KRB5_MIC above). */
+	const uint8_t	*mech_types;		/* DER MechTypeList, or empty */
+	uint32_t	 mech_types_len;
+	const uint8_t	*mic;			/* the client's mechListMIC, or empty */
+	uint32_t	 mic_len;
+	uint64_t	 krb_ctx;		/* AUTHMSG_MECH_KRB5_MIC: the context */
 };
 
 struct authmsg_rep {
@@ -74,6 +93,14 @@ struct authmsg_rep {
 	 */
 	uint32_t	 full_key_len;
 	uint8_t		 full_key[AUTH_FULL_KEY_MAX];
+	/*
+	 * Kerberos after another mechanism: our mechListMIC, and with
+	 * STATUS_MORE_PROCESSING_REQUIRED the helper's context waiting for
+	 * the client's MIC (AUTHMSG_MECH_KRB5_MIC above).
+	 */
+	uint64_t	 krb_ctx;
+	uint32_t	 mic_len;
+	uint8_t		 mic[AUTH_MIC_MAX];
 };
 
 /*

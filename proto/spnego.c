@@ -50,16 +50,22 @@ spnego_decode_mech_types(struct cur *ctx, struct spnego_token *out)
 			return -EBADMSG;
 		if (spnego_oid_is(&oid, ntlmssp_oid, sizeof(ntlmssp_oid))) {
 			out->ntlmssp_offered = 1;
+			if (out->ntlmssp_pos == 0)
+				out->ntlmssp_pos = out->n_mech_types + 1;
 			if (out->n_mech_types == 0)
 				out->ntlmssp_preferred = 1;
 		}
 		if (spnego_oid_is(&oid, krb5_oid, sizeof(krb5_oid)) ||
 		    spnego_oid_is(&oid, krb5_ms_oid, sizeof(krb5_ms_oid))) {
 			out->krb5_offered = 1;
-			if (out->n_mech_types == 0)
-				out->krb5_preferred = spnego_oid_is(&oid,
+			if (out->krb5_pos == 0) {
+				out->krb5_pos = out->n_mech_types + 1;
+				out->krb5_mech = spnego_oid_is(&oid,
 				    krb5_oid, sizeof(krb5_oid)) ?
 				    SPNEGO_MECH_KRB5 : SPNEGO_MECH_KRB5_MS;
+			}
+			if (out->n_mech_types == 0)
+				out->krb5_preferred = out->krb5_mech;
 		}
 		out->n_mech_types++;
 	}

@@ -51,6 +51,15 @@ struct spnego_token {
 	int		 krb5_offered;		/* a Kerberos 5 OID in mechTypes */
 	int		 krb5_preferred;	/* the first one is Kerberos 5:
 						 * SPNEGO_MECH_KRB5(_MS), else 0 */
+	/*
+	 * Where each mechanism first comes in mechTypes (1 + its index, 0
+	 * absent), so the acceptor can take the client's first one it
+	 * supports when that is not the first listed (Windows lists NegoEx
+	 * first); krb5_mech is the spelling of that first Kerberos OID.
+	 */
+	int		 krb5_pos;
+	int		 krb5_mech;
+	int		 ntlmssp_pos;
 	/* both */
 	const uint8_t	*mech_token;		/* mechToken / responseToken */
 	size_t		 mech_token_len;

@@ -30,6 +30,9 @@ set -euo pipefail
 #   krb5-kdc krb5-admin-server   krb5kdc, kdb5_util and kadmin.local: the private
 #                                KDC of the Kerberos tests (t/integ/krb_lib.sh)
 #   krb5-user                    kinit, klist, kvno for the tests
+#   python3-gssapi               MIT GSSAPI from Python: krb_client.py plays a
+#                                Windows client (NegoEx listed first, Kerberos
+#                                after it) and makes the SPNEGO mechListMIC
 #   The kernel itself is not installed (linux-image-amd64 would pull systemd,
 #   udev and initramfs-tools): scripts/kclient-kernel.sh downloads and
 #   unpacks it into /var/cache/usmbd/kclient (below).
@@ -37,7 +40,8 @@ PKGS=(build-essential pkg-config clang lmdb-utils curl patch libbsd-dev libmd-de
       libgnutls28-dev check libsubunit-dev smbclient samba samba-testsuite
       python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd
       qemu-system-x86 busybox-static kmod cifs-utils attr sqlite3 git
-      samba-vfs-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user)
+      samba-vfs-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
+      python3-gssapi)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: must run as root" >&2

@@ -1,6 +1,6 @@
 /*
- * seccomp and Landlock for gates, workers and the descriptor writer
- * (worker/confine.h).  The BPF
+ * seccomp and Landlock for gates, workers, the descriptor writer and the
+ * ticket helper (worker/confine.h).  The BPF
  * programs are written by hand with linux/filter.h: no library.
  *
  * How the gate's list was found: `strace -f -c` and `strace -f` of a gate
@@ -47,6 +47,13 @@
  *   epoll_ctl, recvmsg, sendmsg, sendto, newfstatat, fgetxattr,
  *   fsetxattr, close, exit_group.  Its epoll instance is made before the
  *   filter.  A killed writer is restarted by the master like any child.
+ * - Ticket helper (worker/krb.c, as usmbd-krb): an allow-list built like
+ *   the writer's, confine_krb_calls below with how it was found (strace
+ *   -ff of the whole server through the Kerberos paths: the helper's
+ *   calls after its filter were exactly those).  prctl only with
+ *   PR_SET_DUMPABLE (the keytab's /proc/self/fd moment).  GSSAPI's
+ *   mechanism glue, which may dlopen plugins, is initialised before the
+ *   filter (krb_warm_up).
  * - Worker: a seccomp deny-list, each call failing with EPERM: ptrace,
  *   process_vm_readv/writev, pidfd_getfd, process_madvise, kcmp, mount
  *   and the new mount API, umount2, pivot_root, chroot, setns, unshare,
@@ -167,6 +174,46 @@ static const int confine_sdw_calls[] = {
 };
 
 /*
+ * What the ticket helper (worker/krb.c, as usmbd-krb) calls once the
+ * filter is on.  Seen with `strace -f -p` of the helper through
+ * smbclient -k logons, Kerberos after NegoEx (krb_client.py negoex: good,
+ * bad and two-leg MICs), 20 malformed AP-REQs and a reload that hands it
+ * the keytab again: recvmsg, sendmsg (its channel and MSG_LOG); the
+ * replay cache (/var/tmp/krb5_UID.rcache2: openat, newfstatat, fcntl
+ * F_OFD_SETLKW, lseek, read, write); MIT's profile rechecking krb5.conf
+ * (newfstatat, access; it reopens a changed one: openat, read, close);
+ * the authdata plugin directory (openat, getdents64 where it exists);
+ * /etc/localtime; geteuid (the replay cache's name); getrandom; at a
+ * keytab: memfd_create, pread64, write, prctl(PR_SET_DUMPABLE), openat of
+ * /proc/self/fd/N.  prctl is checked further: PR_SET_DUMPABLE only.  The
+ * rest as for the gate (what glibc makes on the same paths), plus fstat,
+ * pwrite64 and ftruncate of the replay cache's kind of file I/O.  No
+ * socket, connect, exec, mount, namespace or ptrace: a ticket that
+ * exploits the library finds no network and no way out of the account.
+ */
+static const int confine_krb_calls[] = {
+	SYS_recvmsg, SYS_sendmsg, SYS_recvfrom, SYS_sendto,
+	SYS_read, SYS_write, SYS_writev, SYS_close, SYS_fcntl,
+	/* the replay cache, krb5.conf, plugins, the keytab's memfd */
+	SYS_openat, SYS_newfstatat, SYS_fstat, SYS_access, SYS_lseek,
+	SYS_pread64, SYS_pwrite64, SYS_ftruncate, SYS_getdents64,
+	SYS_memfd_create, SYS_prctl,
+	SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise,
+	SYS_getrandom, SYS_clock_gettime, SYS_gettimeofday,
+	SYS_getpid, SYS_gettid, SYS_geteuid, SYS_getuid,
+	SYS_futex, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction,
+	SYS_restart_syscall, SYS_nanosleep, SYS_clock_nanosleep,
+	SYS_exit, SYS_exit_group, SYS_tgkill,
+#ifdef CONFINE_SANITIZED
+	SYS_sigaltstack, SYS_readlink,
+	SYS_sched_getaffinity,
+	SYS_getppid, SYS_wait4, SYS_clone, SYS_execve, SYS_pipe2,
+	SYS_dup2, SYS_ioctl, SYS_kill, SYS_process_vm_readv, SYS_ptrace,
+	SYS_mprotect,
+#endif
+};
+
+/*
  * What a worker never calls: each fails with EPERM.  Debugging, other
  * processes' memory and descriptors, the kernel itself (modules, kexec,
  * bpf, perf), mounts and namespaces, keys, clocks, swap, quotas,
@@ -267,7 +314,8 @@ confine_done(struct confine_prog *p)
  * calls of the list; anything else kills the process (SIGSYS).
  */
 static const struct sock_fprog *
-confine_allow(struct confine_prog *p, const int *calls, unsigned n)
+confine_allow(struct confine_prog *p, const int *calls, unsigned n,
+    int prctl_op)
 {
 	unsigned i;
 
@@ -279,6 +327,16 @@ confine_allow(struct confine_prog *p, const int *calls, unsigned n)
 	confine_emit(p, JSET(PROT_EXEC, 0, 1));
 	confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
 	confine_emit(p, RET(SECCOMP_RET_ALLOW));
+#ifndef CONFINE_SANITIZED
+	/* prctl, when listed, only for prctl_op (its first argument). */
+	if (prctl_op >= 0) {
+		confine_emit(p, JEQ(SYS_prctl, 0, 4));
+		confine_emit(p, LD(OFF_ARG0_LO));
+		confine_emit(p, JEQ((uint32_t)prctl_op, 1, 0));
+		confine_emit(p, RET(SECCOMP_RET_KILL_PROCESS));
+		confine_emit(p, RET(SECCOMP_RET_ALLOW));
+	}
+#endif
 	/* Each match jumps to the ALLOW after the final KILL. */
 	for (i = 0; i < n; i++)
 		confine_emit(p, JEQ((uint32_t)calls[i], (uint8_t)(n - i), 0));
@@ -293,7 +351,7 @@ confine_gate_filter(void)
 	static struct confine_prog p;
 
 	return confine_allow(&p, confine_gate_calls,
-	    sizeof(confine_gate_calls) / sizeof(confine_gate_calls[0]));
+	    sizeof(confine_gate_calls) / sizeof(confine_gate_calls[0]), -1);
 }
 
 const struct sock_fprog *
@@ -302,7 +360,17 @@ confine_sdw_filter(void)
 	static struct confine_prog p;
 
 	return confine_allow(&p, confine_sdw_calls,
-	    sizeof(confine_sdw_calls) / sizeof(confine_sdw_calls[0]));
+	    sizeof(confine_sdw_calls) / sizeof(confine_sdw_calls[0]), -1);
+}
+
+const struct sock_fprog *
+confine_krb_filter(void)
+{
+	static struct confine_prog p;
+
+	return confine_allow(&p, confine_krb_calls,
+	    sizeof(confine_krb_calls) / sizeof(confine_krb_calls[0]),
+	    PR_SET_DUMPABLE);
 }
 
 const struct sock_fprog *
@@ -421,6 +489,12 @@ int
 confine_sdw(void)
 {
 	return confine_seccomp(confine_sdw_filter());
+}
+
+int
+confine_krb(void)
+{
+	return confine_seccomp(confine_krb_filter());
 }
 
 int

@@ -11,7 +11,9 @@
  * never needs (ptrace, mount, bpf, kexec, modules, keys, namespaces,
  * execve, clock setting...), which fail with EPERM.  The descriptor
  * writer (worker/sdw.c): an allow-list of its few calls, like the gate's
- * (it holds CAP_SYS_ADMIN: nothing else may be reachable).  All refuse
+ * (it holds CAP_SYS_ADMIN: nothing else may be reachable).  The ticket
+ * helper (worker/krb.c): an allow-list of what MIT krb5 calls accepting
+ * tickets (files for its replay cache and krb5.conf, no sockets).  All refuse
  * another architecture and x86's x32 calls by killing the process.
  */
 #ifndef USMBD_WORKER_CONFINE_H
@@ -23,6 +25,7 @@
 const struct sock_fprog	*confine_gate_filter(void);
 const struct sock_fprog	*confine_worker_filter(void);
 const struct sock_fprog	*confine_sdw_filter(void);
+const struct sock_fprog	*confine_krb_filter(void);
 
 /*
  * Installs prog with PR_SET_NO_NEW_PRIVS first; 0 or -errno.  Every
@@ -44,5 +47,7 @@ int	confine_gate(void);
 int	confine_worker(void);
 /* The descriptor writer's: its allow-list; 0 or -errno. */
 int	confine_sdw(void);
+/* The ticket helper's: its allow-list (prctl PR_SET_DUMPABLE only). */
+int	confine_krb(void);
 
 #endif

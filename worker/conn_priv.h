@@ -124,6 +124,10 @@ struct sess_auth {
 	uint32_t	 mech_types_len;
 	uint8_t		 server_challenge[8];
 	int		 krb_mech;	/* SPNEGO_MECH_KRB5(_MS) chosen, else 0 */
+	int		 krb_mic;	/* chosen after another mechanism: the
+					 * mechListMICs are exchanged */
+	uint64_t	 krb_ctx;	/* the helper's context awaiting the
+					 * client's mechListMIC, else 0 */
 	/* Kerberos: the whole session key for sess_keys, else len 0. */
 	uint32_t	 full_key_len;
 	uint8_t		 full_key[32];

@@ -47,6 +47,7 @@
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
 #include "worker/metrics.h"
+#include "worker/smb2_session_priv.h"
 #include "worker/worker.h"
 
 #define GATE_SLOTS		64	/* logins served at once */
@@ -269,9 +270,10 @@ gate_setup_decode(const uint8_t *m, size_t len, struct gate_setup *gs)
 }
 
 /*
- * Does the SESSION_SETUP gs carry a Kerberos AP-REQ in SPNEGO for a new
- * session or one in its exchange (s), with a keytab configured?  Then
- * fills req (AUTHMSG_MECH_KRB5, the token a view into the frame) as
+ * Does the SESSION_SETUP gs carry a Kerberos leg in SPNEGO (an AP-REQ, or
+ * the client's mechListMIC after Kerberos was chosen after another
+ * mechanism) for a new session or one in its exchange (s), with a keytab
+ * configured?  Then fills req (the token a view into the frame) as
  * worker/smb2_session_krb.c will.
  */
 static int
@@ -279,24 +281,16 @@ gate_krb5_needed(struct conn *c, const struct gate_setup *gs,
     const struct session *s, struct authmsg_req *req)
 {
 	struct spnego_token sp;
-	uint16_t tok_id;
 
 	if (conf_keytab_path(c->conf) == NULL ||
 	    (gs->sid != 0 && (s == NULL || s->state != SESS_IN_PROGRESS)))
 		return 0;
 	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||
-	    sp.kind == SPNEGO_RAW_NTLMSSP || sp.mech_token == NULL ||
-	    !spnego_krb5_token(sp.mech_token, sp.mech_token_len, &tok_id) ||
-	    tok_id != SPNEGO_KRB5_AP_REQ)
+	    sp.kind == SPNEGO_RAW_NTLMSSP)
 		return 0;
 	if (sp.kind == SPNEGO_NEG_INIT && sp.krb5_preferred == 0)
 		return 0;	/* the handler asks for another mechanism */
-	memset(req, 0, sizeof(*req));
-	snprintf(req->client, sizeof(req->client), "%s", c->peer);
-	req->authenticate = sp.mech_token;
-	req->authenticate_len = (uint32_t)sp.mech_token_len;
-	req->mech = AUTHMSG_MECH_KRB5;
-	return 1;
+	return sess_krb5_areq(c, gs->sid != 0 ? s : NULL, &sp, req);
 }
 
 /*
@@ -672,7 +666,8 @@ gate_auth_rep(const struct msg *m)
 		gate_slot_end(sl);
 		return;
 	}
-	if (sl->rep.status != 0)
+	if (sl->rep.status != 0 &&
+	    sl->rep.status != STATUS_MORE_PROCESSING_REQUIRED)
 		metrics.gate.auth_failures++;
 	sl->have_rep = 1;
 	sl->state = SLOT_LOGIN;

@@ -719,15 +719,17 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 static ntstatus_t sess_setup(struct smb2_req *, struct smb2_rsp *);
 
 /*
- * The client named its mechanism (SPNEGO_MECH_*) first but sent no token
- * for it: accept-incomplete, supportedMech that one, no token.
+ * The client sent no token for the mechanism (SPNEGO_MECH_*) we take:
+ * supportedMech that one, no token; neg_state accept-incomplete, or
+ * request-mic when it is not the client's first (RFC 4178 5).
  */
 static ntstatus_t
-sess_ask_mech(struct conn *c, struct session *s, int mech, struct smb2_rsp *rsp)
+sess_ask_mech(struct conn *c, struct session *s, int mech, int neg_state,
+    struct smb2_rsp *rsp)
 {
 	uint8_t out[64];
-	int n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_INCOMPLETE,
-	    mech, NULL, 0, NULL, 0);
+	int n = spnego_build_resp(out, sizeof(out), neg_state, mech, NULL, 0,
+	    NULL, 0);
 
 	if (n < 0)
 		return STATUS_INSUFF_SERVER_RESOURCES;
@@ -835,17 +837,9 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	toklen = sp.mech_token_len;
 	if (sp.kind == SPNEGO_NEG_INIT) {
 		s->auth->spnego = 1;
-		s->auth->krb_mech = 0;
-		if (sp.krb5_preferred && conf_keytab_path(c->conf) != NULL) {
-			/* Kerberos (worker/smb2_session_krb.c). */
-			s->auth->krb_mech = sp.krb5_preferred;
-			if (toklen == 0) {
-				st = sess_ask_mech(c, s, sp.krb5_preferred, rsp);
-				if (st != STATUS_MORE_PROCESSING_REQUIRED)
-					goto fail;
-				return st;
-			}
-		} else if (!sp.ntlmssp_offered) {
+		s->auth->krb_mech = sess_krb5_choose(c, &sp);
+		s->auth->krb_mic = s->auth->krb_ctx = 0;
+		if (!s->auth->krb_mech && !sp.ntlmssp_offered) {
 			st = STATUS_LOGON_FAILURE;	/* only NTLMSSP here */
 			goto fail;
 		}
@@ -855,6 +849,20 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		memcpy(s->auth->mech_types, sp.mech_types, sp.mech_types_len);
 		s->auth->mech_types_len = (uint32_t)sp.mech_types_len;
+		if (s->auth->krb_mech && (!sp.krb5_preferred || toklen == 0)) {
+			/*
+			 * Kerberos (worker/smb2_session_krb.c), its token
+			 * not sent; after another mechanism, whose token
+			 * is dropped, with the MICs to come.
+			 */
+			s->auth->krb_mic = !sp.krb5_preferred;
+			st = sess_ask_mech(c, s, s->auth->krb_mech,
+			    s->auth->krb_mic ? SPNEGO_REQUEST_MIC :
+			    SPNEGO_ACCEPT_INCOMPLETE, rsp);
+			if (st != STATUS_MORE_PROCESSING_REQUIRED)
+				goto fail;
+			return st;
+		}
 		if (!s->auth->krb_mech && (!sp.ntlmssp_preferred || toklen == 0)) {
 			/* Ask for an NTLMSSP token: accept-incomplete, no token. */
 			uint8_t out[64];
@@ -880,6 +888,11 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		st = sess_krb5(req, s, tok, toklen, &sp, rsp, &keep);
 		if (st == STATUS_SUCCESS)
 			s->reauth_other = 0;	/* only its own user gets here */
+	} else if (tok == NULL && sp.kind == SPNEGO_NEG_RESP &&
+	    s->auth->krb_ctx != 0) {
+		st = sess_krb5(req, s, NULL, 0, &sp, rsp, &keep);	/* its MIC */
+		if (st == STATUS_SUCCESS)
+			s->reauth_other = 0;
 	} else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {

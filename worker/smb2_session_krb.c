@@ -13,14 +13,31 @@
  * the ticket has left and the AP-REP, which the answer carries
  * (accept-completed, supportedMech in the first reply).
  *
- * mechListMIC: Kerberos is taken only when it is the client's first
- * mechanism and its token is the one sent, so the mechanism list was not
- * changed by anyone and neither side needs a MIC (RFC 4178 5, as Samba's
- * server answers: no MIC after an accepted optimistic first token).  A
- * client that lists another mechanism first (Windows lists NegoEx first)
- * gets NTLMSSP, which signs the list (worker/smb2_session.c); Kerberos
- * after a mechanism downgrade would need the MIC made with the GSS
- * context, which lives in the helper: not done.
+ * Which mechanism: the client's first one we support (RFC 4178 3.2: the
+ * acceptor's choice among the initiator's; Samba and Windows take the
+ * first they support, and so do we): Kerberos when it comes before
+ * NTLMSSP, or NTLMSSP is absent or refused (`ntlm auth = no`), and a
+ * keytab is configured.  A client that lists NTLMSSP before Kerberos gets
+ * NTLMSSP.  Mechanisms we do not know (NegoEx, 1.3.6.1.4.1.311.2.2.30,
+ * which Windows 10 and later list first with an optimistic token) are
+ * skipped with their token.
+ *
+ * mechListMIC (RFC 4178 5): when Kerberos is the client's first mechanism
+ * and its token the one sent, the list was not changed by anyone and
+ * neither side needs a MIC (as Samba answers an optimistic AP-REQ).
+ * When Kerberos came after another mechanism, the MICs are exchanged,
+ * made and checked in the ticket helper, which owns the GSS context:
+ *   1. NegTokenInit [NegoEx, krb5, ..., NTLMSSP] + a NegoEx token ->
+ *      request-mic, supportedMech Kerberos (the client's spelling), no
+ *      token; the DER mechTypes kept in s->auth.
+ *   2. NegTokenResp with the AP-REQ (AUTHMSG_MECH_KRB5 with mechTypes)
+ *      -> the helper accepts it and signs the list; unless the client's
+ *      MIC came too, it keeps the context: accept-incomplete, the AP-REP
+ *      and our MIC, STATUS_MORE_PROCESSING_REQUIRED, no verdict yet.
+ *   3. NegTokenResp with the client's mechListMIC (AUTHMSG_MECH_KRB5_MIC)
+ *      -> the helper checks it over the list of step 2; the verdict comes
+ *      only then: accept-completed, the session keys, or LOGON_FAILURE
+ *      for a MIC that does not verify.
  *
  * Session end: the session expires when the ticket does (s->expire,
  * worker/dispatch.c answers NETWORK_SESSION_EXPIRED), and a
@@ -40,19 +57,69 @@
 #include "worker/state.h"
 #include "worker/worker.h"
 
-/* The verdict for tok: 0 and arep, or an NTSTATUS to answer. */
+int
+sess_krb5_choose(const struct conn *c, const struct spnego_token *sp)
+{
+	if (conf_keytab_path(c->conf) == NULL || sp->krb5_pos == 0)
+		return 0;
+	if (sp->ntlmssp_pos != 0 && sp->ntlmssp_pos < sp->krb5_pos &&
+	    !c->conf->ntlm_disabled)
+		return 0;
+	return sp->krb5_mech;
+}
+
+int
+sess_krb5_areq(const struct conn *c, const struct session *s,
+    const struct spnego_token *sp, struct authmsg_req *req)
+{
+	const struct sess_auth *a = s != NULL ? s->auth : NULL;
+	uint16_t tok_id;
+
+	memset(req, 0, sizeof(*req));
+	snprintf(req->client, sizeof(req->client), "%s", c->peer);
+	if (sp->kind == SPNEGO_NEG_INIT)
+		a = NULL;	/* a new exchange: the last one's state is void */
+	if (sp->mech_token != NULL) {
+		if (!spnego_krb5_token(sp->mech_token, sp->mech_token_len,
+		    &tok_id) || tok_id != SPNEGO_KRB5_AP_REQ)
+			return 0;
+		req->mech = AUTHMSG_MECH_KRB5;
+		req->authenticate = sp->mech_token;
+		req->authenticate_len = (uint32_t)sp->mech_token_len;
+		/*
+		 * After a downgrade every AP-REQ goes with the list, so none
+		 * passes without the MICs; a second one after ours: refused.
+		 */
+		if (a != NULL && a->krb_mic) {
+			if (a->krb_ctx != 0)
+				return 0;
+			req->mech_types = a->mech_types;
+			req->mech_types_len = a->mech_types_len;
+			req->mic = sp->mech_list_mic;
+			req->mic_len = (uint32_t)sp->mech_list_mic_len;
+		}
+		return 1;
+	}
+	if (sp->kind != SPNEGO_NEG_RESP || a == NULL || a->krb_ctx == 0 ||
+	    sp->mech_list_mic_len == 0)
+		return 0;
+	req->mech = AUTHMSG_MECH_KRB5_MIC;
+	req->authenticate = sp->mech_list_mic;
+	req->authenticate_len = (uint32_t)sp->mech_list_mic_len;
+	req->krb_ctx = a->krb_ctx;
+	return 1;
+}
+
+/* The verdict for this leg (sp): 0 and arep, or an NTSTATUS to answer. */
 static ntstatus_t
-sess_krb5_verdict(struct conn *c, const uint8_t *tok, size_t toklen,
-    struct authmsg_rep *arep)
+sess_krb5_verdict(struct conn *c, const struct session *s,
+    const struct spnego_token *sp, struct authmsg_rep *arep)
 {
 	struct authmsg_req areq;
 
-	memset(&areq, 0, sizeof(areq));
-	snprintf(areq.client, sizeof(areq.client), "%s", c->peer);
-	areq.authenticate = tok;
-	areq.authenticate_len = (uint32_t)toklen;
-	areq.mech = AUTHMSG_MECH_KRB5;
 	memset(arep, 0, sizeof(*arep));
+	if (!sess_krb5_areq(c, s, sp, &areq))
+		return STATUS_INVALID_PARAMETER;
 	if (c->priv->auth == NULL || c->priv->auth(c, &areq, arep) < 0) {
 		conn_warnx(c, "no verdict from the master");
 		return STATUS_LOGON_FAILURE;
@@ -92,6 +159,31 @@ sess_krb5_fits(struct smb2_req *req, struct session *s,
 	return STATUS_SUCCESS;
 }
 
+/*
+ * Step 2 of Kerberos after another mechanism: the helper took the AP-REQ
+ * and waits for the client's mechListMIC.  accept-incomplete with the
+ * AP-REP and our MIC; no identity or key yet.
+ */
+static ntstatus_t
+sess_krb5_wait_mic(struct conn *c, struct session *s,
+    const struct authmsg_rep *arep, struct smb2_rsp *rsp)
+{
+	uint8_t out[AUTH_MECH_OUT_MAX + AUTH_MIC_MAX + 64];
+	int n;
+
+	if (arep->krb_ctx == 0 || arep->mic_len == 0)
+		return STATUS_LOGON_FAILURE;
+	n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_INCOMPLETE, 0,
+	    arep->mech_out, arep->mech_out_len, arep->mic, arep->mic_len);
+	if (n < 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
+	s->auth->krb_ctx = arep->krb_ctx;
+	sess_rsp(rsp, 0, out, (size_t)n);
+	if (c->dialect == DIALECT_311 && s->state == SESS_IN_PROGRESS)
+		c->priv->preauth_rsp_sess = s;
+	return STATUS_MORE_PROCESSING_REQUIRED;
+}
+
 ntstatus_t
 sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
     size_t toklen, const struct spnego_token *sp, struct smb2_rsp *rsp,
@@ -100,7 +192,7 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	struct conn *c = req->conn;
 	struct conn_private *pv = c->priv;
 	struct authmsg_rep arep;
-	uint8_t out[AUTH_MECH_OUT_MAX + 64];
+	uint8_t out[AUTH_MECH_OUT_MAX + AUTH_MIC_MAX + 64];
 	int reauth = s->state != SESS_IN_PROGRESS, binding = s->binding, n;
 	int mech = s->auth->krb_mech != 0 ? s->auth->krb_mech : SPNEGO_MECH_KRB5;
 	uint16_t sflags = 0;
@@ -108,7 +200,11 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 
 	if (conf_keytab_path(c->conf) == NULL)
 		return STATUS_LOGON_FAILURE;	/* we never offered it */
-	st = sess_krb5_verdict(c, tok, toklen, &arep);
+	st = sess_krb5_verdict(c, s, sp, &arep);
+	if (st == STATUS_MORE_PROCESSING_REQUIRED) {
+		st = sess_krb5_wait_mic(c, s, &arep, rsp);
+		goto out;
+	}
 	if (st == STATUS_SUCCESS)
 		st = sess_krb5_fits(req, s, &arep, reauth, keep);
 	if (st != STATUS_SUCCESS)
@@ -137,7 +233,7 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	/* supportedMech in the first reply of the exchange only. */
 	n = spnego_build_resp(out, sizeof(out), SPNEGO_ACCEPT_COMPLETED,
 	    sp->kind == SPNEGO_NEG_INIT ? mech : 0, arep.mech_out,
-	    arep.mech_out_len, NULL, 0);
+	    arep.mech_out_len, arep.mic, arep.mic_len);
 	if (n < 0) {
 		st = STATUS_INSUFF_SERVER_RESOURCES;
 		goto out;

@@ -41,5 +41,20 @@ ntstatus_t	sess_krb5(struct smb2_req *req, struct session *s,
 		    const uint8_t *tok, size_t toklen,
 		    const struct spnego_token *sp, struct smb2_rsp *rsp,
 		    int *keep);
+/*
+ * The Kerberos mechanism to take from a client's NegTokenInit: its first
+ * mechanism we support, when that is Kerberos and a keytab is configured
+ * (SPNEGO_MECH_KRB5(_MS), the spelling the client used), else 0.
+ */
+int		sess_krb5_choose(const struct conn *c,
+		    const struct spnego_token *sp);
+/*
+ * The master's request for a Kerberos leg of session s (NULL: a new one)
+ * whose SPNEGO token is sp: its AP-REQ, or the client's mechListMIC for
+ * the helper's context.  1 and req filled (views into sp's buffer and
+ * s->auth), else 0.  The gate asks ahead with it; sess_krb5 the same.
+ */
+int		sess_krb5_areq(const struct conn *c, const struct session *s,
+		    const struct spnego_token *sp, struct authmsg_req *req);
 
 #endif

@@ -6,6 +6,8 @@
 # the server has not fail cleanly; `ntlm auth = no` refuses a password and
 # still takes tickets; the ticket helper runs as usmbd-krb under seccomp and
 # is restarted after kill -9; malformed AP-REQs never harm the master;
+# Kerberos after NegoEx (krb_client.py negoex: the mechListMICs both ways,
+# a wrong one refused, NTLMSSP first keeps NTLMSSP);
 # smbtorture -k's session expiry and re-authentication tests
 # (KRB_TORTURE=0 skips those, about 40 s).
 . "$(dirname "$0")/lib.sh"
@@ -155,6 +157,67 @@ else
 fi
 check "a good ticket still logs in" krb_smb -c "ls"
 
+# Kerberos when it is not the client's first mechanism (Windows 10+ lists
+# NegoEx first): request-mic, the AP-REQ, the mechListMICs both ways.
+krb_kinit alice
+negoex() {
+	USER=alice "$PYTHON" "$ROOT/t/integ/krb_client.py" "$PORT" negoex \
+	    "$KRB_HOST" "$1" >"$T/negoex.out" 2>&1
+}
+negoex good
+if [ "$(cat "$T/negoex.out")" = ok ]; then
+	ok "[NegoEx, krb5, NTLMSSP]: Kerberos taken, MICs both ways, signed create"
+else
+	fail "[NegoEx, krb5, NTLMSSP]: Kerberos taken: $(tail -3 "$T/negoex.out")"
+fi
+if [ "$(stat -c %U "$SHARE/negoex-alice.txt" 2>/dev/null)" = alice ]; then
+	ok "the session is alice's: her file on disk"
+else
+	fail "the session is alice's: her file on disk"
+fi
+check "the log names the Kerberos session" \
+    grep -q "127.0.3.1: session [0-9a-f]* for alice (Kerberos" "$LOG"
+negoex badmic
+if [ "$(cat "$T/negoex.out")" = "status 0xc000006d" ]; then
+	ok "a wrong mechListMIC: LOGON_FAILURE"
+else
+	fail "a wrong mechListMIC: LOGON_FAILURE: $(tail -3 "$T/negoex.out")"
+fi
+check "the helper said why" grep -q "mechListMIC does not verify" "$LOG"
+negoex twoapreq
+if [ "$(cat "$T/negoex.out")" = "status 0xc000000d" ]; then
+	ok "a second AP-REQ where the MIC is due: INVALID_PARAMETER"
+else
+	fail "a second AP-REQ where the MIC is due: $(tail -3 "$T/negoex.out")"
+fi
+negoex nomutual
+if [ "$(cat "$T/negoex.out")" = ok ]; then
+	ok "no mutual authentication: the client's MIC with the AP-REQ, two legs"
+else
+	fail "no mutual authentication, two legs: $(tail -3 "$T/negoex.out")"
+fi
+negoex reauth
+if [ "$(cat "$T/negoex.out")" = ok ] &&
+    [ "$(stat -c %U "$SHARE/negoex-reauth-alice.txt" 2>/dev/null)" = alice ]; then
+	ok "re-authentication in the user's worker, the same three legs"
+else
+	fail "re-authentication in the user's worker: $(tail -3 "$T/negoex.out")"
+fi
+rm -f "$SHARE/negoex-alice.txt"
+negoex smb311
+if [ "$(cat "$T/negoex.out")" = ok ] &&
+    [ "$(stat -c %U "$SHARE/negoex-alice.txt" 2>/dev/null)" = alice ]; then
+	ok "SMB 3.1.1: the preauth hash covers the three legs (signed create)"
+else
+	fail "SMB 3.1.1, the preauth hash of the three legs: $(tail -3 "$T/negoex.out")"
+fi
+negoex ntlmfirst
+if [ "$(cat "$T/negoex.out")" = "status 0xc0000016 mech 2b06010401823702020a" ]; then
+	ok "[NegoEx, NTLMSSP, krb5]: NTLMSSP, the client's first we support"
+else
+	fail "[NegoEx, NTLMSSP, krb5]: NTLMSSP: $(tail -3 "$T/negoex.out")"
+fi
+
 # `ntlm auth = no`: a password is refused, a ticket still taken.
 check "NTLM logons work before" smbclient "//127.0.0.1/share" -p "$PORT" \
     -U "alice%$ALICE_PW" --use-kerberos=off -c "ls"
@@ -167,6 +230,12 @@ check_fails "ntlm auth = no refuses a password" smbclient "//127.0.0.1/share" \
     -p "$PORT" -U "alice%$ALICE_PW" --use-kerberos=off -c "ls"
 check "with a log line" grep -q "NTLM refused (\`ntlm auth = no\`)" "$LOG"
 check "and still takes the ticket" krb_smb -c "ls"
+negoex ntlmfirst
+if [ "$(cat "$T/negoex.out")" = "status 0xc0000016 mech 2a864882f712010202" ]; then
+	ok "ntlm auth = no: [NegoEx, NTLMSSP, krb5] gets Kerberos"
+else
+	fail "ntlm auth = no: [NegoEx, NTLMSSP, krb5] gets Kerberos: $(tail -3 "$T/negoex.out")"
+fi
 
 # smbtorture with Kerberos: the session's end at the ticket's end, and
 # re-authentication with a fresh ticket keeping the opens.

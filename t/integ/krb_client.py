@@ -1,10 +1,29 @@
-# Hostile Kerberos logons for t/integ/krb.sh.
+# Kerberos logons for t/integ/krb.sh that smbclient cannot play.
 #   krb_client.py PORT garbage N
 # Sends N SESSION_SETUPs whose SPNEGO NegTokenInit names Kerberos first and
 # carries a malformed AP-REQ (random bytes, a truncated or mangled
 # [APPLICATION 14], absurd DER lengths), each on a fresh connection, and
 # prints one line per outcome kind (each from its own loopback address): "status 0xNNNNNNNN COUNT" for answers,
 # "closed COUNT" for connections the server dropped.  None may succeed.
+#   krb_client.py PORT negoex HOST MODE
+# Plays a Windows 10 client: a NegTokenInit listing NegoEx, Kerberos (MS
+# and standard OIDs) and NTLMSSP, with an optimistic NegoEx token; then
+# the AP-REQ (python3-gssapi, MIT's GSSAPI, the ticket in $KRB5CCNAME),
+# checks the server's mechListMIC and sends its own (RFC 4178 5).  MODE:
+#   good    the MIC as made; then a signed TREE_CONNECT to share and a
+#           CREATE of negoex-<user>.txt; prints "ok" or what failed
+#   badmic  one bit of the MIC flipped; prints the final status
+#   nomutual  no mutual authentication: the client's MIC goes with the
+#           AP-REQ (two legs); prints "ok" or what failed
+#   ntlmfirst  NTLMSSP listed before Kerberos; prints the OID chosen
+#   twoapreq  a second AP-REQ where the MIC is due; prints the status
+#   reauth  good, then the same three legs again on the session (in the
+#           user's worker), then a CREATE of negoex-reauth-<user>.txt
+#   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
+#           the three legs, AES-CMAC
+import hashlib
+import hmac
+import os
 import random
 import socket
 import struct
@@ -124,5 +143,239 @@ def cmd_garbage(n):
         print(k, seen[k])
 
 
+NEGOEX_OID = bytes.fromhex("2b06010401823702021e")
+NTLMSSP_OID = bytes.fromhex("2b06010401823702020a")
+GSS_INQ_SSPI_SESSION_KEY = "1.2.840.113554.1.2.2.5.5"
+
+
+def der_read(b, off):
+    # (tag, content start, content end) of the TLV at off
+    tag = b[off]
+    n = b[off + 1]
+    off += 2
+    if n & 0x80:
+        k = n & 0x7f
+        n = int.from_bytes(b[off:off + k], "big")
+        off += k
+    return tag, off, off + n
+
+
+def neg_resp_fields(blob):
+    # {0: negState, 1: supportedMech, 2: responseToken, 3: mechListMIC}
+    if not blob:
+        return {}
+    tag, s, e = der_read(blob, 0)
+    assert tag == 0xa1, "not a NegTokenResp: %r" % blob[:8]
+    tag, s, e = der_read(blob, s)
+    out = {}
+    while s < e:
+        t, cs, ce = der_read(blob, s)
+        _, vs, ve = der_read(blob, cs)
+        out[t & 0x1f] = blob[vs:ve]
+        s = ce
+    return out
+
+
+def neg_resp(token=None, mic=None):
+    body = b""
+    if token is not None:
+        body += der(0xa2, der(0x04, token))
+    if mic is not None:
+        body += der(0xa3, der(0x04, mic))
+    return der(0xa1, der(0x30, body))
+
+
+class Smb:
+    def __init__(self, port, source):
+        # Its own loopback address: the failures it provokes must not
+        # slow down (daemon/auth.c's throttle) the logons of 127.0.0.1.
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                          source_address=(source, 0))
+        self.mid = 0
+        self.sid = 0
+        self.tid = 0
+        self.key = None
+        self.cmac = False       # 3.1.1: AES-CMAC signing
+        self.preauth = None     # 3.1.1: the session's preauth hash
+
+    def call(self, cmd, body):
+        h = bytearray(hdr(cmd, self.mid, self.sid))
+        struct.pack_into("<I", h, 36, self.tid)
+        self.mid += 1
+        m = bytearray(h + body)
+        if self.key is not None:
+            struct.pack_into("<I", m, 16, 0x8)   # SMB2_FLAGS_SIGNED
+            if self.cmac:
+                from impacket import crypto
+                sig = crypto.AES_CMAC(self.key, bytes(m), len(m))
+            else:
+                sig = hmac.new(self.key, bytes(m), hashlib.sha256).digest()
+            m[48:64] = sig[:16]
+        self.sent = bytes(m)
+        self.s.sendall(frame(bytes(m)))
+        while True:
+            r = recv_frame(self.s)
+            if r is None:
+                raise OSError("connection closed")
+            st = struct.unpack_from("<I", r, 8)[0]
+            if st != 0x103:     # STATUS_PENDING: the answer follows
+                return st, r
+
+    def setup(self, blob):
+        body = struct.pack("<HBBIIHHQ", 25, 0, 1, 0, 0, 64 + 24, len(blob),
+                           0) + blob
+        st, r = self.call(1, body)
+        if self.preauth is not None:
+            # MS-SMB2 3.2.5.3.1: every request, and every response but
+            # the final one.
+            self.preauth = hashlib.sha512(self.preauth + self.sent).digest()
+            if st == 0xc0000016:
+                self.preauth = hashlib.sha512(self.preauth + r).digest()
+        self.sid = struct.unpack_from("<Q", r, 40)[0]
+        off, ln = struct.unpack_from("<HH", r, 64 + 4)
+        return st, r[off:off + ln]
+
+
+def negoex_init(mech_types, token):
+    init = der(0x30, der(0xa0, mech_types) + der(0xa2, der(0x04, token)))
+    return der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, init))
+
+
+def negoex_logon(c, host, mode):
+    """The three legs (two for nomutual) on c; the context, or a string
+    saying what went wrong (badmic: the final status)."""
+    import gssapi
+    order = [NEGOEX_OID, KRB5_MS_OID, KRB5_OID, NTLMSSP_OID]
+    if mode == "ntlmfirst":
+        order = [NEGOEX_OID, NTLMSSP_OID, KRB5_MS_OID, KRB5_OID]
+    mech_types = der(0x30, b"".join(der(0x06, o) for o in order))
+    negoex_tok = b"NEGOEXTS" + os.urandom(40)
+    st, blob = c.setup(negoex_init(mech_types, negoex_tok))
+    f = neg_resp_fields(blob)
+    if mode == "ntlmfirst":
+        return "status 0x%08x mech %s" % (st, f.get(1, b"").hex())
+    if st != 0xc0000016 or f.get(0) != b"\x03" or f.get(1) != KRB5_MS_OID \
+            or 2 in f:
+        return "first answer: status 0x%08x fields %r" % (st, f)
+    flags = [gssapi.RequirementFlag.integrity,
+             gssapi.RequirementFlag.out_of_sequence_detection]
+    if mode != "nomutual":
+        flags.append(gssapi.RequirementFlag.mutual_authentication)
+    name = gssapi.Name("cifs@" + host, gssapi.NameType.hostbased_service)
+    ctx = gssapi.SecurityContext(name=name, mech=gssapi.MechType.kerberos,
+                                 usage="initiate", flags=flags)
+    apreq = ctx.step()
+    mic = None
+    if mode == "nomutual":
+        if not ctx.complete:
+            return "the initiator wants more legs without mutual auth"
+        mic = ctx.get_signature(mech_types)
+    st, blob = c.setup(neg_resp(apreq, mic))
+    f = neg_resp_fields(blob)
+    if mode == "nomutual":
+        if st != 0 or f.get(0) != b"\x00" or 3 not in f:
+            return "AP-REQ with MIC: status 0x%08x fields %r" % (st, f)
+        ctx.verify_signature(mech_types, f[3])
+        return ctx
+    if st != 0xc0000016 or f.get(0) != b"\x01" or 2 not in f or 3 not in f:
+        return "AP-REQ answer: status 0x%08x fields %r" % (st, f)
+    ctx.step(f[2])              # the AP-REP
+    if not ctx.complete:
+        return "the AP-REP did not complete the context"
+    ctx.verify_signature(mech_types, f[3])   # raises when it is wrong
+    if mode == "twoapreq":
+        # A second AP-REQ instead of the MIC: it must not pass without it.
+        ctx2 = gssapi.SecurityContext(name=name,
+                                      mech=gssapi.MechType.kerberos,
+                                      usage="initiate", flags=flags)
+        st, blob = c.setup(neg_resp(ctx2.step()))
+        return "status 0x%08x" % st
+    mic = bytearray(ctx.get_signature(mech_types))
+    if mode == "badmic":
+        mic[-1] ^= 1
+    st, blob = c.setup(neg_resp(mic=bytes(mic)))
+    if mode == "badmic":
+        return "status 0x%08x" % st
+    f = neg_resp_fields(blob) if blob else {}
+    if st != 0 or f.get(0) != b"\x00":
+        return "MIC answer: status 0x%08x fields %r" % (st, f)
+    return ctx
+
+
+def negoex_create(c, name):
+    fname = name.encode("utf-16-le")
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0,
+                       0x12019f, 0x80, 7, 3, 0x40, 64 + 56, len(fname),
+                       0, 0) + fname
+    st, r = c.call(5, body)
+    if st != 0:
+        return "CREATE: status 0x%08x" % st
+    fid = r[64 + 64:64 + 80]
+    st, r = c.call(6, struct.pack("<HHI", 24, 0, 0) + fid)
+    return None if st == 0 else "CLOSE: status 0x%08x" % st
+
+
+def negotiate311(c):
+    # One dialect, 3.1.1, with the preauth integrity context (SHA-512);
+    # the connection's preauth hash is that of this request and answer.
+    ctx = struct.pack("<HHI", 1, 38, 0) + struct.pack("<HHH", 1, 32, 1) + \
+        os.urandom(32)
+    off = 64 + 36 + 2
+    pad = (8 - off % 8) % 8
+    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + os.urandom(16) + \
+        struct.pack("<IHH", off + pad, 1, 0) + struct.pack("<H", 0x311) + \
+        b"\0" * pad + ctx
+    st, r = c.call(0, body)
+    h = hashlib.sha512(b"\0" * 64 + c.sent).digest()
+    c.preauth = hashlib.sha512(h + r).digest()
+    c.cmac = True
+    return st
+
+
+def cmd_negoex(host, mode):
+    import gssapi
+    import gssapi.raw
+    from impacket import crypto
+    modes = ["good", "badmic", "nomutual", "ntlmfirst", "twoapreq", "reauth",
+             "smb311"]
+    c = Smb(PORT, "127.0.3.%d" % (1 + modes.index(mode)))
+    if mode == "smb311":
+        st = negotiate311(c)
+        if st != 0:
+            print("NEGOTIATE 3.1.1: status 0x%08x" % st)
+            return
+    else:
+        c.call(0, negotiate210()[64:])
+    ctx = negoex_logon(c, host, mode if mode in modes[:5] else "good")
+    if isinstance(ctx, str) or mode in ("nomutual",):
+        print(ctx if isinstance(ctx, str) else "ok")
+        return
+    key = gssapi.raw.inquire_sec_context_by_oid(
+        ctx, gssapi.OID.from_int_seq(GSS_INQ_SSPI_SESSION_KEY))[0]
+    c.key = (bytes(key) + b"\0" * 16)[:16]
+    if c.cmac:
+        # MS-SMB2 3.2.5.3.1: 3.1.1's signing key, from the preauth hash
+        # of all three legs (the final response left out).
+        c.key = crypto.KDF_CounterMode(c.key, b"SMBSigningKey\0",
+                                       c.preauth, 128)
+    path = ("\\\\%s\\share" % host).encode("utf-16-le")
+    st, r = c.call(3, struct.pack("<HHHH", 9, 0, 64 + 8, len(path)) + path)
+    if st != 0:
+        print("TREE_CONNECT: status 0x%08x" % st)
+        return
+    c.tid = struct.unpack_from("<I", r, 36)[0]
+    user = os.environ.get("USER", "x")
+    err = negoex_create(c, "negoex-%s.txt" % user)
+    if err is None and mode == "reauth":
+        # Re-authentication on the same session, now in the user's
+        # worker: the same three legs; the session keeps its keys.
+        ctx = negoex_logon(c, host, "good")
+        if isinstance(ctx, str):
+            err = "re-authentication: " + ctx
+        else:
+            err = negoex_create(c, "negoex-reauth-%s.txt" % user)
+    print(err or "ok")
+
+
 if __name__ == "__main__":
-    {"garbage": cmd_garbage}[sys.argv[2]](*sys.argv[3:])
+    {"garbage": cmd_garbage, "negoex": cmd_negoex}[sys.argv[2]](*sys.argv[3:])

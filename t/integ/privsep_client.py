@@ -81,6 +81,8 @@ def auth_req(chan, mid, neg, chal, auth):
     for blob in (neg, chal, auth):
         body += struct.pack("<L", len(blob)) + blob
     body += struct.pack("<L", 0)	# mech: AUTHMSG_MECH_NTLMSSP
+    # mech_types and mic (empty), krb_ctx: Kerberos-only fields
+    body += struct.pack("<LLQ", 0, 0, 0)
     chan.send(struct.pack("<LLL", AUTH_REQ, len(body), mid) + body)
     deadline = time.time() + 15
     while time.time() < deadline:

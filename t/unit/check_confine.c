@@ -1,6 +1,6 @@
 /*
- * worker/confine.c: the gate's and the descriptor writer's allow-lists
- * kill on anything else, the worker's deny-list refuses what a file
+ * worker/confine.c: the gate's, the descriptor writer's and the ticket
+ * helper's allow-lists kill on anything else, the worker's deny-list refuses what a file
  * server never needs, all refuse x32 calls, and Landlock leaves a gate
  * no file system.  Each filter is installed in a forked child (a filter
  * cannot be taken off), which reports by its exit status or dies by
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
@@ -324,6 +325,114 @@ START_TEST(test_sdw_allow_list)
 }
 END_TEST
 
+/* ---- ticket helper ---- */
+
+static char krb_path[] = "/tmp/confine-krb.XXXXXX";
+static int krb_sock = -1;
+
+/* What MIT krb5 and worker/krb.c do: replay cache, memfd, dumpable. */
+static int
+krb_calls(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct stat st;
+	uint8_t b[16];
+	int fd, mfd;
+
+	fd = openat(AT_FDCWD, krb_path, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+	if (fd < 0 || fstat(fd, &st) != 0 || fcntl(fd, F_OFD_SETLKW, &fl) != 0)
+		return 1;
+	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, "rcache", 6) != 6 ||
+	    pread(fd, b, 6, 0) != 6)
+		return 2;
+	fl.l_type = F_UNLCK;
+	(void)fcntl(fd, F_OFD_SETLKW, &fl);
+	close(fd);
+	if (access(krb_path, R_OK) != 0 || getrandom(b, sizeof(b), 0) != 16)
+		return 3;
+	mfd = memfd_create("confine-keytab", MFD_CLOEXEC);
+	if (mfd < 0 || write(mfd, "kt", 2) != 2)
+		return 4;
+	close(mfd);
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		return 5;
+	(void)geteuid();
+	if (send(krb_sock, "k", 1, MSG_NOSIGNAL) != 1)
+		return 6;
+	return 0;
+}
+
+/* a ticket that exploits the library finds no network */
+static int
+krb_connect(void)
+{
+	(void)socket(AF_INET, SOCK_STREAM, 0);
+	return 0;
+}
+
+static int
+krb_unlink(void)
+{
+	(void)unlink(krb_path);
+	return 0;
+}
+
+#ifndef __SANITIZE_ADDRESS__
+/* prctl is allowed for PR_SET_DUMPABLE only */
+static int
+krb_prctl_other(void)
+{
+	(void)prctl(PR_SET_NAME, "other", 0, 0, 0);
+	return 0;
+}
+#endif
+
+START_TEST(test_krb_allow_list)
+{
+	char c;
+	int sv[2], st, fd;
+
+	fd = mkstemp(krb_path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	krb_sock = sv[1];
+	st = run_confined(confine_krb_filter(), krb_calls);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the helper's calls: status %#x", st);
+	ck_assert_int_eq(recv(sv[0], &c, 1, MSG_DONTWAIT), 1);
+	st = run_confined(confine_krb_filter(), krb_connect);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "socket(): status %#x", st);
+	st = run_confined(confine_krb_filter(), krb_unlink);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "unlink(): status %#x", st);
+	ck_assert_int_eq(access(krb_path, F_OK), 0);
+	st = run_confined(confine_krb_filter(), sdw_mkdir);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mkdir(): status %#x", st);
+	st = run_confined(confine_krb_filter(), sdw_mount);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mount(): status %#x", st);
+	st = run_confined(confine_krb_filter(), gate_mmap_exec);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "mmap(PROT_EXEC): status %#x", st);
+	st = run_confined(confine_krb_filter(), x32_call);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "x32 call: status %#x", st);
+#ifndef __SANITIZE_ADDRESS__
+	/* Sanitizer builds let every prctl through (their runtime's). */
+	st = run_confined(confine_krb_filter(), krb_prctl_other);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	    "prctl(PR_SET_NAME): status %#x", st);
+#endif
+	unlink(krb_path);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 /* ---- Landlock ---- */
 
 START_TEST(test_landlock_nothing)
@@ -412,6 +521,7 @@ confine_suite(void)
 	tcase_add_test(tc, test_gate_kills_the_rest);
 	tcase_add_test(tc, test_worker_denies);
 	tcase_add_test(tc, test_sdw_allow_list);
+	tcase_add_test(tc, test_krb_allow_list);
 	tcase_add_test(tc, test_landlock_nothing);
 	tcase_add_test(tc, test_log_escape);
 	tcase_add_test(tc, test_bucket);
