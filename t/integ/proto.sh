@@ -61,44 +61,51 @@ c.logoff()
 done
 
 # Re-authentication (MS-SMB2 3.3.5.5.2) on the user's worker: as alice the
-# session keeps its tree and open; as bob or as anonymous it is refused
-# with ACCESS_DENIED and a log line, and the session goes on as alice.
+# session keeps its tree and open; as bob or as anonymous it is accepted
+# on the master's verdict, the open handle keeps its access, anything new
+# (here a CREATE) is refused with ACCESS_DENIED and a log line, and a
+# re-authentication as alice makes it alice's again (worker/smb2_reauth.c).
 printf 'reauth data\n' >"$SHARE/reauth.txt"
 chown alice "$SHARE/reauth.txt"
 for d in 0x0210 0x0300; do
 	check "re-authentication, dialect $d" timeout 30 $PY -c "
-from impacket import smb3
-from impacket.smbconnection import SMBConnection
+from impacket.smbconnection import SMBConnection, SessionError
 c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=$PORT, preferredDialect=$d)
 c.login('alice', '$ALICE_PW')
 tid = c.connectTree('share')
 fid = c.openFile(tid, 'reauth.txt')
 s = c.getSMBServer()
-# impacket forgets its session on a failed setup and re-derives its keys
-# on a successful one; the server keeps the session and its first keys
-# (as Samba does), so the client's view is put back after each attempt.
+# impacket re-derives its keys on a successful setup; the server keeps
+# the session's first keys (as Samba does), so the client's view is put
+# back after each re-authentication.
 saved = dict(s._Session)
 for user, pw in (('bob', '$BOB_PW'), ('', '')):
-    try:
-        s.login(user, pw)
-        raise SystemExit('re-authentication as %r accepted' % user)
-    except smb3.SessionError as e:
-        assert e.get_error_code() == 0xC0000022, hex(e.get_error_code())
+    s.login(user, pw)
     s._Session.update(saved)
-    assert c.readFile(tid, fid, 0, 6) == b'reauth', 'open lost after refusal'
+    assert c.readFile(tid, fid, 0, 6) == b'reauth', 'open lost as %r' % user
+    try:
+        c.openFile(tid, 'reauth.txt')
+        raise SystemExit('a new open served after re-authentication as %r' % user)
+    except SessionError as e:
+        assert e.getErrorCode() == 0xC0000022, hex(e.getErrorCode())
 s.login('alice', '$ALICE_PW')
 s._Session.update(saved)
 assert c.readFile(tid, fid, 0, 6) == b'reauth', 'open lost after reauth'
 c.closeFile(tid, fid)
+fid = c.openFile(tid, 'reauth.txt')
+c.closeFile(tid, fid)
 c.logoff()
 "
 done
-grep -q "re-authentication of session .* of alice as bob (uid [0-9]*) refused" "$LOG" &&
-    ok "refused re-authentication as bob is logged" ||
-    fail "refused re-authentication as bob is logged"
-grep -q "re-authentication of session .* of alice as anonymous refused" "$LOG" &&
-    ok "refused anonymous re-authentication is logged" ||
-    fail "refused anonymous re-authentication is logged"
+grep -q "session .* of alice re-authenticated as bob: " "$LOG" &&
+    ok "re-authentication as bob is logged" ||
+    fail "re-authentication as bob is logged"
+grep -q "session .* of alice re-authenticated as anonymous: " "$LOG" &&
+    ok "anonymous re-authentication is logged" ||
+    fail "anonymous re-authentication is logged"
+grep -q "of session .* refused: re-authenticated" "$LOG" &&
+    ok "the refused CREATE is logged" ||
+    fail "the refused CREATE is logged"
 grep -q "session .* for alice re-authenticated" "$LOG" &&
     ok "re-authentication as alice is logged" ||
     fail "re-authentication as alice is logged"
