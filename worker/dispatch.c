@@ -315,7 +315,7 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 		return STATUS_SUCCESS;
 	if (req->flags & SMB2_FLAGS_SIGNED) {
 		if (!s->signing)
-			return STATUS_SUCCESS;	/* guest/anonymous or no key yet */
+			return STATUS_SUCCESS;	/* a guest or no key yet */
 		if (smb2_verify_ctx(&s->sign_cx, conn_session_sign_algo(s, c),
 		    s->signing_key, req->hdr, req->len) != 0) {
 			conn_warnx(c, "bad signature on %s, mid %llu",
@@ -373,8 +373,21 @@ dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 	return dispatch_finish(c, &out, 1, &rsp, 0, NULL);
 }
 
+static int dispatch_frame_one(struct conn *, uint8_t *, size_t);
+
 int
 dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
+{
+	int rc = dispatch_frame_one(c, msg, len);
+
+	/* Relayed: the owner drops the client's connection (worker/relay.h). */
+	if (rc < 0)
+		relay_drop(c);
+	return rc;
+}
+
+static int
+dispatch_frame_one(struct conn *c, uint8_t *msg, size_t len)
 {
 	struct dispatch_walk w;
 	struct session *enc_sess = NULL;
@@ -398,6 +411,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		    (enc_sess = conn_session_find(c, sid)) != NULL &&
 		    enc_sess->bound != NULL)
 			enc_sess = enc_sess->bound;
+		if (enc_sess != NULL && enc_sess->anonymous &&
+		    !c->priv->user_authed) {
+			/* Samba 4.22 drops it so too (conn_private.user_authed). */
+			conn_warnx(c, "transform message for an anonymous session "
+			    "on a connection no user authenticated");
+			return -1;
+		}
 		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
 		    enc_sess == NULL ||
 		    enc_sess->cipher == 0 ||
@@ -825,7 +845,7 @@ dispatch_rsp_protect(struct conn *c, struct dispatch_walk *w,
 
 	/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
 	ss = d->chs != NULL && req->sess == d->chs->bound ? d->chs : req->sess;
-	/* Sign when the session signs: not guest/anonymous, not pending. */
+	/* Sign when the session signs: not a guest, not pending. */
 	if (ss != NULL && ss->signing && st != STATUS_PENDING &&
 	    (pv->sign_final == ss ||
 	    ((ss->state == SESS_VALID || ss->state == SESS_EXPIRED) &&
