@@ -684,9 +684,11 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		req->sess = s;
 	st = dispatch_check_signature(c, req, s);
 	if (st != STATUS_SUCCESS) {
-		if (st == STATUS_ACCESS_DENIED)
-			/* a refused request is not signed back */
+		if (st == STATUS_ACCESS_DENIED) {
+			/* a refused request is not signed back (as Samba) */
 			d->s = NULL;
+			req->sess = NULL;
+		}
 		return st;
 	}
 	if (s != NULL && s->encrypt && !w->encrypted &&
