@@ -68,7 +68,12 @@
  *   kept).  The owner dies or the client goes: the other worker reads
  *   EOF and frees the connection like any (durable handles kept, the
  *   rest released).  The owner's own LOGOFF leaves the connection and
- *   its relays alone.
+ *   its relays alone.  A request for which the other worker would drop
+ *   a connection of its own (a transform it cannot decrypt, a malformed
+ *   frame) drops the client's: it sends RELAY_DROP_TYPE before closing
+ *   (relay_drop, from dispatch_frame) and the owner disconnects
+ *   (relay_pump), as a server must (MS-SMB2 3.3.5.2.1.1; smbtorture
+ *   4.22 smb2.session.anon-encryption3).
  * - Security.  The owner never holds another user's key: the master
  *   gives it only to the worker of the verdict's uid (DESIGN.md,
  *   security model), so the owner cannot sign or encrypt as that user.
@@ -92,7 +97,10 @@
  *   can lie about credits and ids (the owner's window then refuses the
  *   client, a denial of service on that connection), nothing more.
  *   Re-authentication of a session as another user stays refused (the
- *   session's opens would have to move between workers).
+ *   session's opens would have to move between workers).  An anonymous
+ *   session is relayed like a user's (to the guest account's worker):
+ *   its key is no secret from the owner, which saw the exchange, but
+ *   anybody may be anonymous, so acting as it gains the owner nothing.
  * - Operations.  usmbctl status shows a relayed session under the worker
  *   serving it and, from the master's own table (daemon/msess.c
  *   msess_relay_expect, msess_owner: MSG_RELAY names the session id, and
