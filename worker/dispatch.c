@@ -373,21 +373,8 @@ dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 	return dispatch_finish(c, &out, 1, &rsp, 0, NULL);
 }
 
-static int dispatch_frame_one(struct conn *, uint8_t *, size_t);
-
 int
 dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
-{
-	int rc = dispatch_frame_one(c, msg, len);
-
-	/* Relayed: the owner drops the client's connection (worker/relay.h). */
-	if (rc < 0)
-		relay_drop(c);
-	return rc;
-}
-
-static int
-dispatch_frame_one(struct conn *c, uint8_t *msg, size_t len)
 {
 	struct dispatch_walk w;
 	struct session *enc_sess = NULL;
@@ -411,16 +398,9 @@ dispatch_frame_one(struct conn *c, uint8_t *msg, size_t len)
 		    (enc_sess = conn_session_find(c, sid)) != NULL &&
 		    enc_sess->bound != NULL)
 			enc_sess = enc_sess->bound;
-		if (enc_sess != NULL && enc_sess->anonymous &&
-		    !c->priv->user_authed) {
-			/* Samba 4.22 drops it so too (conn_private.user_authed). */
-			conn_warnx(c, "transform message for an anonymous session "
-			    "on a connection no user authenticated");
-			return -1;
-		}
 		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
-		    enc_sess == NULL ||
-		    enc_sess->cipher == 0 ||
+		    enc_sess == NULL || enc_sess->cipher == 0 ||
+		    (enc_sess->anonymous && !c->priv->user_authed) ||
 		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
 		    enc_sess->dec_key, msg, len,
 		    &poff, &plen) < 0) {
@@ -684,11 +664,9 @@ dispatch_find_session(struct conn *c, const struct dispatch_walk *w,
 		req->sess = s;
 	st = dispatch_check_signature(c, req, s);
 	if (st != STATUS_SUCCESS) {
-		if (st == STATUS_ACCESS_DENIED) {
-			/* a refused request is not signed back (as Samba) */
+		if (st == STATUS_ACCESS_DENIED)
+			/* a refused request is not signed back */
 			d->s = NULL;
-			req->sess = NULL;
-		}
 		return st;
 	}
 	if (s != NULL && s->encrypt && !w->encrypted &&

@@ -71,7 +71,7 @@
  *   its relays alone.  A request for which the other worker would drop
  *   a connection of its own (a transform it cannot decrypt, a malformed
  *   frame) drops the client's: it sends RELAY_DROP_TYPE before closing
- *   (relay_drop, from dispatch_frame) and the owner disconnects
+ *   (relay_drop, from conn_process) and the owner disconnects
  *   (relay_pump), as a server must (MS-SMB2 3.3.5.2.1.1; smbtorture
  *   4.22 smb2.session.anon-encryption3).
  * - Security.  The owner never holds another user's key: the master
