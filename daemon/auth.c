@@ -479,6 +479,12 @@ auth_verdict(const struct authmsg_req *req, struct authmsg_rep *rep,
 			return;
 		}
 		if (auth_guest(rep, AUTH_FLAG_ANONYMOUS) == 0) {
+			/*
+			 * The exchange's key (zero, or the client's with
+			 * KEY_EXCH): a client that asks may sign and seal
+			 * an anonymous session with it (as Samba).
+			 */
+			(void)ntlmssp_anonymous_key(&a, rep->session_key);
 			rep->status = STATUS_SUCCESS;
 			log_debug(2, "anonymous logon from %s", req->client);
 		}
@@ -618,12 +624,12 @@ auth_answer(struct child *c, uint32_t id, const char *client,
 		    "(anonymous)", client, (unsigned)rep->uid, (int)c->pid,
 		    (unsigned)c->uid);
 		/*
-		 * A real user's session may be relayed to a worker of that
-		 * user (MSG_RELAY): the master keeps the whole verdict,
-		 * key included, for that one request of this worker.
+		 * A real user's or an anonymous session may be relayed to
+		 * a worker of that uid (MSG_RELAY): the master keeps the
+		 * whole verdict, key included, for that one request of this
+		 * worker.  Not a guest's: it has no key to be relayed with.
 		 */
-		if (!(rep->flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)) &&
-		    rep->uid != 0) {
+		if (!(rep->flags & AUTH_FLAG_GUEST) && rep->uid != 0) {
 			route_relay_record(c, id, rep, master_now_ms());
 			rep->flags |= AUTH_FLAG_RELAY;
 		}

@@ -73,7 +73,7 @@ struct authmsg_req {
 struct authmsg_rep {
 	uint32_t	 status;		/* NTSTATUS */
 	uint32_t	 flags;			/* AUTH_FLAG_* */
-	uint8_t		 session_key[16];	/* exported session key; zero for anonymous */
+	uint8_t		 session_key[16];	/* exported session key (anonymous: MS-NLMP 3.3.1) */
 	uint32_t	 uid;
 	uint32_t	 gid;
 	char		 user[AUTH_NAME_MAX];	/* Unix account, "" for anonymous */

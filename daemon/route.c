@@ -358,13 +358,17 @@ route_relay(struct child *owner, const struct msg *m)
 	struct authmsg_rep v;
 	struct authmsg_ident id;
 	struct route_pending *q;
+	struct passwd *pw;
+	const char *user;
 	struct child *w;
 	uint8_t *p;
 
+	/* A real user's or an anonymous session; a guest has no key. */
 	if (m->len < 8 ||
 	    route_verdict_take(owner, m->id, master_now_ms(), &v) != 0 ||
-	    v.uid == owner->uid || v.uid == 0 || v.user[0] == '\0' ||
-	    (v.flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS))) {
+	    v.uid == owner->uid || v.uid == 0 ||
+	    (v.user[0] == '\0') != ((v.flags & AUTH_FLAG_ANONYMOUS) != 0) ||
+	    (v.flags & AUTH_FLAG_GUEST)) {
 		log_warnx("worker %d asked to relay a session without a fresh "
 		    "verdict of another user for request %u", (int)owner->pid,
 		    m->id);
@@ -373,11 +377,17 @@ route_relay(struct child *owner, const struct msg *m)
 		route_done(owner->pid, m->id, STATUS_ACCESS_DENIED);
 		return;
 	}
+	user = v.user;
+	if (user[0] == '\0') {
+		/* Anonymous: served by a worker of the guest account. */
+		pw = getpwuid(v.uid);
+		user = pw != NULL ? pw->pw_name : master.conf->guest_account;
+	}
 	q = route_slot();
-	w = q != NULL ? route_pick_worker(v.user, v.uid, v.gid) : NULL;
+	w = q != NULL ? route_pick_worker(user, v.uid, v.gid) : NULL;
 	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len - 8) : NULL;
 	if (p == NULL) {
-		log_warnx("no worker for %s: relayed session dropped%s", v.user,
+		log_warnx("no worker for %s: relayed session dropped%s", user,
 		    q == NULL ? " (hand-off queue full)" : "");
 		explicit_bzero(&v, sizeof(v));
 		close(m->fd);
@@ -396,12 +406,13 @@ route_relay(struct child *owner, const struct msg *m)
 	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload + 8, m->len - 8);
 	explicit_bzero(&v, sizeof(v));
 	log_info("session %llx of %s relayed from worker %d (uid %u) to "
-	    "worker %d", (unsigned long long)le64_get(m->payload), id.user,
-	    (int)owner->pid, (unsigned)owner->uid, (int)w->pid);
+	    "worker %d", (unsigned long long)le64_get(m->payload),
+	    id.user[0] != '\0' ? id.user : "(anonymous)", (int)owner->pid,
+	    (unsigned)owner->uid, (int)w->pid);
 	msess_relay_expect(le64_get(m->payload), owner->pid, w->pid,
 	    master_now_ms());
 	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len - 8,
-	    w, id.user);
+	    w, user);
 	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len - 8);
 	free(p);
 }

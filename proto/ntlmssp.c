@@ -375,6 +375,31 @@ ntlm_rc4(const uint8_t key[16], const uint8_t *in, uint8_t *out, size_t len)
 	return rc;
 }
 
+/*
+ * MS-NLMP 3.3.1 / 3.4.5.1: an anonymous exchange's SessionBaseKey (and so
+ * its KeyExchangeKey) is 16 zero bytes; with NEGOTIATE_KEY_EXCH the
+ * exported key is the client's EncryptedRandomSessionKey RC4-decrypted
+ * under it (Samba's client and server do the same).  A KEY_EXCH without a
+ * 16-byte key leaves the zero key: such a client can neither sign nor
+ * seal with another, and an anonymous logon was never refused for it.
+ */
+int
+ntlmssp_anonymous_key(const struct ntlmssp_auth *a, uint8_t exported[16])
+{
+	static const uint8_t zeros[16];
+
+	memset(exported, 0, 16);
+	if (!a->anonymous)
+		return -EINVAL;
+	if ((a->flags & NTLMSSP_NEGOTIATE_KEY_EXCH) &&
+	    a->enc_session_key_len == 16 &&
+	    ntlm_rc4(zeros, a->enc_session_key, exported, 16) != 0) {
+		memset(exported, 0, 16);
+		return -EIO;
+	}
+	return 0;
+}
+
 ntstatus_t
 ntlmssp_server_verify(const uint8_t nt_hash[16], const struct ntlmssp_auth *a,
     const uint8_t *negotiate, size_t negotiate_len, const uint8_t *challenge,

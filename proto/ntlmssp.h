@@ -120,6 +120,14 @@ ntstatus_t ntlmssp_server_verify(const uint8_t nt_hash[16],
 	    size_t challenge_len, const uint8_t *authenticate,
 	    size_t authenticate_len, uint8_t exported_session_key[16]);
 
+/*
+ * The exported session key of an anonymous AUTHENTICATE (a->anonymous):
+ * zero, or with KEY_EXCH the client's random key (MS-NLMP 3.3.1).
+ * 0, -EINVAL (not anonymous, key zeroed) or -EIO.
+ */
+int	ntlmssp_anonymous_key(const struct ntlmssp_auth *a,
+	    uint8_t exported_session_key[16]);
+
 /* NT hash = MD4(UTF-16LE(password)); -EINVAL for invalid UTF-8. */
 int	ntlmssp_nt_hash(const char *password, uint8_t nt_hash[16]);
 

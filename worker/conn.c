@@ -816,6 +816,7 @@ conn_process(struct conn *c)
 		}
 		if (dispatch_frame(c, pv->rbuf + used + SMB2_FRAME_LEN,
 		    (size_t)len) < 0) {
+			relay_drop(c);	/* relayed: the owner drops the client */
 			rc = -1;
 			break;
 		}

@@ -247,6 +247,13 @@ struct conn_private {
 	struct authmsg_rep *relay_verdict;
 	uint32_t	 auth_id;	/* id of the last MSG_AUTH_REQ (wk_auth) */
 	uint8_t		 relay_preauth[64];	/* a setup's session hash before its request */
+	/*
+	 * A real user's session (not anonymous, not guest) was set up on
+	 * this connection.  Until then a transform is not decrypted, even
+	 * for an anonymous session that has keys (as Samba 4.22's
+	 * got_authenticated_session; smbtorture smb2.session.anon-encryption1).
+	 */
+	int		 user_authed;
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */

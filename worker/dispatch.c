@@ -315,7 +315,7 @@ dispatch_check_signature(struct conn *c, struct smb2_req *req,
 		return STATUS_SUCCESS;
 	if (req->flags & SMB2_FLAGS_SIGNED) {
 		if (!s->signing)
-			return STATUS_SUCCESS;	/* guest/anonymous or no key yet */
+			return STATUS_SUCCESS;	/* a guest or no key yet */
 		if (smb2_verify_ctx(&s->sign_cx, conn_session_sign_algo(s, c),
 		    s->signing_key, req->hdr, req->len) != 0) {
 			conn_warnx(c, "bad signature on %s, mid %llu",
@@ -399,8 +399,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		    enc_sess->bound != NULL)
 			enc_sess = enc_sess->bound;
 		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
-		    enc_sess == NULL ||
-		    enc_sess->cipher == 0 ||
+		    enc_sess == NULL || enc_sess->cipher == 0 ||
+		    (enc_sess->anonymous && !c->priv->user_authed) ||
 		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
 		    enc_sess->dec_key, msg, len,
 		    &poff, &plen) < 0) {
@@ -825,7 +825,7 @@ dispatch_rsp_protect(struct conn *c, struct dispatch_walk *w,
 
 	/* A channel signs with its own key (MS-SMB2 3.3.4.1.1). */
 	ss = d->chs != NULL && req->sess == d->chs->bound ? d->chs : req->sess;
-	/* Sign when the session signs: not guest/anonymous, not pending. */
+	/* Sign when the session signs: not a guest, not pending. */
 	if (ss != NULL && ss->signing && st != STATUS_PENDING &&
 	    (pv->sign_final == ss ||
 	    ((ss->state == SESS_VALID || ss->state == SESS_EXPIRED) &&

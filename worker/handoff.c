@@ -222,6 +222,8 @@ handoff_accept(struct conn *c, const uint8_t *p, size_t len, uid_t self)
 	s->gid = id.gid;
 	s->guest = (id.flags & AUTH_FLAG_GUEST) != 0;
 	s->anonymous = (id.flags & AUTH_FLAG_ANONYMOUS) != 0;
+	if (!s->guest && !s->anonymous)
+		c->priv->user_authed = 1;
 	return 0;
 bad:
 	memset(s, 0, sizeof(*s));

@@ -68,7 +68,12 @@
  *   kept).  The owner dies or the client goes: the other worker reads
  *   EOF and frees the connection like any (durable handles kept, the
  *   rest released).  The owner's own LOGOFF leaves the connection and
- *   its relays alone.
+ *   its relays alone.  A request for which the other worker would drop
+ *   a connection of its own (a transform it cannot decrypt, a malformed
+ *   frame) drops the client's: it sends RELAY_DROP_TYPE before closing
+ *   (relay_drop, from conn_process) and the owner disconnects
+ *   (relay_pump), as a server must (MS-SMB2 3.3.5.2.1.1; smbtorture
+ *   4.22 smb2.session.anon-encryption3).
  * - Security.  The owner never holds another user's key: the master
  *   gives it only to the worker of the verdict's uid (DESIGN.md,
  *   security model), so the owner cannot sign or encrypt as that user.
@@ -92,7 +97,10 @@
  *   can lie about credits and ids (the owner's window then refuses the
  *   client, a denial of service on that connection), nothing more.
  *   Re-authentication of a session as another user stays refused (the
- *   session's opens would have to move between workers).
+ *   session's opens would have to move between workers).  An anonymous
+ *   session is relayed like a user's (to the guest account's worker):
+ *   its key is no secret from the owner, which saw the exchange, but
+ *   anybody may be anonymous, so acting as it gains the owner nothing.
  * - Operations.  usmbctl status shows a relayed session under the worker
  *   serving it and, from the master's own table (daemon/msess.c
  *   msess_relay_expect, msess_owner: MSG_RELAY names the session id, and
@@ -444,7 +452,7 @@ relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 
 /*
  * The next answer of r (a frame and its control record) goes out: 1 sent
- * or queued, 0 none complete, -1 a malformed stream.
+ * or queued, 0 none complete, -1 a malformed stream, -2 a drop record.
  */
 static int
 relay_next(struct conn *c, struct relay *r)
@@ -455,6 +463,8 @@ relay_next(struct conn *c, struct relay *r)
 
 	if (r->rlen < SMB2_FRAME_LEN)
 		return 0;
+	if (r->rbuf[0] == RELAY_DROP_TYPE)
+		return -2;
 	flen = smb2_frame_decode(r->rbuf);
 	if (flen < 0 || (size_t)flen > CONN_BUF_BIG)
 		return -1;
@@ -508,6 +518,14 @@ relay_pump(struct conn *c)
 					return -1;
 			}
 			rc = relay_next(c, r);
+			if (rc == -2) {
+				/* As its worker would drop a connection of its own. */
+				conn_warnx(c, "relayed session %llx of %s: a request "
+				    "its worker refused as a protocol violation; "
+				    "disconnecting", (unsigned long long)r->sid,
+				    r->user);
+				return -1;
+			}
 			if (rc < 0) {
 				relay_break(c, r, "malformed answer from its worker");
 				relay_close(c, r);
@@ -650,8 +668,8 @@ relay_start(struct smb2_req *req, struct session *s,
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	log_info("%s: session %llx of %s served by a worker of uid %u, "
-	    "relayed", c->peer, (unsigned long long)s->session_id, v->user,
-	    (unsigned)v->uid);
+	    "relayed", c->peer, (unsigned long long)s->session_id,
+	    v->user[0] != '\0' ? v->user : "(anonymous)", (unsigned)v->uid);
 	/* It lives there now; its worker answers this request. */
 	conn_session_free(c, s);
 	req->sess = NULL;
@@ -659,7 +677,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	return STATUS_SUCCESS;
 refused:
 	log_warnx("%s: session of %s could not be relayed (status %08x)",
-	    c->peer, v->user, status);
+	    c->peer, v->user[0] != '\0' ? v->user : "(anonymous)", status);
 fail:
 	free(r->rbuf);
 	r->rbuf = NULL;
@@ -682,8 +700,10 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	struct authmsg_rep *v;
 	int n;
 
+	/* A real user's or an anonymous session: a guest has no key. */
 	if (id->uid != (uint32_t)self || len < AUTHMSG_RELAY_KEY_LEN ||
-	    (id->flags & (AUTH_FLAG_GUEST | AUTH_FLAG_ANONYMOUS)))
+	    (id->flags & AUTH_FLAG_GUEST) ||
+	    (id->user[0] == '\0') != ((id->flags & AUTH_FLAG_ANONYMOUS) != 0))
 		return -EBADMSG;
 	n = relay_state_decode(&st, p + AUTHMSG_RELAY_KEY_LEN,
 	    len - AUTHMSG_RELAY_KEY_LEN);
@@ -706,6 +726,13 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	memcpy(v->session_key, p, AUTHMSG_RELAY_KEY_LEN);
 	pv->relay_verdict = v;
 	pv->relayed = 1;
+	/*
+	 * The owner serves another uid than this worker, and guest and
+	 * anonymous sessions are the guest account's: it got the
+	 * connection with a real user's session, so the connection has
+	 * been authenticated (conn_private.user_authed).
+	 */
+	pv->user_authed = 1;
 	/* The window stays the owner's: here, only grants and replays. */
 	memset(pv->cred.bitmap, 0, sizeof(pv->cred.bitmap));
 	pv->cred.low = 0;
@@ -723,6 +750,15 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	memcpy(s->auth->mech_types, st.mech_types, st.mech_types_len);
 	s->auth->mech_types_len = st.mech_types_len;
 	return 0;
+}
+
+void
+relay_drop(struct conn *c)
+{
+	static const uint8_t rec[SMB2_FRAME_LEN] = { RELAY_DROP_TYPE, 0, 0, 0 };
+
+	if (c->priv->relayed)
+		(void)send(c->fd, rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 size_t

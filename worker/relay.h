@@ -14,6 +14,10 @@
  * relayed worker sends a control record: a 4-byte header RELAY_CTL_TYPE
  * and a 24-bit length, then u16 credits granted, u16 n, and n times u64
  * message id + u16 credit charge of the requests the frame answered.
+ * Where a frame would start, a 4-byte RELAY_DROP_TYPE record (length 0)
+ * says the relayed worker met a request for which a server drops the
+ * connection (a transform it cannot decrypt, a malformed frame: MS-SMB2
+ * 3.3.5.2.1.1, 3.3.5.2): the owner drops the client's connection.
  */
 #ifndef USMBD_WORKER_RELAY_H
 #define USMBD_WORKER_RELAY_H
@@ -34,6 +38,7 @@ struct smb2_req;
 #define RELAY_MAX		256	/* relayed sessions on one connection */
 #define RELAY_CTL_TYPE		0xA5
 #define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
+#define RELAY_DROP_TYPE		0xA6
 #define RELAY_VERSION		1
 #define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
 
@@ -75,6 +80,12 @@ void		relay_conn_gone(struct conn *c);
  */
 int		relay_accept(struct conn *c, const struct authmsg_ident *id,
 		    const uint8_t *p, size_t len, uid_t self);
+/*
+ * A request of relayed connection c broke the protocol: tells the owner
+ * to drop the client's connection (RELAY_DROP_TYPE), as this worker would
+ * drop a connection of its own.  Best effort: c is closed next anyway.
+ */
+void		relay_drop(struct conn *c);
 /*
  * The control record for the responses outs[0..nout) (built at sbuf):
  * written at dst (cap bytes); its length, or 0 when it does not fit.

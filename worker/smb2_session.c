@@ -410,15 +410,15 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 		*sflags |= SMB2_SESSION_FLAG_IS_NULL;
 	else if (s->guest)
 		*sflags |= SMB2_SESSION_FLAG_IS_GUEST;
-	if (s->anonymous || s->guest) {
-		/* No key to sign or seal with (MS-SMB2 3.3.5.5.3). */
+	if ((s->anonymous || s->guest) && enc == ENCRYPT_REQUIRED) {
+		conn_warnx(c, "guest/anonymous session refused: smb encrypt = "
+		    "required");
+		return STATUS_ACCESS_DENIED;
+	}
+	if (s->guest) {
+		/* No key to sign or seal with: its password was never checked. */
 		s->signing = 0;
 		s->signing_required = 0;
-		if (enc == ENCRYPT_REQUIRED) {
-			conn_warnx(c, "guest/anonymous session refused: smb "
-			    "encrypt = required");
-			return STATUS_ACCESS_DENIED;
-		}
 		return STATUS_SUCCESS;
 	}
 	/* Kerberos' AES-256 session key is longer (smb2_derive_keys_full). */
@@ -437,6 +437,18 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 	s->signing = 1;
 	s->signing_required = c->signing_required;
 	s->cipher = c->dialect >= DIALECT_300 ? c->cipher : 0;
+	if (s->anonymous && !c->priv->relayed) {
+		/*
+		 * The anonymous exchange's key (daemon/auth.c): as Samba 4.22,
+		 * signing is never required of an anonymous session, nor is
+		 * it sealed unasked; a request signed or sealed with the key
+		 * is verified and answered alike, and a bad signature is
+		 * refused as any (dispatch_check_signature).  The final
+		 * SESSION_SETUP response goes unsigned (sess_authenticate).
+		 */
+		s->signing_required = 0;
+		return STATUS_SUCCESS;
+	}
 	if (enc == ENCRYPT_REQUIRED || enc == ENCRYPT_DESIRED) {
 		if (s->cipher != 0) {
 			s->encrypt = enc == ENCRYPT_REQUIRED ||
@@ -689,8 +701,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	s->expire = 0;	/* NTLM sessions carry no ticket lifetime */
 	free(s->auth);
 	s->auth = NULL;
-	if (s->signing)
-		pv->sign_final = s;	/* MS-SMB2 3.3.5.5.3: the final response is signed */
+	/* MS-SMB2 3.3.5.5.3: the final response is signed (as Samba, not
+	 * an anonymous session's: the client may not hold its key). */
+	if (s->signing && !s->anonymous)
+		pv->sign_final = s;
+	if (!s->anonymous && !s->guest && !other)
+		pv->user_authed = 1;
 	if (s->bound != NULL) {
 		log_info("%s: connection bound to session %llx of %s as a channel "
 		    "(%u)", c->peer, (unsigned long long)s->session_id, s->user,

@@ -38,6 +38,10 @@ TESTS=(
 	smb2.dirlease.rename_dst_parent		# rename waits for the dir's H
 	smb2.session.reauth2			# re-authenticated as anonymous,
 	smb2.session.reauth3			# the handles go on (issue 13)
+	smb2.session.anon-signing1		# anonymous signs with the
+	smb2.session.anon-signing2		# NTLMSSP key; a bad one refused
+	smb2.session.anon-encryption2		# anonymous sealed on alice's
+	smb2.session.anon-encryption3		# connection, relayed (issue 21/13)
 )
 
 if ! root=$("$REF" path 2>/dev/null); then

@@ -492,6 +492,72 @@ START_TEST(test_anonymous)
 }
 END_TEST
 
+/*
+ * MS-NLMP 3.3.1: an anonymous exchange's key.  Without KEY_EXCH it is the
+ * zero SessionBaseKey; with it the client's key RC4-decrypted under that
+ * zero key (RC4 of zeros under a zero key: de188941a3375d3a8a061e67576e926d,
+ * the cipher's well-known first keystream bytes).
+ */
+START_TEST(test_anonymous_key)
+{
+	static const uint8_t z1[1], zeros[16];
+	static const uint8_t ks[16] = {
+		0xde, 0x18, 0x89, 0x41, 0xa3, 0x37, 0x5d, 0x3a,
+		0x8a, 0x06, 0x1e, 0x67, 0x57, 0x6e, 0x92, 0x6d };
+	uint8_t m[512], key[16], enc[16], want[16];
+	struct tauth t;
+	struct ntlmssp_auth a;
+	size_t len;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	t.flags = NTLMSSP_NEGOTIATE_UNICODE | NTLMSSP_ANONYMOUS;
+	t.lm = z1;
+	t.lm_len = 1;
+	t.payload_off = 72;
+	len = build_auth(&t, m);
+	ck_assert_int_eq(ntlmssp_decode_authenticate(m, len, &a), 0);
+	memset(key, 0xaa, sizeof(key));
+	ck_assert_int_eq(ntlmssp_anonymous_key(&a, key), 0);
+	ck_assert_mem_eq(key, zeros, 16);
+
+	/* KEY_EXCH: a zero "encrypted" key gives the keystream itself. */
+	t.flags |= NTLMSSP_NEGOTIATE_KEY_EXCH;
+	t.key = zeros;
+	t.key_len = 16;
+	len = build_auth(&t, m);
+	ck_assert_int_eq(ntlmssp_decode_authenticate(m, len, &a), 0);
+	ck_assert_int_eq(ntlmssp_anonymous_key(&a, key), 0);
+	ck_assert_mem_eq(key, ks, 16);
+
+	/* A client's random key comes back as it chose it. */
+	for (i = 0; i < 16; i++)
+		want[i] = (uint8_t)(i * 37 + 5);
+	rc4(zeros, want, enc, 16);
+	t.key = enc;
+	len = build_auth(&t, m);
+	ck_assert_int_eq(ntlmssp_decode_authenticate(m, len, &a), 0);
+	ck_assert_int_eq(ntlmssp_anonymous_key(&a, key), 0);
+	ck_assert_mem_eq(key, want, 16);
+
+	/* KEY_EXCH without a 16-byte key: the zero key, as before. */
+	t.key_len = 8;
+	len = build_auth(&t, m);
+	ck_assert_int_eq(ntlmssp_decode_authenticate(m, len, &a), 0);
+	ck_assert_int_eq(ntlmssp_anonymous_key(&a, key), 0);
+	ck_assert_mem_eq(key, zeros, 16);
+
+	/* Not anonymous: refused, the key zeroed. */
+	t.user = (const uint8_t *)"u\0";
+	t.user_len = 2;
+	len = build_auth(&t, m);
+	ck_assert_int_eq(ntlmssp_decode_authenticate(m, len, &a), 0);
+	memset(key, 0xaa, sizeof(key));
+	ck_assert_int_eq(ntlmssp_anonymous_key(&a, key), -EINVAL);
+	ck_assert_mem_eq(key, zeros, 16);
+}
+END_TEST
+
 START_TEST(test_auth_truncations)
 {
 	uint8_t m[1024], *b;
@@ -792,6 +858,7 @@ ntlmssp_suite(void)
 	tcase_add_test(tc, test_verify_refusals);
 	tcase_add_test(tc, test_ntlmv1_refused);
 	tcase_add_test(tc, test_anonymous);
+	tcase_add_test(tc, test_anonymous_key);
 	tcase_add_test(tc, test_auth_truncations);
 	tcase_add_test(tc, test_auth_bad_fields);
 	tcase_add_test(tc, test_auth_strings);
