@@ -5,20 +5,6 @@
 
 #include "proto/cur.h"
 
-static void
-put_blob(struct wcur *w, const uint8_t *p, uint32_t len)
-{
-	wcur_le32(w, len);
-	wcur_bytes(w, p, len);
-}
-
-static const uint8_t *
-get_blob(struct cur *c, uint32_t *len)
-{
-	*len = cur_le32(c);
-	return cur_view(c, *len);
-}
-
 /* A fixed-size NUL-terminated string field. */
 static void
 put_str(struct wcur *w, const char *s, size_t field)
@@ -44,12 +30,12 @@ authmsg_req_encode(const struct authmsg_req *r, uint8_t *buf, size_t cap)
 
 	wcur_init(&w, buf, cap);
 	put_str(&w, r->client, sizeof(r->client));
-	put_blob(&w, r->negotiate, r->negotiate_len);
-	put_blob(&w, r->challenge, r->challenge_len);
-	put_blob(&w, r->authenticate, r->authenticate_len);
+	wcur_blob32(&w, r->negotiate, r->negotiate_len);
+	wcur_blob32(&w, r->challenge, r->challenge_len);
+	wcur_blob32(&w, r->authenticate, r->authenticate_len);
 	wcur_le32(&w, r->mech);
-	put_blob(&w, r->mech_types, r->mech_types_len);
-	put_blob(&w, r->mic, r->mic_len);
+	wcur_blob32(&w, r->mech_types, r->mech_types_len);
+	wcur_blob32(&w, r->mic, r->mic_len);
 	wcur_le64(&w, r->krb_ctx);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
@@ -61,12 +47,12 @@ authmsg_req_decode(struct authmsg_req *r, const uint8_t *p, size_t len)
 
 	cur_init(&c, p, len);
 	get_str(&c, r->client, sizeof(r->client));
-	r->negotiate = get_blob(&c, &r->negotiate_len);
-	r->challenge = get_blob(&c, &r->challenge_len);
-	r->authenticate = get_blob(&c, &r->authenticate_len);
+	r->negotiate = cur_blob32(&c, &r->negotiate_len);
+	r->challenge = cur_blob32(&c, &r->challenge_len);
+	r->authenticate = cur_blob32(&c, &r->authenticate_len);
 	r->mech = cur_le32(&c);
-	r->mech_types = get_blob(&c, &r->mech_types_len);
-	r->mic = get_blob(&c, &r->mic_len);
+	r->mech_types = cur_blob32(&c, &r->mech_types_len);
+	r->mic = cur_blob32(&c, &r->mic_len);
 	r->krb_ctx = cur_le64(&c);
 	return c.err || cur_left(&c) != 0 || r->mech > AUTHMSG_MECH_KRB5_MIC ?
 	    -EBADMSG : 0;
@@ -88,14 +74,14 @@ authmsg_rep_encode(const struct authmsg_rep *r, uint8_t *buf, size_t cap)
 	wcur_le32(&w, r->lifetime);
 	if (r->mech_out_len > sizeof(r->mech_out))
 		return -EMSGSIZE;
-	put_blob(&w, r->mech_out, r->mech_out_len);
+	wcur_blob32(&w, r->mech_out, r->mech_out_len);
 	if (r->full_key_len > sizeof(r->full_key))
 		return -EMSGSIZE;
-	put_blob(&w, r->full_key, r->full_key_len);
+	wcur_blob32(&w, r->full_key, r->full_key_len);
 	wcur_le64(&w, r->krb_ctx);
 	if (r->mic_len > sizeof(r->mic))
 		return -EMSGSIZE;
-	put_blob(&w, r->mic, r->mic_len);
+	wcur_blob32(&w, r->mic, r->mic_len);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 

@@ -90,20 +90,6 @@ bad:
 	return -EBADMSG;
 }
 
-static void
-krbmsg_put_blob(struct wcur *w, const uint8_t *p, uint32_t len)
-{
-	wcur_le32(w, len);
-	wcur_bytes(w, p, len);
-}
-
-static const uint8_t *
-krbmsg_get_blob(struct cur *c, uint32_t *len)
-{
-	*len = cur_le32(c);
-	return cur_view(c, *len);
-}
-
 int
 krbmsg_req_encode(const struct krbmsg_req *r, uint8_t *buf, size_t cap)
 {
@@ -111,9 +97,9 @@ krbmsg_req_encode(const struct krbmsg_req *r, uint8_t *buf, size_t cap)
 
 	wcur_init(&w, buf, cap);
 	wcur_le64(&w, r->ctx);
-	krbmsg_put_blob(&w, r->token, r->token_len);
-	krbmsg_put_blob(&w, r->mech_types, r->mech_types_len);
-	krbmsg_put_blob(&w, r->mic, r->mic_len);
+	wcur_blob32(&w, r->token, r->token_len);
+	wcur_blob32(&w, r->mech_types, r->mech_types_len);
+	wcur_blob32(&w, r->mic, r->mic_len);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -125,9 +111,9 @@ krbmsg_req_decode(struct krbmsg_req *r, const uint8_t *p, size_t len)
 	memset(r, 0, sizeof(*r));
 	cur_init(&c, p, len);
 	r->ctx = cur_le64(&c);
-	r->token = krbmsg_get_blob(&c, &r->token_len);
-	r->mech_types = krbmsg_get_blob(&c, &r->mech_types_len);
-	r->mic = krbmsg_get_blob(&c, &r->mic_len);
+	r->token = cur_blob32(&c, &r->token_len);
+	r->mech_types = cur_blob32(&c, &r->mech_types_len);
+	r->mic = cur_blob32(&c, &r->mic_len);
 	if (c.err || cur_left(&c) != 0)
 		goto bad;
 	/* A new AP-REQ, or the client's MIC for a kept context: not both. */

@@ -366,4 +366,23 @@ cur_str16(struct cur *c, char *dst, size_t cap)
 	return 0;
 }
 
+/*
+ * The byte strings of the daemon's own messages: a u32 length, then the
+ * bytes.  cur_blob32 returns a view into the message (NULL with the
+ * cursor's error set when it is short) and its length in *len.
+ */
+static inline void
+wcur_blob32(struct wcur *w, const uint8_t *p, uint32_t len)
+{
+	wcur_le32(w, len);
+	wcur_bytes(w, p, len);
+}
+
+static inline const uint8_t *
+cur_blob32(struct cur *c, uint32_t *len)
+{
+	*len = cur_le32(c);
+	return cur_view(c, *len);
+}
+
 #endif

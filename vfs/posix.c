@@ -89,8 +89,15 @@ posix_walk(int root, const char *path, int flags, mode_t mode)
 	}
 }
 
+/*
+ * openat2 beneath root with the extra RESOLVE_ flags asked for, or the
+ * walk where the kernel has no openat2.  The walk follows no symlink,
+ * and opens a final one with O_PATH; with RESOLVE_NO_SYMLINKS, a symlink
+ * before the last name gives -ELOOP either way.
+ */
 static int
-posix_open(int root, const char *path, int flags, mode_t mode)
+posix_open_resolve(int root, const char *path, int flags, mode_t mode,
+    uint64_t resolve)
 {
 	struct open_how how;
 	int fd, rc;
@@ -101,7 +108,7 @@ posix_open(int root, const char *path, int flags, mode_t mode)
 		memset(&how, 0, sizeof(how));
 		how.flags = (uint64_t)(flags | O_CLOEXEC);
 		how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | resolve;
 		fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how,
 		    sizeof(how));
 		if (fd >= 0)
@@ -110,7 +117,14 @@ posix_open(int root, const char *path, int flags, mode_t mode)
 			return -errno;
 		posix_have_openat2 = 0;
 	}
-	return posix_walk(root, path, flags, mode);
+	rc = posix_walk(root, path, flags, mode);
+	return rc == -ENOTDIR && (resolve & RESOLVE_NO_SYMLINKS) ? -ELOOP : rc;
+}
+
+static int
+posix_open(int root, const char *path, int flags, mode_t mode)
+{
+	return posix_open_resolve(root, path, flags, mode, 0);
 }
 
 /*
@@ -121,28 +135,8 @@ posix_open(int root, const char *path, int flags, mode_t mode)
 static int
 posix_open_nolinks(int root, const char *path, int flags, mode_t mode)
 {
-	struct open_how how;
-	int fd, rc;
-
-	if ((rc = posix_check_path(path)) != 0)
-		return rc;
-	if (posix_have_openat2) {
-		memset(&how, 0, sizeof(how));
-		how.flags = (uint64_t)(flags | O_CLOEXEC);
-		how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
-		    RESOLVE_NO_SYMLINKS;
-		fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how,
-		    sizeof(how));
-		if (fd >= 0)
-			return fd;
-		if (errno != ENOSYS)
-			return -errno;
-		posix_have_openat2 = 0;
-	}
-	/* the walk follows no symlink, and opens a final one with O_PATH */
-	rc = posix_walk(root, path, flags, mode);
-	return rc == -ENOTDIR ? -ELOOP : rc;
+	return posix_open_resolve(root, path, flags, mode,
+	    RESOLVE_NO_SYMLINKS);
 }
 
 /*
