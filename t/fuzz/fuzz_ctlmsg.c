@@ -129,7 +129,7 @@ fz_auth_req(const uint8_t *p, size_t len)
 static void
 fz_auth_rep(const uint8_t *p, size_t len)
 {
-	uint8_t out[256];
+	static uint8_t out[MSG_MAX_PAYLOAD];
 	struct authmsg_rep r;
 	int n;
 
