@@ -55,7 +55,9 @@
  *   CAP_SYS_ADMIN would otherwise give (mount, namespaces, bpf, keys,
  *   modules, swap, hostname, file handles, opening a path, exec) is
  *   within reach: see "Confinement".  A writer restart breaks the
- *   workers' connections to it; each connects again at its next request.
+ *   workers' connections to it; each connects again at its next request
+ *   and retries it once.  At a reload the new writer starts before the
+ *   old one ends (daemon/spawn.c), so there is always one to connect to.
  */
 #include "worker/sdw.h"
 
@@ -108,18 +110,27 @@ static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
 static gid_t		sdw_admin_gid;
 static int		sdw_admin_known;
 
-/* As root: the socket workers connect to, 0660 root:usmbd-state. */
+/*
+ * As root: the socket workers connect to, 0660 root:usmbd-state.  It is
+ * bound under a name of its own, then renamed over SDW_SOCK_NAME: at a
+ * reload the writer being replaced still serves under that name until
+ * the rename (daemon/spawn.c), so a worker's connect never finds it
+ * missing.
+ */
 static int
 sdw_listen(const struct conf *conf)
 {
 	struct sockaddr_un sun;
+	char final[sizeof(sun.sun_path)];
 	struct group *gr;
 	int s, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    conf->lock_dir, SDW_SOCK_NAME) >= sizeof(sun.sun_path))
+	if ((size_t)snprintf(final, sizeof(final), "%s/%s", conf->lock_dir,
+	    SDW_SOCK_NAME) >= sizeof(final) ||
+	    (size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s.%d",
+	    final, (int)getpid()) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
@@ -140,9 +151,12 @@ sdw_listen(const struct conf *conf)
 			goto fail;
 	} else if (chmod(sun.sun_path, 0666) != 0)
 		goto fail;
+	if (rename(sun.sun_path, final) != 0)
+		goto fail;
 	return s;
 fail:
 	e = errno;
+	(void)unlink(sun.sun_path);
 	close(s);
 	return -e;
 }
@@ -560,15 +574,11 @@ sdw_main(struct conf *conf, int chan)
 					return 0;
 				/*
 				 * It cannot read a new config (no open under
-				 * its allow-list): it ends, and the master
-				 * starts one that reads it (spawn.c).
+				 * its allow-list): the master starts a
+				 * successor at a reload and ends this one
+				 * with MSG_SHUTDOWN once that one serves
+				 * (spawn.c); no MSG_RELOAD comes.
 				 */
-				if (rc == 0 && m.type == MSG_RELOAD) {
-					if (m.fd >= 0)
-						close(m.fd);
-					log_debug(2, "sdw: reload: restarting");
-					return 0;
-				}
 				if (rc == 0 && m.fd >= 0)
 					close(m.fd);
 				continue;

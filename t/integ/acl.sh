@@ -298,4 +298,55 @@ echo "$out" | grep -q PRIVILEGE_NOT_HELD && ok "reload: sacladm no longer holds 
     { fail "reload: sacladm no longer holds the privilege"; echo "$out"; }
 check "reload: the new writer stores alice's DACL change" \
     cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
+
+# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
+# starts before the old one ends, so descriptor SET_INFOs in a loop
+# while `usmbctl reload` runs five times all succeed.
+"$PYTHON" - "$PORT" "$ALICE_PW" "$T/stop" <<'PYEOF' >"$T/reloadloop.out" 2>&1 &
+import os, sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+port, pw, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("share")
+fid = s.create(tid, "d", 0x00060080, 7, 1, 1, 0)	# READ_CONTROL|WRITE_DAC
+dacl = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0,
+                   additionalInformation=4)
+n = bad = 0
+while not os.path.exists(stop) or n < 50:
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_SET_INFO
+    p['TreeID'] = tid
+    r = s3.SMB2SetInfo()
+    r['InfoType'], r['FileInfoClass'] = 3, 0
+    r['AdditionalInformation'] = 4
+    r['BufferLength'], r['FileID'], r['Buffer'] = len(dacl), fid, dacl
+    p['Data'] = r
+    st = s.recvSMB(s.sendSMB(p))['Status']
+    n += 1
+    if st != 0:
+        bad += 1
+        print("SET_INFO %d: 0x%08x" % (n, st))
+print("%d sets, %d errors" % (n, bad))
+PYEOF
+loop=$!
+sleep 1
+for i in 1 2 3 4 5; do
+	"$USMBCTL" -s "$CONF" reload >/dev/null 2>&1 || fail "reload $i"
+	sleep 0.7
+done
+touch "$T/stop"
+wait "$loop"
+res=$(tail -n 1 "$T/reloadloop.out")
+case $res in
+*" sets, 0 errors") ok "SET_INFOs across five reloads: $res" ;;
+*) fail "SET_INFOs across five reloads: $res"; head -n 5 "$T/reloadloop.out" ;;
+esac
+for i in $(seq 1 30); do
+	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
+    ok "one writer after the reloads" || fail "one writer after the reloads"
 finish
