@@ -195,13 +195,27 @@ for which in (4, 1, 8, 0):
     s.sendmsg([struct.pack('<II', 1, which) + sd],
                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('i', fd))])
     print(hex(struct.unpack('<I', s.recv(4))[0]))
+# SDW_OP_INHERIT: a SACL "inherited" from a parent that passes none on,
+# on bob's file, then on a file of alice's own
+audit = struct.pack('<BBHI', 2, 0xC0, 8 + len(world), 0x1f01ff) + world
+sacl = struct.pack('<BBHHH', 2, 0, 8 + len(audit), 1, 0) + audit
+ssd = struct.pack('<BBHIIII', 1, 0, 0x8010, 0, 0, 20, 0) + sacl
+pfd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+own = os.open(sys.argv[3], os.O_RDONLY)
+for f in (fd, own):
+    s.sendmsg([struct.pack('<II', 3, 8) + ssd],
+               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('ii', f, pfd))])
+    print(hex(struct.unpack('<I', s.recv(4))[0]))
 PYEOF
+echo alices >"$SHARE/alice.txt"; chown alice "$SHARE/alice.txt"; chmod 0644 "$SHARE/alice.txt"
 sg=$(getent group usmbd-state | cut -d: -f3)
 out=$(setpriv --reuid=alice --regid="$(id -g alice)" --groups="$sg" \
-    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" 2>&1)
-[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061\n0xc000000d')" ] &&
-    ok "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer" ||
-    { fail "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer"; echo "$out"; }
+    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" "$SHARE/alice.txt" 2>&1)
+[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061\n0xc000000d\n0xc0000022\n0xc0000079')" ] &&
+    ok "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, nor a SACL its parent does not pass on, through the writer" ||
+    { fail "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, nor a SACL its parent does not pass on, through the writer"; echo "$out"; }
+getfattr --absolute-names -n security.usmbd.sd "$SHARE/alice.txt" >/dev/null 2>&1 &&
+    fail "alice's file has no forged SACL" || ok "alice's file has no forged SACL"
 getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 &&
     fail "bob's file has no stored descriptor" || ok "bob's file has no stored descriptor"
 su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
@@ -249,7 +263,7 @@ PYEOF
 grep -E '^(ok|FAIL) ' "$T/sacl.out" | while IFS= read -r l; do echo "$l"; done
 npass=$(grep -c '^ok ' "$T/sacl.out")
 nfail=$(grep -c '^FAIL ' "$T/sacl.out")
-[ "$nfail" = 0 ] && [ "$npass" -ge 19 ] &&
+[ "$nfail" = 0 ] && [ "$npass" -ge 49 ] &&
     ok "acl_sacl_client.py: $npass checks" ||
     { fail "acl_sacl_client.py: $npass passed, $nfail failed"; tail -n 20 "$T/sacl.out"; }
 getfattr --absolute-names -n security.usmbd.sd -e hex "$SHARE/sacl.txt" 2>/dev/null |
