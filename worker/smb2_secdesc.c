@@ -394,13 +394,39 @@ sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 }
 
 /*
+ * The descriptor of a file this CREATE just made: nothing is stored on
+ * it, and the kernel's parts are needed only when the new descriptor
+ * does not give owner, group and DACL all three (the writer fills those
+ * it lacks from what is sent: sdw_fill).  One fstat instead of
+ * sd_current's fstat and two reads that would say ENODATA.
+ */
+static ntstatus_t
+sd_fresh(int fd, uint32_t which, struct vfs_stat *st, struct secdesc *sd)
+{
+	const uint32_t ogd = OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
+	const struct vfs_ops *vfs = file_vfs();
+	int rc;
+
+	if ((rc = vfs->fstat(fd, st)) != 0)
+		return ntstatus_from_errno(rc);
+	memset(sd, 0, sizeof(*sd));
+	sd->control = SE_SELF_RELATIVE;
+	if ((which & ogd) != 0 && (which & ogd) != ogd)
+		(void)secdesc_posix_derive(vfs, fd, st, sd);
+	return STATUS_SUCCESS;
+}
+
+/*
  * Sets the parts of which from new over the file's descriptor: the
  * kernel's side (chown, chgrp, POSIX ACL) as the user, then the stored
- * descriptor through the writer; undone when the writer refuses.
+ * descriptor through the writer; undone when the writer refuses.  fresh:
+ * a file this CREATE made (sd_fresh), which a failure unlinks
+ * (smb2_create.c create_fail), so there is nothing to undo.
  */
 static ntstatus_t
 sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
-    const struct secdesc *new, int pfd)
+    const struct secdesc *new, int pfd, int fresh)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_stat st;
@@ -411,8 +437,9 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	/* an empty SecD context sets nothing: the kernel's defaults hold */
 	if (which == 0)
 		return STATUS_SUCCESS;
-	if ((status = sd_current(fd, &st, &sd_cur, &stored)) !=
-	    STATUS_SUCCESS)
+	status = fresh ? sd_fresh(fd, which, &st, &sd_cur) :
+	    sd_current(fd, &st, &sd_cur, &stored);
+	if (status != STATUS_SUCCESS)
 		return status;
 	if (ntacl_validate(new) != 0)
 		return STATUS_INVALID_PARAMETER;
@@ -441,13 +468,15 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 		st.gid = gid;
 	}
 	if (which & DACL_SECURITY_INFORMATION) {
-		sd_posix_save(fd, S_ISDIR(st.mode));
+		if (!fresh)
+			sd_posix_save(fd, S_ISDIR(st.mode));
 		if ((rc = sd_posix_apply(fd, &st, &sd_cur)) != 0) {
-			sd_posix_restore(fd, &st);
+			if (!fresh)
+				sd_posix_restore(fd, &st);
 			return rc == -E2BIG ? STATUS_INVALID_PARAMETER :
 			    ntstatus_from_errno(rc);
 		}
-		posix = 1;
+		posix = !fresh;
 	}
 	status = sd_store(lock_dir, t, fd, which, &sd_cur, pfd);
 	if (status != STATUS_SUCCESS && posix)
@@ -502,7 +531,7 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 	if (which == 0)
 		return STATUS_SUCCESS;
 	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
-	    op->u.file->fd, which, &sd_new, -1);
+	    op->u.file->fd, which, &sd_new, -1, 0);
 }
 
 static int	sd_parent_read(struct tree *, const char *, int);
@@ -603,7 +632,7 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 		which |= OWNER_SECURITY_INFORMATION |
 		    GROUP_SECURITY_INFORMATION;
 	status = sd_set_parts(c->conf->lock_dir, t, f->fd, which, &sd_new,
-	    pfd);
+	    pfd, 1);
 	if (own)
 		close(pfd);
 	return status;
