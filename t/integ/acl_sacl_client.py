@@ -371,6 +371,37 @@ for pname, pctl, inh in (('sdir', SACL_AUTO | SACL_AUTO_REQ, INH),
     except smb3.SessionError as e:
         report(False, '%s\\sub\\g.txt (0x%x)' % (pname, e.get_error_code()))
 
+# a parent passing on both its DACL and its SACL: alice's child gets both
+mkdir(a, atid, 'sdir3')
+dacl_ace = ace(0x00, OI | CI, 0x001F01FF, EVERYONE)
+fid = a.create(atid, 'sdir3', READ_CONTROL | WRITE_DAC, 7, 1, 1, 0)
+st = set_sd(a, atid, fid, 4, struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0,
+                                          20) + acl([dacl_ace]))
+a.close(atid, fid)
+fid = d.create(dtid, 'sdir3', ACCESS_SYSTEM_SECURITY | READ_CONTROL, 7, 1, 1,
+               0)
+st2 = set_sd(d, dtid, fid, 8, sd_sacl(acl(parent_aces()),
+                                      SACL_AUTO | SACL_AUTO_REQ))
+d.close(dtid, fid)
+try:
+    a.close(atid, a.create(atid, 'sdir3\\f.txt', 0x12019F, 7, 0x40, 2, 0x80))
+    st3 = 0
+except smb3.SessionError as e:
+    st3 = e.get_error_code()
+report(st == 0 and st2 == 0 and st3 == 0,
+       'sdir3: a DACL and a SACL that pass on, alice creates below '
+       '(0x%x 0x%x 0x%x)' % (st, st2, st3))
+me = sid(22, 1, os.stat(SHAREDIR + '/sdir3/f.txt').st_uid)
+st, got = admin_sacl('sdir3\\f.txt')
+report(st == 0 and got == sd_sacl(acl(want_file(INH, me)), SACL_AUTO),
+       'sdir3\\f.txt: the inherited SACL beside the inherited DACL')
+fid = a.create(atid, 'sdir3\\f.txt', READ_CONTROL, 7, 0x40, 1, 0)
+st, got = query(a, atid, fid, 4)
+a.close(atid, fid)
+report(st == 0 and got == struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0, 20) +
+       acl([ace(0x00, 0, 0x001F01FF, EVERYONE)]),
+       'sdir3\\f.txt: the inherited DACL (%s)' % got.hex())
+
 # a SecD context's SACL (the admin's) and the inherited one (MS-DTYP
 # 2.5.3.4.2): explicit first, then the parent's below an auto-inherited
 # parent; protected, only the resource attribute ACE gets through
