@@ -471,6 +471,10 @@ sdw_set(const struct sdw_client *cl, int fd, int pfd, uint32_t which,
 	if ((which & ogd) && (status = sdw_fill(&sdw_old, &sdw_new)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/* a class set that brought nothing where nothing was: store none */
+	if (!have && !sdw_old.has_owner && !sdw_old.has_group &&
+	    !(sdw_old.control & (SE_DACL_PRESENT | SE_SACL_PRESENT)))
+		return STATUS_SUCCESS;
 	wcur_init(&w, out, sizeof(out));
 	(void)secdesc_encode(&w, &sdw_old, ogd | SACL_SECURITY_INFORMATION);
 	if (w.err)

@@ -447,6 +447,9 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	if (rc != 0)
 		return rc == -1 ? STATUS_INVALID_OWNER : rc == -2 ?
 		    STATUS_INVALID_PRIMARY_GROUP : STATUS_INVALID_SECURITY_DESCR;
+	/* no label (attribute, scope) given where there is no SACL: nothing */
+	if (!(which & ~SACL_CLASS_BITS) && !(sd_cur.control & SE_SACL_PRESENT))
+		return STATUS_SUCCESS;
 	uid = st.uid;
 	gid = st.gid;
 	/* a Unix owner or group is given to the file, by the kernel's rules */

@@ -263,7 +263,7 @@ PYEOF
 grep -E '^(ok|FAIL) ' "$T/sacl.out" | while IFS= read -r l; do echo "$l"; done
 npass=$(grep -c '^ok ' "$T/sacl.out")
 nfail=$(grep -c '^FAIL ' "$T/sacl.out")
-[ "$nfail" = 0 ] && [ "$npass" -ge 52 ] &&
+[ "$nfail" = 0 ] && [ "$npass" -ge 53 ] &&
     ok "acl_sacl_client.py: $npass checks" ||
     { fail "acl_sacl_client.py: $npass passed, $nfail failed"; tail -n 20 "$T/sacl.out"; }
 getfattr --absolute-names -n security.usmbd.sd -e hex "$SHARE/sacl.txt" 2>/dev/null |

@@ -491,6 +491,20 @@ if fid is not None:
 else:
     report(False, 'alice: WRITE_OWNER|WRITE_DAC open of sacl.txt (0x%x)' % st)
 
+# a label set that brings none on a file with nothing stored stores nothing
+fid = a.create(atid, 'nolabel.txt', READ_CONTROL | WRITE_OWNER | 0x12019F, 7,
+               0x40, 5, 0x80)
+st = set_sd(a, atid, fid, LABEL, sd_sacl(acl([])))
+a.close(atid, fid)
+try:
+    os.getxattr(SHAREDIR + '/nolabel.txt', 'security.usmbd.sd')
+    stored = True
+except OSError:
+    stored = False
+report(st == 0 and not stored,
+       'alice: an empty label set on a plain file succeeds and stores '
+       'nothing (0x%x)' % st)
+
 # a SACL with no label is left as it was by a label set that brings none
 before = admin_reads('audit.txt')
 fid = d.create(dtid, 'audit.txt', ACCESS_SYSTEM_SECURITY | READ_CONTROL |
