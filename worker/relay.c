@@ -129,6 +129,7 @@
 #include "daemon/msg.h"
 #include "proto/cur.h"
 #include "proto/smb2_hdr.h"
+#include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch_priv.h"
 #include "worker/handoff.h"
@@ -187,6 +188,9 @@ relay_state_encode(const struct relay_state *st, uint8_t *buf, size_t cap)
 	put_blob(&w, st->challenge, st->challenge_len);
 	put_blob(&w, st->mech_types, st->mech_types_len);
 	wcur_bytes(&w, st->preauth, 64);
+	wcur_u8(&w, st->krb_mech);
+	wcur_u8(&w, st->krb_mic);
+	wcur_le64(&w, st->krb_ctx);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -209,7 +213,13 @@ relay_state_decode(struct relay_state *st, const uint8_t *p, size_t len)
 	st->mech_types_len = cur_le16(&r);
 	st->mech_types = cur_view(&r, st->mech_types_len);
 	cur_bytes(&r, st->preauth, 64);
+	st->krb_mech = cur_u8(&r);
+	st->krb_mic = cur_u8(&r);
+	st->krb_ctx = cur_le64(&r);
 	if (r.err || st->session_id == 0 || st->spnego > 1 ||
+	    st->krb_mic > 1 || (st->krb_mech != 0 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5_MS) ||
 	    st->negotiate_len > sizeof(((struct sess_auth *)0)->negotiate) ||
 	    st->challenge_len > sizeof(((struct sess_auth *)0)->challenge) ||
 	    st->mech_types_len > sizeof(((struct sess_auth *)0)->mech_types))
@@ -632,14 +642,18 @@ relay_start(struct smb2_req *req, struct session *s,
 	st.mech_types = s->auth->mech_types;
 	st.mech_types_len = (uint16_t)s->auth->mech_types_len;
 	memcpy(st.preauth, pv->relay_preauth, sizeof(st.preauth));
+	st.krb_mech = (uint8_t)s->auth->krb_mech;
+	st.krb_mic = (uint8_t)s->auth->krb_mic;
+	st.krb_ctx = s->auth->krb_ctx;
 	le64_put(relay_obuf, s->session_id);	/* MSG_RELAY: daemon/msg.h */
 	n = relay_state_encode(&st, relay_obuf + 8, sizeof(relay_obuf) - 8);
 	n = n < 0 ? n : n + 8;
 	smb2_frame_encode(relay_frame, (uint32_t)req->len);
 	memcpy(relay_frame + SMB2_FRAME_LEN, req->hdr, req->len);
+	/* Room for what the master puts ahead: the identity and verdict. */
 	m = n < 0 ? -1 : handoff_encode(c, NULL, relay_frame,
-	    SMB2_FRAME_LEN + req->len, relay_obuf + n,
-	    sizeof(relay_obuf) - (size_t)n);
+	    SMB2_FRAME_LEN + req->len, relay_obuf + n, sizeof(relay_obuf) -
+	    (AUTHMSG_IDENT_LEN + 4 + AUTHMSG_REP_MAX) - (size_t)n);
 	if (m < 0)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
@@ -698,32 +712,35 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	struct session *s = &c->sessions[0];
 	struct relay_state st;
 	struct authmsg_rep *v;
+	uint32_t vlen;
 	int n;
 
 	/* A real user's or an anonymous session: a guest has no key. */
-	if (id->uid != (uint32_t)self || len < AUTHMSG_RELAY_KEY_LEN ||
+	if (id->uid != (uint32_t)self || len < 4 ||
 	    (id->flags & AUTH_FLAG_GUEST) ||
 	    (id->user[0] == '\0') != ((id->flags & AUTH_FLAG_ANONYMOUS) != 0))
 		return -EBADMSG;
-	n = relay_state_decode(&st, p + AUTHMSG_RELAY_KEY_LEN,
-	    len - AUTHMSG_RELAY_KEY_LEN);
-	if (n < 0 || handoff_decode(c, p + AUTHMSG_RELAY_KEY_LEN + n,
-	    len - AUTHMSG_RELAY_KEY_LEN - (size_t)n) != 0 || s->in_use)
+	vlen = le32_get(p);
+	if (vlen > AUTHMSG_REP_MAX || vlen > len - 4)
+		return -EBADMSG;
+	n = relay_state_decode(&st, p + 4 + vlen, len - 4 - vlen);
+	if (n < 0 || handoff_decode(c, p + 4 + vlen + n,
+	    len - 4 - vlen - (size_t)n) != 0 || s->in_use)
 		return -EBADMSG;
 	v = calloc(1, sizeof(*v));
 	s->auth = calloc(1, sizeof(*s->auth));
-	if (v == NULL || s->auth == NULL) {
+	if (v == NULL || s->auth == NULL ||
+	    authmsg_rep_decode(v, p + 4, vlen) != 0 ||
+	    v->status != 0 || v->uid != id->uid || v->gid != id->gid ||
+	    v->flags != id->flags || strcmp(v->user, id->user) != 0) {
+		/* The verdict is the identity's, as the master vouches. */
+		if (v != NULL)
+			explicit_bzero(v, sizeof(*v));
 		free(v);
 		free(s->auth);
 		s->auth = NULL;
 		return -EBADMSG;
 	}
-	v->status = 0;
-	v->flags = id->flags;
-	v->uid = id->uid;
-	v->gid = id->gid;
-	memcpy(v->user, id->user, sizeof(v->user));
-	memcpy(v->session_key, p, AUTHMSG_RELAY_KEY_LEN);
 	pv->relay_verdict = v;
 	pv->relayed = 1;
 	/*
@@ -749,6 +766,9 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	s->auth->challenge_len = st.challenge_len;
 	memcpy(s->auth->mech_types, st.mech_types, st.mech_types_len);
 	s->auth->mech_types_len = st.mech_types_len;
+	s->auth->krb_mech = st.krb_mech;
+	s->auth->krb_mic = st.krb_mic;
+	s->auth->krb_ctx = st.krb_ctx;
 	return 0;
 }
 

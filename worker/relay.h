@@ -39,7 +39,7 @@ struct smb2_req;
 #define RELAY_CTL_TYPE		0xA5
 #define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
 #define RELAY_DROP_TYPE		0xA6
-#define RELAY_VERSION		1
+#define RELAY_VERSION		2
 #define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
 
 /* ---- on the owner ---- */
@@ -74,7 +74,8 @@ void		relay_conn_gone(struct conn *c);
 
 /*
  * MSG_CONN with AUTHMSG_IDENT_RELAY: p (len) is what follows the identity:
- * the session key, the relay state, the connection state.  Fills c (its
+ * the master's whole verdict (daemon/authmsg.h), the relay state, the
+ * connection state.  Fills c (its
  * session in progress, the setup request in rbuf, the verdict kept for
  * it).  0, or -EBADMSG.
  */
@@ -117,6 +118,15 @@ struct relay_state {
 	const uint8_t	*mech_types;
 	uint16_t	 mech_types_len;
 	uint8_t		 preauth[64];
+	/*
+	 * Kerberos (worker/smb2_session_krb.c): the mechanism chosen
+	 * (SPNEGO_MECH_KRB5(_MS)), 1 when chosen after another (the MICs),
+	 * and the helper's context when the setup relayed is the client's
+	 * mechListMIC (the third leg).
+	 */
+	uint8_t		 krb_mech;
+	uint8_t		 krb_mic;
+	uint64_t	 krb_ctx;
 };
 /* Its length, or -EMSGSIZE. */
 int		relay_state_encode(const struct relay_state *, uint8_t *buf,

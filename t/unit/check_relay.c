@@ -40,6 +40,9 @@ mkstate(struct relay_state *st)
 	st->mech_types = mech;
 	st->mech_types_len = sizeof(mech);
 	memset(st->preauth, 7, sizeof(st->preauth));
+	st->krb_mech = 3;	/* SPNEGO_MECH_KRB5_MS */
+	st->krb_mic = 1;
+	st->krb_ctx = 0xabcdef0123456789ull;
 }
 
 START_TEST(test_state)
@@ -56,6 +59,9 @@ START_TEST(test_state)
 	ck_assert_uint_eq(d.challenge_len, sizeof(chal));
 	ck_assert_mem_eq(d.challenge, chal, sizeof(chal));
 	ck_assert_mem_eq(d.preauth, st.preauth, 64);
+	ck_assert_uint_eq(d.krb_mech, 3);
+	ck_assert_uint_eq(d.krb_mic, 1);
+	ck_assert_uint_eq(d.krb_ctx, 0xabcdef0123456789ull);
 	/* whatever follows is the connection state: not its business */
 	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n + 9), n);
 	for (i = 0; i < n; i++)
@@ -124,6 +130,7 @@ static size_t
 mkrelay(uint32_t uid, const char *user, uint32_t flags)
 {
 	struct authmsg_ident id;
+	struct authmsg_rep v;
 	struct relay_state st;
 	struct conn *g;
 	size_t off;
@@ -137,8 +144,19 @@ mkrelay(uint32_t uid, const char *user, uint32_t flags)
 	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
 	    AUTHMSG_IDENT_LEN);
 	off = AUTHMSG_IDENT_LEN;
-	memset(buf + off, 0x5a, AUTHMSG_RELAY_KEY_LEN);
-	off += AUTHMSG_RELAY_KEY_LEN;
+	/* The master's whole verdict, as route_relay puts it. */
+	memset(&v, 0, sizeof(v));
+	v.uid = v.gid = uid;
+	v.flags = flags;
+	snprintf(v.user, sizeof(v.user), "%s", user);
+	memset(v.session_key, 0x5a, sizeof(v.session_key));
+	v.lifetime = 600;
+	v.mech_out_len = 3;
+	memcpy(v.mech_out, "rep", 3);
+	n = authmsg_rep_encode(&v, buf + off + 4, sizeof(buf) - off - 4);
+	ck_assert_int_gt(n, 0);
+	le32_put(buf + off, (uint32_t)n);
+	off += 4 + (size_t)n;
 	mkstate(&st);
 	n = relay_state_encode(&st, buf + off, sizeof(buf) - off);
 	ck_assert_int_gt(n, 0);
@@ -173,6 +191,8 @@ START_TEST(test_accept)
 	ck_assert_str_eq(c->priv->relay_verdict->user, "bob");
 	ck_assert_uint_eq(c->priv->relay_verdict->uid, 1002);
 	ck_assert_uint_eq(c->priv->relay_verdict->session_key[0], 0x5a);
+	ck_assert_uint_eq(c->priv->relay_verdict->lifetime, 600);
+	ck_assert_uint_eq(c->priv->relay_verdict->mech_out_len, 3);
 	ck_assert_uint_eq(c->priv->rlen, 5);
 	conn_free(c);
 	close(peer);
@@ -187,6 +207,14 @@ START_TEST(test_accept)
 	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST);
 	c = mkconn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
+	conn_free(c);
+	close(peer);
+	/* a verdict that is not the identity's (the master's both) */
+	n = mkrelay(1002, "bob", 0);
+	buf[AUTHMSG_IDENT_LEN + 4 + 4 + 4 + 16] ^= 1;	/* the verdict's uid */
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
+	ck_assert_ptr_null(c->priv->relay_verdict);
 	conn_free(c);
 	close(peer);
 	/* every truncation is refused */
