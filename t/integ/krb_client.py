@@ -21,6 +21,24 @@
 #           user's worker), then a CREATE of negoex-reauth-<user>.txt
 #   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
 #           the three legs, AES-CMAC
+#   krb_client.py PORT multi HOST CC_ALICE CC_BOB [CMD...]
+# Several users on one connection with Kerberos (HACKING.md "Several users
+# on one connection"): SMB 2.1 with signing required by the client; alice
+# logs on (three legs, NegoEx first: the gate), then bob on the same
+# connection with one leg (an optimistic AP-REQ, mutual authentication:
+# relayed to bob's worker, the AP-REP and the final response signed with
+# bob's key checked), then bob again with three legs (the owner runs the
+# first two, the relay starts at the client's mechListMIC).  Each creates
+# km-<name>.txt; alice is refused bob's 0600 kmsecret, bob opens it;
+# requests of the three interleave, all signed.  With CMD: it runs (with
+# bob's session id), then bob's next request must get
+# USER_SESSION_DELETED and alice must go on.  Prints "ok" or what failed.
+#   krb_client.py PORT reauthother HOST CC_ALICE CC_BOB
+# Re-authentication as another identity with Kerberos (worker/smb2_reauth.c):
+# alice's session (an open handle) re-authenticates with bob's ticket
+# (three legs in alice's worker): success, the AP-REP and the helper's
+# MIC checked; the handle still reads, a CREATE is ACCESS_DENIED; then
+# with alice's ticket again a CREATE works.  Prints "ok" or what failed.
 import hashlib
 import hmac
 import os
@@ -74,8 +92,8 @@ def recv_frame(s):
     return b
 
 
-def negotiate210():
-    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + b"\x33" * 16 + \
+def negotiate210(secmode=1):
+    body = struct.pack("<HHHHI", 36, 1, secmode, 0, 0) + b"\x33" * 16 + \
         struct.pack("<Q", 0) + struct.pack("<H", 0x210)
     return hdr(0, 0, 0) + body
 
@@ -219,6 +237,7 @@ class Smb:
                 raise OSError("connection closed")
             st = struct.unpack_from("<I", r, 8)[0]
             if st != 0x103:     # STATUS_PENDING: the answer follows
+                self.last = r
                 return st, r
 
     def setup(self, blob):
@@ -241,7 +260,7 @@ def negoex_init(mech_types, token):
     return der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, init))
 
 
-def negoex_logon(c, host, mode):
+def negoex_logon(c, host, mode, creds=None):
     """The three legs (two for nomutual) on c; the context, or a string
     saying what went wrong (badmic: the final status)."""
     import gssapi
@@ -263,7 +282,7 @@ def negoex_logon(c, host, mode):
         flags.append(gssapi.RequirementFlag.mutual_authentication)
     name = gssapi.Name("cifs@" + host, gssapi.NameType.hostbased_service)
     ctx = gssapi.SecurityContext(name=name, mech=gssapi.MechType.kerberos,
-                                 usage="initiate", flags=flags)
+                                 usage="initiate", flags=flags, creds=creds)
     apreq = ctx.step()
     mic = None
     if mode == "nomutual":
@@ -377,5 +396,192 @@ def cmd_negoex(host, mode):
     print(err or "ok")
 
 
+def session_key(ctx):
+    import gssapi
+    import gssapi.raw
+    key = gssapi.raw.inquire_sec_context_by_oid(
+        ctx, gssapi.OID.from_int_seq(GSS_INQ_SSPI_SESSION_KEY))[0]
+    return (bytes(key) + b"\0" * 16)[:16]
+
+
+def signed_by(r, key):
+    """Is response r signed (SMB 2.x: HMAC-SHA256) with key?"""
+    if not struct.unpack_from("<I", r, 16)[0] & 0x8:
+        return False
+    m = bytearray(r)
+    m[48:64] = b"\0" * 16
+    return hmac.new(key, bytes(m), hashlib.sha256).digest()[:16] == r[48:64]
+
+
+def one_leg_logon(c, host, creds):
+    """An optimistic AP-REQ in the NegTokenInit, Kerberos first, mutual
+    authentication; the context and the final response, or a string."""
+    import gssapi
+    mech_types = der(0x30, der(0x06, KRB5_MS_OID) + der(0x06, KRB5_OID) +
+                     der(0x06, NTLMSSP_OID))
+    name = gssapi.Name("cifs@" + host, gssapi.NameType.hostbased_service)
+    ctx = gssapi.SecurityContext(
+        name=name, mech=gssapi.MechType.kerberos, usage="initiate",
+        creds=creds, flags=[gssapi.RequirementFlag.integrity,
+                            gssapi.RequirementFlag.mutual_authentication])
+    st, blob = c.setup(negoex_init(mech_types, ctx.step()))
+    f = neg_resp_fields(blob)
+    if st != 0 or f.get(0) != b"\x00" or 2 not in f:
+        return "one leg: status 0x%08x fields %r" % (st, f), None
+    ctx.step(f[2])              # the AP-REP
+    if not ctx.complete:
+        return "one leg: the AP-REP did not complete the context", None
+    return ctx, c.last
+
+
+class Who:
+    """One session of the connection: its id, key and tree."""
+
+    def __init__(self, c, name):
+        self.c = c
+        self.name = name
+        self.sid = self.tid = 0
+        self.key = None
+
+    def use(self):
+        self.c.sid, self.c.key, self.c.tid = self.sid, self.key, self.tid
+        return self.c
+
+    def keep(self):
+        self.sid, self.key, self.tid = self.c.sid, self.c.key, self.c.tid
+
+    def connect(self, host):
+        c = self.use()
+        path = ("\\\\%s\\share" % host).encode("utf-16-le")
+        st, r = c.call(3, struct.pack("<HHHH", 9, 0, 64 + 8, len(path)) +
+                       path)
+        if st != 0:
+            return "%s: TREE_CONNECT: status 0x%08x" % (self.name, st)
+        self.tid = struct.unpack_from("<I", r, 36)[0]
+        if not signed_by(r, self.key):
+            return "%s: TREE_CONNECT answer not signed with the key" % \
+                self.name
+        return None
+
+    def create(self, fname):
+        return negoex_create(self.use(), fname)
+
+
+def multi_logon(c, host, creds, legs, who):
+    """A new session on c as who: one leg or three; None or an error."""
+    c.sid, c.key, c.tid = 0, None, 0
+    if legs == 1:
+        ctx, final = one_leg_logon(c, host, creds)
+        if isinstance(ctx, str):
+            return ctx
+    else:
+        ctx = negoex_logon(c, host, "good", creds)
+        if isinstance(ctx, str):
+            return "%s: %s" % (who.name, ctx)
+        final = c.last
+    who.sid = c.sid
+    who.key = session_key(ctx)
+    if not signed_by(final, who.key):
+        return "%s: the final SESSION_SETUP answer is not signed with " \
+            "the session's key" % who.name
+    return who.connect(host)
+
+
+def cmd_multi(host, cc_alice, cc_bob, *cmd):
+    import subprocess
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    c = Smb(PORT, "127.0.4.1")
+    c.call(0, negotiate210(2)[64:])     # signing required by the client
+    a, b, b2 = Who(c, "alice"), Who(c, "bob"), Who(c, "bob2")
+    err = multi_logon(c, host, ca, 3, a) or \
+        multi_logon(c, host, cb, 1, b) or multi_logon(c, host, cb, 3, b2)
+    if err:
+        print(err)
+        return
+    if len({a.sid, b.sid, b2.sid}) != 3:
+        print("session ids not distinct: %x %x %x" % (a.sid, b.sid, b2.sid))
+        return
+    for w in (a, b, b2, a, b):
+        err = w.create("km-%s.txt" % w.name)
+        if err:
+            print("%s: %s" % (w.name, err))
+            return
+    err = a.create("kmsecret")
+    if err != "CREATE: status 0xc0000022":
+        print("alice opens bob's 0600 file: %s" % (err or "granted"))
+        return
+    for w in (b, b2):
+        err = w.create("kmsecret")
+        if err:
+            print("%s opens his 0600 file: %s" % (w.name, err))
+            return
+    if cmd:
+        subprocess.run(list(cmd) + ["%x" % b.sid], check=False)
+        err = b.create("km-bob-after.txt")
+        if err != "CREATE: status 0xc0000203":
+            print("bob after his worker died: %s" % (err or "served"))
+            return
+        err = a.create("km-alice-after.txt")
+        if err:
+            print("alice after bob's worker died: %s" % err)
+            return
+    print("ok")
+
+
+def cmd_reauthother(host, cc_alice, cc_bob):
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    c = Smb(PORT, "127.0.4.2")
+    c.call(0, negotiate210(2)[64:])
+    a = Who(c, "alice")
+    err = multi_logon(c, host, ca, 3, a)
+    if err:
+        print(err)
+        return
+    c = a.use()
+    fname = "kr-alice.txt".encode("utf-16-le")
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0,
+                       0x12019f, 0x80, 7, 5, 0x40, 64 + 56, len(fname),
+                       0, 0) + fname
+    st, r = c.call(5, body)
+    if st != 0:
+        print("CREATE: status 0x%08x" % st)
+        return
+    fid = r[64 + 64:64 + 80]
+    data = b"alice's words"
+    st, r = c.call(9, struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data),
+                                  0, fid, 0, 0, 0, 0, 0) + data)
+    if st != 0:
+        print("WRITE: status 0x%08x" % st)
+        return
+    # bob's ticket on alice's session, the three legs in alice's worker
+    ctx = negoex_logon(c, host, "good", cb)
+    if isinstance(ctx, str):
+        print("re-authentication as bob: " + ctx)
+        return
+    if not signed_by(c.last, a.key):
+        print("re-authentication as bob: answer not signed with alice's key")
+        return
+    st, r = c.call(8, struct.pack("<HBBIQ16sIIIHH", 49, 0, 0, 64, 0, fid,
+                                  0, 0, 0, 0, 0) + b"\0")
+    if st != 0 or r[64 + 16:64 + 16 + len(data)] != data:
+        print("as bob, alice's handle reads: status 0x%08x" % st)
+        return
+    err = negoex_create(c, "kr-bob-new.txt")
+    if err != "CREATE: status 0xc0000022":
+        print("as bob, a new CREATE: %s" % (err or "granted"))
+        return
+    ctx = negoex_logon(c, host, "good", ca)
+    if isinstance(ctx, str):
+        print("re-authentication as alice again: " + ctx)
+        return
+    err = negoex_create(c, "kr-alice-again.txt")
+    print(err or "ok")
+
+
 if __name__ == "__main__":
-    {"garbage": cmd_garbage, "negoex": cmd_negoex}[sys.argv[2]](*sys.argv[3:])
+    {"garbage": cmd_garbage, "negoex": cmd_negoex, "multi": cmd_multi,
+     "reauthother": cmd_reauthother}[sys.argv[2]](*sys.argv[3:])
