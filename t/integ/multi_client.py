@@ -28,7 +28,11 @@
 #     MODE reauth TAG: alice's session re-authenticates as bob: alice's
 #          open handle still reads and writes, a new CREATE and a
 #          TREE_CONNECT are refused (judged as bob, never as alice); back
-#          as alice, new opens work again (worker/smb2_reauth.c).
+#          as alice, new opens work again (worker/smb2_reauth.c).  The
+#          re-authentication as bob carries the SPNEGO mechListMIC both
+#          ways (made by hand: impacket sends and checks none): ours,
+#          made by the master with bob's key, must verify, and a wrong
+#          one of the client's must fail the logon.
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import copy
 import hashlib
@@ -558,6 +562,94 @@ def reauth_as(m, user, pw):
         m.c._Session.update(keep)
 
 
+NTLMSSP_OID = bytes.fromhex("2b06010401823702020a")
+SPNEGO_OID = bytes.fromhex("2b0601050502")
+
+
+def der(tag, content):
+    n = len(content)
+    if n < 0x80:
+        ln = bytes([n])
+    elif n < 0x100:
+        ln = bytes([0x81, n])
+    else:
+        ln = bytes([0x82]) + struct.pack(">H", n)
+    return bytes([tag]) + ln + content
+
+
+def der_read(b, off):
+    tag, n = b[off], b[off + 1]
+    off += 2
+    if n & 0x80:
+        k = n & 0x7f
+        n = int.from_bytes(b[off:off + k], "big")
+        off += k
+    return tag, off, off + n
+
+
+def neg_resp_fields(blob):
+    # {0: negState, 1: supportedMech, 2: responseToken, 3: mechListMIC}
+    out = {}
+    if not blob:
+        return out
+    _, s, e = der_read(blob, 0)
+    _, s, e = der_read(blob, s)
+    while s < e:
+        t, cs, ce = der_read(blob, s)
+        _, vs, ve = der_read(blob, cs)
+        out[t & 0x1f] = blob[vs:ve]
+        s = ce
+    return out
+
+
+def ntlm_mic(flags, key, mode, data):
+    """The NTLMSSP MAC of data, sequence number 0 (MS-NLMP 3.4.4.2)."""
+    from impacket import ntlm
+    from Cryptodome.Cipher import ARC4
+    handle = ARC4.new(ntlm.SEALKEY(flags, key, mode)).encrypt
+    return ntlm.MAC(flags, handle, ntlm.SIGNKEY(flags, key, mode), 0,
+                    data).getData()
+
+
+def setup_raw(c, blob):
+    """A SESSION_SETUP on the current session: (status, security blob)."""
+    ss = smb3structs.SMB2SessionSetup()
+    ss["SecurityMode"] = 1
+    ss["Flags"] = 0
+    ss["SecurityBufferLength"] = len(blob)
+    ss["Buffer"] = blob
+    p = c.SMB_PACKET()
+    p["Command"] = smb3structs.SMB2_SESSION_SETUP
+    p["Data"] = ss
+    ans = c.recvSMB(c.sendSMB(p))
+    r = smb3structs.SMB2SessionSetup_Response(ans["Data"]) \
+        if ans["Status"] in (0, 0xC0000016) else None
+    return ans["Status"], (r["Buffer"] if r is not None else b"")
+
+
+def reauth_mic(m, user, pw, badmic=False):
+    """Re-authentication of the current session as user with the
+    mechListMICs (RFC 4178 5): (status, whether the server's verifies)."""
+    from impacket import ntlm
+    mech_types = der(0x30, der(0x06, NTLMSSP_OID))
+    t1 = ntlm.getNTLMSSPType1("", "", True)
+    init = der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, der(0x30, der(
+        0xa0, mech_types) + der(0xa2, der(0x04, t1.getData())))))
+    st, blob = setup_raw(m.c, init)
+    if st != 0xC0000016:
+        return st, False
+    t3, key = ntlm.getNTLMSSPType3(t1, neg_resp_fields(blob)[2], user, pw,
+                                   "", "", "")
+    flags = t3["flags"]
+    mic = bytearray(ntlm_mic(flags, key, "Client", mech_types))
+    if badmic:
+        mic[-1] ^= 1
+    st, blob = setup_raw(m.c, der(0xa1, der(0x30, der(
+        0xa2, der(0x04, t3.getData())) + der(0xa3, der(0x04, bytes(mic))))))
+    f = neg_resp_fields(blob)
+    return st, f.get(3) == ntlm_mic(flags, key, "Server", mech_types)
+
+
 def reauth(tag):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -567,8 +659,9 @@ def reauth(tag):
                    FILE_SHARE_READ | FILE_SHARE_WRITE,
                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
     m.c.write(t, f, b"alice's data", 0, 12)
-    st = reauth_as(m, "bob", "bobpw1")
+    st, mic_ok = reauth_mic(m, "bob", "bobpw1")
     check("alice's session re-authenticates as bob", st == 0, "status %08x" % st)
+    check("our mechListMIC, made with bob's key, verifies", mic_ok)
     check("alice's old handle still reads",
           m.c.read(t, f, 0, 64) == b"alice's data")
     st = status_of(lambda: m.c.write(t, f, b"more", 12, 4))
@@ -597,6 +690,10 @@ def reauth(tag):
     check("the old handle reads on",
           m.c.read(t, f, 0, 64) == b"alice's datamore")
     m.c.close(t, f)
+    # The client's MIC is checked (by the master, which has bob's key).
+    st, _ = reauth_mic(m, "bob", "bobpw1", badmic=True)
+    check("a wrong client mechListMIC as bob: LOGON_FAILURE",
+          st == 0xC000006D, "status %08x" % st)
 
 
 if MODE == "two":
