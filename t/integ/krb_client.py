@@ -39,6 +39,8 @@
 # (three legs in alice's worker): success, the AP-REP and the helper's
 # MIC checked; the handle still reads, a CREATE is ACCESS_DENIED; then
 # with alice's ticket again a CREATE works.  Prints "ok" or what failed.
+#   krb_client.py PORT bench HOST LEGS N
+# t/bench/krbconnect.sh's timing of a logon of one leg or three.
 import hashlib
 import hmac
 import os
@@ -582,6 +584,37 @@ def cmd_reauthother(host, cc_alice, cc_bob):
     print(err or "ok")
 
 
+def cmd_bench(host, legs, n):
+    """t/bench/krbconnect.sh: N logons of LEGS legs (1: an optimistic
+    AP-REQ, Kerberos first; 3: NegoEx first, request-mic, the AP-REQ, the
+    client's MIC), each on a fresh 2.1 connection, then LOGOFF.  The
+    ticket for cifs/HOST comes from the ccache after the first, so the KDC
+    is not in the loop.  Prints RESULT legs= ops= secs=, or what failed."""
+    import time
+    legs, n = int(legs), int(n)
+    t0 = None
+    for i in range(n + 1):
+        if i == 1:
+            t0 = time.monotonic()   # the first one warms the ccache up
+        c = Smb(PORT, "127.0.5.1")
+        c.call(0, negotiate210()[64:])
+        if legs == 1:
+            ctx, _ = one_leg_logon(c, host, None)
+        else:
+            ctx = negoex_logon(c, host, "good")
+        if isinstance(ctx, str):
+            print(ctx)
+            return
+        c.key = session_key(ctx)
+        st, _ = c.call(2, struct.pack("<HH", 4, 0))
+        if st != 0:
+            print("LOGOFF: status 0x%08x" % st)
+            return
+        c.s.close()
+    print("RESULT legs=%d ops=%d secs=%.3f" % (legs, n,
+                                              time.monotonic() - t0))
+
+
 if __name__ == "__main__":
     {"garbage": cmd_garbage, "negoex": cmd_negoex, "multi": cmd_multi,
-     "reauthother": cmd_reauthother}[sys.argv[2]](*sys.argv[3:])
+     "reauthother": cmd_reauthother, "bench": cmd_bench}[sys.argv[2]](*sys.argv[3:])
