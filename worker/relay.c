@@ -19,13 +19,21 @@
  *   state (worker/handoff.h, no session, the SESSION_SETUP frame as its
  *   extra bytes).  The master (route_relay) takes the kept verdict,
  *   picks or starts a worker of that uid (max workers per user
- *   respected) and sends MSG_CONN with AUTHMSG_IDENT_RELAY, the session
- *   key and the owner's payload; its MSG_HANDOFF_DONE tells the owner
+ *   respected) and sends MSG_CONN with AUTHMSG_IDENT_RELAY, the whole
+ *   verdict (the session key; for Kerberos also the whole key, the
+ *   ticket's lifetime, the AP-REP and the helper's mechListMIC) and the
+ *   owner's payload; its MSG_HANDOFF_DONE tells the owner
  *   (which waits for it, as for a verdict). The other worker
  *   (relay_accept) makes the session in progress from the relay state
  *   and runs the SESSION_SETUP as if it had arrived there: the master's
  *   verdict stands in for the MSG_AUTH_REQ, the keys are derived there,
- *   the MIC and the final response's signature made there.  The owner
+ *   the MIC and the final response's signature made there.  Kerberos
+ *   (worker/smb2_session_krb.c) goes the same way at the leg whose
+ *   answer is the verdict: the AP-REQ of one leg (whose request has
+ *   SessionId 0: the relayed worker takes the session the owner made)
+ *   or two, or the client's mechListMIC of three (the relay state
+ *   carries the chosen mechanism and the helper's context; the first
+ *   legs ran on the owner, which holds no key for them).  The owner
  *   drops its slot of the session and sends no answer to that request
  *   (its message id is charged already).
  * - What travels.  Both ways, frames in the client's framing (0x00 +
@@ -96,8 +104,9 @@
  *   it can grant the client bad credits; a compromised relayed worker
  *   can lie about credits and ids (the owner's window then refuses the
  *   client, a denial of service on that connection), nothing more.
- *   Re-authentication of a session as another user stays refused (the
- *   session's opens would have to move between workers).  An anonymous
+ *   Re-authentication of a session as another user keeps the session
+ *   where it is, marked (worker/smb2_reauth.c): its opens would have to
+ *   move between workers.  An anonymous
  *   session is relayed like a user's (to the guest account's worker):
  *   its key is no secret from the owner, which saw the exchange, but
  *   anybody may be anonymous, so acting as it gains the owner nothing.

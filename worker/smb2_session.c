@@ -122,8 +122,9 @@
  * user on its home connection; the session stays in this worker with its
  * keys, marked reauth_other: its trees and handles keep the access they
  * were granted, anything needing new authority is refused until a
- * re-authentication as its own user (worker/smb2_reauth.c).  Otherwise
- * (an anonymous or guest session, a channel, Kerberos):
+ * re-authentication as its own user (worker/smb2_reauth.c); the same
+ * with Kerberos (worker/smb2_session_krb.c).  Otherwise (an anonymous
+ * or guest session, a channel):
  * STATUS_ACCESS_DENIED and a log line, the session as it was.  A failed
  * logon (wrong password) removes the session, as Windows does.
  */

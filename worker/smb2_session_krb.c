@@ -39,6 +39,14 @@
  *      only then: accept-completed, the session keys, or LOGON_FAILURE
  *      for a MIC that does not verify.
  *
+ * Another user's ticket on a worker's connection: the verdict comes
+ * without the key (AUTH_FLAG_RELAY) and the session is relayed to that
+ * user's worker (worker/relay.h), which gets the whole verdict from the
+ * master and answers this leg there: for three legs, the relay starts at
+ * the client's MIC, the first two having run here.  A re-authentication
+ * as another identity keeps the session here, marked reauth_other, as
+ * for NTLM (worker/smb2_reauth.c).
+ *
  * Session end: the session expires when the ticket does (s->expire,
  * worker/dispatch.c answers NETWORK_SESSION_EXPIRED), and a
  * re-authentication with a fresh ticket on the same session sets the new
