@@ -70,7 +70,10 @@
  *   worker's output then waits in the socket.
  * - When either side dies.  The other worker dies (or closes its end
  *   after the session's LOGOFF, or kill-session): the owner reads EOF,
- *   sends what answers are complete and forgets the session, whose next
+ *   sends what answers are complete, answers the requests it forwarded
+ *   in the clear that got none (worker/relay_inflight.c:
+ *   USER_SESSION_DELETED, async for one that had its interim answer)
+ *   and forgets the session, whose next
  *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
  *   purges that worker's state as for any dead worker (durable handles
  *   kept).  The owner dies or the client goes: the other worker reads
@@ -164,6 +167,8 @@ struct relay {
 	uint8_t		*rbuf;
 	size_t		 rlen;
 	size_t		 sent;		/* [0, sent) is written or being written */
+	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
+	uint64_t	 gone_sid;	/* its worker gone: its answers made here */
 };
 
 struct relay_tab {
@@ -258,6 +263,7 @@ relay_close(struct conn *c, struct relay *r)
 	worker_relay_watch(c, r->fd, 0);
 	close(r->fd);
 	free(r->rbuf);
+	free(r->inflight);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	t->n--;
@@ -397,6 +403,7 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 		if (r->fd < 0 || r->sid != sid)
 			continue;
 		smb2_frame_encode(hdr, (uint32_t)len);
+		relay_inflight_note(r->inflight, msg, len);
 		if (relay_send(r, hdr, msg, len) < 0)
 			relay_break(c, r, "its worker does not take requests");
 		return 1;
@@ -500,6 +507,8 @@ relay_next(struct conn *c, struct relay *r)
 		return 0;
 	if (relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
 		return -1;
+	relay_inflight_answered(r->inflight, r->rbuf + SMB2_FRAME_LEN,
+	    (size_t)flen);
 	r->sent = need + SMB2_FRAME_LEN + (size_t)klen;
 	pv->out_p = r->rbuf;
 	pv->out_len = need;
@@ -549,6 +558,19 @@ relay_pump(struct conn *c)
 				relay_break(c, r, "malformed answer from its worker");
 				relay_close(c, r);
 				break;
+			}
+			if (rc == 0 && r->eof && r->gone_sid == 0 &&
+			    r->inflight != NULL && r->inflight->n > 0) {
+				/*
+				 * Its requests still in flight are answered
+				 * from here (worker/relay_inflight.c), in
+				 * place of what it did not finish sending.
+				 */
+				r->gone_sid = r->sid != 0 ? r->sid : UINT64_MAX;
+				r->rlen = relay_inflight_answer(r->inflight,
+				    r->sid, c->dialect, r->rbuf, RELAY_RBUF);
+				relay_break(c, r, "its worker is gone");
+				continue;
 			}
 			if (rc == 0) {
 				if (r->eof) {
@@ -671,7 +693,8 @@ relay_start(struct smb2_req *req, struct session *s,
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	r->rbuf = malloc(RELAY_RBUF);
-	if (r->rbuf == NULL)
+	r->inflight = calloc(1, sizeof(*r->inflight));
+	if (r->rbuf == NULL || r->inflight == NULL)
 		goto fail;
 	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
 	    (size_t)(n + m));
@@ -704,6 +727,8 @@ refused:
 fail:
 	free(r->rbuf);
 	r->rbuf = NULL;
+	free(r->inflight);
+	r->inflight = NULL;
 	close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);

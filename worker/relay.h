@@ -70,6 +70,46 @@ int		relay_pump(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
 
+/*
+ * Requests in flight on a relay (worker/relay_inflight.c): the owner
+ * notes each request it forwards in the clear (signed; an encrypted one
+ * it cannot read) and forgets it when its answer goes by (an interim one
+ * makes it wait for its async final answer).  When the relayed worker
+ * dies, each one left gets USER_SESSION_DELETED from the owner (MS-SMB2
+ * 3.3.4.x: the session is gone), async when it had its interim answer,
+ * written into the relay's buffer as if that worker had sent it, with
+ * its control record.  At most RELAY_INFLIGHT are kept; past that a
+ * request is not noted (it then goes unanswered, as before).
+ */
+#define RELAY_INFLIGHT		64
+struct relay_req {
+	uint64_t	 mid;
+	uint64_t	 async_id;	/* once its interim answer went by */
+	uint32_t	 tree_id;
+	uint32_t	 process_id;
+	uint32_t	 flags;		/* the request's */
+	uint16_t	 command;
+	uint16_t	 charge;
+	uint8_t		 async;
+};
+struct relay_inflight {
+	unsigned	 n;
+	struct relay_req r[RELAY_INFLIGHT];
+};
+/* A client frame (msg, len: after the framing) forwarded on the relay. */
+void		relay_inflight_note(struct relay_inflight *,
+		    const uint8_t *msg, size_t len);
+/* A frame of answers (msg, len) the owner passes to the client. */
+void		relay_inflight_answered(struct relay_inflight *,
+		    const uint8_t *msg, size_t len);
+/*
+ * The answers of session sid's requests still in flight, each a frame
+ * and its control record, written at dst (cap bytes) for dialect; the
+ * length written.  The table is emptied.
+ */
+size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
+		    uint16_t dialect, uint8_t *dst, size_t cap);
+
 /* ---- on the relayed worker ---- */
 
 /*

@@ -21,6 +21,10 @@
 #          session id (hex) as its last argument; bob's next request
 #          succeeds (EXPECT ok) or gets USER_SESSION_DELETED (deleted);
 #          alice goes on.
+#     MODE inflight TAG CMD...: bob's CHANGE_NOTIFY (interim) and a READ
+#          in flight when his worker is stopped, then killed (CMD stop|kill
+#          SID): each gets USER_SESSION_DELETED from the owner; alice
+#          goes on.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
@@ -523,6 +527,54 @@ def hold(tag, expect, cmd):
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
 
 
+def inflight(tag, cmd):
+    """bob's requests in flight when his worker dies get an answer from
+    the owner: CMD stop SID stops bob's worker, bob's CHANGE_NOTIFY
+    (answered interim before) and a READ sent meanwhile wait; CMD kill
+    SID kills it; both get USER_SESSION_DELETED (the notify async, with
+    its AsyncId); alice goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.write("bob", "if_%s_bob.txt" % tag, b"bob's")
+    tb = m.use("bob")
+    d = m.c.create(tb, "", FILE_READ_DATA, 7, 1, FILE_OPEN, 0)
+    d = d.getData() if hasattr(d, "getData") else bytes(d)
+    f = m.c.create(tb, "if_%s_bob.txt" % tag, FILE_READ_DATA, 7, 0,
+                   FILE_OPEN, 0)
+    f = f.getData() if hasattr(f, "getData") else bytes(f)
+    ntf = send(m, "bob", smb3structs.SMB2_CHANGE_NOTIFY, tb,
+               struct.pack("<HHL16sLL", 32, 0, 4096, d, 0x1, 0))
+    got = collect(m, lambda g: interim_of(g, ntf)[0] is not None)
+    p, raw = interim_of(got, ntf)
+    check("bob's CHANGE_NOTIFY waits (interim, relayed)", p is not None)
+    async_id = struct.unpack_from("<Q", raw, 32)[0] if p is not None else None
+    sid = "%x" % m.sess["bob"]["SessionID"]
+    subprocess.run(cmd + ["stop", sid], check=False)
+    rd = send(m, "bob", smb3structs.SMB2_READ, tb,
+              struct.pack("<HBBIQ16sIIIHHB", 49, 0, 0, 64, 0, f, 0, 0, 0,
+                          0, 0, 0))
+    subprocess.run(cmd + ["kill", sid], check=False)
+    got = collect(m, lambda g: final_of(g, ntf)[0] is not None and
+                  final_of(g, rd)[0] is not None, limit=4)
+    p, raw = final_of(got, ntf)
+    check("bob's waiting CHANGE_NOTIFY: USER_SESSION_DELETED, async",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED and
+          p["Flags"] & smb3structs.SMB2_FLAGS_ASYNC_COMMAND and
+          struct.unpack_from("<Q", raw, 32)[0] == async_id,
+          "%r" % (p["Status"] if p is not None else None))
+    p, _ = final_of(got, rd)
+    check("bob's READ in flight: USER_SESSION_DELETED",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED,
+          "%r" % (p["Status"] if p is not None else None))
+    st = status_of(lambda: m.write("bob", "if_%s_bob2.txt" % tag, b"x"))
+    check("bob's next request: USER_SESSION_DELETED",
+          st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    m.write("alice", "if_%s_alice.txt" % tag, b"alice")
+    check("alice goes on", m.read("alice", "if_%s_alice.txt" % tag) ==
+          b"alice")
+
+
 def many(tag, users):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -711,6 +763,8 @@ elif MODE == "compound":
     compound(sys.argv[4])
 elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
+elif MODE == "inflight":
+    inflight(sys.argv[4], sys.argv[5:])
 elif MODE == "many":
     many(sys.argv[4], sys.argv[5:])
 elif MODE == "refused":
