@@ -244,6 +244,8 @@ for f in alice bob bob2; do
 done
 check "the log says bob's Kerberos session was relayed" \
     grep -q "session [0-9a-f]* of bob relayed from worker" "$LOG"
+check "alice's worker got bob's verdict without his key" \
+    grep -q "logon of bob from 127.0.4.1.*session key of uid [0-9]* withheld from worker" "$LOG"
 cat >"$T/killbob" <<SH
 #!/bin/bash
 . "$ROOT/t/integ/lib.sh"
