@@ -246,6 +246,12 @@ check "the log says bob's Kerberos session was relayed" \
     grep -q "session [0-9a-f]* of bob relayed from worker" "$LOG"
 check "alice's worker got bob's verdict without his key" \
     grep -q "logon of bob from 127.0.4.1.*session key of uid [0-9]* withheld from worker" "$LOG"
+kmulti multi "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob" smb311
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos on SMB 3.1.1: bob relayed, each session's signing key from its own preauth hash (three legs across two workers)"
+else
+	fail "Kerberos on SMB 3.1.1: bob on alice's connection: $(tail -3 "$T/multi.out")"
+fi
 cat >"$T/killbob" <<SH
 #!/bin/bash
 . "$ROOT/t/integ/lib.sh"

@@ -21,7 +21,7 @@
 #           user's worker), then a CREATE of negoex-reauth-<user>.txt
 #   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
 #           the three legs, AES-CMAC
-#   krb_client.py PORT multi HOST CC_ALICE CC_BOB [CMD...]
+#   krb_client.py PORT multi HOST CC_ALICE CC_BOB [smb311] [CMD...]
 # Several users on one connection with Kerberos (HACKING.md "Several users
 # on one connection"): SMB 2.1 with signing required by the client; alice
 # logs on (three legs, NegoEx first: the gate), then bob on the same
@@ -32,7 +32,10 @@
 # km-<name>.txt; alice is refused bob's 0600 kmsecret, bob opens it;
 # requests of the three interleave, all signed.  With CMD: it runs (with
 # bob's session id), then bob's next request must get
-# USER_SESSION_DELETED and alice must go on.  Prints "ok" or what failed.
+# USER_SESSION_DELETED and alice must go on.  smb311: the same on SMB
+# 3.1.1 (AES-CMAC, each session's signing key from its own preauth hash:
+# bob's three-leg hash runs in alice's worker for two legs and in bob's
+# for the last).  Prints "ok" or what failed.
 #   krb_client.py PORT reauthother HOST CC_ALICE CC_BOB
 # Re-authentication as another identity with Kerberos (worker/smb2_reauth.c):
 # alice's session (an open handle) re-authenticates with bob's ticket
@@ -336,14 +339,14 @@ def negoex_create(c, name):
     return None if st == 0 else "CLOSE: status 0x%08x" % st
 
 
-def negotiate311(c):
+def negotiate311(c, secmode=1):
     # One dialect, 3.1.1, with the preauth integrity context (SHA-512);
     # the connection's preauth hash is that of this request and answer.
     ctx = struct.pack("<HHI", 1, 38, 0) + struct.pack("<HHH", 1, 32, 1) + \
         os.urandom(32)
     off = 64 + 36 + 2
     pad = (8 - off % 8) % 8
-    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + os.urandom(16) + \
+    body = struct.pack("<HHHHI", 36, 1, secmode, 0, 0) + os.urandom(16) + \
         struct.pack("<IHH", off + pad, 1, 0) + struct.pack("<H", 0x311) + \
         b"\0" * pad + ctx
     st, r = c.call(0, body)
@@ -406,12 +409,15 @@ def session_key(ctx):
     return (bytes(key) + b"\0" * 16)[:16]
 
 
-def signed_by(r, key):
-    """Is response r signed (SMB 2.x: HMAC-SHA256) with key?"""
+def signed_by(r, key, cmac=False):
+    """Is response r signed with key (HMAC-SHA256, or 3.x's AES-CMAC)?"""
     if not struct.unpack_from("<I", r, 16)[0] & 0x8:
         return False
     m = bytearray(r)
     m[48:64] = b"\0" * 16
+    if cmac:
+        from impacket import crypto
+        return crypto.AES_CMAC(key, bytes(m), len(m))[:16] == r[48:64]
     return hmac.new(key, bytes(m), hashlib.sha256).digest()[:16] == r[48:64]
 
 
@@ -460,7 +466,7 @@ class Who:
         if st != 0:
             return "%s: TREE_CONNECT: status 0x%08x" % (self.name, st)
         self.tid = struct.unpack_from("<I", r, 36)[0]
-        if not signed_by(r, self.key):
+        if not signed_by(r, self.key, self.c.cmac):
             return "%s: TREE_CONNECT answer not signed with the key" % \
                 self.name
         return None
@@ -472,6 +478,8 @@ class Who:
 def multi_logon(c, host, creds, legs, who):
     """A new session on c as who: one leg or three; None or an error."""
     c.sid, c.key, c.tid = 0, None, 0
+    if c.cmac:
+        c.preauth = c.conn_preauth      # a new session's hash starts there
     if legs == 1:
         ctx, final = one_leg_logon(c, host, creds)
         if isinstance(ctx, str):
@@ -483,7 +491,13 @@ def multi_logon(c, host, creds, legs, who):
         final = c.last
     who.sid = c.sid
     who.key = session_key(ctx)
-    if not signed_by(final, who.key):
+    if c.cmac:
+        # MS-SMB2 3.2.5.3.1: 3.1.1's signing key, from the session's
+        # preauth hash (its requests and answers but the final one).
+        from impacket import crypto
+        who.key = crypto.KDF_CounterMode(who.key, b"SMBSigningKey\0",
+                                         c.preauth, 128)
+    if not signed_by(final, who.key, c.cmac):
         return "%s: the final SESSION_SETUP answer is not signed with " \
             "the session's key" % who.name
     return who.connect(host)
@@ -494,8 +508,17 @@ def cmd_multi(host, cc_alice, cc_bob, *cmd):
     import gssapi
     ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
     cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
-    c = Smb(PORT, "127.0.4.1")
-    c.call(0, negotiate210(2)[64:])     # signing required by the client
+    smb311 = cmd[:1] == ("smb311",)
+    cmd = cmd[1:] if smb311 else cmd
+    c = Smb(PORT, "127.0.4.3" if smb311 else "127.0.4.1")
+    if smb311:
+        st = negotiate311(c, 2)
+        if st != 0:
+            print("NEGOTIATE 3.1.1: status 0x%08x" % st)
+            return
+        c.conn_preauth = c.preauth
+    else:
+        c.call(0, negotiate210(2)[64:])     # signing required by the client
     a, b, b2 = Who(c, "alice"), Who(c, "bob"), Who(c, "bob2")
     err = multi_logon(c, host, ca, 3, a) or \
         multi_logon(c, host, cb, 1, b) or multi_logon(c, host, cb, 3, b2)
