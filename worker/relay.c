@@ -168,7 +168,8 @@ struct relay {
 	size_t		 rlen;
 	size_t		 sent;		/* [0, sent) is written or being written */
 	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
-	uint64_t	 gone_sid;	/* its worker gone: its answers made here */
+	uint64_t	 session_id;	/* sid's value, kept after a break */
+	int		 gone;		/* its worker gone: its answers made here */
 };
 
 struct relay_tab {
@@ -559,16 +560,17 @@ relay_pump(struct conn *c)
 				relay_close(c, r);
 				break;
 			}
-			if (rc == 0 && r->eof && r->gone_sid == 0 &&
+			if (rc == 0 && r->eof && !r->gone &&
 			    r->inflight != NULL && r->inflight->n > 0) {
 				/*
 				 * Its requests still in flight are answered
 				 * from here (worker/relay_inflight.c), in
 				 * place of what it did not finish sending.
 				 */
-				r->gone_sid = r->sid != 0 ? r->sid : UINT64_MAX;
+				r->gone = 1;
 				r->rlen = relay_inflight_answer(r->inflight,
-				    r->sid, c->dialect, r->rbuf, RELAY_RBUF);
+				    r->session_id, c->dialect, r->rbuf,
+				    RELAY_RBUF);
 				relay_break(c, r, "its worker is gone");
 				continue;
 			}
@@ -703,7 +705,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	if (status != 0)
 		goto refused;
 	r->fd = sv[0];
-	r->sid = s->session_id;
+	r->sid = r->session_id = s->session_id;
 	r->uid = v->uid;
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
 	r->setup_mid = req->message_id;
