@@ -590,7 +590,11 @@ auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
  * NTLMSSP's signing and sealing keys of the new exported session key
  * (MS-NLMP 3.4.4.2, sequence number 0 both ways), so the worker sends a
  * MIC it could not make.  A client MIC that does not verify fails the
- * logon (the worker's own check would have).
+ * logon (the worker's own check would have).  The mechTypes are the
+ * worker's word: a compromised worker gets a MAC of its choice under
+ * this one exchange's NTLMSSP key, whose only use is this exchange's
+ * downgrade protection, which the worker carrying it could defeat
+ * anyway; the SMB keys derive from the exported key, never from it.
  */
 static void
 auth_ntlm_mic(const struct authmsg_req *req, struct authmsg_rep *rep)
