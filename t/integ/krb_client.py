@@ -28,7 +28,8 @@
 # connection with one leg (an optimistic AP-REQ, mutual authentication:
 # relayed to bob's worker, the AP-REP and the final response signed with
 # bob's key checked), then bob again with three legs (the owner runs the
-# first two, the relay starts at the client's mechListMIC).  Each creates
+# first two, the relay starts at the client's mechListMIC), and with two
+# (no optimistic token: the relay starts at the AP-REQ).  Each creates
 # km-<name>.txt; alice is refused bob's 0600 kmsecret, bob opens it;
 # requests of the three interleave, all signed.  With CMD: it runs (with
 # bob's session id), then bob's next request must get
@@ -421,9 +422,11 @@ def signed_by(r, key, cmac=False):
     return hmac.new(key, bytes(m), hashlib.sha256).digest()[:16] == r[48:64]
 
 
-def one_leg_logon(c, host, creds):
+def one_leg_logon(c, host, creds, legs=1):
     """An optimistic AP-REQ in the NegTokenInit, Kerberos first, mutual
-    authentication; the context and the final response, or a string."""
+    authentication (legs 2: the NegTokenInit without it, accept-incomplete
+    naming Kerberos, then the AP-REQ in a NegTokenResp); the context and
+    the final response, or a string."""
     import gssapi
     mech_types = der(0x30, der(0x06, KRB5_MS_OID) + der(0x06, KRB5_OID) +
                      der(0x06, NTLMSSP_OID))
@@ -432,7 +435,17 @@ def one_leg_logon(c, host, creds):
         name=name, mech=gssapi.MechType.kerberos, usage="initiate",
         creds=creds, flags=[gssapi.RequirementFlag.integrity,
                             gssapi.RequirementFlag.mutual_authentication])
-    st, blob = c.setup(negoex_init(mech_types, ctx.step()))
+    if legs == 2:
+        init = der(0x30, der(0xa0, mech_types))
+        st, blob = c.setup(der(0x60, der(0x06, SPNEGO_OID) +
+                               der(0xa0, init)))
+        f = neg_resp_fields(blob)
+        if st != 0xc0000016 or f.get(0) != b"\x01" or \
+                f.get(1) != KRB5_MS_OID:
+            return "two legs, first: status 0x%08x fields %r" % (st, f), None
+        st, blob = c.setup(neg_resp(ctx.step()))
+    else:
+        st, blob = c.setup(negoex_init(mech_types, ctx.step()))
     f = neg_resp_fields(blob)
     if st != 0 or f.get(0) != b"\x00" or 2 not in f:
         return "one leg: status 0x%08x fields %r" % (st, f), None
@@ -480,8 +493,8 @@ def multi_logon(c, host, creds, legs, who):
     c.sid, c.key, c.tid = 0, None, 0
     if c.cmac:
         c.preauth = c.conn_preauth      # a new session's hash starts there
-    if legs == 1:
-        ctx, final = one_leg_logon(c, host, creds)
+    if legs < 3:
+        ctx, final = one_leg_logon(c, host, creds, legs)
         if isinstance(ctx, str):
             return ctx
     else:
@@ -520,15 +533,18 @@ def cmd_multi(host, cc_alice, cc_bob, *cmd):
     else:
         c.call(0, negotiate210(2)[64:])     # signing required by the client
     a, b, b2 = Who(c, "alice"), Who(c, "bob"), Who(c, "bob2")
+    b3 = Who(c, "bob3")
     err = multi_logon(c, host, ca, 3, a) or \
-        multi_logon(c, host, cb, 1, b) or multi_logon(c, host, cb, 3, b2)
+        multi_logon(c, host, cb, 1, b) or multi_logon(c, host, cb, 3, b2) or \
+        multi_logon(c, host, cb, 2, b3)
     if err:
         print(err)
         return
-    if len({a.sid, b.sid, b2.sid}) != 3:
-        print("session ids not distinct: %x %x %x" % (a.sid, b.sid, b2.sid))
+    if len({a.sid, b.sid, b2.sid, b3.sid}) != 4:
+        print("session ids not distinct: %x %x %x %x" % (a.sid, b.sid,
+                                                        b2.sid, b3.sid))
         return
-    for w in (a, b, b2, a, b):
+    for w in (a, b, b2, b3, a, b):
         err = w.create("km-%s.txt" % w.name)
         if err:
             print("%s: %s" % (w.name, err))
