@@ -274,6 +274,14 @@ else
 	fail "Kerberos: bob's worker killed -9, alice goes on: $(tail -3 "$T/multi.out")"
 fi
 check "the server is still up" integ_ping
+KRB5CCNAME=FILE:$T/krb/cc.bobshort krb_kinit bob -l 8s
+kmulti expire "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bobshort" \
+    "FILE:$T/krb/cc.bob" 9
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos: bob's relayed session expires with his ticket (signed NETWORK_SESSION_EXPIRED), alice goes on, a fresh ticket re-authenticates it through the relay"
+else
+	fail "Kerberos: bob's relayed session's expiry: $(tail -3 "$T/multi.out")"
+fi
 kmulti reauthother "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob"
 if [ "$(cat "$T/multi.out")" = ok ]; then
 	ok "Kerberos re-authentication as bob: alice's handle reads, nothing new is granted, back as alice"

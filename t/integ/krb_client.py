@@ -43,6 +43,10 @@
 # (three legs in alice's worker): success, the AP-REP and the helper's
 # MIC checked; the handle still reads, a CREATE is ACCESS_DENIED; then
 # with alice's ticket again a CREATE works.  Prints "ok" or what failed.
+#   krb_client.py PORT expire HOST CC_ALICE CC_BOB_SHORT CC_BOB SECS
+# bob's relayed session (a ticket of a few seconds) answers
+# NETWORK_SESSION_EXPIRED, signed, after SECS; alice goes on; a fresh
+# ticket re-authenticates bob's session through the relay.
 #   krb_client.py PORT bench HOST LEGS N
 # t/bench/krbconnect.sh's timing of a logon of one leg or three.
 import hashlib
@@ -571,6 +575,47 @@ def cmd_multi(host, cc_alice, cc_bob, *cmd):
     print("ok")
 
 
+def cmd_expire(host, cc_alice, cc_bob_short, cc_bob, secs):
+    """bob's relayed session ends with his short ticket; a fresh one
+    re-authenticates it through the relay, in bob's worker."""
+    import time
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cs = gssapi.Credentials(usage="initiate",
+                            store={"ccache": cc_bob_short})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    c = Smb(PORT, "127.0.4.4")
+    c.call(0, negotiate210(2)[64:])
+    a, b = Who(c, "alice"), Who(c, "bob")
+    err = multi_logon(c, host, ca, 3, a) or multi_logon(c, host, cs, 1, b) \
+        or b.create("ke-bob.txt")
+    if err:
+        print(err)
+        return
+    time.sleep(float(secs))
+    err = b.create("ke-bob-late.txt")
+    if err != "CREATE: status 0xc000035c" or not signed_by(c.last, b.key):
+        print("bob after his ticket's end: %s (signed %s)" %
+              (err or "served", signed_by(c.last, b.key)))
+        return
+    err = a.create("ke-alice.txt")
+    if err:
+        print("alice after bob's session expired: " + err)
+        return
+    # A fresh ticket on bob's session: routed to his worker, which asks
+    # the master itself (its own user's verdict, the key its own).
+    c = b.use()
+    ctx, final = one_leg_logon(c, host, cb)
+    if isinstance(ctx, str):
+        print("re-authentication: " + ctx)
+        return
+    if c.sid != b.sid or not signed_by(final, b.key):
+        print("re-authentication: session %x, signed %s" %
+              (c.sid, signed_by(final, b.key)))
+        return
+    print(b.create("ke-bob-again.txt") or "ok")
+
+
 def cmd_reauthother(host, cc_alice, cc_bob):
     import gssapi
     ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
@@ -656,4 +701,5 @@ def cmd_bench(host, legs, n):
 
 if __name__ == "__main__":
     {"garbage": cmd_garbage, "negoex": cmd_negoex, "multi": cmd_multi,
-     "reauthother": cmd_reauthother, "bench": cmd_bench}[sys.argv[2]](*sys.argv[3:])
+     "reauthother": cmd_reauthother, "bench": cmd_bench,
+     "expire": cmd_expire}[sys.argv[2]](*sys.argv[3:])
