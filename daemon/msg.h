@@ -119,7 +119,7 @@ enum msg_type {
 	 * session, the SESSION_SETUP among the extra bytes).  The master
 	 * takes the verdict it kept for (this worker, id), once, and sends
 	 * the fd to a worker of the verdict's uid as MSG_CONN with
-	 * AUTHMSG_IDENT_RELAY and the session key; answered with
+	 * AUTHMSG_IDENT_RELAY and the whole verdict; answered with
 	 * MSG_HANDOFF_DONE (same id, u32 status).
 	 */
 	MSG_RELAY,

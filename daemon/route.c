@@ -362,6 +362,8 @@ route_relay(struct child *owner, const struct msg *m)
 	const char *user;
 	struct child *w;
 	uint8_t *p;
+	size_t len;
+	int n = -1;
 
 	/* A real user's or an anonymous session; a guest has no key. */
 	if (m->len < 8 ||
@@ -385,11 +387,15 @@ route_relay(struct child *owner, const struct msg *m)
 	}
 	q = route_slot();
 	w = q != NULL ? route_pick_worker(user, v.uid, v.gid) : NULL;
-	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len - 8) : NULL;
-	if (p == NULL) {
+	p = w != NULL ? malloc(4 + AUTHMSG_REP_MAX + m->len - 8) : NULL;
+	if (p == NULL || (n = authmsg_rep_encode(&v, p + 4,
+	    AUTHMSG_REP_MAX)) < 0) {
 		log_warnx("no worker for %s: relayed session dropped%s", user,
 		    q == NULL ? " (hand-off queue full)" : "");
 		explicit_bzero(&v, sizeof(v));
+		if (p != NULL)
+			explicit_bzero(p, 4 + AUTHMSG_REP_MAX);
+		free(p);
 		close(m->fd);
 		route_done(owner->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
 		return;
@@ -401,9 +407,13 @@ route_relay(struct child *owner, const struct msg *m)
 	id.flags = v.flags & ~(uint32_t)AUTH_FLAG_RELAY;
 	memcpy(id.user, v.user, sizeof(id.user));
 	id.user[sizeof(id.user) - 1] = '\0';
-	/* The key goes to the verdict's own user's worker only. */
-	memcpy(p, v.session_key, AUTHMSG_RELAY_KEY_LEN);
-	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload + 8, m->len - 8);
+	/*
+	 * The verdict, keys and (Kerberos) AP-REP included, goes to the
+	 * verdict's own user's worker only.
+	 */
+	le32_put(p, (uint32_t)n);
+	len = 4 + (size_t)n + m->len - 8;
+	memcpy(p + 4 + n, m->payload + 8, m->len - 8);
 	explicit_bzero(&v, sizeof(v));
 	log_info("session %llx of %s relayed from worker %d (uid %u) to "
 	    "worker %d", (unsigned long long)le64_get(m->payload),
@@ -411,9 +421,8 @@ route_relay(struct child *owner, const struct msg *m)
 	    (unsigned)owner->uid, (int)w->pid);
 	msess_relay_expect(le64_get(m->payload), owner->pid, w->pid,
 	    master_now_ms());
-	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len - 8,
-	    w, user);
-	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len - 8);
+	route_enqueue(q, owner, m, &id, p, len, w, user);
+	explicit_bzero(p, len);
 	free(p);
 }
 

@@ -122,8 +122,9 @@
  * user on its home connection; the session stays in this worker with its
  * keys, marked reauth_other: its trees and handles keep the access they
  * were granted, anything needing new authority is refused until a
- * re-authentication as its own user (worker/smb2_reauth.c).  Otherwise
- * (an anonymous or guest session, a channel, Kerberos):
+ * re-authentication as its own user (worker/smb2_reauth.c); the same
+ * with Kerberos (worker/smb2_session_krb.c).  Otherwise (an anonymous
+ * or guest session, a channel):
  * STATUS_ACCESS_DENIED and a log line, the session as it was.  A failed
  * logon (wrong password) removes the session, as Windows does.
  */
@@ -580,6 +581,17 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	areq.challenge_len = a->challenge_len;
 	areq.authenticate = tok;
 	areq.authenticate_len = (uint32_t)toklen;
+	if (a->spnego && a->mech_types_len > 0 && reauth) {
+		/*
+		 * Should the verdict name another identity, whose key this
+		 * worker never gets, the master checks the client's
+		 * mechListMIC and makes ours (daemon/auth.c auth_ntlm_mic).
+		 */
+		areq.mech_types = a->mech_types;
+		areq.mech_types_len = a->mech_types_len;
+		areq.mic = sp->mech_list_mic;
+		areq.mic_len = (uint32_t)sp->mech_list_mic_len;
+	}
 	memset(&arep, 0, sizeof(arep));
 	if (pv->relay_verdict != NULL && !reauth) {
 		/* Relayed here: the master's verdict came with the connection. */
@@ -650,10 +662,11 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	 * SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours.
 	 * Not for anonymous or guest: the server holds no key the client
 	 * shares (a guest's password was never checked), so neither side's
-	 * MIC can be made or checked, and Samba skips it there too.  Nor for
-	 * a re-authentication as another identity: the master withholds
-	 * that user's key from this worker (DESIGN.md, security model), and
-	 * nothing that identity could have protected is granted to it.
+	 * MIC can be made or checked, and Samba skips it there too.  A
+	 * re-authentication as another identity: the master withholds that
+	 * user's key from this worker (DESIGN.md, security model), so the
+	 * master checks the client's MIC and makes ours with it (MS-SPNG
+	 * 3.2.5.1; daemon/auth.c auth_ntlm_mic), which this worker sends.
 	 */
 	if (a->spnego && !s->anonymous && a->mech_types_len > 0 && !other &&
 	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
@@ -667,6 +680,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		}
 		ntlmssp_mac(&nk, 1, 0, a->mech_types, a->mech_types_len, mic);
 		explicit_bzero(&nk, sizeof(nk));
+		with_mic = 1;
+	} else if (a->spnego && a->mech_types_len > 0 && other &&
+	    arep.mic_len == sizeof(mic) &&
+	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
+		/* Made (and the client's checked) by the master, with the key. */
+		memcpy(mic, arep.mic, sizeof(mic));
 		with_mic = 1;
 	}
 	sflags = 0;
@@ -812,6 +831,14 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		st = sess_bind(req, 1, &s);
 		if (s == NULL)
 			return st;	/* refused (signed by sess_bind) */
+	} else if (req->session_id == 0 && pv->relay_verdict != NULL &&
+	    c->sessions[0].in_use && c->sessions[0].state == SESS_IN_PROGRESS) {
+		/*
+		 * Relayed here on a one-leg Kerberos logon: the request has
+		 * no SessionId yet; its session is the one the owner made
+		 * (relay_accept), its preauth hash already the connection's.
+		 */
+		s = &c->sessions[0];
 	} else if (req->session_id == 0) {
 		s = conn_session_new(c);
 		if (s == NULL)
@@ -902,13 +929,13 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (tok != NULL && spnego_krb5_token(tok, toklen, &tok_id) &&
 	    tok_id == SPNEGO_KRB5_AP_REQ && s->auth->spnego) {
 		st = sess_krb5(req, s, tok, toklen, &sp, rsp, &keep);
-		if (st == STATUS_SUCCESS)
-			s->reauth_other = 0;	/* only its own user gets here */
+		if (st == STATUS_SUCCESS && pv->no_response)
+			return st;	/* relayed: s lives in another worker */
 	} else if (tok == NULL && sp.kind == SPNEGO_NEG_RESP &&
 	    s->auth->krb_ctx != 0) {
 		st = sess_krb5(req, s, NULL, 0, &sp, rsp, &keep);	/* its MIC */
-		if (st == STATUS_SUCCESS)
-			s->reauth_other = 0;
+		if (st == STATUS_SUCCESS && pv->no_response)
+			return st;
 	} else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {
