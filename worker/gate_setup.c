@@ -173,7 +173,7 @@ gate_check_answer(struct conn *c, const struct gate_check *k,
 	/* The request goes before the answer overwrites nothing of it. */
 	memmove(pv->rbuf, pv->rbuf + flen, pv->rlen - flen);
 	pv->rlen -= flen;
-	log_debug(1, "%s: binding to session %llx refused (%#x)", c->peer,
+	log_debug(3, "%s: binding to session %llx refused (%#x)", c->peer,
 	    (unsigned long long)k->sid, rep->status);
 	return dispatch_send_built(c, rep->rsp, rep->rsp_len);
 }

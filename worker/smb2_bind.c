@@ -271,7 +271,7 @@ smb2_bind_check_serve(const uint8_t *p, size_t len, uint8_t *out, size_t cap)
 		rep.status = STATUS_INVALID_PARAMETER;
 		return bindcheck_rep_encode(&rep, out, cap);
 	}
-	log_debug(2, "binding to session %llx asked by a gate: %#x%s",
+	log_debug(3, "binding to session %llx asked by a gate: %#x%s",
 	    (unsigned long long)q.sid, rep.status, sign ? ", signed" : "");
 	rep.rsp = rsp;
 	rep.rsp_len = sizeof(rsp);
