@@ -262,8 +262,17 @@ smb2_bind_check_serve(const uint8_t *p, size_t len, uint8_t *out, size_t cap)
 	sess_where_find(q.sid, &w);
 	rep.status = sess_bind_judge(&sc, NULL, binding, q.msg, q.msg_len, &w,
 	    &sign);
-	if (w.s == NULL || rep.status == STATUS_SUCCESS)
-		/* No such session here (the gate answers), or route it. */
+	/*
+	 * No such session here, or a setup without the binding flag that
+	 * cannot be answered signed: the gate answers it as for a session
+	 * it does not know (MS-SMB2 3.3.5.5: USER_SESSION_DELETED).  Or a
+	 * binding that may go on: route it.
+	 */
+	if (w.s == NULL || (!binding && !sign)) {
+		rep.status = STATUS_USER_SESSION_DELETED;
+		return bindcheck_rep_encode(&rep, out, cap);
+	}
+	if (rep.status == STATUS_SUCCESS)
 		return bindcheck_rep_encode(&rep, out, cap);
 	bind_check_refusal(&h, q.sid, q.credits, rep.status, rsp);
 	if (sign && smb2_sign_ctx(&w.s->sign_cx, w.c->signing_algo,
