@@ -22,7 +22,11 @@
  * The SMB2 code is the same as the worker's: a SESSION_SETUP carrying an
  * NTLMSSP AUTHENTICATE is recognised before dispatch, its verdict fetched
  * asynchronously, and the request then dispatched with conn->priv->auth
- * answering from that verdict (gate_conn_auth).
+ * answering from that verdict (gate_conn_auth).  One naming a session
+ * this connection does not hold (a channel binding) is judged by that
+ * session's worker first, and answered with the refusal it built, or
+ * handed over when it may authenticate (worker/gate_setup.c,
+ * worker/bindcheck.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,15 +44,12 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
-#include "proto/ntlmssp.h"
 #include "proto/smb2_hdr.h"
-#include "proto/spnego.h"
 #include "worker/confine.h"
 #include "worker/conn_priv.h"
 #include "worker/gate_priv.h"
 #include "worker/handoff.h"
 #include "worker/metrics.h"
-#include "worker/smb2_session_priv.h"
 #include "worker/worker.h"
 
 #define GATE_SLOTS		64	/* logins served at once */
