@@ -531,9 +531,15 @@ route_bind_check(struct child *gate, const struct msg *m)
 	}
 	/* One gate (one flood) cannot hold every place. */
 	if (k == NULL || mine >= ROUTE_GATE_CHECKS) {
-		log_warnx("binding checks: %s, session %llx of %s not asked",
-		    k == NULL ? "table full" : "gate over its share",
-		    (unsigned long long)sid, user);
+		static int64_t said;
+
+		/* A flood's: one line a second. */
+		if (now - said >= 1000) {
+			said = now;
+			log_warnx("binding checks: %s, session %llx of %s not "
+			    "asked", k == NULL ? "table full" :
+			    "gate over its share", (unsigned long long)sid, user);
+		}
 		route_check_answer(gate->pid, m->id,
 		    STATUS_INSUFF_SERVER_RESOURCES);
 		return;
