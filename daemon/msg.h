@@ -129,6 +129,25 @@ enum msg_type {
 	 */
 	MSG_KRB_REP,
 
+	/*
+	 * A SESSION_SETUP naming a session the gate does not hold (a
+	 * channel binding, or a signed setup of another connection's
+	 * session), judged before any socket moves (worker/bindcheck.h).
+	 * gate -> master: payload u64 session id, then what the worker
+	 * reads; the master forwards it (same type, its own id) to the live
+	 * worker that announced that session (daemon/msess.h), or answers
+	 * itself.  worker -> master: MSG_BIND_CHECK_REP with the id of the
+	 * question, payload u32 status, u32 length, then 0 or
+	 * MSG_BIND_CHECK_RSP_LEN bytes (the refusal the gate writes); the
+	 * master forwards it to the gate under the gate's id.  Answered by
+	 * the master alone: STATUS_USER_SESSION_DELETED (no such session:
+	 * the gate answers the client) or STATUS_INSUFF_SERVER_RESOURCES
+	 * (no answer came: the gate drops the client), length 0.
+	 */
+	MSG_BIND_CHECK,
+	MSG_BIND_CHECK_REP,
+#define MSG_BIND_CHECK_RSP_LEN	(64 + 9)	/* SMB2 header + error body */
+
 	/* master -> child */
 	/*
 	 * master -> gate, fd = accepted socket, id = the master's connection

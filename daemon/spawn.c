@@ -846,6 +846,11 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		}
 		route_handoff_bind(c, m);
 		break;
+	case MSG_BIND_CHECK:		/* a gate's */
+	case MSG_BIND_CHECK_REP:	/* a worker's */
+		if (route_bind_check_msg(c, m) != 0)
+			bad = "bad MSG_BIND_CHECK or MSG_BIND_CHECK_REP";
+		break;
 	case MSG_UNLINK_AS:
 		if (c->role != CHILD_WORKER) {
 			bad = "bad MSG_UNLINK_AS";

@@ -120,6 +120,42 @@ shm_brlock_any_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid)
 	return cur_le16(&c) > 0 && !c.err;	/* locks, not only waiters */
 }
 
+/* The record's parts (above): header, a lock, a waiter. */
+#define BRL_HDR_LEN	5
+#define BRL_LOCK_LEN	29
+#define BRL_WAIT_LEN	12
+
+/*
+ * A file's record as any worker may have written it: the version, and a
+ * length that is exactly what its counts say, checked before a buffer
+ * grows for them.  0 and the counts, or -EPROTO.
+ */
+int
+shm_brlock_decode(const void *val, size_t len, unsigned *nl, unsigned *nw)
+{
+	const uint8_t *p = val;
+
+	if (len < BRL_HDR_LEN || p[0] != SHM_REC_V1)
+		return -EPROTO;
+	*nl = le16_get(p + 1);
+	*nw = le16_get(p + 3);
+	if (len != BRL_HDR_LEN + (size_t)*nl * BRL_LOCK_LEN +
+	    (size_t)*nw * BRL_WAIT_LEN)
+		return -EPROTO;
+	return 0;
+}
+
+/* Lock i of a record shm_brlock_decode accepted. */
+void
+shm_brlock_rec_get(const void *val, unsigned i, struct shm_brlock_rec *l)
+{
+	struct cur c;
+
+	cur_init(&c, (const uint8_t *)val + BRL_HDR_LEN +
+	    (size_t)i * BRL_LOCK_LEN, BRL_LOCK_LEN);
+	brl_read_lock(&c, l);
+}
+
 static int
 brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     unsigned extra, unsigned *nl, unsigned *nw)
@@ -139,11 +175,12 @@ brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	if (rc != 0)
 		return shm_err(rc);
 	s->brl_had = 1;
-	cur_init(&c, v.mv_data, v.mv_size);
-	if (cur_u8(&c) != SHM_REC_V1)
+	if (shm_brlock_decode(v.mv_data, v.mv_size, nl, nw) != 0) {
+		*nl = *nw = 0;
 		return -EPROTO;
-	*nl = cur_le16(&c);
-	*nw = cur_le16(&c);
+	}
+	cur_init(&c, v.mv_data, v.mv_size);
+	cur_skip(&c, BRL_HDR_LEN);
 	if ((rc = brl_grow(s, *nl + extra, *nw + 1)) != 0)
 		return rc;
 	for (i = 0; i < *nl; i++)

@@ -64,6 +64,15 @@ lease_decode(const MDB_val *k, const MDB_val *v, struct shm_lease_rec *l)
 	return c.err ? -EPROTO : 0;
 }
 
+int
+shm_lease_decode(const void *key, size_t klen, const void *val, size_t vlen,
+    struct shm_lease_rec *l)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+
+	return lease_decode(&k, &v, l);
+}
+
 static int
 lease_get_txn(struct shm *s, MDB_txn *txn, const uint8_t *guid, const uint8_t *key,
     struct shm_lease_rec *l)

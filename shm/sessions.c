@@ -50,6 +50,15 @@ session_decode(const MDB_val *k, const MDB_val *v, void *out)
 }
 
 int
+shm_session_decode(const void *key, size_t klen, const void *val,
+    size_t vlen, struct shm_session_rec *r)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+
+	return session_decode(&k, &v, r);
+}
+
+int
 shm_session_put(struct shm *s, const struct shm_session_rec *r)
 {
 	uint8_t kb[8], buf[SESSION_ENC_MAX];

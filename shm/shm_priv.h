@@ -345,4 +345,21 @@ int	shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *);
 int	shm_durable_disconnect_txn(struct shm *, MDB_txn *, uint64_t persistent_id,
 	    uint64_t now_ms);
 
+/*
+ * The values any worker may write, decoded as every reader decodes them
+ * (fuzzed: t/fuzz/fuzz_shm*.c).  0, or -EPROTO / -EBADMSG.
+ */
+int	shm_lease_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_lease_rec *);
+int	shm_brlock_decode(const void *val, size_t len, unsigned *nl,
+	    unsigned *nw);
+void	shm_brlock_rec_get(const void *val, unsigned i, struct shm_brlock_rec *);
+int	shm_session_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_session_rec *);
+int	shm_worker_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_worker_rec *);
+/* A worker's datagram (wmsg.c): exact length; the encoder gives 0 on error. */
+int	shm_wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *);
+size_t	shm_wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *);
+
 #endif
