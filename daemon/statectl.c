@@ -127,7 +127,8 @@ statectl_child(void)
 int
 statectl_start(void)
 {
-	int rc = shm_create_files(master.conf->lock_dir);
+	int rc = shm_create_files(master.conf->lock_dir,
+	    (unsigned)master.conf->state_partitions);
 
 	if (rc != 0) {
 		errno = -rc;
@@ -272,7 +273,7 @@ statectl_fresh(void)
 			n++;
 		}
 	}
-	rc = shm_create_files(dir);
+	rc = shm_create_files(dir, (unsigned)master.conf->state_partitions);
 	sc.fresh++;
 	sc.fails = 0;
 	sc.n = 0;
