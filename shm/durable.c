@@ -94,40 +94,6 @@ durable_get_txn(struct shm *s, MDB_txn *txn, uint64_t id, struct shm_durable_rec
 }
 
 /*
- * A durable record lives with its open, in the data env of its file; a
- * lookup by persistent id alone (a reconnect, a disconnect: not per
- * request) reads each data env until one has it.
- */
-int
-shm_durable_env(struct shm *s, uint64_t id, struct shm_env **env)
-{
-	uint8_t kb[8];
-	MDB_val k = { sizeof(kb), kb }, v;
-	MDB_txn *txn;
-	unsigned i;
-	int rc;
-
-	if (s->nparts == 1) {
-		*env = &s->e[0];
-		return 0;
-	}
-	shm_be64_put(kb, id);
-	for (i = shm_data_first(s); i < s->nenv; i++) {
-		if ((rc = shm_rbegin(s, &s->e[i], &txn)) != 0)
-			return rc;
-		rc = mdb_get(txn, s->db_durable, &k, &v);
-		shm_rend(s, txn);
-		if (rc == 0) {
-			*env = &s->e[i];
-			return 0;
-		}
-		if (rc != MDB_NOTFOUND)
-			return shm_err(rc);
-	}
-	return -ENOENT;
-}
-
-/*
  * The open is flagged durable with its record: a close looks for a
  * durable record only when its open says it has one (shm/opens.c).
  */
