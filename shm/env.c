@@ -1,31 +1,34 @@
 /*
- * The state environment: one LMDB env in the lock directory, created by the
+ * The state environments: LMDB envs in the lock directory, created by the
  * master at start and opened by every child after exec.  It is volatile
- * state (a reboot or a master restart clears it), so it runs without syncs.
+ * state (a reboot or a master restart clears it), so they run without
+ * syncs.
  */
 
 /*
  * Files, modes, map size, purge.
  *
- * One LMDB env in the lock directory (state.mdb, state.mdb-lock).  Its
- * files are made by the master (shm_create_files: empty, fresh at every
- * start, files 0660 and msg/ 0710 with one 02710 directory per worker
- * (see Confinement), group usmbd-state when it exists; the lock
- * directory itself stays 0755 root since it also holds the control
- * socket), which never opens them; the state process makes the databases
- * in them (shm_attach with SHM_INIT) before its hello, and a worker that
- * finds no databases yet waits for them (2 s at most).  Opened by those
- * children after exec with MDB_NOTLS | MDB_WRITEMAP | MDB_NOSYNC, map
- * size state map size (default 64M), 126 + 4 x 512 reader slots.  A full
- * map: the change is not made, shm/ returns -ENOSPC, the client gets
+ * The main env (state.mdb, state.mdb-lock) and, with `state partitions`
+ * N > 1, N data envs (state-I.mdb, state-I.mdb-lock; shm_priv.h says
+ * what lives where).  Their files are made by the master
+ * (shm_create_files, shm/files.c: empty, fresh at every start, files 0660
+ * and msg/ 0710 with one 02710 directory per worker (see Confinement),
+ * group usmbd-state when it exists; the lock directory itself stays 0755
+ * root since it also holds the control socket), which never opens them;
+ * the state process makes the databases in them (shm_attach with
+ * SHM_INIT) before its hello, and a worker that finds no databases yet
+ * waits for them (2 s at most).  Opened by those children after exec
+ * with MDB_NOTLS | MDB_WRITEMAP | MDB_NOSYNC, each env mapping `state map
+ * size` (default 64M), 126 + 4 x 512 reader slots.  A full map: the
+ * change is not made, shm/ returns -ENOSPC, the client gets
  * STATUS_INSUFF_SERVER_RESOURCES and the log "the LMDB map is full";
- * release paths (close, purge, expiry) grow the map once instead of
+ * release paths (close, purge, expiry) grow that env's map instead of
  * failing (shm_grow).  When a child dies the state process's
- * shm_purge_worker removes its non-durable opens, locks and sessions in
- * one transaction, marks its durable opens disconnected (pid 0), wakes
- * the waiters, runs mdb_reader_check and drops its notify watches.
- * Durable opens past their timeout are removed with their locks by the
- * state process (every 5 s).
+ * shm_purge_worker removes, env by env, each in one transaction, its
+ * non-durable opens, locks and sessions, marks its durable opens
+ * disconnected (pid 0), wakes the waiters, runs mdb_reader_check and
+ * drops its notify watches.  Durable opens past their timeout are removed
+ * with their locks by the state process (every 5 s, each data env).
  */
 #include <errno.h>
 #include <fcntl.h>
