@@ -718,6 +718,22 @@ shm_lease_get(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	return rc;
 }
 
+int
+shm_lease_get_fid(struct shm *s, const struct shm_file_id *fid,
+    const uint8_t *guid, const uint8_t *key, struct shm_lease_rec *out)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
+		return rc;
+	rc = lease_get_txn(s, txn, guid, key, out);
+	shm_rend(s, txn);
+	if (rc == 0 && (out->fid.dev != fid->dev || out->fid.ino != fid->ino))
+		rc = -ENOENT;
+	return rc;
+}
+
 /*
  * Ends the break of l at the acknowledged state: -ENOENT when no break is
  * in progress, -EINVAL when the state is outside the break (MS-SMB2

@@ -440,6 +440,14 @@ int	shm_dirlease_breaks(struct shm *, const struct shm_file_id *,
 int	shm_lease_get(struct shm *, const uint8_t *client_guid,
 	    const uint8_t *lease_key, struct shm_lease_rec *out);
 /*
+ * The same when the caller knows the file the lease caches: one read of
+ * that file's env (shm_lease_get may read every data env); -ENOENT when
+ * the key caches no lease of fid.
+ */
+int	shm_lease_get_fid(struct shm *, const struct shm_file_id *fid,
+	    const uint8_t *client_guid, const uint8_t *lease_key,
+	    struct shm_lease_rec *out);
+/*
  * Acknowledges (or, on a timeout, forces with state = breaking_to) a lease
  * break; state must be within breaking_to (-EINVAL otherwise, -ENOENT when
  * no break is in progress).

@@ -168,6 +168,11 @@ START_TEST(test_lease_across_envs)
 	ck_assert_int_eq(shm_lease_get(s, a.client_guid, a.lease_key, &l), 0);
 	ck_assert_uint_eq(l.fid.ino, f.ino);
 	ck_assert_uint_eq(l.state, SHM_LEASE_R | SHM_LEASE_H);
+	/* knowing the file: one read of its env; another file has none */
+	ck_assert_int_eq(shm_lease_get_fid(s, &f, a.client_guid, a.lease_key, &l), 0);
+	ck_assert_uint_eq(l.state, SHM_LEASE_R | SHM_LEASE_H);
+	ck_assert_int_eq(shm_lease_get_fid(s, &g, a.client_guid, a.lease_key, &l),
+	    -ENOENT);
 	/* one lease key caches one file, wherever the other file lives */
 	ck_assert_int_eq(shm_open_insert_ex(s, &g, &a2, NULL, NULL, NULL), -EINVAL);
 	/* a break marked in f's env ... */
