@@ -271,7 +271,7 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		}
 	if (n == 0)
 		return 0;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = brl_load(s, txn, fid, n, &nl, &nw)) != 0)
 		goto out;
@@ -359,7 +359,7 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
 		goto out;
@@ -424,7 +424,7 @@ shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
 	/* Fast path: no lock on this file (nor its bucket): no LMDB at all. */
 	if (shm_hint_zero(s, SHM_HINT_LOCKED, fid))
 		return 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	shm_fid_key(key, fid);
 	if ((rc = mdb_get(txn, s->db_brlocks, &k, &v)) != 0) {
@@ -466,7 +466,7 @@ shm_brlock_cancel_wait_once(struct shm *s, const struct shm_file_id *fid,
 	unsigned nl, nw, i, j;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
 		goto out;
@@ -575,7 +575,7 @@ shm_brlock_remove_open_once(struct shm *s, const struct shm_file_id *fid,
 
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	return shm_wend(s, txn,
 	    shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake));
@@ -628,5 +628,5 @@ shm_foreach_brlock(struct shm *s, shm_brlock_fn fn, void *arg)
 {
 	struct brlock_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_brlocks, brlock_visit, &w);
+	return shm_rec_walk_data(s, s->db_brlocks, brlock_visit, &w);
 }

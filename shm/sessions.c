@@ -73,7 +73,7 @@ shm_session_put(struct shm *s, const struct shm_session_rec *r)
 	shm_be64_put(kb, r->session_id);
 	if ((n = session_encode(buf, sizeof(buf), r)) == 0)
 		return -EINVAL;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
 	/*
 	 * Checked at insert: an id is one session's across the server.  The
@@ -137,5 +137,5 @@ shm_foreach_session(struct shm *s, shm_session_fn fn, void *arg)
 {
 	struct session_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_sessions, session_visit, &w);
+	return shm_rec_walk(s, shm_env_main(s), s->db_sessions, session_visit, &w);
 }

@@ -113,5 +113,5 @@ shm_foreach_worker(struct shm *s, shm_worker_fn fn, void *arg)
 {
 	struct worker_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_workers, worker_visit, &w);
+	return shm_rec_walk(s, shm_env_main(s), s->db_workers, worker_visit, &w);
 }

@@ -171,7 +171,13 @@ grep -q '^usmbd_forward_dropped_total 0$' "$T/metrics" &&
 
 # 8. A worker that cannot open the shared state refuses to serve.
 integ_stop
+: >"$LOG"
 integ_start || exit 1
+# the state process must have its envs open first (it keeps them)
+for i in $(seq 1 50); do
+	grep -q "state process [0-9]* ready" "$LOG" && break
+	sleep 0.1
+done
 chmod 0600 "$T/lock/state.mdb"
 if login alice "$ALICE_PW"; then
 	fail "alice was served without the shared state"
