@@ -7,8 +7,9 @@
 # still takes tickets; the ticket helper runs as usmbd-krb under seccomp and
 # is restarted after kill -9; malformed AP-REQs never harm the master;
 # Kerberos after NegoEx (krb_client.py negoex: the mechListMICs both ways,
-# a wrong one refused, NTLMSSP first keeps NTLMSSP);
-# smbtorture -k's session expiry and re-authentication tests
+# a wrong one refused, NTLMSSP first keeps NTLMSSP); the reference Samba
+# of t/bench/krbconnect.sh really logs in by Kerberos (4.17, and 4.22 when
+# fetched); smbtorture -k's session expiry and re-authentication tests
 # (KRB_TORTURE=0 skips those, about 40 s).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/krb_lib.sh"
@@ -348,6 +349,43 @@ if [ "${KRB_TORTURE:-1}" = 1 ]; then
 		fi
 	done
 fi
+# The reference Samba t/bench/krbconnect.sh measures takes the tickets
+# itself, no domain (krb_lib.sh krb_samba_start): smbclient refuses
+# anything but Kerberos and smbd logs "Successful AuthZ: [SMB2,krb5]"
+# (auth_audit at 4), so the bench cannot be measuring NTLM.  4.17 with
+# tickets without a PAC, 4.22 with MIT's (krb_lib.sh "Samba without a
+# domain"); samba422 only when scripts/samba-ref.sh has fetched it.
+for s in samba samba422; do
+	KRB_SAMBA_LOG="1 auth_audit:4" krb_samba_start "$s"
+	case $? in
+	0) ;;
+	2) echo "($s is not installed: scripts/samba-ref.sh install; not checked)"
+	   continue ;;
+	*) fail "the reference $s starts with the keytab"; continue ;;
+	esac
+	for pac in off on; do
+		[ "$s:$pac" = samba:on ] && continue
+		krb_pac "$pac"
+		kdestroy -q
+		krb_kinit alice
+		: >"$T/$s/smbd.log"
+		check "the reference $s takes alice's ticket (PAC $pac)" \
+		    smbclient "//$KRB_HOST/share" -p "${KRB_SAMBA_PORT[$s]}" \
+		    --use-kerberos=required --use-krb5-ccache="$KRB5CCNAME" \
+		    -c "put $T/a.txt k-$pac.txt"
+		check "$s logged it as a Kerberos logon of alice" grep -q \
+		    'Successful AuthZ: \[SMB2,krb5\] user \[[^]]*\]\\\[alice\]' \
+		    "$T/$s/smbd.log"
+		if [ "$(stat -c %U "$T/$s/share/k-$pac.txt" 2>/dev/null)" = alice ]; then
+			ok "the file is alice's on $s's disk"
+		else
+			fail "the file is alice's on $s's disk"
+		fi
+	done
+done
+krb_samba_stop
+krb_pac on
+
 # A reload without Kerberos ends the helper; NEGOTIATE offers only NTLMSSP.
 integ_conf
 check "reload without Kerberos" "$USMBCTL" -s "$CONF" reload

@@ -36,6 +36,32 @@
 #				(ARGS to kinit, e.g. -l 1m)
 #	krb_addprinc NAME PW	another principal
 #	krb_stop		stop the KDC (also done at exit)
+#	krb_pac on|off		whether the KDC puts a PAC in tickets for
+#				cifs/$KRB_HOST (on, MIT 1.20's default: a minimal
+#				one, no logon info; off: the principal's
+#				no_auth_data_required).  Service tickets already in
+#				a ccache keep theirs: kinit again.
+#	krb_samba_start NAME	the reference Samba (t/compat/samba.conf.in)
+#				taking tickets from this KDC with $KRB_KEYTAB, no
+#				domain: `realm`, `kerberos method = dedicated
+#				keytab`, standalone.  NAME: samba (Debian 12's
+#				4.17) or samba422 (scripts/samba-ref.sh's root).
+#				alice and bob get passdb entries (for NTLM beside).
+#				State and smbd.log under $T/NAME, log level
+#				$KRB_SAMBA_LOG (default 0).  Sets
+#				KRB_SAMBA_PORT[NAME] and KRB_SAMBA_PID[NAME] (smbd's
+#				own pid); returns 2 when NAME is not installed
+#				(samba422 is not fetched here), 1 when it does not
+#				come up.  Stopped at exit (krb_samba_stop).
+#
+# Samba without a domain and the PAC: smbd in standalone mode takes MIT
+# tickets (source3/auth/auth_generic.c, the "standalone legacy code path":
+# the principal's realm stripped when it is `realm`, then `username map`
+# and getpwnam), but 4.17 refuses any PAC there ("Unexpected PAC for [%s]
+# in standalone mode", NT_STATUS_BAD_TOKEN_TYPE), and MIT's KDC puts one
+# in every ticket since 1.20 (Debian 12 has 1.20.1): Samba 4.17 logs in by
+# Kerberos only with `krb_pac off`.  4.22 (generate_krb5_session_info)
+# takes a PAC without a logon info, MIT's.
 
 KRB_REALM=USMBD.TEST
 KRB_HOST=$(hostname)
@@ -56,6 +82,7 @@ krb_stop() {
 krb_cleanup() {
 	local rc=$?
 
+	krb_samba_stop
 	krb_stop
 	(exit $rc)
 	integ_cleanup
@@ -151,4 +178,88 @@ EOF
 	echo "the KDC did not come up:" >&2
 	cat "$d/kdc.out" "$d/kdc.log" >&2 2>/dev/null
 	return 1
+}
+
+krb_pac() {
+	local flag=+no_auth_data_required
+
+	[ "$1" = on ] && flag=-no_auth_data_required
+	kadmin.local -r "$KRB_REALM" -q "modprinc $flag cifs/$KRB_HOST" \
+	    >/dev/null 2>&1
+}
+
+declare -A KRB_SAMBA_PORT=() KRB_SAMBA_PID=()
+
+krb_samba_start() {
+	local name=$1 d=$T/$1 ref=$ROOT/scripts/samba-ref.sh root port pid m i
+	local smbd=() smbpasswd=() moddir u
+
+	case $name in
+	samba)
+		smbd=(/usr/sbin/smbd) smbpasswd=(smbpasswd) root= ;;
+	samba422)
+		root=$("$ref" path 2>/dev/null) || return 2
+		smbd=("$ref" run smbd) smbpasswd=("$ref" run smbpasswd) ;;
+	*)
+		echo "krb_samba_start: no Samba called $name" >&2
+		return 1 ;;
+	esac
+	[ -x "$root/usr/sbin/smbd" ] || return 2
+	# The reference share's modules (t/compat/compare.sh refuses to run
+	# without them too).
+	moddir=$(compgen -G "$root/usr/lib/*/samba/vfs" | head -1)
+	for m in acl_xattr streams_xattr; do
+		[ -n "$moddir" ] && [ -e "$moddir/$m.so" ] || {
+			echo "$name: Samba's $m module is missing (samba-vfs-modules)" >&2
+			return 1
+		}
+	done
+	port=$(integ_free_port) || return 1
+	mkdir -p "$d/share" "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
+	chmod 1777 "$d/share"
+	# smbd runs as root: it reads the root 0600 keytab itself.
+	sed -e "s|@PORT@|$port|; s|@DIR@|$d|g; s|@LOG@|$d/smbd.log|" \
+	    -e "s|@LOGLEVEL@|${KRB_SAMBA_LOG:-0}|; s|@SHARE@|$d/share|" \
+	    -e "/^\[global\]/a\\
+	realm = $KRB_REALM\\
+	kerberos method = dedicated keytab\\
+	dedicated keytab file = FILE:$KRB_KEYTAB" \
+	    "$ROOT/t/compat/samba.conf.in" >"$d/smb.conf" || return 1
+	for u in "alice:$ALICE_PW" "bob:$BOB_PW"; do
+		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
+		    "${smbpasswd[@]}" -c "$d/smb.conf" -a -s "${u%%:*}" \
+		    >/dev/null 2>>"$d/smbpasswd.err" ||
+		    return 1
+	done
+	setsid "${smbd[@]}" -F --no-process-group -s "$d/smb.conf" \
+	    </dev/null >"$d/smbd.out" 2>&1 &
+	pid=$!
+	KRB_SAMBA_PID[$name]=$pid
+	KRB_SAMBA_PORT[$name]=$port
+	# Up when it answers a password logon (NTLM, Kerberos off: this
+	# proves nothing about tickets).
+	for i in $(seq 1 50); do
+		timeout 10 smbclient -L 127.0.0.1 -p "$port" -U "alice%$ALICE_PW" \
+		    --use-kerberos=off >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "$name: smbd did not come up:" >&2
+	tail -5 "$d/smbd.out" "$d/smbd.log" >&2 2>/dev/null
+	return 1
+}
+
+krb_samba_stop() {
+	local name pid pids
+
+	for name in "${!KRB_SAMBA_PID[@]}"; do
+		pid=${KRB_SAMBA_PID[$name]}
+		kill -TERM "$pid" 2>/dev/null
+		integ_wait_exit "$pid" 5 || kill -KILL "$pid" 2>/dev/null
+		unset "KRB_SAMBA_PID[$name]"
+		# samba-dcerpcd and its rpcd_* outlive smbd (t/compat/compare.sh).
+		pids=$(pgrep -f -- "--configfile=$T/$name/smb.conf( |$)")
+		[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	done
+	return 0
 }
