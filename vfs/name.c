@@ -39,6 +39,17 @@
  * report remote changes to inotify: there (and when inotify is not
  * available, e.g. out of instances) a slot keeps the old rule, valid
  * while the directory's mtime and ctime are unchanged.
+ *
+ * A note on the directory itself (vfs_name_dir_note).  The watch also
+ * asks for IN_ATTRIB, which fsnotify queues inside any setxattr,
+ * removexattr, chmod, chown or utimes of the directory (and of its
+ * entries: those carry a name and are ignored here).  A caller that
+ * looked at one of the directory's attributes after the lookup that
+ * drained the queue (worker/smb2_secdesc.c: no stored descriptor) may
+ * note what it found; the note is kept while the watch queues no event
+ * of the directory's own, so a later lookup, whose drain comes first,
+ * answers for it without a system call.  Any doubt (a slot dropped or
+ * rescanned, a lost event, no watch) forgets it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +73,7 @@
 #define NAME_DEAD	0x8000u		/* in a record's length: removed */
 #define NAME_DRAINS	64		/* reads of the event queue per lookup */
 #define NAME_EVENTS	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
-			 IN_MOVED_TO | IN_DELETE_SELF | IN_ONLYDIR)
+			 IN_MOVED_TO | IN_DELETE_SELF | IN_ATTRIB | IN_ONLYDIR)
 
 struct name_slot {
 	uint64_t	 dev;
@@ -72,6 +83,8 @@ struct name_slot {
 	int		 valid;
 	int		 overflow;
 	int		 wd;		/* inotify watch, -1: the mtime rule */
+	int		 noted;		/* vfs_name_dir_note, while no IN_ATTRIB */
+	uint64_t	 gen;		/* changes whenever the slot is refilled */
 	uint64_t	 lru;
 	uint32_t	 used;		/* arena bytes */
 	uint32_t	 count;		/* records, removed ones included */
@@ -85,6 +98,15 @@ static uint8_t		*name_scanbuf;
 static uint64_t		 name_clock;
 static int		 name_ready;
 static int		 name_inofd = -1;
+
+/* The directory the last name_resolve_last looked in (vfs_name_dir_note). */
+static struct {
+	struct name_slot *slot;		/* NULL: none */
+	uint64_t	 gen;
+	int		 root;
+	char		 parent[PATH_MAX];
+} name_last;
+static struct name_slot	*name_looked;	/* the slot name_lookup used */
 
 static int
 name_init(void)
@@ -117,6 +139,8 @@ name_slot_drop(struct name_slot *s)
 		(void)inotify_rm_watch(name_inofd, s->wd);
 	s->wd = -1;
 	s->valid = 0;
+	s->noted = 0;
+	s->gen++;
 }
 
 void
@@ -276,6 +300,11 @@ name_event(const struct inotify_event *ev, const char *nm, size_t len)
 	if (ev->mask & IN_IGNORED) {
 		s->wd = -1;	/* the kernel removed the watch itself */
 		s->valid = 0;
+		s->noted = 0;
+		s->gen++;
+	} else if (ev->mask & IN_ATTRIB) {
+		if (len == 0)	/* the directory's own, not an entry's */
+			s->noted = 0;
 	} else if (ev->mask & (IN_DELETE_SELF | IN_UNMOUNT))
 		name_slot_drop(s);
 	else if (ev->mask & (IN_CREATE | IN_MOVED_TO))
@@ -475,7 +504,10 @@ name_lookup(const struct vfs_ops *ops, int dfd, const char *want, size_t len,
 	if ((rc = ops->fstat(dfd, &st)) != 0)
 		return rc;
 	name_drain();
-	if ((s = name_slot_get(ops, dfd, &st)) == NULL || s->overflow) {
+	s = name_slot_get(ops, dfd, &st);
+	/* drained just now: a note on this directory holds (watched only) */
+	name_looked = s != NULL && s->wd >= 0 ? s : NULL;
+	if (s == NULL || s->overflow) {
 		rc = name_scan(ops, dfd, name_find_cb, &f, 1);
 		return rc < 0 ? rc : f.found;
 	}
@@ -511,8 +543,10 @@ name_resolve_last(const struct vfs_ops *ops, int root, char *path, size_t cap)
 	char *slash = strrchr(path, '/');
 	const char *last = slash != NULL ? slash + 1 : path;
 	size_t llen = strlen(last), rlen, start = (size_t)(last - path);
+	size_t plen = slash != NULL ? (size_t)(slash - path) : 0;
 	int dfd, rc;
 
+	name_last.slot = NULL;
 	if (slash != NULL) {
 		*slash = '\0';
 		dfd = ops->open(root, path, O_RDONLY | O_DIRECTORY, 0);
@@ -521,8 +555,16 @@ name_resolve_last(const struct vfs_ops *ops, int root, char *path, size_t cap)
 		dfd = ops->open(root, "", O_RDONLY | O_DIRECTORY, 0);
 	if (dfd < 0)
 		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : 1;
+	name_looked = NULL;
 	rc = name_lookup(ops, dfd, last, llen, real, sizeof(real));
 	close(dfd);
+	if (name_looked != NULL && plen < sizeof(name_last.parent)) {
+		name_last.slot = name_looked;
+		name_last.gen = name_looked->gen;
+		name_last.root = root;
+		memcpy(name_last.parent, path, plen);
+		name_last.parent[plen] = '\0';
+	}
 	if (rc <= 0)
 		return 1;	/* no such name: left as sent */
 	rlen = strlen(real);
@@ -530,6 +572,41 @@ name_resolve_last(const struct vfs_ops *ops, int root, char *path, size_t cap)
 		return -ENAMETOOLONG;
 	memcpy(path + start, real, rlen + 1);
 	return 2;
+}
+
+/* The slot of root/parent when the last lookup was there, or NULL. */
+static struct name_slot *
+name_last_dir(int root, const char *parent)
+{
+	struct name_slot *s = name_last.slot;
+
+	if (s == NULL || !s->valid || s->wd < 0 || s->gen != name_last.gen ||
+	    name_last.root != root || strcmp(name_last.parent, parent) != 0)
+		return NULL;
+	return s;
+}
+
+void
+vfs_name_dir_note(int root, const char *parent)
+{
+	struct name_slot *s = name_last_dir(root, parent);
+
+	if (s != NULL)
+		s->noted = 1;
+}
+
+int
+vfs_name_dir_noted(int root, const char *parent)
+{
+	const struct name_slot *s = name_last_dir(root, parent);
+
+	return s != NULL && s->noted;
+}
+
+void
+vfs_name_dir_forget(void)
+{
+	name_last.slot = NULL;
 }
 
 int

@@ -245,5 +245,18 @@ int	vfs_name_resolve_miss(const struct vfs_ops *, int root, char *path,
 	    size_t cap);
 /* Forget cached listings (e.g. after a create, rename or delete). */
 void	vfs_name_invalidate(void);
+/*
+ * A note on the directory the last vfs_name_resolve_miss looked the name
+ * up in (root/parent, parent "" for root itself), kept with its cached
+ * listing while its inotify watch queues no change of the directory's own
+ * attributes (IN_ATTRIB: xattrs, mode, owner, times).  Note only what was
+ * read after that lookup; vfs_name_dir_noted is true only when root/parent
+ * is that directory and the note still holds (the lookup drained the
+ * queue first).  vfs_name_dir_forget: a request that did not look the
+ * name up must not answer from an earlier one's lookup.
+ */
+void	vfs_name_dir_note(int root, const char *parent);
+int	vfs_name_dir_noted(int root, const char *parent);
+void	vfs_name_dir_forget(void);
 
 #endif

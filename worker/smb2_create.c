@@ -345,6 +345,8 @@ create_resolve_name(struct create_call *cr)
 	struct file_open *f = cr->f;
 	int rc;
 
+	/* what a lookup of an earlier request saw proves nothing here */
+	vfs_name_dir_forget();
 	/* a POSIX handle follows no link; OPEN_REPARSE_POINT not the last */
 	cr->links = f->posix ? CREATE_NOLINKS :
 	    (cr->opts & FILE_OPEN_REPARSE_POINT) ? CREATE_NOFOLLOW :

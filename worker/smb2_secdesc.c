@@ -58,6 +58,22 @@
  * file system with one-second timestamps, the same second) gets a
  * different ctime.  Only a step of the system clock back to the same
  * nanosecond could fool it.
+ *
+ * Parents known to have none.  A parent's ctime is no help: every create
+ * or unlink in it moves it, and the CREATE has no stat of it to compare.
+ * But a new name on a case-insensitive share has just been looked up in
+ * its parent by the name cache (vfs/name.c), whose inotify watch of the
+ * directory now also asks for IN_ATTRIB: fsnotify queues one inside any
+ * setxattr or removexattr of the directory, by the writer, another
+ * worker's or root by hand, before the call returns, and the lookup
+ * drains the queue first.  So a parent found to have no descriptor is
+ * noted on its cache slot (vfs_name_dir_note), and the next create below
+ * it, after its own lookup drained, trusts the note (vfs_name_dir_noted)
+ * while no event of the directory's own came.  A lost event, a dropped
+ * or refilled slot, no watch (a network file system, a POSIX create,
+ * which skips the case lookup), a request that did not look the name up
+ * (create_resolve_name forgets the last lookup first): the getxattr, as
+ * before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +96,7 @@
 #include "worker/open.h"
 #include "worker/sdw.h"
 #include "worker/secdesc_posix.h"
+#include "worker/smb2_create_fs.h"
 #include "worker/smb2_file.h"
 #include "worker/worker.h"
 
@@ -537,7 +554,7 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 	    op->u.file->fd, which, &sd_new, -1, 0);
 }
 
-static int	sd_parent_read(struct tree *, const char *, int);
+static int	sd_parent_read(struct tree *, const char *, int, int *);
 static int	sd_parent_open(struct tree *, const char *, int *own);
 
 /* The SecD context's parts over what the parent passed on (in sd_new). */
@@ -591,7 +608,7 @@ smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
 	int n = 0, rc = 0, ns = 0, pfd = -1, own = 0;
 
 	if (smb2_secdesc_tree_stored(t)) {
-		rc = sd_parent_read(t, f->path, 1);
+		rc = sd_parent_read(t, f->path, 1, NULL);
 		/* a parent with only a SACL stored passes on no DACL */
 		if (rc > 0 && (sd_par.control & SE_DACL_PRESENT) &&
 		    (n = ntacl_inherit(&sd_par, f->is_dir, tok, &sd_new)) < 0)
@@ -657,12 +674,14 @@ static struct {
 } sd_par_memo;
 
 static int
-sd_parent_read(struct tree *t, const char *path, int kept)
+sd_parent_read(struct tree *t, const char *path, int kept, int *looked)
 {
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	int dfd, rc;
 
+	if (looked != NULL)
+		*looked = 0;
 	if (kept && sd_par_memo.valid && sd_par_memo.t == t &&
 	    strcmp(sd_par_memo.path, path) == 0) {
 		sd_par_memo.valid = 0;
@@ -670,14 +689,19 @@ sd_parent_read(struct tree *t, const char *path, int kept)
 	}
 	/* sd_par is read again: what was kept no longer is */
 	sd_par_memo.valid = 0;
+	if (looked != NULL)
+		*looked = 1;
 	if (slash == NULL)
 		return sd_stored_decode(sd_getxattr_opath(t->root_fd,
 		    SDW_XATTR_SD, sd_raw, sizeof(sd_raw)), &sd_par);
 	memcpy(parent, path, (size_t)(slash - path));
 	parent[slash - path] = '\0';
 	dfd = file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
-	if (dfd < 0)
+	if (dfd < 0) {
+		if (looked != NULL)
+			*looked = 0;	/* gone: nothing was read */
 		return 0;
+	}
 	rc = sd_stored_decode(sd_getxattr_opath(dfd, SDW_XATTR_SD, sd_raw,
 	    sizeof(sd_raw)), &sd_par);
 	close(dfd);
@@ -711,7 +735,7 @@ sd_parent_open(struct tree *t, const char *path, int *own)
 static uint32_t
 sd_parent_granted(struct tree *t, const char *path)
 {
-	int rc = sd_parent_read(t, path, 0);
+	int rc = sd_parent_read(t, path, 0, NULL);
 
 	return rc > 0 ? ntacl_granted(&sd_par, smb2_secdesc_token()) : ~0u;
 }
@@ -720,15 +744,27 @@ ntstatus_t
 smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
 	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
-
-	int rc;
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int rc, looked = 0;
 
 	/* whatever was kept is from another pass */
 	sd_par_memo.valid = 0;
 	/* ADD_SUBDIRECTORY, ADD_FILE (MS-FSA 2.1.5.1.2) */
 	if (!smb2_secdesc_tree_stored(t))
 		return STATUS_SUCCESS;
-	rc = sd_parent_read(t, path, 0);
+	/*
+	 * A parent found to have none, while the name cache's watch of it
+	 * saw no change of its own attributes since ("Parents known to have
+	 * none", above): no system call.
+	 */
+	create_parent(path, parent, sizeof(parent));
+	if (slash != NULL && (size_t)(slash - path) >= sizeof(parent))
+		rc = sd_parent_read(t, path, 0, NULL);
+	else if (vfs_name_dir_noted(t->root_fd, parent))
+		rc = 0;
+	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked)
+		vfs_name_dir_note(t->root_fd, parent);
 	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
 	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
 	sd_par_memo.t = t;

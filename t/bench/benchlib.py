@@ -409,6 +409,22 @@ def sealed_share(path):
 """ % path
 
 
+def marked_share(path):
+    """usmbd only: a share below the first (its own root, so its own mark)
+    where perfops stores a descriptor, so that the share is marked
+    (HACKING.md "Security descriptors", Cost): perfcheck holds a new name
+    below a directory without one to the cost it has on an unmarked share
+    (issue 14)."""
+    m = os.path.join(path, "marked")
+    os.makedirs(m, exist_ok=True)
+    os.chmod(m, 0o1777)
+    return """
+[marked]
+	path = %s
+	read only = no
+""" % m
+
+
 def xattr_check(d):
     """None if the file system of directory d keeps the xattrs a Samba share
     with acl_xattr and streams_xattr needs (security.NTACL as root, user.*),
@@ -535,7 +551,8 @@ class Usmbd(Server):
 [share]
 	path = %(share)s
 	read only = no
-""" % {"port": self.port, "d": d, "share": self.share} + sealed_share(self.share))
+""" % {"port": self.port, "d": d, "share": self.share} + sealed_share(self.share) +
+                    marked_share(self.share))
         for name, pw in USERS:
             try:
                 r = self.ctl("user", "add", name, input=pw + "\n")

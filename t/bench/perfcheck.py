@@ -24,6 +24,10 @@ Counts do not depend on the machine's speed, so CI can assert them:
   * 4 MiB WRITEs larger than the receive buffer (a private network
     namespace with tcp_rmem capped: pipe_ns_check) are buffered in the
     connection's pipe and spliced, not copied, and read back intact.
+  * a CREATE (delete on close) of a new name in a directory without a
+    stored descriptor on a marked share ([marked], issue 14) costs no more
+    syscalls than the same on a share where none was ever stored
+    (SAME_AS; usmbd only).
 The requests come from t/bench/perfops.py (impacket), one command per window.
 
 Environment: PERFCHECK_N requests per command (default 500);
@@ -47,7 +51,13 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "WRITE_HMAC", "READ_HMAC", "WRITE_CMAC", "READ_CMAC",
             "WRITE_GMAC", "READ_GMAC", "WRITE_GCM128", "READ_GCM128",
             "WRITE_GCM256", "READ_GCM256",
-            "CREATE_POSIX_DOC", "QUERY_INFO_POSIX", "CLOSE_POSIX_DOC")
+            "CREATE_POSIX_DOC", "QUERY_INFO_POSIX", "CLOSE_POSIX_DOC",
+            "CREATE_DOC_SUB", "CREATE_DOC_MARKED")
+# Issue 14: on a share where a descriptor was stored (marked), a CREATE of
+# a new name below a directory without one costs what it costs on one
+# where none ever was (perfops.py marked_phases; usmbd only): SAME_AS
+# holds the first to the second's syscalls per request.
+SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05)}
 MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3,
                 "CREATE_POSIX_DOC": 6, "QUERY_INFO_POSIX": 4, "CLOSE_POSIX_DOC": 7}
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
@@ -61,7 +71,10 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window",
          "CREATE_POSIX_DOC": "CREATE with the POSIX create context (delete on close)",
          "QUERY_INFO_POSIX": "QUERY_INFO of the POSIX level",
-         "CLOSE_POSIX_DOC": "CLOSE of a POSIX delete-on-close open"}
+         "CLOSE_POSIX_DOC": "CLOSE of a POSIX delete-on-close open",
+         "CREATE_DOC_SUB": "CREATE (delete on close) of a new name in a directory",
+         "CREATE_DOC_MARKED": "CREATE (delete on close) of a new name in a directory "
+                              "without a descriptor on a marked share"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
 # 3 syscalls of the unsigned ones (signing and encryption are CPU work on
 # the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from
@@ -194,6 +207,9 @@ def assertions():
         yield c, "alloc", "0 heap allocations per steady-state %s" % c
         if c in MAX_SYSCALLS:
             yield c, "sys", "at most %d syscalls per %s" % (MAX_SYSCALLS[c], LABEL[c])
+        if c in SAME_AS:
+            yield c, "same", "no more syscalls per %s than per %s" % (
+                LABEL[c], LABEL[SAME_AS[c][0]])
         if c in HOLD_PHASES:
             yield c, "hold", ("the writer lock's hold of each %s is measured (one %s write "
                               "transaction per request, timed, no clock syscall)"
@@ -384,6 +400,8 @@ def main():
         signal.signal(sig, lambda *a: sys.exit(130))
     n = int(os.environ.get("PERFCHECK_N", "500"))
     which = os.environ.get("PERFCHECK_SERVER", "usmbd")
+    # perfops.py's [marked] windows: usmbd's config has that share
+    os.environ["PERFOPS_MARKED"] = "1" if which == "usmbd" else "0"
     cls = bl.Samba if which == "samba" else bl.Usmbd
     passed = failed = 0
     tmp = bl.make_tmp()
@@ -433,6 +451,14 @@ def main():
             ok, detail = hold_verdict(f, ops, sc, HOLD_PHASES[cmd])
         elif kind == "env":
             ok, detail = env_verdict(f, ops, HOLD_PHASES[cmd])
+        elif kind == "same":
+            ref = figs.get(SAME_AS[cmd][0]) or {}
+            rsc = ref.get("syscalls")
+            per = sc["total"] / ops
+            rper = rsc["total"] / ref["ops"] if rsc and ref.get("ops") else None
+            ok = rper is not None and per <= rper + SAME_AS[cmd][1]
+            detail = "%.2f per request against %s" % (
+                per, "%.2f" % rper if rper is not None else "nothing measured")
         elif kind == "splice":
             per = sc.get("splice", 0) / ops
             ok = per >= MIN_SPLICE[cmd]

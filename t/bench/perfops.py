@@ -26,7 +26,7 @@ from impacket.smb3structs import SMB2_DIALECT_30
 
 GENERIC_RW = 0x00120089 | 0x00120116     # FILE_GENERIC_READ | FILE_GENERIC_WRITE
 SHARE_ALL = 7
-FILE_OPEN, FILE_OVERWRITE_IF = 1, 5
+FILE_OPEN, FILE_OPEN_IF, FILE_OVERWRITE_IF = 1, 3, 5
 FILE_DIRECTORY_FILE, FILE_NON_DIRECTORY_FILE = 0x1, 0x40
 FILE_DELETE_ON_CLOSE = 0x1000
 DELETE = 0x00010000
@@ -143,6 +143,8 @@ def main():
     window("CLOSE_DOC", m, lambda i: smb.close(tid, dfids[i]))
 
     posix_phases(port, user, pw, m)
+    if os.environ.get("PERFOPS_MARKED") == "1":
+        marked_phases(conn, smb, tid, m)
     conn.disconnectTree(tid)
     conn.logoff()
     splice_checks(port, user, pw, max(8, n // 10))
@@ -212,6 +214,37 @@ def posix_phases(port, user, pw, m):
            lambda i: smb.queryInfo(tid, fids[i], fileInfoClass=POSIX_LEVEL))
     window("CLOSE_POSIX_DOC", m, lambda i: smb.close(tid, fids[i]))
     pc.logoff()
+
+
+def marked_phases(conn, smb, tid, m):
+    """Issue 14: a CREATE (delete on close) of a new name in a directory
+    without a stored descriptor, on [share] (nothing ever stored) and on
+    [marked] (a DACL stored on one file marks the share): the same count.
+    The parent is read once, before the window (the warm-up), and noted."""
+    mtid = conn.connectTree("marked")
+    fid = smb.create(mtid, "stored.txt", GENERIC_RW | 0x00040000, SHARE_ALL,
+                     FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    w = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+    ace = struct.pack('<BBHI', 0, 0, 8 + len(w), 0x1F01FF) + w
+    acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+    smb.setInfo(mtid, fid, struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0, 20) + acl,
+                infoType=s2.SMB2_0_INFO_SECURITY, fileInfoClass=0, additionalInformation=4)
+    smb.close(mtid, fid)
+    for name, t in (("CREATE_DOC_SUB", tid), ("CREATE_DOC_MARKED", mtid)):
+        smb.close(t, smb.create(t, "sub", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE,
+                                FILE_OPEN_IF, 0))
+
+        def doc(i, t=t, tag=name[-3:].lower()):
+            return smb.create(t, "sub\\perf_%s%04d" % (tag, i), GENERIC_RW | DELETE,
+                              SHARE_ALL, FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE,
+                              FILE_OVERWRITE_IF, 0)
+        for i in range(8):
+            smb.close(t, doc(9000 + i))
+        fids = []
+        window(name, m, lambda i: fids.append(doc(i)))
+        for f in fids:
+            smb.close(t, f)
+    conn.disconnectTree(mtid)
 
 
 def status_of(fn):

@@ -256,6 +256,50 @@ PYEOF
     ok "a descriptor stored after the worker found none is seen at the next open" ||
     { fail "a descriptor stored after the worker found none is seen at the next open"; cat "$T/cache.out"; }
 
+# A new name's parent found without a descriptor is noted on the name
+# cache's slot of it and not read again while its inotify watch sees no
+# change of its own attributes (worker/smb2_secdesc.c, "Parents known to
+# have none"): root storing a descriptor with an inheritable ACE on the
+# parent after the worker noted "none" is seen by the next create below
+# it on the same connection, which inherits the ACE.
+mkdir "$SHARE/sdpar"; chown alice "$SHARE/sdpar"; chmod 0755 "$SHARE/sdpar"
+"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE/sdpar" "$(id -u alice)" <<'PYEOF' >"$T/sdpar.out" 2>&1
+import os, struct, sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+port, pw, path, uid = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("share")
+def new(name, doc=True):
+    # delete on close (the benchmark's pattern), else kept
+    return s.create(tid, "sdpar\\" + name, 0x130197, 7, 0x1040 if doc else 0x40,
+                    2, 0x80)
+for i in range(3):	# "none" read once, then noted
+    s.close(tid, new("n%d.tmp" % i))
+everyone = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+u = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 1, uid)
+g = struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), 2, uid)
+ace = struct.pack('<BBHI', 0, 0x03, 8 + len(everyone), 0x1f01ff) + everyone
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
+sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl),
+                 20 + len(acl) + len(u), 0, 20) + acl + u + g
+os.setxattr(path, "security.usmbd.sd", sd)
+fid = new("child.txt", doc=False)
+got = s.queryInfo(tid, fid, infoType=s3.SMB2_0_INFO_SECURITY, fileInfoClass=0,
+                  additionalInformation=4)
+s.close(tid, fid)
+# Everyone full control (the kernel's own DACL never has it), inherited
+# (0x10 only below an auto-inherited parent)
+print("inherited" if any(struct.pack('<BBHI', 0, f, 8 + len(everyone),
+    0x1f01ff) + everyone in got for f in (0, 0x10))
+    else "not inherited: " + got.hex())
+PYEOF
+[ "$(tail -n 1 "$T/sdpar.out")" = inherited ] &&
+    getfattr --absolute-names -n security.usmbd.sd "$SHARE/sdpar/child.txt" >/dev/null 2>&1 &&
+    ok "a descriptor stored on a parent noted without one is inherited by the next create below it" ||
+    { fail "a descriptor stored on a parent noted without one is inherited by the next create below it"; cat "$T/sdpar.out"; }
+
 # SACLs: sacladm (in `server admin group`) sets and reads them, alice
 # (not in it) is refused; verbatim, out of every other query.
 "$PYTHON" "$ROOT/t/integ/acl_sacl_client.py" "$PORT" sacladm sacladmpw1 \

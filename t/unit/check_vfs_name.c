@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "vfs/vfs.h"
 
@@ -144,6 +148,80 @@ START_TEST(test_miss_cache_follows_changes)
 	snprintf(p, sizeof(p), "OUT_LINK/passwd");
 	(void)vfs_name_resolve_miss(v, root, p, sizeof(p));
 	ck_assert_int_lt(v->open(root, p, O_RDONLY, 0), 0);
+}
+END_TEST
+
+/*
+ * A note on the directory of the last miss (vfs_name_dir_note: what
+ * worker/smb2_secdesc.c keeps about a parent without a descriptor) holds
+ * through changes of its entries and is forgotten at any change of the
+ * directory's own attributes, an xattr or its mode, seen at the next
+ * lookup's drain; it answers only for that directory.
+ */
+START_TEST(test_dir_note)
+{
+	char p[4096], d[256];
+	struct statfs sf;
+	int fd, watched;
+
+	ck_assert_int_eq(statfs(top, &sf), 0);
+	/* vfs/name.c name_watchable: elsewhere no note is ever kept */
+	watched = sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC ||
+	    sf.f_type == XFS_SUPER_MAGIC || sf.f_type == BTRFS_SUPER_MAGIC;
+	snprintf(d, sizeof(d), "%s/share/Dir/Sub", top);
+	snprintf(p, sizeof(p), "Dir/Sub/new1");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 0);
+	vfs_name_dir_note(root, "Dir/Sub");
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), watched);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir"), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root + 1, "Dir/Sub"), 0);
+	if (!watched)
+		return;
+	/* entries come and go, an entry's attributes change: still noted */
+	fd = v->open(root, "Dir/Sub/made", O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	(void)fsetxattr(fd, "user.usmbd.t", "x", 1, 0);
+	ck_assert_int_eq(fchmod(fd, 0600), 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/share/Dir/Sub/File.TXT", top);
+	ck_assert_int_eq(unlink(p), 0);
+	snprintf(p, sizeof(p), "Dir/Sub/new2");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 1);
+	/* the directory's own xattr (where the file system has user.*) */
+	if (setxattr(d, "user.usmbd.t", "x", 1, 0) == 0) {
+		snprintf(p, sizeof(p), "Dir/Sub/new3");
+		ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)),
+		    0);
+		ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 0);
+		vfs_name_dir_note(root, "Dir/Sub");
+		ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 1);
+	}
+	/* its mode */
+	ck_assert_int_eq(chmod(d, 0700), 0);
+	snprintf(p, sizeof(p), "Dir/Sub/new4");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 0);
+	/*
+	 * A request that did not look forgets which directory was looked
+	 * in (the note stays on the slot: the next lookup there, which
+	 * drains first, finds it); a lookup elsewhere answers only there.
+	 */
+	vfs_name_dir_note(root, "Dir/Sub");
+	vfs_name_dir_forget();
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 0);
+	snprintf(p, sizeof(p), "Dir/Sub/new5");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 1);
+	snprintf(p, sizeof(p), "Dir/new6");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir"), 0);
+	/* back in Dir/Sub, unchanged since: the note on its slot holds */
+	snprintf(p, sizeof(p), "Dir/Sub/new7");
+	ck_assert_int_eq(vfs_name_resolve_miss(v, root, p, sizeof(p)), 0);
+	ck_assert_int_eq(vfs_name_dir_noted(root, "Dir/Sub"), 1);
 }
 END_TEST
 
@@ -291,6 +369,7 @@ vfs_name_suite(void)
 	tcase_add_test(tc, test_miss_cache_follows_changes);
 	tcase_add_test(tc, test_miss_cache_many_changes);
 	tcase_add_test(tc, test_miss_cache_queue_overflow);
+	tcase_add_test(tc, test_dir_note);
 	tcase_add_test(tc, test_accessat);
 	suite_add_tcase(s, tc);
 	return s;
