@@ -64,6 +64,7 @@
 #define OR_SHARE	24
 #define OR_OPLOCK	32
 #define OR_CLIENT_GUID	54
+#define OR_FLAGS	70
 #define OR_LINK		82
 
 void
@@ -80,7 +81,7 @@ shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
 	le32_put(p + 34, r->lease_state);
 	memcpy(p + 38, r->lease_key, SHM_GUID_LEN);
 	memcpy(p + OR_CLIENT_GUID, r->client_guid, SHM_GUID_LEN);
-	le32_put(p + 70, r->flags);
+	le32_put(p + OR_FLAGS, r->flags);
 	le64_put(p + 74, r->opened);
 	le64_put(p + OR_LINK, r->link);
 }
@@ -100,7 +101,7 @@ shm_orec_get(const uint8_t *p, struct shm_open_rec *r)
 	r->lease_state = le32_get(p + 34);
 	memcpy(r->lease_key, p + 38, SHM_GUID_LEN);
 	memcpy(r->client_guid, p + OR_CLIENT_GUID, SHM_GUID_LEN);
-	r->flags = le32_get(p + 70);
+	r->flags = le32_get(p + OR_FLAGS);
 	r->opened = le64_get(p + 74);
 	r->link = le64_get(p + OR_LINK);
 }
@@ -181,6 +182,26 @@ ofile_link_used(const struct shm_ofile *of, uint64_t link)
 	for (uint32_t i = 0; i < of->n; i++)
 		if (le64_get(of->rec + (size_t)i * SHM_OREC_LEN + OR_LINK) == link)
 			return 1;
+	return 0;
+}
+
+/*
+ * Does an open of the loaded file that is not a POSIX open use name link?
+ * POSIX opens never hold back the unlink of a delete-pending name: it goes
+ * at the close that leaves only them, as Linux's unlink, and they go on
+ * with the unlinked file (Samba 4.22's has_other_nonposix_opens).
+ */
+static int
+ofile_link_held(const struct shm_ofile *of, uint64_t link)
+{
+	const uint8_t *p;
+
+	for (uint32_t i = 0; i < of->n; i++) {
+		p = of->rec + (size_t)i * SHM_OREC_LEN;
+		if (le64_get(p + OR_LINK) == link &&
+		    !(le32_get(p + OR_FLAGS) & SHM_OPEN_POSIX))
+			return 1;
+	}
 	return 0;
 }
 
@@ -674,7 +695,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	 * delete is dropped).
 	 */
 	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE) &&
-	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_used(&of, r.link)) {
+	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_held(&of, r.link)) {
 		*dp = 1;
 		s->drop_del_uid = s->euid;
 	}
@@ -683,11 +704,15 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return rc;
 	*last = of.n == 0;
 	/*
-	 * The name's last open gone and the name delete pending: unlink it,
-	 * unless streams opened by that name still hold it.
+	 * The name's last open but POSIX ones gone and the name delete
+	 * pending: unlink it, unless streams opened by that name still hold
+	 * it.  The POSIX opens left keep the unlinked file; their name is no
+	 * longer delete pending, so a new file may take it at once.
 	 */
 	if ((d = ofile_del_find(&of, r.link)) >= 0) {
-		if ((rc = ofile_del_held(s, txn, fid, &of, r.link)) < 0)
+		rc = ofile_link_held(&of, r.link) ? 1 :
+		    slist_scan(s, txn, fid, &r.link, 0, NULL);
+		if (rc < 0)
 			return rc;
 		if (rc == 0) {
 			*dp = 1;

@@ -153,6 +153,12 @@ struct shm_pids {
 #define SHM_OPEN_DURABLE	0x1	/* survives a disconnect for its timeout */
 #define SHM_OPEN_DISCONNECTED	0x2	/* durable, waiting for a reconnect */
 #define SHM_OPEN_BREAKING	0x4	/* oplock break sent, not yet acked */
+/*
+ * Opened with the SMB3 POSIX create context: it never holds back the
+ * unlink of a delete-pending name (shm_open_remove; Samba 4.22's
+ * has_other_nonposix_opens), and keeps working on the unlinked file.
+ */
+#define SHM_OPEN_POSIX		0x8
 
 struct shm_open_rec {
 	uint64_t	persistent_id;
@@ -265,8 +271,9 @@ struct shm_close_result {
 /*
  * Removes an open, its byte-range locks, its durable record and its lease
  * when it was the lease's last open, in one write transaction.  An open with
- * FILE_DELETE_ON_CLOSE makes its name delete pending; the close of the last
- * open of a delete-pending name says to unlink it.  res may be NULL.
+ * FILE_DELETE_ON_CLOSE makes its name delete pending; the close that leaves
+ * no open of a delete-pending name but POSIX ones (SHM_OPEN_POSIX) says to
+ * unlink it, and the name is no longer delete pending.  res may be NULL.
  */
 int	shm_open_remove(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_close_result *res);

@@ -593,7 +593,13 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 	case FileDispositionInformationEx:
 		if (blen < (klass == FileDispositionInformation ? 1u : 4u))
 			return STATUS_INFO_LENGTH_MISMATCH;
-		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
+		/*
+		 * FILE_DISPOSITION_DELETE = 1.  FILE_DISPOSITION_POSIX_SEMANTICS
+		 * (2) is what every delete through a POSIX handle gets
+		 * anyway (its name goes at the close that leaves only POSIX
+		 * opens of it: shm/opens.c, SHM_OPEN_POSIX); a Windows handle
+		 * keeps Windows semantics, flag or not.
+		 */
 		on = klass == FileDispositionInformation ? cur_u8(&b) != 0 :
 		    (cur_le32(&b) & 1) != 0;
 		/*
