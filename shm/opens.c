@@ -175,31 +175,21 @@ ofile_del_drop(struct shm_ofile *of, uint32_t i)
 	of->del[i] = of->del[--of->ndel];
 }
 
-/* Does any open of the loaded file use name link? */
-static int
-ofile_link_used(const struct shm_ofile *of, uint64_t link)
-{
-	for (uint32_t i = 0; i < of->n; i++)
-		if (le64_get(of->rec + (size_t)i * SHM_OREC_LEN + OR_LINK) == link)
-			return 1;
-	return 0;
-}
-
 /*
- * Does an open of the loaded file that is not a POSIX open use name link?
- * POSIX opens never hold back the unlink of a delete-pending name: it goes
- * at the close that leaves only them, as Linux's unlink, and they go on
- * with the unlinked file (Samba 4.22's has_other_nonposix_opens).
+ * Does an open of the loaded file use name link?  held: one that is not a
+ * POSIX open.  POSIX opens never hold back the unlink of a delete-pending
+ * name: it goes at the close that leaves only them, as Linux's unlink, and
+ * they go on with the unlinked file (Samba 4.22's has_other_nonposix_opens).
  */
 static int
-ofile_link_held(const struct shm_ofile *of, uint64_t link)
+ofile_link_used(const struct shm_ofile *of, uint64_t link, int held)
 {
 	const uint8_t *p;
 
 	for (uint32_t i = 0; i < of->n; i++) {
 		p = of->rec + (size_t)i * SHM_OREC_LEN;
 		if (le64_get(p + OR_LINK) == link &&
-		    !(le32_get(p + OR_FLAGS) & SHM_OPEN_POSIX))
+		    !(held && (le32_get(p + OR_FLAGS) & SHM_OPEN_POSIX)))
 			return 1;
 	}
 	return 0;
@@ -538,7 +528,7 @@ static int
 ofile_del_held(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
     const struct shm_ofile *of, uint64_t link)
 {
-	if (ofile_link_used(of, link))
+	if (ofile_link_used(of, link, 0))
 		return 1;
 	return slist_scan(s, txn, base, &link, 0, NULL);
 }
@@ -695,7 +685,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	 * delete is dropped).
 	 */
 	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE) &&
-	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_held(&of, r.link)) {
+	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_used(&of, r.link, 1)) {
 		*dp = 1;
 		s->drop_del_uid = s->euid;
 	}
@@ -704,13 +694,11 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return rc;
 	*last = of.n == 0;
 	/*
-	 * The name's last open but POSIX ones gone and the name delete
-	 * pending: unlink it, unless streams opened by that name still hold
-	 * it.  The POSIX opens left keep the unlinked file; their name is no
-	 * longer delete pending, so a new file may take it at once.
+	 * The name delete pending and no open of it left but POSIX ones (they
+	 * keep the unlinked file): unlink it, unless its streams' opens hold it.
 	 */
 	if ((d = ofile_del_find(&of, r.link)) >= 0) {
-		rc = ofile_link_held(&of, r.link) ? 1 :
+		rc = ofile_link_used(&of, r.link, 1) ? 1 :
 		    slist_scan(s, txn, fid, &r.link, 0, NULL);
 		if (rc < 0)
 			return rc;

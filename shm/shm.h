@@ -490,11 +490,22 @@ struct shm_brlock_rec {
 	uint64_t	offset;
 	uint64_t	length;
 	int		exclusive;
+	int		posix;		/* SHM_BRL_POSIX */
 };
 
 /* shm_brlock_lock() flags */
 #define SHM_BRL_EXCLUSIVE	0x1
 #define SHM_BRL_WAIT		0x2	/* on conflict, record owner as a waiter */
+/*
+ * A POSIX handle's locks (SMB3 POSIX extensions, as Samba 4.23's
+ * POSIX_LOCK flavour): the owner's own never conflict with each other and
+ * are merged and split as fcntl's (a lock over its own ranges takes them
+ * over; shm_brlock_unlock_posix frees any part of them and never fails);
+ * they never hold up a POSIX handle's I/O (shm_brlock_check with
+ * SHM_BRL_POSIX), only a Windows handle's.  Between a POSIX and a Windows
+ * lock the Windows rules hold.
+ */
+#define SHM_BRL_POSIX		0x4
 
 /*
  * Takes one lock (SMB2 semantics: shared locks stack, a shared lock may sit
@@ -515,10 +526,15 @@ int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
 	    struct shm_pids *wake);
+/* A POSIX owner's: any part of its locks goes, 0 even when none was held. */
+int	shm_brlock_unlock_posix(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    struct shm_pids *wake);
 /*
  * READ (write 0) or WRITE (write 1) against the locks: -EAGAIN when another
  * open's exclusive lock overlaps, or for a write any shared lock (even this
- * open's own, as Windows does).  A read-only transaction; a file without any
+ * open's own, as Windows does).  write | SHM_BRL_POSIX: a POSIX handle's
+ * I/O, which POSIX locks let through.  A read-only transaction; a file without any
  * lock (per the shared hint counters) returns without touching LMDB.
  */
 int	shm_brlock_check(struct shm *, const struct shm_file_id *,
