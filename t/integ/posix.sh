@@ -16,6 +16,12 @@
 . "$(dirname "$0")/lib.sh"
 
 integ_init
+# a share where the POSIX create context is ignored (Samba's share key)
+mkdir -m 0777 "$T/np"
+INTEG_SHARES="[noposix]
+path = $T/np
+read only = no
+smb3 unix extensions = no"
 integ_conf
 # the POSIX modes asked for are not capped by the default masks
 sed -i '/^\[share\]/a create mask = 0777\ndirectory mask = 0777' "$CONF"
@@ -48,6 +54,7 @@ run unoffered
 # POSIX delete semantics and POSIX byte-range locks (posix_lk_client.py)
 run delete
 run locks
+run shareoff
 # symlinks and special files made, read, renamed and deleted by a client
 mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"
 chmod -R a+rwX "$SHARE/sub"
