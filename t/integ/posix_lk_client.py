@@ -20,7 +20,7 @@ SHARE = sys.argv[2]
 ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
 DOC = s3.FILE_NON_DIRECTORY_FILE | s3.FILE_DELETE_ON_CLOSE
 RW = s3.FILE_READ_DATA | s3.FILE_WRITE_DATA | s3.FILE_READ_ATTRIBUTES
-DISPOSITION, DISPOSITION_EX = 13, 64
+DISPOSITION, DISPOSITION_EX, RENAME = 13, 64, 10
 SHARED, EXCL, UNLOCK, NOWAIT = 1, 2, 4, 0x10
 
 
@@ -65,6 +65,12 @@ def wfile(srv, t, fid, data, off=0):
     return srv.write(t, fid, data, off, len(data))
 
 
+def rename_info(name):
+    """FileRenameInformation (MS-FSCC 2.4.37.2), no replace."""
+    n = name.encode('utf-16le')
+    return struct.pack('<B7xQL', 0, 0, len(n)) + n
+
+
 def on_disk(name):
     return os.path.exists(os.path.join(SHARE, name))
 
@@ -100,6 +106,11 @@ def case_delete():
     check("... and writes it", srv.read(t, a, 0, 11) == b"beforeafter")
     s = status(lambda: close(srv, t, popen(srv, t, "ul", disp=s3.FILE_CREATE)))
     check("... a new file may take the name at once", s == "OK", s)
+    s = status(lambda: srv.setInfo(t, a, rename_info("ul_moved"),
+                                   infoType=1, fileInfoClass=RENAME))
+    check("... a rename through the old handle does not move the new file",
+          s == "STATUS_OBJECT_NAME_NOT_FOUND" and on_disk("ul") and
+          not on_disk("ul_moved"), s)
     close(srv, t, a)
     check("... the old handle's close leaves the new file alone",
           on_disk("ul") and os.path.getsize(os.path.join(SHARE, "ul")) == 0,
