@@ -582,6 +582,45 @@ auth_reply(struct child *c, uint32_t id, const struct authmsg_rep *rep)
 	(void)spawn_send(c, MSG_AUTH_REP, id, buf, (size_t)len);
 }
 
+/*
+ * The SPNEGO mechListMIC (RFC 4178 5, MS-SPNG 3.2.5.1) of an NTLMSSP
+ * exchange whose session key the worker that forwarded it will not get
+ * (a re-authentication as another identity, auth_answer): the client's
+ * MIC over the DER mechTypes is checked and ours made here, with
+ * NTLMSSP's signing and sealing keys of the new exported session key
+ * (MS-NLMP 3.4.4.2, sequence number 0 both ways), so the worker sends a
+ * MIC it could not make.  A client MIC that does not verify fails the
+ * logon (the worker's own check would have).  The mechTypes are the
+ * worker's word: a compromised worker gets a MAC of its choice under
+ * this one exchange's NTLMSSP key, whose only use is this exchange's
+ * downgrade protection, which the worker carrying it could defeat
+ * anyway; the SMB keys derive from the exported key, never from it.
+ */
+static void
+auth_ntlm_mic(const struct authmsg_req *req, struct authmsg_rep *rep)
+{
+	struct ntlmssp_auth a;
+	struct ntlmssp_keys nk;
+
+	if (ntlmssp_decode_authenticate(req->authenticate, req->authenticate_len,
+	    &a) != 0)
+		return;
+	ntlmssp_sign_keys(rep->session_key, a.flags, &nk);
+	if (req->mic_len > 0 && ntlmssp_mac_verify(&nk, 0, 0, req->mech_types,
+	    req->mech_types_len, req->mic, req->mic_len) != 0) {
+		log_warnx("logon of %s from %s: bad SPNEGO mechListMIC", rep->user,
+		    req->client);
+		memset(rep, 0, sizeof(*rep));
+		rep->status = STATUS_LOGON_FAILURE;
+		master.auth_failures++;
+	} else {
+		ntlmssp_mac(&nk, 1, 0, req->mech_types, req->mech_types_len,
+		    rep->mic);
+		rep->mic_len = 16;
+	}
+	explicit_bzero(&nk, sizeof(nk));
+}
+
 void
 auth_handle_req(struct child *c, const struct msg *m)
 {
@@ -601,6 +640,12 @@ auth_handle_req(struct child *c, const struct msg *m)
 		return;
 	}
 	auth_verdict(&req, &rep, name);
+	/* Only where the key is withheld (auth_answer): the gate makes its own. */
+	if (rep.status == STATUS_SUCCESS && c->role == CHILD_WORKER &&
+	    rep.uid != c->uid && req.mech_types_len > 0 &&
+	    req.mech_types_len <= AUTH_MECH_TYPES_MAX &&
+	    !(rep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST)))
+		auth_ntlm_mic(&req, &rep);
 	auth_answer(c, m->id, req.client, name, &rep);
 	explicit_bzero(&rep, sizeof(rep));
 }

@@ -113,12 +113,15 @@ struct authmsg_rep {
 #define AUTHMSG_IDENT_NONE	0
 #define AUTHMSG_IDENT_LOGIN	1
 /*
- * A relayed session (MSG_RELAY): the identity, then the 16-byte session
- * key of the verdict (AUTHMSG_RELAY_KEY_LEN), which only this worker, of
- * the verdict's uid, ever receives; then the owner's payload.
+ * A relayed session (MSG_RELAY): the identity, then the master's whole
+ * verdict (u32 length + authmsg_rep_encode: the session key, and for
+ * Kerberos the whole key, the ticket's lifetime, the AP-REP and the
+ * helper's mechListMIC), which only this worker, of the verdict's uid,
+ * ever receives; then the owner's payload.  AUTHMSG_REP_MAX bounds an
+ * encoded authmsg_rep.
  */
 #define AUTHMSG_IDENT_RELAY	2
-#define AUTHMSG_RELAY_KEY_LEN	16
+#define AUTHMSG_REP_MAX		1024
 #define AUTHMSG_IDENT_LEN	(16 + AUTH_NAME_MAX)
 
 struct authmsg_ident {

@@ -561,6 +561,7 @@ conf_defaults(void)
 	c->max_workers_per_user = 1;
 	c->worker_idle_timeout = 60;
 	c->state_map_size = 64 << 20;
+	c->state_partitions = 8;
 	c->min_password_length = 5;
 	c->max_open_files = 16384;
 	c->max_opens_per_conn = 1024;

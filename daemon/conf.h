@@ -77,6 +77,7 @@ struct conf {
 	int		 max_workers_per_user;	/* default 1 */
 	int		 worker_idle_timeout;	/* seconds, default 60 */
 	size_t		 state_map_size;	/* bytes, default 64 MiB */
+	int		 state_partitions;	/* data envs, a power of two; 8 */
 	int		 min_password_length;	/* characters, default 5 (Samba's); usmbctl user */
 	/* Per user worker (README "Limits"); past one: INSUFF_SERVER_RESOURCES. */
 	int		 max_open_files;	/* Samba's key; default 16384 */

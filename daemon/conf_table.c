@@ -58,6 +58,13 @@ static const struct conf_enum conf_ntlm_auth_vals[] = {
 	{ NULL, 0 }
 };
 
+/* The state's data envs: a power of two (shm/shm.h, SHM_PARTS_MAX). */
+static const struct conf_enum conf_parts_vals[] = {
+	{ "1", 1 }, { "2", 2 }, { "4", 4 }, { "8", 8 }, { "16", 16 },
+	{ "32", 32 }, { "64", 64 },
+	{ NULL, 0 }
+};
+
 /* Samba's protocol names; the first spelling of a dialect is the one printed. */
 const struct conf_enum conf_proto_vals[] = {
 	{ "SMB2_02", DIALECT_202 }, { "SMB2_10", DIALECT_210 },
@@ -102,6 +109,7 @@ const struct conf_directive conf_directives[] = {
 	{ "max workers per user", D_INT, CONF_GLOBAL, G(max_workers_per_user), 1, 64, NULL, 0 },
 	{ "worker idle timeout", D_INT, CONF_GLOBAL, G(worker_idle_timeout), 1, 86400, NULL, 0 },
 	{ "state map size", D_SIZE, CONF_GLOBAL, G(state_map_size), 0, 0, NULL, 0 },
+	{ "state partitions", D_ENUM, CONF_GLOBAL, G(state_partitions), 0, 0, conf_parts_vals, 0 },
 	{ "min password length", D_INT, CONF_GLOBAL, G(min_password_length), 0, 256, NULL, 0 },
 	/* Denial of service by one user, or none (issue 20): README "Limits". */
 	{ "max open files", D_INT, CONF_GLOBAL, G(max_open_files), 16, 1048576, NULL, 0 },

@@ -119,7 +119,7 @@ enum msg_type {
 	 * session, the SESSION_SETUP among the extra bytes).  The master
 	 * takes the verdict it kept for (this worker, id), once, and sends
 	 * the fd to a worker of the verdict's uid as MSG_CONN with
-	 * AUTHMSG_IDENT_RELAY and the session key; answered with
+	 * AUTHMSG_IDENT_RELAY and the whole verdict; answered with
 	 * MSG_HANDOFF_DONE (same id, u32 status).
 	 */
 	MSG_RELAY,
@@ -128,6 +128,25 @@ enum msg_type {
 	 * (daemon/krbmsg.h struct krbmsg_rep).
 	 */
 	MSG_KRB_REP,
+
+	/*
+	 * A SESSION_SETUP naming a session the gate does not hold (a
+	 * channel binding, or a signed setup of another connection's
+	 * session), judged before any socket moves (worker/bindcheck.h).
+	 * gate -> master: payload u64 session id, then what the worker
+	 * reads; the master forwards it (same type, its own id) to the live
+	 * worker that announced that session (daemon/msess.h), or answers
+	 * itself.  worker -> master: MSG_BIND_CHECK_REP with the id of the
+	 * question, payload u32 status, u32 length, then 0 or
+	 * MSG_BIND_CHECK_RSP_LEN bytes (the refusal the gate writes); the
+	 * master forwards it to the gate under the gate's id.  Answered by
+	 * the master alone: STATUS_USER_SESSION_DELETED (no such session:
+	 * the gate answers the client) or STATUS_INSUFF_SERVER_RESOURCES
+	 * (no answer came: the gate drops the client), length 0.
+	 */
+	MSG_BIND_CHECK,
+	MSG_BIND_CHECK_REP,
+#define MSG_BIND_CHECK_RSP_LEN	(64 + 9)	/* SMB2 header + error body */
 
 	/* master -> child */
 	/*

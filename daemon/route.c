@@ -35,6 +35,9 @@
 
 #define ROUTE_MAX_PENDING	256
 #define ROUTE_ACK_TIMEOUT_MS	15000	/* a worker has this long to take a connection */
+#define ROUTE_MAX_CHECKS	128	/* binding checks in flight (MSG_BIND_CHECK) */
+#define ROUTE_GATE_CHECKS	64	/* of them, one gate's */
+#define ROUTE_CHECK_MS		5000	/* a worker has this long to answer one */
 
 /* A connection between MSG_HANDOFF and the worker's MSG_CONN_ACK. */
 struct route_pending {
@@ -57,7 +60,18 @@ struct route_verdict {
 	struct authmsg_rep rep;
 };
 
+/* A gate's MSG_BIND_CHECK forwarded to a worker, until its answer. */
+struct route_check {
+	pid_t		 gate;		/* 0: free */
+	uint32_t	 gate_id;	/* of the gate's question */
+	pid_t		 worker;
+	uint32_t	 id;		/* of the question forwarded */
+	int64_t		 since_ms;
+};
+
 static struct route_pending	route_q[ROUTE_MAX_PENDING];
+static struct route_check	route_checks[ROUTE_MAX_CHECKS];
+static uint32_t			route_next_check = 1;
 static uint32_t			route_next_id = 1;
 static struct route_verdict	route_verdicts[ROUTE_MAX_VERDICTS];
 
@@ -362,6 +376,8 @@ route_relay(struct child *owner, const struct msg *m)
 	const char *user;
 	struct child *w;
 	uint8_t *p;
+	size_t len;
+	int n = -1;
 
 	/* A real user's or an anonymous session; a guest has no key. */
 	if (m->len < 8 ||
@@ -385,11 +401,15 @@ route_relay(struct child *owner, const struct msg *m)
 	}
 	q = route_slot();
 	w = q != NULL ? route_pick_worker(user, v.uid, v.gid) : NULL;
-	p = w != NULL ? malloc(AUTHMSG_RELAY_KEY_LEN + m->len - 8) : NULL;
-	if (p == NULL) {
+	p = w != NULL ? malloc(4 + AUTHMSG_REP_MAX + m->len - 8) : NULL;
+	if (p == NULL || (n = authmsg_rep_encode(&v, p + 4,
+	    AUTHMSG_REP_MAX)) < 0) {
 		log_warnx("no worker for %s: relayed session dropped%s", user,
 		    q == NULL ? " (hand-off queue full)" : "");
 		explicit_bzero(&v, sizeof(v));
+		if (p != NULL)
+			explicit_bzero(p, 4 + AUTHMSG_REP_MAX);
+		free(p);
 		close(m->fd);
 		route_done(owner->pid, m->id, STATUS_INSUFF_SERVER_RESOURCES);
 		return;
@@ -401,9 +421,13 @@ route_relay(struct child *owner, const struct msg *m)
 	id.flags = v.flags & ~(uint32_t)AUTH_FLAG_RELAY;
 	memcpy(id.user, v.user, sizeof(id.user));
 	id.user[sizeof(id.user) - 1] = '\0';
-	/* The key goes to the verdict's own user's worker only. */
-	memcpy(p, v.session_key, AUTHMSG_RELAY_KEY_LEN);
-	memcpy(p + AUTHMSG_RELAY_KEY_LEN, m->payload + 8, m->len - 8);
+	/*
+	 * The verdict, keys and (Kerberos) AP-REP included, goes to the
+	 * verdict's own user's worker only.
+	 */
+	le32_put(p, (uint32_t)n);
+	len = 4 + (size_t)n + m->len - 8;
+	memcpy(p + 4 + n, m->payload + 8, m->len - 8);
 	explicit_bzero(&v, sizeof(v));
 	log_info("session %llx of %s relayed from worker %d (uid %u) to "
 	    "worker %d", (unsigned long long)le64_get(m->payload),
@@ -411,9 +435,8 @@ route_relay(struct child *owner, const struct msg *m)
 	    (unsigned)owner->uid, (int)w->pid);
 	msess_relay_expect(le64_get(m->payload), owner->pid, w->pid,
 	    master_now_ms());
-	route_enqueue(q, owner, m, &id, p, AUTHMSG_RELAY_KEY_LEN + m->len - 8,
-	    w, user);
-	explicit_bzero(p, AUTHMSG_RELAY_KEY_LEN + m->len - 8);
+	route_enqueue(q, owner, m, &id, p, len, w, user);
+	explicit_bzero(p, len);
 	free(p);
 }
 
@@ -470,6 +493,151 @@ route_handoff_bind(struct child *gate, const struct msg *m)
 	route_enqueue(q, gate, m, &none, m->payload + 8, m->len - 8, w, user);
 }
 
+/* The master's own answer to a gate's MSG_BIND_CHECK: a status, no response. */
+static void
+route_check_answer(pid_t gate_pid, uint32_t gate_id, uint32_t status)
+{
+	struct child *gate;
+	uint8_t p[8];
+
+	if (gate_pid <= 0 || (gate = spawn_find(gate_pid)) == NULL ||
+	    gate->chan < 0)
+		return;
+	le32_put(p, status);
+	le32_put(p + 4, 0);
+	(void)spawn_send(gate, MSG_BIND_CHECK_REP, gate_id, p, sizeof(p));
+}
+
+/*
+ * MSG_BIND_CHECK from a gate: to the worker that announced the session,
+ * forwarded unread (the worker judges it: worker/bindcheck.h).  No socket
+ * moves; the gate hands the connection over (MSG_HANDOFF_BIND) only when
+ * the worker's answer lets it.
+ */
+static void
+route_bind_check(struct child *gate, const struct msg *m)
+{
+	struct route_check *k = NULL;
+	char user[SHM_NAME_MAX];
+	int64_t now = master_now_ms();
+	struct child *w;
+	unsigned i, mine = 0;
+	uint64_t sid;
+
+	sid = le64_get(m->payload);
+	w = route_session_worker(sid, user, sizeof(user));
+	if (w == NULL) {
+		route_check_answer(gate->pid, m->id, STATUS_USER_SESSION_DELETED);
+		return;
+	}
+	for (i = 0; i < ROUTE_MAX_CHECKS; i++) {
+		struct route_check *e = &route_checks[i];
+
+		if (e->gate == gate->pid)
+			mine++;
+		if (e->gate == 0 && k == NULL)
+			k = e;
+	}
+	/* One gate (one flood) cannot hold every place. */
+	if (k == NULL || mine >= ROUTE_GATE_CHECKS) {
+		static int64_t said;
+
+		/* A flood's: one line a second. */
+		if (now - said >= 1000) {
+			said = now;
+			log_warnx("binding checks: %s, session %llx of %s not "
+			    "asked", k == NULL ? "table full" :
+			    "gate over its share", (unsigned long long)sid, user);
+		}
+		route_check_answer(gate->pid, m->id,
+		    STATUS_INSUFF_SERVER_RESOURCES);
+		return;
+	}
+	k->id = route_next_check++;
+	if (route_next_check == 0)
+		route_next_check = 1;
+	if (spawn_forward(w, MSG_BIND_CHECK, k->id, m->payload, m->len, -1) != 0) {
+		route_check_answer(gate->pid, m->id,
+		    STATUS_INSUFF_SERVER_RESOURCES);
+		return;
+	}
+	k->gate = gate->pid;
+	k->gate_id = m->id;
+	k->worker = w->pid;
+	k->since_ms = now;
+	log_debug(3, "binding check of session %llx of %s: worker %d",
+	    (unsigned long long)sid, user, (int)w->pid);
+}
+
+static int
+route_bind_check_rep(struct child *w, const struct msg *m)
+{
+	struct child *gate;
+	unsigned i;
+
+	/* u32 status, u32 length, then none or one refusal. */
+	if (m->len != 8 && m->len != 8 + MSG_BIND_CHECK_RSP_LEN)
+		return -1;
+	if (le32_get(m->payload + 4) != m->len - 8)
+		return -1;
+	for (i = 0; i < ROUTE_MAX_CHECKS; i++) {
+		struct route_check *k = &route_checks[i];
+
+		if (k->gate == 0 || k->worker != w->pid || k->id != m->id)
+			continue;
+		gate = spawn_find(k->gate);
+		if (gate != NULL && gate->chan >= 0)
+			(void)spawn_forward(gate, MSG_BIND_CHECK_REP, k->gate_id,
+			    m->payload, m->len, -1);
+		memset(k, 0, sizeof(*k));
+		return 0;
+	}
+	/* Late (its question timed out) or never asked: nothing to do. */
+	log_debug(2, "worker %d answered binding check %u nobody waits for",
+	    (int)w->pid, m->id);
+	return 0;
+}
+
+int
+route_bind_check_msg(struct child *c, const struct msg *m)
+{
+	if (m->type == MSG_BIND_CHECK) {
+		if (c->role != CHILD_GATE || m->len < 8)
+			return -1;
+		route_bind_check(c, m);
+		return 0;
+	}
+	return c->role == CHILD_WORKER ? route_bind_check_rep(c, m) : -1;
+}
+
+/* Questions a gone child asked or was asked; and those past their time. */
+static void
+route_checks_sweep(pid_t gone, int64_t now)
+{
+	unsigned i;
+
+	for (i = 0; i < ROUTE_MAX_CHECKS; i++) {
+		struct route_check *k = &route_checks[i];
+
+		if (k->gate == 0)
+			continue;
+		if (k->gate == gone)
+			memset(k, 0, sizeof(*k));
+		else if (k->worker == gone) {
+			/* Its sessions are gone with it. */
+			route_check_answer(k->gate, k->gate_id,
+			    STATUS_USER_SESSION_DELETED);
+			memset(k, 0, sizeof(*k));
+		} else if (gone == 0 && now - k->since_ms > ROUTE_CHECK_MS) {
+			log_warnx("worker %d did not answer a binding check "
+			    "within %d s", (int)k->worker, ROUTE_CHECK_MS / 1000);
+			route_check_answer(k->gate, k->gate_id,
+			    STATUS_INSUFF_SERVER_RESOURCES);
+			memset(k, 0, sizeof(*k));
+		}
+	}
+}
+
 void
 route_worker_hello(struct child *w)
 {
@@ -523,6 +691,8 @@ route_child_gone(struct child *c)
 		} else if (c->role == CHILD_GATE && q->gate == c->pid)
 			q->gate = 0;
 	}
+	if (c->role == CHILD_WORKER || c->role == CHILD_GATE)
+		route_checks_sweep(c->pid, 0);
 	if (c->role == CHILD_WORKER) {
 		c->queued = 0;
 		msess_child_gone(c->pid);
@@ -542,6 +712,7 @@ route_tick(void)
 	int i;
 
 	listen_tick();
+	route_checks_sweep(0, now);
 	for (i = 0; i < ROUTE_MAX_PENDING; i++) {
 		struct route_pending *q = &route_q[i];
 

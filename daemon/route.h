@@ -51,6 +51,12 @@ void	route_handoff(struct child *gate, const struct msg *m);
  * gate is told STATUS_USER_SESSION_DELETED and keeps the connection.
  */
 void	route_handoff_bind(struct child *gate, const struct msg *m);
+/*
+ * MSG_BIND_CHECK of a gate: forwarded to the worker of the session it
+ * names, or answered here (msg.h).  MSG_BIND_CHECK_REP of that worker:
+ * to the gate that asked; -1 when malformed.
+ */
+int	route_bind_check_msg(struct child *c, const struct msg *m);
 void	route_worker_hello(struct child *worker);
 void	route_conn_ack(struct child *worker, uint32_t id);
 /*

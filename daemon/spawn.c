@@ -263,7 +263,13 @@ spawn_worker(const char *user, uid_t uid, gid_t gid)
 
 /*
  * The descriptor writer (worker/sdw.h): one, started with the gates and
- * again at most once a second after it died.
+ * again at most once a second after it died.  It cannot read a new
+ * config (its allow-list opens no file), so a reload replaces it, without
+ * a gap: the old one is marked retiring and keeps serving, the next tick
+ * starts its successor, whose bind takes over the socket's name
+ * atomically, and only the successor's hello ends the old one
+ * (spawn_sdw_hello).  A worker whose connection the old one closes
+ * connects again and retries its request once (worker/sdw_client.c).
  */
 static int64_t	spawn_next_sdw_ms;
 
@@ -277,10 +283,28 @@ spawn_sdw_tick(int64_t now)
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++)
 		if (spawn_children[i].pid > 0 &&
 		    spawn_children[i].role == CHILD_SDW &&
-		    !spawn_children[i].dying)
+		    !spawn_children[i].dying && !spawn_children[i].retiring)
 			return;
 	spawn_next_sdw_ms = now + 1000;
 	(void)spawn_child(CHILD_SDW, NULL, 0, 0);
+}
+
+/* A writer said hello: the socket's name is its now; retire the others. */
+static void
+spawn_sdw_hello(const struct child *c)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *o = &spawn_children[i];
+
+		if (o == c || o->pid <= 0 || o->role != CHILD_SDW ||
+		    !o->retiring || o->dying)
+			continue;
+		o->dying = 1;
+		o->stopping = 1;
+		(void)spawn_send(o, MSG_SHUTDOWN, 0, NULL, 0);
+	}
 }
 
 /*
@@ -513,6 +537,13 @@ spawn_broadcast(uint32_t type)
 			(void)spawn_send(c, MSG_SHUTDOWN, 0, drain, sizeof(drain));
 			continue;
 		}
+		/* The writer is replaced: spawn_sdw_tick, spawn_sdw_hello. */
+		if (type == MSG_RELOAD && c->pid > 0 && c->role == CHILD_SDW) {
+			if (!c->dying)
+				c->retiring = 1;
+			spawn_next_sdw_ms = 0;
+			continue;
+		}
 		/* The ticket helper reads no config: it gets the keytab again. */
 		if (type == MSG_RELOAD && c->pid > 0 && c->role == CHILD_KRB) {
 			if (!c->dying && c->hello && c->chan >= 0)
@@ -671,6 +702,8 @@ spawn_hello(struct child *c, const struct msg *m)
 		statectl_hello(c);
 	else if (c->role == CHILD_KRB)
 		auth_krb_keytab(c);
+	else if (c->role == CHILD_SDW)
+		spawn_sdw_hello(c);
 	return 0;
 }
 
@@ -812,6 +845,11 @@ spawn_dispatch(struct child *c, const struct msg *m)
 			break;
 		}
 		route_handoff_bind(c, m);
+		break;
+	case MSG_BIND_CHECK:		/* a gate's */
+	case MSG_BIND_CHECK_REP:	/* a worker's */
+		if (route_bind_check_msg(c, m) != 0)
+			bad = "bad MSG_BIND_CHECK or MSG_BIND_CHECK_REP";
 		break;
 	case MSG_UNLINK_AS:
 		if (c->role != CHILD_WORKER) {

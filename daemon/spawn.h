@@ -67,7 +67,8 @@ struct child {
 	uint32_t	 nconn;		/* gate: connections given; worker: as reported */
 	uint32_t	 credits;	/* gate: connections it will still take */
 	uint32_t	 active;	/* gate: given and not yet MSG_GATE_CONN_END */
-	int		 retiring;	/* gate: took its last connection, draining */
+	/* gate: took its last connection, draining; sdw: a successor starts */
+	int		 retiring;
 	uint32_t	 queued;	/* worker: routed, not yet acknowledged */
 	time_t		 started;	/* wall clock, for status */
 	int64_t		 started_ms;	/* monotonic, for hello timeout and backoff */

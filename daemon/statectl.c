@@ -17,13 +17,14 @@
  * state process do wait on it; a holder that does not let go is found
  * and killed:
  * - shm_wbegin writes, once the lock is taken, pid << 32 | n (n: that
- *   process's count of its write transactions) into the hint page
- *   (struct shm_hint.writer), and shm_wcommit/shm_wabort clear it by
- *   compare-and-swap if it is still theirs.  Two stores per write
- *   transaction, no syscall.
- * - The state process's watchdog thread sees the same value for 1 s (one
- *   transaction held that long) and sends MSG_STATE_WRITER (pid, ms),
- *   once a second while it lasts.
+ *   process's count of its write transactions) into the hint page, in
+ *   the record of the env whose lock it took (struct shm_hint.writer[]:
+ *   the main env and each data env has its own writer lock), and
+ *   shm_wcommit/shm_wabort clear it by compare-and-swap if it is still
+ *   theirs.  Two stores per write transaction, no syscall.
+ * - The state process's watchdog thread sees the same value in one
+ *   env's record for 1 s (one transaction held that long) and sends
+ *   MSG_STATE_WRITER (pid, ms), once a second while it lasts.
  * - The master (statectl_writer_msg) acts only on a live child that maps
  *   the env (a worker or the state process; never a gate), alive when
  *   the hold began, and judged by /proc/PID/stat: stopped (T, or t
@@ -55,8 +56,8 @@
  * the master did not ask for is restarted (backoff from 100 ms, doubling
  * while each lives under 1 s, at most 10 s).  A second abnormal end
  * within 10 minutes of the first, on the same files, is taken to be the
- * files' doing: the master renames state.mdb and state.mdb-lock to *.bad
- * (kept for a look), makes fresh files, kills every worker (they map the
+ * files' doing: the master renames state.mdb and state.mdb-lock, and the
+ * data envs' state-I.mdb and state-I.mdb-lock, to *.bad (kept for a look), makes fresh files, kills every worker (they map the
  * old env: their sessions end, clients log in again; durable handles of
  * the old env are lost) and starts a state process on the fresh env,
  * with a log line "started a fresh state env".  A state process that
@@ -127,7 +128,8 @@ statectl_child(void)
 int
 statectl_start(void)
 {
-	int rc = shm_create_files(master.conf->lock_dir);
+	int rc = shm_create_files(master.conf->lock_dir,
+	    (unsigned)master.conf->state_partitions);
 
 	if (rc != 0) {
 		errno = -rc;
@@ -272,7 +274,7 @@ statectl_fresh(void)
 			n++;
 		}
 	}
-	rc = shm_create_files(dir);
+	rc = shm_create_files(dir, (unsigned)master.conf->state_partitions);
 	sc.fresh++;
 	sc.fails = 0;
 	sc.n = 0;

@@ -169,11 +169,51 @@ inherit_add(struct secdesc *c, const struct secdesc_ace *a, uint8_t flags,
 }
 
 int
+ntacl_inherit_copies(uint8_t flags, int is_dir, int split, uint8_t inh,
+    struct ntacl_copy out[2])
+{
+	uint8_t f = flags & (uint8_t)~INHERITED_ACE;
+
+	if (!is_dir) {
+		if (!(f & OBJECT_INHERIT_ACE))
+			return 0;
+		out[0].flags = inh;
+		out[0].effective = 1;
+		return 1;
+	}
+	if (f & CONTAINER_INHERIT_ACE) {
+		if (f & NO_PROPAGATE_INHERIT_ACE) {
+			out[0].flags = inh;
+			out[0].effective = 1;
+			return 1;
+		}
+		if (split) {
+			/* effective copy, then the one to pass on */
+			out[0].flags = inh;
+			out[0].effective = 1;
+			out[1].flags = (uint8_t)(f | INHERIT_ONLY_ACE | inh);
+			out[1].effective = 0;
+			return 2;
+		}
+		out[0].flags = (uint8_t)((f & ~INHERIT_ONLY_ACE) | inh);
+		out[0].effective = 0;
+		return 1;
+	}
+	if ((f & OBJECT_INHERIT_ACE) && !(f & NO_PROPAGATE_INHERIT_ACE)) {
+		out[0].flags = (uint8_t)(f | INHERIT_ONLY_ACE | inh);
+		out[0].effective = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int
 ntacl_inherit(const struct secdesc *p, int is_dir,
     const struct ntacl_token *creator, struct secdesc *c)
 {
+	struct ntacl_copy cp[2];
 	unsigned i;
-	int rc = 0;
+	int rc = 0, n, k;
 	uint8_t inh;
 
 	memset(c, 0, sizeof(*c));
@@ -190,43 +230,18 @@ ntacl_inherit(const struct secdesc *p, int is_dir,
 	inh = (p->control & SE_DACL_AUTO_INHERITED) ? INHERITED_ACE : 0;
 	for (i = 0; i < p->nace && rc == 0; i++) {
 		const struct secdesc_ace *a = &p->ace[i];
-		uint8_t f = a->flags & (uint8_t)~INHERITED_ACE;
-		int creator_sid, generic;
+		int split;
 
 		if (a->type != ACCESS_ALLOWED_ACE_TYPE &&
 		    a->type != ACCESS_DENIED_ACE_TYPE)
 			continue;
-		creator_sid = sid_is_creator(&a->sid, 0) ||
-		    sid_is_creator(&a->sid, 1);
-		generic = ntacl_map_generic(a->mask) != a->mask;
-		if (!is_dir) {
-			if (f & OBJECT_INHERIT_ACE)
-				rc = inherit_add(c, a, inh, 1,
-				    creator);
-			continue;
-		}
-		if (f & CONTAINER_INHERIT_ACE) {
-			if (f & NO_PROPAGATE_INHERIT_ACE) {
-				rc = inherit_add(c, a, inh, 1,
-				    creator);
-			} else if (creator_sid || generic) {
-				/* effective copy, then the one to pass on */
-				rc = inherit_add(c, a, inh, 1,
-				    creator);
-				if (rc == 0)
-					rc = inherit_add(c, a, (uint8_t)(f |
-					    INHERIT_ONLY_ACE | inh),
-					    0, creator);
-			} else {
-				rc = inherit_add(c, a, (uint8_t)((f &
-				    ~INHERIT_ONLY_ACE) | inh), 0,
-				    creator);
-			}
-		} else if ((f & OBJECT_INHERIT_ACE) &&
-		    !(f & NO_PROPAGATE_INHERIT_ACE)) {
-			rc = inherit_add(c, a, (uint8_t)(f | INHERIT_ONLY_ACE |
-			    inh), 0, creator);
-		}
+		split = sid_is_creator(&a->sid, 0) ||
+		    sid_is_creator(&a->sid, 1) ||
+		    ntacl_map_generic(a->mask) != a->mask;
+		n = ntacl_inherit_copies(a->flags, is_dir, split, inh, cp);
+		for (k = 0; k < n && rc == 0; k++)
+			rc = inherit_add(c, a, cp[k].flags, cp[k].effective,
+			    creator);
 	}
 	if (rc != 0)
 		return -1;
@@ -310,6 +325,10 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 		/* no DACL given is a NULL DACL (smbtorture create.nulldacl) */
 		out->control |= SE_DACL_PRESENT;
 	}
+	/* only the classes named (a label, say): the rest of the SACL stays */
+	if (!(which & SACL_SECURITY_INFORMATION) && (which & SACL_CLASS_BITS) &&
+	    ntacl_sacl_merge_class(out, new, which & SACL_CLASS_BITS, out) != 0)
+		return -3;
 	/* the SACL as given, bytes and all; none present: none kept */
 	if (which & SACL_SECURITY_INFORMATION) {
 		out->control = (uint16_t)((out->control & ~SE_SACL_BITS) |

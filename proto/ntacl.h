@@ -80,6 +80,47 @@ int	 ntacl_check(const struct secdesc *sd, const struct ntacl_token *,
 int	 ntacl_inherit(const struct secdesc *parent, int is_dir,
 	    const struct ntacl_token *creator, struct secdesc *child);
 /*
+ * What one parent ACE (its AceFlags) gives a child, by ntacl_inherit's
+ * rules: up to two copies, each with its AceFlags and whether it is an
+ * effective one (generic rights mapped, CREATOR OWNER / CREATOR GROUP
+ * replaced).  split: the ACE names a CREATOR SID or generic rights, so a
+ * container's effective copy differs from the one it passes on.  inh:
+ * INHERITED_ACE or 0.  Returns how many (0-2).
+ */
+struct ntacl_copy {
+	uint8_t		 flags;
+	int		 effective;
+};
+int	 ntacl_inherit_copies(uint8_t flags, int is_dir, int split,
+	    uint8_t inh, struct ntacl_copy out[2]);
+
+/*
+ * MS-DTYP 2.5.3.4 for the SACL (proto/ntacl_sacl.c): the SACL a new
+ * object gets from its parent's inheritable SACL ACEs (every type: audit,
+ * alarm, mandatory label, resource attribute, scoped policy), by the
+ * DACL's rules (ntacl_inherit_copies); INHERITED_ACE and
+ * SE_SACL_AUTO_INHERITED only below a parent whose SACL is
+ * auto-inherited.  given: the creator's descriptor when it carries a SACL
+ * (SE_SACL_PRESENT), else NULL: its ACEs come first, and the parent's
+ * follow only below an auto-inherited parent; a given SACL with
+ * SE_SACL_PROTECTED keeps out the parent's but for resource attribute and
+ * scoped policy ACEs, which protection does not stop.  Sets child's SACL
+ * and SACL control bits and returns the number of ACEs; 0 with no given
+ * SACL and nothing to inherit (child untouched); -1 when they do not fit.
+ */
+int	 ntacl_sacl_inherit(const struct secdesc *parent, int is_dir,
+	    const struct ntacl_token *creator, const struct secdesc *given,
+	    struct secdesc *child);
+/*
+ * A SET of SACL classes (LABEL, ATTRIBUTE, SCOPE_SECURITY_INFORMATION in
+ * classes, without SACL_SECURITY_INFORMATION): out's SACL keeps old's ACEs
+ * of other classes, in order, followed by new's ACEs of those classes.
+ * 0, or -1 when they do not fit.  out may be old.
+ */
+int	 ntacl_sacl_merge_class(const struct secdesc *old,
+	    const struct secdesc *new, uint32_t classes, struct secdesc *out);
+
+/*
  * MS-DTYP 2.5.3.4.1: the DACL a new object gets when its parent gives it
  * nothing to inherit and its creator none: the token's DefaultDACL, which
  * for a Windows user is Full Control for the user and for SYSTEM
@@ -101,9 +142,11 @@ int	 ntacl_validate(const struct secdesc *sd);
  * SetSecurityDescriptor for a file): those parts from new, the rest kept;
  * the DACL comes with its control bits (present, protected,
  * auto-inherited) and its effective ACEs' generic bits mapped, the SACL
- * with its bits and bytes as given (not present: none).  A part
- * asked for but missing from new: owner -> -1 (INVALID_OWNER), group ->
- * -2 (INVALID_PRIMARY_GROUP); else 0.
+ * with its bits and bytes as given (not present: none); LABEL,
+ * ATTRIBUTE, SCOPE without SACL replace only the SACL's ACEs of their
+ * classes (ntacl_sacl_merge_class).  A part asked for but missing from
+ * new: owner -> -1 (INVALID_OWNER), group -> -2 (INVALID_PRIMARY_GROUP);
+ * a SACL too big -> -3; else 0.
  */
 int	 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 	    uint32_t which, struct secdesc *out);

@@ -255,13 +255,76 @@ secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *sd)
 	return 0;
 }
 
+uint32_t
+secdesc_sacl_class(uint8_t type)
+{
+	switch (type) {
+	case SYSTEM_MANDATORY_LABEL_ACE_TYPE:
+		return LABEL_SECURITY_INFORMATION;
+	case SYSTEM_RESOURCE_ATTRIBUTE_ACE_TYPE:
+		return ATTRIBUTE_SECURITY_INFORMATION;
+	case SYSTEM_SCOPED_POLICY_ID_ACE_TYPE:
+		return SCOPE_SECURITY_INFORMATION;
+	}
+	return SACL_SECURITY_INFORMATION;
+}
+
+/*
+ * The SACL's ACEs of the classes in which: their count, and *len the
+ * bytes of a SACL holding them (header included).  The stored SACL was
+ * checked by sacl_decode (every ACE header inside it).
+ */
+static unsigned
+sacl_select(const struct secdesc *sd, uint32_t which, size_t *len)
+{
+	size_t pos = ACL_HDR_LEN, alen;
+	unsigned i, count, n = 0;
+
+	*len = ACL_HDR_LEN;
+	if (sd->sacl_len < ACL_HDR_LEN)
+		return 0;
+	count = le16_get(sd->sacl + 4);
+	for (i = 0; i < count && pos + 4 <= sd->sacl_len; i++, pos += alen) {
+		alen = le16_get(sd->sacl + pos + 2);
+		if (alen < 4 || alen > sd->sacl_len - pos)
+			break;
+		if (secdesc_sacl_class(sd->sacl[pos]) & which) {
+			*len += alen;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void
+sacl_select_encode(struct wcur *w, const struct secdesc *sd, uint32_t which,
+    size_t len, unsigned n)
+{
+	size_t pos = ACL_HDR_LEN, alen;
+	unsigned i, count = le16_get(sd->sacl + 4);
+
+	wcur_u8(w, sd->sacl[0]);
+	wcur_u8(w, 0);
+	wcur_le16(w, (uint16_t)len);
+	wcur_le16(w, (uint16_t)n);
+	wcur_le16(w, 0);
+	for (i = 0; i < count && pos + 4 <= sd->sacl_len; i++, pos += alen) {
+		alen = le16_get(sd->sacl + pos + 2);
+		if (alen < 4 || alen > sd->sacl_len - pos)
+			break;
+		if (secdesc_sacl_class(sd->sacl[pos]) & which)
+			wcur_bytes(w, sd->sacl + pos, alen);
+	}
+}
+
 size_t
 secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 {
 	size_t need = SD_HDR_LEN, base = wcur_off(w), acl_len = 0, sacl_len = 0;
 	uint16_t control = SE_SELF_RELATIVE;
 	uint8_t *hdr;
-	unsigned i;
+	unsigned i, nsel = 0;
+	int select = 0;
 
 	if ((which & OWNER_SECURITY_INFORMATION) && sd->has_owner)
 		need += sid_len(&sd->owner);
@@ -288,7 +351,15 @@ secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 		sacl_len = sd->sacl_len;
 		need += sacl_len;
 		control |= sd->control & SE_SACL_BITS;
-	}
+	} else if ((which & SACL_CLASS_BITS) &&
+	    (sd->control & SE_SACL_PRESENT) &&
+	    (nsel = sacl_select(sd, which & SACL_CLASS_BITS, &sacl_len)) > 0) {
+		/* the label (attribute, scope) ACEs alone: MS-FSA 2.1.5.14 */
+		select = 1;
+		need += sacl_len;
+		control |= sd->control & SE_SACL_BITS;
+	} else
+		sacl_len = 0;
 	if (need > wcur_left(w)) {
 		w->err = 1;
 		return need;
@@ -304,7 +375,11 @@ secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which)
 	 */
 	if (sacl_len > 0) {
 		le32_put(hdr + 12, (uint32_t)(wcur_off(w) - base));
-		wcur_bytes(w, sd->sacl, sacl_len);
+		if (select)
+			sacl_select_encode(w, sd, which & SACL_CLASS_BITS,
+			    sacl_len, nsel);
+		else
+			wcur_bytes(w, sd->sacl, sacl_len);
 	}
 	if (acl_len > 0) {
 		le32_put(hdr + 16, (uint32_t)(wcur_off(w) - base));

@@ -18,6 +18,12 @@
 #define DACL_SECURITY_INFORMATION	0x00000004u
 #define SACL_SECURITY_INFORMATION	0x00000008u
 #define LABEL_SECURITY_INFORMATION	0x00000010u
+#define ATTRIBUTE_SECURITY_INFORMATION	0x00000020u
+#define SCOPE_SECURITY_INFORMATION	0x00000040u
+#define BACKUP_SECURITY_INFORMATION	0x00010000u
+/* the parts of a SACL named on their own: the ACE types of each class */
+#define SACL_CLASS_BITS	(LABEL_SECURITY_INFORMATION | \
+	ATTRIBUTE_SECURITY_INFORMATION | SCOPE_SECURITY_INFORMATION)
 
 /* MS-DTYP 2.4.6 control bits */
 #define SE_OWNER_DEFAULTED		0x0001u
@@ -45,6 +51,10 @@
 #define NO_PROPAGATE_INHERIT_ACE	0x04
 #define INHERIT_ONLY_ACE		0x08
 #define INHERITED_ACE			0x10
+/* MS-DTYP 2.4.4.1 SACL-only ACE types named by SECURITY_INFORMATION bits */
+#define SYSTEM_MANDATORY_LABEL_ACE_TYPE		0x11
+#define SYSTEM_RESOURCE_ATTRIBUTE_ACE_TYPE	0x12
+#define SYSTEM_SCOPED_POLICY_ID_ACE_TYPE	0x13
 
 #define SECDESC_SUBAUTH_MAX	15
 #define SECDESC_ACE_MAX		64
@@ -106,6 +116,13 @@ int	secdesc_sid_unix(const struct secdesc_sid *, int kind, uint32_t *id);
 char	*secdesc_sid_str(const struct secdesc_sid *, char *buf, size_t len);
 
 /*
+ * Which SECURITY_INFORMATION bit names a SACL ACE of this type (MS-DTYP
+ * 2.4.7): LABEL (mandatory label), ATTRIBUTE (resource attribute), SCOPE
+ * (scoped policy id), SACL for every other (audit, alarm...).
+ */
+uint32_t secdesc_sacl_class(uint8_t type);
+
+/*
  * Decodes a self-relative SD of len bytes.  0, or -1 when malformed (bad
  * revision, an offset or a length outside the buffer, an ACL with more
  * than SECDESC_ACE_MAX entries, a SACL past SECDESC_SACL_MAX bytes or
@@ -115,7 +132,9 @@ char	*secdesc_sid_str(const struct secdesc_sid *, char *buf, size_t len);
 int	secdesc_decode(const uint8_t *buf, size_t len, struct secdesc *);
 /*
  * Encodes sd (only the parts in which, SECURITY_INFORMATION bits) as a
- * self-relative SD.  Returns the length needed; when that exceeds what w
+ * self-relative SD.  SACL_SECURITY_INFORMATION gives the whole SACL;
+ * without it, LABEL, ATTRIBUTE and SCOPE give a SACL of the ACEs of those
+ * classes only (none there: no SACL).  Returns the length needed; when that exceeds what w
  * has left, w->err is set and nothing useful was written.
  */
 size_t	secdesc_encode(struct wcur *w, const struct secdesc *sd, uint32_t which);

@@ -132,6 +132,42 @@ shm_brlock_any_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid)
 	return cur_le16(&c) > 0 && !c.err;	/* locks, not only waiters */
 }
 
+/* The record's parts (above): header, a lock, a waiter. */
+#define BRL_HDR_LEN	5
+#define BRL_LOCK_LEN	29
+#define BRL_WAIT_LEN	12
+
+/*
+ * A file's record as any worker may have written it: the version, and a
+ * length that is exactly what its counts say, checked before a buffer
+ * grows for them.  0 and the counts, or -EPROTO.
+ */
+int
+shm_brlock_decode(const void *val, size_t len, unsigned *nl, unsigned *nw)
+{
+	const uint8_t *p = val;
+
+	if (len < BRL_HDR_LEN || p[0] != SHM_REC_V1)
+		return -EPROTO;
+	*nl = le16_get(p + 1);
+	*nw = le16_get(p + 3);
+	if (len != BRL_HDR_LEN + (size_t)*nl * BRL_LOCK_LEN +
+	    (size_t)*nw * BRL_WAIT_LEN)
+		return -EPROTO;
+	return 0;
+}
+
+/* Lock i of a record shm_brlock_decode accepted. */
+void
+shm_brlock_rec_get(const void *val, unsigned i, struct shm_brlock_rec *l)
+{
+	struct cur c;
+
+	cur_init(&c, (const uint8_t *)val + BRL_HDR_LEN +
+	    (size_t)i * BRL_LOCK_LEN, BRL_LOCK_LEN);
+	brl_read_lock(&c, l);
+}
+
 static int
 brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     unsigned extra, unsigned *nl, unsigned *nw)
@@ -151,11 +187,12 @@ brl_load(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	if (rc != 0)
 		return shm_err(rc);
 	s->brl_had = 1;
-	cur_init(&c, v.mv_data, v.mv_size);
-	if (cur_u8(&c) != SHM_REC_V1)
+	if (shm_brlock_decode(v.mv_data, v.mv_size, nl, nw) != 0) {
+		*nl = *nw = 0;
 		return -EPROTO;
-	*nl = cur_le16(&c);
-	*nw = cur_le16(&c);
+	}
+	cur_init(&c, v.mv_data, v.mv_size);
+	cur_skip(&c, BRL_HDR_LEN);
 	if ((rc = brl_grow(s, *nl + extra, *nw + 1)) != 0)
 		return rc;
 	for (i = 0; i < *nl; i++)
@@ -355,7 +392,7 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		}
 	if (n == 0)
 		return 0;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	/* a POSIX lock may split one of the owner's locks: room for two */
 	if ((rc = brl_load(s, txn, fid, posix ? 2 * n : n, &nl, &nw)) != 0)
@@ -454,7 +491,7 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = brl_load(s, txn, fid, 1, &nl, &nw)) != 0)
 		goto out;
@@ -548,7 +585,7 @@ shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
 	/* Fast path: no lock on this file (nor its bucket): no LMDB at all. */
 	if (shm_hint_zero(s, SHM_HINT_LOCKED, fid))
 		return 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	shm_fid_key(key, fid);
 	if ((rc = mdb_get(txn, s->db_brlocks, &k, &v)) != 0) {
@@ -594,7 +631,7 @@ shm_brlock_cancel_wait_once(struct shm *s, const struct shm_file_id *fid,
 	unsigned nl, nw, i, j;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
 		goto out;
@@ -703,7 +740,7 @@ shm_brlock_remove_open_once(struct shm *s, const struct shm_file_id *fid,
 
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	return shm_wend(s, txn,
 	    shm_brlock_remove_open_txn(s, txn, fid, persistent_id, wake));
@@ -756,5 +793,5 @@ shm_foreach_brlock(struct shm *s, shm_brlock_fn fn, void *arg)
 {
 	struct brlock_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_brlocks, brlock_visit, &w);
+	return shm_rec_walk_data(s, s->db_brlocks, brlock_visit, &w);
 }

@@ -124,7 +124,7 @@ shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, &d->fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_durable_put_txn(s, txn, d)) == 0)
 		rc = durable_flag_open_txn(s, txn, d);
@@ -134,10 +134,12 @@ shm_durable_put(struct shm *s, const struct shm_durable_rec *d)
 int
 shm_durable_get(struct shm *s, uint64_t id, struct shm_durable_rec *out)
 {
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
+	    (rc = shm_rbegin(s, e, &txn)) != 0)
 		return rc;
 	rc = durable_get_txn(s, txn, id, out);
 	shm_rend(s, txn);
@@ -193,10 +195,12 @@ shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t no
 static int
 shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
 {
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
+	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
 	return shm_wend(s, txn, shm_durable_disconnect_txn(s, txn, id, now_ms));
 }
@@ -221,10 +225,12 @@ int
 shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *cl,
     uint64_t now_ms, struct shm_durable_rec *out)
 {
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
+	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = durable_get_txn(s, txn, id, out)) != 0)
 		goto out;
@@ -268,7 +274,7 @@ out:
  * takes no write lock when there is nothing to expire (the usual case).
  */
 static int
-durable_any_expired(struct shm *s, uint64_t now_ms)
+durable_any_expired(struct shm *s, struct shm_env *e, uint64_t now_ms)
 {
 	struct shm_durable_rec *d = &s->dscratch;
 	MDB_val k, v;
@@ -276,17 +282,17 @@ durable_any_expired(struct shm *s, uint64_t now_ms)
 	MDB_txn *txn;
 	int rc, op = MDB_FIRST, found = 0;
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = mdb_stat(txn, s->db_durable, &st)) != 0 || st.ms_entries == 0)
 		goto out;
-	if (s->rcur_durable == NULL)
-		rc = mdb_cursor_open(txn, s->db_durable, &s->rcur_durable);
+	if (e->rcur_durable == NULL)
+		rc = mdb_cursor_open(txn, s->db_durable, &e->rcur_durable);
 	else
-		rc = mdb_cursor_renew(txn, s->rcur_durable);
+		rc = mdb_cursor_renew(txn, e->rcur_durable);
 	if (rc != 0)
 		goto out;
-	while (!found && (rc = mdb_cursor_get(s->rcur_durable, &k, &v, op)) == 0) {
+	while (!found && (rc = mdb_cursor_get(e->rcur_durable, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
 		found = k.mv_size == 8 &&
 		    shm_durable_decode(v.mv_data, v.mv_size, d) == 0 &&
@@ -300,8 +306,8 @@ out:
 }
 
 static int
-shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
-    struct shm_pids *wake)
+shm_expire_durable_once(struct shm *s, struct shm_env *e, uint64_t now_ms,
+    unsigned *nexpired, struct shm_pids *wake)
 {
 	struct shm_durable_rec *d = &s->dscratch;
 	MDB_val k, v;
@@ -314,10 +320,10 @@ shm_expire_durable_once(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 		*nexpired = 0;
 	if (wake != NULL)
 		memset(wake, 0, sizeof(*wake));
-	if ((rc = durable_any_expired(s, now_ms)) <= 0)
+	if ((rc = durable_any_expired(s, e, now_ms)) <= 0)
 		return rc;
 	/* Rare from here on: a cursor of a write transaction (LMDB mallocs it). */
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = shm_err(mdb_cursor_open(txn, s->db_durable, &cu))) != 0)
 		goto out;
@@ -357,12 +363,29 @@ out:
 	return rc;
 }
 
+/* Each data env in its own transaction; the counts and wake sets add up. */
 int
 shm_expire_durable(struct shm *s, uint64_t now_ms, unsigned *nexpired,
     struct shm_pids *wake)
 {
-	int rc;
+	struct shm_pids w;
+	unsigned i, j, n, sum = 0;
+	int rc = 0;
 
-	SHM_RETRY_FULL(s, rc, shm_expire_durable_once(s, now_ms, nexpired, wake));
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
+	for (i = shm_data_first(s); rc == 0 && i < s->nenv; i++) {
+		SHM_RETRY_FULL(s, rc, shm_expire_durable_once(s, &s->e[i], now_ms,
+		    &n, &w));
+		if (rc != 0)
+			break;
+		sum += n;
+		for (j = 0; wake != NULL && j < w.n; j++)
+			shm_pids_add(wake, w.pid[j]);
+		if (wake != NULL && w.overflow)
+			wake->overflow = 1;
+	}
+	if (nexpired != NULL)
+		*nexpired = rc == 0 ? sum : 0;
 	return rc;
 }

@@ -1,31 +1,34 @@
 /*
- * The state environment: one LMDB env in the lock directory, created by the
+ * The state environments: LMDB envs in the lock directory, created by the
  * master at start and opened by every child after exec.  It is volatile
- * state (a reboot or a master restart clears it), so it runs without syncs.
+ * state (a reboot or a master restart clears it), so they run without
+ * syncs.
  */
 
 /*
  * Files, modes, map size, purge.
  *
- * One LMDB env in the lock directory (state.mdb, state.mdb-lock).  Its
- * files are made by the master (shm_create_files: empty, fresh at every
- * start, files 0660 and msg/ 0710 with one 02710 directory per worker
- * (see Confinement), group usmbd-state when it exists; the lock
- * directory itself stays 0755 root since it also holds the control
- * socket), which never opens them; the state process makes the databases
- * in them (shm_attach with SHM_INIT) before its hello, and a worker that
- * finds no databases yet waits for them (2 s at most).  Opened by those
- * children after exec with MDB_NOTLS | MDB_WRITEMAP | MDB_NOSYNC, map
- * size state map size (default 64M), 126 + 4 x 512 reader slots.  A full
- * map: the change is not made, shm/ returns -ENOSPC, the client gets
+ * The main env (state.mdb, state.mdb-lock) and, with `state partitions`
+ * N > 1, N data envs (state-I.mdb, state-I.mdb-lock; shm_priv.h says
+ * what lives where).  Their files are made by the master
+ * (shm_create_files, shm/files.c: empty, fresh at every start, files 0660
+ * and msg/ 0710 with one 02710 directory per worker (see Confinement),
+ * group usmbd-state when it exists; the lock directory itself stays 0755
+ * root since it also holds the control socket), which never opens them;
+ * the state process makes the databases in them (shm_attach with
+ * SHM_INIT) before its hello, and a worker that finds no databases yet
+ * waits for them (2 s at most).  Opened by those children after exec
+ * with MDB_NOTLS | MDB_WRITEMAP | MDB_NOSYNC, each env mapping `state map
+ * size` (default 64M), 126 + 4 x 512 reader slots.  A full map: the
+ * change is not made, shm/ returns -ENOSPC, the client gets
  * STATUS_INSUFF_SERVER_RESOURCES and the log "the LMDB map is full";
- * release paths (close, purge, expiry) grow the map once instead of
+ * release paths (close, purge, expiry) grow that env's map instead of
  * failing (shm_grow).  When a child dies the state process's
- * shm_purge_worker removes its non-durable opens, locks and sessions in
- * one transaction, marks its durable opens disconnected (pid 0), wakes
- * the waiters, runs mdb_reader_check and drops its notify watches.
- * Durable opens past their timeout are removed with their locks by the
- * state process (every 5 s).
+ * shm_purge_worker removes, env by env, each in one transaction, its
+ * non-durable opens, locks and sessions, marks its durable opens
+ * disconnected (pid 0), wakes the waiters, runs mdb_reader_check and
+ * drops its notify watches.  Durable opens past their timeout are removed
+ * with their locks by the state process (every 5 s, each data env).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +48,6 @@
 #include "daemon/log.h"
 #include "shm/shm_priv.h"
 
-#define SHM_FILE		"state.mdb"
-#define SHM_HINT_FILE		"state.hint"
 #define SHM_ID_BLOCK		1024
 static const uint8_t shm_id_key[8] = { 0xff, '#', 'i', 'd', 'n', 'e', 'x', 't' };
 
@@ -148,8 +149,12 @@ shm_hint_apply(struct shm *s, unsigned which, unsigned bucket, int delta)
 void
 shm_hint_add(struct shm *s, int which, const struct shm_file_id *fid, int delta)
 {
-	unsigned b = shm_hint_bucket(fid);
+	shm_hint_add_bucket(s, which, shm_hint_bucket(fid), delta);
+}
 
+void
+shm_hint_add_bucket(struct shm *s, int which, unsigned b, int delta)
+{
 	if (delta == 0)
 		return;
 	if (delta > 0)
@@ -176,27 +181,27 @@ shm_hint_settle(struct shm *s, int committed)
 	s->npend = 0;
 }
 
-/* We hold the writer lock now: say so where the watchdog looks. */
+/* We hold e's writer lock now: say so where the watchdog looks. */
 static void
-shm_writer_mark(struct shm *s)
+shm_writer_mark(struct shm *s, struct shm_env *e)
 {
 	if (s->hint == NULL)
 		return;
-	s->wmark = (uint64_t)(uint32_t)s->pid << 32 | ++s->wgen;
-	__atomic_store_n(&s->hint->writer, s->wmark, __ATOMIC_RELEASE);
+	e->wmark = (uint64_t)(uint32_t)s->pid << 32 | ++s->wgen;
+	__atomic_store_n(&s->hint->writer[e->idx], e->wmark, __ATOMIC_RELEASE);
 }
 
 /* Ours no more: cleared unless the next writer already wrote its own. */
 static void
-shm_writer_unmark(struct shm *s)
+shm_writer_unmark(struct shm *s, struct shm_env *e)
 {
-	uint64_t mine = s->wmark;
+	uint64_t mine = e->wmark;
 
 	if (s->hint == NULL || mine == 0)
 		return;
-	(void)__atomic_compare_exchange_n(&s->hint->writer, &mine, 0, 0,
+	(void)__atomic_compare_exchange_n(&s->hint->writer[e->idx], &mine, 0, 0,
 	    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	s->wmark = 0;
+	e->wmark = 0;
 }
 
 /* CLOCK_MONOTONIC in ns: the vDSO, no syscall (perfcheck counts them). */
@@ -210,7 +215,8 @@ shm_clock_ns(void)
 }
 
 int
-shm_wbegin_kind(struct shm *s, MDB_txn **txn, enum shm_txn_kind kind)
+shm_wbegin_kind(struct shm *s, struct shm_env *e, MDB_txn **txn,
+    enum shm_txn_kind kind)
 {
 	uint64_t t0;
 	int rc;
@@ -218,13 +224,15 @@ shm_wbegin_kind(struct shm *s, MDB_txn **txn, enum shm_txn_kind kind)
 	if ((rc = shm_guard(s)) != 0)
 		return rc;
 	s->npend = 0;
+	/* shm_grow grows the env that said it was full: this one */
+	s->w = e;
 	t0 = shm_clock_ns();
-	rc = mdb_txn_begin(s->env, NULL, 0, txn);
-	if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
+	rc = mdb_txn_begin(e->env, NULL, 0, txn);
+	if (rc == MDB_MAP_RESIZED && shm_adopt(s, e) == 0)
 		/* Another process grew the map: adopt its size and retry once. */
-		rc = mdb_txn_begin(s->env, NULL, 0, txn);
+		rc = mdb_txn_begin(e->env, NULL, 0, txn);
 	if (rc == 0) {
-		shm_writer_mark(s);
+		shm_writer_mark(s, e);
 		s->txn_kind = (uint8_t)kind;
 		s->txn_locked_ns = shm_clock_ns();
 		s->hold[kind].wait_ns += s->txn_locked_ns - t0;
@@ -233,20 +241,22 @@ shm_wbegin_kind(struct shm *s, MDB_txn **txn, enum shm_txn_kind kind)
 }
 
 int
-shm_wbegin(struct shm *s, MDB_txn **txn)
+shm_wbegin(struct shm *s, struct shm_env *e, MDB_txn **txn)
 {
-	return shm_wbegin_kind(s, txn, SHM_TXN_OTHER);
+	return shm_wbegin_kind(s, e, txn, SHM_TXN_OTHER);
 }
 
 /* The writer lock is released: count the hold. */
 static void
 shm_hold_end(struct shm *s)
 {
-	struct shm_hold *h = &s->hold[s->txn_kind < SHM_TXN_KINDS ?
-	    s->txn_kind : SHM_TXN_OTHER];
+	unsigned kind = s->txn_kind < SHM_TXN_KINDS ? s->txn_kind : SHM_TXN_OTHER;
+	struct shm_hold *h = &s->hold[kind];
 
 	h->txns++;
 	h->hold_ns += shm_clock_ns() - s->txn_locked_ns;
+	if (s->w == &s->e[0])
+		s->main_txns[kind]++;
 }
 
 void
@@ -255,12 +265,24 @@ shm_hold_stats(const struct shm *s, struct shm_hold out[SHM_TXN_KINDS])
 	memcpy(out, s->hold, sizeof(s->hold));
 }
 
-int
-shm_writer_holder(const struct shm *s, uint64_t *mark)
+void
+shm_main_txns(const struct shm *s, uint64_t out[SHM_TXN_KINDS])
 {
-	if (s->hint == NULL)
+	memcpy(out, s->main_txns, sizeof(s->main_txns));
+}
+
+unsigned
+shm_env_count(const struct shm *s)
+{
+	return s->nenv;
+}
+
+int
+shm_writer_holder(const struct shm *s, unsigned idx, uint64_t *mark)
+{
+	if (s->hint == NULL || idx >= s->nenv)
 		return -ENOENT;
-	*mark = __atomic_load_n(&s->hint->writer, __ATOMIC_ACQUIRE);
+	*mark = __atomic_load_n(&s->hint->writer[idx], __ATOMIC_ACQUIRE);
 	return 0;
 }
 
@@ -268,13 +290,16 @@ void
 shm_writer_forget(struct shm *s, pid_t pid)
 {
 	uint64_t v;
+	unsigned i;
 
 	if (s->hint == NULL)
 		return;
-	v = __atomic_load_n(&s->hint->writer, __ATOMIC_ACQUIRE);
-	if (v != 0 && (pid_t)(v >> 32) == pid)
-		(void)__atomic_compare_exchange_n(&s->hint->writer, &v, 0, 0,
-		    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nenv; i++) {
+		v = __atomic_load_n(&s->hint->writer[i], __ATOMIC_ACQUIRE);
+		if (v != 0 && (pid_t)(v >> 32) == pid)
+			(void)__atomic_compare_exchange_n(&s->hint->writer[i],
+			    &v, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
 }
 
 /*
@@ -300,7 +325,7 @@ shm_wcommit(struct shm *s, MDB_txn *txn)
 	}
 	rc = mdb_txn_commit(txn);
 	shm_hold_end(s);
-	shm_writer_unmark(s);
+	shm_writer_unmark(s, s->w);
 	/* A failed commit has aborted the transaction. */
 	shm_hint_settle(s, rc == 0);
 	if (rc == 0)
@@ -313,44 +338,49 @@ shm_wabort(struct shm *s, MDB_txn *txn)
 {
 	mdb_txn_abort(txn);
 	shm_hold_end(s);
-	shm_writer_unmark(s);
+	shm_writer_unmark(s, s->w);
 	shm_hint_settle(s, 0);
 }
 
 int
-shm_rbegin(struct shm *s, MDB_txn **txn)
+shm_rbegin(struct shm *s, struct shm_env *e, MDB_txn **txn)
 {
 	int rc;
 
 	if ((rc = shm_guard(s)) != 0)
 		return rc;
-	if (s->rtxn == NULL) {
-		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
-		if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
-			rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
+	if (e->rtxn == NULL) {
+		rc = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &e->rtxn);
+		if (rc == MDB_MAP_RESIZED && shm_adopt(s, e) == 0)
+			rc = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &e->rtxn);
 		if (rc != 0) {
-			s->rtxn = NULL;
+			e->rtxn = NULL;
 			return shm_err(rc);
 		}
 	} else {
 		/* Keeps the reader slot: no lock or syscall on the hot path. */
-		rc = mdb_txn_renew(s->rtxn);
-		if (rc == MDB_MAP_RESIZED && shm_adopt(s) == 0)
-			rc = mdb_txn_renew(s->rtxn);
+		rc = mdb_txn_renew(e->rtxn);
+		if (rc == MDB_MAP_RESIZED && shm_adopt(s, e) == 0)
+			rc = mdb_txn_renew(e->rtxn);
 		if (rc != 0)
 			return shm_err(rc);
 	}
-	s->rtxn_live = 1;
-	*txn = s->rtxn;
+	e->rtxn_live = 1;
+	*txn = e->rtxn;
 	return 0;
 }
 
 void
 shm_rend(struct shm *s, MDB_txn *txn)
 {
-	if (txn != NULL && txn == s->rtxn && s->rtxn_live) {
-		mdb_txn_reset(txn);
-		s->rtxn_live = 0;
+	for (unsigned i = 0; txn != NULL && i < s->nenv; i++) {
+		struct shm_env *e = &s->e[i];
+
+		if (txn == e->rtxn && e->rtxn_live) {
+			mdb_txn_reset(txn);
+			e->rtxn_live = 0;
+			return;
+		}
 	}
 }
 
@@ -413,32 +443,32 @@ shm_size_unlock(int fd)
 
 /* No transaction of ours may be live while the map changes. */
 static void
-shm_drop_rtxn(struct shm *s)
+shm_drop_rtxn(struct shm_env *e)
 {
-	if (s->rcur_durable != NULL) {
-		mdb_cursor_close(s->rcur_durable);
-		s->rcur_durable = NULL;
+	if (e->rcur_durable != NULL) {
+		mdb_cursor_close(e->rcur_durable);
+		e->rcur_durable = NULL;
 	}
-	if (s->rtxn != NULL) {
-		mdb_txn_abort(s->rtxn);
-		s->rtxn = NULL;
-		s->rtxn_live = 0;
+	if (e->rtxn != NULL) {
+		mdb_txn_abort(e->rtxn);
+		e->rtxn = NULL;
+		e->rtxn_live = 0;
 	}
 }
 
-/* Maps max(size, the file's size, our size) bytes, under the lock. */
+/* Maps max(size, the file's size, our size) bytes of e, under the lock. */
 static int
-shm_map_at_least(struct shm *s, size_t want, size_t *now)
+shm_map_at_least(struct shm_env *e, size_t want, size_t *now)
 {
 	MDB_envinfo info;
 	off_t fsize;
 	size_t size;
 	int rc;
 
-	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
+	if ((rc = shm_size_lock(e->size_fd, &fsize)) != 0)
 		return rc;
-	if ((rc = mdb_env_info(s->env, &info)) != 0) {
-		shm_size_unlock(s->size_fd);
+	if ((rc = mdb_env_info(e->env, &info)) != 0) {
+		shm_size_unlock(e->size_fd);
 		return shm_err(rc);
 	}
 	size = info.me_mapsize;
@@ -446,17 +476,18 @@ shm_map_at_least(struct shm *s, size_t want, size_t *now)
 		size = (size_t)fsize;
 	if (want > size)
 		size = want;
-	rc = size != info.me_mapsize ? mdb_env_set_mapsize(s->env, size) : 0;
-	shm_size_unlock(s->size_fd);
+	rc = size != info.me_mapsize ? mdb_env_set_mapsize(e->env, size) : 0;
+	shm_size_unlock(e->size_fd);
 	if (now != NULL)
 		*now = size;
 	return shm_err(rc);
 }
 
 int
-shm_adopt(struct shm *s)
+shm_adopt(struct shm *s, struct shm_env *e)
 {
-	return shm_map_at_least(s, 0, NULL);
+	(void)s;
+	return shm_map_at_least(e, 0, NULL);
 }
 
 /*
@@ -470,32 +501,34 @@ shm_adopt(struct shm *s)
 int
 shm_grow(struct shm *s)
 {
+	struct shm_env *e = s->w != NULL ? s->w : &s->e[0];
 	MDB_envinfo info;
 	off_t fsize;
 	size_t base, add, now;
 	int rc;
 
-	shm_drop_rtxn(s);
-	if ((rc = mdb_env_info(s->env, &info)) != 0)
+	shm_drop_rtxn(e);
+	if ((rc = mdb_env_info(e->env, &info)) != 0)
 		return shm_err(rc);
-	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
+	if ((rc = shm_size_lock(e->size_fd, &fsize)) != 0)
 		return rc;
-	shm_size_unlock(s->size_fd);
+	shm_size_unlock(e->size_fd);
 	base = info.me_mapsize > (size_t)fsize ? info.me_mapsize : (size_t)fsize;
 	if (base > info.me_mapsize) {
 		/* Another process grew it meanwhile: take its growth first. */
-		if ((rc = shm_map_at_least(s, base, &now)) != 0)
+		if ((rc = shm_map_at_least(e, base, &now)) != 0)
 			return rc;
-		log_info("state: map grown by another process to %zu KiB", now >> 10);
+		log_info("state: map of env %u grown by another process to %zu KiB",
+		    e->idx, now >> 10);
 		return 0;
 	}
 	add = base / 8;
 	if (add < (1u << 20))
 		add = 1u << 20;
-	if ((rc = shm_map_at_least(s, base + add, &now)) != 0)
+	if ((rc = shm_map_at_least(e, base + add, &now)) != 0)
 		return rc;
-	log_warnx("state: map full while releasing state; grew it to %zu KiB",
-	    now >> 10);
+	log_warnx("state: map of env %u full while releasing state; grew it "
+	    "to %zu KiB", e->idx, now >> 10);
 	return 0;
 }
 
@@ -503,10 +536,12 @@ size_t
 shm_map_size(struct shm *s)
 {
 	MDB_envinfo info;
+	size_t sum = 0;
 
-	if (mdb_env_info(s->env, &info) != 0)
-		return 0;
-	return info.me_mapsize;
+	for (unsigned i = 0; i < s->nenv; i++)
+		if (mdb_env_info(s->e[i].env, &info) == 0)
+			sum += info.me_mapsize;
+	return sum;
 }
 
 /*
@@ -518,8 +553,8 @@ shm_map_size(struct shm *s)
  * read the names themselves.  0 when all are there, -EIO when one is
  * missing or is not a database record, else a negative errno.
  */
-int
-shm_check_names(struct shm *s)
+static int
+shm_check_names_env(struct shm_env *e)
 {
 	static const char *const names[] = { "opens", "leases", "brlocks",
 	    "sessions", "durable", "workers", "notify" };
@@ -528,7 +563,7 @@ shm_check_names(struct shm *s)
 	size_t i;
 	int rc;
 
-	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) != 0)
+	if ((rc = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &txn)) != 0)
 		return shm_err(rc);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		k.mv_data = (void *)names[i];
@@ -544,6 +579,16 @@ shm_check_names(struct shm *s)
 	if (rc == MDB_NOTFOUND || rc == MDB_CORRUPTED)
 		return -EIO;
 	return rc == 0 ? 0 : shm_err(rc);
+}
+
+int
+shm_check_names(struct shm *s)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; rc == 0 && i < s->nenv; i++)
+		rc = shm_check_names_env(&s->e[i]);
+	return rc;
 }
 
 unsigned
@@ -576,12 +621,15 @@ shm_write_count(const struct shm *s)
 int
 shm_reader_check(struct shm *s)
 {
-	int dead = 0, rc;
+	int dead, sum = 0, rc;
 
-	rc = mdb_reader_check(s->env, &dead);
-	if (rc != 0)
-		return shm_err(rc);
-	return dead;
+	for (unsigned i = 0; i < s->nenv; i++) {
+		dead = 0;
+		if ((rc = mdb_reader_check(s->e[i].env, &dead)) != 0)
+			return shm_err(rc);
+		sum += dead;
+	}
+	return sum;
 }
 
 /* Ids are handed out from a block reserved in one write transaction. */
@@ -598,7 +646,7 @@ shm_id_alloc(struct shm *s, uint64_t *id)
 		*id = s->id_next++;
 		return 0;
 	}
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
 	rc = mdb_get(txn, s->db_workers, &k, &v);
 	if (rc == 0 && v.mv_size == 8)
@@ -624,205 +672,45 @@ out:
 	return shm_err(rc);
 }
 
-/* Master only: make path a file of the state group, mode 0660. */
+/*
+ * The databases of one env, in one order: the dbi numbers are then the
+ * same in every env, and struct shm keeps one set.
+ */
 static int
-shm_make_file(const char *path, gid_t gid, int have_gid)
+shm_open_dbs(struct shm *s, struct shm_env *e, int create)
 {
-	int fd;
-
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0660);
-	if (fd == -1)
-		return -errno;
-	if ((have_gid && fchown(fd, (uid_t)-1, gid) == -1) || fchmod(fd, 0660) == -1) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	return 0;
-}
-
-/* The counters start at zero: a fresh env has no lock and no open. */
-static int
-shm_hint_create(const char *dir, gid_t gid, int have_gid)
-{
-	char path[PATH_MAX];
-	struct shm_hint h;
-	int fd, rc = 0;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, SHM_HINT_FILE) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if (unlink(path) == -1 && errno != ENOENT)
-		return -errno;
-	if ((rc = shm_make_file(path, gid, have_gid)) != 0)
-		return rc;
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -errno;
-	memset(&h, 0, sizeof(h));
-	h.magic = SHM_HINT_MAGIC;
-	h.buckets = SHM_HINT_BUCKETS;
-	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		rc = errno != 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
-}
-
-static int
-shm_hint_map(struct shm *s)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	void *p;
-	int fd, rc = 0;
-
-	if (snprintf(path, sizeof(path), "%s/%s", s->dir, SHM_HINT_FILE) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	/*
-	 * Every writer must keep the counters, or a zero could lie: a process
-	 * that cannot map them does not get the env at all.
-	 */
-	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		rc = -errno;
-		log_warn("state: cannot open %s", path);
-		return rc;
-	}
-	if (fstat(fd, &st) == -1 || st.st_size != (off_t)sizeof(struct shm_hint)) {
-		log_warnx("state: %s is not a hint file of this version", path);
-		close(fd);
-		return -EPROTO;
-	}
-	p = mmap(NULL, sizeof(struct shm_hint), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rc = p == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (rc != 0)
-		return rc;
-	s->hint = p;
-	if (s->hint->magic != SHM_HINT_MAGIC || s->hint->buckets != SHM_HINT_BUCKETS) {
-		log_warnx("state: %s is not a hint file of this version", path);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-static int
-shm_make_dir(const char *path, mode_t mode, gid_t gid, int have_gid)
-{
-	struct stat st;
-
-	if (mkdir(path, mode) == -1 && errno != EEXIST)
-		return -errno;
-	if (lstat(path, &st) == -1)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (have_gid && chown(path, (uid_t)-1, gid) == -1)
-		return -errno;
-	if (chmod(path, mode) == -1)
-		return -errno;
-	return 0;
-}
-
-static int
-shm_prepare(const char *dir, const char *file)
-{
-	char lock[PATH_MAX], msg[PATH_MAX];
-	struct group *gr;
-	gid_t gid = 0;
-	int have_gid = 0, rc;
-	struct stat st;
-
-	if ((gr = getgrnam(SHM_STATE_GROUP)) != NULL) {
-		gid = gr->gr_gid;
-		have_gid = 1;
-	} else
-		log_info("state: no group %s: only root can use the state in %s",
-		    SHM_STATE_GROUP, dir);
-	/* A lock directory that exists (shared with the pid file) is kept as is. */
-	if (stat(dir, &st) == -1) {
-		if (errno != ENOENT)
-			return -errno;
-		if ((rc = shm_make_dir(dir, 0770, gid, have_gid)) != 0)
-			return rc;
-	}
-	if (snprintf(lock, sizeof(lock), "%s-lock", file) >= (int)sizeof(lock) ||
-	    snprintf(msg, sizeof(msg), "%s/msg", dir) >= (int)sizeof(msg))
-		return -ENAMETOOLONG;
-	/* Previous state belongs to processes that are gone: start afresh. */
-	if ((unlink(file) == -1 && errno != ENOENT) ||
-	    (unlink(lock) == -1 && errno != ENOENT))
-		return -errno;
-	if ((rc = shm_make_file(file, gid, have_gid)) != 0 ||
-	    (rc = shm_make_file(lock, gid, have_gid)) != 0)
-		return rc;
-	if ((rc = shm_hint_create(dir, gid, have_gid)) != 0)
-		return rc;
-	/*
-	 * Only the master makes entries in msg/: one private directory per
-	 * process (shm/wmsg.c).  The state group may pass through, no more.
-	 */
-	if ((rc = shm_make_dir(msg, 0710, gid, have_gid)) != 0)
-		return rc;
-	return shm_wmsg_clear(dir);
-}
-
-int
-shm_create_files(const char *dir)
-{
-	char file[PATH_MAX];
-	int rc;
-
-	if (snprintf(file, sizeof(file), "%s/%s", dir, SHM_FILE) >= (int)sizeof(file))
-		return -ENAMETOOLONG;
-	if ((rc = shm_prepare(dir, file)) != 0) {
-		errno = -rc;
-		log_warn("state: cannot prepare %s", file);
-	}
-	return rc;
-}
-
-int
-shm_set_aside(const char *dir)
-{
-	static const char *const names[] = { SHM_FILE, SHM_FILE "-lock" };
-	char from[PATH_MAX], to[PATH_MAX];
-	unsigned i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (snprintf(from, sizeof(from), "%s/%s", dir, names[i]) >=
-		    (int)sizeof(from) || snprintf(to, sizeof(to), "%s/%s.bad",
-		    dir, names[i]) >= (int)sizeof(to))
-			return -ENAMETOOLONG;
-		if (rename(from, to) == -1 && errno != ENOENT)
-			return -errno;
-	}
-	return 0;
-}
-
-static int
-shm_open_dbs(struct shm *s, int create)
-{
+	MDB_dbi d[7];
+	MDB_dbi *mine[7] = { &s->db_opens, &s->db_leases, &s->db_brlocks,
+	    &s->db_sessions, &s->db_durable, &s->db_workers, &s->db_notify };
+	static const char *const names[7] = { "opens", "leases", "brlocks",
+	    "sessions", "durable", "workers", "notify" };
 	MDB_txn *txn;
-	unsigned f = create ? MDB_CREATE : 0;
-	int rc;
+	unsigned f = create ? MDB_CREATE : 0, i;
+	int rc = 0;
 
-	rc = mdb_txn_begin(s->env, NULL, create ? 0 : MDB_RDONLY, &txn);
+	rc = mdb_txn_begin(e->env, NULL, create ? 0 : MDB_RDONLY, &txn);
 	if (rc != 0)
 		return shm_err(rc);
-	if ((rc = mdb_dbi_open(txn, "opens", f, &s->db_opens)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "leases", f, &s->db_leases)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "brlocks", f, &s->db_brlocks)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "sessions", f, &s->db_sessions)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "durable", f, &s->db_durable)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "workers", f, &s->db_workers)) != 0 ||
-	    (rc = mdb_dbi_open(txn, "notify", f, &s->db_notify)) != 0) {
+	for (i = 0; i < 7 && rc == 0; i++)
+		rc = mdb_dbi_open(txn, names[i], f, &d[i]);
+	if (rc != 0) {
 		mdb_txn_abort(txn);
 		if (rc == MDB_NOTFOUND)
-			log_debug(1, "state: %s/%s has no databases yet (the "
-			    "state process makes them)", s->dir, SHM_FILE);
+			log_debug(1, "state: env %u in %s has no databases yet "
+			    "(the state process makes them)", e->idx, s->dir);
 		return shm_err(rc);
 	}
-	if (create) {
+	for (i = 0; i < 7; i++) {
+		if (e->idx == 0)
+			*mine[i] = d[i];
+		else if (*mine[i] != d[i]) {
+			mdb_txn_abort(txn);
+			log_warnx("state: env %u's databases are not the main "
+			    "env's", e->idx);
+			return -EPROTO;
+		}
+	}
+	if (create && e->idx == 0) {
 		/* Seed ids from the clock so they differ from a previous run's. */
 		MDB_val k = { sizeof(shm_id_key), (void *)shm_id_key }, v;
 		uint8_t buf[8];
@@ -842,27 +730,77 @@ shm_open_dbs(struct shm *s, int create)
 	return shm_err(mdb_txn_commit(txn));
 }
 
+/* Opens env idx of dir and its databases. */
+static int
+shm_env_attach(struct shm *s, unsigned idx, size_t map_size,
+    unsigned max_readers, int create)
+{
+	struct shm_env *e = &s->e[idx];
+	char file[PATH_MAX];
+	off_t fsize;
+	int rc;
+
+	e->idx = idx;
+	if ((rc = shm_env_path(s->dir, idx, file, sizeof(file))) != 0)
+		return rc;
+	if ((rc = shm_err(mdb_env_create(&e->env))) != 0)
+		return rc;
+	if ((e->size_fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		rc = -errno;
+		log_warn("state: cannot open %s", file);
+		return rc;
+	}
+	/*
+	 * Held until mdb_env_open has mapped (and sized) the file: the
+	 * larger of the config's size and the file's, never less than what
+	 * other processes map (see shm_size_lock).
+	 */
+	if ((rc = shm_size_lock(e->size_fd, &fsize)) != 0)
+		return rc;
+	if ((size_t)fsize > map_size)
+		map_size = (size_t)fsize;
+	if ((rc = shm_err(mdb_env_set_maxdbs(e->env, 8))) != 0 ||
+	    (rc = shm_err(mdb_env_set_mapsize(e->env, map_size))) != 0 ||
+	    /* Only the creator sizes the reader table; later openers adopt it. */
+	    (max_readers > 0 &&
+	    (rc = shm_err(mdb_env_set_maxreaders(e->env, max_readers))) != 0)) {
+		shm_size_unlock(e->size_fd);
+		return rc;
+	}
+	/*
+	 * MDB_WRITEMAP: a commit changes the shared mapping in place, with no
+	 * pwrite of the dirty pages and the meta page (two syscalls per write
+	 * transaction otherwise) and no malloc'd page copies.
+	 */
+	rc = mdb_env_open(e->env, file, MDB_NOSUBDIR | MDB_NOSYNC | MDB_NOMETASYNC |
+	    MDB_NOTLS | MDB_WRITEMAP, 0660);
+	shm_size_unlock(e->size_fd);
+	if (rc != 0) {
+		log_warnx("state: cannot open %s: %s", file, mdb_strerror(rc));
+		return shm_err(rc);
+	}
+	return shm_open_dbs(s, e, create);
+}
+
 int
 shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
     struct shm **out)
 {
-	char file[PATH_MAX];
 	struct shm *s;
-	off_t fsize;
-	int rc, locked = 0;
+	unsigned i;
+	int rc;
 
 	*out = NULL;
-	if (snprintf(file, sizeof(file), "%s/%s", dir, SHM_FILE) >= (int)sizeof(file))
-		return -ENAMETOOLONG;
 	if ((flags & SHM_CREATE) && !(flags & SHM_INIT) &&
-	    (rc = shm_prepare(dir, file)) != 0) {
+	    (rc = shm_prepare(dir, 1u << ((unsigned)flags >> 8 & 7))) != 0) {
 		errno = -rc;
-		log_warn("state: cannot prepare %s", file);
+		log_warn("state: cannot prepare the state files in %s", dir);
 		return rc;
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -ENOMEM;
-	s->size_fd = -1;
+	for (i = 0; i < SHM_ENVS_MAX; i++)
+		s->e[i].size_fd = -1;
 	(void)pthread_once(&shm_atfork_once, shm_atfork_register);
 	s->pid = getpid();
 	/* A worker attaches after its drop, so this is its user for good;
@@ -887,49 +825,17 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = shm_err(mdb_env_create(&s->env))) != 0)
+	/* The hint page says how many data envs the master made. */
+	if ((rc = shm_hint_map(s)) != 0)
 		goto fail;
+	s->nparts = s->hint->parts;
+	s->nenv = s->nparts == 1 ? 1 : 1 + s->nparts;
 	if (map_size == 0)
 		map_size = SHM_MAP_SIZE_DEFAULT;
-	if ((s->size_fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		rc = -errno;
-		log_warn("state: cannot open %s", file);
-		goto fail;
-	}
-	/*
-	 * Held until mdb_env_open has mapped (and sized) the file: the
-	 * larger of the config's size and the file's, never less than what
-	 * other processes map (see shm_size_lock).
-	 */
-	if ((rc = shm_size_lock(s->size_fd, &fsize)) != 0)
-		goto fail;
-	locked = 1;
-	if ((size_t)fsize > map_size)
-		map_size = (size_t)fsize;
-	if ((rc = shm_err(mdb_env_set_maxdbs(s->env, 8))) != 0 ||
-	    (rc = shm_err(mdb_env_set_mapsize(s->env, map_size))) != 0)
-		goto fail;
-	/* Only the creator sizes the reader table; later openers adopt it. */
-	if (max_readers > 0 &&
-	    (rc = shm_err(mdb_env_set_maxreaders(s->env, max_readers))) != 0)
-		goto fail;
-	/*
-	 * MDB_WRITEMAP: a commit changes the shared mapping in place, with no
-	 * pwrite of the dirty pages and the meta page (two syscalls per write
-	 * transaction otherwise) and no malloc'd page copies.
-	 */
-	rc = mdb_env_open(s->env, file, MDB_NOSUBDIR | MDB_NOSYNC | MDB_NOMETASYNC |
-	    MDB_NOTLS | MDB_WRITEMAP, 0660);
-	shm_size_unlock(s->size_fd);
-	locked = 0;
-	if (rc != 0) {
-		log_warnx("state: cannot open %s: %s", file, mdb_strerror(rc));
-		rc = shm_err(rc);
-		goto fail;
-	}
-	if ((rc = shm_open_dbs(s, flags & (SHM_CREATE | SHM_INIT))) != 0 ||
-	    (rc = shm_hint_map(s)) != 0)
-		goto fail;
+	for (i = 0; i < s->nenv; i++)
+		if ((rc = shm_env_attach(s, i, map_size, max_readers,
+		    flags & (SHM_CREATE | SHM_INIT))) != 0)
+			goto fail;
 	{
 		const char *stop = getenv("USMBD_TEST_STOP_IN_WRITE");
 
@@ -939,8 +845,6 @@ shm_attach(const char *dir, size_t map_size, unsigned max_readers, int flags,
 	*out = s;
 	return 0;
 fail:
-	if (locked)
-		shm_size_unlock(s->size_fd);
 	shm_detach(s);
 	return rc;
 }
@@ -950,17 +854,21 @@ shm_detach(struct shm *s)
 {
 	if (s == NULL)
 		return;
-	if (s->env != NULL && s->forkgen == shm_forkgen) {
-		if (s->rcur_durable != NULL)
-			mdb_cursor_close(s->rcur_durable);
-		if (s->rtxn != NULL)
-			mdb_txn_abort(s->rtxn);
-		mdb_env_close(s->env);
+	for (unsigned i = 0; i < SHM_ENVS_MAX; i++) {
+		struct shm_env *e = &s->e[i];
+
+		if (e->env != NULL && s->forkgen == shm_forkgen) {
+			if (e->rcur_durable != NULL)
+				mdb_cursor_close(e->rcur_durable);
+			if (e->rtxn != NULL)
+				mdb_txn_abort(e->rtxn);
+			mdb_env_close(e->env);
+		}
+		if (e->size_fd >= 0)
+			close(e->size_fd);
 	}
 	if (s->hint != NULL)
 		munmap(s->hint, sizeof(*s->hint));
-	if (s->size_fd >= 0)
-		close(s->size_fd);
 	free(s->of_buf);
 	free(s->brl_buf);
 	free(s->wait_buf);

@@ -64,6 +64,15 @@ lease_decode(const MDB_val *k, const MDB_val *v, struct shm_lease_rec *l)
 	return c.err ? -EPROTO : 0;
 }
 
+int
+shm_lease_decode(const void *key, size_t klen, const void *val, size_t vlen,
+    struct shm_lease_rec *l)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+
+	return lease_decode(&k, &v, l);
+}
+
 static int
 lease_get_txn(struct shm *s, MDB_txn *txn, const uint8_t *guid, const uint8_t *key,
     struct shm_lease_rec *l)
@@ -266,6 +275,8 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		want = 0;
 	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
 	if (rc == -ENOENT) {
+		shm_hint_add_bucket(s, SHM_HINT_LEASES,
+		    shm_lease_bucket(r->client_guid, r->lease_key), 1);
 		memset(&l, 0, sizeof(l));
 		memcpy(l.client_guid, r->client_guid, SHM_GUID_LEN);
 		memcpy(l.lease_key, r->lease_key, SHM_GUID_LEN);
@@ -340,6 +351,8 @@ shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
 		return 0;
 	lease_key(kb, guid, key);
 	rc = mdb_del(txn, s->db_leases, &k, NULL);
+	if (rc == 0)
+		shm_hint_add_bucket(s, SHM_HINT_LEASES, shm_lease_bucket(guid, key), -1);
 	return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 }
 
@@ -590,7 +603,7 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	/* No open of the file holds an oplock or lease: nothing to break. */
 	if (shm_hint_zero(s, SHM_HINT_CACHING, fid))
 		return 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
 		breaks_writer(bs, &of);
@@ -606,7 +619,7 @@ breaks_run(struct shm *s, const struct shm_file_id *fid, struct break_scan *bs,
 	/* Something new to break: recompute and mark under the write lock. */
 	memset(bs->out, 0, sizeof(*bs->out));
 	bs->required_updates = 0;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto fail;
@@ -662,7 +675,7 @@ shm_open_handle_caching(struct shm *s, const struct shm_file_id *fid,
 	int rc;
 
 	*cached = *bare = 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
 		rc = ofile_each(s, txn, &of, hcache_visit, &hs);
@@ -702,13 +715,31 @@ int
 shm_lease_get(struct shm *s, const uint8_t *guid, const uint8_t *key,
     struct shm_lease_rec *out)
 {
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_lease_env(s, guid, key, &e)) != 0 ||
+	    (rc = shm_rbegin(s, e, &txn)) != 0)
 		return rc;
 	rc = lease_get_txn(s, txn, guid, key, out);
 	shm_rend(s, txn);
+	return rc;
+}
+
+int
+shm_lease_get_fid(struct shm *s, const struct shm_file_id *fid,
+    const uint8_t *guid, const uint8_t *key, struct shm_lease_rec *out)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
+		return rc;
+	rc = lease_get_txn(s, txn, guid, key, out);
+	shm_rend(s, txn);
+	if (rc == 0 && (out->fid.dev != fid->dev || out->fid.ino != fid->ino))
+		rc = -ENOENT;
 	return rc;
 }
 
@@ -736,10 +767,12 @@ shm_lease_break_ack(struct shm *s, const uint8_t *guid, const uint8_t *key,
     uint32_t state)
 {
 	struct shm_lease_rec l;
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_lease_env(s, guid, key, &e)) != 0 ||
+	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0 ||
 	    (rc = lease_ack_apply(&l, state)) != 0)
@@ -754,12 +787,14 @@ shm_lease_break_ack_next(struct shm *s, const uint8_t *guid, const uint8_t *key,
     uint32_t state, struct shm_break *next, int *have_next)
 {
 	struct shm_lease_rec l;
+	struct shm_env *e;
 	MDB_txn *txn;
 	uint32_t to;
 	int rc;
 
 	*have_next = 0;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_lease_env(s, guid, key, &e)) != 0 ||
+	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = lease_get_txn(s, txn, guid, key, &l)) != 0 ||
 	    (rc = lease_ack_apply(&l, state)) != 0)
@@ -808,7 +843,7 @@ shm_oplock_break_ack(struct shm *s, const struct shm_file_id *fid,
 	MDB_txn *txn;
 	int rc, i;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
@@ -855,7 +890,7 @@ shm_breaks_expire_before(struct shm *s, const struct shm_file_id *fid,
 	uint32_t i;
 	int rc, ended = 0, dirty = 0;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
@@ -919,11 +954,13 @@ shm_lease_holders(struct shm *s, const uint8_t *guid, const uint8_t *key,
 	struct holders_scan h = { guid, key, pids };
 	struct shm_lease_rec l;
 	struct shm_ofile of;
+	struct shm_env *e;
 	MDB_txn *txn;
 	int rc;
 
 	memset(pids, 0, sizeof(*pids));
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_lease_env(s, guid, key, &e)) != 0 ||
+	    (rc = shm_rbegin(s, e, &txn)) != 0)
 		return rc;
 	if ((rc = lease_get_txn(s, txn, guid, key, &l)) == 0) {
 		*fid = l.fid;

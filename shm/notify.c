@@ -156,7 +156,7 @@ notify_watch_once(struct shm *s, const struct shm_file_id *fids, unsigned n,
 	unsigned i;
 	int rc, keys = 0;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
 	for (i = 0, rc = 0; i < n && rc == 0; i++)
 		rc = notify_edit_txn(s, txn, &fids[i], pid, delta, &keys);
@@ -264,7 +264,7 @@ shm_notify_purge(struct shm *s, pid_t pid)
 	for (guard = 0; guard < 64; guard++) {
 		memset(&np, 0, sizeof(np));
 		np.pid = pid;
-		if ((rc = shm_rec_walk(s, s->db_notify, notify_purge_visit,
+		if ((rc = shm_rec_walk(s, shm_env_main(s), s->db_notify, notify_purge_visit,
 		    &np)) < 0 || np.n == 0)
 			break;
 		for (i = 0; i < np.n && rc == 0; i++)

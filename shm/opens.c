@@ -575,7 +575,13 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 
 	if (new->persistent_id == 0)
 		return -EINVAL;
-	if ((rc = shm_wbegin_kind(s, &txn, SHM_TXN_CREATE)) != 0)
+	/* a stream and its file share an env: their ino is the same */
+	if (new->has_base && shm_env_fid(s, &new->stream_base) != shm_env_fid(s, fid))
+		return -EXDEV;
+	if (new->oplock_level == SHM_OPLOCK_LEASE &&
+	    (rc = shm_lease_elsewhere(s, new->client_guid, new->lease_key, fid)) != 0)
+		return rc;
+	if ((rc = shm_wbegin_kind(s, shm_env_fid(s, fid), &txn, SHM_TXN_CREATE)) != 0)
 		return rc;
 	if (new->has_base && (rc = slist_base_check(s, txn, &new->stream_base,
 	    new->link, cf)) != 0)
@@ -650,7 +656,7 @@ shm_open_share_check(struct shm *s, const struct shm_file_id *fid,
 	MDB_txn *txn;
 	int rc;
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) != 0 || of.n == 0)
 		goto out;
@@ -763,7 +769,7 @@ shm_open_remove_once(struct shm *s, const struct shm_file_id *fid,
 		res = &local;
 	memset(res, 0, sizeof(*res));
 	/* a withdrawal belongs to a CREATE that did not complete */
-	if ((rc = shm_wbegin_kind(s, &txn, (flags & SHM_DROP_DOC) ?
+	if ((rc = shm_wbegin_kind(s, shm_env_fid(s, fid), &txn, (flags & SHM_DROP_DOC) ?
 	    SHM_TXN_CLOSE : SHM_TXN_OTHER)) != 0)
 		return rc;
 	rc = shm_open_drop_txn(s, txn, fid, persistent_id, flags, &r,
@@ -843,7 +849,7 @@ shm_open_get(struct shm *s, const struct shm_file_id *fid, uint64_t persistent_i
 	MDB_txn *txn;
 	int rc, i;
 
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
 		if ((i = shm_ofile_find(&of, persistent_id)) >= 0)
@@ -864,7 +870,7 @@ shm_open_set_delete_pending(struct shm *s, const struct shm_file_id *fid,
 	uint64_t link;
 	int rc, i;
 
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		goto out;
@@ -893,7 +899,7 @@ shm_open_get_delete_pending(struct shm *s, const struct shm_file_id *fid,
 	int rc, i;
 
 	*on = 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0) {
 		if ((i = shm_ofile_find(&of, persistent_id)) >= 0)
@@ -914,7 +920,7 @@ shm_open_count(struct shm *s, const struct shm_file_id *fid, int *n)
 	int rc;
 
 	*n = 0;
-	if ((rc = shm_rbegin(s, &txn)) != 0)
+	if ((rc = shm_rbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	if ((rc = shm_ofile_view(s, txn, fid, &of)) == 0)
 		*n = (int)of.n;
@@ -957,7 +963,7 @@ shm_open_relink(struct shm *s, const struct shm_file_id *fid, uint64_t from,
 
 	if (from == to)
 		return 0;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
 	slist_key(key, fid);
 	/* One scratch buffer: each value is loaded and stored in turn. */
@@ -996,5 +1002,5 @@ shm_foreach_open(struct shm *s, shm_open_fn fn, void *arg)
 {
 	struct open_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_opens, open_visit, &w);
+	return shm_rec_walk_data(s, s->db_opens, open_visit, &w);
 }

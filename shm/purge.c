@@ -1,7 +1,8 @@
 /*
  * The master's cleanup after a child died: everything the dead pid held
- * goes in one write transaction, so no other worker ever sees a half-purged
- * file (a stale share-mode entry, or a lock without its open).
+ * in one env goes in one write transaction of that env, so no other worker
+ * ever sees a half-purged file (a stale share-mode entry, or a lock
+ * without its open): a file's opens, leases and locks are all in its env.
  */
 #include <errno.h>
 #include <limits.h>
@@ -158,27 +159,27 @@ purge_sessions(struct shm *s, MDB_txn *txn, pid_t pid, struct shm_purge_result *
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 }
 
+/*
+ * One env's part of the purge, in one write transaction: in a data env
+ * the dead pid's opens (its durable ones disconnected), leases and locks;
+ * in the main env its sessions and worker record (with one env, both).
+ */
 static int
-shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
+shm_purge_env_once(struct shm *s, struct shm_env *e, pid_t pid,
+    struct shm_purge_result *res)
 {
-	struct shm_purge_result local;
 	struct purge_list l = { 0 };
 	uint8_t wk[4];
 	MDB_val wkv = { sizeof(wk), wk };
-	char path[PATH_MAX];
 	uint64_t now = shm_now_ms();
 	MDB_txn *txn;
 	size_t i;
-	int rc, last, dp;
+	int rc, last, dp, data = s->nparts == 1 || e->idx != 0;
 
-	if (res == NULL)
-		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (pid <= 0)
-		return -EINVAL;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
-	if ((rc = purge_collect(s, txn, pid, &l)) != 0)
+	if (data && (rc = purge_collect(s, txn, pid, &l)) != 0)
 		goto out;
 	/* Durable opens first, so their locks move to pid 0 and survive. */
 	for (i = 0; i < l.n; i++) {
@@ -206,45 +207,83 @@ shm_purge_worker_once(struct shm *s, pid_t pid, struct shm_purge_result *res)
 		if (dp)
 			res->stale_delete++;
 	}
-	if ((rc = purge_locks(s, txn, pid, res)) != 0 ||
-	    (rc = purge_sessions(s, txn, pid, res)) != 0)
+	if (data && (rc = purge_locks(s, txn, pid, res)) != 0)
 		goto out;
-	wk[0] = (uint8_t)((uint32_t)pid >> 24);
-	wk[1] = (uint8_t)((uint32_t)pid >> 16);
-	wk[2] = (uint8_t)((uint32_t)pid >> 8);
-	wk[3] = (uint8_t)pid;
-	rc = mdb_del(txn, s->db_workers, &wkv, NULL);
-	if (rc != 0 && rc != MDB_NOTFOUND) {
-		rc = shm_err(rc);
-		goto out;
+	if (e->idx == 0) {
+		if ((rc = purge_sessions(s, txn, pid, res)) != 0)
+			goto out;
+		wk[0] = (uint8_t)((uint32_t)pid >> 24);
+		wk[1] = (uint8_t)((uint32_t)pid >> 16);
+		wk[2] = (uint8_t)((uint32_t)pid >> 8);
+		wk[3] = (uint8_t)pid;
+		rc = mdb_del(txn, s->db_workers, &wkv, NULL);
+		if (rc != 0 && rc != MDB_NOTFOUND) {
+			rc = shm_err(rc);
+			goto out;
+		}
 	}
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
+out:
+	if (txn != NULL)
+		shm_wabort(s, txn);
 	if (rc != 0)
-		goto out;
+		memset(res, 0, sizeof(*res));
+	free(l.v);
+	return rc;
+}
+
+static void
+purge_add(struct shm_purge_result *sum, const struct shm_purge_result *r)
+{
+	sum->opens += r->opens;
+	sum->durable += r->durable;
+	sum->locks += r->locks;
+	sum->sessions += r->sessions;
+	sum->stale_delete += r->stale_delete;
+	for (unsigned j = 0; j < r->wake.n; j++)
+		shm_pids_add(&sum->wake, r->wake.pid[j]);
+	if (r->wake.overflow)
+		sum->wake.overflow = 1;
+}
+
+/*
+ * Every env in turn, each its own transaction (no other worker sees a
+ * half-purged file: a file lives in one env), each retried after growing
+ * its map when full: a purge always has room to run.  An env that fails
+ * does not keep the others from being purged.
+ */
+int
+shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
+{
+	struct shm_purge_result local, one;
+	char path[PATH_MAX];
+	unsigned i;
+	int rc, first = 0;
+
+	if (res == NULL)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (pid <= 0)
+		return -EINVAL;
+	for (i = 0; i < s->nenv; i++) {
+		SHM_RETRY_FULL(s, rc, shm_purge_env_once(s, &s->e[i], pid, &one));
+		if (rc != 0) {
+			if (first == 0)
+				first = rc;
+			continue;
+		}
+		purge_add(res, &one);
+	}
+	if (first != 0)
+		return first;
 	(void)shm_reader_check(s);
 	if (snprintf(path, sizeof(path), "%s/msg/%d", s->dir, (int)pid) < (int)sizeof(path))
 		(void)unlink(path);
 	log_debug(2, "state: purged pid %d: %u opens, %u durable kept, %u locks, "
 	    "%u sessions, %u waiters to wake", (int)pid, res->opens, res->durable,
 	    res->locks, res->sessions, res->wake.n);
-out:
-	if (txn != NULL) {
-		shm_wabort(s, txn);
-		memset(res, 0, sizeof(*res));
-	}
-	free(l.v);
-	return rc;
-}
-
-int
-shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
-{
-	int rc;
-
-	SHM_RETRY_FULL(s, rc, shm_purge_worker_once(s, pid, res));
 	/* its CHANGE_NOTIFY watches (shm/notify.c); stale ones only cost */
-	if (rc == 0)
-		(void)shm_notify_purge(s, pid);
-	return rc;
+	(void)shm_notify_purge(s, pid);
+	return 0;
 }

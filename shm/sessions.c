@@ -50,6 +50,15 @@ session_decode(const MDB_val *k, const MDB_val *v, void *out)
 }
 
 int
+shm_session_decode(const void *key, size_t klen, const void *val,
+    size_t vlen, struct shm_session_rec *r)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+
+	return session_decode(&k, &v, r);
+}
+
+int
 shm_session_put(struct shm *s, const struct shm_session_rec *r)
 {
 	uint8_t kb[8], buf[SESSION_ENC_MAX];
@@ -64,7 +73,7 @@ shm_session_put(struct shm *s, const struct shm_session_rec *r)
 	shm_be64_put(kb, r->session_id);
 	if ((n = session_encode(buf, sizeof(buf), r)) == 0)
 		return -EINVAL;
-	if ((rc = shm_wbegin(s, &txn)) != 0)
+	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
 	/*
 	 * Checked at insert: an id is one session's across the server.  The
@@ -128,5 +137,5 @@ shm_foreach_session(struct shm *s, shm_session_fn fn, void *arg)
 {
 	struct session_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_sessions, session_visit, &w);
+	return shm_rec_walk(s, shm_env_main(s), s->db_sessions, session_visit, &w);
 }

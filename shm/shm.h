@@ -33,9 +33,18 @@ struct shm;
 
 #define SHM_STATE_GROUP		"usmbd-state"
 #define SHM_MAP_SIZE_DEFAULT	(64u << 20)
+/*
+ * Data envs (`state partitions`): a file's opens, leases, locks and
+ * durable records live in one of them, by its inode number; 1 keeps
+ * everything in the one env.  A power of two up to 64.
+ */
+#define SHM_PARTS_DEFAULT	8
+int	shm_parts_valid(unsigned parts);
 
 /* shm_attach() flags */
 #define SHM_CREATE	0x1	/* tests: (re)create the env, reset all state */
+/* with SHM_CREATE: 2^n data envs (default: 1, everything in one env) */
+#define SHM_PARTS_LOG2(n)	((unsigned)(n) << 8)
 /*
  * The state process: make the databases of files shm_create_files made
  * (or keep those it finds, after a restart); no file is made or reset.
@@ -46,34 +55,40 @@ struct shm;
 unsigned	shm_readers_for(unsigned workers);
 
 /*
- * Opens (flags 0) or creates (SHM_CREATE) the state env in dir.  map_size 0
- * means the default; max_readers only matters to the creator.  The env is
- * dir/state.mdb (+ -lock) and dir/state.hint (shared counters that let the
- * READ/WRITE checks skip LMDB); SHM_CREATE makes all three.
+ * Opens (flags 0) or creates (SHM_CREATE) the state envs in dir.  map_size
+ * 0 means the default; each env maps that much; max_readers only matters
+ * to the creator.  The envs are dir/state.mdb (+ -lock) and, with more
+ * than one partition, dir/state-I.mdb (+ -lock); dir/state.hint holds
+ * shared counters that let the READ/WRITE checks skip LMDB and the number
+ * of partitions, which every process takes from it; SHM_CREATE makes
+ * them all.
  */
 int	shm_attach(const char *dir, size_t map_size, unsigned max_readers,
 	    int flags, struct shm **out);
 void	shm_detach(struct shm *);
 /*
- * The master (root): empty state files of the state group in dir (the
- * env's two, the hint file, msg/), made afresh; it never opens the env.
- * 0 or -errno.
+ * The master (root): empty state files of the state group in dir (each
+ * env's two, for parts data envs, the hint file, msg/), made afresh; it
+ * never opens the envs.  0 or -errno.
  */
-int	shm_create_files(const char *dir);
-/* Renames the env's files to NAME.bad (kept for a look); 0 or -errno. */
+int	shm_create_files(const char *dir, unsigned parts);
+/* Renames every env's files to NAME.bad (kept for a look); 0 or -errno. */
 int	shm_set_aside(const char *dir);
+/* How many envs this handle opened (1, or 1 + the data envs). */
+unsigned shm_env_count(const struct shm *);
 /*
- * The writer lock's holder as its record says: pid << 32 | a count that
- * changes with every transaction, 0 when none (a hint: any writer can
- * write it).  0 or -errno.
+ * Env idx's writer lock's holder as its record says: pid << 32 | a count
+ * that changes with every transaction, 0 when none (a hint: any writer
+ * can write it).  0 or -errno.
  */
-int	shm_writer_holder(const struct shm *, uint64_t *mark);
-/* Clears the record if it names pid (after pid died). */
+int	shm_writer_holder(const struct shm *, unsigned idx, uint64_t *mark);
+/* Clears every env's record that names pid (after pid died). */
 void	shm_writer_forget(struct shm *, pid_t pid);
 /*
- * The size this process maps now.  It only grows: every process maps the
- * larger of its config's `state map size` and the file's size, and the
- * map grows in one place (a full map on a release path or the purge).
+ * The size this process maps now, all envs added.  It only grows: every
+ * process maps for each env the larger of its config's `state map size`
+ * and the file's size, and a map grows in one place (a full map on a
+ * release path or the purge).
  */
 size_t	shm_map_size(struct shm *);
 int	shm_check_names(struct shm *);
@@ -99,6 +114,11 @@ struct shm_hold {
 	uint64_t	wait_ns;
 };
 void	shm_hold_stats(const struct shm *, struct shm_hold out[SHM_TXN_KINDS]);
+/*
+ * Of those, the transactions made in the main env (with partitions, a
+ * CREATE or CLOSE takes a data env's lock only: `make perfcheck`).
+ */
+void	shm_main_txns(const struct shm *, uint64_t out[SHM_TXN_KINDS]);
 /* Clears reader slots of dead processes; returns how many (or -errno). */
 int	shm_reader_check(struct shm *);
 /* Unique ids (persistent file ids, session ids); never 0. */
@@ -426,6 +446,14 @@ int	shm_dirlease_breaks(struct shm *, const struct shm_file_id *,
 	    const uint8_t *parent_key, int mark, struct shm_breaks *out);
 int	shm_lease_get(struct shm *, const uint8_t *client_guid,
 	    const uint8_t *lease_key, struct shm_lease_rec *out);
+/*
+ * The same when the caller knows the file the lease caches: one read of
+ * that file's env (shm_lease_get may read every data env); -ENOENT when
+ * the key caches no lease of fid.
+ */
+int	shm_lease_get_fid(struct shm *, const struct shm_file_id *fid,
+	    const uint8_t *client_guid, const uint8_t *lease_key,
+	    struct shm_lease_rec *out);
 /*
  * Acknowledges (or, on a timeout, forces with state = breaking_to) a lease
  * break; state must be within breaking_to (-EINVAL otherwise, -ENOENT when

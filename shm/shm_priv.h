@@ -43,26 +43,42 @@
 /* The shared hint counters (state.hint). */
 #define SHM_HINT_MAGIC		0x746e6968u	/* "hint" */
 #define SHM_HINT_BUCKETS	4096
-enum { SHM_HINT_LOCKED = 0, SHM_HINT_CACHING = 1, SHM_HINT_NOTIFY = 2 };
+enum { SHM_HINT_LOCKED = 0, SHM_HINT_CACHING = 1, SHM_HINT_NOTIFY = 2,
+	SHM_HINT_LEASES = 3 };
+
+/*
+ * The partitions (shm/part.c): the main env (state.mdb) and N data envs
+ * (state-I.mdb), N a power of two; with N = 1 the main env is the data
+ * env too and there is no other file.
+ */
+#define SHM_PARTS_MAX		64
+#define SHM_ENVS_MAX		(1 + SHM_PARTS_MAX)
+
 struct shm_hint {
 	uint32_t	magic;
 	uint32_t	buckets;
 	/*
 	 * [LOCKED]: files with a brlock record; [CACHING]: opens with an
-	 * oplock or lease; [NOTIFY]: directories with a notify record
+	 * oplock or lease; [NOTIFY]: directories with a notify record;
+	 * [LEASES]: lease records, by the bucket of their client GUID and
+	 * key (shm_lease_bucket: a new lease looks in the other data envs
+	 * for its key only when this is not zero)
 	 */
-	uint32_t	count[3][SHM_HINT_BUCKETS];
+	uint32_t	count[4][SHM_HINT_BUCKETS];
 	/* directories with a notify record, all buckets (notify.c) */
 	uint32_t	watched;
+	/* data envs, as the master made them (shm_create_files) */
+	uint32_t	parts;
 	/*
-	 * Who holds the LMDB writer lock: pid << 32 | that process's count
-	 * of its write transactions (low 32 bits), set by shm_wbegin once
-	 * the lock is taken and cleared (if still ours) when the
-	 * transaction ends; 0 when none.  The same value seen for a while
-	 * is one transaction held that long (the watchdog, worker/statep.c).
-	 * Written by every writer, so a hint for a check, never a proof.
+	 * Who holds each env's LMDB writer lock ([0] the main env's, [1 +
+	 * I] data env I's): pid << 32 | that process's count of its write
+	 * transactions (low 32 bits), set by shm_wbegin once the lock is
+	 * taken and cleared (if still ours) when the transaction ends; 0
+	 * when none.  The same value seen for a while is one transaction
+	 * held that long (the watchdog, worker/statep.c).  Written by every
+	 * writer, so a hint for a check, never a proof.
 	 */
-	uint64_t	writer;
+	uint64_t	writer[SHM_ENVS_MAX];
 };
 
 /* Adds delta to a state.hint counter, never below zero (shm/env.c). */
@@ -76,8 +92,26 @@ struct shm_pend {
 	int32_t		delta;
 };
 
-struct shm {
+/*
+ * One LMDB env of the state.  Every env has the same databases, made in
+ * the same order, so the dbi numbers of struct shm serve them all; what
+ * a transaction touches is chosen by the env it begins in.
+ */
+struct shm_env {
 	MDB_env		*env;
+	unsigned	 idx;		/* 0: main; 1 + I: data env I */
+	MDB_txn		*rtxn;		/* reset read transaction, renewed on use */
+	int		 rtxn_live;
+	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */
+	int		 size_fd;	/* the data file, flock'd to change the map size */
+	uint64_t	 wmark;		/* our value of hint->writer[idx] */
+};
+
+struct shm {
+	struct shm_env	 e[SHM_ENVS_MAX];
+	unsigned	 nenv;		/* 1 + nparts, or 1 when nparts is 1 */
+	unsigned	 nparts;	/* data envs: a power of two */
+	struct shm_env	*w;		/* the env of the open (or last) write */
 	MDB_dbi		 db_opens;
 	MDB_dbi		 db_leases;
 	MDB_dbi		 db_brlocks;
@@ -86,9 +120,6 @@ struct shm {
 	MDB_dbi		 db_workers;
 	MDB_dbi		 db_notify;	/* watched directories (notify.c) */
 	uint32_t	 drop_del_uid;	/* shm_open_drop_txn: the token at the drop */
-	MDB_txn		*rtxn;		/* reset read transaction, renewed on use */
-	int		 rtxn_live;
-	MDB_cursor	*rcur_durable;	/* read-only cursor, renewed (no malloc) */
 	pid_t		 pid;		/* the process that opened it */
 	uint32_t	 euid;		/* its uid at attach: the delete token, read once */
 	unsigned	 forkgen;	/* shm_forkgen at attach: detects a fork */
@@ -101,7 +132,6 @@ struct shm {
 	/* scratch durable record (~5 KiB: not on the event loop's stack) */
 	struct shm_durable_rec	 dscratch;
 	char		*dir;
-	int		 size_fd;	/* the data file, flock'd to change the map size */
 	unsigned long	 nwrites;
 	uint64_t	 id_next;	/* block of ids reserved for this process */
 	uint64_t	 id_end;
@@ -112,7 +142,6 @@ struct shm {
 	unsigned		 wait_cap;
 	int			 brl_had;	/* brl_load found a record */
 	uint32_t		 wgen;		/* write transactions begun */
-	uint64_t		 wmark;		/* our value of hint->writer */
 	/* USMBD_TEST_STOP_IN_WRITE: stop once inside a write (tests) */
 	int			 test_stop;
 	unsigned		 brl_max_file;	/* locks per file; 0: BRL_MAX */
@@ -120,20 +149,61 @@ struct shm {
 	uint8_t			 txn_kind;	/* of the open write transaction */
 	uint64_t		 txn_locked_ns;	/* when mdb_txn_begin returned */
 	struct shm_hold		 hold[SHM_TXN_KINDS];
+	/* ... of which in the main env (perfcheck: a CREATE takes none) */
+	uint64_t		 main_txns[SHM_TXN_KINDS];
 };
+
+/*
+ * Which env: a file's opens (and its named streams'), leases, byte-range
+ * locks and durable records live in the data env of hash(st_ino) --
+ * st_ino alone, since a stream's id keeps its file's ino (worker/state.c
+ * state_file_id): a share-mode check with its streams stays one
+ * transaction of one env.  Sessions, workers, the id counter and the
+ * notify watches live in the main env.
+ */
+static inline struct shm_env *
+shm_env_fid(struct shm *s, const struct shm_file_id *fid)
+{
+	uint64_t h = fid->ino * 0x9e3779b97f4a7c15ull;
+
+	if (s->nparts == 1)
+		return &s->e[0];
+	return &s->e[1 + ((unsigned)(h >> 40) & (s->nparts - 1))];
+}
+
+static inline struct shm_env *
+shm_env_main(struct shm *s)
+{
+	return &s->e[0];
+}
+
+/* The data envs are s->e[shm_data_first(s)] .. s->e[s->nenv - 1]. */
+static inline unsigned
+shm_data_first(const struct shm *s)
+{
+	return s->nparts == 1 ? 0 : 1;
+}
 
 /* Transactions.  Every error is returned as -errno. */
 int	shm_err(int mdb_rc);
-int	shm_wbegin(struct shm *, MDB_txn **);
+int	shm_wbegin(struct shm *, struct shm_env *, MDB_txn **);
 /* The same, counted under kind in the hold meter (shm_wbegin: OTHER). */
-int	shm_wbegin_kind(struct shm *, MDB_txn **, enum shm_txn_kind);
+int	shm_wbegin_kind(struct shm *, struct shm_env *, MDB_txn **,
+	    enum shm_txn_kind);
+/* One write transaction at a time per process: these end s->w's. */
 int	shm_wcommit(struct shm *, MDB_txn *);
 void	shm_wabort(struct shm *, MDB_txn *);
-int	shm_rbegin(struct shm *, MDB_txn **);
+int	shm_rbegin(struct shm *, struct shm_env *, MDB_txn **);
 void	shm_rend(struct shm *, MDB_txn *);
+/* Grows the env of the last write transaction (s->w), which was full. */
 int	shm_grow(struct shm *);
 /* Maps what the file holds now (after MDB_MAP_RESIZED); never shrinks. */
-int	shm_adopt(struct shm *);
+int	shm_adopt(struct shm *, struct shm_env *);
+
+/* files.c: the files of the state (the master makes them). */
+int	shm_env_path(const char *dir, unsigned idx, char *buf, size_t size);
+int	shm_hint_map(struct shm *);
+int	shm_prepare(const char *dir, unsigned parts);
 /*
  * Ends a write transaction begun with shm_wbegin: commits it when rc is 0,
  * else aborts it and returns rc.  The common tail of every edit.
@@ -148,7 +218,10 @@ shm_wend(struct shm *s, MDB_txn *txn, int rc)
 	return shm_wcommit(s, txn);
 }
 
-/* rec.c: one record by key, each call its own transaction. */
+/*
+ * rec.c: one record by key, each call its own transaction, in the main
+ * env (sessions, workers, notify watches).
+ */
 int	shm_rec_put(struct shm *, MDB_dbi, const void *key, size_t klen,
 	    const void *val, size_t vlen);
 /* Decodes the value found into out; -ENOENT when there is none. */
@@ -163,7 +236,10 @@ int	shm_rec_del(struct shm *, MDB_dbi, const void *key, size_t klen);
  * cursor is allocated).
  */
 typedef int (*shm_rec_visit_fn)(const MDB_val *k, const MDB_val *v, void *arg);
-int	shm_rec_walk(struct shm *, MDB_dbi, shm_rec_visit_fn, void *arg);
+int	shm_rec_walk(struct shm *, struct shm_env *, MDB_dbi, shm_rec_visit_fn,
+	    void *arg);
+/* The same over every data env in turn (opens, locks: the listings). */
+int	shm_rec_walk_data(struct shm *, MDB_dbi, shm_rec_visit_fn, void *arg);
 
 /*
  * For release paths (and the purge): run again after growing a full map,
@@ -230,8 +306,17 @@ shm_hint_zero(const struct shm *s, int which, const struct shm_file_id *fid)
 	    __ATOMIC_ACQUIRE) == 0;
 }
 
+static inline int
+shm_hint_zero_bucket(const struct shm *s, int which, unsigned bucket)
+{
+	return __atomic_load_n(&s->hint->count[which][bucket],
+	    __ATOMIC_ACQUIRE) == 0;
+}
+
 /* Inside a write transaction: the file gained (>0) or lost (<0) delta. */
 void	shm_hint_add(struct shm *, int which, const struct shm_file_id *, int delta);
+/* The same for a bucket of another hash (SHM_HINT_LEASES). */
+void	shm_hint_add_bucket(struct shm *, int which, unsigned bucket, int delta);
 
 static inline int
 shm_guid_zero(const uint8_t *g)
@@ -338,11 +423,49 @@ int	shm_lease_grant_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    const struct shm_ofile *, struct shm_open_rec *new, struct shm_open_grant *);
 int	shm_lease_release_txn(struct shm *, MDB_txn *, const struct shm_ofile *,
 	    const uint8_t *client_guid, const uint8_t *lease_key);
+/* The hint bucket of a lease key ([SHM_HINT_LEASES]). */
+static inline unsigned
+shm_lease_bucket(const uint8_t *client_guid, const uint8_t *lease_key)
+{
+	uint64_t a, b;
 
-/* durable.c */
+	memcpy(&a, client_guid, 8);
+	memcpy(&b, lease_key, 8);
+	return (unsigned)(((a ^ (b * 0x9e3779b97f4a7c15ull)) *
+	    0x9e3779b97f4a7c15ull) >> 52) & (SHM_HINT_BUCKETS - 1);
+}
+/*
+ * The data env holding the lease of that key (*env), by a read of each
+ * in turn (one env: no read at all).  0 or -ENOENT.
+ */
+int	shm_lease_env(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, struct shm_env **env);
+/* -EINVAL when the key's lease is in another data env than fid's. */
+int	shm_lease_elsewhere(struct shm *, const uint8_t *client_guid,
+	    const uint8_t *lease_key, const struct shm_file_id *fid);
+
+/* durable.c; shm_durable_env: the data env holding the record of id. */
+int	shm_durable_env(struct shm *, uint64_t persistent_id, struct shm_env **);
 int	shm_durable_put_txn(struct shm *, MDB_txn *, const struct shm_durable_rec *);
 int	shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *);
 int	shm_durable_disconnect_txn(struct shm *, MDB_txn *, uint64_t persistent_id,
 	    uint64_t now_ms);
+
+/*
+ * The values any worker may write, decoded as every reader decodes them
+ * (fuzzed: t/fuzz/fuzz_shm*.c).  0, or -EPROTO / -EBADMSG.
+ */
+int	shm_lease_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_lease_rec *);
+int	shm_brlock_decode(const void *val, size_t len, unsigned *nl,
+	    unsigned *nw);
+void	shm_brlock_rec_get(const void *val, unsigned i, struct shm_brlock_rec *);
+int	shm_session_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_session_rec *);
+int	shm_worker_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_worker_rec *);
+/* A worker's datagram (wmsg.c): exact length; the encoder gives 0 on error. */
+int	shm_wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *);
+size_t	shm_wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *);
 
 #endif

@@ -223,8 +223,8 @@ shm_wmsg_fd(const struct shm_wmsg *m)
 	return m->fd;
 }
 
-static size_t
-wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *msg)
+size_t
+shm_wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *msg)
 {
 	struct wcur w;
 	size_t n = strnlen(msg->name, SHM_WMSG_NAME_MAX);
@@ -251,8 +251,8 @@ wmsg_encode(uint8_t *buf, size_t size, const struct shm_wmsg_msg *msg)
 	return w.err ? 0 : wcur_off(&w);
 }
 
-static int
-wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *msg)
+int
+shm_wmsg_decode(const uint8_t *buf, size_t len, struct shm_wmsg_msg *msg)
 {
 	struct cur c;
 	size_t n;
@@ -293,7 +293,7 @@ shm_wmsg_send(struct shm_wmsg *m, pid_t to, const struct shm_wmsg_msg *msg)
 
 	if ((rc = wmsg_addr(&sa, m->dir, to)) != 0)
 		return rc;
-	if ((len = wmsg_encode(m->buf, sizeof(m->buf), msg)) == 0)
+	if ((len = shm_wmsg_encode(m->buf, sizeof(m->buf), msg)) == 0)
 		return -EINVAL;
 	if (sendto(m->fd, m->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
 	    (struct sockaddr *)&sa, sizeof(sa)) == -1)
@@ -324,7 +324,7 @@ shm_wmsg_recv(struct shm_wmsg *m, struct shm_wmsg_msg *msg)
 	memset(msg, 0, sizeof(*msg));
 	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
 		return -EBADMSG;
-	if ((rc = wmsg_decode(m->buf, (size_t)n, msg)) != 0)
+	if ((rc = shm_wmsg_decode(m->buf, (size_t)n, msg)) != 0)
 		return rc;
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS &&

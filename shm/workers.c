@@ -45,6 +45,15 @@ worker_decode(const MDB_val *k, const MDB_val *v, void *out)
 }
 
 int
+shm_worker_decode(const void *key, size_t klen, const void *val,
+    size_t vlen, struct shm_worker_rec *r)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+
+	return worker_decode(&k, &v, r);
+}
+
+int
 shm_worker_put(struct shm *s, const struct shm_worker_rec *r)
 {
 	uint8_t kb[WORKER_KEY_LEN], buf[WORKER_ENC_MAX];
@@ -104,5 +113,5 @@ shm_foreach_worker(struct shm *s, shm_worker_fn fn, void *arg)
 {
 	struct worker_walk w = { .fn = fn, .arg = arg };
 
-	return shm_rec_walk(s, s->db_workers, worker_visit, &w);
+	return shm_rec_walk(s, shm_env_main(s), s->db_workers, worker_visit, &w);
 }

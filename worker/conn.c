@@ -126,8 +126,11 @@ conn_free(struct conn *c)
 		conn_rx_release(c);	/* a payload being buffered: its pipe */
 	if (pv != NULL)
 		relay_conn_gone(c);
-	if (pv != NULL)
+	if (pv != NULL && pv->relay_verdict != NULL) {
+		/* An unused relayed verdict holds the session's keys. */
+		explicit_bzero(pv->relay_verdict, sizeof(*pv->relay_verdict));
 		free(pv->relay_verdict);
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	if (pv != NULL) {

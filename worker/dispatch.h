@@ -20,6 +20,13 @@ struct conn_pending;
  */
 int	dispatch_frame(struct conn *, uint8_t *msg, size_t len);
 
+/*
+ * Frames and sends a response built elsewhere, as it is (a gate writing the
+ * refusal a session's worker built and signed: worker/bindcheck.h).  0, or
+ * -1 when the connection must be dropped.
+ */
+int	dispatch_send_built(struct conn *, const uint8_t *rsp, size_t len);
+
 /* Ends a pending async request with an error status (sent when idle). */
 int	dispatch_async_complete(struct conn *, struct conn_pending *, ntstatus_t);
 /* Sends queued notices and the final responses of woken slots. */

@@ -64,6 +64,18 @@ dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
 	return rc < 0 ? -1 : 0;
 }
 
+int
+dispatch_send_built(struct conn *c, const uint8_t *rsp, size_t len)
+{
+	struct conn_private *pv = c->priv;
+
+	if (SMB2_FRAME_LEN + len > pv->scap)
+		return -1;
+	memcpy(pv->sbuf + SMB2_FRAME_LEN, rsp, len);
+	smb2_frame_encode(pv->sbuf, (uint32_t)len);
+	return dispatch_send(c, pv->sbuf, SMB2_FRAME_LEN + len, NULL);
+}
+
 /*
  * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
  * signatures, preauth, encryption, frame; then sends.

@@ -22,7 +22,11 @@
  * The SMB2 code is the same as the worker's: a SESSION_SETUP carrying an
  * NTLMSSP AUTHENTICATE is recognised before dispatch, its verdict fetched
  * asynchronously, and the request then dispatched with conn->priv->auth
- * answering from that verdict (gate_conn_auth).
+ * answering from that verdict (gate_conn_auth).  One naming a session
+ * this connection does not hold (a channel binding) is judged by that
+ * session's worker first, and answered with the refusal it built, or
+ * handed over when it may authenticate (worker/gate_setup.c,
+ * worker/bindcheck.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,14 +44,12 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
-#include "proto/ntlmssp.h"
 #include "proto/smb2_hdr.h"
-#include "proto/spnego.h"
 #include "worker/confine.h"
 #include "worker/conn_priv.h"
+#include "worker/gate_priv.h"
 #include "worker/handoff.h"
 #include "worker/metrics.h"
-#include "worker/smb2_session_priv.h"
 #include "worker/worker.h"
 
 #define GATE_SLOTS		64	/* logins served at once */
@@ -64,6 +66,7 @@ enum gate_slot_state {
 	SLOT_AUTH,		/* waiting for MSG_AUTH_REP with id token */
 	SLOT_HANDOFF,		/* waiting for MSG_HANDOFF_DONE with id token */
 	SLOT_BIND,		/* the same, for MSG_HANDOFF_BIND */
+	SLOT_CHECK,		/* waiting for MSG_BIND_CHECK_REP with id token */
 };
 
 struct gate_slot {
@@ -74,7 +77,9 @@ struct gate_slot {
 	int64_t		 deadline_ms;	/* of the current state */
 	int64_t		 login_deadline_ms;
 	int		 got_bytes;
-	int		 bind_refused;	/* the master knows no session to bind to */
+	int		 bind_refused;	/* answered here as for no such session */
+	int		 bind_ok;	/* its worker lets this binding through */
+	struct gate_check check;	/* the binding check asked */
 	int		 no_bind;	/* MSG_NEW_CONN_NO_BIND: bindings answered here */
 	/* The verdict, for the AUTHENTICATE token at want_tok only. */
 	int		 have_rep;
@@ -192,6 +197,7 @@ gate_slot_close(struct gate_slot *sl, int to_bind)
 	sl->state = SLOT_FREE;
 	sl->have_rep = 0;
 	sl->bind_refused = 0;
+	sl->bind_ok = 0;
 	gate.active--;
 	if (!gate.master_gone) {
 		uint8_t p[4];
@@ -225,109 +231,6 @@ gate_conn_auth(struct conn *c, const struct authmsg_req *req,
 	sl->have_rep = 0;
 	explicit_bzero(&sl->rep, sizeof(sl->rep));
 	return 0;
-}
-
-/*
- * The SESSION_SETUP prefix the gate looks at before dispatch (MS-SMB2 2.2.2
- * header, 2.2.5 request): the session it names, its Flags and its security
- * buffer.  Both the binding and the AUTHENTICATE checks read it from here.
- */
-struct gate_setup {
-	uint64_t	sid;		/* SessionId of the header */
-	uint8_t		flags;		/* SMB2_SESSION_FLAG_* */
-	struct cur	blob;		/* the security buffer; err if out of m */
-};
-
-/*
- * Decodes frame m (header first) as a SESSION_SETUP request.  Returns 1
- * and fills gs when m is one with its fixed part whole, else 0.  The
- * security buffer is checked apart (gs->blob.err): the binding check
- * does not need it.
- */
-static int
-gate_setup_decode(const uint8_t *m, size_t len, struct gate_setup *gs)
-{
-	struct cur r;
-	uint16_t off, blen;
-
-	if (len < SMB2_HDR_LEN + 24 || memcmp(m, "\xfeSMB", 4) != 0)
-		return 0;
-	cur_init(&r, m, len);
-	cur_skip(&r, 12);			/* to Command */
-	if (cur_le16(&r) != SMB2_SESSION_SETUP)
-		return 0;
-	cur_skip(&r, 40 - 14);			/* to SessionId */
-	gs->sid = cur_le64(&r);
-	cur_skip(&r, SMB2_HDR_LEN - 48 + 2);	/* Signature, StructureSize */
-	gs->flags = cur_u8(&r);
-	cur_skip(&r, 1 + 4 + 4);	/* SecurityMode, Capabilities, Channel */
-	off = cur_le16(&r);
-	blen = cur_le16(&r);
-	if (r.err)
-		return 0;
-	gs->blob = cur_sub(&r, off, blen);
-	return 1;
-}
-
-/*
- * Does the SESSION_SETUP gs carry a Kerberos leg in SPNEGO (an AP-REQ, or
- * the client's mechListMIC after Kerberos was chosen after another
- * mechanism) for a new session or one in its exchange (s), with a keytab
- * configured?  Then fills req (the token a view into the frame) as
- * worker/smb2_session_krb.c will.
- */
-static int
-gate_krb5_needed(struct conn *c, const struct gate_setup *gs,
-    const struct session *s, struct authmsg_req *req)
-{
-	struct spnego_token sp;
-
-	if (conf_keytab_path(c->conf) == NULL ||
-	    (gs->sid != 0 && (s == NULL || s->state != SESS_IN_PROGRESS)))
-		return 0;
-	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||
-	    sp.kind == SPNEGO_RAW_NTLMSSP)
-		return 0;
-	if (sp.kind == SPNEGO_NEG_INIT && sp.krb5_preferred == 0)
-		return 0;	/* the handler asks for another mechanism */
-	return sess_krb5_areq(c, gs->sid != 0 ? s : NULL, &sp, req);
-}
-
-/*
- * Does the SESSION_SETUP gs carry an NTLMSSP AUTHENTICATE for a session in
- * its exchange?  Then fills req as worker/smb2_session.c will, with views
- * into the frame.  The handler parses the same bytes again;
- * gate_conn_auth() checks it is the same token.
- */
-static int
-gate_auth_needed(struct conn *c, const struct gate_setup *gs,
-    struct authmsg_req *req)
-{
-	struct spnego_token sp;
-	struct session *s;
-
-	if (gs->blob.err || cur_left(&gs->blob) == 0 ||
-	    (gs->flags & SMB2_SESSION_FLAG_BINDING))
-		return 0;
-	s = conn_session_find(c, gs->sid);
-	if (gate_krb5_needed(c, gs, s, req))
-		return 1;
-	if (s == NULL || s->auth == NULL || s->auth->step != 1)
-		return 0;
-	if (spnego_decode(gs->blob.p, cur_left(&gs->blob), &sp) < 0 ||
-	    sp.mech_token == NULL ||
-	    ntlmssp_msg_type(sp.mech_token, sp.mech_token_len) !=
-	    NTLMSSP_AUTHENTICATE_MESSAGE)
-		return 0;
-	memset(req, 0, sizeof(*req));
-	snprintf(req->client, sizeof(req->client), "%s", c->peer);
-	req->negotiate = s->auth->negotiate;
-	req->negotiate_len = s->auth->negotiate_len;
-	req->challenge = s->auth->challenge;
-	req->challenge_len = s->auth->challenge_len;
-	req->authenticate = sp.mech_token;
-	req->authenticate_len = (uint32_t)sp.mech_token_len;
-	return 1;
 }
 
 static void
@@ -388,17 +291,6 @@ gate_handoff(struct gate_slot *sl)
 }
 
 /*
- * Does the SESSION_SETUP gs bind a channel to a session (MS-SMB2
- * 3.3.5.5)?  Returns that session id, else 0.  The gate has no session
- * keys to check it with: the worker holding the session does.
- */
-static uint64_t
-gate_bind_target(const struct gate_setup *gs)
-{
-	return (gs->flags & SMB2_SESSION_FLAG_BINDING) ? gs->sid : 0;
-}
-
-/*
  * Hands the unauthenticated connection, its pending binding request
  * first, to the master for the worker of session sid.  If the master
  * knows no such session the slot resumes (gate_handoff_done).
@@ -436,6 +328,62 @@ gate_bind_handoff(struct gate_slot *sl, uint64_t sid)
 }
 
 /*
+ * Asks the worker of the session the SESSION_SETUP q names to judge it
+ * (MSG_BIND_CHECK); the slot waits for the answer (gate_check_rep) and
+ * reads nothing more meanwhile.
+ */
+static void
+gate_check_send(struct gate_slot *sl, const struct bindcheck_req *q)
+{
+	struct epoll_event ev = { 0, { .u64 = (uint64_t)(sl - gate.slots) + 1 } };
+	int n;
+
+	sl->token = gate.next_token++;
+	if (gate.next_token == 0)
+		gate.next_token = 1;
+	n = bindcheck_req_encode(q, gate.obuf, sizeof(gate.obuf));
+	if (n < 0 || gate_send(MSG_BIND_CHECK, sl->token, gate.obuf, (size_t)n,
+	    -1) != 0) {
+		gate_slot_end(sl);
+		return;
+	}
+	sl->state = SLOT_CHECK;
+	sl->deadline_ms = gate_now_ms() + GATE_MASTER_SECS * 1000;
+	(void)epoll_ctl(gate.epfd, EPOLL_CTL_MOD, sl->c->fd, &ev);
+}
+
+/*
+ * A SESSION_SETUP naming a session this connection lacks: asked about
+ * (1: the slot waits), routed once its worker let it through (1: the
+ * slot waits for the hand-off), or left to the handler (0).
+ */
+static int
+gate_bind_step(struct gate_slot *sl, const struct gate_setup *gs,
+    const uint8_t *m, size_t len)
+{
+	struct bindcheck_req q;
+	int rc;
+
+	if (sl->bind_ok) {
+		sl->bind_ok = 0;
+		if (sl->no_bind || !(gs->flags & SMB2_SESSION_FLAG_BINDING) ||
+		    gs->sid != sl->check.sid) {
+			sl->bind_refused = 1;
+			return 0;
+		}
+		gate_bind_handoff(sl, gs->sid);
+		return 1;
+	}
+	rc = gate_check_needed(sl->c, gs, m, len, &q, &sl->check);
+	if (rc < 0)
+		sl->bind_refused = 1;
+	if (rc <= 0)
+		return 0;
+	gate_check_send(sl, &q);
+	return 1;
+}
+
+/*
  * Answers the complete frames in rbuf, one at a time: a frame that needs
  * a verdict parks the slot before it is dispatched.
  */
@@ -464,14 +412,10 @@ gate_slot_run(struct gate_slot *sl)
 			gate_auth_send(sl, &req);
 			return;
 		}
-		if (setup && !sl->bind_refused && !sl->no_bind) {
-			uint64_t sid = gate_bind_target(&gs);
-
-			if (sid != 0) {
-				gate_bind_handoff(sl, sid);
-				return;
-			}
-		}
+		if (setup && !sl->bind_refused &&
+		    gate_bind_step(sl, &gs, pv->rbuf + SMB2_FRAME_LEN,
+		    (size_t)len))
+			return;
 		/* conn_process() takes all it has: show it one frame. */
 		total = pv->rlen;
 		flen = (size_t)len + SMB2_FRAME_LEN;
@@ -484,6 +428,7 @@ gate_slot_run(struct gate_slot *sl)
 		/* A verdict is for the request it was asked for. */
 		sl->have_rep = 0;
 		sl->bind_refused = 0;
+		sl->bind_ok = 0;
 		explicit_bzero(&sl->rep, sizeof(sl->rep));
 		if (rc < 0 || pv->dead)
 			break;
@@ -678,6 +623,60 @@ gate_auth_rep(const struct msg *m)
 	gate_slot_run(sl);
 }
 
+/*
+ * MSG_BIND_CHECK_REP: the session's worker judged the request (or the
+ * master knows no such session, or got no answer).
+ */
+static void
+gate_check_rep(const struct msg *m)
+{
+	struct gate_slot *sl = gate_slot_find(SLOT_CHECK, m->id, 0);
+	struct conn_private *pv;
+	struct bindcheck_req q;
+	struct bindcheck_rep rep;
+	struct epoll_event ev;
+	long len;
+
+	if (sl == NULL)
+		return;		/* that login ended while it waited */
+	pv = sl->c->priv;
+	sl->state = SLOT_LOGIN;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)(sl - gate.slots) + 1;
+	len = conn_frame_ready(sl->c);
+	if (bindcheck_rep_decode(&rep, m->payload, m->len) != 0 || len <= 0 ||
+	    epoll_ctl(gate.epfd, EPOLL_CTL_MOD, sl->c->fd, &ev) != 0) {
+		log_warnx("%s: malformed answer to a binding check", sl->c->peer);
+		gate_slot_end(sl);
+		return;
+	}
+	if (rep.rsp == NULL && rep.status == STATUS_SUCCESS)
+		sl->bind_ok = 1;	/* the socket may go: gate_bind_step */
+	else if (rep.rsp == NULL && rep.status == STATUS_USER_SESSION_DELETED)
+		sl->bind_refused = 1;	/* the handler answers */
+	else if (rep.rsp == NULL) {
+		log_warnx("%s: binding to session %llx not checked (%#x): "
+		    "closed", sl->c->peer, (unsigned long long)sl->check.sid,
+		    rep.status);
+		gate_slot_end(sl);
+		return;
+	} else {
+		/* The worker's refusal, whole; the request it answers. */
+		memset(&q, 0, sizeof(q));
+		q.sid = sl->check.sid;
+		q.credits = sl->check.credits;
+		q.msg = pv->rbuf + SMB2_FRAME_LEN;
+		q.msg_len = (uint32_t)len;
+		if (gate_check_answer(sl->c, &sl->check, &q, &rep) != 0 ||
+		    pv->dead) {
+			gate_slot_end(sl);
+			return;
+		}
+	}
+	gate_slot_run(sl);
+}
+
 static void
 gate_handoff_done(const struct msg *m)
 {
@@ -768,6 +767,9 @@ gate_chan_event(void)
 			break;
 		case MSG_HANDOFF_DONE:
 			gate_handoff_done(&m);
+			break;
+		case MSG_BIND_CHECK_REP:
+			gate_check_rep(&m);
 			break;
 		case MSG_GATE_DROP: {
 			struct gate_slot *sl = gate_slot_find(SLOT_FREE, 0, m.id);
@@ -912,7 +914,7 @@ gate_main(struct conf *conf, const char *conf_path, int chan)
 			if (k > GATE_SLOTS)
 				continue;
 			sl = &gate.slots[k - 1];
-			if (sl->state == SLOT_AUTH &&
+			if ((sl->state == SLOT_AUTH || sl->state == SLOT_CHECK) &&
 			    (evs[i].events & (EPOLLERR | EPOLLHUP)))
 				gate_slot_end(sl);	/* reset while it waited */
 			else if (sl->state == SLOT_LOGIN)

@@ -520,7 +520,8 @@ wk_chan_msg(struct msg *m)
 	}
 	if (m->fd >= 0)
 		close(m->fd);
-	if (ctlmsg_handle(m))	/* operations (usmbctl): worker/ctlmsg.c */
+	/* Operations (usmbctl: worker/ctlmsg.c); a gate's binding check. */
+	if (ctlmsg_handle(m) || smb2_bind_check_msg(wk.chan, m))
 		return;
 	switch (m->type) {
 	case MSG_SHUTDOWN:

@@ -133,6 +133,7 @@ metrics_encode(const struct metrics *m, uint8_t *buf, size_t cap)
 		wcur_le64(&w, m->txn[i].txns);
 		wcur_le64(&w, m->txn[i].hold_ns);
 		wcur_le64(&w, m->txn[i].wait_ns);
+		wcur_le64(&w, m->txn[i].main_txns);
 	}
 	return w.err ? -1 : (int)wcur_off(&w);
 }
@@ -173,6 +174,7 @@ metrics_decode_add(struct metrics *sum, const uint8_t *p, size_t len)
 		in.txn[i].txns = cur_le64(&c);
 		in.txn[i].hold_ns = cur_le64(&c);
 		in.txn[i].wait_ns = cur_le64(&c);
+		in.txn[i].main_txns = cur_le64(&c);
 	}
 	if (c.err || cur_left(&c) != 0)
 		return -1;
@@ -196,6 +198,7 @@ metrics_add(struct metrics *sum, const struct metrics *in)
 		sum->txn[i].txns += in->txn[i].txns;
 		sum->txn[i].hold_ns += in->txn[i].hold_ns;
 		sum->txn[i].wait_ns += in->txn[i].wait_ns;
+		sum->txn[i].main_txns += in->txn[i].main_txns;
 	}
 	for (i = 0; i < METRICS_NCMD; i++) {
 		struct metrics_cmd *s = &sum->cmd[i];
@@ -222,11 +225,18 @@ metrics_print_txn(FILE *f, const struct metrics *m)
 	int i;
 
 	fputs("# HELP usmbd_state_write_transactions_total Write transactions "
-	    "of the state env, by kind.\n"
+	    "of the state envs, by kind.\n"
 	    "# TYPE usmbd_state_write_transactions_total counter\n", f);
 	for (i = 0; i < METRICS_NTXN; i++)
 		fprintf(f, "usmbd_state_write_transactions_total{kind=\"%s\"} "
 		    "%llu\n", kind[i], (unsigned long long)m->txn[i].txns);
+	fputs("# HELP usmbd_state_main_write_transactions_total Of those, "
+	    "the write transactions of the main env (sessions, workers, ids, "
+	    "notify watches), by kind; the rest went to the data envs.\n"
+	    "# TYPE usmbd_state_main_write_transactions_total counter\n", f);
+	for (i = 0; i < METRICS_NTXN; i++)
+		fprintf(f, "usmbd_state_main_write_transactions_total{kind=\"%s\"} "
+		    "%llu\n", kind[i], (unsigned long long)m->txn[i].main_txns);
 	fputs("# HELP usmbd_state_write_hold_seconds_total Time the state "
 	    "env's writer lock was held, from the lock taken to the commit "
 	    "done.\n# TYPE usmbd_state_write_hold_seconds_total counter\n", f);

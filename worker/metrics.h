@@ -24,7 +24,7 @@
 #define METRICS_NCMD		19	/* SMB2_NCOMMANDS; index = command code */
 #define METRICS_NSTATUS		6	/* distinct statuses kept per command */
 #define METRICS_NBUCKETS	14	/* latency buckets, the last is +Inf */
-#define METRICS_VERSION		3
+#define METRICS_VERSION		4
 #define METRICS_NTXN		3	/* kinds of state write transactions */
 
 struct metrics_cmd {
@@ -53,6 +53,7 @@ struct metrics_txn {
 	uint64_t	txns;
 	uint64_t	hold_ns;	/* lock taken -> commit done */
 	uint64_t	wait_ns;	/* asked -> lock taken (+ txn begin) */
+	uint64_t	main_txns;	/* of txns, those of the main env */
 };
 
 struct metrics {

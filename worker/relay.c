@@ -19,13 +19,21 @@
  *   state (worker/handoff.h, no session, the SESSION_SETUP frame as its
  *   extra bytes).  The master (route_relay) takes the kept verdict,
  *   picks or starts a worker of that uid (max workers per user
- *   respected) and sends MSG_CONN with AUTHMSG_IDENT_RELAY, the session
- *   key and the owner's payload; its MSG_HANDOFF_DONE tells the owner
+ *   respected) and sends MSG_CONN with AUTHMSG_IDENT_RELAY, the whole
+ *   verdict (the session key; for Kerberos also the whole key, the
+ *   ticket's lifetime, the AP-REP and the helper's mechListMIC) and the
+ *   owner's payload; its MSG_HANDOFF_DONE tells the owner
  *   (which waits for it, as for a verdict). The other worker
  *   (relay_accept) makes the session in progress from the relay state
  *   and runs the SESSION_SETUP as if it had arrived there: the master's
  *   verdict stands in for the MSG_AUTH_REQ, the keys are derived there,
- *   the MIC and the final response's signature made there.  The owner
+ *   the MIC and the final response's signature made there.  Kerberos
+ *   (worker/smb2_session_krb.c) goes the same way at the leg whose
+ *   answer is the verdict: the AP-REQ of one leg (whose request has
+ *   SessionId 0: the relayed worker takes the session the owner made)
+ *   or two, or the client's mechListMIC of three (the relay state
+ *   carries the chosen mechanism and the helper's context; the first
+ *   legs ran on the owner, which holds no key for them).  The owner
  *   drops its slot of the session and sends no answer to that request
  *   (its message id is charged already).
  * - What travels.  Both ways, frames in the client's framing (0x00 +
@@ -62,7 +70,10 @@
  *   worker's output then waits in the socket.
  * - When either side dies.  The other worker dies (or closes its end
  *   after the session's LOGOFF, or kill-session): the owner reads EOF,
- *   sends what answers are complete and forgets the session, whose next
+ *   sends what answers are complete, answers the requests it forwarded
+ *   in the clear that got none (worker/relay_inflight.c:
+ *   USER_SESSION_DELETED, async for one that had its interim answer)
+ *   and forgets the session, whose next
  *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
  *   purges that worker's state as for any dead worker (durable handles
  *   kept).  The owner dies or the client goes: the other worker reads
@@ -96,8 +107,9 @@
  *   it can grant the client bad credits; a compromised relayed worker
  *   can lie about credits and ids (the owner's window then refuses the
  *   client, a denial of service on that connection), nothing more.
- *   Re-authentication of a session as another user stays refused (the
- *   session's opens would have to move between workers).  An anonymous
+ *   Re-authentication of a session as another user keeps the session
+ *   where it is, marked (worker/smb2_reauth.c): its opens would have to
+ *   move between workers.  An anonymous
  *   session is relayed like a user's (to the guest account's worker):
  *   its key is no secret from the owner, which saw the exchange, but
  *   anybody may be anonymous, so acting as it gains the owner nothing.
@@ -129,6 +141,7 @@
 #include "daemon/msg.h"
 #include "proto/cur.h"
 #include "proto/smb2_hdr.h"
+#include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch_priv.h"
 #include "worker/handoff.h"
@@ -154,6 +167,9 @@ struct relay {
 	uint8_t		*rbuf;
 	size_t		 rlen;
 	size_t		 sent;		/* [0, sent) is written or being written */
+	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
+	uint64_t	 session_id;	/* sid's value, kept after a break */
+	int		 gone;		/* its worker gone: its answers made here */
 };
 
 struct relay_tab {
@@ -187,6 +203,9 @@ relay_state_encode(const struct relay_state *st, uint8_t *buf, size_t cap)
 	put_blob(&w, st->challenge, st->challenge_len);
 	put_blob(&w, st->mech_types, st->mech_types_len);
 	wcur_bytes(&w, st->preauth, 64);
+	wcur_u8(&w, st->krb_mech);
+	wcur_u8(&w, st->krb_mic);
+	wcur_le64(&w, st->krb_ctx);
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -209,7 +228,13 @@ relay_state_decode(struct relay_state *st, const uint8_t *p, size_t len)
 	st->mech_types_len = cur_le16(&r);
 	st->mech_types = cur_view(&r, st->mech_types_len);
 	cur_bytes(&r, st->preauth, 64);
+	st->krb_mech = cur_u8(&r);
+	st->krb_mic = cur_u8(&r);
+	st->krb_ctx = cur_le64(&r);
 	if (r.err || st->session_id == 0 || st->spnego > 1 ||
+	    st->krb_mic > 1 || (st->krb_mech != 0 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5_MS) ||
 	    st->negotiate_len > sizeof(((struct sess_auth *)0)->negotiate) ||
 	    st->challenge_len > sizeof(((struct sess_auth *)0)->challenge) ||
 	    st->mech_types_len > sizeof(((struct sess_auth *)0)->mech_types))
@@ -239,6 +264,7 @@ relay_close(struct conn *c, struct relay *r)
 	worker_relay_watch(c, r->fd, 0);
 	close(r->fd);
 	free(r->rbuf);
+	free(r->inflight);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	t->n--;
@@ -378,6 +404,7 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 		if (r->fd < 0 || r->sid != sid)
 			continue;
 		smb2_frame_encode(hdr, (uint32_t)len);
+		relay_inflight_note(r->inflight, msg, len);
 		if (relay_send(r, hdr, msg, len) < 0)
 			relay_break(c, r, "its worker does not take requests");
 		return 1;
@@ -481,6 +508,8 @@ relay_next(struct conn *c, struct relay *r)
 		return 0;
 	if (relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
 		return -1;
+	relay_inflight_answered(r->inflight, r->rbuf + SMB2_FRAME_LEN,
+	    (size_t)flen);
 	r->sent = need + SMB2_FRAME_LEN + (size_t)klen;
 	pv->out_p = r->rbuf;
 	pv->out_len = need;
@@ -530,6 +559,20 @@ relay_pump(struct conn *c)
 				relay_break(c, r, "malformed answer from its worker");
 				relay_close(c, r);
 				break;
+			}
+			if (rc == 0 && r->eof && !r->gone &&
+			    r->inflight != NULL && r->inflight->n > 0) {
+				/*
+				 * Its requests still in flight are answered
+				 * from here (worker/relay_inflight.c), in
+				 * place of what it did not finish sending.
+				 */
+				r->gone = 1;
+				r->rlen = relay_inflight_answer(r->inflight,
+				    r->session_id, c->dialect, r->rbuf,
+				    RELAY_RBUF);
+				relay_break(c, r, "its worker is gone");
+				continue;
 			}
 			if (rc == 0) {
 				if (r->eof) {
@@ -632,14 +675,18 @@ relay_start(struct smb2_req *req, struct session *s,
 	st.mech_types = s->auth->mech_types;
 	st.mech_types_len = (uint16_t)s->auth->mech_types_len;
 	memcpy(st.preauth, pv->relay_preauth, sizeof(st.preauth));
+	st.krb_mech = (uint8_t)s->auth->krb_mech;
+	st.krb_mic = (uint8_t)s->auth->krb_mic;
+	st.krb_ctx = s->auth->krb_ctx;
 	le64_put(relay_obuf, s->session_id);	/* MSG_RELAY: daemon/msg.h */
 	n = relay_state_encode(&st, relay_obuf + 8, sizeof(relay_obuf) - 8);
 	n = n < 0 ? n : n + 8;
 	smb2_frame_encode(relay_frame, (uint32_t)req->len);
 	memcpy(relay_frame + SMB2_FRAME_LEN, req->hdr, req->len);
+	/* Room for what the master puts ahead: the identity and verdict. */
 	m = n < 0 ? -1 : handoff_encode(c, NULL, relay_frame,
-	    SMB2_FRAME_LEN + req->len, relay_obuf + n,
-	    sizeof(relay_obuf) - (size_t)n);
+	    SMB2_FRAME_LEN + req->len, relay_obuf + n, sizeof(relay_obuf) -
+	    (AUTHMSG_IDENT_LEN + 4 + AUTHMSG_REP_MAX) - (size_t)n);
 	if (m < 0)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
@@ -648,7 +695,8 @@ relay_start(struct smb2_req *req, struct session *s,
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	r->rbuf = malloc(RELAY_RBUF);
-	if (r->rbuf == NULL)
+	r->inflight = calloc(1, sizeof(*r->inflight));
+	if (r->rbuf == NULL || r->inflight == NULL)
 		goto fail;
 	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
 	    (size_t)(n + m));
@@ -657,7 +705,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	if (status != 0)
 		goto refused;
 	r->fd = sv[0];
-	r->sid = s->session_id;
+	r->sid = r->session_id = s->session_id;
 	r->uid = v->uid;
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
 	r->setup_mid = req->message_id;
@@ -681,6 +729,8 @@ refused:
 fail:
 	free(r->rbuf);
 	r->rbuf = NULL;
+	free(r->inflight);
+	r->inflight = NULL;
 	close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);
@@ -698,32 +748,35 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	struct session *s = &c->sessions[0];
 	struct relay_state st;
 	struct authmsg_rep *v;
+	uint32_t vlen;
 	int n;
 
 	/* A real user's or an anonymous session: a guest has no key. */
-	if (id->uid != (uint32_t)self || len < AUTHMSG_RELAY_KEY_LEN ||
+	if (id->uid != (uint32_t)self || len < 4 ||
 	    (id->flags & AUTH_FLAG_GUEST) ||
 	    (id->user[0] == '\0') != ((id->flags & AUTH_FLAG_ANONYMOUS) != 0))
 		return -EBADMSG;
-	n = relay_state_decode(&st, p + AUTHMSG_RELAY_KEY_LEN,
-	    len - AUTHMSG_RELAY_KEY_LEN);
-	if (n < 0 || handoff_decode(c, p + AUTHMSG_RELAY_KEY_LEN + n,
-	    len - AUTHMSG_RELAY_KEY_LEN - (size_t)n) != 0 || s->in_use)
+	vlen = le32_get(p);
+	if (vlen > AUTHMSG_REP_MAX || vlen > len - 4)
+		return -EBADMSG;
+	n = relay_state_decode(&st, p + 4 + vlen, len - 4 - vlen);
+	if (n < 0 || handoff_decode(c, p + 4 + vlen + n,
+	    len - 4 - vlen - (size_t)n) != 0 || s->in_use)
 		return -EBADMSG;
 	v = calloc(1, sizeof(*v));
 	s->auth = calloc(1, sizeof(*s->auth));
-	if (v == NULL || s->auth == NULL) {
+	if (v == NULL || s->auth == NULL ||
+	    authmsg_rep_decode(v, p + 4, vlen) != 0 ||
+	    v->status != 0 || v->uid != id->uid || v->gid != id->gid ||
+	    v->flags != id->flags || strcmp(v->user, id->user) != 0) {
+		/* The verdict is the identity's, as the master vouches. */
+		if (v != NULL)
+			explicit_bzero(v, sizeof(*v));
 		free(v);
 		free(s->auth);
 		s->auth = NULL;
 		return -EBADMSG;
 	}
-	v->status = 0;
-	v->flags = id->flags;
-	v->uid = id->uid;
-	v->gid = id->gid;
-	memcpy(v->user, id->user, sizeof(v->user));
-	memcpy(v->session_key, p, AUTHMSG_RELAY_KEY_LEN);
 	pv->relay_verdict = v;
 	pv->relayed = 1;
 	/*
@@ -749,6 +802,9 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	s->auth->challenge_len = st.challenge_len;
 	memcpy(s->auth->mech_types, st.mech_types, st.mech_types_len);
 	s->auth->mech_types_len = st.mech_types_len;
+	s->auth->krb_mech = st.krb_mech;
+	s->auth->krb_mic = st.krb_mic;
+	s->auth->krb_ctx = st.krb_ctx;
 	return 0;
 }
 

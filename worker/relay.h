@@ -39,7 +39,7 @@ struct smb2_req;
 #define RELAY_CTL_TYPE		0xA5
 #define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
 #define RELAY_DROP_TYPE		0xA6
-#define RELAY_VERSION		1
+#define RELAY_VERSION		2
 #define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
 
 /* ---- on the owner ---- */
@@ -70,11 +70,52 @@ int		relay_pump(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
 
+/*
+ * Requests in flight on a relay (worker/relay_inflight.c): the owner
+ * notes each request it forwards in the clear (signed; an encrypted one
+ * it cannot read) and forgets it when its answer goes by (an interim one
+ * makes it wait for its async final answer).  When the relayed worker
+ * dies, each one left gets USER_SESSION_DELETED from the owner (MS-SMB2
+ * 3.3.4.x: the session is gone), async when it had its interim answer,
+ * written into the relay's buffer as if that worker had sent it, with
+ * its control record.  At most RELAY_INFLIGHT are kept; past that a
+ * request is not noted (it then goes unanswered, as before).
+ */
+#define RELAY_INFLIGHT		64
+struct relay_req {
+	uint64_t	 mid;
+	uint64_t	 async_id;	/* once its interim answer went by */
+	uint32_t	 tree_id;
+	uint32_t	 process_id;
+	uint32_t	 flags;		/* the request's */
+	uint16_t	 command;
+	uint16_t	 charge;
+	uint8_t		 async;
+};
+struct relay_inflight {
+	unsigned	 n;
+	struct relay_req r[RELAY_INFLIGHT];
+};
+/* A client frame (msg, len: after the framing) forwarded on the relay. */
+void		relay_inflight_note(struct relay_inflight *,
+		    const uint8_t *msg, size_t len);
+/* A frame of answers (msg, len) the owner passes to the client. */
+void		relay_inflight_answered(struct relay_inflight *,
+		    const uint8_t *msg, size_t len);
+/*
+ * The answers of session sid's requests still in flight, each a frame
+ * and its control record, written at dst (cap bytes) for dialect; the
+ * length written.  The table is emptied.
+ */
+size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
+		    uint16_t dialect, uint8_t *dst, size_t cap);
+
 /* ---- on the relayed worker ---- */
 
 /*
  * MSG_CONN with AUTHMSG_IDENT_RELAY: p (len) is what follows the identity:
- * the session key, the relay state, the connection state.  Fills c (its
+ * the master's whole verdict (daemon/authmsg.h), the relay state, the
+ * connection state.  Fills c (its
  * session in progress, the setup request in rbuf, the verdict kept for
  * it).  0, or -EBADMSG.
  */
@@ -117,6 +158,15 @@ struct relay_state {
 	const uint8_t	*mech_types;
 	uint16_t	 mech_types_len;
 	uint8_t		 preauth[64];
+	/*
+	 * Kerberos (worker/smb2_session_krb.c): the mechanism chosen
+	 * (SPNEGO_MECH_KRB5(_MS)), 1 when chosen after another (the MICs),
+	 * and the helper's context when the setup relayed is the client's
+	 * mechListMIC (the third leg).
+	 */
+	uint8_t		 krb_mech;
+	uint8_t		 krb_mic;
+	uint64_t	 krb_ctx;
 };
 /* Its length, or -EMSGSIZE. */
 int		relay_state_encode(const struct relay_state *, uint8_t *buf,

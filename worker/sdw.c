@@ -43,6 +43,13 @@
  *   admin group's gid (`server admin group`, looked up at start; a
  *   reload restarts the writer) among the groups the kernel shows for
  *   the caller, which the master gave it and it cannot add to;
+ * - the SACL a new file inherits (SDW_OP_INHERIT) needs no privilege,
+ *   as on Windows: the writer computes it again from the parent's
+ *   stored descriptor (the parent's fd comes beside the file's) and the
+ *   caller's identity, and stores it only on a file the caller owns and
+ *   only when it is the one sent (sdw_inherit_check);
+ * - a label needs what the owner needs, resource attributes what the
+ *   DACL needs but not the ownership, scoped policy ids the privilege;
  * - a new owner must be a SID of the caller's token (Windows' rule
  *   without SeRestorePrivilege). So a compromised worker of alice can
  *   store on bob's file only what bob's own descriptor lets alice do to
@@ -55,7 +62,9 @@
  *   CAP_SYS_ADMIN would otherwise give (mount, namespaces, bpf, keys,
  *   modules, swap, hostname, file handles, opening a path, exec) is
  *   within reach: see "Confinement".  A writer restart breaks the
- *   workers' connections to it; each connects again at its next request.
+ *   workers' connections to it; each connects again at its next request
+ *   and retries it once.  At a reload the new writer starts before the
+ *   old one ends (daemon/spawn.c), so there is always one to connect to.
  */
 #include "worker/sdw.h"
 
@@ -101,25 +110,34 @@ struct sdw_client {
 };
 
 static struct sdw_client sdw_clients[SDW_CLIENTS];
-static struct secdesc	sdw_old, sdw_new;
+static struct secdesc	sdw_old, sdw_new, sdw_par, sdw_calc;
 static uint8_t		sdw_buf[SDW_SD_MAX + 64];
 static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
 /* `server admin group`, read at start (a reload restarts this process) */
 static gid_t		sdw_admin_gid;
 static int		sdw_admin_known;
 
-/* As root: the socket workers connect to, 0660 root:usmbd-state. */
+/*
+ * As root: the socket workers connect to, 0660 root:usmbd-state.  It is
+ * bound under a name of its own, then renamed over SDW_SOCK_NAME: at a
+ * reload the writer being replaced still serves under that name until
+ * the rename (daemon/spawn.c), so a worker's connect never finds it
+ * missing.
+ */
 static int
 sdw_listen(const struct conf *conf)
 {
 	struct sockaddr_un sun;
+	char final[sizeof(sun.sun_path)];
 	struct group *gr;
 	int s, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    conf->lock_dir, SDW_SOCK_NAME) >= sizeof(sun.sun_path))
+	if ((size_t)snprintf(final, sizeof(final), "%s/%s", conf->lock_dir,
+	    SDW_SOCK_NAME) >= sizeof(final) ||
+	    (size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s.%d",
+	    final, (int)getpid()) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
@@ -140,9 +158,12 @@ sdw_listen(const struct conf *conf)
 			goto fail;
 	} else if (chmod(sun.sun_path, 0666) != 0)
 		goto fail;
+	if (rename(sun.sun_path, final) != 0)
+		goto fail;
 	return s;
 fail:
 	e = errno;
+	(void)unlink(sun.sun_path);
 	close(s);
 	return -e;
 }
@@ -329,16 +350,53 @@ sdw_fill(struct secdesc *old, const struct secdesc *new)
 }
 
 /*
+ * SDW_OP_INHERIT: is the SACL given the one the parent pfd passes on to
+ * this new file of the caller (MS-DTYP 2.5.3.4, proto/ntacl_sacl.c),
+ * computed here from the parent's stored descriptor and the caller's
+ * identity?  The worker computed it the same way; a difference is a bug
+ * or a lie.  What a caller gains by pointing at another directory it can
+ * reach: that directory's inheritable SACL on its own file, which changes
+ * nobody's access (usmbd audits nothing and enforces no label).
+ */
+static ntstatus_t
+sdw_inherit_check(const struct ntacl_token *tok, int pfd, int is_dir,
+    const struct secdesc *given)
+{
+	ntstatus_t status;
+	int have;
+
+	if ((status = sdw_read_stored(pfd, &sdw_par, &have)) !=
+	    STATUS_SUCCESS)
+		return status;
+	if (!have)
+		memset(&sdw_par, 0, sizeof(sdw_par));
+	memset(&sdw_calc, 0, sizeof(sdw_calc));
+	if (ntacl_sacl_inherit(&sdw_par, is_dir, tok, NULL, &sdw_calc) <= 0 ||
+	    (sdw_calc.control & SE_SACL_BITS) != (given->control &
+	    SE_SACL_BITS) || sdw_calc.sacl_len != given->sacl_len ||
+	    memcmp(sdw_calc.sacl, given->sacl, given->sacl_len) != 0) {
+		log_warnx("sdw: an inherited SACL that the parent does not "
+		    "pass on (uid %u)", (unsigned)tok->user.sub[1]);
+		return STATUS_INVALID_SECURITY_DESCR;
+	}
+	return STATUS_SUCCESS;
+}
+
+/*
  * The questions, all must say yes.  Owner, group, DACL: does the stored
  * DACL give the caller WRITE_OWNER (no stored DACL: the owner only, as
  * the kernel-derived one says), and may the caller, by the kernel's rule,
  * change the POSIX side (the DACL: the file's owner only).  The SACL:
  * does the caller hold SeSecurityPrivilege (a member of `server admin
  * group`, by the groups the kernel gave at connect), whoever owns the
- * file, as on Windows.
+ * file, as on Windows; so do the scoped policy ids (SCOPE).  A label
+ * needs what the owner needs (WRITE_OWNER, MS-FSA 2.1.5.17), the resource
+ * attributes what the DACL needs (WRITE_DAC) but not the file's
+ * ownership: no POSIX side moves with them.  pfd >= 0 (SDW_OP_INHERIT):
+ * the SACL is the one the parent passes on, which needs no privilege.
  */
 static ntstatus_t
-sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
+sdw_set(const struct sdw_client *cl, int fd, int pfd, uint32_t which,
     const uint8_t *p, size_t len)
 {
 	const uint32_t ogd = OWNER_SECURITY_INFORMATION |
@@ -356,9 +414,14 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	    S_ISDIR(st.st_mode)))
 		return STATUS_INVALID_PARAMETER;
 	/* nothing asked for would store a descriptor nobody set */
-	if (which == 0 || (which & ~(ogd | SACL_SECURITY_INFORMATION)))
+	if (which == 0 || (which & ~(ogd | SACL_SECURITY_INFORMATION |
+	    SACL_CLASS_BITS)))
 		return STATUS_INVALID_PARAMETER;
-	if ((which & SACL_SECURITY_INFORMATION) && !cl->security)
+	if (pfd >= 0 && (!(which & SACL_SECURITY_INFORMATION) ||
+	    cl->uid != st.st_uid))
+		return STATUS_ACCESS_DENIED;
+	if ((which & (SACL_SECURITY_INFORMATION | SCOPE_SECURITY_INFORMATION)) &&
+	    !cl->security && pfd < 0)
 		return STATUS_PRIVILEGE_NOT_HELD;
 	if (secdesc_decode(p, len, &sdw_new) != 0 ||
 	    ntacl_validate(&sdw_new) != 0)
@@ -366,15 +429,20 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 	for (i = 0; i < cl->ngroups; i++)
 		gids[i] = cl->groups[i];
 	ntacl_token_unix(&tok, cl->uid, cl->gid, gids, cl->ngroups);
+	if (pfd >= 0 && (status = sdw_inherit_check(&tok, pfd,
+	    S_ISDIR(st.st_mode), &sdw_new)) != STATUS_SUCCESS)
+		return status;
 	if ((status = sdw_read_stored(fd, &sdw_old, &have)) != STATUS_SUCCESS)
 		return status;
 	if (!have) {
 		memset(&sdw_old, 0, sizeof(sdw_old));
 		sdw_old.control = SE_SELF_RELATIVE;
 	}
-	if (which & DACL_SECURITY_INFORMATION)
+	if (which & (DACL_SECURITY_INFORMATION |
+	    ATTRIBUTE_SECURITY_INFORMATION))
 		need |= NTACL_WRITE_DAC;
-	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION))
+	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    LABEL_SECURITY_INFORMATION))
 		need |= NTACL_WRITE_OWNER;
 	/*
 	 * The file's Unix owner may: the kernel lets it rewrite the POSIX
@@ -398,11 +466,15 @@ sdw_set(const struct sdw_client *cl, int fd, uint32_t which,
 		return STATUS_INVALID_OWNER;
 	rc = ntacl_merge(&sdw_old, &sdw_new, which, &sdw_old);
 	if (rc != 0)
-		return rc == -1 ? STATUS_INVALID_OWNER :
-		    STATUS_INVALID_PRIMARY_GROUP;
+		return rc == -1 ? STATUS_INVALID_OWNER : rc == -2 ?
+		    STATUS_INVALID_PRIMARY_GROUP : STATUS_INVALID_SECURITY_DESCR;
 	if ((which & ogd) && (status = sdw_fill(&sdw_old, &sdw_new)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/* a class set that brought nothing where nothing was: store none */
+	if (!have && !sdw_old.has_owner && !sdw_old.has_group &&
+	    !(sdw_old.control & (SE_DACL_PRESENT | SE_SACL_PRESENT)))
+		return STATUS_SUCCESS;
 	wcur_init(&w, out, sizeof(out));
 	(void)secdesc_encode(&w, &sdw_old, ogd | SACL_SECURITY_INFORMATION);
 	if (w.err)
@@ -442,7 +514,7 @@ static void
 sdw_serve(struct sdw_client *cl)
 {
 	static uint8_t req[SDW_REQ_HDR + SDW_SD_MAX];
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { req, sizeof(req) };
 	struct msghdr mh;
 	struct cmsghdr *cm;
@@ -450,7 +522,7 @@ sdw_serve(struct sdw_client *cl)
 	uint8_t rsp[4];
 	uint32_t op, which;
 	ssize_t n;
-	int fd = -1;
+	int fd = -1, pfd = -1;
 
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = &iov;
@@ -460,32 +532,45 @@ sdw_serve(struct sdw_client *cl)
 	n = recvmsg(cl->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	/* one fd, or two (SDW_OP_INHERIT): every one closed below */
 	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (cm != NULL && cm->cmsg_level == SOL_SOCKET &&
-	    cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+	    cm->cmsg_type == SCM_RIGHTS && (cm->cmsg_len ==
+	    CMSG_LEN(sizeof(int)) || cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))) {
 		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (n <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (fd >= 0)
-			close(fd);
-		sdw_drop_client(cl);
-		return;
+		if (cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+			memcpy(&pfd, CMSG_DATA(cm) + sizeof(int), sizeof(int));
 	}
+	if (n <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		goto drop;
 	if (fd < 0 || n < SDW_REQ_HDR)
 		goto answer;
 	op = le32_get(req);
 	which = le32_get(req + 4);
-	if (op == SDW_OP_SET)
-		status = sdw_set(cl, fd, which, req + SDW_REQ_HDR,
+	if (op == SDW_OP_SET && pfd < 0)
+		status = sdw_set(cl, fd, -1, which, req + SDW_REQ_HDR,
 		    (size_t)n - SDW_REQ_HDR);
-	else if (op == SDW_OP_MARK && n == SDW_REQ_HDR)
+	else if (op == SDW_OP_INHERIT && pfd >= 0)
+		status = sdw_set(cl, fd, pfd, which, req + SDW_REQ_HDR,
+		    (size_t)n - SDW_REQ_HDR);
+	else if (op == SDW_OP_MARK && pfd < 0 && n == SDW_REQ_HDR)
 		status = sdw_mark(fd);
 answer:
 	if (fd >= 0)
 		close(fd);
+	if (pfd >= 0)
+		close(pfd);
 	le32_put(rsp, status);
 	if (send(cl->fd, rsp, sizeof(rsp), MSG_DONTWAIT | MSG_NOSIGNAL) !=
 	    (ssize_t)sizeof(rsp))
 		sdw_drop_client(cl);
+	return;
+drop:
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	sdw_drop_client(cl);
 }
 
 int
@@ -560,15 +645,11 @@ sdw_main(struct conf *conf, int chan)
 					return 0;
 				/*
 				 * It cannot read a new config (no open under
-				 * its allow-list): it ends, and the master
-				 * starts one that reads it (spawn.c).
+				 * its allow-list): the master starts a
+				 * successor at a reload and ends this one
+				 * with MSG_SHUTDOWN once that one serves
+				 * (spawn.c); no MSG_RELOAD comes.
 				 */
-				if (rc == 0 && m.type == MSG_RELOAD) {
-					if (m.fd >= 0)
-						close(m.fd);
-					log_debug(2, "sdw: reload: restarting");
-					return 0;
-				}
 				if (rc == 0 && m.fd >= 0)
 					close(m.fd);
 				continue;

@@ -42,13 +42,14 @@ sdw_connect(const char *lock_dir)
 }
 
 static ntstatus_t
-sdw_exchange(int fd, uint32_t op, uint32_t which, const uint8_t *sd,
-    size_t len)
+sdw_exchange(int fd, int pfd, uint32_t op, uint32_t which,
+    const uint8_t *sd, size_t len)
 {
 	static uint8_t hdr[8];
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	int fds[2] = { fd, pfd }, nfd = pfd >= 0 ? 2 : 1;
 	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)sd, len } };
-	struct pollfd pfd = { sdw_sock, POLLIN, 0 };
+	struct pollfd pl = { sdw_sock, POLLIN, 0 };
 	struct msghdr mh;
 	struct cmsghdr *cm;
 	uint8_t rsp[4];
@@ -61,16 +62,16 @@ sdw_exchange(int fd, uint32_t op, uint32_t which, const uint8_t *sd,
 	mh.msg_iov = iov;
 	mh.msg_iovlen = len > 0 ? 2 : 1;
 	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
+	mh.msg_controllen = CMSG_SPACE((size_t)nfd * sizeof(int));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, (size_t)nfd * sizeof(int));
 	if (sendmsg(sdw_sock, &mh, MSG_NOSIGNAL) != (ssize_t)(sizeof(hdr) +
 	    len))
 		return (ntstatus_t)-1;
-	if (poll(&pfd, 1, SDW_TIMEOUT_MS) != 1)
+	if (poll(&pl, 1, SDW_TIMEOUT_MS) != 1)
 		return (ntstatus_t)-1;
 	n = recv(sdw_sock, rsp, sizeof(rsp), 0);
 	if (n != (ssize_t)sizeof(rsp))
@@ -79,8 +80,8 @@ sdw_exchange(int fd, uint32_t op, uint32_t which, const uint8_t *sd,
 }
 
 ntstatus_t
-sdw_request(const char *lock_dir, uint32_t op, int fd, uint32_t which,
-    const uint8_t *sd, size_t len)
+sdw_request(const char *lock_dir, uint32_t op, int fd, int pfd,
+    uint32_t which, const uint8_t *sd, size_t len)
 {
 	ntstatus_t status;
 	int tries;
@@ -95,7 +96,7 @@ sdw_request(const char *lock_dir, uint32_t op, int fd, uint32_t which,
 			sdw_sock = -1;
 			return STATUS_INTERNAL_ERROR;
 		}
-		status = sdw_exchange(fd, op, which, sd, len);
+		status = sdw_exchange(fd, pfd, op, which, sd, len);
 		if (status != (ntstatus_t)-1)
 			return status;
 		close(sdw_sock);

@@ -15,9 +15,11 @@
  * - Who decides.  The identity is the master's verdict on the
  *   AUTHENTICATE, as for any logon (MSG_AUTH_REQ); the worker never
  *   takes it from the client.  X's session key is withheld from this
- *   worker (daemon/auth.c auth_answer), so no SPNEGO mechListMIC is
- *   exchanged for X, and the session goes on signing and sealing with
- *   the keys of its first authentication.
+ *   worker (daemon/auth.c auth_answer): the master checks the client's
+ *   SPNEGO mechListMIC and makes ours with that key (NTLM:
+ *   auth_ntlm_mic; Kerberos: the ticket helper's, with its GSS
+ *   context), and the session goes on signing and sealing with the keys
+ *   of its first authentication.
  * - Served as before: requests on handles and trees the session already
  *   has (READ, WRITE, LOCK, FLUSH, QUERY_INFO of any class, security
  *   descriptors included, QUERY_DIRECTORY, CHANGE_NOTIFY, OPLOCK_BREAK
@@ -36,9 +38,10 @@
  *   the session's user's).
  * - Back: a re-authentication that the master verifies as the
  *   session's own user clears the mark; everything works again.  Only
- *   a session of a real user is marked: anonymous and guest sessions,
- *   channels and Kerberos re-authentications (worker/smb2_session_krb.c)
- *   as another identity stay refused.
+ *   a session of a real user is marked, by NTLM or Kerberos
+ *   (worker/smb2_session_krb.c, which also takes the new ticket's end as
+ *   the session's); anonymous and guest sessions and channels
+ *   re-authenticated as another identity stay refused.
  */
 #include "proto/cur.h"
 #include "proto/fscc.h"

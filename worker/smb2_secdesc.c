@@ -267,16 +267,23 @@ smb2_secdesc_query(struct open *op, uint32_t which, struct wcur *w,
 	int stored;
 
 	*need = 0;
+	/* all of it, for backup software (MS-DTYP 2.4.7) */
+	if (which & BACKUP_SECURITY_INFORMATION)
+		which |= OWNER_SECURITY_INFORMATION |
+		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+		    SACL_SECURITY_INFORMATION;
 	/*
-	 * READ_CONTROL guards the owner, group, DACL and label only
-	 * (MS-FSA 2.1.5.13): asking for none of them is allowed without it
-	 * and returns an empty descriptor (smb2.sdread).
+	 * READ_CONTROL guards the owner, group, DACL, label and resource
+	 * attributes (MS-FSA 2.1.5.14; Windows' SECURITY_INFORMATION
+	 * table): asking for none of them is allowed without it and
+	 * returns an empty descriptor (smb2.sdread).  The SACL and the
+	 * scoped policy ids need ACCESS_SYSTEM_SECURITY.
 	 */
 	if ((which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION)) &&
-	    !(op->access & READ_CONTROL))
+	    DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION |
+	    ATTRIBUTE_SECURITY_INFORMATION)) && !(op->access & READ_CONTROL))
 		return STATUS_ACCESS_DENIED;
-	if ((which & SACL_SECURITY_INFORMATION) &&
+	if ((which & (SACL_SECURITY_INFORMATION | SCOPE_SECURITY_INFORMATION)) &&
 	    !(op->access & ACCESS_SYSTEM_SECURITY))
 		return STATUS_ACCESS_DENIED;
 	if ((status = sd_current(op->u.file->fd, &st, &sd_cur, &stored)) !=
@@ -349,10 +356,14 @@ sd_posix_apply(int fd, const struct vfs_stat *st, const struct secdesc *sd)
 	return rc == -EOPNOTSUPP && sd_def.n == 0 ? 0 : rc;
 }
 
-/* The open's fd is O_PATH? the writer needs a real one. */
+/*
+ * Stores the parts of which through the writer.  pfd >= 0: the SACL is
+ * the one inherited from the directory pfd (SDW_OP_INHERIT: the writer
+ * computes it again from there, so no privilege is needed).
+ */
 static ntstatus_t
 sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
-    const struct secdesc *sd)
+    const struct secdesc *sd, int pfd)
 {
 	static uint8_t buf[SDW_SD_MAX];
 	struct wcur w;
@@ -364,7 +375,8 @@ sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 		    O_CLOEXEC);
 		if (rfd < 0)
 			return ntstatus_from_errno(-errno);
-		status = sdw_request(lock_dir, SDW_OP_MARK, rfd, 0, NULL, 0);
+		status = sdw_request(lock_dir, SDW_OP_MARK, rfd, -1, 0, NULL,
+		    0);
 		close(rfd);
 		if (status != STATUS_SUCCESS)
 			return status;
@@ -373,21 +385,48 @@ sd_store(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	wcur_init(&w, buf, sizeof(buf));
 	(void)secdesc_encode(&w, sd, OWNER_SECURITY_INFORMATION |
 	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
-	    (which & SACL_SECURITY_INFORMATION));
+	    ((which & (SACL_SECURITY_INFORMATION | SACL_CLASS_BITS)) ?
+	    SACL_SECURITY_INFORMATION : 0));
 	if (w.err)
 		return STATUS_INVALID_SECURITY_DESCR;
-	return sdw_request(lock_dir, SDW_OP_SET, fd, which, buf,
-	    wcur_off(&w));
+	return sdw_request(lock_dir, pfd >= 0 ? SDW_OP_INHERIT : SDW_OP_SET,
+	    fd, pfd, which, buf, wcur_off(&w));
+}
+
+/*
+ * The descriptor of a file this CREATE just made: nothing is stored on
+ * it, and the kernel's parts are needed only when the new descriptor
+ * does not give owner, group and DACL all three (the writer fills those
+ * it lacks from what is sent: sdw_fill).  One fstat instead of
+ * sd_current's fstat and two reads that would say ENODATA.
+ */
+static ntstatus_t
+sd_fresh(int fd, uint32_t which, struct vfs_stat *st, struct secdesc *sd)
+{
+	const uint32_t ogd = OWNER_SECURITY_INFORMATION |
+	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
+	const struct vfs_ops *vfs = file_vfs();
+	int rc;
+
+	if ((rc = vfs->fstat(fd, st)) != 0)
+		return ntstatus_from_errno(rc);
+	memset(sd, 0, sizeof(*sd));
+	sd->control = SE_SELF_RELATIVE;
+	if ((which & ogd) != 0 && (which & ogd) != ogd)
+		(void)secdesc_posix_derive(vfs, fd, st, sd);
+	return STATUS_SUCCESS;
 }
 
 /*
  * Sets the parts of which from new over the file's descriptor: the
  * kernel's side (chown, chgrp, POSIX ACL) as the user, then the stored
- * descriptor through the writer; undone when the writer refuses.
+ * descriptor through the writer; undone when the writer refuses.  fresh:
+ * a file this CREATE made (sd_fresh), which a failure unlinks
+ * (smb2_create.c create_fail), so there is nothing to undo.
  */
 static ntstatus_t
 sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
-    const struct secdesc *new)
+    const struct secdesc *new, int pfd, int fresh)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_stat st;
@@ -398,15 +437,19 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 	/* an empty SecD context sets nothing: the kernel's defaults hold */
 	if (which == 0)
 		return STATUS_SUCCESS;
-	if ((status = sd_current(fd, &st, &sd_cur, &stored)) !=
-	    STATUS_SUCCESS)
+	status = fresh ? sd_fresh(fd, which, &st, &sd_cur) :
+	    sd_current(fd, &st, &sd_cur, &stored);
+	if (status != STATUS_SUCCESS)
 		return status;
 	if (ntacl_validate(new) != 0)
 		return STATUS_INVALID_PARAMETER;
 	rc = ntacl_merge(&sd_cur, new, which, &sd_cur);
 	if (rc != 0)
-		return rc == -1 ? STATUS_INVALID_OWNER :
-		    STATUS_INVALID_PRIMARY_GROUP;
+		return rc == -1 ? STATUS_INVALID_OWNER : rc == -2 ?
+		    STATUS_INVALID_PRIMARY_GROUP : STATUS_INVALID_SECURITY_DESCR;
+	/* no label (attribute, scope) given where there is no SACL: nothing */
+	if (!(which & ~SACL_CLASS_BITS) && !(sd_cur.control & SE_SACL_PRESENT))
+		return STATUS_SUCCESS;
 	uid = st.uid;
 	gid = st.gid;
 	/* a Unix owner or group is given to the file, by the kernel's rules */
@@ -428,121 +471,174 @@ sd_set_parts(const char *lock_dir, struct tree *t, int fd, uint32_t which,
 		st.gid = gid;
 	}
 	if (which & DACL_SECURITY_INFORMATION) {
-		sd_posix_save(fd, S_ISDIR(st.mode));
+		if (!fresh)
+			sd_posix_save(fd, S_ISDIR(st.mode));
 		if ((rc = sd_posix_apply(fd, &st, &sd_cur)) != 0) {
-			sd_posix_restore(fd, &st);
+			if (!fresh)
+				sd_posix_restore(fd, &st);
 			return rc == -E2BIG ? STATUS_INVALID_PARAMETER :
 			    ntstatus_from_errno(rc);
 		}
-		posix = 1;
+		posix = !fresh;
 	}
-	status = sd_store(lock_dir, t, fd, which, &sd_cur);
+	status = sd_store(lock_dir, t, fd, which, &sd_cur, pfd);
 	if (status != STATUS_SUCCESS && posix)
 		sd_posix_restore(fd, &st);
 	return status;
+}
+
+/*
+ * MS-SMB2 3.3.5.21.3, MS-FSA 2.1.5.17 and the rights Windows documents
+ * for SECURITY_INFORMATION: owner, group and label need WRITE_OWNER; the
+ * DACL and the resource attributes WRITE_DAC; the SACL and the scoped
+ * policy ids ACCESS_SYSTEM_SECURITY; BACKUP is owner, group, DACL and
+ * SACL with all three.  Other bits are ignored (3.3.5.21.3).
+ */
+static uint32_t
+sd_set_needs(uint32_t which)
+{
+	uint32_t need = 0;
+
+	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    LABEL_SECURITY_INFORMATION))
+		need |= WRITE_OWNER;
+	if (which & (DACL_SECURITY_INFORMATION |
+	    ATTRIBUTE_SECURITY_INFORMATION))
+		need |= WRITE_DAC;
+	if (which & (SACL_SECURITY_INFORMATION | SCOPE_SECURITY_INFORMATION))
+		need |= ACCESS_SYSTEM_SECURITY;
+	return need;
 }
 
 ntstatus_t
 smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
     size_t len)
 {
-	if ((which & (OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION)) && !(op->access & WRITE_OWNER))
-		return STATUS_ACCESS_DENIED;
-	if ((which & DACL_SECURITY_INFORMATION) && !(op->access & WRITE_DAC))
-		return STATUS_ACCESS_DENIED;
-	/* MS-SMB2 3.3.5.21.3: the open holds ACCESS_SYSTEM_SECURITY */
-	if ((which & SACL_SECURITY_INFORMATION) &&
-	    !(op->access & ACCESS_SYSTEM_SECURITY))
+	if (which & BACKUP_SECURITY_INFORMATION)
+		which |= OWNER_SECURITY_INFORMATION |
+		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+		    SACL_SECURITY_INFORMATION;
+	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
+	    DACL_SECURITY_INFORMATION | SACL_SECURITY_INFORMATION |
+	    SACL_CLASS_BITS;
+	if (sd_set_needs(which) & ~op->access)
 		return STATUS_ACCESS_DENIED;
 	if (op->tree != NULL && op->tree->read_only)
 		return STATUS_ACCESS_DENIED;
 	if (secdesc_decode(buf, len, &sd_new) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
 	ntacl_canon_set(&sd_new);
-	which &= OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION | SACL_SECURITY_INFORMATION;
+	/* the whole SACL holds every class */
+	if (which & SACL_SECURITY_INFORMATION)
+		which &= ~SACL_CLASS_BITS;
 	if (which == 0)
 		return STATUS_SUCCESS;
 	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
-	    op->u.file->fd, which, &sd_new);
+	    op->u.file->fd, which, &sd_new, -1, 0);
 }
 
 static int	sd_parent_read(struct tree *, const char *, int);
+static int	sd_parent_open(struct tree *, const char *, int *own);
+
+/* The SecD context's parts over what the parent passed on (in sd_new). */
+static ntstatus_t
+sd_create_given(const struct conf *conf, const uint8_t *secd,
+    size_t secd_len, uint32_t *which)
+{
+	if (secdesc_decode(secd, secd_len, &sd_cur) != 0)
+		return STATUS_INVALID_SECURITY_DESCR;
+	/* a SACL given at create needs SeSecurityPrivilege too */
+	if ((sd_cur.control & SE_SACL_PRESENT) &&
+	    !smb2_secdesc_privileged(conf))
+		return STATUS_PRIVILEGE_NOT_HELD;
+	ntacl_canon_set(&sd_cur);
+	/* the context's parts win (MS-SMB2 2.2.13.2.2) */
+	if (sd_cur.has_owner) {
+		sd_new.owner = sd_cur.owner;
+		*which |= OWNER_SECURITY_INFORMATION;
+	}
+	if (sd_cur.has_group) {
+		sd_new.group = sd_cur.group;
+		*which |= GROUP_SECURITY_INFORMATION;
+	}
+	if (sd_cur.control & SE_DACL_PRESENT) {
+		(void)ntacl_merge(&sd_new, &sd_cur, DACL_SECURITY_INFORMATION,
+		    &sd_new);
+		*which |= DACL_SECURITY_INFORMATION;
+	}
+	return STATUS_SUCCESS;
+}
 
 /*
  * What a new file or directory gets (MS-DTYP 2.5.3.4): the parent's
  * inheritable entries, then the SecD context's parts over them.  A parent
- * with a stored descriptor that passes nothing on gives the creator's
- * default DACL instead (ntacl_default_dacl), as Windows does.  Nothing
- * stored when the parent has no descriptor and the context no DACL: the
- * kernel's defaults hold.
+ * with a stored DACL that passes nothing on gives the creator's default
+ * DACL instead (ntacl_default_dacl), as Windows does.  The SACL: the
+ * parent's inheritable SACL ACEs, with a SACL of the context as
+ * ntacl_sacl_inherit says; inheriting needs no privilege (Windows), so
+ * the writer computes it again from the parent itself (SDW_OP_INHERIT).
+ * Nothing stored when the parent has no descriptor and the context no
+ * DACL: the kernel's defaults hold.
  */
 ntstatus_t
 smb2_secdesc_create(struct conn *c, struct tree *t, struct file_open *f,
     const uint8_t *secd, size_t secd_len)
 {
 	const struct ntacl_token *tok = smb2_secdesc_token();
+	const struct secdesc *given = NULL;
 	uint32_t which = 0;
-	int n = 0, rc;
+	ntstatus_t status;
+	int n = 0, rc = 0, ns = 0, pfd = -1, own = 0;
 
 	if (smb2_secdesc_tree_stored(t)) {
 		rc = sd_parent_read(t, f->path, 1);
-		/* a parent with only a SACL stored passes on nothing */
-		if (rc > 0 && !(sd_par.control & SE_DACL_PRESENT))
-			rc = 0;
-		if (rc > 0 && (n = ntacl_inherit(&sd_par, f->is_dir, tok,
-		    &sd_new)) < 0)
+		/* a parent with only a SACL stored passes on no DACL */
+		if (rc > 0 && (sd_par.control & SE_DACL_PRESENT) &&
+		    (n = ntacl_inherit(&sd_par, f->is_dir, tok, &sd_new)) < 0)
 			return STATUS_INVALID_PARAMETER;
-		if (rc > 0 && n == 0) {
+		if (rc > 0 && (sd_par.control & SE_DACL_PRESENT) && n == 0) {
 			ntacl_default_dacl(tok, &sd_new);
 			n = (int)sd_new.nace;
 		}
 	}
-	if (secd == NULL && n <= 0)
-		return STATUS_SUCCESS;
 	if (n > 0)
 		which = OWNER_SECURITY_INFORMATION |
 		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
-	if (secd != NULL) {
-		if (secdesc_decode(secd, secd_len, &sd_cur) != 0)
-			return STATUS_INVALID_SECURITY_DESCR;
-		/* a SACL given at create needs SeSecurityPrivilege too */
-		if ((sd_cur.control & SE_SACL_PRESENT) &&
-		    !smb2_secdesc_privileged(c->conf))
-			return STATUS_PRIVILEGE_NOT_HELD;
-		ntacl_canon_set(&sd_cur);
-		if (n <= 0) {
-			memset(&sd_new, 0, sizeof(sd_new));
-			sd_new.has_owner = sd_new.has_group = 1;
-			sd_new.owner = tok->user;
-			sd_new.group = tok->group;
-		}
-		/* the context's parts win (MS-SMB2 2.2.13.2.2) */
-		if (sd_cur.has_owner) {
-			sd_new.owner = sd_cur.owner;
-			which |= OWNER_SECURITY_INFORMATION;
-		}
-		if (sd_cur.has_group) {
-			sd_new.group = sd_cur.group;
-			which |= GROUP_SECURITY_INFORMATION;
-		}
-		if (sd_cur.control & SE_DACL_PRESENT) {
-			(void)ntacl_merge(&sd_new, &sd_cur,
-			    DACL_SECURITY_INFORMATION, &sd_new);
-			which |= DACL_SECURITY_INFORMATION;
-		}
-		if (sd_cur.control & SE_SACL_PRESENT) {
-			(void)ntacl_merge(&sd_new, &sd_cur,
-			    SACL_SECURITY_INFORMATION, &sd_new);
-			which |= SACL_SECURITY_INFORMATION;
-		}
+	else {
+		memset(&sd_new, 0, sizeof(sd_new));
+		sd_new.control = SE_SELF_RELATIVE;
+		sd_new.has_owner = sd_new.has_group = 1;
+		sd_new.owner = tok->user;
+		sd_new.group = tok->group;
 	}
-	if (!(which & DACL_SECURITY_INFORMATION))
-		return sd_set_parts(c->conf->lock_dir, t, f->fd, which,
-		    &sd_new);
-	return sd_set_parts(c->conf->lock_dir, t, f->fd, which |
-	    OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION, &sd_new);
+	if (secd != NULL && (status = sd_create_given(c->conf, secd,
+	    secd_len, &which)) != STATUS_SUCCESS)
+		return status;
+	if (secd != NULL && (sd_cur.control & SE_SACL_PRESENT))
+		given = &sd_cur;
+	if (rc > 0 || given != NULL) {
+		if (rc <= 0)
+			memset(&sd_par, 0, sizeof(sd_par));
+		if ((ns = ntacl_sacl_inherit(&sd_par, f->is_dir, tok, given,
+		    &sd_new)) < 0)
+			return STATUS_INVALID_PARAMETER;
+		if (ns > 0 || given != NULL)
+			which |= SACL_SECURITY_INFORMATION;
+	}
+	if (which == 0)
+		return STATUS_SUCCESS;
+	/* inherited alone: the writer checks it against the parent */
+	if ((which & SACL_SECURITY_INFORMATION) && given == NULL &&
+	    (pfd = sd_parent_open(t, f->path, &own)) < 0)
+		return ntstatus_from_errno(pfd);
+	if (which & DACL_SECURITY_INFORMATION)
+		which |= OWNER_SECURITY_INFORMATION |
+		    GROUP_SECURITY_INFORMATION;
+	status = sd_set_parts(c->conf->lock_dir, t, f->fd, which, &sd_new,
+	    pfd, 1);
+	if (own)
+		close(pfd);
+	return status;
 }
 
 /*
@@ -586,6 +682,26 @@ sd_parent_read(struct tree *t, const char *path, int kept)
 	    sizeof(sd_raw)), &sd_par);
 	close(dfd);
 	return rc;
+}
+
+/*
+ * An fd of path's parent for the writer (SDW_OP_INHERIT): the tree's own
+ * at the top of the share (*own 0), else an O_PATH open (*own 1: close
+ * it).  -errno.
+ */
+static int
+sd_parent_open(struct tree *t, const char *path, int *own)
+{
+	char parent[FILE_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	*own = 0;
+	if (slash == NULL)
+		return t->root_fd;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	*own = 1;
+	return file_vfs()->open(t->root_fd, parent, O_PATH | O_DIRECTORY, 0);
 }
 
 /*

@@ -29,25 +29,37 @@
 
 /*
  * Channel binding (MS-SMB2 3.3.5.5).  A SESSION_SETUP with
- * SMB2_SESSION_FLAG_BINDING for session S cannot be checked by a gate
- * (it has no keys).  The gate sends MSG_HANDOFF_BIND (fd; payload u64 S
- * + the connection state with no session, worker/handoff.h, the binding
- * request first among the extra bytes); the master looks S up in its
- * own session table (daemon/msess.c, filled from MSG_SESSION_UP of the
- * workers it started) and routes it, with no verdict, to the live
- * worker that announced S, as MSG_CONN.  Unknown S:
- * MSG_HANDOFF_DONE with STATUS_USER_SESSION_DELETED, and the gate
- * answers that itself and keeps the client.  The worker (sess_bind)
- * verifies the request's signature
+ * SMB2_SESSION_FLAG_BINDING for session S, or a signed one naming S, on a
+ * gate's connection cannot be judged by the gate (it has no keys).  It
+ * asks first, and the socket moves only for a binding that passes every
+ * check but the authentication: MSG_BIND_CHECK (worker/bindcheck.h: S,
+ * the connection's dialect, signing algorithm and cipher, the
+ * CreditResponse the gate grants, the request) goes to the master, which
+ * looks S up in its own session table (daemon/msess.c, filled from
+ * MSG_SESSION_UP of the workers it started) and forwards it to the live
+ * worker that announced S; unknown S: STATUS_USER_SESSION_DELETED, and
+ * the gate answers that itself and keeps the client.  The worker
+ * (worker/smb2_bind.c, sess_bind_judge) runs the checks below and sends
+ * a refusal back whole (header and error body, signed with S's key when
+ * the request verified), which the gate writes as it is (after checking
+ * its ids and credits): a 2.x binding, a 3.x binding of a 2.x
+ * connection's session, any mismatch, a bad signature is refused before
+ * any socket moves.  Only STATUS_SUCCESS lets the gate send
+ * MSG_HANDOFF_BIND (fd; payload u64 S + the connection state with no
+ * session, worker/handoff.h, the binding request first among the extra
+ * bytes), routed like the check, as MSG_CONN, and the worker judges it
+ * again (sess_bind).  The checks verify the request's signature
  * with S's key (the algorithm of S's own connection) before answering
- * anything from S, and signs its refusal the same way (clients check
+ * anything from S, and sign the refusal the same way (clients check
  * it): no/bad signature -> ACCESS_DENIED (INVALID_PARAMETER when
- * unsigned on a same-dialect 3.x channel).  Then, in the order Windows
- * and Samba answer (sess_bind_match; smbtorture's bind_negative_* tell
- * them apart): S signs with AES-GMAC and the channel does not ->
- * REQUEST_OUT_OF_SEQUENCE; the channel signs with AES-GMAC and S does
- * not -> NOT_SUPPORTED; SMB 2.x channel -> REQUEST_NOT_ACCEPTED; other
- * cipher -> INVALID_PARAMETER; other dialect -> INVALID_PARAMETER.  A
+ * unsigned on a same-dialect 3.x channel), unsigned.  Then, in the order
+ * Windows and Samba answer (sess_bind_match; smbtorture's
+ * bind_negative_* tell them apart): S signs with AES-GMAC and the
+ * channel does not -> REQUEST_OUT_OF_SEQUENCE; the channel signs with
+ * AES-GMAC and S does not -> NOT_SUPPORTED; SMB 2.x channel ->
+ * REQUEST_NOT_ACCEPTED (3.3.5.5: a 2.0.2 or 2.1 connection does not
+ * bind); other cipher -> INVALID_PARAMETER; other dialect (a 3.x channel
+ * of a session of a 2.x connection, 3.3.5.5.2) -> INVALID_PARAMETER.  A
  * non-binding SESSION_SETUP naming S on a connection that does not
  * carry S -> USER_SESSION_DELETED (a signed request gets it with
  * SMB2_FLAGS_SIGNED set and no signature: clients that require signing
@@ -122,8 +134,9 @@
  * user on its home connection; the session stays in this worker with its
  * keys, marked reauth_other: its trees and handles keep the access they
  * were granted, anything needing new authority is refused until a
- * re-authentication as its own user (worker/smb2_reauth.c).  Otherwise
- * (an anonymous or guest session, a channel, Kerberos):
+ * re-authentication as its own user (worker/smb2_reauth.c); the same
+ * with Kerberos (worker/smb2_session_krb.c).  Otherwise (an anonymous
+ * or guest session, a channel):
  * STATUS_ACCESS_DENIED and a log line, the session as it was.  A failed
  * logon (wrong password) removes the session, as Windows does.
  */
@@ -204,137 +217,6 @@ void
 smb2_session_replace_previous(struct conn *c, struct session *s)
 {
 	sess_replace_previous(c, s, NULL);
-}
-
-struct sess_where {
-	uint64_t	 id;
-	struct conn	*c;
-	struct session	*s;
-};
-
-static void
-sess_where_conn(struct conn *c, void *arg)
-{
-	struct sess_where *w = arg;
-	int i;
-
-	for (i = 0; i < CONN_MAX_SESSIONS && w->s == NULL; i++)
-		if (c->sessions[i].in_use && c->sessions[i].state == SESS_VALID &&
-		    c->sessions[i].bound == NULL &&	/* the session, not a channel */
-		    c->sessions[i].session_id == w->id) {
-			w->c = c;
-			w->s = &c->sessions[i];
-		}
-}
-
-/*
- * May connection c become a channel of the session served on connection
- * sc (MS-SMB2 3.3.5.5.2)?  The checks run in the order Windows and Samba
- * answer them, since clients (and smbtorture's bind_negative_* tests) tell
- * the failures apart by status: a signing algorithm that differs when
- * either side uses AES-GMAC, an SMB 2 channel, a different cipher, a
- * different dialect.  STATUS_SUCCESS: the binding may authenticate.
- */
-static ntstatus_t
-sess_bind_match(const struct conn *c, const struct conn *sc)
-{
-	if (sc->signing_algo == SMB2_SIGNING_AES_GMAC &&
-	    c->signing_algo != sc->signing_algo)
-		return STATUS_REQUEST_OUT_OF_SEQUENCE;
-	if (c->signing_algo == SMB2_SIGNING_AES_GMAC &&
-	    c->signing_algo != sc->signing_algo)
-		return STATUS_NOT_SUPPORTED;
-	if (c->dialect < DIALECT_300)
-		return STATUS_REQUEST_NOT_ACCEPTED;	/* no channels in SMB 2 */
-	if (c->cipher != sc->cipher)
-		return STATUS_INVALID_PARAMETER;
-	if (c->dialect != sc->dialect)
-		return STATUS_INVALID_PARAMETER;
-	return STATUS_SUCCESS;
-}
-
-/*
- * A SESSION_SETUP with SMB2_SESSION_FLAG_BINDING (MS-SMB2 3.3.5.5): a new
- * channel for a session of this worker, handed over unauthenticated by a
- * gate (or a connection of the same user already here).  Its signature is
- * checked with the session's key before anything is answered from the
- * session (no signing oracle for a stranger), and a refusal is signed as
- * the session signs, which is what clients verify.  The binding is judged
- * by sess_bind_match(); one that passes gets a channel slot (*out) that
- * runs NTLMSSP like a login, signing with the session's key until the
- * channel's own key exists (sess_bind_keys).
- */
-static ntstatus_t
-sess_bind(struct smb2_req *req, int binding, struct session **out)
-{
-	struct conn *c = req->conn;
-	struct conn_private *pv = c->priv;
-	struct sess_where w = { req->session_id, NULL, NULL };
-	struct session *ch;
-	ntstatus_t st;
-
-	*out = NULL;
-	if (pv->role == CONN_ROLE_GATE)
-		return STATUS_USER_SESSION_DELETED;	/* the master knows none */
-	worker_foreach_conn(sess_where_conn, &w);
-	if (w.s == NULL)
-		return STATUS_USER_SESSION_DELETED;
-	if (w.c == c || w.s->anonymous || w.s->guest || !w.s->signing)
-		return STATUS_REQUEST_NOT_ACCEPTED;
-	if (!(req->flags & SMB2_FLAGS_SIGNED) ||
-	    smb2_verify_ctx(&w.s->sign_cx, w.c->signing_algo, w.s->signing_key,
-	    req->hdr, req->len) != 0) {
-		conn_warnx(c, "binding to session %llx: bad or no signature",
-		    (unsigned long long)w.s->session_id);
-		return c->dialect >= DIALECT_300 && c->dialect == w.c->dialect &&
-		    !(req->flags & SMB2_FLAGS_SIGNED) ? STATUS_INVALID_PARAMETER :
-		    STATUS_ACCESS_DENIED;
-	}
-	if (binding)
-		st = sess_bind_match(c, w.c);
-	else
-		st = STATUS_USER_SESSION_DELETED;	/* not bound to this channel */
-	if (st == STATUS_SUCCESS) {
-		ch = conn_session_find(c, w.s->session_id);
-		if (ch != NULL && ch->binding && ch->state == SESS_IN_PROGRESS) {
-			*out = ch;	/* the exchange goes on */
-			return STATUS_SUCCESS;
-		}
-		if (ch != NULL)
-			st = STATUS_ACCESS_DENIED;	/* bound here already */
-		else if (w.s->nchan >= CONN_MAX_CHANNELS)
-			st = STATUS_INSUFFICIENT_RESOURCES;	/* as Windows */
-		else if ((ch = conn_session_new(c)) == NULL)
-			st = STATUS_INSUFF_SERVER_RESOURCES;
-		else {
-			ch->session_id = w.s->session_id;
-			ch->binding = 1;
-			ch->signing = 1;
-			ch->sign_algo = w.c->signing_algo;
-			memcpy(ch->signing_key, w.s->signing_key,
-			    sizeof(ch->signing_key));
-			/* 3.1.1: this connection's hash goes into the channel's key. */
-			if (c->dialect == DIALECT_311)
-				memcpy(ch->preauth, pv->preauth, sizeof(ch->preauth));
-			*out = ch;
-			return STATUS_SUCCESS;
-		}
-	}
-	/* A signed answer: a channel slot with the session's key, freed
-	 * once the response is out. */
-	ch = conn_session_new(c);
-	if (ch == NULL)
-		return st;
-	ch->session_id = w.s->session_id;
-	ch->state = SESS_IN_PROGRESS;
-	ch->signing = 1;
-	ch->sign_other = 1;
-	ch->sign_algo = w.c->signing_algo;
-	memcpy(ch->signing_key, w.s->signing_key, sizeof(ch->signing_key));
-	req->sess = ch;
-	pv->sign_final = ch;
-	pv->free_after = ch;
-	return st;
 }
 
 /* Writes the response body with a security buffer of n bytes at p. */
@@ -494,10 +376,10 @@ ntstatus_t
 sess_bind_keys(struct conn *c, struct session *ch, const uint8_t *key,
     uint16_t *sflags)
 {
-	struct sess_where w = { ch->session_id, NULL, NULL };
+	struct sess_where w;
 	struct smb2_keys k;
 
-	worker_foreach_conn(sess_where_conn, &w);
+	sess_where_find(ch->session_id, &w);
 	if (w.s == NULL || w.c == c)
 		return STATUS_USER_SESSION_DELETED;
 	if (w.s->uid != user_euid() || w.s->reauth_other)
@@ -580,6 +462,17 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	areq.challenge_len = a->challenge_len;
 	areq.authenticate = tok;
 	areq.authenticate_len = (uint32_t)toklen;
+	if (a->spnego && a->mech_types_len > 0 && reauth) {
+		/*
+		 * Should the verdict name another identity, whose key this
+		 * worker never gets, the master checks the client's
+		 * mechListMIC and makes ours (daemon/auth.c auth_ntlm_mic).
+		 */
+		areq.mech_types = a->mech_types;
+		areq.mech_types_len = a->mech_types_len;
+		areq.mic = sp->mech_list_mic;
+		areq.mic_len = (uint32_t)sp->mech_list_mic_len;
+	}
 	memset(&arep, 0, sizeof(arep));
 	if (pv->relay_verdict != NULL && !reauth) {
 		/* Relayed here: the master's verdict came with the connection. */
@@ -650,10 +543,11 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	 * SPNEGO mechListMIC (RFC 4178 5): check the client's, send ours.
 	 * Not for anonymous or guest: the server holds no key the client
 	 * shares (a guest's password was never checked), so neither side's
-	 * MIC can be made or checked, and Samba skips it there too.  Nor for
-	 * a re-authentication as another identity: the master withholds
-	 * that user's key from this worker (DESIGN.md, security model), and
-	 * nothing that identity could have protected is granted to it.
+	 * MIC can be made or checked, and Samba skips it there too.  A
+	 * re-authentication as another identity: the master withholds that
+	 * user's key from this worker (DESIGN.md, security model), so the
+	 * master checks the client's MIC and makes ours with it (MS-SPNG
+	 * 3.2.5.1; daemon/auth.c auth_ntlm_mic), which this worker sends.
 	 */
 	if (a->spnego && !s->anonymous && a->mech_types_len > 0 && !other &&
 	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
@@ -667,6 +561,12 @@ sess_authenticate(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		}
 		ntlmssp_mac(&nk, 1, 0, a->mech_types, a->mech_types_len, mic);
 		explicit_bzero(&nk, sizeof(nk));
+		with_mic = 1;
+	} else if (a->spnego && a->mech_types_len > 0 && other &&
+	    arep.mic_len == sizeof(mic) &&
+	    !(arep.flags & (AUTH_FLAG_ANONYMOUS | AUTH_FLAG_GUEST))) {
+		/* Made (and the client's checked) by the master, with the key. */
+		memcpy(mic, arep.mic, sizeof(mic));
 		with_mic = 1;
 	}
 	sflags = 0;
@@ -812,6 +712,14 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 		st = sess_bind(req, 1, &s);
 		if (s == NULL)
 			return st;	/* refused (signed by sess_bind) */
+	} else if (req->session_id == 0 && pv->relay_verdict != NULL &&
+	    c->sessions[0].in_use && c->sessions[0].state == SESS_IN_PROGRESS) {
+		/*
+		 * Relayed here on a one-leg Kerberos logon: the request has
+		 * no SessionId yet; its session is the one the owner made
+		 * (relay_accept), its preauth hash already the connection's.
+		 */
+		s = &c->sessions[0];
 	} else if (req->session_id == 0) {
 		s = conn_session_new(c);
 		if (s == NULL)
@@ -902,13 +810,13 @@ sess_setup(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (tok != NULL && spnego_krb5_token(tok, toklen, &tok_id) &&
 	    tok_id == SPNEGO_KRB5_AP_REQ && s->auth->spnego) {
 		st = sess_krb5(req, s, tok, toklen, &sp, rsp, &keep);
-		if (st == STATUS_SUCCESS)
-			s->reauth_other = 0;	/* only its own user gets here */
+		if (st == STATUS_SUCCESS && pv->no_response)
+			return st;	/* relayed: s lives in another worker */
 	} else if (tok == NULL && sp.kind == SPNEGO_NEG_RESP &&
 	    s->auth->krb_ctx != 0) {
 		st = sess_krb5(req, s, NULL, 0, &sp, rsp, &keep);	/* its MIC */
-		if (st == STATUS_SUCCESS)
-			s->reauth_other = 0;
+		if (st == STATUS_SUCCESS && pv->no_response)
+			return st;
 	} else if (type == NTLMSSP_NEGOTIATE_MESSAGE)
 		st = sess_challenge(c, s, tok, toklen, rsp);
 	else if (type == NTLMSSP_AUTHENTICATE_MESSAGE) {

@@ -39,6 +39,14 @@
  *      only then: accept-completed, the session keys, or LOGON_FAILURE
  *      for a MIC that does not verify.
  *
+ * Another user's ticket on a worker's connection: the verdict comes
+ * without the key (AUTH_FLAG_RELAY) and the session is relayed to that
+ * user's worker (worker/relay.h), which gets the whole verdict from the
+ * master and answers this leg there: for three legs, the relay starts at
+ * the client's MIC, the first two having run here.  A re-authentication
+ * as another identity keeps the session here, marked reauth_other, as
+ * for NTLM (worker/smb2_reauth.c).
+ *
  * Session end: the session expires when the ticket does (s->expire,
  * worker/dispatch.c answers NETWORK_SESSION_EXPIRED), and a
  * re-authentication with a fresh ticket on the same session sets the new
@@ -53,6 +61,7 @@
 #include "daemon/log.h"
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
+#include "worker/relay.h"
 #include "worker/smb2_session_priv.h"
 #include "worker/state.h"
 #include "worker/worker.h"
@@ -118,6 +127,15 @@ sess_krb5_verdict(struct conn *c, const struct session *s,
 	struct authmsg_req areq;
 
 	memset(arep, 0, sizeof(*arep));
+	if (c->priv->relay_verdict != NULL && s->state == SESS_IN_PROGRESS) {
+		/* Relayed here: the master's verdict came with the connection. */
+		*arep = *c->priv->relay_verdict;
+		explicit_bzero(c->priv->relay_verdict,
+		    sizeof(*c->priv->relay_verdict));
+		free(c->priv->relay_verdict);
+		c->priv->relay_verdict = NULL;
+		return arep->status;
+	}
 	if (!sess_krb5_areq(c, s, sp, &areq))
 		return STATUS_INVALID_PARAMETER;
 	if (c->priv->auth == NULL || c->priv->auth(c, &areq, arep) < 0) {
@@ -127,13 +145,21 @@ sess_krb5_verdict(struct conn *c, const struct session *s,
 	return arep->status;
 }
 
-/* Does the verdict fit this session and process?  SUCCESS or why not. */
+/*
+ * Does the verdict fit this session and process?  SUCCESS or why not;
+ * *other is set for a re-authentication as another identity that keeps
+ * the session here (worker/smb2_reauth.c), *relay for a new session of
+ * another user, which that user's worker serves (worker/relay.h).
+ */
 static ntstatus_t
 sess_krb5_fits(struct smb2_req *req, struct session *s,
-    const struct authmsg_rep *arep, int reauth, int *keep)
+    const struct authmsg_rep *arep, int reauth, int *keep, int *other,
+    int *relay)
 {
 	struct conn *c = req->conn;
+	int worker = c->priv->role == CONN_ROLE_WORKER;
 
+	*other = *relay = 0;
 	if (reauth && s->bound != NULL && !(req->flags & SMB2_FLAGS_SIGNED)) {
 		*keep = 1;	/* as for NTLM: the channel's key not proven */
 		return STATUS_ACCESS_DENIED;
@@ -145,14 +171,22 @@ sess_krb5_fits(struct smb2_req *req, struct session *s,
 		return STATUS_ACCESS_DENIED;
 	}
 	if (reauth && (arep->uid != s->uid || s->anonymous || s->guest ||
-	    (c->priv->role == CONN_ROLE_WORKER && arep->uid != user_euid()))) {
-		*keep = 1;
-		return sess_reauth_refuse(c, s, arep);
+	    (worker && arep->uid != user_euid()))) {
+		if (!sess_reauth_other_ok(c, s)) {
+			*keep = 1;
+			return sess_reauth_refuse(c, s, arep);
+		}
+		*other = 1;
+		return STATUS_SUCCESS;
 	}
-	if (c->priv->role == CONN_ROLE_WORKER && arep->uid != user_euid()) {
-		/* Relaying needs the AP-REP to travel with the session: not done. */
+	if (worker && arep->uid != user_euid() && !reauth && !s->binding &&
+	    (arep->flags & AUTH_FLAG_RELAY)) {
+		*relay = 1;
+		return STATUS_SUCCESS;
+	}
+	if (worker && arep->uid != user_euid()) {
 		log_warnx("%s: Kerberos session of %s (uid %u) on a connection "
-		    "served for uid %u: refused (not relayed)", c->peer,
+		    "served for uid %u: refused (not relayable)", c->peer,
 		    arep->user, (unsigned)arep->uid, (unsigned)user_euid());
 		return STATUS_ACCESS_DENIED;
 	}
@@ -194,6 +228,7 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	struct authmsg_rep arep;
 	uint8_t out[AUTH_MECH_OUT_MAX + AUTH_MIC_MAX + 64];
 	int reauth = s->state != SESS_IN_PROGRESS, binding = s->binding, n;
+	int other = 0, relay = 0;
 	int mech = s->auth->krb_mech != 0 ? s->auth->krb_mech : SPNEGO_MECH_KRB5;
 	uint16_t sflags = 0;
 	ntstatus_t st;
@@ -206,9 +241,14 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		goto out;
 	}
 	if (st == STATUS_SUCCESS)
-		st = sess_krb5_fits(req, s, &arep, reauth, keep);
+		st = sess_krb5_fits(req, s, &arep, reauth, keep, &other, &relay);
 	if (st != STATUS_SUCCESS)
 		goto out;
+	if (relay) {
+		/* Another user's session: served by that user's worker. */
+		st = relay_start(req, s, &arep);
+		goto out;
+	}
 	if (!reauth && !binding) {
 		snprintf(s->user, sizeof(s->user), "%s", arep.user);
 		s->uid = arep.uid;
@@ -226,8 +266,12 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 		st = sess_bind_keys(c, s, arep.session_key, &sflags);
 	else if (!reauth)
 		st = sess_keys(c, s, &sflags);
-	else if (s->encrypt)
-		sflags = SMB2_SESSION_FLAG_ENCRYPT_DATA;
+	else {
+		/* As for NTLM: a re-authentication changes no flag nor key. */
+		if (s->encrypt)
+			sflags = SMB2_SESSION_FLAG_ENCRYPT_DATA;
+		s->reauth_other = other;
+	}
 	if (st != STATUS_SUCCESS)
 		goto out;
 	/* supportedMech in the first reply of the exchange only. */
@@ -256,10 +300,21 @@ sess_krb5(struct smb2_req *req, struct session *s, const uint8_t *tok,
 	if (!reauth)
 		pv->logged_in = s;
 	state_session_put(c, s);
-	log_info("%s: session %llx for %s (Kerberos, %u s left)%s", c->peer,
-	    (unsigned long long)s->session_id, s->user,
-	    (unsigned)arep.lifetime, reauth ? " re-authenticated" : "");
+	if (other)
+		log_info("%s: session %llx of %s re-authenticated as %s "
+		    "(Kerberos, %u s left): its trees and handles keep their "
+		    "access, anything new is refused until it is %s's again",
+		    c->peer, (unsigned long long)s->session_id, s->user,
+		    arep.user, (unsigned)arep.lifetime, s->user);
+	else
+		log_info("%s: session %llx for %s (Kerberos, %u s left)%s",
+		    c->peer, (unsigned long long)s->session_id, s->user,
+		    (unsigned)arep.lifetime, reauth ? " re-authenticated" : "");
 out:
+	if (relay && st == STATUS_SUCCESS) {
+		explicit_bzero(&arep, sizeof(arep));
+		return st;	/* s is gone from this connection */
+	}
 	if (s->auth != NULL) {
 		explicit_bzero(s->auth->full_key, sizeof(s->auth->full_key));
 		s->auth->full_key_len = 0;

@@ -15,6 +15,30 @@ struct conn;
 struct session;
 struct spnego_token;
 
+/* Where this worker serves session id (the session, not a channel). */
+struct sess_where {
+	uint64_t	 id;
+	struct conn	*c;		/* its home connection, or NULL */
+	struct session	*s;		/* NULL: not here */
+};
+void		sess_where_find(uint64_t id, struct sess_where *w);
+/* What a binding's connection negotiated (worker/smb2_bind.c). */
+struct sess_chan {
+	uint16_t	 dialect;
+	uint16_t	 signing_algo;
+	uint16_t	 cipher;
+};
+/*
+ * The checks of a SESSION_SETUP naming w's session from a connection that
+ * does not carry it (own, or NULL when a gate asks): a refusal or
+ * STATUS_SUCCESS; *sign: the answer is signed with the session's key.
+ */
+ntstatus_t	sess_bind_judge(const struct sess_chan *ch,
+		    const struct conn *own, int binding, const uint8_t *hdr,
+		    size_t len, const struct sess_where *w, int *sign);
+/* sess_bind_judge for a request on this worker's connection req->conn. */
+ntstatus_t	sess_bind(struct smb2_req *req, int binding,
+		    struct session **out);
 /* The response body with a security buffer of n bytes at p. */
 void		sess_rsp(struct smb2_rsp *rsp, uint16_t flags, const uint8_t *p,
 		    size_t n);

@@ -99,16 +99,19 @@ void
 state_metrics_fill(struct metrics *m)
 {
 	struct shm_hold h[SHM_TXN_KINDS];
+	uint64_t mainn[SHM_TXN_KINDS];
 	int i;
 
 	/* Not state_shm(): asking for figures must not open the env. */
 	if (st.shm == NULL)
 		return;
 	shm_hold_stats(st.shm, h);
+	shm_main_txns(st.shm, mainn);
 	for (i = 0; i < SHM_TXN_KINDS && i < METRICS_NTXN; i++) {
 		m->txn[i].txns = h[i].txns;
 		m->txn[i].hold_ns = h[i].hold_ns;
 		m->txn[i].wait_ns = h[i].wait_ns;
+		m->txn[i].main_txns = mainn[i];
 	}
 }
 

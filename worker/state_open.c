@@ -382,7 +382,8 @@ state_open_grant_fill(struct state_entry *e,
 		memcpy(g->parent_lease_key, r->parent_lease_key, 16);
 		smb2_oplock_lease_sync(e->req->conn->client_guid, r->lease_key,
 		    sg->lease_state);
-		g->lease_breaking = shm_lease_get(e->s,
+		/* the file is known: one read of its env (per leased CREATE) */
+		g->lease_breaking = shm_lease_get_fid(e->s, &e->fid,
 		    e->req->conn->client_guid, r->lease_key, &l) == 0 &&
 		    l.breaking;
 		/* a leased directory: local changes break it too */

@@ -77,6 +77,8 @@
 /* The writer lock held this long by one transaction is worth a report. */
 #define STATEP_WRITER_REPORT_MS	1000
 #define STATEP_WATCH_MS		250
+/* envs the watchdog watches: the main one and up to 64 data envs */
+#define STATEP_ENVS_MAX		65
 /* Disconnected opens whose share and path a status looks up. */
 #define STATEP_NAMES_MAX	256
 /* The state process could not open or walk its env: see reap.c. */
@@ -371,42 +373,51 @@ statep_info(uint32_t id)
 /* ---- the writer-lock watchdog (its own thread) ---- */
 
 /*
- * Reads only the holder record (an atomic load of the hint page): it
- * never takes an LMDB lock, so a stopped writer cannot stop it.  The
- * same record for STATEP_WRITER_REPORT_MS means one transaction held
- * that long; the master is told once a second while it lasts.
+ * Reads only the holder records (atomic loads of the hint page, one per
+ * env): it never takes an LMDB lock, so a stopped writer cannot stop it.
+ * The same record for STATEP_WRITER_REPORT_MS means one transaction held
+ * that env's lock that long; the master is told once a second while it
+ * lasts.
  */
 static void *
 statep_watch(void *arg)
 {
-	uint64_t last = 0, v;
-	int64_t since = 0, reported = 0, now;
+	/* one holder record per env: each env has its own writer lock */
+	static uint64_t last[STATEP_ENVS_MAX];
+	static int64_t since[STATEP_ENVS_MAX], reported[STATEP_ENVS_MAX];
+	unsigned i, n = shm_env_count(sp.shm);
 	struct statemsg_writer w;
+	int64_t now;
+	uint64_t v;
 	uint8_t buf[16];
-	int n;
+	int len;
 
 	(void)arg;
+	if (n > STATEP_ENVS_MAX)
+		n = STATEP_ENVS_MAX;
 	for (;;) {
 		(void)usleep(STATEP_WATCH_MS * 1000);
-		if (shm_writer_holder(sp.shm, &v) != 0)
-			return NULL;
 		now = (int64_t)shm_now_ms();
-		if (v == 0 || v != last) {
-			last = v;
-			since = now;
-			reported = 0;
-			continue;
+		for (i = 0; i < n; i++) {
+			if (shm_writer_holder(sp.shm, i, &v) != 0)
+				return NULL;
+			if (v == 0 || v != last[i]) {
+				last[i] = v;
+				since[i] = now;
+				reported[i] = 0;
+				continue;
+			}
+			if (now - since[i] < STATEP_WRITER_REPORT_MS ||
+			    (reported[i] != 0 && now - reported[i] < 1000))
+				continue;
+			w.pid = (uint32_t)(v >> 32);
+			w.held_ms = (uint32_t)(now - since[i]);
+			reported[i] = now;
+			/* msg_send is one sendmsg: safe beside the main thread's. */
+			if ((len = statemsg_writer_encode(&w, buf, sizeof(buf))) > 0)
+				(void)msg_send(sp.chan, MSG_STATE_WRITER, 0, buf,
+				    (size_t)len, -1);
 		}
-		if (now - since < STATEP_WRITER_REPORT_MS ||
-		    (reported != 0 && now - reported < 1000))
-			continue;
-		w.pid = (uint32_t)(v >> 32);
-		w.held_ms = (uint32_t)(now - since);
-		reported = now;
-		/* msg_send is one sendmsg: safe beside the main thread's. */
-		if ((n = statemsg_writer_encode(&w, buf, sizeof(buf))) > 0)
-			(void)msg_send(sp.chan, MSG_STATE_WRITER, 0, buf,
-			    (size_t)n, -1);
 	}
 }
 

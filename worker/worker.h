@@ -47,6 +47,13 @@ uint32_t worker_relay_handoff(int fd, uint32_t id, const uint8_t *p,
 int	worker_relay_watch(struct conn *c, int fd, int on);
 
 /*
+ * worker/smb2_bind.c, for the loop: a gate's MSG_BIND_CHECK (forwarded by
+ * the master) answered on chan with MSG_BIND_CHECK_REP; 1 if m was one.
+ */
+struct msg;
+int	smb2_bind_check_msg(int chan, const struct msg *m);
+
+/*
  * worker/smb2_session.c: a new session s that named a PreviousSessionId
  * (MS-SMB2 3.3.5.5.3) ends that older session of the same user on any
  * connection of this worker (the client lost or gave up the old one).

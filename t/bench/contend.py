@@ -58,15 +58,19 @@ WARM = 20
 RUNS = int(os.environ.get("CONTEND_RUNS", "3"))	# the median is printed
 SERVERS = os.environ.get("CONTEND_SERVERS", "usmbd,samba").split(",")
 WORKLOADS = os.environ.get("CONTEND_WORKLOADS", "createclose,openqi").split(",")
+# usmbd runs once per `state partitions` value: 1 (one env, one writer lock)
+# beside the default 8 (a file's opens in the data env of its inode).
+PARTS = [int(x) for x in os.environ.get("CONTEND_PARTS", "1,8").split(",") if x]
 PAIRS_PER_OP = {"createclose": 2, "openqi": 1}
 
 
 class UsmbdSpread(bl.Usmbd):
-    """usmbd with extra [global] lines (max workers per user)."""
+    """usmbd with extra [global] lines (max workers per user, state partitions)."""
 
-    def __init__(self, tmp, extra, tag):
+    def __init__(self, tmp, extra, tag, parts):
         self.name = "usmbd" + tag
-        self.extra = extra
+        self.parts = parts
+        self.extra = extra + "\n\tstate partitions = %d" % parts
         super().__init__(tmp)
 
     def start(self):
@@ -85,17 +89,27 @@ class UsmbdSpread(bl.Usmbd):
             return "usmbd did not come up: " + self.log_tail()
         return None
 
-    def state_file(self):
-        return os.path.join(self.dir, "lock", "state.mdb")
+    def state_files(self):
+        """The main env and the data envs (state-I.mdb, with partitions > 1)."""
+        lock = os.path.join(self.dir, "lock")
+        return [os.path.join(lock, "state.mdb")] + [
+            os.path.join(lock, "state-%d.mdb" % i) for i in range(self.parts)
+            if self.parts > 1]
 
     def last_txn(self):
-        try:
-            r = subprocess.run(["mdb_stat", "-n", "-e", self.state_file()],
-                               capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        m = re.search(r"Last transaction ID:\s*(\d+)", r.stdout)
-        return int(m.group(1)) if m else None
+        """Write transactions so far: the envs' last transaction ids added."""
+        total = 0
+        for f in self.state_files():
+            try:
+                r = subprocess.run(["mdb_stat", "-n", "-e", f],
+                                   capture_output=True, text=True, timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            m = re.search(r"Last transaction ID:\s*(\d+)", r.stdout)
+            if not m:
+                return None
+            total += int(m.group(1))
+        return total
 
     def workers(self):
         """Worker processes serving at least one connection now."""
@@ -172,6 +186,7 @@ def run(srv, workload, nclients):
     out["ops_per_s"] = ops / secs if secs > 0 else 0.0
     out["pairs"] = ops * PAIRS_PER_OP[workload]
     out["workers"] = workers
+    out["parts"] = getattr(srv, "parts", 0)
     if hold is not None:
         _, out["hold_create"], out["wait_create"] = statehold.per_txn(hold, "create")
         _, out["hold_close"], out["wait_close"] = statehold.per_txn(hold, "close")
@@ -182,32 +197,42 @@ def run(srv, workload, nclients):
 
 
 def print_limit(rows):
-    """The LIMIT line: open+close pairs per second one state env's writer
-    lock admits, 1 / (hold of a CREATE + hold of a CLOSE), from usmbd's
-    one-client createclose window (nobody else queues for the lock, so the
-    wait is mdb_txn_begin's own work, counted in); and the hold of the
-    most contended window, where preemption inside a transaction shows."""
-    mine = [(n, spread, r) for name, spread, wl, n, r in rows
-            if name == "usmbd" and wl == "createclose" and "hold_create" in r]
-    if not mine:
-        return
-    n, spread, r = min(mine, key=lambda x: x[0])
-    print("LIMIT state_env_pairs_per_s=%.0f clients=%d hold_create_us=%.2f "
-          "hold_close_us=%.2f begin_create_us=%.2f begin_close_us=%.2f "
-          "(1 / (hold+begin of a CREATE + of a CLOSE); t/bench/README.md "
-          "\"The state layer's ceiling\")" % (
-              statehold.ceiling(r["hold_create"] + r["wait_create"],
-                                r["hold_close"] + r["wait_close"]), n,
-              r["hold_create"] / 1e3, r["hold_close"] / 1e3,
-              r["wait_create"] / 1e3, r["wait_close"] / 1e3))
-    n, spread, r = max(mine, key=lambda x: (x[0], x[1]))
-    print("LIMIT state_env_pairs_per_s_contended=%.0f clients=%d spread=%d "
-          "hold_create_us=%.2f hold_close_us=%.2f wait_create_us=%.2f "
-          "wait_close_us=%.2f (1 / (hold of a CREATE + of a CLOSE) under "
-          "contention: a holder preempted inside its transaction shows here)" % (
-              statehold.ceiling(r["hold_create"], r["hold_close"]), n, spread,
-              r["hold_create"] / 1e3, r["hold_close"] / 1e3,
-              r["wait_create"] / 1e3, r["wait_close"] / 1e3))
+    """The LIMIT lines, for each `state partitions` value measured: the
+    open+close pairs per second one env's writer lock admits, 1 / (hold of a
+    CREATE + hold of a CLOSE), from usmbd's one-client createclose window
+    (nobody else queues for the lock, so the wait is mdb_txn_begin's own
+    work, counted in), and N times that for N data envs (files spread over
+    N independent locks by inode: the ceiling for opens of different files;
+    one file's opens stay behind one lock); and the same from the most
+    contended window, where preemption inside a transaction shows."""
+    for parts in sorted({r.get("parts", 0) for name, spread, wl, n, r in rows
+                         if name == "usmbd"}):
+        mine = [(n, spread, r) for name, spread, wl, n, r in rows
+                if name == "usmbd" and wl == "createclose" and "hold_create" in r
+                and r.get("parts", 0) == parts]
+        if not mine:
+            continue
+        k = max(parts, 1)
+        n, spread, r = min(mine, key=lambda x: x[0])
+        one = statehold.ceiling(r["hold_create"] + r["wait_create"],
+                                r["hold_close"] + r["wait_close"])
+        print("LIMIT state_env_pairs_per_s=%.0f parts=%d state_pairs_per_s=%.0f "
+              "clients=%d hold_create_us=%.2f hold_close_us=%.2f begin_create_us=%.2f "
+              "begin_close_us=%.2f (one env: 1 / (hold+begin of a CREATE + of a "
+              "CLOSE); all %d: %d x that, for different files; t/bench/README.md "
+              "\"The state layer's ceiling\")" % (
+                  one, parts, one * k, n, r["hold_create"] / 1e3, r["hold_close"] / 1e3,
+                  r["wait_create"] / 1e3, r["wait_close"] / 1e3, k, k))
+        n, spread, r = max(mine, key=lambda x: (x[0], x[1]))
+        one = statehold.ceiling(r["hold_create"], r["hold_close"])
+        print("LIMIT state_env_pairs_per_s_contended=%.0f parts=%d "
+              "state_pairs_per_s_contended=%.0f clients=%d spread=%d "
+              "hold_create_us=%.2f hold_close_us=%.2f wait_create_us=%.2f "
+              "wait_close_us=%.2f (1 / (hold of a CREATE + of a CLOSE) under "
+              "contention: a holder preempted inside its transaction shows here)" % (
+                  one, parts, one * k, n, spread,
+                  r["hold_create"] / 1e3, r["hold_close"] / 1e3,
+                  r["wait_create"] / 1e3, r["wait_close"] / 1e3))
 
 
 def main():
@@ -221,10 +246,12 @@ def main():
     configs = []
     for s in SERVERS:
         if s == "usmbd":
-            configs.append(("usmbd", 0, lambda: UsmbdSpread(tmp, "", "")))
-            if any(n > 2 for n in CLIENTS):
-                configs.append(("usmbd", 1, lambda: UsmbdSpread(
-                    tmp, "\tmax workers per user = 4", "-spread")))
+            for p in PARTS:
+                configs.append(("usmbd", 0, lambda p=p: UsmbdSpread(
+                    tmp, "", "-p%d" % p, p)))
+                if any(n > 2 for n in CLIENTS):
+                    configs.append(("usmbd", 1, lambda p=p: UsmbdSpread(
+                        tmp, "\tmax workers per user = 4", "-spread-p%d" % p, p)))
         elif s == "samba":
             configs.append(("samba", 0, lambda: bl.Samba(tmp)))
     failed = 0
@@ -256,9 +283,10 @@ def main():
                         failed += 1
                         continue
                     line = ("CONTEND server=%s workload=%s clients=%d spread=%d "
-                            "workers=%s runs=%d ops=%d secs=%.3f ops_per_s=%.1f "
+                            "parts=%s workers=%s runs=%d ops=%d secs=%.3f ops_per_s=%.1f "
                             "min_ops_per_s=%.1f max_ops_per_s=%.1f pairs=%d" %
-                            (name, wl, n, spread, r["workers"] if r["workers"] is not None
+                            (name, wl, n, spread, r["parts"] or "-",
+                             r["workers"] if r["workers"] is not None
                              else "-", RUNS, r["ops"], r["secs"], r["ops_per_s"],
                              r["min"], r["max"], r["pairs"]))
                     if "txn" in r:
@@ -276,12 +304,13 @@ def main():
             srv.stop()
     print()
     print("open+close pairs per second, median of %d runs (min-max)" % RUNS)
-    print("%-8s %-12s %7s %7s %6s %22s %9s" % ("server", "workload", "clients", "workers",
-                                             "spread", "open+close/s", "txn/pair"))
+    print("%-8s %-12s %7s %5s %7s %6s %22s %9s" % ("server", "workload", "clients", "parts",
+                                                 "workers", "spread", "open+close/s",
+                                                 "txn/pair"))
     for name, spread, wl, n, r in rows:
         k = PAIRS_PER_OP[wl]
-        print("%-8s %-12s %7d %7s %6s %8.0f (%5.0f-%5.0f) %9s" % (
-            name, wl, n, r["workers"] if r["workers"] is not None else "-",
+        print("%-8s %-12s %7d %5s %7s %6s %8.0f (%5.0f-%5.0f) %9s" % (
+            name, wl, n, r["parts"] or "-", r["workers"] if r["workers"] is not None else "-",
             "yes" if spread else "no", r["ops_per_s"] * k, r["min"] * k, r["max"] * k,
             "%.3f" % r["txn_per_pair"] if "txn_per_pair" in r else "-"))
     print_limit(rows)

@@ -16,6 +16,11 @@
 # falling back to NTLMSSP and NO_SUCH_USER for alice@USMBD.TEST): printed as
 # not available, with the client's error.
 #
+# Then usmbd's Kerberos logon of one leg (an optimistic AP-REQ, as Samba's
+# and the Linux client) beside the three legs Windows 10 and later take
+# (NegoEx listed first: request-mic, the AP-REQ and AP-REP with our MIC,
+# the client's MIC), with t/integ/krb_client.py's bench loop.
+#
 #   t/bench/krbconnect.sh            # KRB_BENCH_N connects each (default 200)
 set -u
 cd "$(dirname "$0")/../.."
@@ -118,3 +123,31 @@ run samba "$SPORT" "$SMBD_PID" krb
 run usmbd "$PORT" "$SERVER_PID" krb
 run samba "$SPORT" "$SMBD_PID" ntlm
 run usmbd "$PORT" "$SERVER_PID" ntlm
+
+# legs LEGS: krb_client.py's logon loop (python3-gssapi, SMB 2.1, the
+# service ticket from the ccache: no KDC in the loop), usmbd only.
+legs() {
+	local c0 c1 out hz
+
+	hz=$(getconf CLK_TCK)
+	c0=$(tree_cpu "$SERVER_PID")
+	out=$("$PYTHON" t/integ/krb_client.py "$PORT" bench "$KRB_HOST" "$1" \
+	    "$N" 2>&1 | tail -1)
+	c1=$(tree_cpu "$SERVER_PID")
+	case $out in
+	RESULT*) ;;
+	*) printf 'usmbd  %d leg(s): failed: %s\n' "$1" "$out"; return ;;
+	esac
+	awk -v cpu=$((c1 - c0)) -v hz="$hz" -v what="$2" '
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "usmbd  %-44s %d in %.2f s, %.2f ms each; server CPU %.2f ms each\n",
+		    what, v["ops"], v["secs"], 1000 * v["secs"] / v["ops"],
+		    1000 * cpu / hz / v["ops"]
+	}' <<<"$out"
+}
+echo
+echo "Kerberos logon by legs (krb_client.py bench: connect, NEGOTIATE, the"
+echo "  SESSION_SETUPs, LOGOFF; the ticket already in the client's ccache)"
+legs 1 "one leg (AP-REQ in the NegTokenInit):"
+legs 3 "three legs (NegoEx first: request-mic, MICs):"

@@ -198,6 +198,8 @@ def assertions():
             yield c, "hold", ("the writer lock's hold of each %s is measured (one %s write "
                               "transaction per request, timed, no clock syscall)"
                               % (c, HOLD_PHASES[c]))
+            yield c, "env", ("each %s takes one data env's writer lock, never the main "
+                             "env's (`state partitions` 8)" % c)
         if c in MIN_SPLICE:
             yield c, "splice", "payload of each %s spliced (at least %d splice calls)" % (
                 LABEL[c], MIN_SPLICE[c])
@@ -214,6 +216,18 @@ def hold_verdict(f, ops, sc, kind):
     return ok, ("%d %s transactions in %d requests, held %.2f us each (+ %.2f us "
                 "taking it), %d clock_gettime syscalls" % (n, kind, ops, hold / 1e3,
                                                            wait / 1e3, clocks))
+
+
+def env_verdict(f, ops, kind):
+    """(ok, detail): the window's write transactions of that kind all went to
+    data envs (shm_env_fid), none to the main env's lock."""
+    d = f.get("hold")
+    if d is None:
+        return False, "usmbctl metrics gave no usmbd_state_* figures"
+    n, main = d[kind]["txns"], d[kind]["main_txns"]
+    ok = n >= ops and main == 0
+    return ok, "%d %s transactions in %d requests, %d of them in the main env" % (
+        n, kind, ops, main)
 
 
 def hold_limit(figs):
@@ -417,6 +431,8 @@ def main():
                       if f["counted"] else "the malloc counter saw no serving process")
         elif kind == "hold":
             ok, detail = hold_verdict(f, ops, sc, HOLD_PHASES[cmd])
+        elif kind == "env":
+            ok, detail = env_verdict(f, ops, HOLD_PHASES[cmd])
         elif kind == "splice":
             per = sc.get("splice", 0) / ops
             ok = per >= MIN_SPLICE[cmd]

@@ -3,8 +3,10 @@
 # (HACKING.md, "Security descriptors", Cost), against one where none was:
 # a file without a stored descriptor, one with, and a new name (created
 # delete-on-close at the top of the share or in a directory, neither
-# with a descriptor).  strace -c -f on alice's
-# worker, N pairs per window (SDCOST_N, default 500), the files older than
+# with a descriptor; in a directory whose stored DACL passes an ACE on,
+# and in one whose stored DACL passes nothing on, so the child gets the
+# default DACL: each of those stores a descriptor through the writer).
+# strace -c -f on alice's worker, N pairs per window (SDCOST_N, default 500), the files older than
 # the ctime settle time (worker/smb2_secdesc.c) so the steady state shows.
 . "$(dirname "$0")/../integ/lib.sh"
 N=${SDCOST_N:-500}
@@ -19,7 +21,8 @@ read -r line <&"${DRV[0]}"
 sleep 3
 W=$(integ_worker_of alice)
 for win in "plain plain.txt" "share plain.txt" "share stored.txt" \
-    "plain new" "share new" "plain d/new" "share d/new"; do
+    "plain new" "share new" "plain d/new" "share d/new" \
+    "share inh/new" "share noinh/new"; do
 	echo "$win 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"	# warm
 	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1

@@ -15,19 +15,23 @@ CLOSE) and t/bench/contend.py (the LIMIT line of `make bench`).
 import re
 
 KINDS = ("create", "close", "other")
-_LINE = re.compile(r'^usmbd_state_write_(transactions|hold_seconds|wait_seconds)_total'
-                   r'\{kind="(\w+)"\} (\S+)$')
+_LINE = re.compile(r'^usmbd_state_(write_transactions|write_hold_seconds|write_wait_seconds|'
+                   r'main_write_transactions)_total\{kind="(\w+)"\} (\S+)$')
+_FIELD = {"write_transactions": "txns", "write_hold_seconds": "hold_ns",
+          "write_wait_seconds": "wait_ns", "main_write_transactions": "main_txns"}
 
 
 def sample(srv):
-    """{kind: {"txns", "hold_ns", "wait_ns"}} from `usmbctl metrics`, or None."""
+    """{kind: {"txns", "hold_ns", "wait_ns", "main_txns"}} from `usmbctl metrics`,
+    or None.  main_txns: those of the main env (with `state partitions` > 1 a
+    CREATE or CLOSE takes a data env's lock only)."""
     try:
         r = srv.ctl("metrics")
     except Exception:
         return None
     if r.returncode != 0:
         return None
-    out = {k: {"txns": 0, "hold_ns": 0.0, "wait_ns": 0.0} for k in KINDS}
+    out = {k: {"txns": 0, "hold_ns": 0.0, "wait_ns": 0.0, "main_txns": 0} for k in KINDS}
     seen = False
     for line in r.stdout.splitlines():
         m = _LINE.match(line)
@@ -35,10 +39,8 @@ def sample(srv):
             continue
         seen = True
         what, kind, val = m.groups()
-        if what == "transactions":
-            out[kind]["txns"] = int(val)
-        else:
-            out[kind][what.split("_")[0] + "_ns"] = float(val) * 1e9
+        f = _FIELD[what]
+        out[kind][f] = int(val) if f.endswith("txns") else float(val) * 1e9
     return out if seen else None
 
 

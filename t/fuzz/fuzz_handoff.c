@@ -10,7 +10,7 @@
  * the identity check is reached both ways); the rest is the payload.
  *
  * Seeds: t/fuzz/corpus/handoff (a login and a binding hand-off, made by
- * the encoder in check_handoff's way).
+ * the encoder in check_handoff's way, and a relayed Kerberos session).
  * Run:
  *   make build/fuzz/fuzz_handoff
  *   build/fuzz/fuzz_handoff -max_total_time=60 t/fuzz/corpus/handoff
@@ -22,8 +22,10 @@
 #include <unistd.h>
 
 #include "daemon/authmsg.h"
+#include "proto/cur.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
+#include "worker/relay.h"
 
 static void
 seed(const char *dir, const char *name, int with_session)
@@ -65,6 +67,76 @@ seed(const char *dir, const char *name, int with_session)
 	}
 }
 
+/*
+ * A relayed session (worker/relay.h relay_accept): the identity, the
+ * master's whole verdict (a Kerberos one: AP-REP, lifetime), the relay
+ * state, the owner's connection state.
+ */
+static void
+seed_relay(const char *dir, const char *name)
+{
+	static uint8_t buf[AUTHMSG_IDENT_LEN + 4096 + HANDOFF_MAX_EXTRA];
+	static const uint8_t mech[] = { 0x30, 0x0b, 0x06, 0x09, 0x2a, 0x86,
+	    0x48, 0x82, 0xf7, 0x12, 0x01, 0x02, 0x02 };
+	struct authmsg_ident id;
+	struct authmsg_rep v;
+	struct relay_state st;
+	struct conn *g;
+	char path[512];
+	size_t off;
+	FILE *f;
+	int n;
+
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_RELAY;
+	id.uid = id.gid = 1002;
+	snprintf(id.user, sizeof(id.user), "bob");
+	buf[0] = 2;	/* runs as uid 1002 */
+	if (authmsg_ident_encode(&id, buf + 1, sizeof(buf) - 1) !=
+	    AUTHMSG_IDENT_LEN)
+		return;
+	off = 1 + AUTHMSG_IDENT_LEN;
+	memset(&v, 0, sizeof(v));
+	v.uid = v.gid = 1002;
+	snprintf(v.user, sizeof(v.user), "bob");
+	memset(v.session_key, 0x5a, sizeof(v.session_key));
+	v.lifetime = 36000;
+	v.mech_out_len = 16;
+	memset(v.mech_out, 0x6f, 16);
+	n = authmsg_rep_encode(&v, buf + off + 4, AUTHMSG_REP_MAX);
+	if (n < 0)
+		return;
+	le32_put(buf + off, (uint32_t)n);
+	off += 4 + (size_t)n;
+	memset(&st, 0, sizeof(st));
+	st.session_id = 0x1122334455667788ull;
+	st.spnego = 1;
+	st.mech_types = mech;
+	st.mech_types_len = sizeof(mech);
+	st.krb_mech = 3;
+	st.krb_mic = 1;
+	st.krb_ctx = 77;
+	n = relay_state_encode(&st, buf + off, sizeof(buf) - off);
+	if (n < 0)
+		return;
+	off += (size_t)n;
+	g = conn_new(NULL, -1, CONN_ROLE_WORKER, "192.0.2.9", CONN_BUF_SMALL);
+	if (g == NULL)
+		return;
+	g->dialect = 0x0210;
+	g->signing_required = 1;
+	n = handoff_encode(g, NULL, (const uint8_t *)"\0\0\0\4\xfeSMB", 8,
+	    buf + off, sizeof(buf) - off);
+	conn_free(g);
+	if (n <= 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "wb")) != NULL) {
+		fwrite(buf, 1, off + (size_t)n, f);
+		fclose(f);
+	}
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -76,6 +148,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (dir != NULL) {
 		seed(dir, "login", 1);
 		seed(dir, "binding", 0);
+		seed_relay(dir, "relay_krb");
 	}
 	return 0;
 }
@@ -100,7 +173,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (memchr(c->peer, '\0', sizeof(c->peer)) == NULL)
 			abort();
-		if (c->sessions[0].state != SESS_FREE &&
+		/*
+		 * A relayed session is in progress, its identity the
+		 * master's verdict until its setup runs: of this uid.
+		 */
+		if (pv->relayed) {
+			if (pv->relay_verdict == NULL ||
+			    pv->relay_verdict->uid != self ||
+			    c->sessions[0].state != SESS_IN_PROGRESS)
+				abort();
+		} else if (c->sessions[0].state != SESS_FREE &&
 		    c->sessions[0].uid != self)
 			abort();
 	}

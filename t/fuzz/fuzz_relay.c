@@ -4,15 +4,21 @@
  * (another user's worker, which may be compromised); the control records
  * come from the relayed worker to the owner.  A state that decodes must
  * name only bytes inside the input and encode back to the same bytes; a
- * control record that decodes is exactly 4 + n * 10 bytes.
+ * control record that decodes is exactly 4 + n * 10 bytes.  The owner's
+ * table of requests in flight takes any frame either way and never
+ * holds more than RELAY_INFLIGHT; the answers it makes when the relayed
+ * worker dies are well-formed frames, each with its control record.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/smb2_hdr.h"
 #include "worker/relay.h"
 
 static uint8_t out[4096];
+static uint8_t answers[RELAY_INFLIGHT * 100];
+static struct relay_inflight inf;
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,5 +38,32 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (relay_ctl_decode(&k, data, size) == 0 &&
 	    (k.n > RELAY_CTL_IDS || size != 4 + (size_t)k.n * 10))
 		abort();
+	/*
+	 * The owner's requests in flight (worker/relay_inflight.c): the
+	 * input as a client's frame, then as the relayed worker's answers;
+	 * the answers it makes are whole frames and control records.
+	 */
+	relay_inflight_note(&inf, data, size);
+	if (inf.n > RELAY_INFLIGHT)
+		abort();
+	relay_inflight_answered(&inf, data, size);
+	if (inf.n > RELAY_INFLIGHT)
+		abort();
+	if (inf.n > RELAY_INFLIGHT / 2 || (size > 0 && data[0] == 0xA5)) {
+		size_t off = 0, len = relay_inflight_answer(&inf, 7, 0x0210,
+		    answers, sizeof(answers));
+
+		while (off < len) {
+			long flen = smb2_frame_decode(answers + off);
+
+			if (flen != 64 + 9 || answers[off + 4 + flen] != RELAY_CTL_TYPE ||
+			    relay_ctl_decode(&k, answers + off + 8 + flen,
+			    answers[off + 4 + flen + 3]) != 0)
+				abort();
+			off += 8 + (size_t)flen + answers[off + 4 + flen + 3];
+		}
+		if (off != len || inf.n != 0)
+			abort();
+	}
 	return 0;
 }

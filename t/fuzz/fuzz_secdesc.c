@@ -3,8 +3,9 @@
  * and POSIX ACL xattr values (vfs/acl.c).  A descriptor that decodes must
  * encode again, and its encoding must decode to the same parts (the SACL
  * to the same bytes); the NT
- * access check, inheritance and set merge (proto/ntacl.c) run over it
- * and what they make must encode too.
+ * access check, inheritance and set merge (proto/ntacl.c, the SACL's in
+ * proto/ntacl_sacl.c) run over it and what they make must encode too
+ * (and a SACL they make decode again).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,40 @@
 
 static struct secdesc sd, sd2, sd3;
 static uint8_t out[65536];
+
+/* A SACL made here (inherited, merged, selected) must decode again. */
+static void
+sacl_roundtrip(const struct secdesc *d, uint32_t which)
+{
+	static struct secdesc back;
+	struct wcur w;
+	size_t n;
+
+	wcur_init(&w, out, sizeof(out));
+	n = secdesc_encode(&w, d, which);
+	if (w.err || secdesc_decode(out, n, &back) != 0)
+		abort();
+}
+
+/* SACL inheritance (proto/ntacl_sacl.c) and the label/attribute/scope
+ * classes, from the decoded descriptor as parent and as given SACL. */
+static void
+ntacl_fuzz_sacl(const struct ntacl_token *t)
+{
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		memset(&sd3, 0, sizeof(sd3));
+		sd3.control = SE_SELF_RELATIVE;
+		if (ntacl_sacl_inherit(&sd, dir, t, dir ? &sd2 : NULL,
+		    &sd3) >= 0)
+			sacl_roundtrip(&sd3, SACL_SECURITY_INFORMATION);
+	}
+	sacl_roundtrip(&sd, SACL_CLASS_BITS);
+	if (ntacl_merge(&sd2, &sd, LABEL_SECURITY_INFORMATION |
+	    SCOPE_SECURITY_INFORMATION, &sd3) == 0)
+		sacl_roundtrip(&sd3, SACL_SECURITY_INFORMATION);
+}
 
 static void
 ntacl_fuzz_more(void)
@@ -39,6 +74,7 @@ ntacl_fuzz_more(void)
 		if (w.err)
 			abort();
 	}
+	ntacl_fuzz_sacl(&t);
 }
 
 int

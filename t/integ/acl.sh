@@ -195,13 +195,27 @@ for which in (4, 1, 8, 0):
     s.sendmsg([struct.pack('<II', 1, which) + sd],
                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('i', fd))])
     print(hex(struct.unpack('<I', s.recv(4))[0]))
+# SDW_OP_INHERIT: a SACL "inherited" from a parent that passes none on,
+# on bob's file, then on a file of alice's own
+audit = struct.pack('<BBHI', 2, 0xC0, 8 + len(world), 0x1f01ff) + world
+sacl = struct.pack('<BBHHH', 2, 0, 8 + len(audit), 1, 0) + audit
+ssd = struct.pack('<BBHIIII', 1, 0, 0x8010, 0, 0, 20, 0) + sacl
+pfd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+own = os.open(sys.argv[3], os.O_RDONLY)
+for f in (fd, own):
+    s.sendmsg([struct.pack('<II', 3, 8) + ssd],
+               [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack('ii', f, pfd))])
+    print(hex(struct.unpack('<I', s.recv(4))[0]))
 PYEOF
+echo alices >"$SHARE/alice.txt"; chown alice "$SHARE/alice.txt"; chmod 0644 "$SHARE/alice.txt"
 sg=$(getent group usmbd-state | cut -d: -f3)
 out=$(setpriv --reuid=alice --regid="$(id -g alice)" --groups="$sg" \
-    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" 2>&1)
-[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061\n0xc000000d')" ] &&
-    ok "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer" ||
-    { fail "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, through the writer"; echo "$out"; }
+    "$PYTHON" "$T/evil.py" "$T/lock/sdw.sock" "$SHARE/bob.txt" "$SHARE/alice.txt" 2>&1)
+[ "$out" = "$(printf '0xc0000022\n0xc0000022\n0xc0000061\n0xc000000d\n0xc0000022\n0xc0000079')" ] &&
+    ok "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, nor a SACL its parent does not pass on, through the writer" ||
+    { fail "a worker of alice cannot set bob's DACL, owner or SACL, nor an empty descriptor, nor a SACL its parent does not pass on, through the writer"; echo "$out"; }
+getfattr --absolute-names -n security.usmbd.sd "$SHARE/alice.txt" >/dev/null 2>&1 &&
+    fail "alice's file has no forged SACL" || ok "alice's file has no forged SACL"
 getfattr --absolute-names -n security.usmbd.sd "$SHARE/bob.txt" >/dev/null 2>&1 &&
     fail "bob's file has no stored descriptor" || ok "bob's file has no stored descriptor"
 su bob -s /bin/sh -c "cat '$SHARE/bob.txt'" >/dev/null 2>&1 && ok "bob still reads his file" ||
@@ -249,7 +263,7 @@ PYEOF
 grep -E '^(ok|FAIL) ' "$T/sacl.out" | while IFS= read -r l; do echo "$l"; done
 npass=$(grep -c '^ok ' "$T/sacl.out")
 nfail=$(grep -c '^FAIL ' "$T/sacl.out")
-[ "$nfail" = 0 ] && [ "$npass" -ge 19 ] &&
+[ "$nfail" = 0 ] && [ "$npass" -ge 53 ] &&
     ok "acl_sacl_client.py: $npass checks" ||
     { fail "acl_sacl_client.py: $npass passed, $nfail failed"; tail -n 20 "$T/sacl.out"; }
 getfattr --absolute-names -n security.usmbd.sd -e hex "$SHARE/sacl.txt" 2>/dev/null |
@@ -298,4 +312,55 @@ echo "$out" | grep -q PRIVILEGE_NOT_HELD && ok "reload: sacladm no longer holds 
     { fail "reload: sacladm no longer holds the privilege"; echo "$out"; }
 check "reload: the new writer stores alice's DACL change" \
     cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
+
+# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
+# starts before the old one ends, so descriptor SET_INFOs in a loop
+# while `usmbctl reload` runs five times all succeed.
+"$PYTHON" - "$PORT" "$ALICE_PW" "$T/stop" <<'PYEOF' >"$T/reloadloop.out" 2>&1 &
+import os, sys
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+port, pw, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("share")
+fid = s.create(tid, "d", 0x00060080, 7, 1, 1, 0)	# READ_CONTROL|WRITE_DAC
+dacl = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0,
+                   additionalInformation=4)
+n = bad = 0
+while not os.path.exists(stop) or n < 50:
+    p = s.SMB_PACKET()
+    p['Command'] = s3.SMB2_SET_INFO
+    p['TreeID'] = tid
+    r = s3.SMB2SetInfo()
+    r['InfoType'], r['FileInfoClass'] = 3, 0
+    r['AdditionalInformation'] = 4
+    r['BufferLength'], r['FileID'], r['Buffer'] = len(dacl), fid, dacl
+    p['Data'] = r
+    st = s.recvSMB(s.sendSMB(p))['Status']
+    n += 1
+    if st != 0:
+        bad += 1
+        print("SET_INFO %d: 0x%08x" % (n, st))
+print("%d sets, %d errors" % (n, bad))
+PYEOF
+loop=$!
+sleep 1
+for i in 1 2 3 4 5; do
+	"$USMBCTL" -s "$CONF" reload >/dev/null 2>&1 || fail "reload $i"
+	sleep 0.7
+done
+touch "$T/stop"
+wait "$loop"
+res=$(tail -n 1 "$T/reloadloop.out")
+case $res in
+*" sets, 0 errors") ok "SET_INFOs across five reloads: $res" ;;
+*) fail "SET_INFOs across five reloads: $res"; head -n 5 "$T/reloadloop.out" ;;
+esac
+for i in $(seq 1 30); do
+	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
+    ok "one writer after the reloads" || fail "one writer after the reloads"
 finish

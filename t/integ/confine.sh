@@ -171,14 +171,25 @@ grep -q '^usmbd_forward_dropped_total 0$' "$T/metrics" &&
 
 # 8. A worker that cannot open the shared state refuses to serve.
 integ_stop
+: >"$LOG"
 integ_start || exit 1
+# the state process must have its envs open first (it keeps them)
+for i in $(seq 1 50); do
+	grep -q "state process [0-9]* ready" "$LOG" && break
+	sleep 0.1
+done
 chmod 0600 "$T/lock/state.mdb"
 if login alice "$ALICE_PW"; then
 	fail "alice was served without the shared state"
 else
 	ok "without the shared state alice's login is refused"
 fi
-sleep 0.5
+# The worker writes its line as it refuses; under load that can follow the
+# client's failure by a while, so wait for it (bounded) rather than a fixed time.
+for _ in $(seq 50); do
+	grep -q "refusing the connections of alice: no shared state" "$LOG" && break
+	sleep 0.1
+done
 grep -q "refusing the connections of alice: no shared state" "$LOG" &&
     ok "the worker logs why" || fail "no refusal line in the log"
 chmod 0660 "$T/lock/state.mdb"

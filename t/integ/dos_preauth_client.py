@@ -11,6 +11,17 @@
 # negotiate 3.1.1 and send a SESSION_SETUP binding to USER's session
 # (unsigned: it must fail), holding them open; prints how many got an
 # answer, how many the server closed, and whether USER still works.
+#   dos_preauth_client.py PORT bind2x CONNS PER USER PASSWORD
+# Logs USER in over SMB 2.1 (its signing key is the session key), then
+# from 127.0.0.2 opens CONNS connections negotiating 2.1 or 2.0.2, each
+# sending PER bindings to that live session signed with its key (and one
+# unsigned), plus a 3.1.1 connection binding to it; while they are held
+# open, counts the descriptors of USER's workers.  Prints the statuses,
+# whether each answer is signed with the session's key, and the counts.
+import glob
+import hashlib
+import hmac
+import os
 import selectors
 import socket
 import struct
@@ -207,6 +218,124 @@ def cmd_bindflood(nconn, user, password):
         print("login-ms", int((time.monotonic() - t0) * 1000))
     except Exception as e:
         print("login-error", str(e)[:80])
+    sys.stdout.flush()
+    for s in socks:
+        s.close()
+
+
+def negotiate2(dialect):
+    # MS-SMB2 2.2.3: one dialect, signing enabled, no contexts.
+    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + b"\x33" * 16 + \
+        struct.pack("<IHHH", 0, 0, 0, dialect)
+    return hdr(0, 0, 0) + body
+
+
+def binding(mid, sid, key, sign=True):
+    # SESSION_SETUP (2.2.5) with SMB2_SESSION_FLAG_BINDING, signed as a
+    # 2.x session signs (HMAC-SHA256 of the session key, MS-SMB2 3.1.4.1).
+    blob = b"\x60\x06\x06\x04\x2b\x06\x01\x05"
+    setup = struct.pack("<HBBIIHHQ", 25, 1, 1, 0, 0, 64 + 24, len(blob),
+                        0) + blob
+    m = bytearray(hdr(1, mid, sid, 8 if sign else 0) + setup)
+    if sign:
+        m[48:64] = hmac.new(key, bytes(m), hashlib.sha256).digest()[:16]
+    return bytes(m)
+
+
+def answer_of(r, key):
+    # (status, signed with key?)
+    st, flags = struct.unpack_from("<I", r, 8)[0], struct.unpack_from(
+        "<I", r, 16)[0]
+    z = bytearray(r)
+    z[48:64] = b"\0" * 16
+    good = (flags & 8) != 0 and hmac.compare_digest(
+        hmac.new(key, bytes(z), hashlib.sha256).digest()[:16], r[48:64])
+    return st, good
+
+
+def worker_fds(user):
+    n = 0
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            # The process title: "usmbd: worker USER".
+            cmd = open(d + "/cmdline", "rb").read().replace(b"\0", b" ")
+            if (b"usmbd: worker " + user.encode() + b" ") in cmd + b" ":
+                n += len(os.listdir(d + "/fd"))
+        except OSError:
+            pass
+    return n
+
+
+def cmd_bind2x(nconn, per, user, password):
+    from impacket.smbconnection import SMBConnection
+    from impacket.smb3structs import SMB2_DIALECT_21
+    nconn, per = int(nconn), int(per)
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT, timeout=10,
+                      preferredDialect=SMB2_DIALECT_21)
+    c.login(user, password)
+    sess = c.getSMBServer()._Session
+    sid, key = sess["SessionID"], sess["SessionKey"]
+    tid = c.connectTree("share")
+    time.sleep(0.5)
+    before = worker_fds(user)
+    stats = {}
+    socks = []
+
+    def count(what):
+        stats[what] = stats.get(what, 0) + 1
+
+    for i in range(nconn):
+        s = socket.socket()
+        s.bind(("127.0.0.2", 0))
+        s.settimeout(5)
+        try:
+            s.connect(("127.0.0.1", PORT))
+            s.sendall(frame(negotiate2(0x202 if i % 2 else 0x210)))
+            if recv_frame(s) is None:
+                count("negotiate-closed")
+                continue
+            for j in range(per + 1):
+                s.sendall(frame(binding(1 + j, sid, key, j < per)))
+                r = recv_frame(s)
+                if r is None:
+                    count("closed")
+                    break
+                st, good = answer_of(r, key)
+                count("%s %#x %s" % ("signed-req" if j < per else
+                                     "unsigned-req", st,
+                                     "signed" if good else "not-signed"))
+            socks.append(s)
+        except OSError as e:
+            count("error " + str(e)[:40])
+    # A 3.1.1 connection binding to the 2.1 session: INVALID_PARAMETER.
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))
+    s.settimeout(5)
+    try:
+        s.connect(("127.0.0.1", PORT))
+        s.sendall(frame(negotiate311()))
+        if recv_frame(s) is not None:
+            s.sendall(frame(binding(1, sid, key)))
+            r = recv_frame(s)
+            if r is not None:
+                st, good = answer_of(r, key)
+                count("3.1.1-req %#x %s" % (st, "signed" if good else
+                                            "not-signed"))
+        socks.append(s)
+    except OSError as e:
+        count("error " + str(e)[:40])
+    during = worker_fds(user)
+    for k in sorted(stats):
+        print("answer", stats[k], k)
+    print("worker-fds", before, during)
+    try:
+        f = c.openFile(tid, "bind2x.txt", desiredAccess=0x12019f,
+                       creationDisposition=5)
+        c.writeFile(tid, f, b"still here")
+        c.closeFile(tid, f)
+        print("user-works 1")
+    except Exception as e:
+        print("user-works 0", str(e)[:80])
     sys.stdout.flush()
     for s in socks:
         s.close()

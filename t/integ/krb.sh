@@ -218,6 +218,85 @@ else
 	fail "[NegoEx, NTLMSSP, krb5]: NTLMSSP: $(tail -3 "$T/negoex.out")"
 fi
 
+# Several users on one connection with Kerberos: bob's sessions on
+# alice's connection are relayed to bob's worker (krb_client.py multi).
+KRB5CCNAME=FILE:$T/krb/cc.alice krb_kinit alice
+KRB5CCNAME=FILE:$T/krb/cc.bob krb_kinit bob
+printf "bob's secret\n" >"$SHARE/kmsecret"
+chown bob: "$SHARE/kmsecret"
+chmod 600 "$SHARE/kmsecret"
+kmulti() {
+	"$PYTHON" "$ROOT/t/integ/krb_client.py" "$PORT" "$@" >"$T/multi.out" 2>&1
+}
+kmulti multi "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob"
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos: bob (one leg, three, two) on alice's connection, relayed; AP-REP and final answers signed with bob's key; bob's 0600 file refused to alice"
+else
+	fail "Kerberos: bob on alice's connection: $(tail -3 "$T/multi.out")"
+fi
+for f in alice bob bob2 bob3; do
+	u=${f%[23]}
+	if [ "$(stat -c %U "$SHARE/km-$f.txt" 2>/dev/null)" = "$u" ]; then
+		ok "Kerberos, one connection: km-$f.txt is $u's on disk"
+	else
+		fail "Kerberos, one connection: km-$f.txt is $u's on disk"
+	fi
+done
+check "the log says bob's Kerberos session was relayed" \
+    grep -q "session [0-9a-f]* of bob relayed from worker" "$LOG"
+check "alice's worker got bob's verdict without his key" \
+    grep -q "logon of bob from 127.0.4.1.*session key of uid [0-9]* withheld from worker" "$LOG"
+kmulti multi "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob" smb311
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos on SMB 3.1.1: bob relayed, each session's signing key from its own preauth hash (three legs across two workers)"
+else
+	fail "Kerberos on SMB 3.1.1: bob on alice's connection: $(tail -3 "$T/multi.out")"
+fi
+cat >"$T/killbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+for p in \$(integ_status_json | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "worker" and p.get("user") == "bob":
+        print(p["pid"])'); do
+	kill -9 "\$p"
+done
+sleep 0.5
+SH
+chmod +x "$T/killbob"
+kmulti multi "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob" \
+    "$T/killbob"
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos: bob's worker killed -9: USER_SESSION_DELETED for bob, alice goes on"
+else
+	fail "Kerberos: bob's worker killed -9, alice goes on: $(tail -3 "$T/multi.out")"
+fi
+check "the server is still up" integ_ping
+KRB5CCNAME=FILE:$T/krb/cc.bobshort krb_kinit bob -l 8s
+kmulti expire "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bobshort" \
+    "FILE:$T/krb/cc.bob" 9
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos: bob's relayed session expires with his ticket (signed NETWORK_SESSION_EXPIRED), alice goes on, a fresh ticket re-authenticates it through the relay"
+else
+	fail "Kerberos: bob's relayed session's expiry: $(tail -3 "$T/multi.out")"
+fi
+kmulti reauthother "$KRB_HOST" "FILE:$T/krb/cc.alice" "FILE:$T/krb/cc.bob"
+if [ "$(cat "$T/multi.out")" = ok ]; then
+	ok "Kerberos re-authentication as bob: alice's handle reads, nothing new is granted, back as alice"
+else
+	fail "Kerberos re-authentication as bob: $(tail -3 "$T/multi.out")"
+fi
+check "the log says so" grep -q "re-authenticated as bob (Kerberos" "$LOG"
+test ! -e "$SHARE/kr-bob-new.txt" && ok "as bob, no new file on disk" ||
+	fail "as bob, no new file on disk"
+if [ "$(stat -c %U "$SHARE/kr-alice-again.txt" 2>/dev/null)" = alice ]; then
+	ok "back as alice: her new file is hers on disk"
+else
+	fail "back as alice: her new file is hers on disk"
+fi
+
 # `ntlm auth = no`: a password is refused, a ticket still taken.
 check "NTLM logons work before" smbclient "//127.0.0.1/share" -p "$PORT" \
     -U "alice%$ALICE_PW" --use-kerberos=off -c "ls"

@@ -21,6 +21,34 @@
 #           user's worker), then a CREATE of negoex-reauth-<user>.txt
 #   smb311  good on SMB 3.1.1: the signing key from the preauth hash of
 #           the three legs, AES-CMAC
+#   krb_client.py PORT multi HOST CC_ALICE CC_BOB [smb311] [CMD...]
+# Several users on one connection with Kerberos (HACKING.md "Several users
+# on one connection"): SMB 2.1 with signing required by the client; alice
+# logs on (three legs, NegoEx first: the gate), then bob on the same
+# connection with one leg (an optimistic AP-REQ, mutual authentication:
+# relayed to bob's worker, the AP-REP and the final response signed with
+# bob's key checked), then bob again with three legs (the owner runs the
+# first two, the relay starts at the client's mechListMIC), and with two
+# (no optimistic token: the relay starts at the AP-REQ).  Each creates
+# km-<name>.txt; alice is refused bob's 0600 kmsecret, bob opens it;
+# requests of the three interleave, all signed.  With CMD: it runs (with
+# bob's session id), then bob's next request must get
+# USER_SESSION_DELETED and alice must go on.  smb311: the same on SMB
+# 3.1.1 (AES-CMAC, each session's signing key from its own preauth hash:
+# bob's three-leg hash runs in alice's worker for two legs and in bob's
+# for the last).  Prints "ok" or what failed.
+#   krb_client.py PORT reauthother HOST CC_ALICE CC_BOB
+# Re-authentication as another identity with Kerberos (worker/smb2_reauth.c):
+# alice's session (an open handle) re-authenticates with bob's ticket
+# (three legs in alice's worker): success, the AP-REP and the helper's
+# MIC checked; the handle still reads, a CREATE is ACCESS_DENIED; then
+# with alice's ticket again a CREATE works.  Prints "ok" or what failed.
+#   krb_client.py PORT expire HOST CC_ALICE CC_BOB_SHORT CC_BOB SECS
+# bob's relayed session (a ticket of a few seconds) answers
+# NETWORK_SESSION_EXPIRED, signed, after SECS; alice goes on; a fresh
+# ticket re-authenticates bob's session through the relay.
+#   krb_client.py PORT bench HOST LEGS N
+# t/bench/krbconnect.sh's timing of a logon of one leg or three.
 import hashlib
 import hmac
 import os
@@ -74,8 +102,8 @@ def recv_frame(s):
     return b
 
 
-def negotiate210():
-    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + b"\x33" * 16 + \
+def negotiate210(secmode=1):
+    body = struct.pack("<HHHHI", 36, 1, secmode, 0, 0) + b"\x33" * 16 + \
         struct.pack("<Q", 0) + struct.pack("<H", 0x210)
     return hdr(0, 0, 0) + body
 
@@ -219,6 +247,7 @@ class Smb:
                 raise OSError("connection closed")
             st = struct.unpack_from("<I", r, 8)[0]
             if st != 0x103:     # STATUS_PENDING: the answer follows
+                self.last = r
                 return st, r
 
     def setup(self, blob):
@@ -241,7 +270,7 @@ def negoex_init(mech_types, token):
     return der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, init))
 
 
-def negoex_logon(c, host, mode):
+def negoex_logon(c, host, mode, creds=None):
     """The three legs (two for nomutual) on c; the context, or a string
     saying what went wrong (badmic: the final status)."""
     import gssapi
@@ -263,7 +292,7 @@ def negoex_logon(c, host, mode):
         flags.append(gssapi.RequirementFlag.mutual_authentication)
     name = gssapi.Name("cifs@" + host, gssapi.NameType.hostbased_service)
     ctx = gssapi.SecurityContext(name=name, mech=gssapi.MechType.kerberos,
-                                 usage="initiate", flags=flags)
+                                 usage="initiate", flags=flags, creds=creds)
     apreq = ctx.step()
     mic = None
     if mode == "nomutual":
@@ -315,14 +344,14 @@ def negoex_create(c, name):
     return None if st == 0 else "CLOSE: status 0x%08x" % st
 
 
-def negotiate311(c):
+def negotiate311(c, secmode=1):
     # One dialect, 3.1.1, with the preauth integrity context (SHA-512);
     # the connection's preauth hash is that of this request and answer.
     ctx = struct.pack("<HHI", 1, 38, 0) + struct.pack("<HHH", 1, 32, 1) + \
         os.urandom(32)
     off = 64 + 36 + 2
     pad = (8 - off % 8) % 8
-    body = struct.pack("<HHHHI", 36, 1, 1, 0, 0) + os.urandom(16) + \
+    body = struct.pack("<HHHHI", 36, 1, secmode, 0, 0) + os.urandom(16) + \
         struct.pack("<IHH", off + pad, 1, 0) + struct.pack("<H", 0x311) + \
         b"\0" * pad + ctx
     st, r = c.call(0, body)
@@ -377,5 +406,300 @@ def cmd_negoex(host, mode):
     print(err or "ok")
 
 
+def session_key(ctx):
+    import gssapi
+    import gssapi.raw
+    key = gssapi.raw.inquire_sec_context_by_oid(
+        ctx, gssapi.OID.from_int_seq(GSS_INQ_SSPI_SESSION_KEY))[0]
+    return (bytes(key) + b"\0" * 16)[:16]
+
+
+def signed_by(r, key, cmac=False):
+    """Is response r signed with key (HMAC-SHA256, or 3.x's AES-CMAC)?"""
+    if not struct.unpack_from("<I", r, 16)[0] & 0x8:
+        return False
+    m = bytearray(r)
+    m[48:64] = b"\0" * 16
+    if cmac:
+        from impacket import crypto
+        return crypto.AES_CMAC(key, bytes(m), len(m))[:16] == r[48:64]
+    return hmac.new(key, bytes(m), hashlib.sha256).digest()[:16] == r[48:64]
+
+
+def one_leg_logon(c, host, creds, legs=1):
+    """An optimistic AP-REQ in the NegTokenInit, Kerberos first, mutual
+    authentication (legs 2: the NegTokenInit without it, accept-incomplete
+    naming Kerberos, then the AP-REQ in a NegTokenResp); the context and
+    the final response, or a string."""
+    import gssapi
+    mech_types = der(0x30, der(0x06, KRB5_MS_OID) + der(0x06, KRB5_OID) +
+                     der(0x06, NTLMSSP_OID))
+    name = gssapi.Name("cifs@" + host, gssapi.NameType.hostbased_service)
+    ctx = gssapi.SecurityContext(
+        name=name, mech=gssapi.MechType.kerberos, usage="initiate",
+        creds=creds, flags=[gssapi.RequirementFlag.integrity,
+                            gssapi.RequirementFlag.mutual_authentication])
+    if legs == 2:
+        init = der(0x30, der(0xa0, mech_types))
+        st, blob = c.setup(der(0x60, der(0x06, SPNEGO_OID) +
+                               der(0xa0, init)))
+        f = neg_resp_fields(blob)
+        if st != 0xc0000016 or f.get(0) != b"\x01" or \
+                f.get(1) != KRB5_MS_OID:
+            return "two legs, first: status 0x%08x fields %r" % (st, f), None
+        st, blob = c.setup(neg_resp(ctx.step()))
+    else:
+        st, blob = c.setup(negoex_init(mech_types, ctx.step()))
+    f = neg_resp_fields(blob)
+    if st != 0 or f.get(0) != b"\x00" or 2 not in f:
+        return "one leg: status 0x%08x fields %r" % (st, f), None
+    ctx.step(f[2])              # the AP-REP
+    if not ctx.complete:
+        return "one leg: the AP-REP did not complete the context", None
+    return ctx, c.last
+
+
+class Who:
+    """One session of the connection: its id, key and tree."""
+
+    def __init__(self, c, name):
+        self.c = c
+        self.name = name
+        self.sid = self.tid = 0
+        self.key = None
+
+    def use(self):
+        self.c.sid, self.c.key, self.c.tid = self.sid, self.key, self.tid
+        return self.c
+
+    def keep(self):
+        self.sid, self.key, self.tid = self.c.sid, self.c.key, self.c.tid
+
+    def connect(self, host):
+        c = self.use()
+        path = ("\\\\%s\\share" % host).encode("utf-16-le")
+        st, r = c.call(3, struct.pack("<HHHH", 9, 0, 64 + 8, len(path)) +
+                       path)
+        if st != 0:
+            return "%s: TREE_CONNECT: status 0x%08x" % (self.name, st)
+        self.tid = struct.unpack_from("<I", r, 36)[0]
+        if not signed_by(r, self.key, self.c.cmac):
+            return "%s: TREE_CONNECT answer not signed with the key" % \
+                self.name
+        return None
+
+    def create(self, fname):
+        return negoex_create(self.use(), fname)
+
+
+def multi_logon(c, host, creds, legs, who):
+    """A new session on c as who: one leg or three; None or an error."""
+    c.sid, c.key, c.tid = 0, None, 0
+    if c.cmac:
+        c.preauth = c.conn_preauth      # a new session's hash starts there
+    if legs < 3:
+        ctx, final = one_leg_logon(c, host, creds, legs)
+        if isinstance(ctx, str):
+            return ctx
+    else:
+        ctx = negoex_logon(c, host, "good", creds)
+        if isinstance(ctx, str):
+            return "%s: %s" % (who.name, ctx)
+        final = c.last
+    who.sid = c.sid
+    who.key = session_key(ctx)
+    if c.cmac:
+        # MS-SMB2 3.2.5.3.1: 3.1.1's signing key, from the session's
+        # preauth hash (its requests and answers but the final one).
+        from impacket import crypto
+        who.key = crypto.KDF_CounterMode(who.key, b"SMBSigningKey\0",
+                                         c.preauth, 128)
+    if not signed_by(final, who.key, c.cmac):
+        return "%s: the final SESSION_SETUP answer is not signed with " \
+            "the session's key" % who.name
+    return who.connect(host)
+
+
+def cmd_multi(host, cc_alice, cc_bob, *cmd):
+    import subprocess
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    smb311 = cmd[:1] == ("smb311",)
+    cmd = cmd[1:] if smb311 else cmd
+    c = Smb(PORT, "127.0.4.3" if smb311 else "127.0.4.1")
+    if smb311:
+        st = negotiate311(c, 2)
+        if st != 0:
+            print("NEGOTIATE 3.1.1: status 0x%08x" % st)
+            return
+        c.conn_preauth = c.preauth
+    else:
+        c.call(0, negotiate210(2)[64:])     # signing required by the client
+    a, b, b2 = Who(c, "alice"), Who(c, "bob"), Who(c, "bob2")
+    b3 = Who(c, "bob3")
+    err = multi_logon(c, host, ca, 3, a) or \
+        multi_logon(c, host, cb, 1, b) or multi_logon(c, host, cb, 3, b2) or \
+        multi_logon(c, host, cb, 2, b3)
+    if err:
+        print(err)
+        return
+    if len({a.sid, b.sid, b2.sid, b3.sid}) != 4:
+        print("session ids not distinct: %x %x %x %x" % (a.sid, b.sid,
+                                                        b2.sid, b3.sid))
+        return
+    for w in (a, b, b2, b3, a, b):
+        err = w.create("km-%s.txt" % w.name)
+        if err:
+            print("%s: %s" % (w.name, err))
+            return
+    err = a.create("kmsecret")
+    if err != "CREATE: status 0xc0000022":
+        print("alice opens bob's 0600 file: %s" % (err or "granted"))
+        return
+    for w in (b, b2):
+        err = w.create("kmsecret")
+        if err:
+            print("%s opens his 0600 file: %s" % (w.name, err))
+            return
+    if cmd:
+        subprocess.run(list(cmd) + ["%x" % b.sid], check=False)
+        err = b.create("km-bob-after.txt")
+        if err != "CREATE: status 0xc0000203":
+            print("bob after his worker died: %s" % (err or "served"))
+            return
+        err = a.create("km-alice-after.txt")
+        if err:
+            print("alice after bob's worker died: %s" % err)
+            return
+    print("ok")
+
+
+def cmd_expire(host, cc_alice, cc_bob_short, cc_bob, secs):
+    """bob's relayed session ends with his short ticket; a fresh one
+    re-authenticates it through the relay, in bob's worker."""
+    import time
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cs = gssapi.Credentials(usage="initiate",
+                            store={"ccache": cc_bob_short})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    c = Smb(PORT, "127.0.4.4")
+    c.call(0, negotiate210(2)[64:])
+    a, b = Who(c, "alice"), Who(c, "bob")
+    err = multi_logon(c, host, ca, 3, a) or multi_logon(c, host, cs, 1, b) \
+        or b.create("ke-bob.txt")
+    if err:
+        print(err)
+        return
+    time.sleep(float(secs))
+    err = b.create("ke-bob-late.txt")
+    if err != "CREATE: status 0xc000035c" or not signed_by(c.last, b.key):
+        print("bob after his ticket's end: %s (signed %s)" %
+              (err or "served", signed_by(c.last, b.key)))
+        return
+    err = a.create("ke-alice.txt")
+    if err:
+        print("alice after bob's session expired: " + err)
+        return
+    # A fresh ticket on bob's session: routed to his worker, which asks
+    # the master itself (its own user's verdict, the key its own).
+    c = b.use()
+    ctx, final = one_leg_logon(c, host, cb)
+    if isinstance(ctx, str):
+        print("re-authentication: " + ctx)
+        return
+    if c.sid != b.sid or not signed_by(final, b.key):
+        print("re-authentication: session %x, signed %s" %
+              (c.sid, signed_by(final, b.key)))
+        return
+    print(b.create("ke-bob-again.txt") or "ok")
+
+
+def cmd_reauthother(host, cc_alice, cc_bob):
+    import gssapi
+    ca = gssapi.Credentials(usage="initiate", store={"ccache": cc_alice})
+    cb = gssapi.Credentials(usage="initiate", store={"ccache": cc_bob})
+    c = Smb(PORT, "127.0.4.2")
+    c.call(0, negotiate210(2)[64:])
+    a = Who(c, "alice")
+    err = multi_logon(c, host, ca, 3, a)
+    if err:
+        print(err)
+        return
+    c = a.use()
+    fname = "kr-alice.txt".encode("utf-16-le")
+    body = struct.pack("<HBBIQQIIIIIHHII", 57, 0, 0, 2, 0, 0,
+                       0x12019f, 0x80, 7, 5, 0x40, 64 + 56, len(fname),
+                       0, 0) + fname
+    st, r = c.call(5, body)
+    if st != 0:
+        print("CREATE: status 0x%08x" % st)
+        return
+    fid = r[64 + 64:64 + 80]
+    data = b"alice's words"
+    st, r = c.call(9, struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data),
+                                  0, fid, 0, 0, 0, 0, 0) + data)
+    if st != 0:
+        print("WRITE: status 0x%08x" % st)
+        return
+    # bob's ticket on alice's session, the three legs in alice's worker
+    ctx = negoex_logon(c, host, "good", cb)
+    if isinstance(ctx, str):
+        print("re-authentication as bob: " + ctx)
+        return
+    if not signed_by(c.last, a.key):
+        print("re-authentication as bob: answer not signed with alice's key")
+        return
+    st, r = c.call(8, struct.pack("<HBBIQ16sIIIHH", 49, 0, 0, 64, 0, fid,
+                                  0, 0, 0, 0, 0) + b"\0")
+    if st != 0 or r[64 + 16:64 + 16 + len(data)] != data:
+        print("as bob, alice's handle reads: status 0x%08x" % st)
+        return
+    err = negoex_create(c, "kr-bob-new.txt")
+    if err != "CREATE: status 0xc0000022":
+        print("as bob, a new CREATE: %s" % (err or "granted"))
+        return
+    ctx = negoex_logon(c, host, "good", ca)
+    if isinstance(ctx, str):
+        print("re-authentication as alice again: " + ctx)
+        return
+    err = negoex_create(c, "kr-alice-again.txt")
+    print(err or "ok")
+
+
+def cmd_bench(host, legs, n):
+    """t/bench/krbconnect.sh: N logons of LEGS legs (1: an optimistic
+    AP-REQ, Kerberos first; 3: NegoEx first, request-mic, the AP-REQ, the
+    client's MIC), each on a fresh 2.1 connection, then LOGOFF.  The
+    ticket for cifs/HOST comes from the ccache after the first, so the KDC
+    is not in the loop.  Prints RESULT legs= ops= secs=, or what failed."""
+    import time
+    legs, n = int(legs), int(n)
+    t0 = None
+    for i in range(n + 1):
+        if i == 1:
+            t0 = time.monotonic()   # the first one warms the ccache up
+        c = Smb(PORT, "127.0.5.1")
+        c.call(0, negotiate210()[64:])
+        if legs == 1:
+            ctx, _ = one_leg_logon(c, host, None)
+        else:
+            ctx = negoex_logon(c, host, "good")
+        if isinstance(ctx, str):
+            print(ctx)
+            return
+        c.key = session_key(ctx)
+        st, _ = c.call(2, struct.pack("<HH", 4, 0))
+        if st != 0:
+            print("LOGOFF: status 0x%08x" % st)
+            return
+        c.s.close()
+    print("RESULT legs=%d ops=%d secs=%.3f" % (legs, n,
+                                              time.monotonic() - t0))
+
+
 if __name__ == "__main__":
-    {"garbage": cmd_garbage, "negoex": cmd_negoex}[sys.argv[2]](*sys.argv[3:])
+    {"garbage": cmd_garbage, "negoex": cmd_negoex, "multi": cmd_multi,
+     "reauthother": cmd_reauthother, "bench": cmd_bench,
+     "expire": cmd_expire}[sys.argv[2]](*sys.argv[3:])

@@ -108,6 +108,30 @@ chmod +x "$T/killbob"
 check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killbob"
 check "the server is still up" integ_ping
 
+# bob's requests in flight when his worker dies: answered by the owner
+# (worker/relay_inflight.c).  Signed sessions only: impacket seals every
+# 3.0 session when the server can, and a sealed request's ids are not
+# the owner's to read.
+cat >"$T/stopbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+for p in \$(integ_status_json | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "worker" and p.get("user") == "bob":
+        print(p["pid"])'); do
+	[ "\$1" = stop ] && kill -STOP "\$p" || kill -9 "\$p"
+done
+sleep 0.5
+SH
+chmod +x "$T/stopbob"
+for d in 202 21; do
+	check "dialect $d: bob's requests in flight when his worker dies get USER_SESSION_DELETED, alice goes on" \
+	    client "$d" inflight "$d" "$T/stopbob"
+done
+check "the server is still up" integ_ping
+
 # alice's worker (the socket's owner) killed -9: the connection is gone
 # and bob's worker ends his session (no session of his is left)
 cat >"$T/killalice" <<SH

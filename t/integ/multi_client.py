@@ -21,6 +21,10 @@
 #          session id (hex) as its last argument; bob's next request
 #          succeeds (EXPECT ok) or gets USER_SESSION_DELETED (deleted);
 #          alice goes on.
+#     MODE inflight TAG CMD...: bob's CHANGE_NOTIFY (interim) and a READ
+#          in flight when his worker is stopped, then killed (CMD stop|kill
+#          SID): each gets USER_SESSION_DELETED from the owner; alice
+#          goes on.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
@@ -28,7 +32,11 @@
 #     MODE reauth TAG: alice's session re-authenticates as bob: alice's
 #          open handle still reads and writes, a new CREATE and a
 #          TREE_CONNECT are refused (judged as bob, never as alice); back
-#          as alice, new opens work again (worker/smb2_reauth.c).
+#          as alice, new opens work again (worker/smb2_reauth.c).  The
+#          re-authentication as bob carries the SPNEGO mechListMIC both
+#          ways (made by hand: impacket sends and checks none): ours,
+#          made by the master with bob's key, must verify, and a wrong
+#          one of the client's must fail the logon.
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import copy
 import hashlib
@@ -519,6 +527,54 @@ def hold(tag, expect, cmd):
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
 
 
+def inflight(tag, cmd):
+    """bob's requests in flight when his worker dies get an answer from
+    the owner: CMD stop SID stops bob's worker, bob's CHANGE_NOTIFY
+    (answered interim before) and a READ sent meanwhile wait; CMD kill
+    SID kills it; both get USER_SESSION_DELETED (the notify async, with
+    its AsyncId); alice goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.write("bob", "if_%s_bob.txt" % tag, b"bob's")
+    tb = m.use("bob")
+    d = m.c.create(tb, "", FILE_READ_DATA, 7, 1, FILE_OPEN, 0)
+    d = d.getData() if hasattr(d, "getData") else bytes(d)
+    f = m.c.create(tb, "if_%s_bob.txt" % tag, FILE_READ_DATA, 7, 0,
+                   FILE_OPEN, 0)
+    f = f.getData() if hasattr(f, "getData") else bytes(f)
+    ntf = send(m, "bob", smb3structs.SMB2_CHANGE_NOTIFY, tb,
+               struct.pack("<HHL16sLL", 32, 0, 4096, d, 0x1, 0))
+    got = collect(m, lambda g: interim_of(g, ntf)[0] is not None)
+    p, raw = interim_of(got, ntf)
+    check("bob's CHANGE_NOTIFY waits (interim, relayed)", p is not None)
+    async_id = struct.unpack_from("<Q", raw, 32)[0] if p is not None else None
+    sid = "%x" % m.sess["bob"]["SessionID"]
+    subprocess.run(cmd + ["stop", sid], check=False)
+    rd = send(m, "bob", smb3structs.SMB2_READ, tb,
+              struct.pack("<HBBIQ16sIIIHHB", 49, 0, 0, 64, 0, f, 0, 0, 0,
+                          0, 0, 0))
+    subprocess.run(cmd + ["kill", sid], check=False)
+    got = collect(m, lambda g: final_of(g, ntf)[0] is not None and
+                  final_of(g, rd)[0] is not None, limit=4)
+    p, raw = final_of(got, ntf)
+    check("bob's waiting CHANGE_NOTIFY: USER_SESSION_DELETED, async",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED and
+          p["Flags"] & smb3structs.SMB2_FLAGS_ASYNC_COMMAND and
+          struct.unpack_from("<Q", raw, 32)[0] == async_id,
+          "%r" % (p["Status"] if p is not None else None))
+    p, _ = final_of(got, rd)
+    check("bob's READ in flight: USER_SESSION_DELETED",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED,
+          "%r" % (p["Status"] if p is not None else None))
+    st = status_of(lambda: m.write("bob", "if_%s_bob2.txt" % tag, b"x"))
+    check("bob's next request: USER_SESSION_DELETED",
+          st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    m.write("alice", "if_%s_alice.txt" % tag, b"alice")
+    check("alice goes on", m.read("alice", "if_%s_alice.txt" % tag) ==
+          b"alice")
+
+
 def many(tag, users):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -558,6 +614,94 @@ def reauth_as(m, user, pw):
         m.c._Session.update(keep)
 
 
+NTLMSSP_OID = bytes.fromhex("2b06010401823702020a")
+SPNEGO_OID = bytes.fromhex("2b0601050502")
+
+
+def der(tag, content):
+    n = len(content)
+    if n < 0x80:
+        ln = bytes([n])
+    elif n < 0x100:
+        ln = bytes([0x81, n])
+    else:
+        ln = bytes([0x82]) + struct.pack(">H", n)
+    return bytes([tag]) + ln + content
+
+
+def der_read(b, off):
+    tag, n = b[off], b[off + 1]
+    off += 2
+    if n & 0x80:
+        k = n & 0x7f
+        n = int.from_bytes(b[off:off + k], "big")
+        off += k
+    return tag, off, off + n
+
+
+def neg_resp_fields(blob):
+    # {0: negState, 1: supportedMech, 2: responseToken, 3: mechListMIC}
+    out = {}
+    if not blob:
+        return out
+    _, s, e = der_read(blob, 0)
+    _, s, e = der_read(blob, s)
+    while s < e:
+        t, cs, ce = der_read(blob, s)
+        _, vs, ve = der_read(blob, cs)
+        out[t & 0x1f] = blob[vs:ve]
+        s = ce
+    return out
+
+
+def ntlm_mic(flags, key, mode, data):
+    """The NTLMSSP MAC of data, sequence number 0 (MS-NLMP 3.4.4.2)."""
+    from impacket import ntlm
+    from Cryptodome.Cipher import ARC4
+    handle = ARC4.new(ntlm.SEALKEY(flags, key, mode)).encrypt
+    return ntlm.MAC(flags, handle, ntlm.SIGNKEY(flags, key, mode), 0,
+                    data).getData()
+
+
+def setup_raw(c, blob):
+    """A SESSION_SETUP on the current session: (status, security blob)."""
+    ss = smb3structs.SMB2SessionSetup()
+    ss["SecurityMode"] = 1
+    ss["Flags"] = 0
+    ss["SecurityBufferLength"] = len(blob)
+    ss["Buffer"] = blob
+    p = c.SMB_PACKET()
+    p["Command"] = smb3structs.SMB2_SESSION_SETUP
+    p["Data"] = ss
+    ans = c.recvSMB(c.sendSMB(p))
+    r = smb3structs.SMB2SessionSetup_Response(ans["Data"]) \
+        if ans["Status"] in (0, 0xC0000016) else None
+    return ans["Status"], (r["Buffer"] if r is not None else b"")
+
+
+def reauth_mic(m, user, pw, badmic=False):
+    """Re-authentication of the current session as user with the
+    mechListMICs (RFC 4178 5): (status, whether the server's verifies)."""
+    from impacket import ntlm
+    mech_types = der(0x30, der(0x06, NTLMSSP_OID))
+    t1 = ntlm.getNTLMSSPType1("", "", True)
+    init = der(0x60, der(0x06, SPNEGO_OID) + der(0xa0, der(0x30, der(
+        0xa0, mech_types) + der(0xa2, der(0x04, t1.getData())))))
+    st, blob = setup_raw(m.c, init)
+    if st != 0xC0000016:
+        return st, False
+    t3, key = ntlm.getNTLMSSPType3(t1, neg_resp_fields(blob)[2], user, pw,
+                                   "", "", "")
+    flags = t3["flags"]
+    mic = bytearray(ntlm_mic(flags, key, "Client", mech_types))
+    if badmic:
+        mic[-1] ^= 1
+    st, blob = setup_raw(m.c, der(0xa1, der(0x30, der(
+        0xa2, der(0x04, t3.getData())) + der(0xa3, der(0x04, bytes(mic))))))
+    f = neg_resp_fields(blob)
+    return st, f.get(3) == ntlm_mic(flags, key, "Server", mech_types)
+
+
 def reauth(tag):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -567,8 +711,9 @@ def reauth(tag):
                    FILE_SHARE_READ | FILE_SHARE_WRITE,
                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
     m.c.write(t, f, b"alice's data", 0, 12)
-    st = reauth_as(m, "bob", "bobpw1")
+    st, mic_ok = reauth_mic(m, "bob", "bobpw1")
     check("alice's session re-authenticates as bob", st == 0, "status %08x" % st)
+    check("our mechListMIC, made with bob's key, verifies", mic_ok)
     check("alice's old handle still reads",
           m.c.read(t, f, 0, 64) == b"alice's data")
     st = status_of(lambda: m.c.write(t, f, b"more", 12, 4))
@@ -597,6 +742,10 @@ def reauth(tag):
     check("the old handle reads on",
           m.c.read(t, f, 0, 64) == b"alice's datamore")
     m.c.close(t, f)
+    # The client's MIC is checked (by the master, which has bob's key).
+    st, _ = reauth_mic(m, "bob", "bobpw1", badmic=True)
+    check("a wrong client mechListMIC as bob: LOGON_FAILURE",
+          st == 0xC000006D, "status %08x" % st)
 
 
 if MODE == "two":
@@ -614,6 +763,8 @@ elif MODE == "compound":
     compound(sys.argv[4])
 elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
+elif MODE == "inflight":
+    inflight(sys.argv[4], sys.argv[5:])
 elif MODE == "many":
     many(sys.argv[4], sys.argv[5:])
 elif MODE == "refused":

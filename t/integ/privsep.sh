@@ -4,7 +4,8 @@
 # master.  A verdict with a session key goes only to a worker of the
 # verdict's uid (another user's is flagged for relaying, and a relay is
 # routed only by a verdict the master kept for it); an exchange is accepted once; a session id another worker
-# announced cannot be claimed (bindings are routed by the master's table).  Client:
+# announced cannot be claimed (bindings are routed by the master's table); an
+# answer to a binding check nobody asked goes nowhere.  Client:
 # t/integ/privsep_client.py, which takes a copy of the stopped worker's
 # channel with pidfd_getfd.
 . "$(dirname "$0")/lib.sh"
@@ -18,10 +19,10 @@ integ_start || exit 1
 cat >"$T/msgno.c" <<'C'
 #include <stdio.h>
 #include "daemon/msg.h"
-int main(void) { printf("%d %d %d %d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP, MSG_RELAY, MSG_HANDOFF_DONE, MSG_KILL_SESSION); return 0; }
+int main(void) { printf("%d %d %d %d %d %d %d\n", MSG_AUTH_REQ, MSG_AUTH_REP, MSG_SESSION_UP, MSG_RELAY, MSG_HANDOFF_DONE, MSG_KILL_SESSION, MSG_BIND_CHECK_REP); return 0; }
 C
 cc -I"$ROOT" -o "$T/msgno" "$T/msgno.c" || { fail "cannot build msgno"; finish; }
-read -r AREQ AREP SUP RELAY HDONE KILLS < <("$T/msgno")
+read -r AREQ AREP SUP RELAY HDONE KILLS BREP < <("$T/msgno")
 
 # alice's and bob's workers, kept busy with nothing: started by logins;
 # bob's session id is what a compromised alice will claim
@@ -45,7 +46,7 @@ if [ -z "$W" ]; then
 else
 	kill -STOP "$W"
 	out=$("$PYTHON" "$ROOT/t/integ/privsep_client.py" "$PORT" "$W" "$AREQ" "$AREP" \
-	    "$SUP" "$BOBSID" "$RELAY" "$HDONE" "$KILLS" 2>&1)
+	    "$SUP" "$BOBSID" "$RELAY" "$HDONE" "$KILLS" "$BREP" 2>&1)
 	kill -CONT "$W"
 	while IFS= read -r line; do
 		case $line in
@@ -61,6 +62,9 @@ else
 	grep -q "worker $W (uid [0-9]*): session $BOBSID not recorded: another worker's id" "$LOG" &&
 	    ok "alice's worker cannot claim bob's session id (bindings stay with bob's worker)" ||
 	    fail "the claim of bob's session id was not refused: $(grep "$BOBSID" "$LOG" | tail -n 3)"
+	! grep -q "killing worker $W" "$LOG" &&
+	    ok "an answer to a binding check nobody asked is dropped, the worker kept" ||
+	    fail "an unasked binding check answer: $(grep "killing worker $W" "$LOG")"
 fi
 kill "$HOLD" 2>/dev/null
 wait "$HOLD" 2>/dev/null

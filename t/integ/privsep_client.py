@@ -2,7 +2,7 @@
 # worker's channel to the master (pidfd_getfd, as root) while that worker
 # is stopped, and sends MSG_AUTH_REQs on it as the worker could.
 #   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP MSG_SESSION_UP BOB_SESSION_ID
-#         MSG_RELAY MSG_HANDOFF_DONE MSG_KILL_SESSION
+#         MSG_RELAY MSG_HANDOFF_DONE MSG_KILL_SESSION MSG_BIND_CHECK_REP
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
 import ctypes
 import os
@@ -19,6 +19,7 @@ AUTH_REQ, AUTH_REP = int(sys.argv[3]), int(sys.argv[4])
 SESSION_UP, BOB_SID = int(sys.argv[5]), int(sys.argv[6], 16)
 RELAY, HANDOFF_DONE = int(sys.argv[7]), int(sys.argv[8])
 KILL_SESSION = int(sys.argv[9])
+BIND_CHECK_REP = int(sys.argv[10])
 AUTH_FLAG_RELAY = 0x4
 SYS_PIDFD_GETFD = 438
 MSG_CHILD_FD = 3
@@ -162,6 +163,15 @@ def main():
     check("bob's exchange replayed is a logon failure, not a verdict",
           rep2 is not None and rep2[0] == 0xC000006D,
           "reply %r" % (rep2,))
+    # An answer to a binding check nobody asked: a refusal of bob's
+    # session (signed or not) for some gate's client.  Nobody waits for
+    # it under that id: ignored, the worker stays (its channel answers
+    # the claim below).
+    rsp = b"\xfeSMB" + struct.pack("<HHIHHIIQIIQ16s", 64, 1, 0xC00000D0, 1,
+                                    1, 9, 0, 1, 0, 0, BOB_SID, b"\0" * 16)
+    rsp += struct.pack("<HBBIB", 9, 0, 0, 0, 0)
+    p = struct.pack("<II", 0xC00000D0, len(rsp)) + rsp
+    chan.send(struct.pack("<LLL", BIND_CHECK_REP, len(p), 4242) + p)
     # claim bob's session, so that his channel bindings come here
     chan.send(struct.pack("<LLLQ", SESSION_UP, 8, 0, BOB_SID))
     # refused: the master ends the claimant's session of that id (a

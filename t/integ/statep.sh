@@ -5,7 +5,8 @@
 #     /proc/PID/maps, the state process runs as usmbd-state, confined;
 #  2. a compromised worker -- a process with alice's uid and the state
 #     group -- rewrites the LMDB meta pages, then every data page, of the
-#     state files: the master survives, `ping` and `status` answer, the
+#     state files (the main env's, then the meta pages of a data env,
+#     state-3.mdb, with `state partitions` 8): the master survives, `ping` and `status` answer, the
 #     state process is restarted (with a fresh env, the log says so), and
 #     bob logs in and works afterwards;
 #  3. alice's worker stopped (SIGSTOP) inside a write transaction holds
@@ -72,9 +73,13 @@ grep -q 'bob' "$T/check.out" && ok "status shows bob's session (from the state p
 
 # ---- 2. a compromised worker rewrites the state files ----
 attack() {
+	local file=state.mdb what=$1
+
+	# a data env's file: its meta pages
+	[ "$what" = data-meta ] && { file=state-3.mdb; what=meta; }
 	# alice's uid, the state group: what a compromised worker of hers has.
 	setpriv --reuid=alice --regid=alice --groups=usmbd-state \
-	    "$PYTHON" - "$T/lock/state.mdb" "$1" <<'PY'
+	    "$PYTHON" - "$T/lock/$file" "$what" <<'PY'
 import os, sys
 path, what = sys.argv[1], sys.argv[2]
 fd = os.open(path, os.O_RDWR)
@@ -93,7 +98,7 @@ os.close(fd)
 PY
 }
 
-for what in meta records; do
+for what in meta records data-meta; do
 	OLD=$(state_pid)
 	lines=$(wc -l <"$LOG")
 	if attack "$what"; then
@@ -120,8 +125,9 @@ for what in meta records; do
 	    fail "$what: no fresh env in the log: $(tail -n +"$lines" "$LOG" | grep -i state | tail -n 5)"
 	NEW=$(wait_state_pid "$OLD") && ok "$what: a new state process ($NEW)" ||
 	    fail "$what: no new state process (was $OLD)"
-	[ -e "$T/lock/state.mdb.bad" ] && ok "$what: the old env is kept aside" ||
-	    fail "$what: no state.mdb.bad"
+	[ -e "$T/lock/state.mdb.bad" ] && [ -e "$T/lock/state-3.mdb.bad" ] &&
+	    ok "$what: the old envs are kept aside (state.mdb.bad, state-3.mdb.bad)" ||
+	    fail "$what: no state.mdb.bad or state-3.mdb.bad"
 	check "$what: bob logs in and works afterwards" bob_works "$what"
 done
 grep -q 'SIGSEGV\|AddressSanitizer' "$LOG" &&

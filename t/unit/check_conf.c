@@ -131,6 +131,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c->max_workers_per_user, 1);
 	ck_assert_int_eq(c->worker_idle_timeout, 60);
 	ck_assert_uint_eq(c->state_map_size, 64u << 20);
+	ck_assert_int_eq(c->state_partitions, 8);
 	ck_assert_int_eq(c->min_password_length, 5);
 	/* only the implicit IPC$ */
 	ck_assert_int_eq(c->nshares, 1);
@@ -500,6 +501,8 @@ START_TEST(test_value_errors)
 	    "^:2: bad value '-1' for 'worker idle timeout' (expected a number from 1 to 86400)\n");
 	assert_fails("[global]\nstate map size = 12\n",
 	    "^:2: bad value '12' for 'state map size' (expected a size from 1M to 1T, such as 64M)\n");
+	assert_fails("[global]\nstate partitions = 6\n",
+	    "^:2: bad value '6' for 'state partitions' (expected one of 1, 2, 4, 8, 16, 32, 64)\n");
 	assert_fails("[global]\npid directory = run/usmbd\n",
 	    "^:2: bad value 'run/usmbd' for 'pid directory' (expected an absolute path)\n");
 	assert_fails("[global]\nprivate dir =\n",

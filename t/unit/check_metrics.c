@@ -137,6 +137,7 @@ START_TEST(test_state_txn_counters)
 	w.txn[1].txns = 199;
 	w.txn[1].hold_ns = 300000;
 	w.txn[2].wait_ns = 7;
+	w.txn[2].main_txns = 3;
 	n = metrics_encode(&w, buf, sizeof(buf));
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(metrics_decode_add(&sum, buf, (size_t)n), 0);
@@ -145,6 +146,7 @@ START_TEST(test_state_txn_counters)
 	ck_assert_uint_eq(sum.txn[0].hold_ns, 500000);
 	ck_assert_uint_eq(sum.txn[0].wait_ns, 80000);
 	ck_assert_uint_eq(sum.txn[1].txns, 398);
+	ck_assert_uint_eq(sum.txn[2].main_txns, 6);
 	ck_assert_uint_eq(sum.txn[2].wait_ns, 14);
 	f = open_memstream(&text, &sz);
 	ck_assert_ptr_nonnull(f);

@@ -276,6 +276,183 @@ START_TEST(test_merge_sacl)
 }
 END_TEST
 
+/* A raw SACL ACE: type, flags, mask, a SID of one or two sub-authorities. */
+static size_t
+raw_ace(uint8_t *p, uint8_t type, uint8_t flags, uint32_t mask,
+    uint8_t auth, unsigned n, uint32_t a, uint32_t b)
+{
+	size_t len = 8 + 8 + 4 * n;
+
+	memset(p, 0, len);
+	p[0] = type;
+	p[1] = flags;
+	le16_put(p + 2, (uint16_t)len);
+	le32_put(p + 4, mask);
+	p[8] = 1;
+	p[9] = (uint8_t)n;
+	p[15] = auth;
+	le32_put(p + 16, a);
+	if (n > 1)
+		le32_put(p + 20, b);
+	return len;
+}
+
+static void
+raw_acl(struct secdesc *d, const uint8_t *aces, size_t len, unsigned n)
+{
+	d->sacl[0] = 2;
+	d->sacl[1] = 0;
+	le16_put(d->sacl + 2, (uint16_t)(8 + len));
+	le16_put(d->sacl + 4, (uint16_t)n);
+	le16_put(d->sacl + 6, 0);
+	memcpy(d->sacl + 8, aces, len);
+	d->sacl_len = (unsigned)(8 + len);
+}
+
+/*
+ * MS-DTYP 2.5.3.4 for the SACL: known answers for a file and a
+ * directory below an auto-inherited parent, worked by hand.
+ */
+START_TEST(test_sacl_inherit)
+{
+	static struct secdesc p, c, given;
+	struct ntacl_token t;
+	uint8_t in[256], want[256];
+	size_t n = 0, w = 0;
+
+	tok(&t, ALICE);
+	memset(&p, 0, sizeof(p));
+	p.control = SE_SELF_RELATIVE | SE_SACL_PRESENT | SE_SACL_AUTO_INHERITED;
+	/* audit Everyone OI|CI success; CREATOR OWNER OI|CI|IO failure,
+	 * GENERIC_ALL; a label OI|CI; audit Everyone not inheritable;
+	 * audit Everyone CI|NP (directories only, one level) */
+	n += raw_ace(in + n, 0x02, 0x43, 0x1f01ff, 1, 1, 0, 0);
+	n += raw_ace(in + n, 0x02, 0x8b, 0x10000000, 3, 1, 0, 0);
+	n += raw_ace(in + n, 0x11, 0x03, 0x1, 16, 1, 0x2000, 0);
+	n += raw_ace(in + n, 0x02, 0x40, 0x1, 1, 1, 0, 0);
+	n += raw_ace(in + n, 0x02, 0x46, 0x2, 1, 1, 0, 0);
+	raw_acl(&p, in, n, 5);
+
+	/* a file: effective copies, INHERITED_ACE, CREATOR OWNER -> alice */
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 0, &t, NULL, &c), 3);
+	w += raw_ace(want + w, 0x02, 0x50, 0x1f01ff, 1, 1, 0, 0);
+	w += raw_ace(want + w, 0x02, 0x90, 0x1f01ff, 22, 2, 1, ALICE);
+	w += raw_ace(want + w, 0x11, 0x10, 0x1, 16, 1, 0x2000, 0);
+	ck_assert_uint_eq(c.sacl_len, 8 + w);
+	ck_assert_mem_eq(c.sacl + 8, want, w);
+	ck_assert_uint_eq(c.control & SE_SACL_BITS, SE_SACL_PRESENT |
+	    SE_SACL_AUTO_INHERITED);
+
+	/* a directory: CREATOR OWNER split in two, CI|NP effective only */
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 1, &t, NULL, &c), 5);
+	w = 0;
+	w += raw_ace(want + w, 0x02, 0x53, 0x1f01ff, 1, 1, 0, 0);
+	w += raw_ace(want + w, 0x02, 0x90, 0x1f01ff, 22, 2, 1, ALICE);
+	w += raw_ace(want + w, 0x02, 0x9b, 0x10000000, 3, 1, 0, 0);
+	w += raw_ace(want + w, 0x11, 0x13, 0x1, 16, 1, 0x2000, 0);
+	w += raw_ace(want + w, 0x02, 0x50, 0x2, 1, 1, 0, 0);
+	ck_assert_uint_eq(c.sacl_len, 8 + w);
+	ck_assert_mem_eq(c.sacl + 8, want, w);
+
+	/* not auto-inherited: no INHERITED_ACE, no SE_SACL_AUTO_INHERITED */
+	p.control &= (uint16_t)~SE_SACL_AUTO_INHERITED;
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 0, &t, NULL, &c), 3);
+	ck_assert_uint_eq(c.sacl[8 + 1], 0x40);
+	ck_assert_uint_eq(c.control & SE_SACL_BITS, SE_SACL_PRESENT);
+
+	/* a creator's SACL alone there; protected: alone, and flagged */
+	memset(&given, 0, sizeof(given));
+	given.control = SE_SELF_RELATIVE | SE_SACL_PRESENT;
+	n = raw_ace(in, 0x02, 0x40, 0x120089, 1, 1, 0, 0);
+	raw_acl(&given, in, n, 1);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 0, &t, &given, &c), 1);
+	ck_assert_mem_eq(c.sacl, given.sacl, given.sacl_len);
+	/* auto-inherited parent: the creator's first, then the parent's */
+	p.control |= SE_SACL_AUTO_INHERITED;
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 0, &t, &given, &c), 4);
+	ck_assert_mem_eq(c.sacl + 8, in, n);
+	given.control |= SE_SACL_PROTECTED;
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 0, &t, &given, &c), 1);
+	ck_assert(c.control & SE_SACL_PROTECTED);
+
+	/* nothing inheritable and nothing given: child untouched */
+	n = raw_ace(in, 0x02, 0x40, 0x1, 1, 1, 0, 0);
+	raw_acl(&p, in, n, 1);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(ntacl_sacl_inherit(&p, 1, &t, NULL, &c), 0);
+	ck_assert_uint_eq(c.sacl_len, 0);
+	ck_assert_uint_eq(c.control, 0);
+}
+END_TEST
+
+/* LABEL / ATTRIBUTE / SCOPE: queried and set apart from the rest. */
+START_TEST(test_sacl_classes)
+{
+	static struct secdesc old, new, back;
+	uint8_t in[256], buf[512], lab[64];
+	size_t n = 0, l, len;
+	struct wcur w;
+
+	memset(&old, 0, sizeof(old));
+	old.control = SE_SELF_RELATIVE | SE_SACL_PRESENT;
+	n += raw_ace(in + n, 0x02, 0xc0, 0x1f01ff, 1, 1, 0, 0);	/* audit */
+	l = raw_ace(in + n, 0x11, 0x00, 0x1, 16, 1, 0x2000, 0);	/* label */
+	memcpy(lab, in + n, l);
+	n += l;
+	n += raw_ace(in + n, 0x13, 0x00, 0, 17, 1, 1, 0);	/* scope */
+	raw_acl(&old, in, n, 3);
+
+	/* the label alone */
+	wcur_init(&w, buf, sizeof(buf));
+	len = secdesc_encode(&w, &old, LABEL_SECURITY_INFORMATION);
+	ck_assert(!w.err);
+	ck_assert_int_eq(secdesc_decode(buf, len, &back), 0);
+	ck_assert_uint_eq(back.sacl_len, 8 + l);
+	ck_assert_uint_eq(le16_get(back.sacl + 4), 1);
+	ck_assert_mem_eq(back.sacl + 8, lab, l);
+	/* no resource attribute: no SACL at all */
+	wcur_init(&w, buf, sizeof(buf));
+	len = secdesc_encode(&w, &old, ATTRIBUTE_SECURITY_INFORMATION);
+	ck_assert_int_eq(secdesc_decode(buf, len, &back), 0);
+	ck_assert(!(back.control & SE_SACL_PRESENT));
+	ck_assert_uint_eq(len, 20);
+
+	/* a label set: a Low label replaces Medium at the end */
+	memset(&new, 0, sizeof(new));
+	new.control = SE_SELF_RELATIVE | SE_SACL_PRESENT;
+	l = raw_ace(lab, 0x11, 0x00, 0x1, 16, 1, 0x1000, 0);
+	raw_acl(&new, lab, l, 1);
+	ck_assert_int_eq(ntacl_merge(&old, &new, LABEL_SECURITY_INFORMATION,
+	    &back), 0);
+	ck_assert_uint_eq(le16_get(back.sacl + 4), 3);
+	ck_assert_mem_eq(back.sacl + 8, in, 20);		/* audit */
+	ck_assert_mem_eq(back.sacl + 8 + 20, in + 40, 20);	/* scope */
+	ck_assert_mem_eq(back.sacl + 8 + 40, lab, l);		/* Low last */
+	/* a label set with none: the label goes, and a SACL without one
+	 * stays byte-identical at the next */
+	raw_acl(&new, lab, 0, 0);
+	ck_assert_int_eq(ntacl_merge(&back, &new, LABEL_SECURITY_INFORMATION,
+	    &back), 0);
+	ck_assert_uint_eq(le16_get(back.sacl + 4), 2);
+	ck_assert_int_eq(ntacl_merge(&back, &new, LABEL_SECURITY_INFORMATION,
+	    &old), 0);
+	ck_assert_uint_eq(old.sacl_len, back.sacl_len);
+	ck_assert_mem_eq(old.sacl, back.sacl, back.sacl_len);
+	/* nothing stored, no label given: still no SACL */
+	memset(&old, 0, sizeof(old));
+	old.control = SE_SELF_RELATIVE;
+	ck_assert_int_eq(ntacl_merge(&old, &new, LABEL_SECURITY_INFORMATION,
+	    &back), 0);
+	ck_assert(!(back.control & SE_SACL_PRESENT));
+}
+END_TEST
+
 /* Everyone the POSIX ACL lets in is let in by the descriptor too. */
 START_TEST(test_posix_never_more)
 {
@@ -327,6 +504,8 @@ ntacl_suite(void)
 	tcase_add_test(tc, test_default_dacl);
 	tcase_add_test(tc, test_merge_canon);
 	tcase_add_test(tc, test_merge_sacl);
+	tcase_add_test(tc, test_sacl_inherit);
+	tcase_add_test(tc, test_sacl_classes);
 	tcase_add_test(tc, test_posix_never_more);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,6 +15,9 @@
 
 #include "daemon/authmsg.h"
 #include "proto/cur.h"
+#include "proto/ntstatus.h"
+#include "proto/smb2.h"
+#include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch_priv.h"
 #include "worker/handoff.h"
@@ -40,6 +43,9 @@ mkstate(struct relay_state *st)
 	st->mech_types = mech;
 	st->mech_types_len = sizeof(mech);
 	memset(st->preauth, 7, sizeof(st->preauth));
+	st->krb_mech = 3;	/* SPNEGO_MECH_KRB5_MS */
+	st->krb_mic = 1;
+	st->krb_ctx = 0xabcdef0123456789ull;
 }
 
 START_TEST(test_state)
@@ -56,6 +62,9 @@ START_TEST(test_state)
 	ck_assert_uint_eq(d.challenge_len, sizeof(chal));
 	ck_assert_mem_eq(d.challenge, chal, sizeof(chal));
 	ck_assert_mem_eq(d.preauth, st.preauth, 64);
+	ck_assert_uint_eq(d.krb_mech, 3);
+	ck_assert_uint_eq(d.krb_mic, 1);
+	ck_assert_uint_eq(d.krb_ctx, 0xabcdef0123456789ull);
 	/* whatever follows is the connection state: not its business */
 	ck_assert_int_eq(relay_state_decode(&d, buf, (size_t)n + 9), n);
 	for (i = 0; i < n; i++)
@@ -124,6 +133,7 @@ static size_t
 mkrelay(uint32_t uid, const char *user, uint32_t flags)
 {
 	struct authmsg_ident id;
+	struct authmsg_rep v;
 	struct relay_state st;
 	struct conn *g;
 	size_t off;
@@ -137,8 +147,19 @@ mkrelay(uint32_t uid, const char *user, uint32_t flags)
 	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
 	    AUTHMSG_IDENT_LEN);
 	off = AUTHMSG_IDENT_LEN;
-	memset(buf + off, 0x5a, AUTHMSG_RELAY_KEY_LEN);
-	off += AUTHMSG_RELAY_KEY_LEN;
+	/* The master's whole verdict, as route_relay puts it. */
+	memset(&v, 0, sizeof(v));
+	v.uid = v.gid = uid;
+	v.flags = flags;
+	snprintf(v.user, sizeof(v.user), "%s", user);
+	memset(v.session_key, 0x5a, sizeof(v.session_key));
+	v.lifetime = 600;
+	v.mech_out_len = 3;
+	memcpy(v.mech_out, "rep", 3);
+	n = authmsg_rep_encode(&v, buf + off + 4, sizeof(buf) - off - 4);
+	ck_assert_int_gt(n, 0);
+	le32_put(buf + off, (uint32_t)n);
+	off += 4 + (size_t)n;
 	mkstate(&st);
 	n = relay_state_encode(&st, buf + off, sizeof(buf) - off);
 	ck_assert_int_gt(n, 0);
@@ -173,6 +194,8 @@ START_TEST(test_accept)
 	ck_assert_str_eq(c->priv->relay_verdict->user, "bob");
 	ck_assert_uint_eq(c->priv->relay_verdict->uid, 1002);
 	ck_assert_uint_eq(c->priv->relay_verdict->session_key[0], 0x5a);
+	ck_assert_uint_eq(c->priv->relay_verdict->lifetime, 600);
+	ck_assert_uint_eq(c->priv->relay_verdict->mech_out_len, 3);
 	ck_assert_uint_eq(c->priv->rlen, 5);
 	conn_free(c);
 	close(peer);
@@ -187,6 +210,14 @@ START_TEST(test_accept)
 	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST);
 	c = mkconn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
+	conn_free(c);
+	close(peer);
+	/* a verdict that is not the identity's (the master's both) */
+	n = mkrelay(1002, "bob", 0);
+	buf[AUTHMSG_IDENT_LEN + 4 + 4 + 4 + 16] ^= 1;	/* the verdict's uid */
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
+	ck_assert_ptr_null(c->priv->relay_verdict);
 	conn_free(c);
 	close(peer);
 	/* every truncation is refused */
@@ -278,6 +309,94 @@ START_TEST(test_replay)
 }
 END_TEST
 
+/* An SMB2 header at p: command, mid, flags, status (a response's). */
+static void
+mkhdr(uint8_t *p, uint16_t cmd, uint64_t mid, uint32_t flags,
+    uint32_t status, uint64_t async_id)
+{
+	struct smb2_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.command = cmd;
+	h.message_id = mid;
+	h.flags = flags;
+	h.status = status;
+	h.async_id = async_id;
+	h.credit_charge = 1;
+	h.tree_id = 5;
+	smb2_hdr_encode(p, &h);
+	le16_put(p + 64, 9);
+}
+
+START_TEST(test_inflight)
+{
+	static struct relay_inflight t;
+	uint8_t f[2 * 80], out[1024];
+	struct relay_ctl k;
+	struct smb2_hdr h;
+	size_t n;
+
+	memset(&t, 0, sizeof(t));
+	memset(f, 0, sizeof(f));
+	/* a chain of a NOTIFY (8 + 72 bytes) and a READ, signed; a CANCEL */
+	mkhdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SIGNED, 0, 0);
+	le32_put(f + 20, 80);	/* NextCommand */
+	mkhdr(f + 80, SMB2_READ, 8, SMB2_FLAGS_SIGNED, 0, 0);
+	relay_inflight_note(&t, f, sizeof(f));
+	ck_assert_uint_eq(t.n, 2);
+	mkhdr(f, SMB2_CANCEL, 7, 0, 0, 0);
+	relay_inflight_note(&t, f, 73);
+	ck_assert_uint_eq(t.n, 2);
+	/* NOTIFY's interim answer: it waits on, async */
+	mkhdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SERVER_TO_REDIR |
+	    SMB2_FLAGS_ASYNC_COMMAND, STATUS_PENDING, 0x99);
+	relay_inflight_answered(&t, f, 73);
+	ck_assert_uint_eq(t.n, 2);
+	/* a break notice (mid -1) and an unknown id change nothing */
+	mkhdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, 1, 0, 0);
+	relay_inflight_answered(&t, f, 73);
+	ck_assert_uint_eq(t.n, 2);
+	/* the worker dies: two answers, each with its control record */
+	n = relay_inflight_answer(&t, 0x1234, 0x0300, out, sizeof(out));
+	ck_assert_uint_eq(t.n, 0);
+	ck_assert_uint_eq(n, 2 * (4 + 73 + 4) + 4 + 14);
+	/* the NOTIFY: async, its AsyncId, no id to charge (interim did) */
+	ck_assert_int_eq(smb2_frame_decode(out), 73);
+	ck_assert_int_eq(smb2_hdr_decode(out + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.status, STATUS_USER_SESSION_DELETED);
+	ck_assert_uint_eq(h.message_id, 7);
+	ck_assert_uint_eq(h.async_id, 0x99);
+	ck_assert(h.flags & SMB2_FLAGS_ASYNC_COMMAND);
+	ck_assert(h.flags & SMB2_FLAGS_SIGNED);	/* 3.x: the flag, as dispatch */
+	ck_assert_uint_eq(h.session_id, 0x1234);
+	ck_assert_uint_eq(out[77], RELAY_CTL_TYPE);
+	ck_assert_int_eq(relay_ctl_decode(&k, out + 81, 4), 0);
+	ck_assert_uint_eq(k.n, 0);
+	/* the READ: sync, its id charged, its credits given back */
+	ck_assert_int_eq(smb2_hdr_decode(out + 81 + 4 + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.message_id, 8);
+	ck_assert_uint_eq(h.command, SMB2_READ);
+	ck_assert_uint_eq(h.tree_id, 5);
+	ck_assert_uint_eq(h.credits, 1);
+	ck_assert(!(h.flags & SMB2_FLAGS_ASYNC_COMMAND));
+	ck_assert_int_eq(relay_ctl_decode(&k, out + 85 + 77 + 4, 14), 0);
+	ck_assert_uint_eq(k.n, 1);
+	ck_assert_uint_eq(k.mid[0], 8);
+	/* a full table notes no more; a room too small writes none */
+	for (uint64_t i = 0; i < RELAY_INFLIGHT + 5; i++) {
+		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
+		relay_inflight_note(&t, f, 73);
+	}
+	ck_assert_uint_eq(t.n, RELAY_INFLIGHT);
+	ck_assert_uint_eq(relay_inflight_answer(&t, 1, 0x0210, out, 50), 0);
+	ck_assert_uint_eq(t.n, 0);
+	/* an encrypted frame is not read */
+	memcpy(f, "\xfdSMB", 4);
+	relay_inflight_note(&t, f, 73);
+	ck_assert_uint_eq(t.n, 0);
+}
+END_TEST
+
 static Suite *
 relay_suite(void)
 {
@@ -289,6 +408,7 @@ relay_suite(void)
 	tcase_add_test(tc, test_accept);
 	tcase_add_test(tc, test_trailer);
 	tcase_add_test(tc, test_replay);
+	tcase_add_test(tc, test_inflight);
 	suite_add_tcase(s, tc);
 	return s;
 }

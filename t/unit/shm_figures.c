@@ -7,6 +7,10 @@
  *       build/lmdb/liblmdb.a -pthread
  *   build/shm_figures /dev/shm/shmfig 2     (a tmpfs, like /run/usmbd)
  *
+ * Everything is printed twice: with `state partitions = 1` (one env, one
+ * writer lock) and with 8 data envs (a file's opens in the env of its
+ * inode); the ceiling of N envs is N times one env's for different files.
+ *
  * Prints: LMDB write transactions per open+close pair; open+close pairs per
  * second with 1, 2 and 8 processes contending on one set of 16 file ids
  * (one directory's files); the cost of a READ/WRITE lock check with no lock
@@ -291,7 +295,7 @@ hold_round(struct shm *s, int kind, unsigned long *ino, double *close_ns)
 }
 
 static void
-hold_figures(const char *dir)
+hold_figures(const char *dir, unsigned parts)
 {
 	static const char *const what[] = { "plain", "lease v2 RWH",
 	    "lease v2 RWH + durable v2" };
@@ -325,24 +329,27 @@ hold_figures(const char *dir)
 				best_z = z;
 			}
 		}
-		printf("  %-26s CREATE %6.0f ns  CLOSE %6.0f ns  -> %7.0f pairs/s\n",
-		    what[k], best_c, best_z, 1e9 / (best_c + best_z));
+		printf("  %-26s CREATE %6.0f ns  CLOSE %6.0f ns  -> %7.0f pairs/s "
+		    "per env, %8.0f with %u env%s\n", what[k], best_c, best_z,
+		    1e9 / (best_c + best_z), parts * 1e9 / (best_c + best_z), parts,
+		    parts > 1 ? "s" : "");
 	}
 	shm_detach(s);
 }
 
-int
-main(int argc, char **argv)
+/* Every figure, over 2^log2 data envs. */
+static void
+figures(const char *dir, double secs, unsigned log2)
 {
-	const char *dir = argc > 1 ? argv[1] : "/dev/shm/shm_figures";
-	double secs = argc > 2 ? atof(argv[2]) : 2.0;
 	struct shm *s, *m;
 	struct shm_open_rec o;
 	struct shm_file_id fid = { 0x801, 7 };
 	unsigned long w0;
 	int rc;
 
-	if ((rc = shm_attach(dir, 0, shm_readers_for(16), SHM_CREATE, &m)) != 0)
+	printf("== state partitions = %u\n", 1u << log2);
+	if ((rc = shm_attach(dir, 0, shm_readers_for(16),
+	    SHM_CREATE | SHM_PARTS_LOG2(log2), &m)) != 0)
 		die("create", rc);
 	/* Transactions per pair, counted by the handle (ids pre-allocated). */
 	if ((rc = shm_attach(dir, 0, 0, 0, &s)) != 0)
@@ -365,7 +372,17 @@ main(int argc, char **argv)
 	run(dir, 8, secs);
 	check_cost(dir);
 	alloc_cost(dir);
-	hold_figures(dir);
+	hold_figures(dir, 1u << log2);
 	shm_detach(m);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "/dev/shm/shm_figures";
+	double secs = argc > 2 ? atof(argv[2]) : 2.0;
+
+	figures(dir, secs, 0);
+	figures(dir, secs, 3);
 	return 0;
 }

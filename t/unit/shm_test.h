@@ -46,22 +46,42 @@ rm_tree(const char *dir)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/state.mdb-lock", dir);
 	unlink(p);
+	for (int i = 0; i < 64; i++) {
+		snprintf(p, sizeof(p), "%s/state-%d.mdb", dir, i);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/state-%d.mdb-lock", dir, i);
+		unlink(p);
+	}
 	snprintf(p, sizeof(p), "%s/state.hint", dir);
 	unlink(p);
 	rmdir(dir);
 }
 
+/* 2^log2 data envs (0: everything in one env, as `state partitions = 1`). */
 static inline struct shm *
-make_env(size_t map)
+make_env_parts(size_t map, unsigned log2)
 {
 	struct shm *s;
 	int rc;
 
 	snprintf(tdir, sizeof(tdir), "/tmp/check_shm.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tdir));
-	rc = shm_attach(tdir, map, shm_readers_for(8), SHM_CREATE, &s);
+	rc = shm_attach(tdir, map, shm_readers_for(8),
+	    SHM_CREATE | SHM_PARTS_LOG2(log2), &s);
 	ck_assert_int_eq(rc, 0);
 	return s;
+}
+
+/*
+ * SHM_TEST_PARTS_LOG2 in the environment runs a suite over 2^n data envs
+ * (`SHM_TEST_PARTS_LOG2=3 build/asan/t/unit/check_shm`).
+ */
+static inline struct shm *
+make_env(size_t map)
+{
+	const char *e = getenv("SHM_TEST_PARTS_LOG2");
+
+	return make_env_parts(map, e != NULL ? (unsigned)atoi(e) : 0);
 }
 
 static inline void

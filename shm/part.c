@@ -1,0 +1,111 @@
+/*
+ * The partitions' lookups without a file id: the data env holding a lease
+ * (by client GUID and lease key) or a durable record (by persistent id).
+ * Each reads the data envs in turn: rare paths (an ack in another worker,
+ * a reconnect, a disconnect), never a CREATE's or a CLOSE's.  With one
+ * env they read nothing.
+ */
+#include <errno.h>
+
+#include "shm/shm_priv.h"
+
+/*
+ * A lease lives in the data env of its file; a lookup by key alone (an
+ * ack, a holder search: not per CREATE) reads each data env until one
+ * has it.
+ */
+static int
+lease_env_find(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    const struct shm_env *skip, struct shm_env **env)
+{
+	uint8_t kb[SHM_LEASE_KEY_LEN];
+	MDB_val k = { sizeof(kb), kb }, v;
+	MDB_txn *txn;
+	unsigned i;
+	int rc;
+
+	if (shm_hint_zero_bucket(s, SHM_HINT_LEASES, shm_lease_bucket(guid, key)))
+		return -ENOENT;
+	memcpy(kb, guid, SHM_GUID_LEN);
+	memcpy(kb + SHM_GUID_LEN, key, SHM_GUID_LEN);
+	for (i = shm_data_first(s); i < s->nenv; i++) {
+		if (&s->e[i] == skip)
+			continue;
+		if ((rc = shm_rbegin(s, &s->e[i], &txn)) != 0)
+			return rc;
+		rc = mdb_get(txn, s->db_leases, &k, &v);
+		shm_rend(s, txn);
+		if (rc == 0) {
+			*env = &s->e[i];
+			return 0;
+		}
+		if (rc != MDB_NOTFOUND)
+			return shm_err(rc);
+	}
+	return -ENOENT;
+}
+
+int
+shm_lease_env(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    struct shm_env **env)
+{
+	if (s->nparts == 1) {
+		*env = &s->e[0];
+		return 0;
+	}
+	return lease_env_find(s, guid, key, NULL, env);
+}
+
+/*
+ * MS-SMB2 3.3.5.9.8: one lease key caches one file.  The grant checks the
+ * file's own env; a record of the key in another data env is another
+ * file's (read before the write transaction, and only when the key's hint
+ * bucket says some lease may have it).  -EINVAL then, else 0.
+ */
+int
+shm_lease_elsewhere(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    const struct shm_file_id *fid)
+{
+	struct shm_env *e;
+	int rc;
+
+	if (s->nparts == 1)
+		return 0;
+	rc = lease_env_find(s, guid, key, shm_env_fid(s, fid), &e);
+	return rc == 0 ? -EINVAL : rc == -ENOENT ? 0 : rc;
+}
+
+/*
+ * A durable record lives with its open, in the data env of its file; a
+ * lookup by persistent id alone (a reconnect, a disconnect: not per
+ * request) reads each data env until one has it.
+ */
+int
+shm_durable_env(struct shm *s, uint64_t id, struct shm_env **env)
+{
+	uint8_t kb[8];
+	MDB_val k = { sizeof(kb), kb }, v;
+	MDB_txn *txn;
+	unsigned i;
+	int rc;
+
+	if (s->nparts == 1) {
+		*env = &s->e[0];
+		return 0;
+	}
+	shm_be64_put(kb, id);
+	for (i = shm_data_first(s); i < s->nenv; i++) {
+		if ((rc = shm_rbegin(s, &s->e[i], &txn)) != 0)
+			return rc;
+		rc = mdb_get(txn, s->db_durable, &k, &v);
+		shm_rend(s, txn);
+		if (rc == 0) {
+			*env = &s->e[i];
+			return 0;
+		}
+		if (rc != MDB_NOTFOUND)
+			return shm_err(rc);
+	}
+	return -ENOENT;
+}
+
