@@ -472,6 +472,7 @@ conf_share_defaults(struct conf_share *s)
 	s->read_only = 1;
 	s->browseable = 1;
 	s->smb_encrypt = ENCRYPT_IF_REQUIRED;
+	s->smb3_unix_extensions = 1;
 	s->create_mask = 0744;
 	s->directory_mask = 0755;
 }
@@ -797,6 +798,9 @@ conf_finish(struct conf_parse *p)
 		}
 		if (!(p->set[i] & (1u << CONF_SB_ENCRYPT)))
 			s->smb_encrypt = c->smb_encrypt;
+		/* Samba's share parameter, its [global] value the default */
+		if (!(p->set[i] & (1u << CONF_SB_UNIX_EXT)))
+			s->smb3_unix_extensions = c->smb3_unix_extensions;
 		if (s->comment == NULL) {
 			if (i == 0 && asprintf(&s->comment, "IPC Service (%s)",
 			    c->server_string ? c->server_string : "") < 0)

@@ -40,6 +40,8 @@ struct conf_share {
 	int		 guest_ok;	/* default no */
 	int		 case_sensitive;/* default no */
 	enum conf_encrypt smb_encrypt;	/* default: the global value */
+	/* POSIX create contexts taken here; default: the global value */
+	int		 smb3_unix_extensions;
 	mode_t		 create_mask;	/* default 0744 */
 	mode_t		 directory_mask;/* default 0755 */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */

@@ -138,6 +138,7 @@ conf_dump(const struct conf *c, FILE *fp, int verbose)
 
 		conf_share_defaults(&sdef);
 		sdef.smb_encrypt = c->smb_encrypt;
+		sdef.smb3_unix_extensions = c->smb3_unix_extensions;
 		sdef.comment = "";
 		if (s->is_ipc) {
 			if (asprintf(&ipc_comment, "IPC Service (%s)",

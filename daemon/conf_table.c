@@ -143,6 +143,7 @@ const struct conf_directive conf_directives[] = {
 	{ "public", D_BOOL, CONF_SHARE | CONF_ALIAS, S(guest_ok), 0, 0, NULL, CONF_SB_GUEST_OK },
 	{ "smb encrypt", D_ENUM, CONF_SHARE, S(smb_encrypt), 0, 0, conf_encrypt_vals, CONF_SB_ENCRYPT },
 	{ "case sensitive", D_BOOL, CONF_SHARE, S(case_sensitive), 0, 0, NULL, CONF_SB_CASE },
+	{ "smb3 unix extensions", D_BOOL, CONF_SHARE, S(smb3_unix_extensions), 0, 0, NULL, CONF_SB_UNIX_EXT },
 	{ "casesignames", D_BOOL, CONF_SHARE | CONF_ALIAS, S(case_sensitive), 0, 0, NULL, CONF_SB_CASE },
 	{ "create mask", D_MODE, CONF_SHARE, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },
 	{ "create mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },

@@ -6,7 +6,8 @@
  * shared hint counter of the file's bucket says no file there has a record.
  *
  * Record v1: u8 version, u16 nlocks, u16 nwaiters,
- *   nlocks  x { u64 offset, u64 length, u64 persistent id, u32 pid, u8 excl }
+ *   nlocks  x { u64 offset, u64 length, u64 persistent id, u32 pid,
+ *               u8 flags: 1 exclusive, 2 a POSIX handle's (shm.h) }
  *   nwaiters x { u32 pid, u64 persistent id }
  */
 #include <errno.h>
@@ -51,12 +52,19 @@ brl_overlap(uint64_t ao, uint64_t al, uint64_t bo, uint64_t bl)
 	return ao <= brl_last(bo, bl) && bo <= brl_last(ao, al);
 }
 
+#define BRL_EXCL	0x1
+#define BRL_POSIX	0x2
+
 /* Does new lock n conflict with existing lock e? */
 static int
 brl_conflict(const struct shm_brlock_rec *n, const struct shm_brlock_rec *e)
 {
 	if (!n->exclusive && !e->exclusive)
 		return 0;
+	/* Two POSIX locks: the owner's own never conflict (they merge). */
+	if (n->posix && e->posix)
+		return n->owner.persistent_id != e->owner.persistent_id &&
+		    brl_overlap(n->offset, n->length, e->offset, e->length);
 	/* A shared lock may stack on the same open's exclusive lock. */
 	if (!n->exclusive && e->exclusive &&
 	    n->owner.persistent_id == e->owner.persistent_id)
@@ -91,11 +99,15 @@ brl_grow(struct shm *s, unsigned nl, unsigned nw)
 static void
 brl_read_lock(struct cur *c, struct shm_brlock_rec *l)
 {
+	uint8_t fl;
+
 	l->offset = cur_le64(c);
 	l->length = cur_le64(c);
 	l->owner.persistent_id = cur_le64(c);
 	l->owner.pid = (pid_t)cur_le32(c);
-	l->exclusive = cur_u8(c) != 0;
+	fl = cur_u8(c);
+	l->exclusive = (fl & BRL_EXCL) != 0;
+	l->posix = (fl & BRL_POSIX) != 0;
 }
 
 /*
@@ -232,7 +244,8 @@ brl_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		wcur_le64(&w, l->length);
 		wcur_le64(&w, l->owner.persistent_id);
 		wcur_le32(&w, (uint32_t)l->owner.pid);
-		wcur_u8(&w, l->exclusive ? 1 : 0);
+		wcur_u8(&w, (l->exclusive ? BRL_EXCL : 0) |
+		    (l->posix ? BRL_POSIX : 0));
 	}
 	for (i = 0; i < nw; i++) {
 		wcur_le32(&w, (uint32_t)s->wait_buf[i].pid);
@@ -252,6 +265,114 @@ brl_add_waiter(struct shm *s, unsigned *nw, const struct shm_brlock_owner *o)
 	s->wait_buf[(*nw)++] = *o;	/* brl_load made room for one */
 }
 
+/* Do [alo, ahi] and [blo, bhi] overlap (adjacent: or sit side by side)? */
+static int
+brl_touch(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi, int adjacent)
+{
+	if (adjacent)
+		return (ahi == UINT64_MAX || blo <= ahi + 1) &&
+		    (bhi == UINT64_MAX || alo <= bhi + 1);
+	return blo <= ahi && alo <= bhi;
+}
+
+static void
+brl_drop(struct shm *s, unsigned *nl, unsigned i)
+{
+	memmove(&s->brl_buf[i], &s->brl_buf[i + 1],
+	    (*nl - i - 1) * sizeof(s->brl_buf[0]));
+	(*nl)--;
+}
+
+/* Is l one of the owner's POSIX locks of some bytes? */
+static int
+brl_posix_own(const struct shm_brlock_rec *l, const struct shm_brlock_owner *o)
+{
+	return l->posix && l->length > 0 &&
+	    l->owner.persistent_id == o->persistent_id;
+}
+
+/*
+ * Frees [lo, hi] from the owner's POSIX locks, as fcntl's F_UNLCK: a lock
+ * across an end of it keeps its part outside.  type -1: every lock of the
+ * owner; 0 or 1: only its locks of the other type (a lock of this type
+ * taking the range over).  1 when a lock changed.  The owner's locks
+ * never overlap each other, so at most one of them spans both ends: one
+ * more lock at most (brl_load's extra).
+ */
+static int
+brl_posix_cut(struct shm *s, unsigned *nl, const struct shm_brlock_owner *o,
+    uint64_t lo, uint64_t hi, int type)
+{
+	struct shm_brlock_rec l, piece;
+	unsigned i = 0, n = *nl;
+	uint64_t last;
+	int changed = 0;
+
+	while (i < n) {
+		l = s->brl_buf[i];
+		last = brl_last(l.offset, l.length);
+		if (!brl_posix_own(&l, o) || l.exclusive == type ||
+		    !brl_touch(l.offset, last, lo, hi, 0)) {
+			i++;
+			continue;
+		}
+		/* the pieces go after the n locks looked at */
+		brl_drop(s, nl, i);
+		n--;
+		changed = 1;
+		if (l.offset < lo) {
+			piece = l;
+			piece.length = lo - l.offset;
+			s->brl_buf[(*nl)++] = piece;
+		}
+		if (last > hi) {
+			piece = l;
+			piece.offset = hi + 1;
+			piece.length = last - hi;
+			s->brl_buf[(*nl)++] = piece;
+		}
+	}
+	return changed;
+}
+
+/*
+ * Adds the POSIX lock nr over its owner's own locks, as fcntl's F_SETLK:
+ * the range is the new type's, joined with the owner's locks of that type
+ * it overlaps or touches.  Two more locks at most.
+ */
+static void
+brl_posix_take(struct shm *s, unsigned *nl, const struct shm_brlock_rec *nr)
+{
+	struct shm_brlock_rec *l;
+	uint64_t lo = nr->offset, hi, last;
+	unsigned i;
+
+	if (nr->length == 0) {
+		s->brl_buf[(*nl)++] = *nr;	/* covers no byte: kept apart */
+		return;
+	}
+	hi = brl_last(nr->offset, nr->length);
+	(void)brl_posix_cut(s, nl, &nr->owner, lo, hi, nr->exclusive);
+again:
+	for (i = 0; i < *nl; i++) {
+		l = &s->brl_buf[i];
+		last = brl_last(l->offset, l->length);
+		if (!brl_posix_own(l, &nr->owner) ||
+		    l->exclusive != nr->exclusive ||
+		    !brl_touch(l->offset, last, lo, hi, 1))
+			continue;
+		lo = l->offset < lo ? l->offset : lo;
+		hi = last > hi ? last : hi;
+		brl_drop(s, nl, i);
+		goto again;	/* the wider range may touch another */
+	}
+	s->brl_buf[*nl] = *nr;
+	s->brl_buf[*nl].offset = lo;
+	/* every byte from 0 (2^64 of them) is no length: the last left out */
+	s->brl_buf[*nl].length = hi - lo + 1 == 0 ? UINT64_MAX : hi - lo + 1;
+	(*nl)++;
+}
+
 int
 shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
     const struct shm_brlock_owner *o, const struct shm_brlock_range *rg,
@@ -259,7 +380,7 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 {
 	MDB_txn *txn;
 	unsigned nl, nw, orig, i, j;
-	int rc;
+	int rc, posix = (flags & SHM_BRL_POSIX) != 0;
 
 	if (failed != NULL)
 		*failed = 0;
@@ -273,7 +394,8 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		return 0;
 	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
-	if ((rc = brl_load(s, txn, fid, n, &nl, &nw)) != 0)
+	/* a POSIX lock may split one of the owner's locks: room for two */
+	if ((rc = brl_load(s, txn, fid, posix ? 2 * n : n, &nl, &nw)) != 0)
 		goto out;
 	orig = nl;
 	if (s->brl_max_file != 0 && nl + n > s->brl_max_file) {
@@ -290,7 +412,7 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 	for (i = 0; i < n; i++) {
 		struct shm_brlock_rec nr = {
 			.owner = *o, .offset = rg[i].offset, .length = rg[i].length,
-			.exclusive = rg[i].exclusive != 0,
+			.exclusive = rg[i].exclusive != 0, .posix = posix,
 		};
 
 		/* Earlier elements of the same request count as held. */
@@ -303,7 +425,17 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 			rc = -EAGAIN;
 			break;
 		}
-		s->brl_buf[nl++] = nr;
+		/* POSIX: checked against the others first, applied below */
+		if (!posix)
+			s->brl_buf[nl++] = nr;
+	}
+	for (i = 0; rc == 0 && posix && i < n; i++) {
+		struct shm_brlock_rec nr = {
+			.owner = *o, .offset = rg[i].offset, .length = rg[i].length,
+			.exclusive = rg[i].exclusive != 0, .posix = 1,
+		};
+
+		brl_posix_take(s, &nl, &nr);
 	}
 	if (rc == -EAGAIN) {
 		if (!(flags & SHM_BRL_WAIT))
@@ -351,7 +483,7 @@ brl_wake_all(struct shm *s, unsigned *nw, struct shm_pids *wake)
 static int
 shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
     const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
-    struct shm_pids *wake)
+    int posix, struct shm_pids *wake)
 {
 	MDB_txn *txn;
 	unsigned nl, nw, i, hit = UINT32_MAX;
@@ -361,8 +493,25 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 		memset(wake, 0, sizeof(*wake));
 	if ((rc = shm_wbegin(s, shm_env_fid(s, fid), &txn)) != 0)
 		return rc;
-	if ((rc = brl_load(s, txn, fid, 0, &nl, &nw)) != 0)
+	if ((rc = brl_load(s, txn, fid, 1, &nl, &nw)) != 0)
 		goto out;
+	if (posix) {
+		/* any part of the owner's locks; nothing to free is no error */
+		if (length == 0) {
+			for (i = 0; i < nl; i++)
+				if (s->brl_buf[i].posix &&
+				    s->brl_buf[i].owner.persistent_id ==
+				    o->persistent_id && s->brl_buf[i].length == 0 &&
+				    s->brl_buf[i].offset == offset)
+					break;
+			if (i == nl)
+				goto out;
+			brl_drop(s, &nl, i);
+		} else if (!brl_posix_cut(s, &nl, o, offset,
+		    brl_last(offset, length), -1))
+			goto out;
+		goto store;
+	}
 	/* Exact range of this open; an exclusive lock goes before a shared one. */
 	for (i = 0; i < nl; i++) {
 		struct shm_brlock_rec *l = &s->brl_buf[i];
@@ -379,9 +528,8 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 		rc = -ENOENT;
 		goto out;
 	}
-	memmove(&s->brl_buf[hit], &s->brl_buf[hit + 1],
-	    (nl - hit - 1) * sizeof(s->brl_buf[0]));
-	nl--;
+	brl_drop(s, &nl, hit);
+store:
 	brl_wake_all(s, &nw, wake);
 	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0)
 		goto out;
@@ -400,7 +548,20 @@ shm_brlock_unlock(struct shm *s, const struct shm_file_id *fid,
 {
 	int rc;
 
-	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length, wake));
+	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length,
+	    0, wake));
+	return rc;
+}
+
+int
+shm_brlock_unlock_posix(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
+    struct shm_pids *wake)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length,
+	    1, wake));
 	return rc;
 }
 
@@ -442,11 +603,15 @@ shm_brlock_check(struct shm *s, const struct shm_file_id *fid,
 		brl_read_lock(&c, &l);
 		if (!brl_overlap(offset, length, l.offset, l.length))
 			continue;
+		/* POSIX locks are advisory for a POSIX handle's I/O */
+		if ((write & SHM_BRL_POSIX) && l.posix)
+			continue;
 		/*
 		 * MS-FSA 2.1.4.10: an exclusive lock lets only its own open
 		 * through; a shared lock blocks every write, its own open's too.
 		 */
-		if (l.exclusive ? l.owner.persistent_id != o->persistent_id : write) {
+		if (l.exclusive ? l.owner.persistent_id != o->persistent_id :
+		    (write & 1)) {
 			rc = -EAGAIN;
 			break;
 		}

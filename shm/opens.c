@@ -59,87 +59,6 @@
 #define SHM_DATA_ACCESS (SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA | \
 	SHM_FILE_APPEND_DATA | SHM_FILE_EXECUTE | SHM_DELETE)
 
-/* Offsets in a record. */
-#define OR_ACCESS	20
-#define OR_SHARE	24
-#define OR_OPLOCK	32
-#define OR_CLIENT_GUID	54
-#define OR_LINK		82
-
-void
-shm_orec_put(uint8_t *p, const struct shm_open_rec *r)
-{
-	le64_put(p, r->persistent_id);
-	le32_put(p + 8, (uint32_t)r->pid);
-	le64_put(p + 12, r->session_id);
-	le32_put(p + OR_ACCESS, r->access);
-	le32_put(p + OR_SHARE, r->share_access);
-	le32_put(p + 28, r->create_options);
-	p[OR_OPLOCK] = r->oplock_level;
-	p[33] = r->oplock_breaking_to;
-	le32_put(p + 34, r->lease_state);
-	memcpy(p + 38, r->lease_key, SHM_GUID_LEN);
-	memcpy(p + OR_CLIENT_GUID, r->client_guid, SHM_GUID_LEN);
-	le32_put(p + 70, r->flags);
-	le64_put(p + 74, r->opened);
-	le64_put(p + OR_LINK, r->link);
-}
-
-void
-shm_orec_get(const uint8_t *p, struct shm_open_rec *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->persistent_id = le64_get(p);
-	r->pid = (pid_t)le32_get(p + 8);
-	r->session_id = le64_get(p + 12);
-	r->access = le32_get(p + OR_ACCESS);
-	r->share_access = le32_get(p + OR_SHARE);
-	r->create_options = le32_get(p + 28);
-	r->oplock_level = p[OR_OPLOCK];
-	r->oplock_breaking_to = p[33];
-	r->lease_state = le32_get(p + 34);
-	memcpy(r->lease_key, p + 38, SHM_GUID_LEN);
-	memcpy(r->client_guid, p + OR_CLIENT_GUID, SHM_GUID_LEN);
-	r->flags = le32_get(p + 70);
-	r->opened = le64_get(p + 74);
-	r->link = le64_get(p + OR_LINK);
-}
-
-/* Opens holding an oplock or a lease: what a WRITE or an open may break. */
-static uint32_t
-ofile_ncaching(const struct shm_ofile *of)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < of->n; i++)
-		n += of->rec[(size_t)i * SHM_OREC_LEN + OR_OPLOCK] != SHM_OPLOCK_NONE;
-	return n;
-}
-
-int
-shm_ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *of)
-{
-	size_t off;
-
-	memset(of, 0, sizeof(*of));
-	if (len < SHM_OFILE_HDR || p[0] != SHM_OFILE_V4)
-		return -EPROTO;
-	of->n = le32_get(p + 1);
-	of->ndel = p[5];
-	if (of->ndel > SHM_ODEL_MAX)
-		return -EPROTO;
-	off = SHM_OFILE_HDR + (size_t)of->ndel * SHM_ODEL_LEN;
-	if (len < off || (len - off) / SHM_OREC_LEN != of->n ||
-	    (len - off) % SHM_OREC_LEN != 0)
-		return -EPROTO;
-	for (uint32_t i = 0; i < of->ndel; i++) {
-		of->del[i].link = le64_get(p + SHM_OFILE_HDR + i * SHM_ODEL_LEN);
-		of->del[i].uid = le32_get(p + SHM_OFILE_HDR + i * SHM_ODEL_LEN + 8);
-	}
-	of->rec = (uint8_t *)p + off;
-	return 0;
-}
-
 /* The index of link in the delete-pending list, or -1. */
 static int
 ofile_del_find(const struct shm_ofile *of, uint64_t link)
@@ -174,13 +93,23 @@ ofile_del_drop(struct shm_ofile *of, uint32_t i)
 	of->del[i] = of->del[--of->ndel];
 }
 
-/* Does any open of the loaded file use name link? */
+/*
+ * Does an open of the loaded file use name link?  held: one that is not a
+ * POSIX open.  POSIX opens never hold back the unlink of a delete-pending
+ * name: it goes at the close that leaves only them, as Linux's unlink, and
+ * they go on with the unlinked file (Samba 4.22's has_other_nonposix_opens).
+ */
 static int
-ofile_link_used(const struct shm_ofile *of, uint64_t link)
+ofile_link_used(const struct shm_ofile *of, uint64_t link, int held)
 {
-	for (uint32_t i = 0; i < of->n; i++)
-		if (le64_get(of->rec + (size_t)i * SHM_OREC_LEN + OR_LINK) == link)
+	const uint8_t *p;
+
+	for (uint32_t i = 0; i < of->n; i++) {
+		p = of->rec + (size_t)i * SHM_OREC_LEN;
+		if (le64_get(p + OR_LINK) == link &&
+		    !(held && (le32_get(p + OR_FLAGS) & SHM_OPEN_POSIX)))
 			return 1;
+	}
 	return 0;
 }
 
@@ -247,7 +176,7 @@ ofile_load_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 		memcpy(s->of_buf + SHM_OFILE_REC_OFF, of->rec,
 		    (size_t)of->n * SHM_OREC_LEN);
 	of->rec = s->of_buf + SHM_OFILE_REC_OFF;
-	of->ncache0 = ofile_ncaching(of);
+	of->ncache0 = shm_ofile_ncaching(of);
 	return 0;
 }
 
@@ -309,7 +238,7 @@ shm_ofile_store(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     struct shm_ofile *of)
 {
 	uint8_t key[SHM_FID_KEY_LEN];
-	uint32_t ncache = ofile_ncaching(of);
+	uint32_t ncache = shm_ofile_ncaching(of);
 	int rc;
 
 	shm_fid_key(key, fid);
@@ -517,7 +446,7 @@ static int
 ofile_del_held(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
     const struct shm_ofile *of, uint64_t link)
 {
-	if (ofile_link_used(of, link))
+	if (ofile_link_used(of, link, 0))
 		return 1;
 	return slist_scan(s, txn, base, &link, 0, NULL);
 }
@@ -680,7 +609,7 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	 * delete is dropped).
 	 */
 	if ((flags & SHM_DROP_DOC) && (r.create_options & SHM_FILE_DELETE_ON_CLOSE) &&
-	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_used(&of, r.link)) {
+	    ofile_del_add(&of, r.link, s->euid) != 0 && !ofile_link_used(&of, r.link, 1)) {
 		*dp = 1;
 		s->drop_del_uid = s->euid;
 	}
@@ -689,11 +618,13 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return rc;
 	*last = of.n == 0;
 	/*
-	 * The name's last open gone and the name delete pending: unlink it,
-	 * unless streams opened by that name still hold it.
+	 * The name delete pending and no open of it left but POSIX ones (they
+	 * keep the unlinked file): unlink it, unless its streams' opens hold it.
 	 */
 	if ((d = ofile_del_find(&of, r.link)) >= 0) {
-		if ((rc = ofile_del_held(s, txn, fid, &of, r.link)) < 0)
+		rc = ofile_link_used(&of, r.link, 1) ? 1 :
+		    slist_scan(s, txn, fid, &r.link, 0, NULL);
+		if (rc < 0)
 			return rc;
 		if (rc == 0) {
 			*dp = 1;

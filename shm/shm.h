@@ -173,6 +173,12 @@ struct shm_pids {
 #define SHM_OPEN_DURABLE	0x1	/* survives a disconnect for its timeout */
 #define SHM_OPEN_DISCONNECTED	0x2	/* durable, waiting for a reconnect */
 #define SHM_OPEN_BREAKING	0x4	/* oplock break sent, not yet acked */
+/*
+ * Opened with the SMB3 POSIX create context: it never holds back the
+ * unlink of a delete-pending name (shm_open_remove; Samba 4.22's
+ * has_other_nonposix_opens), and keeps working on the unlinked file.
+ */
+#define SHM_OPEN_POSIX		0x8
 
 struct shm_open_rec {
 	uint64_t	persistent_id;
@@ -285,8 +291,9 @@ struct shm_close_result {
 /*
  * Removes an open, its byte-range locks, its durable record and its lease
  * when it was the lease's last open, in one write transaction.  An open with
- * FILE_DELETE_ON_CLOSE makes its name delete pending; the close of the last
- * open of a delete-pending name says to unlink it.  res may be NULL.
+ * FILE_DELETE_ON_CLOSE makes its name delete pending; the close that leaves
+ * no open of a delete-pending name but POSIX ones (SHM_OPEN_POSIX) says to
+ * unlink it, and the name is no longer delete pending.  res may be NULL.
  */
 int	shm_open_remove(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, struct shm_close_result *res);
@@ -511,11 +518,22 @@ struct shm_brlock_rec {
 	uint64_t	offset;
 	uint64_t	length;
 	int		exclusive;
+	int		posix;		/* SHM_BRL_POSIX */
 };
 
 /* shm_brlock_lock() flags */
 #define SHM_BRL_EXCLUSIVE	0x1
 #define SHM_BRL_WAIT		0x2	/* on conflict, record owner as a waiter */
+/*
+ * A POSIX handle's locks (SMB3 POSIX extensions, as Samba 4.23's
+ * POSIX_LOCK flavour): the owner's own never conflict with each other and
+ * are merged and split as fcntl's (a lock over its own ranges takes them
+ * over; shm_brlock_unlock_posix frees any part of them and never fails);
+ * they never hold up a POSIX handle's I/O (shm_brlock_check with
+ * SHM_BRL_POSIX), only a Windows handle's.  Between a POSIX and a Windows
+ * lock the Windows rules hold.
+ */
+#define SHM_BRL_POSIX		0x4
 
 /*
  * Takes one lock (SMB2 semantics: shared locks stack, a shared lock may sit
@@ -536,10 +554,15 @@ int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
 	    struct shm_pids *wake);
+/* A POSIX owner's: any part of its locks goes, 0 even when none was held. */
+int	shm_brlock_unlock_posix(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    struct shm_pids *wake);
 /*
  * READ (write 0) or WRITE (write 1) against the locks: -EAGAIN when another
  * open's exclusive lock overlaps, or for a write any shared lock (even this
- * open's own, as Windows does).  A read-only transaction; a file without any
+ * open's own, as Windows does).  write | SHM_BRL_POSIX: a POSIX handle's
+ * I/O, which POSIX locks let through.  A read-only transaction; a file without any
  * lock (per the shared hint counters) returns without touching LMDB.
  */
 int	shm_brlock_check(struct shm *, const struct shm_file_id *,

@@ -374,7 +374,15 @@ struct shm_ofile {
 };
 
 /* Decodes a value in place: of->rec points into p.  0 or -EPROTO. */
+/* Offsets in an open record (shm/orec.c). */
+#define OR_ACCESS	20
+#define OR_SHARE	24
+#define OR_OPLOCK	32
+#define OR_CLIENT_GUID	54
+#define OR_FLAGS	70
+#define OR_LINK		82
 int	shm_ofile_parse(const uint8_t *p, size_t len, struct shm_ofile *);
+uint32_t	shm_ofile_ncaching(const struct shm_ofile *);
 void	shm_orec_get(const uint8_t *p, struct shm_open_rec *);
 void	shm_orec_put(uint8_t *p, const struct shm_open_rec *);
 static inline uint64_t

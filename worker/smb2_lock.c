@@ -7,6 +7,25 @@
  */
 
 /*
+ * POSIX locks.
+ *
+ * - A LOCK on a POSIX handle (SMB3 POSIX extensions) takes POSIX locks,
+ *   as Samba 4.23 does (4.22 meant to: its smbd_smb2_lock_send set the
+ *   POSIX flavour and then overwrote it with the Windows one, fixed by
+ *   Samba commit 2bdf72a8227): locks of the same handle never conflict
+ *   and are merged and split as fcntl's (a lock over the handle's own
+ *   ranges takes them over with its type; an unlock frees any part of
+ *   them and succeeds even when nothing was locked); a POSIX lock never
+ *   refuses a POSIX handle's READ or WRITE (advisory), but does a Windows
+ *   handle's, and a Windows lock binds a POSIX handle's I/O and locks as
+ *   ever (shm/brlock.c, struct shm_brlock_owner.posix).  An exclusive
+ *   lock needs a handle with write access (STATUS_INVALID_HANDLE, as
+ *   Samba and fcntl's EBADF).  A lock taken over the handle's own
+ *   exclusive range as shared wakes no blocked waiter until the next
+ *   unlock or close.
+ */
+
+/*
  * Local locks.
  *
  * - Local locks: an SMB LOCK is not granted over a range a local process
@@ -147,7 +166,7 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint16_t count;
 	uint8_t seq_num;
 	unsigned i, failed;
-	int rc, unlock, blocking;
+	int rc, unlock, blocking, posix;
 	ntstatus_t status;
 
 	cur_skip(c, 2);
@@ -203,6 +222,8 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	fid.ino = op->state_ino;
 	owner.pid = getpid();
 	owner.persistent_id = op->fid_persistent;
+	/* POSIX byte-range locks, "POSIX locks" above */
+	posix = op->u.file != NULL && op->u.file->posix;
 	unlock = (first & SMB2_LOCKFLAG_UNLOCK) != 0;
 
 	if (unlock) {
@@ -212,7 +233,8 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			if (fl[i] != SMB2_LOCKFLAG_UNLOCK)
 				return STATUS_INVALID_PARAMETER;
 			memset(&wake, 0, sizeof(wake));
-			rc = shm_brlock_unlock(s, &fid, &owner, rg[i].offset,
+			rc = (posix ? shm_brlock_unlock_posix :
+			    shm_brlock_unlock)(s, &fid, &owner, rg[i].offset,
 			    rg[i].length, &wake);
 			if ((wake.n > 0 || wake.overflow) && state_wmsg() != NULL)
 				(void)shm_wmsg_wake(state_wmsg(), &wake, &fid);
@@ -231,6 +253,10 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (rg[i].length > 0 &&
 		    rg[i].offset + (rg[i].length - 1) < rg[i].offset)
 			return STATUS_INVALID_LOCK_RANGE;
+		/* as fcntl's F_WRLCK on an fd not open for writing (Samba) */
+		if (posix && rg[i].exclusive &&
+		    !(op->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)))
+			return STATUS_INVALID_HANDLE;
 	}
 	/*
 	 * MS-FSA 2.1.5.7: taking a lock breaks level II oplocks (this
@@ -249,7 +275,8 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (open_locks_charge(op, count) != 0)
 		return STATUS_LOCK_NOT_GRANTED;
 	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
-	    blocking ? SHM_BRL_WAIT : 0, &failed);
+	    (blocking ? SHM_BRL_WAIT : 0) | (posix ? SHM_BRL_POSIX : 0),
+	    &failed);
 	if (rc != 0)
 		open_locks_uncharge(op, count);
 	if (rc == -EDQUOT)

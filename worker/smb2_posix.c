@@ -31,7 +31,13 @@ ntstatus_t
 smb2_posix_parse_ctx(struct smb2_req *req, const struct create_ctx_item *it,
     struct smb2_posix_req *pr)
 {
-	if (!req->conn->posix || it->name_len != sizeof(posix_tag) ||
+	/*
+	 * A share with `smb3 unix extensions = no` ignores the context, as
+	 * Samba 4.22 (smb2_create.c): the open is a Windows one.
+	 */
+	if (!req->conn->posix || (req->tree != NULL &&
+	    req->tree->share != NULL && !req->tree->share->smb3_unix_extensions) ||
+	    it->name_len != sizeof(posix_tag) ||
 	    memcmp(it->name, posix_tag, sizeof(posix_tag)) != 0)
 		return STATUS_SUCCESS;
 	if (posix_create_req_decode(it->data, it->data_len, &pr->perms) != 0)

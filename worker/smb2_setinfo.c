@@ -425,6 +425,15 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return ntstatus_from_errno(rc);
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
+	/*
+	 * A POSIX handle outlives its name (POSIX delete semantics,
+	 * shm/opens.c): once unlinked, the name may be another file's,
+	 * which a rename or link through this handle must not move.
+	 */
+	if (f->posix && (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
+	    (vfs->statat(tree->root_fd, f->path, &tst) != 0 ||
+	    tst.dev != st.dev || tst.ino != st.ino))
+		return STATUS_OBJECT_NAME_NOT_FOUND;
 	rc = vfs->statat(tree->root_fd, target, &tst);
 	exists = rc == 0;
 	if (rc == -EXDEV || rc == -ELOOP) {
@@ -593,7 +602,13 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 	case FileDispositionInformationEx:
 		if (blen < (klass == FileDispositionInformation ? 1u : 4u))
 			return STATUS_INFO_LENGTH_MISMATCH;
-		/* FILE_DISPOSITION_DELETE = 1; POSIX semantics not offered */
+		/*
+		 * FILE_DISPOSITION_DELETE = 1.  FILE_DISPOSITION_POSIX_SEMANTICS
+		 * (2) is what every delete through a POSIX handle gets
+		 * anyway (its name goes at the close that leaves only POSIX
+		 * opens of it: shm/opens.c, SHM_OPEN_POSIX); a Windows handle
+		 * keeps Windows semantics, flag or not.
+		 */
 		on = klass == FileDispositionInformation ? cur_u8(&b) != 0 :
 		    (cur_le32(&b) & 1) != 0;
 		/*

@@ -562,7 +562,9 @@ state_io_check(struct open *op, uint64_t off, uint64_t len, int write)
 	state_open_fid(op, &fid);
 	owner.pid = shm_self(s);	/* no getpid() syscall per request */
 	owner.persistent_id = op->fid_persistent;
-	rc = shm_brlock_check(s, &fid, &owner, off, len, write);
+	/* POSIX locks do not hold up a POSIX handle's I/O (shm/shm.h) */
+	rc = shm_brlock_check(s, &fid, &owner, off, len, write |
+	    (op->u.file != NULL && op->u.file->posix ? SHM_BRL_POSIX : 0));
 	if (rc == -EAGAIN)
 		return STATUS_FILE_LOCK_CONFLICT;
 	/* MS-FSA 2.1.5.3: a write breaks level II oplocks and R leases. */

@@ -194,6 +194,9 @@ state_open_rec_fill(struct state_entry *e)
 	rec->create_options = r->create_options;
 	rec->opened = (uint64_t)time(NULL);
 	rec->link = state_link_id(op->tree, f->path);
+	/* it never holds back the unlink of its name (shm/shm.h) */
+	if (f->posix)
+		rec->flags |= SHM_OPEN_POSIX;
 	memcpy(rec->client_guid, e->req->conn->client_guid, 16);
 	if (f->stream[0] != '\0') {
 		/* the file's share mode and delete pending state apply too */

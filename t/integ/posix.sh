@@ -7,11 +7,21 @@
 # QUERY_INFO and QUERY_DIRECTORY (symlinks and fifos shown as what they
 # are, never followed), and symlinks, FIFOs and sockets made by a client
 # with FSCTL_SET_REPARSE_POINT, read back, never followed, renamed and
-# deleted.  Clients: t/integ/posix_client.py, posix_symlink_client.py
+# deleted; POSIX delete semantics (a name unlinked at once while POSIX
+# handles stay open, Windows handles keeping delete pending) and POSIX
+# byte-range locks (advisory between POSIX handles, merged and split as
+# fcntl's), and `smb3 unix extensions = no` in one share.  Clients:
+# t/integ/posix_client.py, posix_symlink_client.py, posix_lk_client.py
 # (impacket with the POSIX contexts added, t/integ/posix_lib.py).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
+# a share where the POSIX create context is ignored (Samba's share key)
+mkdir -m 0777 "$T/np"
+INTEG_SHARES="[noposix]
+path = $T/np
+read only = no
+smb3 unix extensions = no"
 integ_conf
 # the POSIX modes asked for are not capped by the default masks
 sed -i '/^\[share\]/a create mask = 0777\ndirectory mask = 0777' "$CONF"
@@ -25,6 +35,7 @@ mkfifo "$SHARE/fifo"
 run() {
 	local out line c=$C
 	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
+	case $1 in delete|locks|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
 	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
 	while IFS= read -r line; do
 		case $line in
@@ -40,6 +51,10 @@ run() {
 }
 run posix
 run unoffered
+# POSIX delete semantics and POSIX byte-range locks (posix_lk_client.py)
+run delete
+run locks
+run shareoff
 # symlinks and special files made, read, renamed and deleted by a client
 mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"
 chmod -R a+rwX "$SHARE/sub"

@@ -516,6 +516,70 @@ posix_*)
 		[ -p "$S/p" ] && [ "$(stat -c %U "$S/p")" = alice ] ||
 		    die "not alice's fifo on the server: $(ls -l "$S")"
 		rm "$P/p" && [ ! -e "$S/p" ] || die "rm of the fifo failed" ;;
+	posix_unlink_open)
+		# POSIX delete semantics: rm of a file an fd holds open takes
+		# the name at once (no delete pending behind the open), the
+		# fd still reads (from the server: caches dropped), and a new
+		# file may take the name at once.  (Once it has, the client
+		# says ESTALE on the old fd: it revalidates an open file by its
+		# old name and finds another inode there, whatever the server.)
+		echo data >"$P/f" || die "create failed"
+		exec 3<"$P/f"
+		out=$(rm "$P/f" 2>&1) || die "rm of an open file failed: $out"
+		[ ! -e "$S/f" ] || die "the name stays on the server while open"
+		drop_caches
+		v=$(cat <&3 2>&1)
+		[ "$v" = data ] || die "the open fd no longer reads the data: $v"
+		echo new >"$P/f" || die "a new file of that name: refused"
+		exec 3<&-
+		sleep 2		# the client's deferred close
+		[ "$(cat "$S/f")" = new ] || die "the new file: $(ls -l "$S")"
+		rm "$P/f" && wait_gone "$S/f" || die "rm of the new file failed" ;;
+	posix_lock)
+		# POSIX byte-range locks are advisory between POSIX handles:
+		# another posix mount (its own connection) reads and writes
+		# under an fcntl lock, while its conflicting lock still fails
+		m2=/mnt/px2_$name
+		out=$(kc_mount "$m2" share alice vers=3.1.1,posix,nosharesock) ||
+		    die "second posix mount failed: $out"
+		trap 'umount "$m" "$m2" 2>/dev/null' EXIT
+		echo "lock test data" >"$P/f" || die "create failed"
+		$PY - "$P/f" "$m2/$name/f" <<'EOF' || exit 1
+import fcntl, subprocess, sys
+a, b = sys.argv[1], sys.argv[2]
+probe = """
+import fcntl, os, sys
+f = open(sys.argv[1], "r+b", buffering=0)
+if sys.argv[2] == "io":
+    try:
+        os.pread(f.fileno(), 4, 0)
+        os.pwrite(f.fileno(), b"LOCK", 0)
+    except OSError as e:
+        sys.exit("I/O under the lock: %s" % e)
+    sys.exit(0)
+try:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, 10, 0)
+except OSError:
+    sys.exit(3)
+"""
+def other(what):
+    return subprocess.run([sys.executable, "-c", probe, b, what],
+                          timeout=60).returncode
+fa = open(a, "r+")
+fcntl.lockf(fa, fcntl.LOCK_EX | fcntl.LOCK_NB, 100, 0)
+r = other("io")
+if r != 0:
+    sys.exit("the other posix mount's I/O under the lock failed (%s)" % r)
+r = other("lock")
+if r != 3:
+    sys.exit("the other posix mount got a conflicting lock (exit %d)" % r)
+fcntl.lockf(fa, fcntl.LOCK_UN, 100, 0)
+r = other("lock")
+if r != 0:
+    sys.exit("the other posix mount could not lock after the unlock (%d)" % r)
+EOF
+		[ "$(head -c 4 "$S/f")" = LOCK ] || die "the write under the lock is not on the server"
+		umount "$m2" || die "umount of the second mount failed" ;;
 	*)	die "no check named $name" ;;
 	esac
 	umount "$m" || die "umount failed"

@@ -42,6 +42,7 @@ FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	second_user
 	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar
 	posix_stat posix_chmod posix_chown posix_case posix_symlink posix_mkfifo
+	posix_unlink_open posix_lock
 	reconnect dirlease_listing"
 
 KERNELS=${KCLIENT_KERNEL:-6.1}

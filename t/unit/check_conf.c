@@ -279,6 +279,20 @@ START_TEST(test_share_defaults_and_global_inherit)
 	ck_assert_int_eq(c->shares[2].smb_encrypt, ENCRYPT_REQUIRED);
 	conf_free(c);
 
+	/* smb3 unix extensions: per share, the global value its default */
+	ck_assert_int_eq(load("[a]\npath = /a\n[b]\npath = /b\n"
+	    "smb3 unix extensions = no\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_int_eq(c->smb3_unix_extensions, 1);
+	ck_assert_int_eq(c->shares[1].smb3_unix_extensions, 1);
+	ck_assert_int_eq(c->shares[2].smb3_unix_extensions, 0);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nsmb3 unix extensions = no\n"
+	    "[a]\npath = /a\n", &c), 0);
+	ck_assert_int_eq(c->smb3_unix_extensions, 0);
+	ck_assert_int_eq(c->shares[1].smb3_unix_extensions, 0);
+	conf_free(c);
+
 	/* read only defaults to yes, as in Samba */
 	ck_assert_int_eq(load("[x]\npath = /x\n", &c), 0);
 	ck_assert_int_eq(c->shares[1].read_only, 1);
