@@ -58,9 +58,10 @@
  *   (conn_credits_replay, an anti-replay window: the owner could send a
  *   signed request of the session again), by closing the relay; it
  *   answers nothing by sendfile.  Writes to a relay that is full wait
- *   (at most RELAY_WAIT_MS, the owner's loop with them: a known cost)
- *   while its answers are read into the relay's buffer (two of the
- *   largest frames, RELAY_RBUF: the other worker holds at most one
+ *   (at most RELAY_WAIT_MS, 1 s, the owner's loop with them; a worker
+ *   that takes nothing that long, stopped by its user or wedged, loses
+ *   its session on the connection: relay_stalled) while its answers are
+ *   read into the relay's buffer (two of the largest frames, RELAY_RBUF: the other worker holds at most one
  *   answer in the socket and writes one more before it reads again), so
  *   neither side can block the other; answers go to the client as its
  *   socket takes them (relay_pump, from conn_process), the owner's own
@@ -76,7 +77,9 @@
  *   and forgets the session, whose next
  *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
  *   purges that worker's state as for any dead worker (durable handles
- *   kept).  The owner dies or the client goes: the other worker reads
+ *   kept).  The other worker takes no frame for RELAY_WAIT_MS (its user
+ *   stopped it, or it is wedged): the same, at once (relay_stalled).
+ *   The owner dies or the client goes: the other worker reads
  *   EOF and frees the connection like any (durable handles kept, the
  *   rest released).  The owner's own LOGOFF leaves the connection and
  *   its relays alone.  A request for which the other worker would drop
@@ -321,7 +324,8 @@ relay_now_ms(void)
 /*
  * Writes p whole to the relay.  While the other worker does not read (it
  * is writing answers, its output stuck on us), its answers are read into
- * the relay's buffer meanwhile, so neither side waits on the other.
+ * the relay's buffer meanwhile, so neither side waits on the other.  0,
+ * -ETIMEDOUT when it took no more within RELAY_WAIT_MS, or -1.
  */
 static int
 relay_write(struct relay *r, const uint8_t *p, size_t len)
@@ -344,7 +348,9 @@ relay_write(struct relay *r, const uint8_t *p, size_t len)
 		if (n == 0 || errno != EAGAIN)
 			return -1;
 		left = end - relay_now_ms();
-		if (left <= 0 || poll(&pfd, 1, (int)left) < 0)
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
 			return -1;
 		if ((pfd.revents & POLLIN) && !(pfd.revents & POLLOUT) &&
 		    (relay_read(r) < 0 || r->eof))
@@ -353,7 +359,10 @@ relay_write(struct relay *r, const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* The framing and the frame: one sendmsg when the relay takes it all. */
+/*
+ * The framing and the frame: one sendmsg when the relay takes it all.  0,
+ * -ETIMEDOUT (relay_write), or -1.
+ */
 static int
 relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
     const uint8_t *msg, size_t len)
@@ -363,6 +372,7 @@ relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
 	};
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	ssize_t n;
+	int rc;
 
 	do
 		n = sendmsg(r->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -372,10 +382,33 @@ relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
 	if (n < 0)
 		n = 0;
 	if ((size_t)n < SMB2_FRAME_LEN &&
-	    relay_write(r, hdr + n, SMB2_FRAME_LEN - (size_t)n) < 0)
-		return -1;
+	    (rc = relay_write(r, hdr + n, SMB2_FRAME_LEN - (size_t)n)) < 0)
+		return rc;
 	n = (size_t)n < SMB2_FRAME_LEN ? 0 : n - SMB2_FRAME_LEN;
 	return relay_write(r, msg + n, len - (size_t)n);
+}
+
+/*
+ * r's worker took no request within RELAY_WAIT_MS: its user's shell
+ * stopped it (the worker runs as that user), or it is wedged.  The owner's
+ * loop, with every connection of this worker, must not wait on it: its
+ * session on this connection ends at once, as if the worker had gone
+ * (relay_pump: the answers complete in the buffer go out, the requests in
+ * flight get USER_SESSION_DELETED, the relay closes).  What it has not
+ * read stays unread: the frame cut short makes the stream useless anyway,
+ * and once continued the worker reads EOF and frees the connection.
+ */
+static void
+relay_stalled(struct conn *c, struct relay *r)
+{
+	conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) took "
+	    "no request for %d ms (stopped or wedged); the session ends on "
+	    "this connection", (unsigned long long)r->sid, r->user,
+	    (unsigned)r->uid, RELAY_WAIT_MS);
+	r->sid = 0;
+	r->eof = 1;
+	r->paused = 0;
+	worker_relay_watch(c, r->fd, 0);
 }
 
 int
@@ -385,6 +418,7 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 	uint8_t hdr[SMB2_FRAME_LEN];
 	uint64_t sid;
 	unsigned i;
+	int rc;
 
 	if (t == NULL || t->n == 0)
 		return 0;
@@ -405,7 +439,10 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 			continue;
 		smb2_frame_encode(hdr, (uint32_t)len);
 		relay_inflight_note(r->inflight, msg, len);
-		if (relay_send(r, hdr, msg, len) < 0)
+		rc = relay_send(r, hdr, msg, len);
+		if (rc == -ETIMEDOUT)
+			relay_stalled(c, r);
+		else if (rc < 0)
 			relay_break(c, r, "its worker does not take requests");
 		return 1;
 	}

@@ -40,7 +40,11 @@ struct smb2_req;
 #define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
 #define RELAY_DROP_TYPE		0xA6
 #define RELAY_VERSION		2
-#define RELAY_WAIT_MS		30000	/* a relay that takes no frame this long is dropped */
+/*
+ * A relay that takes no frame this long is dropped: the owner's loop waits
+ * that long at most, and any user can stop his own worker (issue 20).
+ */
+#define RELAY_WAIT_MS		1000
 
 /* ---- on the owner ---- */
 

@@ -132,6 +132,38 @@ for d in 202 21; do
 done
 check "the server is still up" integ_ping
 
+# bob's worker stopped by bob (his uid owns it) while his session fills
+# the relay: alice's worker waits on it at most RELAY_WAIT_MS (1 s), then
+# bob's session on that connection ends (worker/relay.c relay_stalled)
+cat >"$T/sigbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+if [ "\$1" = stop ]; then
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "worker" and p.get("user") == "bob":
+        print(p["pid"])' >"$T/bobpids"
+	[ -s "$T/bobpids" ] || exit 1
+	for p in \$(cat "$T/bobpids"); do kill -STOP "\$p"; done
+	exit 0
+fi
+for p in \$(cat "$T/bobpids"); do kill -CONT "\$p"; done
+sleep 0.5
+for p in \$(cat "$T/bobpids"); do
+	s=\$(awk '{ print \$3 }' "/proc/\$p/stat" 2>/dev/null)
+	[ -n "\$s" ] && [ "\$s" != T ] && [ "\$s" != Z ] || exit 1
+done
+SH
+chmod +x "$T/sigbob"
+check "bob's worker stopped with his relay full: alice's connections go on" \
+    client 21 stall 21 "$T/sigbob"
+grep -q "its worker (uid [0-9]*) took no request" "$LOG" &&
+	ok "the log names bob's stalled worker" ||
+	fail "no log line for bob's stalled worker"
+check "the server is still up" integ_ping
+
 # alice's worker (the socket's owner) killed -9: the connection is gone
 # and bob's worker ends his session (no session of his is left)
 cat >"$T/killalice" <<SH

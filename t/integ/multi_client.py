@@ -25,6 +25,12 @@
 #          in flight when his worker is stopped, then killed (CMD stop|kill
 #          SID): each gets USER_SESSION_DELETED from the owner; alice
 #          goes on.
+#     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
+#          session sends 64 KiB WRITEs until the relay is full: alice's
+#          WRITE and READ on the connection and alice on a second one are
+#          answered within 2 s each, bob's requests get
+#          USER_SESSION_DELETED; CMD cont continues bob's worker (it must
+#          be alive) and bob logs on anew.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
@@ -575,6 +581,105 @@ def inflight(tag, cmd):
           b"alice")
 
 
+def raw_write(m, user, tid, fid, off, data):
+    body = struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data), off, fid,
+                       0, 0, 0, 0, 0) + data
+    return send(m, user, smb3structs.SMB2_WRITE, tid, body)
+
+
+def raw_read(m, user, tid, fid, length):
+    return send(m, user, smb3structs.SMB2_READ, tid,
+                struct.pack("<HBBIQ16sIIIHHB", 49, 0, 0, length, 0, fid, 0,
+                            0, 0, 0, 0, 0))
+
+
+def timed(fn):
+    """(seconds, result or None when it raised)."""
+    t0 = time.monotonic()
+    try:
+        r = fn()
+    except Exception as e:  # a timeout, or the connection gone
+        print("# %r" % e, flush=True)
+        r = None
+    return time.monotonic() - t0, r
+
+
+def stall(tag, cmd):
+    """bob's worker stopped while his session fills the relay: alice's
+    worker must not wait on it (worker/relay.c relay_stalled)."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m2 = Multi()
+    m2.login("alice", "alicepw1")
+    m2.write("alice", "st_%s_alice2.txt" % tag, b"second")
+    ta = m.use("alice")
+    fa = m.c.create(ta, "st_%s_alice.txt" % tag,
+                    FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    fa = fa.getData() if hasattr(fa, "getData") else bytes(fa)
+    tb = m.use("bob")
+    fb = m.c.create(tb, "st_%s_bob.txt" % tag,
+                    FILE_READ_DATA | FILE_WRITE_DATA, 7,
+                    FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0)
+    fb = fb.getData() if hasattr(fb, "getData") else bytes(fb)
+    subprocess.run(cmd + ["stop"], check=False)
+    # More than a socketpair's buffer (about 200 KiB): the relay fills.
+    chunk = b"b" * 65536
+    bob = [raw_write(m, "bob", tb, fb, i * len(chunk), chunk)
+           for i in range(10)]
+    time.sleep(0.3)
+    # alice on her second connection, served by the same worker
+    dt, r = timed(lambda: m2.read("alice", "st_%s_alice2.txt" % tag))
+    check("alice on a second connection answered within 2 s (%.2f s)" % dt,
+          r == b"second" and dt < 2, "%r after %.2f s" % (r, dt))
+    # alice on the connection with bob's session
+    t0 = time.monotonic()
+    wr = raw_write(m, "alice", ta, fa, 0, b"alice's data")
+    dt, got = timed(lambda: collect(m, lambda g: final_of(g, wr)[0]
+                                    is not None, limit=64))
+    p = final_of(got or [], wr)[0]
+    check("alice's WRITE beside bob's answered within 2 s (%.2f s)" % dt,
+          p is not None and p["Status"] == 0 and dt < 2,
+          "%r after %.2f s" % (p["Status"] if p else None, dt))
+    rd = raw_read(m, "alice", ta, fa, 64)
+    dt, got2 = timed(lambda: collect(m, lambda g: final_of(g, rd)[0]
+                                     is not None, limit=64))
+    p, raw = final_of(got2 or [], rd)
+    check("alice's READ beside bob's answered within 2 s (%.2f s)" % dt,
+          p is not None and p["Status"] == 0 and
+          raw[64 + 16:64 + 16 + 12] == b"alice's data" and dt < 2,
+          "%r after %.2f s" % (p["Status"] if p else None, dt))
+    got = (got or []) + (got2 or [])
+    left = [x for x in bob if final_of(got, x)[0] is None]
+    if left:
+        got += timed(lambda: collect(m, lambda g: all(
+            final_of(g, x)[0] is not None for x in left),
+            limit=len(left) + 4))[1] or []
+    st = [final_of(got, x)[0]["Status"] for x in bob
+          if final_of(got, x)[0] is not None]
+    check("each of bob's WRITEs: USER_SESSION_DELETED",
+          len(st) == len(bob) and
+          all(x == STATUS_USER_SESSION_DELETED for x in st),
+          "%d answers: %r" % (len(st), ["%08x" % x for x in st]))
+    print("# alice waited %.2f s in all" % (time.monotonic() - t0),
+          flush=True)
+    st = status_of(lambda: m.write("bob", "st_%s_bob2.txt" % tag, b"x"))
+    check("bob's next request: USER_SESSION_DELETED",
+          st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    r = subprocess.run(cmd + ["cont"], check=False)
+    check("bob's worker continued is alive", r.returncode == 0)
+    st = status_of(lambda: m.login("bob", "bobpw1"))
+    check("bob logs on anew on the connection", st == 0, "status %08x" % st)
+    if st == 0:
+        m.write("bob", "st_%s_bob3.txt" % tag, b"bob again")
+        check("bob's new session works",
+              m.read("bob", "st_%s_bob3.txt" % tag) == b"bob again")
+    m.write("alice", "st_%s_alice3.txt" % tag, b"alice")
+    check("alice goes on", m.read("alice", "st_%s_alice3.txt" % tag) ==
+          b"alice")
+
+
 def many(tag, users):
     m = Multi()
     m.login("alice", "alicepw1")
@@ -765,6 +870,8 @@ elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
 elif MODE == "inflight":
     inflight(sys.argv[4], sys.argv[5:])
+elif MODE == "stall":
+    stall(sys.argv[4], sys.argv[5:])
 elif MODE == "many":
     many(sys.argv[4], sys.argv[5:])
 elif MODE == "refused":
