@@ -79,6 +79,7 @@ struct gate_slot {
 	int		 got_bytes;
 	int		 bind_refused;	/* answered here as for no such session */
 	int		 bind_ok;	/* its worker lets this binding through */
+	unsigned	 bind_fails;	/* bindings refused on this connection */
 	struct gate_check check;	/* the binding check asked */
 	int		 no_bind;	/* MSG_NEW_CONN_NO_BIND: bindings answered here */
 	/* The verdict, for the AUTHENTICATE token at want_tok only. */
@@ -198,6 +199,7 @@ gate_slot_close(struct gate_slot *sl, int to_bind)
 	sl->have_rep = 0;
 	sl->bind_refused = 0;
 	sl->bind_ok = 0;
+	sl->bind_fails = 0;
 	gate.active--;
 	if (!gate.master_gone) {
 		uint8_t p[4];
@@ -641,6 +643,8 @@ gate_check_rep(const struct msg *m)
 		return;		/* that login ended while it waited */
 	pv = sl->c->priv;
 	sl->state = SLOT_LOGIN;
+	/* Back to the login's own clock, not the check's. */
+	sl->deadline_ms = sl->login_deadline_ms;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u64 = (uint64_t)(sl - gate.slots) + 1;
@@ -673,6 +677,17 @@ gate_check_rep(const struct msg *m)
 			gate_slot_end(sl);
 			return;
 		}
+	}
+	/*
+	 * Refused bindings cost a worker's check each: a connection that
+	 * keeps sending them gets as many as a routed one did, then is closed.
+	 */
+	if (!sl->bind_ok && ++sl->bind_fails >= CONN_BIND_MAX_FAILS) {
+		/* Debug only: a flood would fill the log (dos_preauth.sh). */
+		log_debug(5, "%s: %u bindings refused before a login, closed",
+		    sl->c->peer, sl->bind_fails);
+		gate_slot_end(sl);
+		return;
 	}
 	gate_slot_run(sl);
 }

@@ -84,12 +84,12 @@ integ_ping && ok "server alive" || fail "server gone"
 # (its descriptors and the hand-off log stay as they were), at most a
 # few log lines for them all.
 l0=$(wc -l < "$LOG")
-out=$(timeout 120 "$PYTHON" "$C" "$PORT" bind2x 40 10 alice "$ALICE_PW" 2>&1)
+out=$(timeout 120 "$PYTHON" "$C" "$PORT" bind2x 40 7 alice "$ALICE_PW" 2>&1)
 echo "$out" | sed 's/^/     /'
 n=$(echo "$out" | awk '$1 == "answer" && $3 == "signed-req" && $4 == "0xc00000d0" && $5 == "signed" { print $2 }')
-[ "${n:-0}" = 400 ] &&
-    ok "400 signed 2.x bindings: REQUEST_NOT_ACCEPTED, signed with the session's key" ||
-    fail "signed 2.x bindings: ${n:-0} of 400 answered REQUEST_NOT_ACCEPTED signed"
+[ "${n:-0}" = 280 ] &&
+    ok "280 signed 2.x bindings: REQUEST_NOT_ACCEPTED, signed with the session's key" ||
+    fail "signed 2.x bindings: ${n:-0} of 280 answered REQUEST_NOT_ACCEPTED signed"
 n=$(echo "$out" | awk '$1 == "answer" && $3 == "unsigned-req" && $4 == "0xc0000022" && $5 == "not-signed" { print $2 }')
 [ "${n:-0}" = 40 ] && ok "40 unsigned 2.x bindings: ACCESS_DENIED, unsigned" ||
     fail "unsigned 2.x bindings: ${n:-0} of 40 answered ACCESS_DENIED"
@@ -104,7 +104,7 @@ a=$(tail -n +"$((l0 + 1))" "$LOG" | grep -c "connection taken over (session 0)")
 [ "$a" = 0 ] && ok "no binding connection was handed to a worker" ||
     fail "$a binding connections handed to a worker"
 b=$(tail -n +"$((l0 + 1))" "$LOG" | grep -ci "bind")
-[ "$b" -le 20 ] && ok "log lines about the 441 bindings: $b" ||
+[ "$b" -le 20 ] && ok "log lines about the 321 bindings: $b" ||
     fail "$b log lines about the bindings"
 echo "$out" | grep -q "^user-works 1" && ok "alice's session goes on" ||
     fail "alice's session after the 2.x bindings"
