@@ -189,17 +189,26 @@ route_verdict_forget(pid_t gate)
 			route_verdict_free(&route_verdicts[i]);
 }
 
+/* A message to the gate gate_pid, if it is still there to take it. */
 static void
-route_done(pid_t gate_pid, uint32_t gate_id, uint32_t status)
+route_gate_send(pid_t gate_pid, uint32_t type, uint32_t gate_id,
+    const uint8_t *p, size_t len)
 {
 	struct child *gate;
-	uint8_t p[4];
 
 	if (gate_pid <= 0 || (gate = spawn_find(gate_pid)) == NULL ||
 	    gate->chan < 0)
 		return;
+	(void)spawn_send(gate, type, gate_id, p, len);
+}
+
+static void
+route_done(pid_t gate_pid, uint32_t gate_id, uint32_t status)
+{
+	uint8_t p[4];
+
 	le32_put(p, status);
-	(void)spawn_send(gate, MSG_HANDOFF_DONE, gate_id, p, sizeof(p));
+	route_gate_send(gate_pid, MSG_HANDOFF_DONE, gate_id, p, sizeof(p));
 }
 
 static void
@@ -497,15 +506,11 @@ route_handoff_bind(struct child *gate, const struct msg *m)
 static void
 route_check_answer(pid_t gate_pid, uint32_t gate_id, uint32_t status)
 {
-	struct child *gate;
 	uint8_t p[8];
 
-	if (gate_pid <= 0 || (gate = spawn_find(gate_pid)) == NULL ||
-	    gate->chan < 0)
-		return;
 	le32_put(p, status);
 	le32_put(p + 4, 0);
-	(void)spawn_send(gate, MSG_BIND_CHECK_REP, gate_id, p, sizeof(p));
+	route_gate_send(gate_pid, MSG_BIND_CHECK_REP, gate_id, p, sizeof(p));
 }
 
 /*
