@@ -117,6 +117,64 @@ file_open_renamed(const struct file_open *self, const char *from)
 			memcpy(g->path, self->path, sizeof(g->path));
 }
 
+/*
+ * A rename made in another worker (or on the server itself) moves f's file
+ * under this worker's feet: f->path still names the old place, which may
+ * be another file's by now.  The kernel keeps the name of every open's
+ * dentry current, readable at /proc/self/fd/N, and the share root's own
+ * is its prefix.  st is f's own fstat.  Returns 0 when f->path names f
+ * (brought up to date if the file had moved), -ENOENT when f has no name
+ * in the share any more (unlinked, or moved out of it).  One statat when
+ * nothing moved.
+ */
+int
+file_open_path_current(int root_fd, struct file_open *f,
+    const struct vfs_stat *st)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	char p[32], root[FILE_PATH_MAX], now[FILE_PATH_MAX];
+	struct vfs_stat tst;
+	const char *rel;
+	ssize_t rn, n;
+
+	if (f->path[0] == '\0')
+		return 0;
+	if (vfs->statat(root_fd, f->path, &tst) == 0 && tst.dev == st->dev &&
+	    tst.ino == st->ino)
+		return 0;
+	if (vfs != &vfs_posix)
+		return -ENOENT;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", root_fd);
+	if ((rn = readlink(p, root, sizeof(root) - 1)) <= 0)
+		return -ENOENT;
+	root[rn] = '\0';
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", f->fd);
+	if ((n = readlink(p, now, sizeof(now) - 1)) <= 0 ||
+	    (size_t)n >= sizeof(now) - 1)
+		return -ENOENT;
+	now[n] = '\0';
+	/* "/" as the root keeps its slash; any other root is followed by one */
+	if (rn == 1 && root[0] == '/')
+		rel = now + 1;
+	else if (n > rn + 1 && memcmp(now, root, (size_t)rn) == 0 &&
+	    now[rn] == '/')
+		rel = now + rn + 1;
+	else
+		return -ENOENT;
+	/*
+	 * An unlinked file's link reads "<old name> (deleted)": the statat
+	 * below refuses it, unless a file of that very name is f itself.
+	 */
+	if (rel[0] == '\0' || strlen(rel) >= sizeof(f->path) ||
+	    vfs->statat(root_fd, rel, &tst) != 0 || tst.dev != st->dev ||
+	    tst.ino != st->ino)
+		return -ENOENT;
+	log_debug(2, "\"%s\" was renamed to \"%s\" outside this worker",
+	    f->path, rel);
+	memmove(f->path, rel, strlen(rel) + 1);
+	return 0;
+}
+
 struct file_dir *
 file_dir_get(void)
 {

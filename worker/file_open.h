@@ -114,6 +114,8 @@ const struct file_open	*file_open_next_below(const void *share,
  */
 void			 file_open_renamed(const struct file_open *self,
 			    const char *from);
+int			 file_open_path_current(int root_fd,
+			    struct file_open *, const struct vfs_stat *);
 struct file_open	*file_open_get(void);
 void			 file_open_put(struct file_open *);
 struct file_dir		*file_dir_get(void);

@@ -24,6 +24,23 @@
 #define SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB	0x0001
 
 /*
+ * A delete on close found f's name gone or another file's: a rename in
+ * another worker may have moved f.  1 when f->path now names f elsewhere.
+ */
+static int
+close_path_moved(int root_fd, struct file_open *f)
+{
+	char was[sizeof(f->path)];
+	struct vfs_stat st;
+
+	if (file_vfs()->fstat(f->fd, &st) != 0)
+		return 0;
+	memcpy(was, f->path, sizeof(was));
+	return file_open_path_current(root_fd, f, &st) == 0 &&
+	    strcmp(was, f->path) != 0;
+}
+
+/*
  * Releases the file state of an open (CLOSE, tree disconnect, logoff,
  * connection loss): a pending delete happens now.
  */
@@ -86,6 +103,13 @@ file_open_close(struct open *op)
 			dirlease_note_gone(op->tree, f->path);
 			rc = vfs->unlink_same(op->tree->root_fd, f->path,
 			    f->is_dir, f->dev, f->ino);
+			/* renamed in another worker: its name now */
+			if ((rc == -ESTALE || rc == -ENOENT) &&
+			    close_path_moved(op->tree->root_fd, f)) {
+				dirlease_note_gone(op->tree, f->path);
+				rc = vfs->unlink_same(op->tree->root_fd,
+				    f->path, f->is_dir, f->dev, f->ino);
+			}
 			/*
 			 * The name is gone from its directory's listing.  The
 			 * parent key is spared only when this open set the

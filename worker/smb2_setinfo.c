@@ -426,13 +426,14 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
 	/*
-	 * A POSIX handle outlives its name (POSIX delete semantics,
-	 * shm/opens.c): once unlinked, the name may be another file's,
-	 * which a rename or link through this handle must not move.
+	 * The handle's name may be stale: renamed in another worker, or
+	 * unlinked under a POSIX handle (POSIX delete semantics,
+	 * shm/opens.c), the name may be another file's now, which a rename
+	 * or link through this handle must not move.  It follows a rename;
+	 * a handle whose file has no name left gets NAME_NOT_FOUND.
 	 */
-	if (f->posix && (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
-	    (vfs->statat(tree->root_fd, f->path, &tst) != 0 ||
-	    tst.dev != st.dev || tst.ino != st.ino))
+	if ((S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
+	    file_open_path_current(tree->root_fd, f, &st) != 0)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
 	rc = vfs->statat(tree->root_fd, target, &tst);
 	exists = rc == 0;

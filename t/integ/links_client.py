@@ -142,9 +142,9 @@ def cmd_links():
     check("a delete by a handle of a renamed file removes the new name only",
           on_disk("r1", "r2") == "r1=True r2=False", on_disk("r1", "r2"))
 
-    # The same with the other handle in another user's worker: it cannot
-    # follow the rename's path, and never deletes the file that took the
-    # old name.
+    # The same with the other handle in another user's worker: it learns
+    # the file's new name from the kernel, deletes the file there, and
+    # never the file that took the old name.
     for n in ("s1", "s2"):
         if os.path.exists(os.path.join(SHARE, n)):
             os.unlink(os.path.join(SHARE, n))
@@ -159,8 +159,42 @@ def cmd_links():
     set_disposition(b, bt, gb)
     close(b, bt, gb)
     check("a stale name in another worker never deletes the file that "
-          "took it", os.path.exists(os.path.join(SHARE, "s1")),
-          on_disk("s1", "s2"))
+          "took it, and the delete follows the rename",
+          on_disk("s1", "s2") == "s1=True s2=False", on_disk("s1", "s2"))
+
+    # A rename through a handle whose file another worker renamed: the
+    # file moves, not the one that took its old name (Windows renames by
+    # handle).
+    for n in ("m1", "m2", "m3"):
+        if os.path.exists(os.path.join(SHARE, n)):
+            os.unlink(os.path.join(SHARE, n))
+    with open(os.path.join(SHARE, "m1"), "wb") as fh:
+        fh.write(b"moved twice\n")
+    os.chmod(os.path.join(SHARE, "m1"), 0o666)
+    gb = create(b, bt, "m1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    ga = create(a, at, "m1", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    rename(a, at, ga, "m2")
+    close(a, at, ga)
+    fresh = create(a, at, "m1", access=RD, disp=s3.FILE_CREATE)
+    close(a, at, fresh)
+    st = status_of(lambda: rename(b, bt, gb, "m3"))
+    close(b, bt, gb)
+    with open(os.path.join(SHARE, "m3"), "rb") as fh:
+        data = fh.read() if os.path.exists(os.path.join(SHARE, "m3")) \
+            else b""
+    check("a rename through a handle another worker's rename moved takes "
+          "that file, not the one that took its old name",
+          st == "OK" and on_disk("m1", "m2", "m3") ==
+          "m1=True m2=False m3=True" and data == b"moved twice\n",
+          "%s %s %r" % (st, on_disk("m1", "m2", "m3"), data))
+    os.rename(os.path.join(SHARE, "m3"), os.path.join(SHARE, "m4"))
+    h = create(a, at, "m4", access=RD | s3.DELETE, disp=s3.FILE_OPEN)
+    os.rename(os.path.join(SHARE, "m4"), os.path.join(SHARE, "m5"))
+    st = status_of(lambda: rename(a, at, h, "m6"))
+    close(a, at, h)
+    check("... and one made on the server itself",
+          st == "OK" and on_disk("m5", "m6") == "m5=False m6=True",
+          "%s %s" % (st, on_disk("m5", "m6")))
 
 
 # ---- raw SMB2, for a compound and a lease break on one connection ----
