@@ -58,11 +58,14 @@ int	smb2_sign_iov(int algo, const uint8_t key[16], const struct iovec *iov,
  * it; smb2_sign_ctx_free releases it (and may be called on a zeroed one).
  */
 struct smb2_sign_ctx {
-	/* gnutls_hmac_hd_t, for AES-GMAC gnutls_aead_cipher_hd_t (AES-GCM
-	 * over the message as additional data); NULL until first use */
+	/* gnutls_hmac_hd_t for HMAC-SHA256; for AES-GMAC a
+	 * gnutls_aead_cipher_hd_t (AES-GCM over the message as additional
+	 * data); for AES-CMAC a gnutls_cipher_hd_t (AES-128-CBC, the
+	 * CBC-MAC under CMAC); NULL until first use */
 	void		*h;
 	int		 algo;
 	uint8_t		 key[16];	/* the key h was keyed with */
+	uint8_t		 k1[16], k2[16];	/* CMAC subkeys (RFC 4493 2.3) */
 };
 
 int	smb2_sign_ctx_iov(struct smb2_sign_ctx *, int algo,
@@ -74,5 +77,14 @@ int	smb2_sign_ctx(struct smb2_sign_ctx *, int algo, const uint8_t key[16],
 int	smb2_verify_ctx(struct smb2_sign_ctx *, int algo, const uint8_t key[16],
 	    const uint8_t *msg, size_t len);
 void	smb2_sign_ctx_free(struct smb2_sign_ctx *);
+
+/*
+ * AES-128-CMAC (RFC 4493) of the concatenation of iov[0..iovcnt), any
+ * length (0 included), through the context (keyed for SIGN_AES_CMAC with
+ * key; re-keyed if it held something else).  What smb2_sign_ctx_iov uses
+ * for SIGN_AES_CMAC; exposed for the RFC's known answers.  0 or -EINVAL.
+ */
+int	smb2_aes_cmac(struct smb2_sign_ctx *, const uint8_t key[16],
+	    const struct iovec *iov, int iovcnt, uint8_t mac[16]);
 
 #endif

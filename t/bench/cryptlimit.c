@@ -12,7 +12,8 @@
  * aes128gcm / aes256gcm: one in-place AEAD encryption per buffer of BYTES
  * (default 1 MiB, a 1 MiB READ's payload), with a 32-byte AAD as in a
  * TRANSFORM_HEADER; gmac / cmac / hmacsha256: one MAC over the buffer, as
- * SMB2 signing does.  The process pins itself to the CPU it starts on, so
+ * SMB2 signing does; cmac_cbc: CMAC's chain through the bulk AES-CBC
+ * (what proto/sign.c signs with).  The process pins itself to the CPU it starts on, so
  * the figure is one core's, whatever the caller's affinity; CPU time is
  * CLOCK_THREAD_CPUTIME_ID, not wall time (a neighbour on the shared VM
  * stealing the core does not lower the limit).
@@ -120,6 +121,46 @@ cl_gmac_aead(unsigned char *buf, size_t len, double budget)
 	return 0;
 }
 
+/*
+ * AES-CMAC's floor: gnutls' bulk AES-128-CBC over the buffer, into a
+ * 2 KiB scratch chunk, as proto/sign.c computes CMAC since 2026-12-04
+ * (a CBC-MAC is one serial chain: this is one core's AES latency).
+ */
+static int
+cl_cmac_cbc(unsigned char *buf, size_t len, double budget)
+{
+	gnutls_cipher_hd_t h;
+	unsigned char key[16], iv[16], out[2048];
+	gnutls_datum_t k = { key, sizeof(key) }, v = { iv, sizeof(iv) };
+	size_t off, c;
+	double t0, t;
+	long n = 0;
+
+	memset(key, 0xa5, sizeof(key));
+	memset(iv, 0, sizeof(iv));
+	if (gnutls_cipher_init(&h, GNUTLS_CIPHER_AES_128_CBC, &k, &v) < 0)
+		return -1;
+	t0 = cl_cpu();
+	do {
+		gnutls_cipher_set_iv(h, iv, sizeof(iv));
+		for (off = 0; off < len; off += c) {
+			c = len - off < sizeof(out) ? len - off : sizeof(out);
+			c &= ~(size_t)15;
+			if (c == 0)
+				break;
+			if (gnutls_cipher_encrypt2(h, buf + off, c, out, c) < 0) {
+				gnutls_cipher_deinit(h);
+				return -1;
+			}
+		}
+		n++;
+		t = cl_cpu() - t0;
+	} while (t < budget);
+	gnutls_cipher_deinit(h);
+	cl_report("cmac_cbc", len, n, t);
+	return 0;
+}
+
 static int
 cl_mac(const char *name, gnutls_mac_algorithm_t algo, unsigned char *buf,
     size_t len, double budget)
@@ -186,6 +227,7 @@ main(int argc, char **argv)
 	bad |= cl_mac("gmac", GNUTLS_MAC_AES_GMAC_128, buf, len, budget);
 	bad |= cl_gmac_aead(buf, len, budget);
 	bad |= cl_mac("cmac", GNUTLS_MAC_AES_CMAC_128, buf, len, budget);
+	bad |= cl_cmac_cbc(buf, len, budget);
 	bad |= cl_mac("hmacsha256", GNUTLS_MAC_SHA256, buf, len, budget);
 	free(buf);
 	if (bad)

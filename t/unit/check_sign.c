@@ -63,6 +63,86 @@ START_TEST(test_cmac_rfc4493)
 }
 END_TEST
 
+/*
+ * proto/sign.c computes AES-CMAC itself, a CBC-MAC over gnutls' AES-CBC:
+ * RFC 4493's vectors again through it, whole and cut at every point into
+ * two and three pieces (block boundaries and not), through one context.
+ */
+START_TEST(test_cmac_rfc4493_cbc)
+{
+	struct smb2_sign_ctx cx = { 0 };
+	struct iovec iov[4];
+	uint8_t mac[16];
+	size_t i, a, b, len;
+
+	for (i = 0; i < sizeof(cmac_vec) / sizeof(cmac_vec[0]); i++) {
+		len = cmac_vec[i].len;
+		iov[0].iov_base = (void *)cmac_msg;
+		iov[0].iov_len = len;
+		ck_assert_int_eq(smb2_aes_cmac(&cx, cmac_key, iov, 1, mac), 0);
+		ck_assert_mem_eq(mac, cmac_vec[i].mac, 16);
+		ck_assert_int_eq(smb2_aes_cmac(&cx, cmac_key, iov, 0, mac), 0);
+		ck_assert_mem_eq(mac, cmac_vec[0].mac, 16);
+		for (a = 0; a <= len; a++)
+			for (b = a; b <= len; b++) {
+				iov[0].iov_len = a;
+				iov[1].iov_base = (void *)(cmac_msg + a);
+				iov[1].iov_len = b - a;
+				iov[2].iov_base = NULL;
+				iov[2].iov_len = 0;
+				iov[3].iov_base = (void *)(cmac_msg + b);
+				iov[3].iov_len = len - b;
+				ck_assert_int_eq(smb2_aes_cmac(&cx, cmac_key,
+				    iov, 4, mac), 0);
+				ck_assert_mem_eq(mac, cmac_vec[i].mac, 16);
+			}
+	}
+	smb2_sign_ctx_free(&cx);
+}
+END_TEST
+
+/*
+ * Against gnutls' own CMAC: every length up to 300 and a few large ones
+ * (several scratch chunks, a partial last block), cut in three, with
+ * keys changing under one context.
+ */
+START_TEST(test_cmac_matches_gnutls)
+{
+	static const size_t big[] = { 2047, 2048, 2049, 4176, 65536, 65537,
+	    1048640 };
+	struct smb2_sign_ctx cx = { 0 };
+	struct iovec iov[3];
+	uint8_t key[16], mac[16], want[16], *m;
+	size_t len, i, max = 1048640, cut;
+
+	m = malloc(max);
+	ck_assert_ptr_nonnull(m);
+	for (i = 0; i < max; i++)
+		m[i] = (uint8_t)(i * 131 + (i >> 9));
+	for (len = 0; len < 300 + sizeof(big) / sizeof(big[0]); len++) {
+		size_t n = len < 300 ? len : big[len - 300];
+
+		memset(key, (int)(len & 3), sizeof(key));
+		key[5] = (uint8_t)len;
+		ck_assert_int_eq(gnutls_hmac_fast(GNUTLS_MAC_AES_CMAC_128, key,
+		    16, m, n, want), 0);
+		cut = n / 3 + (len % 5);
+		if (cut > n)
+			cut = n;
+		iov[0].iov_base = m;
+		iov[0].iov_len = cut;
+		iov[1].iov_base = m + cut;
+		iov[1].iov_len = (n - cut) / 2;
+		iov[2].iov_base = m + cut + iov[1].iov_len;
+		iov[2].iov_len = n - cut - iov[1].iov_len;
+		ck_assert_int_eq(smb2_aes_cmac(&cx, key, iov, 3, mac), 0);
+		ck_assert_mem_eq(mac, want, 16);
+	}
+	smb2_sign_ctx_free(&cx);
+	free(m);
+}
+END_TEST
+
 /* The message with its signature field holding garbage: signing must
  * ignore it, and the stored vectors were computed with it zeroed. */
 static uint8_t *
@@ -692,6 +772,8 @@ sign_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_cmac_rfc4493);
+	tcase_add_test(tc, test_cmac_rfc4493_cbc);
+	tcase_add_test(tc, test_cmac_matches_gnutls);
 	tcase_add_test(tc, test_sign_hmac_sha256);
 	tcase_add_test(tc, test_sign_cmac);
 	tcase_add_test(tc, test_sign_gmac);
