@@ -70,11 +70,13 @@ unpair(struct pair *p)
 static struct conn_pending *
 park(struct conn *c, uint64_t mid, uint64_t sid, int kind, uint16_t cmd)
 {
-	struct conn_pending *p = conn_pending_add(c, mid, sid);
+	struct conn_pending *p = conn_pending_add(c, mid, sid, CONN_PARK_BUF);
 
 	ck_assert_ptr_nonnull(p);
-	if (p->buf == NULL)
+	if (p->buf == NULL) {
 		p->buf = calloc(1, CONN_PARK_BUF);
+		p->cap = CONN_PARK_BUF;
+	}
 	ck_assert_ptr_nonnull(p->buf);
 	p->kind = kind;
 	p->command = cmd;
