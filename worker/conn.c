@@ -140,8 +140,7 @@ conn_free(struct conn *c)
 		free(pv->sbuf);
 		free(pv->ebuf);
 		free(pv->opens);
-		for (i = 0; i < CONN_MAX_PENDING; i++)
-			free(pv->pending[i].buf);
+		conn_pending_free_all(c);
 		free(pv);
 	}
 	free(c);

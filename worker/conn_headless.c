@@ -66,8 +66,8 @@ conn_keep_headless(struct conn *c)
 	 * CREATE on another channel gets (MS-SMB2 3.3.5.9.10; until then a
 	 * replay gets FILE_NOT_AVAILABLE, worker/durable.c).
 	 */
-	for (k = 0; k < CONN_MAX_PENDING; k++) {
-		struct conn_pending *p = &pv->pending[k];
+	for (k = 0; k < conn_pending_nslots(pv); k++) {
+		struct conn_pending *p = conn_pending_at(pv, k);
 		struct session *s;
 
 		if (!p->in_use)
@@ -82,8 +82,9 @@ conn_keep_headless(struct conn *c)
 		conn_pending_del(p);
 	}
 	pv->nready = 0;
-	for (k = 0; k < CONN_MAX_PENDING; k++)
-		if (pv->pending[k].in_use && pv->pending[k].ready)
+	for (k = 0; k < conn_pending_nslots(pv); k++)
+		if (conn_pending_at(pv, k)->in_use &&
+		    conn_pending_at(pv, k)->ready)
 			pv->nready++;
 	/* The other sessions (and channel slots) here end as on a disconnect. */
 	for (i = 0; i < CONN_MAX_SESSIONS; i++)

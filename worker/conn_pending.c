@@ -6,6 +6,7 @@
 #include "worker/conn_priv.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,38 +19,102 @@
 #include "worker/smb2_notify.h"
 #include "worker/worker.h"
 
+/* Pages of parked slots held by this worker's connections. */
+static unsigned park_pages_worker;
+
+static void
+pending_take(struct conn_private *pv, struct conn_pending *p, uint64_t mid,
+    uint64_t sid)
+{
+	uint8_t *buf = p->buf;
+	size_t cap = p->cap;
+
+	memset(p, 0, sizeof(*p));
+	p->buf = buf;
+	p->cap = cap;
+	p->in_use = 1;
+	p->async_id = pv->next_async_id++;
+	p->message_id = mid;
+	p->session_id = sid;
+}
+
+/*
+ * One more page of small slots: when the connection's are all taken, it
+ * has pages left and so has the worker.  Once per CONN_PARK_PAGE parks at
+ * most, kept until the connection ends.
+ */
+static struct conn_pending *
+pending_grow(struct conn_private *pv)
+{
+	struct conn_park_page *pg;
+	unsigned k;
+
+	if (pv->npark_pages >= CONN_PARK_PAGES ||
+	    park_pages_worker >= CONN_PARK_WORKER_PAGES)
+		return NULL;
+	pg = calloc(1, sizeof(*pg));
+	if (pg == NULL)
+		return NULL;
+	for (k = 0; k < CONN_PARK_PAGE; k++) {
+		pg->slot[k].buf = pg->buf[k];
+		pg->slot[k].cap = CONN_PARK_SMALL;
+	}
+	pv->park_pages[pv->npark_pages++] = pg;
+	park_pages_worker++;
+	log_debug(2, "parked requests: page %u of the connection (%zu "
+	    "bytes), %u of the worker's %u", pv->npark_pages, sizeof(*pg),
+	    park_pages_worker, CONN_PARK_WORKER_PAGES);
+	return &pg->slot[0];
+}
+
 struct conn_pending *
-conn_pending_add(struct conn *c, uint64_t mid, uint64_t sid)
+conn_pending_add(struct conn *c, uint64_t mid, uint64_t sid, size_t need)
 {
 	struct conn_private *pv = c->priv;
-	int i;
+	struct conn_pending *p, *free_slot = NULL;
+	unsigned i, n = conn_pending_nslots(pv), used = 0;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
-
-		if (!p->in_use) {
-			uint8_t *buf = p->buf;
-
-			memset(p, 0, sizeof(*p));
-			p->buf = buf;
-			p->in_use = 1;
-			p->async_id = pv->next_async_id++;
-			p->message_id = mid;
-			p->session_id = sid;
-			return p;
-		}
+	for (i = 0; i < n; i++) {
+		p = conn_pending_at(pv, i);
+		if (p->in_use)
+			used++;
+		/* a base slot's buffer, made on its first use, is big */
+		else if (free_slot == NULL && (i < CONN_PARK_BASE ||
+		    need <= p->cap))
+			free_slot = p;
 	}
-	return NULL;
+	if (used >= CONN_MAX_PENDING)
+		return NULL;
+	if (free_slot == NULL && need <= CONN_PARK_SMALL)
+		free_slot = pending_grow(pv);
+	if (free_slot == NULL)
+		return NULL;
+	pending_take(pv, free_slot, mid, sid);
+	return free_slot;
+}
+
+void
+conn_pending_free_all(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	unsigned i;
+
+	for (i = 0; i < CONN_PARK_BASE; i++)
+		free(pv->pending[i].buf);
+	for (i = 0; i < pv->npark_pages; i++)
+		free(pv->park_pages[i]);
+	park_pages_worker -= pv->npark_pages;
+	pv->npark_pages = 0;
 }
 
 struct conn_pending *
 conn_pending_find(struct conn *c, uint64_t async_id, uint64_t mid)
 {
 	struct conn_private *pv = c->priv;
-	int i;
+	unsigned i;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use)
 			continue;
@@ -63,9 +128,11 @@ void
 conn_pending_del(struct conn_pending *p)
 {
 	uint8_t *buf = p->buf;	/* kept for the slot's next use */
+	size_t cap = p->cap;
 
 	memset(p, 0, sizeof(*p));
 	p->buf = buf;
+	p->cap = cap;
 }
 
 void
@@ -99,8 +166,8 @@ conn_pending_drop(struct conn *c, uint64_t sid)
 	struct conn_private *pv = c->priv;
 	unsigned i;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || (sid != 0 && p->session_id != sid))
 			continue;
@@ -169,8 +236,8 @@ pending_wake_file(struct conn *c, int kind, uint64_t dev, uint64_t ino)
 	struct conn_private *pv = c->priv;
 	unsigned i, n = 0;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || p->kind != kind)
 			continue;
@@ -210,8 +277,8 @@ pending_end_open(struct conn *c, uint64_t fp, uint64_t fv, ntstatus_t st)
 	struct conn_private *pv = c->priv;
 	unsigned i;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || p->fid_persistent != fp ||
 		    p->fid_volatile != fv)
@@ -230,8 +297,8 @@ conn_pending_end_session(struct conn *c, uint64_t sid)
 	struct conn_private *pv = c->priv;
 	unsigned i, n = 0;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || p->session_id != sid || p->final != 0)
 			continue;
@@ -265,8 +332,8 @@ conn_pending_end_tree(struct conn *c, uint64_t sid, uint32_t tree_id)
 	struct pending_tree m = { sid, tree_id };
 	unsigned i, n = 0;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || p->session_id != sid ||
 		    p->tree_id != tree_id || p->final != 0)
@@ -288,8 +355,8 @@ conn_pending_tick(struct conn *c, uint64_t now_ms)
 	uint64_t next = 0;
 	unsigned i;
 
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || p->deadline_ms == 0)
 			continue;

@@ -25,7 +25,14 @@
 
 #define CONN_MAX_CREDITS	8192
 #define CONN_MAX_OPENS		1024
-#define CONN_MAX_PENDING	64
+/*
+ * Parked (async) requests a connection may hold: Samba's `smb2 max async
+ * credits` (512) less one, the numbers smbtorture 4.22's
+ * smb2.credits.*notify_max_async_credits expect; the next one is refused
+ * with STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2).  The slots: see
+ * struct conn_park_page.
+ */
+#define CONN_MAX_PENDING	511
 #define CONN_MAX_COMPOUND	64
 
 /* SMB2 NEGOTIATE capabilities, MS-SMB2 2.2.3 */
@@ -73,6 +80,22 @@ enum conn_park_kind {
 
 #define CONN_PARK_BUF	(16u * 1024)
 #define CONN_HELD_MAX	8	/* responses held before a silent one */
+/*
+ * Where parked requests live.  CONN_PARK_BASE slots are in struct
+ * conn_private; each gets a CONN_PARK_BUF buffer at its first use, enough
+ * for a CREATE with its chain (what may wait in dispatch_park_rest and
+ * dispatch_park_silent).  Past those, pages of CONN_PARK_PAGE slots are
+ * added as they fill, at most CONN_PARK_PAGES a connection and
+ * CONN_PARK_WORKER_PAGES a worker, and kept until the connection ends
+ * (allocated when the table grows, never per request).  A page slot holds
+ * CONN_PARK_SMALL bytes: a CHANGE_NOTIFY (96) or a blocking LOCK, never a
+ * CREATE or SET_INFO, which may keep a chain behind them.
+ */
+#define CONN_PARK_BASE		64
+#define CONN_PARK_PAGE		64
+#define CONN_PARK_PAGES		7
+#define CONN_PARK_WORKER_PAGES	64
+#define CONN_PARK_SMALL		256
 
 struct conn_pending {
 	int		 in_use;
@@ -101,6 +124,7 @@ struct conn_pending {
 	uint64_t	 held_sign_id[CONN_HELD_MAX];
 	int		 held_encrypt;
 	uint8_t		*buf;		/* the request: header + body */
+	size_t		 cap;		/* bytes at buf: CONN_PARK_BUF or _SMALL */
 	size_t		 len;
 	size_t		 rest_len;	/* a chain's requests after it, at buf + len */
 	uint32_t	 tree_id;
@@ -110,6 +134,11 @@ struct conn_pending {
 	/* Undoes what the handler registered (e.g. a lock waiter record). */
 	void		(*cancel)(struct conn *, struct conn_pending *);
 	void		*arg;		/* the handler's, e.g. a notify watch */
+};
+
+struct conn_park_page {
+	struct conn_pending slot[CONN_PARK_PAGE];
+	uint8_t		 buf[CONN_PARK_PAGE][CONN_PARK_SMALL];
 };
 
 /* The NTLMSSP/SPNEGO exchange of a session being set up. */
@@ -173,8 +202,9 @@ struct conn_private {
 	unsigned	 nlive;		/* opens in use: `max opens per connection` */
 	uint32_t	 open_gen;
 	uint64_t	 next_async_id;
-	struct conn_pending pending[CONN_MAX_PENDING];
-	uint8_t		*park_bufs;	/* CONN_MAX_PENDING * CONN_PARK_BUF, lazily */
+	struct conn_pending pending[CONN_PARK_BASE];
+	struct conn_park_page *park_pages[CONN_PARK_PAGES];
+	unsigned	 npark_pages;
 	struct conn_pending *resuming;	/* the slot being run again */
 	unsigned	 nready;	/* slots with ready or final set */
 	/* Unsolicited OPLOCK_BREAK notifications waiting for the socket. */
@@ -359,7 +389,30 @@ int		 conn_credits_replay(struct conn_credits *, uint64_t mid,
 void		 conn_credits_add(struct conn_credits *, uint16_t granted);
 
 /* Pending async requests. */
-struct conn_pending *conn_pending_add(struct conn *, uint64_t mid, uint64_t sid);
+/*
+ * A free slot whose buffer holds at least need bytes (its buffer may still
+ * be NULL: a base slot's is allocated by the caller), or NULL when the
+ * connection holds CONN_MAX_PENDING or no slot can be had.
+ */
+struct conn_pending *conn_pending_add(struct conn *, uint64_t mid, uint64_t sid,
+		    size_t need);
+/* The slots: conn_pending_at(pv, i) for i < conn_pending_nslots(pv). */
+static inline unsigned
+conn_pending_nslots(const struct conn_private *pv)
+{
+	return CONN_PARK_BASE + pv->npark_pages * CONN_PARK_PAGE;
+}
+
+static inline struct conn_pending *
+conn_pending_at(struct conn_private *pv, unsigned i)
+{
+	if (i < CONN_PARK_BASE)
+		return &pv->pending[i];
+	i -= CONN_PARK_BASE;
+	return &pv->park_pages[i / CONN_PARK_PAGE]->slot[i % CONN_PARK_PAGE];
+}
+/* At the connection's end: the slots' buffers and pages. */
+void		 conn_pending_free_all(struct conn *);
 struct conn_pending *conn_pending_find(struct conn *, uint64_t async_id, uint64_t mid);
 void		 conn_pending_del(struct conn_pending *);
 /*

@@ -52,6 +52,7 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 	struct conn *c = req->chan != NULL ? req->chan : req->conn;
 	struct conn_private *pv = c->priv;
 	struct conn_pending *p = pv->resuming;
+	size_t need;
 
 	if (p == NULL || p->message_id != req->message_id) {
 		/*
@@ -66,15 +67,19 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		    req->command != SMB2_SET_INFO)
 			return STATUS_INTERNAL_ERROR;
 		/*
-		 * No room to wait (CONN_MAX_PENDING slots a connection, a
-		 * bound on what one client holds in a worker): "resources
-		 * are constrained", STATUS_INSUFFICIENT_RESOURCES (MS-SMB2
-		 * 3.3.4.2; smbtorture 4.22 smb2.credits.*_max_async_credits
-		 * expect it past Samba's 512).
+		 * No room to wait (CONN_MAX_PENDING a connection, pages of
+		 * slots bounded per connection and per worker: what one
+		 * client holds in a worker): "resources are constrained",
+		 * STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2; smbtorture
+		 * 4.22 smb2.credits.*_max_async_credits expect it past
+		 * 511).  A CREATE or SET_INFO may keep its chain in the
+		 * slot: it needs a big one.
 		 */
+		need = req->command == SMB2_CREATE ||
+		    req->command == SMB2_SET_INFO ? CONN_PARK_BUF : req->len;
 		if (pv->role != CONN_ROLE_WORKER || req->len > CONN_PARK_BUF)
 			return STATUS_INSUFFICIENT_RESOURCES;
-		p = conn_pending_add(c, req->message_id, req->session_id);
+		p = conn_pending_add(c, req->message_id, req->session_id, need);
 		if (p == NULL)
 			return STATUS_INSUFFICIENT_RESOURCES;
 		if (p->buf == NULL) {
@@ -84,6 +89,7 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 				conn_pending_del(p);
 				return STATUS_INSUFFICIENT_RESOURCES;
 			}
+			p->cap = CONN_PARK_BUF;
 		}
 		memcpy(p->buf, req->hdr, req->len);
 		p->len = req->len;
@@ -127,7 +133,7 @@ dispatch_park_silent(struct conn *c, const struct smb2_req *req,
 	if (!last) {
 		hl = w->woff - SMB2_FRAME_LEN;
 		if (pc != c || w->nout > CONN_HELD_MAX || p->buf == NULL ||
-		    rest_len + hl > CONN_PARK_BUF - p->len)
+		    rest_len + hl > p->cap - p->len)
 			return -1;
 		if (dispatch_park_rest(c, req->message_id, rest, rest_len,
 		    w->charged) != 0)
@@ -142,7 +148,7 @@ dispatch_park_silent(struct conn *c, const struct smb2_req *req,
 	 */
 	hl = w->woff - SMB2_FRAME_LEN;
 	if (w->nout == 0 || pc != c || w->nout > CONN_HELD_MAX ||
-	    p->buf == NULL || hl > CONN_PARK_BUF - p->len - p->rest_len)
+	    p->buf == NULL || hl > p->cap - p->len - p->rest_len)
 		return 0;
 	memcpy(p->buf + p->len + p->rest_len, c->priv->sbuf + SMB2_FRAME_LEN,
 	    hl);
@@ -201,7 +207,7 @@ dispatch_park_rest(struct conn *c, uint64_t mid, const uint8_t *rest,
 	size_t mlen;
 	int r = 0;
 
-	if (p == NULL || p->buf == NULL || len > CONN_PARK_BUF - p->len)
+	if (p == NULL || p->buf == NULL || len > p->cap - p->len)
 		return 1;
 	/*
 	 * Their message ids are used now, as if they were served: a client
@@ -441,8 +447,8 @@ dispatch_async_run(struct conn *c)
 		if (dispatch_notice(c, &n) < 0)
 			return -1;
 	}
-	for (i = 0; i < CONN_MAX_PENDING; i++) {
-		struct conn_pending *p = &pv->pending[i];
+	for (i = 0; i < conn_pending_nslots(pv); i++) {
+		struct conn_pending *p = conn_pending_at(pv, i);
 
 		if (!p->in_use || !p->ready)
 			continue;

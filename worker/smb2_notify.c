@@ -32,8 +32,8 @@
 /* ... not for watches that see file names (a rename's MODIFIED) */
 #define NOTIFY_WMSG_NOT_NAMES		0x2
 
-#define NOTIFY_WATCH_MAX	128	/* watched directory handles per worker */
-#define NOTIFY_WD_MAX		1024	/* inotify watches per worker */
+#define NOTIFY_WATCH_MAX	1024	/* per worker: > CONN_MAX_PENDING */
+#define NOTIFY_WD_MAX		2048	/* inotify watches per worker */
 #define NOTIFY_TREE_DIRS	64	/* subdirectories one WATCH_TREE follows */
 #define NOTIFY_QUEUE_BYTES	4096	/* queued changes per handle */
 #define NOTIFY_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
@@ -68,6 +68,7 @@ static void notify_file_change(int, const struct file_open *, uint32_t,
     uint32_t, uint32_t, int);
 
 static struct notify_watch watches[NOTIFY_WATCH_MAX];
+static int watch_hi;	/* the loops stop here: watches[watch_hi..] free */
 static struct notify_wd wds[NOTIFY_WD_MAX];
 static unsigned nwds;
 static int ifd = -1;
@@ -156,6 +157,8 @@ notify_watch_end(int w)
 		wds[i] = wds[--nwds];
 	}
 	memset(&watches[w], 0, sizeof(watches[w]));
+	while (watch_hi > 0 && !watches[watch_hi - 1].in_use)
+		watch_hi--;
 }
 
 void
@@ -163,7 +166,7 @@ smb2_notify_open_gone(struct conn *c, uint64_t fp, uint64_t fv)
 {
 	int i;
 
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+	for (i = 0; i < watch_hi; i++)
 		if (watches[i].in_use && watches[i].conn == c &&
 		    watches[i].fid_p == fp && watches[i].fid_v == fv)
 			notify_watch_end(i);
@@ -174,7 +177,7 @@ smb2_notify_conn_gone(struct conn *c)
 {
 	int i;
 
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+	for (i = 0; i < watch_hi; i++)
 		if (watches[i].in_use && watches[i].conn == c)
 			notify_watch_end(i);
 }
@@ -245,7 +248,7 @@ notify_watch_find(struct conn *c, const struct open *op)
 {
 	int i;
 
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+	for (i = 0; i < watch_hi; i++)
 		if (watches[i].in_use && watches[i].conn == c &&
 		    watches[i].fid_p == op->fid_persistent &&
 		    watches[i].fid_v == op->fid_volatile)
@@ -265,6 +268,7 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 			break;
 	if (i == NOTIFY_WATCH_MAX)
 		return -1;
+	watch_hi = i >= watch_hi ? i + 1 : watch_hi;
 	memset(&watches[i], 0, sizeof(watches[i]));
 	watches[i].in_use = 1;
 	watches[i].conn = c;
@@ -372,7 +376,7 @@ notify_overflow_all(void)
 {
 	int i;
 
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+	for (i = 0; i < watch_hi; i++)
 		if (watches[i].in_use) {
 			watches[i].overflow = 1;
 			watches[i].qlen = 0;
@@ -711,7 +715,7 @@ notify_delete_pending_local(uint64_t dev, uint64_t ino)
 {
 	int i;
 
-	for (i = 0; i < NOTIFY_WATCH_MAX; i++)
+	for (i = 0; i < watch_hi; i++)
 		if (watches[i].in_use && watches[i].dev == dev &&
 		    watches[i].ino == ino)
 			notify_mark_delete_pending(&watches[i]);
@@ -909,13 +913,6 @@ notify_encode(struct notify_watch *w, struct wcur *out, uint32_t max)
 	return out->err ? -1 : 0;
 }
 
-static void
-notify_cancel(struct conn *c, struct conn_pending *p)
-{
-	(void)c;
-	(void)p;	/* the watch stays: changes keep queueing for the next */
-}
-
 ntstatus_t
 smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -928,7 +925,7 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint8_t *hdr;
 	size_t body_start;
 	ntstatus_t status;
-	int wi;
+	int wi, fresh = 0;
 
 	if (cur_le16(c) != 32)
 		return STATUS_INVALID_PARAMETER;
@@ -959,6 +956,7 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		 * NOTIFY_ENUM_DIR (smb2.notify.valid-req).
 		 */
 		watches[wi].bufsize = outlen;
+		fresh = 1;
 	}
 	w = &watches[wi];
 	/* MS-FSA 2.1.5.4: a directory deleted under its watch. */
@@ -973,11 +971,12 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (w->qlen == 0) {
 		status = dispatch_park(req, rsp, PARK_NOTIFY, w->dev, w->ino, 0,
 		    &slot);
+		/* no cancel: the watch stays, changes queue for the next */
 		if (status == STATUS_PENDING) {
 			slot->fid_persistent = op->fid_persistent;
 			slot->fid_volatile = op->fid_volatile;
-			slot->cancel = notify_cancel;
-		}
+		} else if (fresh)
+			notify_watch_end(wi);	/* refused: no watch left */
 		return status;
 	}
 	/* MS-SMB2 2.2.36 */

@@ -7,8 +7,9 @@
 # LOCK on a range another handle holds), create (a CREATE waiting for the
 # break of another connection's RWH lease, never acknowledged).
 # END: close (of the parked request's handle; not for create), tdis,
-# logoff, cancel.  KIND bound (END ignored): see bound().  Prints "KIND END: status 0x%08x after N.Ns" or
-# "KIND END: no answer (...)".
+# logoff, cancel.  Prints "KIND END: status 0x%08x after N.Ns" or
+# "KIND END: no answer (...)".  KIND bound or handles, END a number of
+# connections: see bound().
 import struct, sys, time
 sys.dont_write_bytecode = True
 from state_lib import ALL, RW, create, lease_ctx, lock, login
@@ -16,6 +17,8 @@ from impacket import smb3structs as s3
 
 KIND, END = sys.argv[2], sys.argv[3]
 WAIT = 8	# seconds an answer may take (a lease break times out at 35)
+NOTIFIES = 513	# KIND bound: CONN_MAX_PENDING (511) and two more
+HANDLES = 514	# KIND handles: as smbtorture's max async credits tests
 
 
 class Sent(Exception):
@@ -88,64 +91,92 @@ def park(c, t):
     raise SystemExit("unknown kind " + KIND)
 
 
-def bound():
-    """KIND bound: more CHANGE_NOTIFYs than a connection may park
-    (CONN_MAX_PENDING, 64): the ones past it are answered at once with
-    STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2), the parked ones get
-    NOTIFY_CLEANUP when their handle closes.  Prints "bound: N pending,
-    statuses {...} past it, cleanup {...}"."""
-    c, t = login("alice")
-    srv = c.getSMBServer()
-    srv._timeout = WAIT
-    d = srv.create(t, "pbound", s3.FILE_READ_DATA, ALL,
-                   s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
-    mids = []
-    for _ in range(66):
-        p = srv.SMB_PACKET()
-        p['Command'] = s3.SMB2_CHANGE_NOTIFY
-        p['TreeID'] = t
-        p['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
-            struct.pack('<LL', 0xFFF, 0)
-        mids.append(srv.sendSMB(p))
+def raw_answers(srv, want):
+    """{mid: status} of the next answer to each of want, read raw
+    (impacket's recvSMB swallows interims)."""
+    out = {}
+    while not want.issubset(out):
+        data = srv._NetBIOSSession.recv_packet(WAIT).get_trailer()
+        pos = 0
+        while True:
+            st, nxt, mid = struct.unpack_from("<L8xLQ", data, pos + 8)
+            out.setdefault(mid, st)
+            if nxt == 0:
+                break
+            pos += nxt
+    return out
 
-    def answers(want):
-        """{mid: status} of the next answer to each of want, read raw
-        (impacket's recvSMB swallows interims)."""
-        out = {}
-        while not want.issubset(out):
-            data = srv._NetBIOSSession.recv_packet(WAIT).get_trailer()
-            pos = 0
-            while True:
-                st, nxt, mid = struct.unpack_from("<L8xLQ", data, pos + 8)
-                out.setdefault(mid, st)
-                if nxt == 0:
-                    break
-                pos += nxt
-        return out
 
-    first = answers(set(mids))
-    pending = set(m for m in mids if first[m] == 0x103)
-    past = {}
-    for m in mids:
-        if m not in pending:
-            past["0x%08x" % first[m]] = past.get("0x%08x" % first[m], 0) + 1
-    p = srv.SMB_PACKET()	# CLOSE, raw too
-    p['Command'] = s3.SMB2_CLOSE
-    p['TreeID'] = t
-    p['Data'] = struct.pack('<HHL', 24, 0, 0) + d
-    cm = srv.sendSMB(p)
-    cleanup = {}
-    for m, st in answers(pending | {cm}).items():
-        if m in pending:
-            cleanup["0x%08x" % st] = cleanup.get("0x%08x" % st, 0) + 1
-    print("bound: %d pending, statuses %s past it, cleanup %s" %
-          (len(pending), sorted(past.items()), sorted(cleanup.items())),
-          flush=True)
+def hist(sts):
+    h = {}
+    for st in sts:
+        h["0x%08x" % st] = h.get("0x%08x" % st, 0) + 1
+    return sorted(h.items())
+
+
+def step(what):
+    """Tells parked.sh where we are (it measures the worker) and waits
+    for its go."""
+    print(what, flush=True)
+    sys.stdin.readline()
+
+
+def bound(nconn, handles):
+    """KIND bound, END = how many connections: on each in turn (all of
+    alice, so one worker), NOTIFIES CHANGE_NOTIFYs on one directory handle,
+    more than a connection may park (CONN_MAX_PENDING, 511): the ones past
+    the bound are answered at once with STATUS_INSUFFICIENT_RESOURCES
+    (MS-SMB2 3.3.4.2), the parked ones get NOTIFY_CLEANUP when their
+    handle closes.  KIND handles: one CHANGE_NOTIFY on each of HANDLES
+    handles of the directory, as smbtorture 4.22's
+    credits.1conn_notify_max_async_credits (each a watch of the worker's:
+    one refused must not keep its watch, or the second connection finds
+    fewer than 511).  Stops at "ready" (logged on) and "parked" for
+    parked.sh to measure the worker.  Prints per connection "N pending,
+    statuses [...] past it, cleanup [...]"."""
+    conns = []
+    for i in range(nconn):
+        c, t = login("alice")
+        srv = c.getSMBServer()
+        srv._timeout = WAIT
+        ds = [srv.create(t, "pbound%d" % i, s3.FILE_READ_DATA, ALL,
+                         s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0)
+              for _ in range(HANDLES if handles else 1)]
+        conns.append((t, srv, ds))
+    step("ready")
+    res = []
+    for t, srv, ds in conns:
+        mids = []
+        for k in range(HANDLES if handles else NOTIFIES):
+            p = srv.SMB_PACKET()
+            p['Command'] = s3.SMB2_CHANGE_NOTIFY
+            p['TreeID'] = t
+            p['Data'] = struct.pack('<HHL', 32, 0, 4096) + \
+                ds[k % len(ds)] + struct.pack('<LL', 0xFFF, 0)
+            mids.append(srv.sendSMB(p))
+        first = raw_answers(srv, set(mids))
+        pending = set(m for m in mids if first[m] == 0x103)
+        res.append((pending, hist(first[m] for m in mids
+                                  if m not in pending)))
+    step("parked")
+    for (t, srv, ds), (pending, past) in zip(conns, res):
+        cms = set()
+        for d in ds:
+            p = srv.SMB_PACKET()	# CLOSE, raw too
+            p['Command'] = s3.SMB2_CLOSE
+            p['TreeID'] = t
+            p['Data'] = struct.pack('<HHL', 24, 0, 0) + d
+            cms.add(srv.sendSMB(p))
+        ans = raw_answers(srv, pending | cms)
+        print("%d pending, statuses %s past it, cleanup %s" %
+              (len(pending), past, hist(ans[m] for m in pending)),
+              flush=True)
+    print("done", flush=True)
 
 
 def main():
-    if KIND == "bound":
-        return bound()
+    if KIND in ("bound", "handles"):
+        return bound(int(END), KIND == "handles")
     c, t = login("alice")
     srv = c.getSMBServer()
     mid, h, keep = park(c, t)

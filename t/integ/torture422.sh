@@ -19,6 +19,8 @@ TESTS=(
 	smb2.notify.mask-change			# a CHANGE_NOTIFY never answered
 	smb2.notify.rec				# ... and the fix's limit
 	smb2.notify.valid-req			# buffer size of the first
+	smb2.credits.1conn_notify_max_async_credits	# 511 parked, then
+						# INSUFFICIENT_RESOURCES
 	smb2.acls.OVERWRITE_READ_ONLY_FILE	# overwrite vs share modes
 	smb2.lease.v2_rename_target_overwrite	# rename onto an open file
 	smb2.lease.rename_dir_openfile		# H breaks below a dir rename

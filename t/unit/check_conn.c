@@ -70,11 +70,13 @@ unpair(struct pair *p)
 static struct conn_pending *
 park(struct conn *c, uint64_t mid, uint64_t sid, int kind, uint16_t cmd)
 {
-	struct conn_pending *p = conn_pending_add(c, mid, sid);
+	struct conn_pending *p = conn_pending_add(c, mid, sid, CONN_PARK_BUF);
 
 	ck_assert_ptr_nonnull(p);
-	if (p->buf == NULL)
+	if (p->buf == NULL) {
 		p->buf = calloc(1, CONN_PARK_BUF);
+		p->cap = CONN_PARK_BUF;
+	}
 	ck_assert_ptr_nonnull(p->buf);
 	p->kind = kind;
 	p->command = cmd;
@@ -187,6 +189,71 @@ START_TEST(test_killed_is_done)
 }
 END_TEST
 
+/*
+ * The parked-request table (worker/conn_pending.c): 64 base slots, then
+ * pages of small slots up to CONN_MAX_PENDING a connection and
+ * CONN_PARK_WORKER_PAGES a worker; a request that may keep a chain
+ * (CONN_PARK_BUF) only in a base slot.
+ */
+static unsigned
+fill_small(struct conn *c, uint64_t mid0)
+{
+	unsigned n = 0;
+	struct conn_pending *p;
+
+	while ((p = conn_pending_add(c, mid0 + n, 1, 96)) != NULL) {
+		ck_assert(p->buf == NULL || p->cap >= 96);
+		n++;
+	}
+	return n;
+}
+
+START_TEST(test_park_bound)
+{
+	struct conn *c[11];
+	struct conn_pending *p;
+	int peer[11];
+	unsigned i;
+
+	c[0] = mkconn(&peer[0], "bound0");
+	for (i = 0; i < CONN_PARK_BASE; i++)
+		park(c[0], i + 1, 1, PARK_BREAK, SMB2_CREATE);
+	/* no page slot holds a CREATE: refused, and no page made for it */
+	ck_assert_ptr_null(conn_pending_add(c[0], 100, 1, CONN_PARK_BUF));
+	ck_assert_uint_eq(c[0]->priv->npark_pages, 0);
+	ck_assert_uint_eq(fill_small(c[0], 1000),
+	    CONN_MAX_PENDING - CONN_PARK_BASE);
+	ck_assert_uint_eq(c[0]->priv->npark_pages, CONN_PARK_PAGES);
+	/* the last one parked is found in its page; freed, it comes back */
+	p = conn_pending_find(c[0], 0, 1000 + CONN_MAX_PENDING -
+	    CONN_PARK_BASE - 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->cap, CONN_PARK_SMALL);
+	conn_pending_del(p);
+	ck_assert_ptr_eq(conn_pending_add(c[0], 5000, 1, 96), p);
+	ck_assert_ptr_null(conn_pending_add(c[0], 5001, 1, 96));
+	/* eight more connections take 56 pages; the tenth gets the last */
+	for (i = 1; i < 11; i++)
+		c[i] = mkconn(&peer[i], "boundn");
+	for (i = 1; i < 9; i++)
+		ck_assert_uint_eq(fill_small(c[i], 1), CONN_MAX_PENDING);
+	ck_assert_uint_eq(fill_small(c[9], 1), CONN_PARK_BASE +
+	    CONN_PARK_PAGE);
+	ck_assert_uint_eq(fill_small(c[10], 1), CONN_PARK_BASE);
+	/* a connection's end gives its pages back to the worker */
+	conn_free(c[1]);
+	close(peer[1]);
+	ck_assert_uint_eq(fill_small(c[10], 1000), CONN_MAX_PENDING -
+	    CONN_PARK_BASE);
+	conn_free(c[0]);
+	close(peer[0]);
+	for (i = 2; i < 11; i++) {
+		conn_free(c[i]);
+		close(peer[i]);
+	}
+}
+END_TEST
+
 static Suite *
 conn_suite(void)
 {
@@ -197,6 +264,9 @@ conn_suite(void)
 	tcase_add_test(tc, test_not_kept_without_channel);
 	tcase_add_test(tc, test_logoff_ends_headless);
 	tcase_add_test(tc, test_killed_is_done);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("park");
+	tcase_add_test(tc, test_park_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }
