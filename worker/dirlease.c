@@ -38,9 +38,10 @@
  *   create or removal is); events of another worker's SMB changes break
  *   again (a no-op, the break is in progress) and so break a lease that
  *   worker spared for its parent key.  On the holder's own connection
- *   the break is queued while the change is served and goes out right
- *   after its response (notices follow responses,
- *   worker/dispatch_async.c), as Samba's, which messages itself.  The
+ *   the break is queued while the change is served and goes out ahead of
+ *   its response, in the same send (worker/dispatch_out.c
+ *   dispatch_notices_ahead; MS-SMB2 3.3.4.7, as Windows; Samba, which
+ *   messages itself, sends it after).  The
  *   stat of the parent costs three syscalls per change (not per open;
  *   none for a top-level name, whose parent the tree knows),
  *   none when the key is off.

@@ -3,8 +3,9 @@
 # DIRECTORY_LEASING for SMB 3.x clients that ask, RH (never W) granted on a directory opened
 # with a v2 lease context; the lease broken to none by bob's create and
 # delete (another user's worker), not by a create of the owner of the
-# parent lease key; on the holder's own connection the break follows the
-# CREATE response at once (queued while it is served, as Samba); broken by a local touch and rm on the server
+# parent lease key; on the holder's own connection the break goes out
+# before the response of the CREATE, SET_INFO or CLOSE that caused it
+# (frames read off the socket in order); broken by a local touch and rm on the server
 # (inotify); no capability and no lease with `smb3 directory leases = no`.
 # Client: t/integ/dirlease_client.py.
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ integ_users || { echo "cannot create users" >&2; exit 1; }
 integ_start || exit 1
 
 C=$ROOT/t/integ/dirlease_client.py
-for d in dl1 dl2 dl3; do
+for d in dl1 dl2 dl3 dl4; do
 	mkdir -m 0777 "$SHARE/$d"
 done
 OUT=$T/client.out
@@ -53,8 +54,24 @@ run parent
 expect "alice holds RH on dl2" "held state=3"
 expect "no break for the owner of the parent lease key" \
     "parent-key-create none"
-expect "another key's create on the holder's connection breaks RH -> none, there within 1 s of the response" \
+expect "another key's create on the holder's connection breaks RH -> none" \
     "other-key-create key-ok cur=3 new=0"
+expect "... the break arrives before the CREATE's response" \
+    "order break-first"
+
+# on the holder's own connection, frame by frame off the socket: the break
+# precedes the response of the CREATE, SET_INFO and CLOSE that caused it
+run order
+expect "alice holds RH on dl4" "held state=3"
+expect "her own create in dl4: the break is read before the CREATE response" \
+    "create break-first"
+expect "... RH -> none" "create-break key-ok cur=3 new=0"
+expect "her SET_INFO (end of file) of a child: break before its response" \
+    "set_info break-first"
+expect "... RH -> none" "setinfo-break key-ok cur=3 new=0"
+expect "her CLOSE of a handle that wrote: break before its response" \
+    "close break-first"
+expect "... RH -> none" "close-break key-ok cur=3 new=0"
 
 run local
 expect "alice holds RH on dl3" "held state=3"
