@@ -6,7 +6,8 @@
 # parent lease key; on the holder's own connection the break goes out
 # before the response of the CREATE, SET_INFO or CLOSE that caused it
 # (frames read off the socket in order); broken by a local touch and rm on the server
-# (inotify); no capability and no lease with `smb3 directory leases = no`.
+# (inotify), also of a name alice has just closed or holds open, not by
+# her own close; no capability and no lease with `smb3 directory leases = no`.
 # Client: t/integ/dirlease_client.py.
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ integ_users || { echo "cannot create users" >&2; exit 1; }
 integ_start || exit 1
 
 C=$ROOT/t/integ/dirlease_client.py
-for d in dl1 dl2 dl3 dl4; do
+for d in dl1 dl2 dl3 dl4 dl5; do
 	mkdir -m 0777 "$SHARE/$d"
 done
 OUT=$T/client.out
@@ -78,6 +79,16 @@ expect "alice holds RH on dl3" "held state=3"
 expect "a local touch on the server breaks the lease (inotify)" \
     "local-touch key-ok cur=3 new=0"
 expect "a local rm breaks it again" "local-unlink key-ok cur=3 new=0"
+
+# no time window: what the worker itself did is told apart exactly
+run localown
+expect "alice holds RH on dl5" "held state=3"
+expect "her own open and close of an unwritten handle: no break" \
+    "own-close none"
+expect "a local append right after her close of the name breaks it" \
+    "local-append-after-close key-ok cur=3 new=0"
+expect "a local touch of a name she holds open breaks it" \
+    "local-touch-open key-ok cur=3 new=0"
 check "the server is still up" integ_ping
 
 # smb3 directory leases = no: no capability, directories get no lease

@@ -2,9 +2,9 @@
 #
 #	dirlease_client.py PORT SHARE_PATH CMD
 #
-# CMD grant | other | parent | order | local | nocap; each prints lines the
-# script checks.  alice and bob log in with SMB 3.0 (v2 lease contexts);
-# the directories dl1..dl4 exist (made 0777 by the script).
+# CMD grant | other | parent | order | local | localown | nocap; each prints
+# lines the script checks.  alice and bob log in with SMB 3.0 (v2 lease
+# contexts); the directories dl1..dl5 exist (made 0777 by the script).
 import os, struct, sys, time, uuid
 
 from impacket import smb3, smb3structs as s3
@@ -224,6 +224,37 @@ def cmd_local():
         ack(a, at, key, new)
 
 
+def cmd_localown():
+    """Local changes of names this worker has just closed or holds open
+    break the lease too; the worker's own close of an unwritten handle
+    (its IN_CLOSE_WRITE) does not."""
+    path = os.path.join(SHARE_PATH, "dl5", "t.txt")
+    with open(path, "w") as f:
+        f.write("t")
+    os.chmod(path, 0o666)
+    a, at, _ = login3("alice")
+    srv = a.getSMBServer()
+    key = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl5", key)
+    print("held state=%d" % st, flush=True)
+    fid = file_create(a, at, "dl5\\t.txt")
+    srv.close(at, fid)
+    brk(srv, "own-close", key, timeout=1)
+    # within the old 2 s window of that close: a local append
+    with open(path, "a") as f:
+        f.write("x")
+    new = brk(srv, "local-append-after-close", key)
+    if new is not None:
+        ack(a, at, key, new)
+    rearm(a, at, "dl5", key)
+    fid = file_create(a, at, "dl5\\t.txt")
+    os.utime(path)	# touch(1) of the name alice holds open
+    new = brk(srv, "local-touch-open", key)
+    if new is not None:
+        ack(a, at, key, new)
+    srv.close(at, fid)
+
+
 def cmd_nocap():
     a, at, caps = login3("alice")
     print("cap %d" % (1 if caps & CAP_DIRECTORY_LEASING else 0))
@@ -232,6 +263,7 @@ def cmd_nocap():
 
 
 CMDS = {"grant": cmd_grant, "other": cmd_other, "parent": cmd_parent,
-        "local": cmd_local, "nocap": cmd_nocap, "order": cmd_order}
+        "local": cmd_local, "nocap": cmd_nocap, "order": cmd_order,
+        "localown": cmd_localown}
 if __name__ == "__main__":
     CMDS[sys.argv[3]]()
