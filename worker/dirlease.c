@@ -48,10 +48,13 @@
  *   them needlessly, never miss a change.  Events of another worker's SMB changes break
  *   again (a no-op, the break is in progress) and so break a lease that
  *   worker spared for its parent key.  On the holder's own connection
- *   the break is queued while the change is served and goes out ahead of
- *   its response, in the same send (worker/dispatch_out.c
- *   dispatch_notices_ahead; MS-SMB2 3.3.4.7, as Windows; Samba, which
- *   messages itself, sends it after).  The
+ *   the break is queued while the change is served and goes out right
+ *   after its response (notices follow responses,
+ *   worker/dispatch_async.c), as Samba's, which messages itself; Samba
+ *   4.22's smb2.dirlease hardlink, rename and unlink_different_* rely on
+ *   that order (they take the break only once the SET_INFO or CLOSE is
+ *   answered; sent ahead, smbtorture acks it inside the request and the
+ *   test's own ack fails, or it misses the second break).  The
  *   stat of the parent costs three syscalls per change (not per open;
  *   none for a top-level name, whose parent the tree knows),
  *   none when the key is off.

@@ -1,9 +1,8 @@
 /*
  * Async requests (MS-SMB2 3.3.4.2): parking a request in a per-connection
  * slot with its interim response, running it again when woken, its final
- * response; and the unsolicited notices (break notifications) queued
- * when no response took them ahead of itself (worker/dispatch_out.c).
- * The compound walk and the response framing are in worker/dispatch.c.
+ * response; and unsolicited notices (break notifications).  The compound
+ * walk and the response framing are in worker/dispatch.c.
  */
 #include "worker/worker.h"
 #include "worker/dispatch.h"
@@ -405,15 +404,43 @@ dispatch_resume(struct conn *c, struct conn_pending *p)
 	    hs);
 }
 
+/* An unsolicited message (break notification) queued on the connection. */
+static int
+dispatch_notice(struct conn *c, const struct conn_notice *n)
+{
+	struct conn_private *pv = c->priv;
+	struct dispatch_out out;
+	struct smb2_rsp rsp;
+	struct session *s = n->session_id ? conn_session_find(c, n->session_id) : NULL;
+	struct conn *home;
+
+	s = conn_session_home(s, c, &home);	/* a channel: its session's keys */
+
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.data_fd = -1;
+	memcpy(pv->sbuf + SMB2_FRAME_LEN, n->buf, n->len);
+	out.off = SMB2_FRAME_LEN;
+	out.len = n->len;
+	out.sign_sess = NULL;	/* MS-SMB2 3.3.4.6/3.3.4.7: not signed */
+	return dispatch_finish(c, &out, 1, &rsp, s != NULL && s->encrypt &&
+	    s->cipher != 0, s);
+}
+
 int
 dispatch_async_run(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
 	unsigned i, left = 0;
 
-	if (pv->nnotices > 0 && !conn_output_pending(c) &&
-	    dispatch_notices_send(c) < 0)
-		return -1;
+	while (pv->nnotices > 0 && !conn_output_pending(c)) {
+		struct conn_notice n = pv->notices[0];
+
+		pv->nnotices--;
+		memmove(&pv->notices[0], &pv->notices[1],
+		    pv->nnotices * sizeof(pv->notices[0]));
+		if (dispatch_notice(c, &n) < 0)
+			return -1;
+	}
 	for (i = 0; i < CONN_MAX_PENDING; i++) {
 		struct conn_pending *p = &pv->pending[i];
 

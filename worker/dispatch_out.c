@@ -30,113 +30,14 @@ dispatch_error_body(struct wcur *w)
 	wcur_u8(w, 0);
 }
 
-/*
- * Break notifications ahead of the response.  A break that a request
- * causes on its own connection (a lease of the same client, a directory
- * lease whose listing a CREATE, SET_INFO or CLOSE changes) is queued
- * while the request is served (conn_notice_queue) and goes out in front
- * of its response, in the same send: MS-SMB2 3.3.4.7 sends the break
- * before the operation completes, and Windows does, so a client never
- * sees the change answered while its cache still looks valid.  Notices
- * queued at any other time go out as soon as the output is idle
- * (dispatch_async_run -> dispatch_notices_send), before any further
- * request is read.  The frames are built behind the response's room
- * (sbuf or, sealed, ebuf) and the response moved up by their length: no
- * allocation; what does not fit (a response within a notice of the
- * buffer's end) stays queued and follows it.
- */
-
-/* The session whose keys seal notice n, or NULL: it goes in the clear. */
-static struct session *
-dispatch_notice_sess(struct conn *c, const struct conn_notice *n)
-{
-	struct session *s = n->session_id ?
-	    conn_session_find(c, n->session_id) : NULL;
-	struct conn *home;
-
-	s = conn_session_home(s, c, &home);	/* a channel: its session's keys */
-	return s != NULL && s->encrypt && s->cipher != 0 ? s : NULL;
-}
-
-/*
- * Writes the queued notices that fit in cap - len bytes in front of the
- * len bytes at buf; they leave the queue.  The new length, or -1.
- */
-static ssize_t
-dispatch_notices_ahead(struct conn *c, uint8_t *buf, size_t len, size_t cap)
-{
-	struct conn_private *pv = c->priv;
-	/* MS-SMB2 3.3.4.6/3.3.4.7: notices are not signed, only sealed */
-	uint8_t f[SMB2_TRANSFORM_HDR_LEN + sizeof(pv->notices[0].buf) +
-	    SMB2_CRYPT_SLACK], tr[RELAY_CTL_MAX];
-	size_t need = 0, k = 0, at = 0, plen;
-	unsigned i, fit;
-
-	if (pv->nnotices == 0 || pv->headless)
-		return (ssize_t)len;
-	/* a relayed frame carries the owner's accounting: none for a notice */
-	if (pv->relayed && (k = relay_trailer(c, NULL, 0, tr, sizeof(tr))) == 0)
-		return -1;
-	for (fit = 0; fit < pv->nnotices; fit++) {
-		const struct conn_notice *n = &pv->notices[fit];
-		size_t one = SMB2_FRAME_LEN + n->len + k +
-		    (dispatch_notice_sess(c, n) != NULL ?
-		    SMB2_TRANSFORM_HDR_LEN : 0);
-
-		if (len + need + one > cap)
-			break;
-		need += one;
-	}
-	if (fit == 0)
-		return (ssize_t)len;
-	memmove(buf + need, buf, len);
-	for (i = 0; i < fit; i++) {
-		const struct conn_notice *n = &pv->notices[i];
-		struct session *s = dispatch_notice_sess(c, n);
-
-		if (s != NULL) {
-			struct iovec iov = { (void *)(uintptr_t)n->buf, n->len };
-
-			/* sealed on the stack: the cipher's slack stays there */
-			if (smb2_encrypt_ctx(&s->enc_cx, s->cipher, s->enc_key,
-			    s->session_id, &iov, 1, f,
-			    f + SMB2_TRANSFORM_HDR_LEN) < 0)
-				return -1;
-			plen = SMB2_TRANSFORM_HDR_LEN + n->len;
-		} else {
-			memcpy(f, n->buf, n->len);
-			plen = n->len;
-		}
-		smb2_frame_encode(buf + at, (uint32_t)plen);
-		memcpy(buf + at + SMB2_FRAME_LEN, f, plen);
-		at += SMB2_FRAME_LEN + plen;
-		memcpy(buf + at, tr, k);
-		at += k;
-	}
-	pv->nnotices -= fit;
-	memmove(&pv->notices[0], &pv->notices[fit],
-	    pv->nnotices * sizeof(pv->notices[0]));
-	return (ssize_t)(need + len);
-}
-
-/*
- * Queues buf[0..len) (frame included) plus bulk data, the queued notices
- * ahead of them (buf is sbuf or ebuf, whose room they use); sends what it
- * can.
- */
+/* Queues sbuf[0..len) (frame included) plus bulk data; sends what it can. */
 static int
-dispatch_send(struct conn *c, uint8_t *buf, size_t len,
+dispatch_send(struct conn *c, const uint8_t *buf, size_t len,
     const struct smb2_rsp *bulk)
 {
 	struct conn_private *pv = c->priv;
-	ssize_t all;
 	int rc;
 
-	all = dispatch_notices_ahead(c, buf, len, buf == pv->sbuf ? pv->scap :
-	    buf == pv->ebuf ? pv->ecap : len);
-	if (all < 0)
-		return -1;
-	len = (size_t)all;
 	pv->out_p = buf;
 	pv->out_len = len;
 	pv->out_flen = 0;
@@ -162,12 +63,6 @@ dispatch_send(struct conn *c, uint8_t *buf, size_t len,
 	if (pv->out_flen == 0 && !pv->out_fd_owned)
 		pv->out_fd = -1;
 	return rc < 0 ? -1 : 0;
-}
-
-int
-dispatch_notices_send(struct conn *c)
-{
-	return dispatch_send(c, c->priv->sbuf, 0, NULL);
 }
 
 int

@@ -89,11 +89,6 @@ void	dispatch_error_body(struct wcur *);
  */
 int	dispatch_finish(struct conn *, struct dispatch_out *, int nout,
 	    struct smb2_rsp *last, int encrypt, struct session *enc_sess);
-/*
- * Sends the queued break notifications (those that a response did not
- * take ahead of it: worker/dispatch_out.c); -1: disconnect.
- */
-int	dispatch_notices_send(struct conn *);
 /* Writes the response header for req at rsp->hdr. */
 void	dispatch_rsp_hdr(struct smb2_req *, struct smb2_rsp *, ntstatus_t,
 	    uint64_t sid, uint32_t tid);

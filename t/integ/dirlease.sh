@@ -3,9 +3,9 @@
 # DIRECTORY_LEASING for SMB 3.x clients that ask, RH (never W) granted on a directory opened
 # with a v2 lease context; the lease broken to none by bob's create and
 # delete (another user's worker), not by a create of the owner of the
-# parent lease key; on the holder's own connection the break goes out
-# before the response of the CREATE, SET_INFO or CLOSE that caused it
-# (frames read off the socket in order); broken by a local touch and rm on the server
+# parent lease key; on the holder's own connection the break follows the
+# response of the CREATE, SET_INFO or CLOSE that caused it at once
+# (frames read off the socket in order; Samba's order); broken by a local touch and rm on the server
 # (inotify), also of a name alice has just closed or holds open, not by
 # her own close; no capability and no lease with `smb3 directory leases = no`.
 # Client: t/integ/dirlease_client.py.
@@ -57,22 +57,23 @@ expect "no break for the owner of the parent lease key" \
     "parent-key-create none"
 expect "another key's create on the holder's connection breaks RH -> none" \
     "other-key-create key-ok cur=3 new=0"
-expect "... the break arrives before the CREATE's response" \
-    "order break-first"
+expect "... right after the CREATE's response (Samba's order)" \
+    "order response-first"
 
 # on the holder's own connection, frame by frame off the socket: the break
-# precedes the response of the CREATE, SET_INFO and CLOSE that caused it
+# follows the response of the CREATE, SET_INFO and CLOSE that caused it at
+# once, as Samba 4.22 sends it (its smbtorture dirlease tests rely on it)
 run order
 expect "alice holds RH on dl4" "held state=3"
-expect "her own create in dl4: the break is read before the CREATE response" \
-    "create break-first"
-expect "... RH -> none" "create-break key-ok cur=3 new=0"
-expect "her SET_INFO (end of file) of a child: break before its response" \
-    "set_info break-first"
-expect "... RH -> none" "setinfo-break key-ok cur=3 new=0"
-expect "her CLOSE of a handle that wrote: break before its response" \
-    "close break-first"
-expect "... RH -> none" "close-break key-ok cur=3 new=0"
+expect "her own create in dl4: the CREATE response, then the break" \
+    "create response-first"
+expect "... RH -> none, within 1 s" "create-break key-ok cur=3 new=0"
+expect "her SET_INFO (end of file) of a child: its response, then the break" \
+    "set_info response-first"
+expect "... RH -> none, within 1 s" "setinfo-break key-ok cur=3 new=0"
+expect "her CLOSE of a handle that wrote: its response, then the break" \
+    "close response-first"
+expect "... RH -> none, within 1 s" "close-break key-ok cur=3 new=0"
 
 run local
 expect "alice holds RH on dl3" "held state=3"

@@ -124,8 +124,9 @@ def cmd_parent():
     # the owner of the parent lease key creates a file: no break
     file_create(a, at, "dl2\\own.txt", uuid.uuid4().bytes, dkey)
     brk(srv, "parent-key-create", dkey, timeout=2)
-    # another key: the break goes out ahead of the CREATE's response on
-    # this same connection; impacket keeps what arrived before the answer
+    # another key: the break follows the CREATE's response at once on
+    # this same connection (Samba's order); impacket keeps what arrived
+    # before the answer
     file_create(a, at, "dl2\\other.txt", uuid.uuid4().bytes)
     early = BREAK_MID in srv._Connection['OutstandingResponses']
     print("order", "break-first" if early else "response-first", flush=True)
@@ -170,9 +171,9 @@ def order_of(log, start, cmd):
 
 
 def cmd_order():
-    """The break a change on the holder's own connection causes arrives
-    before the response of the CREATE, SET_INFO and CLOSE that made it
-    (MS-SMB2 3.3.4.7), frame by frame as read from the socket."""
+    """The break a change on the holder's own connection causes follows
+    the response of the CREATE, SET_INFO and CLOSE that made it at once
+    (Samba's order), frame by frame as read from the socket."""
     a, at, _ = login3("alice")
     srv = a.getSMBServer()
     log = frame_log(srv)
@@ -182,7 +183,7 @@ def cmd_order():
     n = len(log)
     fid = file_create(a, at, "dl4\\o.txt")
     print("create", order_of(log, n, s3.SMB2_CREATE), flush=True)
-    new = brk(srv, "create-break", key)
+    new = brk(srv, "create-break", key, timeout=1)
     if new is not None:
         ack(a, at, key, new)
     rearm(a, at, "dl4", key)
@@ -190,7 +191,7 @@ def cmd_order():
     srv.setInfo(at, fid, struct.pack('<Q', 10), infoType=1,
                 fileInfoClass=20)	# FileEndOfFileInformation
     print("set_info", order_of(log, n, s3.SMB2_SET_INFO), flush=True)
-    new = brk(srv, "setinfo-break", key)
+    new = brk(srv, "setinfo-break", key, timeout=1)
     if new is not None:
         ack(a, at, key, new)
     rearm(a, at, "dl4", key)
@@ -198,7 +199,7 @@ def cmd_order():
     n = len(log)
     srv.close(at, fid)	# the close of a handle that wrote
     print("close", order_of(log, n, s3.SMB2_CLOSE), flush=True)
-    new = brk(srv, "close-break", key)
+    new = brk(srv, "close-break", key, timeout=1)
     if new is not None:
         ack(a, at, key, new)
 
