@@ -10,7 +10,8 @@
 # deleted; POSIX delete semantics (a name unlinked at once while POSIX
 # handles stay open, Windows handles keeping delete pending) and POSIX
 # byte-range locks (advisory between POSIX handles, merged and split as
-# fcntl's), and `smb3 unix extensions = no` in one share.  Clients:
+# fcntl's, a downgrade waking a blocked shared lock at once), and
+# `smb3 unix extensions = no` in one share.  Clients:
 # t/integ/posix_client.py, posix_symlink_client.py, posix_lk_client.py
 # (impacket with the POSIX contexts added, t/integ/posix_lib.py).
 . "$(dirname "$0")/lib.sh"

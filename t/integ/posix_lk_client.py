@@ -6,6 +6,7 @@
 import os
 import struct
 import sys
+import time
 
 from impacket import smb3, nt_errors
 from impacket import smb3structs as s3
@@ -284,6 +285,50 @@ def case_locks():
     check("... a shared one is granted", s == "OK", s)
     for f in (r, a, b, w1, w2):
         close(srv, t, f)
+    case_locks_downgrade(srv, t)
+
+
+def case_locks_downgrade(srv, t):
+    """A blocked shared lock of another handle is granted as soon as the
+    holder turns part of its exclusive POSIX range shared (fcntl's
+    F_RDLCK over an F_WRLCK), not at its next unlock or close."""
+    srv2, t2 = login()
+    a = popen(srv, t, "lk")
+    c = popen(srv2, t2, "lk")
+    lock_raw(srv, t, a, 0, 100, EXCL | NOWAIT)
+    req = s3.SMB2Lock()
+    req['LockCount'] = 1
+    req['FileID'] = c
+    req['Locks'] = struct.pack('<QQLL', 0, 10, SHARED, 0)	# blocking
+    pkt = srv2.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_LOCK
+    pkt['TreeID'] = t2
+    pkt['Data'] = req
+    mid = srv2.sendSMB(pkt)
+    time.sleep(0.5)	# parked behind a's lock by now
+    s = lock_raw(srv, t, a, 0, 50, SHARED | NOWAIT)
+    check("the holder turns 0-49 of its exclusive POSIX lock shared",
+          s == "OK", s)
+    srv2._timeout = 3
+    t0 = time.monotonic()
+    try:
+        ans = srv2.recvSMB(mid)
+        got = "0x%x" % ans['Status']
+    except Exception as e:
+        got = "no answer (%s)" % type(e).__name__
+    took = time.monotonic() - t0
+    check("... the other handle's blocked shared lock of 0-9 is granted "
+          "at once", got == "0x0" and took < 2, "%s after %.1f s" %
+          (got, took))
+    w = popen(srv, t, "lk", posix=False)
+    s = rd(srv, t, w, 60, 5)
+    check("... while 50-99 stays exclusive (a Windows READ there is "
+          "refused)", s == "STATUS_FILE_LOCK_CONFLICT", s)
+    close(srv, t, w)
+    lock_raw(srv2, t2, c, 0, 10, UNLOCK)
+    lock_raw(srv, t, a, 0, 100, UNLOCK)
+    close(srv2, t2, c)
+    close(srv, t, a)
 
 
 def case_shareoff():
