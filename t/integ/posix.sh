@@ -36,7 +36,7 @@ mkfifo "$SHARE/fifo"
 run() {
 	local out line c=$C
 	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
-	case $1 in delete|locks|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
+	case $1 in delete|locks|owner|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
 	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
 	while IFS= read -r line; do
 		case $line in
@@ -55,6 +55,8 @@ run unoffered
 # POSIX delete semantics and POSIX byte-range locks (posix_lk_client.py)
 run delete
 run locks
+# chown and chgrp through SET_INFO on a POSIX handle, as the kernel allows
+run owner
 run shareoff
 # symlinks and special files made, read, renamed and deleted by a client
 mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"

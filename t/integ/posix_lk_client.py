@@ -331,6 +331,54 @@ def case_locks_downgrade(srv, t):
     close(srv, t, a)
 
 
+def unix_sid(kind, n):
+    """S-1-22-1-uid (kind 1) or S-1-22-2-gid (kind 2), binary."""
+    return struct.pack('<BB6sLL', 1, 2, (22).to_bytes(6, 'big'), kind, n)
+
+
+def owner_sd(owner=None, group=None):
+    """A self-relative descriptor with only an owner or only a group."""
+    body = owner or group
+    return struct.pack('<BBHLLLL', 1, 0, 0x8000, 20 if owner else 0,
+                       20 if group else 0, 0, 0) + body
+
+
+def case_owner():
+    """chown and chgrp through SET_INFO on a POSIX handle: what the
+    kernel lets alice do (her file to a group she is in), nothing more
+    (not to bob, not to a group she is not in)."""
+    import pwd
+    pa, pb = pwd.getpwnam("alice"), pwd.getpwnam("bob")
+    path = os.path.join(SHARE, "og")
+    with open(path, "w") as f:
+        f.write("og")
+    os.chown(path, pa.pw_uid, 0)	# alice's, group root
+    os.chmod(path, 0o644)
+    srv, t = login()
+    fid = popen(srv, t, "og", access=s3.READ_CONTROL | s3.WRITE_OWNER |
+                s3.FILE_READ_ATTRIBUTES, disp=s3.FILE_OPEN)
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=unix_sid(2, pa.pw_gid)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("chgrp of alice's file to her own group on a POSIX handle",
+          s == "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=unix_sid(2, 0)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("... to root's group, which she is not in: refused",
+          s != "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        owner=unix_sid(1, pb.pw_uid)), infoType=3, fileInfoClass=0,
+        additionalInformation=1))
+    st = os.stat(path)
+    check("chown of alice's file to bob: refused (%s), still hers" % s,
+          s in ("STATUS_INVALID_OWNER", "STATUS_ACCESS_DENIED") and
+          st.st_uid == pa.pw_uid, "%s uid %d" % (s, st.st_uid))
+    close(srv, t, fid)
+
+
 def case_shareoff():
     """[noposix] has `smb3 unix extensions = no`: the context is ignored
     there (a Windows open), while [share] still takes it."""
@@ -355,5 +403,5 @@ def case_shareoff():
     close(srv, t2, fid)
 
 
-{"delete": case_delete, "locks": case_locks,
+{"delete": case_delete, "locks": case_locks, "owner": case_owner,
  "shareoff": case_shareoff}[sys.argv[3]]()
