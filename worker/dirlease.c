@@ -35,7 +35,8 @@
  *   WRITE, FLUSH, SET_INFO, IOCTL, TREE_DISCONNECT, LOGOFF: the chain's
  *   commands, worker/dispatch_out.c) the worker drains its queue
  *   (dirlease_settle, one read(2) while it watches a leased directory,
- *   none otherwise): the events of names the request noted
+ *   none otherwise: a CREATE + CLOSE of an existing file costs 13
+ *   syscalls instead of 11 then, strace -c of the worker): the events of names the request noted
  *   (dirlease_note) or, but for removals, that are open here, are its
  *   own; every other event, and every event read between requests in the
  *   event loop (but the one IN_DELETE or IN_MOVED_FROM of a name this
