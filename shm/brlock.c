@@ -335,24 +335,36 @@ brl_posix_cut(struct shm *s, unsigned *nl, const struct shm_brlock_owner *o,
 	return changed;
 }
 
+/* Moves every waiter to the wake set and forgets them: they retry. */
+static void
+brl_wake_all(struct shm *s, unsigned *nw, struct shm_pids *wake)
+{
+	for (unsigned i = 0; i < *nw; i++)
+		shm_pids_add(wake, s->wait_buf[i].pid);
+	*nw = 0;
+}
+
 /*
  * Adds the POSIX lock nr over its owner's own locks, as fcntl's F_SETLK:
  * the range is the new type's, joined with the owner's locks of that type
- * it overlaps or touches.  Two more locks at most.
+ * it overlaps or touches.  Two more locks at most.  1 when a shared lock
+ * took bytes of an exclusive one over (a waiter may get them now).
  */
-static void
+static int
 brl_posix_take(struct shm *s, unsigned *nl, const struct shm_brlock_rec *nr)
 {
 	struct shm_brlock_rec *l;
 	uint64_t lo = nr->offset, hi, last;
 	unsigned i;
+	int eased;
 
 	if (nr->length == 0) {
 		s->brl_buf[(*nl)++] = *nr;	/* covers no byte: kept apart */
-		return;
+		return 0;
 	}
 	hi = brl_last(nr->offset, nr->length);
-	(void)brl_posix_cut(s, nl, &nr->owner, lo, hi, nr->exclusive);
+	eased = brl_posix_cut(s, nl, &nr->owner, lo, hi, nr->exclusive) &&
+	    !nr->exclusive;
 again:
 	for (i = 0; i < *nl; i++) {
 		l = &s->brl_buf[i];
@@ -371,19 +383,22 @@ again:
 	/* every byte from 0 (2^64 of them) is no length: the last left out */
 	s->brl_buf[*nl].length = hi - lo + 1 == 0 ? UINT64_MAX : hi - lo + 1;
 	(*nl)++;
+	return eased;
 }
 
 int
 shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
     const struct shm_brlock_owner *o, const struct shm_brlock_range *rg,
-    unsigned n, unsigned flags, unsigned *failed)
+    unsigned n, unsigned flags, unsigned *failed, struct shm_pids *wake)
 {
 	MDB_txn *txn;
 	unsigned nl, nw, orig, i, j;
-	int rc, posix = (flags & SHM_BRL_POSIX) != 0;
+	int rc, posix = (flags & SHM_BRL_POSIX) != 0, eased = 0;
 
 	if (failed != NULL)
 		*failed = 0;
+	if (wake != NULL)
+		memset(wake, 0, sizeof(*wake));
 	for (i = 0; i < n; i++)
 		if (!brl_range_valid(rg[i].offset, rg[i].length)) {
 			if (failed != NULL)
@@ -435,8 +450,11 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 			.exclusive = rg[i].exclusive != 0, .posix = 1,
 		};
 
-		brl_posix_take(s, &nl, &nr);
+		eased |= brl_posix_take(s, &nl, &nr);
 	}
+	/* exclusive bytes turned shared: the waiters try again */
+	if (eased && wake != NULL)
+		brl_wake_all(s, &nw, wake);
 	if (rc == -EAGAIN) {
 		if (!(flags & SHM_BRL_WAIT))
 			goto out;
@@ -449,6 +467,8 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 	}
 	rc = brl_store(s, txn, fid, nl, nw);
 out:
+	if (rc != 0 && wake != NULL)
+		memset(wake, 0, sizeof(*wake));
 	return shm_wend(s, txn, rc);
 }
 
@@ -468,16 +488,7 @@ shm_brlock_lock(struct shm *s, const struct shm_file_id *fid,
 		.exclusive = (flags & SHM_BRL_EXCLUSIVE) != 0,
 	};
 
-	return shm_brlock_lock_many(s, fid, o, &r, 1, flags, NULL);
-}
-
-/* Moves every waiter to the wake set and forgets them: they retry. */
-static void
-brl_wake_all(struct shm *s, unsigned *nw, struct shm_pids *wake)
-{
-	for (unsigned i = 0; i < *nw; i++)
-		shm_pids_add(wake, s->wait_buf[i].pid);
-	*nw = 0;
+	return shm_brlock_lock_many(s, fid, o, &r, 1, flags, NULL, NULL);
 }
 
 static int

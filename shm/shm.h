@@ -546,10 +546,15 @@ int	shm_brlock_lock(struct shm *, const struct shm_file_id *,
 	    unsigned flags);
 /* Locks one file may hold (all opens); past it -EDQUOT.  0: no limit. */
 void	shm_brlock_set_max(struct shm *, unsigned per_file);
-/* Several ranges, all or none (one SMB2 LOCK request); *failed = index. */
+/*
+ * Several ranges, all or none (one SMB2 LOCK request); *failed = index.
+ * wake (may be NULL): the waiters to send LOCK_RELEASED, when a POSIX
+ * owner's shared lock took over bytes of its own exclusive one.
+ */
 int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, const struct shm_brlock_range *,
-	    unsigned n, unsigned flags, unsigned *failed);
+	    unsigned n, unsigned flags, unsigned *failed,
+	    struct shm_pids *wake);
 /* Exact range of this open; -ENOENT when none matches.  wake may be NULL. */
 int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,

@@ -28,19 +28,34 @@
  *   opens' H and waits (state_rename_parent_breaks), so a holder may
  *   close.  Local changes: the worker holding a leased directory watches
  *   it on an inotify fd of its own (dirlease_fd in the event loop; 64
- *   directories per worker); an event breaks the leases unless this
- *   worker's own SMB traffic explains it: a name that goes away
- *   (IN_DELETE, IN_MOVED_FROM) only when this worker unlinked or renamed
- *   it just before (dirlease_note_gone, one event each); any other
- *   change when the name is open here or was closed or changed here in
- *   the last 2 s (dirlease_note).  So a local touch or write of a name
- *   this worker has open or touched within 2 s is not seen (a local
- *   create or removal is); events of another worker's SMB changes break
+ *   directories per worker); an event breaks the leases unless an
+ *   operation of this worker caused it, decided with no time window.
+ *   fsnotify queues an event inside the syscall that causes it, so before
+ *   the response of a request that may change names (CREATE, CLOSE,
+ *   WRITE, FLUSH, SET_INFO, IOCTL, TREE_DISCONNECT, LOGOFF: the chain's
+ *   commands, worker/dispatch_out.c) the worker drains its queue
+ *   (dirlease_settle, one read(2) while it watches a leased directory,
+ *   none otherwise: a CREATE + CLOSE of an existing file costs 13
+ *   syscalls instead of 11 then, strace -c of the worker): the events of names the request noted
+ *   (dirlease_note) or, but for removals, that are open here, are its
+ *   own; every other event, and every event read between requests in the
+ *   event loop (but the one IN_DELETE or IN_MOVED_FROM of a name this
+ *   worker unlinked or renamed away right before, dirlease_note_gone), is
+ *   a local change.  So a local touch or write of a name this worker
+ *   holds open or has just closed breaks the leases once the client has
+ *   the response of what it did there (a local change during the request
+ *   itself, to one of its names, is taken for the request's); a
+ *   teardown's closes outside a request (a connection lost) may break
+ *   them needlessly, never miss a change.  Events of another worker's SMB changes break
  *   again (a no-op, the break is in progress) and so break a lease that
  *   worker spared for its parent key.  On the holder's own connection
  *   the break is queued while the change is served and goes out right
  *   after its response (notices follow responses,
- *   worker/dispatch_async.c), as Samba's, which messages itself.  The
+ *   worker/dispatch_async.c), as Samba's, which messages itself; Samba
+ *   4.22's smb2.dirlease hardlink, rename and unlink_different_* rely on
+ *   that order (they take the break only once the SET_INFO or CLOSE is
+ *   answered; sent ahead, smbtorture acks it inside the request and the
+ *   test's own ack fails, or it misses the second break).  The
  *   stat of the parent costs three syscalls per change (not per open;
  *   none for a top-level name, whose parent the tree knows),
  *   none when the key is off.
@@ -125,7 +140,7 @@ dirlease_break_op(const struct open *op, const char *path)
 /* ---- local changes: inotify ---- */
 
 #define DIRLEASE_WATCH_MAX	64	/* leased directories per worker */
-#define DIRLEASE_RECENT_MAX	64
+#define DIRLEASE_PENDING_MAX	64	/* names one request touches */
 #define DIRLEASE_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
 	    IN_MOVED_TO | IN_ATTRIB | IN_CLOSE_WRITE | IN_ONLYDIR | \
 	    IN_EXCL_UNLINK)
@@ -138,19 +153,23 @@ struct dirlease_watch {
 	char		 path[FILE_PATH_MAX];	/* share-relative */
 };
 
-/* A name this worker's SMB traffic touched (dirlease_note*). */
-struct dirlease_recent {
+/*
+ * A name this worker's own operation touches (dirlease_note*): pending
+ * until the next drain of the inotify queue, which its events reach
+ * before the operation returns (fsnotify queues them in the syscall).
+ */
+struct dirlease_pending {
 	const void	*share;
 	uint64_t	 hash;		/* of the share-relative path */
-	uint64_t	 until_ms;
 	int		 gone;		/* unlinked / renamed away: one event */
+	int		 used;
 };
 
 static int dl_ifd = -1;
 static struct dirlease_watch dl_watch[DIRLEASE_WATCH_MAX];
 static unsigned dl_nwatch;		/* slots with refs > 0 */
-static struct dirlease_recent dl_recent[DIRLEASE_RECENT_MAX];
-static unsigned dl_recent_next;
+static struct dirlease_pending dl_pending[DIRLEASE_PENDING_MAX];
+static unsigned dl_pending_next;
 
 static uint64_t
 dirlease_hash(const char *s)
@@ -183,17 +202,17 @@ dirlease_fd(void)
 static void
 dirlease_note_kind(const struct tree *t, const char *path, int gone)
 {
-	struct dirlease_recent *r;
+	struct dirlease_pending *r;
 
 	/* nothing to tell apart while no leased directory is watched */
 	if (dl_nwatch == 0 || t == NULL)
 		return;
-	r = &dl_recent[dl_recent_next];
-	dl_recent_next = (dl_recent_next + 1) % DIRLEASE_RECENT_MAX;
+	r = &dl_pending[dl_pending_next];
+	dl_pending_next = (dl_pending_next + 1) % DIRLEASE_PENDING_MAX;
 	r->share = t->share;
 	r->hash = dirlease_hash(path);
-	r->until_ms = shm_now_ms() + DIRLEASE_RECENT_MS;
 	r->gone = gone;
+	r->used = 1;
 }
 
 void
@@ -269,21 +288,26 @@ dirlease_watch_close(struct open *op)
 }
 
 /*
- * Does this worker's own SMB traffic explain a change of name in w?  A
- * name that goes away (deleted, moved out) is SMB's only when this worker
- * unlinked or renamed it just before (that note explains one event): one
- * it merely holds open or touched lately (the Linux client's deferred
- * close keeps handles for a second) may well be removed by a local
- * process.
+ * Does this worker's own operation explain a change of name in w?  At the
+ * end of a request (settle): a name it noted, or, for a change that is no
+ * removal, a name open here (an EA, a descriptor, a write time set
+ * through a handle), since the queue was drained before and nobody reads
+ * it meanwhile.  Read in the event loop, between requests: only the
+ * removal this worker noted right before its unlink or rename away (one
+ * event each); anything else is a local change, whatever this worker has
+ * open or touched before.
  */
 static int
-dirlease_ours(const struct dirlease_watch *w, const char *name, uint32_t mask)
+dirlease_ours(const struct dirlease_watch *w, const char *name, uint32_t mask,
+    int settle)
 {
 	static char path[FILE_PATH_MAX];
-	uint64_t h, now;
+	uint64_t h;
 	unsigned i;
 	int n, gone = (mask & (IN_DELETE | IN_MOVED_FROM)) != 0;
 
+	if (!gone && !settle)
+		return 0;
 	n = w->path[0] == '\0' ?
 	    snprintf(path, sizeof(path), "%s", name) :
 	    snprintf(path, sizeof(path), "%s/%s", w->path, name);
@@ -292,15 +316,14 @@ dirlease_ours(const struct dirlease_watch *w, const char *name, uint32_t mask)
 	if (!gone && file_open_named(w->share, path))
 		return 1;
 	h = dirlease_hash(path);
-	now = shm_now_ms();
-	for (i = 0; i < DIRLEASE_RECENT_MAX; i++) {
-		struct dirlease_recent *r = &dl_recent[i];
+	for (i = 0; i < DIRLEASE_PENDING_MAX; i++) {
+		struct dirlease_pending *r = &dl_pending[i];
 
-		if (r->hash != h || r->share != w->share || r->until_ms < now ||
+		if (!r->used || r->hash != h || r->share != w->share ||
 		    r->gone != gone)
 			continue;
 		if (gone)
-			r->until_ms = 0;	/* its one event */
+			r->used = 0;	/* its one event */
 		return 1;
 	}
 	return 0;
@@ -328,8 +351,13 @@ dirlease_break_all(void)
 			state_break_dir(dl_watch[i].dev, dl_watch[i].ino, NULL);
 }
 
-void
-dirlease_event(void)
+/*
+ * Reads the queue; a change no operation of this worker explains breaks
+ * the directory's leases.  Every note is settled then: the events of the
+ * operations it stood for were queued before.
+ */
+static void
+dirlease_drain(int settle)
 {
 	/* the kernel's records, aligned as it writes them */
 	static char buf[8192]
@@ -355,11 +383,46 @@ dirlease_event(void)
 			}
 			/* the directory itself, or a name we explain */
 			if (ev->len == 0 || ev->name[0] == '\0' ||
-			    dirlease_ours(w, ev->name, ev->mask))
+			    dirlease_ours(w, ev->name, ev->mask, settle))
 				continue;
 			log_debug(2, "dirlease: local change of \"%s\" in "
 			    "\"%s\"", ev->name, w->path);
 			state_break_dir(w->dev, w->ino, NULL);
 		}
 	}
+	memset(dl_pending, 0, sizeof(dl_pending));
+	dl_pending_next = 0;
+}
+
+void
+dirlease_event(void)
+{
+	dirlease_drain(0);
+}
+
+int
+dirlease_settles(uint16_t command)
+{
+	if (dl_ifd < 0 || dl_nwatch == 0)
+		return 0;
+	switch (command) {
+	case SMB2_CREATE:
+	case SMB2_CLOSE:
+	case SMB2_WRITE:		/* its write time, published in an xattr */
+	case SMB2_FLUSH:
+	case SMB2_SET_INFO:
+	case SMB2_IOCTL:
+	case SMB2_TREE_DISCONNECT:	/* closes */
+	case SMB2_LOGOFF:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+dirlease_settle(void)
+{
+	if (dl_ifd >= 0 && dl_nwatch > 0)
+		dirlease_drain(1);
 }

@@ -37,15 +37,19 @@ void	dirlease_break_op(const struct open *op, const char *path);
  * Local changes.  While this worker holds a leased directory open, an
  * inotify watch (its own inotify fd, in the event loop) sees names
  * created, deleted, moved, their attributes changed or a file written
- * and closed; such a change breaks the directory's leases unless this
- * worker's SMB traffic explains it: a name that goes away was unlinked
- * or renamed away here just before; another change is of a name open
- * here, or closed or changed here in the last DIRLEASE_RECENT_MS.
+ * and closed; such a change breaks the directory's leases unless an
+ * operation of this worker caused it.  That is decided exactly, with no
+ * time window: the worker's own syscalls queue their events before they
+ * return, so the queue is drained before each response of a request that
+ * may change names (dirlease_settle): what it holds then for a name the
+ * request noted, or that is open here, is the request's; anything read
+ * between requests is a local change, but for the one removal of a name
+ * this worker noted right before its unlink or rename away.  A local
+ * change the client makes after it saw the response is always seen.
  * Changes made through another worker are broken by that worker; its
  * events here break again, which costs nothing (the break is already
  * in progress), but a lease it spared for its parent key is broken too.
  */
-#define DIRLEASE_RECENT_MS	2000
 /*
  * The inotify fd: made by dirlease_start when the key is on (-1: none),
  * for the event loop; its handler.
@@ -58,11 +62,19 @@ void	dirlease_event(void);
 void	dirlease_watch_open(struct open *op);
 void	dirlease_watch_close(struct open *op);
 /*
- * This worker's SMB traffic touched path of tree (its events in the next
- * DIRLEASE_RECENT_MS are no local change) / is about to unlink it or
- * rename it away (the one IN_DELETE or IN_MOVED_FROM that follows is not).
+ * This worker's operation touches path of tree (its events before the
+ * next drain are no local change) / is about to unlink it or rename it
+ * away (the one IN_DELETE or IN_MOVED_FROM that follows is not).
  */
 void	dirlease_note(const struct tree *, const char *path);
 void	dirlease_note_gone(const struct tree *, const char *path);
+/*
+ * Must the queue be drained before the response of a request of this
+ * command (one that may change names: 0 while no leased directory is
+ * watched)?  dirlease_settle drains it (one read(2)), attributing to the
+ * request what it explains and breaking for the rest.
+ */
+int	dirlease_settles(uint16_t command);
+void	dirlease_settle(void);
 
 #endif

@@ -16,6 +16,7 @@
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
+#include "worker/dirlease.h"
 #include "worker/relay.h"
 
 void
@@ -92,6 +93,17 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 
 	if (nout == 0)
 		return 0;
+	/*
+	 * The inotify events of this worker's own changes are read before
+	 * the response says they are done (worker/dirlease.h): a local
+	 * change the client makes once it has the response is never taken
+	 * for the worker's own.
+	 */
+	for (i = 0; i < nout; i++)
+		if (dirlease_settles(le16_get(pv->sbuf + outs[i].off + 12))) {
+			dirlease_settle();
+			break;
+		}
 	/*
 	 * Bulk data goes by sendfile only from a lone, plain response: the
 	 * last response of a chain is padded too (below).

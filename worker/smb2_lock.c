@@ -20,9 +20,11 @@
  *   handle's, and a Windows lock binds a POSIX handle's I/O and locks as
  *   ever (shm/brlock.c, struct shm_brlock_owner.posix).  An exclusive
  *   lock needs a handle with write access (STATUS_INVALID_HANDLE, as
- *   Samba and fcntl's EBADF).  A lock taken over the handle's own
- *   exclusive range as shared wakes no blocked waiter until the next
- *   unlock or close.
+ *   Samba and fcntl's EBADF).  A shared lock taken over part of the
+ *   handle's own exclusive range (a downgrade, as fcntl's F_RDLCK over
+ *   an F_WRLCK) wakes the blocked waiters of the file at once, as an
+ *   unlock does: a shared lock of another handle waiting there is granted
+ *   now (shm_brlock_lock_many's wake).
  */
 
 /*
@@ -161,6 +163,7 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct shm_brlock_range rg[LOCK_MAX_ELEMENTS];
 	struct shm_brlock_owner owner;
 	struct shm_file_id fid;
+	struct shm_pids wake;
 	struct open *op;
 	uint32_t seq, seq_idx, first, fl[LOCK_MAX_ELEMENTS];
 	uint16_t count;
@@ -227,8 +230,6 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	unlock = (first & SMB2_LOCKFLAG_UNLOCK) != 0;
 
 	if (unlock) {
-		struct shm_pids wake;
-
 		for (i = 0; i < count; i++) {
 			if (fl[i] != SMB2_LOCKFLAG_UNLOCK)
 				return STATUS_INVALID_PARAMETER;
@@ -276,7 +277,10 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_LOCK_NOT_GRANTED;
 	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
 	    (blocking ? SHM_BRL_WAIT : 0) | (posix ? SHM_BRL_POSIX : 0),
-	    &failed);
+	    &failed, &wake);
+	/* a POSIX downgrade: its bytes may be what a waiter wants */
+	if (rc == 0 && (wake.n > 0 || wake.overflow) && state_wmsg() != NULL)
+		(void)shm_wmsg_wake(state_wmsg(), &wake, &fid);
 	if (rc != 0)
 		open_locks_uncharge(op, count);
 	if (rc == -EDQUOT)

@@ -2,9 +2,9 @@
 #
 #	dirlease_client.py PORT SHARE_PATH CMD
 #
-# CMD grant | other | parent | local | nocap; each prints lines the script
-# checks.  alice and bob log in with SMB 3.0 (v2 lease contexts); the
-# directories dl1..dl3 exist (made 0777 by the script).
+# CMD grant | other | parent | order | local | localown | nocap; each prints
+# lines the script checks.  alice and bob log in with SMB 3.0 (v2 lease
+# contexts); the directories dl1..dl5 exist (made 0777 by the script).
 import os, struct, sys, time, uuid
 
 from impacket import smb3, smb3structs as s3
@@ -124,15 +124,84 @@ def cmd_parent():
     # the owner of the parent lease key creates a file: no break
     file_create(a, at, "dl2\\own.txt", uuid.uuid4().bytes, dkey)
     brk(srv, "parent-key-create", dkey, timeout=2)
-    # another key: the break is queued while the CREATE is served and
-    # follows its response at once on this same connection (as Samba's,
-    # which messages itself); impacket keeps what arrived first
+    # another key: the break follows the CREATE's response at once on
+    # this same connection (Samba's order); impacket keeps what arrived
+    # before the answer
     file_create(a, at, "dl2\\other.txt", uuid.uuid4().bytes)
     early = BREAK_MID in srv._Connection['OutstandingResponses']
     print("order", "break-first" if early else "response-first", flush=True)
     new = brk(srv, "other-key-create", dkey, timeout=1)
     if new is not None:
         ack(a, at, dkey, new)
+
+
+def frame_log(srv):
+    """Every frame read from the socket, in order, as (command, message
+    id, status): impacket's NetBIOS reads are wrapped, one frame each; a
+    sealed one is opened as impacket does (AES-128-CCM)."""
+    log, nb = [], srv._NetBIOSSession
+    orig = nb.recv_packet
+
+    def rec(*args, **kw):
+        p = orig(*args, **kw)
+        d = p.get_trailer()
+        if d[:4] == b'\xfdSMB':
+            th = s3.SMB2_TRANSFORM_HEADER(d)
+            aes = smb3.AES.new(srv._Session['DecryptionKey'],
+                               smb3.AES.MODE_CCM, th['Nonce'][:11])
+            aes.update(th.getData()[20:])
+            d = aes.decrypt(d[len(s3.SMB2_TRANSFORM_HEADER()):])
+        log.append((struct.unpack_from('<H', d, 12)[0],
+                    struct.unpack_from('<Q', d, 24)[0],
+                    struct.unpack_from('<L', d, 8)[0]))
+        return p
+    nb.recv_packet = rec
+    return log
+
+
+def order_of(log, start, cmd):
+    """Which came first after log[start:]: the break notification or the
+    final response of command cmd."""
+    for c, mid, st in log[start:]:
+        if c == 0x12 and mid == BREAK_MID:
+            return "break-first"
+        if c == cmd and st != 0x103:	# not a STATUS_PENDING interim
+            return "response-first"
+    return "neither"
+
+
+def cmd_order():
+    """The break a change on the holder's own connection causes follows
+    the response of the CREATE, SET_INFO and CLOSE that made it at once
+    (Samba's order), frame by frame as read from the socket."""
+    a, at, _ = login3("alice")
+    srv = a.getSMBServer()
+    log = frame_log(srv)
+    key = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl4", key)
+    print("held state=%d" % st, flush=True)
+    n = len(log)
+    fid = file_create(a, at, "dl4\\o.txt")
+    print("create", order_of(log, n, s3.SMB2_CREATE), flush=True)
+    new = brk(srv, "create-break", key, timeout=1)
+    if new is not None:
+        ack(a, at, key, new)
+    rearm(a, at, "dl4", key)
+    n = len(log)
+    srv.setInfo(at, fid, struct.pack('<Q', 10), infoType=1,
+                fileInfoClass=20)	# FileEndOfFileInformation
+    print("set_info", order_of(log, n, s3.SMB2_SET_INFO), flush=True)
+    new = brk(srv, "setinfo-break", key, timeout=1)
+    if new is not None:
+        ack(a, at, key, new)
+    rearm(a, at, "dl4", key)
+    srv.write(at, fid, b"written", 0, 7)
+    n = len(log)
+    srv.close(at, fid)	# the close of a handle that wrote
+    print("close", order_of(log, n, s3.SMB2_CLOSE), flush=True)
+    new = brk(srv, "close-break", key, timeout=1)
+    if new is not None:
+        ack(a, at, key, new)
 
 
 def cmd_local():
@@ -156,6 +225,37 @@ def cmd_local():
         ack(a, at, key, new)
 
 
+def cmd_localown():
+    """Local changes of names this worker has just closed or holds open
+    break the lease too; the worker's own close of an unwritten handle
+    (its IN_CLOSE_WRITE) does not."""
+    path = os.path.join(SHARE_PATH, "dl5", "t.txt")
+    with open(path, "w") as f:
+        f.write("t")
+    os.chmod(path, 0o666)
+    a, at, _ = login3("alice")
+    srv = a.getSMBServer()
+    key = uuid.uuid4().bytes
+    _, st = dir_lease(a, at, "dl5", key)
+    print("held state=%d" % st, flush=True)
+    fid = file_create(a, at, "dl5\\t.txt")
+    srv.close(at, fid)
+    brk(srv, "own-close", key, timeout=1)
+    # within the old 2 s window of that close: a local append
+    with open(path, "a") as f:
+        f.write("x")
+    new = brk(srv, "local-append-after-close", key)
+    if new is not None:
+        ack(a, at, key, new)
+    rearm(a, at, "dl5", key)
+    fid = file_create(a, at, "dl5\\t.txt")
+    os.utime(path)	# touch(1) of the name alice holds open
+    new = brk(srv, "local-touch-open", key)
+    if new is not None:
+        ack(a, at, key, new)
+    srv.close(at, fid)
+
+
 def cmd_nocap():
     a, at, caps = login3("alice")
     print("cap %d" % (1 if caps & CAP_DIRECTORY_LEASING else 0))
@@ -164,6 +264,7 @@ def cmd_nocap():
 
 
 CMDS = {"grant": cmd_grant, "other": cmd_other, "parent": cmd_parent,
-        "local": cmd_local, "nocap": cmd_nocap}
+        "local": cmd_local, "nocap": cmd_nocap, "order": cmd_order,
+        "localown": cmd_localown}
 if __name__ == "__main__":
     CMDS[sys.argv[3]]()

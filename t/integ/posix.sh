@@ -10,7 +10,8 @@
 # deleted; POSIX delete semantics (a name unlinked at once while POSIX
 # handles stay open, Windows handles keeping delete pending) and POSIX
 # byte-range locks (advisory between POSIX handles, merged and split as
-# fcntl's), and `smb3 unix extensions = no` in one share.  Clients:
+# fcntl's, a downgrade waking a blocked shared lock at once), and
+# `smb3 unix extensions = no` in one share.  Clients:
 # t/integ/posix_client.py, posix_symlink_client.py, posix_lk_client.py
 # (impacket with the POSIX contexts added, t/integ/posix_lib.py).
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +36,7 @@ mkfifo "$SHARE/fifo"
 run() {
 	local out line c=$C
 	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
-	case $1 in delete|locks|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
+	case $1 in delete|locks|owner|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
 	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
 	while IFS= read -r line; do
 		case $line in
@@ -54,6 +55,8 @@ run unoffered
 # POSIX delete semantics and POSIX byte-range locks (posix_lk_client.py)
 run delete
 run locks
+# chown and chgrp through SET_INFO on a POSIX handle, as the kernel allows
+run owner
 run shareoff
 # symlinks and special files made, read, renamed and deleted by a client
 mkdir "$SHARE/sub" && echo inner >"$SHARE/sub/inner.txt"

@@ -6,6 +6,7 @@
 import os
 import struct
 import sys
+import time
 
 from impacket import smb3, nt_errors
 from impacket import smb3structs as s3
@@ -284,6 +285,98 @@ def case_locks():
     check("... a shared one is granted", s == "OK", s)
     for f in (r, a, b, w1, w2):
         close(srv, t, f)
+    case_locks_downgrade(srv, t)
+
+
+def case_locks_downgrade(srv, t):
+    """A blocked shared lock of another handle is granted as soon as the
+    holder turns part of its exclusive POSIX range shared (fcntl's
+    F_RDLCK over an F_WRLCK), not at its next unlock or close."""
+    srv2, t2 = login()
+    a = popen(srv, t, "lk")
+    c = popen(srv2, t2, "lk")
+    lock_raw(srv, t, a, 0, 100, EXCL | NOWAIT)
+    req = s3.SMB2Lock()
+    req['LockCount'] = 1
+    req['FileID'] = c
+    req['Locks'] = struct.pack('<QQLL', 0, 10, SHARED, 0)	# blocking
+    pkt = srv2.SMB_PACKET()
+    pkt['Command'] = s3.SMB2_LOCK
+    pkt['TreeID'] = t2
+    pkt['Data'] = req
+    mid = srv2.sendSMB(pkt)
+    time.sleep(0.5)	# parked behind a's lock by now
+    s = lock_raw(srv, t, a, 0, 50, SHARED | NOWAIT)
+    check("the holder turns 0-49 of its exclusive POSIX lock shared",
+          s == "OK", s)
+    srv2._timeout = 3
+    t0 = time.monotonic()
+    try:
+        ans = srv2.recvSMB(mid)
+        got = "0x%x" % ans['Status']
+    except Exception as e:
+        got = "no answer (%s)" % type(e).__name__
+    took = time.monotonic() - t0
+    check("... the other handle's blocked shared lock of 0-9 is granted "
+          "at once", got == "0x0" and took < 2, "%s after %.1f s" %
+          (got, took))
+    w = popen(srv, t, "lk", posix=False)
+    s = rd(srv, t, w, 60, 5)
+    check("... while 50-99 stays exclusive (a Windows READ there is "
+          "refused)", s == "STATUS_FILE_LOCK_CONFLICT", s)
+    close(srv, t, w)
+    lock_raw(srv2, t2, c, 0, 10, UNLOCK)
+    lock_raw(srv, t, a, 0, 100, UNLOCK)
+    close(srv2, t2, c)
+    close(srv, t, a)
+
+
+def unix_sid(kind, n):
+    """S-1-22-1-uid (kind 1) or S-1-22-2-gid (kind 2), binary."""
+    return struct.pack('<BB6sLL', 1, 2, (22).to_bytes(6, 'big'), kind, n)
+
+
+def owner_sd(owner=None, group=None):
+    """A self-relative descriptor with only an owner or only a group."""
+    body = owner or group
+    return struct.pack('<BBHLLLL', 1, 0, 0x8000, 20 if owner else 0,
+                       20 if group else 0, 0, 0) + body
+
+
+def case_owner():
+    """chown and chgrp through SET_INFO on a POSIX handle: what the
+    kernel lets alice do (her file to a group she is in), nothing more
+    (not to bob, not to a group she is not in)."""
+    import pwd
+    pa, pb = pwd.getpwnam("alice"), pwd.getpwnam("bob")
+    path = os.path.join(SHARE, "og")
+    with open(path, "w") as f:
+        f.write("og")
+    os.chown(path, pa.pw_uid, 0)	# alice's, group root
+    os.chmod(path, 0o644)
+    srv, t = login()
+    fid = popen(srv, t, "og", access=s3.READ_CONTROL | s3.WRITE_OWNER |
+                s3.FILE_READ_ATTRIBUTES, disp=s3.FILE_OPEN)
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=unix_sid(2, pa.pw_gid)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("chgrp of alice's file to her own group on a POSIX handle",
+          s == "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=unix_sid(2, 0)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("... to root's group, which she is not in: refused",
+          s != "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        owner=unix_sid(1, pb.pw_uid)), infoType=3, fileInfoClass=0,
+        additionalInformation=1))
+    st = os.stat(path)
+    check("chown of alice's file to bob: refused (%s), still hers" % s,
+          s in ("STATUS_INVALID_OWNER", "STATUS_ACCESS_DENIED") and
+          st.st_uid == pa.pw_uid, "%s uid %d" % (s, st.st_uid))
+    close(srv, t, fid)
 
 
 def case_shareoff():
@@ -310,5 +403,5 @@ def case_shareoff():
     close(srv, t2, fid)
 
 
-{"delete": case_delete, "locks": case_locks,
+{"delete": case_delete, "locks": case_locks, "owner": case_owner,
  "shareoff": case_shareoff}[sys.argv[3]]()

@@ -63,16 +63,16 @@ START_TEST(test_brlock_semantics)
 	rg[0] = (struct shm_brlock_range){ 1000, 10, 1 };
 	rg[1] = (struct shm_brlock_range){ 1010, 10, 1 };
 	rg[2] = (struct shm_brlock_range){ 120, 1, 1 };	/* o1's range */
-	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 3, 0, &failed), -EAGAIN);
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 3, 0, &failed, NULL), -EAGAIN);
 	ck_assert_uint_eq(failed, 2);
 	ck_assert_int_eq(shm_brlock_check(s, &F1, &o1, 1000, 20, 1), 0);
-	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 2, 0, &failed), 0);
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 2, 0, &failed, NULL), 0);
 	ck_assert_int_eq(shm_brlock_check(s, &F1, &o1, 1015, 1, 0), -EAGAIN);
 	/* Overlap inside one request conflicts too. */
 	rg[1].offset = 1005;
 	rg[0].offset = 2000;
 	rg[1].offset = 2005;
-	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 2, 0, &failed), -EAGAIN);
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &o2, rg, 2, 0, &failed, NULL), -EAGAIN);
 	ck_assert_uint_eq(failed, 1);
 
 	/* Close removes every lock of the open. */

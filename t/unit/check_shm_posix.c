@@ -152,6 +152,40 @@ START_TEST(test_posix_locks)
 }
 END_TEST
 
+/* A shared lock over the owner's own exclusive bytes wakes the waiters. */
+START_TEST(test_posix_downgrade_wakes)
+{
+	struct shm *s = make_env(0);
+	struct shm_brlock_owner p1 = { getpid(), 61 }, p2 = { getpid(), 62 };
+	const unsigned X = SHM_BRL_EXCLUSIVE | SHM_BRL_POSIX, S = SHM_BRL_POSIX;
+	struct shm_brlock_range sh = { 0, 10, 0 }, ex = { 20, 5, 1 };
+	struct shm_pids wake;
+	unsigned failed;
+
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &p1, 0, 100, X), 0);
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &p2, 0, 10, S | SHM_BRL_WAIT),
+	    -EAGAIN);
+	/* the downgrade of 0-9: the waiter is told, and then gets it */
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &p1, &sh, 1, S, &failed,
+	    &wake), 0);
+	ck_assert_str_eq(brl_list(s), "0+10/s 10+90/x");
+	ck_assert_uint_eq(wake.n, 1);
+	ck_assert_int_eq(wake.pid[0], getpid());
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &p2, 0, 10, S), 0);
+	/* an exclusive lock over its own, or shared over shared: nobody */
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &p2, 20, 5, S | SHM_BRL_WAIT),
+	    -EAGAIN);
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &p1, &ex, 1, S, &failed,
+	    &wake), 0);
+	ck_assert_uint_eq(wake.n, 0);
+	ck_assert_int_eq(shm_brlock_lock_many(s, &F1, &p1, &sh, 1, S, &failed,
+	    &wake), 0);
+	ck_assert_uint_eq(wake.n, 0);
+	ck_assert_int_eq(shm_brlock_lock(s, &F1, &p2, 20, 5, S), -EAGAIN);
+	drop_env(s);
+}
+END_TEST
+
 static Suite *
 shm_posix_suite(void)
 {
@@ -161,6 +195,7 @@ shm_posix_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_posix_delete);
 	tcase_add_test(tc, test_posix_locks);
+	tcase_add_test(tc, test_posix_downgrade_wakes);
 	suite_add_tcase(su, tc);
 	return su;
 }
