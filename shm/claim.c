@@ -17,23 +17,26 @@
  * a read of that file's env says whether its lease still lives (a
  * deletion needs no claim lock; it only makes a claim stale, and a stale
  * claim is taken over).  The last open of a lease drops the claim: in the
- * same transaction when the envs coincide, else in a transaction of the
- * claim env after the commit (shm_claim_drain), which checks again that
- * the file's env has no record (a new open of the same file may have
- * made one meanwhile, under the claim lock).
+ * same transaction when the envs coincide, else later, in a transaction
+ * of the claim env for a batch of them (shm_claim_drain: after a commit
+ * once 64 wait, at the end of a purge or an expiry, at the worker's tick
+ * and at detach), which checks again that the file's env has no record
+ * (a new open of the same file may have made one meanwhile, under the
+ * claim lock).  A claim waiting to be dropped refuses nobody.
  *
  * What it costs: with N data envs, a CREATE granting a new lease in
  * another env than its claim's ((N-1)/N of them) takes a second writer
  * lock for the length of its transaction, and the close that ends the
- * lease a second short transaction; opens of a key that already caches
- * the file, and every unleased open, pay nothing (one read before the
- * transaction, skipped when the key's hint bucket is zero).
+ * lease a share of a batched transaction; opens of a key that already
+ * caches the file, and every unleased open, pay nothing more than one
+ * read before the transaction (skipped when the key's hint bucket is
+ * zero).
  * t/bench/README.md, "The lease-key claim".
  *
  * A process that dies between the two commits of a grant leaves a lease
  * without its claim (the next claim of the key is then not refused); one
- * that dies before a claim is dropped leaves a stale claim, which refuses
- * nobody.
+ * that dies with claims waiting to be dropped leaves them stale: they
+ * refuse nobody, and each goes when its key is claimed again.
  */
 #include <errno.h>
 
@@ -231,39 +234,64 @@ shm_claim_drop(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		return;
 	}
 	if (s->nunclaim == SHM_UNCLAIM_MAX)
-		return;		/* left stale, as above */
+		return;		/* left stale: refuses nobody, costs room */
 	u = &s->unclaim[s->nunclaim++];
 	memcpy(u->client_guid, guid, SHM_GUID_LEN);
 	memcpy(u->lease_key, key, SHM_GUID_LEN);
 	u->fid = *fid;
 }
 
+/* The waiting claims of env c, in one transaction of c. */
 static int
-claim_drop_once(struct shm *s, const struct shm_unclaim *u)
+claim_drop_env(struct shm *s, struct shm_env *c)
 {
 	MDB_txn *txn;
+	unsigned i;
 	int rc;
 
-	if ((rc = shm_wbegin(s, shm_env_claim(s, u->client_guid, u->lease_key),
-	    &txn)) != 0)
+	if ((rc = shm_wbegin(s, c, &txn)) != 0)
 		return rc;
-	return shm_wend(s, txn, claim_del(s, txn, &u->fid, u->client_guid,
-	    u->lease_key, 1));
+	for (i = 0; rc == 0 && i < s->ndone; i++) {
+		const struct shm_unclaim *u = &s->unclaim[i];
+
+		if (shm_env_claim(s, u->client_guid, u->lease_key) == c)
+			rc = claim_del(s, txn, &u->fid, u->client_guid,
+			    u->lease_key, 1);
+	}
+	return shm_wend(s, txn, rc);
 }
 
 void
 shm_claim_drain(struct shm *s)
 {
-	struct shm_unclaim u;
+	struct shm_env *c;
+	unsigned i, j;
 	int rc;
 
-	/* Each its own transaction (none of them releases a lease). */
+	/*
+	 * A claim left a while names a file without its lease: it refuses
+	 * nobody (shm_claim_take checks it), so batching costs only room.
+	 * None of these transactions releases a lease.
+	 */
 	s->claim_draining = 1;
-	while (s->nunclaim > 0) {
-		u = s->unclaim[--s->nunclaim];
-		SHM_RETRY_FULL(s, rc, claim_drop_once(s, &u));
+	while (s->ndone > 0) {
+		c = shm_env_claim(s, s->unclaim[0].client_guid,
+		    s->unclaim[0].lease_key);
+		SHM_RETRY_FULL(s, rc, claim_drop_env(s, c));
 		if (rc != 0)
-			log_debug(1, "state: a lease-key claim left stale (%d)", rc);
+			log_debug(1, "state: lease-key claims left stale (%d)", rc);
+		for (i = j = 0; i < s->ndone; i++)
+			if (shm_env_claim(s, s->unclaim[i].client_guid,
+			    s->unclaim[i].lease_key) != c)
+				s->unclaim[j++] = s->unclaim[i];
+		s->ndone = s->nunclaim = j;
 	}
 	s->claim_draining = 0;
+}
+
+void
+shm_claim_flush(struct shm *s)
+{
+	if (s != NULL && s->ndone > 0 && !s->claim_draining)
+		shm_claim_drain(s);
 }

@@ -365,9 +365,11 @@ shm_wcommit(struct shm *s, MDB_txn *txn)
 	shm_hint_settle(s, rc == 0);
 	if (rc == 0)
 		s->nwrites++;
+	/* the claims of the leases this one released: dropped in batches */
 	if (rc != 0)
-		s->nunclaim = 0;
-	else if (s->nunclaim > 0 && !s->claim_draining)
+		s->nunclaim = s->ndone;
+	s->ndone = s->nunclaim;
+	if (s->ndone >= SHM_UNCLAIM_BATCH && !s->claim_draining)
 		shm_claim_drain(s);
 	return shm_err(rc);
 }
@@ -379,7 +381,7 @@ shm_wabort(struct shm *s, MDB_txn *txn)
 	shm_hold_end(s);
 	shm_writer_unmark(s, s->w);
 	shm_hint_settle(s, 0);
-	s->nunclaim = 0;
+	s->nunclaim = s->ndone;
 }
 
 int
@@ -894,6 +896,8 @@ shm_detach(struct shm *s)
 {
 	if (s == NULL)
 		return;
+	if (s->forkgen == shm_forkgen && s->ndone > 0)
+		shm_claim_drain(s);
 	for (unsigned i = 0; i < SHM_ENVS_MAX; i++) {
 		struct shm_env *e = &s->e[i];
 

@@ -92,8 +92,12 @@ struct shm_pend {
 	int32_t		delta;
 };
 
-/* A lease released in a write transaction: its claim goes after the commit. */
+/*
+ * A lease released in a write transaction whose claim lives in another
+ * env: the claim goes later, in batches (claim.c shm_claim_drain).
+ */
 #define SHM_UNCLAIM_MAX		256
+#define SHM_UNCLAIM_BATCH	64
 struct shm_unclaim {
 	uint8_t			client_guid[SHM_GUID_LEN];
 	uint8_t			lease_key[SHM_GUID_LEN];
@@ -162,14 +166,16 @@ struct shm {
 	/*
 	 * The lease-key claim (claim.c): the claim env's write transaction
 	 * held beside s->w's by a CREATE granting a new lease, and the
-	 * claims to drop once the open write transaction has committed
-	 * (leases released in it whose claim lives in another env).
+	 * claims to drop (leases released, committed, whose claim lives in
+	 * another env): unclaim[0..ndone) committed, [ndone..nunclaim) of
+	 * the open write transaction.
 	 */
 	struct shm_env		*claim_env;
 	MDB_txn			*claim_txn;
 	uint64_t		 claim_locked_ns;
 	struct shm_unclaim	 unclaim[SHM_UNCLAIM_MAX];
 	unsigned		 nunclaim;
+	unsigned		 ndone;
 	int			 claim_draining;
 	/* tests only: a leased CREATE's call with its locks held, before the commit */
 	void			(*test_claim_hook)(struct shm *);
@@ -520,7 +526,11 @@ int	shm_claim_take(struct shm *, MDB_txn *, const struct shm_file_id *,
 /* The key's lease record is gone from fid's env (in txn, s->w's). */
 void	shm_claim_drop(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    const uint8_t *client_guid, const uint8_t *lease_key);
-/* After a commit: the claims of the leases it released in other envs. */
+/*
+ * The claims of released leases, dropped: one transaction per claim env
+ * (after a commit once SHM_UNCLAIM_BATCH are waiting, at the end of a
+ * purge or expiry, shm_claim_flush, shm_detach).
+ */
 void	shm_claim_drain(struct shm *);
 /* A claim's value: v1, the file id. 0 or -EPROTO. */
 int	shm_claim_decode(const void *val, size_t len, struct shm_file_id *);

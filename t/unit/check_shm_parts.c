@@ -337,6 +337,7 @@ claim_race(struct shm *s, struct shm_file_id first, struct shm_file_id second,
 	ck_assert_uint_eq(x.ino, first.ino);
 	/* the first file's lease ends with its open: so does the claim */
 	ck_assert_int_eq(shm_open_remove(s, &first, 501, NULL), 0);
+	shm_claim_flush(s);
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
 	ck_assert_uint_eq(claims_count(s), 0);
 }
@@ -411,15 +412,26 @@ START_TEST(test_lease_claim_life)
 	ck_assert_uint_eq(x.ino, f.ino);
 	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(shm_open_remove(s, &f, 1, NULL), 0);
+	shm_claim_flush(s);
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);	/* a2 still has it */
 	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(shm_open_remove(s, &f, 2, NULL), 0);
+	/* its drop waits for a batch; meanwhile it refuses nobody */
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	shm_claim_flush(s);
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
 	/* the key moves to g */
 	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), 0);
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
 	ck_assert_uint_eq(x.ino, g.ino);
 	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &f, &a1, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	ck_assert_int_eq(shm_open_remove(s, &f, 1, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
 	/* a stale claim (naming f, which has no lease) is taken over */
 	{
 		MDB_txn *txn;
@@ -444,6 +456,19 @@ START_TEST(test_lease_claim_life)
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
 	ck_assert_uint_eq(x.ino, g.ino);
 	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
+	/* many leases closed: their claims go in batches, with no flush */
+	for (int i = 0; i < 3 * 64; i++) {
+		struct shm_open_rec m = mklease(1000 + i, 1, key, SHM_LEASE_R);
+
+		m.lease_key[0] = (uint8_t)i;
+		m.lease_key[1] = (uint8_t)(i >> 8);
+		ck_assert_int_eq(shm_open_insert_ex(s, &f, &m, NULL, NULL, NULL), 0);
+		ck_assert_int_eq(shm_open_remove(s, &f, 1000 + i, NULL), 0);
+	}
+	ck_assert_uint_lt(claims_count(s), 64);
+	shm_claim_flush(s);
 	ck_assert_uint_eq(claims_count(s), 0);
 	/* a killed holder: the purge ends its lease and the claim with it */
 	race_fid = f;
@@ -459,6 +484,7 @@ START_TEST(test_lease_claim_life)
 	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
 	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), 0);
 	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	shm_claim_flush(s);
 	ck_assert_uint_eq(claims_count(s), 0);
 	drop_env(s);
 }
