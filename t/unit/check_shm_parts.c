@@ -236,6 +236,7 @@ static unsigned
 claims_count(struct shm *s)
 {
 	MDB_cursor *cu;
+	MDB_cursor_op op;
 	MDB_txn *txn;
 	MDB_val k, v;
 	unsigned n = 0, i;
@@ -243,8 +244,7 @@ claims_count(struct shm *s)
 	for (i = 1; i < s->nenv; i++) {
 		ck_assert_int_eq(mdb_txn_begin(s->e[i].env, NULL, MDB_RDONLY, &txn), 0);
 		ck_assert_int_eq(mdb_cursor_open(txn, s->db_leases, &cu), 0);
-		while (mdb_cursor_get(cu, &k, &v, n == 0 && k.mv_data == NULL ?
-		    MDB_FIRST : MDB_NEXT) == 0)
+		for (op = MDB_FIRST; mdb_cursor_get(cu, &k, &v, op) == 0; op = MDB_NEXT)
 			n += k.mv_size == SHM_LEASE_KEY_LEN + 1;
 		mdb_cursor_close(cu);
 		mdb_txn_abort(txn);
