@@ -292,6 +292,6 @@ shm_claim_drain(struct shm *s)
 void
 shm_claim_flush(struct shm *s)
 {
-	if (s != NULL && s->ndone > 0 && !s->claim_draining)
+	if (s != NULL && s->ndone > 0 && !s->claim_draining && s->claim_txn == NULL)
 		shm_claim_drain(s);
 }

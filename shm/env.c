@@ -369,7 +369,9 @@ shm_wcommit(struct shm *s, MDB_txn *txn)
 	if (rc != 0)
 		s->nunclaim = s->ndone;
 	s->ndone = s->nunclaim;
-	if (s->ndone >= SHM_UNCLAIM_BATCH && !s->claim_draining)
+	/* never while a claim env's lock is ours: the drain may want it */
+	if (s->ndone >= SHM_UNCLAIM_BATCH && !s->claim_draining &&
+	    s->claim_txn == NULL)
 		shm_claim_drain(s);
 	return shm_err(rc);
 }
