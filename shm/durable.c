@@ -387,5 +387,6 @@ shm_expire_durable(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 	}
 	if (nexpired != NULL)
 		*nexpired = rc == 0 ? sum : 0;
+	shm_claim_flush(s);
 	return rc;
 }

@@ -246,6 +246,41 @@ shm_wbegin(struct shm *s, struct shm_env *e, MDB_txn **txn)
 	return shm_wbegin_kind(s, e, txn, SHM_TXN_OTHER);
 }
 
+int
+shm_wbegin2(struct shm *s, struct shm_env *e, MDB_txn **txn, uint64_t *locked_ns)
+{
+	uint64_t t0 = shm_clock_ns();
+	int rc;
+
+	rc = mdb_txn_begin(e->env, NULL, 0, txn);
+	if (rc == MDB_MAP_RESIZED && shm_adopt(s, e) == 0)
+		rc = mdb_txn_begin(e->env, NULL, 0, txn);
+	if (rc != 0)
+		return shm_err(rc);
+	shm_writer_mark(s, e);
+	*locked_ns = shm_clock_ns();
+	s->hold[SHM_TXN_OTHER].wait_ns += *locked_ns - t0;
+	return 0;
+}
+
+int
+shm_wend2(struct shm *s, struct shm_env *e, MDB_txn *txn, uint64_t locked_ns,
+    int commit)
+{
+	int rc = 0;
+
+	if (commit)
+		rc = mdb_txn_commit(txn);
+	else
+		mdb_txn_abort(txn);
+	s->hold[SHM_TXN_OTHER].txns++;
+	s->hold[SHM_TXN_OTHER].hold_ns += shm_clock_ns() - locked_ns;
+	shm_writer_unmark(s, e);
+	if (commit && rc == 0)
+		s->nwrites++;
+	return shm_err(rc);
+}
+
 /* The writer lock is released: count the hold. */
 static void
 shm_hold_end(struct shm *s)
@@ -330,6 +365,14 @@ shm_wcommit(struct shm *s, MDB_txn *txn)
 	shm_hint_settle(s, rc == 0);
 	if (rc == 0)
 		s->nwrites++;
+	/* the claims of the leases this one released: dropped in batches */
+	if (rc != 0)
+		s->nunclaim = s->ndone;
+	s->ndone = s->nunclaim;
+	/* never while a claim env's lock is ours: the drain may want it */
+	if (s->ndone >= SHM_UNCLAIM_BATCH && !s->claim_draining &&
+	    s->claim_txn == NULL)
+		shm_claim_drain(s);
 	return shm_err(rc);
 }
 
@@ -340,6 +383,7 @@ shm_wabort(struct shm *s, MDB_txn *txn)
 	shm_hold_end(s);
 	shm_writer_unmark(s, s->w);
 	shm_hint_settle(s, 0);
+	s->nunclaim = s->ndone;
 }
 
 int
@@ -854,6 +898,8 @@ shm_detach(struct shm *s)
 {
 	if (s == NULL)
 		return;
+	if (s->forkgen == shm_forkgen && s->ndone > 0)
+		shm_claim_drain(s);
 	for (unsigned i = 0; i < SHM_ENVS_MAX; i++) {
 		struct shm_env *e = &s->e[i];
 

@@ -275,6 +275,10 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		want = 0;
 	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
 	if (rc == -ENOENT) {
+		/* MS-SMB2 3.3.5.9.8, across data envs: shm/claim.c */
+		if ((rc = shm_claim_take(s, txn, fid, r->client_guid,
+		    r->lease_key)) != 0)
+			return rc;
 		shm_hint_add_bucket(s, SHM_HINT_LEASES,
 		    shm_lease_bucket(r->client_guid, r->lease_key), 1);
 		memset(&l, 0, sizeof(l));
@@ -337,8 +341,8 @@ release_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *a
 
 /* The lease goes with the last open that uses it. */
 int
-shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
-    const uint8_t *guid, const uint8_t *key)
+shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    const struct shm_ofile *of, const uint8_t *guid, const uint8_t *key)
 {
 	struct release_scan r = { guid, key, 0 };
 	uint8_t kb[SHM_LEASE_KEY_LEN];
@@ -351,8 +355,10 @@ shm_lease_release_txn(struct shm *s, MDB_txn *txn, const struct shm_ofile *of,
 		return 0;
 	lease_key(kb, guid, key);
 	rc = mdb_del(txn, s->db_leases, &k, NULL);
-	if (rc == 0)
+	if (rc == 0) {
 		shm_hint_add_bucket(s, SHM_HINT_LEASES, shm_lease_bucket(guid, key), -1);
+		shm_claim_drop(s, txn, fid, guid, key);
+	}
 	return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 }
 

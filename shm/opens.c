@@ -480,27 +480,33 @@ slist_base_check(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
 	return -EIDRM;
 }
 
-int
-shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
+/*
+ * The share-mode check and insert, in one write transaction of the file's
+ * env; with claim (a new lease whose key is claimed in another env,
+ * shm/claim.c), that env's writer lock is held too, taken in env index
+ * order and committed after the file's env.
+ */
+static int
+open_insert_once(struct shm *s, const struct shm_file_id *fid,
     const struct shm_open_rec *new, const struct shm_durable_rec *durable,
-    struct shm_open_grant *grant, struct shm_open_conflict *cf)
+    struct shm_open_grant *grant, struct shm_open_conflict *cf,
+    struct shm_env *claim)
 {
+	struct shm_env *fe = shm_env_fid(s, fid);
 	struct shm_open_rec r = *new;
 	struct shm_open_grant g;
 	struct shm_ofile of;
 	MDB_txn *txn;
 	int rc, i;
 
-	if (new->persistent_id == 0)
-		return -EINVAL;
-	/* a stream and its file share an env: their ino is the same */
-	if (new->has_base && shm_env_fid(s, &new->stream_base) != shm_env_fid(s, fid))
-		return -EXDEV;
-	if (new->oplock_level == SHM_OPLOCK_LEASE &&
-	    (rc = shm_lease_elsewhere(s, new->client_guid, new->lease_key, fid)) != 0)
+	if ((rc = shm_claim_begin(s, claim, fe, 1)) != 0)
 		return rc;
-	if ((rc = shm_wbegin_kind(s, shm_env_fid(s, fid), &txn, SHM_TXN_CREATE)) != 0)
+	if ((rc = shm_wbegin_kind(s, fe, &txn, SHM_TXN_CREATE)) != 0) {
+		(void)shm_claim_end(s, 0);
 		return rc;
+	}
+	if ((rc = shm_claim_begin(s, claim, fe, 0)) != 0)
+		goto out;
 	if (new->has_base && (rc = slist_base_check(s, txn, &new->stream_base,
 	    new->link, cf)) != 0)
 		goto out;
@@ -549,13 +555,42 @@ shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
 		if ((rc = shm_durable_put_txn(s, txn, d)) != 0)
 			goto out;
 	}
+	if (s->test_claim_hook != NULL && new->oplock_level == SHM_OPLOCK_LEASE)
+		s->test_claim_hook(s);
 	rc = shm_wcommit(s, txn);
 	txn = NULL;
+	/* the claim after the lease: see shm/claim.c */
+	(void)shm_claim_end(s, rc == 0);
 	if (rc == 0 && grant != NULL)
 		*grant = g;
 out:
-	if (txn != NULL)
+	if (txn != NULL) {
 		shm_wabort(s, txn);
+		(void)shm_claim_end(s, 0);
+	}
+	return rc;
+}
+
+int
+shm_open_insert_ex(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_open_rec *new, const struct shm_durable_rec *durable,
+    struct shm_open_grant *grant, struct shm_open_conflict *cf)
+{
+	struct shm_env *claim = NULL;
+	int rc;
+
+	if (new->persistent_id == 0)
+		return -EINVAL;
+	/* a stream and its file share an env: their ino is the same */
+	if (new->has_base && shm_env_fid(s, &new->stream_base) != shm_env_fid(s, fid))
+		return -EXDEV;
+	if (new->oplock_level == SHM_OPLOCK_LEASE)
+		claim = shm_claim_plan(s, fid, new->client_guid, new->lease_key);
+	rc = open_insert_once(s, fid, new, durable, grant, cf, claim);
+	/* the lease was gone by the time of the write: again, claiming it */
+	if (rc == -EDEADLK)
+		rc = open_insert_once(s, fid, new, durable, grant, cf,
+		    shm_env_claim(s, new->client_guid, new->lease_key));
 	return rc;
 }
 
@@ -614,7 +649,8 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 		s->drop_del_uid = s->euid;
 	}
 	if (r.oplock_level == SHM_OPLOCK_LEASE &&
-	    (rc = shm_lease_release_txn(s, txn, &of, r.client_guid, r.lease_key)) != 0)
+	    (rc = shm_lease_release_txn(s, txn, fid, &of, r.client_guid,
+	    r.lease_key)) != 0)
 		return rc;
 	*last = of.n == 0;
 	/*

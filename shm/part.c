@@ -46,7 +46,7 @@ part_find(struct shm *s, MDB_dbi db, MDB_val *k, const struct shm_env *skip,
  */
 static int
 lease_env_find(struct shm *s, const uint8_t *guid, const uint8_t *key,
-    const struct shm_env *skip, struct shm_env **env)
+    struct shm_env **env)
 {
 	uint8_t kb[SHM_LEASE_KEY_LEN];
 	MDB_val k = { sizeof(kb), kb };
@@ -55,7 +55,7 @@ lease_env_find(struct shm *s, const uint8_t *guid, const uint8_t *key,
 		return -ENOENT;
 	memcpy(kb, guid, SHM_GUID_LEN);
 	memcpy(kb + SHM_GUID_LEN, key, SHM_GUID_LEN);
-	return part_find(s, s->db_leases, &k, skip, env);
+	return part_find(s, s->db_leases, &k, NULL, env);
 }
 
 int
@@ -66,26 +66,7 @@ shm_lease_env(struct shm *s, const uint8_t *guid, const uint8_t *key,
 		*env = &s->e[0];
 		return 0;
 	}
-	return lease_env_find(s, guid, key, NULL, env);
-}
-
-/*
- * MS-SMB2 3.3.5.9.8: one lease key caches one file.  The grant checks the
- * file's own env; a record of the key in another data env is another
- * file's (read before the write transaction, and only when the key's hint
- * bucket says some lease may have it).  -EINVAL then, else 0.
- */
-int
-shm_lease_elsewhere(struct shm *s, const uint8_t *guid, const uint8_t *key,
-    const struct shm_file_id *fid)
-{
-	struct shm_env *e;
-	int rc;
-
-	if (s->nparts == 1)
-		return 0;
-	rc = lease_env_find(s, guid, key, shm_env_fid(s, fid), &e);
-	return rc == 0 ? -EINVAL : rc == -ENOENT ? 0 : rc;
+	return lease_env_find(s, guid, key, env);
 }
 
 /*

@@ -275,6 +275,8 @@ shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
 		}
 		purge_add(res, &one);
 	}
+	/* the claims of the leases it held (shm/claim.c) */
+	shm_claim_flush(s);
 	if (first != 0)
 		return first;
 	(void)shm_reader_check(s);

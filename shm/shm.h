@@ -119,6 +119,11 @@ void	shm_hold_stats(const struct shm *, struct shm_hold out[SHM_TXN_KINDS]);
  * CREATE or CLOSE takes a data env's lock only: `make perfcheck`).
  */
 void	shm_main_txns(const struct shm *, uint64_t out[SHM_TXN_KINDS]);
+/*
+ * Drops the lease-key claims this process has waiting (shm/claim.c; a
+ * periodic tick's call: they refuse nobody meanwhile, they take room).
+ */
+void	shm_claim_flush(struct shm *);
 /* Clears reader slots of dead processes; returns how many (or -errno). */
 int	shm_reader_check(struct shm *);
 /* Unique ids (persistent file ids, session ids); never 0. */

@@ -93,6 +93,18 @@ struct shm_pend {
 };
 
 /*
+ * A lease released in a write transaction whose claim lives in another
+ * env: the claim goes later, in batches (claim.c shm_claim_drain).
+ */
+#define SHM_UNCLAIM_MAX		256
+#define SHM_UNCLAIM_BATCH	64
+struct shm_unclaim {
+	uint8_t			client_guid[SHM_GUID_LEN];
+	uint8_t			lease_key[SHM_GUID_LEN];
+	struct shm_file_id	fid;
+};
+
+/*
  * One LMDB env of the state.  Every env has the same databases, made in
  * the same order, so the dbi numbers of struct shm serve them all; what
  * a transaction touches is chosen by the env it begins in.
@@ -151,6 +163,22 @@ struct shm {
 	struct shm_hold		 hold[SHM_TXN_KINDS];
 	/* ... of which in the main env (perfcheck: a CREATE takes none) */
 	uint64_t		 main_txns[SHM_TXN_KINDS];
+	/*
+	 * The lease-key claim (claim.c): the claim env's write transaction
+	 * held beside s->w's by a CREATE granting a new lease, and the
+	 * claims to drop (leases released, committed, whose claim lives in
+	 * another env): unclaim[0..ndone) committed, [ndone..nunclaim) of
+	 * the open write transaction.
+	 */
+	struct shm_env		*claim_env;
+	MDB_txn			*claim_txn;
+	uint64_t		 claim_locked_ns;
+	struct shm_unclaim	 unclaim[SHM_UNCLAIM_MAX];
+	unsigned		 nunclaim;
+	unsigned		 ndone;
+	int			 claim_draining;
+	/* tests only: a leased CREATE's call with its locks held, before the commit */
+	void			(*test_claim_hook)(struct shm *);
 };
 
 /*
@@ -193,6 +221,15 @@ int	shm_wbegin_kind(struct shm *, struct shm_env *, MDB_txn **,
 /* One write transaction at a time per process: these end s->w's. */
 int	shm_wcommit(struct shm *, MDB_txn *);
 void	shm_wabort(struct shm *, MDB_txn *);
+/*
+ * A second write transaction, in env e, while s->w's is open (claim.c):
+ * begun in env index order with the first, so that no two processes
+ * wait on each other; marked for the watchdog and timed as OTHER.
+ * shm_wend2 commits it (commit) or aborts it.
+ */
+int	shm_wbegin2(struct shm *, struct shm_env *e, MDB_txn **, uint64_t *locked_ns);
+int	shm_wend2(struct shm *, struct shm_env *e, MDB_txn *, uint64_t locked_ns,
+	    int commit);
 int	shm_rbegin(struct shm *, struct shm_env *, MDB_txn **);
 void	shm_rend(struct shm *, MDB_txn *);
 /* Grows the env of the last write transaction (s->w), which was full. */
@@ -429,8 +466,9 @@ int	shm_brlock_repid_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 /* leases.c: of holds the file's other opens */
 int	shm_lease_grant_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    const struct shm_ofile *, struct shm_open_rec *new, struct shm_open_grant *);
-int	shm_lease_release_txn(struct shm *, MDB_txn *, const struct shm_ofile *,
-	    const uint8_t *client_guid, const uint8_t *lease_key);
+int	shm_lease_release_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    const struct shm_ofile *, const uint8_t *client_guid,
+	    const uint8_t *lease_key);
 /* The hint bucket of a lease key ([SHM_HINT_LEASES]). */
 static inline unsigned
 shm_lease_bucket(const uint8_t *client_guid, const uint8_t *lease_key)
@@ -448,9 +486,54 @@ shm_lease_bucket(const uint8_t *client_guid, const uint8_t *lease_key)
  */
 int	shm_lease_env(struct shm *, const uint8_t *client_guid,
 	    const uint8_t *lease_key, struct shm_env **env);
-/* -EINVAL when the key's lease is in another data env than fid's. */
-int	shm_lease_elsewhere(struct shm *, const uint8_t *client_guid,
-	    const uint8_t *lease_key, const struct shm_file_id *fid);
+
+/*
+ * claim.c: MS-SMB2 3.3.5.9.8, one lease key caches one file, across data
+ * envs.  A key's claim (the file it caches) lives in the data env of
+ * hash(client GUID, lease key); every lease record is created holding
+ * that env's writer lock, so a claim is checked exactly there.
+ */
+static inline struct shm_env *
+shm_env_claim(struct shm *s, const uint8_t *client_guid, const uint8_t *lease_key)
+{
+	uint64_t a, b;
+
+	if (s->nparts == 1)
+		return &s->e[0];
+	memcpy(&a, client_guid, 8);
+	memcpy(&b, lease_key, 8);
+	return &s->e[1 + ((unsigned)(((a ^ (b * 0x9e3779b97f4a7c15ull)) *
+	    0x9e3779b97f4a7c15ull) >> 40) & (s->nparts - 1))];
+}
+/*
+ * Before a leased CREATE's write transaction: the claim env whose lock
+ * it must hold too (a new lease in another env than the file's), or NULL.
+ */
+struct shm_env *shm_claim_plan(struct shm *, const struct shm_file_id *,
+	    const uint8_t *client_guid, const uint8_t *lease_key);
+/* Takes c's lock beside s->w's when it comes first (first) or after. */
+int	shm_claim_begin(struct shm *, struct shm_env *c, const struct shm_env *w,
+	    int first);
+/* Commits (commit) or aborts the claim env's transaction, if one is open. */
+int	shm_claim_end(struct shm *, int commit);
+/*
+ * A new lease record for fid, in txn (s->w's): claims the key.  -EINVAL:
+ * the key caches another file; -EDEADLK: the claim env's lock is not
+ * held (the caller starts again with it).
+ */
+int	shm_claim_take(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    const uint8_t *client_guid, const uint8_t *lease_key);
+/* The key's lease record is gone from fid's env (in txn, s->w's). */
+void	shm_claim_drop(struct shm *, MDB_txn *, const struct shm_file_id *,
+	    const uint8_t *client_guid, const uint8_t *lease_key);
+/*
+ * The claims of released leases, dropped: one transaction per claim env
+ * (after a commit once SHM_UNCLAIM_BATCH are waiting, at the end of a
+ * purge or expiry, shm_claim_flush, shm_detach).
+ */
+void	shm_claim_drain(struct shm *);
+/* A claim's value: v1, the file id. 0 or -EPROTO. */
+int	shm_claim_decode(const void *val, size_t len, struct shm_file_id *);
 
 /* durable.c; shm_durable_env: the data env holding the record of id. */
 int	shm_durable_env(struct shm *, uint64_t persistent_id, struct shm_env **);

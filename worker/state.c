@@ -855,6 +855,8 @@ state_tick(void)
 {
 	struct state_tick_arg t = { shm_now_ms(), 0 };
 
+	/* lease-key claims of closed leases (shm/claim.c): a tick that runs anyway */
+	shm_claim_flush(st.shm);
 	worker_foreach_conn(state_tick_conn, &t);
 	return durable_tick() || t.need;
 }

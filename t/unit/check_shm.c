@@ -719,28 +719,55 @@ END_TEST
  * attaches later with a smaller `state map size` maps the file's size and
  * never truncates it under the others; a growth made by one process is
  * adopted by the others when they need it, and writing past the old end
- * is no SIGBUS anywhere.
+ * is no SIGBUS anywhere.  Measured env by env (sessions fill the main
+ * env; with SHM_TEST_PARTS_LOG2 the data envs' files are checked too):
+ * each env's file holds at least what that env maps, and no file ever
+ * gets smaller.
  */
 static off_t
-state_file_size(void)
+env_file_size(unsigned idx)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/state.mdb", tdir);
+	ck_assert_int_eq(shm_env_path(tdir, idx, path, sizeof(path)), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	return st.st_size;
+}
+
+static size_t
+env_map_size(struct shm *s, unsigned idx)
+{
+	MDB_envinfo info;
+
+	ck_assert_int_eq(mdb_env_info(s->e[idx].env, &info), 0);
+	return info.me_mapsize;
+}
+
+/* Every env's file holds its map and is no smaller than sizes[] said. */
+static void
+files_hold_maps(struct shm *s, off_t *sizes)
+{
+	for (unsigned i = 0; i < s->nenv; i++) {
+		off_t now = env_file_size(i);
+
+		ck_assert_int_ge(now, (off_t)env_map_size(s, i));
+		ck_assert_int_ge(now, sizes[i]);
+		sizes[i] = now;
+	}
 }
 
 START_TEST(test_map_never_shrinks)
 {
 	struct shm *s = make_env(256 * 1024), *s2;
 	struct shm_session_rec r, g;
+	off_t sizes[SHM_ENVS_MAX] = { 0 };
 	uint64_t i, last = 0;
 	size_t grown;
 	pid_t pid;
 	int rc = 0, st;
 
+	files_hold_maps(s, sizes);
 	memset(&r, 0, sizeof(r));
 	memset(r.user, 'u', sizeof(r.user) - 1);
 	for (i = 1; i < 100000 && rc == 0; i++) {
@@ -749,11 +776,14 @@ START_TEST(test_map_never_shrinks)
 			last = i;
 	}
 	ck_assert_int_eq(rc, -ENOSPC);
-	/* The one place the map grows. */
+	/* The one place the map grows: the main env's, which was full. */
 	ck_assert_int_eq(shm_grow(s), 0);
-	grown = shm_map_size(s);
+	grown = env_map_size(s, 0);
 	ck_assert_uint_gt(grown, 256 * 1024);
-	ck_assert_int_ge(state_file_size(), (off_t)grown);
+	for (unsigned e = 1; e < s->nenv; e++)
+		ck_assert_uint_eq(env_map_size(s, e), 256 * 1024);
+	files_hold_maps(s, sizes);
+	ck_assert_int_ge(env_file_size(0), (off_t)grown);
 	r.session_id = last + 1;
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
 
@@ -762,7 +792,7 @@ START_TEST(test_map_never_shrinks)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		if (shm_attach(tdir, 256 * 1024, 0, 0, &s2) != 0 ||
-		    shm_map_size(s2) < grown || shm_session_get(s2, last + 1, &g) != 0)
+		    env_map_size(s2, 0) < grown || shm_session_get(s2, last + 1, &g) != 0)
 			_exit(1);
 		/* It grows the map in turn and writes past the old end. */
 		if (shm_grow(s2) != 0)
@@ -780,17 +810,21 @@ START_TEST(test_map_never_shrinks)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st));
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
-	/* The file never went below what this process maps... */
-	ck_assert_int_ge(state_file_size(), (off_t)grown);
+	/* No file went below what this process maps or what it was... */
+	files_hold_maps(s, sizes);
+	ck_assert_int_ge(env_file_size(0), (off_t)grown);
 	/* ...and this process adopts the child's growth when it needs it. */
 	ck_assert_int_eq(shm_session_get(s, 999999, &g), 0);
 	r.session_id = 1000000;
 	ck_assert_int_eq(shm_session_put(s, &r), 0);
-	ck_assert_uint_gt(shm_map_size(s), grown);
-	ck_assert_int_eq((off_t)shm_map_size(s), state_file_size());
-	/* A second attach in a new process again maps the whole file. */
+	ck_assert_uint_gt(env_map_size(s, 0), grown);
+	ck_assert_int_eq((off_t)env_map_size(s, 0), env_file_size(0));
+	files_hold_maps(s, sizes);
+	/* A second attach in a new process again maps the whole files. */
 	ck_assert_int_eq(shm_attach(tdir, 256 * 1024, 0, 0, &s2), 0);
 	ck_assert_uint_eq(shm_map_size(s2), shm_map_size(s));
+	for (unsigned e = 0; e < s->nenv; e++)
+		ck_assert_uint_eq(env_map_size(s2, e), env_map_size(s, e));
 	shm_detach(s2);
 	drop_env(s);
 }
@@ -931,13 +965,10 @@ START_TEST(test_attach_without_create)
 }
 END_TEST
 
-static Suite *
-shm_suite(void)
+/* Each test runs twice: over one env, then over 8 data envs. */
+static void
+add_tests(TCase *tc)
 {
-	Suite *su = suite_create("shm");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_share_matrix);
 	tcase_add_test(tc, test_conflict_details);
 	tcase_add_test(tc, test_overwrite_share_check);
@@ -958,7 +989,22 @@ shm_suite(void)
 	tcase_add_test(tc, test_attach_without_create);
 	tcase_add_test(tc, test_many_opens_one_file);
 	tcase_add_test(tc, test_handle_after_fork);
+}
+
+static Suite *
+shm_suite(void)
+{
+	Suite *su = suite_create("shm");
+	TCase *tc = tcase_create("core");
+	TCase *tc8 = tcase_create("core-8envs");
+
+	tcase_set_timeout(tc, 30);
+	add_tests(tc);
 	suite_add_tcase(su, tc);
+	tcase_set_timeout(tc8, 30);
+	tcase_add_checked_fixture(tc8, parts8_setup, NULL);
+	add_tests(tc8);
+	suite_add_tcase(su, tc8);
 	return su;
 }
 

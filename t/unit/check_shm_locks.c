@@ -877,13 +877,10 @@ START_TEST(test_hint_counters_cross_process)
 }
 END_TEST
 
-static Suite *
-shm_locks_suite(void)
+/* Each test runs twice: over one env, then over 8 data envs. */
+static void
+add_tests(TCase *tc)
 {
-	Suite *su = suite_create("shm-locks");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_brlock_semantics);
 	tcase_add_test(tc, test_brlock_close_wakes);
 	tcase_add_test(tc, test_brlock_cross_process);
@@ -899,7 +896,22 @@ shm_locks_suite(void)
 	tcase_add_test(tc, test_oplocks);
 	tcase_add_test(tc, test_many_locks_one_file);
 	tcase_add_test(tc, test_hint_counters_cross_process);
+}
+
+static Suite *
+shm_locks_suite(void)
+{
+	Suite *su = suite_create("shm-locks");
+	TCase *tc = tcase_create("core");
+	TCase *tc8 = tcase_create("core-8envs");
+
+	tcase_set_timeout(tc, 30);
+	add_tests(tc);
 	suite_add_tcase(su, tc);
+	tcase_set_timeout(tc8, 30);
+	tcase_add_checked_fixture(tc8, parts8_setup, NULL);
+	add_tests(tc8);
+	suite_add_tcase(su, tc8);
 	return su;
 }
 

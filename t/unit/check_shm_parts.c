@@ -207,6 +207,289 @@ START_TEST(test_lease_across_envs)
 }
 END_TEST
 
+/*
+ * The lease-key claim (shm/claim.c): the file a key's claim names, by a
+ * read of its claim env (0 or -ENOENT).
+ */
+static int
+claim_of(struct shm *s, const uint8_t *guid, const uint8_t *key,
+    struct shm_file_id *x)
+{
+	uint8_t kb[SHM_LEASE_KEY_LEN + 1];
+	MDB_val k = { sizeof(kb), kb }, v;
+	MDB_txn *txn;
+	int rc;
+
+	memcpy(kb, guid, SHM_GUID_LEN);
+	memcpy(kb + SHM_GUID_LEN, key, SHM_GUID_LEN);
+	kb[SHM_LEASE_KEY_LEN] = 'C';
+	ck_assert_int_eq(shm_rbegin(s, shm_env_claim(s, guid, key), &txn), 0);
+	rc = mdb_get(txn, s->db_leases, &k, &v);
+	if (rc == 0)
+		ck_assert_int_eq(shm_claim_decode(v.mv_data, v.mv_size, x), 0);
+	shm_rend(s, txn);
+	return rc == 0 ? 0 : -ENOENT;
+}
+
+/* Claims anywhere (tagged keys of every data env's leases database). */
+static unsigned
+claims_count(struct shm *s)
+{
+	MDB_cursor *cu;
+	MDB_cursor_op op;
+	MDB_txn *txn;
+	MDB_val k, v;
+	unsigned n = 0, i;
+
+	for (i = 1; i < s->nenv; i++) {
+		ck_assert_int_eq(mdb_txn_begin(s->e[i].env, NULL, MDB_RDONLY, &txn), 0);
+		ck_assert_int_eq(mdb_cursor_open(txn, s->db_leases, &cu), 0);
+		for (op = MDB_FIRST; mdb_cursor_get(cu, &k, &v, op) == 0; op = MDB_NEXT)
+			n += k.mv_size == SHM_LEASE_KEY_LEN + 1;
+		mdb_cursor_close(cu);
+		mdb_txn_abort(txn);
+	}
+	return n;
+}
+
+/* A lease key whose claim env is none of avoid[0..n) (client GUID 1). */
+static uint8_t
+key_claimed_elsewhere(struct shm *s, const struct shm_env *const *avoid,
+    unsigned n)
+{
+	uint8_t guid[SHM_GUID_LEN], key[SHM_GUID_LEN], b;
+	unsigned i;
+
+	memset(guid, 1, sizeof(guid));
+	for (b = 0x10;; b++) {
+		memset(key, b, sizeof(key));
+		for (i = 0; i < n; i++)
+			if (shm_env_claim(s, guid, key) == avoid[i])
+				break;
+		if (i == n)
+			return b;
+	}
+}
+
+/*
+ * The race the claim closes: two files of two envs opened with one new
+ * key at the same moment.  The first opener is stopped with both writer
+ * locks held (its claim and its lease written, neither committed); the
+ * second, started then, must wait for it and be refused (MS-SMB2
+ * 3.3.5.9.8: INVALID_PARAMETER), whichever file goes first.  Without the
+ * claim (the read of the other envs before the write) both got the key.
+ */
+static struct kid *hook_kid;
+
+static void
+claim_hook(struct shm *s)
+{
+	kid_say(hook_kid->from[1], 1);		/* holding both locks */
+	(void)kid_wait(hook_kid->to[0]);	/* until the test says go */
+}
+
+static struct shm_file_id race_fid;
+static uint8_t race_key;
+static uint64_t race_id;
+
+static void
+kid_race_open(struct kid *k)
+{
+	struct shm *s = kid_attach();
+	struct shm_open_rec o = mklease(race_id, 1, race_key, SHM_LEASE_R);
+
+	hook_kid = k;
+	s->test_claim_hook = claim_hook;
+	kid_say(k->from[1], shm_open_insert_ex(s, &race_fid, &o, NULL, NULL, NULL));
+	shm_detach(s);
+}
+
+static void
+claim_race(struct shm *s, struct shm_file_id first, struct shm_file_id second,
+    uint8_t key)
+{
+	struct shm_file_id x;
+	struct kid a, b;
+	struct pollfd p;
+	uint8_t guid[SHM_GUID_LEN], kb[SHM_GUID_LEN];
+
+	memset(guid, 1, sizeof(guid));
+	memset(kb, key, sizeof(kb));
+	race_key = key;
+	race_fid = first;
+	race_id = 501;
+	kid_start(&a, kid_race_open);
+	/* the first opener of one env's file, stopped holding the claim */
+	ck_assert_int_eq(kid_read(&a), 1);
+	race_fid = second;
+	race_id = 502;
+	kid_start(&b, kid_race_open);
+	/* the second (another env's file) waits on the claim env's lock */
+	p.fd = b.from[0];
+	p.events = POLLIN;
+	ck_assert_int_eq(poll(&p, 1, 300), 0);
+	kid_say(a.to[1], 1);
+	ck_assert_int_eq(kid_read(&a), 0);
+	ck_assert_int_eq(kid_read(&b), -EINVAL);
+	kid_exit(&a);
+	kid_exit(&b);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, first.ino);
+	/* the first file's lease ends with its open: so does the claim */
+	ck_assert_int_eq(shm_open_remove(s, &first, 501, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
+	ck_assert_uint_eq(claims_count(s), 0);
+}
+
+START_TEST(test_lease_claim_race)
+{
+	struct shm *s = make_env_parts(0, LOG2);
+	struct shm_file_id f = { 0x801, 0x1234 }, g = fid_elsewhere(s, &f, 1);
+	const struct shm_env *fg[2] = { shm_env_fid(s, &f), shm_env_fid(s, &g) };
+	uint8_t key = key_claimed_elsewhere(s, fg, 2), guid[SHM_GUID_LEN], kb[16];
+	struct shm_file_id h;
+	unsigned i;
+
+	/* the claim in a third env: both openers take two locks */
+	claim_race(s, f, g, key);
+	claim_race(s, g, f, key);
+	/* the claim in the first file's env: one lock for it, two for the other */
+	memset(guid, 1, sizeof(guid));
+	memset(kb, key, sizeof(kb));
+	for (h = f, h.ino = 0x9000; shm_env_fid(s, &h) != shm_env_claim(s, guid, kb) ||
+	    shm_env_fid(s, &h) == fg[1]; h.ino++)
+		;
+	claim_race(s, h, g, key);
+	claim_race(s, g, h, key);
+	/* and a key whose claim lives with g */
+	for (i = 0; i < 256; i++) {
+		memset(kb, i, sizeof(kb));
+		if (shm_env_claim(s, guid, kb) == fg[1])
+			break;
+	}
+	ck_assert_uint_lt(i, 256);
+	claim_race(s, f, g, (uint8_t)i);
+	claim_race(s, g, f, (uint8_t)i);
+	drop_env(s);
+}
+END_TEST
+
+/*
+ * A claim lives as long as a lease of its key on its file: a second open
+ * sharing the lease keeps it, the last close drops it; a claim left stale
+ * (its process died between the steps) refuses nobody; a killed worker's
+ * purged lease gives the key back.
+ */
+static void
+kid_hold_lease(struct kid *k)
+{
+	struct shm *s = kid_attach();
+	struct shm_open_rec o = mklease(601, 1, race_key, SHM_LEASE_R | SHM_LEASE_H);
+
+	kid_say(k->from[1], shm_open_insert_ex(s, &race_fid, &o, NULL, NULL, NULL));
+	for (;;)
+		kid_wait(k->to[0]);
+}
+
+START_TEST(test_lease_claim_life)
+{
+	struct shm *s = make_env_parts(0, LOG2);
+	struct shm_file_id f = { 0x801, 0x1234 }, g = fid_elsewhere(s, &f, 1), x;
+	const struct shm_env *fg[2] = { shm_env_fid(s, &f), shm_env_fid(s, &g) };
+	uint8_t key = key_claimed_elsewhere(s, fg, 2), guid[SHM_GUID_LEN], kb[16];
+	struct shm_open_rec a1 = mklease(1, 1, key, SHM_LEASE_R),
+	    a2 = mklease(2, 1, key, SHM_LEASE_R), b = mklease(3, 1, key, SHM_LEASE_R);
+	struct shm_purge_result pr;
+	struct shm_lease_rec l;
+	struct kid k;
+
+	memset(guid, 1, sizeof(guid));
+	memset(kb, key, sizeof(kb));
+	ck_assert_int_eq(shm_open_insert_ex(s, &f, &a1, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &f, &a2, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(shm_open_remove(s, &f, 1, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);	/* a2 still has it */
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(shm_open_remove(s, &f, 2, NULL), 0);
+	/* its drop waits for a batch; meanwhile it refuses nobody */
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	shm_claim_flush(s);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
+	/* the key moves to g */
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, g.ino);
+	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &f, &a1, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	ck_assert_int_eq(shm_open_remove(s, &f, 1, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
+	/* a stale claim (naming f, which has no lease) is taken over */
+	{
+		MDB_txn *txn;
+		uint8_t kk[SHM_LEASE_KEY_LEN + 1], v[17] = { 1 };
+		MDB_val k2 = { sizeof(kk), kk }, v2 = { sizeof(v), v };
+
+		memcpy(kk, guid, 16);
+		memcpy(kk + 16, kb, 16);
+		kk[32] = 'C';
+		for (int i = 0; i < 8; i++) {
+			v[1 + i] = (uint8_t)(f.dev >> (8 * i));
+			v[9 + i] = (uint8_t)(f.ino >> (8 * i));
+		}
+		ck_assert_int_eq(mdb_txn_begin(shm_env_claim(s, guid, kb)->env, NULL, 0,
+		    &txn), 0);
+		ck_assert_int_eq(mdb_put(txn, s->db_leases, &k2, &v2, 0), 0);
+		ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	}
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, f.ino);
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), 0);
+	ck_assert_uint_eq(x.ino, g.ino);
+	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
+	/* many leases closed: their claims go in batches, with no flush */
+	for (int i = 0; i < 3 * 64; i++) {
+		struct shm_open_rec m = mklease(1000 + i, 1, key, SHM_LEASE_R);
+
+		m.lease_key[0] = (uint8_t)i;
+		m.lease_key[1] = (uint8_t)(i >> 8);
+		ck_assert_int_eq(shm_open_insert_ex(s, &f, &m, NULL, NULL, NULL), 0);
+		ck_assert_int_eq(shm_open_remove(s, &f, 1000 + i, NULL), 0);
+	}
+	ck_assert_uint_lt(claims_count(s), 64);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
+	/* a killed holder: the purge ends its lease and the claim with it */
+	race_fid = f;
+	race_key = key;
+	kid_start(&k, kid_hold_lease);
+	ck_assert_int_eq(kid_read(&k), 0);
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), -EINVAL);
+	kill(k.pid, SIGKILL);
+	kid_exit(&k);
+	ck_assert_int_eq(shm_purge_worker(s, k.pid, &pr), 0);
+	ck_assert_uint_eq(pr.opens, 1);
+	ck_assert_int_eq(shm_lease_get(s, guid, kb, &l), -ENOENT);
+	ck_assert_int_eq(claim_of(s, guid, kb, &x), -ENOENT);
+	ck_assert_int_eq(shm_open_insert_ex(s, &g, &b, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(shm_open_remove(s, &g, 3, NULL), 0);
+	shm_claim_flush(s);
+	ck_assert_uint_eq(claims_count(s), 0);
+	drop_env(s);
+}
+END_TEST
+
 static struct shm_durable_rec *
 mkdurable(uint8_t guid)
 {
@@ -426,6 +709,8 @@ main(void)
 	tcase_add_test(tc, test_envs_and_files);
 	tcase_add_test(tc, test_file_and_streams_one_env);
 	tcase_add_test(tc, test_lease_across_envs);
+	tcase_add_test(tc, test_lease_claim_race);
+	tcase_add_test(tc, test_lease_claim_life);
 	tcase_add_test(tc, test_purge_and_reconnect_all_envs);
 	tcase_add_test(tc, test_create_close_skip_main);
 	tcase_add_test(tc, test_map_grows_per_env);

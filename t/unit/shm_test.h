@@ -84,6 +84,17 @@ make_env(size_t map)
 	return make_env_parts(map, e != NULL ? (unsigned)atoi(e) : 0);
 }
 
+/*
+ * The checked fixture of a suite's second TCase (check_shm, check_shm_locks):
+ * every test again over 8 data envs, the default `state partitions`, in
+ * `make check`.  Each test is a forked child: the setting stays in it.
+ */
+static inline void
+parts8_setup(void)
+{
+	setenv("SHM_TEST_PARTS_LOG2", "3", 1);
+}
+
 static inline void
 drop_env(struct shm *s)
 {
