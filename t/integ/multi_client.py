@@ -26,11 +26,13 @@
 #          SID): each gets USER_SESSION_DELETED from the owner; alice
 #          goes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
-#          session sends 64 KiB WRITEs until the relay is full: alice's
-#          WRITE and READ on the connection and alice on a second one are
-#          answered within 2 s each, bob's requests get
-#          USER_SESSION_DELETED; CMD cont continues bob's worker (it must
-#          be alive) and bob logs on anew.
+#          session sends 64 KiB WRITEs until the relay's socket is full
+#          and his backlog fills: alice's WRITE and READ on the same
+#          connection are answered within 0.3 s each (the owner never
+#          waits on bob's relay) and alice on a second one within 2 s;
+#          bob's requests get USER_SESSION_DELETED once his backlog
+#          waited RELAY_WAIT_MS; CMD cont continues bob's worker (it
+#          must be alive) and bob logs on anew.
 #     MODE many TAG USER:PW...: alice and each user on one connection,
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
@@ -604,9 +606,13 @@ def timed(fn):
     return time.monotonic() - t0, r
 
 
+FAST = 0.3   # the owner never waits on a relay (worker/relay_wq.c)
+
+
 def stall(tag, cmd):
     """bob's worker stopped while his session fills the relay: alice's
-    worker must not wait on it (worker/relay.c relay_stalled)."""
+    worker must not wait on it (worker/relay_wq.c; worker/relay.c
+    relay_stalled)."""
     m = Multi()
     m.login("alice", "alicepw1")
     m.login("bob", "bobpw1")
@@ -628,29 +634,32 @@ def stall(tag, cmd):
     chunk = b"b" * 65536
     bob = [raw_write(m, "bob", tb, fb, i * len(chunk), chunk)
            for i in range(10)]
-    time.sleep(0.3)
-    # alice on her second connection, served by the same worker
-    dt, r = timed(lambda: m2.read("alice", "st_%s_alice2.txt" % tag))
-    check("alice on a second connection answered within 2 s (%.2f s)" % dt,
-          r == b"second" and dt < 2, "%r after %.2f s" % (r, dt))
-    # alice on the connection with bob's session
+    time.sleep(0.1)
+    # alice on the connection with bob's session, while bob's backlog
+    # waits in her worker (dropped only RELAY_WAIT_MS after it began)
     t0 = time.monotonic()
     wr = raw_write(m, "alice", ta, fa, 0, b"alice's data")
     dt, got = timed(lambda: collect(m, lambda g: final_of(g, wr)[0]
                                     is not None, limit=64))
     p = final_of(got or [], wr)[0]
-    check("alice's WRITE beside bob's answered within 2 s (%.2f s)" % dt,
-          p is not None and p["Status"] == 0 and dt < 2,
+    check("alice's WRITE beside bob's answered within %.1f s (%.3f s)"
+          % (FAST, dt), p is not None and p["Status"] == 0 and dt < FAST,
           "%r after %.2f s" % (p["Status"] if p else None, dt))
     rd = raw_read(m, "alice", ta, fa, 64)
     dt, got2 = timed(lambda: collect(m, lambda g: final_of(g, rd)[0]
                                      is not None, limit=64))
     p, raw = final_of(got2 or [], rd)
-    check("alice's READ beside bob's answered within 2 s (%.2f s)" % dt,
-          p is not None and p["Status"] == 0 and
-          raw[64 + 16:64 + 16 + 12] == b"alice's data" and dt < 2,
+    check("alice's READ beside bob's answered within %.1f s (%.3f s)"
+          % (FAST, dt), p is not None and p["Status"] == 0 and
+          raw[64 + 16:64 + 16 + 12] == b"alice's data" and dt < FAST,
           "%r after %.2f s" % (p["Status"] if p else None, dt))
     got = (got or []) + (got2 or [])
+    check("bob's WRITEs were still waiting meanwhile (none answered)",
+          not [x for x in bob if final_of(got, x)[0] is not None])
+    # alice on her second connection, served by the same worker
+    dt, r = timed(lambda: m2.read("alice", "st_%s_alice2.txt" % tag))
+    check("alice on a second connection answered within 2 s (%.2f s)" % dt,
+          r == b"second" and dt < 2, "%r after %.2f s" % (r, dt))
     left = [x for x in bob if final_of(got, x)[0] is None]
     if left:
         got += timed(lambda: collect(m, lambda g: all(
