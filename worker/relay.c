@@ -41,7 +41,8 @@
  *   transform header's, or the first SMB2 header's: relay_route, before
  *   any decryption or dispatch) and writes it whole, signed or encrypted
  *   as the client sent it, CANCEL, compounds, break acks and
- *   reauthentications included; the other worker serves it like any
+ *   reauthentications included (an unrelated compound of several
+ *   sessions is split by element: relay_split); the other worker serves it like any
  *   connection's (interim and final async answers, lease and oplock
  *   break notices, CHANGE_NOTIFY completions all come back the same
  *   way).  After each frame it sends, the other worker sends a control
@@ -393,7 +394,7 @@ relay_of(struct conn *c, uint64_t sid)
 	return NULL;
 }
 
-/* One frame to r's worker. */
+/* One frame (or one element of a split compound) to r's worker. */
 static void
 relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 {
@@ -417,12 +418,62 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 	}
 }
 
+/*
+ * An unrelated compound (no element RELATED: MS-SMB2 3.3.5.2.7.1) naming
+ * more than one session: -1 when it is not one (routed whole, by its
+ * first SessionId, as a related chain must be), else each relayed
+ * element is forwarded alone and the number of elements left here.
+ * Samba serves each element as its session's in its one process; here
+ * the sessions live in different workers, and the client may not expect
+ * the answers of unrelated requests in one frame or in order (3.2.4.1.4).
+ */
+static int
+relay_split(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct smb2_chain ch;
+	const uint8_t *m;
+	size_t mlen;
+	uint64_t first = 0;
+	int mixed = 0, n = 0, r;
+
+	smb2_chain_init(&ch, msg, len);
+	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+		if (le32_get(m + 16) & SMB2_FLAGS_RELATED_OPERATIONS)
+			return -1;
+		if (n++ == 0)
+			first = le64_get(m + 40);
+		else if (le64_get(m + 40) != first)
+			mixed = 1;
+	}
+	if (r < 0 || !mixed)
+		return -1;	/* a bad chain is refused by dispatch */
+	n = 0;
+	smb2_chain_init(&ch, msg, len);
+	while (smb2_chain_next(&ch, &m, &mlen) == 1) {
+		struct relay *rl = relay_of(c, le64_get(m + 40));
+
+		if (rl != NULL)
+			relay_forward(c, rl, m, mlen);
+		else
+			n++;
+	}
+	return n;
+}
+
 int
-relay_route(struct conn *c, const uint8_t *msg, size_t len)
+relay_owns(struct conn *c, const uint8_t *m, size_t mlen)
+{
+	return c->priv->relays != NULL && mlen >= SMB2_HDR_LEN &&
+	    relay_of(c, le64_get(m + 40)) != NULL;
+}
+
+int
+relay_route(struct conn *c, const uint8_t *msg, size_t len, int *split)
 {
 	struct relay_tab *t = c->priv->relays;
 	struct relay *r;
 	uint64_t sid;
+	int n;
 
 	if (t == NULL || t->n == 0)
 		return 0;
@@ -430,9 +481,14 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 	if (len >= SMB2_TRANSFORM_HDR_LEN &&
 	    smb2_magic(msg, len) == SMB2_MAGIC_TRANSFORM)
 		sid = le64_get(msg + 44);
-	else if (len >= SMB2_HDR_LEN && smb2_magic(msg, len) == SMB2_MAGIC_SMB2)
+	else if (len >= SMB2_HDR_LEN && smb2_magic(msg, len) == SMB2_MAGIC_SMB2) {
 		sid = le64_get(msg + 40);
-	else
+		if (le32_get(msg + 20) != 0 &&
+		    (n = relay_split(c, msg, len)) >= 0) {
+			*split = 1;
+			return n == 0;
+		}
+	} else
 		return 0;
 	r = relay_of(c, sid);
 	if (r == NULL)

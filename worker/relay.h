@@ -63,9 +63,18 @@ ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
 /*
  * A client frame (msg, len: after the 4-byte framing) of a relayed
  * session goes to its worker: 1 forwarded (or lost with a broken relay),
- * 0 not a relayed session's.
+ * 0 not a relayed session's.  An unrelated compound (MS-SMB2 3.3.5.2.7.1)
+ * whose elements name several sessions is split: each element of a
+ * relayed session goes alone to its worker, its bytes as signed (a
+ * NextCommand that points at the end: struct smb2_chain tail_ok), and
+ * is answered apart, as 3.2.4.1.4 lets a server; *split is then set and
+ * 0 returned when elements are left for this worker, which skips the
+ * others (relay_owns).
  */
-int		relay_route(struct conn *c, const uint8_t *msg, size_t len);
+int		relay_route(struct conn *c, const uint8_t *msg, size_t len,
+		    int *split);
+/* Is the element m (mlen) of a split compound a relayed session's? */
+int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
 /*
  * The relay on fd is readable or writable (ev: epoll's events): reads
  * what it has, writes what waits for it.  0, or -1 (no such relay).
