@@ -143,6 +143,7 @@ smb2_chain_init(struct smb2_chain *ch, const uint8_t *buf, size_t len)
 	ch->len = len;
 	ch->off = 0;
 	ch->done = 0;
+	ch->tail_ok = 0;
 }
 
 int
@@ -164,10 +165,12 @@ smb2_chain_next(struct smb2_chain *ch, const uint8_t **msg, size_t *mlen)
 		return 1;
 	}
 	/* MS-SMB2 3.3.5.2.7: 8-byte aligned, past this header, inside. */
-	if ((next & 7) != 0 || next < SMB2_HDR_LEN || next >= left)
+	if ((next & 7) != 0 || next < SMB2_HDR_LEN || next > left ||
+	    (next == left && !ch->tail_ok))
 		return -1;
 	*mlen = next;
 	ch->off += next;
+	ch->done = next == left;
 	return 1;
 }
 

@@ -67,13 +67,17 @@ int	smb1_negotiate_offers(const uint8_t *p, size_t len);
  * Compound chain walker (MS-SMB2 3.3.5.2.7).  smb2_chain_next() returns 1
  * and the next message (header + body up to NextCommand or the end), 0 at
  * the end of the chain, -1 when NextCommand is misaligned, too small or
- * points outside the buffer.
+ * points outside the buffer.  With tail_ok (set after init) a NextCommand
+ * that points exactly at the end ends the chain: one element cut out of
+ * an unrelated compound, its signed bytes untouched (worker/relay.c
+ * relay_split).
  */
 struct smb2_chain {
 	const uint8_t	*buf;
 	size_t		 len;
 	size_t		 off;
 	int		 done;
+	int		 tail_ok;
 };
 
 void	smb2_chain_init(struct smb2_chain *, const uint8_t *buf, size_t len);

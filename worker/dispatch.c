@@ -339,6 +339,8 @@ dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 	struct smb2_req req;
 	struct smb2_rsp rsp;
 	struct dispatch_out out;
+	struct smb2_hdr h = { .command = SMB2_NEGOTIATE,
+	    .flags = SMB2_FLAGS_SERVER_TO_REDIR };
 	ntstatus_t st;
 
 	memset(&req, 0, sizeof(req));
@@ -358,15 +360,8 @@ dispatch_smb1(struct conn *c, const uint8_t *msg, size_t len)
 		return -1;
 	rsp.credits_granted = conn_credits_grant(&pv->cred, 1, 1);
 	/* The SMB1 request has no SMB2 header: a plain one for the reply. */
-	{
-		struct smb2_hdr h;
-
-		memset(&h, 0, sizeof(h));
-		h.command = SMB2_NEGOTIATE;
-		h.credits = rsp.credits_granted;
-		h.flags = SMB2_FLAGS_SERVER_TO_REDIR;
-		smb2_hdr_encode(rsp.hdr, &h);
-	}
+	h.credits = rsp.credits_granted;
+	smb2_hdr_encode(rsp.hdr, &h);
 	out.off = SMB2_FRAME_LEN;
 	out.len = wcur_off(&rsp.body);
 	out.sign_sess = NULL;
@@ -381,9 +376,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	int encrypted = 0;
 
 	/* Another user's session: its own worker serves it (worker/relay.h). */
-	if (c->priv->relays != NULL && relay_route(c, msg, len))
-		return 0;
 	dispatch_walk_init(&w);
+	if (c->priv->relays != NULL && relay_route(c, msg, len, &w.split))
+		return 0;
 	switch (smb2_magic(msg, len)) {
 	case SMB2_MAGIC_SMB2:
 		break;
@@ -918,7 +913,10 @@ dispatch_walk(struct conn *c, struct dispatch_walk *w, const uint8_t *msg,
 
 	pv->no_response = 0;
 	smb2_chain_init(&ch, msg, len);
+	ch.tail_ok = pv->relayed;	/* elements split off (relay_split) */
 	while ((r = smb2_chain_next(&ch, &d.m, &d.mlen)) == 1) {
+		if (w->split && relay_owns(c, d.m, d.mlen))
+			continue;	/* its own worker answers it */
 		if (dispatch_decode(c, w, &ch, &d) < 0)
 			return -1;
 		st = dispatch_admit(c, w, &d);

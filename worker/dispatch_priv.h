@@ -48,6 +48,7 @@ struct dispatch_walk {
 	struct session	*enc_sess;
 	int		 charged;	/* message ids already charged */
 	ntstatus_t	 rest_st;	/* != 0: answer the rest of the chain so */
+	int		 split;		/* other users' elements relayed apart */
 	/* related-chain state */
 	uint64_t	 prev_sid;
 	uint32_t	 prev_tid;

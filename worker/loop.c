@@ -393,34 +393,30 @@ worker_relay_handoff(int fd, uint32_t id, const uint8_t *p, size_t len)
 }
 
 int
-worker_relay_watch(struct conn *c, int fd, int on)
+worker_relay_watch(struct conn *c, int fd, uint32_t events)
 {
-	struct epoll_event e;
+	struct epoll_event e = { .events = events, .data.fd = fd };
+	int on;
 
 	if (fd < 0 || fd >= wk.maxfd)
 		return -1;
-	if (!on) {
-		if (wk.rconns[fd] == c) {
-			wk.rconns[fd] = NULL;
-			(void)epoll_ctl(wk.ep, EPOLL_CTL_DEL, fd, NULL);
-		}
+	on = wk.rconns[fd] == c;
+	if (!on && events == 0)
 		return 0;
-	}
-	e.events = EPOLLIN;
-	e.data.fd = fd;
-	if (epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
+	if (epoll_ctl(wk.ep, !on ? EPOLL_CTL_ADD : events != 0 ?
+	    EPOLL_CTL_MOD : EPOLL_CTL_DEL, fd, &e) < 0 && events != 0)
 		return -1;
-	wk.rconns[fd] = c;
+	wk.rconns[fd] = events != 0 ? c : NULL;
 	return 0;
 }
 
-/* A relay of connection c has answers: they go to the client. */
+/* A relay of connection c has answers, or room for what waits for it. */
 static void
-wk_relay_event(int fd)
+wk_relay_event(int fd, uint32_t ev)
 {
 	struct conn *c = wk.rconns[fd];
 
-	if (relay_input(c, fd) < 0 || wk_process(c) < 0)
+	if (relay_input(c, fd, ev) < 0 || wk_process(c) < 0)
 		wk_close(c);
 }
 
@@ -740,9 +736,9 @@ wk_tick_set(int on)
 }
 
 /*
- * Closes connections routed for binding that have no session of their own
- * past their deadline (or whose setups failed too often); returns non-zero
- * while some remain, so the tick keeps running for them.
+ * Closes connections routed for binding with no session of their own past
+ * their deadline (or too many failed setups), drops relays whose backlog
+ * waited too long (relay_tick); non-zero while some remain (tick on).
  */
 static int
 wk_bind_tick(void)
@@ -754,6 +750,10 @@ wk_bind_tick(void)
 		struct conn *c = wk.conns[fd];
 		struct conn_private *pv;
 
+		if (c != NULL && c->priv->relays != NULL &&
+		    relay_tick(c, &need) && wk_process(c) < 0)
+			wk_close(c);	/* it dropped a relay: answers go out */
+		c = wk.conns[fd];
 		if (c == NULL || c->priv->bind_deadline_ms == 0)
 			continue;
 		pv = c->priv;
@@ -834,7 +834,7 @@ wk_dispatch(const struct epoll_event *evs, int n)
 				wk.shutdown = 1;
 			}
 		} else if (fd >= 0 && fd < wk.maxfd && wk.rconns[fd] != NULL)
-			wk_relay_event(fd);
+			wk_relay_event(fd, evs[i].events);
 		else
 			wk_conn_event(fd, evs[i].events);
 	}

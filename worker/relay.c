@@ -41,7 +41,8 @@
  *   transform header's, or the first SMB2 header's: relay_route, before
  *   any decryption or dispatch) and writes it whole, signed or encrypted
  *   as the client sent it, CANCEL, compounds, break acks and
- *   reauthentications included; the other worker serves it like any
+ *   reauthentications included (an unrelated compound of several
+ *   sessions is split by element: relay_split); the other worker serves it like any
  *   connection's (interim and final async answers, lease and oplock
  *   break notices, CHANGE_NOTIFY completions all come back the same
  *   way).  After each frame it sends, the other worker sends a control
@@ -57,13 +58,17 @@
  *   than CONN_MAX_CREDITS * 2 below the highest it has seen
  *   (conn_credits_replay, an anti-replay window: the owner could send a
  *   signed request of the session again), by closing the relay; it
- *   answers nothing by sendfile.  Writes to a relay that is full wait
- *   (at most RELAY_WAIT_MS, 1 s, the owner's loop with them; a worker
- *   that takes nothing that long, stopped by its user or wedged, loses
- *   its session on the connection: relay_stalled) while its answers are
- *   read into the relay's buffer (two of the largest frames, RELAY_RBUF: the other worker holds at most one
- *   answer in the socket and writes one more before it reads again), so
- *   neither side can block the other; answers go to the client as its
+ *   answers nothing by sendfile.  Writes to a relay never wait: what its
+ *   socket does not take waits in its backlog (worker/relay_wq.c, two of
+ *   the largest frames, allocated with the relay) and goes out when the
+ *   socket is writable (EPOLLOUT); a backlog that cannot take the next
+ *   frame, or whose head waited RELAY_WAIT_MS (1 s: checked at the next
+ *   frame and by the loop's tick), drops the relay (relay_stalled: its
+ *   worker was stopped by its user, or is wedged).  Its answers are
+ *   read into the relay's buffer (two of the largest frames, RELAY_RBUF:
+ *   the other worker holds at most one answer in the socket and writes
+ *   one more before it reads again), so neither side can block the
+ *   other and the owner's loop never waits on one; answers go to the client as its
  *   socket takes them (relay_pump, from conn_process), the owner's own
  *   answers between them, and the owner reads no more client frames
  *   while its output is stuck.  A relay whose buffer fills (the client
@@ -77,8 +82,9 @@
  *   and forgets the session, whose next
  *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
  *   purges that worker's state as for any dead worker (durable handles
- *   kept).  The other worker takes no frame for RELAY_WAIT_MS (its user
- *   stopped it, or it is wedged): the same, at once (relay_stalled).
+ *   kept).  The other worker takes nothing of its backlog for
+ *   RELAY_WAIT_MS, or lags a full backlog behind (its user stopped it,
+ *   or it is wedged): the same (relay_stalled).
  *   The owner dies or the client goes: the other worker reads
  *   EOF and frees the connection like any (durable handles kept, the
  *   rest released).  The owner's own LOGOFF leaves the connection and
@@ -129,12 +135,11 @@
 #include "worker/relay.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +176,8 @@ struct relay {
 	size_t		 rlen;
 	size_t		 sent;		/* [0, sent) is written or being written */
 	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
+	struct relay_wq	 wq;		/* what waits to be written to it */
+	uint32_t	 watched;	/* its epoll events */
 	uint64_t	 session_id;	/* sid's value, kept after a break */
 	int		 gone;		/* its worker gone: its answers made here */
 };
@@ -259,6 +266,25 @@ relay_find_fd(struct conn *c, int fd)
 	return NULL;
 }
 
+/*
+ * Watches r for what it may bring: answers unless its buffer is full or
+ * its worker gone, room while frames wait for it.  0, or -1.
+ */
+static int
+relay_watch(struct conn *c, struct relay *r)
+{
+	uint32_t ev = 0;
+
+	if (!r->eof && !r->paused)
+		ev |= EPOLLIN;
+	if (!r->eof && relay_wq_pending(&r->wq))
+		ev |= EPOLLOUT;
+	if (ev == r->watched)
+		return 0;
+	r->watched = ev;
+	return worker_relay_watch(c, r->fd, ev);
+}
+
 static void
 relay_close(struct conn *c, struct relay *r)
 {
@@ -268,6 +294,7 @@ relay_close(struct conn *c, struct relay *r)
 	close(r->fd);
 	free(r->rbuf);
 	free(r->inflight);
+	relay_wq_free(&r->wq);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	t->n--;
@@ -281,7 +308,9 @@ relay_break(struct conn *c, struct relay *r, const char *why)
 		log_info("%s: relayed session %llx of %s ends: %s", c->peer,
 		    (unsigned long long)r->sid, r->user, why);
 	r->sid = 0;
+	relay_wq_discard(&r->wq);
 	(void)shutdown(r->fd, SHUT_WR);
+	relay_watch(c, r);
 }
 
 /* Reads what the relay has into its buffer: 0, or -1 when full. */
@@ -322,103 +351,129 @@ relay_now_ms(void)
 }
 
 /*
- * Writes p whole to the relay.  While the other worker does not read (it
- * is writing answers, its output stuck on us), its answers are read into
- * the relay's buffer meanwhile, so neither side waits on the other.  0,
- * -ETIMEDOUT when it took no more within RELAY_WAIT_MS, or -1.
- */
-static int
-relay_write(struct relay *r, const uint8_t *p, size_t len)
-{
-	int64_t end = relay_now_ms() + RELAY_WAIT_MS;
-	ssize_t n;
-
-	while (len > 0) {
-		struct pollfd pfd = { r->fd, POLLOUT | POLLIN, 0 };
-		int64_t left;
-
-		n = send(r->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0 || errno != EAGAIN)
-			return -1;
-		left = end - relay_now_ms();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return -1;
-		if ((pfd.revents & POLLIN) && !(pfd.revents & POLLOUT) &&
-		    (relay_read(r) < 0 || r->eof))
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * The framing and the frame: one sendmsg when the relay takes it all.  0,
- * -ETIMEDOUT (relay_write), or -1.
- */
-static int
-relay_send(struct relay *r, const uint8_t hdr[SMB2_FRAME_LEN],
-    const uint8_t *msg, size_t len)
-{
-	struct iovec iov[2] = {
-		{ (void *)hdr, SMB2_FRAME_LEN }, { (void *)msg, len }
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	ssize_t n;
-	int rc;
-
-	do
-		n = sendmsg(r->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno != EAGAIN)
-		return -1;
-	if (n < 0)
-		n = 0;
-	if ((size_t)n < SMB2_FRAME_LEN &&
-	    (rc = relay_write(r, hdr + n, SMB2_FRAME_LEN - (size_t)n)) < 0)
-		return rc;
-	n = (size_t)n < SMB2_FRAME_LEN ? 0 : n - SMB2_FRAME_LEN;
-	return relay_write(r, msg + n, len - (size_t)n);
-}
-
-/*
- * r's worker took no request within RELAY_WAIT_MS: its user's shell
- * stopped it (the worker runs as that user), or it is wedged.  The owner's
- * loop, with every connection of this worker, must not wait on it: its
- * session on this connection ends at once, as if the worker had gone
- * (relay_pump: the answers complete in the buffer go out, the requests in
- * flight get USER_SESSION_DELETED, the relay closes).  What it has not
- * read stays unread: the frame cut short makes the stream useless anyway,
- * and once continued the worker reads EOF and frees the connection.
+ * r's worker took none of what waits for it within RELAY_WAIT_MS, or its
+ * backlog cannot take one more frame: its user's shell stopped it (the
+ * worker runs as that user), or it is wedged.  The owner never waits on
+ * it, and must not hold an unbounded queue for it: its session on this
+ * connection ends at once, as if the worker had gone (relay_pump: the
+ * answers complete in the buffer go out, the requests in flight get
+ * USER_SESSION_DELETED, the relay closes).  What it has not read stays
+ * unread: the frame cut short makes the stream useless anyway, and once
+ * continued the worker reads EOF and frees the connection.
  */
 static void
-relay_stalled(struct conn *c, struct relay *r)
+relay_stalled(struct conn *c, struct relay *r, int full)
 {
-	conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) took "
-	    "no request for %d ms (stopped or wedged); the session ends on "
-	    "this connection", (unsigned long long)r->sid, r->user,
-	    (unsigned)r->uid, RELAY_WAIT_MS);
+	if (full)
+		conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) "
+		    "lags %zu bytes behind (its backlog is full); the session "
+		    "ends on this connection", (unsigned long long)r->sid,
+		    r->user, (unsigned)r->uid, r->wq.len - r->wq.off);
+	else
+		conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) "
+		    "took no request for %d ms (stopped or wedged); the "
+		    "session ends on this connection",
+		    (unsigned long long)r->sid, r->user, (unsigned)r->uid,
+		    RELAY_WAIT_MS);
 	r->sid = 0;
 	r->eof = 1;
 	r->paused = 0;
-	worker_relay_watch(c, r->fd, 0);
+	relay_wq_discard(&r->wq);
+	relay_watch(c, r);
+}
+
+static struct relay *
+relay_of(struct conn *c, uint64_t sid)
+{
+	struct relay_tab *t = c->priv->relays;
+	unsigned i;
+
+	for (i = 0; sid != 0 && i < RELAY_MAX; i++)
+		if (t->r[i].fd >= 0 && t->r[i].sid == sid)
+			return &t->r[i];
+	return NULL;
+}
+
+/* One frame (or one element of a split compound) to r's worker. */
+static void
+relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
+{
+	uint8_t hdr[SMB2_FRAME_LEN];
+	int rc;
+
+	smb2_frame_encode(hdr, (uint32_t)len);
+	relay_inflight_note(r->inflight, msg, len);
+	if (relay_wq_pending(&r->wq) && relay_wq_late(&r->wq, relay_now_ms())) {
+		relay_stalled(c, r, 0);
+		return;
+	}
+	rc = relay_wq_send(&r->wq, r->fd, hdr, msg, len, relay_now_ms);
+	if (rc == -ENOBUFS)
+		relay_stalled(c, r, 1);
+	else if (rc < 0)
+		relay_break(c, r, "its worker does not take requests");
+	else if (relay_wq_pending(&r->wq) && !(r->watched & EPOLLOUT)) {
+		relay_watch(c, r);
+		worker_tick_arm();	/* relay_tick: its deadline */
+	}
+}
+
+/*
+ * An unrelated compound (no element RELATED: MS-SMB2 3.3.5.2.7.1) naming
+ * more than one session: -1 when it is not one (routed whole, by its
+ * first SessionId, as a related chain must be), else each relayed
+ * element is forwarded alone and the number of elements left here.
+ * Samba serves each element as its session's in its one process; here
+ * the sessions live in different workers, and the client may not expect
+ * the answers of unrelated requests in one frame or in order (3.2.4.1.4).
+ */
+static int
+relay_split(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct smb2_chain ch;
+	const uint8_t *m;
+	size_t mlen;
+	uint64_t first = 0;
+	int mixed = 0, n = 0, r;
+
+	smb2_chain_init(&ch, msg, len);
+	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+		if (le32_get(m + 16) & SMB2_FLAGS_RELATED_OPERATIONS)
+			return -1;
+		if (n++ == 0)
+			first = le64_get(m + 40);
+		else if (le64_get(m + 40) != first)
+			mixed = 1;
+	}
+	if (r < 0 || !mixed)
+		return -1;	/* a bad chain is refused by dispatch */
+	n = 0;
+	smb2_chain_init(&ch, msg, len);
+	while (smb2_chain_next(&ch, &m, &mlen) == 1) {
+		struct relay *rl = relay_of(c, le64_get(m + 40));
+
+		if (rl != NULL)
+			relay_forward(c, rl, m, mlen);
+		else
+			n++;
+	}
+	return n;
 }
 
 int
-relay_route(struct conn *c, const uint8_t *msg, size_t len)
+relay_owns(struct conn *c, const uint8_t *m, size_t mlen)
+{
+	return c->priv->relays != NULL && mlen >= SMB2_HDR_LEN &&
+	    relay_of(c, le64_get(m + 40)) != NULL;
+}
+
+int
+relay_route(struct conn *c, const uint8_t *msg, size_t len, int *split)
 {
 	struct relay_tab *t = c->priv->relays;
-	uint8_t hdr[SMB2_FRAME_LEN];
+	struct relay *r;
 	uint64_t sid;
-	unsigned i;
-	int rc;
+	int n;
 
 	if (t == NULL || t->n == 0)
 		return 0;
@@ -426,44 +481,60 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len)
 	if (len >= SMB2_TRANSFORM_HDR_LEN &&
 	    smb2_magic(msg, len) == SMB2_MAGIC_TRANSFORM)
 		sid = le64_get(msg + 44);
-	else if (len >= SMB2_HDR_LEN && smb2_magic(msg, len) == SMB2_MAGIC_SMB2)
+	else if (len >= SMB2_HDR_LEN && smb2_magic(msg, len) == SMB2_MAGIC_SMB2) {
 		sid = le64_get(msg + 40);
-	else
+		if (le32_get(msg + 20) != 0 &&
+		    (n = relay_split(c, msg, len)) >= 0) {
+			*split = 1;
+			return n == 0;
+		}
+	} else
 		return 0;
-	if (sid == 0)
+	r = relay_of(c, sid);
+	if (r == NULL)
 		return 0;
-	for (i = 0; i < RELAY_MAX; i++) {
-		struct relay *r = &t->r[i];
-
-		if (r->fd < 0 || r->sid != sid)
-			continue;
-		smb2_frame_encode(hdr, (uint32_t)len);
-		relay_inflight_note(r->inflight, msg, len);
-		rc = relay_send(r, hdr, msg, len);
-		if (rc == -ETIMEDOUT)
-			relay_stalled(c, r);
-		else if (rc < 0)
-			relay_break(c, r, "its worker does not take requests");
-		return 1;
-	}
-	return 0;
+	relay_forward(c, r, msg, len);
+	return 1;
 }
 
 int
-relay_input(struct conn *c, int fd)
+relay_input(struct conn *c, int fd, uint32_t ev)
 {
 	struct relay *r = relay_find_fd(c, fd);
 
 	if (r == NULL)
 		return -1;
-	if (relay_read(r) < 0) {
-		/* The client is slow to take the answers: hold the worker back. */
+	if ((ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) &&
+	    relay_wq_pending(&r->wq) &&
+	    relay_wq_flush(&r->wq, r->fd, relay_now_ms()) < 0)
+		relay_wq_discard(&r->wq);	/* gone: its EOF says so */
+	/* The client is slow to take the answers: hold the worker back. */
+	if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) && relay_read(r) < 0)
 		r->paused = 1;
-		worker_relay_watch(c, r->fd, 0);
-	}
-	if (r->eof)
-		worker_relay_watch(c, r->fd, 0);	/* no more to wait for */
+	relay_watch(c, r);
 	return 0;
+}
+
+int
+relay_tick(struct conn *c, int *need)
+{
+	struct relay_tab *t = c->priv->relays;
+	int64_t now = relay_now_ms();
+	int dropped = 0;
+	unsigned i;
+
+	for (i = 0; t != NULL && i < RELAY_MAX; i++) {
+		struct relay *r = &t->r[i];
+
+		if (r->fd < 0 || !relay_wq_pending(&r->wq))
+			continue;
+		if (relay_wq_late(&r->wq, now)) {
+			relay_stalled(c, r, 0);
+			dropped = 1;
+		} else
+			*need = 1;
+	}
+	return dropped;
 }
 
 /*
@@ -579,8 +650,7 @@ relay_pump(struct conn *c)
 			}
 			if (r->paused && !r->eof && r->rlen < RELAY_RBUF / 2) {
 				r->paused = 0;
-				if (worker_relay_watch(c, r->fd, 1) < 0 ||
-				    relay_read(r) < 0)
+				if (relay_watch(c, r) < 0 || relay_read(r) < 0)
 					return -1;
 			}
 			rc = relay_next(c, r);
@@ -733,7 +803,8 @@ relay_start(struct smb2_req *req, struct session *s,
 	}
 	r->rbuf = malloc(RELAY_RBUF);
 	r->inflight = calloc(1, sizeof(*r->inflight));
-	if (r->rbuf == NULL || r->inflight == NULL)
+	if (r->rbuf == NULL || r->inflight == NULL ||
+	    relay_wq_init(&r->wq) < 0)
 		goto fail;
 	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
 	    (size_t)(n + m));
@@ -747,7 +818,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
 	r->setup_mid = req->message_id;
 	pv->relays->n++;
-	if (worker_relay_watch(c, r->fd, 1) < 0) {
+	if (relay_watch(c, r) < 0) {
 		relay_break(c, r, "cannot watch its relay");
 		relay_close(c, r);
 		return STATUS_INSUFF_SERVER_RESOURCES;
@@ -768,6 +839,7 @@ fail:
 	r->rbuf = NULL;
 	free(r->inflight);
 	r->inflight = NULL;
+	relay_wq_free(&r->wq);
 	close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proto/smb2_hdr.h"
 #include "worker/smb2.h"
 
 struct authmsg_ident;
@@ -41,8 +42,9 @@ struct smb2_req;
 #define RELAY_DROP_TYPE		0xA6
 #define RELAY_VERSION		2
 /*
- * A relay that takes no frame this long is dropped: the owner's loop waits
- * that long at most, and any user can stop his own worker (issue 20).
+ * A relay that takes no byte of what waits for it this long is dropped:
+ * any user can stop his own worker (issue 20).  The owner never waits on
+ * it: what the relay's socket does not take waits in its backlog.
  */
 #define RELAY_WAIT_MS		1000
 
@@ -61,11 +63,29 @@ ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
 /*
  * A client frame (msg, len: after the 4-byte framing) of a relayed
  * session goes to its worker: 1 forwarded (or lost with a broken relay),
- * 0 not a relayed session's.
+ * 0 not a relayed session's.  An unrelated compound (MS-SMB2 3.3.5.2.7.1)
+ * whose elements name several sessions is split: each element of a
+ * relayed session goes alone to its worker, its bytes as signed (a
+ * NextCommand that points at the end: struct smb2_chain tail_ok), and
+ * is answered apart, as 3.2.4.1.4 lets a server; *split is then set and
+ * 0 returned when elements are left for this worker, which skips the
+ * others (relay_owns).
  */
-int		relay_route(struct conn *c, const uint8_t *msg, size_t len);
-/* The relay on fd is readable: reads what it has.  0, or -1 (no such relay). */
-int		relay_input(struct conn *c, int fd);
+int		relay_route(struct conn *c, const uint8_t *msg, size_t len,
+		    int *split);
+/* Is the element m (mlen) of a split compound a relayed session's? */
+int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
+/*
+ * The relay on fd is readable or writable (ev: epoll's events): reads
+ * what it has, writes what waits for it.  0, or -1 (no such relay).
+ */
+int		relay_input(struct conn *c, int fd, uint32_t ev);
+/*
+ * The 1 s tick: a relay whose backlog's head waited RELAY_WAIT_MS is
+ * dropped (relay_pump then ends its session): 1 when one was, else 0.
+ * *need is set while a backlog still waits (the tick must go on).
+ */
+int		relay_tick(struct conn *c, int *need);
 /*
  * Writes the relayed workers' answers to the client while the socket
  * takes them.  0, or -1 when the connection must be closed.
@@ -113,6 +133,37 @@ void		relay_inflight_answered(struct relay_inflight *,
  */
 size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
 		    uint16_t dialect, uint8_t *dst, size_t cap);
+
+/*
+ * The owner's writes to a relay (worker/relay_wq.c) never wait: what its
+ * socket does not take waits in a backlog of RELAY_WQ_CAP bytes (two of
+ * the largest frames), allocated with the relay, written out when the
+ * socket is writable.  A backlog that cannot take a frame, or whose
+ * head waited RELAY_WAIT_MS, drops the relay (relay.c relay_stalled).
+ * RELAY_WQ_CAP needs worker/conn_priv.h.
+ */
+#define RELAY_WQ_CAP	(2 * (CONN_BUF_BIG + SMB2_FRAME_LEN))
+struct relay_wq {
+	uint8_t		*buf;
+	size_t		 off, len;	/* [off, len) waits */
+	int64_t		 since_ms;	/* its head's wait started */
+};
+int		relay_wq_init(struct relay_wq *);	/* 0 or -ENOMEM */
+void		relay_wq_free(struct relay_wq *);
+void		relay_wq_discard(struct relay_wq *);
+/*
+ * The framing hdr and the frame msg (len): sent now as far as the socket
+ * takes them, the rest queued (behind what waits: one byte stream); now()
+ * is read only then.  0, -ENOBUFS (no room: nothing queued), -EPIPE.
+ */
+int		relay_wq_send(struct relay_wq *, int fd,
+		    const uint8_t hdr[SMB2_FRAME_LEN], const uint8_t *msg,
+		    size_t len, int64_t (*now)(void));
+/* Writes what waits while the socket takes it: 0, or -EPIPE. */
+int		relay_wq_flush(struct relay_wq *, int fd, int64_t now);
+/* 1 when bytes wait and the head's wait reached RELAY_WAIT_MS. */
+int		relay_wq_late(const struct relay_wq *, int64_t now);
+#define relay_wq_pending(q)	((q)->off < (q)->len)
 
 /* ---- on the relayed worker ---- */
 

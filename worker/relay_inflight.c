@@ -62,6 +62,7 @@ relay_inflight_note(struct relay_inflight *t, const uint8_t *msg, size_t len)
 	if (t == NULL || smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 		return;
 	smb2_chain_init(&ch, msg, len);
+	ch.tail_ok = 1;		/* an element split off (relay_split) */
 	while (smb2_chain_next(&ch, &m, &mlen) == 1) {
 		if (smb2_hdr_decode(m, mlen, &h) != 0)
 			return;

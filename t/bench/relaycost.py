@@ -13,6 +13,13 @@ malloc_count preload), and asserts no credential syscall and no allocation
 per relayed request.
 
     t/bench/relaycost.py [N]       (root; N operations per figure, 300)
+
+RELAYCOST_PIN=unpinned|pinned|both (default both): pinned runs the client
+and every process of each server on CPU 0 (as bench.py's pinned mode), so
+the figures compare CPU paths without the cost of waking an idle vCPU.
+After the table it prints the extra server CPU of a relayed request (bob
+on usmbd minus alice on usmbd) and how each relayed figure compares with
+Samba's second session.
 """
 import os
 import sys
@@ -125,8 +132,22 @@ def main():
     why = bl.build_malloc_so()
     if why:
         sys.exit(why)
-    tmp = bl.make_tmp()
+    fails = 0
+    pins = os.environ.get("RELAYCOST_PIN", "both")
+    for pin in ("unpinned", "pinned") if pins == "both" else (pins,):
+        tmp = bl.make_tmp()     # fresh servers' state for each table
+        fails += run(tmp, pin)
+        bl.shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if fails else 0)
+
+
+def run(tmp, pin):
+    """One table: both servers, pinned to CPU 0 or not.  Failures."""
     rows, fails = {}, 0
+    allcpus = os.sched_getaffinity(0)
+    cpus = {0} if pin == "pinned" else allcpus
+    os.sched_setaffinity(0, cpus)
+    print("\n== %s ==" % pin)
     for cls in (bl.Samba, bl.Usmbd):
         srv = cls(tmp, preload=cls is bl.Usmbd)
         try:
@@ -134,7 +155,9 @@ def main():
             if why:
                 print("%s: not available (%s)" % (srv.name, why))
                 continue
+            bl.set_affinity(srv.pid, cpus)
             t = Two(srv.port)
+            bl.set_affinity(srv.pid, cpus)  # the workers forked since
             for user in ("alice", "bob"):
                 rows[(srv.name, user)] = phases(t, user, srv.cpu_seconds)
             for user in ("alice", "bob") if cls is bl.Usmbd else ():
@@ -155,16 +178,25 @@ def main():
                     fails += 1
         finally:
             srv.stop()
-    print("\nserver CPU per operation, us (client wall time per operation, "
-          "us), median of %d runs of %d; alice = first session, bob = "
-          "second (usmbd: relayed)" % (RUNS, N))
+    os.sched_setaffinity(0, allcpus)
+    print("\n%s: server CPU per operation, us (client wall time per "
+          "operation, us), median of %d runs of %d; alice = first session, "
+          "bob = second (usmbd: relayed)" % (pin, RUNS, N))
     names = sorted({p for r in rows.values() for p in r})
     print("%-14s" % "" + "".join("%22s" % ("%s %s" % k) for k in rows))
     for p in names:
         print("%-14s" % p + "".join(
             "%22s" % ("%.0f (%.0f)" % rows[k][p]) for k in rows))
-    bl.shutil.rmtree(tmp, ignore_errors=True)
-    sys.exit(1 if fails else 0)
+    ua, ub = rows.get(("usmbd", "alice")), rows.get(("usmbd", "bob"))
+    sb = rows.get(("samba", "bob"))
+    for p in names if ua and ub else ():
+        extra = ub[p][0] - ua[p][0]
+        vs = " (Samba's second session: %.0f, relayed %s)" % (
+            sb[p][0], "at or below it" if ub[p][0] <= sb[p][0] else
+            "ABOVE it") if sb else ""
+        print("%s %s: relayed costs %+.0f us server CPU per request over "
+              "the owner's own%s" % (pin, p, extra, vs))
+    return fails
 
 
 if __name__ == "__main__":

@@ -47,6 +47,20 @@ for d in 202 21; do
 	check "dialect $d: the chain's file is bob's on disk" \
 	    test "$(stat -c %U "$SHARE/cpd_$d")" = bob
 done
+# Unrelated compounds whose elements are alice's and bob's (MS-SMB2
+# 3.3.5.2.7.1): split by the owner, each element served by its own
+# user's worker (worker/relay.c relay_split)
+for d in 202 21; do
+	check "dialect $d: alice's and bob's elements in one compound, each served by its user" \
+	    client "$d" mixed "$d"
+	n=0
+	for f in "$SHARE"/mx_"${d}"_*_[0-9]*; do
+		u=${f#"$SHARE"/mx_"${d}"_}
+		[ "$(stat -c %U "$f")" = "${u%%_*}" ] && n=$((n + 1))
+	done
+	check "dialect $d: the 6 files of the mixed compounds are each their user's on disk" \
+	    test "$n" = 6
+done
 # Re-authentication as another user (worker/smb2_reauth.c): alice's
 # handles go on, nothing new is granted to bob through alice's worker.
 for d in 21 30; do

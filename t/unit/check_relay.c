@@ -397,6 +397,82 @@ START_TEST(test_inflight)
 }
 END_TEST
 
+/*
+ * The owner's backlog (worker/relay_wq.c): a relay that takes nothing
+ * never makes the owner wait; what its socket refuses waits, in order,
+ * up to RELAY_WQ_CAP; the head's age says when it is late; once the peer
+ * reads, it all arrives whole and in order.
+ */
+static int64_t wq_clock;
+
+static int64_t
+wq_now(void)
+{
+	return wq_clock;
+}
+
+START_TEST(test_wq)
+{
+	static uint8_t big[CONN_MAX_TRANS], got[CONN_MAX_TRANS + 64];
+	struct relay_wq q;
+	uint8_t hdr[SMB2_FRAME_LEN];
+	size_t sent = 0, total = 0, i;
+	int sv[2], rc, frames = 0;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv), 0);
+	ck_assert_int_eq(relay_wq_init(&q), 0);
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7 + i / 4096);
+	/* A small frame goes straight to the socket: nothing waits. */
+	smb2_frame_encode(hdr, 100);
+	wq_clock = 1000;
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, big, 100, wq_now), 0);
+	ck_assert(!relay_wq_pending(&q));
+	sent += SMB2_FRAME_LEN + 100;
+	/* Frames of the largest size until the backlog refuses one. */
+	smb2_frame_encode(hdr, sizeof(big));
+	for (;;) {
+		wq_clock += 10;
+		rc = relay_wq_send(&q, sv[0], hdr, big, sizeof(big), wq_now);
+		if (rc != 0)
+			break;
+		sent += SMB2_FRAME_LEN + sizeof(big);
+		frames++;
+		ck_assert(relay_wq_pending(&q));
+		ck_assert_int_le(frames, 3);
+	}
+	ck_assert_int_eq(rc, -ENOBUFS);
+	ck_assert_int_ge(frames, 2);
+	/* Its head waits since the first frame it held. */
+	ck_assert(!relay_wq_late(&q, 1010 + RELAY_WAIT_MS - 1));
+	ck_assert(relay_wq_late(&q, 1010 + RELAY_WAIT_MS));
+	/* The peer reads: everything comes, frame by frame, in order. */
+	while (total < sent) {
+		ssize_t n = read(sv[1], got, sizeof(got));
+
+		if (n < 0) {
+			ck_assert_int_eq(errno, EAGAIN);
+			wq_clock += 1;
+			ck_assert_int_eq(relay_wq_flush(&q, sv[0], wq_clock), 0);
+			/* Progress: the head's wait starts again. */
+			ck_assert(!relay_wq_late(&q, wq_clock + 1));
+			continue;
+		}
+		total += (size_t)n;
+	}
+	ck_assert_uint_eq(total, sent);
+	ck_assert(!relay_wq_pending(&q));
+	/* The peer gone: -EPIPE, never a wait. */
+	close(sv[1]);
+	smb2_frame_encode(hdr, 100);
+	rc = relay_wq_send(&q, sv[0], hdr, big, 100, wq_now);
+	ck_assert_int_eq(rc, -EPIPE);
+	relay_wq_free(&q);
+	close(sv[0]);
+}
+END_TEST
+
 static Suite *
 relay_suite(void)
 {
@@ -409,6 +485,7 @@ relay_suite(void)
 	tcase_add_test(tc, test_trailer);
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_inflight);
+	tcase_add_test(tc, test_wq);
 	suite_add_tcase(s, tc);
 	return s;
 }

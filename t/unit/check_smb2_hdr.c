@@ -136,6 +136,23 @@ START_TEST(test_chain)
 	le32_put(buf + 20, 160);
 	smb2_chain_init(&ch, buf, sizeof(buf));
 	ck_assert_int_eq(smb2_chain_next(&ch, &m, &mlen), -1);
+	/*
+	 * One element cut out of a chain (worker/relay.c relay_split): its
+	 * NextCommand points at the end; refused unless tail_ok, and then
+	 * the one and last element.
+	 */
+	le32_put(buf + 20, 72);
+	smb2_chain_init(&ch, buf, 72);
+	ck_assert_int_eq(smb2_chain_next(&ch, &m, &mlen), -1);
+	smb2_chain_init(&ch, buf, 72);
+	ch.tail_ok = 1;
+	ck_assert_int_eq(smb2_chain_next(&ch, &m, &mlen), 1);
+	ck_assert_uint_eq(mlen, 72);
+	ck_assert_int_eq(ch.done, 1);
+	ck_assert_int_eq(smb2_chain_next(&ch, &m, &mlen), 0);
+	smb2_chain_init(&ch, buf, 71);
+	ch.tail_ok = 1;
+	ck_assert_int_eq(smb2_chain_next(&ch, &m, &mlen), -1);
 	/* every truncation of the valid chain ends in an error, never a read past */
 	le32_put(buf + 20, 72);
 	for (n = 0; n < sizeof(buf); n++) {
