@@ -357,10 +357,10 @@ echo "$out" | grep -q PRIVILEGE_NOT_HELD && ok "reload: sacladm no longer holds 
 check "reload: the new writer stores alice's DACL change" \
     cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
 
-# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
-# starts before the old one ends, so descriptor SET_INFOs in a loop
-# while `usmbctl reload` runs five times all succeed.
-"$PYTHON" - "$PORT" "$ALICE_PW" "$T/stop" <<'PYEOF' >"$T/reloadloop.out" 2>&1 &
+# DACL SET_INFOs of alice's on d in a loop, until the file $2 exists
+# (and at least 50 were made); prints "N sets, N errors" last, to $1.
+setinfo_loop() {
+	"$PYTHON" - "$PORT" "$ALICE_PW" "$2" <<'PYEOF' >"$1" 2>&1
 import os, sys
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
@@ -388,6 +388,22 @@ while not os.path.exists(stop) or n < 50:
         print("SET_INFO %d: 0x%08x" % (n, st))
 print("%d sets, %d errors" % (n, bad))
 PYEOF
+}
+one_writer() {	# one_writer WHAT
+	local i
+
+	for i in $(seq 1 30); do
+		[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
+	    ok "one writer after $1" || fail "one writer after $1"
+}
+
+# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
+# starts before the old one ends, so descriptor SET_INFOs in a loop
+# while `usmbctl reload` runs five times all succeed.
+setinfo_loop "$T/reloadloop.out" "$T/stop" &
 loop=$!
 sleep 1
 for i in 1 2 3 4 5; do
@@ -401,10 +417,29 @@ case $res in
 *" sets, 0 errors") ok "SET_INFOs across five reloads: $res" ;;
 *) fail "SET_INFOs across five reloads: $res"; head -n 5 "$T/reloadloop.out" ;;
 esac
-for i in $(seq 1 30); do
-	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
-	sleep 0.1
+one_writer "the reloads"
+
+# No gap at a crash either: the master keeps the writers' listening
+# socket (SDW_LISTEN_FD), so while a killed writer's successor starts, a
+# worker's connect waits in the backlog and its request is then served.
+# Three kill -9s, 1.2 s apart (a writer is restarted at most once a
+# second), while the SET_INFOs run.
+setinfo_loop "$T/killloop.out" "$T/stop2" &
+loop=$!
+sleep 1
+killed=0
+for i in 1 2 3; do
+	w=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
+	[ -n "$w" ] && kill -9 "$w" && killed=$((killed + 1))
+	sleep 1.2
 done
-[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
-    ok "one writer after the reloads" || fail "one writer after the reloads"
+touch "$T/stop2"
+wait "$loop"
+res=$(tail -n 1 "$T/killloop.out")
+[ "$killed" = 3 ] && ok "three writers killed" || fail "three writers killed ($killed)"
+case $res in
+*" sets, 0 errors") ok "SET_INFOs across three kill -9s of the writer: $res" ;;
+*) fail "SET_INFOs across three kill -9s of the writer: $res"; head -n 5 "$T/killloop.out" ;;
+esac
+one_writer "the kills"
 finish
