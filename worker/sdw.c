@@ -20,8 +20,9 @@
  * anyone, like an ACL with getfacl: so the worker reads a descriptor
  * with one fgetxattr (no other process on the path of a CREATE), and
  * only the descriptor writer ("sdw", worker/sdw.c) writes it.  The
- * writer is a child of its own: it serves <lock dir>/sdw.sock (SEQPACKET,
- * 0660 root:usmbd-state), bound as root by the master (or itself), drops every capability from the
+ * writer is a child of its own: it serves <lock dir>/sdw.sock
+ * (SEQPACKET, 0660 root:usmbd-state, bound as root by the master, or by
+ * itself when started without it), drops every capability from the
  * bounding set but CAP_SYS_ADMIN, becomes the usmbd account keeping that
  * one (PR_SET_KEEPCAPS, capset), sets NO_NEW_PRIVS and checks that root
  * is out of reach.  It is not the root master: that one reads no file
