@@ -45,6 +45,11 @@ smbc() {	# smbc USER%PW COMMANDS
 	smbclient //127.0.0.1/share -U "$1" -c "$2" 2>&1
 }
 
+# One rule for SIDs (HACKING.md, "SIDs"): Unix user UID is S-1-22-1-UID,
+# and `usmbctl user show` says so.
+"$USMBCTL" -s "$CONF" user show alice 2>&1 | grep -qE "^sid: +S-1-22-1-${ALICE}\$" &&
+    ok "usmbctl user show alice: sid S-1-22-1-$ALICE" ||
+    fail "usmbctl user show alice: sid S-1-22-1-$ALICE"
 check "alice makes folder d" smbc "alice%$ALICE_PW" "mkdir d"
 
 # A Windows-style folder: deny first (canonical), CREATOR OWNER
