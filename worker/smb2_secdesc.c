@@ -740,13 +740,27 @@ sd_parent_granted(struct tree *t, const char *path)
 	return rc > 0 ? ntacl_granted(&sd_par, smb2_secdesc_token()) : ~0u;
 }
 
+/*
+ * The other note, for creates that looked no name up (vfs/dirnote.c):
+ * 1 known to have none, 0 watched from now (note what the read finds),
+ * -1 neither.
+ */
+static int
+sd_parent_watch(struct tree *t, const char *parent)
+{
+	if (!t->root_id_known)
+		return -1;
+	return vfs_dirnote_watch(t->root_fd, t->root_dev, t->root_ino,
+	    parent);
+}
+
 ntstatus_t
 smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
 	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int rc, looked = 0;
+	int rc, looked = 0, watch = -1;
 
 	/* whatever was kept is from another pass */
 	sd_par_memo.valid = 0;
@@ -761,10 +775,14 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 	create_parent(path, parent, sizeof(parent));
 	if (slash != NULL && (size_t)(slash - path) >= sizeof(parent))
 		rc = sd_parent_read(t, path, 0, NULL);
-	else if (vfs_name_dir_noted(t->root_fd, parent))
+	else if (vfs_name_dir_noted(t->root_fd, parent) ||
+	    (watch = sd_parent_watch(t, parent)) == 1)
 		rc = 0;
-	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked)
+	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked) {
 		vfs_name_dir_note(t->root_fd, parent);
+		if (watch == 0)
+			vfs_dirnote_none(t->root_dev, t->root_ino, parent);
+	}
 	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
 	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
 	sd_par_memo.t = t;

@@ -23,7 +23,9 @@ fi
 integ_init
 PORT=445
 # SeSecurityPrivilege (SACLs): the members of `server admin group` only
-integ_conf "server admin group = usmbdsacl"
+# [cs]: the same directory as a case-sensitive share (marked with it)
+INTEG_SHARES=$(printf '[cs]\n\tpath = %s\n\tread only = no\n\tcase sensitive = yes\n' "$SHARE") \
+    integ_conf "server admin group = usmbdsacl"
 integ_users
 integ_user carol carolpw1 || { fail "user carol"; finish; }
 getent group usmbdsacl >/dev/null || groupadd usmbdsacl
@@ -261,25 +263,46 @@ PYEOF
     ok "a descriptor stored after the worker found none is seen at the next open" ||
     { fail "a descriptor stored after the worker found none is seen at the next open"; cat "$T/cache.out"; }
 
-# A new name's parent found without a descriptor is noted on the name
-# cache's slot of it and not read again while its inotify watch sees no
-# change of its own attributes (worker/smb2_secdesc.c, "Parents known to
-# have none"): root storing a descriptor with an inheritable ACE on the
-# parent after the worker noted "none" is seen by the next create below
-# it on the same connection, which inherits the ACE.
-mkdir "$SHARE/sdpar"; chown alice "$SHARE/sdpar"; chmod 0755 "$SHARE/sdpar"
-"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE/sdpar" "$(id -u alice)" <<'PYEOF' >"$T/sdpar.out" 2>&1
+# A new name's parent found without a descriptor is noted and not read
+# again while nothing changes its own attributes (worker/smb2_secdesc.c,
+# "Parents known to have none"): on the name cache's slot after a
+# case-insensitive lookup (vfs/name.c), else by fanotify marks
+# (vfs/dirnote.c: a POSIX create, a `case sensitive = yes` share).  Root
+# storing a descriptor with an inheritable ACE on the parent after the
+# worker noted "none" is seen by the next create below it on the same
+# connection, which inherits the ACE.  sdpar_check WHAT DIR MODE [swap]:
+# MODE ci ([share]), posix (the POSIX create context), cs ([cs], the same
+# directory as a case-sensitive share, marked like [share]); swap: root
+# renames DIR's top directory away and makes DIR again, with the
+# descriptor (the old DIR saw no change of its own).
+sdpar_check() {
+	local what=$1 dir=$2 mode=$3 act=${4:-set} out=$T/${2//\//_}.out
+
+	mkdir -p "$SHARE/$dir"; chown -R alice "$SHARE/${dir%%/*}"
+	"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE" "$(id -u alice)" "$mode" \
+	    "$ROOT/t/integ" "$dir" "$act" <<'PYEOF' >"$out" 2>&1
 import os, struct, sys
+sys.path.insert(0, sys.argv[6])
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
-port, pw, path, uid = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
-c.login("alice", pw)
-s, tid = c._SMBConnection, c.connectTree("share")
+port, pw, share, uid, mode = (int(sys.argv[1]), sys.argv[2], sys.argv[3],
+                              int(sys.argv[4]), sys.argv[5])
+rel, act = sys.argv[7], sys.argv[8]
+path = os.path.join(share, rel)
+ctx = None
+if mode == "posix":
+    from posix_lib import connect, posix_ctx
+    c = connect(port, "alice", pw)
+    ctx = [posix_ctx(0o644)]
+else:
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+    c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("cs" if mode == "cs" else "share")
+d = rel.replace("/", "\\")
 def new(name, doc=True):
     # delete on close (the benchmark's pattern), else kept
-    return s.create(tid, "sdpar\\" + name, 0x130197, 7, 0x1040 if doc else 0x40,
-                    2, 0x80)
+    return s.create(tid, d + "\\" + name, 0x130197, 7, 0x1040 if doc else 0x40,
+                    2, 0x80, createContexts=ctx)
 for i in range(3):	# "none" read once, then noted
     s.close(tid, new("n%d.tmp" % i))
 everyone = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
@@ -289,6 +312,12 @@ ace = struct.pack('<BBHI', 0, 0x03, 8 + len(everyone), 0x1f01ff) + everyone
 acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
 sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl),
                  20 + len(acl) + len(u), 0, 20) + acl + u + g
+if act == "swap":
+    top = os.path.join(share, rel.split("/")[0])
+    os.rename(top, top + ".old")
+    os.makedirs(path)
+    for p in (top, path):
+        os.chown(p, uid, -1)
 os.setxattr(path, "security.usmbd.sd", sd)
 fid = new("child.txt", doc=False)
 got = s.queryInfo(tid, fid, infoType=s3.SMB2_0_INFO_SECURITY, fileInfoClass=0,
@@ -300,10 +329,20 @@ print("inherited" if any(struct.pack('<BBHI', 0, f, 8 + len(everyone),
     0x1f01ff) + everyone in got for f in (0, 0x10))
     else "not inherited: " + got.hex())
 PYEOF
-[ "$(tail -n 1 "$T/sdpar.out")" = inherited ] &&
-    getfattr --absolute-names -n security.usmbd.sd "$SHARE/sdpar/child.txt" >/dev/null 2>&1 &&
-    ok "a descriptor stored on a parent noted without one is inherited by the next create below it" ||
-    { fail "a descriptor stored on a parent noted without one is inherited by the next create below it"; cat "$T/sdpar.out"; }
+	[ "$(tail -n 1 "$out")" = inherited ] &&
+	    getfattr --absolute-names -n security.usmbd.sd "$SHARE/$dir/child.txt" >/dev/null 2>&1 &&
+	    ok "a descriptor stored on a parent noted without one is inherited by the next $what below it" ||
+	    { fail "a descriptor stored on a parent noted without one is inherited by the next $what below it"; cat "$out"; }
+}
+sdpar_check create sdpar ci
+sdpar_check "POSIX create" sdparp posix
+sdpar_check "case-sensitive create" sdparc cs
+# Two levels down; and a directory of the path renamed away, the path
+# made again with a descriptor (the marks cover every directory from the
+# share root down: the rename is seen).
+sdpar_check "POSIX create, two levels down" sdup/x posix
+sdpar_check "POSIX create, once the path names another directory" sdsw/x posix swap
+sdpar_check "case-sensitive create, once the path names another directory" sdswc/x cs swap
 
 # SACLs: sacladm (in `server admin group`) sets and reads them, alice
 # (not in it) is refused; verbatim, out of every other query.
