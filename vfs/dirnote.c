@@ -29,14 +29,16 @@
  * walk again.  A mount over a component (root only) is not seen.
  *
  * Learning of an event without a system call.  The worker's io_uring
- * holds a multishot poll of the fanotify fd (worker/loop.c): fsnotify
+ * holds a multishot poll of the fanotify fd (worker/uring.c): fsnotify
  * queues the event and wakes the poll inside the setxattr, which queues
  * its completion ahead of the receive of any request sent after that
  * setxattr returned (both run, in order, inside the worker's own
- * io_uring_enter: DEFER_TASKRUN), and the loop handles completions in
- * order, so vfs_dirnote_event runs before that request does.  Without
- * the ring (epoll only, or the multishot poll ended), each look reads
- * the fd first: one read instead of three calls.
+ * io_uring_enter: DEFER_TASKRUN), and uring_reap takes it as it comes,
+ * before handing the batch to the loop, so vfs_dirnote_event runs
+ * before that request does.  Once the
+ * multishot poll ended (or could not be armed) each look reads the fd
+ * first: one read instead of three calls.  A worker without the ring
+ * (epoll only) makes no note: worker/uring.c starts this.
  */
 #include <errno.h>
 #include <fcntl.h>

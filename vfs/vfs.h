@@ -263,8 +263,8 @@ void	vfs_name_dir_forget(void);
  * creates that look no name up (POSIX handles, case-sensitive shares).
  * init: the fanotify fd (before the worker's seccomp filter), or -1.
  * armed(1): the worker's ring polls that fd and calls event() at each
- * completion, in order with the requests; otherwise each watch() reads
- * it first.  watch(): 1 when parent under the share root root (dev, ino)
+ * completion, ahead of later requests (worker/uring.c); otherwise each
+ * watch() reads it first.  watch(): 1 when parent under the share root root (dev, ino)
  * is known to have none (no system call); 0 when it is now watched
  * (marked before the caller reads it; then none() notes what that read
  * found); -1 when it cannot be (no note).

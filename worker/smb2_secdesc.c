@@ -69,11 +69,15 @@
  * drains the queue first.  So a parent found to have no descriptor is
  * noted on its cache slot (vfs_name_dir_note), and the next create below
  * it, after its own lookup drained, trusts the note (vfs_name_dir_noted)
- * while no event of the directory's own came.  A lost event, a dropped
- * or refilled slot, no watch (a network file system, a POSIX create,
- * which skips the case lookup), a request that did not look the name up
- * (create_resolve_name forgets the last lookup first): the getxattr, as
- * before.
+ * while no event of the directory's own came.  A create that looks no
+ * name up (a POSIX handle, a `case sensitive = yes` share) has the other
+ * note, vfs/dirnote.c (sd_parent_watch): fanotify marks of the parent
+ * and of every directory above it, made before the read, whose events
+ * the worker's ring takes ahead of any later request.  A lost event, a
+ * dropped or refilled slot, no watch or mark (a network file system, a
+ * directory the worker may not read, a symlink on the way), a request
+ * that did not look the name up and could not be marked: the getxattr,
+ * as before.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -69,6 +69,7 @@ uring_fini(void)
 {
 	if (ur.fd < 0)
 		return;
+	vfs_dirnote_armed(0);	/* its poll goes with the ring */
 	if (ur.sqes != NULL)
 		(void)munmap(ur.sqes, ur.sqe_len);
 	if (ur.ring_map != NULL)

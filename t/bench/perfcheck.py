@@ -54,7 +54,9 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "WRITE_GCM256", "READ_GCM256",
             "CREATE_POSIX_DOC", "QUERY_INFO_POSIX", "CLOSE_POSIX_DOC",
             "CREATE_DOC_SUB", "CREATE_DOC_MARKED",
-            "CREATE_OPEN", "CREATE_OPEN_MARKED", "CREATE_OPEN_STORED")
+            "CREATE_OPEN", "CREATE_OPEN_MARKED", "CREATE_OPEN_STORED",
+            "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
+            "CREATE_POSIX_MARKED")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
 # where none ever was (perfops.py marked_phases; usmbd only): SAME_AS
@@ -63,7 +65,11 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
 # the unmarked share; with one: one more (its fgetxattr), at most.
 SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            "CREATE_OPEN_MARKED": ("CREATE_OPEN", 0.05),
-           "CREATE_OPEN_STORED": ("CREATE_OPEN", 1.05)}
+           "CREATE_OPEN_STORED": ("CREATE_OPEN", 1.05),
+           # creates that look no name up (vfs/dirnote.c): on a
+           # `case sensitive = yes` share, and with the POSIX create context
+           "CREATE_DOC_CS_MARKED": ("CREATE_DOC_CS", 0.05),
+           "CREATE_POSIX_MARKED": ("CREATE_POSIX_SUB", 0.05)}
 MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3,
                 "CREATE_POSIX_DOC": 6, "QUERY_INFO_POSIX": 4, "CLOSE_POSIX_DOC": 7}
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
@@ -81,10 +87,19 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "CREATE_DOC_SUB": "CREATE (delete on close) of a new name in a directory",
          "CREATE_DOC_MARKED": "CREATE (delete on close) of a new name in a directory "
                               "without a descriptor on a marked share",
-         "CREATE_OPEN": "CREATE (open) of an existing file",
-         "CREATE_OPEN_MARKED": "CREATE (open) of an existing file without a descriptor "
-                               "on a marked share",
-         "CREATE_OPEN_STORED": "CREATE (open) of an existing file with a stored "
+         "CREATE_OPEN": "CREATE (open) + CLOSE of an existing file",
+         "CREATE_DOC_CS": "CREATE (delete on close) of a new name in a directory "
+                          "on a case-sensitive share",
+         "CREATE_DOC_CS_MARKED": "CREATE (delete on close) of a new name in a directory "
+                                 "without a descriptor on a marked case-sensitive share",
+         "CREATE_POSIX_SUB": "CREATE with the POSIX create context (delete on close) "
+                             "of a new name in a directory",
+         "CREATE_POSIX_MARKED": "CREATE with the POSIX create context (delete on close) "
+                                "of a new name in a directory without a descriptor "
+                                "on a marked share",
+         "CREATE_OPEN_MARKED": "CREATE (open) + CLOSE of an existing file without a "
+                               "descriptor on a marked share",
+         "CREATE_OPEN_STORED": "CREATE (open) + CLOSE of an existing file with a stored "
                                "descriptor"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
 # 3 syscalls of the unsigned ones (signing and encryption are CPU work on

@@ -145,6 +145,7 @@ def main():
     posix_phases(port, user, pw, m)
     if os.environ.get("PERFOPS_MARKED") == "1":
         marked_phases(conn, smb, tid, m)
+        marked_posix_phases(port, user, pw, m)
     conn.disconnectTree(tid)
     conn.logoff()
     splice_checks(port, user, pw, max(8, n // 10))
@@ -236,11 +237,13 @@ def marked_phases(conn, smb, tid, m):
     smb.setInfo(mtid, fid, struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0, 20) + acl,
                 infoType=s2.SMB2_0_INFO_SECURITY, fileInfoClass=0, additionalInformation=4)
     smb.close(mtid, fid)
-    for name, t in (("CREATE_DOC_SUB", tid), ("CREATE_DOC_MARKED", mtid)):
+    cstid, mcstid = conn.connectTree("cs"), conn.connectTree("marked_cs")
+    for name, t in (("CREATE_DOC_SUB", tid), ("CREATE_DOC_MARKED", mtid),
+                    ("CREATE_DOC_CS", cstid), ("CREATE_DOC_CS_MARKED", mcstid)):
         smb.close(t, smb.create(t, "sub", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE,
                                 FILE_OPEN_IF, 0))
 
-        def doc(i, t=t, tag=name[-3:].lower()):
+        def doc(i, t=t, tag=name[len("CREATE_DOC_"):].lower()):
             return smb.create(t, "sub\\perf_%s%04d" % (tag, i), GENERIC_RW | DELETE,
                               SHARE_ALL, FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE,
                               FILE_OVERWRITE_IF, 0)
@@ -250,8 +253,9 @@ def marked_phases(conn, smb, tid, m):
         window(name, m, lambda i: fids.append(doc(i)))
         for f in fids:
             smb.close(t, f)
-    # An open of an existing file: without a descriptor, the same count
-    # on both shares; with one, one fgetxattr more (issue 14, item 6).
+    # An open (and close) of an existing file: without a descriptor, the
+    # same count on both shares; with one, one fgetxattr more (issue 14,
+    # item 6).
     time.sleep(max(0.0, 3.0 - (time.monotonic() - t0)))
     for name, t, path in (("CREATE_OPEN", tid, "perf_open.txt"),
                           ("CREATE_OPEN_MARKED", mtid, "perf_open.txt"),
@@ -261,11 +265,36 @@ def marked_phases(conn, smb, tid, m):
                               FILE_OPEN, 0)
         for i in range(8):
             smb.close(t, opn(i))
+        # each closed at once: impacket keeps one handle per name
+        window(name, m, lambda i: smb.close(t, opn(i)))
+    for t in (mtid, cstid, mcstid):
+        conn.disconnectTree(t)
+
+
+def marked_posix_phases(port, user, pw, m):
+    """Issue 14: the same CREATE with the POSIX create context, which looks
+    no name up (vfs/dirnote.c notes the parent), on [share] and [marked]."""
+    from posix_lib import connect, posix_ctx
+    pc = connect(port, user, pw)
+    smb = pc.getSMBServer()
+    ctx = [posix_ctx(0o644)]
+    for name, share in (("CREATE_POSIX_SUB", "share"), ("CREATE_POSIX_MARKED", "marked")):
+        t = pc.connectTree(share)
+        smb.close(t, smb.create(t, "psub", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE,
+                                FILE_OPEN_IF, 0))
+
+        def doc(i, t=t, tag=name[len("CREATE_POSIX_"):].lower()):
+            return smb.create(t, "psub\\perf_%s%04d" % (tag, i), GENERIC_RW | DELETE,
+                              SHARE_ALL, FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE,
+                              FILE_OVERWRITE_IF, 0, createContexts=ctx)
+        for i in range(8):
+            smb.close(t, doc(9000 + i))
         fids = []
-        window(name, m, lambda i: fids.append(opn(i)))
+        window(name, m, lambda i: fids.append(doc(i)))
         for f in fids:
             smb.close(t, f)
-    conn.disconnectTree(mtid)
+        pc.disconnectTree(t)
+    pc.logoff()
 
 
 def status_of(fn):
