@@ -189,6 +189,19 @@ dn_mark_walk(int root, const char *parent)
 }
 
 int
+vfs_dirnote_noted(uint64_t dev, uint64_t ino, const char *parent)
+{
+	const struct dn_slot *s;
+
+	if (dn_fd < 0)
+		return 0;
+	if (!dn_armed)
+		vfs_dirnote_event();	/* nothing tells us: read */
+	s = dn_find(dev, ino, parent);
+	return s != NULL && s->none;
+}
+
+int
 vfs_dirnote_watch(int root, uint64_t dev, uint64_t ino, const char *parent)
 {
 	struct dn_slot *s;
@@ -196,10 +209,8 @@ vfs_dirnote_watch(int root, uint64_t dev, uint64_t ino, const char *parent)
 
 	if (dn_fd < 0 || strlen(parent) >= DN_PATH)
 		return -1;
-	if (!dn_armed)
-		vfs_dirnote_event();	/* nothing tells us: read */
-	if ((s = dn_find(dev, ino, parent)) != NULL)
-		return s->none;
+	if (dn_find(dev, ino, parent) != NULL)
+		return 0;
 	if (dn_used == DN_SLOTS)
 		dn_forget_all();
 	for (i = 0; i < DN_SLOTS && dn_slots[i].used; i++)

@@ -71,9 +71,10 @@
  * it, after its own lookup drained, trusts the note (vfs_name_dir_noted)
  * while no event of the directory's own came.  A create that looks no
  * name up (a POSIX handle, a `case sensitive = yes` share) has the other
- * note, vfs/dirnote.c (sd_parent_watch): fanotify marks of the parent
- * and of every directory above it, made before the read, whose events
- * the worker's ring takes ahead of any later request.  A lost event, a
+ * note, vfs/dirnote.c (sd_parent_watch): a parent read without one is
+ * marked with fanotify, with every directory above it, read again, and
+ * noted; the marks' events the worker's ring takes ahead of any later
+ * request.  A lost event, a
  * dropped or refilled slot, no watch or mark (a network file system, a
  * directory the worker may not read, a symlink on the way), a request
  * that did not look the name up and could not be marked: the getxattr,
@@ -746,16 +747,22 @@ sd_parent_granted(struct tree *t, const char *path)
 
 /*
  * The other note, for creates that looked no name up (vfs/dirnote.c):
- * 1 known to have none, 0 watched from now (note what the read finds),
- * -1 neither.
+ * parent was just read without a descriptor; marked from now on, it is
+ * read again after the marks, and noted when still without.  Only a
+ * parent found without one is marked: one with a descriptor is read at
+ * each create anyway.  sd_parent_read's answer (sd_par).
  */
 static int
-sd_parent_watch(struct tree *t, const char *parent)
+sd_parent_watch(struct tree *t, const char *path, const char *parent)
 {
-	if (!t->root_id_known)
-		return -1;
-	return vfs_dirnote_watch(t->root_fd, t->root_dev, t->root_ino,
-	    parent);
+	int rc, looked = 0;
+
+	if (!t->root_id_known ||
+	    vfs_dirnote_watch(t->root_fd, t->root_dev, t->root_ino, parent) != 0)
+		return 0;
+	if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked)
+		vfs_dirnote_none(t->root_dev, t->root_ino, parent);
+	return rc;
 }
 
 ntstatus_t
@@ -764,7 +771,7 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 	uint32_t need = is_dir ? FILE_APPEND_DATA : FILE_WRITE_DATA;
 	char parent[FILE_PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int rc, looked = 0, watch = -1;
+	int rc, looked = 0;
 
 	/* whatever was kept is from another pass */
 	sd_par_memo.valid = 0;
@@ -780,12 +787,13 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 	if (slash != NULL && (size_t)(slash - path) >= sizeof(parent))
 		rc = sd_parent_read(t, path, 0, NULL);
 	else if (vfs_name_dir_noted(t->root_fd, parent) ||
-	    (watch = sd_parent_watch(t, parent)) == 1)
+	    (t->root_id_known &&
+	    vfs_dirnote_noted(t->root_dev, t->root_ino, parent)))
 		rc = 0;
 	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked) {
 		vfs_name_dir_note(t->root_fd, parent);
-		if (watch == 0)
-			vfs_dirnote_none(t->root_dev, t->root_ino, parent);
+		if (!vfs_name_dir_noted(t->root_fd, parent))
+			rc = sd_parent_watch(t, path, parent);
 	}
 	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
 	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
