@@ -263,6 +263,46 @@ PYEOF
     ok "a descriptor stored after the worker found none is seen at the next open" ||
     { fail "a descriptor stored after the worker found none is seen at the next open"; cat "$T/cache.out"; }
 
+# DENY entries in any order: a DACL with the deny after an allow (not
+# canonical) is stored and read back as given, and the NT check takes
+# the first ACE that matches each bit: bob's read is refused over SMB
+# and, through the mapping, by the kernel; carol (Everyone) reads.
+echo ordered >"$T/order.txt"
+check "alice puts order.txt" smbc "alice%$ALICE_PW" "put $T/order.txt order.txt"
+"$PYTHON" - "$PORT" "$ALICE_PW" "$ALICE" "$BOB" <<'PYEOF' >"$T/order.out" 2>&1
+import struct, sys
+from impacket.smbconnection import SMBConnection
+port, pw, alice, bob = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("share")
+fid = s.create(tid, "order.txt", 0x000E0080, 7, 0x40, 1, 0)	# READ_CONTROL|WRITE_DAC|WRITE_OWNER
+def unix(kind, i):
+    return struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), kind, i)
+def ace(t, mask, sid):
+    return struct.pack('<BBHI', t, 0, 8 + len(sid), mask) + sid
+wd = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+aces = ace(0, 0x1f01ff, unix(1, alice)) + ace(1, 0x1, unix(1, bob)) + ace(0, 0x120089, wd)
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(aces), 3, 0) + aces
+s.setInfo(tid, fid, struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0, 20) + acl,
+          infoType=3, fileInfoClass=0, additionalInformation=4)
+got = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0, additionalInformation=4)
+s.close(tid, fid)
+off = struct.unpack_from('<I', got, 16)[0]
+print("same" if got[off:off + len(acl)] == acl else "differs: " + got.hex())
+PYEOF
+[ "$(tail -n 1 "$T/order.out")" = same ] && ok "a deny after an allow is stored and read back as given" ||
+    { fail "a deny after an allow is stored and read back as given"; cat "$T/order.out"; }
+smbc "bob%$BOB_PW" "get order.txt $T/bob2.out" | grep -q ACCESS_DENIED &&
+    ok "bob: SMB read of order.txt refused (his deny comes first)" ||
+    fail "bob: SMB read of order.txt refused (his deny comes first)"
+su bob -s /bin/sh -c "cat '$SHARE/order.txt'" >/dev/null 2>&1 &&
+    fail "bob: local read of order.txt refused by the kernel" ||
+    ok "bob: local read of order.txt refused by the kernel"
+smbc "carol%carolpw1" "get order.txt $T/carol2.out" >/dev/null
+cmp -s "$T/carol2.out" "$T/order.txt" && ok "carol: SMB read of order.txt allowed (Everyone)" ||
+    fail "carol: SMB read of order.txt allowed (Everyone)"
+
 # A new name's parent found without a descriptor is noted and not read
 # again while nothing changes its own attributes (worker/smb2_secdesc.c,
 # "Parents known to have none"): on the name cache's slot after a
