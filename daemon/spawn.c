@@ -106,9 +106,10 @@ spawn_slot(void)
  * In the child, between fork and exec: the channel goes to fd 3 (and
  * extra, when not -1: the writer's listening socket, to SDW_LISTEN_FD),
  * nothing else of the master's survives, and the signals the master
- * blocked for its signalfd are unblocked again.  Standard input, output and error become
- * /dev/null: in the foreground the master's stderr is the log, and a child
- * logs through the master (daemon/log.h), never by writing it.
+ * blocked for its signalfd are unblocked again.  Standard input, output
+ * and error become /dev/null: in the foreground the master's stderr is
+ * the log, and a child logs through the master (daemon/log.h), never by
+ * writing it.
  */
 static void __attribute__((noreturn))
 spawn_exec(int chan, int extra, char **argv)

@@ -74,11 +74,10 @@
  * note, vfs/dirnote.c (sd_parent_watch): a parent read without one is
  * marked with fanotify, with every directory above it, read again, and
  * noted; the marks' events the worker's ring takes ahead of any later
- * request.  A lost event, a
- * dropped or refilled slot, no watch or mark (a network file system, a
- * directory the worker may not read, a symlink on the way), a request
- * that did not look the name up and could not be marked: the getxattr,
- * as before.
+ * request.  A lost event, a dropped or refilled slot, no watch or mark
+ * (a network file system, a directory the worker may not read, a symlink
+ * on the way), a request that did not look the name up and could not be
+ * marked: the getxattr, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
