@@ -58,6 +58,7 @@
 #include "daemon/statectl.h"
 #include "proto/cur.h"
 #include "shm/shm.h"
+#include "worker/worker.h"
 
 struct child spawn_children[SPAWN_MAX_CHILDREN];
 
@@ -102,14 +103,16 @@ spawn_slot(void)
 #endif
 
 /*
- * In the child, between fork and exec: the channel goes to fd 3, nothing
- * else of the master's survives, and the signals the master blocked for its
- * signalfd are unblocked again.  Standard input, output and error become
- * /dev/null: in the foreground the master's stderr is the log, and a child
- * logs through the master (daemon/log.h), never by writing it.
+ * In the child, between fork and exec: the channel goes to fd 3 (and
+ * extra, when not -1: the writer's listening socket, to SDW_LISTEN_FD),
+ * nothing else of the master's survives, and the signals the master
+ * blocked for its signalfd are unblocked again.  Standard input, output
+ * and error become /dev/null: in the foreground the master's stderr is
+ * the log, and a child logs through the master (daemon/log.h), never by
+ * writing it.
  */
 static void __attribute__((noreturn))
-spawn_exec(int chan, char **argv)
+spawn_exec(int chan, int extra, char **argv)
 {
 	sigset_t none;
 	int nul, fd;
@@ -117,6 +120,10 @@ spawn_exec(int chan, char **argv)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	/* out of the way of the numbers taken below */
+	if (extra >= 0 && (extra = fcntl(extra, F_DUPFD_CLOEXEC,
+	    SDW_LISTEN_FD + 1)) < 0)
+		_exit(127);
 	nul = open("/dev/null", O_RDWR);
 	if (nul < 0)
 		_exit(127);
@@ -132,7 +139,9 @@ spawn_exec(int chan, char **argv)
 			_exit(127);
 	} else if (dup2(chan, MSG_CHILD_FD) == -1)
 		_exit(127);
-	closefrom(MSG_CHILD_FD + 1);
+	if (extra >= 0 && dup2(extra, SDW_LISTEN_FD) == -1)
+		_exit(127);
+	closefrom(extra >= 0 ? SDW_LISTEN_FD + 1 : MSG_CHILD_FD + 1);
 	execv("/proc/self/exe", argv);
 	_exit(127);
 }
@@ -152,6 +161,9 @@ spawn_role_name_of(enum child_role role)
 	}
 	return "?";
 }
+
+/* The writers' listening socket, made once (spawn_sdw_tick), or -1. */
+static int	spawn_sdw_ls = -1;
 
 static struct child *
 spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
@@ -212,7 +224,8 @@ spawn_child(enum child_role role, const char *user, uid_t uid, gid_t gid)
 		if (role == CHILD_WORKER || role == CHILD_STATE)
 			(void)shm_wmsg_prepare(master.conf->lock_dir, getpid(),
 			    uid);
-		spawn_exec(sv[1], argv);
+		spawn_exec(sv[1], role == CHILD_SDW ? spawn_sdw_ls : -1,
+		    argv);
 	}
 	close(sv[1]);
 	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1 ||
@@ -263,13 +276,18 @@ spawn_worker(const char *user, uid_t uid, gid_t gid)
 
 /*
  * The descriptor writer (worker/sdw.h): one, started with the gates and
- * again at most once a second after it died.  It cannot read a new
- * config (its allow-list opens no file), so a reload replaces it, without
- * a gap: the old one is marked retiring and keeps serving, the next tick
- * starts its successor, whose bind takes over the socket's name
- * atomically, and only the successor's hello ends the old one
- * (spawn_sdw_hello).  A worker whose connection the old one closes
- * connects again and retries its request once (worker/sdw_client.c).
+ * again at once after it died (at most once a second).  The master binds
+ * its listening socket once and hands the same one to every writer
+ * (SDW_LISTEN_FD), so no writer's death or replacement leaves a gap: a
+ * worker's connect waits in the backlog for the next writer and its
+ * request is served when that one starts (the worker waits for an answer
+ * up to SDW_TIMEOUT_MS).  It cannot read a new config (its allow-list
+ * opens no file), so a reload replaces it: the old one is marked retiring
+ * and keeps serving, the next tick starts its successor on the same
+ * socket, and only the successor's hello ends the old one
+ * (spawn_sdw_hello).  A worker whose connection a writer closes (or
+ * loses, killed) connects again and retries its request once
+ * (worker/sdw_client.c).
  */
 static int64_t	spawn_next_sdw_ms;
 
@@ -286,6 +304,14 @@ spawn_sdw_tick(int64_t now)
 		    !spawn_children[i].dying && !spawn_children[i].retiring)
 			return;
 	spawn_next_sdw_ms = now + 1000;
+	if (spawn_sdw_ls < 0 &&
+	    (spawn_sdw_ls = sdw_listen_socket(master.conf->lock_dir)) < 0) {
+		/* the writer binds one itself, as a gap-prone fallback */
+		errno = -spawn_sdw_ls;
+		log_warn("descriptor writer's socket in %s",
+		    master.conf->lock_dir);
+		spawn_sdw_ls = -1;
+	}
 	(void)spawn_child(CHILD_SDW, NULL, 0, 0);
 }
 

@@ -258,5 +258,23 @@ void	vfs_name_invalidate(void);
 void	vfs_name_dir_note(int root, const char *parent);
 int	vfs_name_dir_noted(int root, const char *parent);
 void	vfs_name_dir_forget(void);
+/*
+ * vfs/dirnote.c: directories known to have no stored descriptor, for
+ * creates that look no name up (POSIX handles, case-sensitive shares).
+ * init: the fanotify fd (before the worker's seccomp filter), or -1.
+ * armed(1): the worker's ring polls that fd and calls event() at each
+ * completion, ahead of later requests (worker/uring.c); otherwise each
+ * noted() reads it first.  noted(): parent under the share root (dev,
+ * ino) is known to have none (no system call).  watch(): marks it (and
+ * the directories above it, under root) unless it is already; 0, or -1
+ * when it cannot be.  none(): a read made after watch() found none.
+ */
+int	vfs_dirnote_init(void);
+void	vfs_dirnote_armed(int on);
+void	vfs_dirnote_event(void);
+int	vfs_dirnote_noted(uint64_t dev, uint64_t ino, const char *parent);
+int	vfs_dirnote_watch(int root, uint64_t dev, uint64_t ino,
+	    const char *parent);
+void	vfs_dirnote_none(uint64_t dev, uint64_t ino, const char *parent);
 
 #endif

@@ -20,8 +20,9 @@
  * anyone, like an ACL with getfacl: so the worker reads a descriptor
  * with one fgetxattr (no other process on the path of a CREATE), and
  * only the descriptor writer ("sdw", worker/sdw.c) writes it.  The
- * writer is a child of its own: it binds <lock dir>/sdw.sock (SEQPACKET,
- * 0660 root:usmbd-state) as root, drops every capability from the
+ * writer is a child of its own: it serves <lock dir>/sdw.sock
+ * (SEQPACKET, 0660 root:usmbd-state, bound as root by the master, or by
+ * itself when started without it), drops every capability from the
  * bounding set but CAP_SYS_ADMIN, becomes the usmbd account keeping that
  * one (PR_SET_KEEPCAPS, capset), sets NO_NEW_PRIVS and checks that root
  * is out of reach.  It is not the root master: that one reads no file
@@ -93,6 +94,7 @@
 #include "proto/ntacl.h"
 #include "proto/secdesc.h"
 #include "worker/confine.h"
+#include "worker/worker.h"
 
 #define SDW_ACCOUNT		"usmbd"
 #define SDW_FALLBACK		"nobody"
@@ -118,14 +120,13 @@ static gid_t		sdw_admin_gid;
 static int		sdw_admin_known;
 
 /*
- * As root: the socket workers connect to, 0660 root:usmbd-state.  It is
- * bound under a name of its own, then renamed over SDW_SOCK_NAME: at a
- * reload the writer being replaced still serves under that name until
- * the rename (daemon/spawn.c), so a worker's connect never finds it
- * missing.
+ * As root (the master, daemon/spawn.c, or a writer started without its
+ * socket): the socket workers connect to, 0660 root:usmbd-state.  It is
+ * bound under a name of its own, then renamed over SDW_SOCK_NAME, so a
+ * worker's connect never finds the name missing.
  */
-static int
-sdw_listen(const struct conf *conf)
+int
+sdw_listen_socket(const char *lock_dir)
 {
 	struct sockaddr_un sun;
 	char final[sizeof(sun.sun_path)];
@@ -134,7 +135,7 @@ sdw_listen(const struct conf *conf)
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if ((size_t)snprintf(final, sizeof(final), "%s/%s", conf->lock_dir,
+	if ((size_t)snprintf(final, sizeof(final), "%s/%s", lock_dir,
 	    SDW_SOCK_NAME) >= sizeof(final) ||
 	    (size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s.%d",
 	    final, (int)getpid()) >= sizeof(sun.sun_path))
@@ -144,7 +145,7 @@ sdw_listen(const struct conf *conf)
 		return -errno;
 	(void)unlink(sun.sun_path);
 	if (bind(s, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    listen(s, 64) != 0)
+	    listen(s, SOMAXCONN) != 0)
 		goto fail;
 	/*
 	 * Without the state group any local account may connect: harmless,
@@ -573,6 +574,26 @@ drop:
 	sdw_drop_client(cl);
 }
 
+/*
+ * The master's listening socket (SDW_LISTEN_FD), or -1.  Shared with the
+ * writer being replaced at a reload: non-blocking, so that the one whose
+ * accept loses the race gets EAGAIN (sdw_accept).
+ */
+static int
+sdw_inherited(void)
+{
+	int on = 0;
+	socklen_t len = sizeof(on);
+
+	if (getsockopt(SDW_LISTEN_FD, SOL_SOCKET, SO_ACCEPTCONN, &on,
+	    &len) != 0 || !on)
+		return -1;
+	if (fcntl(SDW_LISTEN_FD, F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(SDW_LISTEN_FD, F_SETFL, O_NONBLOCK) != 0)
+		return -1;
+	return SDW_LISTEN_FD;
+}
+
 int
 sdw_main(struct conf *conf, int chan)
 {
@@ -582,7 +603,8 @@ sdw_main(struct conf *conf, int chan)
 
 	for (i = 0; i < SDW_CLIENTS; i++)
 		sdw_clients[i].fd = -1;
-	if ((ls = sdw_listen(conf)) < 0) {
+	if ((ls = sdw_inherited()) < 0 &&
+	    (ls = sdw_listen_socket(conf->lock_dir)) < 0) {
 		errno = -ls;
 		log_warn("sdw: %s/%s", conf->lock_dir, SDW_SOCK_NAME);
 		return 1;

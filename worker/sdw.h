@@ -49,7 +49,9 @@ int		sdw_main(struct conf *conf, int chan);
 /*
  * Worker side: asks the writer.  fd is the open file; pfd the parent for
  * SDW_OP_INHERIT, else -1.  Blocks for the answer (at most
- * SDW_TIMEOUT_MS); a writer that is not there is STATUS_INTERNAL_ERROR...
+ * SDW_TIMEOUT_MS: a connect to the master's socket waits in its backlog
+ * while a killed writer's successor starts); no answer is
+ * STATUS_INTERNAL_ERROR...
  * the caller has already checked what it could.
  */
 #define SDW_TIMEOUT_MS		5000

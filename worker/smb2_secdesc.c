@@ -69,11 +69,15 @@
  * drains the queue first.  So a parent found to have no descriptor is
  * noted on its cache slot (vfs_name_dir_note), and the next create below
  * it, after its own lookup drained, trusts the note (vfs_name_dir_noted)
- * while no event of the directory's own came.  A lost event, a dropped
- * or refilled slot, no watch (a network file system, a POSIX create,
- * which skips the case lookup), a request that did not look the name up
- * (create_resolve_name forgets the last lookup first): the getxattr, as
- * before.
+ * while no event of the directory's own came.  A create that looks no
+ * name up (a POSIX handle, a `case sensitive = yes` share) has the other
+ * note, vfs/dirnote.c (sd_parent_watch): a parent read without one is
+ * marked with fanotify, with every directory above it, read again, and
+ * noted; the marks' events the worker's ring takes ahead of any later
+ * request.  A lost event, a dropped or refilled slot, no watch or mark
+ * (a network file system, a directory the worker may not read, a symlink
+ * on the way), a request that did not look the name up and could not be
+ * marked: the getxattr, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -740,6 +744,26 @@ sd_parent_granted(struct tree *t, const char *path)
 	return rc > 0 ? ntacl_granted(&sd_par, smb2_secdesc_token()) : ~0u;
 }
 
+/*
+ * The other note, for creates that looked no name up (vfs/dirnote.c):
+ * parent was just read without a descriptor; marked from now on, it is
+ * read again after the marks, and noted when still without.  Only a
+ * parent found without one is marked: one with a descriptor is read at
+ * each create anyway.  sd_parent_read's answer (sd_par).
+ */
+static int
+sd_parent_watch(struct tree *t, const char *path, const char *parent)
+{
+	int rc, looked = 0;
+
+	if (!t->root_id_known ||
+	    vfs_dirnote_watch(t->root_fd, t->root_dev, t->root_ino, parent) != 0)
+		return 0;
+	if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked)
+		vfs_dirnote_none(t->root_dev, t->root_ino, parent);
+	return rc;
+}
+
 ntstatus_t
 smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 {
@@ -761,10 +785,15 @@ smb2_secdesc_parent(struct tree *t, const char *path, int is_dir)
 	create_parent(path, parent, sizeof(parent));
 	if (slash != NULL && (size_t)(slash - path) >= sizeof(parent))
 		rc = sd_parent_read(t, path, 0, NULL);
-	else if (vfs_name_dir_noted(t->root_fd, parent))
+	else if (vfs_name_dir_noted(t->root_fd, parent) ||
+	    (t->root_id_known &&
+	    vfs_dirnote_noted(t->root_dev, t->root_ino, parent)))
 		rc = 0;
-	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked)
+	else if ((rc = sd_parent_read(t, path, 0, &looked)) == 0 && looked) {
 		vfs_name_dir_note(t->root_fd, parent);
+		if (!vfs_name_dir_noted(t->root_fd, parent))
+			rc = sd_parent_watch(t, path, parent);
+	}
 	/* kept for smb2_secdesc_create in this pass (sd_par holds it) */
 	sd_par_memo.valid = strlen(path) < sizeof(sd_par_memo.path);
 	sd_par_memo.t = t;

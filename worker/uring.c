@@ -12,7 +12,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "vfs/vfs.h"
 #include "worker/uring.h"
+
+/*
+ * vfs/dirnote.c's fanotify fd, polled by the ring (multishot) so that
+ * its events are taken, in order, ahead of any request received after
+ * them (uring_reap), with no system call of their own.  Its completions
+ * never reach the caller.
+ */
+#define URING_UD_DIRNOTE	(UINT64_MAX - 1)
+
+static int	uring_poll_multi(int fd, unsigned events, uint64_t ud);
 
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
@@ -58,6 +69,7 @@ uring_fini(void)
 {
 	if (ur.fd < 0)
 		return;
+	vfs_dirnote_armed(0);	/* its poll goes with the ring */
 	if (ur.sqes != NULL)
 		(void)munmap(ur.sqes, ur.sqe_len);
 	if (ur.ring_map != NULL)
@@ -121,6 +133,9 @@ uring_init(unsigned entries)
 	ur.cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
 	ur.sqt = *ur.sq_tail;
 	ur.pending = 0;
+	if ((rc = vfs_dirnote_init()) >= 0 &&
+	    uring_poll_multi(rc, POLLIN, URING_UD_DIRNOTE) == 0)
+		vfs_dirnote_armed(1);
 	return 0;
 fail:
 	uring_fini();
@@ -201,6 +216,23 @@ uring_poll(int fd, unsigned events, uint64_t ud)
 	return 0;
 }
 
+/* A multishot poll: a completion at each wakeup, IORING_CQE_F_MORE set
+ * while it stays armed. */
+static int
+uring_poll_multi(int fd, unsigned events, uint64_t ud)
+{
+	struct io_uring_sqe *q = uring_sqe();
+
+	if (q == NULL)
+		return -ENOBUFS;
+	q->opcode = IORING_OP_POLL_ADD;
+	q->fd = fd;
+	q->poll32_events = events;
+	q->len = IORING_POLL_ADD_MULTI;
+	q->user_data = ud;
+	return 0;
+}
+
 static int
 uring_reap(struct uring_cqe *out, int max)
 {
@@ -211,11 +243,18 @@ uring_reap(struct uring_cqe *out, int max)
 	while (head != tail && n < max) {
 		const struct io_uring_cqe *c = &ur.cqes[head & *ur.cq_mask];
 
+		head++;
+		/* taken here, before any request of this batch (URING_UD_DIRNOTE) */
+		if (c->user_data == URING_UD_DIRNOTE) {
+			vfs_dirnote_event();
+			if (!(c->flags & IORING_CQE_F_MORE))
+				vfs_dirnote_armed(0);	/* ended: read at each look */
+			continue;
+		}
 		out[n].ud = c->user_data;
 		out[n].res = c->res;
 		out[n].flags = c->flags;
 		n++;
-		head++;
 	}
 	__atomic_store_n(ur.cq_head, head, __ATOMIC_RELEASE);
 	return n;

@@ -13,8 +13,20 @@
 struct conf;
 
 int	gate_main(struct conf *conf, const char *conf_path, int chan);
-/* worker/sdw.c: the descriptor writer; binds its socket, drops itself. */
+/*
+ * worker/sdw.c: the descriptor writer; serves the listening socket it
+ * finds at SDW_LISTEN_FD (the master's, daemon/spawn.c), else binds one
+ * itself; drops itself.
+ */
 int	sdw_main(struct conf *conf, int chan);
+/*
+ * Binds and listens on <lock_dir>/sdw.sock (as root: owner and mode as
+ * worker/sdw.c says), atomically over any older one; the fd or -errno.
+ * The master keeps it for every writer it starts, so a worker's connect
+ * never meets a missing or dead writer: it waits in the backlog.
+ */
+int	sdw_listen_socket(const char *lock_dir);
+#define SDW_LISTEN_FD	4	/* MSG_CHILD_FD + 1 in the writer */
 /* worker/krb.c: the Kerberos ticket helper; drops itself, serves the master. */
 int	krb_main(struct conf *conf, int chan);
 int	worker_main(struct conf *conf, const char *conf_path, int chan,

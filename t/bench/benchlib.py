@@ -416,13 +416,26 @@ def marked_share(path):
     below a directory without one to the cost it has on an unmarked share
     (issue 14)."""
     m = os.path.join(path, "marked")
-    os.makedirs(m, exist_ok=True)
-    os.chmod(m, 0o1777)
+    cs = os.path.join(path, "cs")
+    for d in (m, cs):
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o1777)
+    # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c)
     return """
 [marked]
 	path = %s
 	read only = no
-""" % m
+
+[marked_cs]
+	path = %s
+	read only = no
+	case sensitive = yes
+
+[cs]
+	path = %s
+	read only = no
+	case sensitive = yes
+""" % (m, m, cs)
 
 
 def xattr_check(d):

@@ -23,7 +23,9 @@ fi
 integ_init
 PORT=445
 # SeSecurityPrivilege (SACLs): the members of `server admin group` only
-integ_conf "server admin group = usmbdsacl"
+# [cs]: the same directory as a case-sensitive share (marked with it)
+INTEG_SHARES=$(printf '[cs]\n\tpath = %s\n\tread only = no\n\tcase sensitive = yes\n' "$SHARE") \
+    integ_conf "server admin group = usmbdsacl"
 integ_users
 integ_user carol carolpw1 || { fail "user carol"; finish; }
 getent group usmbdsacl >/dev/null || groupadd usmbdsacl
@@ -45,6 +47,11 @@ smbc() {	# smbc USER%PW COMMANDS
 	smbclient //127.0.0.1/share -U "$1" -c "$2" 2>&1
 }
 
+# One rule for SIDs (HACKING.md, "SIDs"): Unix user UID is S-1-22-1-UID,
+# and `usmbctl user show` says so.
+"$USMBCTL" -s "$CONF" user show alice 2>&1 | grep -qE "^sid: +S-1-22-1-${ALICE}\$" &&
+    ok "usmbctl user show alice: sid S-1-22-1-$ALICE" ||
+    fail "usmbctl user show alice: sid S-1-22-1-$ALICE"
 check "alice makes folder d" smbc "alice%$ALICE_PW" "mkdir d"
 
 # A Windows-style folder: deny first (canonical), CREATOR OWNER
@@ -256,25 +263,86 @@ PYEOF
     ok "a descriptor stored after the worker found none is seen at the next open" ||
     { fail "a descriptor stored after the worker found none is seen at the next open"; cat "$T/cache.out"; }
 
-# A new name's parent found without a descriptor is noted on the name
-# cache's slot of it and not read again while its inotify watch sees no
-# change of its own attributes (worker/smb2_secdesc.c, "Parents known to
-# have none"): root storing a descriptor with an inheritable ACE on the
-# parent after the worker noted "none" is seen by the next create below
-# it on the same connection, which inherits the ACE.
-mkdir "$SHARE/sdpar"; chown alice "$SHARE/sdpar"; chmod 0755 "$SHARE/sdpar"
-"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE/sdpar" "$(id -u alice)" <<'PYEOF' >"$T/sdpar.out" 2>&1
-import os, struct, sys
-from impacket import smb3structs as s3
+# DENY entries in any order: a DACL with the deny after an allow (not
+# canonical) is stored and read back as given, and the NT check takes
+# the first ACE that matches each bit: bob's read is refused over SMB
+# and, through the mapping, by the kernel; carol (Everyone) reads.
+echo ordered >"$T/order.txt"
+check "alice puts order.txt" smbc "alice%$ALICE_PW" "put $T/order.txt order.txt"
+"$PYTHON" - "$PORT" "$ALICE_PW" "$ALICE" "$BOB" <<'PYEOF' >"$T/order.out" 2>&1
+import struct, sys
 from impacket.smbconnection import SMBConnection
-port, pw, path, uid = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+port, pw, alice, bob = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
 c.login("alice", pw)
 s, tid = c._SMBConnection, c.connectTree("share")
+fid = s.create(tid, "order.txt", 0x000E0080, 7, 0x40, 1, 0)	# READ_CONTROL|WRITE_DAC|WRITE_OWNER
+def unix(kind, i):
+    return struct.pack('<BB6sII', 1, 2, (22).to_bytes(6, 'big'), kind, i)
+def ace(t, mask, sid):
+    return struct.pack('<BBHI', t, 0, 8 + len(sid), mask) + sid
+wd = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
+aces = ace(0, 0x1f01ff, unix(1, alice)) + ace(1, 0x1, unix(1, bob)) + ace(0, 0x120089, wd)
+acl = struct.pack('<BBHHH', 2, 0, 8 + len(aces), 3, 0) + aces
+s.setInfo(tid, fid, struct.pack('<BBHIIII', 1, 0, 0x8004, 0, 0, 0, 20) + acl,
+          infoType=3, fileInfoClass=0, additionalInformation=4)
+got = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0, additionalInformation=4)
+s.close(tid, fid)
+off = struct.unpack_from('<I', got, 16)[0]
+print("same" if got[off:off + len(acl)] == acl else "differs: " + got.hex())
+PYEOF
+[ "$(tail -n 1 "$T/order.out")" = same ] && ok "a deny after an allow is stored and read back as given" ||
+    { fail "a deny after an allow is stored and read back as given"; cat "$T/order.out"; }
+smbc "bob%$BOB_PW" "get order.txt $T/bob2.out" | grep -q ACCESS_DENIED &&
+    ok "bob: SMB read of order.txt refused (his deny comes first)" ||
+    fail "bob: SMB read of order.txt refused (his deny comes first)"
+su bob -s /bin/sh -c "cat '$SHARE/order.txt'" >/dev/null 2>&1 &&
+    fail "bob: local read of order.txt refused by the kernel" ||
+    ok "bob: local read of order.txt refused by the kernel"
+smbc "carol%carolpw1" "get order.txt $T/carol2.out" >/dev/null
+cmp -s "$T/carol2.out" "$T/order.txt" && ok "carol: SMB read of order.txt allowed (Everyone)" ||
+    fail "carol: SMB read of order.txt allowed (Everyone)"
+
+# A new name's parent found without a descriptor is noted and not read
+# again while nothing changes its own attributes (worker/smb2_secdesc.c,
+# "Parents known to have none"): on the name cache's slot after a
+# case-insensitive lookup (vfs/name.c), else by fanotify marks
+# (vfs/dirnote.c: a POSIX create, a `case sensitive = yes` share).  Root
+# storing a descriptor with an inheritable ACE on the parent after the
+# worker noted "none" is seen by the next create below it on the same
+# connection, which inherits the ACE.  sdpar_check WHAT DIR MODE [swap]:
+# MODE ci ([share]), posix (the POSIX create context), cs ([cs], the same
+# directory as a case-sensitive share, marked like [share]); swap: root
+# renames DIR's top directory away and makes DIR again, with the
+# descriptor (the old DIR saw no change of its own).
+sdpar_check() {
+	local what=$1 dir=$2 mode=$3 act=${4:-set} out=$T/${2//\//_}.out
+
+	mkdir -p "$SHARE/$dir"; chown -R alice "$SHARE/${dir%%/*}"
+	"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE" "$(id -u alice)" "$mode" \
+	    "$ROOT/t/integ" "$dir" "$act" <<'PYEOF' >"$out" 2>&1
+import os, struct, sys
+sys.path.insert(0, sys.argv[6])
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+port, pw, share, uid, mode = (int(sys.argv[1]), sys.argv[2], sys.argv[3],
+                              int(sys.argv[4]), sys.argv[5])
+rel, act = sys.argv[7], sys.argv[8]
+path = os.path.join(share, rel)
+ctx = None
+if mode == "posix":
+    from posix_lib import connect, posix_ctx
+    c = connect(port, "alice", pw)
+    ctx = [posix_ctx(0o644)]
+else:
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port)
+    c.login("alice", pw)
+s, tid = c._SMBConnection, c.connectTree("cs" if mode == "cs" else "share")
+d = rel.replace("/", "\\")
 def new(name, doc=True):
     # delete on close (the benchmark's pattern), else kept
-    return s.create(tid, "sdpar\\" + name, 0x130197, 7, 0x1040 if doc else 0x40,
-                    2, 0x80)
+    return s.create(tid, d + "\\" + name, 0x130197, 7, 0x1040 if doc else 0x40,
+                    2, 0x80, createContexts=ctx)
 for i in range(3):	# "none" read once, then noted
     s.close(tid, new("n%d.tmp" % i))
 everyone = struct.pack('<BB6sI', 1, 1, (1).to_bytes(6, 'big'), 0)
@@ -284,6 +352,12 @@ ace = struct.pack('<BBHI', 0, 0x03, 8 + len(everyone), 0x1f01ff) + everyone
 acl = struct.pack('<BBHHH', 2, 0, 8 + len(ace), 1, 0) + ace
 sd = struct.pack('<BBHIIII', 1, 0, 0x8004, 20 + len(acl),
                  20 + len(acl) + len(u), 0, 20) + acl + u + g
+if act == "swap":
+    top = os.path.join(share, rel.split("/")[0])
+    os.rename(top, top + ".old")
+    os.makedirs(path)
+    for p in (top, path):
+        os.chown(p, uid, -1)
 os.setxattr(path, "security.usmbd.sd", sd)
 fid = new("child.txt", doc=False)
 got = s.queryInfo(tid, fid, infoType=s3.SMB2_0_INFO_SECURITY, fileInfoClass=0,
@@ -295,10 +369,20 @@ print("inherited" if any(struct.pack('<BBHI', 0, f, 8 + len(everyone),
     0x1f01ff) + everyone in got for f in (0, 0x10))
     else "not inherited: " + got.hex())
 PYEOF
-[ "$(tail -n 1 "$T/sdpar.out")" = inherited ] &&
-    getfattr --absolute-names -n security.usmbd.sd "$SHARE/sdpar/child.txt" >/dev/null 2>&1 &&
-    ok "a descriptor stored on a parent noted without one is inherited by the next create below it" ||
-    { fail "a descriptor stored on a parent noted without one is inherited by the next create below it"; cat "$T/sdpar.out"; }
+	[ "$(tail -n 1 "$out")" = inherited ] &&
+	    getfattr --absolute-names -n security.usmbd.sd "$SHARE/$dir/child.txt" >/dev/null 2>&1 &&
+	    ok "a descriptor stored on a parent noted without one is inherited by the next $what below it" ||
+	    { fail "a descriptor stored on a parent noted without one is inherited by the next $what below it"; cat "$out"; }
+}
+sdpar_check create sdpar ci
+sdpar_check "POSIX create" sdparp posix
+sdpar_check "case-sensitive create" sdparc cs
+# Two levels down; and a directory of the path renamed away, the path
+# made again with a descriptor (the marks cover every directory from the
+# share root down: the rename is seen).
+sdpar_check "POSIX create, two levels down" sdup/x posix
+sdpar_check "POSIX create, once the path names another directory" sdsw/x posix swap
+sdpar_check "case-sensitive create, once the path names another directory" sdswc/x cs swap
 
 # SACLs: sacladm (in `server admin group`) sets and reads them, alice
 # (not in it) is refused; verbatim, out of every other query.
@@ -357,11 +441,12 @@ echo "$out" | grep -q PRIVILEGE_NOT_HELD && ok "reload: sacladm no longer holds 
 check "reload: the new writer stores alice's DACL change" \
     cacls "alice%$ALICE_PW" d -a "ACL:S-1-1-0:ALLOWED/0x0/0x00000001"
 
-# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
-# starts before the old one ends, so descriptor SET_INFOs in a loop
-# while `usmbctl reload` runs five times all succeed.
-"$PYTHON" - "$PORT" "$ALICE_PW" "$T/stop" <<'PYEOF' >"$T/reloadloop.out" 2>&1 &
-import os, sys
+# DACL SET_INFOs of alice's on d in a loop, until the file $2 exists
+# (and at least 50 were made); prints "N sets, N errors, slowest N ms"
+# last, to $1 (the slowest: how long a worker waited for a writer).
+setinfo_loop() {
+	"$PYTHON" - "$PORT" "$ALICE_PW" "$2" <<'PYEOF' >"$1" 2>&1
+import os, sys, time
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
 port, pw, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -372,6 +457,7 @@ fid = s.create(tid, "d", 0x00060080, 7, 1, 1, 0)	# READ_CONTROL|WRITE_DAC
 dacl = s.queryInfo(tid, fid, infoType=3, fileInfoClass=0,
                    additionalInformation=4)
 n = bad = 0
+slowest = 0.0
 while not os.path.exists(stop) or n < 50:
     p = s.SMB_PACKET()
     p['Command'] = s3.SMB2_SET_INFO
@@ -381,13 +467,31 @@ while not os.path.exists(stop) or n < 50:
     r['AdditionalInformation'] = 4
     r['BufferLength'], r['FileID'], r['Buffer'] = len(dacl), fid, dacl
     p['Data'] = r
+    t0 = time.monotonic()
     st = s.recvSMB(s.sendSMB(p))['Status']
+    slowest = max(slowest, time.monotonic() - t0)
     n += 1
     if st != 0:
         bad += 1
         print("SET_INFO %d: 0x%08x" % (n, st))
-print("%d sets, %d errors" % (n, bad))
+print("%d sets, %d errors, slowest %d ms" % (n, bad, slowest * 1000))
 PYEOF
+}
+one_writer() {	# one_writer WHAT
+	local i
+
+	for i in $(seq 1 30); do
+		[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
+	    ok "one writer after $1" || fail "one writer after $1"
+}
+
+# No gap at a reload (daemon/spawn.c spawn_sdw_tick): the new writer
+# starts before the old one ends, so descriptor SET_INFOs in a loop
+# while `usmbctl reload` runs five times all succeed.
+setinfo_loop "$T/reloadloop.out" "$T/stop" &
 loop=$!
 sleep 1
 for i in 1 2 3 4 5; do
@@ -398,13 +502,32 @@ touch "$T/stop"
 wait "$loop"
 res=$(tail -n 1 "$T/reloadloop.out")
 case $res in
-*" sets, 0 errors") ok "SET_INFOs across five reloads: $res" ;;
+*" sets, 0 errors, "*) ok "SET_INFOs across five reloads: $res" ;;
 *) fail "SET_INFOs across five reloads: $res"; head -n 5 "$T/reloadloop.out" ;;
 esac
-for i in $(seq 1 30); do
-	[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] && break
-	sleep 0.1
+one_writer "the reloads"
+
+# No gap at a crash either: the master keeps the writers' listening
+# socket (SDW_LISTEN_FD), so while a killed writer's successor starts, a
+# worker's connect waits in the backlog and its request is then served.
+# Three kill -9s, 1.2 s apart (a writer is restarted at most once a
+# second), while the SET_INFOs run.
+setinfo_loop "$T/killloop.out" "$T/stop2" &
+loop=$!
+sleep 1
+killed=0
+for i in 1 2 3; do
+	w=$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | head -n 1)
+	[ -n "$w" ] && kill -9 "$w" && killed=$((killed + 1))
+	sleep 1.2
 done
-[ "$(pgrep -P "$SERVER_PID" -f 'usmbd: sdw' | wc -l)" = 1 ] &&
-    ok "one writer after the reloads" || fail "one writer after the reloads"
+touch "$T/stop2"
+wait "$loop"
+res=$(tail -n 1 "$T/killloop.out")
+[ "$killed" = 3 ] && ok "three writers killed" || fail "three writers killed ($killed)"
+case $res in
+*" sets, 0 errors, "*) ok "SET_INFOs across three kill -9s of the writer: $res" ;;
+*) fail "SET_INFOs across three kill -9s of the writer: $res"; head -n 5 "$T/killloop.out" ;;
+esac
+one_writer "the kills"
 finish
