@@ -57,7 +57,8 @@ for s in "${scripts[@]}"; do
 	bg_t0=$SECONDS
 	echo "== kclient: started in the background"
 	( timeout --kill-after=10 "${INTEG_TIMEOUT:-900}" bash "$s" </dev/null >"$bg_out" 2>&1
-	  echo $? >"$bg_out.rc" ) &
+	  echo $? >"$bg_out.rc"
+	  echo $((SECONDS - bg_t0)) >"$bg_out.secs" ) &
 	bg_pid=$!
 done
 
@@ -76,8 +77,9 @@ if [ -n "$bg_pid" ]; then
 	wait "$bg_pid"
 	echo "== $bg_name (ran in the background)"
 	cat "$bg_out"
-	tally "$bg_name" "$bg_out" "$(cat "$bg_out.rc" 2>/dev/null || echo 1)" $((SECONDS - bg_t0))
-	rm -f "$bg_out" "$bg_out.rc"
+	tally "$bg_name" "$bg_out" "$(cat "$bg_out.rc" 2>/dev/null || echo 1)" \
+	    "$(cat "$bg_out.secs" 2>/dev/null || echo "?")"
+	rm -f "$bg_out" "$bg_out.rc" "$bg_out.secs"
 fi
 echo "integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
