@@ -81,6 +81,15 @@ int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
  */
 int		relay_input(struct conn *c, int fd, uint32_t ev);
 /*
+ * With io_uring the owner receives a relay's answers by the ring, not
+ * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd.
+ * The completion (ud, res) of a relay of c: 0, or -1 when it is stale
+ * (its relay closed meanwhile).  relay_pump passes the answers on and
+ * arms the next receive.
+ */
+#define RELAY_UD_BIT	(1ull << 63)
+int		relay_received(struct conn *c, uint64_t ud, int32_t res);
+/*
  * The 1 s tick: a relay whose backlog's head waited RELAY_WAIT_MS is
  * dropped (relay_pump then ends its session): 1 when one was, else 0.
  * *need is set while a backlog still waits (the tick must go on).

@@ -25,6 +25,14 @@
 
 static int	uring_poll_multi(int fd, unsigned events, uint64_t ud);
 
+/* Buffers of cancelled receives, freed at their completion (uring_bury). */
+struct uring_grave {
+	uint64_t		 ud;
+	void			*buf;
+	struct uring_grave	*next;
+};
+static struct uring_grave *uring_graves;
+
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
 #endif
@@ -67,6 +75,8 @@ uring_active(void)
 void
 uring_fini(void)
 {
+	struct uring_grave *g;
+
 	if (ur.fd < 0)
 		return;
 	vfs_dirnote_armed(0);	/* its poll goes with the ring */
@@ -77,6 +87,11 @@ uring_fini(void)
 	(void)close(ur.fd);
 	memset(&ur, 0, sizeof(ur));
 	ur.fd = -1;
+	while ((g = uring_graves) != NULL) {	/* the ring is gone first */
+		uring_graves = g->next;
+		free(g->buf);
+		free(g);
+	}
 }
 
 /* A shared mapping of the ring fd at off, or NULL (errno set). */
@@ -233,6 +248,36 @@ uring_poll_multi(int fd, unsigned events, uint64_t ud)
 	return 0;
 }
 
+/* Frees the buffer buried for completion ud: 1 if there was one. */
+static int
+uring_unbury(uint64_t ud)
+{
+	struct uring_grave **gp, *g;
+
+	for (gp = &uring_graves; (g = *gp) != NULL; gp = &g->next)
+		if (g->ud == ud) {
+			*gp = g->next;
+			free(g->buf);
+			free(g);
+			return 1;
+		}
+	return 0;
+}
+
+void
+uring_bury(uint64_t ud, void *buf)
+{
+	struct uring_grave *g;
+
+	(void)uring_cancel(ud);
+	if ((g = malloc(sizeof(*g))) == NULL)
+		return;		/* the buffer is left to the kernel, never freed */
+	g->ud = ud;
+	g->buf = buf;
+	g->next = uring_graves;
+	uring_graves = g;
+}
+
 static int
 uring_reap(struct uring_cqe *out, int max)
 {
@@ -251,6 +296,8 @@ uring_reap(struct uring_cqe *out, int max)
 				vfs_dirnote_armed(0);	/* ended: read at each look */
 			continue;
 		}
+		if (uring_graves != NULL && uring_unbury(c->user_data))
+			continue;	/* of a receive taken back meanwhile */
 		out[n].ud = c->user_data;
 		out[n].res = c->res;
 		out[n].flags = c->flags;

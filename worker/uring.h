@@ -67,4 +67,11 @@ int	uring_wait(struct uring_cqe *out, int max);
  */
 int	uring_cancel(uint64_t ud);
 
+/*
+ * Cancels the receive ud, whose buffer buf (malloc'd) the kernel may still
+ * write until its completion comes: buf is freed then (or by uring_fini),
+ * and that completion never reaches the caller.
+ */
+void	uring_bury(uint64_t ud, void *buf);
+
 #endif
