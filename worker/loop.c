@@ -232,7 +232,7 @@ wk_rx_arm(struct conn *c)
 	if (!wk.uring || pv->rx_armed || pv->headless || pv->epoll_out)
 		return 0;
 	want = conn_read_want(c);
-	pv->rx_gen = ++wk.rx_gen & 0x3fffffffu;	/* bit 63: relays */
+	pv->rx_gen = ++wk.rx_gen & 0x1fffffffu;	/* bits 62, 63: relays */
 	pv->rx_armed = want > 0 ? 1 : 2;
 	if (want > 0)
 		rc = uring_recv(c->fd, pv->rbuf + pv->rlen, (size_t)want,

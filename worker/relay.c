@@ -199,6 +199,7 @@ struct relay_tab {
 };
 
 static uint8_t relay_obuf[MSG_MAX_PAYLOAD];
+static int	relay_watch(struct conn *, struct relay *);
 static uint8_t relay_frame[SMB2_FRAME_LEN + HANDOFF_MAX_EXTRA];
 
 /* ---- the owner ---- */
@@ -215,11 +216,29 @@ relay_find_fd(struct conn *c, int fd)
 	return NULL;
 }
 
+static int64_t
+relay_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A new generation of io_uring tags: no stale completion matches it. */
+static uint32_t
+relay_gen(void)
+{
+	static uint32_t gen;
+
+	return ++gen;
+}
+
 /* The io_uring tag of r's receive (worker/loop.c wk_uring_event). */
 static uint64_t
 relay_ud(const struct relay *r)
 {
-	return RELAY_UD_BIT | (uint64_t)(r->rx_gen & 0x7fffffffu) << 32 |
+	return RELAY_UD_BIT | (uint64_t)(r->rx_gen & 0x3fffffffu) << 32 |
 	    (uint32_t)r->fd;
 }
 
@@ -231,15 +250,13 @@ relay_ud(const struct relay *r)
 static int
 relay_arm(struct relay *r)
 {
-	static uint32_t gen;
-
 	if (!uring_active() || r->armed || r->eof || r->paused)
 		return 0;
 	if (r->rlen >= RELAY_RBUF) {
 		r->paused = 1;
 		return 0;
 	}
-	r->rx_gen = ++gen;
+	r->rx_gen = relay_gen();
 	if (uring_recv(r->fd, r->rbuf + r->rlen, RELAY_RBUF - r->rlen,
 	    relay_ud(r)) < 0)
 		return -1;
@@ -276,7 +293,21 @@ int
 relay_received(struct conn *c, uint64_t ud, int32_t res)
 {
 	struct relay *r = relay_find_fd(c, (int)(uint32_t)ud);
+	int rc;
 
+	if (r != NULL && (ud & RELAY_UD_SEND)) {
+		if (ud != r->wq.ud || r->wq.ring == 0)
+			return -1;
+		rc = relay_wq_sent(&r->wq, r->fd, res, relay_now_ms());
+
+		if (rc < 0)
+			relay_wq_discard(&r->wq);	/* gone: its EOF says so */
+		else if (rc > 0) {
+			relay_watch(c, r);		/* EPOLLOUT */
+			worker_tick_arm();		/* relay_tick */
+		}
+		return 0;
+	}
 	if (r == NULL || !r->armed || ud != relay_ud(r))
 		return -1;
 	r->armed = 0;
@@ -299,7 +330,7 @@ relay_watch(struct conn *c, struct relay *r)
 
 	if (!r->eof && !r->paused)
 		ev |= EPOLLIN;
-	if (!r->eof && relay_wq_pending(&r->wq))
+	if (!r->eof && relay_wq_stuck(&r->wq))
 		ev |= EPOLLOUT;
 	if ((ev & EPOLLIN) && relay_arm(r) < 0)
 		return -1;
@@ -367,15 +398,6 @@ relay_read(struct relay *r)
 	return 0;
 }
 
-static int64_t
-relay_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * r's worker took none of what waits for it within RELAY_WAIT_MS, or its
  * backlog cannot take one more frame: its user's shell stopped it (the
@@ -439,7 +461,7 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 		relay_stalled(c, r, 1);
 	else if (rc < 0)
 		relay_break(c, r, "its worker does not take requests");
-	else if (relay_wq_pending(&r->wq) && !(r->watched & EPOLLOUT)) {
+	else if (relay_wq_stuck(&r->wq) && !(r->watched & EPOLLOUT)) {
 		relay_watch(c, r);
 		worker_tick_arm();	/* relay_tick: its deadline */
 	}
@@ -532,7 +554,7 @@ relay_input(struct conn *c, int fd, uint32_t ev)
 	if (r == NULL)
 		return -1;
 	if ((ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) &&
-	    relay_wq_pending(&r->wq) &&
+	    relay_wq_stuck(&r->wq) &&
 	    relay_wq_flush(&r->wq, r->fd, relay_now_ms()) < 0)
 		relay_wq_discard(&r->wq);	/* gone: its EOF says so */
 	/* The client is slow to take the answers: hold the worker back. */
@@ -830,6 +852,10 @@ relay_start(struct smb2_req *req, struct session *s,
 	if (status != 0)
 		goto refused;
 	r->fd = sv[0];
+	if (uring_active()) {	/* a frame sent by the loop's io_uring_enter */
+		r->rx_gen = relay_gen();
+		r->wq.ud = relay_ud(r) | RELAY_UD_SEND;
+	}
 	r->sid = r->session_id = s->session_id;
 	r->uid = v->uid;
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
@@ -932,54 +958,4 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	s->auth->krb_mic = st.krb_mic;
 	s->auth->krb_ctx = st.krb_ctx;
 	return 0;
-}
-
-void
-relay_drop(struct conn *c)
-{
-	static const uint8_t rec[SMB2_FRAME_LEN] = { RELAY_DROP_TYPE, 0, 0, 0 };
-
-	if (c->priv->relayed)
-		(void)send(c->fd, rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT);
-}
-
-size_t
-relay_trailer(const struct conn *c, const struct dispatch_out *outs,
-    int nout, uint8_t *dst, size_t cap)
-{
-	const uint8_t *sbuf = c->priv->sbuf;
-	struct wcur w;
-	uint32_t granted = 0;
-	uint16_t n = 0;
-	int i;
-
-	if (cap < RELAY_CTL_MAX)
-		return 0;
-	wcur_init(&w, dst, cap);
-	wcur_le32(&w, 0);	/* the header, below */
-	wcur_le16(&w, 0);
-	wcur_le16(&w, 0);
-	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
-		const uint8_t *h = sbuf + outs[i].off;
-		uint32_t flags = le32_get(h + 16);
-		uint64_t mid = le64_get(h + 24);
-
-		granted += le16_get(h + 14);
-		/* An async final answer's id was used by its interim one. */
-		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
-		    le32_get(h + 8) != STATUS_PENDING))
-			continue;
-		wcur_le64(&w, mid);
-		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
-		n++;
-	}
-	if (w.err)
-		return 0;
-	dst[0] = RELAY_CTL_TYPE;
-	dst[1] = (uint8_t)((wcur_off(&w) - 4) >> 16);
-	dst[2] = (uint8_t)((wcur_off(&w) - 4) >> 8);
-	dst[3] = (uint8_t)(wcur_off(&w) - 4);
-	le16_put(dst + 4, (uint16_t)(granted > 0xffff ? 0xffff : granted));
-	le16_put(dst + 6, n);
-	return wcur_off(&w);
 }

@@ -1,16 +1,21 @@
 /*
- * The relay state (worker/relay.h, struct relay_state): what the owner
- * sends the master with MSG_RELAY for the relayed worker to finish the
- * session's setup with.  Kept apart from worker/relay.c's frame path.
+ * What travels on a relay beside the client's frames (worker/relay.h):
+ * the relay state (struct relay_state: what the owner sends the master
+ * with MSG_RELAY for the relayed worker to finish the session's setup
+ * with), the control record after each answer and the drop record.
+ * Kept apart from worker/relay.c's frame path.
  */
 #include "worker/relay.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "daemon/conf.h"
 #include "proto/cur.h"
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
+#include "worker/dispatch_priv.h"
 
 static void
 put_blob(struct wcur *w, const uint8_t *p, uint16_t n)
@@ -89,4 +94,54 @@ relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
 		k->charge[i] = cur_le16(&r);
 	}
 	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+void
+relay_drop(struct conn *c)
+{
+	static const uint8_t rec[SMB2_FRAME_LEN] = { RELAY_DROP_TYPE, 0, 0, 0 };
+
+	if (c->priv->relayed)
+		(void)send(c->fd, rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+size_t
+relay_trailer(const struct conn *c, const struct dispatch_out *outs,
+    int nout, uint8_t *dst, size_t cap)
+{
+	const uint8_t *sbuf = c->priv->sbuf;
+	struct wcur w;
+	uint32_t granted = 0;
+	uint16_t n = 0;
+	int i;
+
+	if (cap < RELAY_CTL_MAX)
+		return 0;
+	wcur_init(&w, dst, cap);
+	wcur_le32(&w, 0);	/* the header, below */
+	wcur_le16(&w, 0);
+	wcur_le16(&w, 0);
+	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
+		const uint8_t *h = sbuf + outs[i].off;
+		uint32_t flags = le32_get(h + 16);
+		uint64_t mid = le64_get(h + 24);
+
+		granted += le16_get(h + 14);
+		/* An async final answer's id was used by its interim one. */
+		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
+		    le32_get(h + 8) != STATUS_PENDING))
+			continue;
+		wcur_le64(&w, mid);
+		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
+		n++;
+	}
+	if (w.err)
+		return 0;
+	dst[0] = RELAY_CTL_TYPE;
+	dst[1] = (uint8_t)((wcur_off(&w) - 4) >> 16);
+	dst[2] = (uint8_t)((wcur_off(&w) - 4) >> 8);
+	dst[3] = (uint8_t)(wcur_off(&w) - 4);
+	le16_put(dst + 4, (uint16_t)(granted > 0xffff ? 0xffff : granted));
+	le16_put(dst + 6, n);
+	return wcur_off(&w);
 }

@@ -49,6 +49,7 @@ static struct {
 	struct io_uring_cqe	*cqes;
 	unsigned		 sqt;		/* our tail, published on submit */
 	unsigned		 pending;	/* queued, not yet submitted */
+	unsigned		 quick;		/* sends queued, not yet reaped */
 	void			*ring_map;	/* SQ and CQ rings, one map */
 	size_t			 ring_len, sqe_len;
 } ur = { .fd = -1 };
@@ -218,6 +219,23 @@ uring_recv(int fd, void *buf, size_t len, uint64_t ud)
 }
 
 int
+uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud)
+{
+	struct io_uring_sqe *q = uring_sqe();
+
+	if (q == NULL)
+		return -ENOBUFS;
+	ur.quick++;
+	q->opcode = IORING_OP_SEND;
+	q->fd = fd;
+	q->addr = (uint64_t)(uintptr_t)buf;
+	q->len = len > 0x7fffffff ? 0x7fffffff : (uint32_t)len;
+	q->msg_flags = (uint32_t)flags;
+	q->user_data = ud;
+	return 0;
+}
+
+int
 uring_poll(int fd, unsigned events, uint64_t ud)
 {
 	struct io_uring_sqe *q = uring_sqe();
@@ -289,6 +307,9 @@ uring_reap(struct uring_cqe *out, int max)
 		const struct io_uring_cqe *c = &ur.cqes[head & *ur.cq_mask];
 
 		head++;
+		if ((c->user_data & URING_UD_QUICK) == URING_UD_QUICK &&
+		    c->user_data < URING_UD_DIRNOTE && ur.quick > 0)
+			ur.quick--;
 		/* taken here, before any request of this batch (URING_UD_DIRNOTE) */
 		if (c->user_data == URING_UD_DIRNOTE) {
 			vfs_dirnote_event();
@@ -316,7 +337,8 @@ uring_wait(struct uring_cqe *out, int max)
 	if (n > 0)
 		return n;
 	__atomic_store_n(ur.sq_tail, ur.sqt, __ATOMIC_RELEASE);
-	rc = uring_enter(ur.pending, 1, IORING_ENTER_GETEVENTS);
+	/* The sends submitted here complete at once (uring_send). */
+	rc = uring_enter(ur.pending, 1 + ur.quick, IORING_ENTER_GETEVENTS);
 	if (rc < 0) {
 		/* EINTR, or EBUSY with completions to take first: reap. */
 		if (errno != EINTR && errno != EBUSY && errno != EAGAIN)

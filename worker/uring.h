@@ -52,6 +52,16 @@ void	uring_fini(void);
  */
 int	uring_recv(int fd, void *buf, size_t len, uint64_t ud);
 int	uring_poll(int fd, unsigned events, uint64_t ud);
+/*
+ * A send (flags: send(2)'s, with MSG_DONTWAIT) of buf, which must stay
+ * until its completion.  Non-blocking, it completes in the io_uring_enter
+ * that submits it (a full socket: -EAGAIN or short, as send(2)), so that
+ * completion does not end the wait for the next event: the enter waits
+ * for one more (the loop turn's send and its wait are then one call).
+ * Its tag has both top bits set (URING_UD_QUICK).
+ */
+#define URING_UD_QUICK	(3ull << 62)
+int	uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud);
 
 /* Submits what is queued and waits for at least one completion. */
 int	uring_wait(struct uring_cqe *out, int max);
