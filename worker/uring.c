@@ -1,6 +1,6 @@
 /*
  * A minimal io_uring on raw system calls (no liburing: the worker needs
- * four request kinds, worker/uring.h).  The rings are mapped once at
+ * five request kinds, worker/uring.h).  The rings are mapped once at
  * start; queueing a request writes an SQE into the shared ring, no call.
  */
 #include <errno.h>

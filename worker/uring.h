@@ -1,8 +1,9 @@
 /*
  * The user worker's io_uring: the wait for a connection's next request and
  * the read of it are one io_uring_enter instead of epoll_wait + read
- * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives and
- * readiness polls go through the ring; everything else (pread, send,
+ * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives,
+ * readiness polls and the owner's sends to a relay (worker/relay_wq.c)
+ * go through the ring; everything else (pread, the answers' sends,
  * splice, the master channel) stays a plain call.  One ring per worker,
  * used by its one thread (IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN:
  * completions run only inside our own io_uring_enter, never while the
