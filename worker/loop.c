@@ -107,65 +107,31 @@ wk_rx_ud(const struct conn *c)
 }
 
 /*
- * Receive buffers of closed connections whose receive has not completed
- * yet: freed when its completion comes (wk_rx_bury).
- */
-struct wk_grave {
-	uint64_t	 ud;
-	void		*buf;
-	struct wk_grave	*next;
-};
-static struct wk_grave *wk_graves;
-
-/*
  * Takes the armed receive back, for a connection about to close.  The
  * cancel cannot reach a receive whose run the kernel has already queued
  * (its socket was readable when it was submitted): that one still writes
  * into rbuf at our next io_uring_enter, and only its completion says it
  * is done.  So a receive's buffer leaves the connection here and waits
- * for that completion.
+ * for that completion (uring_bury).
  */
 static void
 wk_rx_disarm(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
-	struct wk_grave *g;
 	uint64_t ud;
 
 	if (!pv->rx_armed)
 		return;
 	ud = wk_rx_ud(c);
-	(void)uring_cancel(ud);
-	if (pv->rx_armed == 1) {
-		g = malloc(sizeof(*g));
-		if (g != NULL) {
-			g->ud = ud;
-			g->buf = pv->rbuf;
-			g->next = wk_graves;
-			wk_graves = g;
-		}
-		/* else: the buffer is left to the kernel, never freed */
+	if (pv->rx_armed != 1)
+		(void)uring_cancel(ud);
+	else {
+		uring_bury(ud, pv->rbuf);
 		pv->rbuf = NULL;
 		pv->rcap = 0;
 		pv->rlen = 0;
 	}
 	pv->rx_armed = 0;
-}
-
-/* Frees the buffer waiting for completion ud; 1 if there was one. */
-static int
-wk_rx_bury(uint64_t ud)
-{
-	struct wk_grave **gp, *g;
-
-	for (gp = &wk_graves; (g = *gp) != NULL; gp = &g->next)
-		if (g->ud == ud) {
-			*gp = g->next;
-			free(g->buf);
-			free(g);
-			return 1;
-		}
-	return 0;
 }
 
 static void
@@ -266,7 +232,7 @@ wk_rx_arm(struct conn *c)
 	if (!wk.uring || pv->rx_armed || pv->headless || pv->epoll_out)
 		return 0;
 	want = conn_read_want(c);
-	pv->rx_gen = ++wk.rx_gen & 0x7fffffffu;
+	pv->rx_gen = ++wk.rx_gen & 0x1fffffffu;	/* bits 62, 63: relays */
 	pv->rx_armed = want > 0 ? 1 : 2;
 	if (want > 0)
 		rc = uring_recv(c->fd, pv->rbuf + pv->rlen, (size_t)want,
@@ -393,18 +359,16 @@ worker_relay_handoff(int fd, uint32_t id, const uint8_t *p, size_t len)
 }
 
 int
-worker_relay_watch(struct conn *c, int fd, uint32_t events)
+worker_relay_watch(struct conn *c, int fd, uint32_t was, uint32_t events)
 {
-	struct epoll_event e = { .events = events, .data.fd = fd };
-	int on;
+	uint32_t in = wk.uring ? EPOLLIN : 0;	/* the ring's, not epoll's */
+	struct epoll_event e = { .events = events & ~in, .data.fd = fd };
 
 	if (fd < 0 || fd >= wk.maxfd)
 		return -1;
-	on = wk.rconns[fd] == c;
-	if (!on && events == 0)
-		return 0;
-	if (epoll_ctl(wk.ep, !on ? EPOLL_CTL_ADD : events != 0 ?
-	    EPOLL_CTL_MOD : EPOLL_CTL_DEL, fd, &e) < 0 && events != 0)
+	if ((was & ~in) != e.events && epoll_ctl(wk.ep, !(was & ~in) ?
+	    EPOLL_CTL_ADD : e.events != 0 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL, fd,
+	    &e) < 0 && e.events != 0)
 		return -1;
 	wk.rconns[fd] = events != 0 ? c : NULL;
 	return 0;
@@ -853,8 +817,6 @@ wk_uring_event(const struct uring_cqe *cq)
 	uint64_t ud = cq->ud;
 	int fd, n;
 
-	if (wk_graves != NULL && wk_rx_bury(ud))
-		return;		/* of a connection closed meanwhile */
 	if (ud == WK_UD_EPOLL) {
 		n = epoll_wait(wk.ep, evs, WK_MAX_EVENTS, 0);
 		if (n > 0)
@@ -866,6 +828,13 @@ wk_uring_event(const struct uring_cqe *cq)
 		return;
 	}
 	fd = (int)(uint32_t)ud;
+	if (ud & RELAY_UD_BIT) {	/* a relay's answers (worker/relay.h) */
+		c = fd >= 0 && fd < wk.maxfd ? wk.rconns[fd] : NULL;
+		if (c != NULL && relay_received(c, ud, cq->res) == 0 &&
+		    wk_process(c) < 0)
+			wk_close(c);
+		return;
+	}
 	c = fd >= 0 && fd < wk.maxfd ? wk.conns[fd] : NULL;
 	if (c == NULL || !c->priv->rx_armed ||
 	    c->priv->rx_gen != (uint32_t)(ud >> 33))
@@ -979,15 +948,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 		if (wk.reload)
 			wk_reload();
 	}
-	/* Pending receives go with the ring, before their buffers do. */
-	uring_fini();
-	while (wk_graves != NULL) {
-		struct wk_grave *g = wk_graves;
-
-		wk_graves = g->next;
-		free(g->buf);
-		free(g);
-	}
+	uring_fini();	/* pending receives, then their buffers */
 	for (fd = 0; fd < wk.maxfd; fd++)
 		if (wk.conns[fd] != NULL) {
 			conn_free(wk.conns[fd]);

@@ -153,6 +153,7 @@
 #include "worker/conn_priv.h"
 #include "worker/dispatch_priv.h"
 #include "worker/handoff.h"
+#include "worker/uring.h"
 #include "worker/worker.h"
 
 /*
@@ -174,7 +175,17 @@ struct relay {
 	int		 setup_seen;
 	uint8_t		*rbuf;
 	size_t		 rlen;
-	size_t		 sent;		/* [0, sent) is written or being written */
+	size_t		 head;		/* [head, rlen) is not yet passed on */
+	size_t		 sent;		/* [head, sent) is written or being written */
+	/*
+	 * A receive armed in the worker's io_uring (worker/uring.h) at
+	 * rbuf + rlen: the wait for an answer and its read are then the loop's
+	 * one io_uring_enter.  While armed the kernel owns rbuf past rlen, so
+	 * [0, rlen) is not moved (head advances instead) and rbuf is handed to
+	 * the loop's graves, not freed, should the relay close (relay_disarm).
+	 */
+	int		 armed;
+	uint32_t	 rx_gen;
 	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
 	struct relay_wq	 wq;		/* what waits to be written to it */
 	uint32_t	 watched;	/* its epoll events */
@@ -188,69 +199,8 @@ struct relay_tab {
 };
 
 static uint8_t relay_obuf[MSG_MAX_PAYLOAD];
+static int	relay_watch(struct conn *, struct relay *);
 static uint8_t relay_frame[SMB2_FRAME_LEN + HANDOFF_MAX_EXTRA];
-
-/* ---- the relay state ---- */
-
-static void
-put_blob(struct wcur *w, const uint8_t *p, uint16_t n)
-{
-	wcur_le16(w, n);
-	wcur_bytes(w, p, n);
-}
-
-int
-relay_state_encode(const struct relay_state *st, uint8_t *buf, size_t cap)
-{
-	struct wcur w;
-
-	wcur_init(&w, buf, cap);
-	wcur_le32(&w, RELAY_VERSION);
-	wcur_le64(&w, st->session_id);
-	wcur_le64(&w, st->previous_id);
-	wcur_u8(&w, st->spnego);
-	put_blob(&w, st->negotiate, st->negotiate_len);
-	put_blob(&w, st->challenge, st->challenge_len);
-	put_blob(&w, st->mech_types, st->mech_types_len);
-	wcur_bytes(&w, st->preauth, 64);
-	wcur_u8(&w, st->krb_mech);
-	wcur_u8(&w, st->krb_mic);
-	wcur_le64(&w, st->krb_ctx);
-	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
-}
-
-int
-relay_state_decode(struct relay_state *st, const uint8_t *p, size_t len)
-{
-	struct cur r;
-
-	memset(st, 0, sizeof(*st));
-	cur_init(&r, p, len);
-	if (cur_le32(&r) != RELAY_VERSION)
-		return -EBADMSG;
-	st->session_id = cur_le64(&r);
-	st->previous_id = cur_le64(&r);
-	st->spnego = cur_u8(&r);
-	st->negotiate_len = cur_le16(&r);
-	st->negotiate = cur_view(&r, st->negotiate_len);
-	st->challenge_len = cur_le16(&r);
-	st->challenge = cur_view(&r, st->challenge_len);
-	st->mech_types_len = cur_le16(&r);
-	st->mech_types = cur_view(&r, st->mech_types_len);
-	cur_bytes(&r, st->preauth, 64);
-	st->krb_mech = cur_u8(&r);
-	st->krb_mic = cur_u8(&r);
-	st->krb_ctx = cur_le64(&r);
-	if (r.err || st->session_id == 0 || st->spnego > 1 ||
-	    st->krb_mic > 1 || (st->krb_mech != 0 &&
-	    st->krb_mech != SPNEGO_MECH_KRB5 &&
-	    st->krb_mech != SPNEGO_MECH_KRB5_MS) ||
-	    st->negotiate_len > sizeof(((struct sess_auth *)0)->negotiate) ||
-	    st->challenge_len > sizeof(((struct sess_auth *)0)->challenge) ||
-	    st->mech_types_len > sizeof(((struct sess_auth *)0)->mech_types))
-		return -EBADMSG;
-	return (int)(len - cur_left(&r));
-}
 
 /* ---- the owner ---- */
 
@@ -266,6 +216,109 @@ relay_find_fd(struct conn *c, int fd)
 	return NULL;
 }
 
+static int64_t
+relay_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A new generation of io_uring tags: no stale completion matches it. */
+static uint32_t
+relay_gen(void)
+{
+	static uint32_t gen;
+
+	return ++gen;
+}
+
+/* The io_uring tag of r's receive (worker/loop.c wk_uring_event). */
+static uint64_t
+relay_ud(const struct relay *r)
+{
+	return RELAY_UD_BIT | (uint64_t)(r->rx_gen & 0x3fffffffu) << 32 |
+	    (uint32_t)r->fd;
+}
+
+/*
+ * With io_uring, arms the receive of r's next answers into its buffer
+ * (none while one is armed, at its end, or when the buffer is full: then
+ * it pauses, as relay_read does).  0, or -1 when the ring refused it.
+ */
+static int
+relay_arm(struct relay *r)
+{
+	if (!uring_active() || r->armed || r->eof || r->paused)
+		return 0;
+	if (r->rlen >= RELAY_RBUF) {
+		r->paused = 1;
+		return 0;
+	}
+	r->rx_gen = relay_gen();
+	if (uring_recv(r->fd, r->rbuf + r->rlen, RELAY_RBUF - r->rlen,
+	    relay_ud(r)) < 0)
+		return -1;
+	r->armed = 1;
+	return 0;
+}
+
+/*
+ * Takes r's armed receive back: the kernel may still write into the
+ * buffer until its completion comes, so the buffer goes to the loop's
+ * graves (uring_bury).  keep: r goes on with a copy of what it
+ * had (the relay ends, its requests in flight are answered in it);
+ * else r->rbuf is NULL.
+ */
+static void
+relay_disarm(struct relay *r, int keep)
+{
+	uint8_t *old = r->rbuf;
+
+	if (!r->armed)
+		return;
+	r->armed = 0;
+	r->rbuf = keep ? malloc(RELAY_RBUF) : NULL;
+	if (r->rbuf != NULL)
+		memcpy(r->rbuf, old, r->rlen);
+	else {
+		r->rlen = r->head = r->sent = 0;
+		r->gone = 1;	/* no room to answer its requests in */
+	}
+	uring_bury(relay_ud(r), old);
+}
+
+int
+relay_received(struct conn *c, uint64_t ud, int32_t res)
+{
+	struct relay *r = relay_find_fd(c, (int)(uint32_t)ud);
+	int rc;
+
+	if (r != NULL && (ud & RELAY_UD_SEND)) {
+		if (ud != r->wq.ud || r->wq.ring == 0)
+			return -1;
+		rc = relay_wq_sent(&r->wq, r->fd, res, relay_now_ms());
+
+		if (rc < 0)
+			relay_wq_discard(&r->wq);	/* gone: its EOF says so */
+		else if (rc > 0) {
+			relay_watch(c, r);		/* EPOLLOUT */
+			worker_tick_arm();		/* relay_tick */
+		}
+		return 0;
+	}
+	if (r == NULL || !r->armed || ud != relay_ud(r))
+		return -1;
+	r->armed = 0;
+	if (res > 0)
+		r->rlen += (size_t)res;
+	else if (res != -EAGAIN && res != -EINTR)
+		r->eof = 1;
+	/* Re-armed once relay_pump has passed the answers on. */
+	return 0;
+}
+
 /*
  * Watches r for what it may bring: answers unless its buffer is full or
  * its worker gone, room while frames wait for it.  0, or -1.
@@ -273,16 +326,19 @@ relay_find_fd(struct conn *c, int fd)
 static int
 relay_watch(struct conn *c, struct relay *r)
 {
-	uint32_t ev = 0;
+	uint32_t ev = 0, old;
 
 	if (!r->eof && !r->paused)
 		ev |= EPOLLIN;
-	if (!r->eof && relay_wq_pending(&r->wq))
+	if (!r->eof && relay_wq_stuck(&r->wq))
 		ev |= EPOLLOUT;
+	if ((ev & EPOLLIN) && relay_arm(r) < 0)
+		return -1;
 	if (ev == r->watched)
 		return 0;
+	old = r->watched;
 	r->watched = ev;
-	return worker_relay_watch(c, r->fd, ev);
+	return worker_relay_watch(c, r->fd, old, ev);
 }
 
 static void
@@ -290,7 +346,8 @@ relay_close(struct conn *c, struct relay *r)
 {
 	struct relay_tab *t = c->priv->relays;
 
-	worker_relay_watch(c, r->fd, 0);
+	relay_disarm(r, 0);
+	worker_relay_watch(c, r->fd, r->watched, 0);
 	close(r->fd);
 	free(r->rbuf);
 	free(r->inflight);
@@ -319,7 +376,7 @@ relay_read(struct relay *r)
 {
 	ssize_t n;
 
-	while (!r->eof) {
+	while (!r->eof && !r->armed) {	/* armed: the ring reads it */
 		if (r->rlen >= RELAY_RBUF)
 			return -1;
 		size_t room = RELAY_RBUF - r->rlen;
@@ -339,15 +396,6 @@ relay_read(struct relay *r)
 			return 0;
 	}
 	return 0;
-}
-
-static int64_t
-relay_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -376,6 +424,7 @@ relay_stalled(struct conn *c, struct relay *r, int full)
 		    (unsigned long long)r->sid, r->user, (unsigned)r->uid,
 		    RELAY_WAIT_MS);
 	r->sid = 0;
+	relay_disarm(r, 1);
 	r->eof = 1;
 	r->paused = 0;
 	relay_wq_discard(&r->wq);
@@ -412,7 +461,7 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 		relay_stalled(c, r, 1);
 	else if (rc < 0)
 		relay_break(c, r, "its worker does not take requests");
-	else if (relay_wq_pending(&r->wq) && !(r->watched & EPOLLOUT)) {
+	else if (relay_wq_stuck(&r->wq) && !(r->watched & EPOLLOUT)) {
 		relay_watch(c, r);
 		worker_tick_arm();	/* relay_tick: its deadline */
 	}
@@ -505,7 +554,7 @@ relay_input(struct conn *c, int fd, uint32_t ev)
 	if (r == NULL)
 		return -1;
 	if ((ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) &&
-	    relay_wq_pending(&r->wq) &&
+	    relay_wq_stuck(&r->wq) &&
 	    relay_wq_flush(&r->wq, r->fd, relay_now_ms()) < 0)
 		relay_wq_discard(&r->wq);	/* gone: its EOF says so */
 	/* The client is slow to take the answers: hold the worker back. */
@@ -542,24 +591,6 @@ relay_tick(struct conn *c, int *need)
  * into this connection's window, the ids it used are marked used (the
  * setup request was charged here, before it was relayed).
  */
-int
-relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
-{
-	struct cur r;
-	uint16_t i;
-
-	cur_init(&r, p, len);
-	k->granted = cur_le16(&r);
-	k->n = cur_le16(&r);
-	if (r.err || k->n > RELAY_CTL_IDS)
-		return -EBADMSG;
-	for (i = 0; i < k->n; i++) {
-		k->mid[i] = cur_le64(&r);
-		k->charge[i] = cur_le16(&r);
-	}
-	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
-}
-
 static int
 relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 {
@@ -593,33 +624,34 @@ static int
 relay_next(struct conn *c, struct relay *r)
 {
 	struct conn_private *pv = c->priv;
+	const uint8_t *b = r->rbuf + r->head;
 	long flen, klen;
 	size_t need;
 
-	if (r->rlen < SMB2_FRAME_LEN)
+	if (r->rlen - r->head < SMB2_FRAME_LEN)
 		return 0;
-	if (r->rbuf[0] == RELAY_DROP_TYPE)
+	if (b[0] == RELAY_DROP_TYPE)
 		return -2;
-	flen = smb2_frame_decode(r->rbuf);
+	flen = smb2_frame_decode(b);
 	if (flen < 0 || (size_t)flen > CONN_BUF_BIG)
 		return -1;
 	need = SMB2_FRAME_LEN + (size_t)flen;
-	if (r->rlen < need + SMB2_FRAME_LEN)
+	if (r->rlen - r->head < need + SMB2_FRAME_LEN)
 		return 0;
-	if (r->rbuf[need] != RELAY_CTL_TYPE)
+	if (b[need] != RELAY_CTL_TYPE)
 		return -1;
-	klen = (long)((uint32_t)r->rbuf[need + 1] << 16 |
-	    (uint32_t)r->rbuf[need + 2] << 8 | r->rbuf[need + 3]);
+	klen = (long)((uint32_t)b[need + 1] << 16 |
+	    (uint32_t)b[need + 2] << 8 | b[need + 3]);
 	if (klen > RELAY_CTL_MAX)
 		return -1;
-	if (r->rlen < need + SMB2_FRAME_LEN + (size_t)klen)
+	if (r->rlen - r->head < need + SMB2_FRAME_LEN + (size_t)klen)
 		return 0;
-	if (relay_apply(c, r, r->rbuf + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
+	if (relay_apply(c, r, b + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
 		return -1;
-	relay_inflight_answered(r->inflight, r->rbuf + SMB2_FRAME_LEN,
+	relay_inflight_answered(r->inflight, b + SMB2_FRAME_LEN,
 	    (size_t)flen);
-	r->sent = need + SMB2_FRAME_LEN + (size_t)klen;
-	pv->out_p = r->rbuf;
+	r->sent = r->head + need + SMB2_FRAME_LEN + (size_t)klen;
+	pv->out_p = b;
 	pv->out_len = need;
 	return 1;
 }
@@ -643,10 +675,15 @@ relay_pump(struct conn *c)
 			if (conn_output_pending(c))
 				return 0;
 			if (r->sent > 0) {
-				memmove(r->rbuf, r->rbuf + r->sent,
-				    r->rlen - r->sent);
-				r->rlen -= r->sent;
+				r->head = r->sent;
 				r->sent = 0;
+			}
+			/* Not under an armed receive: it writes at rlen. */
+			if (r->head > 0 && !r->armed) {
+				memmove(r->rbuf, r->rbuf + r->head,
+				    r->rlen - r->head);
+				r->rlen -= r->head;
+				r->head = 0;
 			}
 			if (r->paused && !r->eof && r->rlen < RELAY_RBUF / 2) {
 				r->paused = 0;
@@ -675,6 +712,7 @@ relay_pump(struct conn *c)
 				 * place of what it did not finish sending.
 				 */
 				r->gone = 1;
+				r->head = 0;
 				r->rlen = relay_inflight_answer(r->inflight,
 				    r->session_id, c->dialect, r->rbuf,
 				    RELAY_RBUF);
@@ -685,7 +723,8 @@ relay_pump(struct conn *c)
 				if (r->eof) {
 					relay_break(c, r, "its worker is gone");
 					relay_close(c, r);
-				}
+				} else if (relay_watch(c, r) < 0)
+					return -1;	/* re-arms its receive */
 				break;
 			}
 			rc = conn_flush(c);
@@ -813,6 +852,10 @@ relay_start(struct smb2_req *req, struct session *s,
 	if (status != 0)
 		goto refused;
 	r->fd = sv[0];
+	if (uring_active()) {	/* a frame sent by the loop's io_uring_enter */
+		r->rx_gen = relay_gen();
+		r->wq.ud = relay_ud(r) | RELAY_UD_SEND;
+	}
 	r->sid = r->session_id = s->session_id;
 	r->uid = v->uid;
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
@@ -915,54 +958,4 @@ relay_accept(struct conn *c, const struct authmsg_ident *id,
 	s->auth->krb_mic = st.krb_mic;
 	s->auth->krb_ctx = st.krb_ctx;
 	return 0;
-}
-
-void
-relay_drop(struct conn *c)
-{
-	static const uint8_t rec[SMB2_FRAME_LEN] = { RELAY_DROP_TYPE, 0, 0, 0 };
-
-	if (c->priv->relayed)
-		(void)send(c->fd, rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT);
-}
-
-size_t
-relay_trailer(const struct conn *c, const struct dispatch_out *outs,
-    int nout, uint8_t *dst, size_t cap)
-{
-	const uint8_t *sbuf = c->priv->sbuf;
-	struct wcur w;
-	uint32_t granted = 0;
-	uint16_t n = 0;
-	int i;
-
-	if (cap < RELAY_CTL_MAX)
-		return 0;
-	wcur_init(&w, dst, cap);
-	wcur_le32(&w, 0);	/* the header, below */
-	wcur_le16(&w, 0);
-	wcur_le16(&w, 0);
-	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
-		const uint8_t *h = sbuf + outs[i].off;
-		uint32_t flags = le32_get(h + 16);
-		uint64_t mid = le64_get(h + 24);
-
-		granted += le16_get(h + 14);
-		/* An async final answer's id was used by its interim one. */
-		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
-		    le32_get(h + 8) != STATUS_PENDING))
-			continue;
-		wcur_le64(&w, mid);
-		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
-		n++;
-	}
-	if (w.err)
-		return 0;
-	dst[0] = RELAY_CTL_TYPE;
-	dst[1] = (uint8_t)((wcur_off(&w) - 4) >> 16);
-	dst[2] = (uint8_t)((wcur_off(&w) - 4) >> 8);
-	dst[3] = (uint8_t)(wcur_off(&w) - 4);
-	le16_put(dst + 4, (uint16_t)(granted > 0xffff ? 0xffff : granted));
-	le16_put(dst + 6, n);
-	return wcur_off(&w);
 }

@@ -81,6 +81,17 @@ int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
  */
 int		relay_input(struct conn *c, int fd, uint32_t ev);
 /*
+ * With io_uring the owner receives a relay's answers by the ring, not
+ * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd
+ * (its sends also RELAY_UD_SEND).
+ * The completion (ud, res) of a relay of c: 0, or -1 when it is stale
+ * (its relay closed meanwhile).  relay_pump passes the answers on and
+ * arms the next receive.
+ */
+#define RELAY_UD_BIT	(1ull << 63)
+#define RELAY_UD_SEND	(1ull << 62)	/* its sends: URING_UD_QUICK */
+int		relay_received(struct conn *c, uint64_t ud, int32_t res);
+/*
  * The 1 s tick: a relay whose backlog's head waited RELAY_WAIT_MS is
  * dropped (relay_pump then ends its session): 1 when one was, else 0.
  * *need is set while a backlog still waits (the tick must go on).
@@ -137,16 +148,30 @@ size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
 /*
  * The owner's writes to a relay (worker/relay_wq.c) never wait: what its
  * socket does not take waits in a backlog of RELAY_WQ_CAP bytes (two of
- * the largest frames), allocated with the relay, written out when the
- * socket is writable.  A backlog that cannot take a frame, or whose
- * head waited RELAY_WAIT_MS, drops the relay (relay.c relay_stalled).
- * RELAY_WQ_CAP needs worker/conn_priv.h.
+ * the largest frames, and a frame the ring sends), allocated with the
+ * relay, written out when the socket is writable.  A backlog that cannot
+ * take a frame, or whose head waited RELAY_WAIT_MS, drops the relay
+ * (relay.c relay_stalled).  RELAY_WQ_CAP needs worker/conn_priv.h.
+ *
+ * With io_uring a frame up to RELAY_WQ_RING_MAX is copied into the
+ * backlog and sent by the loop's next io_uring_enter (the client's
+ * buffer moves on meanwhile); a larger one goes by sendmsg at once,
+ * which costs one call but no copy.
  */
-#define RELAY_WQ_CAP	(2 * (CONN_BUF_BIG + SMB2_FRAME_LEN))
+#define RELAY_WQ_RING_MAX	(64 * 1024)
+#define RELAY_WQ_CAP	(2 * (CONN_BUF_BIG + SMB2_FRAME_LEN) + RELAY_WQ_RING_MAX)
 struct relay_wq {
 	uint8_t		*buf;
 	size_t		 off, len;	/* [off, len) waits */
 	int64_t		 since_ms;	/* its head's wait started */
+	/*
+	 * With io_uring (ud != 0: the tag of its sends, relay.c), a small
+	 * frame is copied here and sent by the ring, in the loop's next
+	 * io_uring_enter: [off, off + ring) is the send in flight, not to be
+	 * moved or sent again until relay_wq_sent.
+	 */
+	uint64_t	 ud;
+	size_t		 ring;
 };
 int		relay_wq_init(struct relay_wq *);	/* 0 or -ENOMEM */
 void		relay_wq_free(struct relay_wq *);
@@ -159,11 +184,20 @@ void		relay_wq_discard(struct relay_wq *);
 int		relay_wq_send(struct relay_wq *, int fd,
 		    const uint8_t hdr[SMB2_FRAME_LEN], const uint8_t *msg,
 		    size_t len, int64_t (*now)(void));
+/*
+ * The ring's send completed (res): 0 nothing waits or the rest went to
+ * the ring again, 1 the socket is full (watch EPOLLOUT, relay_wq_flush),
+ * -EPIPE.
+ */
+int		relay_wq_sent(struct relay_wq *, int fd, int32_t res,
+		    int64_t now);
 /* Writes what waits while the socket takes it: 0, or -EPIPE. */
 int		relay_wq_flush(struct relay_wq *, int fd, int64_t now);
 /* 1 when bytes wait and the head's wait reached RELAY_WAIT_MS. */
 int		relay_wq_late(const struct relay_wq *, int64_t now);
 #define relay_wq_pending(q)	((q)->off < (q)->len)
+/* Waits for EPOLLOUT: bytes wait and no send of the ring has them. */
+#define relay_wq_stuck(q)	((q)->off < (q)->len && (q)->ring == 0)
 
 /* ---- on the relayed worker ---- */
 

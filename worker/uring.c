@@ -1,6 +1,6 @@
 /*
  * A minimal io_uring on raw system calls (no liburing: the worker needs
- * four request kinds, worker/uring.h).  The rings are mapped once at
+ * five request kinds, worker/uring.h).  The rings are mapped once at
  * start; queueing a request writes an SQE into the shared ring, no call.
  */
 #include <errno.h>
@@ -25,6 +25,14 @@
 
 static int	uring_poll_multi(int fd, unsigned events, uint64_t ud);
 
+/* Buffers of cancelled receives, freed at their completion (uring_bury). */
+struct uring_grave {
+	uint64_t		 ud;
+	void			*buf;
+	struct uring_grave	*next;
+};
+static struct uring_grave *uring_graves;
+
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
 #endif
@@ -41,6 +49,7 @@ static struct {
 	struct io_uring_cqe	*cqes;
 	unsigned		 sqt;		/* our tail, published on submit */
 	unsigned		 pending;	/* queued, not yet submitted */
+	unsigned		 quick;		/* sends queued, not yet reaped */
 	void			*ring_map;	/* SQ and CQ rings, one map */
 	size_t			 ring_len, sqe_len;
 } ur = { .fd = -1 };
@@ -67,6 +76,8 @@ uring_active(void)
 void
 uring_fini(void)
 {
+	struct uring_grave *g;
+
 	if (ur.fd < 0)
 		return;
 	vfs_dirnote_armed(0);	/* its poll goes with the ring */
@@ -77,6 +88,11 @@ uring_fini(void)
 	(void)close(ur.fd);
 	memset(&ur, 0, sizeof(ur));
 	ur.fd = -1;
+	while ((g = uring_graves) != NULL) {	/* the ring is gone first */
+		uring_graves = g->next;
+		free(g->buf);
+		free(g);
+	}
 }
 
 /* A shared mapping of the ring fd at off, or NULL (errno set). */
@@ -203,6 +219,23 @@ uring_recv(int fd, void *buf, size_t len, uint64_t ud)
 }
 
 int
+uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud)
+{
+	struct io_uring_sqe *q = uring_sqe();
+
+	if (q == NULL)
+		return -ENOBUFS;
+	ur.quick++;
+	q->opcode = IORING_OP_SEND;
+	q->fd = fd;
+	q->addr = (uint64_t)(uintptr_t)buf;
+	q->len = len > 0x7fffffff ? 0x7fffffff : (uint32_t)len;
+	q->msg_flags = (uint32_t)flags;
+	q->user_data = ud;
+	return 0;
+}
+
+int
 uring_poll(int fd, unsigned events, uint64_t ud)
 {
 	struct io_uring_sqe *q = uring_sqe();
@@ -233,6 +266,36 @@ uring_poll_multi(int fd, unsigned events, uint64_t ud)
 	return 0;
 }
 
+/* Frees the buffer buried for completion ud: 1 if there was one. */
+static int
+uring_unbury(uint64_t ud)
+{
+	struct uring_grave **gp, *g;
+
+	for (gp = &uring_graves; (g = *gp) != NULL; gp = &g->next)
+		if (g->ud == ud) {
+			*gp = g->next;
+			free(g->buf);
+			free(g);
+			return 1;
+		}
+	return 0;
+}
+
+void
+uring_bury(uint64_t ud, void *buf)
+{
+	struct uring_grave *g;
+
+	(void)uring_cancel(ud);
+	if ((g = malloc(sizeof(*g))) == NULL)
+		return;		/* the buffer is left to the kernel, never freed */
+	g->ud = ud;
+	g->buf = buf;
+	g->next = uring_graves;
+	uring_graves = g;
+}
+
 static int
 uring_reap(struct uring_cqe *out, int max)
 {
@@ -244,6 +307,9 @@ uring_reap(struct uring_cqe *out, int max)
 		const struct io_uring_cqe *c = &ur.cqes[head & *ur.cq_mask];
 
 		head++;
+		if ((c->user_data & URING_UD_QUICK) == URING_UD_QUICK &&
+		    c->user_data < URING_UD_DIRNOTE && ur.quick > 0)
+			ur.quick--;
 		/* taken here, before any request of this batch (URING_UD_DIRNOTE) */
 		if (c->user_data == URING_UD_DIRNOTE) {
 			vfs_dirnote_event();
@@ -251,6 +317,8 @@ uring_reap(struct uring_cqe *out, int max)
 				vfs_dirnote_armed(0);	/* ended: read at each look */
 			continue;
 		}
+		if (uring_graves != NULL && uring_unbury(c->user_data))
+			continue;	/* of a receive taken back meanwhile */
 		out[n].ud = c->user_data;
 		out[n].res = c->res;
 		out[n].flags = c->flags;
@@ -269,7 +337,8 @@ uring_wait(struct uring_cqe *out, int max)
 	if (n > 0)
 		return n;
 	__atomic_store_n(ur.sq_tail, ur.sqt, __ATOMIC_RELEASE);
-	rc = uring_enter(ur.pending, 1, IORING_ENTER_GETEVENTS);
+	/* The sends submitted here complete at once (uring_send). */
+	rc = uring_enter(ur.pending, 1 + ur.quick, IORING_ENTER_GETEVENTS);
 	if (rc < 0) {
 		/* EINTR, or EBUSY with completions to take first: reap. */
 		if (errno != EINTR && errno != EBUSY && errno != EAGAIN)

@@ -1,8 +1,9 @@
 /*
  * The user worker's io_uring: the wait for a connection's next request and
  * the read of it are one io_uring_enter instead of epoll_wait + read
- * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives and
- * readiness polls go through the ring; everything else (pread, send,
+ * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives,
+ * readiness polls and the owner's sends to a relay (worker/relay_wq.c)
+ * go through the ring; everything else (pread, the answers' sends,
  * splice, the master channel) stays a plain call.  One ring per worker,
  * used by its one thread (IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN:
  * completions run only inside our own io_uring_enter, never while the
@@ -52,6 +53,16 @@ void	uring_fini(void);
  */
 int	uring_recv(int fd, void *buf, size_t len, uint64_t ud);
 int	uring_poll(int fd, unsigned events, uint64_t ud);
+/*
+ * A send (flags: send(2)'s, with MSG_DONTWAIT) of buf, which must stay
+ * until its completion.  Non-blocking, it completes in the io_uring_enter
+ * that submits it (a full socket: -EAGAIN or short, as send(2)), so that
+ * completion does not end the wait for the next event: the enter waits
+ * for one more (the loop turn's send and its wait are then one call).
+ * Its tag has both top bits set (URING_UD_QUICK).
+ */
+#define URING_UD_QUICK	(3ull << 62)
+int	uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud);
 
 /* Submits what is queued and waits for at least one completion. */
 int	uring_wait(struct uring_cqe *out, int max);
@@ -66,5 +77,12 @@ int	uring_wait(struct uring_cqe *out, int max);
  * -ENOENT when the cancel did not reach it (done or queued to run).
  */
 int	uring_cancel(uint64_t ud);
+
+/*
+ * Cancels the receive ud, whose buffer buf (malloc'd) the kernel may still
+ * write until its completion comes: buf is freed then (or by uring_fini),
+ * and that completion never reaches the caller.
+ */
+void	uring_bury(uint64_t ud, void *buf);
 
 #endif

@@ -52,12 +52,14 @@ void	worker_tick_arm(void);
  * MSG_AUTH_REQ whose verdict it names, payload) and waits for the
  * master's MSG_HANDOFF_DONE: its status (0: a worker of that user took
  * the session), or (uint32_t)-1 when the channel failed.  Watches a
- * relay's fd of connection c in the loop for events (EPOLLIN, EPOLLOUT),
- * or forgets it (0): 0, or -1.
+ * relay's fd of connection c in the loop for events (EPOLLIN, EPOLLOUT;
+ * was: those it had), or forgets it (0): 0, or -1.  With io_uring EPOLLIN
+ * is the relay's armed receive (relay.c), so only EPOLLOUT reaches epoll.
  */
 uint32_t worker_relay_handoff(int fd, uint32_t id, const uint8_t *p,
 	    size_t len);
-int	worker_relay_watch(struct conn *c, int fd, uint32_t events);
+int	worker_relay_watch(struct conn *c, int fd, uint32_t was,
+	    uint32_t events);
 
 /*
  * worker/smb2_bind.c, for the loop: a gate's MSG_BIND_CHECK (forwarded by

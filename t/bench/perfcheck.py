@@ -378,7 +378,7 @@ def smbload_windows(srv, n, tmp):
 # A relayed session (issue 13): bob's session on alice's connection, served
 # by bob's worker through alice's (t/bench/relaycost.py); over its 4 KiB
 # READs, both workers together.
-RELAY_MAX_SYSCALLS = 9
+RELAY_MAX_SYSCALLS = 6
 
 
 def relay_measure(srv, n):

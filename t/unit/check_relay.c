@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "worker/dispatch_priv.h"
 #include "worker/handoff.h"
 #include "worker/relay.h"
+#include "worker/uring.h"
 
 static uint8_t	buf[64 * 1024];
 static uint8_t	neg[40], chal[120], mech[24];
@@ -473,6 +475,102 @@ START_TEST(test_wq)
 }
 END_TEST
 
+/*
+ * The ring's sends (worker/relay_wq.c, with io_uring): a small frame is
+ * copied and sent by the next io_uring_enter, frames queued behind it
+ * follow in order, a full socket answers -EAGAIN at once (MSG_DONTWAIT:
+ * the wait that submitted it must not hang on it) and falls back to
+ * EPOLLOUT, and a relay that ends with a send in flight buries its buffer.
+ */
+static int
+wq_ring_wait(struct relay_wq *q, int fd, int peer, short ev)
+{
+	struct uring_cqe cq[8];
+	int n, i, rc = 99;
+
+	/* The loop's wait ends on another event: here the peer's poll. */
+	ck_assert_int_eq(uring_poll(peer, ev, 7), 0);
+	n = uring_wait(cq, 8);
+	ck_assert_int_ge(n, 1);
+	for (i = 0; i < n; i++)
+		if (cq[i].ud == q->ud)
+			rc = relay_wq_sent(q, fd, cq[i].res, wq_clock);
+	if (n < 2) {	/* the poll's completion may come alone, later */
+		n = uring_wait(cq, 8);
+		for (i = 0; i < n; i++)
+			if (cq[i].ud == q->ud)
+				rc = relay_wq_sent(q, fd, cq[i].res, wq_clock);
+	}
+	return rc;
+}
+
+START_TEST(test_wq_ring)
+{
+	static uint8_t msg[4096], got[8192];
+	struct relay_wq q;
+	uint8_t hdr[SMB2_FRAME_LEN];
+	size_t i, total = 0;
+	ssize_t n;
+	int sv[2];
+
+	if (uring_init(16) != 0)
+		return;		/* no io_uring here: the epoll path is test_wq */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv), 0);
+	ck_assert_int_eq(relay_wq_init(&q), 0);
+	q.ud = RELAY_UD_BIT | RELAY_UD_SEND | 5;
+	ck_assert((q.ud & URING_UD_QUICK) == URING_UD_QUICK);
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 13);
+	wq_clock = 1000;
+	smb2_frame_encode(hdr, 100);
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, msg, 100, wq_now), 0);
+	ck_assert_uint_eq(q.ring, SMB2_FRAME_LEN + 100);
+	ck_assert(relay_wq_pending(&q) && !relay_wq_stuck(&q));
+	/* Not sent before the loop's io_uring_enter. */
+	ck_assert_int_lt(read(sv[1], got, sizeof(got)), 0);
+	/* One more behind it, in order. */
+	smb2_frame_encode(hdr, 200);
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, msg + 100, 200,
+	    wq_now), 0);
+	ck_assert_uint_eq(q.ring, SMB2_FRAME_LEN + 100);
+	ck_assert_int_eq(wq_ring_wait(&q, sv[0], sv[1], POLLIN), 0);
+	if (q.ring != 0)	/* the rest went to the ring again */
+		ck_assert_int_eq(wq_ring_wait(&q, sv[0], sv[1], POLLIN), 0);
+	ck_assert(!relay_wq_pending(&q));
+	while ((n = read(sv[1], got + total, sizeof(got) - total)) > 0)
+		total += (size_t)n;
+	ck_assert_uint_eq(total, 2 * SMB2_FRAME_LEN + 300);
+	ck_assert_uint_eq(smb2_frame_decode(got), 100);
+	ck_assert_mem_eq(got + SMB2_FRAME_LEN, msg, 100);
+	ck_assert_uint_eq(smb2_frame_decode(got + SMB2_FRAME_LEN + 100), 200);
+	ck_assert_mem_eq(got + 2 * SMB2_FRAME_LEN + 100, msg + 100, 200);
+	/* A full socket: -EAGAIN at once, then EPOLLOUT's path. */
+	while (send(sv[0], msg, sizeof(msg), MSG_DONTWAIT) > 0)
+		;
+	smb2_frame_encode(hdr, 100);
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, msg, 100, wq_now), 0);
+	ck_assert_int_eq(wq_ring_wait(&q, sv[0], sv[1], POLLIN), 1);
+	ck_assert(relay_wq_stuck(&q));
+	ck_assert(!relay_wq_late(&q, 1000 + RELAY_WAIT_MS - 1));
+	ck_assert(relay_wq_late(&q, 1000 + RELAY_WAIT_MS));
+	/* Ended with a send in flight: its buffer is the ring's now. */
+	relay_wq_discard(&q);
+	while (read(sv[1], got, sizeof(got)) > 0)
+		;
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, msg, 100, wq_now), 0);
+	ck_assert_uint_gt(q.ring, 0);
+	relay_wq_discard(&q);
+	ck_assert(q.buf == NULL && !relay_wq_pending(&q));
+	ck_assert_int_eq(relay_wq_send(&q, sv[0], hdr, msg, 100, wq_now),
+	    -EPIPE);
+	relay_wq_free(&q);
+	uring_fini();	/* frees the buried buffer */
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 static Suite *
 relay_suite(void)
 {
@@ -486,6 +584,7 @@ relay_suite(void)
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_inflight);
 	tcase_add_test(tc, test_wq);
+	tcase_add_test(tc, test_wq_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,147 @@
+/*
+ * What travels on a relay beside the client's frames (worker/relay.h):
+ * the relay state (struct relay_state: what the owner sends the master
+ * with MSG_RELAY for the relayed worker to finish the session's setup
+ * with), the control record after each answer and the drop record.
+ * Kept apart from worker/relay.c's frame path.
+ */
+#include "worker/relay.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "daemon/conf.h"
+#include "proto/cur.h"
+#include "proto/spnego.h"
+#include "worker/conn_priv.h"
+#include "worker/dispatch_priv.h"
+
+static void
+put_blob(struct wcur *w, const uint8_t *p, uint16_t n)
+{
+	wcur_le16(w, n);
+	wcur_bytes(w, p, n);
+}
+
+int
+relay_state_encode(const struct relay_state *st, uint8_t *buf, size_t cap)
+{
+	struct wcur w;
+
+	wcur_init(&w, buf, cap);
+	wcur_le32(&w, RELAY_VERSION);
+	wcur_le64(&w, st->session_id);
+	wcur_le64(&w, st->previous_id);
+	wcur_u8(&w, st->spnego);
+	put_blob(&w, st->negotiate, st->negotiate_len);
+	put_blob(&w, st->challenge, st->challenge_len);
+	put_blob(&w, st->mech_types, st->mech_types_len);
+	wcur_bytes(&w, st->preauth, 64);
+	wcur_u8(&w, st->krb_mech);
+	wcur_u8(&w, st->krb_mic);
+	wcur_le64(&w, st->krb_ctx);
+	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
+}
+
+int
+relay_state_decode(struct relay_state *st, const uint8_t *p, size_t len)
+{
+	struct cur r;
+
+	memset(st, 0, sizeof(*st));
+	cur_init(&r, p, len);
+	if (cur_le32(&r) != RELAY_VERSION)
+		return -EBADMSG;
+	st->session_id = cur_le64(&r);
+	st->previous_id = cur_le64(&r);
+	st->spnego = cur_u8(&r);
+	st->negotiate_len = cur_le16(&r);
+	st->negotiate = cur_view(&r, st->negotiate_len);
+	st->challenge_len = cur_le16(&r);
+	st->challenge = cur_view(&r, st->challenge_len);
+	st->mech_types_len = cur_le16(&r);
+	st->mech_types = cur_view(&r, st->mech_types_len);
+	cur_bytes(&r, st->preauth, 64);
+	st->krb_mech = cur_u8(&r);
+	st->krb_mic = cur_u8(&r);
+	st->krb_ctx = cur_le64(&r);
+	if (r.err || st->session_id == 0 || st->spnego > 1 ||
+	    st->krb_mic > 1 || (st->krb_mech != 0 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5 &&
+	    st->krb_mech != SPNEGO_MECH_KRB5_MS) ||
+	    st->negotiate_len > sizeof(((struct sess_auth *)0)->negotiate) ||
+	    st->challenge_len > sizeof(((struct sess_auth *)0)->challenge) ||
+	    st->mech_types_len > sizeof(((struct sess_auth *)0)->mech_types))
+		return -EBADMSG;
+	return (int)(len - cur_left(&r));
+}
+
+/* A control record of the relay (worker/relay.h). */
+int
+relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
+{
+	struct cur r;
+	uint16_t i;
+
+	cur_init(&r, p, len);
+	k->granted = cur_le16(&r);
+	k->n = cur_le16(&r);
+	if (r.err || k->n > RELAY_CTL_IDS)
+		return -EBADMSG;
+	for (i = 0; i < k->n; i++) {
+		k->mid[i] = cur_le64(&r);
+		k->charge[i] = cur_le16(&r);
+	}
+	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+void
+relay_drop(struct conn *c)
+{
+	static const uint8_t rec[SMB2_FRAME_LEN] = { RELAY_DROP_TYPE, 0, 0, 0 };
+
+	if (c->priv->relayed)
+		(void)send(c->fd, rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+size_t
+relay_trailer(const struct conn *c, const struct dispatch_out *outs,
+    int nout, uint8_t *dst, size_t cap)
+{
+	const uint8_t *sbuf = c->priv->sbuf;
+	struct wcur w;
+	uint32_t granted = 0;
+	uint16_t n = 0;
+	int i;
+
+	if (cap < RELAY_CTL_MAX)
+		return 0;
+	wcur_init(&w, dst, cap);
+	wcur_le32(&w, 0);	/* the header, below */
+	wcur_le16(&w, 0);
+	wcur_le16(&w, 0);
+	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
+		const uint8_t *h = sbuf + outs[i].off;
+		uint32_t flags = le32_get(h + 16);
+		uint64_t mid = le64_get(h + 24);
+
+		granted += le16_get(h + 14);
+		/* An async final answer's id was used by its interim one. */
+		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
+		    le32_get(h + 8) != STATUS_PENDING))
+			continue;
+		wcur_le64(&w, mid);
+		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
+		n++;
+	}
+	if (w.err)
+		return 0;
+	dst[0] = RELAY_CTL_TYPE;
+	dst[1] = (uint8_t)((wcur_off(&w) - 4) >> 16);
+	dst[2] = (uint8_t)((wcur_off(&w) - 4) >> 8);
+	dst[3] = (uint8_t)(wcur_off(&w) - 4);
+	le16_put(dst + 4, (uint16_t)(granted > 0xffff ? 0xffff : granted));
+	le16_put(dst + 6, n);
+	return wcur_off(&w);
+}
