@@ -23,7 +23,8 @@
  */
 #define URING_UD_DIRNOTE	(UINT64_MAX - 1)
 
-static int	uring_poll_multi(int fd, unsigned events, uint64_t ud);
+static int	uring_poll_add(int fd, unsigned events, uint32_t mode,
+		    uint64_t ud);
 
 /* Buffers of cancelled receives, freed at their completion (uring_bury). */
 struct uring_grave {
@@ -150,7 +151,8 @@ uring_init(unsigned entries)
 	ur.sqt = *ur.sq_tail;
 	ur.pending = 0;
 	if ((rc = vfs_dirnote_init()) >= 0 &&
-	    uring_poll_multi(rc, POLLIN, URING_UD_DIRNOTE) == 0)
+	    uring_poll_add(rc, POLLIN, IORING_POLL_ADD_MULTI,
+	    URING_UD_DIRNOTE) == 0)
 		vfs_dirnote_armed(1);
 	return 0;
 fail:
@@ -235,8 +237,10 @@ uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud)
 	return 0;
 }
 
-int
-uring_poll(int fd, unsigned events, uint64_t ud)
+/* mode IORING_POLL_ADD_MULTI: a multishot poll, a completion at each
+ * wakeup, IORING_CQE_F_MORE set while it stays armed; 0: one shot. */
+static int
+uring_poll_add(int fd, unsigned events, uint32_t mode, uint64_t ud)
 {
 	struct io_uring_sqe *q = uring_sqe();
 
@@ -245,25 +249,15 @@ uring_poll(int fd, unsigned events, uint64_t ud)
 	q->opcode = IORING_OP_POLL_ADD;
 	q->fd = fd;
 	q->poll32_events = events;
+	q->len = mode;
 	q->user_data = ud;
 	return 0;
 }
 
-/* A multishot poll: a completion at each wakeup, IORING_CQE_F_MORE set
- * while it stays armed. */
-static int
-uring_poll_multi(int fd, unsigned events, uint64_t ud)
+int
+uring_poll(int fd, unsigned events, uint64_t ud)
 {
-	struct io_uring_sqe *q = uring_sqe();
-
-	if (q == NULL)
-		return -ENOBUFS;
-	q->opcode = IORING_OP_POLL_ADD;
-	q->fd = fd;
-	q->poll32_events = events;
-	q->len = IORING_POLL_ADD_MULTI;
-	q->user_data = ud;
-	return 0;
+	return uring_poll_add(fd, events, 0, ud);
 }
 
 /* Frees the buffer buried for completion ud: 1 if there was one. */
