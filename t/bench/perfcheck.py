@@ -460,8 +460,8 @@ def seed_measure(srv, tmp):
     ref, why = None, None
     r = subprocess.run([bl.SAMBA_REF, "path"], capture_output=True, text=True)
     if r.returncode:
-        why = "Samba 4.22's root is not installed (%s; scripts/samba-ref.sh install, " \
-            "or make compat-new, fetches it)" % (r.stderr.strip() or "samba-ref.sh path failed")
+        why = "its root is not installed (%s)" % (
+            r.stderr.strip() or "scripts/samba-ref.sh path failed")
     else:
         ref = posixbench.Samba422Posix(tmp, preload=True)
         why = ref.start()
@@ -504,12 +504,12 @@ def seed_report(res, why, secs):
     s = res.get("samba422")
     load = " ".join(open("/proc/loadavg").read().split()[:3])
     print("INFO seed 004 (issue 16 item 3): posixbench.py's loops, %d per window, %d rounds "
-          "alternated window by window between usmbd and %s, one impacket connection "
-          "each; then one round of usmbd under strace; %.1f s in all.  Wall times, CPU "
-          "(the server's process tree, /proc/PID/task/*/schedstat) and ratios are "
-          "printed, never asserted: they move with the machine's load (load average %s)"
-          % (SEED_N, SEED_ROUNDS, "Samba 4.22 (smb3 unix extensions = yes)" if s else
-             "no Samba", secs, load))
+          "%s, one impacket connection each; then one round of usmbd under strace; %.1f s "
+          "in all.  Wall times, CPU (the server's process tree, /proc/PID/task/*/schedstat) "
+          "and ratios are printed, never asserted: they move with the machine's load "
+          "(load average %s)"
+          % (SEED_N, SEED_ROUNDS, "alternated window by window between usmbd and Samba 4.22 "
+             "(smb3 unix extensions = yes)" if s else "of usmbd alone", secs, load))
     if not s:
         print("SKIP seed 004 on Samba 4.22: %s; usmbd's counts are held all the same" % why)
     elif s["error"]:
