@@ -442,7 +442,7 @@ def relay_report(res):
 # (a lookup, no create, no DOS xattr written: 5), QUERY_INFO_POSIX (4) and
 # a CLOSE with nothing to delete (6).  On epoll: one more per request.
 # Wall times, CPU and the ratios against Samba are printed, never held.
-SEED_N = int(os.environ.get("PERFCHECK_SEED_N", "150"))
+SEED_N = int(os.environ.get("PERFCHECK_SEED_N", "100"))
 SEED_ROUNDS = 3
 SEED_MAX_SYSCALLS = {"posix_doc": 17, "posix_openqi": 15}
 SEED_EPOLL_SYSCALLS = {"posix_doc": 20, "posix_openqi": 18}
