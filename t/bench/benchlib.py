@@ -10,6 +10,12 @@ Meters:
     descendants, plus cutime+cstime (the children they have reaped), from
     /proc/PID/stat: sampled before and after a window, the difference is the
     CPU the whole server spent in it, whichever process did the work.
+  * sched_ns(), sched_delta(): the run time in ns of every thread of the
+    server's process tree, from /proc/PID/task/TID/schedstat, sampled before
+    and after a window: its CPU with ns precision where /proc/PID/stat
+    counts 10 ms ticks.  Counted thread by thread, so a thread that ends
+    inside the window takes only its time in the window with it (Samba's
+    worker threads come and go; usmbd's io_uring workers too).
   * Strace: `strace -c -f -p PID...` around a window; counts per syscall.
   * malloc counts: the LD_PRELOAD counter t/bench/malloc_count.c, one shared
     file per process under MALLOC_COUNT_DIR, read at any moment.
@@ -147,6 +153,29 @@ def cpu_seconds(root):
         # utime stime cutime cstime are fields 14-17 of stat(5)
         total += int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
     return total / CLK_TCK
+
+
+def sched_ns(root):
+    """{tid: ns run so far} of every thread of root's process tree."""
+    out = {}
+    for p in tree_pids(root):
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (p, t)) as f:
+                    out[int(t)] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def sched_delta(before, after):
+    """ns run between two sched_ns() samples by the threads alive at the
+    second (a thread started since counts whole)."""
+    return sum(v - before.get(t, 0) for t, v in after.items())
 
 
 def rss_kib(root):

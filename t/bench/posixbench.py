@@ -13,11 +13,13 @@ server: loops/s, server CPU per loop (the server's cgroup, as every bench
 figure), usmbd's ratios against Samba 4.22, then a meter run (a quarter of
 the loops, LD_PRELOAD malloc counter and strace -c -f on the serving
 processes): syscalls, credential syscalls and heap allocations per loop.
+
+`alternated` runs the same loops window by window on one connection per
+server, alternating the servers (t/bench/perfcheck.py's seed 004 part).
 """
 
 import os
 import statistics
-import time
 
 import benchlib as bl
 
@@ -68,6 +70,99 @@ def one_run(srv, n, timeout, meters=None):
         return c.error
     if not c.results:
         return "no result (client exit %s)" % c.proc.returncode
+    return out
+
+
+class _Client:
+    """One posixload connection to one server, parked between windows at a
+    READY (before its first) or at a DONE line: only the window being
+    measured runs, never another client's warm-up beside it."""
+
+    def __init__(self, srv, n, phases, timeout):
+        user, pw = bl.USERS[0]
+        self.srv = srv
+        self.c = bl.Paused([bl.PY, POSIXLOAD, str(srv.port), user, pw, str(n)] + phases,
+                           timeout)
+        self.ev = self.c.events()
+        self.at = None
+
+    def wait_ready(self):
+        """Waits for the first READY (the connection set up and the first
+        phase warmed up): the clients start side by side, before any
+        window."""
+        self.at = next(self.ev, None)
+
+    def window(self, phase, meters):
+        """{"ops", "secs", "cpu_ns", "allocs", "counted", "syscalls"} of the
+        next window, which must be of `phase`, or an error string."""
+        srv = self.srv
+        if self.at and self.at[1] == "DONE":
+            self.c.go()
+            self.at = next(self.ev, None)
+        if self.at != (phase, "READY"):
+            return self.c.error or "client: %s where READY phase=%s was due" % (
+                " ".join(self.at) if self.at else "its end", phase)
+        pids = srv.serving_pids()
+        st = bl.Strace(pids, os.path.join(meters, "strace.%s.%s" % (srv.name, phase))) \
+            if meters and pids else None
+        m0 = srv.malloc_counts(set(pids))
+        cpu0 = bl.sched_ns(srv.pid)
+        nres = len(self.c.results)
+        self.c.go()
+        self.at = next(self.ev, None)
+        cpu = bl.sched_delta(cpu0, bl.sched_ns(srv.pid))
+        m1 = srv.malloc_counts(set(pids))
+        sc = st.stop() if st else None
+        if self.at != (phase, "DONE") or len(self.c.results) <= nres:
+            return self.c.error or "client: no result of window %s" % phase
+        r = self.c.results[-1]
+        return {"ops": int(r["ops"]), "secs": float(r["secs"]), "cpu_ns": cpu,
+                "allocs": sum(v[0] for v in m1.values()) - sum(v[0] for v in m0.values()),
+                "counted": bool(m1), "syscalls": sc, "pids": pids}
+
+
+def alternated(servers, n, rounds, metered=(), meters=None, timeout=300):
+    """Seed 004's loops, n per window, on one connection per server (each
+    phase warmed up once), alternated window by window: round r of
+    posix_doc on each server in turn, then of posix_openqi, then round
+    r + 1, so a drift of the machine's load falls on every server alike.
+    The servers named in `metered` run one round more, under strace -c -f
+    of their serving processes (its files in the directory `meters`).
+    Each window samples the server tree's CPU (benchlib.sched_ns, /proc)
+    and the malloc counter of the serving processes (a server started
+    with preload).  Returns {server name: {"windows": [window dicts with
+    "phase" and "round"; "syscalls" only in the metered round], "error":
+    None or why its client stopped}}."""
+    out, cl, done = {}, {}, False
+    try:
+        for srv in servers:
+            extra = 1 if srv.name in metered else 0
+            cl[srv.name] = _Client(srv, n, list(PHASES) * (rounds + extra), timeout)
+            out[srv.name] = {"windows": [], "error": None}
+        for c in cl.values():
+            c.wait_ready()
+        for r in range(rounds + 1):
+            for phase in PHASES:
+                for srv in servers:
+                    o = out[srv.name]
+                    if o["error"] or (r == rounds and srv.name not in metered):
+                        continue
+                    w = cl[srv.name].window(phase, meters if r == rounds else None)
+                    if isinstance(w, str):
+                        o["error"] = w
+                        continue
+                    w.update(phase=phase, round=r)
+                    o["windows"].append(w)
+        done = True
+    finally:
+        for name, c in cl.items():
+            # a client told to go on past a stop would run its phases
+            # unpaused: killed instead
+            if out[name]["error"] or not done:
+                c.c.kill()
+            c.c.finish()
+            if c.c.error and not out[name]["error"]:
+                out[name]["error"] = c.c.error
     return out
 
 
