@@ -1,5 +1,5 @@
 /*
- * The LMDB usmbd links (Debian's 0.9.24 with deps/lmdb/keep-pghead.patch):
+ * The LMDB usmbd links (Debian's 0.9.24 with deps/lmdb/*.patch):
  * a write transaction in steady state allocates nothing (the reclaimed-page
  * list is kept from one write transaction to the next instead of freed and
  * allocated again), and the patch changes no result: random puts, deletes
@@ -196,6 +196,45 @@ START_TEST(test_steady_state_no_alloc)
 }
 END_TEST
 
+/* A process that opens an environment someone else filled (a worker
+ * started after others wrote the state) allocates nothing either, from its
+ * first write transaction on: the kept list and the page mdb_page_split
+ * copies into are allocated at mdb_env_open (deps/lmdb/prime-spares.patch),
+ * not by the first transaction that needs them. */
+START_TEST(test_reopened_env_no_alloc)
+{
+	static struct lm m;
+	MDB_txn *txn;
+	int i;
+
+	__sanitizer_install_malloc_and_free_hooks(lm_malloc_hook, lm_free_hook);
+	lm_open(&m);
+	for (i = 0; i < 2000; i++)
+		lm_write(&m, 0);
+	mdb_env_close(m.env);
+	ck_assert_int_eq(mdb_env_create(&m.env), 0);
+	ck_assert_int_eq(mdb_env_set_mapsize(m.env, 64UL << 20), 0);
+	ck_assert_int_eq(mdb_env_set_maxdbs(m.env, 2), 0);
+	ck_assert_int_eq(mdb_env_open(m.env, m.dir, MDB_WRITEMAP | MDB_NOSYNC |
+	    MDB_NOMETASYNC | MDB_NOTLS, 0600), 0);
+	ck_assert_int_eq(mdb_txn_begin(m.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(mdb_dbi_open(txn, "t", 0, &m.dbi), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	lm_verify(&m);
+	lm_mallocs = 0;
+	lm_counting = 1;
+	for (i = 0; i < 2000; i++)
+		lm_write(&m, i % 10 == 9);
+	lm_counting = 0;
+	ck_assert_msg(m.bad == 0, "check at line %d failed", m.bad);
+	ck_assert_msg(lm_mallocs == 0,
+	    "%lu allocations in a reopened environment's first 2000 write "
+	    "transactions", lm_mallocs);
+	lm_verify(&m);
+	lm_close(&m);
+}
+END_TEST
+
 START_TEST(test_model_with_readers)
 {
 	static struct lm m;
@@ -236,6 +275,7 @@ lmdb_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_steady_state_no_alloc);
+	tcase_add_test(tc, test_reopened_env_no_alloc);
 	tcase_add_test(tc, test_model_with_readers);
 	suite_add_tcase(s, tc);
 	return s;
