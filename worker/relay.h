@@ -82,8 +82,9 @@ int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
 int		relay_input(struct conn *c, int fd, uint32_t ev);
 /*
  * With io_uring the owner receives a relay's answers by the ring, not
- * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd
- * (its sends also RELAY_UD_SEND).
+ * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd,
+ * the generation 29 bits (its sends also RELAY_UD_SEND; bit 61 is
+ * worker/loop.c's, for a connection's sends).
  * The completion (ud, res) of a relay of c: 0, or -1 when it is stale
  * (its relay closed meanwhile).  relay_pump passes the answers on and
  * arms the next receive.
@@ -102,6 +103,13 @@ int		relay_tick(struct conn *c, int *need);
  * takes them.  0, or -1 when the connection must be closed.
  */
 int		relay_pump(struct conn *c);
+/*
+ * 1 when no relay of c has an answer (or its end) to pass on without a
+ * new event, each with its receive armed (armed here if need be): an
+ * answer of c may then wait for the loop's next io_uring_enter
+ * (worker/loop.c wk_tx_quiet).  Else 0.
+ */
+int		relay_quiet(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
 
