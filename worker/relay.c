@@ -613,6 +613,8 @@ relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 			    (unsigned long long)cr->low, cr->range, cr->granted);
 	}
 	conn_credits_add(cr, k.granted);
+	for (i = 0; i < k.na; i++)
+		relay_inflight_sealed(r->inflight, &k.async[i]);
 	return 0;
 }
 
