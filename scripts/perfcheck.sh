@@ -4,7 +4,8 @@
 # CREATE, CLOSE, QUERY_INFO, QUERY_DIRECTORY and ECHO; at most 4 syscalls
 # per 4 KiB WRITE and 3 per READ; for a relayed session (another user's
 # on alice's connection, issue 13) 0 credential syscalls, 0 allocations
-# and at most 9 syscalls (both workers) per 4 KiB READ.  The work is done by t/bench/perfcheck.py;
+# and at most 4 syscalls (both workers) per 4 KiB READ and per 4 KiB
+# WRITE.  The work is done by t/bench/perfcheck.py;
 # PERFCHECK_N sets the requests per command, PERFCHECK_SERVER=samba measures
 # Samba instead (to see the instrument work).  Exit status 1 if any fails.
 set -u
