@@ -250,6 +250,8 @@ struct conn_private {
 	 * kernel reads [out_p, out_p + out_len) until the completion, so the
 	 * output stays pending (nothing else is sent or built over it) and the
 	 * connection closes only after the send went (wk_close).
+	 * dispatch_async_run sends at once (its callers free what the answers
+	 * need right after).
 	 */
 	int		 tx_ring;
 	int		 tx;
