@@ -4,13 +4,13 @@
 # CREATE, CLOSE, QUERY_INFO, QUERY_DIRECTORY and ECHO; at most 4 syscalls
 # per 4 KiB WRITE and 3 per READ; for a relayed session (another user's
 # on alice's connection, issue 13) 0 credential syscalls, 0 allocations
-# and at most 9 syscalls (both workers) per 4 KiB READ; seed 004's POSIX
-# loops (issue 16) side by side with Samba 4.22 when its root is installed,
-# usmbd's allocations and syscalls per loop held, the timings printed only.
-# The work is done by t/bench/perfcheck.py; PERFCHECK_N sets the requests
-# per command, PERFCHECK_SEED_N the seed 004 loops per window,
-# PERFCHECK_SERVER=samba measures Samba instead (to see the instrument
-# work).  Exit status 1 if any fails.
+# and at most 4 syscalls (both workers) per 4 KiB READ and per 4 KiB
+# WRITE; seed 004's POSIX loops (issue 16) side by side with Samba 4.22
+# when its root is installed, usmbd's allocations and syscalls per loop
+# held, the timings printed only.  The work is done by t/bench/perfcheck.py;
+# PERFCHECK_N sets the requests per command, PERFCHECK_SEED_N the seed 004
+# loops per window, PERFCHECK_SERVER=samba measures Samba instead (to see
+# the instrument work).  Exit status 1 if any fails.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1

@@ -711,6 +711,12 @@ conn_flush(struct conn *c)
 		pv->out_flen = 0;
 		return 0;
 	}
+	if (pv->tx == CONN_TX_RING)
+		return -EAGAIN;		/* the ring has it until its completion */
+	if (pv->tx_ring && pv->out_flen == 0 && pv->out_len > 0) {
+		pv->tx = CONN_TX_DEFERRED;	/* the loop sends it (tx_ring) */
+		return -EAGAIN;
+	}
 	/* Bounded: each round writes something or returns. */
 	for (guard = 0; guard < 1 << 20 && conn_output_pending(c); guard++) {
 		if (pv->out_len > 0) {

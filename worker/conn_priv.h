@@ -17,6 +17,11 @@
 #define CONN_ROLE_GATE		1
 #define CONN_ROLE_WORKER	2
 
+/* conn_private.tx: where the answer in [out_p, out_p + out_len) is. */
+#define CONN_TX_NONE		0	/* conn_flush sends it */
+#define CONN_TX_DEFERRED	1	/* left to the loop (wk_process) */
+#define CONN_TX_RING		2	/* in the io_uring until its completion */
+
 /* 8 MiB transactions plus room for headers of READ/WRITE/compounds. */
 #define CONN_MAX_TRANS		(8u * 1024 * 1024)
 #define CONN_BUF_BIG		(CONN_MAX_TRANS + 64 * 1024)
@@ -235,6 +240,22 @@ struct conn_private {
 	 */
 	int		 rx_armed;
 	uint32_t	 rx_gen;	/* tag of the armed request */
+	/*
+	 * The answer's send by the worker's io_uring (worker/loop.c
+	 * wk_process): while tx_ring is set (conn_process under a ring
+	 * worker's loop) conn_flush leaves a contiguous answer to the loop
+	 * (CONN_TX_DEFERRED), which either hands it to the ring (CONN_TX_RING:
+	 * sent, MSG_DONTWAIT, by the next io_uring_enter, which also waits for
+	 * the next request) or sends it at once.  Under CONN_TX_RING the
+	 * kernel reads [out_p, out_p + out_len) until the completion, so the
+	 * output stays pending (nothing else is sent or built over it) and the
+	 * connection closes only after the send went (wk_close).
+	 * dispatch_async_run sends at once (its callers free what the answers
+	 * need right after).
+	 */
+	int		 tx_ring;
+	int		 tx;
+	uint32_t	 tx_gen;	/* tag of the send in the ring */
 	/*
 	 * A connection routed to a worker for binding, with no session of
 	 * its own: closed at this deadline (shm_now_ms clock; 0 = none, or

@@ -9,6 +9,7 @@
 #include "worker/dispatch_priv.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "daemon/conf.h"
@@ -432,12 +433,19 @@ dispatch_notice(struct conn *c, const struct conn_notice *n)
 	    s->cipher != 0, s);
 }
 
-int
-dispatch_async_run(struct conn *c)
+static int
+dispatch_async_run_now(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
 	unsigned i, left = 0;
+	int rc;
 
+	if (pv->tx == CONN_TX_DEFERRED) {
+		pv->tx = CONN_TX_NONE;
+		rc = conn_flush(c);
+		if (rc < 0 && rc != -EAGAIN)
+			return -1;
+	}
 	while (pv->nnotices > 0 && !conn_output_pending(c)) {
 		struct conn_notice n = pv->notices[0];
 
@@ -462,6 +470,24 @@ dispatch_async_run(struct conn *c)
 	}
 	pv->nready = left;
 	return 0;
+}
+
+int
+dispatch_async_run(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+	int ring = pv->tx_ring, rc;
+
+	/*
+	 * Its callers end what the answers need right after (a LOGOFF frees
+	 * the session that signs them, a tree disconnect its tree): each
+	 * answer goes out now, none is left to the ring (conn_private.tx),
+	 * and one left to it before goes first.
+	 */
+	pv->tx_ring = 0;
+	rc = dispatch_async_run_now(c);
+	pv->tx_ring = ring;
+	return rc;
 }
 
 int

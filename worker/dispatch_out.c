@@ -192,7 +192,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 			return -1;
 		if (pv->relayed) {
 			/* Before encryption: the ids and credits in clear. */
-			k = relay_trailer(c, outs, nout, pv->sbuf + SMB2_FRAME_LEN +
+			k = relay_trailer(c, outs, nout, 1, pv->sbuf + SMB2_FRAME_LEN +
 			    total, pv->scap - SMB2_FRAME_LEN - total);
 			if (k == 0)
 				return -1;
@@ -213,7 +213,7 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	smb2_frame_encode(pv->sbuf, (uint32_t)(total + (bulk ? last->data_len : 0)));
 	if (pv->relayed) {
 		/* The owner's accounting, right after the frame (worker/relay.h). */
-		size_t k = relay_trailer(c, outs, nout, pv->sbuf + SMB2_FRAME_LEN +
+		size_t k = relay_trailer(c, outs, nout, 0, pv->sbuf + SMB2_FRAME_LEN +
 		    total, pv->scap - SMB2_FRAME_LEN - total);
 
 		if (k == 0)

@@ -45,6 +45,18 @@
  */
 #define WK_UD_EPOLL	UINT64_MAX
 #define WK_UD_POLL	(1ull << 32)
+/*
+ * A connection's answer sent by the ring (wk_tx_ring): URING_UD_QUICK and
+ * bit 61 (a relay's tags leave it clear, worker/relay.h), its generation
+ * << 32, fd.
+ */
+#define WK_UD_SEND	(7ull << 61)
+/*
+ * Larger answers go by send(2) at once: the socket may well not take
+ * them whole, and the ring's bounded wait (worker/uring.h) would then
+ * hold them back.
+ */
+#define WK_TX_RING_MAX	(64 * 1024)
 
 struct worker {
 	int		 chan, ep, sigfd, tfd;
@@ -63,6 +75,7 @@ struct worker {
 	int		 nheadless;	/* connections kept by conn_keep_headless */
 	uint32_t	 next_id;
 	uint32_t	 rx_gen;	/* last io_uring tag generation */
+	uint32_t	 tx_gen;	/* last generation of a send's tag */
 	int		 uring;		/* receives go through worker/uring.c */
 	/*
 	 * fds to run at the end of the loop turn (bytes buffered at a
@@ -134,11 +147,34 @@ wk_rx_disarm(struct conn *c)
 	pv->rx_armed = 0;
 }
 
+static uint64_t
+wk_tx_ud(const struct conn *c)
+{
+	return WK_UD_SEND | (uint64_t)(c->priv->tx_gen & 0x1fffffffu) << 32 |
+	    (uint32_t)c->fd;
+}
+
+/*
+ * A connection that closes with its answer in the ring: the send goes
+ * now, before the socket closes and the buffer is freed.  Submitted,
+ * it is done (MSG_DONTWAIT: sent, short or -EAGAIN at once, never left
+ * waiting in the kernel); its completion comes later and is stale.
+ */
+static void
+wk_tx_settle(struct conn *c)
+{
+	if (c->priv->tx != CONN_TX_RING)
+		return;
+	(void)uring_cancel(wk_tx_ud(c));	/* submits what is queued */
+	c->priv->tx = CONN_TX_NONE;
+}
+
 static void
 wk_close(struct conn *c)
 {
 	int fd = c->fd;
 
+	wk_tx_settle(c);
 	wk_rx_disarm(c);
 	if (c->priv->headless) {
 		/* Its socket was counted out already (below). */
@@ -259,14 +295,98 @@ wk_has_session(const struct conn *c)
 	return 0;
 }
 
-/* Runs buffered frames; arms EPOLLOUT while output is stuck.  0 or -1. */
+/*
+ * Whether c's answer may wait for the loop's next io_uring_enter, which
+ * submits it and then waits for one completion more than the sends it
+ * submits (worker/uring.h uring_send): only when that completion is sure
+ * to come from outside.  So c's socket has (or gets, in wk_process) its
+ * receive armed, and nothing is left for c to do that needs no new event:
+ * no complete frame buffered, no woken request, no relay's answer
+ * waiting (and each relay's receive armed).  Otherwise the answer goes by
+ * send(2) at once and the next one is served in this turn, as before.
+ */
+static int
+wk_tx_quiet(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+
+	if (pv->out_len > WK_TX_RING_MAX || !uring_send_bounded() ||
+	    pv->epoll_out || pv->headless || pv->dead || pv->rx_active ||
+	    pv->rx_wait || conn_async_ready(c))
+		return 0;
+	if (!pv->rx_armed && pv->rlen > 0)
+		return 0;	/* armed: what rbuf holds is an incomplete frame */
+	return pv->relays == NULL || relay_quiet(c);
+}
+
+/* Hands c's deferred answer to the ring: 0, or -1 (send it at once). */
+static int
+wk_tx_ring(struct conn *c)
+{
+	struct conn_private *pv = c->priv;
+
+	pv->tx_gen = ++wk.tx_gen & 0x1fffffffu;
+	if (uring_send(c->fd, pv->out_p, pv->out_len,
+	    MSG_NOSIGNAL | MSG_DONTWAIT, wk_tx_ud(c)) < 0)
+		return -1;
+	pv->tx = CONN_TX_RING;
+	return 0;
+}
+
+static int	wk_process(struct conn *);
+
+/* The ring's send of c's answer completed with res. */
+static void
+wk_tx_done(struct conn *c, int32_t res)
+{
+	struct conn_private *pv = c->priv;
+	size_t n;
+
+	pv->tx = CONN_TX_NONE;
+	if (res > 0) {
+		n = (size_t)res < pv->out_len ? (size_t)res : pv->out_len;
+		pv->out_p += n;
+		pv->out_len -= n;
+	} else if (res != -EAGAIN && res != -EINTR && res != -ENOBUFS) {
+		log_debug(2, "%s: send: %s", c->peer, strerror(-res));
+		wk_close(c);
+		return;
+	}
+	/* A short send or a full socket: the rest waits for EPOLLOUT. */
+	if (wk_process(c) < 0)
+		wk_close(c);
+}
+
+/*
+ * Runs buffered frames; an answer goes by the ring when wk_tx_quiet
+ * allows, else at once, and the next frames run; arms EPOLLOUT while
+ * output is stuck.  0 or -1.
+ */
 static int
 wk_process(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
+	int guard, rc;
 
-	if (conn_process(c) < 0)
-		return -1;
+	for (guard = 0; guard < 4096; guard++) {
+		pv->tx_ring = wk.uring;
+		rc = conn_process(c);
+		pv->tx_ring = 0;
+		if (rc < 0)
+			return -1;
+		if (pv->tx != CONN_TX_DEFERRED)
+			break;
+		if (wk_tx_quiet(c) && wk_tx_ring(c) == 0)
+			break;
+		pv->tx = CONN_TX_NONE;
+		rc = conn_flush(c);
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0)
+			return -1;
+	}
+	if (pv->tx == CONN_TX_RING)
+		return wk_rx_arm(c);	/* its completion comes (wk_tx_done) */
 	/* A relayed connection whose session ended has done its work. */
 	if (pv->relayed && !conn_output_pending(c) && !wk_has_session(c))
 		return -1;
@@ -828,6 +948,12 @@ wk_uring_event(const struct uring_cqe *cq)
 		return;
 	}
 	fd = (int)(uint32_t)ud;
+	if ((ud & WK_UD_SEND) == WK_UD_SEND) {	/* a connection's answer */
+		c = fd >= 0 && fd < wk.maxfd ? wk.conns[fd] : NULL;
+		if (c != NULL && c->priv->tx == CONN_TX_RING && ud == wk_tx_ud(c))
+			wk_tx_done(c, cq->res);
+		return;		/* else of a connection closed meanwhile */
+	}
 	if (ud & RELAY_UD_BIT) {	/* a relay's answers (worker/relay.h) */
 		c = fd >= 0 && fd < wk.maxfd ? wk.rconns[fd] : NULL;
 		if (c != NULL && relay_received(c, ud, cq->res) == 0 &&

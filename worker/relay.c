@@ -238,7 +238,7 @@ relay_gen(void)
 static uint64_t
 relay_ud(const struct relay *r)
 {
-	return RELAY_UD_BIT | (uint64_t)(r->rx_gen & 0x3fffffffu) << 32 |
+	return RELAY_UD_BIT | (uint64_t)(r->rx_gen & 0x1fffffffu) << 32 |
 	    (uint32_t)r->fd;
 }
 
@@ -613,6 +613,8 @@ relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 			    (unsigned long long)cr->low, cr->range, cr->granted);
 	}
 	conn_credits_add(cr, k.granted);
+	for (i = 0; i < k.na; i++)
+		relay_inflight_sealed(r->inflight, &k.async[i]);
 	return 0;
 }
 
@@ -733,6 +735,27 @@ relay_pump(struct conn *c)
 		}
 	}
 	return 0;
+}
+
+int
+relay_quiet(struct conn *c)
+{
+	struct relay_tab *t = c->priv->relays;
+	unsigned i;
+
+	for (i = 0; t != NULL && i < RELAY_MAX; i++) {
+		struct relay *r = &t->r[i];
+		size_t from = r->sent > 0 ? r->sent : r->head;
+
+		if (r->fd < 0)
+			continue;
+		/* More to pass on, or to finish, without a new event. */
+		if (r->eof || r->paused || r->rlen > from)
+			return 0;
+		if (relay_arm(r) < 0 || !r->armed)
+			return 0;
+	}
+	return 1;
 }
 
 void

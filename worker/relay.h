@@ -13,7 +13,10 @@
  * header: 0x00 and a 24-bit length).  After each frame it sends, the
  * relayed worker sends a control record: a 4-byte header RELAY_CTL_TYPE
  * and a 24-bit length, then u16 credits granted, u16 n, and n times u64
- * message id + u16 credit charge of the requests the frame answered.
+ * message id + u16 credit charge of the requests the frame answered; for
+ * an encrypted frame, then u16 na and na times u64 message id, u64
+ * AsyncId, u16 command, u8 final of its async answers (interim or final),
+ * which the owner cannot read there (relay_inflight_sealed).
  * Where a frame would start, a 4-byte RELAY_DROP_TYPE record (length 0)
  * says the relayed worker met a request for which a server drops the
  * connection (a transform it cannot decrypt, a malformed frame: MS-SMB2
@@ -33,12 +36,14 @@ struct authmsg_ident;
 struct authmsg_rep;
 struct conn;
 struct dispatch_out;
+struct relay_ctl_async;
 struct session;
 struct smb2_req;
 
 #define RELAY_MAX		256	/* relayed sessions on one connection */
 #define RELAY_CTL_TYPE		0xA5
-#define RELAY_CTL_MAX		(8 + 64 * 10)	/* header, RELAY_CTL_IDS answers */
+/* header, RELAY_CTL_IDS answers, as many async states of a sealed frame */
+#define RELAY_CTL_MAX		(8 + 64 * 10 + 2 + 64 * 19)
 #define RELAY_DROP_TYPE		0xA6
 #define RELAY_VERSION		2
 /*
@@ -82,8 +87,9 @@ int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
 int		relay_input(struct conn *c, int fd, uint32_t ev);
 /*
  * With io_uring the owner receives a relay's answers by the ring, not
- * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd
- * (its sends also RELAY_UD_SEND).
+ * epoll (worker/uring.h): tagged RELAY_UD_BIT | generation << 32 | fd,
+ * the generation 29 bits (its sends also RELAY_UD_SEND; bit 61 is
+ * worker/loop.c's, for a connection's sends).
  * The completion (ud, res) of a relay of c: 0, or -1 when it is stale
  * (its relay closed meanwhile).  relay_pump passes the answers on and
  * arms the next receive.
@@ -102,6 +108,13 @@ int		relay_tick(struct conn *c, int *need);
  * takes them.  0, or -1 when the connection must be closed.
  */
 int		relay_pump(struct conn *c);
+/*
+ * 1 when no relay of c has an answer (or its end) to pass on without a
+ * new event, each with its receive armed (armed here if need be): an
+ * answer of c may then wait for the loop's next io_uring_enter
+ * (worker/loop.c wk_tx_quiet).  Else 0.
+ */
+int		relay_quiet(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
 
@@ -137,6 +150,15 @@ void		relay_inflight_note(struct relay_inflight *,
 /* A frame of answers (msg, len) the owner passes to the client. */
 void		relay_inflight_answered(struct relay_inflight *,
 		    const uint8_t *msg, size_t len);
+/*
+ * An async answer in an encrypted frame, as its control record tells it:
+ * an interim one notes the request (answered unsigned and unsealed with
+ * USER_SESSION_DELETED should the worker die: the one status a client
+ * takes that way for a sealed session, Samba's smbXcli_base.c), a final
+ * one forgets it.
+ */
+void		relay_inflight_sealed(struct relay_inflight *,
+		    const struct relay_ctl_async *);
 /*
  * The answers of session sid's requests still in flight, each a frame
  * and its control record, written at dst (cap bytes) for dialect; the
@@ -219,20 +241,32 @@ void		relay_drop(struct conn *c);
 /*
  * The control record for the responses outs[0..nout) (built at sbuf):
  * written at dst (cap bytes); its length, or 0 when it does not fit.
+ * sealed: the frame goes encrypted, so the async states go in clear too.
  */
 size_t		relay_trailer(const struct conn *c,
-		    const struct dispatch_out *outs, int nout, uint8_t *dst,
-		    size_t cap);
+		    const struct dispatch_out *outs, int nout, int sealed,
+		    uint8_t *dst, size_t cap);
 
 /* A control record's payload (after its 4-byte header). */
 #define RELAY_CTL_IDS	64
+struct relay_ctl_async {
+	uint64_t	 mid;
+	uint64_t	 async_id;
+	uint16_t	 command;
+	uint8_t		 final;
+};
 struct relay_ctl {
 	uint16_t	 granted;
 	uint16_t	 n;
 	uint64_t	 mid[RELAY_CTL_IDS];
 	uint16_t	 charge[RELAY_CTL_IDS];
+	uint16_t	 na;
+	struct relay_ctl_async async[RELAY_CTL_IDS];
 };
-/* Exactly 4 + n * 10 bytes, n <= RELAY_CTL_IDS: 0, or -EBADMSG. */
+/*
+ * Exactly 4 + n * 10 bytes, or that and 2 + na * 19, n and na at most
+ * RELAY_CTL_IDS: 0, or -EBADMSG.
+ */
 int		relay_ctl_decode(struct relay_ctl *, const uint8_t *p, size_t len);
 
 /* The encoding of the relay state (owner -> master -> relayed worker). */

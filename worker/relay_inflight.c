@@ -11,12 +11,15 @@
  * answers a session it does not carry (clients that require signing look
  * for the flag), async with its AsyncId when its interim answer went out.
  *
- * Only requests sent in the clear are noted: an encrypted one's message
- * ids are sealed with keys the owner never holds, and the client would
- * not take an unsealed answer for a session that seals anyway.  A
- * relayed session is signed (when the connection requires signing) or
- * sealed (else), HACKING.md "Several users on one connection"; so this
- * covers the signed ones.
+ * Requests sent in the clear are noted as they go by.  An encrypted
+ * one's message id is sealed with keys the owner never holds: such a
+ * request is noted only once it waits (async), from the control record
+ * of its interim answer, which carries the id, AsyncId and command in
+ * clear for a sealed frame (relay_inflight_sealed).  Its answer is then
+ * unsigned and unsealed: a client takes USER_SESSION_DELETED that way
+ * for a session it seals (Samba's smbXcli_base.c skips the signature and
+ * the encryption check for that status).  A sealed request that had no
+ * interim answer still goes unanswered (HACKING.md).
  *
  * The answers are written into the relay's buffer, each frame followed by
  * a control record as the relayed worker would have sent them, so
@@ -106,6 +109,33 @@ relay_inflight_answered(struct relay_inflight *t, const uint8_t *msg,
 		} else
 			ri_drop(t, q);
 	}
+}
+
+void
+relay_inflight_sealed(struct relay_inflight *t,
+    const struct relay_ctl_async *a)
+{
+	struct relay_req *q;
+
+	if (t == NULL)
+		return;
+	q = ri_find(t, a->mid);
+	if (a->final) {
+		if (q != NULL)
+			ri_drop(t, q);
+		return;
+	}
+	if (q == NULL) {
+		if (t->n >= RELAY_INFLIGHT)
+			return;
+		q = &t->r[t->n++];
+	}
+	/* No SIGNED flag: the answer can be neither signed nor sealed here. */
+	memset(q, 0, sizeof(*q));
+	q->mid = a->mid;
+	q->command = a->command;
+	q->async = 1;
+	q->async_id = a->async_id;
 }
 
 size_t

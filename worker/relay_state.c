@@ -93,7 +93,44 @@ relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
 		k->mid[i] = cur_le64(&r);
 		k->charge[i] = cur_le16(&r);
 	}
+	k->na = 0;
+	if (!r.err && cur_left(&r) > 0) {
+		k->na = cur_le16(&r);
+		if (r.err || k->na > RELAY_CTL_IDS)
+			return -EBADMSG;
+		for (i = 0; i < k->na; i++) {
+			k->async[i].mid = cur_le64(&r);
+			k->async[i].async_id = cur_le64(&r);
+			k->async[i].command = cur_le16(&r);
+			k->async[i].final = cur_u8(&r);
+		}
+	}
 	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+/* The async states of a sealed frame's answers (relay_inflight_sealed). */
+static void
+relay_trailer_async(const uint8_t *sbuf, const struct dispatch_out *outs,
+    int nout, struct wcur *w)
+{
+	uint16_t na = 0;
+	uint8_t *cnt;
+	int i;
+
+	if ((cnt = wcur_reserve(w, 2)) == NULL)
+		return;
+	for (i = 0; i < nout && i < RELAY_CTL_IDS; i++) {
+		const uint8_t *h = sbuf + outs[i].off;
+
+		if (!(le32_get(h + 16) & SMB2_FLAGS_ASYNC_COMMAND))
+			continue;
+		wcur_le64(w, le64_get(h + 24));
+		wcur_le64(w, le64_get(h + 32));
+		wcur_le16(w, le16_get(h + 12));
+		wcur_u8(w, le32_get(h + 8) != STATUS_PENDING);
+		na++;
+	}
+	le16_put(cnt, na);
 }
 
 void
@@ -107,7 +144,7 @@ relay_drop(struct conn *c)
 
 size_t
 relay_trailer(const struct conn *c, const struct dispatch_out *outs,
-    int nout, uint8_t *dst, size_t cap)
+    int nout, int sealed, uint8_t *dst, size_t cap)
 {
 	const uint8_t *sbuf = c->priv->sbuf;
 	struct wcur w;
@@ -135,6 +172,8 @@ relay_trailer(const struct conn *c, const struct dispatch_out *outs,
 		wcur_le16(&w, c->dialect == DIALECT_202 ? 1 : le16_get(h + 6));
 		n++;
 	}
+	if (sealed)
+		relay_trailer_async(sbuf, outs, nout, &w);
 	if (w.err)
 		return 0;
 	dst[0] = RELAY_CTL_TYPE;

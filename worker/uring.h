@@ -2,9 +2,10 @@
  * The user worker's io_uring: the wait for a connection's next request and
  * the read of it are one io_uring_enter instead of epoll_wait + read
  * (t/bench/README.md, "READ: 3 or 4 syscalls").  Only receives,
- * readiness polls and the owner's sends to a relay (worker/relay_wq.c)
- * go through the ring; everything else (pread, the answers' sends,
- * splice, the master channel) stays a plain call.  One ring per worker,
+ * readiness polls, the owner's sends to a relay (worker/relay_wq.c) and
+ * small answers (worker/loop.c wk_tx_ring) go through the ring;
+ * everything else (pread, sendfile, large answers, splice, the master
+ * channel) stays a plain call.  One ring per worker,
  * used by its one thread (IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN:
  * completions run only inside our own io_uring_enter, never while the
  * worker is touching a buffer).  Without io_uring (old kernel, a sandbox
@@ -63,6 +64,14 @@ int	uring_poll(int fd, unsigned events, uint64_t ud);
  */
 #define URING_UD_QUICK	(3ull << 62)
 int	uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud);
+/*
+ * 1 when the kernel bounds that wait (IORING_FEAT_EXT_ARG): an enter
+ * that submits sends then waits at most a few milliseconds for the one
+ * more completion, so a send the socket did not take whole is seen even
+ * when no other event comes.  A connection's answers go by the ring only
+ * then (worker/loop.c).
+ */
+int	uring_send_bounded(void);
 
 /* Submits what is queued and waits for at least one completion. */
 int	uring_wait(struct uring_cqe *out, int max);

@@ -7,8 +7,8 @@ serves both).  The client is Python, so wall time is the client's; the
 figure that matters is the server's CPU per operation (cgroup, or
 /proc of the process tree), whole server, both users' processes.
 
-For usmbd's relayed session it also counts, over its 4 KiB READs, the
-syscalls of both workers (strace -c -f) and their allocations (the
+For usmbd's relayed session it also counts, over its 4 KiB READs and
+WRITEs, the syscalls of both workers (strace -c -f) and their allocations (the
 malloc_count preload), and asserts no credential syscall and no allocation
 per relayed request.
 
@@ -102,21 +102,29 @@ def workers(srv):
             if bl.cmdline(p).startswith("usmbd: worker")]
 
 
-def meters(srv, t, user):
-    """Syscalls and allocations of usmbd's workers per 4 KiB READ of user."""
+def meters(srv, t, user, op="read"):
+    """Syscalls and allocations of usmbd's workers per 4 KiB READ (op
+    "read") or WRITE ("write") of user."""
     c = t.c
     tid = t.use(user)
-    fid = c.create(tid, "cost_" + user, s3.FILE_READ_DATA, SHARE_ALL,
+    fid = c.create(tid, "cost_" + user, RW, SHARE_ALL,
                    s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    buf = b"\3" * 4096
+    if op == "read":
+        def one():
+            c.read(tid, fid, 0, 4096)
+    else:
+        def one():
+            c.write(tid, fid, buf, 0, 4096)
     for _ in range(20):
-        c.read(tid, fid, 0, 4096)
+        one()
     pids = workers(srv)
     if len(pids) < 2:
         sys.exit("relaycost.py: usmbd's workers not found (%s)" % pids)
     m0 = srv.malloc_counts(set(pids))
     st = bl.Strace(pids, os.path.join(srv.dir, "strace.relay"))
     for _ in range(N):
-        c.read(tid, fid, 0, 4096)
+        one()
     counts = st.stop()
     m1 = srv.malloc_counts(set(pids))
     close(c, tid, fid)
@@ -160,18 +168,20 @@ def run(tmp, pin):
             bl.set_affinity(srv.pid, cpus)  # the workers forked since
             for user in ("alice", "bob"):
                 rows[(srv.name, user)] = phases(t, user, srv.cpu_seconds)
-            for user in ("alice", "bob") if cls is bl.Usmbd else ():
+            for user, op in (("alice", "read"), ("bob", "read"),
+                             ("bob", "write")) if cls is bl.Usmbd else ():
                 what = "relayed" if user == "bob" else "owner's"
-                counts, allocs, cred = meters(srv, t, user)
+                counts, allocs, cred = meters(srv, t, user, op)
                 per = counts["total"] / N
-                print("usmbd %s 4 KiB READ: %.1f syscalls per request "
-                      "(both workers; %s)" % (what, per, ", ".join(
+                print("usmbd %s 4 KiB %s: %.1f syscalls per request "
+                      "(both workers; %s)" % (what, op.upper(), per,
+                                              ", ".join(
                           "%s %.1f" % (k, v / N) for k, v in sorted(
                               counts.items(), key=lambda kv: -kv[1])[:8]
                           if k != "total")))
-                print("usmbd %s 4 KiB READ: %d credential syscalls, "
-                      "%.2f allocations per request" % (what, cred,
-                                                        allocs / N))
+                print("usmbd %s 4 KiB %s: %d credential syscalls, "
+                      "%.2f allocations per request" % (what, op.upper(),
+                                                        cred, allocs / N))
                 if cred != 0 or allocs >= N:
                     print("FAIL credential syscalls or an allocation per "
                           "relayed request")

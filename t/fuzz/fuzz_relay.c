@@ -35,9 +35,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (m != n || memcmp(out, data, (size_t)n) != 0)
 			abort();
 	}
-	if (relay_ctl_decode(&k, data, size) == 0 &&
-	    (k.n > RELAY_CTL_IDS || size != 4 + (size_t)k.n * 10))
-		abort();
+	if (relay_ctl_decode(&k, data, size) == 0) {
+		unsigned i;
+
+		if (k.n > RELAY_CTL_IDS || k.na > RELAY_CTL_IDS ||
+		    (size != 4 + (size_t)k.n * 10 &&
+		    size != 4 + (size_t)k.n * 10 + 2 + (size_t)k.na * 19))
+			abort();
+		/* a sealed frame's async states, as the owner takes them */
+		for (i = 0; i < k.na; i++)
+			relay_inflight_sealed(&inf, &k.async[i]);
+		if (inf.n > RELAY_INFLIGHT)
+			abort();
+	}
 	/*
 	 * The owner's requests in flight (worker/relay_inflight.c): the
 	 * input as a client's frame, then as the relayed worker's answers;

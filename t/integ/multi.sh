@@ -123,9 +123,9 @@ check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killb
 check "the server is still up" integ_ping
 
 # bob's requests in flight when his worker dies: answered by the owner
-# (worker/relay_inflight.c).  Signed sessions only: impacket seals every
-# 3.0 session when the server can, and a sealed request's ids are not
-# the owner's to read.
+# (worker/relay_inflight.c).  Signed (2.x): every request it forwarded;
+# sealed (3.0, impacket seals it): a request waiting in his worker, whose
+# interim answer's control record told the owner its ids in clear.
 cat >"$T/stopbob" <<SH
 #!/bin/bash
 . "$ROOT/t/integ/lib.sh"
@@ -144,6 +144,8 @@ for d in 202 21; do
 	check "dialect $d: bob's requests in flight when his worker dies get USER_SESSION_DELETED, alice goes on" \
 	    client "$d" inflight "$d" "$T/stopbob"
 done
+check "dialect 30 (sealed): bob's CHANGE_NOTIFY waiting in his worker when it dies gets USER_SESSION_DELETED, alice goes on" \
+    client 30 inflightsealed 30 "$T/stopbob"
 check "the server is still up" integ_ping
 
 # bob's worker stopped by bob (his uid owns it) while his session fills

@@ -29,6 +29,10 @@
 #          in flight when his worker is stopped, then killed (CMD stop|kill
 #          SID): each gets USER_SESSION_DELETED from the owner; alice
 #          goes on.
+#     MODE inflightsealed TAG CMD...: (DIALECT 30, sealed) bob's
+#          CHANGE_NOTIFY waiting in his worker when it is killed (CMD kill
+#          SID) gets USER_SESSION_DELETED from the owner, async, in the
+#          clear; alice goes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
 #          session sends 64 KiB WRITEs until the relay's socket is full
 #          and his backlog fills: alice's WRITE and READ on the same
@@ -210,6 +214,8 @@ def recv_any(m):
     """The next frame of the connection, decrypted with its session's key;
     (SMB2Packet, plain bytes)."""
     raw = m.c._NetBIOSSession.recv_packet(30).get_trailer()
+    if hasattr(m, "sealed"):
+        m.sealed.append(raw[:4] == b"\xfdSMB")
     if raw[:4] == b"\xfdSMB":
         th = smb3structs.SMB2_TRANSFORM_HEADER(raw)
         key = [v["DecryptionKey"] for v in m.sess.values()
@@ -653,6 +659,44 @@ def inflight(tag, cmd):
           b"alice")
 
 
+def inflight_sealed(tag, cmd):
+    """bob's session sealed (3.0: impacket seals it, the owner cannot read
+    his requests): his CHANGE_NOTIFY waits in his worker (its interim
+    answer sealed), CMD kill SID kills that worker: the owner answers the
+    notify USER_SESSION_DELETED, async with its AsyncId, neither signed
+    nor sealed (it holds no key of bob's); alice goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    tb = m.use("bob")
+    d = m.c.create(tb, "", FILE_READ_DATA, 7, 1, FILE_OPEN, 0)
+    d = d.getData() if hasattr(d, "getData") else bytes(d)
+    ntf = send(m, "bob", smb3structs.SMB2_CHANGE_NOTIFY, tb,
+               struct.pack("<HHL16sLL", 32, 0, 4096, d, 0x1, 0))
+    m.sealed = []
+    got = collect(m, lambda g: interim_of(g, ntf)[0] is not None)
+    p, raw = interim_of(got, ntf)
+    check("bob's sealed CHANGE_NOTIFY waits (interim, sealed)",
+          p is not None and m.sealed[-1:] == [True])
+    async_id = struct.unpack_from("<Q", raw, 32)[0] if p is not None else None
+    sid = "%x" % m.sess["bob"]["SessionID"]
+    subprocess.run(cmd + ["kill", sid], check=False)
+    m.sealed = []
+    got = collect(m, lambda g: final_of(g, ntf)[0] is not None, limit=4)
+    p, raw = final_of(got, ntf)
+    check("bob's waiting sealed CHANGE_NOTIFY: USER_SESSION_DELETED, async, "
+          "its AsyncId, in the clear and unsigned",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED and
+          p["Flags"] & smb3structs.SMB2_FLAGS_ASYNC_COMMAND and
+          not p["Flags"] & smb3structs.SMB2_FLAGS_SIGNED and
+          struct.unpack_from("<Q", raw, 32)[0] == async_id and
+          m.sealed[-1:] == [False],
+          "%r" % (p["Status"] if p is not None else None))
+    m.write("alice", "ifs_%s_alice.txt" % tag, b"alice")
+    check("alice goes on", m.read("alice", "ifs_%s_alice.txt" % tag) ==
+          b"alice")
+
+
 def raw_write(m, user, tid, fid, off, data):
     body = struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data), off, fid,
                        0, 0, 0, 0, 0) + data
@@ -949,6 +993,8 @@ elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
 elif MODE == "inflight":
     inflight(sys.argv[4], sys.argv[5:])
+elif MODE == "inflightsealed":
+    inflight_sealed(sys.argv[4], sys.argv[5:])
 elif MODE == "mixed":
     mixed(sys.argv[4])
 elif MODE == "stall":

@@ -113,6 +113,27 @@ START_TEST(test_ctl)
 	memset(buf + 4, 0, (RELAY_CTL_IDS + 1) * 10);
 	ck_assert_int_eq(relay_ctl_decode(&k, buf,
 	    4 + (RELAY_CTL_IDS + 1) * 10), -EBADMSG);
+	/* a sealed frame's async states: every truncation refused */
+	wcur_init(&w, buf, sizeof(buf));
+	wcur_le16(&w, 0);
+	wcur_le16(&w, 1);
+	wcur_le64(&w, 7);
+	wcur_le16(&w, 1);
+	wcur_le16(&w, 1);
+	wcur_le64(&w, 7);
+	wcur_le64(&w, 0x99);
+	wcur_le16(&w, SMB2_LOCK);
+	wcur_u8(&w, 0);
+	n = wcur_off(&w);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf, n), 0);
+	ck_assert_uint_eq(k.na, 1);
+	ck_assert_uint_eq(k.async[0].async_id, 0x99);
+	ck_assert_uint_eq(k.async[0].command, SMB2_LOCK);
+	for (i = 4 + 10 + 1; i < n; i++)
+		ck_assert_int_eq(relay_ctl_decode(&k, buf, i), -EBADMSG);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf, n + 1), -EBADMSG);
+	le16_put(buf + 14, RELAY_CTL_IDS + 1);
+	ck_assert_int_eq(relay_ctl_decode(&k, buf, n), -EBADMSG);
 }
 END_TEST
 
@@ -266,7 +287,7 @@ START_TEST(test_trailer)
 	outs[0].off = 4;
 	outs[1].off = 100;
 	outs[2].off = 200;
-	n = relay_trailer(c, outs, 3, t, sizeof(t));
+	n = relay_trailer(c, outs, 3, 0, t, sizeof(t));
 	ck_assert_uint_gt(n, 4);
 	ck_assert_uint_eq(t[0], RELAY_CTL_TYPE);
 	ck_assert_uint_eq((size_t)t[3], n - 4);
@@ -276,8 +297,24 @@ START_TEST(test_trailer)
 	ck_assert_uint_eq(k.mid[0], 10);
 	ck_assert_uint_eq(k.charge[0], 2);
 	ck_assert_uint_eq(k.mid[1], 11);
+	ck_assert_uint_eq(k.na, 0);
+	/* sealed: the async answers' states follow, in clear */
+	le64_put(c->priv->sbuf + 100 + 32, 0x77);
+	le64_put(c->priv->sbuf + 200 + 32, 0x78);
+	le16_put(c->priv->sbuf + 100 + 12, SMB2_CHANGE_NOTIFY);
+	n = relay_trailer(c, outs, 3, 1, t, sizeof(t));
+	ck_assert_uint_eq((size_t)t[2] << 8 | t[3], n - 4);
+	ck_assert_int_eq(relay_ctl_decode(&k, t + 4, n - 4), 0);
+	ck_assert_uint_eq(k.n, 2);
+	ck_assert_uint_eq(k.na, 2);
+	ck_assert_uint_eq(k.async[0].mid, 11);
+	ck_assert_uint_eq(k.async[0].async_id, 0x77);
+	ck_assert_uint_eq(k.async[0].command, SMB2_CHANGE_NOTIFY);
+	ck_assert_uint_eq(k.async[0].final, 0);
+	ck_assert_uint_eq(k.async[1].mid, 12);
+	ck_assert_uint_eq(k.async[1].final, 1);
 	/* no room: nothing */
-	ck_assert_uint_eq(relay_trailer(c, outs, 3, t, 8), 0);
+	ck_assert_uint_eq(relay_trailer(c, outs, 3, 0, t, 8), 0);
 	conn_free(c);
 	close(peer);
 }
