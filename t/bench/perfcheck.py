@@ -77,12 +77,12 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            # (0.1: the worker's 1 s tick falls into these windows, as
            # into CREATE_POSIX_DOC's: SLACK; a read of the parent is +3)
            "CREATE_POSIX_MARKED": ("CREATE_POSIX_SUB", 0.1)}
-MAX_SYSCALLS = {"WRITE": 3, "READ": 3, "WRITE_96K": 7, "READ_PLAIN": 3,
-                "CREATE_POSIX_DOC": 6, "QUERY_INFO_POSIX": 4, "CLOSE_POSIX_DOC": 7}
+MAX_SYSCALLS = {"WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
+                "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6}
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
-# O_PATH), the create (openat2), one statx, the DOS xattr written, the
-# receive and the send: the POSIX response context comes from that statx,
-# not from a second one.  Its POSIX stat is statx + the DOS xattr; the
+# O_PATH), the create (openat2), one statx, the DOS xattr written and the
+# wait that receives and sends (one io_uring_enter): the POSIX response
+# context comes from that statx, not from a second one.  Its POSIX stat is statx + the DOS xattr; the
 # delete-on-close CLOSE is the name check, unlinkat and the two closes.
 LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "WRITE": "4 KiB encrypted WRITE (AES-128-CCM, 3.0)",
@@ -109,7 +109,7 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "CREATE_OPEN_STORED": "CREATE (open) + CLOSE of an existing file with a stored "
                                "descriptor"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
-# 3 syscalls of the unsigned ones (signing and encryption are CPU work on
+# 2 syscalls of the unsigned ones (signing and encryption are CPU work on
 # the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from
 # perfops.py (impacket); GMAC (3.1.1) and AES-GCM (3.1.1, on the [sealed]
 # share) from smbload (libsmbclient: impacket has neither), one READ or
@@ -119,15 +119,15 @@ for _c, _what in (("HMAC", "signed (HMAC-SHA256, 2.1)"), ("CMAC", "signed (AES-C
                   ("GCM128", "encrypted (AES-128-GCM, 3.1.1)"),
                   ("GCM256", "encrypted (AES-256-GCM, 3.1.1)")):
     for _op in ("WRITE", "READ"):
-        MAX_SYSCALLS["%s_%s" % (_op, _c)] = 3
+        MAX_SYSCALLS["%s_%s" % (_op, _c)] = 2
         LABEL["%s_%s" % (_op, _c)] = "4 KiB %s %s" % (_what, _op)
 # The smbload windows: (window, mode of bench.SEC_MODES, smbload workload).
 SMBLOAD_WINDOWS = [("%s_%s" % (op, m.upper()), m, op.lower())
                    for m in ("gmac", "gcm128", "gcm256") for op in ("WRITE", "READ")]
 # A large unsigned WRITE's payload goes socket -> pipe -> file by splice
 # (worker/conn_rx.c): io_uring_enter (the wait and the read of the head,
-# 16 KiB), FIONREAD, pwrite of the head, splice in, splice out, send = 6;
-# 7 on epoll (epoll_wait, read).  At least 2 splice
+# 16 KiB; the answer goes out with the next one), FIONREAD, pwrite of the
+# head, splice in, splice out = 5; 7 on epoll (epoll_wait, read, send).  At least 2 splice
 # calls per WRITE show the payload was not copied through the buffer.
 # WRITE_4M_SPLIT: the first 4 MiB WRITE of fresh connections, sent in two
 # pieces; the payload outgrows the receive window, so it is buffered in
@@ -137,21 +137,25 @@ SMBLOAD_WINDOWS = [("%s_%s" % (op, m.upper()), m, op.lower())
 MIN_SPLICE = {"WRITE_96K": 2, "WRITE_4M_SPLIT": 2}
 # A 96 KiB payload now and then reaches the socket in two pieces (loopback
 # segmentation), which costs that WRITE one more FIONREAD and epoll_wait:
-# seen at 7.08 per request in a CI run.  The average may exceed the count
+# seen at 7.08 per request in a CI run (when it was 7).  The average may exceed the count
 # by this much; a path that lost the splice would cost far more.
 SLACK = {"WRITE_96K": 0.25,
-         # the tick again (3.01 seen in perfcheck runs at a load near 5)
-         "READ_PLAIN": 0.02,
+         # the tick again (3.01 seen in perfcheck runs at a load near 5),
+         # and a client slower than the 10 ms bound of a wait that sends
+         # an answer by the ring (worker/uring.c): one more io_uring_enter
+         "READ_PLAIN": 0.1,
          # the worker's 1 s tick (timerfd) falls into some windows
          "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1}
 # The signed and encrypted windows meet the same tick (a timerfd_settime and
 # a read in some 500 requests: 3.01 per READ in a CI run).
-SLACK.update({"%s_%s" % (_op, _c): 0.02 for _op in ("WRITE", "READ")
+SLACK.update({"%s_%s" % (_op, _c): 0.1 for _op in ("WRITE", "READ")
               for _c in ("HMAC", "CMAC", "GMAC", "GCM128", "GCM256")})
 # Issue 6 asks for 3 per READ (and at most 4 per WRITE).  The worker waits
 # for and receives the next request in one io_uring_enter
-# (worker/uring.h), then pread or pwrite and send: 3, signed, encrypted or
-# not; WRITE is held to the 3 it takes, so a regression shows.  On a kernel or sandbox without io_uring
+# (worker/uring.h), then pread or pwrite; the answer is a ring send
+# submitted by the next io_uring_enter, the one that waits for the next
+# request (worker/loop.c wk_tx_ring): 2, signed, encrypted or not; WRITE is
+# held to the 2 it takes, so a regression shows.  On a kernel or sandbox without io_uring
 # the worker falls back to epoll (epoll_wait, read, pread, send = 4): the
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
 # t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
@@ -460,13 +464,14 @@ def relay_report_op(res, what):
 # of usmbd under strace.  Held: usmbd's allocations (every window) and its
 # credential syscalls and syscalls per loop (the straced round).  A loop
 # is three requests: posix_doc is CREATE_POSIX_DOC + QUERY_INFO_POSIX +
-# CLOSE_POSIX_DOC (6 + 4 + 7 above); posix_openqi opens an existing file
-# (a lookup, no create, no DOS xattr written: 5), QUERY_INFO_POSIX (4) and
-# a CLOSE with nothing to delete (6).  On epoll: one more per request.
+# CLOSE_POSIX_DOC (5 + 3 + 6 above); posix_openqi opens an existing file
+# (a lookup, no create, no DOS xattr written: 4), QUERY_INFO_POSIX (3) and
+# a CLOSE with nothing to delete (5).  On epoll: two more per request
+# (epoll_wait and read instead of io_uring_enter, and the send).
 # Wall times, CPU and the ratios against Samba are printed, never held.
 SEED_N = int(os.environ.get("PERFCHECK_SEED_N", "100"))
 SEED_ROUNDS = 3
-SEED_MAX_SYSCALLS = {"posix_doc": 17, "posix_openqi": 15}
+SEED_MAX_SYSCALLS = {"posix_doc": 14, "posix_openqi": 12}
 SEED_EPOLL_SYSCALLS = {"posix_doc": 20, "posix_openqi": 18}
 # the worker's 1 s tick (timerfd read and re-arm) may fall into a window
 SEED_SLACK = 0.1
