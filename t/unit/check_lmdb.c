@@ -1,5 +1,5 @@
 /*
- * The LMDB usmbd links (Debian's 0.9.24 with deps/lmdb/*.patch):
+ * The LMDB usmbd links (Debian's 0.9.24 with the patches in deps/lmdb):
  * a write transaction in steady state allocates nothing (the reclaimed-page
  * list is kept from one write transaction to the next instead of freed and
  * allocated again), and the patch changes no result: random puts, deletes
