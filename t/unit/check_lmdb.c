@@ -231,10 +231,10 @@ START_TEST(test_model_with_readers)
 END_TEST
 
 /*
- * A writer that dies holding the writer lock (deps/lmdb/wmutex-spin.patch
- * takes it by trylock first): the next writer gets it, whether it comes
- * after the death (the trylock sees the dead owner) or already waits (the
- * blocking lock sees it), and the dead one's uncommitted put is gone.
+ * A writer that dies holding the writer lock (a robust mutex: LMDB's
+ * mdb_mutex_failed recovers it): the next writer gets it, whether it
+ * comes after the death or already waits, and the dead one's uncommitted
+ * put is gone.  Any change to how the lock is taken must keep this.
  * Each process opens its own env, as LMDB wants after fork.
  */
 static void
