@@ -101,15 +101,16 @@ crypt_ctx_ready(struct smb2_crypt_ctx *cx, uint16_t cipher, const uint8_t *key)
  * and a random 64-bit counter start; each message takes
  * counter || prefix (the counter little-endian in nonce bytes 0..7) and
  * counts on.  Within one draw the counter never repeats: it is drawn again
- * (prefix and start) before it could wrap.  Today one key seals in one
- * process only (HACKING.md "Sealing and its nonces": a session's channels
- * meet in its worker and seal with its context, a relayed session seals
- * in its own worker, a session dies with its worker), so no nonce repeats.
- * Were a key ever used by two processes (or two draws of one), a repeat
- * would need the same 24 or 32 random prefix bits and overlapping counter
- * ranges: about n * m / 2^64 for runs of n and m messages, beyond the
- * 2^-32 of the prefixes alone.  One draw per key, not per message:
- * gnutls_rnd cost 0.23 us a message.
+ * (prefix and start) before it could wrap.  A session's key seals in one
+ * context of one process (HACKING.md "Sealing and its nonces": a
+ * session's channels meet in its worker and seal with its context, a
+ * relayed session seals in its own worker, a session dies with its
+ * worker).  One key in several contexts does happen: anonymous sessions
+ * on SMB 3.0.x all derive theirs from a zero session key.  Two draws
+ * repeat a nonce only with the same 24 or 32 random prefix bits and
+ * overlapping counter ranges: about n * m / 2^64 for runs of n and m
+ * messages, beyond the 2^-32 of the prefixes alone.  One draw per key,
+ * not per message: gnutls_rnd cost 0.23 us a message.
  */
 static int
 crypt_nonce_draw(struct smb2_crypt_ctx *cx, size_t nlen)

@@ -33,8 +33,9 @@ size_t	smb2_cipher_nonce_len(uint16_t cipher);
  * Encrypts the concatenation of plain[0..iovcnt) (the whole SMB2 message,
  * compound included) into out_cipher (room for the total plain length) and
  * fills the 52-byte transform header, tag included.  The nonce is drawn
- * at random (no context to count in).  Returns the ciphertext length, or -EINVAL (bad cipher, empty or
- * over 4 GiB message) / -EIO (crypto library failure).
+ * at random (no context to count in).  Returns the ciphertext length, or
+ * -EINVAL (bad cipher, empty or over 4 GiB message) / -EIO (crypto
+ * library failure).
  */
 int	smb2_encrypt(uint16_t cipher, const uint8_t *key, uint64_t session_id,
 	    const struct iovec *plain, int iovcnt, uint8_t transform_hdr[52],
