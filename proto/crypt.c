@@ -1,6 +1,5 @@
 /* SMB2 TRANSFORM_HEADER encryption and decryption (MS-SMB2 3.1.4.3). */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +17,6 @@
 #define TH_AAD_OFF	20
 #define TH_AAD_LEN	32
 #define TAG_LEN		16
-
-static atomic_uint_fast64_t crypt_counter;
-static atomic_int crypt_counter_ready;
 
 size_t
 smb2_cipher_key_len(uint16_t cipher)
@@ -100,30 +96,53 @@ crypt_ctx_ready(struct smb2_crypt_ctx *cx, uint16_t cipher, const uint8_t *key)
 }
 
 /*
- * Nonce uniqueness: within a process the counter never repeats; between the
- * processes that may hold the same key (a gate and a worker) the counters
- * start at independent random points of a 2^64 space, and the remaining
- * nonce bytes are random as well.
+ * The nonce of a sealed message (MS-SMB2 3.1.4.3: unique per key).  A
+ * context draws, when it is keyed, a random prefix (GCM: 4 bytes, CCM: 3)
+ * and a random 64-bit counter start; each message takes
+ * counter || prefix (the counter little-endian in nonce bytes 0..7) and
+ * counts on.  Within one draw the counter never repeats: it is drawn again
+ * (prefix and start) before it could wrap.  A session's key seals in one
+ * context of one process (HACKING.md "Sealing and its nonces": a
+ * session's channels meet in its worker and seal with its context, a
+ * relayed session seals in its own worker, a session dies with its
+ * worker).  One key in several contexts does happen: anonymous sessions
+ * on SMB 3.0.x all derive theirs from a zero session key.  Two draws
+ * repeat a nonce only with the same 24 or 32 random prefix bits and
+ * overlapping counter ranges: about n * m / 2^64 for runs of n and m
+ * messages, beyond the 2^-32 of the prefixes alone.  One draw per key,
+ * not per message: gnutls_rnd cost 0.23 us a message.
  */
-static void
-crypt_next_nonce(uint16_t cipher, uint8_t nonce[16])
+static int
+crypt_nonce_draw(struct smb2_crypt_ctx *cx, size_t nlen)
 {
-	uint64_t start, n;
-	uint_fast64_t zero = 0;
-	size_t nlen = smb2_cipher_nonce_len(cipher);
+	uint8_t r[12];
 
-	if (!atomic_load(&crypt_counter_ready)) {
-		if (gnutls_rnd(GNUTLS_RND_NONCE, &start, sizeof(start)) < 0)
-			start = 0;
-		/* First caller wins; a racing thread's start is dropped. */
-		atomic_compare_exchange_strong(&crypt_counter, &zero, start);
-		atomic_store(&crypt_counter_ready, 1);
-	}
-	n = atomic_fetch_add(&crypt_counter, 1);
+	if (nlen < 8 || nlen - 8 > sizeof(cx->nonce_prefix) ||
+	    gnutls_rnd(GNUTLS_RND_NONCE, r, nlen) < 0)
+		return -EIO;
+	cx->nonce_ctr = le64_get(r);
+	memcpy(cx->nonce_prefix, r + 8, nlen - 8);
+	cx->nonce_len = (uint8_t)nlen;
+	explicit_bzero(r, sizeof(r));
+	return 0;
+}
+
+static int
+crypt_next_nonce(struct smb2_crypt_ctx *cx, uint16_t cipher,
+    uint8_t nonce[16])
+{
+	size_t nlen = smb2_cipher_nonce_len(cipher);
+	int rc;
+
+	if (cx->nonce_len != nlen && (rc = crypt_nonce_draw(cx, nlen)) != 0)
+		return rc;
 	memset(nonce, 0, 16);
-	le64_put(nonce, n);
-	if (gnutls_rnd(GNUTLS_RND_NONCE, nonce + 8, nlen - 8) < 0)
-		memset(nonce + 8, 0, nlen - 8);
+	le64_put(nonce, cx->nonce_ctr);
+	memcpy(nonce + 8, cx->nonce_prefix, nlen - 8);
+	/* the last value of this draw: the next message draws again */
+	if (++cx->nonce_ctr == 0)
+		cx->nonce_len = 0;
+	return 0;
 }
 
 int
@@ -190,10 +209,14 @@ smb2_encrypt_ctx(struct smb2_crypt_ctx *cx, uint16_t cipher,
     int iovcnt, uint8_t th[52], uint8_t *out_cipher)
 {
 	uint8_t nonce[16];
+	int rc;
 
 	if (smb2_cipher_nonce_len(cipher) == 0)
 		return -EINVAL;
-	crypt_next_nonce(cipher, nonce);
+	/* keyed first: a new key or cipher clears the draw */
+	if ((rc = crypt_ctx_ready(cx, cipher, key)) != 0 ||
+	    (rc = crypt_next_nonce(cx, cipher, nonce)) != 0)
+		return rc;
 	return smb2_encrypt_ctx_nonce(cx, cipher, key, session_id, nonce, plain,
 	    iovcnt, th, out_cipher);
 }
@@ -238,11 +261,17 @@ smb2_encrypt(uint16_t cipher, const uint8_t *key, uint64_t session_id,
     const struct iovec *plain, int iovcnt, uint8_t th[52],
     uint8_t *out_cipher)
 {
+	struct smb2_crypt_ctx cx = { 0 };
 	uint8_t nonce[16];
+	int rc;
 
+	/* no context to count in: a fresh random nonce, 88 or 96 bits */
 	if (smb2_cipher_nonce_len(cipher) == 0)
 		return -EINVAL;
-	crypt_next_nonce(cipher, nonce);
+	rc = crypt_next_nonce(&cx, cipher, nonce);
+	explicit_bzero(&cx, sizeof(cx));
+	if (rc != 0)
+		return rc;
 	return smb2_encrypt_nonce(cipher, key, session_id, nonce, plain, iovcnt,
 	    th, out_cipher);
 }

@@ -32,10 +32,10 @@ size_t	smb2_cipher_nonce_len(uint16_t cipher);
 /*
  * Encrypts the concatenation of plain[0..iovcnt) (the whole SMB2 message,
  * compound included) into out_cipher (room for the total plain length) and
- * fills the 52-byte transform header, tag included.  The nonce is unique
- * per process: a 64-bit counter that starts at a random value, plus random
- * bytes.  Returns the ciphertext length, or -EINVAL (bad cipher, empty or
- * over 4 GiB message) / -EIO (crypto library failure).
+ * fills the 52-byte transform header, tag included.  The nonce is drawn
+ * at random (no context to count in).  Returns the ciphertext length, or
+ * -EINVAL (bad cipher, empty or over 4 GiB message) / -EIO (crypto
+ * library failure).
  */
 int	smb2_encrypt(uint16_t cipher, const uint8_t *key, uint64_t session_id,
 	    const struct iovec *plain, int iovcnt, uint8_t transform_hdr[52],
@@ -75,10 +75,18 @@ struct smb2_crypt_ctx {
 	void		*h;		/* gnutls_aead_cipher_hd_t; NULL until first use */
 	uint16_t	 cipher;
 	uint8_t		 key[32];
+	/* the sealing nonces (proto/crypt.c crypt_next_nonce): the next
+	 * counter value and the prefix, drawn at random once per key;
+	 * nonce_len 0 = not drawn */
+	uint64_t	 nonce_ctr;
+	uint8_t		 nonce_prefix[4];
+	uint8_t		 nonce_len;
 };
 
 /*
- * As smb2_encrypt; out_cipher has room for the plain length + SLACK.  One
+ * As smb2_encrypt; out_cipher has room for the plain length + SLACK.  The
+ * nonce is the context's counter and random prefix (proto/crypt.c says
+ * why it is unique), drawn again with a new key.  One
  * vector is encrypted straight from where it is into out_cipher (one pass,
  * no copy: a response in the send buffer goes to the frame buffer behind
  * its transform header); out_cipher may be plain[0].iov_base itself but

@@ -13,7 +13,9 @@
  *	SIGNCOST algo=cmac len=4176 us=3.43 mbps=1217
  *
  * algo = hmac, cmac, gmac (proto/sign.c), cmac_macapi (gnutls_hmac with
- * GNUTLS_MAC_AES_CMAC_128), sha256 (gnutls_hash_fast).  The clock is read
+ * GNUTLS_MAC_AES_CMAC_128), sha256 (gnutls_hash_fast); and the sealing of
+ * the same message as a session does it (proto/crypt.c smb2_encrypt_ctx,
+ * in place, the nonce included): gcm128, gcm256, ccm128.  The clock is read
  * once per batch (CLOCK_THREAD_CPUTIME_ID), so it adds nothing per message.
  */
 #include <sched.h>
@@ -26,14 +28,16 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/crypto.h>
 
+#include "proto/crypt.h"
 #include "proto/sign.h"
 
 #undef getopt	/* glibc's, not libbsd's overlay */
 
-enum { SC_HMAC, SC_CMAC, SC_GMAC, SC_CMAC_MACAPI, SC_SHA256, SC_N };
+enum { SC_HMAC, SC_CMAC, SC_GMAC, SC_CMAC_MACAPI, SC_SHA256, SC_GCM128,
+    SC_GCM256, SC_CCM128, SC_N };
 
 static const char *const sc_names[SC_N] = { "hmac", "cmac", "gmac",
-    "cmac_macapi", "sha256" };
+    "cmac_macapi", "sha256", "gcm128", "gcm256", "ccm128" };
 
 static double
 sc_cpu(void)
@@ -49,7 +53,12 @@ sc_run(int which, uint8_t *buf, size_t len, long n)
 {
 	static const int algo[] = { SIGN_HMAC_SHA256, SIGN_AES_CMAC,
 	    SIGN_AES_GMAC };
+	static const uint16_t cipher[] = { [SC_GCM128] = SMB2_ENCRYPTION_AES128_GCM,
+	    [SC_GCM256] = SMB2_ENCRYPTION_AES256_GCM,
+	    [SC_CCM128] = SMB2_ENCRYPTION_AES128_CCM };
 	struct smb2_sign_ctx cx = { 0 };
+	struct smb2_crypt_ctx ex = { 0 };
+	uint8_t th[SMB2_TRANSFORM_HDR_LEN], ekey[32];
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	gnutls_hmac_hd_t h = NULL;
 	uint8_t key[16], out[32];
@@ -58,6 +67,7 @@ sc_run(int which, uint8_t *buf, size_t len, long n)
 	int bad = 0;
 
 	memset(key, 0xa5, sizeof(key));
+	memset(ekey, 0x5a, sizeof(ekey));
 	if (which == SC_CMAC_MACAPI &&
 	    gnutls_hmac_init(&h, GNUTLS_MAC_AES_CMAC_128, key, 16) < 0)
 		return -1;
@@ -75,6 +85,13 @@ sc_run(int which, uint8_t *buf, size_t len, long n)
 			bad |= gnutls_hash_fast(GNUTLS_DIG_SHA256, buf, len,
 			    out) < 0;
 			break;
+		case SC_GCM128:
+		case SC_GCM256:
+		case SC_CCM128:
+			/* in place: buf has SMB2_CRYPT_SLACK bytes beyond len */
+			bad |= smb2_encrypt_ctx(&ex, cipher[which], ekey, 7,
+			    &iov, 1, th, buf) != (int)len;
+			break;
 		default:
 			bad |= smb2_sign_ctx_iov(&cx, algo[which], key, &iov, 1,
 			    out) < 0;
@@ -84,6 +101,7 @@ sc_run(int which, uint8_t *buf, size_t len, long n)
 	if (h != NULL)
 		gnutls_hmac_deinit(h, out);
 	smb2_sign_ctx_free(&cx);
+	smb2_crypt_ctx_free(&ex);
 	if (bad)
 		return -1;
 	printf("SIGNCOST algo=%s len=%zu us=%.3f mbps=%.0f\n", sc_names[which],
@@ -116,7 +134,7 @@ main(int argc, char **argv)
 		CPU_SET(cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
-	buf = malloc(lens[2]);
+	buf = malloc(lens[2] + SMB2_CRYPT_SLACK);
 	if (buf == NULL)
 		return 1;
 	for (j = 0; j < lens[2]; j++)

@@ -516,6 +516,77 @@ START_TEST(test_crypt_ctx_reuse)
 }
 END_TEST
 
+/*
+ * The nonces of one context's messages (proto/crypt.c crypt_next_nonce):
+ * a 64-bit counter (nonce bytes 0..7, little-endian) that counts up by
+ * one a message behind a prefix that stays (bytes 8..nlen-1), the rest of
+ * the 16 bytes zero; drawn again after the counter's last value and with
+ * a new key; every message decrypts.
+ */
+static void
+check_nonce_scheme(uint16_t cipher, const uint8_t *key)
+{
+	static const uint8_t key2[32] = { 0x33, 0x44, 0x55 };
+	struct smb2_crypt_ctx cx = { 0 }, dx = { 0 };
+	size_t len = sizeof(msg_a), nlen = smb2_cipher_nonce_len(cipher);
+	size_t off, plen;
+	uint8_t th[52], prev[52], buf[52 + sizeof(msg_a)];
+	uint8_t out[sizeof(msg_a) + SMB2_CRYPT_SLACK];
+	uint8_t zero[16] = { 0 };
+	struct iovec iov = { .iov_base = (void *)msg_a, .iov_len = len };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(smb2_encrypt_ctx(&cx, cipher, key, 9, &iov, 1,
+		    th, out), (int)len);
+		ck_assert_mem_eq(th + 20 + nlen, zero, 16 - nlen);
+		if (i > 0) {
+			ck_assert_uint_eq(le64_get(th + 20),
+			    le64_get(prev + 20) + 1);
+			ck_assert_mem_eq(th + 28, prev + 28, nlen - 8);
+		}
+		memcpy(prev, th, sizeof(th));
+		memcpy(buf, th, 52);
+		memcpy(buf + 52, out, len);
+		ck_assert_int_eq(smb2_decrypt_ctx(&dx, cipher, key, buf,
+		    52 + len, &off, &plen), 0);
+		ck_assert_mem_eq(buf + off, msg_a, len);
+	}
+	/* The counter's last value is used once, then a new draw. */
+	cx.nonce_ctr = UINT64_MAX;
+	ck_assert_int_eq(smb2_encrypt_ctx(&cx, cipher, key, 9, &iov, 1, th,
+	    out), (int)len);
+	ck_assert_uint_eq(le64_get(th + 20), UINT64_MAX);
+	ck_assert_mem_eq(th + 28, prev + 28, nlen - 8);
+	memcpy(prev, th, sizeof(th));
+	ck_assert_int_eq(smb2_encrypt_ctx(&cx, cipher, key, 9, &iov, 1, th,
+	    out), (int)len);
+	/* not the wrapped counter behind the old prefix (2^-88 to fail) */
+	ck_assert(le64_get(th + 20) != 0 ||
+	    memcmp(th + 28, prev + 28, nlen - 8) != 0);
+	/* Another key: another draw, not the old sequence going on. */
+	memcpy(prev, th, sizeof(th));
+	ck_assert_int_eq(smb2_encrypt_ctx(&cx, cipher, key2, 9, &iov, 1, th,
+	    out), (int)len);
+	ck_assert(le64_get(th + 20) != le64_get(prev + 20) + 1 ||
+	    memcmp(th + 28, prev + 28, nlen - 8) != 0);
+	memcpy(buf, th, 52);
+	memcpy(buf + 52, out, len);
+	ck_assert_int_eq(smb2_decrypt_ctx(&dx, cipher, key2, buf, 52 + len,
+	    &off, &plen), 0);
+	smb2_crypt_ctx_free(&cx);
+	smb2_crypt_ctx_free(&dx);
+}
+
+START_TEST(test_crypt_nonce_scheme)
+{
+	check_nonce_scheme(SMB2_ENCRYPTION_AES128_GCM, enc_k16);
+	check_nonce_scheme(SMB2_ENCRYPTION_AES256_GCM, enc_k32);
+	check_nonce_scheme(SMB2_ENCRYPTION_AES128_CCM, enc_k16);
+	check_nonce_scheme(SMB2_ENCRYPTION_AES256_CCM, enc_k32);
+}
+END_TEST
+
 static Suite *
 crypt_suite(void)
 {
@@ -530,6 +601,7 @@ crypt_suite(void)
 	tcase_add_test(tc, test_captured_30_ccm);
 	tcase_add_test(tc, test_captured_311_gcm);
 	tcase_add_test(tc, test_crypt_ctx_reuse);
+	tcase_add_test(tc, test_crypt_nonce_scheme);
 	suite_add_tcase(s, tc);
 	return s;
 }

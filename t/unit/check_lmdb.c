@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NKEYS	512
@@ -267,6 +269,127 @@ START_TEST(test_model_with_readers)
 }
 END_TEST
 
+/*
+ * A writer that dies holding the writer lock (a robust mutex: LMDB's
+ * mdb_mutex_failed recovers it): the next writer gets it, whether it
+ * comes after the death or already waits, and the dead one's uncommitted
+ * put is gone.  Any change to how the lock is taken must keep this.
+ * Each process opens its own env, as LMDB wants after fork.
+ */
+static void
+lm_child_env(const char *dir, MDB_env **env, MDB_dbi *dbi)
+{
+	MDB_txn *txn;
+
+	if (mdb_env_create(env) != 0 || mdb_env_set_mapsize(*env, 64UL << 20) ||
+	    mdb_env_set_maxdbs(*env, 2) != 0 ||
+	    mdb_env_open(*env, dir, MDB_WRITEMAP | MDB_NOSYNC | MDB_NOMETASYNC |
+	    MDB_NOTLS, 0600) != 0 ||
+	    mdb_txn_begin(*env, NULL, MDB_RDONLY, &txn) != 0 ||
+	    mdb_dbi_open(txn, "t", 0, dbi) != 0 ||
+	    mdb_txn_commit(txn) != 0)	/* an abort would drop the dbi */
+		_exit(10);
+}
+
+/* A child that takes the writer lock, puts key 1 and waits to be killed. */
+static pid_t
+lm_holder(const char *dir)
+{
+	int fd[2];
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_dbi dbi;
+		MDB_txn *txn;
+		uint32_t k = 1, v = 7;
+		MDB_val key = { sizeof(k), &k }, val = { sizeof(v), &v };
+
+		lm_child_env(dir, &env, &dbi);
+		if (mdb_txn_begin(env, NULL, 0, &txn) != 0 ||
+		    mdb_put(txn, dbi, &key, &val, 0) != 0)
+			_exit(11);
+		(void)write(fd[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	close(fd[1]);
+	ck_assert_int_eq(read(fd[0], &c, 1), 1);
+	close(fd[0]);
+	return pid;
+}
+
+/* A write txn of env that puts key k; 0 or the failing call's code. */
+static int
+lm_put_one(MDB_env *env, MDB_dbi dbi, uint32_t k)
+{
+	MDB_val key = { sizeof(k), &k }, val = { sizeof(k), &k };
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = mdb_txn_begin(env, NULL, 0, &txn)) != 0)
+		return rc;
+	if ((rc = mdb_put(txn, dbi, &key, &val, 0)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	return mdb_txn_commit(txn);
+}
+
+START_TEST(test_writer_dies_holding_lock)
+{
+	struct lm m;
+	MDB_txn *txn;
+	MDB_val key, val;
+	uint32_t k = 1;
+	pid_t holder, waiter;
+	int st;
+
+	lm_open(&m);
+	/* after the death */
+	holder = lm_holder(m.dir);
+	kill(holder, SIGKILL);
+	ck_assert_int_eq(waitpid(holder, &st, 0), holder);
+	ck_assert_int_eq(lm_put_one(m.env, m.dbi, 2), 0);
+	/* while waiting: a second child blocks on the lock, then the
+	 * holder dies */
+	holder = lm_holder(m.dir);
+	waiter = fork();
+	ck_assert_int_ge(waiter, 0);
+	if (waiter == 0) {
+		MDB_env *env;
+		MDB_dbi dbi;
+
+		alarm(20);
+		lm_child_env(m.dir, &env, &dbi);
+		_exit(lm_put_one(env, dbi, 3) == 0 ? 0 : 12);
+	}
+	usleep(200 * 1000);
+	ck_assert_int_eq(waitpid(waiter, &st, WNOHANG), 0);	/* it waits */
+	kill(holder, SIGKILL);
+	ck_assert_int_eq(waitpid(holder, &st, 0), holder);
+	ck_assert_int_eq(waitpid(waiter, &st, 0), waiter);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	/* the survivors' puts are there, the dead holders' is not */
+	ck_assert_int_eq(mdb_txn_begin(m.env, NULL, MDB_RDONLY, &txn), 0);
+	key.mv_size = sizeof(k);
+	key.mv_data = &k;
+	ck_assert_int_eq(mdb_get(txn, m.dbi, &key, &val), MDB_NOTFOUND);
+	k = 2;
+	ck_assert_int_eq(mdb_get(txn, m.dbi, &key, &val), 0);
+	k = 3;
+	ck_assert_int_eq(mdb_get(txn, m.dbi, &key, &val), 0);
+	mdb_txn_abort(txn);
+	ck_assert_int_eq(lm_put_one(m.env, m.dbi, 4), 0);
+	lm_close(&m);
+}
+END_TEST
+
 static Suite *
 lmdb_suite(void)
 {
@@ -277,6 +400,7 @@ lmdb_suite(void)
 	tcase_add_test(tc, test_steady_state_no_alloc);
 	tcase_add_test(tc, test_reopened_env_no_alloc);
 	tcase_add_test(tc, test_model_with_readers);
+	tcase_add_test(tc, test_writer_dies_holding_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }
