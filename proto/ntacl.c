@@ -344,6 +344,7 @@ ntacl_merge(const struct secdesc *old, const struct secdesc *new,
 void
 ntacl_canon_set(struct secdesc *sd)
 {
+	unsigned i;
 	uint16_t both = SE_DACL_AUTO_INHERIT_REQ | SE_DACL_AUTO_INHERITED;
 	uint16_t sboth = SE_SACL_AUTO_INHERIT_REQ | SE_SACL_AUTO_INHERITED;
 
@@ -354,4 +355,11 @@ ntacl_canon_set(struct secdesc *sd)
 	if ((sd->control & sboth) != sboth)
 		sd->control &= (uint16_t)~SE_SACL_AUTO_INHERITED;
 	sd->control &= (uint16_t)~SE_SACL_AUTO_INHERIT_REQ;
+	/* one spelling of a Unix user or group for tokens, fchown and storage */
+	if (sd->has_owner)
+		(void)secdesc_sid_nfs_to_unix(&sd->owner);
+	if (sd->has_group)
+		(void)secdesc_sid_nfs_to_unix(&sd->group);
+	for (i = 0; i < sd->nace; i++)
+		(void)secdesc_sid_nfs_to_unix(&sd->ace[i].sid);
 }

@@ -155,7 +155,9 @@ int	 ntacl_merge(const struct secdesc *old, const struct secdesc *new,
  * What a client sets, canonicalised as Windows does (smbtorture's
  * acls.INHERITFLAGS): SE_DACL_AUTO_INHERITED stays only when
  * SE_DACL_AUTO_INHERIT_REQ came with it; AUTO_INHERIT_REQ is never kept.
- * The SACL's pair follows the same rule.
+ * The SACL's pair follows the same rule.  Owner, group and DACL entries
+ * given as S-1-5-88-1-N / S-1-5-88-2-N (the Linux client's `idsfromsid`)
+ * are read as the S-1-22-1-N / S-1-22-2-N they name (secdesc_sid_nfs_to_unix).
  */
 void	 ntacl_canon_set(struct secdesc *sd);
 

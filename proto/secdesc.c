@@ -78,6 +78,21 @@ secdesc_sid_unix(const struct secdesc_sid *s, int kind, uint32_t *id)
 	return 1;
 }
 
+int
+secdesc_sid_nfs_to_unix(struct secdesc_sid *s)
+{
+	static const uint8_t auth5[6] = { 0, 0, 0, 0, 0, 5 };
+	uint32_t kind, id;
+
+	if (s->revision != 1 || s->nsub != 3 || memcmp(s->auth, auth5, 6) ||
+	    s->sub[0] != 88 || (s->sub[1] != 1 && s->sub[1] != 2))
+		return 0;
+	kind = s->sub[1];
+	id = s->sub[2];
+	secdesc_sid_make(s, 22, 2, kind, id);
+	return 1;
+}
+
 char *
 secdesc_sid_str(const struct secdesc_sid *s, char *buf, size_t len)
 {

@@ -112,6 +112,13 @@ void	secdesc_sid_system(struct secdesc_sid *);
 int	secdesc_sid_equal(const struct secdesc_sid *, const struct secdesc_sid *);
 /* 1 and *id set for S-1-22-1-N (kind 1) or S-1-22-2-N (kind 2), else 0. */
 int	secdesc_sid_unix(const struct secdesc_sid *, int kind, uint32_t *id);
+/*
+ * S-1-5-88-1-N (user) and S-1-5-88-2-N (group), the Unix SIDs the Linux
+ * client sends with `idsfromsid` (its sid_unix_NFS_users/groups), become
+ * S-1-22-1-N and S-1-22-2-N; returns 1 when s was one of them.  S-1-5-88-3
+ * (a mode) and anything else stay as they are (0).
+ */
+int	secdesc_sid_nfs_to_unix(struct secdesc_sid *);
 /* "S-1-22-1-1000" for logs; returns buf. */
 char	*secdesc_sid_str(const struct secdesc_sid *, char *buf, size_t len);
 

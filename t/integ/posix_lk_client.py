@@ -13,7 +13,7 @@ from impacket import smb3structs as s3
 from impacket.smbconnection import SessionError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from posix_lib import POSIX_TAG, connect, posix_ctx, \
+from posix_lib import POSIX_TAG, Blob, connect, posix_ctx, \
     resp_contexts  # noqa: E402
 
 PORT = int(sys.argv[1])
@@ -336,11 +336,25 @@ def unix_sid(kind, n):
     return struct.pack('<BB6sLL', 1, 2, (22).to_bytes(6, 'big'), kind, n)
 
 
+def nfs_sid(kind, n):
+    """S-1-5-88-1-uid (kind 1) or S-1-5-88-2-gid (kind 2), binary: the
+    Linux client's Unix SIDs with `idsfromsid`."""
+    return struct.pack('<BB6sLLL', 1, 3, (5).to_bytes(6, 'big'), 88, kind, n)
+
+
 def owner_sd(owner=None, group=None):
-    """A self-relative descriptor with only an owner or only a group."""
-    body = owner or group
+    """A self-relative descriptor with an owner, a group or both, no DACL."""
+    body = (owner or b'') + (group or b'')
     return struct.pack('<BBHLLLL', 1, 0, 0x8000, 20 if owner else 0,
-                       20 if group else 0, 0, 0) + body
+                       20 + len(owner or b'') if group else 0, 0, 0) + body
+
+
+def secd_ctx(sd, then):
+    """An SD_BUFFER create context ("SecD") chained before context then."""
+    head = 24 + len(sd)
+    pad = (8 - head % 8) % 8
+    return Blob(struct.pack('<LHHHHL', head + pad, 16, 4, 0, 24, len(sd)) +
+                b'SecD' + bytes(4) + sd + bytes(pad) + then.getData())
 
 
 def case_owner():
@@ -376,7 +390,57 @@ def case_owner():
     check("chown of alice's file to bob: refused (%s), still hers" % s,
           s in ("STATUS_INVALID_OWNER", "STATUS_ACCESS_DENIED") and
           st.st_uid == pa.pw_uid, "%s uid %d" % (s, st.st_uid))
+    # the same as the Linux client's idsfromsid spells them: S-1-5-88-x-N
+    os.chown(path, pa.pw_uid, 0)
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=nfs_sid(2, pa.pw_gid)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("chgrp to S-1-5-88-2-GID (her own group): done",
+          s == "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        group=nfs_sid(2, 0)), infoType=3, fileInfoClass=0,
+        additionalInformation=2))
+    st = os.stat(path)
+    check("... to S-1-5-88-2-0 (root's group): refused",
+          s != "OK" and st.st_gid == pa.pw_gid, "%s gid %d" % (s, st.st_gid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        owner=nfs_sid(1, pb.pw_uid)), infoType=3, fileInfoClass=0,
+        additionalInformation=1))
+    st = os.stat(path)
+    check("chown to S-1-5-88-1-UID of bob: refused (%s), still hers" % s,
+          s == "STATUS_INVALID_OWNER" and st.st_uid == pa.pw_uid,
+          "%s uid %d" % (s, st.st_uid))
+    s = status(lambda: srv.setInfo(t, fid, owner_sd(
+        owner=nfs_sid(1, pa.pw_uid)), infoType=3, fileInfoClass=0,
+        additionalInformation=1))
+    check("chown to S-1-5-88-1-UID of alice herself: done", s == "OK", s)
     close(srv, t, fid)
+    # a POSIX create with a SecD context of the Linux client's SIDs
+    # (`idsfromsid` sends the caller's uid and gid with every create)
+    uid, gid = nfs_sid(1, pa.pw_uid), nfs_sid(2, pa.pw_gid)
+    fid = srv.create(t, "ogc", RW | s3.READ_CONTROL, ALL,
+                     s3.FILE_NON_DIRECTORY_FILE, s3.FILE_CREATE, 0,
+                     createContexts=[secd_ctx(owner_sd(uid, gid),
+                                              posix_ctx(0o640))])
+    st = os.stat(os.path.join(SHARE, "ogc"))
+    sd = srv.queryInfo(t, fid, infoType=3, fileInfoClass=0,
+                       additionalInformation=3)
+    check("create with owner S-1-5-88-1-UID, group S-1-5-88-2-GID: "
+          "alice's, read back as S-1-22-1-UID / S-1-22-2-GID",
+          st.st_uid == pa.pw_uid and st.st_gid == pa.pw_gid and
+          unix_sid(1, pa.pw_uid) in sd and unix_sid(2, pa.pw_gid) in sd and
+          nfs_sid(1, pa.pw_uid) not in sd,
+          "%d:%d %s" % (st.st_uid, st.st_gid, bytes(sd).hex()))
+    close(srv, t, fid)
+    s = status(lambda: srv.create(
+        t, "ogr", RW, ALL, s3.FILE_NON_DIRECTORY_FILE, s3.FILE_CREATE, 0,
+        createContexts=[secd_ctx(owner_sd(nfs_sid(1, 0), gid),
+                                 posix_ctx(0o640))]))
+    check("create with owner S-1-5-88-1-0 (root's) as alice: "
+          "STATUS_INVALID_OWNER, no file",
+          s == "STATUS_INVALID_OWNER" and
+          not os.path.lexists(os.path.join(SHARE, "ogr")), s)
 
 
 def case_shareoff():

@@ -459,8 +459,17 @@ posix_*)
 	# Issue 16: the SMB3 POSIX extensions (`mount -o posix`).  Each on a
 	# posix mount of its own, in its own directory.
 	m=/mnt/px_$name
-	out=$(kc_mount "$m" share alice vers=3.1.1,posix) ||
-	    die "mount -o vers=3.1.1,posix failed: $out"
+	popts=vers=3.1.1,posix
+	# chown and chgrp reach the server only on a cifsacl (or modefromsid)
+	# mount: without, 6.12 drops them silently and 6.1 fails them with
+	# EINVAL (no uid-to-SID mapping: the cifs.idmap upcall is not there).
+	# idsfromsid: the client's own mapping, S-1-5-88-1-UID / -2-GID; it
+	# also names the caller as the owner of every create, so the file is
+	# made by alice; noperm: 6.1 shows a posix mount's files as the
+	# mount's uid (root), and the server judges as alice anyway.
+	[ "$name" = posix_chown ] && popts=$popts,cifsacl,idsfromsid,noperm
+	out=$(kc_mount "$m" share alice "$popts") ||
+	    die "mount -o $popts failed: $out"
 	trap 'umount "$m" 2>/dev/null' EXIT
 	grep -q "$m .*posix" /proc/mounts ||
 	    die "the mount is not a posix one: $(grep " $m " /proc/mounts)"
@@ -482,11 +491,19 @@ posix_*)
 		drop_caches
 		[ "$(stat -c %a "$P/f")" = 751 ] || die "mode through the mount $(stat -c %a "$P/f")" ;;
 	posix_chown)
-		# alice may give her file her own group, not to bob
-		echo x >"$P/f" || die "create failed"
-		chgrp "$(id -gn alice)" "$P/f" || die "chgrp to alice's group failed"
+		# alice may give her file her own group, not bob's group, not
+		# to bob (the client's checks pass as root: the server judges)
+		setpriv --reuid=alice --regid=alice --init-groups \
+		    sh -c "echo x >'$P/f'" || die "create as alice failed"
+		[ "$(stat -c %U "$S/f")" = alice ] || die "the new file is not alice's"
+		chgrp root "$S/f" && drop_caches
+		chgrp alice "$P/f" || die "chgrp to alice's group failed"
+		[ "$(stat -c %G "$S/f")" = alice ] ||
+		    die "chgrp alice: group $(stat -c %G "$S/f") on the server"
+		chgrp bob "$P/f" 2>/dev/null && die "chgrp to bob's group succeeded (as alice)"
 		chown bob "$P/f" 2>/dev/null && die "chown to bob succeeded (as alice)"
-		[ "$(stat -c %U "$S/f")" = alice ] || die "the owner changed" ;;
+		[ "$(stat -c %U:%G "$S/f")" = alice:alice ] ||
+		    die "owner and group $(stat -c %U:%G "$S/f") on the server" ;;
 	posix_case)
 		echo lower >"$P/abc" && echo upper >"$P/ABC" || die "create failed"
 		[ "$(cat "$S/abc")" = lower ] && [ "$(cat "$S/ABC")" = upper ] ||

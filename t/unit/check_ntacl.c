@@ -239,6 +239,67 @@ START_TEST(test_merge_canon)
 }
 END_TEST
 
+/*
+ * The Linux client's `idsfromsid` names Unix ids S-1-5-88-1-N (user) and
+ * S-1-5-88-2-N (group): a descriptor it sends (owner, group, a DACL with
+ * its mode entry S-1-5-88-3-MODE) reads as S-1-22-1-N / S-1-22-2-N, which
+ * a token holds; the mode entry and other SIDs stay.
+ */
+START_TEST(test_canon_nfs_sids)
+{
+	static struct secdesc in;
+	/* O:S-1-5-88-1-1001 G:S-1-5-88-2-100
+	 * D:(A;;0xff;;;S-1-5-88-1-1001)(D;;0x1;;;S-1-5-88-3-416)
+	 *   (A;;0x1;;;S-1-5-88-2-100)(A;;0x1;;;S-1-5-88-9-7) */
+#define SID88(k, n)	1, 3, 0, 0, 0, 0, 0, 5, 88, 0, 0, 0, k, 0, 0, 0, \
+	(n) & 0xff, (n) >> 8, 0, 0
+#define ACE88(t, m, k, n)	t, 0, 28, 0, m, 0, 0, 0, SID88(k, n)
+	static const uint8_t wire[] = {
+		1, 0, 0x04, 0x80, 20, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0,
+		60, 0, 0, 0,
+		SID88(1, ALICE), SID88(2, STAFF),
+		2, 0, 120, 0, 4, 0, 0, 0,
+		ACE88(0, 0xff, 1, ALICE), ACE88(1, 1, 3, 416),
+		ACE88(0, 1, 2, STAFF), ACE88(0, 1, 9, 7),
+	};
+#undef ACE88
+#undef SID88
+	struct secdesc_sid su, sg, s88;
+	struct ntacl_token t;
+	uint32_t id;
+
+	ck_assert_int_eq(secdesc_decode(wire, sizeof(wire), &in), 0);
+	ck_assert_uint_eq(in.nace, 4);
+	ntacl_canon_set(&in);
+	secdesc_sid_unix_user(&su, ALICE);
+	secdesc_sid_unix_group(&sg, STAFF);
+	ck_assert(secdesc_sid_equal(&in.owner, &su));
+	ck_assert(secdesc_sid_equal(&in.group, &sg));
+	ck_assert(secdesc_sid_unix(&in.owner, 1, &id) && id == ALICE);
+	ck_assert(secdesc_sid_unix(&in.group, 2, &id) && id == STAFF);
+	ck_assert(secdesc_sid_equal(&in.ace[0].sid, &su));
+	ck_assert(secdesc_sid_equal(&in.ace[2].sid, &sg));
+	/* the mode entry and an unknown S-1-5-88-9 are kept as sent */
+	ck_assert_uint_eq(in.ace[1].sid.nsub, 3);
+	ck_assert_uint_eq(in.ace[1].sid.sub[1], 3);
+	ck_assert_uint_eq(in.ace[1].sid.sub[2], 416);
+	ck_assert_uint_eq(in.ace[3].sid.nsub, 3);
+	ck_assert_uint_eq(in.ace[3].sid.sub[1], 9);
+	tok(&t, ALICE);
+	ck_assert(ntacl_token_has(&t, &in.owner));
+	/* bob's owner SID is bob's, not alice's */
+	secdesc_sid_make(&s88, 5, 2, 88, 1);
+	s88.nsub = 3;
+	s88.sub[2] = BOB;
+	ck_assert_int_eq(secdesc_sid_nfs_to_unix(&s88), 1);
+	ck_assert(!ntacl_token_has(&t, &s88));
+	ck_assert(secdesc_sid_unix(&s88, 1, &id) && id == BOB);
+	/* already S-1-22: unchanged, 0 */
+	ck_assert_int_eq(secdesc_sid_nfs_to_unix(&su), 0);
+	ck_assert(secdesc_sid_unix(&su, 1, &id) && id == ALICE);
+}
+END_TEST
+
 /* The SACL merges as bytes; a DACL change leaves it, no SACL clears it. */
 START_TEST(test_merge_sacl)
 {
@@ -503,6 +564,7 @@ ntacl_suite(void)
 	tcase_add_test(tc, test_inherit);
 	tcase_add_test(tc, test_default_dacl);
 	tcase_add_test(tc, test_merge_canon);
+	tcase_add_test(tc, test_canon_nfs_sids);
 	tcase_add_test(tc, test_merge_sacl);
 	tcase_add_test(tc, test_sacl_inherit);
 	tcase_add_test(tc, test_sacl_classes);
