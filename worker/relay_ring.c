@@ -19,13 +19,13 @@
  * from adding a seal that would stop the other's writes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include "proto/cur.h"
 #include "proto/smb2.h"
