@@ -126,6 +126,8 @@ conn_free(struct conn *c)
 		conn_rx_release(c);	/* a payload being buffered: its pipe */
 	if (pv != NULL)
 		relay_conn_gone(c);
+	if (pv != NULL)
+		relay_ring_free(pv->relay_ring);
 	if (pv != NULL && pv->relay_verdict != NULL) {
 		/* An unused relayed verdict holds the session's keys. */
 		explicit_bzero(pv->relay_verdict, sizeof(*pv->relay_verdict));

@@ -295,6 +295,8 @@ struct conn_private {
 	 */
 	struct relay_tab *relays;
 	int		 relayed;
+	/* Relayed: the owner's ring of sealed ids read (worker/relay_ring.c). */
+	struct relay_ring *relay_ring;
 	struct authmsg_rep *relay_verdict;
 	uint32_t	 auth_id;	/* id of the last MSG_AUTH_REQ (wk_auth) */
 	uint8_t		 relay_preauth[64];	/* a setup's session hash before its request */

@@ -407,6 +407,8 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		encrypted = 1;
 		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 			return -1;
+		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
+		relay_ring_note(c->priv->relay_ring, msg, len);
 		break;
 	}
 	default:

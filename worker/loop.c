@@ -525,6 +525,13 @@ wk_add(struct msg *m)
 		log_warnx("malformed connection state from the master");
 		goto fail;
 	}
+	/* Its ring comes ahead of every frame (worker/relay_ring.c). */
+	if (c->priv->relayed &&
+	    (fl = relay_ring_accept(fd, &c->priv->relay_ring)) < 0) {
+		log_warnx("relayed connection without its ring: %s",
+		    strerror(-fl));
+		goto fail;
+	}
 	c->priv->auth = wk_auth;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)

@@ -78,8 +78,10 @@
  *   after the session's LOGOFF, or kill-session): the owner reads EOF,
  *   sends what answers are complete, answers the requests it forwarded
  *   in the clear that got none (worker/relay_inflight.c:
- *   USER_SESSION_DELETED, async for one that had its interim answer)
- *   and forgets the session, whose next
+ *   USER_SESSION_DELETED, async for one that had its interim answer),
+ *   and the sealed ones the other worker had read, from its ring
+ *   (worker/relay_ring.c, relay_ring_take: only ids this connection's
+ *   window still admits), and forgets the session, whose next
  *   requests get STATUS_USER_SESSION_DELETED from the owner; the master
  *   purges that worker's state as for any dead worker (durable handles
  *   kept).  The other worker takes nothing of its backlog for
@@ -191,6 +193,7 @@ struct relay {
 	uint32_t	 watched;	/* its epoll events */
 	uint64_t	 session_id;	/* sid's value, kept after a break */
 	int		 gone;		/* its worker gone: its answers made here */
+	int		 ring_fd;	/* its worker's sealed ids (relay_ring.c), or -1 */
 };
 
 struct relay_tab {
@@ -352,8 +355,11 @@ relay_close(struct conn *c, struct relay *r)
 	free(r->rbuf);
 	free(r->inflight);
 	relay_wq_free(&r->wq);
+	if (r->ring_fd >= 0)
+		close(r->ring_fd);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	r->ring_fd = -1;
 	t->n--;
 }
 
@@ -658,6 +664,46 @@ relay_next(struct conn *c, struct relay *r)
 	return 1;
 }
 
+/*
+ * Its worker is gone (or dropped): the sealed requests it had read and
+ * not answered, from its ring, join the requests in flight to answer
+ * (worker/relay_inflight.c), each only if this connection's window still
+ * admits it once every id known in flight on the connection's other
+ * relays and this one's is taken.  The ring is read once, then closed.
+ */
+static void
+relay_ring_take(struct conn *c, struct relay *r)
+{
+	static struct conn_credits scratch;
+	uint8_t snap[RELAY_RING_SLOTS * RELAY_RING_SLOT];
+	struct relay_tab *t = c->priv->relays;
+	unsigned i, j, n;
+	ssize_t got;
+
+	got = pread(r->ring_fd, snap, sizeof(snap), 0);
+	close(r->ring_fd);
+	r->ring_fd = -1;
+	if (got <= 0 || r->inflight == NULL)
+		return;
+	scratch = c->priv->cred;
+	for (i = 0; i < RELAY_MAX; i++) {
+		const struct relay_inflight *f = t->r[i].inflight;
+
+		if (t->r[i].fd < 0 || f == NULL)
+			continue;
+		for (j = 0; j < f->n; j++)
+			if (!f->r[j].async)	/* an interim's id is charged */
+				(void)conn_credits_charge(&scratch,
+				    f->r[j].mid, f->r[j].charge);
+	}
+	n = relay_inflight_collect(r->inflight, snap, (size_t)got, &scratch);
+	if (n > 0)
+		log_info("%s: relayed session %llx of %s: %u sealed request%s "
+		    "its worker had read get USER_SESSION_DELETED", c->peer,
+		    (unsigned long long)r->session_id, r->user, n,
+		    n == 1 ? "" : "s");
+}
+
 int
 relay_pump(struct conn *c)
 {
@@ -706,6 +752,8 @@ relay_pump(struct conn *c)
 				relay_close(c, r);
 				break;
 			}
+			if (rc == 0 && r->eof && !r->gone && r->ring_fd >= 0)
+				relay_ring_take(c, r);
 			if (rc == 0 && r->eof && !r->gone &&
 			    r->inflight != NULL && r->inflight->n > 0) {
 				/*
@@ -784,7 +832,7 @@ relay_slot(struct conn *c)
 		if (pv->relays == NULL)
 			return NULL;
 		for (i = 0; i < RELAY_MAX; i++)
-			pv->relays->r[i].fd = -1;
+			pv->relays->r[i].fd = pv->relays->r[i].ring_fd = -1;
 	}
 	for (i = 0; i < RELAY_MAX; i++)
 		if (pv->relays->r[i].fd < 0)
@@ -814,7 +862,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	struct conn_private *pv = c->priv;
 	struct relay_state st;
 	struct relay *r;
-	int sv[2] = { -1, -1 }, n, m;
+	int sv[2] = { -1, -1 }, n, m, e = 0;
 	uint32_t status = (uint32_t)-1;
 
 	if (!relay_allowed(c)) {
@@ -863,6 +911,13 @@ relay_start(struct smb2_req *req, struct session *s,
 		log_warn("relay socketpair");
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
+	/* Its ring goes first, before the other end leaves this worker. */
+	if ((r->ring_fd = relay_ring_create()) < 0 ||
+	    (e = relay_ring_send(sv[0], r->ring_fd)) < 0) {
+		log_warnx("relay ring: %s", strerror(r->ring_fd < 0 ?
+		    -r->ring_fd : -e));
+		goto fail;
+	}
 	r->rbuf = malloc(RELAY_RBUF);
 	r->inflight = calloc(1, sizeof(*r->inflight));
 	if (r->rbuf == NULL || r->inflight == NULL ||
@@ -906,6 +961,9 @@ fail:
 	free(r->inflight);
 	r->inflight = NULL;
 	relay_wq_free(&r->wq);
+	if (r->ring_fd >= 0)
+		close(r->ring_fd);
+	r->ring_fd = -1;
 	close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);

@@ -21,6 +21,8 @@
  * says the relayed worker met a request for which a server drops the
  * connection (a transform it cannot decrypt, a malformed frame: MS-SMB2
  * 3.3.5.2.1.1, 3.3.5.2): the owner drops the client's connection.
+ * Ahead of every frame, the owner sends one RELAY_RING_TYPE byte with the
+ * fd of the relayed worker's ring (relay_ring_send, below).
  */
 #ifndef USMBD_WORKER_RELAY_H
 #define USMBD_WORKER_RELAY_H
@@ -166,6 +168,57 @@ void		relay_inflight_sealed(struct relay_inflight *,
  */
 size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
 		    uint16_t dialect, uint8_t *dst, size_t cap);
+
+/*
+ * The ids of a relayed session's sealed requests that its worker has
+ * read (worker/relay_ring.c): the owner cannot read them in the frames,
+ * so the relayed worker writes them into a small shared memory ring
+ * before it serves each decrypted frame and clears each when its answer
+ * (or interim answer) goes into the relay, both with plain stores: no
+ * system call per request.  The owner makes the ring (a memfd sealed at
+ * RELAY_RING_BYTES: neither side can grow or shrink it) when it brokers
+ * the relay and sends it ahead of every frame, with a RELAY_RING_TYPE
+ * byte; the relayed worker maps it (the owner never does) and never
+ * reads it back.  When the relay ends the owner reads it once
+ * (relay_inflight_collect): every byte is another user's worker's.
+ *
+ * Each of RELAY_RING_SLOTS slots of RELAY_RING_SLOT bytes: a u64 (host
+ * order) message id + 1, 0 when free, stored in one aligned store last;
+ * u16 command, u16 credit charge.
+ */
+#define RELAY_RING_TYPE		0xA7
+#define RELAY_RING_SLOTS	64
+#define RELAY_RING_SLOT		16
+#define RELAY_RING_BYTES	4096	/* one page: the slots at its start */
+struct relay_ring;
+struct conn_credits;
+/* The owner: a new sealed ring (its fd), or -errno. */
+int		relay_ring_create(void);
+/* The owner: sends ring ahead of anything else on the relay fd: 0, -errno. */
+int		relay_ring_send(int fd, int ring);
+/*
+ * The relayed worker, before it reads a frame of relay fd: takes the
+ * ring the owner sent and maps it (*out).  0, or -errno (the relay is
+ * refused: the owner made it, so it always sends one).
+ */
+int		relay_ring_accept(int fd, struct relay_ring **out);
+void		relay_ring_free(struct relay_ring *);
+/* A decrypted frame (msg, len) about to be served: its ids noted. */
+void		relay_ring_note(struct relay_ring *, const uint8_t *msg,
+		    size_t len);
+/* The answer (or interim answer) of mid goes into the relay. */
+void		relay_ring_clear(struct relay_ring *, uint64_t mid);
+/*
+ * The owner, when the relay ends: p (len bytes) is what it read of the
+ * ring.  Each slot naming a request that scratch (a copy of the
+ * connection's window, with the ids the owner knows to be in flight
+ * elsewhere already charged in it) still admits is charged there and
+ * added to t, to be answered USER_SESSION_DELETED with t's own; not a
+ * CANCEL, not an id t holds, at most RELAY_INFLIGHT in t.  The number
+ * added.
+ */
+unsigned	relay_inflight_collect(struct relay_inflight *t,
+		    const uint8_t *p, size_t len, struct conn_credits *scratch);
 
 /*
  * The owner's writes to a relay (worker/relay_wq.c) never wait: what its

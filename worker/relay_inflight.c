@@ -19,7 +19,9 @@
  * unsigned and unsealed: a client takes USER_SESSION_DELETED that way
  * for a session it seals (Samba's smbXcli_base.c skips the signature and
  * the encryption check for that status).  A sealed request that had no
- * interim answer still goes unanswered (HACKING.md).
+ * interim answer is known from the relayed worker's ring instead
+ * (worker/relay_ring.c): relay_inflight_collect takes its ids when the
+ * relay ends, each only if the owner's own window still admits it.
  *
  * The answers are written into the relay's buffer, each frame followed by
  * a control record as the relayed worker would have sent them, so
@@ -33,6 +35,7 @@
 #include "proto/ntstatus.h"
 #include "proto/smb2.h"
 #include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
 #include "worker/relay.h"
 
 #define RI_ERROR_BODY	9	/* MS-SMB2 2.2.2: StructureSize 9, ErrorData */
@@ -198,4 +201,51 @@ relay_inflight_answer(struct relay_inflight *t, uint64_t sid,
 	}
 	t->n = 0;
 	return done;
+}
+
+/*
+ * The ring is another user's worker's: a slot is taken only if it names
+ * a request the connection's window still admits (inside the granted
+ * window, not used: not answered, not the owner's own request, not one
+ * noted elsewhere in flight, which the caller charged in scratch) with a
+ * charge it can pay, and it is charged in scratch at once, so a slot
+ * repeated, overlapping another or torn into some other id is refused
+ * like any id already used.  Worst case, a lying worker makes the owner
+ * answer an id the client sent and nobody else answers: as much as a
+ * control record of its own could do to the window.
+ */
+unsigned
+relay_inflight_collect(struct relay_inflight *t, const uint8_t *p,
+    size_t len, struct conn_credits *scratch)
+{
+	unsigned i, added = 0;
+	uint64_t v, mid;
+	uint16_t command, charge;
+
+	if (t == NULL || p == NULL || scratch == NULL)
+		return 0;
+	for (i = 0; i < RELAY_RING_SLOTS &&
+	    (size_t)(i + 1) * RELAY_RING_SLOT <= len; i++) {
+		const uint8_t *s = p + (size_t)i * RELAY_RING_SLOT;
+
+		memcpy(&v, s, sizeof(v));	/* host order: one machine */
+		command = le16_get(s + 8);
+		charge = le16_get(s + 10);
+		if (v == 0)
+			continue;
+		mid = v - 1;
+		if (t->n >= RELAY_INFLIGHT)
+			break;
+		if (command == SMB2_CANCEL || command > SMB2_OPLOCK_BREAK ||
+		    mid == UINT64_MAX || ri_find(t, mid) != NULL ||
+		    conn_credits_charge(scratch, mid, charge) < 0)
+			continue;
+		memset(&t->r[t->n], 0, sizeof(t->r[t->n]));
+		t->r[t->n].mid = mid;
+		t->r[t->n].command = command;
+		t->r[t->n].charge = charge > 0 ? charge : 1;
+		t->n++;
+		added++;
+	}
+	return added;
 }

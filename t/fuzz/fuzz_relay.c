@@ -8,17 +8,51 @@
  * table of requests in flight takes any frame either way and never
  * holds more than RELAY_INFLIGHT; the answers it makes when the relayed
  * worker dies are well-formed frames, each with its control record.
+ * The relayed worker's ring of sealed ids (worker/relay_ring.c) is
+ * another user's memory: what the owner takes of it lies inside its
+ * window, never twice, never more than RELAY_INFLIGHT.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto/smb2_hdr.h"
+#include "worker/conn_priv.h"
 #include "worker/relay.h"
 
 static uint8_t out[4096];
 static uint8_t answers[RELAY_INFLIGHT * 100];
 static struct relay_inflight inf;
+static struct relay_inflight ringt;
+static struct conn_credits win, scratch;
+
+/* The ring's snapshot (data) as the owner takes it at the relay's end. */
+static void
+fuzz_ring(const uint8_t *data, size_t size)
+{
+	unsigned i, j, added;
+
+	memset(&ringt, 0, sizeof(ringt));
+	conn_credits_init(&win, 512);
+	(void)conn_credits_charge(&win, 0, 1);
+	(void)conn_credits_grant(&win, 100, 1);
+	(void)conn_credits_charge(&win, 3, 1);	/* the owner's own */
+	scratch = win;
+	added = relay_inflight_collect(&ringt, data, size, &scratch);
+	if (added != ringt.n || ringt.n > RELAY_INFLIGHT)
+		abort();
+	for (i = 0; i < ringt.n; i++) {
+		if (ringt.r[i].mid < 1 || ringt.r[i].mid >= 101 ||
+		    ringt.r[i].mid == 3 || ringt.r[i].command == SMB2_CANCEL ||
+		    ringt.r[i].async)
+			abort();
+		for (j = 0; j < i; j++)
+			if (ringt.r[j].mid == ringt.r[i].mid)
+				abort();
+	}
+	if (relay_inflight_collect(&ringt, data, size, &scratch) != 0)
+		abort();	/* each id is charged once taken */
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -27,6 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct relay_ctl k;
 	int n, m;
 
+	fuzz_ring(data, size);
 	n = relay_state_decode(&st, data, size);
 	if (n >= 0) {
 		if ((size_t)n > size)

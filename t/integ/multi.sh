@@ -147,6 +147,39 @@ done
 check "dialect 30 (sealed): bob's CHANGE_NOTIFY waiting in his worker when it dies gets USER_SESSION_DELETED, alice goes on" \
     client 30 inflightsealed 30 "$T/stopbob"
 check "the server is still up" integ_ping
+# a sealed request bob's worker had read and holds (no interim answer):
+# it waits on the descriptor writer, stopped; the owner answers it from
+# the ids bob's worker put in its ring (worker/relay_ring.c)
+cat >"$T/sdwbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+case "\$1" in
+stop)	integ_status_json | "$PYTHON" -c '
+import json, sys
+for p in json.load(sys.stdin).get("processes", []):
+    if p.get("role") == "sdw":
+        print(p["pid"])' >"$T/sdwpids"
+	[ -s "$T/sdwpids" ] || exit 1
+	for p in \$(cat "$T/sdwpids"); do kill -STOP "\$p"; done ;;
+kill)	pid=\$(integ_worker_of bob)
+	[ -n "\$pid" ] && kill -9 "\$pid" ;;
+cont)	for p in \$(cat "$T/sdwpids"); do kill -CONT "\$p"; done ;;
+esac
+exit 0
+SH
+chmod +x "$T/sdwbob"
+check "dialect 30 (sealed): bob's SET_INFO held in his worker when it dies gets USER_SESSION_DELETED, alice goes on" \
+    client 30 inflightsync 30 "$T/sdwbob"
+for i in 1 2 3 4 5 6; do	# the line reaches the log through the master
+	grep -q "sealed request its worker had read get USER_SESSION_DELETED" \
+	    "$LOG" && break
+	sleep 0.5
+done
+grep -q "sealed request its worker had read get USER_SESSION_DELETED" "$LOG" &&
+	ok "the log says the owner answered it from the ring" ||
+	fail "no log line for the ring's request"
+check "the server is still up" integ_ping
 
 # bob's worker stopped by bob (his uid owns it) while his session fills
 # the relay: alice's worker waits on it at most RELAY_WAIT_MS (1 s), then

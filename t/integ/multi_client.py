@@ -33,6 +33,11 @@
 #          CHANGE_NOTIFY waiting in his worker when it is killed (CMD kill
 #          SID) gets USER_SESSION_DELETED from the owner, async, in the
 #          clear; alice goes on.
+#     MODE inflightsync TAG CMD...: (DIALECT 30, sealed) bob's SET_INFO
+#          of a security descriptor held in his worker (CMD stop SID
+#          stops the descriptor writer) when it is killed (CMD kill SID)
+#          gets USER_SESSION_DELETED from the owner within 5 s (his
+#          worker's ring); CMD cont SID; alice reads and writes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
 #          session sends 64 KiB WRITEs until the relay's socket is full
 #          and his backlog fills: alice's WRITE and READ on the same
@@ -210,10 +215,10 @@ def two(tag):
 
 # ---- raw frames: async answers of both sessions interleave on the wire ----
 
-def recv_any(m):
+def recv_any(m, timeout=30):
     """The next frame of the connection, decrypted with its session's key;
     (SMB2Packet, plain bytes)."""
-    raw = m.c._NetBIOSSession.recv_packet(30).get_trailer()
+    raw = m.c._NetBIOSSession.recv_packet(timeout).get_trailer()
     if hasattr(m, "sealed"):
         m.sealed.append(raw[:4] == b"\xfdSMB")
     if raw[:4] == b"\xfdSMB":
@@ -697,6 +702,65 @@ def inflight_sealed(tag, cmd):
           b"alice")
 
 
+def inflight_sync(tag, cmd):
+    """bob's session sealed (3.0): his SET_INFO of a security descriptor
+    waits inside his worker (CMD stop SID stops the descriptor writer,
+    which that worker waits on synchronously: no interim answer), then
+    CMD kill SID kills the worker: the owner answers the SET_INFO
+    USER_SESSION_DELETED from the ids the worker had put in its ring
+    (worker/relay_ring.c), sync, neither signed nor sealed, within a few
+    seconds; CMD cont SID lets the writer go on; alice's READ and WRITE
+    go on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.write("alice", "ify_%s_alice.txt" % tag, b"alice")
+    tb = m.use("bob")
+    f = m.c.create(tb, "ify_%s_bob.txt" % tag, FILE_READ_DATA |
+                   FILE_WRITE_DATA | 0x00040000, 7, FILE_NON_DIRECTORY_FILE,
+                   FILE_OVERWRITE_IF, 0)
+    f = f.getData() if hasattr(f, "getData") else bytes(f)
+    sid = "%x" % m.sess["bob"]["SessionID"]
+    # Everyone: full access (a self-relative SD with only a DACL)
+    everyone = struct.pack("<BB6sI", 1, 1, (1).to_bytes(6, "big"), 0)
+    ace = struct.pack("<BBHI", 0, 0, 8 + len(everyone), 0x001F01FF) + everyone
+    dacl = struct.pack("<BBHHH", 2, 0, 8 + len(ace), 1, 0) + ace
+    sd = struct.pack("<BBHIIII", 1, 0, 0x8004, 0, 0, 0, 20) + dacl
+    body = struct.pack("<HBBIHHI16s", 33, 3, 0, len(sd), 96, 0, 4, f) + sd
+    subprocess.run(cmd + ["stop", sid], check=False)
+    try:
+        si = send(m, "bob", smb3structs.SMB2_SET_INFO, tb, body)
+        time.sleep(1)
+        t0 = time.monotonic()
+        subprocess.run(cmd + ["kill", sid], check=False)
+        m.sealed = []
+        got = []
+        while final_of(got, si)[0] is None and \
+                time.monotonic() - t0 < 5 and len(got) < 8:
+            got.append(recv_any(m, 6))
+        waited = time.monotonic() - t0
+    except Exception as e:  # noqa: the timeout of a missing answer
+        got, waited = [], None
+        print("# %r" % e, flush=True)
+    finally:
+        subprocess.run(cmd + ["cont", sid], check=False)
+    p, raw = final_of(got, si)
+    check("bob's sealed SET_INFO read by his worker when it dies: "
+          "USER_SESSION_DELETED within 5 s, sync, in the clear, unsigned",
+          p is not None and p["Status"] == STATUS_USER_SESSION_DELETED and
+          p["Command"] == smb3structs.SMB2_SET_INFO and
+          not p["Flags"] & smb3structs.SMB2_FLAGS_ASYNC_COMMAND and
+          not p["Flags"] & smb3structs.SMB2_FLAGS_SIGNED and
+          m.sealed[-1:] == [False] and waited is not None and waited < 5,
+          "%r after %r s" % (p["Status"] if p is not None else None,
+                             waited))
+    check("alice reads on", m.read("alice", "ify_%s_alice.txt" % tag) ==
+          b"alice")
+    m.write("alice", "ify_%s_alice2.txt" % tag, b"alice2")
+    check("alice writes on", m.read("alice", "ify_%s_alice2.txt" % tag) ==
+          b"alice2")
+
+
 def raw_write(m, user, tid, fid, off, data):
     body = struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data), off, fid,
                        0, 0, 0, 0, 0) + data
@@ -995,6 +1059,8 @@ elif MODE == "inflight":
     inflight(sys.argv[4], sys.argv[5:])
 elif MODE == "inflightsealed":
     inflight_sealed(sys.argv[4], sys.argv[5:])
+elif MODE == "inflightsync":
+    inflight_sync(sys.argv[4], sys.argv[5:])
 elif MODE == "mixed":
     mixed(sys.argv[4])
 elif MODE == "stall":

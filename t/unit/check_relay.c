@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -436,6 +438,188 @@ START_TEST(test_inflight)
 }
 END_TEST
 
+/* A slot of the ring written by hand, as a hostile worker could. */
+static void
+ring_slot(int fd, unsigned i, uint64_t v, uint16_t cmd, uint16_t charge)
+{
+	uint8_t s[RELAY_RING_SLOT];
+
+	memset(s, 0, sizeof(s));
+	memcpy(s, &v, sizeof(v));
+	le16_put(s + 8, cmd);
+	le16_put(s + 10, charge);
+	ck_assert_int_eq(pwrite(fd, s, sizeof(s), (off_t)i * RELAY_RING_SLOT),
+	    (ssize_t)sizeof(s));
+}
+
+/* A ring the owner sends on sv[0]: accepted at sv[1] (*rr); its fd. */
+static int
+ring_pair(int sv[2], struct relay_ring **rr)
+{
+	int ring;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ring = relay_ring_create();
+	ck_assert_int_ge(ring, 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], ring), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], rr), 0);
+	return ring;
+}
+
+/*
+ * The ring of a relayed worker's sealed ids (worker/relay_ring.c): what
+ * it notes and clears, and what the owner takes of it when the worker
+ * dies: only ids its own window still admits, whatever the ring says.
+ */
+START_TEST(test_ring)
+{
+	static struct relay_inflight t;
+	static struct conn_credits cr, scratch;
+	uint8_t f[3 * 80], snap[RELAY_RING_SLOTS * RELAY_RING_SLOT];
+	uint8_t out[2048];
+	struct relay_ring *rr = NULL;
+	struct smb2_hdr h;
+	int sv[2], ring;
+	unsigned i, used;
+	size_t n, off;
+
+	ring = ring_pair(sv, &rr);
+	/* a sealed chain: a SET_INFO, a CANCEL (no answer), a READ of 2 */
+	memset(f, 0, sizeof(f));
+	mkhdr(f, SMB2_SET_INFO, 2, 0, 0, 0);
+	le32_put(f + 20, 80);
+	mkhdr(f + 80, SMB2_CANCEL, 3, 0, 0, 0);
+	le32_put(f + 80 + 20, 80);
+	mkhdr(f + 160, SMB2_READ, 7, 0, 0, 0);
+	le16_put(f + 160 + 6, 2);
+	relay_ring_note(rr, f, sizeof(f));
+	/* a WRITE answered: its slot is free again */
+	mkhdr(f, SMB2_WRITE, 9, 0, 0, 0);
+	relay_ring_note(rr, f, 73);
+	relay_ring_clear(rr, 9);
+	relay_ring_clear(rr, 1234);	/* not there: nothing */
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	for (i = 0, used = 0; i < RELAY_RING_SLOTS; i++) {
+		uint64_t v;
+
+		memcpy(&v, snap + i * RELAY_RING_SLOT, sizeof(v));
+		used += v != 0;
+	}
+	ck_assert_uint_eq(used, 2);
+	/*
+	 * The window [1, 21): the owner's own request 5 charged at its
+	 * admission, another relay's request 6 in flight (charged in the
+	 * scratch copy only, as relay.c relay_ring_take does), this relay's
+	 * clear request 12 noted in flight.
+	 */
+	conn_credits_init(&cr, 512);
+	ck_assert_int_eq(conn_credits_charge(&cr, 0, 1), 0);
+	ck_assert_uint_eq(conn_credits_grant(&cr, 20, 1), 20);
+	ck_assert_int_eq(conn_credits_charge(&cr, 5, 1), 0);
+	memset(&t, 0, sizeof(t));
+	mkhdr(f, SMB2_READ, 12, SMB2_FLAGS_SIGNED, 0, 0);
+	relay_inflight_note(&t, f, 73);
+	ck_assert_uint_eq(t.n, 1);
+	scratch = cr;
+	ck_assert_int_eq(conn_credits_charge(&scratch, 6, 1), 0);
+	ck_assert_int_eq(conn_credits_charge(&scratch, 12, 1), 0);
+	/* hostile slots */
+	ring_slot(ring, 10, 50 + 1, SMB2_READ, 1);	/* out of the window */
+	ring_slot(ring, 11, 7 + 1, SMB2_READ, 1);	/* a duplicate */
+	ring_slot(ring, 12, 2 + 1, SMB2_SET_INFO, 1);	/* another */
+	ring_slot(ring, 13, 5 + 1, SMB2_READ, 1);	/* the owner's own */
+	ring_slot(ring, 14, 6 + 1, SMB2_READ, 1);	/* another relay's */
+	ring_slot(ring, 15, 12 + 1, SMB2_READ, 1);	/* this relay's clear one */
+	ring_slot(ring, 16, (0xdeadbeefull << 32) | 4, SMB2_READ, 1); /* torn */
+	ring_slot(ring, 17, 8 + 1, SMB2_READ, 1);	/* inside the READ's 2 */
+	ring_slot(ring, 18, 13 + 1, 0x99, 1);		/* no such command */
+	ring_slot(ring, 19, 14 + 1, SMB2_CANCEL, 1);	/* never answered */
+	ring_slot(ring, 20, 15 + 1, SMB2_WRITE, 500);	/* beyond the credits */
+	ring_slot(ring, 21, 0, SMB2_WRITE, 1);		/* free */
+	ring_slot(ring, 22, UINT64_MAX, SMB2_WRITE, 1);	/* id -2 */
+	ring_slot(ring, 23, 10 + 1, SMB2_QUERY_INFO, 0); /* a charge of 0: 1 */
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	/* a short read takes whole slots only */
+	ck_assert_uint_eq(relay_inflight_collect(&t, snap, RELAY_RING_SLOT - 1,
+	    &scratch), 0);
+	ck_assert_uint_eq(relay_inflight_collect(&t, snap, sizeof(snap),
+	    &scratch), 3);
+	ck_assert_uint_eq(t.n, 4);
+	ck_assert_uint_eq(t.r[1].mid, 2);
+	ck_assert_uint_eq(t.r[1].command, SMB2_SET_INFO);
+	ck_assert_uint_eq(t.r[2].mid, 7);
+	ck_assert_uint_eq(t.r[2].charge, 2);
+	ck_assert_uint_eq(t.r[3].mid, 10);
+	ck_assert_uint_eq(t.r[3].charge, 1);
+	/* read again, every slot is refused: each id is charged now */
+	ck_assert_uint_eq(relay_inflight_collect(&t, snap, sizeof(snap),
+	    &scratch), 0);
+	/* answered: sync, unsigned, its charge given back */
+	n = relay_inflight_answer(&t, 0x77, 0x0300, out, sizeof(out));
+	ck_assert_uint_eq(t.n, 0);
+	off = 4 + 73 + 4 + 14;		/* the clear READ 12 first */
+	ck_assert_uint_eq(n, 4 * off);
+	ck_assert_int_eq(smb2_hdr_decode(out + off + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.message_id, 2);
+	ck_assert_uint_eq(h.command, SMB2_SET_INFO);
+	ck_assert_uint_eq(h.status, STATUS_USER_SESSION_DELETED);
+	ck_assert(!(h.flags & (SMB2_FLAGS_SIGNED | SMB2_FLAGS_ASYNC_COMMAND)));
+	ck_assert_int_eq(smb2_hdr_decode(out + 2 * off + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.message_id, 7);
+	ck_assert_uint_eq(h.credits, 2);
+	/* a full ring notes no more */
+	for (i = 0; i < RELAY_RING_SLOTS + 6; i++) {
+		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
+		relay_ring_note(rr, f, 73);
+	}
+	relay_ring_free(rr);
+	close(ring);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Not a sealed memfd, or nothing sent: no ring, the relay refused. */
+START_TEST(test_ring_refused)
+{
+	struct relay_ring *rr = (struct relay_ring *)1;
+	int sv[2], p[2], fd;
+
+	/* a pipe: no seals */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], p[1]), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	ck_assert_ptr_null(rr);
+	/* a memfd the owner could shrink under the mapping */
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, RELAY_RING_BYTES), 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], fd), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	/* sealed, but not the size */
+	close(fd);
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_eq(ftruncate(fd, 64), 0);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL), 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], fd), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	/* a frame's byte with no fd */
+	ck_assert_int_eq(write(sv[0], "\0", 1), 1);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	/* nothing at all */
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EAGAIN);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 /*
  * The owner's backlog (worker/relay_wq.c): a relay that takes nothing
  * never makes the owner wait; what its socket refuses waits, in order,
@@ -620,6 +804,8 @@ relay_suite(void)
 	tcase_add_test(tc, test_trailer);
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_inflight);
+	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_ring_refused);
 	tcase_add_test(tc, test_wq);
 	tcase_add_test(tc, test_wq_ring);
 	suite_add_tcase(s, tc);

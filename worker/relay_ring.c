@@ -1,0 +1,232 @@
+/*
+ * The ring of a relayed session's sealed requests in its worker
+ * (worker/relay.h, HACKING.md "Requests in flight when the relayed worker
+ * dies").
+ *
+ * Why a ring: when the relayed worker dies, the owner answers the
+ * requests it forwarded and saw no answer to; a sealed one it cannot
+ * read, so only the relayed worker knows its message id.  Telling the
+ * owner with a write per request would cost a system call on every
+ * relayed request; stores into memory both map cost none, and the owner
+ * reads them only when the relay ends.
+ *
+ * Why this shape: the owner makes the memfd and seals its size before
+ * anybody maps it, so the relayed worker's stores never fault (a file
+ * that shrinks under a mapping raises SIGBUS) and the owner, which only
+ * preads it, has nothing to map.  The relayed worker keeps what it wrote
+ * in its own memory and never reads the ring back, so whatever the owner
+ * writes there changes nothing it does.  F_SEAL_SEAL keeps either side
+ * from adding a seal that would stop the other's writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proto/cur.h"
+#include "proto/smb2.h"
+#include "proto/smb2_hdr.h"
+#include "worker/relay.h"
+
+#define RING_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
+struct relay_ring {
+	uint8_t		*map;
+	uint64_t	 used;	/* bit i: slot i holds mid[i] */
+	uint64_t	 mid[RELAY_RING_SLOTS];
+};
+
+int
+relay_ring_create(void)
+{
+	int fd, e;
+
+	fd = memfd_create("usmbd-relay-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, RELAY_RING_BYTES) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, RING_SEALS) != 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int
+relay_ring_send(int fd, int ring)
+{
+	uint8_t type = RELAY_RING_TYPE;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &type, 1 };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &ring, sizeof(int));
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		return errno != 0 ? -errno : -EIO;
+	return 0;
+}
+
+/* One fd of SCM_RIGHTS in mh, or -1; every other fd received is closed. */
+static int
+ring_take_fd(struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+	int fd = -1, n, i, got[4];
+
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		if (n > 4)
+			n = 4;
+		memcpy(got, CMSG_DATA(cm), (size_t)n * sizeof(int));
+		for (i = 0; i < n; i++) {
+			if (fd < 0)
+				fd = got[i];
+			else
+				close(got[i]);
+		}
+	}
+	return fd;
+}
+
+int
+relay_ring_accept(int fd, struct relay_ring **out)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct relay_ring *r = NULL;
+	struct iovec iov;
+	struct msghdr mh;
+	struct stat st;
+	uint8_t type = 0;
+	int ring = -1, seals, rc;
+	ssize_t n;
+
+	*out = NULL;
+	iov.iov_base = &type;
+	iov.iov_len = 1;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	/* Sent before the socket left the owner: it is there already. */
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0) {
+		rc = -errno;
+		goto out;
+	}
+	ring = ring_take_fd(&mh);
+	rc = -EBADMSG;
+	if (n != 1 || type != RELAY_RING_TYPE || ring < 0 ||
+	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		goto out;
+	/* Only a memfd has seals: size fixed, no write seal possible. */
+	seals = fcntl(ring, F_GET_SEALS);
+	if (seals < 0 || (seals & RING_SEALS) != RING_SEALS ||
+	    (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) ||
+	    fstat(ring, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != RELAY_RING_BYTES)
+		goto out;
+	rc = -ENOMEM;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		goto out;
+	r->map = mmap(NULL, RELAY_RING_BYTES, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, ring, 0);
+	if (r->map == MAP_FAILED) {
+		rc = -errno;
+		goto out;
+	}
+	/* What the owner put there is not ours to keep. */
+	memset(r->map, 0, RELAY_RING_SLOTS * RELAY_RING_SLOT);
+	*out = r;
+	r = NULL;
+	rc = 0;
+out:
+	if (ring >= 0)
+		close(ring);
+	free(r);
+	return rc;
+}
+
+void
+relay_ring_free(struct relay_ring *r)
+{
+	if (r == NULL)
+		return;
+	munmap(r->map, RELAY_RING_BYTES);
+	free(r);
+}
+
+/* The slot's id word: one aligned 64-bit store, so never half written. */
+static void
+ring_store(struct relay_ring *r, unsigned i, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)(void *)(r->map +
+	    (size_t)i * RELAY_RING_SLOT), v, __ATOMIC_RELEASE);
+}
+
+void
+relay_ring_note(struct relay_ring *r, const uint8_t *msg, size_t len)
+{
+	struct smb2_chain ch;
+	struct smb2_hdr h;
+	const uint8_t *m;
+	size_t mlen;
+	unsigned i;
+
+	if (r == NULL)
+		return;
+	smb2_chain_init(&ch, msg, len);
+	ch.tail_ok = 1;		/* an element split off (relay_split) */
+	while (smb2_chain_next(&ch, &m, &mlen) == 1) {
+		if (smb2_hdr_decode(m, mlen, &h) != 0)
+			return;
+		/* A CANCEL gets no answer; a full ring notes no more. */
+		if (h.command == SMB2_CANCEL || h.message_id == UINT64_MAX ||
+		    ~r->used == 0)
+			continue;
+		i = (unsigned)__builtin_ctzll(~r->used);
+		le16_put(r->map + (size_t)i * RELAY_RING_SLOT + 8, h.command);
+		le16_put(r->map + (size_t)i * RELAY_RING_SLOT + 10,
+		    h.credit_charge);
+		ring_store(r, i, h.message_id + 1);
+		r->mid[i] = h.message_id;
+		r->used |= 1ull << i;
+	}
+}
+
+void
+relay_ring_clear(struct relay_ring *r, uint64_t mid)
+{
+	uint64_t left;
+	unsigned i;
+
+	if (r == NULL)
+		return;
+	for (left = r->used; left != 0; left &= left - 1) {
+		i = (unsigned)__builtin_ctzll(left);
+		if (r->mid[i] == mid) {
+			ring_store(r, i, 0);
+			r->used &= ~(1ull << i);
+			return;
+		}
+	}
+}
