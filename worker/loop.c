@@ -1066,7 +1066,17 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 			}
 			wk_dispatch(evs, n);
 		}
-		/* Connections taken over with bytes already buffered. */
+		/*
+		 * Connections kicked (woken requests, break notices) or taken
+		 * over with bytes already buffered.  What they answer goes out
+		 * at once (dispatch_async_run): the answers this turn left to
+		 * the ring go first, so one that woke a request is not
+		 * overtaken by that request's answer (smbtorture 4.22
+		 * smb2.compound_async.rename_last: the lease break ack's answer
+		 * before the answer of the rename it released).
+		 */
+		if (wk.ndefer > 0 && wk.uring)
+			(void)uring_send_now();
 		while (wk.ndefer > 0 && !wk.shutdown) {
 			struct conn *c;
 

@@ -240,6 +240,12 @@ uring_sqe(void)
 }
 
 int
+uring_send_now(void)
+{
+	return ur.quick > 0 ? uring_flush() : 0;
+}
+
+int
 uring_recv(int fd, void *buf, size_t len, uint64_t ud)
 {
 	struct io_uring_sqe *q = uring_sqe();

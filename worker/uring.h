@@ -73,6 +73,13 @@ int	uring_send(int fd, const void *buf, size_t len, int flags, uint64_t ud);
  */
 int	uring_send_bounded(void);
 
+/*
+ * Submits the queued sends now, without waiting (0 or -errno): an answer
+ * left to the ring must not be overtaken by one sent by send(2) later in
+ * the same loop turn.
+ */
+int	uring_send_now(void);
+
 /* Submits what is queued and waits for at least one completion. */
 int	uring_wait(struct uring_cqe *out, int max);
 
