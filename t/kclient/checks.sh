@@ -405,6 +405,99 @@ second_user)
 	    die "the server created bob's file as $(stat -c %U "$KC_SHARE/$name/f")"
 	ls "$A" >/dev/null || die "alice's mount broke" ;;
 
+multiuser)
+	# Issue 13: one multiuser mount (root's, as alice), on which each
+	# local user gets a session of their own (cifscreds keys) over the
+	# mount's one TCP connection; the server acts as each of them.
+	m=/mnt/mu
+	as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups "$@"; }
+	conns() { ss -Htn state established '( dport = :445 )' | awk '{ print $3 }' | sort; }
+	before=$(conns)
+	out=$(kc_mount "$m" share alice vers=3.1.1,multiuser,sec=ntlmssp,nosharesock) ||
+	    die "multiuser mount failed: $out"
+	trap 'umount "$m" 2>/dev/null' EXIT
+	mine=$(comm -13 <(echo "$before") <(conns))
+	[ "$(wc -w <<<"$mine")" = 1 ] || die "the mount made connections: '$mine'"
+	mkdir "$m/$name" || die "mkdir as root (alice's session) failed"
+	chmod 1777 "$S"
+	# The guest has no login session keyring (no PAM), and cifscreds
+	# would make one for itself alone: each user joins a session keyring
+	# first (keyctl KEYCTL_JOIN_SESSION_KEYRING), adds the key and makes
+	# a file in it, so the client finds the key at that uid's first use
+	# of the mount; the uid's session then stays with the mount.
+	for u in alice bob; do
+		out=$(printf '%s\n' "${PW[$u]}" | as "$u" $PY -c '
+import ctypes, os, sys
+if ctypes.CDLL(None, use_errno=True).syscall(250, 1, None) < 0:
+    sys.exit("keyctl join: %s" % os.strerror(ctypes.get_errno()))
+os.execvp("sh", ["sh", "-c", sys.argv[1]])' \
+		    "cifscreds add -u $u 127.0.0.1 && echo $u-data >'$m/$name/f${u:0:1}'" 2>&1) ||
+		    die "cifscreds add and a create as $u failed: $out"
+	done
+	[ "$(stat -c %U "$S/fa")" = alice ] || die "alice's file is $(stat -c %U "$S/fa")'s on the server"
+	[ "$(stat -c %U "$S/fb")" = bob ] || die "bob's file is $(stat -c %U "$S/fb")'s on the server"
+	chmod 0600 "$S/fa" "$S/fb"
+	drop_caches
+	out=$(as bob cat "$m/$name/fa" 2>&1) && die "bob read alice's 0600 file: $out"
+	case $out in *"Permission denied"*) ;; *) die "bob reading alice's 0600 file: $out" ;; esac
+	[ "$(as bob cat "$m/$name/fb")" = bob-data ] || die "bob cannot read his own 0600 file"
+	[ "$(as alice cat "$m/$name/fa")" = alice-data ] || die "alice cannot read her own 0600 file"
+	for i in 1 2 3 4 5 6 7 8; do
+		as alice sh -c "echo a$i >>'$m/$name/fa'" || die "alice's append $i failed"
+		as bob sh -c "echo b$i >>'$m/$name/fb'" || die "bob's append $i failed"
+		[ "$(as alice tail -n 1 "$m/$name/fa")" = "a$i" ] || die "alice reads back wrong data ($i)"
+		[ "$(as bob tail -n 1 "$m/$name/fb")" = "b$i" ] || die "bob reads back wrong data ($i)"
+	done
+	[ "$(tail -n 1 "$S/fa")$(tail -n 1 "$S/fb")" = a8b8 ] || die "the server's files lack the appends"
+	[ "$(stat -c %U%a "$S/fa") $(stat -c %U%a "$S/fb")" = "alice600 bob600" ] ||
+	    die "owners and modes on the server: $(stat -c '%U %a' "$S/fa" "$S/fb")"
+	# still one connection, now with a session per user on it: the
+	# client's view (the connection's block in DebugData lists bob's
+	# session besides the mount's) and, on usmbd, the server's
+	[ "$(comm -13 <(echo "$before") <(conns))" = "$mine" ] ||
+	    die "other connections appeared: $(comm -13 <(echo "$before") <(conns))"
+	cat /proc/fs/cifs/DebugData
+	$PY - "$(id -u bob)" <<'EOF' || exit 1
+import re, sys
+bob = int(sys.argv[1])
+data = open("/proc/fs/cifs/DebugData").read()
+blocks = re.split(r"(?m)^\d+\) ConnectionId", data)[1:]
+mine = [b for b in blocks if re.search(r"Cred User: %d\b" % bob, b)]
+if len(mine) != 1:
+    sys.exit("%d client connections hold a session of bob's uid" % len(mine))
+users = re.findall(r"Cred User: (\d+)", mine[0])
+if len(users) < 2:
+    sys.exit("the connection with bob's session has sessions of uids %s" % users)
+print("client: one connection, sessions of uids", users)
+EOF
+	if [ "$KC_SERVER" = usmbd ]; then
+		"$KC_ROOT/build/usmbctl" -s /run/kc/usmbd.conf status --json >/tmp/mu.json ||
+		    die "usmbctl status failed"
+		$PY - /tmp/mu.json "${mine##*:}" <<'EOF' || exit 1
+import json, sys
+st = json.load(open(sys.argv[1]))
+port = int(sys.argv[2])
+print(json.dumps(st["sessions"], indent=1))
+# the mount's session: alice's, on the mount's connection, in her worker
+a = [s for s in st["sessions"] if s["client_port"] == port]
+if [s["user"] for s in a] != ["alice"]:
+    sys.exit("sessions on the mount's connection (port %d): %s" % (port, a))
+owner = a[0]["worker_pid"]
+# bob's: served by his worker, its socket held by alice's worker (relayed;
+# a relayed session shows no client port: its worker holds a socketpair).
+# Other bob sessions (guest.sh's /mnt/c) are on connections of their own.
+b = [s for s in st["sessions"] if s["user"] == "bob" and
+     s["socket_pid"] == owner and s["worker_pid"] != owner]
+if len(b) != 1:
+    sys.exit("no session of bob relayed by alice's worker %d: %s" %
+             (owner, st["sessions"]))
+print("server: alice's session on port %d in worker %d, bob's relayed to "
+      "worker %d" % (port, owner, b[0]["worker_pid"]))
+EOF
+	fi
+	umount "$m" || die "umount failed"
+	trap - EXIT ;;
+
 times_tmpfs_touch|times_tmpfs_cp_a|times_tmpfs_tar)
 	# Issue 22 case 6: timestamps on a share whose filesystem has no user
 	# xattrs (the 6.1 guest's tmpfs).

@@ -39,7 +39,7 @@ FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	dd_cmp cp_a rename_file rename_over rename_open rename_dir rename_dir_over
 	rm_rf truncate sparse mmap tar sqlite git lock_two_mounts lock_two_users
 	unlink_hardlink_open unlink_open xattr_user symlink_native chmod_cifsacl
-	second_user
+	second_user multiuser
 	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar
 	posix_stat posix_chmod posix_chown posix_case posix_symlink posix_mkfifo
 	posix_unlink_open posix_lock
