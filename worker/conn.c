@@ -617,8 +617,8 @@ conn_peer_port(const struct conn *c)
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 
-	if (c->priv->headless)
-		return c->priv->headless_port;
+	if (c->priv->headless || c->priv->relayed)
+		return c->priv->peer_port;
 	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
 		return 0;
 	if (ss.ss_family == AF_INET)

@@ -55,7 +55,7 @@ conn_keep_headless(struct conn *c)
 	if (!any || pv->rx_active)
 		return 0;
 	conn_rx_release(c);	/* a WRITE payload being buffered: dropped */
-	pv->headless_port = conn_peer_port(c);	/* before the socket goes */
+	pv->peer_port = conn_peer_port(c);	/* before the socket goes */
 	pv->headless = 1;
 	/* Nothing more is read; what was to be written is dropped. */
 	pv->rlen = 0;

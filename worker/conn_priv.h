@@ -180,7 +180,13 @@ struct conn_private {
 	 * output is discarded.
 	 */
 	int		 headless;
-	uint16_t	 headless_port;	/* the client's port, for status */
+	/*
+	 * The client's TCP port where getpeername cannot tell it: a
+	 * headless connection's (kept before its socket went) and a
+	 * relayed connection's (its socket is a socketpair; the port is
+	 * the owner's word, from the hand-off: worker/handoff.c).
+	 */
+	uint16_t	 peer_port;
 	/* receive: frames are parsed in place */
 	uint8_t		*rbuf;
 	size_t		 rcap;
@@ -327,7 +333,10 @@ void		 conn_free(struct conn *);
  * kept).  worker/conn_headless.c.
  */
 int		 conn_keep_headless(struct conn *);
-/* The client's TCP port (kept from before the socket went, if headless). */
+/*
+ * The client's TCP port: getpeername of the socket, or peer_port when the
+ * socket is gone (headless) or not the client's (relayed).
+ */
 uint16_t	 conn_peer_port(const struct conn *);
 int		 conn_headless_done(struct conn *);
 /* A live connection bound as a channel to session sid of c, or NULL. */

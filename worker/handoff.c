@@ -23,6 +23,7 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_init(&w, buf, cap);
 	wcur_le32(&w, HANDOFF_VERSION);
 	wcur_str16(&w, c->peer, sizeof(c->peer));
+	wcur_le16(&w, conn_peer_port(c));
 	wcur_le16(&w, c->dialect);
 	wcur_le32(&w, c->capabilities);
 	wcur_le32(&w, c->client_capabilities);
@@ -103,6 +104,15 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 		return -EBADMSG;
 	if (cur_str16(&r, c->peer, sizeof(c->peer)) != 0)
 		r.err = 1;
+	/*
+	 * Used only on a relayed connection (conn_peer_port; a handed-off
+	 * socket is asked itself).  Its owner could lie about it, as about
+	 * the address: both are display values (usmbctl status; the master
+	 * trusts nothing of a worker's report beyond display) and what
+	 * kill-client matches, and that owner holds the client's socket
+	 * anyway, so it can already end or starve the relayed session.
+	 */
+	pv->peer_port = cur_le16(&r);
 	c->dialect = cur_le16(&r);
 	c->capabilities = cur_le32(&r);
 	c->client_capabilities = cur_le32(&r);

@@ -3,8 +3,15 @@
  * forwards it verbatim to the user's worker (MSG_CONN): dialect and
  * capabilities, GUIDs, security modes, signing and cipher algorithms, the
  * 3.1.1 preauth hash, the message-id window and credits, the one session
- * (id, keys, flags, identity), the peer address and any bytes already read
- * past the last request.  Versioned; decoded with an exact length check.
+ * (id, keys, flags, identity), the peer address and TCP port and any
+ * bytes already read past the last request.  Versioned; decoded with an
+ * exact length check.
+ *
+ * The owner of a connection also sends it (no session, the SESSION_SETUP
+ * as the extra bytes) for a session relayed to another user's worker
+ * (worker/relay.h), whose socket is then a socketpair: the address and
+ * port it reports for that session (usmbctl status, kill-client) are the
+ * ones the hand-off names.
  */
 #ifndef USMBD_WORKER_HANDOFF_H
 #define USMBD_WORKER_HANDOFF_H
@@ -16,7 +23,8 @@
 struct conn;
 struct session;
 
-#define HANDOFF_VERSION		4	/* 3: binding hand-offs (no session); 4: expire */
+/* 3: binding hand-offs (no session); 4: expire; 5: the client's port */
+#define HANDOFF_VERSION		5
 /* What may travel of the bytes read past the last request. */
 #define HANDOFF_MAX_EXTRA	(32 * 1024)
 

@@ -7,7 +7,10 @@
  * it never holds) and writes back what the other worker answers; it keeps
  * the connection's message-id window, told beside each answer which ids it
  * used and what it granted.  The other worker serves the socketpair as a
- * connection of its own (conn_private.relayed).
+ * connection of its own (conn_private.relayed).  How a session comes to
+ * be relayed (relay_start, relay_accept): worker/relay_setup.c; the
+ * owner's frame path: worker/relay.c; what they share of the owner's
+ * table of relays: worker/relay_priv.h.
  *
  * On the relay, both ways, frames are the client's framing (a 4-byte
  * header: 0x00 and a 24-bit length).  After each frame it sends, the

@@ -9,8 +9,13 @@
  * The first input byte is the uid the worker runs as (a few values, so
  * the identity check is reached both ways); the rest is the payload.
  *
+ * The client's port travels too; only a relayed connection (whose socket
+ * is a socketpair) reports it, a worker holding the client's socket asks
+ * the socket.
+ *
  * Seeds: t/fuzz/corpus/handoff (a login and a binding hand-off, made by
- * the encoder in check_handoff's way, and a relayed Kerberos session).
+ * the encoder in check_handoff's way, and a relayed Kerberos session
+ * whose owner's client is on port 50123).
  * Run:
  *   make build/fuzz/fuzz_handoff
  *   build/fuzz/fuzz_handoff -max_total_time=60 t/fuzz/corpus/handoff
@@ -130,6 +135,8 @@ seed_relay(const char *dir, const char *name)
 	conn_free(g);
 	if (n <= 0)
 		return;
+	/* The client's port (no socket here): after the version and peer. */
+	le16_put(buf + off + 4 + 2 + strlen("192.0.2.9"), 50123);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "wb")) != NULL) {
 		fwrite(buf, 1, off + (size_t)n, f);
@@ -180,11 +187,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pv->relayed) {
 			if (pv->relay_verdict == NULL ||
 			    pv->relay_verdict->uid != self ||
-			    c->sessions[0].state != SESS_IN_PROGRESS)
+			    c->sessions[0].state != SESS_IN_PROGRESS ||
+			    conn_peer_port(c) != pv->peer_port)
 				abort();
-		} else if (c->sessions[0].state != SESS_FREE &&
-		    c->sessions[0].uid != self)
-			abort();
+		} else if ((c->sessions[0].state != SESS_FREE &&
+		    c->sessions[0].uid != self) || conn_peer_port(c) != 0)
+			abort();	/* no socket here: no port to report */
 	}
 	conn_free(c);
 	return 0;

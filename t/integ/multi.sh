@@ -76,11 +76,14 @@ grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 	fail "no relay in the log"
 
 # usmbctl status: each session with its user, the worker serving it and
-# the one holding the socket (the master's own table)
+# the one holding the socket (the master's own table), and the client's
+# address and port (the relayed worker has them from the owner's
+# hand-off: its own socket is a socketpair)
 cat >"$T/status" <<SH
 #!/bin/bash
 "$USMBCTL" -s "$CONF" status --json >"$T/status.json"
 "$USMBCTL" -s "$CONF" status --sessions >"$T/status.txt"
+echo "\$MULTI_CLIENT_ADDR \$MULTI_CLIENT_PORT" >"$T/status.client"
 SH
 chmod +x "$T/status"
 check "status while bob's session is relayed" client 21 hold s ok "$T/status"
@@ -95,6 +98,18 @@ assert s and a, j["sessions"]
 assert s[-1]["worker_pid"] == w["bob"] and s[-1]["socket_pid"] == w["alice"], s
 assert a[-1]["worker_pid"] == a[-1]["socket_pid"] == w["alice"], a
 ' "$T/status.json"
+check "status --json: the relayed session and the owner's show the client's address and port" \
+    "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+addr, port = open(sys.argv[2]).read().split()
+on = [x for x in j["sessions"] if x["client_port"] == int(port)]
+assert sorted(x["user"] for x in on) == ["alice", "bob"], (port, j["sessions"])
+for x in on:
+    assert x["client_address"] == addr, (addr, x)
+b = [x for x in on if x["user"] == "bob"][0]
+assert b["socket_pid"] != b["worker_pid"], b
+' "$T/status.json" "$T/status.client"
 check "status --sessions: bob's line says which worker relays it" \
     grep -q "bob .*(relayed by [0-9]*)" "$T/status.txt"
 

@@ -600,11 +600,17 @@ def mixed(tag):
 
 
 def hold(tag, expect, cmd):
+    """CMD runs with bob's session id as its argument and the client's
+    end of the connection (getsockname) in MULTI_CLIENT_ADDR and
+    MULTI_CLIENT_PORT."""
     m = Multi()
     m.login("alice", "alicepw1")
     m.login("bob", "bobpw1")
     m.write("bob", "k_%s_bob.txt" % tag, b"bob")
-    subprocess.run(cmd + ["%x" % m.sess["bob"]["SessionID"]], check=False)
+    addr, port = m.c._NetBIOSSession.get_socket().getsockname()[:2]
+    env = dict(os.environ, MULTI_CLIENT_ADDR=addr, MULTI_CLIENT_PORT=str(port))
+    subprocess.run(cmd + ["%x" % m.sess["bob"]["SessionID"]], check=False,
+                   env=env)
     st = status_of(lambda: m.write("bob", "k_%s_bob2.txt" % tag, b"x"))
     if expect == "deleted":
         check("bob's session is gone: USER_SESSION_DELETED",

@@ -478,21 +478,22 @@ import json, sys
 st = json.load(open(sys.argv[1]))
 port = int(sys.argv[2])
 print(json.dumps(st["sessions"], indent=1))
-# the mount's session: alice's, on the mount's connection, in her worker
-a = [s for s in st["sessions"] if s["client_port"] == port]
-if [s["user"] for s in a] != ["alice"]:
-    sys.exit("sessions on the mount's connection (port %d): %s" % (port, a))
-owner = a[0]["worker_pid"]
-# bob's: served by his worker, its socket held by alice's worker (relayed;
-# a relayed session shows no client port: its worker holds a socketpair).
-# Other bob sessions (guest.sh's /mnt/c) are on connections of their own.
-b = [s for s in st["sessions"] if s["user"] == "bob" and
-     s["socket_pid"] == owner and s["worker_pid"] != owner]
-if len(b) != 1:
-    sys.exit("no session of bob relayed by alice's worker %d: %s" %
-             (owner, st["sessions"]))
+# the mount's connection (its client port) carries the mount's session,
+# alice's, in her worker, and bob's, served by his worker, its socket
+# held by alice's (relayed).  Other bob sessions (guest.sh's /mnt/c) are
+# on connections of their own.
+on = [s for s in st["sessions"] if s["client_port"] == port]
+if sorted(s["user"] for s in on) != ["alice", "bob"]:
+    sys.exit("sessions on the mount's connection (port %d): %s" % (port, on))
+a = [s for s in on if s["user"] == "alice"][0]
+b = [s for s in on if s["user"] == "bob"][0]
+owner = a["worker_pid"]
+if a["socket_pid"] != owner or b["socket_pid"] != owner or \
+        b["worker_pid"] == owner:
+    sys.exit("bob's session is not relayed by alice's worker %d: %s" %
+             (owner, on))
 print("server: alice's session on port %d in worker %d, bob's relayed to "
-      "worker %d" % (port, owner, b[0]["worker_pid"]))
+      "worker %d" % (port, owner, b["worker_pid"]))
 EOF
 	fi
 	umount "$m" || die "umount failed"

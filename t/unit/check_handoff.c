@@ -2,7 +2,8 @@
  * The identity of a handed-off session (worker/handoff.c handoff_accept):
  * a worker serves it as the master's verdict says, whatever the gate's
  * connection state claims; a verdict for another uid, a session with no
- * verdict, or a verdict with no session is refused.
+ * verdict, or a verdict with no session is refused.  The client's port
+ * travels, but a worker that holds the socket asks the socket.
  */
 #include <check.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "daemon/authmsg.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
+#include "t/unit/testlib.h"
 
 static uint8_t	buf[64 * 1024];
 
@@ -141,6 +143,59 @@ START_TEST(test_refused)
 }
 END_TEST
 
+START_TEST(test_port)
+{
+	struct authmsg_ident id;
+	struct session *s;
+	struct conn *g, *c;
+	uint16_t cport;
+	size_t n;
+	int cli, peer, m;
+
+	memset(&id, 0, sizeof(id));
+	id.kind = AUTHMSG_IDENT_LOGIN;
+	id.uid = id.gid = 1001;
+	snprintf(id.user, sizeof(id.user), "alice");
+	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
+	    AUTHMSG_IDENT_LEN);
+	/* The gate holds the client's TCP socket: the port is the socket's. */
+	g = conn_new(NULL, test_tcp_pair(&cli, &cport), CONN_ROLE_GATE,
+	    "127.0.0.1", CONN_BUF_SMALL);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(conn_peer_port(g), cport);
+	g->dialect = 0x0311;
+	s = conn_session_new(g);
+	ck_assert_ptr_nonnull(s);
+	s->state = SESS_VALID;
+	snprintf(s->user, sizeof(s->user), "alice");
+	s->uid = s->gid = 1001;
+	m = handoff_encode(g, s, (const uint8_t *)"", 0, buf + AUTHMSG_IDENT_LEN,
+	    sizeof(buf) - AUTHMSG_IDENT_LEN);
+	ck_assert_int_gt(m, 0);
+	n = AUTHMSG_IDENT_LEN + (size_t)m;
+	conn_free(g);
+	close(cli);
+
+	c = mkconn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
+	ck_assert_str_eq(c->peer, "127.0.0.1");
+	ck_assert_uint_eq(c->priv->peer_port, cport);
+	/* This worker holds the socket (here a socketpair): it asks it. */
+	ck_assert_uint_eq(conn_peer_port(c), 0);
+	conn_free(c);
+	close(peer);
+
+	/* every truncation is refused */
+	for (size_t i = AUTHMSG_IDENT_LEN; i < n; i++) {
+		c = mkconn(&peer);
+		ck_assert_int_eq(handoff_accept(c, buf, i, 1001), -EBADMSG);
+		ck_assert(!c->sessions[0].in_use);
+		conn_free(c);
+		close(peer);
+	}
+}
+END_TEST
+
 static Suite *
 handoff_suite(void)
 {
@@ -149,6 +204,7 @@ handoff_suite(void)
 
 	tcase_add_test(tc, test_master_identity_wins);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_port);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -26,6 +26,7 @@
 #include "worker/handoff.h"
 #include "worker/relay.h"
 #include "worker/uring.h"
+#include "t/unit/testlib.h"
 
 static uint8_t	buf[64 * 1024];
 static uint8_t	neg[40], chal[120], mech[24];
@@ -153,16 +154,20 @@ mkconn(int *peer)
 	return c;
 }
 
-/* A MSG_CONN payload of a relayed session of uid (flags) for user. */
+/*
+ * A MSG_CONN payload of a relayed session of uid (flags) for user, from
+ * an owner whose client is on a loopback TCP connection: the client's
+ * port in *cport.
+ */
 static size_t
-mkrelay(uint32_t uid, const char *user, uint32_t flags)
+mkrelay(uint32_t uid, const char *user, uint32_t flags, uint16_t *cport)
 {
 	struct authmsg_ident id;
 	struct authmsg_rep v;
 	struct relay_state st;
 	struct conn *g;
 	size_t off;
-	int peer, n;
+	int cli, n;
 
 	memset(&id, 0, sizeof(id));
 	id.kind = AUTHMSG_IDENT_RELAY;
@@ -189,26 +194,33 @@ mkrelay(uint32_t uid, const char *user, uint32_t flags)
 	n = relay_state_encode(&st, buf + off, sizeof(buf) - off);
 	ck_assert_int_gt(n, 0);
 	off += (size_t)n;
-	g = mkconn(&peer);
+	g = conn_new(NULL, test_tcp_pair(&cli, cport), CONN_ROLE_WORKER,
+	    "127.0.0.1", CONN_BUF_SMALL);
+	ck_assert_ptr_nonnull(g);
 	g->dialect = 0x0210;
 	n = handoff_encode(g, NULL, (const uint8_t *)"\0\0\0\1x", 5, buf + off,
 	    sizeof(buf) - off);
 	ck_assert_int_gt(n, 0);
 	conn_free(g);
-	close(peer);
+	close(cli);
 	return off + (size_t)n;
 }
 
 START_TEST(test_accept)
 {
 	struct conn *c;
+	uint16_t cport;
 	size_t n;
 	int peer;
 
-	n = mkrelay(1002, "bob", 0);
+	n = mkrelay(1002, "bob", 0, &cport);
 	c = mkconn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), 0);
 	ck_assert(c->priv->relayed);
+	/* The client's address and port, not its socketpair's (status). */
+	ck_assert_str_eq(c->peer, "127.0.0.1");
+	ck_assert_uint_ne(cport, 0);
+	ck_assert_uint_eq(conn_peer_port(c), cport);
 	ck_assert(c->sessions[0].in_use);
 	ck_assert_int_eq(c->sessions[0].state, SESS_IN_PROGRESS);
 	ck_assert_uint_eq(c->sessions[0].session_id, 0x1122334455667788ull);
@@ -232,13 +244,13 @@ START_TEST(test_accept)
 	conn_free(c);
 	close(peer);
 	/* a guest is never relayed */
-	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST);
+	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST, &cport);
 	c = mkconn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
 	conn_free(c);
 	close(peer);
 	/* a verdict that is not the identity's (the master's both) */
-	n = mkrelay(1002, "bob", 0);
+	n = mkrelay(1002, "bob", 0, &cport);
 	buf[AUTHMSG_IDENT_LEN + 4 + 4 + 4 + 16] ^= 1;	/* the verdict's uid */
 	c = mkconn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
@@ -246,7 +258,7 @@ START_TEST(test_accept)
 	conn_free(c);
 	close(peer);
 	/* every truncation is refused */
-	n = mkrelay(1002, "bob", 0);
+	n = mkrelay(1002, "bob", 0, &cport);
 	for (size_t i = 0; i < n; i++) {
 		c = mkconn(&peer);
 		ck_assert_int_eq(handoff_accept(c, buf, i, 1002), -EBADMSG);
