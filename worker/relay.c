@@ -194,6 +194,7 @@ struct relay {
 	uint64_t	 session_id;	/* sid's value, kept after a break */
 	int		 gone;		/* its worker gone: its answers made here */
 	int		 ring_fd;	/* its worker's sealed ids (relay_ring.c), or -1 */
+	struct relay_fwd fwd;		/* what went to it, for relay_ring_lost */
 };
 
 struct relay_tab {
@@ -458,6 +459,7 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 
 	smb2_frame_encode(hdr, (uint32_t)len);
 	relay_inflight_note(r->inflight, msg, len);
+	relay_fwd_note(&r->fwd, msg, len);
 	if (relay_wq_pending(&r->wq) && relay_wq_late(&r->wq, relay_now_ms())) {
 		relay_stalled(c, r, 0);
 		return;
@@ -669,20 +671,40 @@ relay_next(struct conn *c, struct relay *r)
  * not answered, from its ring, join the requests in flight to answer
  * (worker/relay_inflight.c), each only if this connection's window still
  * admits it once every id known in flight on the connection's other
- * relays and this one's is taken.  The ring is read once, then closed.
+ * relays and this one's is taken.  The sealed frames it never decrypted
+ * are only counted, for the log.  The ring is read once, then closed.
  */
 static void
 relay_ring_take(struct conn *c, struct relay *r)
 {
 	static struct conn_credits scratch;
-	uint8_t snap[RELAY_RING_SLOTS * RELAY_RING_SLOT];
+	uint8_t snap[RELAY_RING_USED];
 	struct relay_tab *t = c->priv->relays;
+	struct relay_lost lost;
 	unsigned i, j, n;
 	ssize_t got;
+	int k;
 
 	got = pread(r->ring_fd, snap, sizeof(snap), 0);
 	close(r->ring_fd);
 	r->ring_fd = -1;
+	k = relay_ring_lost(&r->fwd, got > 0 ? snap : NULL,
+	    got > 0 ? (size_t)got : 0, &lost);
+	if (k > 0)
+		log_info("%s: relayed session %llx of %s: %llu sealed request%s "
+		    "(%llu bytes) its worker never decrypted (%llu bytes "
+		    "forwarded it never read) stay unanswered: no live process "
+		    "holds the session's keys to read their message ids",
+		    c->peer, (unsigned long long)r->session_id, r->user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s",
+		    (unsigned long long)lost.sealed_bytes,
+		    (unsigned long long)lost.unread);
+	else if (k < 0 && lost.sealed > 0)
+		log_info("%s: relayed session %llx of %s: its worker's counts "
+		    "in its ring are not believable; of %llu sealed request%s "
+		    "forwarded, those it never decrypted stay unanswered",
+		    c->peer, (unsigned long long)r->session_id, r->user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s");
 	if (got <= 0 || r->inflight == NULL)
 		return;
 	scratch = c->priv->cred;
