@@ -196,7 +196,7 @@ size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
 #define RELAY_RING_SLOT		16
 #define RELAY_RING_COUNTS	(RELAY_RING_SLOTS * RELAY_RING_SLOT)
 #define RELAY_RING_USED		(RELAY_RING_COUNTS + 3 * 8)
-#define RELAY_RING_BYTES	4096	/* one page: the slots at its start */
+#define RELAY_RING_BYTES	4096	/* one page: slots and counters first */
 struct relay_ring;
 struct conn_credits;
 /* The owner: a new sealed ring (its fd), or -errno. */
