@@ -402,14 +402,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 			conn_warnx(c, "undecryptable transform message");
 			return -1;
 		}
-		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
-		if (smb2_magic(msg + poff, plen) != SMB2_MAGIC_SMB2)
-			return -1;
-		relay_ring_note(c->priv->relay_ring, SMB2_FRAME_LEN + len,
-		    msg + poff, plen);
 		msg += poff;
 		len = plen;
 		encrypted = 1;
+		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
+			return -1;
+		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
+		relay_ring_note(c->priv->relay_ring, msg, len);
 		break;
 	}
 	default:

@@ -680,31 +680,14 @@ relay_ring_take(struct conn *c, struct relay *r)
 	static struct conn_credits scratch;
 	uint8_t snap[RELAY_RING_USED];
 	struct relay_tab *t = c->priv->relays;
-	struct relay_lost lost;
 	unsigned i, j, n;
 	ssize_t got;
-	int k;
 
 	got = pread(r->ring_fd, snap, sizeof(snap), 0);
 	close(r->ring_fd);
 	r->ring_fd = -1;
-	k = relay_ring_lost(&r->fwd, got > 0 ? snap : NULL,
-	    got > 0 ? (size_t)got : 0, &lost);
-	if (k > 0)
-		log_info("%s: relayed session %llx of %s: %llu sealed request%s "
-		    "(%llu bytes) its worker never decrypted (%llu bytes "
-		    "forwarded it never read) stay unanswered: no live process "
-		    "holds the session's keys to read their message ids",
-		    c->peer, (unsigned long long)r->session_id, r->user,
-		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s",
-		    (unsigned long long)lost.sealed_bytes,
-		    (unsigned long long)lost.unread);
-	else if (k < 0 && lost.sealed > 0)
-		log_info("%s: relayed session %llx of %s: its worker's counts "
-		    "in its ring are not believable; of %llu sealed request%s "
-		    "forwarded, those it never decrypted stay unanswered",
-		    c->peer, (unsigned long long)r->session_id, r->user,
-		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s");
+	relay_ring_report(c->peer, r->session_id, r->user, &r->fwd,
+	    got > 0 ? snap : NULL, got > 0 ? (size_t)got : 0);
 	if (got <= 0 || r->inflight == NULL)
 		return;
 	scratch = c->priv->cred;

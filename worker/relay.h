@@ -213,11 +213,12 @@ void		relay_ring_free(struct relay_ring *);
 /* n bytes were read from the relay. */
 void		relay_ring_read(struct relay_ring *, size_t n);
 /*
- * A sealed frame of wire bytes (framing included), decrypted to msg
- * (len), is about to be served: its ids noted, the frame counted.
+ * A sealed frame, decrypted to msg (len), is about to be served: its ids
+ * noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
+ * bytes: the transform's OriginalMessageSize is the rest of the frame).
  */
-void		relay_ring_note(struct relay_ring *, size_t wire,
-		    const uint8_t *msg, size_t len);
+void		relay_ring_note(struct relay_ring *, const uint8_t *msg,
+		    size_t len);
 /*
  * The answer (or interim answer) of mid is in the output being built;
  * its slot is cleared at relay_ring_sent, once that output is all in
@@ -268,6 +269,10 @@ void		relay_fwd_note(struct relay_fwd *, const uint8_t *msg,
  */
 int		relay_ring_lost(const struct relay_fwd *f, const uint8_t *p,
 		    size_t len, struct relay_lost *out);
+/* The log line of relay_ring_lost, when sealed frames were lost. */
+void		relay_ring_report(const char *peer, uint64_t sid,
+		    const char *user, const struct relay_fwd *f,
+		    const uint8_t *p, size_t len);
 
 /*
  * The owner's writes to a relay (worker/relay_wq.c) never wait: what its

@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/log.h"
 #include "proto/cur.h"
 #include "proto/smb2.h"
 #include "proto/smb2_hdr.h"
@@ -215,8 +216,7 @@ relay_ring_read(struct relay_ring *r, size_t n)
 }
 
 void
-relay_ring_note(struct relay_ring *r, size_t wire, const uint8_t *msg,
-    size_t len)
+relay_ring_note(struct relay_ring *r, const uint8_t *msg, size_t len)
 {
 	struct smb2_chain ch;
 	struct smb2_hdr h;
@@ -227,7 +227,7 @@ relay_ring_note(struct relay_ring *r, size_t wire, const uint8_t *msg,
 	if (r == NULL)
 		return;
 	r->nsealed++;
-	r->nsealed_bytes += wire;
+	r->nsealed_bytes += SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len;
 	ring_store_at(r, RELAY_RING_COUNTS + 8, r->nsealed);
 	ring_store_at(r, RELAY_RING_COUNTS + 16, r->nsealed_bytes);
 	smb2_chain_init(&ch, msg, len);
@@ -317,4 +317,29 @@ relay_ring_lost(const struct relay_fwd *f, const uint8_t *p, size_t len,
 	out->sealed_bytes = f->sealed_bytes - nbytes;
 	out->unread = f->bytes - nread;
 	return out->sealed > 0;
+}
+
+void
+relay_ring_report(const char *peer, uint64_t sid, const char *user,
+    const struct relay_fwd *f, const uint8_t *p, size_t len)
+{
+	struct relay_lost lost;
+	int k;
+
+	k = relay_ring_lost(f, p, len, &lost);
+	if (k > 0)
+		log_info("%s: relayed session %llx of %s: %llu sealed request%s "
+		    "(%llu bytes) its worker never decrypted (%llu bytes "
+		    "forwarded it never read) stay unanswered: no live process "
+		    "holds the session's keys to read their message ids",
+		    peer, (unsigned long long)sid, user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s",
+		    (unsigned long long)lost.sealed_bytes,
+		    (unsigned long long)lost.unread);
+	else if (k < 0 && lost.sealed > 0)
+		log_info("%s: relayed session %llx of %s: its worker's counts "
+		    "in its ring are not believable; of %llu sealed request%s "
+		    "forwarded, those it never decrypted stay unanswered",
+		    peer, (unsigned long long)sid, user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s");
 }

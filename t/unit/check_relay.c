@@ -492,10 +492,10 @@ START_TEST(test_ring)
 	le32_put(f + 80 + 20, 80);
 	mkhdr(f + 160, SMB2_READ, 7, 0, 0, 0);
 	le16_put(f + 160 + 6, 2);
-	relay_ring_note(rr, SMB2_FRAME_LEN + 52 + sizeof(f), f, sizeof(f));
+	relay_ring_note(rr, f, sizeof(f));
 	/* a WRITE answered and sent: its slot is free again */
 	mkhdr(f, SMB2_WRITE, 9, 0, 0, 0);
-	relay_ring_note(rr, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(rr, f, 73);
 	relay_ring_answered(rr, 9);
 	relay_ring_answered(rr, 1234);	/* not there: nothing */
 	relay_ring_sent(rr);
@@ -573,7 +573,7 @@ START_TEST(test_ring)
 	/* a full ring notes no more */
 	for (i = 0; i < RELAY_RING_SLOTS + 6; i++) {
 		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
-		relay_ring_note(rr, SMB2_FRAME_LEN + 52 + 73, f, 73);
+		relay_ring_note(rr, f, 73);
 	}
 	relay_ring_free(rr);
 	close(ring);
@@ -633,9 +633,9 @@ START_TEST(test_ring_sent)
 	c->dialect = 0x0300;
 	memset(f, 0, sizeof(f));
 	mkhdr(f, SMB2_READ, 9, 0, 0, 0);
-	relay_ring_note(c->priv->relay_ring, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(c->priv->relay_ring, f, 73);
 	mkhdr(f, SMB2_READ, 10, 0, 0, 0);
-	relay_ring_note(c->priv->relay_ring, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(c->priv->relay_ring, f, 73);
 	ck_assert_uint_eq(ring_count(ring, 8), 2);
 	ck_assert_uint_eq(ring_count(ring, 16), 2 * (SMB2_FRAME_LEN + 52 + 73));
 	conn_read_done(c, 100);
@@ -700,11 +700,11 @@ START_TEST(test_ring_answered_once)
 	ring = ring_pair(sv, &rr);
 	memset(f, 0, sizeof(f));
 	mkhdr(f, SMB2_READ, 3, 0, 0, 0);
-	relay_ring_note(rr, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(rr, f, 73);
 	mkhdr(f, SMB2_CHANGE_NOTIFY, 4, 0, 0, 0);
-	relay_ring_note(rr, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(rr, f, 73);
 	mkhdr(f, SMB2_WRITE, 5, 0, 0, 0);
-	relay_ring_note(rr, SMB2_FRAME_LEN + 52 + 73, f, 73);
+	relay_ring_note(rr, f, 73);
 	/* READ 3 answered, NOTIFY 4's interim: sent, the worker dies */
 	relay_ring_answered(rr, 3);
 	relay_ring_answered(rr, 4);
@@ -781,7 +781,7 @@ START_TEST(test_ring_lost)
 	/* two read, one of them decrypted */
 	relay_ring_read(rr, 2 * 124);
 	mkhdr(f, SMB2_READ, 2, 0, 0, 0);
-	relay_ring_note(rr, 124, f, 73);
+	relay_ring_note(rr, f, 68);
 	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
 	    (ssize_t)sizeof(snap));
 	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), 1);
@@ -790,8 +790,8 @@ START_TEST(test_ring_lost)
 	ck_assert_uint_eq(lost.unread, 124 + 77);
 	/* all read and decrypted: none */
 	relay_ring_read(rr, 124 + 77);
-	relay_ring_note(rr, 124, f, 73);
-	relay_ring_note(rr, 124, f, 73);
+	relay_ring_note(rr, f, 68);
+	relay_ring_note(rr, f, 68);
 	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
 	    (ssize_t)sizeof(snap));
 	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), 0);
