@@ -649,6 +649,7 @@ void
 conn_read_done(struct conn *c, size_t n)
 {
 	c->priv->rlen += n;
+	relay_ring_read(c->priv->relay_ring, n);	/* a relayed one's */
 }
 
 ssize_t
@@ -756,7 +757,11 @@ conn_flush(struct conn *c)
 		pv->out_fd = -1;
 		pv->out_fd_owned = 0;
 	}
-	return conn_output_pending(c) ? -EAGAIN : 0;
+	if (conn_output_pending(c))
+		return -EAGAIN;
+	/* All in the socket: the owner will read those answers whole. */
+	relay_ring_sent(pv->relay_ring);
+	return 0;
 }
 
 int

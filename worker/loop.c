@@ -352,6 +352,9 @@ wk_tx_done(struct conn *c, int32_t res)
 		wk_close(c);
 		return;
 	}
+	/* All sent: a relayed worker's ring forgets those ids. */
+	if (!conn_output_pending(c))
+		relay_ring_sent(pv->relay_ring);
 	/* A short send or a full socket: the rest waits for EPOLLOUT. */
 	if (wk_process(c) < 0)
 		wk_close(c);

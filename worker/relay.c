@@ -340,6 +340,7 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 
 	smb2_frame_encode(hdr, (uint32_t)len);
 	relay_inflight_note(r->inflight, msg, len);
+	relay_fwd_note(&r->fwd, msg, len);
 	if (relay_wq_pending(&r->wq) && relay_wq_late(&r->wq, relay_now_ms())) {
 		relay_stalled(c, r, 0);
 		return;
@@ -551,13 +552,14 @@ relay_next(struct conn *c, struct relay *r)
  * not answered, from its ring, join the requests in flight to answer
  * (worker/relay_inflight.c), each only if this connection's window still
  * admits it once every id known in flight on the connection's other
- * relays and this one's is taken.  The ring is read once, then closed.
+ * relays and this one's is taken.  The sealed frames it never decrypted
+ * are only counted, for the log.  The ring is read once, then closed.
  */
 static void
 relay_ring_take(struct conn *c, struct relay *r)
 {
 	static struct conn_credits scratch;
-	uint8_t snap[RELAY_RING_SLOTS * RELAY_RING_SLOT];
+	uint8_t snap[RELAY_RING_USED];
 	struct relay_tab *t = c->priv->relays;
 	unsigned i, j, n;
 	ssize_t got;
@@ -565,6 +567,8 @@ relay_ring_take(struct conn *c, struct relay *r)
 	got = pread(r->ring_fd, snap, sizeof(snap), 0);
 	close(r->ring_fd);
 	r->ring_fd = -1;
+	relay_ring_report(c->peer, r->session_id, r->user, &r->fwd,
+	    got > 0 ? snap : NULL, got > 0 ? (size_t)got : 0);
 	if (got <= 0 || r->inflight == NULL)
 		return;
 	scratch = c->priv->cred;

@@ -176,23 +176,30 @@ size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
  * The ids of a relayed session's sealed requests that its worker has
  * read (worker/relay_ring.c): the owner cannot read them in the frames,
  * so the relayed worker writes them into a small shared memory ring
- * before it serves each decrypted frame and clears each when its answer
- * (or interim answer) goes into the relay, both with plain stores: no
- * system call per request.  The owner makes the ring (a memfd sealed at
- * RELAY_RING_BYTES: neither side can grow or shrink it) when it brokers
- * the relay and sends it ahead of every frame, with a RELAY_RING_TYPE
- * byte; the relayed worker maps it (the owner never does) and never
- * reads it back.  When the relay ends the owner reads it once
- * (relay_inflight_collect): every byte is another user's worker's.
+ * before it serves each decrypted frame and clears each once its answer
+ * (or interim answer) is all in the relay's socket, both with plain
+ * stores: no system call per request.  The owner makes the ring (a memfd
+ * sealed at RELAY_RING_BYTES: neither side can grow or shrink it) when it
+ * brokers the relay and sends it ahead of every frame, with a
+ * RELAY_RING_TYPE byte; the relayed worker maps it (the owner never does)
+ * and never reads it back.  When the relay ends the owner reads it once
+ * (relay_inflight_collect, relay_ring_lost): every byte is another
+ * user's worker's.
  *
  * Each of RELAY_RING_SLOTS slots of RELAY_RING_SLOT bytes: a u64 (host
  * order) message id + 1, 0 when free, stored in one aligned store last;
- * u16 command, u16 credit charge.
+ * u16 command, u16 credit charge.  At RELAY_RING_COUNTS, three u64 (host
+ * order, each one aligned store) the relayed worker advances: the bytes
+ * it has read from the relay, the sealed frames it has decrypted, their
+ * bytes (framing included): what the owner forwarded past those was
+ * never decrypted, so no live process knows those requests' ids.
  */
 #define RELAY_RING_TYPE		0xA7
 #define RELAY_RING_SLOTS	64
 #define RELAY_RING_SLOT		16
-#define RELAY_RING_BYTES	4096	/* one page: the slots at its start */
+#define RELAY_RING_COUNTS	(RELAY_RING_SLOTS * RELAY_RING_SLOT)
+#define RELAY_RING_USED		(RELAY_RING_COUNTS + 3 * 8)
+#define RELAY_RING_BYTES	4096	/* one page: slots and counters first */
 struct relay_ring;
 struct conn_credits;
 /* The owner: a new sealed ring (its fd), or -errno. */
@@ -206,11 +213,23 @@ int		relay_ring_send(int fd, int ring);
  */
 int		relay_ring_accept(int fd, struct relay_ring **out);
 void		relay_ring_free(struct relay_ring *);
-/* A decrypted frame (msg, len) about to be served: its ids noted. */
+/* n bytes were read from the relay. */
+void		relay_ring_read(struct relay_ring *, size_t n);
+/*
+ * A sealed frame, decrypted to msg (len), is about to be served: its ids
+ * noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
+ * bytes: the transform's OriginalMessageSize is the rest of the frame).
+ */
 void		relay_ring_note(struct relay_ring *, const uint8_t *msg,
 		    size_t len);
-/* The answer (or interim answer) of mid goes into the relay. */
-void		relay_ring_clear(struct relay_ring *, uint64_t mid);
+/*
+ * The answer (or interim answer) of mid is in the output being built;
+ * its slot is cleared at relay_ring_sent, once that output is all in
+ * the relay's socket: a worker that dies before leaves it to the owner.
+ */
+void		relay_ring_answered(struct relay_ring *, uint64_t mid);
+/* The connection's output went whole into the relay's socket. */
+void		relay_ring_sent(struct relay_ring *);
 /*
  * The owner, when the relay ends: p (len bytes) is what it read of the
  * ring.  Each slot naming a request that scratch (a copy of the
@@ -218,10 +237,45 @@ void		relay_ring_clear(struct relay_ring *, uint64_t mid);
  * elsewhere already charged in it) still admits is charged there and
  * added to t, to be answered USER_SESSION_DELETED with t's own; not a
  * CANCEL, not an id t holds, at most RELAY_INFLIGHT in t.  The number
- * added.
+ * added.  An id whose answer the owner received is charged in the
+ * connection's window (relay.c relay_apply), so a slot the worker left
+ * set after sending that answer is refused.
  */
 unsigned	relay_inflight_collect(struct relay_inflight *t,
 		    const uint8_t *p, size_t len, struct conn_credits *scratch);
+
+/*
+ * What the owner forwarded on a relay (relay_fwd_note, each frame): all
+ * bytes and the sealed frames (transforms) and their bytes, framing
+ * included.  At the relay's end relay_ring_lost compares it with the
+ * ring's counts: the sealed frames its worker never decrypted.
+ */
+struct relay_fwd {
+	uint64_t	 bytes;
+	uint64_t	 sealed;
+	uint64_t	 sealed_bytes;
+};
+struct relay_lost {
+	uint64_t	 sealed;	/* sealed frames never decrypted */
+	uint64_t	 sealed_bytes;	/* their bytes */
+	uint64_t	 unread;	/* bytes forwarded it never read */
+};
+/* A client frame msg (len, after the framing) goes to the relay. */
+void		relay_fwd_note(struct relay_fwd *, const uint8_t *msg,
+		    size_t len);
+/*
+ * The counts of a ring snapshot p (len bytes) against f: 1 and *out
+ * when sealed frames were never decrypted, 0 when none were, -1 when the
+ * counts cannot be (more than was forwarded, or decrypted than read):
+ * then out->sealed is every sealed frame forwarded.  Used for a log line
+ * only: the ring is another user's worker's.
+ */
+int		relay_ring_lost(const struct relay_fwd *f, const uint8_t *p,
+		    size_t len, struct relay_lost *out);
+/* The log line of relay_ring_lost, when sealed frames were lost. */
+void		relay_ring_report(const char *peer, uint64_t sid,
+		    const char *user, const struct relay_fwd *f,
+		    const uint8_t *p, size_t len);
 
 /*
  * The owner's writes to a relay (worker/relay_wq.c) never wait: what its

@@ -49,6 +49,7 @@ struct relay {
 	uint64_t	 session_id;	/* sid's value, kept after a break */
 	int		 gone;		/* its worker gone: its answers made here */
 	int		 ring_fd;	/* its worker's sealed ids (relay_ring.c), or -1 */
+	struct relay_fwd fwd;		/* what went to it, for relay_ring_lost */
 };
 
 struct relay_tab {

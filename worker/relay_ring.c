@@ -17,6 +17,18 @@
  * in its own memory and never reads the ring back, so whatever the owner
  * writes there changes nothing it does.  F_SEAL_SEAL keeps either side
  * from adding a seal that would stop the other's writes.
+ *
+ * Why a slot is cleared only when the answer is all in the socket: the
+ * owner takes a request as answered only once the whole answer frame has
+ * come (relay.c relay_next); an answer built, or partly written, when the
+ * worker dies never reaches the client.  Cleared then (relay_ring_sent),
+ * the slot covers that too; set a moment too long (the worker dies right
+ * after the send), the owner's window has the id charged by then and
+ * refuses it (relay_inflight_collect).
+ *
+ * Why counters: a sealed frame the worker never decrypted (still in the
+ * relay's socket, or read but waiting behind an answer not yet out) has
+ * an id nobody alive can read; the counters let the owner say how many.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/log.h"
 #include "proto/cur.h"
 #include "proto/smb2.h"
 #include "proto/smb2_hdr.h"
@@ -37,7 +50,11 @@
 struct relay_ring {
 	uint8_t		*map;
 	uint64_t	 used;	/* bit i: slot i holds mid[i] */
+	uint64_t	 sending; /* bit i: its answer is in the output */
 	uint64_t	 mid[RELAY_RING_SLOTS];
+	uint64_t	 nread;		/* what the counters say */
+	uint64_t	 nsealed;
+	uint64_t	 nsealed_bytes;
 };
 
 int
@@ -155,7 +172,7 @@ relay_ring_accept(int fd, struct relay_ring **out)
 		goto out;
 	}
 	/* What the owner put there is not ours to keep. */
-	memset(r->map, 0, RELAY_RING_SLOTS * RELAY_RING_SLOT);
+	memset(r->map, 0, RELAY_RING_USED);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -175,12 +192,27 @@ relay_ring_free(struct relay_ring *r)
 	free(r);
 }
 
-/* The slot's id word: one aligned 64-bit store, so never half written. */
+/* A u64 of the page (a slot's id word, a counter): one aligned store. */
+static void
+ring_store_at(struct relay_ring *r, size_t off, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)(void *)(r->map + off), v,
+	    __ATOMIC_RELEASE);
+}
+
 static void
 ring_store(struct relay_ring *r, unsigned i, uint64_t v)
 {
-	__atomic_store_n((uint64_t *)(void *)(r->map +
-	    (size_t)i * RELAY_RING_SLOT), v, __ATOMIC_RELEASE);
+	ring_store_at(r, (size_t)i * RELAY_RING_SLOT, v);
+}
+
+void
+relay_ring_read(struct relay_ring *r, size_t n)
+{
+	if (r == NULL)
+		return;
+	r->nread += n;
+	ring_store_at(r, RELAY_RING_COUNTS, r->nread);
 }
 
 void
@@ -194,6 +226,10 @@ relay_ring_note(struct relay_ring *r, const uint8_t *msg, size_t len)
 
 	if (r == NULL)
 		return;
+	r->nsealed++;
+	r->nsealed_bytes += SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len;
+	ring_store_at(r, RELAY_RING_COUNTS + 8, r->nsealed);
+	ring_store_at(r, RELAY_RING_COUNTS + 16, r->nsealed_bytes);
 	smb2_chain_init(&ch, msg, len);
 	ch.tail_ok = 1;		/* an element split off (relay_split) */
 	while (smb2_chain_next(&ch, &m, &mlen) == 1) {
@@ -214,19 +250,96 @@ relay_ring_note(struct relay_ring *r, const uint8_t *msg, size_t len)
 }
 
 void
-relay_ring_clear(struct relay_ring *r, uint64_t mid)
+relay_ring_answered(struct relay_ring *r, uint64_t mid)
 {
 	uint64_t left;
 	unsigned i;
 
 	if (r == NULL)
 		return;
-	for (left = r->used; left != 0; left &= left - 1) {
+	for (left = r->used & ~r->sending; left != 0; left &= left - 1) {
 		i = (unsigned)__builtin_ctzll(left);
 		if (r->mid[i] == mid) {
-			ring_store(r, i, 0);
-			r->used &= ~(1ull << i);
+			r->sending |= 1ull << i;
 			return;
 		}
 	}
+}
+
+void
+relay_ring_sent(struct relay_ring *r)
+{
+	uint64_t left;
+
+	if (r == NULL || r->sending == 0)
+		return;
+	for (left = r->sending; left != 0; left &= left - 1)
+		ring_store(r, (unsigned)__builtin_ctzll(left), 0);
+	r->used &= ~r->sending;
+	r->sending = 0;
+}
+
+/* ---- the owner ---- */
+
+void
+relay_fwd_note(struct relay_fwd *f, const uint8_t *msg, size_t len)
+{
+	f->bytes += SMB2_FRAME_LEN + len;
+	if (len >= 4 && smb2_magic(msg, len) == SMB2_MAGIC_TRANSFORM) {
+		f->sealed++;
+		f->sealed_bytes += SMB2_FRAME_LEN + len;
+	}
+}
+
+int
+relay_ring_lost(const struct relay_fwd *f, const uint8_t *p, size_t len,
+    struct relay_lost *out)
+{
+	uint64_t nread = 0, nsealed = 0, nbytes = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* host order: one machine */
+	if (p != NULL && len >= RELAY_RING_USED) {
+		memcpy(&nread, p + RELAY_RING_COUNTS, 8);
+		memcpy(&nsealed, p + RELAY_RING_COUNTS + 8, 8);
+		memcpy(&nbytes, p + RELAY_RING_COUNTS + 16, 8);
+	}
+	/* An honest worker's counts: never past what was forwarded. */
+	if (p == NULL || len < RELAY_RING_USED || nread > f->bytes ||
+	    nsealed > f->sealed || nbytes > f->sealed_bytes || nbytes > nread ||
+	    (nsealed == f->sealed) != (nbytes == f->sealed_bytes)) {
+		out->sealed = f->sealed;
+		out->sealed_bytes = f->sealed_bytes;
+		out->unread = f->bytes;
+		return -1;
+	}
+	out->sealed = f->sealed - nsealed;
+	out->sealed_bytes = f->sealed_bytes - nbytes;
+	out->unread = f->bytes - nread;
+	return out->sealed > 0;
+}
+
+void
+relay_ring_report(const char *peer, uint64_t sid, const char *user,
+    const struct relay_fwd *f, const uint8_t *p, size_t len)
+{
+	struct relay_lost lost;
+	int k;
+
+	k = relay_ring_lost(f, p, len, &lost);
+	if (k > 0)
+		log_info("%s: relayed session %llx of %s: %llu sealed request%s "
+		    "(%llu bytes) its worker never decrypted (%llu bytes "
+		    "forwarded it never read) stay unanswered: no live process "
+		    "holds the session's keys to read their message ids",
+		    peer, (unsigned long long)sid, user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s",
+		    (unsigned long long)lost.sealed_bytes,
+		    (unsigned long long)lost.unread);
+	else if (k < 0 && lost.sealed > 0)
+		log_info("%s: relayed session %llx of %s: its worker's counts "
+		    "in its ring are not believable; of %llu sealed request%s "
+		    "forwarded, those it never decrypted stay unanswered",
+		    peer, (unsigned long long)sid, user,
+		    (unsigned long long)lost.sealed, lost.sealed == 1 ? "" : "s");
 }

@@ -164,8 +164,8 @@ relay_trailer(const struct conn *c, const struct dispatch_out *outs,
 		uint64_t mid = le64_get(h + 24);
 
 		granted += le16_get(h + 14);
-		/* Answered (or interim): no longer the owner's to answer. */
-		relay_ring_clear(c->priv->relay_ring, mid);
+		/* Answered (or interim): cleared once all of it is sent. */
+		relay_ring_answered(c->priv->relay_ring, mid);
 		/* An async final answer's id was used by its interim one. */
 		if (mid == UINT64_MAX || ((flags & SMB2_FLAGS_ASYNC_COMMAND) &&
 		    le32_get(h + 8) != STATUS_PENDING))

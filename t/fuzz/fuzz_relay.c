@@ -10,7 +10,8 @@
  * worker dies are well-formed frames, each with its control record.
  * The relayed worker's ring of sealed ids (worker/relay_ring.c) is
  * another user's memory: what the owner takes of it lies inside its
- * window, never twice, never more than RELAY_INFLIGHT.
+ * window, never twice, never more than RELAY_INFLIGHT; what its counters
+ * make the owner log never exceeds what the owner forwarded.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +55,24 @@ fuzz_ring(const uint8_t *data, size_t size)
 		abort();	/* each id is charged once taken */
 }
 
+/* The ring's counters (data) against what the owner forwarded. */
+static void
+fuzz_ring_lost(const uint8_t *data, size_t size)
+{
+	struct relay_fwd f = { 1u << 20, 64, 1u << 16 };
+	struct relay_lost lost;
+	int rc;
+
+	relay_fwd_note(&f, data, size);	/* the input as a forwarded frame */
+	rc = relay_ring_lost(&f, data, size, &lost);
+	if (rc < -1 || rc > 1 || lost.sealed > f.sealed ||
+	    lost.sealed_bytes > f.sealed_bytes || lost.unread > f.bytes ||
+	    (rc == 1 && lost.sealed == 0) || (rc == 0 && lost.sealed != 0) ||
+	    (rc == -1 && (lost.sealed != f.sealed ||
+	    lost.sealed_bytes != f.sealed_bytes || lost.unread != f.bytes)))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -62,6 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n, m;
 
 	fuzz_ring(data, size);
+	fuzz_ring_lost(data, size);
 	n = relay_state_decode(&st, data, size);
 	if (n >= 0) {
 		if ((size_t)n > size)

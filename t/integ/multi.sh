@@ -195,6 +195,47 @@ grep -q "sealed request its worker had read get USER_SESSION_DELETED" "$LOG" &&
 	ok "the log says the owner answered it from the ring" ||
 	fail "no log line for the ring's request"
 check "the server is still up" integ_ping
+# sealed answers bob's worker built but had not all written into the relay
+# when it died (the owner stopped, not reading): their slots in the ring
+# are cleared only once the answer is all in the socket, so the owner
+# answers them; the READs it never decrypted are counted in the log
+cat >"$T/sentbob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+case "\$1" in
+stopbob)
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+for s in json.load(sys.stdin).get("sessions", []):
+    if s["session_id"] == sys.argv[1]:
+        print(s["worker_pid"], s["socket_pid"])' "\$2" >"$T/sentpids"
+	read -r bob alice <"$T/sentpids"
+	[ -n "\$alice" ] && [ "\$bob" != "\$alice" ] || exit 1
+	kill -STOP "\$bob" ;;
+stopalice) read -r bob alice <"$T/sentpids"; kill -STOP "\$alice" ;;
+contbob) read -r bob alice <"$T/sentpids"; kill -CONT "\$bob" 2>/dev/null ;;
+killbob) read -r bob alice <"$T/sentpids"; kill -9 "\$bob" ;;
+contalice) read -r bob alice <"$T/sentpids"; kill -CONT "\$alice" ;;
+esac
+SH
+chmod +x "$T/sentbob"
+check "dialect 30 (sealed): bob's 1 MiB READs answered but not all written into the relay when his worker dies get an answer, alice goes on" \
+    client 30 inflightsent 30 "$T/sentbob"
+lost=$(sed -n 's/^# unanswered \([0-9]*\)$/\1/p' "$T/client.out")
+for i in 1 2 3 4 5 6; do	# the line reaches the log through the master
+	grep -q "sealed requests\? ([0-9]* bytes) its worker never decrypted" \
+	    "$LOG" && break
+	sleep 0.5
+done
+if [ "${lost:-0}" -gt 0 ]; then
+	grep -q ": $lost sealed requests\? ([0-9]* bytes) its worker never decrypted" \
+	    "$LOG" && ok "the log counts the $lost READs bob's worker never decrypted" ||
+		fail "no log line counting the $lost READs never decrypted"
+else
+	ok "every READ was answered (none left undecrypted)"
+fi
+check "the server is still up" integ_ping
 
 # bob's worker stopped by bob (his uid owns it) while his session fills
 # the relay: alice's worker waits on it at most RELAY_WAIT_MS (1 s), then

@@ -38,6 +38,14 @@
 #          stops the descriptor writer) when it is killed (CMD kill SID)
 #          gets USER_SESSION_DELETED from the owner within 5 s (his
 #          worker's ring); CMD cont SID; alice reads and writes on.
+#     MODE inflightsent TAG CMD...: (DIALECT 30, sealed) bob's 1 MiB
+#          READs pile up in his worker: CMD stopbob SID stops it, the
+#          READs go out unanswered, CMD stopalice SID stops the owner,
+#          CMD contbob SID lets bob's worker answer into the relay until
+#          its socket is full, CMD killbob SID kills it, CMD contalice
+#          SID lets the owner go on: within 5 s each READ gets its data
+#          or USER_SESSION_DELETED, except those the worker never
+#          decrypted; prints "# unanswered N"; alice reads and writes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
 #          session sends 64 KiB WRITEs until the relay's socket is full
 #          and his backlog fills: alice's WRITE and READ on the same
@@ -767,6 +775,94 @@ def inflight_sync(tag, cmd):
           b"alice2")
 
 
+def big_read(m, user, tid, fid, length):
+    """A READ of length bytes sent without waiting, charged as impacket's
+    read() charges it (one credit a 64 KiB); its message id."""
+    m.use(user)
+    pkt = m.c.SMB_PACKET()
+    pkt["Command"] = smb3structs.SMB2_READ
+    pkt["TreeID"] = tid
+    pkt["CreditCharge"] = 1 + (length - 1) // 65536
+    pkt["Data"] = struct.pack("<HBBIQ16sIIIHHB", 49, 0, 0, length, 0, fid,
+                              0, 0, 0, 0, 0, 0)
+    mid = m.c.sendSMB(pkt)
+    # the ids the charge covers are used (impacket's recvSMB does this)
+    m.c._Connection["SequenceWindow"] += pkt["CreditCharge"] - 1
+    return mid
+
+
+def inflight_sent(tag, cmd):
+    """bob's session sealed (3.0): his worker has answered READs whose
+    answers it could not yet write whole into the relay when it dies
+    (HACKING.md "Requests in flight when the relayed worker dies": a
+    ring slot is cleared only once its answer is all in the socket).
+    CMD stopbob SID stops bob's worker; four 1 MiB READs go out without
+    waiting and alice's worker forwards them; CMD stopalice SID stops
+    alice's worker (the owner: nothing reads the relay), CMD contbob SID
+    lets bob's worker answer until the relay's socket is full, CMD
+    killbob SID kills it, CMD contalice SID lets the owner go on.
+    Within 5 s each READ gets its 1 MiB or USER_SESSION_DELETED, but for
+    those bob's worker never decrypted (the relayed worker takes a
+    request only once its answer before is out: no process alive knows
+    their ids; the owner's log counts them): "# unanswered N" says how
+    many, at most three of the four.  Alice reads and writes on."""
+    n = 4
+    size = 1 << 20
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    m.write("alice", "ifz_%s_alice.txt" % tag, b"alice")
+    data = bytes(range(256)) * (size // 256)
+    m.write("bob", "ifz_%s_bob.bin" % tag, data)
+    tb = m.use("bob")
+    f = m.c.create(tb, "ifz_%s_bob.bin" % tag, FILE_READ_DATA, 7, 0,
+                   FILE_OPEN, 0)
+    f = f.getData() if hasattr(f, "getData") else bytes(f)
+    sid = "%x" % m.sess["bob"]["SessionID"]
+    got, waited, reads = [], None, []
+    try:
+        if subprocess.run(cmd + ["stopbob", sid]).returncode != 0:
+            raise RuntimeError("cannot stop bob's worker")
+        reads = [big_read(m, "bob", tb, f, size) for _ in range(n)]
+        time.sleep(0.5)         # forwarded into bob's relay
+        subprocess.run(cmd + ["stopalice", sid], check=True)
+        subprocess.run(cmd + ["contbob", sid], check=True)
+        time.sleep(1.5)         # bob's answers fill the relay's socket
+        subprocess.run(cmd + ["killbob", sid], check=True)
+        t0 = time.monotonic()
+        subprocess.run(cmd + ["contalice", sid], check=True)
+        while time.monotonic() - t0 < 5 and \
+                any(final_of(got, r)[0] is None for r in reads):
+            got.append(recv_any(m, max(0.1, 5 - (time.monotonic() - t0))))
+        waited = time.monotonic() - t0
+    except Exception as e:  # noqa: the timeout of a missing answer
+        print("# %r" % e, flush=True)
+    finally:
+        for a in ("contalice", "contbob"):
+            subprocess.run(cmd + [a, sid], check=False)
+    answered = [final_of(got, r)[0] for r in reads]
+    sts = [p["Status"] if p is not None else None for p in answered]
+    print("# READs %r: %r" % (reads, ["%08x" % x if x is not None else None
+                                      for x in sts]), flush=True)
+    ok = [x for x in sts if x is not None]
+    check("bob's first READ, answered by his worker but not all sent when "
+          "it died: its data or USER_SESSION_DELETED within 5 s",
+          sts[:1] and sts[0] in (0, STATUS_USER_SESSION_DELETED),
+          "%r after %r s" % (sts, waited))
+    check("every answer is its data or USER_SESSION_DELETED, the data "
+          "whole",
+          all(x in (0, STATUS_USER_SESSION_DELETED) for x in ok) and
+          all(len(raw) >= 80 + size and raw[80:80 + size] == data
+              for p, raw in got if p["MessageID"] in reads and
+              p["Status"] == 0), "%r" % sts)
+    print("# unanswered %d" % sts.count(None), flush=True)
+    check("alice reads on", m.read("alice", "ifz_%s_alice.txt" % tag) ==
+          b"alice")
+    m.write("alice", "ifz_%s_alice2.txt" % tag, b"alice2")
+    check("alice writes on", m.read("alice", "ifz_%s_alice2.txt" % tag) ==
+          b"alice2")
+
+
 def raw_write(m, user, tid, fid, off, data):
     body = struct.pack("<HHIQ16sIIHHI", 49, 64 + 48, len(data), off, fid,
                        0, 0, 0, 0, 0) + data
@@ -1067,6 +1163,8 @@ elif MODE == "inflightsealed":
     inflight_sealed(sys.argv[4], sys.argv[5:])
 elif MODE == "inflightsync":
     inflight_sync(sys.argv[4], sys.argv[5:])
+elif MODE == "inflightsent":
+    inflight_sent(sys.argv[4], sys.argv[5:])
 elif MODE == "mixed":
     mixed(sys.argv[4])
 elif MODE == "stall":

@@ -505,11 +505,12 @@ START_TEST(test_ring)
 	mkhdr(f + 160, SMB2_READ, 7, 0, 0, 0);
 	le16_put(f + 160 + 6, 2);
 	relay_ring_note(rr, f, sizeof(f));
-	/* a WRITE answered: its slot is free again */
+	/* a WRITE answered and sent: its slot is free again */
 	mkhdr(f, SMB2_WRITE, 9, 0, 0, 0);
 	relay_ring_note(rr, f, 73);
-	relay_ring_clear(rr, 9);
-	relay_ring_clear(rr, 1234);	/* not there: nothing */
+	relay_ring_answered(rr, 9);
+	relay_ring_answered(rr, 1234);	/* not there: nothing */
+	relay_ring_sent(rr);
 	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
 	    (ssize_t)sizeof(snap));
 	for (i = 0, used = 0; i < RELAY_RING_SLOTS; i++) {
@@ -586,6 +587,249 @@ START_TEST(test_ring)
 		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
 		relay_ring_note(rr, f, 73);
 	}
+	relay_ring_free(rr);
+	close(ring);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Does the ring (its fd) hold mid in a slot? */
+static int
+ring_holds(int ring, uint64_t mid)
+{
+	uint8_t snap[RELAY_RING_COUNTS];
+	uint64_t v;
+	unsigned i;
+
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	for (i = 0; i < RELAY_RING_SLOTS; i++) {
+		memcpy(&v, snap + i * RELAY_RING_SLOT, sizeof(v));
+		if (v == mid + 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* The ring's counter at RELAY_RING_COUNTS + off. */
+static uint64_t
+ring_count(int ring, size_t off)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(pread(ring, &v, sizeof(v),
+	    (off_t)(RELAY_RING_COUNTS + off)), (ssize_t)sizeof(v));
+	return v;
+}
+
+/*
+ * The relayed worker clears a slot only once its answer is all in the
+ * relay's socket (worker/conn.c conn_flush; the ring's send completion
+ * in worker/loop.c wk_tx_done): an answer built, or cut short by a full
+ * socket, leaves the id to the owner should the worker die then.  The
+ * counters follow what it reads and decrypts.
+ */
+START_TEST(test_ring_sent)
+{
+	static uint8_t big[1024 * 1024], sink[64 * 1024];
+	uint8_t f[80], t[RELAY_CTL_MAX];
+	struct dispatch_out outs[1];
+	struct conn *c;
+	int peer, sv[2], ring, sndbuf = 4096, rc, guard;
+	ssize_t n;
+
+	c = mkconn(&peer);
+	ring = ring_pair(sv, &c->priv->relay_ring);
+	c->priv->relayed = 1;
+	c->dialect = 0x0300;
+	memset(f, 0, sizeof(f));
+	mkhdr(f, SMB2_READ, 9, 0, 0, 0);
+	relay_ring_note(c->priv->relay_ring, f, 73);
+	mkhdr(f, SMB2_READ, 10, 0, 0, 0);
+	relay_ring_note(c->priv->relay_ring, f, 73);
+	ck_assert_uint_eq(ring_count(ring, 8), 2);
+	ck_assert_uint_eq(ring_count(ring, 16), 2 * (SMB2_FRAME_LEN + 52 + 73));
+	conn_read_done(c, 100);
+	conn_read_done(c, 158);
+	ck_assert_uint_eq(ring_count(ring, 0), 258);
+	/* READ 9's answer built (its control record made): still set */
+	mkrsp(c, 4, 9, 1, 1, SMB2_FLAGS_SERVER_TO_REDIR, 0);
+	outs[0].off = 4;
+	outs[0].len = 64;
+	ck_assert_uint_gt(relay_trailer(c, outs, 1, 1, t, sizeof(t)), 4);
+	ck_assert(ring_holds(ring, 9));
+	/* a socket that takes part of it: still set */
+	ck_assert_int_eq(setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)), 0);
+	ck_assert_int_eq(fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) |
+	    O_NONBLOCK), 0);
+	c->priv->out_p = big;
+	c->priv->out_len = sizeof(big);
+	ck_assert_int_eq(conn_flush(c), -EAGAIN);
+	ck_assert_uint_gt(c->priv->out_len, 0);
+	ck_assert(ring_holds(ring, 9));
+	/* the owner reads on: once the last byte is in, the slot is free */
+	for (guard = 0, rc = -EAGAIN; rc == -EAGAIN && guard < 100000;
+	    guard++) {
+		n = read(peer, sink, sizeof(sink));
+		ck_assert_int_gt(n, 0);
+		rc = conn_flush(c);
+		if (rc == -EAGAIN)
+			ck_assert(ring_holds(ring, 9));
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert(!ring_holds(ring, 9));
+	ck_assert(ring_holds(ring, 10));	/* not answered */
+	conn_free(c);		/* unmaps the ring; its page stays */
+	ck_assert(ring_holds(ring, 10));
+	close(peer);
+	close(ring);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
+ * The owner's side of the same moment: the worker wrote an answer whole
+ * and died before clearing its slot.  The answer's control record charged
+ * the id in the connection's window (relay.c relay_apply), so the slot
+ * still set is refused and the client gets one answer, not two.  An
+ * interim answer received puts its request in the table, async; its slot
+ * adds no second one.
+ */
+START_TEST(test_ring_answered_once)
+{
+	static struct relay_inflight t;
+	static struct conn_credits cr, scratch;
+	uint8_t f[80], snap[RELAY_RING_USED], out[1024];
+	struct relay_ctl_async a;
+	struct relay_ring *rr = NULL;
+	struct smb2_hdr h;
+	int sv[2], ring;
+	size_t n;
+
+	ring = ring_pair(sv, &rr);
+	memset(f, 0, sizeof(f));
+	mkhdr(f, SMB2_READ, 3, 0, 0, 0);
+	relay_ring_note(rr, f, 73);
+	mkhdr(f, SMB2_CHANGE_NOTIFY, 4, 0, 0, 0);
+	relay_ring_note(rr, f, 73);
+	mkhdr(f, SMB2_WRITE, 5, 0, 0, 0);
+	relay_ring_note(rr, f, 73);
+	/* READ 3 answered, NOTIFY 4's interim: sent, the worker dies */
+	relay_ring_answered(rr, 3);
+	relay_ring_answered(rr, 4);
+	ck_assert(ring_holds(ring, 3) && ring_holds(ring, 4));
+	/* what the owner took of them: each id charged, the interim noted */
+	conn_credits_init(&cr, 512);
+	ck_assert_int_eq(conn_credits_charge(&cr, 0, 1), 0);
+	ck_assert_uint_eq(conn_credits_grant(&cr, 20, 1), 20);
+	ck_assert_int_eq(conn_credits_charge(&cr, 3, 1), 0);
+	ck_assert_int_eq(conn_credits_charge(&cr, 4, 1), 0);
+	memset(&t, 0, sizeof(t));
+	memset(&a, 0, sizeof(a));
+	a.mid = 4;
+	a.async_id = 0x44;
+	a.command = SMB2_CHANGE_NOTIFY;
+	relay_inflight_sealed(&t, &a);
+	ck_assert_uint_eq(t.n, 1);
+	scratch = cr;
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	/* only WRITE 5, whose answer never came */
+	ck_assert_uint_eq(relay_inflight_collect(&t, snap, sizeof(snap),
+	    &scratch), 1);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_uint_eq(t.r[1].mid, 5);
+	/* two answers: NOTIFY 4 async (as its interim), WRITE 5 sync */
+	n = relay_inflight_answer(&t, 0x77, 0x0300, out, sizeof(out));
+	ck_assert_uint_eq(n, (4 + 73 + 4 + 4) + (4 + 73 + 4 + 14));
+	ck_assert_int_eq(smb2_hdr_decode(out + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.message_id, 4);
+	ck_assert_uint_eq(h.async_id, 0x44);
+	ck_assert(h.flags & SMB2_FLAGS_ASYNC_COMMAND);
+	ck_assert_int_eq(smb2_hdr_decode(out + 85 + 4, 73, &h), 0);
+	ck_assert_uint_eq(h.message_id, 5);
+	ck_assert_uint_eq(h.status, STATUS_USER_SESSION_DELETED);
+	relay_ring_free(rr);
+	close(ring);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
+ * The sealed frames the relayed worker never decrypted, from its ring's
+ * counters against what the owner forwarded: counted for the log, and
+ * counts that cannot be (another user's worker wrote them) not believed.
+ */
+START_TEST(test_ring_lost)
+{
+	struct relay_fwd fwd;
+	struct relay_lost lost;
+	struct relay_ring *rr = NULL;
+	uint8_t f[120], snap[RELAY_RING_USED];
+	uint64_t v;
+	int sv[2], ring, i;
+
+	ring = ring_pair(sv, &rr);
+	memset(&fwd, 0, sizeof(fwd));
+	memset(f, 0, sizeof(f));
+	memcpy(f, "\xfdSMB", 4);
+	for (i = 0; i < 3; i++)
+		relay_fwd_note(&fwd, f, sizeof(f));	/* sealed, 124 each */
+	mkhdr(f, SMB2_READ, 1, SMB2_FLAGS_SIGNED, 0, 0);
+	relay_fwd_note(&fwd, f, 73);			/* signed, 77 */
+	ck_assert_uint_eq(fwd.bytes, 3 * 124 + 77);
+	ck_assert_uint_eq(fwd.sealed, 3);
+	ck_assert_uint_eq(fwd.sealed_bytes, 3 * 124);
+	/* nothing read yet: all three lost, all unread */
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), 1);
+	ck_assert_uint_eq(lost.sealed, 3);
+	ck_assert_uint_eq(lost.unread, 3 * 124 + 77);
+	/* two read, one of them decrypted */
+	relay_ring_read(rr, 2 * 124);
+	mkhdr(f, SMB2_READ, 2, 0, 0, 0);
+	relay_ring_note(rr, f, 68);
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), 1);
+	ck_assert_uint_eq(lost.sealed, 2);
+	ck_assert_uint_eq(lost.sealed_bytes, 2 * 124);
+	ck_assert_uint_eq(lost.unread, 124 + 77);
+	/* all read and decrypted: none */
+	relay_ring_read(rr, 124 + 77);
+	relay_ring_note(rr, f, 68);
+	relay_ring_note(rr, f, 68);
+	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
+	    (ssize_t)sizeof(snap));
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), 0);
+	ck_assert_uint_eq(lost.sealed, 0);
+	ck_assert_uint_eq(lost.unread, 0);
+	/* counts that cannot be: every sealed frame forwarded, not believed */
+	v = fwd.bytes + 1;				/* read more than sent */
+	memcpy(snap + RELAY_RING_COUNTS, &v, 8);
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), -1);
+	ck_assert_uint_eq(lost.sealed, 3);
+	v = 100;				/* decrypted more than read */
+	memcpy(snap + RELAY_RING_COUNTS, &v, 8);
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), -1);
+	v = fwd.bytes;
+	memcpy(snap + RELAY_RING_COUNTS, &v, 8);
+	v = 1;					/* all frames, not their bytes */
+	memcpy(snap + RELAY_RING_COUNTS + 16, &v, 8);
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), -1);
+	v = 4;					/* more frames than sent */
+	memcpy(snap + RELAY_RING_COUNTS + 8, &v, 8);
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, sizeof(snap), &lost), -1);
+	/* a short snapshot, or none */
+	ck_assert_int_eq(relay_ring_lost(&fwd, snap, RELAY_RING_USED - 1,
+	    &lost), -1);
+	ck_assert_int_eq(relay_ring_lost(&fwd, NULL, 0, &lost), -1);
+	ck_assert_uint_eq(lost.sealed, 3);
 	relay_ring_free(rr);
 	close(ring);
 	close(sv[0]);
@@ -817,6 +1061,9 @@ relay_suite(void)
 	tcase_add_test(tc, test_replay);
 	tcase_add_test(tc, test_inflight);
 	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_ring_sent);
+	tcase_add_test(tc, test_ring_answered_once);
+	tcase_add_test(tc, test_ring_lost);
 	tcase_add_test(tc, test_ring_refused);
 	tcase_add_test(tc, test_wq);
 	tcase_add_test(tc, test_wq_ring);
