@@ -203,6 +203,8 @@ cat >"$T/sentbob" <<SH
 #!/bin/bash
 . "$ROOT/t/integ/lib.sh"
 CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+# bytes waiting in the receive queues of the unix sockets process \$1 holds
+unixq() { ss -Hxp | awk -v p="pid=\$1," 'index(\$0, p) { n += \$3 } END { print n + 0 }'; }
 case "\$1" in
 stopbob)
 	integ_status_json | "$PYTHON" -c '
@@ -213,8 +215,13 @@ for s in json.load(sys.stdin).get("sessions", []):
 	read -r bob alice <"$T/sentpids"
 	[ -n "\$alice" ] && [ "\$bob" != "\$alice" ] || exit 1
 	kill -STOP "\$bob" ;;
-stopalice) read -r bob alice <"$T/sentpids"; kill -STOP "\$alice" ;;
-contbob) read -r bob alice <"$T/sentpids"; kill -CONT "\$bob" 2>/dev/null ;;
+stopalice)	# once bob's stopped worker has the READs queued
+	read -r bob alice <"$T/sentpids"
+	for i in \$(seq 1 100); do [ "\$(unixq "\$bob")" -gt 0 ] && break; sleep 0.1; done
+	kill -STOP "\$alice" ;;
+contbob)	# and wait until his answer fills the owner's side of the relay
+	read -r bob alice <"$T/sentpids"; kill -CONT "\$bob" 2>/dev/null
+	for i in \$(seq 1 100); do [ "\$(unixq "\$alice")" -gt 65536 ] && break; sleep 0.1; done ;;
 killbob) read -r bob alice <"$T/sentpids"; kill -9 "\$bob" ;;
 contalice) read -r bob alice <"$T/sentpids"; kill -CONT "\$alice" ;;
 esac
