@@ -820,6 +820,7 @@ conn_process(struct conn *c)
 			if (used > 0) {
 				memmove(pv->rbuf, pv->rbuf + used, rest);
 				pv->rlen = rest;
+				relay_ahead_moved(c, used);
 				used = 0;
 			}
 			sr = conn_rx_splice_frame(c, (size_t)len);
@@ -842,6 +843,10 @@ conn_process(struct conn *c)
 	if (used > 0) {
 		memmove(pv->rbuf, pv->rbuf + used, pv->rlen - used);
 		pv->rlen -= used;
+		relay_ahead_moved(c, used);
 	}
+	/* A relayed worker notes the sealed frames read behind (relay.h). */
+	if (rc == 0)
+		relay_ahead(c);
 	return rc;
 }

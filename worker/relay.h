@@ -231,6 +231,26 @@ void		relay_ring_answered(struct relay_ring *, uint64_t mid);
 /* The connection's output went whole into the relay's socket. */
 void		relay_ring_sent(struct relay_ring *);
 /*
+ * The relayed worker's look-ahead (worker/relay_ahead.c): decrypts in
+ * place the whole sealed frames read behind the one being served and
+ * notes their requests in the ring (relay_ring_note), so that the owner
+ * answers them too if the worker dies.  A frame that does not decrypt is
+ * only remembered; nothing is looked at behind it, behind a frame of
+ * another session or a clear one, nor behind a LOGOFF or SESSION_SETUP
+ * until that frame is served.  relay_ahead_moved: the first n bytes of
+ * rbuf were consumed and the rest moved to its start.
+ */
+void		relay_ahead(struct conn *);
+void		relay_ahead_moved(struct conn *, size_t n);
+/*
+ * dispatch_frame, at the turn of the frame msg (len bytes) in rbuf: 0 when
+ * it was not decrypted ahead; 1 when it was, its plaintext at msg + *poff
+ * (*plen bytes), for *sess; -1 when it is undecryptable now (it did not
+ * decrypt, or its session is no longer the one it was decrypted for).
+ */
+int		relay_ahead_take(struct conn *, uint8_t *msg, size_t len,
+		    struct session **sess, size_t *poff, size_t *plen);
+/*
  * The owner, when the relay ends: p (len bytes) is what it read of the
  * ring.  Each slot naming a request that scratch (a copy of the
  * connection's window, with the ids the owner knows to be in flight

@@ -44,8 +44,9 @@
 #          CMD contbob SID lets bob's worker answer into the relay until
 #          its socket is full, CMD killbob SID kills it, CMD contalice
 #          SID lets the owner go on: within 5 s each READ gets its data
-#          or USER_SESSION_DELETED, except those the worker never
-#          decrypted; prints "# unanswered N"; alice reads and writes on.
+#          or USER_SESSION_DELETED (those read behind the first were
+#          decrypted ahead, worker/relay_ahead.c); prints "# unanswered
+#          N"; alice reads and writes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
 #          session sends 64 KiB WRITEs until the relay's socket is full
 #          and his backlog fills: alice's WRITE and READ on the same
@@ -801,11 +802,13 @@ def inflight_sent(tag, cmd):
     alice's worker (the owner: nothing reads the relay), CMD contbob SID
     lets bob's worker answer until the relay's socket is full, CMD
     killbob SID kills it, CMD contalice SID lets the owner go on.
-    Within 5 s each READ gets its 1 MiB or USER_SESSION_DELETED, but for
-    those bob's worker never decrypted (the relayed worker takes a
-    request only once its answer before is out: no process alive knows
-    their ids; the owner's log counts them): "# unanswered N" says how
-    many, at most three of the four.  Alice reads and writes on."""
+    Within 5 s each READ gets its 1 MiB or USER_SESSION_DELETED: the
+    relayed worker takes a request only once its answer before is out,
+    but it decrypts the sealed frames read behind it ahead and notes
+    their ids in its ring (worker/relay_ahead.c).  "# unanswered N" says
+    how many got nothing (a frame never read from the relay: no process
+    alive knows its id; the owner's log counts them).  Alice reads and
+    writes on."""
     n = 4
     size = 1 << 20
     m = Multi()
@@ -848,6 +851,11 @@ def inflight_sent(tag, cmd):
     check("bob's first READ, answered by his worker but not all sent when "
           "it died: its data or USER_SESSION_DELETED within 5 s",
           sts[:1] and sts[0] in (0, STATUS_USER_SESSION_DELETED),
+          "%r after %r s" % (sts, waited))
+    check("READs 2-4, read behind the first and decrypted ahead: each "
+          "its data or USER_SESSION_DELETED within 5 s",
+          len(sts) == n and all(x in (0, STATUS_USER_SESSION_DELETED)
+                                for x in sts[1:]),
           "%r after %r s" % (sts, waited))
     check("every answer is its data or USER_SESSION_DELETED, the data "
           "whole",
