@@ -377,6 +377,14 @@ void		 conn_read_done(struct conn *, size_t);
  * pending.  Returns 0, or -1 when the connection must be closed.
  */
 int		 conn_process(struct conn *);
+/*
+ * The session whose keys decrypt the transform msg (len bytes), its id
+ * in *sid: the one it names, or the session a channel slot of that id
+ * is bound to; NULL when there is none, it has no cipher, or it is
+ * anonymous before a real user logged on (user_authed).
+ */
+struct session	*conn_transform_session(struct conn *, const uint8_t *msg,
+		    size_t len, uint64_t *sid);
 /* The length of the first complete frame in rbuf, 0 if incomplete, -1 bad. */
 long		 conn_frame_ready(struct conn *);
 /* Writes pending output; 0 when all written, -EAGAIN, or -errno. */

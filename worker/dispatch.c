@@ -389,19 +389,12 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	case SMB2_MAGIC_SMB1:
 		return dispatch_smb1(c, msg, len);
 	case SMB2_MAGIC_TRANSFORM:
-		/* A channel decrypts with its session's keys (MS-SMB2 3.3.5.2.1.1). */
 		if (ahead == 0 &&
-		    smb2_transform_session_id(msg, len, &sid) == 0 &&
-		    (enc_sess = conn_session_find(c, sid)) != NULL &&
-		    enc_sess->bound != NULL)
-			enc_sess = enc_sess->bound;
-		if (ahead < 0 || (ahead == 0 &&
-		    (smb2_transform_session_id(msg, len, &sid) < 0 ||
-		    enc_sess == NULL || enc_sess->cipher == 0 ||
-		    (enc_sess->anonymous && !c->priv->user_authed) ||
-		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
-		    enc_sess->dec_key, msg, len,
-		    &poff, &plen) < 0))) {
+		    ((enc_sess = conn_transform_session(c, msg, len, &sid)) ==
+		    NULL || smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
+		    enc_sess->dec_key, msg, len, &poff, &plen) < 0))
+			ahead = -1;
+		if (ahead < 0) {
 			conn_warnx(c, "undecryptable transform message");
 			return -1;
 		}

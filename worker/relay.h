@@ -176,7 +176,8 @@ size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
  * The ids of a relayed session's sealed requests that its worker has
  * read (worker/relay_ring.c): the owner cannot read them in the frames,
  * so the relayed worker writes them into a small shared memory ring
- * before it serves each decrypted frame and clears each once its answer
+ * for each frame it decrypts (at its turn, or as soon as it is read
+ * behind the one served: worker/relay_ahead.c) and clears each once its answer
  * (or interim answer) is all in the relay's socket, both with plain
  * stores: no system call per request.  The owner makes the ring (a memfd
  * sealed at RELAY_RING_BYTES: neither side can grow or shrink it) when it
@@ -216,8 +217,8 @@ void		relay_ring_free(struct relay_ring *);
 /* n bytes were read from the relay. */
 void		relay_ring_read(struct relay_ring *, size_t n);
 /*
- * A sealed frame, decrypted to msg (len), is about to be served: its ids
- * noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
+ * A sealed frame was decrypted to msg (len), at its turn or ahead of it
+ * (relay_ahead): its ids noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
  * bytes: the transform's OriginalMessageSize is the rest of the frame).
  */
 void		relay_ring_note(struct relay_ring *, const uint8_t *msg,

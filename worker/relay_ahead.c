@@ -60,22 +60,6 @@ relay_ahead_moved(struct conn *c, size_t n)
 		a->bad = a->bad > n ? a->bad - n : 0;
 }
 
-/* The session whose key decrypts msg now, as dispatch_frame finds it. */
-static struct session *
-ahead_session(struct conn *c, const uint8_t *msg, size_t len, uint64_t *sid)
-{
-	struct session *s;
-
-	if (smb2_transform_session_id(msg, len, sid) < 0 ||
-	    (s = conn_session_find(c, *sid)) == NULL)
-		return NULL;
-	if (s->bound != NULL)
-		s = s->bound;
-	if (s->cipher == 0 || (s->anonymous && !c->priv->user_authed))
-		return NULL;
-	return s;
-}
-
 /* Does the chain hold a request that ends or changes its session? */
 static int
 ahead_holds(const uint8_t *msg, size_t len)
@@ -123,7 +107,7 @@ relay_ahead(struct conn *c)
 			return;		/* not whole yet, or its turn drops it */
 		msg = pv->rbuf + a->end + SMB2_FRAME_LEN;
 		if (smb2_magic(msg, (size_t)len) != SMB2_MAGIC_TRANSFORM ||
-		    (s = ahead_session(c, msg, (size_t)len, &sid)) == NULL ||
+		    (s = conn_transform_session(c, msg, (size_t)len, &sid)) == NULL ||
 		    (a->sess != NULL && (a->sess != s || a->sid != sid)))
 			return;		/* left to its turn, as all behind it */
 		a->sess = s;
@@ -166,7 +150,11 @@ relay_ahead_take(struct conn *c, uint8_t *msg, size_t len,
 		return -1;
 	if (len < SMB2_TRANSFORM_HDR_LEN)
 		return -1;	/* never looked at: cannot be */
-	/* The session it was decrypted for, still this one's. */
+	/*
+	 * The session it was decrypted for, still the one the transform's
+	 * id finds (conn_transform_session's rules, without its header,
+	 * which CCM's decryption overwrote).
+	 */
 	s = conn_session_find(c, a->sid);
 	if (s != NULL && s->bound != NULL)
 		s = s->bound;
