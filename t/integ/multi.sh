@@ -224,6 +224,7 @@ stopalice)	# once bob's stopped worker has the READs queued
 contbob)	# and wait until his answer fills the owner's side of the relay
 	read -r bob alice <"$T/sentpids"; kill -CONT "\$bob" 2>/dev/null
 	for i in \$(seq 1 100); do [ "\$(unixq "\$alice")" -gt 65536 ] && break; sleep 0.1; done ;;
+resumebob) read -r bob alice <"$T/sentpids"; kill -CONT "\$bob" ;;
 killbob) read -r bob alice <"$T/sentpids"; kill -9 "\$bob" ;;
 contalice) read -r bob alice <"$T/sentpids"; kill -CONT "\$alice" ;;
 esac

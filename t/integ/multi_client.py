@@ -39,7 +39,8 @@
 #          gets USER_SESSION_DELETED from the owner within 5 s (his
 #          worker's ring); CMD cont SID; alice reads and writes on.
 #     MODE inflightsent TAG CMD...: (DIALECT 30, sealed) bob's 1 MiB
-#          READs pile up in his worker: CMD stopbob SID stops it, the
+#          READs pile up in his worker (first served whole: CMD stopbob
+#          SID, CMD resumebob SID); CMD stopbob SID stops it, the
 #          READs go out unanswered, CMD stopalice SID stops the owner,
 #          CMD contbob SID lets bob's worker answer into the relay until
 #          its socket is full, CMD killbob SID kills it, CMD contalice
@@ -797,8 +798,10 @@ def inflight_sent(tag, cmd):
     answers it could not yet write whole into the relay when it dies
     (HACKING.md "Requests in flight when the relayed worker dies": a
     ring slot is cleared only once its answer is all in the socket).
-    CMD stopbob SID stops bob's worker; four 1 MiB READs go out without
-    waiting and alice's worker forwards them; CMD stopalice SID stops
+    First CMD stopbob SID and CMD resumebob SID: four READs read at once
+    when bob's worker continues, three of them decrypted ahead, are all
+    served whole.  Then CMD stopbob SID stops bob's worker; four 1 MiB
+    READs go out without waiting and alice's worker forwards them; CMD stopalice SID stops
     alice's worker (the owner: nothing reads the relay), CMD contbob SID
     lets bob's worker answer until the relay's socket is full, CMD
     killbob SID kills it, CMD contalice SID lets the owner go on.
@@ -822,6 +825,33 @@ def inflight_sent(tag, cmd):
                    FILE_OPEN, 0)
     f = f.getData() if hasattr(f, "getData") else bytes(f)
     sid = "%x" % m.sess["bob"]["SessionID"]
+    # First served whole: bob's stopped worker reads the four READs at
+    # once when it continues, serves the first and decrypts the rest
+    # ahead; their turns serve the plaintext.
+    got, waited, reads = [], None, []
+    try:
+        if subprocess.run(cmd + ["stopbob", sid]).returncode != 0:
+            raise RuntimeError("cannot stop bob's worker")
+        reads = [big_read(m, "bob", tb, f, size) for _ in range(n)]
+        time.sleep(0.5)         # forwarded into bob's relay
+        subprocess.run(cmd + ["resumebob", sid], check=True)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 20 and \
+                any(final_of(got, r)[0] is None for r in reads):
+            got.append(recv_any(m, max(0.1, 20 - (time.monotonic() - t0))))
+    except Exception as e:  # noqa: the timeout of a missing answer
+        print("# %r" % e, flush=True)
+    finally:
+        subprocess.run(cmd + ["resumebob", sid], check=False)
+    check("four READs read at once by bob's worker, three decrypted ahead: "
+          "each its whole data",
+          reads and all(final_of(got, r)[0] is not None and
+                        final_of(got, r)[0]["Status"] == 0 and
+                        final_of(got, r)[1][80:80 + size] == data
+                        for r in reads),
+          "%r" % [final_of(got, r)[0]["Status"]
+                  if final_of(got, r)[0] is not None else None
+                  for r in reads])
     got, waited, reads = [], None, []
     try:
         if subprocess.run(cmd + ["stopbob", sid]).returncode != 0:
