@@ -81,6 +81,7 @@ grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 # hand-off: its own socket is a socketpair)
 cat >"$T/status" <<SH
 #!/bin/bash
+sleep 2	# the client idle: both sessions show the connection's idle time
 "$USMBCTL" -s "$CONF" status --json >"$T/status.json"
 "$USMBCTL" -s "$CONF" status --sessions >"$T/status.txt"
 echo "\$MULTI_CLIENT_ADDR \$MULTI_CLIENT_PORT" >"$T/status.client"
@@ -109,6 +110,16 @@ for x in on:
     assert x["client_address"] == addr, (addr, x)
 b = [x for x in on if x["user"] == "bob"][0]
 assert b["socket_pid"] != b["worker_pid"], b
+' "$T/status.json" "$T/status.client"
+check "status --json: the relayed session shows the connection's idle time, as the owner's" \
+    "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+addr, port = open(sys.argv[2]).read().split()
+idle = {x["user"]: x["idle_seconds"] for x in j["sessions"]
+        if x["client_port"] == int(port)}
+assert isinstance(idle["alice"], int) and idle["alice"] >= 1, idle
+assert idle["bob"] == idle["alice"], idle
 ' "$T/status.json" "$T/status.client"
 check "status --sessions: bob's line says which worker relays it" \
     grep -q "bob .*(relayed by [0-9]*)" "$T/status.txt"
