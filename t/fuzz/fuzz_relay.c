@@ -10,12 +10,16 @@
  * worker dies are well-formed frames, each with its control record.
  * The relayed worker's ring of sealed ids (worker/relay_ring.c) is
  * another user's memory: what the owner takes of it lies inside its
- * window, never twice, never more than RELAY_INFLIGHT.
+ * window, never twice, never more than RELAY_INFLIGHT.  The relayed
+ * worker's stream as the owner reads it (relay_answer_next): an answer
+ * taken lies inside the input, its record within RELAY_CTL_MAX, and its
+ * frame names the relay's session only.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/cur.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
 #include "worker/relay.h"
@@ -25,6 +29,41 @@ static uint8_t answers[RELAY_INFLIGHT * 100];
 static struct relay_inflight inf;
 static struct relay_inflight ringt;
 static struct conn_credits win, scratch;
+
+/* The input as the relayed worker's stream, answer after answer. */
+static void
+fuzz_answers(const uint8_t *data, size_t size)
+{
+	struct smb2_chain ch;
+	struct relay_ctl k;
+	const uint8_t *f, *m;
+	size_t off = 0, flen, klen, mlen;
+	int rc;
+
+	while ((rc = relay_answer_next(data + off, size - off, 7, &flen,
+	    &klen)) == 1) {
+		if (flen > CONN_BUF_BIG || klen > RELAY_CTL_MAX ||
+		    2 * SMB2_FRAME_LEN + flen + klen > size - off)
+			abort();
+		f = data + off + SMB2_FRAME_LEN;
+		if (smb2_magic(f, flen) == SMB2_MAGIC_TRANSFORM) {
+			if (flen < SMB2_TRANSFORM_HDR_LEN || le64_get(f + 44) != 7)
+				abort();
+		} else {
+			if (smb2_magic(f, flen) != SMB2_MAGIC_SMB2)
+				abort();
+			smb2_chain_init(&ch, f, flen);
+			while (smb2_chain_next(&ch, &m, &mlen) == 1)
+				if (le64_get(m + 40) != 7 && (le64_get(m + 40) != 0 ||
+				    le64_get(m + 24) != UINT64_MAX))
+					abort();
+		}
+		(void)relay_ctl_decode(&k, f + flen + SMB2_FRAME_LEN, klen);
+		off += 2 * SMB2_FRAME_LEN + flen + klen;
+	}
+	if (rc < -2 || rc > 1)
+		abort();
+}
 
 /* The ring's snapshot (data) as the owner takes it at the relay's end. */
 static void
@@ -62,6 +101,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n, m;
 
 	fuzz_ring(data, size);
+	fuzz_answers(data, size);
 	n = relay_state_decode(&st, data, size);
 	if (n >= 0) {
 		if ((size_t)n > size)
