@@ -13,7 +13,11 @@
  * window, never twice, never more than RELAY_INFLIGHT.  The relayed
  * worker's stream as the owner reads it (relay_answer_next): an answer
  * taken lies inside the input, its record within RELAY_CTL_MAX, and its
- * frame names the relay's session only.
+ * frame names the relay's session only.  The message ids either side
+ * picks, as 10-byte records (u64 id, u16 charge): the relayed worker's
+ * replay window (conn_credits_replay) refuses an id it took, at once;
+ * the owner's window, charged and granted by control records
+ * (relay.c relay_apply), never outgrows its bitmap or its maximum.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,6 +69,33 @@ fuzz_answers(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* The input as message ids and charges: the windows of both sides. */
+static void
+fuzz_windows(const uint8_t *data, size_t size)
+{
+	static struct conn_credits rw, ow, again;
+	size_t off;
+	uint64_t mid;
+	uint16_t charge;
+
+	memset(&rw, 0, sizeof(rw));	/* as relay_accept leaves it */
+	conn_credits_init(&ow, 512);
+	for (off = 0; off + 10 <= size; off += 10) {
+		mid = le64_get(data + off);
+		charge = le16_get(data + off + 8);
+		if (conn_credits_replay(&rw, mid, charge) == 0) {
+			again = rw;
+			if (conn_credits_replay(&again, mid, charge) == 0)
+				abort();
+		}
+		(void)conn_credits_charge(&ow, mid, charge);
+		conn_credits_add(&ow, charge);
+		if (ow.range > sizeof(ow.bitmap) * 8 || ow.granted > ow.max ||
+		    ow.granted > ow.range)
+			abort();
+	}
+}
+
 /* The ring's snapshot (data) as the owner takes it at the relay's end. */
 static void
 fuzz_ring(const uint8_t *data, size_t size)
@@ -102,6 +133,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_ring(data, size);
 	fuzz_answers(data, size);
+	fuzz_windows(data, size);
 	n = relay_state_decode(&st, data, size);
 	if (n >= 0) {
 		if ((size_t)n > size)
