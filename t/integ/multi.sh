@@ -148,6 +148,21 @@ chmod +x "$T/killbob"
 check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killbob"
 check "the server is still up" integ_ping
 
+# bob's worker compromised: an answer it writes under alice's session id
+# (for her next request, with data of its own) is not passed on; the
+# owner closes bob's relay (worker/relay_state.c relay_answer_next)
+cat >"$T/forgebob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+exec "$PYTHON" "$ROOT/t/integ/relay_forge.py" "\$(integ_worker_of bob)" \
+    "\$(integ_worker_of alice)" "\$@"
+SH
+chmod +x "$T/forgebob"
+check "bob's worker answers under alice's session: not passed on, bob's relay closed, alice goes on" \
+    client 21 forge 21 "$T/forgebob"
+check "the server is still up" integ_ping
+
 # bob's requests in flight when his worker dies: answered by the owner
 # (worker/relay_inflight.c).  Signed (2.x): every request it forwarded;
 # sealed (3.0, impacket seals it): a request waiting in his worker, whose
