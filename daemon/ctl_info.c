@@ -74,8 +74,16 @@ struct ci_lock {
 	int		exclusive;
 };
 
+/* A client connection as its socket's holder reported it. */
+struct ci_conn {
+	char		addr[SHM_ADDR_MAX];
+	int		port;
+	long		idle_s;
+};
+
 struct ci {
 	struct ci_sess	*s;	size_t ns, cs;
+	struct ci_conn	*c;	size_t nc, cc;
 	struct ci_tree	*t;	size_t nt, ct;
 	struct ci_open	*o;	size_t no, co;
 	struct ci_lock	*l;	size_t nl, cl;
@@ -287,6 +295,15 @@ ci_worker(struct ci *ci, const struct ctl_reply *rep)
 		port = cur_le16(&c);
 		idle = cur_le32(&c);
 		dialect = cur_le16(&c);
+		if (!c.err && idle != CTLMSG_IDLE_UNKNOWN) {
+			struct ci_conn *k = CI_PUSH(ci, c, nc, cc);
+
+			if (k == NULL)
+				return;
+			snprintf(k->addr, sizeof(k->addr), "%s", peer);
+			k->port = port;
+			k->idle_s = (long)(idle / 1000);
+		}
 		n = cur_le32(&c);
 		for (j = 0; j < n && !c.err; j++) {
 			struct ci_sess ws, *s;
@@ -311,7 +328,8 @@ ci_worker(struct ci *ci, const struct ctl_reply *rep)
 				s->dialect = dialect;
 			}
 			s->port = port;
-			s->idle_s = (long)(idle / 1000);
+			s->idle_s = idle == CTLMSG_IDLE_UNKNOWN ? -1 :
+			    (long)(idle / 1000);
 		}
 		n = cur_le32(&c);
 		for (j = 0; j < n && !c.err; j++) {
@@ -358,6 +376,28 @@ ci_worker(struct ci *ci, const struct ctl_reply *rep)
 		ci->truncated = 1;
 }
 
+/*
+ * A relayed session's worker holds a socketpair, not the client's socket:
+ * its idle time is that of the client connection with its address and port
+ * as the worker holding the socket reported it.  Both are display values
+ * from workers (a worker could name another connection and show its idle
+ * time, nothing more).
+ */
+static void
+ci_conn_idle(struct ci *ci)
+{
+	size_t i, j;
+
+	for (i = 0; i < ci->ns; i++) {
+		struct ci_sess *s = &ci->s[i];
+
+		for (j = 0; s->idle_s < 0 && s->port > 0 && j < ci->nc; j++)
+			if (ci->c[j].port == s->port &&
+			    strcmp(ci->c[j].addr, s->addr) == 0)
+				s->idle_s = ci->c[j].idle_s;
+	}
+}
+
 static void
 ci_load(struct ci *ci, unsigned what, const struct ctl_query *q)
 {
@@ -370,12 +410,14 @@ ci_load(struct ci *ci, unsigned what, const struct ctl_query *q)
 	for (i = 0; q != NULL && i < q->ngot; i++)
 		if (&q->replies[i] != st)
 			ci_worker(ci, &q->replies[i]);
+	ci_conn_idle(ci);
 }
 
 static void
 ci_free(struct ci *ci)
 {
 	free(ci->s);
+	free(ci->c);
 	free(ci->t);
 	free(ci->o);
 	free(ci->l);

@@ -210,6 +210,15 @@ notify_pids_decode(const MDB_val *k, const MDB_val *v, void *arg)
 }
 
 int
+shm_notify_decode(const void *val, size_t len, struct shm_pids *out)
+{
+	MDB_val v = { len, (void *)val };
+
+	memset(out, 0, sizeof(*out));
+	return notify_pids_decode(NULL, &v, out);
+}
+
+int
 shm_notify_watchers(struct shm *s, const struct shm_file_id *fid,
     struct shm_pids *out)
 {

@@ -535,6 +535,12 @@ void	shm_claim_drain(struct shm *);
 /* A claim's value: v1, the file id. 0 or -EPROTO. */
 int	shm_claim_decode(const void *val, size_t len, struct shm_file_id *);
 
+/*
+ * notify.c: a watched directory's record (v1), its watchers' pids into
+ * out (at most SHM_PIDS_MAX, the rest marked overflow).  0 or -EBADMSG.
+ */
+int	shm_notify_decode(const void *val, size_t len, struct shm_pids *out);
+
 /* durable.c; shm_durable_env: the data env holding the record of id. */
 int	shm_durable_env(struct shm *, uint64_t persistent_id, struct shm_env **);
 int	shm_durable_put_txn(struct shm *, MDB_txn *, const struct shm_durable_rec *);

@@ -25,7 +25,9 @@
  * xattr cannot be written: CREATE and SET_INFO FileBasicInformation
  * still succeed, the times the kernel keeps are set and the creation
  * time and attributes are dropped, as Samba drops them (one debug line
- * per worker); EA sets there are STATUS_EAS_NOT_SUPPORTED.  Tests:
+ * per worker); a write time set through a handle is put back after each
+ * later write of that handle (worker/file_wt.c, as no xattr can carry
+ * it); EA sets there are STATUS_EAS_NOT_SUPPORTED.  Tests:
  * t/integ/files_ea.sh (a ramfs share).
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * Internals of the SMB2 core shared by worker/conn.c, dispatch.c, gate.c,
- * loop.c, handoff.c and the smb2_{negotiate,session,tree,misc,ioctl}.c
- * handlers.  Command handlers of other parts use worker/conn.h only.
+ * loop.c, loop_chan.c, handoff.c and the
+ * smb2_{negotiate,session,tree,misc,ioctl}.c handlers.  Command handlers of other parts use worker/conn.h only.
  */
 #ifndef USMBD_WORKER_CONN_PRIV_H
 #define USMBD_WORKER_CONN_PRIV_H

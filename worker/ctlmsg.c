@@ -353,9 +353,14 @@ ctlmsg_idle_ms(const struct conn *c)
 	struct tcp_info ti;
 	socklen_t sl = sizeof(ti);
 
-	/* The kernel's time since data last arrived: no bookkeeping here. */
+	/*
+	 * The kernel's time since data last arrived: no bookkeeping here.  A
+	 * relayed connection's socket is a socketpair with the owner, which
+	 * reports the client's socket; the master takes the idle time from it
+	 * (daemon/ctl_info.c ci_conn_idle).
+	 */
 	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) == -1)
-		return 0;
+		return CTLMSG_IDLE_UNKNOWN;
 	return ti.tcpi_last_data_recv;
 }
 

@@ -7,7 +7,8 @@
  * MSG_INFO_REP payload (little-endian, strings are u16 length + bytes):
  *
  *	u32 version (CTLMSG_INFO_VERSION), u32 pid, u32 nconn
- *	nconn x { str peer, u16 port, u32 idle_ms, u16 dialect,
+ *	nconn x { str peer, u16 port, u32 idle_ms (CTLMSG_IDLE_UNKNOWN: the
+ *	          socket is a relay's, not the client's), u16 dialect,
  *	          u32 nsess x { u64 id, u32 uid, str user, u8 signing
  *	                        (0 off, 1 on, 2 required), u8 encrypt, u8 state }
  *	          u32 ntree x { u32 tree id, u64 session id, str share }
@@ -25,6 +26,7 @@
 struct msg;
 
 #define CTLMSG_INFO_VERSION	1
+#define CTLMSG_IDLE_UNKNOWN	0xffffffffu
 
 /*
  * Handles m when it is one of the types above: 1; else 0 (not ours).

@@ -12,6 +12,9 @@
  *   STICKY      a client fixed the write time on this handle (wt_sticky);
  *               the first write after it publishes it
  *   STICKY_PUB  ... published: writes on this handle do not move it
+ *   STICKY_LOCAL ... but nowhere to publish it (a file system without
+ *               user xattrs, no shared state): each write on this handle
+ *               puts the mtime back once its data landed (file_wt_written)
  * "Published" means the DOS xattr names this open in wt_owner (one open
  * per file at a time).
  */
@@ -34,6 +37,7 @@ enum {
 	WT_OFF,
 	WT_STICKY,
 	WT_STICKY_PUB,
+	WT_STICKY_LOCAL,
 };
 
 /* MS-FSCC 2.4.7: the special LastWriteTime values of a Basic set */
@@ -160,7 +164,8 @@ file_wt_write(struct open *op)
 	struct file_open *f = op->u.file;
 	struct vfs_dosinfo di;
 	struct vfs_stat st;
-	uint64_t now;
+	uint64_t now, old;
+	int rc;
 
 	switch (f->wt_state) {
 	case WT_FIRED:
@@ -180,22 +185,59 @@ file_wt_write(struct open *op)
 		return;
 	}
 	/* the first write: the one time this costs I/O */
-	if (f->stream[0] != '\0' || f->is_dir || !op->state_in ||
-	    wt_load(f, &st, &di) != 0) {
+	if (f->stream[0] != '\0' || f->is_dir) {
 		f->wt_state = WT_OFF;
 		return;
 	}
+	rc = op->state_in ? wt_load(f, &st, &di) : -ENOENT;
 	if (f->wt_state == WT_STICKY) {
-		f->wt_state = wt_publish(op, &di, f->wt_sticky,
-		    VFS_WT_NEVER) == 0 ? WT_STICKY_PUB : WT_OFF;
+		/*
+		 * The value set must outlast this handle's writes even where
+		 * it cannot be published: there the writes put it back.  Only
+		 * another live open's publication wins (-EBUSY).
+		 */
+		if (rc == 0)
+			rc = wt_publish(op, &di, f->wt_sticky, VFS_WT_NEVER);
+		f->wt_state = rc == 0 ? WT_STICKY_PUB : rc == -EBUSY ? WT_OFF :
+		    WT_STICKY_LOCAL;
 		return;
+	}
+	if (rc != 0) {
+		f->wt_state = WT_OFF;
+		return;
+	}
+	/*
+	 * A write time another open fixed holds against that open's writes
+	 * only (MS-FSA 2.1.5.14.2, Open.UserSetModificationTime): this
+	 * open's write takes the update over, from the value clients saw.
+	 */
+	old = fscc_time_from_timespec(&st.mtime);
+	if (di.wt_owner != 0 && di.wt_owner != op->fid_persistent &&
+	    di.wt_fire == VFS_WT_NEVER &&
+	    wt_owner_alive(f->dev, f->ino, di.wt_owner)) {
+		old = di.wt_old;
+		di.wt_owner = 0;
 	}
 	now = wt_now();
 	f->wt_fire = now + (uint64_t)FILE_WT_DELAY_MS * 10000;
 	f->wt_dirty = 0;
-	f->wt_state = wt_publish(op, &di,
-	    fscc_time_from_timespec(&st.mtime), f->wt_fire) == 0 ?
+	f->wt_state = wt_publish(op, &di, old, f->wt_fire) == 0 ?
 	    WT_PENDING : WT_OFF;
+}
+
+void
+file_wt_written(struct open *op)
+{
+	struct file_open *f = op->u.file;
+	struct timespec ts[2];
+
+	if (f->wt_state != WT_STICKY_LOCAL)
+		return;
+	/* (the set succeeded, so this may set it: no "now" fallback) */
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1] = fscc_time_to_timespec(f->wt_sticky);
+	(void)file_vfs()->utimens(f->fd, ts);
 }
 
 void
@@ -230,13 +272,15 @@ file_wt_set(struct open *op, uint64_t write_time)
 		/* automatic updates again, from the value it had */
 		if (f->wt_state == WT_STICKY_PUB)
 			wt_release(op, f->wt_sticky);
-		if (f->wt_state == WT_STICKY || f->wt_state == WT_STICKY_PUB)
+		if (f->wt_state == WT_STICKY || f->wt_state == WT_STICKY_PUB ||
+		    f->wt_state == WT_STICKY_LOCAL)
 			f->wt_state = WT_NONE;
 		return;
 	}
 	if (write_time == WT_FREEZE) {
 		/* the value clients see now stays (the pending one, if any) */
 		if (f->wt_state == WT_STICKY || f->wt_state == WT_STICKY_PUB ||
+		    f->wt_state == WT_STICKY_LOCAL ||
 		    file_info_fill(f, &fi) != STATUS_SUCCESS)
 			return;
 		write_time = fi.write;

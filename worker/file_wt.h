@@ -9,7 +9,10 @@
  *   - FLUSH, a set of EndOfFile / AllocationSize, or a set of Basic info
  *     without a write time take the pending update at once;
  *   - a write time a client sets sticks: later writes on that handle do
- *     not move it (until a -2 "thaw"); -1 freezes the current value;
+ *     not move it (until a -2 "thaw"); -1 freezes the current value; a
+ *     write through another open moves it (MS-FSA 2.1.5.14.2: the rule is
+ *     per open); on a file system without user xattrs the handle's own
+ *     writes put the value back after they land;
  *   - CLOSE takes what is pending: the close time when the file was
  *     written after the update (or before it was due), else the update's.
  *
@@ -43,6 +46,12 @@ void	file_wt_apply(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 	    struct fscc_info *fi);
 /* WRITE, before the data lands; only the open's first write does I/O. */
 void	file_wt_write(struct open *);
+/*
+ * WRITE, after the data landed: puts back the write time a client set on
+ * this handle where it could not be published (no user xattrs); nothing
+ * otherwise.
+ */
+void	file_wt_written(struct open *);
 /* FLUSH, EndOfFile / AllocationSize, Basic without a write time. */
 void	file_wt_flush(struct open *);
 /*

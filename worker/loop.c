@@ -1,7 +1,8 @@
 /*
  * The user worker: one epoll loop over the master channel, a signalfd, an
  * idle timerfd and every connection of this user, with fd-indexed arrays.
- * One bad connection is closed without disturbing the others.
+ * One bad connection is closed without disturbing the others.  What comes
+ * by the master's channel is worker/loop_chan.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "daemon/authmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
@@ -26,7 +26,7 @@
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/dirlease.h"
-#include "worker/handoff.h"
+#include "worker/loop_priv.h"
 #include "worker/relay.h"
 #include "worker/smb2_notify.h"
 #include "worker/state.h"
@@ -35,7 +35,6 @@
 #include "worker/worker.h"
 
 #define WK_MAX_EVENTS	64
-#define WK_AUTH_SECS	30
 #define WK_URING_SQ	256
 
 /*
@@ -58,40 +57,9 @@
  */
 #define WK_TX_RING_MAX	(64 * 1024)
 
-struct worker {
-	int		 chan, ep, sigfd, tfd;
-	int		 tickfd;	/* 1 s: async deadlines, durable expiry */
-	int		 wmsgfd;	/* worker<->worker messages, -1 if none */
-	int		 notifyfd;	/* inotify of CHANGE_NOTIFY, -1 if none */
-	int		 hifd;		/* highest connection fd + 1 */
-	struct conf	*conf;
-	const char	*conf_path;
-	const char	*user;
-	struct conn	**conns;	/* indexed by fd */
-	struct conn	**rconns;	/* a relay's fd -> its connection (worker/relay.h) */
-	int		 maxfd;
-	int		 nconns;
-	int		 shutdown, reload;
-	int		 nheadless;	/* connections kept by conn_keep_headless */
-	uint32_t	 next_id;
-	uint32_t	 rx_gen;	/* last io_uring tag generation */
-	uint32_t	 tx_gen;	/* last generation of a send's tag */
-	int		 uring;		/* receives go through worker/uring.c */
-	/*
-	 * fds to run at the end of the loop turn (bytes buffered at a
-	 * take-over, a kick); maxfd long with a flag per fd, so none is
-	 * ever dropped.
-	 */
-	int		*defer;
-	uint8_t		*deferred;
-	int		 ndefer;
-	uint8_t		 mbuf[MSG_BUF_SIZE];
-	uint8_t		 obuf[MSG_MAX_PAYLOAD];
-};
+struct worker wk;
 
-static struct worker wk;
-
-static void
+void
 wk_count(void)
 {
 	uint8_t p[4];
@@ -100,7 +68,7 @@ wk_count(void)
 	(void)msg_send(wk.chan, MSG_CONN_COUNT, 0, p, sizeof(p), -1);
 }
 
-static void
+void
 wk_idle_timer(void)
 {
 	struct itimerspec its;
@@ -169,7 +137,7 @@ wk_tx_settle(struct conn *c)
 	c->priv->tx = CONN_TX_NONE;
 }
 
-static void
+void
 wk_close(struct conn *c)
 {
 	int fd = c->fd;
@@ -258,7 +226,7 @@ wk_events(struct conn *c, uint32_t ev)
  * conn_rx.c) or the buffer is full, a readiness poll does what EPOLLIN
  * did.  0, or -1 when the connection must be closed.
  */
-static int
+int
 wk_rx_arm(struct conn *c)
 {
 	struct conn_private *pv = c->priv;
@@ -407,80 +375,6 @@ wk_process(struct conn *c)
 	return wk_rx_arm(c);
 }
 
-/*
- * The worker's verdict round trip.  It blocks this connection's processing
- * (and the others') for the master's answer: acceptable for now, since a
- * second session on a worker is rare; a non-blocking state machine is the
- * follow-up.  Other messages that arrive meanwhile are handled or flagged.
- */
-static void wk_chan_msg(struct msg *m);
-
-static int
-wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
-{
-	uint32_t id = wk.next_id++;
-	int n, guard;
-
-	c->priv->auth_id = id;	/* a relay names the verdict by it */
-	n = authmsg_req_encode(req, wk.obuf, sizeof(wk.obuf));
-	if (n < 0 || msg_send(wk.chan, MSG_AUTH_REQ, id, wk.obuf, (size_t)n, -1) < 0)
-		return -1;
-	for (guard = 0; guard < 1000; guard++) {
-		struct pollfd pfd = { wk.chan, POLLIN, 0 };
-		struct msg m;
-		int rc;
-
-		if (poll(&pfd, 1, WK_AUTH_SECS * 1000) <= 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
-		if (rc == -EAGAIN)
-			continue;
-		if (rc < 0) {
-			wk.shutdown = 1;
-			return -1;
-		}
-		if (m.type == MSG_AUTH_REP && m.id == id)
-			return authmsg_rep_decode(rep, m.payload, m.len) < 0 ? -1 : 0;
-		wk_chan_msg(&m);
-	}
-	return -1;
-}
-
-uint32_t
-worker_relay_handoff(int fd, uint32_t id, const uint8_t *p, size_t len)
-{
-	int guard;
-
-	if (msg_send(wk.chan, MSG_RELAY, id, p, len, fd) < 0)
-		return (uint32_t)-1;
-	/* Like wk_auth: the master answers once a worker of that user took it. */
-	for (guard = 0; guard < 1000; guard++) {
-		struct pollfd pfd = { wk.chan, POLLIN, 0 };
-		struct msg m;
-		int rc;
-
-		if (poll(&pfd, 1, WK_AUTH_SECS * 1000) <= 0) {
-			if (errno == EINTR)
-				continue;
-			return (uint32_t)-1;
-		}
-		rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
-		if (rc == -EAGAIN)
-			continue;
-		if (rc < 0) {
-			wk.shutdown = 1;
-			return (uint32_t)-1;
-		}
-		if (m.type == MSG_HANDOFF_DONE && m.id == id)
-			return m.len == 4 ? le32_get(m.payload) : (uint32_t)-1;
-		wk_chan_msg(&m);
-	}
-	return (uint32_t)-1;
-}
-
 int
 worker_relay_watch(struct conn *c, int fd, uint32_t was, uint32_t events)
 {
@@ -505,176 +399,6 @@ wk_relay_event(int fd, uint32_t ev)
 
 	if (relay_input(c, fd, ev) < 0 || wk_process(c) < 0)
 		wk_close(c);
-}
-
-static void
-wk_add(struct msg *m)
-{
-	struct conn *c = NULL;
-	struct epoll_event e;
-	int fd = m->fd, fl;
-
-	if (fd >= wk.maxfd) {
-		log_warnx("connection fd %d beyond the table", fd);
-		goto fail;
-	}
-	/* Small until a session has a disk tree (conn_rx_grow). */
-	c = conn_new(wk.conf, fd, CONN_ROLE_WORKER, "", CONN_BUF_SMALL);
-	if (c == NULL) {
-		log_warnx("out of memory for a connection");
-		goto fail;
-	}
-	if (handoff_accept(c, m->payload, m->len, user_euid()) < 0) {
-		log_warnx("malformed connection state from the master");
-		goto fail;
-	}
-	/* Its ring comes ahead of every frame (worker/relay_ring.c). */
-	if (c->priv->relayed &&
-	    (fl = relay_ring_accept(fd, &c->priv->relay_ring)) < 0) {
-		log_warnx("relayed connection without its ring: %s",
-		    strerror(-fl));
-		goto fail;
-	}
-	c->priv->auth = wk_auth;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		goto fail;
-	e.events = EPOLLIN;
-	e.data.fd = fd;
-	if (!wk.uring && epoll_ctl(wk.ep, EPOLL_CTL_ADD, fd, &e) < 0)
-		goto fail;
-	wk.conns[fd] = c;
-	wk.nconns++;
-	if (fd + 1 > wk.hifd)
-		wk.hifd = fd + 1;
-	(void)msg_send(wk.chan, MSG_CONN_ACK, m->id, NULL, 0, -1);
-	wk_count();
-	wk_idle_timer();
-	for (fl = 0; fl < CONN_MAX_SESSIONS; fl++)
-		if (c->sessions[fl].in_use &&
-		    c->sessions[fl].state == SESS_VALID &&
-		    state_session_put(c, &c->sessions[fl]) == -EEXIST) {
-			/*
-			 * The gate picked an id another worker's session has
-			 * (it cannot see the state): refused, the client
-			 * logs in again and gets another.
-			 */
-			log_warnx("%s: session id %llx is taken: connection "
-			    "refused", c->peer,
-			    (unsigned long long)c->sessions[fl].session_id);
-			wk_close(c);
-			return;
-		}
-	log_debug(2, "%s: connection taken over (session %llx)", c->peer,
-	    (unsigned long long)c->sessions[0].session_id);
-	if (!c->sessions[0].in_use) {
-		/* Routed for binding: no login of its own yet, so a login's
-		 * deadline (the gate's is over for it). */
-		c->priv->bind_deadline_ms = shm_now_ms() +
-		    CONN_BIND_LOGIN_SECS * 1000;
-		worker_tick_arm();
-	} else
-		/* The session set up in the gate may replace an older one. */
-		smb2_session_replace_previous(c, &c->sessions[0]);
-	/* Bytes the gate read past the last request: run them. */
-	if (c->priv->rlen > 0)
-		worker_kick(c);
-	else if (wk_rx_arm(c) < 0)
-		wk_close(c);
-	return;
-fail:
-	if (c != NULL)
-		conn_free(c);	/* closes fd */
-	else
-		close(fd);
-}
-
-static void
-wk_status(struct msg *m)
-{
-	int n;
-
-	n = snprintf((char *)wk.obuf, sizeof(wk.obuf),
-	    "{\"pid\":%d,\"user\":\"%s\",\"connections\":%d}", (int)getpid(),
-	    wk.user, wk.nconns);
-	if (n > 0 && (size_t)n < sizeof(wk.obuf))
-		(void)msg_send(wk.chan, MSG_STATUS_REP, m->id, wk.obuf, (size_t)n, -1);
-}
-
-static void
-wk_chan_msg(struct msg *m)
-{
-	if (m->type == MSG_CONN && m->fd >= 0) {
-		wk_add(m);
-		return;
-	}
-	if (m->fd >= 0)
-		close(m->fd);
-	/* Operations (usmbctl: worker/ctlmsg.c); a gate's binding check. */
-	if (ctlmsg_handle(m) || smb2_bind_check_msg(wk.chan, m))
-		return;
-	switch (m->type) {
-	case MSG_SHUTDOWN:
-		wk.shutdown = 1;
-		break;
-	case MSG_RELOAD:
-		wk.reload = 1;
-		break;
-	case MSG_DEBUG_LEVEL:
-		if (m->len == 4)
-			log_level = (int)le32_get(m->payload);
-		break;
-	case MSG_STATUS_REQ:
-		wk_status(m);
-		break;
-	default:
-		log_warnx("unexpected message %u from the master", m->type);
-	}
-}
-
-static void
-wk_chan(void)
-{
-	int guard;
-
-	for (guard = 0; guard < 64; guard++) {
-		struct msg m;
-		int rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
-
-		if (rc == -EAGAIN)
-			return;
-		if (rc < 0) {
-			log_debug(1, "master channel closed");
-			wk.shutdown = 1;
-			return;
-		}
-		wk_chan_msg(&m);
-	}
-}
-
-/*
- * Swaps in a new config; trees follow their share by name, and those of
- * removed shares are kept or closed (--force): worker/ctlmsg.h.
- */
-static void
-wk_reload(void)
-{
-	struct conf *nc;
-
-	wk.reload = 0;
-	if (conf_load(wk.conf_path, &nc, stderr) != 0) {
-		log_warnx("reload of %s failed, keeping the old config",
-		    wk.conf_path);
-		return;
-	}
-	ctlmsg_reload_conf(wk.conf, nc);
-	wk.conf = nc;
-	log_info("configuration reloaded");
-	/* Guests now need a worker with the state, which this one can't get. */
-	if (state_is_stateless() && !user_worker_ipc_only(nc, user_euid())) {
-		log_warnx("a share is `guest ok` now: IPC$-only worker exits");
-		wk.shutdown = 1;
-	}
 }
 
 static void

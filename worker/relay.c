@@ -509,39 +509,27 @@ relay_apply(struct conn *c, struct relay *r, const uint8_t *p, size_t len)
 
 /*
  * The next answer of r (a frame and its control record) goes out: 1 sent
- * or queued, 0 none complete, -1 a malformed stream, -2 a drop record.
+ * or queued, 0 none complete, -1 a malformed stream (or an answer under
+ * another session's id: relay_answer_next), -2 a drop record.
  */
 static int
 relay_next(struct conn *c, struct relay *r)
 {
 	struct conn_private *pv = c->priv;
 	const uint8_t *b = r->rbuf + r->head;
-	long flen, klen;
-	size_t need;
+	size_t flen, klen, need;
+	int rc;
 
-	if (r->rlen - r->head < SMB2_FRAME_LEN)
-		return 0;
-	if (b[0] == RELAY_DROP_TYPE)
-		return -2;
-	flen = smb2_frame_decode(b);
-	if (flen < 0 || (size_t)flen > CONN_BUF_BIG)
+	/* session_id: the answers the owner makes once sid is gone too */
+	rc = relay_answer_next(b, r->rlen - r->head, r->session_id, &flen,
+	    &klen);
+	if (rc <= 0)
+		return rc;
+	need = SMB2_FRAME_LEN + flen;
+	if (relay_apply(c, r, b + need + SMB2_FRAME_LEN, klen) < 0)
 		return -1;
-	need = SMB2_FRAME_LEN + (size_t)flen;
-	if (r->rlen - r->head < need + SMB2_FRAME_LEN)
-		return 0;
-	if (b[need] != RELAY_CTL_TYPE)
-		return -1;
-	klen = (long)((uint32_t)b[need + 1] << 16 |
-	    (uint32_t)b[need + 2] << 8 | b[need + 3]);
-	if (klen > RELAY_CTL_MAX)
-		return -1;
-	if (r->rlen - r->head < need + SMB2_FRAME_LEN + (size_t)klen)
-		return 0;
-	if (relay_apply(c, r, b + need + SMB2_FRAME_LEN, (size_t)klen) < 0)
-		return -1;
-	relay_inflight_answered(r->inflight, b + SMB2_FRAME_LEN,
-	    (size_t)flen);
-	r->sent = r->head + need + SMB2_FRAME_LEN + (size_t)klen;
+	relay_inflight_answered(r->inflight, b + SMB2_FRAME_LEN, flen);
+	r->sent = r->head + need + SMB2_FRAME_LEN + klen;
 	pv->out_p = b;
 	pv->out_len = need;
 	return 1;

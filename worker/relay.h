@@ -400,6 +400,18 @@ struct relay_ctl {
  */
 int		relay_ctl_decode(struct relay_ctl *, const uint8_t *p, size_t len);
 
+/*
+ * The owner's reading of the relayed worker's stream: the next answer at
+ * b (avail bytes), a frame and its control record.  1 when both are
+ * whole: the frame is *flen bytes after its framing, the record *klen
+ * after its header, and the frame speaks only for session sid (a
+ * transform of sid, or SMB2 headers naming sid, a lease break notice
+ * none); 0 when not all there yet; -1 malformed or another session's
+ * (the relay closes); -2 a drop record (the client's connection closes).
+ */
+int		relay_answer_next(const uint8_t *b, size_t avail, uint64_t sid,
+		    size_t *flen, size_t *klen);
+
 /* The encoding of the relay state (owner -> master -> relayed worker). */
 struct relay_state {
 	uint64_t	 session_id;

@@ -13,6 +13,8 @@
 
 #include "daemon/conf.h"
 #include "proto/cur.h"
+#include "proto/smb2.h"
+#include "proto/smb2_hdr.h"
 #include "proto/spnego.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch_priv.h"
@@ -106,6 +108,74 @@ relay_ctl_decode(struct relay_ctl *k, const uint8_t *p, size_t len)
 		}
 	}
 	return r.err || cur_left(&r) != 0 ? -EBADMSG : 0;
+}
+
+/*
+ * Does the answer frame msg (len) speak only for session sid?  The owner
+ * passes the relayed worker's frames to the client untouched, so a worker
+ * that answers under another session's id (the owner's user's, or another
+ * relayed session's) would answer for a session it does not serve: on a
+ * session that neither signs nor seals, a READ's data of its choosing.
+ * A transform names its session in clear (MS-SMB2 2.2.41); a frame in
+ * the clear, in each header of its chain, except a lease break notice,
+ * which names none (3.3.4.7).
+ */
+static int
+relay_answer_sid_ok(const uint8_t *msg, size_t len, uint64_t sid)
+{
+	struct smb2_chain ch;
+	const uint8_t *m;
+	size_t mlen;
+	uint64_t s;
+	int r;
+
+	switch (smb2_magic(msg, len)) {
+	case SMB2_MAGIC_TRANSFORM:
+		return len >= SMB2_TRANSFORM_HDR_LEN && le64_get(msg + 44) == sid;
+	case SMB2_MAGIC_SMB2:
+		break;
+	default:
+		return 0;
+	}
+	smb2_chain_init(&ch, msg, len);
+	while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1) {
+		s = le64_get(m + 40);
+		if (s != sid && (s != 0 || le16_get(m + 12) != SMB2_OPLOCK_BREAK ||
+		    le64_get(m + 24) != UINT64_MAX))
+			return 0;
+	}
+	return r == 0;
+}
+
+int
+relay_answer_next(const uint8_t *b, size_t avail, uint64_t sid,
+    size_t *flen, size_t *klen)
+{
+	long f;
+	size_t k, need;
+
+	if (avail < SMB2_FRAME_LEN)
+		return 0;
+	if (b[0] == RELAY_DROP_TYPE)
+		return -2;
+	f = smb2_frame_decode(b);
+	if (f < 0 || (size_t)f > CONN_BUF_BIG)
+		return -1;
+	need = SMB2_FRAME_LEN + (size_t)f;
+	if (avail < need + SMB2_FRAME_LEN)
+		return 0;
+	if (b[need] != RELAY_CTL_TYPE)
+		return -1;
+	k = (size_t)b[need + 1] << 16 | (size_t)b[need + 2] << 8 | b[need + 3];
+	if (k > RELAY_CTL_MAX)
+		return -1;
+	if (avail < need + SMB2_FRAME_LEN + k)
+		return 0;
+	if (!relay_answer_sid_ok(b + SMB2_FRAME_LEN, (size_t)f, sid))
+		return -1;
+	*flen = (size_t)f;
+	*klen = k;
+	return 1;
 }
 
 /* The async states of a sealed frame's answers (relay_inflight_sealed). */

@@ -294,6 +294,8 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		    (rc = vfs->fsync(f->fd, 1)) != 0)
 			return ntstatus_from_errno(rc);
 	}
+	if (n > 0)
+		file_wt_written(op);	/* a write time set on this handle */
 	f->position = off + (uint64_t)n;
 	/* MS-SMB2 2.2.22 */
 	wcur_le16(&rsp->body, 17);

@@ -48,12 +48,12 @@ void	worker_kick(struct conn *);
 /* Starts the 1 s housekeeping tick; it stops when state_tick() says so. */
 void	worker_tick_arm(void);
 /*
- * worker/loop.c, for worker/relay.c: sends MSG_RELAY (fd, the id of the
- * MSG_AUTH_REQ whose verdict it names, payload) and waits for the
+ * worker/loop_chan.c, for worker/relay.c: sends MSG_RELAY (fd, the id of
+ * the MSG_AUTH_REQ whose verdict it names, payload) and waits for the
  * master's MSG_HANDOFF_DONE: its status (0: a worker of that user took
- * the session), or (uint32_t)-1 when the channel failed.  Watches a
- * relay's fd of connection c in the loop for events (EPOLLIN, EPOLLOUT;
- * was: those it had), or forgets it (0): 0, or -1.  With io_uring EPOLLIN
+ * the session), or (uint32_t)-1 when the channel failed.  worker/loop.c:
+ * watches a relay's fd of connection c in the loop for events (EPOLLIN,
+ * EPOLLOUT; was: those it had), or forgets it (0): 0, or -1.  With io_uring EPOLLIN
  * is the relay's armed receive (relay.c), so only EPOLLOUT reaches epoll.
  */
 uint32_t worker_relay_handoff(int fd, uint32_t id, const uint8_t *p,

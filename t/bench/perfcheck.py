@@ -147,9 +147,12 @@ SLACK = {"WRITE_96K": 0.25,
          # the worker's 1 s tick (timerfd) falls into some windows
          "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1}
 # The signed and encrypted windows meet the same tick (a timerfd_settime and
-# a read in some 500 requests: 3.01 per READ in a CI run).
+# a read in some 500 requests: 3.01 per READ in a CI run), the AES-128-CCM
+# ones ("WRITE", "READ") too: 2.00 + one io_uring_enter in 500 requests
+# failed them under load, on the builds before and after a change alike.
 SLACK.update({"%s_%s" % (_op, _c): 0.1 for _op in ("WRITE", "READ")
               for _c in ("HMAC", "CMAC", "GMAC", "GCM128", "GCM256")})
+SLACK.update({"WRITE": 0.1, "READ": 0.1})
 # Issue 6 asks for 3 per READ (and at most 4 per WRITE).  The worker waits
 # for and receives the next request in one io_uring_enter
 # (worker/uring.h), then pread or pwrite; the answer is a ring send

@@ -11,12 +11,20 @@
  * The relayed worker's ring of sealed ids (worker/relay_ring.c) is
  * another user's memory: what the owner takes of it lies inside its
  * window, never twice, never more than RELAY_INFLIGHT; what its counters
- * make the owner log never exceeds what the owner forwarded.
+ * make the owner log never exceeds what the owner forwarded.  The relayed
+ * worker's stream as the owner reads it (relay_answer_next): an answer
+ * taken lies inside the input, its record within RELAY_CTL_MAX, and its
+ * frame names the relay's session only.  The message ids either side
+ * picks, as 10-byte records (u64 id, u16 charge): the relayed worker's
+ * replay window (conn_credits_replay) refuses an id it took, at once;
+ * the owner's window, charged and granted by control records
+ * (relay.c relay_apply), never outgrows its bitmap or its maximum.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/cur.h"
 #include "proto/smb2_hdr.h"
 #include "worker/conn_priv.h"
 #include "worker/relay.h"
@@ -26,6 +34,68 @@ static uint8_t answers[RELAY_INFLIGHT * 100];
 static struct relay_inflight inf;
 static struct relay_inflight ringt;
 static struct conn_credits win, scratch;
+
+/* The input as the relayed worker's stream, answer after answer. */
+static void
+fuzz_answers(const uint8_t *data, size_t size)
+{
+	struct smb2_chain ch;
+	struct relay_ctl k;
+	const uint8_t *f, *m;
+	size_t off = 0, flen, klen, mlen;
+	int rc;
+
+	while ((rc = relay_answer_next(data + off, size - off, 7, &flen,
+	    &klen)) == 1) {
+		if (flen > CONN_BUF_BIG || klen > RELAY_CTL_MAX ||
+		    2 * SMB2_FRAME_LEN + flen + klen > size - off)
+			abort();
+		f = data + off + SMB2_FRAME_LEN;
+		if (smb2_magic(f, flen) == SMB2_MAGIC_TRANSFORM) {
+			if (flen < SMB2_TRANSFORM_HDR_LEN || le64_get(f + 44) != 7)
+				abort();
+		} else {
+			if (smb2_magic(f, flen) != SMB2_MAGIC_SMB2)
+				abort();
+			smb2_chain_init(&ch, f, flen);
+			while (smb2_chain_next(&ch, &m, &mlen) == 1)
+				if (le64_get(m + 40) != 7 && (le64_get(m + 40) != 0 ||
+				    le64_get(m + 24) != UINT64_MAX))
+					abort();
+		}
+		(void)relay_ctl_decode(&k, f + flen + SMB2_FRAME_LEN, klen);
+		off += 2 * SMB2_FRAME_LEN + flen + klen;
+	}
+	if (rc < -2 || rc > 1)
+		abort();
+}
+
+/* The input as message ids and charges: the windows of both sides. */
+static void
+fuzz_windows(const uint8_t *data, size_t size)
+{
+	static struct conn_credits rw, ow, again;
+	size_t off;
+	uint64_t mid;
+	uint16_t charge;
+
+	memset(&rw, 0, sizeof(rw));	/* as relay_accept leaves it */
+	conn_credits_init(&ow, 512);
+	for (off = 0; off + 10 <= size; off += 10) {
+		mid = le64_get(data + off);
+		charge = le16_get(data + off + 8);
+		if (conn_credits_replay(&rw, mid, charge) == 0) {
+			again = rw;
+			if (conn_credits_replay(&again, mid, charge) == 0)
+				abort();
+		}
+		(void)conn_credits_charge(&ow, mid, charge);
+		conn_credits_add(&ow, charge);
+		if (ow.range > sizeof(ow.bitmap) * 8 || ow.granted > ow.max ||
+		    ow.granted > ow.range)
+			abort();
+	}
+}
 
 /* The ring's snapshot (data) as the owner takes it at the relay's end. */
 static void
@@ -82,6 +152,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_ring(data, size);
 	fuzz_ring_lost(data, size);
+	fuzz_answers(data, size);
+	fuzz_windows(data, size);
 	n = relay_state_decode(&st, data, size);
 	if (n >= 0) {
 		if ((size_t)n > size)

@@ -5,11 +5,15 @@ usage: files_ea_client.py PORT PASSWORD MODE DIR
   MODE ea:   share "share" at DIR (local path): EA names keep their case
   MODE nox:  share "nox" at DIR, a file system without user xattrs:
              timestamps and attributes set as cp -a does
+  MODE sticky SHARE:  share SHARE at DIR: a write time set through a
+             handle stays when that handle writes (MS-FSA 2.1.5.14.2),
+             a write through another handle moves it
 Prints "ok ..." / "FAIL ..." lines, one per check.
 """
 import os
 import struct
 import sys
+import time
 
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
@@ -286,6 +290,64 @@ def mode_nox():
     c.logoff()
 
 
+def write_time(s, tid, fid):
+    st, buf = query(s, tid, fid, FILE_BASIC_INFORMATION)
+    return struct.unpack_from('<Q', buf, 16)[0] if st == 0 else None
+
+
+def mode_sticky():
+    share = sys.argv[5]
+    c, s = login()
+    tid = c.connectTree(share)
+    fixed = filetime(1044245106)        # 2003-02-03 04:05:06 UTC
+    only_mtime = struct.pack('<QQQQII', 0, 0, fixed, 0, 0, 0)
+
+    # cp -a as the Linux client may send it: data, the times, more data
+    # (its cached writes flushed at close), close
+    fid = s.create(tid, 'sticky_own', 0x12019f, 7, 0x40, 5, 0x20)
+    c.writeFile(tid, fid, b'a' * 4096, 0)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    report(st == 0, '%s: SET_INFO of LastWriteTime succeeds (%#x)'
+           % (share, st))
+    c.writeFile(tid, fid, b'b' * 4096, 4096)
+    c.writeFile(tid, fid, b'c' * 100, 8192)
+    got = write_time(s, tid, fid)
+    report(got == fixed, '%s: writes through the handle that set the write '
+           'time leave it (QUERY_INFO %r, set %d)' % (share, got, fixed))
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'sticky_own'))
+    report(int(lst.st_mtime) == 1044245106 and lst.st_size == 8292,
+           '%s: after the close the file keeps the mtime set (%d, %d bytes)'
+           % (share, lst.st_mtime, lst.st_size))
+    fid = s.create(tid, 'sticky_own', 0x80, 7, 0x40, 1, 0)
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    report(got == fixed, '%s: a new open reads the write time set (%r)'
+           % (share, got))
+
+    # the same handle sets it, another one writes: that write moves it
+    fid = s.create(tid, 'sticky_other', 0x12019f, 7, 0x40, 5, 0x20)
+    c.writeFile(tid, fid, b'a' * 4096, 0)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    # (another connection: impacket keeps one open per name and client)
+    c2, s2 = login()
+    tid2 = c2.connectTree(share)
+    other = s2.create(tid2, 'sticky_other', 0x12019f, 7, 0x40, 1, 0)
+    c2.writeFile(tid2, other, b'b' * 4096, 4096)
+    c2.closeFile(tid2, other)
+    c2.logoff()
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'sticky_other'))
+    now = time.time()
+    report(st == 0 and got is not None and got > fixed and
+           abs(lst.st_mtime - now) < 60,
+           '%s: a write through another handle moves the write time '
+           '(QUERY_INFO %r, mtime %d, now %d)'
+           % (share, got, lst.st_mtime, now))
+    c.logoff()
+
+
 if __name__ == '__main__':
-    {'ea': mode_ea, 'nox': mode_nox}[MODE]()
+    {'ea': mode_ea, 'nox': mode_nox, 'sticky': mode_sticky}[MODE]()
     sys.exit(1 if FAILED else 0)

@@ -81,6 +81,7 @@ grep -q "relayed" "$LOG" && ok "the log says the session was relayed" ||
 # hand-off: its own socket is a socketpair)
 cat >"$T/status" <<SH
 #!/bin/bash
+sleep 2	# the client idle: both sessions show the connection's idle time
 "$USMBCTL" -s "$CONF" status --json >"$T/status.json"
 "$USMBCTL" -s "$CONF" status --sessions >"$T/status.txt"
 echo "\$MULTI_CLIENT_ADDR \$MULTI_CLIENT_PORT" >"$T/status.client"
@@ -110,6 +111,16 @@ for x in on:
 b = [x for x in on if x["user"] == "bob"][0]
 assert b["socket_pid"] != b["worker_pid"], b
 ' "$T/status.json" "$T/status.client"
+check "status --json: the relayed session shows the connection's idle time, as the owner's" \
+    "$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+addr, port = open(sys.argv[2]).read().split()
+idle = {x["user"]: x["idle_seconds"] for x in j["sessions"]
+        if x["client_port"] == int(port)}
+assert isinstance(idle["alice"], int) and idle["alice"] >= 1, idle
+assert idle["bob"] == idle["alice"], idle
+' "$T/status.json" "$T/status.client"
 check "status --sessions: bob's line says which worker relays it" \
     grep -q "bob .*(relayed by [0-9]*)" "$T/status.txt"
 
@@ -135,6 +146,21 @@ sleep 0.5
 SH
 chmod +x "$T/killbob"
 check "bob's worker killed -9, alice goes on" client 21 hold k deleted "$T/killbob"
+check "the server is still up" integ_ping
+
+# bob's worker compromised: an answer it writes under alice's session id
+# (for her next request, with data of its own) is not passed on; the
+# owner closes bob's relay (worker/relay_state.c relay_answer_next)
+cat >"$T/forgebob" <<SH
+#!/bin/bash
+. "$ROOT/t/integ/lib.sh"
+CONF=$CONF USMBCTL=$USMBCTL PYTHON=$PYTHON
+exec "$PYTHON" "$ROOT/t/integ/relay_forge.py" "\$(integ_worker_of bob)" \
+    "\$(integ_worker_of alice)" "\$@"
+SH
+chmod +x "$T/forgebob"
+check "bob's worker answers under alice's session: not passed on, bob's relay closed, alice goes on" \
+    client 21 forge 21 "$T/forgebob"
 check "the server is still up" integ_ping
 
 # bob's requests in flight when his worker dies: answered by the owner

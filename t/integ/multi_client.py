@@ -632,6 +632,38 @@ def hold(tag, expect, cmd):
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
 
 
+def forge(tag, cmd):
+    """bob's worker, compromised, writes into its relay an answer under
+    alice's session for the message id of alice's next request (CMD
+    ALICE_SID MID DATA: relay_forge.py): the owner must not pass it on
+    (worker/relay_state.c relay_answer_next).  alice's READ gets her own
+    data, bob's relay is closed (his next request: USER_SESSION_DELETED),
+    alice goes on."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    m.login("bob", "bobpw1")
+    name = "fg_%s.txt" % tag
+    m.write("alice", name, b"alice's data")
+    m.write("bob", "fg_%s_bob.txt" % tag, b"bob")
+    t = m.use("alice")
+    f = m.c.create(t, name, FILE_READ_DATA, FILE_SHARE_READ, 0, FILE_OPEN, 0)
+    mid = m.c._Connection["SequenceWindow"]
+    r = subprocess.run(cmd + ["%x" % m.sess["alice"]["SessionID"],
+                              "%d" % mid, "bob's forgery"], check=False)
+    check("bob's worker wrote its forged answer into the relay",
+          r.returncode == 0, "rc %d" % r.returncode)
+    time.sleep(0.5)
+    data = m.c.read(t, f, 0, 64)
+    check("alice's READ gets her own data, not bob's worker's",
+          data == b"alice's data", repr(data))
+    m.c.close(t, f)
+    st = status_of(lambda: m.write("bob", "fg_%s_bob2.txt" % tag, b"x"))
+    check("bob's relay closed: USER_SESSION_DELETED",
+          st == STATUS_USER_SESSION_DELETED, "status %08x" % st)
+    m.write("alice", "fg_%s_after.txt" % tag, b"alice")
+    check("alice goes on", m.read("alice", "fg_%s_after.txt" % tag) == b"alice")
+
+
 def inflight(tag, cmd):
     """bob's requests in flight when his worker dies get an answer from
     the owner: CMD stop SID stops bob's worker, bob's CHANGE_NOTIFY
@@ -1195,6 +1227,8 @@ elif MODE == "compound":
     compound(sys.argv[4])
 elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
+elif MODE == "forge":
+    forge(sys.argv[4], sys.argv[5:])
 elif MODE == "inflight":
     inflight(sys.argv[4], sys.argv[5:])
 elif MODE == "inflightsealed":

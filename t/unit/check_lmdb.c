@@ -390,6 +390,73 @@ START_TEST(test_writer_dies_holding_lock)
 }
 END_TEST
 
+/*
+ * A hostile writer of the data file (any process of the state group can
+ * write it: shm/env.c opens it MDB_WRITEMAP, 0660) rewrites every record
+ * of the freelist through its own mapping: how names what each entry
+ * becomes.  Returns what the next write transaction that reuses freed
+ * pages says (verify-freelist.patch: MDB_CORRUPTED, never a page written
+ * outside the map).
+ */
+enum { LM_PAST_END, LM_META, LM_COUNT };
+
+static int
+lm_hostile_freelist(int how)
+{
+	struct lm m;
+	MDB_cursor *cu;
+	MDB_txn *txn;
+	MDB_val key, val;
+	uint32_t k;
+	uint8_t buf[300];
+	int i, n = 0, rc = 0;
+
+	lm_open(&m);
+	for (i = 0; i < 400; i++)
+		lm_write(&m, 0);
+	ck_assert_int_eq(m.bad, 0);
+	ck_assert_int_eq(mdb_txn_begin(m.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(mdb_cursor_open(txn, 0, &cu), 0);	/* FREE_DBI */
+	while (mdb_cursor_get(cu, &key, &val, n ? MDB_NEXT : MDB_FIRST) == 0) {
+		size_t *idl = val.mv_data, j;
+
+		for (j = 1; j <= idl[0]; j++)
+			idl[j] = how == LM_META ? 1 : ((size_t)1 << 30) + idl[0] - j;
+		if (how == LM_COUNT)
+			idl[0] = ((size_t)1 << 32) + 1;
+		n++;
+	}
+	mdb_cursor_close(cu);
+	mdb_txn_abort(txn);
+	ck_assert_int_gt(n, 0);
+	/* writes that need pages until one takes the freelist's */
+	memset(buf, 7, sizeof(buf));
+	for (i = 0; i < 50 && rc == 0; i++) {
+		ck_assert_int_eq(mdb_txn_begin(m.env, NULL, 0, &txn), 0);
+		for (k = 0; k < NKEYS && rc == 0; k++) {
+			key.mv_size = sizeof(k);
+			key.mv_data = &k;
+			val.mv_size = sizeof(buf);
+			val.mv_data = buf;
+			rc = mdb_put(txn, m.dbi, &key, &val, 0);
+		}
+		if (rc == 0)
+			rc = mdb_txn_commit(txn);
+		else
+			mdb_txn_abort(txn);
+	}
+	lm_close(&m);
+	return rc;
+}
+
+START_TEST(test_hostile_freelist)
+{
+	ck_assert_int_eq(lm_hostile_freelist(LM_PAST_END), MDB_CORRUPTED);
+	ck_assert_int_eq(lm_hostile_freelist(LM_META), MDB_CORRUPTED);
+	ck_assert_int_eq(lm_hostile_freelist(LM_COUNT), MDB_CORRUPTED);
+}
+END_TEST
+
 static Suite *
 lmdb_suite(void)
 {
@@ -401,6 +468,7 @@ lmdb_suite(void)
 	tcase_add_test(tc, test_reopened_env_no_alloc);
 	tcase_add_test(tc, test_model_with_readers);
 	tcase_add_test(tc, test_writer_dies_holding_lock);
+	tcase_add_test(tc, test_hostile_freelist);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -877,6 +877,218 @@ START_TEST(test_ring_refused)
 END_TEST
 
 /*
+ * An answer as the relayed worker writes it at p: frame header, the frame
+ * (f, flen), a control record of ids 0 and one grant.  Its length.
+ */
+static size_t
+mkanswer(uint8_t *p, const uint8_t *f, size_t flen)
+{
+	smb2_frame_encode(p, (uint32_t)flen);
+	memcpy(p + SMB2_FRAME_LEN, f, flen);
+	p += SMB2_FRAME_LEN + flen;
+	p[0] = RELAY_CTL_TYPE;
+	p[1] = p[2] = 0;
+	p[3] = 4;
+	le16_put(p + 4, 1);
+	le16_put(p + 6, 0);
+	return 2 * SMB2_FRAME_LEN + flen + 4;
+}
+
+/*
+ * What the owner reads of a hostile relayed worker's stream
+ * (relay_answer_next): lengths bounded, incomplete answers waited for,
+ * and a frame that speaks for any session but the relay's refused (the
+ * owner would pass it to the client as that session's answer).
+ */
+START_TEST(test_answer_next)
+{
+	static uint8_t a[2 * (CONN_BUF_BIG + 64)];
+	const uint64_t sid = 0x77, alice = 0x55;
+	uint8_t f[3 * 80];
+	size_t n, i, flen = 0, klen = 0;
+
+	/* an honest answer: every prefix is incomplete, the whole one taken */
+	memset(f, 0, sizeof(f));
+	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	le64_put(f + 40, sid);
+	n = mkanswer(a, f, 73);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(relay_answer_next(a, i, sid, &flen, &klen), 0);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), 1);
+	ck_assert_uint_eq(flen, 73);
+	ck_assert_uint_eq(klen, 4);
+	/* the same answer under the owner's user's session */
+	le64_put(a + SMB2_FRAME_LEN + 40, alice);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	/* ... or in the second element of a chain */
+	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	le64_put(f + 40, sid);
+	le32_put(f + 20, 80);
+	mkhdr(f + 80, SMB2_WRITE, 10, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	le64_put(f + 80 + 40, alice);
+	n = mkanswer(a, f, 80 + 73);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	le64_put(a + SMB2_FRAME_LEN + 80 + 40, sid);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), 1);
+	/* a chain that points outside itself or between headers */
+	le32_put(a + SMB2_FRAME_LEN + 20, 84);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	le32_put(a + SMB2_FRAME_LEN + 20, 160);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	/* a lease break notice names no session; nothing else may */
+	mkhdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR,
+	    0, 0);
+	n = mkanswer(a, f, 73);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), 1);
+	le64_put(a + SMB2_FRAME_LEN + 24, 9);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	mkhdr(f, SMB2_READ, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	n = mkanswer(a, f, 73);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	/* a transform: its SessionId, whole */
+	memset(f, 0, sizeof(f));
+	f[0] = 0xFD;
+	memcpy(f + 1, "SMB", 3);
+	le64_put(f + 44, sid);
+	n = mkanswer(a, f, SMB2_TRANSFORM_HDR_LEN + 20);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), 1);
+	le64_put(a + SMB2_FRAME_LEN + 44, alice);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	n = mkanswer(a, f, SMB2_TRANSFORM_HDR_LEN - 1);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	/* SMB1, nothing, or a header cut short */
+	f[0] = 0xFF;
+	n = mkanswer(a, f, 73);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	n = mkanswer(a, f, 0);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	le64_put(f + 40, sid);
+	n = mkanswer(a, f, 63);
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	/* no control record after the frame, or one too long */
+	n = mkanswer(a, f, 73);
+	a[SMB2_FRAME_LEN + 73] = 0;
+	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
+	a[SMB2_FRAME_LEN + 73] = RELAY_CTL_TYPE;
+	a[SMB2_FRAME_LEN + 73 + 1] = (uint8_t)((RELAY_CTL_MAX + 1) >> 16);
+	a[SMB2_FRAME_LEN + 73 + 2] = (uint8_t)((RELAY_CTL_MAX + 1) >> 8);
+	a[SMB2_FRAME_LEN + 73 + 3] = (uint8_t)(RELAY_CTL_MAX + 1);
+	ck_assert_int_eq(relay_answer_next(a, sizeof(a), sid, &flen, &klen),
+	    -1);
+	/* a frame longer than any answer: refused before it is all there */
+	smb2_frame_encode(a, CONN_BUF_BIG + 1);
+	ck_assert_int_eq(relay_answer_next(a, SMB2_FRAME_LEN, sid, &flen,
+	    &klen), -1);
+	smb2_frame_encode(a, CONN_BUF_BIG);
+	ck_assert_int_eq(relay_answer_next(a, SMB2_FRAME_LEN, sid, &flen,
+	    &klen), 0);
+	/* the drop record, or a header that is neither */
+	a[0] = RELAY_DROP_TYPE;
+	ck_assert_int_eq(relay_answer_next(a, SMB2_FRAME_LEN, sid, &flen,
+	    &klen), -2);
+	a[0] = RELAY_RING_TYPE;
+	ck_assert_int_eq(relay_answer_next(a, SMB2_FRAME_LEN, sid, &flen,
+	    &klen), -1);
+}
+END_TEST
+
+/* Open descriptors of this process. */
+static int
+fd_count(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/*
+ * A hostile owner's ring: a write seal (the relayed worker's stores would
+ * fault), a read-only descriptor of a proper ring (no writable mapping),
+ * more descriptors than one (each closed, none kept).
+ */
+START_TEST(test_ring_hostile)
+{
+	struct relay_ring *rr = NULL;
+	char cbuf[CMSG_SPACE(6 * sizeof(int))], path[64];
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	uint8_t type = RELAY_RING_TYPE;
+	int sv[2], fd, ro, before, fds[6], i;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	before = fd_count();
+	/* every seal the ring needs, and a write seal besides */
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, RELAY_RING_BYTES), 0);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL), 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], fd), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	ck_assert_ptr_null(rr);
+	close(fd);
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_eq(ftruncate(fd, RELAY_RING_BYTES), 0);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_FUTURE_WRITE | F_SEAL_SEAL), 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], fd), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	close(fd);
+	/* sealed but not against more seals */
+	fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_eq(ftruncate(fd, RELAY_RING_BYTES), 0);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW),
+	    0);
+	ck_assert_int_eq(relay_ring_send(sv[0], fd), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	close(fd);
+	/* a proper ring, opened read-only: no writable shared mapping */
+	fd = relay_ring_create();
+	ck_assert_int_ge(fd, 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(ro, 0);
+	ck_assert_int_eq(relay_ring_send(sv[0], ro), 0);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EACCES);
+	ck_assert_ptr_null(rr);
+	close(ro);
+	/* six descriptors with the byte: refused, all closed */
+	for (i = 0; i < 6; i++)
+		fds[i] = fd;
+	memset(&mh, 0, sizeof(mh));
+	memset(cbuf, 0, sizeof(cbuf));
+	iov.iov_base = &type;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	ck_assert_int_eq(sendmsg(sv[0], &mh, 0), 1);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), -EBADMSG);
+	/* two: the first taken, the other closed */
+	cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	mh.msg_controllen = CMSG_SPACE(2 * sizeof(int));
+	ck_assert_int_eq(sendmsg(sv[0], &mh, 0), 1);
+	ck_assert_int_eq(relay_ring_accept(sv[1], &rr), 0);
+	ck_assert_ptr_nonnull(rr);
+	relay_ring_free(rr);
+	close(fd);
+	ck_assert_int_eq(fd_count(), before);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
  * The owner's backlog (worker/relay_wq.c): a relay that takes nothing
  * never makes the owner wait; what its socket refuses waits, in order,
  * up to RELAY_WQ_CAP; the head's age says when it is late; once the peer
@@ -1065,6 +1277,8 @@ relay_suite(void)
 	tcase_add_test(tc, test_ring_answered_once);
 	tcase_add_test(tc, test_ring_lost);
 	tcase_add_test(tc, test_ring_refused);
+	tcase_add_test(tc, test_ring_hostile);
+	tcase_add_test(tc, test_answer_next);
 	tcase_add_test(tc, test_wq);
 	tcase_add_test(tc, test_wq_ring);
 	suite_add_tcase(s, tc);
