@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "proto/crypt.h"
 #include "proto/smb2_hdr.h"
 #include "worker/dispatch.h"
 #include "worker/state.h"
@@ -359,6 +360,23 @@ conn_session_find(struct conn *c, uint64_t id)
 		if (c->sessions[i].in_use && c->sessions[i].session_id == id)
 			return &c->sessions[i];
 	return NULL;
+}
+
+struct session *
+conn_transform_session(struct conn *c, const uint8_t *msg, size_t len,
+    uint64_t *sid)
+{
+	struct session *s;
+
+	/* A channel decrypts with its session's keys (MS-SMB2 3.3.5.2.1.1). */
+	if (smb2_transform_session_id(msg, len, sid) < 0 ||
+	    (s = conn_session_find(c, *sid)) == NULL)
+		return NULL;
+	if (s->bound != NULL)
+		s = s->bound;
+	if (s->cipher == 0 || (s->anonymous && !c->priv->user_authed))
+		return NULL;
+	return s;
 }
 
 int
@@ -820,6 +838,7 @@ conn_process(struct conn *c)
 			if (used > 0) {
 				memmove(pv->rbuf, pv->rbuf + used, rest);
 				pv->rlen = rest;
+				relay_ahead_moved(c, used);
 				used = 0;
 			}
 			sr = conn_rx_splice_frame(c, (size_t)len);
@@ -842,6 +861,10 @@ conn_process(struct conn *c)
 	if (used > 0) {
 		memmove(pv->rbuf, pv->rbuf + used, pv->rlen - used);
 		pv->rlen -= used;
+		relay_ahead_moved(c, used);
 	}
+	/* A relayed worker notes the sealed frames read behind (relay.h). */
+	if (rc == 0)
+		relay_ahead(c);
 	return rc;
 }

@@ -171,6 +171,23 @@ struct sess_auth {
 typedef int (*conn_auth_fn)(struct conn *, const struct authmsg_req *,
     struct authmsg_rep *);
 
+/*
+ * A relayed worker's look-ahead (worker/relay_ahead.c): rbuf's frames
+ * [0, end) were decrypted in place for session sess (id sid, cipher),
+ * the plaintext at poff of each transform, but the one at bad - 1 (0:
+ * none), which did not decrypt; stop: look no further until they are
+ * all served.
+ */
+struct relay_ahead {
+	size_t		 end;
+	size_t		 bad;
+	size_t		 poff;
+	struct session	*sess;
+	uint64_t	 sid;
+	uint16_t	 cipher;
+	int		 stop;
+};
+
 struct conn_private {
 	int		 role;
 	int		 dead;		/* disconnect after the current send */
@@ -303,6 +320,8 @@ struct conn_private {
 	int		 relayed;
 	/* Relayed: the owner's ring of sealed ids read (worker/relay_ring.c). */
 	struct relay_ring *relay_ring;
+	/* Relayed: the sealed frames read and decrypted ahead (relay_ahead.c). */
+	struct relay_ahead ahead;
 	struct authmsg_rep *relay_verdict;
 	uint32_t	 auth_id;	/* id of the last MSG_AUTH_REQ (wk_auth) */
 	uint8_t		 relay_preauth[64];	/* a setup's session hash before its request */
@@ -358,6 +377,14 @@ void		 conn_read_done(struct conn *, size_t);
  * pending.  Returns 0, or -1 when the connection must be closed.
  */
 int		 conn_process(struct conn *);
+/*
+ * The session whose keys decrypt the transform msg (len bytes), its id
+ * in *sid: the one it names, or the session a channel slot of that id
+ * is bound to; NULL when there is none, it has no cipher, or it is
+ * anonymous before a real user logged on (user_authed).
+ */
+struct session	*conn_transform_session(struct conn *, const uint8_t *msg,
+		    size_t len, uint64_t *sid);
 /* The length of the first complete frame in rbuf, 0 if incomplete, -1 bad. */
 long		 conn_frame_ready(struct conn *);
 /* Writes pending output; 0 when all written, -EAGAIN, or -errno. */

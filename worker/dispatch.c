@@ -373,32 +373,28 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 {
 	struct dispatch_walk w;
 	struct session *enc_sess = NULL;
-	int encrypted = 0;
+	size_t poff = 0, plen = 0;
+	uint64_t sid;
+	int encrypted = 0, ahead;
 
 	/* Another user's session: its own worker serves it (worker/relay.h). */
 	dispatch_walk_init(&w);
 	if (c->priv->relays != NULL && relay_route(c, msg, len, &w.split))
 		return 0;
-	switch (smb2_magic(msg, len)) {
+	/* A relayed worker may have decrypted it already (relay_ahead.c). */
+	ahead = relay_ahead_take(c, msg, len, &enc_sess, &poff, &plen);
+	switch (ahead != 0 ? SMB2_MAGIC_TRANSFORM : smb2_magic(msg, len)) {
 	case SMB2_MAGIC_SMB2:
 		break;
 	case SMB2_MAGIC_SMB1:
 		return dispatch_smb1(c, msg, len);
-	case SMB2_MAGIC_TRANSFORM: {
-		size_t poff, plen;
-		uint64_t sid;
-
-		/* A channel decrypts with its session's keys (MS-SMB2 3.3.5.2.1.1). */
-		if (smb2_transform_session_id(msg, len, &sid) == 0 &&
-		    (enc_sess = conn_session_find(c, sid)) != NULL &&
-		    enc_sess->bound != NULL)
-			enc_sess = enc_sess->bound;
-		if (smb2_transform_session_id(msg, len, &sid) < 0 ||
-		    enc_sess == NULL || enc_sess->cipher == 0 ||
-		    (enc_sess->anonymous && !c->priv->user_authed) ||
-		    smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
-		    enc_sess->dec_key, msg, len,
-		    &poff, &plen) < 0) {
+	case SMB2_MAGIC_TRANSFORM:
+		if (ahead == 0 &&
+		    ((enc_sess = conn_transform_session(c, msg, len, &sid)) ==
+		    NULL || smb2_decrypt_ctx(&enc_sess->dec_cx, enc_sess->cipher,
+		    enc_sess->dec_key, msg, len, &poff, &plen) < 0))
+			ahead = -1;
+		if (ahead < 0) {
 			conn_warnx(c, "undecryptable transform message");
 			return -1;
 		}
@@ -408,9 +404,9 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 			return -1;
 		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
-		relay_ring_note(c->priv->relay_ring, msg, len);
+		if (ahead == 0)
+			relay_ring_note(c->priv->relay_ring, msg, len);
 		break;
-	}
 	default:
 		conn_warnx(c, "not an SMB2 message, disconnecting");
 		return -1;

@@ -176,7 +176,8 @@ size_t		relay_inflight_answer(struct relay_inflight *, uint64_t sid,
  * The ids of a relayed session's sealed requests that its worker has
  * read (worker/relay_ring.c): the owner cannot read them in the frames,
  * so the relayed worker writes them into a small shared memory ring
- * before it serves each decrypted frame and clears each once its answer
+ * for each frame it decrypts (at its turn, or as soon as it is read
+ * behind the one served: worker/relay_ahead.c) and clears each once its answer
  * (or interim answer) is all in the relay's socket, both with plain
  * stores: no system call per request.  The owner makes the ring (a memfd
  * sealed at RELAY_RING_BYTES: neither side can grow or shrink it) when it
@@ -216,8 +217,8 @@ void		relay_ring_free(struct relay_ring *);
 /* n bytes were read from the relay. */
 void		relay_ring_read(struct relay_ring *, size_t n);
 /*
- * A sealed frame, decrypted to msg (len), is about to be served: its ids
- * noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
+ * A sealed frame was decrypted to msg (len), at its turn or ahead of it
+ * (relay_ahead): its ids noted, the frame counted (SMB2_FRAME_LEN + SMB2_TRANSFORM_HDR_LEN + len
  * bytes: the transform's OriginalMessageSize is the rest of the frame).
  */
 void		relay_ring_note(struct relay_ring *, const uint8_t *msg,
@@ -230,6 +231,26 @@ void		relay_ring_note(struct relay_ring *, const uint8_t *msg,
 void		relay_ring_answered(struct relay_ring *, uint64_t mid);
 /* The connection's output went whole into the relay's socket. */
 void		relay_ring_sent(struct relay_ring *);
+/*
+ * The relayed worker's look-ahead (worker/relay_ahead.c): decrypts in
+ * place the whole sealed frames read behind the one being served and
+ * notes their requests in the ring (relay_ring_note), so that the owner
+ * answers them too if the worker dies.  A frame that does not decrypt is
+ * only remembered; nothing is looked at behind it, behind a frame of
+ * another session or a clear one, nor behind a LOGOFF or SESSION_SETUP
+ * until that frame is served.  relay_ahead_moved: the first n bytes of
+ * rbuf were consumed and the rest moved to its start.
+ */
+void		relay_ahead(struct conn *);
+void		relay_ahead_moved(struct conn *, size_t n);
+/*
+ * dispatch_frame, at the turn of the frame msg (len bytes) in rbuf: 0 when
+ * it was not decrypted ahead; 1 when it was, its plaintext at msg + *poff
+ * (*plen bytes), for *sess; -1 when it is undecryptable now (it did not
+ * decrypt, or its session is no longer the one it was decrypted for).
+ */
+int		relay_ahead_take(struct conn *, uint8_t *msg, size_t len,
+		    struct session **sess, size_t *poff, size_t *plen);
 /*
  * The owner, when the relay ends: p (len bytes) is what it read of the
  * ring.  Each slot naming a request that scratch (a copy of the

@@ -27,8 +27,9 @@
  * refuses it (relay_inflight_collect).
  *
  * Why counters: a sealed frame the worker never decrypted (still in the
- * relay's socket, or read but waiting behind an answer not yet out) has
- * an id nobody alive can read; the counters let the owner say how many.
+ * relay's socket, or read behind a frame the look-ahead does not pass,
+ * worker/relay_ahead.c) has an id nobody alive can read; the counters let
+ * the owner say how many.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -39,13 +39,15 @@
 #          gets USER_SESSION_DELETED from the owner within 5 s (his
 #          worker's ring); CMD cont SID; alice reads and writes on.
 #     MODE inflightsent TAG CMD...: (DIALECT 30, sealed) bob's 1 MiB
-#          READs pile up in his worker: CMD stopbob SID stops it, the
+#          READs pile up in his worker (first served whole: CMD stopbob
+#          SID, CMD resumebob SID); CMD stopbob SID stops it, the
 #          READs go out unanswered, CMD stopalice SID stops the owner,
 #          CMD contbob SID lets bob's worker answer into the relay until
 #          its socket is full, CMD killbob SID kills it, CMD contalice
 #          SID lets the owner go on: within 5 s each READ gets its data
-#          or USER_SESSION_DELETED, except those the worker never
-#          decrypted; prints "# unanswered N"; alice reads and writes on.
+#          or USER_SESSION_DELETED (those read behind the first were
+#          decrypted ahead, worker/relay_ahead.c); prints "# unanswered
+#          N"; alice reads and writes on.
 #     MODE stall TAG CMD...: bob's worker stopped (CMD stop), bob's
 #          session sends 64 KiB WRITEs until the relay's socket is full
 #          and his backlog fills: alice's WRITE and READ on the same
@@ -828,16 +830,20 @@ def inflight_sent(tag, cmd):
     answers it could not yet write whole into the relay when it dies
     (HACKING.md "Requests in flight when the relayed worker dies": a
     ring slot is cleared only once its answer is all in the socket).
-    CMD stopbob SID stops bob's worker; four 1 MiB READs go out without
-    waiting and alice's worker forwards them; CMD stopalice SID stops
+    First CMD stopbob SID and CMD resumebob SID: four READs read at once
+    when bob's worker continues, three of them decrypted ahead, are all
+    served whole.  Then CMD stopbob SID stops bob's worker; four 1 MiB
+    READs go out without waiting and alice's worker forwards them; CMD stopalice SID stops
     alice's worker (the owner: nothing reads the relay), CMD contbob SID
     lets bob's worker answer until the relay's socket is full, CMD
     killbob SID kills it, CMD contalice SID lets the owner go on.
-    Within 5 s each READ gets its 1 MiB or USER_SESSION_DELETED, but for
-    those bob's worker never decrypted (the relayed worker takes a
-    request only once its answer before is out: no process alive knows
-    their ids; the owner's log counts them): "# unanswered N" says how
-    many, at most three of the four.  Alice reads and writes on."""
+    Within 5 s each READ gets its 1 MiB or USER_SESSION_DELETED: the
+    relayed worker takes a request only once its answer before is out,
+    but it decrypts the sealed frames read behind it ahead and notes
+    their ids in its ring (worker/relay_ahead.c).  "# unanswered N" says
+    how many got nothing (a frame never read from the relay: no process
+    alive knows its id; the owner's log counts them).  Alice reads and
+    writes on."""
     n = 4
     size = 1 << 20
     m = Multi()
@@ -851,6 +857,33 @@ def inflight_sent(tag, cmd):
                    FILE_OPEN, 0)
     f = f.getData() if hasattr(f, "getData") else bytes(f)
     sid = "%x" % m.sess["bob"]["SessionID"]
+    # First served whole: bob's stopped worker reads the four READs at
+    # once when it continues, serves the first and decrypts the rest
+    # ahead; their turns serve the plaintext.
+    got, waited, reads = [], None, []
+    try:
+        if subprocess.run(cmd + ["stopbob", sid]).returncode != 0:
+            raise RuntimeError("cannot stop bob's worker")
+        reads = [big_read(m, "bob", tb, f, size) for _ in range(n)]
+        time.sleep(0.5)         # forwarded into bob's relay
+        subprocess.run(cmd + ["resumebob", sid], check=True)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 20 and \
+                any(final_of(got, r)[0] is None for r in reads):
+            got.append(recv_any(m, max(0.1, 20 - (time.monotonic() - t0))))
+    except Exception as e:  # noqa: the timeout of a missing answer
+        print("# %r" % e, flush=True)
+    finally:
+        subprocess.run(cmd + ["resumebob", sid], check=False)
+    check("four READs read at once by bob's worker, three decrypted ahead: "
+          "each its whole data",
+          reads and all(final_of(got, r)[0] is not None and
+                        final_of(got, r)[0]["Status"] == 0 and
+                        final_of(got, r)[1][80:80 + size] == data
+                        for r in reads),
+          "%r" % [final_of(got, r)[0]["Status"]
+                  if final_of(got, r)[0] is not None else None
+                  for r in reads])
     got, waited, reads = [], None, []
     try:
         if subprocess.run(cmd + ["stopbob", sid]).returncode != 0:
@@ -880,6 +913,11 @@ def inflight_sent(tag, cmd):
     check("bob's first READ, answered by his worker but not all sent when "
           "it died: its data or USER_SESSION_DELETED within 5 s",
           sts[:1] and sts[0] in (0, STATUS_USER_SESSION_DELETED),
+          "%r after %r s" % (sts, waited))
+    check("READs 2-4, read behind the first and decrypted ahead: each "
+          "its data or USER_SESSION_DELETED within 5 s",
+          len(sts) == n and all(x in (0, STATUS_USER_SESSION_DELETED)
+                                for x in sts[1:]),
           "%r after %r s" % (sts, waited))
     check("every answer is its data or USER_SESSION_DELETED, the data "
           "whole",
