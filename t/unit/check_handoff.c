@@ -16,23 +16,10 @@
 #include "daemon/authmsg.h"
 #include "worker/conn_priv.h"
 #include "worker/handoff.h"
+#include "t/unit/testconn.h"
 #include "t/unit/testlib.h"
 
 static uint8_t	buf[64 * 1024];
-
-static struct conn *
-mkconn(int *peer)
-{
-	int sv[2];
-	struct conn *c;
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-	    sv), 0);
-	c = conn_new(NULL, sv[0], CONN_ROLE_WORKER, "t", CONN_BUF_SMALL);
-	ck_assert_ptr_nonnull(c);
-	*peer = sv[1];
-	return c;
-}
 
 /*
  * A MSG_CONN payload: the master's identity (kind, uid, name, flags) and
@@ -56,7 +43,7 @@ mkpayload(uint32_t kind, uint32_t uid, const char *user, uint32_t flags,
 	snprintf(id.user, sizeof(id.user), "%s", user);
 	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
 	    AUTHMSG_IDENT_LEN);
-	g = mkconn(&peer);
+	g = test_worker_conn(&peer);
 	g->dialect = 0x0311;
 	snprintf(g->peer, sizeof(g->peer), "192.0.2.9");
 	if (gate_user != NULL) {
@@ -82,7 +69,7 @@ START_TEST(test_master_identity_wins)
 
 	/* the gate says bob (1002), the master's verdict says alice (1001) */
 	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1001, "alice", 0, "bob", 1002);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
 	ck_assert(c->sessions[0].in_use);
 	ck_assert_str_eq(c->sessions[0].user, "alice");
@@ -94,7 +81,7 @@ START_TEST(test_master_identity_wins)
 	/* a guest verdict makes a guest session, whatever the gate says */
 	n = mkpayload(AUTHMSG_IDENT_LOGIN, 65534, "nobody", AUTH_FLAG_GUEST,
 	    "alice", 65534);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 65534), 0);
 	ck_assert_int_eq(c->sessions[0].guest, 1);
 	ck_assert_str_eq(c->sessions[0].user, "nobody");
@@ -111,31 +98,31 @@ START_TEST(test_refused)
 
 	/* a verdict for another uid than the worker's */
 	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1002, "bob", 0, "bob", 1002);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
 	ck_assert(!c->sessions[0].in_use);
 	conn_free(c);
 	close(peer);
 	/* a session the master did not vouch for (a binding's ident) */
 	n = mkpayload(AUTHMSG_IDENT_NONE, 0, "", 0, "alice", 1001);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
 	conn_free(c);
 	close(peer);
 	/* a binding hand-off: no identity, no session: fine */
 	n = mkpayload(AUTHMSG_IDENT_NONE, 0, "", 0, NULL, 0);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
 	conn_free(c);
 	close(peer);
 	/* a login verdict with no session behind it */
 	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1001, "alice", 0, NULL, 0);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
 	conn_free(c);
 	close(peer);
 	/* too short for the identity */
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, AUTHMSG_IDENT_LEN - 1, 1001),
 	    -EBADMSG);
 	conn_free(c);
@@ -176,7 +163,7 @@ START_TEST(test_port)
 	conn_free(g);
 	close(cli);
 
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
 	ck_assert_str_eq(c->peer, "127.0.0.1");
 	ck_assert_uint_eq(c->priv->peer_port, cport);
@@ -187,7 +174,7 @@ START_TEST(test_port)
 
 	/* every truncation is refused */
 	for (size_t i = AUTHMSG_IDENT_LEN; i < n; i++) {
-		c = mkconn(&peer);
+		c = test_worker_conn(&peer);
 		ck_assert_int_eq(handoff_accept(c, buf, i, 1001), -EBADMSG);
 		ck_assert(!c->sessions[0].in_use);
 		conn_free(c);

@@ -26,6 +26,7 @@
 #include "worker/handoff.h"
 #include "worker/relay.h"
 #include "worker/uring.h"
+#include "t/unit/testconn.h"
 #include "t/unit/testlib.h"
 
 static uint8_t	buf[64 * 1024];
@@ -140,20 +141,6 @@ START_TEST(test_ctl)
 }
 END_TEST
 
-static struct conn *
-mkconn(int *peer)
-{
-	int sv[2];
-	struct conn *c;
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-	    sv), 0);
-	c = conn_new(NULL, sv[0], CONN_ROLE_WORKER, "t", CONN_BUF_SMALL);
-	ck_assert_ptr_nonnull(c);
-	*peer = sv[1];
-	return c;
-}
-
 /*
  * A MSG_CONN payload of a relayed session of uid (flags) for user, from
  * an owner whose client is on a loopback TCP connection: the client's
@@ -214,7 +201,7 @@ START_TEST(test_accept)
 	int peer;
 
 	n = mkrelay(1002, "bob", 0, &cport);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), 0);
 	ck_assert(c->priv->relayed);
 	/* The client's address and port, not its socketpair's (status). */
@@ -238,21 +225,21 @@ START_TEST(test_accept)
 	close(peer);
 
 	/* the verdict is another uid's than this worker's */
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
 	ck_assert_ptr_null(c->priv->relay_verdict);
 	conn_free(c);
 	close(peer);
 	/* a guest is never relayed */
 	n = mkrelay(1002, "bob", AUTH_FLAG_GUEST, &cport);
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
 	conn_free(c);
 	close(peer);
 	/* a verdict that is not the identity's (the master's both) */
 	n = mkrelay(1002, "bob", 0, &cport);
 	buf[AUTHMSG_IDENT_LEN + 4 + 4 + 4 + 16] ^= 1;	/* the verdict's uid */
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1002), -EBADMSG);
 	ck_assert_ptr_null(c->priv->relay_verdict);
 	conn_free(c);
@@ -260,28 +247,13 @@ START_TEST(test_accept)
 	/* every truncation is refused */
 	n = mkrelay(1002, "bob", 0, &cport);
 	for (size_t i = 0; i < n; i++) {
-		c = mkconn(&peer);
+		c = test_worker_conn(&peer);
 		ck_assert_int_eq(handoff_accept(c, buf, i, 1002), -EBADMSG);
 		conn_free(c);
 		close(peer);
 	}
 }
 END_TEST
-
-/* A response header at sbuf + off. */
-static void
-mkrsp(struct conn *c, size_t off, uint64_t mid, uint16_t charge,
-    uint16_t credits, uint32_t flags, uint32_t status)
-{
-	uint8_t *h = c->priv->sbuf + off;
-
-	memset(h, 0, 64);
-	le16_put(h + 6, charge);
-	le32_put(h + 8, status);
-	le16_put(h + 14, credits);
-	le32_put(h + 16, flags);
-	le64_put(h + 24, mid);
-}
 
 START_TEST(test_trailer)
 {
@@ -292,12 +264,12 @@ START_TEST(test_trailer)
 	size_t n;
 	int peer;
 
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	c->dialect = 0x0300;
-	mkrsp(c, 4, 10, 2, 5, 0, 0);
+	test_rsp_hdr(c, 4, 10, 2, 5, 0, 0);
 	/* an interim answer counts, its async final one does not */
-	mkrsp(c, 100, 11, 1, 3, SMB2_FLAGS_ASYNC_COMMAND, 0x00000103);
-	mkrsp(c, 200, 12, 1, 0, SMB2_FLAGS_ASYNC_COMMAND, 0);
+	test_rsp_hdr(c, 100, 11, 1, 3, SMB2_FLAGS_ASYNC_COMMAND, 0x00000103);
+	test_rsp_hdr(c, 200, 12, 1, 0, SMB2_FLAGS_ASYNC_COMMAND, 0);
 	outs[0].off = 4;
 	outs[1].off = 100;
 	outs[2].off = 200;
@@ -362,25 +334,6 @@ START_TEST(test_replay)
 }
 END_TEST
 
-/* An SMB2 header at p: command, mid, flags, status (a response's). */
-static void
-mkhdr(uint8_t *p, uint16_t cmd, uint64_t mid, uint32_t flags,
-    uint32_t status, uint64_t async_id)
-{
-	struct smb2_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.command = cmd;
-	h.message_id = mid;
-	h.flags = flags;
-	h.status = status;
-	h.async_id = async_id;
-	h.credit_charge = 1;
-	h.tree_id = 5;
-	smb2_hdr_encode(p, &h);
-	le16_put(p + 64, 9);
-}
-
 START_TEST(test_inflight)
 {
 	static struct relay_inflight t;
@@ -392,21 +345,21 @@ START_TEST(test_inflight)
 	memset(&t, 0, sizeof(t));
 	memset(f, 0, sizeof(f));
 	/* a chain of a NOTIFY (8 + 72 bytes) and a READ, signed; a CANCEL */
-	mkhdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SIGNED, 0, 0);
+	test_smb2_hdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SIGNED, 0, 0);
 	le32_put(f + 20, 80);	/* NextCommand */
-	mkhdr(f + 80, SMB2_READ, 8, SMB2_FLAGS_SIGNED, 0, 0);
+	test_smb2_hdr(f + 80, SMB2_READ, 8, SMB2_FLAGS_SIGNED, 0, 0);
 	relay_inflight_note(&t, f, sizeof(f));
 	ck_assert_uint_eq(t.n, 2);
-	mkhdr(f, SMB2_CANCEL, 7, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_CANCEL, 7, 0, 0, 0);
 	relay_inflight_note(&t, f, 73);
 	ck_assert_uint_eq(t.n, 2);
 	/* NOTIFY's interim answer: it waits on, async */
-	mkhdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SERVER_TO_REDIR |
+	test_smb2_hdr(f, SMB2_CHANGE_NOTIFY, 7, SMB2_FLAGS_SERVER_TO_REDIR |
 	    SMB2_FLAGS_ASYNC_COMMAND, STATUS_PENDING, 0x99);
 	relay_inflight_answered(&t, f, 73);
 	ck_assert_uint_eq(t.n, 2);
 	/* a break notice (mid -1) and an unknown id change nothing */
-	mkhdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, 1, 0, 0);
+	test_smb2_hdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, 1, 0, 0);
 	relay_inflight_answered(&t, f, 73);
 	ck_assert_uint_eq(t.n, 2);
 	/* the worker dies: two answers, each with its control record */
@@ -437,7 +390,7 @@ START_TEST(test_inflight)
 	ck_assert_uint_eq(k.mid[0], 8);
 	/* a full table notes no more; a room too small writes none */
 	for (uint64_t i = 0; i < RELAY_INFLIGHT + 5; i++) {
-		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
+		test_smb2_hdr(f, SMB2_READ, 100 + i, 0, 0, 0);
 		relay_inflight_note(&t, f, 73);
 	}
 	ck_assert_uint_eq(t.n, RELAY_INFLIGHT);
@@ -450,7 +403,10 @@ START_TEST(test_inflight)
 }
 END_TEST
 
-/* A slot of the ring written by hand, as a hostile worker could. */
+/*
+ * An answer as the relayed worker writes it at p: frame header, the frame
+ * (f, flen), a control record of ids 0 and one grant.  Its length.
+ */
 static size_t
 mkanswer(uint8_t *p, const uint8_t *f, size_t flen)
 {
@@ -480,7 +436,7 @@ START_TEST(test_answer_next)
 
 	/* an honest answer: every prefix is incomplete, the whole one taken */
 	memset(f, 0, sizeof(f));
-	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
 	le64_put(f + 40, sid);
 	n = mkanswer(a, f, 73);
 	for (i = 0; i < n; i++)
@@ -492,10 +448,10 @@ START_TEST(test_answer_next)
 	le64_put(a + SMB2_FRAME_LEN + 40, alice);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
 	/* ... or in the second element of a chain */
-	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
 	le64_put(f + 40, sid);
 	le32_put(f + 20, 80);
-	mkhdr(f + 80, SMB2_WRITE, 10, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	test_smb2_hdr(f + 80, SMB2_WRITE, 10, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
 	le64_put(f + 80 + 40, alice);
 	n = mkanswer(a, f, 80 + 73);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
@@ -507,13 +463,13 @@ START_TEST(test_answer_next)
 	le32_put(a + SMB2_FRAME_LEN + 20, 160);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
 	/* a lease break notice names no session; nothing else may */
-	mkhdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR,
+	test_smb2_hdr(f, SMB2_OPLOCK_BREAK, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR,
 	    0, 0);
 	n = mkanswer(a, f, 73);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), 1);
 	le64_put(a + SMB2_FRAME_LEN + 24, 9);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
-	mkhdr(f, SMB2_READ, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, UINT64_MAX, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
 	n = mkanswer(a, f, 73);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
 	/* a transform: its SessionId, whole */
@@ -533,7 +489,7 @@ START_TEST(test_answer_next)
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
 	n = mkanswer(a, f, 0);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
-	mkhdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 9, SMB2_FLAGS_SERVER_TO_REDIR, 0, 0);
 	le64_put(f + 40, sid);
 	n = mkanswer(a, f, 63);
 	ck_assert_int_eq(relay_answer_next(a, n, sid, &flen, &klen), -1);
@@ -564,7 +520,12 @@ START_TEST(test_answer_next)
 }
 END_TEST
 
-/* Open descriptors of this process. */
+/*
+ * The owner's backlog (worker/relay_wq.c): a relay that takes nothing
+ * never makes the owner wait; what its socket refuses waits, in order,
+ * up to RELAY_WQ_CAP; the head's age says when it is late; once the peer
+ * reads, it all arrives whole and in order.
+ */
 static int64_t wq_clock;
 
 static int64_t

@@ -27,58 +27,10 @@
 #include "worker/handoff.h"
 #include "worker/relay.h"
 #include "worker/uring.h"
+#include "t/unit/testconn.h"
 #include "t/unit/testlib.h"
 
-
-static struct conn *
-mkconn(int *peer)
-{
-	int sv[2];
-	struct conn *c;
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-	    sv), 0);
-	c = conn_new(NULL, sv[0], CONN_ROLE_WORKER, "t", CONN_BUF_SMALL);
-	ck_assert_ptr_nonnull(c);
-	*peer = sv[1];
-	return c;
-}
-
-
-static void
-mkhdr(uint8_t *p, uint16_t cmd, uint64_t mid, uint32_t flags,
-    uint32_t status, uint64_t async_id)
-{
-	struct smb2_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.command = cmd;
-	h.message_id = mid;
-	h.flags = flags;
-	h.status = status;
-	h.async_id = async_id;
-	h.credit_charge = 1;
-	h.tree_id = 5;
-	smb2_hdr_encode(p, &h);
-	le16_put(p + 64, 9);
-}
-
-
-static void
-mkrsp(struct conn *c, size_t off, uint64_t mid, uint16_t charge,
-    uint16_t credits, uint32_t flags, uint32_t status)
-{
-	uint8_t *h = c->priv->sbuf + off;
-
-	memset(h, 0, 64);
-	le16_put(h + 6, charge);
-	le32_put(h + 8, status);
-	le16_put(h + 14, credits);
-	le32_put(h + 16, flags);
-	le64_put(h + 24, mid);
-}
-
-
+/* A slot of the ring written by hand, as a hostile worker could. */
 static void
 ring_slot(int fd, unsigned i, uint64_t v, uint16_t cmd, uint16_t charge)
 {
@@ -126,15 +78,15 @@ START_TEST(test_ring)
 	ring = ring_pair(sv, &rr);
 	/* a sealed chain: a SET_INFO, a CANCEL (no answer), a READ of 2 */
 	memset(f, 0, sizeof(f));
-	mkhdr(f, SMB2_SET_INFO, 2, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_SET_INFO, 2, 0, 0, 0);
 	le32_put(f + 20, 80);
-	mkhdr(f + 80, SMB2_CANCEL, 3, 0, 0, 0);
+	test_smb2_hdr(f + 80, SMB2_CANCEL, 3, 0, 0, 0);
 	le32_put(f + 80 + 20, 80);
-	mkhdr(f + 160, SMB2_READ, 7, 0, 0, 0);
+	test_smb2_hdr(f + 160, SMB2_READ, 7, 0, 0, 0);
 	le16_put(f + 160 + 6, 2);
 	relay_ring_note(rr, f, sizeof(f));
 	/* a WRITE answered and sent: its slot is free again */
-	mkhdr(f, SMB2_WRITE, 9, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_WRITE, 9, 0, 0, 0);
 	relay_ring_note(rr, f, 73);
 	relay_ring_answered(rr, 9);
 	relay_ring_answered(rr, 1234);	/* not there: nothing */
@@ -159,7 +111,7 @@ START_TEST(test_ring)
 	ck_assert_uint_eq(conn_credits_grant(&cr, 20, 1), 20);
 	ck_assert_int_eq(conn_credits_charge(&cr, 5, 1), 0);
 	memset(&t, 0, sizeof(t));
-	mkhdr(f, SMB2_READ, 12, SMB2_FLAGS_SIGNED, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 12, SMB2_FLAGS_SIGNED, 0, 0);
 	relay_inflight_note(&t, f, 73);
 	ck_assert_uint_eq(t.n, 1);
 	scratch = cr;
@@ -212,7 +164,7 @@ START_TEST(test_ring)
 	ck_assert_uint_eq(h.credits, 2);
 	/* a full ring notes no more */
 	for (i = 0; i < RELAY_RING_SLOTS + 6; i++) {
-		mkhdr(f, SMB2_READ, 100 + i, 0, 0, 0);
+		test_smb2_hdr(f, SMB2_READ, 100 + i, 0, 0, 0);
 		relay_ring_note(rr, f, 73);
 	}
 	relay_ring_free(rr);
@@ -267,14 +219,14 @@ START_TEST(test_ring_sent)
 	int peer, sv[2], ring, sndbuf = 4096, rc, guard;
 	ssize_t n;
 
-	c = mkconn(&peer);
+	c = test_worker_conn(&peer);
 	ring = ring_pair(sv, &c->priv->relay_ring);
 	c->priv->relayed = 1;
 	c->dialect = 0x0300;
 	memset(f, 0, sizeof(f));
-	mkhdr(f, SMB2_READ, 9, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 9, 0, 0, 0);
 	relay_ring_note(c->priv->relay_ring, f, 73);
-	mkhdr(f, SMB2_READ, 10, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 10, 0, 0, 0);
 	relay_ring_note(c->priv->relay_ring, f, 73);
 	ck_assert_uint_eq(ring_count(ring, 8), 2);
 	ck_assert_uint_eq(ring_count(ring, 16), 2 * (SMB2_FRAME_LEN + 52 + 73));
@@ -282,7 +234,7 @@ START_TEST(test_ring_sent)
 	conn_read_done(c, 158);
 	ck_assert_uint_eq(ring_count(ring, 0), 258);
 	/* READ 9's answer built (its control record made): still set */
-	mkrsp(c, 4, 9, 1, 1, SMB2_FLAGS_SERVER_TO_REDIR, 0);
+	test_rsp_hdr(c, 4, 9, 1, 1, SMB2_FLAGS_SERVER_TO_REDIR, 0);
 	outs[0].off = 4;
 	outs[0].len = 64;
 	ck_assert_uint_gt(relay_trailer(c, outs, 1, 1, t, sizeof(t)), 4);
@@ -339,11 +291,11 @@ START_TEST(test_ring_answered_once)
 
 	ring = ring_pair(sv, &rr);
 	memset(f, 0, sizeof(f));
-	mkhdr(f, SMB2_READ, 3, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 3, 0, 0, 0);
 	relay_ring_note(rr, f, 73);
-	mkhdr(f, SMB2_CHANGE_NOTIFY, 4, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_CHANGE_NOTIFY, 4, 0, 0, 0);
 	relay_ring_note(rr, f, 73);
-	mkhdr(f, SMB2_WRITE, 5, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_WRITE, 5, 0, 0, 0);
 	relay_ring_note(rr, f, 73);
 	/* READ 3 answered, NOTIFY 4's interim: sent, the worker dies */
 	relay_ring_answered(rr, 3);
@@ -407,7 +359,7 @@ START_TEST(test_ring_lost)
 	memcpy(f, "\xfdSMB", 4);
 	for (i = 0; i < 3; i++)
 		relay_fwd_note(&fwd, f, sizeof(f));	/* sealed, 124 each */
-	mkhdr(f, SMB2_READ, 1, SMB2_FLAGS_SIGNED, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 1, SMB2_FLAGS_SIGNED, 0, 0);
 	relay_fwd_note(&fwd, f, 73);			/* signed, 77 */
 	ck_assert_uint_eq(fwd.bytes, 3 * 124 + 77);
 	ck_assert_uint_eq(fwd.sealed, 3);
@@ -420,7 +372,7 @@ START_TEST(test_ring_lost)
 	ck_assert_uint_eq(lost.unread, 3 * 124 + 77);
 	/* two read, one of them decrypted */
 	relay_ring_read(rr, 2 * 124);
-	mkhdr(f, SMB2_READ, 2, 0, 0, 0);
+	test_smb2_hdr(f, SMB2_READ, 2, 0, 0, 0);
 	relay_ring_note(rr, f, 68);
 	ck_assert_int_eq(pread(ring, snap, sizeof(snap), 0),
 	    (ssize_t)sizeof(snap));
@@ -504,10 +456,7 @@ START_TEST(test_ring_refused)
 }
 END_TEST
 
-/*
- * An answer as the relayed worker writes it at p: frame header, the frame
- * (f, flen), a control record of ids 0 and one grant.  Its length.
- */
+/* Open descriptors of this process. */
 static int
 fd_count(void)
 {
@@ -601,13 +550,6 @@ START_TEST(test_ring_hostile)
 	close(sv[1]);
 }
 END_TEST
-
-/*
- * The owner's backlog (worker/relay_wq.c): a relay that takes nothing
- * never makes the owner wait; what its socket refuses waits, in order,
- * up to RELAY_WQ_CAP; the head's age says when it is late; once the peer
- * reads, it all arrives whole and in order.
- */
 
 static Suite *
 relay_ring_suite(void)
