@@ -215,9 +215,12 @@ fz_info_rep(const uint8_t *p, size_t len)
 	/* The report names its sender: let the fuzzer past that check. */
 	rep.pid = len >= 8 ? (pid_t)le32_get(p + 4) : 1;
 	ci_worker(&ci, &rep);
+	ci_conn_idle(&ci);	/* a relayed session's idle time: its connection's */
 	/* Each entry costs at least a string length (2 bytes) of input. */
-	if (ci.ns + ci.nt + ci.no > len / 2 + 1)
+	if (ci.ns + ci.nt + ci.no > len / 2 + 1 || ci.nc > len / 2 + 1)
 		abort();
+	for (i = 0; i < ci.nc; i++)
+		fz_check_str(ci.c[i].addr, sizeof(ci.c[i].addr));
 	for (i = 0; i < ci.ns; i++) {
 		fz_check_str(ci.s[i].user, sizeof(ci.s[i].user));
 		fz_check_str(ci.s[i].addr, sizeof(ci.s[i].addr));
