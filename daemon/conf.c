@@ -571,6 +571,7 @@ conf_defaults(void)
 	c->restrict_anonymous = 2;
 	c->smb3_unix_extensions = 1;
 	c->smb3_directory_leases = 1;
+	c->relay_sealed_sessions = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

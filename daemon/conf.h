@@ -96,6 +96,8 @@ struct conf {
 	int		 ntlm_disabled;	/* `ntlm auth = no`: NTLMSSP logons refused */
 	int		 smb3_unix_extensions;	/* Samba's; POSIX extensions on 3.1.1, default yes */
 	int		 smb3_directory_leases;	/* Samba's key; default yes */
+	/* Another user's session relayed sealed (worker/relay_setup.c); yes. */
+	int		 relay_sealed_sessions;
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

@@ -195,7 +195,7 @@ conn_warnx(struct conn *c, const char *fmt, ...)
 {
 	struct conn_private *pv = c->priv;
 	time_t now = time(NULL);
-	char buf[256];
+	char buf[512];	/* room for a long name and the settings named */
 	va_list ap;
 
 	/* At most 5 lines per connection per minute. */

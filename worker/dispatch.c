@@ -375,12 +375,13 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	struct session *enc_sess = NULL;
 	size_t poff = 0, plen = 0;
 	uint64_t sid;
-	int encrypted = 0, ahead;
+	int encrypted = 0, ahead, routed;
 
 	/* Another user's session: its own worker serves it (worker/relay.h). */
 	dispatch_walk_init(&w);
-	if (c->priv->relays != NULL && relay_route(c, msg, len, &w.split))
-		return 0;
+	if (c->priv->relays != NULL &&
+	    (routed = relay_route(c, msg, len, &w.split)) != 0)
+		return routed < 0 ? -1 : 0;
 	/* A relayed worker may have decrypted it already (relay_ahead.c). */
 	ahead = relay_ahead_take(c, msg, len, &enc_sess, &poff, &plen);
 	switch (ahead != 0 ? SMB2_MAGIC_TRANSFORM : smb2_magic(msg, len)) {

@@ -236,6 +236,7 @@ relay_close(struct conn *c, struct relay *r)
 	close(r->fd);
 	free(r->rbuf);
 	free(r->inflight);
+	free(r->mids);
 	relay_wq_free(&r->wq);
 	if (r->ring_fd >= 0)
 		close(r->ring_fd);
@@ -341,6 +342,11 @@ relay_forward(struct conn *c, struct relay *r, const uint8_t *msg, size_t len)
 	smb2_frame_encode(hdr, (uint32_t)len);
 	relay_inflight_note(r->inflight, msg, len);
 	relay_fwd_note(&r->fwd, msg, len);
+	if (relay_mids_note(r->mids, msg, len) < 0) {
+		/* More than a client's credits let it have in flight. */
+		relay_break(c, r, "more requests in flight than credits allow");
+		return;
+	}
 	if (relay_wq_pending(&r->wq) && relay_wq_late(&r->wq, relay_now_ms())) {
 		relay_stalled(c, r, 0);
 		return;
@@ -431,6 +437,20 @@ relay_route(struct conn *c, const uint8_t *msg, size_t len, int *split)
 	r = relay_of(c, sid);
 	if (r == NULL)
 		return 0;
+	if (!r->sealed_ok && smb2_magic(msg, len) == SMB2_MAGIC_TRANSFORM) {
+		/*
+		 * Its answer would be sealed, which this relay may not pass
+		 * on (relay_next), and the request cannot be answered from
+		 * here: its message id is sealed too.  A transform the
+		 * server does not take drops the connection (MS-SMB2
+		 * 3.3.5.2.1.1).
+		 */
+		conn_warnx(c, "relayed session %llx of %s: the client sealed "
+		    "a request of it; a relay carries sealed traffic only "
+		    "with `relay sealed sessions = yes`; disconnecting",
+		    (unsigned long long)r->session_id, r->user);
+		return -1;
+	}
 	relay_forward(c, r, msg, len);
 	return 1;
 }
@@ -526,6 +546,22 @@ relay_next(struct conn *c, struct relay *r)
 	if (rc <= 0)
 		return rc;
 	need = SMB2_FRAME_LEN + flen;
+	/*
+	 * Only answers to requests it was sent (relay_mids.c); a sealed one
+	 * is unreadable here, passed on only where the admin allowed sealed
+	 * relays.  The owner's own answers (r->gone) need no check.
+	 */
+	if (!r->gone && (smb2_magic(b + SMB2_FRAME_LEN, flen) ==
+	    SMB2_MAGIC_TRANSFORM ? !r->sealed_ok :
+	    relay_mids_answered(r->mids, b + SMB2_FRAME_LEN, flen) < 0)) {
+		conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) "
+		    "sent an answer %s; the session ends on this connection",
+		    (unsigned long long)r->session_id, r->user,
+		    (unsigned)r->uid, smb2_magic(b + SMB2_FRAME_LEN, flen) ==
+		    SMB2_MAGIC_TRANSFORM ? "sealed on a relay in the clear" :
+		    "to a request it was not sent");
+		return -1;
+	}
 	if (relay_apply(c, r, b + need + SMB2_FRAME_LEN, klen) < 0)
 		return -1;
 	relay_inflight_answered(r->inflight, b + SMB2_FRAME_LEN, flen);

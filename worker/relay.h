@@ -65,8 +65,8 @@ struct smb2_req;
  * a new session s: hands the session to that user's worker.  On success
  * the session leaves this connection's table, the request gets no answer
  * from here (that worker answers it) and STATUS_SUCCESS is returned; else
- * the status to answer (ACCESS_DENIED when the connection can neither
- * sign every request nor encrypt, see HACKING.md's security model).
+ * the status to answer (ACCESS_DENIED when the connection does not
+ * require signing and sealed relays are not allowed: relay_setup.c).
  */
 ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
 		    const struct authmsg_rep *verdict);
@@ -79,7 +79,8 @@ ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
  * NextCommand that points at the end: struct smb2_chain tail_ok), and
  * is answered apart, as 3.2.4.1.4 lets a server; *split is then set and
  * 0 returned when elements are left for this worker, which skips the
- * others (relay_owns).
+ * others (relay_owns).  -1: a sealed frame for a relay that may not
+ * carry one (relay sealed sessions = no); the connection drops.
  */
 int		relay_route(struct conn *c, const uint8_t *msg, size_t len,
 		    int *split);
@@ -122,6 +123,41 @@ int		relay_pump(struct conn *c);
 int		relay_quiet(struct conn *c);
 /* The connection ends: every relay closes (the other workers clean up). */
 void		relay_conn_gone(struct conn *c);
+
+/*
+ * Answers only to its own requests (worker/relay_mids.c): the ids of the
+ * requests the owner forwarded to a relay in the clear whose final
+ * answer has not gone by.  An answer in the clear is passed on only when
+ * every header of it names one (or is a break notice); a client may
+ * otherwise take it for another session's request of that id.  Room for
+ * every request a client may have in flight on one connection (a credit
+ * each, plus the async ones); RELAY_MIDS_SLOTS a power of two above it.
+ */
+#define RELAY_MIDS_MAX		(CONN_MAX_CREDITS + CONN_MAX_PENDING + 1)
+#define RELAY_MIDS_SLOTS	16384
+struct relay_mids {
+	unsigned	 n;
+	uint64_t	 slot[RELAY_MIDS_SLOTS];	/* id + 1; 0 free */
+};
+/* Notes mid: 0, or -1 when the table is full (or mid is 0xFFFF...). */
+int		relay_mids_add(struct relay_mids *, uint64_t mid);
+/* Is mid noted? */
+int		relay_mids_has(const struct relay_mids *, uint64_t mid);
+/*
+ * A client frame (msg, len: after the framing) forwarded on the relay:
+ * the ids of its requests but CANCELs are noted (nothing of a sealed
+ * one).  0, or -1 when the table is full.
+ */
+int		relay_mids_note(struct relay_mids *, const uint8_t *msg,
+		    size_t len);
+/*
+ * A frame of answers in the clear (msg, len) from the relayed worker: 0
+ * when each header's id is noted (or it is a break notice), the final
+ * answers' ids then forgotten; -1 (nothing changed) when one is not, or
+ * the frame is not a well-formed SMB2 chain.
+ */
+int		relay_mids_answered(struct relay_mids *, const uint8_t *msg,
+		    size_t len);
 
 /*
  * Requests in flight on a relay (worker/relay_inflight.c): the owner

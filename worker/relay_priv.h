@@ -44,6 +44,8 @@ struct relay {
 	int		 armed;
 	uint32_t	 rx_gen;
 	struct relay_inflight *inflight;	/* worker/relay_inflight.c */
+	struct relay_mids *mids;	/* what it may answer: relay_mids.c */
+	int		 sealed_ok;	/* `relay sealed sessions` when made */
 	struct relay_wq	 wq;		/* what waits to be written to it */
 	uint32_t	 watched;	/* its epoll events */
 	uint64_t	 session_id;	/* sid's value, kept after a break */

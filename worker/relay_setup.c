@@ -45,22 +45,32 @@
  *   But the owner can inject any bytes into the relay, so the session is
  *   safe only if its worker refuses every request that does not prove
  *   itself with the session's keys: a relayed session has signing
- *   required, and when the connection does not require signing it is
- *   marked ENCRYPT_DATA (sess_keys).  Signing when the connection signs
- *   every request anyway (cheaper: a MAC, and clients sign whatever the
- *   connection negotiated as required), encryption otherwise, on 3.x.
- *   2.x can require neither per session: there a relayed session is
- *   allowed only when the connection negotiated signing as required
- *   (server signing = mandatory, or a client that requires it);
- *   otherwise the owner answers ACCESS_DENIED and logs which setting
- *   allows it (relay_allowed).  So on an unsigned 2.x connection, and on
- *   3.x without signing or a cipher, a second user still cannot log on;
- *   that is the trade.  A compromised owner can still drop or delay the
+ *   required.  The other way round, the owner passes the relayed
+ *   worker's answers to the client, which finds the request an answer
+ *   is for by its message id: so the owner passes an answer only when
+ *   it names the relay's session (relay_answer_next) and only the ids
+ *   of requests it forwarded to that relay (worker/relay_mids.c).  It
+ *   can check that in the clear only.  Hence the rule (relay_allowed):
+ *   a session of another user is relayed when the connection requires
+ *   signing (`server signing = mandatory`, or a client that requires
+ *   it, as Windows 11 24H2 does), its traffic signed in the clear, or
+ *   on 3.x sealed unless `relay sealed sessions = no` (relay_sealed_ok:
+ *   without signing required the session is marked ENCRYPT_DATA,
+ *   sess_keys).  Otherwise the owner answers ACCESS_DENIED and logs
+ *   which settings allow it.  With `relay sealed sessions = no` a
+ *   relay stays in the clear: the relayed worker never seals
+ *   (sess_keys, smb2_tree.c) and a sealed frame the client sends on it
+ *   unasked drops the connection (relay_route).  A compromised owner
+ *   can still drop or delay the
  *   relayed frames, replay one (which ends the relay) or garble one
  *   (refused by its signature): a denial of service on that session, and
  *   it can grant the client bad credits; a compromised relayed worker
  *   can lie about credits and ids (the owner's window then refuses the
- *   client, a denial of service on that connection), nothing more.
+ *   client, a denial of service on that connection), and, on a sealed
+ *   relay only, answer another session's request with data of its
+ *   choosing where the client does not check whose key sealed the
+ *   answer (MS-SMB2 3.2.5.1.3 skips that check once decryption
+ *   succeeds; the Linux client does not make it; Samba's does).
  *   Re-authentication of a session as another user keeps the session
  *   where it is, marked (worker/smb2_reauth.c): its opens would have to
  *   move between workers.  An anonymous
@@ -105,17 +115,29 @@ static uint8_t relay_frame[SMB2_FRAME_LEN + HANDOFF_MAX_EXTRA];
 /* ---- the owner ---- */
 
 /*
+ * May a relayed session of this connection seal its traffic?  Not when
+ * the admin said no: the owner cannot read a sealed answer, so it cannot
+ * check that the answer is for one of that session's requests (relay.c
+ * relay_next), and a client may take it for another session's.
+ */
+static int
+relay_sealed_ok(const struct conn *c)
+{
+	return c->conf != NULL && c->conf->relay_sealed_sessions &&
+	    c->dialect >= DIALECT_300 && c->cipher != 0;
+}
+
+/*
  * May this connection carry a session its owner cannot vouch for?  Only
  * when every request of it will be signed (the connection requires
- * signing) or encrypted (3.x with a cipher: the session is marked
- * ENCRYPT_DATA): the relayed worker then verifies each request with the
- * session's keys, which the owner never holds.
+ * signing) or, where allowed, encrypted (relay_sealed_ok: the session
+ * is marked ENCRYPT_DATA): the relayed worker then verifies each request
+ * with the session's keys, which the owner never holds.
  */
 static int
 relay_allowed(const struct conn *c)
 {
-	return c->signing_required ||
-	    (c->dialect >= DIALECT_300 && c->cipher != 0);
+	return c->signing_required || relay_sealed_ok(c);
 }
 
 ntstatus_t
@@ -131,11 +153,10 @@ relay_start(struct smb2_req *req, struct session *s,
 
 	if (!relay_allowed(c)) {
 		conn_warnx(c, "session of %s (uid %u) on a connection served for "
-		    "uid %u refused: another user's session is relayed only "
-		    "when each of its requests is signed or encrypted (set "
-		    "`server signing = mandatory`, or use SMB 3 with "
-		    "encryption)", v->user, (unsigned)v->uid,
-		    (unsigned)user_euid());
+		    "uid %u refused: relayed only with `server signing = "
+		    "mandatory` (or a client requiring signing), or sealed on "
+		    "SMB 3 with `relay sealed sessions = yes`",
+		    v->user, (unsigned)v->uid, (unsigned)user_euid());
 		return STATUS_ACCESS_DENIED;
 	}
 	if (req->related || req->encrypted || req->next_command != 0 ||
@@ -184,8 +205,10 @@ relay_start(struct smb2_req *req, struct session *s,
 	}
 	r->rbuf = malloc(RELAY_RBUF);
 	r->inflight = calloc(1, sizeof(*r->inflight));
-	if (r->rbuf == NULL || r->inflight == NULL ||
-	    relay_wq_init(&r->wq) < 0)
+	r->mids = calloc(1, sizeof(*r->mids));
+	if (r->rbuf == NULL || r->inflight == NULL || r->mids == NULL ||
+	    relay_wq_init(&r->wq) < 0 ||
+	    relay_mids_add(r->mids, req->message_id) < 0)
 		goto fail;
 	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
 	    (size_t)(n + m));
@@ -197,6 +220,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	r->uid = v->uid;
 	snprintf(r->user, sizeof(r->user), "%s", v->user);
 	r->setup_mid = req->message_id;
+	r->sealed_ok = relay_sealed_ok(c);
 	if (relay_attach(c, r, sv[0]) < 0)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	log_info("%s: session %llx of %s served by a worker of uid %u, "
@@ -215,6 +239,8 @@ fail:
 	r->rbuf = NULL;
 	free(r->inflight);
 	r->inflight = NULL;
+	free(r->mids);
+	r->mids = NULL;
 	relay_wq_free(&r->wq);
 	if (r->ring_fd >= 0)
 		close(r->ring_fd);

@@ -345,17 +345,33 @@ sess_keys(struct conn *c, struct session *s, uint16_t *sflags)
 		}
 	}
 	if (c->priv->relayed) {
+		int sealed_ok = c->conf != NULL &&
+		    c->conf->relay_sealed_sessions && s->cipher != 0;
+
 		/*
 		 * Relayed by a worker of another user: each request must prove
 		 * itself with this session's keys, which that worker lacks
 		 * (HACKING.md's security model).  Signing when the connection
-		 * signs anyway (cheaper), else encryption on 3.x.
+		 * signs anyway (cheaper), else encryption on 3.x, which the
+		 * owner passes on only with `relay sealed sessions = yes`: it
+		 * cannot check a sealed answer (worker/relay_setup.c).
 		 */
 		s->signing_required = 1;
+		if (s->encrypt && !sealed_ok) {
+			if (enc == ENCRYPT_REQUIRED) {
+				conn_warnx(c, "relayed session refused: `smb "
+				    "encrypt = required`, and a relay carries "
+				    "sealed traffic only with `relay sealed "
+				    "sessions = yes`");
+				return STATUS_ACCESS_DENIED;
+			}
+			s->encrypt = 0;		/* desired only */
+			*sflags &= (uint16_t)~SMB2_SESSION_FLAG_ENCRYPT_DATA;
+		}
 		if (!c->signing_required && !s->encrypt) {
-			if (s->cipher == 0) {
+			if (!sealed_ok) {
 				conn_warnx(c, "relayed session refused: neither "
-				    "signed nor encrypted");
+				    "signed nor allowed to be sealed");
 				return STATUS_ACCESS_DENIED;
 			}
 			s->encrypt = 1;

@@ -89,13 +89,18 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_ACCESS_DENIED;
 	}
 	if (sh->smb_encrypt == ENCRYPT_REQUIRED || sh->smb_encrypt == ENCRYPT_DESIRED) {
-		int can = s->cipher != 0 && !s->guest && !s->anonymous;
+		/* A relay in the clear may not seal (worker/relay_setup.c). */
+		int relay_clear = c->priv->relayed &&
+		    !c->conf->relay_sealed_sessions;
+		int can = s->cipher != 0 && !s->guest && !s->anonymous &&
+		    !relay_clear;
 
 		if (can)
 			encrypt = 1;
 		else if (sh->smb_encrypt == ENCRYPT_REQUIRED) {
 			conn_warnx(c, "share %s requires encryption the session "
-			    "cannot do", sh->name);
+			    "cannot do%s", sh->name, relay_clear ? " (relayed: "
+			    "see `relay sealed sessions`)" : "");
 			return STATUS_ACCESS_DENIED;
 		}
 	}

@@ -18,7 +18,11 @@
  * picks, as 10-byte records (u64 id, u16 charge): the relayed worker's
  * replay window (conn_credits_replay) refuses an id it took, at once;
  * the owner's window, charged and granted by control records
- * (relay.c relay_apply), never outgrows its bitmap or its maximum.
+ * (relay.c relay_apply), never outgrows its bitmap or its maximum.  The
+ * ids a relay may answer (worker/relay_mids.c): the input as a client's
+ * frame, then as an answer; an answer is taken only when each header's
+ * id was noted (a break notice excepted), a refused one changes nothing,
+ * and the table never holds more than RELAY_MIDS_MAX.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +38,39 @@ static uint8_t answers[RELAY_INFLIGHT * 100];
 static struct relay_inflight inf;
 static struct relay_inflight ringt;
 static struct conn_credits win, scratch;
+static struct relay_mids mids;
+
+/* The ids a relay may answer: noted, then answered, by the input. */
+static void
+fuzz_mids(const uint8_t *data, size_t size)
+{
+	struct smb2_chain ch;
+	const uint8_t *m;
+	size_t mlen;
+	unsigned before;
+	int ok = 1, r;
+
+	if (mids.n > RELAY_MIDS_MAX - 64)
+		memset(&mids, 0, sizeof(mids));
+	(void)relay_mids_note(&mids, data, size);
+	if (mids.n > RELAY_MIDS_MAX)
+		abort();
+	if (smb2_magic(data, size) == SMB2_MAGIC_SMB2) {
+		smb2_chain_init(&ch, data, size);
+		while ((r = smb2_chain_next(&ch, &m, &mlen)) == 1)
+			if (!relay_mids_has(&mids, le64_get(m + 24)) &&
+			    (le64_get(m + 24) != UINT64_MAX ||
+			    le16_get(m + 12) != SMB2_OPLOCK_BREAK))
+				ok = 0;
+		if (r < 0)
+			ok = 0;
+	} else
+		ok = 0;
+	before = mids.n;
+	r = relay_mids_answered(&mids, data, size);
+	if ((r == 0) != ok || (r < 0 && mids.n != before) || mids.n > before)
+		abort();
+}
 
 /* The input as the relayed worker's stream, answer after answer. */
 static void
@@ -150,6 +187,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct relay_ctl k;
 	int n, m;
 
+	fuzz_mids(data, size);
 	fuzz_ring(data, size);
 	fuzz_ring_lost(data, size);
 	fuzz_answers(data, size);

@@ -7,6 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 integ_init
+# Signing required: 2.x relays too (the end of this file runs without
+# it, and with `relay sealed sessions = no`).  impacket seals every 3.0
+# session unasked: those relays are sealed.
 integ_conf "server signing = mandatory"
 integ_users || { echo "cannot create users" >&2; exit 1; }
 integ_start || exit 1
@@ -161,6 +164,14 @@ SH
 chmod +x "$T/forgebob"
 check "bob's worker answers under alice's session: not passed on, bob's relay closed, alice goes on" \
     client 21 forge 21 "$T/forgebob"
+# ... or under its own, for the id of alice's request (a client finds the
+# request by its id alone): not an id the owner sent it
+# (worker/relay_mids.c)
+check "bob's worker answers alice's request under its own session: not passed on, bob's relay closed, alice goes on" \
+    client 21 forgeown 21o "$T/forgebob"
+grep -q "sent an answer to a request it was not sent" "$LOG" &&
+	ok "the log says bob's worker answered a request it was not sent" ||
+	fail "no log line for the answer to a request bob's worker was not sent"
 check "the server is still up" integ_ping
 
 # bob's requests in flight when his worker dies: answered by the owner
@@ -350,11 +361,42 @@ check "the server is still up" integ_ping
 integ_stop
 
 # Without signing required, 2.x cannot make bob's requests prove
-# themselves: his session is refused, alice's goes on.
+# themselves: his session is refused, alice's goes on.  On 3.0 it is
+# relayed sealed (ENCRYPT_DATA; `relay sealed sessions = yes`, the
+# default).
 integ_conf
 integ_start || exit 1
 check "unsigned 2.1: another user's session refused" client 21 refused
 grep -q "server signing = mandatory" "$LOG" &&
 	ok "the log says which setting allows it" ||
 	fail "no log line naming the setting"
+check "unsigned 3.0: alice and bob on one connection, bob's session sealed" \
+    client 30 two 30s
+check "dialect 30s: bob's file is bob's on disk" \
+    test "$(stat -c %U "$SHARE/b_30s_4.txt")" = bob
+integ_stop
+
+# `relay sealed sessions = no`: a relay only in the clear, where the
+# owner checks each answer.  Unsigned 3.0: refused, as 2.x.
+integ_conf "relay sealed sessions = no"
+integ_start || exit 1
+check "unsigned 3.0, relay sealed sessions = no: another user's session refused" \
+    client 30 refused
+grep -q "sealed on SMB 3 with .relay sealed sessions = yes." "$LOG" &&
+	ok "the log names relay sealed sessions" ||
+	fail "no log line naming relay sealed sessions"
+integ_stop
+
+# ... with signing required: a relay in the clear works, and a sealed
+# request on it drops the connection.
+integ_conf "server signing = mandatory" "relay sealed sessions = no"
+integ_start || exit 1
+check "signed 2.1, relay sealed sessions = no: alice and bob on one connection" \
+    client 21 two 21c
+check "signed 3.0 sealed by the client, relay sealed sessions = no: the connection drops" \
+    client 30 sealeddrop
+grep -q "a relay carries sealed traffic only with .relay sealed sessions = yes.; disconnecting" "$LOG" &&
+	ok "the log says why the connection dropped" ||
+	fail "no log line for the dropped connection"
+check "the server is still up" integ_ping
 finish

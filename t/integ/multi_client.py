@@ -60,6 +60,9 @@
 #          every one writes its own file.
 #     MODE refused: bob's session on alice's connection is refused
 #          (ACCESS_DENIED).
+#     MODE sealeddrop: (DIALECT 30, `relay sealed sessions = no`) bob's
+#          first request after his logon comes sealed (impacket seals
+#          unasked): the connection drops.
 #     MODE reauth TAG: alice's session re-authenticates as bob: alice's
 #          open handle still reads and writes, a new CREATE and a
 #          TREE_CONNECT are refused (judged as bob, never as alice); back
@@ -632,11 +635,13 @@ def hold(tag, expect, cmd):
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
 
 
-def forge(tag, cmd):
-    """bob's worker, compromised, writes into its relay an answer under
-    alice's session for the message id of alice's next request (CMD
-    ALICE_SID MID DATA: relay_forge.py): the owner must not pass it on
-    (worker/relay_state.c relay_answer_next).  alice's READ gets her own
+def forge(tag, cmd, under="alice"):
+    """bob's worker, compromised, writes into its relay an answer for the
+    message id of alice's next request (CMD SID MID DATA: relay_forge.py)
+    under alice's session id (forge: worker/relay_state.c
+    relay_answer_next) or under its own (forgeown: an id the owner never
+    sent it, worker/relay_mids.c; a client finds the request by its id
+    alone): the owner must not pass it on.  alice's READ gets her own
     data, bob's relay is closed (his next request: USER_SESSION_DELETED),
     alice goes on."""
     m = Multi()
@@ -648,7 +653,7 @@ def forge(tag, cmd):
     t = m.use("alice")
     f = m.c.create(t, name, FILE_READ_DATA, FILE_SHARE_READ, 0, FILE_OPEN, 0)
     mid = m.c._Connection["SequenceWindow"]
-    r = subprocess.run(cmd + ["%x" % m.sess["alice"]["SessionID"],
+    r = subprocess.run(cmd + ["%x" % m.sess[under]["SessionID"],
                               "%d" % mid, "bob's forgery"], check=False)
     check("bob's worker wrote its forged answer into the relay",
           r.returncode == 0, "rc %d" % r.returncode)
@@ -1055,6 +1060,25 @@ def many(tag, users):
           ok == len(users), "%d of %d" % (ok, len(users)))
 
 
+def sealed_drop():
+    """A relay in the clear (`relay sealed sessions = no`)
+    meets a sealed request: impacket seals each 3.0 session unasked, so
+    bob's first request after his logon (TREE_CONNECT) comes sealed.  The
+    owner may not pass a sealed answer on (it could not check whose
+    request it answers) nor answer the request itself (its message id is
+    sealed): the connection drops, alice's session with it."""
+    m = Multi()
+    m.login("alice", "alicepw1")
+    try:
+        m.login("bob", "bobpw1")
+        got = "bob logged on and connected the share"
+    except (SessionError, smb3.SessionError) as e:
+        got = "status %08x" % e.get_error_code()
+    except Exception:
+        got = None
+    check("bob's sealed request drops the connection", got is None, got)
+
+
 def refused():
     m = Multi()
     m.login("alice", "alicepw1")
@@ -1229,6 +1253,10 @@ elif MODE == "hold":
     hold(sys.argv[4], sys.argv[5], sys.argv[6:])
 elif MODE == "forge":
     forge(sys.argv[4], sys.argv[5:])
+elif MODE == "forgeown":
+    forge(sys.argv[4], sys.argv[5:], under="bob")
+elif MODE == "sealeddrop":
+    sealed_drop()
 elif MODE == "inflight":
     inflight(sys.argv[4], sys.argv[5:])
 elif MODE == "inflightsealed":

@@ -492,6 +492,11 @@ if a["socket_pid"] != owner or b["socket_pid"] != owner or \
         b["worker_pid"] == owner:
     sys.exit("bob's session is not relayed by alice's worker %d: %s" %
              (owner, on))
+# the connection does not require signing: relayed sealed (ENCRYPT_DATA,
+# `relay sealed sessions = yes`, the default)
+if b["signing"] != "required" or b["encryption"] != "on":
+    sys.exit("bob's relayed session: signing %s, encryption %s" %
+             (b["signing"], b["encryption"]))
 print("server: alice's session on port %d in worker %d, bob's relayed to "
       "worker %d" % (port, owner, b["worker_pid"]))
 EOF
