@@ -8,11 +8,12 @@
  *     later writes on the open show only when it is closed;
  *   - FLUSH, a set of EndOfFile / AllocationSize, or a set of Basic info
  *     without a write time take the pending update at once;
- *   - a write time a client sets sticks: later writes on that handle do
- *     not move it (until a -2 "thaw"); -1 freezes the current value; a
- *     write through another open moves it (MS-FSA 2.1.5.14.2: the rule is
- *     per open); on a file system without user xattrs the handle's own
- *     writes put the value back after they land;
+ *   - a write time a client sets sticks: later writes and sets of
+ *     EndOfFile / AllocationSize on that handle do not move it (until a
+ *     -2 "thaw"); -1 freezes the current value; a write through another
+ *     open moves it (MS-FSA 2.1.5.14.2: the rule is per open); on a file
+ *     system without user xattrs the handle's own changes put the value
+ *     back after they land;
  *   - CLOSE takes what is pending: the close time when the file was
  *     written after the update (or before it was due), else the update's.
  *
@@ -47,13 +48,18 @@ void	file_wt_apply(const struct vfs_stat *st, const struct vfs_dosinfo *di,
 /* WRITE, before the data lands; only the open's first write does I/O. */
 void	file_wt_write(struct open *);
 /*
- * WRITE, after the data landed: puts back the write time a client set on
- * this handle where it could not be published (no user xattrs); nothing
- * otherwise.
+ * WRITE or a size set, after the change landed: puts back the write time
+ * a client set on this handle where it could not be published (no user
+ * xattrs); nothing otherwise.
  */
 void	file_wt_written(struct open *);
-/* FLUSH, EndOfFile / AllocationSize, Basic without a write time. */
+/* FLUSH, Basic without a write time. */
 void	file_wt_flush(struct open *);
+/*
+ * EndOfFile / AllocationSize, before the size changes: a pending update
+ * lands (as file_wt_flush), a write time set on this handle is kept.
+ */
+void	file_wt_resize(struct open *);
 /*
  * A Basic set's LastWriteTime field: 0 none (a pending update is taken),
  * a value (set by the caller already) sticks on this handle, -1 freezes
