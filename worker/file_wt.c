@@ -288,6 +288,41 @@ file_wt_resize(struct open *op)
 }
 
 void
+file_wt_resized(struct open *op, int changed)
+{
+	struct file_open *f = op->u.file;
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct vfs_dosinfo di;
+	int n;
+
+	if (f == NULL)
+		return;
+	if (f->wt_state == WT_STICKY || f->wt_state == WT_STICKY_PUB ||
+	    f->wt_state == WT_STICKY_LOCAL) {
+		file_wt_written(op);
+		return;
+	}
+	/*
+	 * Through an open that did not fix the write time, the change moves
+	 * it even where another open fixed it (Open.UserSetModificationTime
+	 * is per open, as for a write: file_wt_write): that open's published
+	 * value stops counting, the mtime the change left shows.  The file's
+	 * only open has no other's value to drop: no I/O then.
+	 */
+	fid.dev = f->dev;
+	fid.ino = f->ino;
+	if (!changed || !op->state_in || s == NULL ||
+	    shm_open_count(s, &fid, &n) != 0 || n < 2)
+		return;
+	if (vfs_dos_get(file_vfs(), f->fd, &di) != 0 || di.wt_owner == 0 ||
+	    di.wt_owner == op->fid_persistent || di.wt_fire != VFS_WT_NEVER)
+		return;
+	di.wt_old = di.wt_fire = di.wt_owner = 0;
+	(void)vfs_dos_set(file_vfs(), f->fd, &di);
+}
+
+void
 file_wt_set(struct open *op, uint64_t write_time)
 {
 	struct file_open *f = op->u.file;

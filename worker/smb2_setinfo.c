@@ -214,8 +214,8 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 	if (f->stream[0] != '\0')
 		return info_set_stream_size(f, size, alloc);
 	/*
-	 * A pending write time lands now, one set on this handle stays
-	 * (MS-FSA 2.1.5.14.4 / .2).
+	 * A pending write time lands now, one set on this handle stays, one
+	 * set on another does not (MS-FSA 2.1.5.14.4 / .2).
 	 */
 	file_wt_resize(op);
 	if (!alloc) {
@@ -233,7 +233,7 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 	if (rc == -EOPNOTSUPP)
 		rc = 0;
 out:
-	file_wt_written(op);
+	file_wt_resized(op, rc == 0);
 	return ntstatus_from_errno(rc);
 }
 

@@ -8,7 +8,7 @@ usage: files_ea_client.py PORT PASSWORD MODE DIR
   MODE sticky SHARE:  share SHARE at DIR: a write time set through a
              handle stays when that handle writes or sets EndOfFile or
              AllocationSize (MS-FSA 2.1.5.14.2, 2.1.5.14.4), a write
-             through another handle moves it
+             or an EndOfFile set through another handle moves it
 Prints "ok ..." / "FAIL ..." lines, one per check.
 """
 import os
@@ -390,6 +390,30 @@ def mode_sticky():
            '%s: a write through another handle moves the write time '
            '(QUERY_INFO %r, mtime %d, now %d)'
            % (share, got, lst.st_mtime, now))
+
+    # ... and so does a size set through another handle, after the one
+    # that set it had resized the file itself; its close leaves it moved
+    fid = s.create(tid, 'sticky_other_size', 0x12019f, 7, 0x40, 5, 0x20)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    st2 = set_info(s, tid, fid, FILE_END_OF_FILE_INFORMATION,
+                   struct.pack('<Q', 4096))
+    c2, s2 = login()
+    tid2 = c2.connectTree(share)
+    other = s2.create(tid2, 'sticky_other_size', 0x12019f, 7, 0x40, 1, 0)
+    st3 = set_info(s2, tid2, other, FILE_END_OF_FILE_INFORMATION,
+                   struct.pack('<Q', 8192))
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    c2.closeFile(tid2, other)
+    c2.logoff()
+    lst = os.stat(os.path.join(DIR, 'sticky_other_size'))
+    now = time.time()
+    report(st == 0 and st2 == 0 and st3 == 0 and got is not None and
+           got > fixed and abs(lst.st_mtime - now) < 60 and
+           lst.st_size == 8192,
+           '%s: EndOfFile set through another handle moves the write time '
+           '(%#x, QUERY_INFO %r, mtime %d, now %d)'
+           % (share, st3, got, lst.st_mtime, now))
     c.logoff()
 
 
