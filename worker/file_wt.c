@@ -10,11 +10,13 @@
  *               (after a flush, a stream or directory, another open
  *               holding the file's write time, no shared state)
  *   STICKY      a client fixed the write time on this handle (wt_sticky);
- *               the first write after it publishes it
- *   STICKY_PUB  ... published: writes on this handle do not move it
+ *               the first write or size change after it publishes it
+ *   STICKY_PUB  ... published: writes and size changes on this handle do
+ *               not move it
  *   STICKY_LOCAL ... but nowhere to publish it (a file system without
- *               user xattrs, no shared state): each write on this handle
- *               puts the mtime back once its data landed (file_wt_written)
+ *               user xattrs, no shared state): each write or size change
+ *               on this handle puts the mtime back once it landed
+ *               (file_wt_written)
  * "Published" means the DOS xattr names this open in wt_owner (one open
  * per file at a time).
  */
@@ -142,6 +144,28 @@ wt_release(struct open *op, uint64_t ft)
 	(void)vfs_dos_set(file_vfs(), f->fd, &di);
 }
 
+/*
+ * The first write or size change on a handle whose write time a client
+ * set (WT_STICKY): the value must outlast this handle's changes to the
+ * file even where it cannot be published, and there each change puts it
+ * back (file_wt_written).  Only another live open's publication wins
+ * (-EBUSY).
+ */
+static void
+wt_stick(struct open *op)
+{
+	struct file_open *f = op->u.file;
+	struct vfs_dosinfo di;
+	struct vfs_stat st;
+	int rc;
+
+	rc = op->state_in ? wt_load(f, &st, &di) : -ENOENT;
+	if (rc == 0)
+		rc = wt_publish(op, &di, f->wt_sticky, VFS_WT_NEVER);
+	f->wt_state = rc == 0 ? WT_STICKY_PUB : rc == -EBUSY ? WT_OFF :
+	    WT_STICKY_LOCAL;
+}
+
 void
 file_wt_apply(const struct vfs_stat *st, const struct vfs_dosinfo *di,
     struct fscc_info *fi)
@@ -189,19 +213,11 @@ file_wt_write(struct open *op)
 		f->wt_state = WT_OFF;
 		return;
 	}
-	rc = op->state_in ? wt_load(f, &st, &di) : -ENOENT;
 	if (f->wt_state == WT_STICKY) {
-		/*
-		 * The value set must outlast this handle's writes even where
-		 * it cannot be published: there the writes put it back.  Only
-		 * another live open's publication wins (-EBUSY).
-		 */
-		if (rc == 0)
-			rc = wt_publish(op, &di, f->wt_sticky, VFS_WT_NEVER);
-		f->wt_state = rc == 0 ? WT_STICKY_PUB : rc == -EBUSY ? WT_OFF :
-		    WT_STICKY_LOCAL;
+		wt_stick(op);
 		return;
 	}
+	rc = op->state_in ? wt_load(f, &st, &di) : -ENOENT;
 	if (rc != 0) {
 		f->wt_state = WT_OFF;
 		return;
@@ -251,6 +267,59 @@ file_wt_flush(struct open *op)
 	/* MS-FSA: the pending update happens now, and only once */
 	f->wt_state = WT_OFF;
 	wt_release(op, wt_now());
+}
+
+void
+file_wt_resize(struct open *op)
+{
+	struct file_open *f = op->u.file;
+
+	if (f == NULL)
+		return;
+	/*
+	 * MS-FSA 2.1.5.14.4 and .2 update the write time on a size change
+	 * only where Open.UserSetModificationTime is not set: a value set on
+	 * this handle stays as it does across its writes.
+	 */
+	if (f->wt_state == WT_STICKY)
+		wt_stick(op);
+	else
+		file_wt_flush(op);
+}
+
+void
+file_wt_resized(struct open *op, int changed)
+{
+	struct file_open *f = op->u.file;
+	struct shm *s = state_shm();
+	struct shm_file_id fid;
+	struct vfs_dosinfo di;
+	int n;
+
+	if (f == NULL)
+		return;
+	if (f->wt_state == WT_STICKY || f->wt_state == WT_STICKY_PUB ||
+	    f->wt_state == WT_STICKY_LOCAL) {
+		file_wt_written(op);
+		return;
+	}
+	/*
+	 * Through an open that did not fix the write time, the change moves
+	 * it even where another open fixed it (Open.UserSetModificationTime
+	 * is per open, as for a write: file_wt_write): that open's published
+	 * value stops counting, the mtime the change left shows.  The file's
+	 * only open has no other's value to drop: no I/O then.
+	 */
+	fid.dev = f->dev;
+	fid.ino = f->ino;
+	if (!changed || !op->state_in || s == NULL ||
+	    shm_open_count(s, &fid, &n) != 0 || n < 2)
+		return;
+	if (vfs_dos_get(file_vfs(), f->fd, &di) != 0 || di.wt_owner == 0 ||
+	    di.wt_owner == op->fid_persistent || di.wt_fire != VFS_WT_NEVER)
+		return;
+	di.wt_old = di.wt_fire = di.wt_owner = 0;
+	(void)vfs_dos_set(file_vfs(), f->fd, &di);
 }
 
 void

@@ -8,11 +8,12 @@
  *     later writes on the open show only when it is closed;
  *   - FLUSH, a set of EndOfFile / AllocationSize, or a set of Basic info
  *     without a write time take the pending update at once;
- *   - a write time a client sets sticks: later writes on that handle do
- *     not move it (until a -2 "thaw"); -1 freezes the current value; a
- *     write through another open moves it (MS-FSA 2.1.5.14.2: the rule is
- *     per open); on a file system without user xattrs the handle's own
- *     writes put the value back after they land;
+ *   - a write time a client sets sticks: later writes and sets of
+ *     EndOfFile / AllocationSize on that handle do not move it (until a
+ *     -2 "thaw"); -1 freezes the current value; a write or a size set
+ *     through another open moves it (MS-FSA 2.1.5.14.2 and .4: the rule
+ *     is per open); on a file system without user xattrs the handle's
+ *     own changes put the value back after they land;
  *   - CLOSE takes what is pending: the close time when the file was
  *     written after the update (or before it was due), else the update's.
  *
@@ -52,8 +53,19 @@ void	file_wt_write(struct open *);
  * otherwise.
  */
 void	file_wt_written(struct open *);
-/* FLUSH, EndOfFile / AllocationSize, Basic without a write time. */
+/* FLUSH, Basic without a write time. */
 void	file_wt_flush(struct open *);
+/*
+ * EndOfFile / AllocationSize, before the size changes: a pending update
+ * lands (as file_wt_flush), a write time set on this handle is kept.
+ */
+void	file_wt_resize(struct open *);
+/*
+ * ... after it (changed: it succeeded): a write time set on this handle
+ * is put back where it could not be published, one another open set no
+ * longer holds.
+ */
+void	file_wt_resized(struct open *, int changed);
 /*
  * A Basic set's LastWriteTime field: 0 none (a pending update is taken),
  * a value (set by the caller already) sticks on this handle, -1 freezes

@@ -213,17 +213,28 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 		return STATUS_INVALID_PARAMETER;
 	if (f->stream[0] != '\0')
 		return info_set_stream_size(f, size, alloc);
-	/* a pending write time lands now (MS-FSA 2.1.5.14.4 / .2) */
-	file_wt_flush(op);
-	if (!alloc)
-		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+	/*
+	 * A pending write time lands now, one set on this handle stays, one
+	 * set on another does not (MS-FSA 2.1.5.14.4 / .2).
+	 */
+	file_wt_resize(op);
+	if (!alloc) {
+		rc = vfs->ftruncate(f->fd, size);
+		goto out;
+	}
 	/* Allocation: below the size truncates, above it reserves */
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
-		return ntstatus_from_errno(rc);
-	if (size < st.size)
-		return ntstatus_from_errno(vfs->ftruncate(f->fd, size));
+		goto out;
+	if (size < st.size) {
+		rc = vfs->ftruncate(f->fd, size);
+		goto out;
+	}
 	rc = vfs->fallocate(f->fd, 0, size);
-	return rc == -EOPNOTSUPP ? STATUS_SUCCESS : ntstatus_from_errno(rc);
+	if (rc == -EOPNOTSUPP)
+		rc = 0;
+out:
+	file_wt_resized(op, rc == 0);
+	return ntstatus_from_errno(rc);
 }
 
 static ntstatus_t

@@ -17,8 +17,9 @@
 #
 # On both shares, a write time set through a handle stays when that
 # handle writes afterwards (the Linux client's cached writes may reach
-# the server after its SET_INFO; MS-FSA 2.1.5.14.2), on disk and by
-# QUERY_INFO, and a write through another handle moves it.
+# the server after its SET_INFO; MS-FSA 2.1.5.14.2) or sets EndOfFile or
+# AllocationSize (2.1.5.14.4), on disk and by QUERY_INFO, and a write or
+# an EndOfFile set through another handle moves it.
 . "$(dirname "$0")/lib.sh"
 
 integ_init

@@ -6,8 +6,9 @@ usage: files_ea_client.py PORT PASSWORD MODE DIR
   MODE nox:  share "nox" at DIR, a file system without user xattrs:
              timestamps and attributes set as cp -a does
   MODE sticky SHARE:  share SHARE at DIR: a write time set through a
-             handle stays when that handle writes (MS-FSA 2.1.5.14.2),
-             a write through another handle moves it
+             handle stays when that handle writes or sets EndOfFile or
+             AllocationSize (MS-FSA 2.1.5.14.2, 2.1.5.14.4), a write
+             or an EndOfFile set through another handle moves it
 Prints "ok ..." / "FAIL ..." lines, one per check.
 """
 import os
@@ -27,6 +28,8 @@ FILE_FULL_EA_INFORMATION = 15
 FILE_EA_INFORMATION = 7
 FILE_ALL_INFORMATION = 18
 FILE_BASIC_INFORMATION = 4
+FILE_ALLOCATION_INFORMATION = 19
+FILE_END_OF_FILE_INFORMATION = 20
 FILE_STREAM_INFORMATION = 22
 XPREFIX = 'user.usmbd.ea.'
 FAILED = 0
@@ -325,6 +328,48 @@ def mode_sticky():
     report(got == fixed, '%s: a new open reads the write time set (%r)'
            % (share, got))
 
+    # then the size: EndOfFile grown, AllocationSize grown, EndOfFile 0
+    # (a truncation), each through the handle that set the write time,
+    # which had not written since; and AllocationSize 0 on one that had
+    # (MS-FSA 2.1.5.14.4 / .2: Open.UserSetModificationTime holds)
+    fid = s.create(tid, 'sticky_size', 0x12019f, 7, 0x40, 5, 0x20)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    for what, klass, size in (('EndOfFile 4096', FILE_END_OF_FILE_INFORMATION,
+                               4096),
+                              ('AllocationSize 65536',
+                               FILE_ALLOCATION_INFORMATION, 65536),
+                              ('EndOfFile 0', FILE_END_OF_FILE_INFORMATION,
+                               0)):
+        st2 = set_info(s, tid, fid, klass, struct.pack('<Q', size))
+        got = write_time(s, tid, fid)
+        report(st == 0 and st2 == 0 and got == fixed,
+               '%s: %s through the handle that set the write time leaves '
+               'it (%#x, QUERY_INFO %r, set %d)'
+               % (share, what, st2, got, fixed))
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'sticky_size'))
+    fid = s.create(tid, 'sticky_size', 0x80, 7, 0x40, 1, 0)
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    report(int(lst.st_mtime) == 1044245106 and lst.st_size == 0 and
+           got == fixed,
+           '%s: after the close the resized file keeps the write time set '
+           '(mtime %d, %d bytes, a new open reads %r)'
+           % (share, lst.st_mtime, lst.st_size, got))
+    fid = s.create(tid, 'sticky_size_w', 0x12019f, 7, 0x40, 5, 0x20)
+    c.writeFile(tid, fid, b'a' * 4096, 0)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    st2 = set_info(s, tid, fid, FILE_ALLOCATION_INFORMATION,
+                   struct.pack('<Q', 0))
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    lst = os.stat(os.path.join(DIR, 'sticky_size_w'))
+    report(st == 0 and st2 == 0 and got == fixed and
+           int(lst.st_mtime) == 1044245106 and lst.st_size == 0,
+           '%s: written, write time set, AllocationSize 0: the write time '
+           'stays (%#x, QUERY_INFO %r, mtime %d, %d bytes)'
+           % (share, st2, got, lst.st_mtime, lst.st_size))
+
     # the same handle sets it, another one writes: that write moves it
     fid = s.create(tid, 'sticky_other', 0x12019f, 7, 0x40, 5, 0x20)
     c.writeFile(tid, fid, b'a' * 4096, 0)
@@ -345,6 +390,30 @@ def mode_sticky():
            '%s: a write through another handle moves the write time '
            '(QUERY_INFO %r, mtime %d, now %d)'
            % (share, got, lst.st_mtime, now))
+
+    # ... and so does a size set through another handle, after the one
+    # that set it had resized the file itself; its close leaves it moved
+    fid = s.create(tid, 'sticky_other_size', 0x12019f, 7, 0x40, 5, 0x20)
+    st = set_info(s, tid, fid, FILE_BASIC_INFORMATION, only_mtime)
+    st2 = set_info(s, tid, fid, FILE_END_OF_FILE_INFORMATION,
+                   struct.pack('<Q', 4096))
+    c2, s2 = login()
+    tid2 = c2.connectTree(share)
+    other = s2.create(tid2, 'sticky_other_size', 0x12019f, 7, 0x40, 1, 0)
+    st3 = set_info(s2, tid2, other, FILE_END_OF_FILE_INFORMATION,
+                   struct.pack('<Q', 8192))
+    got = write_time(s, tid, fid)
+    c.closeFile(tid, fid)
+    c2.closeFile(tid2, other)
+    c2.logoff()
+    lst = os.stat(os.path.join(DIR, 'sticky_other_size'))
+    now = time.time()
+    report(st == 0 and st2 == 0 and st3 == 0 and got is not None and
+           got > fixed and abs(lst.st_mtime - now) < 60 and
+           lst.st_size == 8192,
+           '%s: EndOfFile set through another handle moves the write time '
+           '(%#x, QUERY_INFO %r, mtime %d, now %d)'
+           % (share, st3, got, lst.st_mtime, now))
     c.logoff()
 
 
