@@ -24,7 +24,10 @@
  *   relay_trailer).  The owner forwards a frame only once its record is
  *   in (relay_next), charges those ids in its window and adds the grant
  *   (relay_apply), so the window stays the connection's and is right
- *   even for encrypted frames it cannot read.  The relayed worker does
+ *   even for encrypted frames it cannot read.  An answer in the clear
+ *   goes out only when it names ids of requests forwarded to that relay
+ *   (worker/relay_mids.c), one sealed only on a relay allowed to seal
+ *   (worker/relay_setup.c, security).  The relayed worker does
  *   not check the connection's window (conn_credits_spend only counts
  *   what it granted) but refuses a message id it has seen, or one older
  *   than CONN_MAX_CREDITS * 2 below the highest it has seen
