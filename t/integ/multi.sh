@@ -393,6 +393,11 @@ integ_conf "server signing = mandatory" "relay sealed sessions = no"
 integ_start || exit 1
 check "signed 2.1, relay sealed sessions = no: alice and bob on one connection" \
     client 21 two 21c
+check "bob's worker sends a sealed answer on a relay kept in the clear: not passed on, bob's relay closed, alice goes on" \
+    client 21 forgesealed 21s "$T/forgebob"
+grep -q "sent an answer sealed on a relay in the clear" "$LOG" &&
+	ok "the log says bob's worker sent a sealed answer on a clear relay" ||
+	fail "no log line for the sealed answer on a clear relay"
 check "signed 3.0 sealed by the client, relay sealed sessions = no: the connection drops" \
     client 30 sealeddrop
 grep -q "a relay carries sealed traffic only with .relay sealed sessions = yes.; disconnecting" "$LOG" &&

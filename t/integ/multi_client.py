@@ -635,13 +635,14 @@ def hold(tag, expect, cmd):
           m.read("alice", "k_%s_alice.txt" % tag) == b"alice")
 
 
-def forge(tag, cmd, under="alice"):
+def forge(tag, cmd, under="alice", sealed=False):
     """bob's worker, compromised, writes into its relay an answer for the
     message id of alice's next request (CMD SID MID DATA: relay_forge.py)
     under alice's session id (forge: worker/relay_state.c
     relay_answer_next) or under its own (forgeown: an id the owner never
     sent it, worker/relay_mids.c; a client finds the request by its id
-    alone): the owner must not pass it on.  alice's READ gets her own
+    alone; forgesealed: sealed, on a relay `relay sealed sessions = no`
+    keeps in the clear): the owner must not pass it on.  alice's READ gets her own
     data, bob's relay is closed (his next request: USER_SESSION_DELETED),
     alice goes on."""
     m = Multi()
@@ -654,7 +655,8 @@ def forge(tag, cmd, under="alice"):
     f = m.c.create(t, name, FILE_READ_DATA, FILE_SHARE_READ, 0, FILE_OPEN, 0)
     mid = m.c._Connection["SequenceWindow"]
     r = subprocess.run(cmd + ["%x" % m.sess[under]["SessionID"],
-                              "%d" % mid, "bob's forgery"], check=False)
+                              "%d" % mid, "bob's forgery"] +
+                       (["sealed"] if sealed else []), check=False)
     check("bob's worker wrote its forged answer into the relay",
           r.returncode == 0, "rc %d" % r.returncode)
     time.sleep(0.5)
@@ -1255,6 +1257,8 @@ elif MODE == "forge":
     forge(sys.argv[4], sys.argv[5:])
 elif MODE == "forgeown":
     forge(sys.argv[4], sys.argv[5:], under="bob")
+elif MODE == "forgesealed":
+    forge(sys.argv[4], sys.argv[5:], under="bob", sealed=True)
 elif MODE == "sealeddrop":
     sealed_drop()
 elif MODE == "inflight":

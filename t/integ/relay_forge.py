@@ -7,7 +7,10 @@ control record (no ids charged, so the window is left as it was).  The
 relay socket is taken from bob's worker with pidfd_getfd (root), found
 as the stream socket whose peer alice's worker holds (ss -xpn).
 
-Usage: relay_forge.py BOB_PID ALICE_PID SID_HEX MID DATA
+Usage: relay_forge.py BOB_PID ALICE_PID SID_HEX MID DATA [sealed]
+With "sealed" the answer is a transform (MS-SMB2 2.2.41) naming SID, its
+payload the READ response as it is (no key: what a relay may carry
+sealed is not the owner's to read).
 Exit 0 when at least one relay was written to."""
 import ctypes
 import os
@@ -54,13 +57,16 @@ def relay_fds(bob, alice):
     return fds
 
 
-def answer(sid, mid, data):
+def answer(sid, mid, data, sealed=False):
     """A READ response (MS-SMB2 2.2.20) under sid, and its control record
     (worker/relay.h): granted 1, no ids."""
     hdr = b"\xfeSMB" + struct.pack("<HHIHHIIQIIQ16s", 64, 1, 0, 8, 1, 1, 0,
                                    mid, 0xfeff, 0, sid, b"\0" * 16)
     body = struct.pack("<HBBIII", 17, 0x50, 0, len(data), 0, 0) + data
     msg = hdr + body
+    if sealed:
+        msg = (b"\xfdSMB" + b"\0" * 32 +
+               struct.pack("<IHHQ", len(msg), 0, 1, sid) + msg)
     ctl = struct.pack("<HH", 1, 0)
     return (struct.pack(">I", len(msg)) + msg +
             bytes([0xA5]) + len(ctl).to_bytes(3, "big") + ctl)
@@ -70,6 +76,7 @@ def main():
     bob, alice, sid, mid, data = (int(sys.argv[1]), int(sys.argv[2]),
                                   int(sys.argv[3], 16), int(sys.argv[4]),
                                   sys.argv[5].encode())
+    sealed = len(sys.argv) > 6 and sys.argv[6] == "sealed"
     libc = ctypes.CDLL(None, use_errno=True)
     pidfd = libc.syscall(SYS_PIDFD_OPEN, bob, 0)
     if pidfd < 0:
@@ -81,7 +88,7 @@ def main():
         if mine < 0:
             continue
         try:
-            os.write(mine, answer(sid, mid, data))
+            os.write(mine, answer(sid, mid, data, sealed))
             n += 1
         except OSError:
             pass
