@@ -541,7 +541,7 @@ relay_next(struct conn *c, struct relay *r)
 	struct conn_private *pv = c->priv;
 	const uint8_t *b = r->rbuf + r->head;
 	size_t flen, klen, need;
-	int rc;
+	int rc, sealed;
 
 	/* session_id: the answers the owner makes once sid is gone too */
 	rc = relay_answer_next(b, r->rlen - r->head, r->session_id, &flen,
@@ -549,19 +549,18 @@ relay_next(struct conn *c, struct relay *r)
 	if (rc <= 0)
 		return rc;
 	need = SMB2_FRAME_LEN + flen;
+	sealed = smb2_magic(b + SMB2_FRAME_LEN, flen) == SMB2_MAGIC_TRANSFORM;
 	/*
 	 * Only answers to requests it was sent (relay_mids.c); a sealed one
 	 * is unreadable here, passed on only where the admin allowed sealed
 	 * relays.  The owner's own answers (r->gone) need no check.
 	 */
-	if (!r->gone && (smb2_magic(b + SMB2_FRAME_LEN, flen) ==
-	    SMB2_MAGIC_TRANSFORM ? !r->sealed_ok :
+	if (!r->gone && (sealed ? !r->sealed_ok :
 	    relay_mids_answered(r->mids, b + SMB2_FRAME_LEN, flen) < 0)) {
 		conn_warnx(c, "relayed session %llx of %s: its worker (uid %u) "
 		    "sent an answer %s; the session ends on this connection",
 		    (unsigned long long)r->session_id, r->user,
-		    (unsigned)r->uid, smb2_magic(b + SMB2_FRAME_LEN, flen) ==
-		    SMB2_MAGIC_TRANSFORM ? "sealed on a relay in the clear" :
+		    (unsigned)r->uid, sealed ? "sealed on a relay in the clear" :
 		    "to a request it was not sent");
 		return -1;
 	}
