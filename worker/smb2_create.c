@@ -628,6 +628,12 @@ create_open_object(struct create_call *cr)
 		close(cr->pfd);
 		cr->pfd = -1;
 	}
+	/*
+	 * O_NONBLOCK's EWOULDBLOCK from open(2) of an existing file: another
+	 * process's kernel lease, which the kernel is now breaking.
+	 */
+	if (fd == -EWOULDBLOCK && cr->exists && !cr->is_dir)
+		return state_open_klease_wait(cr->req, cr->rsp, f->path);
 	if (fd < 0) {
 		if (fd == -EXDEV || fd == -ELOOP)
 			log_warnx("%s: refused \"%s\": resolves outside the "
