@@ -29,6 +29,7 @@
 #include "worker/smb2_notify.h"
 #include "worker/smb2_posix.h"
 #include "worker/smb2_reparse.h"
+#include "worker/snapshot.h"
 #include "worker/worker.h"
 #include "worker/state.h"
 #include "worker/durable.h"
@@ -64,6 +65,8 @@ struct create_ctx {
 	uint32_t	 exta_len;
 	const uint8_t	*secd;		/* SecD: a security descriptor */
 	uint32_t	 secd_len;
+	int		 twrp;		/* TWrp: a previous version asked for */
+	uint64_t	 twrp_time;	/* its FILETIME */
 	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */
 	struct state_open_req sreq;	/* what the state layer is asked */
 };
@@ -125,12 +128,13 @@ create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 				return ds;
 			cc->durable = 1;
 		}
-		/*
-		 * TWrp asks for a snapshot (previous version); there are
-		 * none to open (MS-SMB2 3.3.5.9.5).
-		 */
-		else if (memcmp(name, "TWrp", 4) == 0)
-			return STATUS_OBJECT_NAME_NOT_FOUND;
+		/* TWrp: the previous version of that time (MS-SMB2 2.2.13.2.7) */
+		else if (memcmp(name, "TWrp", 4) == 0) {
+			if (it.data_len != 8)
+				return STATUS_INVALID_PARAMETER;
+			cc->twrp_time = le64_get(it.data);
+			cc->twrp = 1;
+		}
 		/* unknown names: ignored (MS-SMB2 3.3.5.9) */
 		if (it.last)
 			break;
@@ -328,6 +332,10 @@ create_check_request(struct create_call *cr)
 	if (cr->tree->read_only && (writes || (disp != FILE_OPEN &&
 	    disp != FILE_OPEN_IF)))
 		return STATUS_ACCESS_DENIED;
+	/* a previous version: a read-only volume (worker/snapshot.h) */
+	if (snapshot_path_in(cr->tree->share, cr->f->path) && (writes ||
+	    (disp != FILE_OPEN && disp != FILE_OPEN_IF)))
+		return STATUS_MEDIA_WRITE_PROTECTED;
 	if ((opts & FILE_DELETE_ON_CLOSE) && !(cr->want & DELETE_ACCESS) &&
 	    !(access & MAXIMUM_ALLOWED))
 		return STATUS_ACCESS_DENIED;
@@ -406,6 +414,8 @@ create_check_missing(struct create_call *cr)
 		status = STATUS_OBJECT_NAME_COLLISION;
 	else if (cr->tree->read_only)
 		status = STATUS_ACCESS_DENIED;
+	else if (snapshot_path_in(cr->tree->share, f->path))
+		status = STATUS_MEDIA_WRITE_PROTECTED;
 	/* a new read-only file could never be deleted on close */
 	else if ((opts & FILE_DELETE_ON_CLOSE) &&
 	    f->stream[0] == '\0' && (cr->attrs & FILE_ATTRIBUTE_READONLY))
@@ -977,6 +987,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
 	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
+	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
+	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||

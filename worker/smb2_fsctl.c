@@ -18,6 +18,7 @@
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_reparse.h"
+#include "worker/snapshot.h"
 #include "worker/state.h"
 
 /* MS-FSCC 2.3 */
@@ -32,6 +33,7 @@
 #define FSCTL_GET_COMPRESSION		0x0009003Cu
 #define FSCTL_SET_COMPRESSION		0x0009C040u
 #define FSCTL_CREATE_OR_GET_OBJECT_ID	0x000900C0u
+#define FSCTL_SRV_ENUMERATE_SNAPSHOTS	0x00144064u
 
 /* MS-FSCC 2.3.11 */
 #define COMPRESSION_FORMAT_NONE		0
@@ -386,6 +388,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		wcur_le32(&out, 0);
 		wcur_le32(&out, 0);
 		status = STATUS_SUCCESS;
+		break;
+	case FSCTL_SRV_ENUMERATE_SNAPSHOTS:
+		status = snapshot_enumerate(op->tree, &out, maxout);
 		break;
 	case FSCTL_GET_COMPRESSION:
 		/* MS-FSCC 2.3.12: nothing here is compressed */
