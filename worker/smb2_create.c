@@ -24,6 +24,7 @@
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/smb2_create_ctx.h"
 #include "worker/smb2_create_fs.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
@@ -53,116 +54,6 @@
 #define FILE_OPTIONS_INVALID	0xFF000000u
 
 #define CREATE_RSP_FIXED	88
-
-struct create_ctx {
-	int		 mxac;
-	int		 qfid;
-	int		 alsi;
-	uint64_t	 alloc_size;
-	int		 durable;	/* DHnQ/DH2Q/DHnC/DH2C seen */
-	int		 lease;		/* RqLs seen */
-	const uint8_t	*exta;		/* ExtA: FILE_FULL_EA_INFORMATION */
-	uint32_t	 exta_len;
-	const uint8_t	*secd;		/* SecD: a security descriptor */
-	uint32_t	 secd_len;
-	int		 twrp;		/* TWrp: a previous version asked for */
-	uint64_t	 twrp_time;	/* its FILETIME */
-	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */
-	struct state_open_req sreq;	/* what the state layer is asked */
-};
-
-static ntstatus_t
-create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
-    struct create_ctx *cc)
-{
-	struct create_ctx_item it;
-	struct cur all;
-	const uint8_t *chain, *name;
-	size_t pos = 0;
-	int guard;
-
-	memset(cc, 0, sizeof(*cc));
-	if (len == 0)
-		return STATUS_SUCCESS;
-	all = cur_sub(&req->body, off, len);
-	chain = cur_view(&all, len);
-	if (all.err || chain == NULL)
-		return STATUS_INVALID_PARAMETER;
-	/* MS-SMB2 2.2.13.2: a chain of 8-aligned create contexts */
-	for (guard = 0; guard < CREATE_CTX_MAX; guard++) {
-		if (create_ctx_next(chain, len, &pos, &it) != 0)
-			return STATUS_INVALID_PARAMETER;
-		if (smb2_posix_parse_ctx(req, &it, &cc->posix) != 0)
-			return STATUS_INVALID_PARAMETER;
-		/* longer names are not ours: ignored, as unknown */
-		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
-		if (memcmp(name, "MxAc", 4) == 0)
-			cc->mxac = 1;
-		else if (memcmp(name, "QFid", 4) == 0)
-			cc->qfid = 1;
-		else if (memcmp(name, "AlSi", 4) == 0 && it.data_len == 8) {
-			cc->alloc_size = le64_get(it.data);
-			cc->alsi = 1;
-		} else if (memcmp(name, "SecD", 4) == 0 && it.data_len > 0) {
-			cc->secd = it.data;
-			cc->secd_len = it.data_len;
-		} else if (memcmp(name, "ExtA", 4) == 0 && it.data_len > 0) {
-			cc->exta = it.data;
-			cc->exta_len = it.data_len;
-		} else if (memcmp(name, "RqLs", 4) == 0) {
-			if (it.data == NULL || state_parse_lease_ctx(req,
-			    it.data, it.data_len, &cc->sreq) != STATUS_SUCCESS)
-				return STATUS_INVALID_PARAMETER;
-			cc->lease = cc->sreq.lease;
-		}
-		else if (memcmp(name, "DHnQ", 4) == 0 ||
-		    memcmp(name, "DH2Q", 4) == 0 ||
-		    memcmp(name, "DHnC", 4) == 0 ||
-		    memcmp(name, "DH2C", 4) == 0) {
-			/* worker/durable.h: the state layer's contexts */
-			ntstatus_t ds;
-
-			ds = durable_parse_ctx(req, name, it.data, it.data_len,
-			    &cc->sreq);
-			if (ds != STATUS_SUCCESS)
-				return ds;
-			cc->durable = 1;
-		}
-		/* TWrp: the previous version of that time (MS-SMB2 2.2.13.2.7) */
-		else if (memcmp(name, "TWrp", 4) == 0) {
-			if (it.data_len != 8)
-				return STATUS_INVALID_PARAMETER;
-			cc->twrp_time = le64_get(it.data);
-			cc->twrp = 1;
-		}
-		/* unknown names: ignored (MS-SMB2 3.3.5.9) */
-		if (it.last)
-			break;
-	}
-	return STATUS_SUCCESS;
-}
-
-static void
-create_put_ctx(struct wcur *w, uint8_t **prev, const char *name,
-    const void *data, uint32_t dlen)
-{
-	uint8_t *start;
-
-	wcur_align(w, 8);
-	start = w->p;
-	if (*prev != NULL && !w->err)
-		le32_put(*prev, (uint32_t)(start - *prev));
-	wcur_le32(w, 0);
-	wcur_le16(w, 16);
-	wcur_le16(w, 4);
-	wcur_le16(w, 0);
-	wcur_le16(w, 24);
-	wcur_le32(w, dlen);
-	wcur_bytes(w, name, 4);
-	wcur_zero(w, 4);
-	wcur_bytes(w, data, dlen);
-	*prev = start;
-}
 
 /*
  * One CREATE on its way through smb2_create_handle: the request as
@@ -849,13 +740,13 @@ create_put_contexts(struct create_call *cr)
 	if (cr->cc.mxac) {
 		le32_put(buf, 0);
 		le32_put(buf + 4, cr->maxacc ? cr->maxacc : cr->want);
-		create_put_ctx(w, &ctx_prev, "MxAc", buf, 8);
+		smb2_create_put_ctx(w, &ctx_prev, "MxAc", buf, 8);
 	}
 	if (cr->cc.qfid) {
 		memset(buf, 0, 32);
 		le64_put(buf, cr->f->ino);
 		le64_put(buf + 8, cr->f->dev);
-		create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
+		smb2_create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
 	}
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
@@ -964,14 +855,14 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	 * A durable reconnect ignores every other field (MS-SMB2 3.3.5.9.7,
 	 * Samba's smb2.durable-open.reopen2): look for DHnC / DH2C first.
 	 */
-	if (create_parse_contexts(req, cr.ctx_off, cr.ctx_len, &cr.cc) ==
+	if (smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len, &cr.cc) ==
 	    STATUS_SUCCESS && cr.cc.sreq.reconnect) {
 		if ((status = create_reconnect(&cr)) != STATUS_SUCCESS)
 			return status;
 		goto reply;
 	}
 	if ((status = create_validate(&cr)) != STATUS_SUCCESS ||
-	    (status = create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
+	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
 	status = create_replay(&cr);
