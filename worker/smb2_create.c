@@ -209,6 +209,15 @@ create_replay(struct create_call *cr)
  * The rights asked for, judged against the share and delete-on-close
  * before the name is looked up.
  */
+/* Does the request ask to change the object (rights, delete on close)? */
+static int
+create_writes(const struct create_call *cr)
+{
+	return (cr->want & (FILE_WRITE_DATA | FILE_APPEND_DATA |
+	    FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC |
+	    WRITE_OWNER)) || (cr->opts & FILE_DELETE_ON_CLOSE);
+}
+
 static ntstatus_t
 create_check_request(struct create_call *cr)
 {
@@ -216,17 +225,11 @@ create_check_request(struct create_call *cr)
 	int writes;
 
 	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);
-	writes = (cr->want & (FILE_WRITE_DATA | FILE_APPEND_DATA |
-	    FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC |
-	    WRITE_OWNER)) || (opts & FILE_DELETE_ON_CLOSE);
+	writes = create_writes(cr);
 	/* a read-only share: OPEN_IF of an existing file is still an open */
 	if (cr->tree->read_only && (writes || (disp != FILE_OPEN &&
 	    disp != FILE_OPEN_IF)))
 		return STATUS_ACCESS_DENIED;
-	/* a previous version: a read-only volume (worker/snapshot.h) */
-	if (snapshot_path_in(cr->tree->share, cr->f->path) && (writes ||
-	    (disp != FILE_OPEN && disp != FILE_OPEN_IF)))
-		return STATUS_MEDIA_WRITE_PROTECTED;
 	if ((opts & FILE_DELETE_ON_CLOSE) && !(cr->want & DELETE_ACCESS) &&
 	    !(access & MAXIMUM_ALLOWED))
 		return STATUS_ACCESS_DENIED;
@@ -284,6 +287,26 @@ create_resolve_name(struct create_call *cr)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * A previous version is a read-only volume (worker/snapshot.h): judged on
+ * the name as resolved, the spelling on disk, so that no other spelling of
+ * the snapshot directory (case, Unicode folding) gets past it.
+ */
+static ntstatus_t
+create_check_snapshot(struct create_call *cr)
+{
+	if (!snapshot_path_in(cr->tree->share, cr->f->path))
+		return STATUS_SUCCESS;
+	/* a missing name to open: not found, as anywhere */
+	if (!cr->exists && cr->disp == FILE_OPEN)
+		return STATUS_SUCCESS;
+	/* OPEN_IF of an existing name is an open; anything else a change */
+	if (!cr->exists || create_writes(cr) || (cr->disp != FILE_OPEN &&
+	    cr->disp != FILE_OPEN_IF))
+		return STATUS_MEDIA_WRITE_PROTECTED;
+	return STATUS_SUCCESS;
+}
+
 /* A name that does not exist: may this create make it? */
 static ntstatus_t
 create_check_missing(struct create_call *cr)
@@ -305,8 +328,6 @@ create_check_missing(struct create_call *cr)
 		status = STATUS_OBJECT_NAME_COLLISION;
 	else if (cr->tree->read_only)
 		status = STATUS_ACCESS_DENIED;
-	else if (snapshot_path_in(cr->tree->share, f->path))
-		status = STATUS_MEDIA_WRITE_PROTECTED;
 	/* a new read-only file could never be deleted on close */
 	else if ((opts & FILE_DELETE_ON_CLOSE) &&
 	    f->stream[0] == '\0' && (cr->attrs & FILE_ATTRIBUTE_READONLY))
@@ -882,6 +903,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
 	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||

@@ -19,6 +19,11 @@ INTEG_SHARES="[snap]
 	read only = no
 	snapshot directory = .snapshots
 
+[fold]
+	path = $T/fold
+	read only = no
+	snapshot directory = Kopien-Ä
+
 [hidden]
 	path = $T/hidden
 	read only = no
@@ -33,11 +38,12 @@ mk "$T/snap/.snapshots/$S1/d/b.txt" b1
 mk "$T/snap/.snapshots/$S2/a.txt" v2
 mkdir -p "$T/snap/.snapshots/notasnap"
 mk "$T/snap/.snapshots/@GMT-2026.03.01-00.00.00" "a file, not a snapshot"
+mk "$T/fold/Kopien-Ä/$S1/a.txt" f1
 mk "$T/hidden/h.txt" now
 mk "$T/hidden/.snap/$S1/h.txt" then
 integ_conf
 integ_users || { echo "cannot create users" >&2; exit 1; }
-chown -R alice "$T/snap" "$T/hidden"
+chown -R alice "$T/snap" "$T/hidden" "$T/fold"
 chmod 0700 "$T/hidden/.snap"
 touch -d '2026-01-02 03:04:05' "$T/snap/.snapshots/$S1/a.txt"
 integ_start || exit 1
@@ -216,6 +222,16 @@ if fid:
         check('%s of a live file into a snapshot: NOT_SAME_DEVICE' % what,
               st == NOT_SAME_DEVICE, hex(st))
     srv.close(t, fid)
+
+# Another spelling of a non-ASCII snapshot directory, which only the name
+# lookup's Unicode case folding finds: judged on the name found.
+c3, srv3, t3 = login('fold')
+st, _ = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1, access=0x2)
+check('write access through another case of a non-ASCII snapshot '
+      'directory: MEDIA_WRITE_PROTECTED', st == WRITE_PROTECTED, hex(st))
+st, fid = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1)
+check('... which reads it', st == OK and read_all(srv3, t3, fid) == b'f1',
+      hex(st))
 
 # A share without a snapshot directory answers as before.
 c2, srv2, t2 = login('share')
