@@ -4,7 +4,7 @@
 # alice's worker reads the inotify event of its creation (the worker is
 # stopped meanwhile, as a busy one would be).  The worker must not follow
 # the symlink and add a watch there: a file then made outside must not be
-# reported to alice.
+# reported to alice.  The same with the new directory's parent swapped.
 #
 #   hostile_notify_client.py SHARE_NAME SHARE_PATH OUTSIDE MASTER_PID
 #
@@ -153,8 +153,45 @@ def main(share, path, outside, master):
     check("notify-tree-follows", "plain\\inside" in inside,
           "a file made in a new subdirectory of a tree watch is reported",
           "changes %s then %s" % (first, inside))
+    parent_swap(srv, tid, worker, path, outside)
     c.close()
     return 0
+
+
+def parent_swap(srv, tid, worker, path, outside):
+    """The same one level up: a directory made in a watched subdirectory,
+    that subdirectory swapped for a symlink to a directory outside holding
+    one of the same name, before the worker reads the creation."""
+    top = os.path.join(path, "pw")
+    os.makedirs(os.path.join(top, "x"), exist_ok=True)
+    os.chmod(top, 0o1777)
+    os.chmod(os.path.join(top, "x"), 0o1777)
+    os.makedirs(os.path.join(outside, "d"), exist_ok=True)
+    fid = srv.create(tid, "pw", s3.FILE_READ_DATA, 7, s3.FILE_DIRECTORY_FILE,
+                     s3.FILE_OPEN, 0)
+    mid = notify_send(srv, tid, fid)
+    time.sleep(0.3)
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        os.mkdir(os.path.join(top, "x", "d"))
+        os.rename(os.path.join(top, "x"), os.path.join(top, "x.real"))
+        os.symlink(outside, os.path.join(top, "x"))
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    first = notify_answer(srv, mid, 5)
+    time.sleep(0.3)
+    mid = notify_send(srv, tid, fid)
+    time.sleep(0.3)
+    leak = os.path.join(outside, "d", "notify-leaked-%d" % os.getpid())
+    open(leak, "w").close()
+    second = notify_answer(srv, mid, 2)
+    os.unlink(leak)
+    os.rmdir(os.path.join(outside, "d"))
+    leaked = [n for n in second or [] if "notify-leaked" in n]
+    check("notify-swap-parent", first is not None and not leaked,
+          "a file made outside the share, behind the parent of a new "
+          "directory swapped for a symlink, is not reported",
+          "changes %s then %s" % (first, second))
 
 
 if __name__ == "__main__":
