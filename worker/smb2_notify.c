@@ -569,14 +569,20 @@ notify_dispatch(const struct inotify_event *ev, uint32_t move)
 	}
 }
 
-/* Adds watches for subdirectories that appeared below tree watches. */
+/*
+ * Adds watches for subdirectories that appeared below tree watches.  The
+ * new directory is opened beneath the watched handle with no symlink in
+ * any component: by the time its event is read, it or a directory above
+ * it may have been replaced by a symlink leading out of the share (a
+ * plain openat of "sub/dir/" follows even a final one, for the slash).
+ */
 static void
 notify_follow_new_dir(const struct inotify_event *ev)
 {
 	char sub[256];
 	struct open *op;
 	unsigned i, n = nwds, budget;
-	int w, dfd;
+	int w, dfd, len;
 
 	if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)) || !(ev->mask & IN_ISDIR) ||
 	    ev->len == 0)
@@ -589,14 +595,18 @@ notify_follow_new_dir(const struct inotify_event *ev)
 			continue;
 		op = open_find(watches[w].conn, watches[w].fid_p,
 		    watches[w].fid_v);
-		if (op == NULL || op->u.file == NULL ||
-		    snprintf(sub, sizeof(sub), "%s%s/", wds[i].prefix,
-		    ev->name) >= (int)sizeof(sub))
+		if (op == NULL || op->u.file == NULL)
 			continue;
-		dfd = openat(op->u.file->fd, sub, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
+		len = snprintf(sub, sizeof(sub), "%s%s", wds[i].prefix,
+		    ev->name);
+		if (len < 0 || len >= (int)sizeof(sub) - 1)
+			continue;
+		dfd = file_vfs()->open_nolinks(op->u.file->fd, sub,
+		    O_RDONLY | O_DIRECTORY, 0);
 		if (dfd < 0)
 			continue;
+		sub[len] = '/';
+		sub[len + 1] = '\0';
 		budget = NOTIFY_TREE_DIRS / 4;
 		if (notify_add_wd(w, dfd, sub) == 0)
 			notify_add_tree(w, dfd, sub, &budget, 1);

@@ -10,7 +10,8 @@
 #     second alice connection and a bob connection stay open; after each the
 #     witnesses still work, no child died of a signal, new logins work.
 #  3. path escapes (share [jail] holding symlinks to /etc and to a directory
-#     outside): all refused, nothing outside read, created or modified.
+#     outside): all refused, nothing outside read, created or modified; a
+#     CHANGE_NOTIFY tree watch follows no directory swapped for a symlink.
 #  4. permissions and process isolation.
 #
 # The crafted bytes live in t/integ/hostile_client.py; each of its checks
@@ -321,6 +322,12 @@ if [ -z "$found" ]; then
 else
 	record path-no-files-outside FAIL "no file named by a test appeared outside the share" "$found"
 fi
+
+# A WATCH_TREE's new subdirectory swapped for a symlink to $OUTSIDE before
+# the worker reads its creation: no watch is set there, nothing made there
+# is reported (t/integ/hostile_notify_client.py).
+record_client < <(timeout 60 "$PY" "$(dirname "$CLIENT")/hostile_notify_client.py" \
+    jail "$JAIL" "$OUTSIDE" "$SERVER_PID" 2>&1)
 
 # ---- 4. permissions and isolation ----
 
