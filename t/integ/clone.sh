@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE): a share [xfs] on a
+# loop-mounted XFS made with reflink, in this run's temp dir, beside
+# [noref] on an XFS made without it and the default [share] (on /tmp's
+# file system: ext4 here), which share no blocks.
+#   - smbtorture's smb2.ioctl.dup_extents_* against [xfs]: each test of
+#     t/compat/clone.list gives the result listed there (pass, or skip
+#     for the reason named); against [share] each skips;
+#   - t/integ/clone_client.py (impacket): the attribute bit on each share,
+#     a clone's data and its shared extents (FIEMAP), the refusals
+#     (alignment, overlap, past the source, a user who may only read the
+#     target, handles), byte-range locks not checked as ReFS, and the
+#     FSCTL refused as before where the file system cannot clone.
+# A machine that cannot make a loop device or mount XFS (no
+# /dev/loop-control, losetup -f failing, no xfs in the kernel) prints one
+# line saying so and counts nothing.  The image is unmounted and its loop
+# device detached at exit, after the server stopped.
+. "$(dirname "$0")/lib.sh"
+
+LIST=$ROOT/t/compat/clone.list
+
+why=
+if [ ! -e /dev/loop-control ] || ! losetup -f >/dev/null 2>&1; then
+	why="no loop device (/dev/loop-control, losetup -f)"
+elif ! grep -qw xfs /proc/filesystems && ! modprobe -q xfs 2>/dev/null; then
+	why="the kernel has no xfs"
+fi
+if [ -n "$why" ]; then
+	echo "clone.sh: cannot make a loop-mounted XFS here: $why; nothing run"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+
+integ_init
+XFS=$T/xfs
+NOREF=$T/noref
+LOOPDEV=
+LOOPDEV2=
+
+# Stops the server before the unmount (its workers hold the share root),
+# then lib.sh's cleanup, with the exit status the script had.
+clone_cleanup() {
+	local rc=$?
+
+	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		kill -TERM "$SERVER_PID" 2>/dev/null
+		integ_wait_exit "$SERVER_PID" 5 || kill -KILL "$SERVER_PID" 2>/dev/null
+		integ_wait_exit "$SERVER_PID" 5
+	fi
+	for m in "$XFS" "$NOREF"; do
+		if mountpoint -q "$m" 2>/dev/null; then
+			umount "$m" 2>/dev/null || umount -l "$m"
+		fi
+	done
+	for d in "$LOOPDEV" "$LOOPDEV2"; do
+		[ -n "$d" ] && losetup -d "$d" 2>/dev/null
+	done
+	(exit "$rc")
+	integ_cleanup
+}
+trap clone_cleanup EXIT
+
+command -v mkfs.xfs >/dev/null || { fail "mkfs.xfs is installed (xfsprogs)"; finish; }
+# 320 MB, sparse: current xfsprogs refuses a data section under 300 MB
+truncate -s 320M "$T/xfs.img"
+check "mkfs.xfs -m reflink=1" mkfs.xfs -q -m reflink=1 "$T/xfs.img"
+LOOPDEV=$(losetup -f --show "$T/xfs.img") || { fail "losetup"; finish; }
+mkdir -p "$XFS"
+check "mount the XFS image" mount "$LOOPDEV" "$XFS"
+mountpoint -q "$XFS" || finish
+mkdir -p "$XFS/share"
+chmod 1777 "$XFS/share"
+# an XFS made without reflink: the geometry call says so
+truncate -s 320M "$T/noref.img"
+check "mkfs.xfs -m reflink=0" mkfs.xfs -q -m reflink=0 "$T/noref.img"
+LOOPDEV2=$(losetup -f --show "$T/noref.img") || { fail "losetup"; finish; }
+mkdir -p "$NOREF"
+check "mount the XFS image without reflink" mount "$LOOPDEV2" "$NOREF"
+mountpoint -q "$NOREF" || finish
+chmod 1777 "$NOREF"
+
+INTEG_SHARES=$(printf '[xfs]\n\tpath = %s\n\tread only = no\n\n[noref]\n\tpath = %s\n\tread only = no\n' \
+    "$XFS/share" "$NOREF") integ_conf
+integ_users || { fail "users"; finish; }
+integ_start || { fail "usmbd starts"; finish; }
+
+# torture SHARE: smbtorture's tests of the list against SHARE, as
+# t/integ/torture.sh runs it; results in $T/res.SHARE (STATUS<TAB>name).
+torture() {
+	grep -v -E '^(#|[[:space:]]*$)' "$LIST" | cut -f1 >"$T/load"
+	timeout --kill-after=5 120 smbtorture "//127.0.0.1/$1" -p "$PORT" \
+	    -U "alice%$ALICE_PW" --target=samba3 \
+	    --option=torture:sharedelay=100000 \
+	    --option=torture:user2name=bob \
+	    --option=torture:user2password="$BOB_PW" \
+	    --fullname --format=subunit --load-list="$T/load" smb2.ioctl \
+	    </dev/null >"$T/torture.$1" 2>&1
+	sed -n -E 's/^(success|successful|failure|fail|error|skip): (.*)$/\1\t\2/p' \
+	    "$T/torture.$1" | sed -E 's/ \[$//; s/^successful\t/success\t/;
+	    s/^(fail|error)\t/failure\t/' >"$T/res.$1"
+	if grep -q '^failure' "$T/res.$1"; then
+		sed -n '/^failure/,/^\]/p' "$T/torture.$1" | head -n 40
+	fi
+}
+result() { awk -F '\t' -v n="$2" '$2 == n { print $1 }' "$T/res.$1" | tail -n 1; }
+
+if command -v smbtorture >/dev/null; then
+	torture xfs
+	torture share
+	while IFS=$'\t' read -r name want; do
+		case $name in '#'* | '') continue ;; esac
+		got=$(result xfs "$name")
+		case $want in
+		pass) [ "$got" = success ] && ok "smbtorture $name" ||
+		    fail "smbtorture $name: ${got:-no result}" ;;
+		skip*) [ "$got" = skip ] && ok "smbtorture $name skips (${want#skip: })" ||
+		    fail "smbtorture $name: ${got:-no result}, expected a skip" ;;
+		esac
+		got=$(result share "$name")
+		[ "$got" = skip ] && ok "smbtorture $name skips on [share] (no reflink)" ||
+		    fail "smbtorture $name on [share]: ${got:-no result}, expected a skip"
+	done <"$LIST"
+else
+	fail "smbtorture is installed"
+fi
+
+run() {
+	local out line
+	out=$("$PYTHON" "$ROOT/t/integ/clone_client.py" "$PORT" "$@" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"FAIL "*) fail "${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
+	    fail "clone_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
+	echo "$out" | grep -q Traceback &&
+	    fail "clone_client.py $1 crashed: $(echo "$out" | tail -n 8)"
+	return 0
+}
+run "$XFS/share" xfs
+run "$SHARE" plain share
+run "$NOREF" plain noref
+check "the server is still up" integ_ping
+finish
