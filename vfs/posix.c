@@ -804,7 +804,11 @@ posix_xfs_reflink(int dir)
 	rc = ioctl(fd, POSIX_XFS_IOC_FSGEOMETRY, &g);
 	if (rc < 0 && errno == ENOTTY)
 		rc = ioctl(fd, POSIX_XFS_IOC_FSGEOMETRY_V4, &g);
-	rc = rc < 0 ? -errno : (g.flags & POSIX_XFS_GEOM_REFLINK) != 0;
+	/* a kernel without either is older than XFS's reflink (4.9) */
+	if (rc < 0)
+		rc = errno == ENOTTY ? 0 : -errno;
+	else
+		rc = (g.flags & POSIX_XFS_GEOM_REFLINK) != 0;
 	close(fd);
 	return rc;
 }

@@ -39,7 +39,13 @@ tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
 
 	if (vfs->clone_unit == NULL || vfs->clone_range == NULL)
 		return 0;
-	if ((unit = vfs->clone_unit(fd)) < 0) {
+	if ((unit = vfs->clone_unit(fd)) == -EACCES) {
+		/* XFS asks for a read open of the root: this user has none */
+		log_debug(2, "%s: share %s: root not readable, no block "
+		    "cloning", c->peer, sh->name);
+		return 0;
+	}
+	if (unit < 0) {
 		conn_warnx(c, "share %s: cannot tell whether it can clone "
 		    "blocks: %s", sh->name, strerror(-unit));
 		return 0;

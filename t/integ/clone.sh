@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE): a share [xfs] on a
 # loop-mounted XFS made with reflink, in this run's temp dir, beside
-# [noref] on an XFS made without it and the default [share] (on /tmp's
-# file system: ext4 here), which share no blocks.
+# [noref] on an XFS made without it, [noread] on the first XFS with a
+# root users cannot read, and the default [share] (on /tmp's file
+# system: ext4 here), none of which clones.
 #   - smbtorture's smb2.ioctl.dup_extents_* against [xfs]: each test of
 #     t/compat/clone.list gives the result listed there (pass, or skip
 #     for the reason named); against [share] each skips;
@@ -68,8 +69,11 @@ LOOPDEV=$(losetup -f --show "$T/xfs.img") || { fail "losetup"; finish; }
 mkdir -p "$XFS"
 check "mount the XFS image" mount "$LOOPDEV" "$XFS"
 mountpoint -q "$XFS" || finish
-mkdir -p "$XFS/share"
+mkdir -p "$XFS/share" "$XFS/noread"
 chmod 1777 "$XFS/share"
+# a root users may enter but not read: XFS's geometry call needs a read
+# open of it, so there the share does not clone
+chmod 0711 "$XFS/noread"
 # an XFS made without reflink: the geometry call says so
 truncate -s 320M "$T/noref.img"
 check "mkfs.xfs -m reflink=0" mkfs.xfs -q -m reflink=0 "$T/noref.img"
@@ -79,8 +83,8 @@ check "mount the XFS image without reflink" mount "$LOOPDEV2" "$NOREF"
 mountpoint -q "$NOREF" || finish
 chmod 1777 "$NOREF"
 
-INTEG_SHARES=$(printf '[xfs]\n\tpath = %s\n\tread only = no\n\n[noref]\n\tpath = %s\n\tread only = no\n' \
-    "$XFS/share" "$NOREF") integ_conf
+INTEG_SHARES=$(printf '[%s]\n\tpath = %s\n\tread only = no\n\n' xfs "$XFS/share" \
+    noref "$NOREF" noread "$XFS/noread") integ_conf
 integ_users || { fail "users"; finish; }
 integ_start || { fail "usmbd starts"; finish; }
 
@@ -142,5 +146,6 @@ run() {
 run "$XFS/share" xfs
 run "$SHARE" plain share
 run "$NOREF" plain noref
+run "$XFS/noread" plain noread
 check "the server is still up" integ_ping
 finish

@@ -248,7 +248,7 @@ def cmd_plain(share):
     src = open_(a, at, "src.bin")
     dst = open_(a, at, "dst.bin")
     attrs = fs_attrs(a, at, src)
-    check("[%s] (no reflink): no FILE_SUPPORTS_BLOCK_REFCOUNTING" % share,
+    check("[%s] (does not clone): no FILE_SUPPORTS_BLOCK_REFCOUNTING" % share,
           not attrs & FILE_SUPPORTS_BLOCK_REFCOUNTING, "attrs %#x" % attrs)
     st = dup(a, at, dst, src, 0, 0, 2 * UNIT)
     check("[%s]: the FSCTL is STATUS_INVALID_DEVICE_REQUEST, nothing "
