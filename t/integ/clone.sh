@@ -14,18 +14,15 @@
 #     FSCTL refused as before where the file system cannot clone.
 # A machine that cannot make a loop device or mount XFS (no
 # /dev/loop-control, losetup -f failing, no xfs in the kernel) prints one
-# line saying so and counts nothing.  The image is unmounted and its loop
-# device detached at exit, after the server stopped.
+# line saying so and counts nothing; a missing mkfs.xfs is a failure
+# (scripts/install-deps.sh installs xfsprogs).  The images are unmounted and their loop devices
+# detached at exit, after the server stopped (t/integ/xfs_lib.sh).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xfs_lib.sh"
 
 LIST=$ROOT/t/compat/clone.list
 
-why=
-if [ ! -e /dev/loop-control ] || ! losetup -f >/dev/null 2>&1; then
-	why="no loop device (/dev/loop-control, losetup -f)"
-elif ! grep -qw xfs /proc/filesystems && ! modprobe -q xfs 2>/dev/null; then
-	why="the kernel has no xfs"
-fi
+why=$(xfs_why)
 if [ -n "$why" ]; then
 	echo "clone.sh: cannot make a loop-mounted XFS here: $why; nothing run"
 	echo "0 passed, 0 failed"
@@ -35,39 +32,8 @@ fi
 integ_init
 XFS=$T/xfs
 NOREF=$T/noref
-LOOPDEV=
-LOOPDEV2=
-
-# Stops the server before the unmount (its workers hold the share root),
-# then lib.sh's cleanup, with the exit status the script had.
-clone_cleanup() {
-	local rc=$?
-
-	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-		kill -TERM "$SERVER_PID" 2>/dev/null
-		integ_wait_exit "$SERVER_PID" 5 || kill -KILL "$SERVER_PID" 2>/dev/null
-		integ_wait_exit "$SERVER_PID" 5
-	fi
-	for m in "$XFS" "$NOREF"; do
-		if mountpoint -q "$m" 2>/dev/null; then
-			umount "$m" 2>/dev/null || umount -l "$m"
-		fi
-	done
-	for d in "$LOOPDEV" "$LOOPDEV2"; do
-		[ -n "$d" ] && losetup -d "$d" 2>/dev/null
-	done
-	(exit "$rc")
-	integ_cleanup
-}
-trap clone_cleanup EXIT
-
 command -v mkfs.xfs >/dev/null || { fail "mkfs.xfs is installed (xfsprogs)"; finish; }
-# 320 MB, sparse: current xfsprogs refuses a data section under 300 MB
-truncate -s 320M "$T/xfs.img"
-check "mkfs.xfs -m reflink=1" mkfs.xfs -q -m reflink=1 "$T/xfs.img"
-LOOPDEV=$(losetup -f --show "$T/xfs.img") || { fail "losetup"; finish; }
-mkdir -p "$XFS"
-check "mount the XFS image" mount "$LOOPDEV" "$XFS"
+check "an XFS made with reflink, loop-mounted" xfs_make xfs 320M "-m reflink=1"
 mountpoint -q "$XFS" || finish
 mkdir -p "$XFS/share" "$XFS/noread"
 chmod 1777 "$XFS/share"
@@ -75,11 +41,7 @@ chmod 1777 "$XFS/share"
 # open of it, so there the share does not clone
 chmod 0711 "$XFS/noread"
 # an XFS made without reflink: the geometry call says so
-truncate -s 320M "$T/noref.img"
-check "mkfs.xfs -m reflink=0" mkfs.xfs -q -m reflink=0 "$T/noref.img"
-LOOPDEV2=$(losetup -f --show "$T/noref.img") || { fail "losetup"; finish; }
-mkdir -p "$NOREF"
-check "mount the XFS image without reflink" mount "$LOOPDEV2" "$NOREF"
+check "an XFS made without reflink, loop-mounted" xfs_make noref 320M "-m reflink=0"
 mountpoint -q "$NOREF" || finish
 chmod 1777 "$NOREF"
 
