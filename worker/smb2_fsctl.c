@@ -331,6 +331,34 @@ limits:
 }
 
 /*
+ * The end of a clone that Linux cannot share (a partial last cluster that
+ * does not end both files): copy bytes of the source from in_off to
+ * out_off, then zero bytes after them, where the range lies past the
+ * source's end of file (its last cluster reads as zeros there).  0 or
+ * -errno.
+ */
+static int
+fsctl_dup_tail(struct file_open *in, uint64_t in_off, struct file_open *out,
+    uint64_t out_off, uint64_t copy, uint64_t zero)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	while (done < copy) {
+		n = fsctl_copy(in, in_off + done, out, out_off + done,
+		    (size_t)(copy - done));
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;		/* the source shrank: zeros from here */
+		done += (uint64_t)n;
+	}
+	zero += copy - done;
+	return zero == 0 ? 0 : file_vfs()->zero_range(out->fd, out_off + done,
+	    zero);
+}
+
+/*
  * FSCTL_DUPLICATE_EXTENTS_TO_FILE (MS-SMB2 3.3.5.15.17, MS-FSA 2.1.5.10.4,
  * MS-FSCC 2.3.7/2.3.8) on a share whose file system shares blocks
  * (tree->clone_unit, read at the tree connect): the target range (dst,
@@ -352,15 +380,16 @@ limits:
  * multiples of the cluster (the share reports tree->clone_unit as its
  * cluster size); usmbd also takes a ByteCount that ends exactly at the
  * source's end of file, which Linux can share.  Linux shares a partial
- * last cluster only where the range ends at the end of both files, so
- * a range that, once cut at the target's end, ends inside a cluster
- * anywhere else is NOT_SUPPORTED (ReFS would clone the whole cluster).
+ * last cluster only where the range ends at the end of both files; a
+ * range that, once cut at the target's end, ends inside a cluster
+ * anywhere else has its whole clusters shared and the rest copied, and
+ * zeroed past the source's end of file (ReFS would share the cluster).
  */
 static ntstatus_t
 fsctl_dup_extents(struct smb2_req *req, struct open *dst, struct cur *in)
 {
 	const struct vfs_ops *vfs = file_vfs();
-	uint64_t unit = req->tree->clone_unit, len, end;
+	uint64_t unit = req->tree->clone_unit, len, end, data, whole;
 	struct file_open *sf, *df = dst->u.file;
 	struct fscc_dup_extents dx;
 	struct vfs_stat sst, tst;
@@ -416,14 +445,23 @@ fsctl_dup_extents(struct smb2_req *req, struct open *dst, struct cur *in)
 	len = dx.len < tst.size - dx.dst_off ? dx.len : tst.size - dx.dst_off;
 	if (len == 0)
 		return STATUS_SUCCESS;
+	/*
+	 * FICLONERANGE shares whole blocks, and a partial last one only
+	 * where the range ends at the end of both files; what is left is
+	 * copied (fsctl_dup_tail).  data: the source's bytes in the range.
+	 */
 	end = dx.src_off + len;
-	if (!((len % unit == 0 && end <= sst.size) ||
-	    (end == sst.size && dx.dst_off + len == tst.size)))
-		return STATUS_NOT_SUPPORTED;
+	data = end <= sst.size ? len : sst.size - dx.src_off;
+	whole = data == len && (len % unit == 0 || (end == sst.size &&
+	    dx.dst_off + len == tst.size)) ? len : data - data % unit;
 	state_break_read_caching(dst);
 	file_wt_write(dst);
 	df->modified = 1;
-	rc = vfs->clone_range(sf->fd, dx.src_off, df->fd, dx.dst_off, len);
+	rc = whole == 0 ? 0 :
+	    vfs->clone_range(sf->fd, dx.src_off, df->fd, dx.dst_off, whole);
+	if (rc == 0 && whole < len)
+		rc = fsctl_dup_tail(sf, dx.src_off + whole, df,
+		    dx.dst_off + whole, data - whole, len - data);
 	switch (rc) {
 	case 0:
 		break;

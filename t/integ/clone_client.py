@@ -182,14 +182,29 @@ def cmd_xfs():
           os.path.getsize(os.path.join(XFS_DIR, "tailcopy.bin")) == 5000,
           st)
     # its partial last cluster into the middle of a larger target: Linux
-    # shares a partial cluster only at the end of both files
+    # shares a partial cluster only at the end of both files, so usmbd
+    # shares the whole clusters and copies the rest, zeros past the
+    # source's end of file (what ReFS's shared cluster would read)
     local(os.path.join(XFS_DIR, "big.bin"), b"b" * (4 * UNIT))
     bd = open_(a, at, "big.bin")
     st = dup(a, at, bd, ts, 0, 0, 2 * UNIT)
-    check("a partial last cluster into the middle of a target: "
-          "STATUS_NOT_SUPPORTED, target unchanged",
-          st == "STATUS_NOT_SUPPORTED" and
-          read(a, at, bd, 0, 4 * UNIT) == b"b" * (4 * UNIT), st)
+    want = tail + b"\0" * (2 * UNIT - 5000) + b"b" * (2 * UNIT)
+    ext = extents(os.path.join(XFS_DIR, "big.bin"))
+    check("a partial last cluster into the middle of a target: SUCCESS, "
+          "the source's bytes then zeros to the cluster's end, the rest "
+          "kept, the whole cluster shared",
+          st == "OK" and ondisk("big.bin", 8 * UNIT) == want and
+          ext and ext[0][0] == 0 and ext[0][3] & FIEMAP_EXTENT_SHARED,
+          "%s, equal %s, extents %s" % (st, ondisk("big.bin", 8 * UNIT) ==
+                                        want, ext))
+    # a target whose end of file cuts the range inside a cluster while
+    # the source goes on
+    local(os.path.join(XFS_DIR, "short.bin"), b"c" * 5000)
+    sd = open_(a, at, "short.bin")
+    st = dup(a, at, sd, src, 0, 0, 2 * UNIT)
+    check("a range cut by the target's end of file inside a cluster: "
+          "SUCCESS, the target reads the source, its size kept",
+          st == "OK" and ondisk("short.bin", 3 * UNIT) == data[:5000], st)
 
     # Byte-range locks: ReFS does not check them for a clone (smbtorture's
     # dup_extents_src_lock / dest_lock, run against Windows Server 2016);
