@@ -483,6 +483,8 @@ conf_share_clear(struct conf_share *s)
 	free(s->name);
 	free(s->path);
 	free(s->comment);
+	free(s->snapshot_dir);
+	free(s->snapshot_format);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 }
@@ -774,6 +776,40 @@ conf_logical_line(struct conf_parse *p, char *line)
 		conf_keyval(p, line);
 }
 
+/*
+ * The snapshot directory is looked up beneath the share's root like any
+ * client path, so it names a place inside the share: relative, no "..".
+ * A trailing '/' goes; an empty value means none.
+ */
+static void
+conf_check_snapshot_dir(struct conf_parse *p, struct conf_share *s)
+{
+	char *d = s->snapshot_dir;
+	size_t n;
+
+	if (s->snapshot_format != NULL && s->snapshot_format[0] == '\0') {
+		free(s->snapshot_format);	/* empty: the default */
+		s->snapshot_format = NULL;
+	}
+	if (d == NULL)
+		return;
+	n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	if (n == 0) {
+		free(d);
+		s->snapshot_dir = NULL;
+		return;
+	}
+	if (d[0] == '/' || strcmp(d, "..") == 0 || strncmp(d, "../", 3) == 0 ||
+	    strstr(d, "/../") != NULL ||
+	    (n >= 3 && strcmp(d + n - 3, "/..") == 0) ||
+	    strcmp(d, ".") == 0 || strchr(d, '\\') != NULL)
+		conf_report(p, s->line, 1, "share [%s]: snapshot directory "
+		    "'%s' must be a directory inside the share, relative to "
+		    "its path", s->name, d);
+}
+
 /* Shares inherit what [global] set for them; checks that need the whole file. */
 static void
 conf_finish(struct conf_parse *p)
@@ -811,6 +847,7 @@ conf_finish(struct conf_parse *p)
 			if (s->comment == NULL)
 				conf_report(p, 0, 1, "out of memory");
 		}
+		conf_check_snapshot_dir(p, s);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

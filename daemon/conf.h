@@ -44,6 +44,13 @@ struct conf_share {
 	int		 smb3_unix_extensions;
 	mode_t		 create_mask;	/* default 0744 */
 	mode_t		 directory_mask;/* default 0755 */
+	/*
+	 * Previous versions (worker/snapshot.h): a directory under the share's
+	 * path holding one copy of the share per snapshot, named by
+	 * snapshot_format (strptime, UTC); NULL = none.
+	 */
+	char		*snapshot_dir;
+	char		*snapshot_format;	/* NULL = "@GMT-%Y.%m.%d-%H.%M.%S" */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */

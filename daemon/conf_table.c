@@ -151,6 +151,9 @@ const struct conf_directive conf_directives[] = {
 	{ "create mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },
 	{ "directory mask", D_MODE, CONF_SHARE, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
 	{ "directory mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
+	/* Previous versions: Samba's shadow_copy2 shadow:snapdir and shadow:format. */
+	{ "snapshot directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_dir), 0, 0, NULL, CONF_SB_SNAP_DIR },
+	{ "snapshot format", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_format), 0, 0, NULL, CONF_SB_SNAP_FORMAT },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -81,6 +81,7 @@ enum conn_park_kind {
 	PARK_LOCK,		/* blocking byte-range lock: LOCK_RELEASED */
 	PARK_BREAK,		/* CREATE waiting for a break ack: BREAK_ACK */
 	PARK_NOTIFY,		/* CHANGE_NOTIFY: file system events */
+	PARK_KLEASE,		/* CREATE waiting for a kernel lease: its tick */
 };
 
 #define CONN_PARK_BUF	(16u * 1024)
@@ -112,6 +113,7 @@ struct conn_pending {
 	uint64_t	 dev, ino;	/* state key of the file waited on */
 	uint64_t	 fid_persistent, fid_volatile;	/* the open it names */
 	uint64_t	 deadline_ms;	/* shm_now_ms() clock; 0 = none */
+	uint64_t	 since_ms;	/* parked as this kind since (same clock) */
 	int		 ready;		/* run it again */
 	ntstatus_t	 final;		/* != 0: answer this status (cancel) */
 	int		 silent;	/* no interim was sent: answer sync */

@@ -14,6 +14,7 @@
 
 #include "daemon/conf.h"
 #include "proto/smb2_hdr.h"
+#include "shm/shm.h"
 #include "worker/conn_priv.h"
 
 /*
@@ -102,6 +103,8 @@ dispatch_park(struct smb2_req *req, struct smb2_rsp *rsp, int kind,
 		p->related_fp = req->related_fid_persistent;
 		p->related_fv = req->related_fid_volatile;
 	}
+	if (p->kind != kind || p->since_ms == 0)
+		p->since_ms = shm_now_ms();
 	p->kind = kind;
 	p->dev = dev;
 	p->ino = ino;

@@ -24,11 +24,13 @@
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/smb2_create_ctx.h"
 #include "worker/smb2_create_fs.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
 #include "worker/smb2_posix.h"
 #include "worker/smb2_reparse.h"
+#include "worker/snapshot.h"
 #include "worker/worker.h"
 #include "worker/state.h"
 #include "worker/durable.h"
@@ -52,113 +54,6 @@
 #define FILE_OPTIONS_INVALID	0xFF000000u
 
 #define CREATE_RSP_FIXED	88
-
-struct create_ctx {
-	int		 mxac;
-	int		 qfid;
-	int		 alsi;
-	uint64_t	 alloc_size;
-	int		 durable;	/* DHnQ/DH2Q/DHnC/DH2C seen */
-	int		 lease;		/* RqLs seen */
-	const uint8_t	*exta;		/* ExtA: FILE_FULL_EA_INFORMATION */
-	uint32_t	 exta_len;
-	const uint8_t	*secd;		/* SecD: a security descriptor */
-	uint32_t	 secd_len;
-	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */
-	struct state_open_req sreq;	/* what the state layer is asked */
-};
-
-static ntstatus_t
-create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
-    struct create_ctx *cc)
-{
-	struct create_ctx_item it;
-	struct cur all;
-	const uint8_t *chain, *name;
-	size_t pos = 0;
-	int guard;
-
-	memset(cc, 0, sizeof(*cc));
-	if (len == 0)
-		return STATUS_SUCCESS;
-	all = cur_sub(&req->body, off, len);
-	chain = cur_view(&all, len);
-	if (all.err || chain == NULL)
-		return STATUS_INVALID_PARAMETER;
-	/* MS-SMB2 2.2.13.2: a chain of 8-aligned create contexts */
-	for (guard = 0; guard < CREATE_CTX_MAX; guard++) {
-		if (create_ctx_next(chain, len, &pos, &it) != 0)
-			return STATUS_INVALID_PARAMETER;
-		if (smb2_posix_parse_ctx(req, &it, &cc->posix) != 0)
-			return STATUS_INVALID_PARAMETER;
-		/* longer names are not ours: ignored, as unknown */
-		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
-		if (memcmp(name, "MxAc", 4) == 0)
-			cc->mxac = 1;
-		else if (memcmp(name, "QFid", 4) == 0)
-			cc->qfid = 1;
-		else if (memcmp(name, "AlSi", 4) == 0 && it.data_len == 8) {
-			cc->alloc_size = le64_get(it.data);
-			cc->alsi = 1;
-		} else if (memcmp(name, "SecD", 4) == 0 && it.data_len > 0) {
-			cc->secd = it.data;
-			cc->secd_len = it.data_len;
-		} else if (memcmp(name, "ExtA", 4) == 0 && it.data_len > 0) {
-			cc->exta = it.data;
-			cc->exta_len = it.data_len;
-		} else if (memcmp(name, "RqLs", 4) == 0) {
-			if (it.data == NULL || state_parse_lease_ctx(req,
-			    it.data, it.data_len, &cc->sreq) != STATUS_SUCCESS)
-				return STATUS_INVALID_PARAMETER;
-			cc->lease = cc->sreq.lease;
-		}
-		else if (memcmp(name, "DHnQ", 4) == 0 ||
-		    memcmp(name, "DH2Q", 4) == 0 ||
-		    memcmp(name, "DHnC", 4) == 0 ||
-		    memcmp(name, "DH2C", 4) == 0) {
-			/* worker/durable.h: the state layer's contexts */
-			ntstatus_t ds;
-
-			ds = durable_parse_ctx(req, name, it.data, it.data_len,
-			    &cc->sreq);
-			if (ds != STATUS_SUCCESS)
-				return ds;
-			cc->durable = 1;
-		}
-		/*
-		 * TWrp asks for a snapshot (previous version); there are
-		 * none to open (MS-SMB2 3.3.5.9.5).
-		 */
-		else if (memcmp(name, "TWrp", 4) == 0)
-			return STATUS_OBJECT_NAME_NOT_FOUND;
-		/* unknown names: ignored (MS-SMB2 3.3.5.9) */
-		if (it.last)
-			break;
-	}
-	return STATUS_SUCCESS;
-}
-
-static void
-create_put_ctx(struct wcur *w, uint8_t **prev, const char *name,
-    const void *data, uint32_t dlen)
-{
-	uint8_t *start;
-
-	wcur_align(w, 8);
-	start = w->p;
-	if (*prev != NULL && !w->err)
-		le32_put(*prev, (uint32_t)(start - *prev));
-	wcur_le32(w, 0);
-	wcur_le16(w, 16);
-	wcur_le16(w, 4);
-	wcur_le16(w, 0);
-	wcur_le16(w, 24);
-	wcur_le32(w, dlen);
-	wcur_bytes(w, name, 4);
-	wcur_zero(w, 4);
-	wcur_bytes(w, data, dlen);
-	*prev = start;
-}
 
 /*
  * One CREATE on its way through smb2_create_handle: the request as
@@ -314,6 +209,15 @@ create_replay(struct create_call *cr)
  * The rights asked for, judged against the share and delete-on-close
  * before the name is looked up.
  */
+/* Does the request ask to change the object (rights, delete on close)? */
+static int
+create_writes(const struct create_call *cr)
+{
+	return (cr->want & (FILE_WRITE_DATA | FILE_APPEND_DATA |
+	    FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC |
+	    WRITE_OWNER)) || (cr->opts & FILE_DELETE_ON_CLOSE);
+}
+
 static ntstatus_t
 create_check_request(struct create_call *cr)
 {
@@ -321,9 +225,7 @@ create_check_request(struct create_call *cr)
 	int writes;
 
 	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);
-	writes = (cr->want & (FILE_WRITE_DATA | FILE_APPEND_DATA |
-	    FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | DELETE_ACCESS | WRITE_DAC |
-	    WRITE_OWNER)) || (opts & FILE_DELETE_ON_CLOSE);
+	writes = create_writes(cr);
 	/* a read-only share: OPEN_IF of an existing file is still an open */
 	if (cr->tree->read_only && (writes || (disp != FILE_OPEN &&
 	    disp != FILE_OPEN_IF)))
@@ -382,6 +284,26 @@ create_resolve_name(struct create_call *cr)
 		return smb2_reparse_found(&cr->st, cr->pfd, f->posix,
 		    cr->opts, cr->disp);
 	}
+	return STATUS_SUCCESS;
+}
+
+/*
+ * A previous version is a read-only volume (worker/snapshot.h): judged on
+ * the name as resolved, the spelling on disk, so that no other spelling of
+ * the snapshot directory (case, Unicode folding) gets past it.
+ */
+static ntstatus_t
+create_check_snapshot(struct create_call *cr)
+{
+	if (!snapshot_path_in(cr->tree->share, cr->f->path))
+		return STATUS_SUCCESS;
+	/* a missing name to open: not found, as anywhere */
+	if (!cr->exists && cr->disp == FILE_OPEN)
+		return STATUS_SUCCESS;
+	/* OPEN_IF of an existing name is an open; anything else a change */
+	if (!cr->exists || create_writes(cr) || (cr->disp != FILE_OPEN &&
+	    cr->disp != FILE_OPEN_IF))
+		return STATUS_MEDIA_WRITE_PROTECTED;
 	return STATUS_SUCCESS;
 }
 
@@ -628,6 +550,12 @@ create_open_object(struct create_call *cr)
 		close(cr->pfd);
 		cr->pfd = -1;
 	}
+	/*
+	 * O_NONBLOCK's EWOULDBLOCK from open(2) of an existing file: another
+	 * process's kernel lease, which the kernel is now breaking.
+	 */
+	if (fd == -EWOULDBLOCK && cr->exists && !cr->is_dir)
+		return state_open_klease_wait(cr->req, cr->rsp, f->path);
 	if (fd < 0) {
 		if (fd == -EXDEV || fd == -ELOOP)
 			log_warnx("%s: refused \"%s\": resolves outside the "
@@ -833,13 +761,13 @@ create_put_contexts(struct create_call *cr)
 	if (cr->cc.mxac) {
 		le32_put(buf, 0);
 		le32_put(buf + 4, cr->maxacc ? cr->maxacc : cr->want);
-		create_put_ctx(w, &ctx_prev, "MxAc", buf, 8);
+		smb2_create_put_ctx(w, &ctx_prev, "MxAc", buf, 8);
 	}
 	if (cr->cc.qfid) {
 		memset(buf, 0, 32);
 		le64_put(buf, cr->f->ino);
 		le64_put(buf + 8, cr->f->dev);
-		create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
+		smb2_create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
 	}
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
@@ -948,14 +876,14 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	 * A durable reconnect ignores every other field (MS-SMB2 3.3.5.9.7,
 	 * Samba's smb2.durable-open.reopen2): look for DHnC / DH2C first.
 	 */
-	if (create_parse_contexts(req, cr.ctx_off, cr.ctx_len, &cr.cc) ==
+	if (smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len, &cr.cc) ==
 	    STATUS_SUCCESS && cr.cc.sreq.reconnect) {
 		if ((status = create_reconnect(&cr)) != STATUS_SUCCESS)
 			return status;
 		goto reply;
 	}
 	if ((status = create_validate(&cr)) != STATUS_SUCCESS ||
-	    (status = create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
+	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
 	status = create_replay(&cr);
@@ -971,8 +899,11 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
 	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
+	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
+	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
 	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||

@@ -1,8 +1,9 @@
 /*
  * FSCTLs on files (MS-SMB2 2.2.31/2.2.32, MS-FSCC 2.3): sparse files,
  * zeroing (hole punching), allocated ranges, reparse points, server-side
- * copy with copy_file_range, and block cloning with FICLONERANGE.  The SMB2 core's IOCTL handler
- * calls smb2_ioctl_file with the body at the start of the IOCTL request.
+ * copy with copy_file_range, block cloning with FICLONERANGE, and the
+ * snapshot list (worker/snapshot.c).  The SMB2 core's IOCTL handler calls
+ * smb2_ioctl_file with the body at the start of the IOCTL request.
  */
 #include <errno.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_reparse.h"
+#include "worker/snapshot.h"
 #include "worker/state.h"
 
 /* MS-FSCC 2.3 */
@@ -34,6 +36,7 @@
 #define FSCTL_SET_COMPRESSION		0x0009C040u
 #define FSCTL_CREATE_OR_GET_OBJECT_ID	0x000900C0u
 #define FSCTL_DUPLICATE_EXTENTS_TO_FILE	0x00098344u
+#define FSCTL_SRV_ENUMERATE_SNAPSHOTS	0x00144064u
 
 /* MS-FSCC 2.3.11 */
 #define COMPRESSION_FORMAT_NONE		0
@@ -535,6 +538,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		wcur_le32(&out, 0);
 		wcur_le32(&out, 0);
 		status = STATUS_SUCCESS;
+		break;
+	case FSCTL_SRV_ENUMERATE_SNAPSHOTS:
+		status = snapshot_enumerate(op->tree, &out, maxout);
 		break;
 	case FSCTL_GET_COMPRESSION:
 		/* MS-FSCC 2.3.12: nothing here is compressed */

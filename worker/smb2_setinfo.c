@@ -30,6 +30,7 @@
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
 #include "worker/smb2_notify.h"
+#include "worker/snapshot.h"
 #include "worker/conn.h"
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
@@ -390,6 +391,8 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return STATUS_ACCESS_DENIED;
 	if (tree->read_only)
 		return STATUS_ACCESS_DENIED;
+	if (snapshot_path_in(tree->share, f->path))
+		return STATUS_NOT_SAME_DEVICE;
 	if (f->path[0] == '\0')
 		return STATUS_ACCESS_DENIED;
 	/* some clients send a leading backslash here; it means the root */
@@ -434,6 +437,9 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
 	    sizeof(target))) != 0)
 		return ntstatus_from_errno(rc);
+	/* nothing moves or links into a previous version */
+	if (snapshot_path_in(tree->share, target))
+		return STATUS_NOT_SAME_DEVICE;
 	if ((rc = vfs->fstat(f->fd, &st)) != 0)
 		return ntstatus_from_errno(rc);
 	/*
@@ -568,9 +574,17 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (type != SMB2_0_INFO_FILE)
 		return type == SMB2_0_INFO_FILESYSTEM ?
 		    STATUS_NOT_SUPPORTED : STATUS_INVALID_PARAMETER;
-	if (req->tree->read_only && klass != FilePositionInformation &&
-	    klass != FileModeInformation)
-		return STATUS_ACCESS_DENIED;
+	if (klass != FilePositionInformation && klass != FileModeInformation) {
+		if (req->tree->read_only)
+			return STATUS_ACCESS_DENIED;
+		/* a previous version: a read-only volume of its own to Windows */
+		if (snapshot_path_in(op->tree->share, f->path))
+			return klass == FileRenameInformation ||
+			    klass == FileLinkInformation ||
+			    klass == FileRenameInformationEx ?
+			    STATUS_NOT_SAME_DEVICE :
+			    STATUS_MEDIA_WRITE_PROTECTED;
+	}
 	switch (klass) {
 	case FileBasicInformation:
 		if (blen < 40)

@@ -168,6 +168,24 @@ void		 state_open_leave_token(struct open *, int *delete_file,
 void		 state_open_leave_ex(struct open *, int *delete_file,
 		    uint32_t *delete_uid, int *delete_base);
 /*
+ * The CREATE's open(2) met a kernel lease (F_SETLEASE) of a process outside
+ * usmbd: a local program, knfsd's delegation of an NFS client, another
+ * server.  The kernel has told the holder to let go; the CREATE waits
+ * (STATUS_PENDING, an interim response) and runs again every second until
+ * the open succeeds, or fails with STATUS_SHARING_VIOLATION after
+ * STATE_KLEASE_WAIT_MS.  path names the file in the share (for the log).
+ */
+ntstatus_t	 state_open_klease_wait(struct smb2_req *, struct smb2_rsp *,
+		    const char *path);
+/*
+ * The kernel takes a lease away by itself after /proc/sys/fs/lease-break-time
+ * (45 s by default), and an open then succeeds; a holder that takes a new
+ * lease each time has its file refused past this, as Samba does (twice its
+ * 30 s oplock break timeout).
+ */
+#define STATE_KLEASE_WAIT_MS		60000u
+#define STATE_KLEASE_RETRY_MS		1000u
+/*
  * A CREATE that failed after state_open_enter: its record goes, and its
  * FILE_DELETE_ON_CLOSE never took effect.
  */

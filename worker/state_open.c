@@ -43,6 +43,29 @@ state_open_rerun(struct smb2_req *req, struct smb2_rsp *rsp,
 	return status;
 }
 
+ntstatus_t
+state_open_klease_wait(struct smb2_req *req, struct smb2_rsp *rsp,
+    const char *path)
+{
+	struct conn_pending *p = dispatch_resuming(req);
+	uint64_t now = shm_now_ms();
+
+	/*
+	 * No event tells when another process lets go of its lease (the
+	 * kernel signals the holder only), so the open is tried again on
+	 * the worker's tick, as Samba polls it once a second.
+	 */
+	if (p != NULL && p->kind == PARK_KLEASE &&
+	    now - p->since_ms >= STATE_KLEASE_WAIT_MS) {
+		log_warnx("%s: a process outside usmbd kept a kernel lease "
+		    "on \"%s\" for %u s: its open is refused",
+		    req->conn->peer, path, STATE_KLEASE_WAIT_MS / 1000);
+		return STATUS_SHARING_VIOLATION;
+	}
+	return dispatch_park(req, rsp, PARK_KLEASE, 0, 0,
+	    now + STATE_KLEASE_RETRY_MS, NULL);
+}
+
 /* Is a disconnected durable open among the holders to break? */
 static int
 state_breaks_disconnected(const struct shm_breaks *bs)

@@ -6,7 +6,8 @@
 # kernel; impacket operations; security descriptors <-> mode and POSIX
 # ACLs (refusals change nothing); a stream past the xattr limit gets
 # STATUS_DISK_FULL; a 100,000-entry directory listed exactly with the
-# worker's peak RSS that of a 1,000-entry one.
+# worker's peak RSS that of a 1,000-entry one; local processes' fcntl locks
+# and kernel leases against SMB locks and opens.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -868,6 +869,114 @@ if [ $rc = 0 ]; then
 	ok "stream share modes bind the file's DELETE opens; local fcntl locks bind SMB locks"
 else
 	fail "stream share modes bind the file's DELETE opens; local fcntl locks bind SMB locks"
+fi
+
+# A kernel lease (F_SETLEASE) of a process outside usmbd: a local program,
+# knfsd's delegation of an NFS client.  An SMB open that conflicts with it
+# waits (an interim response) while the kernel tells the holder to let go,
+# and is answered once it has; the same user's other connections are served
+# meanwhile.  A read lease lets a read open through at once and holds a
+# write open.  (smb2.kernel-oplocks.kernel_oplocks8 in torture.sh too.)
+mkdir -p "$SHARE/klease"
+chmod 0777 "$SHARE/klease"
+for f in w.txt r.txt other.txt; do echo "data of $f" >"$SHARE/klease/$f"; done
+chmod 0666 "$SHARE"/klease/*.txt
+"$PYTHON" - "$PORT" "$ALICE_PW" "$SHARE" > "$T/out.klease" 2>&1 <<'PYEOF'
+import fcntl, os, signal, sys, threading, time
+from impacket.smbconnection import SMBConnection
+port, apw, share = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+F_SETLEASE = 1024
+HOLD = 1.5
+
+def login():
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=port)
+    c.login('alice', apw)
+    return c, c.connectTree('share')
+
+def create(c, t, name, access):
+    # sharing read|write|delete, FILE_NON_DIRECTORY_FILE, FILE_OPEN
+    return c.getSMBServer().create(t, name, access, 0x7, 0x40, 1, 0)
+
+def holder(path, kind):
+    """A child holding a lease: 0 when told to break (SIGIO), then it
+    holds on for HOLD s and lets go; 2 when never told."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGIO])
+        fd = os.open(path, os.O_RDWR if kind == fcntl.F_WRLCK else os.O_RDONLY)
+        fcntl.fcntl(fd, F_SETLEASE, kind)
+        os.write(w, b'r')
+        got = signal.sigtimedwait([signal.SIGIO], 20)
+        time.sleep(HOLD)
+        fcntl.fcntl(fd, F_SETLEASE, fcntl.F_UNLCK)
+        os.close(fd)
+        os._exit(0 if got is not None else 2)
+    os.close(w)
+    assert os.read(r, 1) == b'r', 'the holder did not start'
+    os.close(r)
+    return pid
+
+def timed_open(c, t, name, access, res):
+    t0 = time.monotonic()
+    try:
+        res['fid'] = create(c, t, name, access)
+    except Exception as e:
+        res['err'] = e
+    res['secs'] = time.monotonic() - t0
+
+a1, t1 = login()
+a2, t2 = login()
+d = os.path.join(share, 'klease')
+
+# A write lease: any open waits for it.
+pid = holder(os.path.join(d, 'w.txt'), fcntl.F_WRLCK)
+res = {}
+th = threading.Thread(target=timed_open, args=(a1, t1, 'klease\\w.txt', 0x3, res))
+th.start()
+time.sleep(0.3)
+t0 = time.monotonic()
+h = create(a2, t2, 'klease\\other.txt', 0x1)
+data = a2.readFile(t2, h, 0, 64)
+a2.getSMBServer().close(t2, h)
+other = time.monotonic() - t0
+assert th.is_alive(), 'the open over the lease was answered at once: %r' % res
+assert other < 1.0, 'alice\'s other connection waited %.1f s' % other
+th.join(15)
+assert not th.is_alive(), 'the open over the lease never answered'
+assert 'err' not in res, 'open over a write lease: %r' % res.get('err')
+_, st = os.waitpid(pid, 0)
+assert os.WEXITSTATUS(st) == 0, 'the holder was not told to break (%d)' % st
+assert HOLD <= res['secs'] < HOLD + 4, 'answered after %.1f s' % res['secs']
+assert a1.readFile(t1, res['fid'], 0, 64) == b'data of w.txt\n'
+a1.getSMBServer().close(t1, res['fid'])
+print('write lease: an open waited %.1f s (the holder let go after %.1f s); '
+      'the other connection was served in %.2f s' % (res['secs'], HOLD, other))
+
+# A read lease: a read open goes through, a write open waits.
+pid = holder(os.path.join(d, 'r.txt'), fcntl.F_RDLCK)
+t0 = time.monotonic()
+h = create(a1, t1, 'klease\\r.txt', 0x1)
+rd = time.monotonic() - t0
+a1.getSMBServer().close(t1, h)
+assert rd < 0.8, 'a read open over a read lease took %.1f s' % rd
+res = {}
+timed_open(a1, t1, 'klease\\r.txt', 0x2, res)
+assert 'err' not in res, 'write open over a read lease: %r' % res.get('err')
+_, st = os.waitpid(pid, 0)
+assert os.WEXITSTATUS(st) == 0, 'the holder was not told to break (%d)' % st
+assert HOLD <= res['secs'] < HOLD + 4, 'answered after %.1f s' % res['secs']
+a1.getSMBServer().close(t1, res['fid'])
+print('read lease: a read open in %.2f s, a write open waited %.1f s'
+      % (rd, res['secs']))
+PYEOF
+rc=$?
+sed 's/^/# /' "$T/out.klease" | tail -n 4
+if [ $rc = 0 ]; then
+	ok "an open over a local process's kernel lease waits for its break, other requests go on"
+else
+	fail "an open over a local process's kernel lease waits for its break, other requests go on"
 fi
 
 finish

@@ -471,6 +471,29 @@ START_TEST(test_share_errors)
 	    "^:3: bad value '\"open' for 'invalid users' (unterminated quote)\n");
 	assert_fails("[s]\npath = /s\nvalid users = @\n",
 	    "^:3: bad value '@' for 'valid users' ('@' names no user or group)\n");
+	/* previous versions: a directory inside the share */
+	assert_fails("[s]\npath = /s\nsnapshot directory = ../x\n",
+	    "^:1: share [s]: snapshot directory '../x' must be a directory "
+	    "inside the share, relative to its path\n");
+	assert_fails("[s]\npath = /s\nsnapshot directory = /srv/snaps\n",
+	    "^:1: share [s]: snapshot directory '/srv/snaps' must be a "
+	    "directory inside the share, relative to its path\n");
+	assert_fails("[s]\npath = /s\nsnapshot directory = a/../../b\n",
+	    "^:1: share [s]: snapshot directory 'a/../../b' must be a "
+	    "directory inside the share, relative to its path\n");
+	{
+		struct conf *c;
+
+		ck_assert_int_eq(load("[global]\nsnapshot directory = .snap/\n"
+		    "[s]\npath = /s\n[t]\npath = /t\nsnapshot directory =\n"
+		    "[u]\npath = /u\nsnapshot format = daily-%Y%m%d\n", &c), 0);
+		ck_assert_str_eq(c->shares[1].snapshot_dir, ".snap");
+		ck_assert_ptr_null(c->shares[1].snapshot_format);
+		ck_assert_ptr_null(c->shares[2].snapshot_dir);
+		ck_assert_str_eq(c->shares[3].snapshot_dir, ".snap");
+		ck_assert_str_eq(c->shares[3].snapshot_format, "daily-%Y%m%d");
+		conf_free(c);
+	}
 	/* IPC$ needs no path */
 	{
 		struct conf *c;

@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# Previous versions (worker/snapshot.h): a share whose `snapshot directory`
+# holds copies of it named @GMT-..., as btrfs/ZFS/rsnapshot jobs make them.
+# FSCTL_SRV_ENUMERATE_SNAPSHOTS lists them newest first (and only them: a
+# file and a name in another format are not snapshots); a CREATE with a
+# TWrp context opens the file or directory of that time; smbclient's
+# `allinfo` and its @GMT paths use both.  Nothing in a snapshot changes over
+# SMB, although the copies on disk are alice's and writable by her: no
+# write-type access (MEDIA_WRITE_PROTECTED), no new name, no set info, no
+# link or rename out of it or into it (NOT_SAME_DEVICE), by TWrp or by the
+# snapshot directory's own path.  A user who may not list the snapshot
+# directory is offered none; a share without one answers as before.
+# smbtorture's smb2.ioctl.shadow_copy and smb2.twrp.openroot run against it.
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+INTEG_SHARES="[snap]
+	path = $T/snap
+	read only = no
+	snapshot directory = .snapshots
+
+[fold]
+	path = $T/fold
+	read only = no
+	snapshot directory = Kopien-Ä
+
+[hidden]
+	path = $T/hidden
+	read only = no
+	snapshot directory = .snap"
+S1=@GMT-2026.01.02-03.04.05
+S2=@GMT-2026.02.03-04.05.06
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
+mk "$T/snap/a.txt" v3
+mk "$T/snap/d/b.txt" b2
+mk "$T/snap/.snapshots/$S1/a.txt" v1
+mk "$T/snap/.snapshots/$S1/d/b.txt" b1
+mk "$T/snap/.snapshots/$S2/a.txt" v2
+mkdir -p "$T/snap/.snapshots/notasnap"
+mk "$T/snap/.snapshots/@GMT-2026.03.01-00.00.00" "a file, not a snapshot"
+mk "$T/fold/Kopien-Ä/$S1/a.txt" f1
+mk "$T/hidden/h.txt" now
+mk "$T/hidden/.snap/$S1/h.txt" then
+integ_conf
+integ_users || { echo "cannot create users" >&2; exit 1; }
+chown -R alice "$T/snap" "$T/hidden" "$T/fold"
+chmod 0700 "$T/hidden/.snap"
+touch -d '2026-01-02 03:04:05' "$T/snap/.snapshots/$S1/a.txt"
+integ_start || exit 1
+
+sums() { find "$T/snap/.snapshots" -printf '%p %s %T@ %m\n' | sort | md5sum; }
+before=$(sums)
+
+"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" > "$T/out.py" 2>&1 <<'PYEOF'
+import calendar, struct, sys, time
+from impacket.smbconnection import SMBConnection, SessionError
+from impacket import smb3, smb3structs as s3
+port, apw, S1, S2 = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+OK, NOT_FOUND, INVALID_PARAMETER = 0, 0xC0000034, 0xC000000D
+WRITE_PROTECTED, NOT_SAME_DEVICE = 0xC00000A2, 0xC00000D4
+INVALID_DEVICE_REQUEST = 0xC0000010
+ENUM_SNAPS = 0x00144064
+fails = 0
+
+def check(what, cond, detail=''):
+    global fails
+    print('%s %s%s' % ('ok  ' if cond else 'FAIL', what,
+          ' -- ' + str(detail) if detail else ''))
+    fails += 0 if cond else 1
+
+def code(e):
+    return e.getErrorCode() if hasattr(e, 'getErrorCode') else e.get_error_code()
+
+def ft(token):
+    t = calendar.timegm(time.strptime(token, '@GMT-%Y.%m.%d-%H.%M.%S'))
+    return (t + 11644473600) * 10000000
+
+def twrp(token):
+    c = s3.SMB2CreateContext()
+    c['Buffer'] = b'TWrp' + b'\0' * 4 + struct.pack('<Q', ft(token))
+    c['NameOffset'] = 16
+    c['NameLength'] = 4
+    c['DataOffset'] = 24
+    c['DataLength'] = 8
+    c['Next'] = 0
+    return c
+
+def login(share):
+    c = SMBConnection('127.0.0.1', '127.0.0.1', sess_port=port)
+    c.login('alice', apw)
+    return c, c.getSMBServer(), c.connectTree(share)
+
+def create(srv, t, name, access=0x80000000 | 0x1, disp=1, opts=0, token=None):
+    """status, fid"""
+    try:
+        return OK, srv.create(t, name, access, 7, opts, disp, 0,
+            createContexts=[twrp(token)] if token else None)
+    except (SessionError, smb3.SessionError) as e:
+        return code(e), None
+
+def read_all(srv, t, fid):
+    return srv.read(t, fid, 0, 4096)
+
+def ioctl(srv, t, fid, maxout):
+    try:
+        return OK, srv.ioctl(t, fid, ENUM_SNAPS, flags=1, inputBlob=b'',
+            maxOutputResponse=maxout)
+    except (SessionError, smb3.SessionError) as e:
+        return code(e), None
+
+def tokens(buf):
+    n, ret, size = struct.unpack_from('<III', buf)
+    names = buf[12:12 + size].decode('utf-16-le').split('\0')
+    return n, ret, size, [x for x in names if x]
+
+c, srv, t = login('snap')
+st, root = create(srv, t, '', access=0x1, opts=1)
+check('the share root opens', st == OK, hex(st))
+st, out = ioctl(srv, t, root, 16)
+n, ret, size = struct.unpack_from('<III', out) if out else (0, 0, 0)
+check('ENUMERATE_SNAPSHOTS in 16 bytes: 2 snapshots, none returned, '
+      'the size of the array', (st, n, ret, size, len(out or b'')) ==
+      (OK, 2, 0, 2 * 50 + 2, 16), (hex(st), n, ret, size))
+st, out = ioctl(srv, t, root, 4096)
+got = tokens(out) if out else None
+check('ENUMERATE_SNAPSHOTS: the two snapshots, newest first',
+      st == OK and got == (2, 2, 102, [S2, S1]), (hex(st), got))
+st, _ = ioctl(srv, t, root, 12)
+check('ENUMERATE_SNAPSHOTS with less than 16 bytes: INVALID_PARAMETER',
+      st == INVALID_PARAMETER, hex(st))
+
+for tok, name, want in ((S1, 'a.txt', b'v1'), (S2, 'a.txt', b'v2'),
+                        (None, 'a.txt', b'v3'), (S1, 'd\\b.txt', b'b1')):
+    st, fid = create(srv, t, name, token=tok)
+    data = read_all(srv, t, fid) if fid else None
+    check('%s at %s reads %r' % (name, tok or 'now', want),
+          st == OK and data == want, (hex(st), data))
+    if fid:
+        srv.close(t, fid)
+st, _ = create(srv, t, 'd\\b.txt', token=S2)
+check('a file missing from a snapshot: OBJECT_PATH/NAME_NOT_FOUND',
+      st in (NOT_FOUND, 0xC000003A), hex(st))
+st, _ = create(srv, t, 'a.txt', token='@GMT-2026.01.02-03.04.06')
+check('a time with no snapshot: OBJECT_NAME_NOT_FOUND', st == NOT_FOUND,
+      hex(st))
+st, d = create(srv, t, '', access=0x1, opts=1, token=S1)
+listed = None
+if d:
+    # FileNamesInformation: NextEntryOffset, FileIndex, FileNameLength
+    buf, off, listed = srv.queryDirectory(t, d, '*'), 0, []
+    while True:
+        nxt, _, ln = struct.unpack_from('<III', buf, off)
+        listed.append(buf[off + 12:off + 12 + ln].decode('utf-16-le'))
+        if nxt == 0:
+            break
+        off += nxt
+    listed.sort()
+    srv.close(t, d)
+check('the root of a snapshot opens with TWrp and lists its names',
+      st == OK and listed == ['.', '..', 'a.txt', 'd'], (hex(st), listed))
+try:
+    listed = sorted(f.get_longname() for f in c.listPath('snap', '*'))
+except Exception as e:
+    listed = str(e)
+check('the live listing is the live share', 'a.txt' in listed and 'd' in listed,
+      listed)
+
+# Nothing in a snapshot changes.
+st, _ = create(srv, t, 'a.txt', access=0x2, token=S1)
+check('write access to a previous version: MEDIA_WRITE_PROTECTED',
+      st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, 'a.txt', access=0x1, disp=5, token=S1)
+check('OVERWRITE_IF of a previous version: MEDIA_WRITE_PROTECTED',
+      st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, 'new.txt', access=0x1, disp=3, token=S1)
+check('a new name in a snapshot: MEDIA_WRITE_PROTECTED',
+      st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, '.snapshots\\%s\\a.txt' % S1, access=0x2)
+check('write access through the snapshot directory\'s path: '
+      'MEDIA_WRITE_PROTECTED', st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, '.snapshots\\%s\\new.txt' % S1, access=0x1, disp=2)
+check('a new file in the snapshot directory: MEDIA_WRITE_PROTECTED',
+      st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, '.snapshots\\x', access=0x1, disp=2, opts=1)
+check('a new directory in the snapshot directory: MEDIA_WRITE_PROTECTED',
+      st == WRITE_PROTECTED, hex(st))
+st, fid = create(srv, t, 'a.txt', access=0x02000000, token=S1)
+check('MAXIMUM_ALLOWED on a previous version opens', st == OK, hex(st))
+if fid:
+    acc = struct.unpack('<I', srv.queryInfo(t, fid, infoType=1,
+                        fileInfoClass=8)[:4])[0]
+    check('... with no write-type right', acc is not None and
+          acc & 0x000D0156 == 0 and acc & 0x1, hex(acc or 0))
+    for klass, blob, want, what in (
+            (4, b'\0' * 32 + struct.pack('<I', 0x2) + b'\0' * 4,
+             WRITE_PROTECTED, 'attributes (FileBasicInformation)'),
+            (20, struct.pack('<Q', 0), WRITE_PROTECTED, 'EndOfFile'),
+            (13, b'\x01', WRITE_PROTECTED, 'delete on close'),
+            (11, struct.pack('<B7xQI', 0, 0, 18) + 'stolen.txt'.encode('utf-16-le')[:18],
+             NOT_SAME_DEVICE, 'a hard link out of it'),
+            (10, struct.pack('<B7xQI', 0, 0, 20) + 'renamed.txt'.encode('utf-16-le')[:20],
+             NOT_SAME_DEVICE, 'a rename')):
+        try:
+            srv.setInfo(t, fid, blob, 1, klass)
+            st = OK
+        except (SessionError, smb3.SessionError) as e:
+            st = code(e)
+        check('set %s on a previous version: %s' % (what, hex(want)),
+              st == want, hex(st))
+    srv.close(t, fid)
+st, fid = create(srv, t, 'a.txt', access=0x00010000 | 0x1)
+check('DELETE access to the live file', st == OK, hex(st))
+if fid:
+    name = ('.snapshots\\%s\\b.txt' % S1).encode('utf-16-le')
+    for klass, what in ((10, 'a rename'), (11, 'a hard link')):
+        try:
+            srv.setInfo(t, fid, struct.pack('<B7xQI', 0, 0, len(name)) + name,
+                        1, klass)
+            st = OK
+        except (SessionError, smb3.SessionError) as e:
+            st = code(e)
+        check('%s of a live file into a snapshot: NOT_SAME_DEVICE' % what,
+              st == NOT_SAME_DEVICE, hex(st))
+    srv.close(t, fid)
+
+# Another spelling of a non-ASCII snapshot directory, which only the name
+# lookup's Unicode case folding finds: judged on the name found.
+c3, srv3, t3 = login('fold')
+st, _ = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1, access=0x2)
+check('write access through another case of a non-ASCII snapshot '
+      'directory: MEDIA_WRITE_PROTECTED', st == WRITE_PROTECTED, hex(st))
+st, fid = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1)
+check('... which reads it', st == OK and read_all(srv3, t3, fid) == b'f1',
+      hex(st))
+
+# A share without a snapshot directory answers as before.
+c2, srv2, t2 = login('share')
+st, r2 = create(srv2, t2, '', access=0x1, opts=1)
+st, _ = ioctl(srv2, t2, r2, 4096)
+check('no snapshot directory: ENUMERATE_SNAPSHOTS is INVALID_DEVICE_REQUEST',
+      st == INVALID_DEVICE_REQUEST, hex(st))
+st, _ = create(srv2, t2, '', access=0x1, opts=1, token=S1)
+check('no snapshot directory: TWrp is OBJECT_NAME_NOT_FOUND',
+      st == NOT_FOUND, hex(st))
+sys.exit(1 if fails else 0)
+PYEOF
+rc=$?
+cat "$T/out.py"
+n_ok=$(grep -c '^ok' "$T/out.py")
+n_fail=$(grep -c '^FAIL' "$T/out.py")
+if [ "$rc" = 0 ] && [ "$n_fail" = 0 ] && [ "$n_ok" -gt 20 ]; then
+	ok "previous versions over impacket: $n_ok checks"
+else
+	fail "previous versions over impacket: $n_ok ok, $n_fail failed (rc $rc)"
+fi
+if [ "$(sums)" = "$before" ]; then
+	ok "the snapshot directory is as it was (names, sizes, times, modes)"
+else
+	fail "the snapshot directory changed"
+	find "$T/snap/.snapshots" -ls
+fi
+[ -e "$T/snap/stolen.txt" ] || [ -e "$T/snap/renamed.txt" ] &&
+    fail "a name was made out of a snapshot"
+
+# smbclient: allinfo lists the previous versions; an @GMT path reads one.
+out=$(timeout 60 smbclient //127.0.0.1/snap -p "$PORT" -U "alice%$ALICE_PW" \
+    -m SMB3 -c "allinfo a.txt; get $S1/a.txt $T/got.txt" 2>&1)
+if grep -q "$S2" <<<"$out" && grep -q "$S1" <<<"$out" &&
+    [ "$(cat "$T/got.txt" 2>/dev/null)" = v1 ]; then
+	ok "smbclient: allinfo shows both snapshots, get $S1/a.txt reads v1"
+else
+	fail "smbclient: allinfo and an @GMT path"; echo "$out"
+fi
+
+# bob may not list alice's snapshot directory: no previous versions.
+out=$(timeout 60 smbclient //127.0.0.1/hidden -p "$PORT" -U "bob%$BOB_PW" \
+    -m SMB3 -c "allinfo h.txt" 2>&1)
+out2=$(timeout 60 smbclient //127.0.0.1/hidden -p "$PORT" -U "bob%$BOB_PW" \
+    -m SMB3 -c "get $S1/h.txt $T/bob.txt" 2>&1)
+if grep -q "^write_time:" <<<"$out" && ! grep -q "@GMT" <<<"$out" &&
+    grep -q NT_STATUS_OBJECT_NAME_NOT_FOUND <<<"$out2" &&
+    [ ! -e "$T/bob.txt" ]; then
+	ok "a user who may not list the snapshot directory is offered none"
+else
+	fail "a user who may not list the snapshot directory"; echo "$out$out2"
+fi
+
+# smbtorture: the enumeration, and the root of a snapshot by TWrp.
+for t in smb2.ioctl.shadow_copy smb2.twrp.openroot; do
+	o=$T/torture.$t
+	timeout 120 smbtorture //127.0.0.1/snap -p "$PORT" \
+	    -U "alice%$ALICE_PW" --option=torture:twrp_snapshot=$S1 \
+	    "$t" >"$o" 2>&1
+	if grep -q -x "success: ${t##*.}" "$o"; then
+		ok "smbtorture $t"
+	else
+		fail "smbtorture $t"; tail -5 "$o"
+	fi
+done
+
+finish
