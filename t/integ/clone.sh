@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE): a share [xfs] on a
 # loop-mounted XFS made with reflink, in this run's temp dir, beside
-# [noref] on an XFS made without it, [noread] on the first XFS with a
-# root users cannot read, and the default [share] (on /tmp's file
-# system: ext4 here), none of which clones.
-#   - smbtorture's smb2.ioctl.dup_extents_* against [xfs]: each test of
-#     t/compat/clone.list gives the result listed there (pass, or skip
-#     for the reason named); against [share] each skips;
+# [btrfs] on a loop-mounted btrfs (when the kernel has it), and [noref]
+# on an XFS made without reflink, [noread] on the first XFS with a root
+# users cannot read, and the default [share] (on /tmp's file system:
+# ext4 here), none of which clones.
+#   - smbtorture's smb2.ioctl.dup_extents_* against [xfs] and [btrfs]:
+#     each test of t/compat/clone.list gives the result listed there
+#     (pass, or skip for the reason named); against [share] each skips;
 #   - t/integ/clone_client.py (impacket): the attribute bit on each share,
 #     a clone's data and its shared extents (FIEMAP), the refusals
 #     (alignment, overlap, past the source, a user who may only read the
@@ -44,9 +45,22 @@ chmod 0711 "$XFS/noread"
 check "an XFS made without reflink, loop-mounted" xfs_make noref 320M "-m reflink=0"
 mountpoint -q "$NOREF" || finish
 chmod 1777 "$NOREF"
+# btrfs, the other file system that clones (statfs tells it)
+BTRFS=
+if grep -qw btrfs /proc/filesystems || modprobe -q btrfs 2>/dev/null; then
+	if ! command -v mkfs.btrfs >/dev/null; then
+		fail "mkfs.btrfs is installed (btrfs-progs)"
+	elif check "a btrfs, loop-mounted" xfs_make btrfs 200M "" mkfs.btrfs &&
+	    mountpoint -q "$T/btrfs"; then
+		BTRFS=$T/btrfs
+		chmod 1777 "$BTRFS"
+	fi
+else
+	echo "clone.sh: the kernel has no btrfs: [btrfs] not checked"
+fi
 
 INTEG_SHARES=$(printf '[%s]\n\tpath = %s\n\tread only = no\n\n' xfs "$XFS/share" \
-    noref "$NOREF" noread "$XFS/noread") integ_conf
+    noref "$NOREF" noread "$XFS/noread" ${BTRFS:+btrfs "$BTRFS"}) integ_conf
 integ_users || { fail "users"; finish; }
 integ_start || { fail "usmbd starts"; finish; }
 
@@ -73,15 +87,19 @@ result() { awk -F '\t' -v n="$2" '$2 == n { print $1 }' "$T/res.$1" | tail -n 1;
 if command -v smbtorture >/dev/null; then
 	torture xfs
 	torture share
+	[ -n "$BTRFS" ] && torture btrfs
 	while IFS=$'\t' read -r name want; do
 		case $name in '#'* | '') continue ;; esac
-		got=$(result xfs "$name")
-		case $want in
-		pass) [ "$got" = success ] && ok "smbtorture $name" ||
-		    fail "smbtorture $name: ${got:-no result}" ;;
-		skip*) [ "$got" = skip ] && ok "smbtorture $name skips (${want#skip: })" ||
-		    fail "smbtorture $name: ${got:-no result}, expected a skip" ;;
-		esac
+		for sh in xfs ${BTRFS:+btrfs}; do
+			got=$(result $sh "$name")
+			case $want in
+			pass) [ "$got" = success ] && ok "smbtorture $name on [$sh]" ||
+			    fail "smbtorture $name on [$sh]: ${got:-no result}" ;;
+			skip*) [ "$got" = skip ] &&
+			    ok "smbtorture $name on [$sh] skips (${want#skip: })" ||
+			    fail "smbtorture $name on [$sh]: ${got:-no result}, expected a skip" ;;
+			esac
+		done
 		got=$(result share "$name")
 		[ "$got" = skip ] && ok "smbtorture $name skips on [share] (no reflink)" ||
 		    fail "smbtorture $name on [share]: ${got:-no result}, expected a skip"
@@ -109,5 +127,6 @@ run "$XFS/share" xfs
 run "$SHARE" plain share
 run "$NOREF" plain noref
 run "$XFS/noread" plain noread
+[ -n "$BTRFS" ] && run "$BTRFS" basic btrfs
 check "the server is still up" integ_ping
 finish

@@ -1,7 +1,8 @@
 # Client of t/integ/clone.sh: FSCTL_DUPLICATE_EXTENTS_TO_FILE on a share
 # whose file system shares blocks and on one that cannot.  argv: PORT,
 # the share's directory on disk, then "xfs" (share "xfs", an XFS made
-# with reflink) or "plain NAME" (share NAME, no reflink).  Prints one line
+# with reflink: every check), "basic NAME" (another share that clones:
+# the bit and one clone) or "plain NAME" (share NAME, which does not).  Prints one line
 # "ok DESC" or "FAIL DESC: why" per check; sharing is read on disk with
 # FIEMAP.
 import fcntl
@@ -276,7 +277,29 @@ def uid(name):
     return pwd.getpwnam(name).pw_uid
 
 
+def cmd_basic(share):
+    a, at = connect("alice", share)
+    size = 256 * 1024
+    data = pattern(size, 5)
+    local(os.path.join(XFS_DIR, "src.bin"), data)
+    local(os.path.join(XFS_DIR, "dst.bin"), b"")
+    src = open_(a, at, "src.bin")
+    dst = open_(a, at, "dst.bin")
+    attrs = fs_attrs(a, at, src)
+    check("[%s]: FILE_SUPPORTS_BLOCK_REFCOUNTING" % share,
+          attrs & FILE_SUPPORTS_BLOCK_REFCOUNTING, "attrs %#x" % attrs)
+    set_eof(a, at, dst, size)
+    st = dup(a, at, dst, src, 0, 0, size)
+    ok, why = shared_with(os.path.join(XFS_DIR, "src.bin"),
+                          os.path.join(XFS_DIR, "dst.bin"))
+    check("[%s]: clone of 256 KiB, same data, shared extents" % share,
+          st == "OK" and read(a, at, dst, 0, size) == data and ok,
+          "%s %s" % (st, why))
+
+
 if sys.argv[3] == "xfs":
     cmd_xfs()
+elif sys.argv[3] == "basic":
+    cmd_basic(sys.argv[4])
 else:
     cmd_plain(sys.argv[4])

@@ -7,10 +7,13 @@
 #				the kernel); nothing when it can.  mkfs.xfs is
 #				a dependency (scripts/install-deps.sh), not a
 #				property of the machine: the caller checks it
-#	xfs_make NAME SIZE OPTS	mkfs.xfs -q OPTS on a sparse $T/NAME.img of
-#				SIZE (truncate's units; xfsprogs refuses a
-#				data section under 300 MB), loop device,
-#				mounted on $T/NAME; 0, or 1 with a line why
+#	xfs_make NAME SIZE OPTS [MKFS]
+#				MKFS (default mkfs.xfs) -q OPTS on a sparse
+#				$T/NAME.img of SIZE (truncate's units;
+#				xfsprogs refuses a data section under 300 MB),
+#				loop device, mounted on $T/NAME; 0, or 1 with
+#				a line why.  mkfs.btrfs makes the other file
+#				system that clones
 #	xfs_cleanup		stops the server (its workers hold the share
 #				roots), unmounts and detaches every image,
 #				then lib.sh's cleanup, keeping the exit
@@ -47,12 +50,12 @@ xfs_cleanup() {
 }
 
 xfs_make() {
-	local name=$1 size=$2 opts=$3 img=$T/$1.img dev
+	local name=$1 size=$2 opts=$3 mkfs=${4:-mkfs.xfs} img=$T/$1.img dev
 
 	trap xfs_cleanup EXIT
 	truncate -s "$size" "$img" || return 1
 	# shellcheck disable=SC2086
-	mkfs.xfs -q $opts "$img" || { echo "mkfs.xfs $opts failed"; return 1; }
+	"$mkfs" -q $opts "$img" || { echo "$mkfs $opts failed"; return 1; }
 	dev=$(losetup -f --show "$img") || { echo "losetup failed"; return 1; }
 	XFS_LOOPS+=("$dev")
 	mkdir -p "$T/$name"
