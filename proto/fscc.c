@@ -449,3 +449,14 @@ fscc_copychunk_get(const struct fscc_copychunk *cc, uint32_t i,
 	cur_skip(&c, 4);			/* Reserved */
 	return c.err ? -1 : 0;
 }
+
+int
+fscc_dup_extents_decode(struct cur *in, struct fscc_dup_extents *d)
+{
+	d->fid_persistent = cur_le64(in);
+	d->fid_volatile = cur_le64(in);
+	d->src_off = cur_le64(in);
+	d->dst_off = cur_le64(in);
+	d->len = cur_le64(in);
+	return in->err ? -1 : 0;
+}

@@ -85,6 +85,7 @@
 #define FILE_SUPPORTS_OBJECT_IDS	0x00010000u
 #define FILE_NAMED_STREAMS		0x00040000u
 #define FILE_SUPPORTS_HARD_LINKS	0x00400000u
+#define FILE_SUPPORTS_BLOCK_REFCOUNTING	0x08000000u
 
 /* FILETIME: 100 ns units since 1601-01-01 */
 #define FSCC_TIME_UNIX_EPOCH	116444736000000000ull
@@ -239,5 +240,22 @@ int	fscc_copychunk_decode(struct cur *, struct fscc_copychunk *cc);
 /* Chunk i of a decoded table: 0, or -1 when i >= cc->count. */
 int	fscc_copychunk_get(const struct fscc_copychunk *cc, uint32_t i,
 	    struct fscc_chunk *ch);
+
+/*
+ * MS-FSCC 2.3.7.2 SMB2_DUPLICATE_EXTENTS_DATA: the source open's FileId
+ * (persistent, volatile), SourceFileOffset, TargetFileOffset, ByteCount
+ * (40 bytes).  The offsets and the count are signed on the wire; they
+ * come back as given, the caller refuses what is negative.  0, or -1
+ * when the input is short.
+ */
+#define FSCC_DUP_EXTENTS_LEN	40
+struct fscc_dup_extents {
+	uint64_t	 fid_persistent;
+	uint64_t	 fid_volatile;
+	uint64_t	 src_off;
+	uint64_t	 dst_off;
+	uint64_t	 len;
+};
+int	fscc_dup_extents_decode(struct cur *, struct fscc_dup_extents *);
 
 #endif

@@ -33,6 +33,9 @@ set -euo pipefail
 #   python3-gssapi               MIT GSSAPI from Python: krb_client.py plays a
 #                                Windows client (NegoEx listed first, Kerberos
 #                                after it) and makes the SPNEGO mechListMIC
+#   xfsprogs btrfs-progs         mkfs.xfs, mkfs.btrfs: t/integ/clone.sh makes a
+#                                loop-mounted XFS with reflink and a btrfs to
+#                                test block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE)
 #   The kernel itself is not installed (linux-image-amd64 would pull systemd,
 #   udev and initramfs-tools): scripts/kclient-kernel.sh downloads and
 #   unpacks it into /var/cache/usmbd/kclient (below).
@@ -41,7 +44,7 @@ PKGS=(build-essential pkg-config clang lmdb-utils curl patch libbsd-dev libmd-de
       python3-impacket libsmbclient-dev tshark strace python3 procps iproute2 passwd
       qemu-system-x86 busybox-static kmod cifs-utils attr sqlite3 git
       samba-vfs-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
-      python3-gssapi)
+      python3-gssapi xfsprogs btrfs-progs)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: must run as root" >&2

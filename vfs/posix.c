@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -760,6 +761,94 @@ posix_generation(int fd, uint32_t *gen)
 }
 
 /*
+ * Block sharing.  statfs magics (linux/magic.h) and the XFS geometry
+ * call, defined here so that the build needs no xfsprogs headers: the
+ * layout is xfs_fs.h's struct xfs_fsop_geom (v5, 256 bytes; its first
+ * 112 bytes are v4's, which kernels before 5.1 answer), whose flags say
+ * whether the file system was made with reflink (mkfs.xfs -m reflink=1,
+ * the default since xfsprogs 5.1; it cannot change after mkfs).
+ */
+#define POSIX_BTRFS_MAGIC	0x9123683Eu
+#define POSIX_XFS_MAGIC		0x58465342u
+#define POSIX_XFS_GEOM_REFLINK	(1u << 20)	/* XFS_FSOP_GEOM_FLAGS_REFLINK */
+
+struct posix_xfs_geom {
+	uint32_t	 blocksize, rtextsize, agblocks, agcount;
+	uint32_t	 logblocks, sectsize, inodesize, imaxpct;
+	uint64_t	 datablocks, rtblocks, rtextents, logstart;
+	uint8_t		 uuid[16];
+	uint32_t	 sunit, swidth;
+	int32_t		 version;
+	uint32_t	 flags;
+	uint32_t	 logsectsize, rtsectsize, dirblocksize, logsunit;
+	uint32_t	 sick, checked;			/* v5 from here */
+	uint64_t	 reserved[17];
+};
+_Static_assert(sizeof(struct posix_xfs_geom) == 256, "xfs_fsop_geom v5");
+_Static_assert(offsetof(struct posix_xfs_geom, flags) == 92,
+    "xfs_fsop_geom flags");
+#define POSIX_XFS_IOC_FSGEOMETRY	_IOR('X', 126, struct posix_xfs_geom)
+#define POSIX_XFS_IOC_FSGEOMETRY_V4	_IOR('X', 124, uint8_t[112])
+
+/* 1 when the XFS holding directory fd dir was made with reflink. */
+static int
+posix_xfs_reflink(int dir)
+{
+	struct posix_xfs_geom g;
+	int fd, rc;
+
+	/* an O_PATH fd takes no ioctl: a read-only open of the same directory */
+	if ((fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	memset(&g, 0, sizeof(g));
+	rc = ioctl(fd, POSIX_XFS_IOC_FSGEOMETRY, &g);
+	if (rc < 0 && errno == ENOTTY)
+		rc = ioctl(fd, POSIX_XFS_IOC_FSGEOMETRY_V4, &g);
+	/* a kernel without either is older than XFS's reflink (4.9) */
+	if (rc < 0)
+		rc = errno == ENOTTY ? 0 : -errno;
+	else
+		rc = (g.flags & POSIX_XFS_GEOM_REFLINK) != 0;
+	close(fd);
+	return rc;
+}
+
+static int
+posix_clone_unit(int dir)
+{
+	struct statfs s;
+	int rc;
+
+	if (fstatfs(dir, &s) < 0)
+		return -errno;
+	switch ((uint32_t)s.f_type) {
+	case POSIX_BTRFS_MAGIC:
+		break;
+	case POSIX_XFS_MAGIC:
+		if ((rc = posix_xfs_reflink(dir)) <= 0)
+			return rc;
+		break;
+	default:
+		return 0;
+	}
+	return s.f_bsize > 0 && s.f_bsize <= INT_MAX ? (int)s.f_bsize : 0;
+}
+
+static int
+posix_clone_range(int in, uint64_t in_off, int out, uint64_t out_off,
+    uint64_t len)
+{
+	struct file_clone_range r;
+
+	memset(&r, 0, sizeof(r));
+	r.src_fd = in;
+	r.src_offset = in_off;
+	r.src_length = len;
+	r.dest_offset = out_off;
+	return ioctl(out, FICLONERANGE, &r) < 0 ? -errno : 0;
+}
+
+/*
  * F_OFD_GETLK: one syscall, taken only by a LOCK request.  The range is
  * clipped to what off_t can name (len 0 there means "to the end"); an
  * SMB range that starts past it cannot meet a kernel lock.  An fd the
@@ -823,4 +912,6 @@ const struct vfs_ops vfs_posix = {
 	.listxattr = posix_listxattr,
 	.generation = posix_generation,
 	.lock_test = posix_lock_test,
+	.clone_unit = posix_clone_unit,
+	.clone_range = posix_clone_range,
 };

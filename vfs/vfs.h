@@ -200,6 +200,21 @@ struct vfs_ops {
 	 * keeps its own locks elsewhere.  NULL where the backend has none.
 	 */
 	int	(*lock_test)(int fd, uint64_t off, uint64_t len, int exclusive);
+	/*
+	 * Can files below directory dir (O_PATH will do) share blocks
+	 * (reflink)?  The unit in bytes clones are aligned to (the file
+	 * system's block size), 0 when they cannot, -errno.  A few syscalls:
+	 * asked once per share connection.  NULL: never.
+	 */
+	int	(*clone_unit)(int dir);
+	/*
+	 * Makes [out_off, out_off + len) of out share the blocks of
+	 * [in_off, in_off + len) of in (FICLONERANGE).  Offsets aligned to
+	 * the unit; len too, unless the range ends at in's end of file.  In
+	 * must be open for reading, out for writing.  0 or -errno.
+	 */
+	int	(*clone_range)(int in, uint64_t in_off, int out, uint64_t out_off,
+		    uint64_t len);
 };
 
 extern const struct vfs_ops vfs_posix;

@@ -67,7 +67,10 @@
  *   name_to_handle_at (file handles bypass path checks), execve/execveat
  *   (a worker runs no program), iopl, ioperm, modify_ldt, uselib, sysfs,
  *   ustat, _sysctl.  io_uring operations do not pass seccomp; none of
- *   them reaches these.
+ *   them reaches these.  ioctl is not on the list, so the worker's
+ *   own commands pass (FS_IOC_GETVERSION; FICLONERANGE for block cloning
+ *   and XFS_IOC_FSGEOMETRY at a tree connect, which check_confine's
+ *   test_worker_denies checks) and so does any other.
  */
 #include "worker/confine.h"
 

@@ -41,6 +41,13 @@ struct tree {
 	int			 read_only;	/* the share is read only (or the user is limited to reading) */
 	int			 encrypt;	/* requests must arrive encrypted */
 	uint32_t		 maximal_access;
+	/*
+	 * Files of this share can share blocks (reflink): the unit in bytes
+	 * clones are aligned to, 0 when they cannot.  Read once at the tree
+	 * connect; FILE_SUPPORTS_BLOCK_REFCOUNTING and
+	 * FSCTL_DUPLICATE_EXTENTS_TO_FILE follow it (worker/smb2_fsctl.c).
+	 */
+	uint32_t		 clone_unit;
 	/* descriptors are stored in this share (worker/smb2_secdesc.c) */
 	int			 sd_stored;
 	int64_t			 sd_checked_ms;

@@ -1,8 +1,9 @@
 /*
  * FSCTLs on files (MS-SMB2 2.2.31/2.2.32, MS-FSCC 2.3): sparse files,
- * zeroing (hole punching), allocated ranges, reparse points, and
- * server-side copy with copy_file_range.  The SMB2 core's IOCTL handler
- * calls smb2_ioctl_file with the body at the start of the IOCTL request.
+ * zeroing (hole punching), allocated ranges, reparse points, server-side
+ * copy with copy_file_range, block cloning with FICLONERANGE, and the
+ * snapshot list (worker/snapshot.c).  The SMB2 core's IOCTL handler calls
+ * smb2_ioctl_file with the body at the start of the IOCTL request.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -33,6 +35,7 @@
 #define FSCTL_GET_COMPRESSION		0x0009003Cu
 #define FSCTL_SET_COMPRESSION		0x0009C040u
 #define FSCTL_CREATE_OR_GET_OBJECT_ID	0x000900C0u
+#define FSCTL_DUPLICATE_EXTENTS_TO_FILE	0x00098344u
 #define FSCTL_SRV_ENUMERATE_SNAPSHOTS	0x00144064u
 
 /* MS-FSCC 2.3.11 */
@@ -330,6 +333,153 @@ limits:
 	return STATUS_INVALID_PARAMETER;
 }
 
+/*
+ * The end of a clone that Linux cannot share (a partial last cluster that
+ * does not end both files): copy bytes of the source from in_off to
+ * out_off, then zero bytes after them, where the range lies past the
+ * source's end of file (its last cluster reads as zeros there).  0 or
+ * -errno.
+ */
+static int
+fsctl_dup_tail(struct file_open *in, uint64_t in_off, struct file_open *out,
+    uint64_t out_off, uint64_t copy, uint64_t zero)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	while (done < copy) {
+		n = fsctl_copy(in, in_off + done, out, out_off + done,
+		    (size_t)(copy - done));
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;		/* the source shrank: zeros from here */
+		done += (uint64_t)n;
+	}
+	zero += copy - done;
+	return zero == 0 ? 0 : file_vfs()->zero_range(out->fd, out_off + done,
+	    zero);
+}
+
+/*
+ * FSCTL_DUPLICATE_EXTENTS_TO_FILE (MS-SMB2 3.3.5.15.17, MS-FSA 2.1.5.10.4,
+ * MS-FSCC 2.3.7/2.3.8) on a share whose file system shares blocks
+ * (tree->clone_unit, read at the tree connect): the target range (dst,
+ * the open the IOCTL names) comes to share the source's blocks, by
+ * FICLONERANGE.  Where Windows (ReFS, Windows Server 2016) and the spec
+ * part ways, usmbd does what smbtorture's smb2.ioctl.dup_extents_* saw
+ * Windows do, as Samba does:
+ *   - a range past the source's end of file but within its last cluster
+ *     is accepted (MS-FSCC 2.3.8: only one beyond the allocation size is
+ *     NOT_SUPPORTED); a range past the target's end of file is cut at it,
+ *     the target never grows (WS2016 answers SUCCESS and keeps the size;
+ *     the Block Cloning documentation asks a caller to set the end of
+ *     file first);
+ *   - a sparse source wants a sparse target, not the other way round;
+ *   - byte-range locks are not checked on either side (ReFS does not;
+ *     smbtorture's src_lck and dest_lck); the target's other opens lose
+ *     their read caching, as after a write.
+ * Alignment: MS-FSCC 2.3.7.1 asks both offsets and ByteCount to be
+ * multiples of the cluster (the share reports tree->clone_unit as its
+ * cluster size); usmbd also takes a ByteCount that ends exactly at the
+ * source's end of file, which Linux can share.  Linux shares a partial
+ * last cluster only where the range ends at the end of both files; a
+ * range that, once cut at the target's end, ends inside a cluster
+ * anywhere else has its whole clusters shared and the rest copied, and
+ * zeroed past the source's end of file (ReFS would share the cluster).
+ */
+static ntstatus_t
+fsctl_dup_extents(struct smb2_req *req, struct open *dst, struct cur *in)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	uint64_t unit = req->tree->clone_unit, len, end, data, whole;
+	struct file_open *sf, *df = dst->u.file;
+	struct fscc_dup_extents dx;
+	struct vfs_stat sst, tst;
+	struct open *src;
+	int rc;
+
+	if (unit == 0)
+		return STATUS_INVALID_DEVICE_REQUEST;	/* MS-FSA: optional */
+	if (fscc_dup_extents_decode(in, &dx) != 0)
+		return STATUS_INVALID_PARAMETER;
+	/* MS-SMB2 3.3.5.15.17: an open of this session */
+	src = open_find(req->conn, dx.fid_persistent, dx.fid_volatile);
+	if (src == NULL || src->sess != dst->sess ||
+	    (src->kind != OPEN_FILE && src->kind != OPEN_DIR) ||
+	    src->u.file == NULL)
+		return STATUS_INVALID_HANDLE;
+	sf = src->u.file;
+	if (sf->is_dir || df->is_dir)
+		return STATUS_INVALID_PARAMETER;	/* data streams only */
+	/* what a read of the source and a write of the target need */
+	if (!(src->access & FILE_READ_DATA) || !sf->readable ||
+	    !(dst->access & FILE_WRITE_DATA) || !df->writable)
+		return STATUS_ACCESS_DENIED;
+	/* a named stream lives in an xattr: no blocks to share */
+	if (sf->stream[0] != '\0' || df->stream[0] != '\0')
+		return STATUS_NOT_SUPPORTED;
+	/* MS-FSCC 2.3.7.2: signed, not negative; aligned offsets */
+	if (dx.src_off > (uint64_t)INT64_MAX ||
+	    dx.dst_off > (uint64_t)INT64_MAX ||
+	    dx.len > (uint64_t)INT64_MAX - dx.src_off ||
+	    dx.len > (uint64_t)INT64_MAX - dx.dst_off ||
+	    dx.src_off % unit != 0 || dx.dst_off % unit != 0)
+		return STATUS_INVALID_PARAMETER;
+	if ((rc = vfs->fstat(sf->fd, &sst)) != 0 ||
+	    (rc = vfs->fstat(df->fd, &tst)) != 0)
+		return ntstatus_from_errno(rc);
+	end = dx.src_off + dx.len;
+	if (dx.len % unit != 0 && end != sst.size)
+		return STATUS_INVALID_PARAMETER;
+	/* beyond the source's allocation: its last cluster, rounded up */
+	if (end > sst.size + (unit - sst.size % unit) % unit)
+		return STATUS_NOT_SUPPORTED;
+	if (dx.len == 0)
+		return STATUS_SUCCESS;
+	/* MS-FSCC 2.3.8: ranges of one file may not overlap */
+	if (sst.dev == tst.dev && sst.ino == tst.ino &&
+	    dx.src_off < dx.dst_off + dx.len && dx.dst_off < end)
+		return STATUS_NOT_SUPPORTED;
+	if (fsctl_is_sparse(sf) && !fsctl_is_sparse(df))
+		return STATUS_NOT_SUPPORTED;
+	if (dx.dst_off > tst.size)
+		return STATUS_INVALID_PARAMETER;
+	len = dx.len < tst.size - dx.dst_off ? dx.len : tst.size - dx.dst_off;
+	if (len == 0)
+		return STATUS_SUCCESS;
+	/*
+	 * FICLONERANGE shares whole blocks, and a partial last one only
+	 * where the range ends at the end of both files; what is left is
+	 * copied (fsctl_dup_tail).  data: the source's bytes in the range.
+	 */
+	end = dx.src_off + len;
+	data = end <= sst.size ? len : sst.size - dx.src_off;
+	whole = data == len && (len % unit == 0 || (end == sst.size &&
+	    dx.dst_off + len == tst.size)) ? len : data - data % unit;
+	state_break_read_caching(dst);
+	file_wt_write(dst);
+	df->modified = 1;
+	rc = whole == 0 ? 0 :
+	    vfs->clone_range(sf->fd, dx.src_off, df->fd, dx.dst_off, whole);
+	if (rc == 0 && whole < len)
+		rc = fsctl_dup_tail(sf, dx.src_off + whole, df,
+		    dx.dst_off + whole, data - whole, len - data);
+	switch (rc) {
+	case 0:
+		break;
+	case -EXDEV:
+		return STATUS_INVALID_PARAMETER;  /* MS-FSCC 2.3.8: not one volume */
+	case -EOPNOTSUPP:
+		/* a file system mounted below the share root that cannot */
+		return STATUS_INVALID_DEVICE_REQUEST;
+	default:
+		return ntstatus_from_errno(rc);
+	}
+	file_wt_written(dst);
+	return STATUS_SUCCESS;
+}
+
 ntstatus_t
 smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -412,6 +562,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		break;
 	case FSCTL_CREATE_OR_GET_OBJECT_ID:
 		status = fsctl_object_id(req, op, &out);
+		break;
+	case FSCTL_DUPLICATE_EXTENTS_TO_FILE:
+		status = fsctl_dup_extents(req, op, &in);
 		break;
 	case FSCTL_SRV_COPYCHUNK:
 	case FSCTL_SRV_COPYCHUNK_WRITE:

@@ -300,6 +300,9 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	    FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS |
 	    FILE_SUPPORTS_SPARSE_FILES | FILE_NAMED_STREAMS |
 	    FILE_SUPPORTS_HARD_LINKS | FILE_SUPPORTS_OBJECT_IDS;
+	/* FSCTL_DUPLICATE_EXTENTS_TO_FILE is served (worker/smb2_fsctl.c) */
+	if (tree->clone_unit != 0)
+		fs.fs_attrs |= FILE_SUPPORTS_BLOCK_REFCOUNTING;
 	fs.max_name = 255;
 	memcpy(fs.object_id, &sf.fsid, 8);
 	memcpy(fs.object_id + 8, &st.ino, 8);

@@ -14,6 +14,7 @@
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
+#include "worker/file_open.h"
 #include "worker/state.h"
 
 #define SMB2_SHARE_TYPE_DISK		0x01
@@ -24,6 +25,33 @@
 /* MS-SMB2 2.2.13.1.1 access masks */
 #define TREE_ACCESS_ALL		0x001F01FFu
 #define TREE_ACCESS_READ	0x001200A9u	/* generic read + execute */
+
+/*
+ * Whether the share's file system shares blocks (btrfs; XFS made with
+ * reflink): asked here, once per tree, so that no request pays for it.
+ * A failed probe is logged and leaves the share without cloning.
+ */
+static uint32_t
+tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	int unit;
+
+	if (vfs->clone_unit == NULL || vfs->clone_range == NULL)
+		return 0;
+	if ((unit = vfs->clone_unit(fd)) == -EACCES) {
+		/* XFS asks for a read open of the root: this user has none */
+		log_debug(2, "%s: share %s: root not readable, no block "
+		    "cloning", c->peer, sh->name);
+		return 0;
+	}
+	if (unit < 0) {
+		conn_warnx(c, "share %s: cannot tell whether it can clone "
+		    "blocks: %s", sh->name, strerror(-unit));
+		return 0;
+	}
+	return (uint32_t)unit;
+}
 
 ntstatus_t
 smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
@@ -131,6 +159,9 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 		t->root_ino = (uint64_t)rst.st_ino;
 		t->root_id_known = 1;
 	}
+	t->clone_unit = 0;
+	if (fd >= 0)
+		t->clone_unit = tree_clone_unit(c, sh, fd);
 	t->is_ipc = sh->is_ipc;
 	t->read_only = sh->read_only;
 	t->encrypt = encrypt;

@@ -10,7 +10,8 @@
  *   - QUERY_DIRECTORY patterns: UTF-16 -> UTF-8 and the wildcard matcher
  *     (proto/unicode.c, proto/fscc.c) against a name from the input;
  *   - IOCTL FSCTL_SET_ZERO_DATA input;
- *   - IOCTL FSCTL_SRV_COPYCHUNK(_WRITE) input: the chunk table.
+ *   - IOCTL FSCTL_SRV_COPYCHUNK(_WRITE) input: the chunk table;
+ *   - IOCTL FSCTL_DUPLICATE_EXTENTS_TO_FILE input.
  * Besides not crashing, each checks what its contract promises: views lie
  * inside the input, walks advance, parsed paths hold no "." / ".."
  * component and no backslash.
@@ -163,6 +164,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *n16;
+	struct fscc_dup_extents dx;
 	uint64_t off, end;
 	uint32_t nlen;
 	size_t split;
@@ -188,6 +190,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_copychunk(data, size);
 	cur_init(&c, data, size);
 	if (fscc_zero_data_decode(&c, &off, &end) == 0 && size < 16)
+		abort();
+	/* decoded exactly when the whole structure is there, and read whole */
+	cur_init(&c, data, size);
+	if ((fscc_dup_extents_decode(&c, &dx) == 0) !=
+	    (size >= FSCC_DUP_EXTENTS_LEN) ||
+	    (size >= FSCC_DUP_EXTENTS_LEN &&
+	    cur_left(&c) != size - FSCC_DUP_EXTENTS_LEN))
 		abort();
 
 	/* a QUERY_DIRECTORY pattern (first byte: its UTF-16 length) */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "daemon/log.h"
 #include "daemon/spawn.h"
@@ -213,6 +215,29 @@ worker_denied(void)
 	return bad == 0 ? 0 : 20;
 }
 
+/*
+ * Block cloning (worker/smb2_fsctl.c, vfs/posix.c): FICLONERANGE and the
+ * XFS geometry call at a tree connect reach the kernel, which answers
+ * EBADF for fd -1; the filter would have said EPERM.
+ */
+static int
+worker_clone_ioctls(void)
+{
+	struct file_clone_range r;
+	uint8_t geom[256];
+
+	memset(&r, 0, sizeof(r));
+	r.src_fd = -1;
+	errno = 0;
+	if (ioctl(-1, FICLONERANGE, &r) != -1 || errno != EBADF)
+		return 50;
+	errno = 0;
+	if (ioctl(-1, _IOR('X', 126, uint8_t[256]), geom) != -1 ||
+	    errno != EBADF)
+		return 51;
+	return 0;
+}
+
 /* A plain fork (clone without namespace flags) still works. */
 static int
 worker_fork(void)
@@ -242,6 +267,9 @@ START_TEST(test_worker_denies)
 	st = run_confined(confine_worker_filter(), x32_call);
 	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
 	    "x32 call: status %#x", st);
+	st = run_confined(confine_worker_filter(), worker_clone_ioctls);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "worker clone ioctls: status %#x", st);
 }
 END_TEST
 

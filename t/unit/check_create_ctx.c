@@ -1,7 +1,8 @@
 /*
  * Unit tests for the file commands' body decoders: the CREATE context
  * chain (proto/create_ctx.c), FILE_FULL_EA_INFORMATION lists, rename/link
- * information and FILE_ZERO_DATA_INFORMATION (proto/fscc.c).  Each valid
+ * information, FILE_ZERO_DATA_INFORMATION, the copychunk table and
+ * SMB2_DUPLICATE_EXTENTS_DATA (proto/fscc.c).  Each valid
  * message is also fed in every truncation, which must be refused.
  */
 #include <check.h>
@@ -319,6 +320,39 @@ START_TEST(test_copychunk)
 }
 END_TEST
 
+/* SMB2_DUPLICATE_EXTENTS_DATA: each field in place, every truncation refused. */
+START_TEST(test_dup_extents)
+{
+	uint8_t buf[FSCC_DUP_EXTENTS_LEN + 8];
+	struct fscc_dup_extents d;
+	size_t cut;
+	struct cur c;
+
+	memset(buf, 0xEE, sizeof(buf));
+	le64_put(buf, 0x1122334455667788ull);
+	le64_put(buf + 8, 0x99AABBCCDDEEFF00ull);
+	le64_put(buf + 16, 4096);
+	le64_put(buf + 24, 8192);
+	le64_put(buf + 32, 0x8000000000000000ull);	/* negative: as given */
+	cur_init(&c, buf, FSCC_DUP_EXTENTS_LEN);
+	ck_assert_int_eq(fscc_dup_extents_decode(&c, &d), 0);
+	ck_assert_uint_eq(d.fid_persistent, 0x1122334455667788ull);
+	ck_assert_uint_eq(d.fid_volatile, 0x99AABBCCDDEEFF00ull);
+	ck_assert_uint_eq(d.src_off, 4096);
+	ck_assert_uint_eq(d.dst_off, 8192);
+	ck_assert_uint_eq(d.len, 0x8000000000000000ull);
+	ck_assert_uint_eq(cur_left(&c), 0);
+	/* bytes past the structure are the caller's business */
+	cur_init(&c, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_dup_extents_decode(&c, &d), 0);
+	ck_assert_uint_eq(cur_left(&c), 8);
+	for (cut = 0; cut < FSCC_DUP_EXTENTS_LEN; cut++) {
+		cur_init(&c, buf, cut);
+		ck_assert_int_eq(fscc_dup_extents_decode(&c, &d), -1);
+	}
+}
+END_TEST
+
 static Suite *
 create_ctx_suite(void)
 {
@@ -331,6 +365,7 @@ create_ctx_suite(void)
 	tcase_add_test(tc, test_get_ea_list);
 	tcase_add_test(tc, test_rename_and_zero);
 	tcase_add_test(tc, test_copychunk);
+	tcase_add_test(tc, test_dup_extents);
 	suite_add_tcase(s, tc);
 	return s;
 }
