@@ -460,3 +460,51 @@ fscc_dup_extents_decode(struct cur *in, struct fscc_dup_extents *d)
 	d->len = cur_le64(in);
 	return in->err ? -1 : 0;
 }
+
+int
+fscc_notify_encode(const uint8_t *q, size_t qlen, struct wcur *out,
+    uint32_t max)
+{
+	uint8_t name16[1024];
+	uint8_t *prev = NULL, *start;
+	size_t pos = 0, total = 0;
+	uint32_t action;
+	size_t n;
+	int u;
+	char name[512];
+
+	while (pos + 6 <= qlen) {
+		action = le32_get(q + pos);
+		n = (size_t)q[pos + 4] | (size_t)q[pos + 5] << 8;
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, q + pos + 6, n);
+		name[n] = '\0';
+		pos += 6 + ((size_t)q[pos + 4] | (size_t)q[pos + 5] << 8);
+		/* '\' separates the components of a tree change */
+		for (char *p = name; *p; p++)
+			if (*p == '/')
+				*p = '\\';
+		u = unicode_utf8_to_utf16(name, strlen(name), name16,
+		    sizeof(name16));
+		if (u < 0)
+			continue;
+		if (prev != NULL)
+			while (total % 4 != 0) {
+				wcur_u8(out, 0);
+				total++;
+			}
+		if (total + 12 + (size_t)u > max)
+			return -1;
+		start = out->p;
+		if (prev != NULL && !out->err)
+			le32_put(prev, (uint32_t)(start - prev));
+		wcur_le32(out, 0);
+		wcur_le32(out, action);
+		wcur_le32(out, (uint32_t)u);
+		wcur_bytes(out, name16, (size_t)u);
+		total += 12 + (size_t)u;
+		prev = start;
+	}
+	return out->err ? -1 : 0;
+}

@@ -257,5 +257,13 @@ struct fscc_dup_extents {
 	uint64_t	 len;
 };
 int	fscc_dup_extents_decode(struct cur *, struct fscc_dup_extents *);
+/*
+ * FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1) from a queue of changes
+ * ([u32 action][u16 len][UTF-8 name, '/'-separated] ..., qlen bytes), each
+ * name with '\\' separators; -1 when they do not fit max bytes.  A name
+ * that is not valid UTF-8 is left out.
+ */
+int	fscc_notify_encode(const uint8_t *q, size_t qlen, struct wcur *out,
+	    uint32_t max);
 
 #endif

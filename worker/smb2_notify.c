@@ -872,57 +872,6 @@ smb2_notify_file_change(int root_fd, const struct file_open *f,
 	notify_file_change(root_fd, f, action, filter, 0, stream);
 }
 
-/*
- * Encodes the queued changes as FILE_NOTIFY_INFORMATION entries (MS-FSCC
- * 2.7.1) into the response; -1 when they do not fit max bytes.
- */
-static int
-notify_encode(struct notify_watch *w, struct wcur *out, uint32_t max)
-{
-	uint8_t name16[1024];
-	uint8_t *prev = NULL, *start;
-	size_t pos = 0, total = 0;
-	uint32_t action;
-	size_t n;
-	int u;
-	char name[512];
-
-	while (pos + 6 <= w->qlen) {
-		action = le32_get(w->q + pos);
-		n = (size_t)w->q[pos + 4] | (size_t)w->q[pos + 5] << 8;
-		if (n >= sizeof(name))
-			n = sizeof(name) - 1;
-		memcpy(name, w->q + pos + 6, n);
-		name[n] = '\0';
-		pos += 6 + ((size_t)w->q[pos + 4] | (size_t)w->q[pos + 5] << 8);
-		/* '\' separates the components of a tree change */
-		for (char *p = name; *p; p++)
-			if (*p == '/')
-				*p = '\\';
-		u = unicode_utf8_to_utf16(name, strlen(name), name16,
-		    sizeof(name16));
-		if (u < 0)
-			continue;
-		if (prev != NULL)
-			while (total % 4 != 0) {
-				wcur_u8(out, 0);
-				total++;
-			}
-		if (total + 12 + (size_t)u > max)
-			return -1;
-		start = out->p;
-		if (prev != NULL && !out->err)
-			le32_put(prev, (uint32_t)(start - prev));
-		wcur_le32(out, 0);
-		wcur_le32(out, action);
-		wcur_le32(out, (uint32_t)u);
-		wcur_bytes(out, name16, (size_t)u);
-		total += 12 + (size_t)u;
-		prev = start;
-	}
-	return out->err ? -1 : 0;
-}
-
 ntstatus_t
 smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -995,7 +944,7 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
 	wcur_le32(&rsp->body, 0);
 	body_start = wcur_off(&rsp->body);
-	if (notify_encode(w, &rsp->body, outlen < w->bufsize ? outlen :
+	if (fscc_notify_encode(w->q, w->qlen, &rsp->body, outlen < w->bufsize ? outlen :
 	    w->bufsize) != 0) {
 		/* does not fit the client's buffer: it must enumerate */
 		w->qlen = 0;

@@ -197,6 +197,48 @@ START_TEST(test_wildcards)
 }
 END_TEST
 
+/* Queued changes as FILE_NOTIFY_INFORMATION: chained, 4-aligned, '\\'. */
+START_TEST(test_notify_encode)
+{
+	uint8_t q[64], buf[256];
+	struct wcur w;
+	size_t n = 0;
+
+	/* [u32 action][u16 len][name] */
+	le32_put(q + n, 1);
+	q[n + 4] = 5;
+	q[n + 5] = 0;
+	memcpy(q + n + 6, "a/b.t", 5);
+	n += 11;
+	le32_put(q + n, 2);
+	q[n + 4] = 1;
+	q[n + 5] = 0;
+	q[n + 6] = 'c';
+	n += 7;
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 256), 0);
+	/* first: next 24 (12 + 10 bytes of name, aligned to 4), action 1 */
+	ck_assert_uint_eq(le32_get(buf), 24);
+	ck_assert_uint_eq(le32_get(buf + 4), 1);
+	ck_assert_uint_eq(le32_get(buf + 8), 10);
+	ck_assert_uint_eq(le16_get(buf + 12 + 2), '\\');
+	ck_assert_uint_eq(le16_get(buf + 12 + 4), 'b');
+	/* second: the last, action 2, "c" */
+	ck_assert_uint_eq(le32_get(buf + 24), 0);
+	ck_assert_uint_eq(le32_get(buf + 28), 2);
+	ck_assert_uint_eq(le32_get(buf + 32), 2);
+	ck_assert_uint_eq(le16_get(buf + 36), 'c');
+	ck_assert_uint_eq((size_t)(w.p - buf), 38);
+	/* what does not fit the client's buffer: -1 */
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 30), -1);
+	/* nothing queued: nothing written */
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_notify_encode(q, 0, &w, 256), 0);
+	ck_assert_ptr_eq(w.p, buf);
+}
+END_TEST
+
 static Suite *
 fscc_suite(void)
 {
@@ -206,6 +248,7 @@ fscc_suite(void)
 	tcase_add_test(tc, test_time);
 	tcase_add_test(tc, test_fixed_sizes);
 	tcase_add_test(tc, test_all);
+	tcase_add_test(tc, test_notify_encode);
 	tcase_add_test(tc, test_dirents);
 	tcase_add_test(tc, test_fs);
 	tcase_add_test(tc, test_wildcards);
