@@ -391,8 +391,6 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return STATUS_ACCESS_DENIED;
 	if (tree->read_only)
 		return STATUS_ACCESS_DENIED;
-	if (snapshot_path_in(tree->share, f->path))
-		return STATUS_NOT_SAME_DEVICE;
 	if (f->path[0] == '\0')
 		return STATUS_ACCESS_DENIED;
 	/* some clients send a leading backslash here; it means the root */
