@@ -701,6 +701,34 @@ EOF
 	umount "$m" || die "umount failed"
 	trap - EXIT ;;
 
+snapshot)
+	# Previous versions: the [snap] share's snapshot of 2026-01-02
+	# 03:04:05 UTC mounted with snapshot= (the client sends TWrp with
+	# every open): the old contents, listed and read; no write reaches
+	# the snapshot.  The live mount sees the live file.
+	tok=@GMT-2026.01.02-03.04.05
+	nt=$(( ($(date -u -d '2026-01-02 03:04:05' +%s) + 11644473600) * 10000000 ))
+	old=/srv/kc/snap/.snapshots/$tok/$name
+	mkdir -p "$old" /srv/kc/snap/$name
+	echo old >"$old/f"
+	echo new >/srv/kc/snap/$name/f
+	chown -R alice /srv/kc/snap/.snapshots /srv/kc/snap/$name
+	m=/mnt/snap_now m2=/mnt/snap_old
+	out=$(kc_mount $m snap alice "") || die "mount of [snap] failed: $out"
+	trap 'umount $m $m2 2>/dev/null' EXIT
+	out=$(kc_mount $m2 snap alice "snapshot=$nt") ||
+	    die "mount -o snapshot=$nt failed: $out"
+	[ "$(cat $m/$name/f)" = new ] || die "the live mount reads $(cat $m/$name/f)"
+	[ "$(cat $m2/$name/f)" = old ] || die "the snapshot mount reads $(cat $m2/$name/f)"
+	[ "$(ls $m2/$name)" = f ] || die "the snapshot lists $(ls $m2/$name)"
+	echo changed >"$m2/$name/f" 2>/dev/null && die "a write to the snapshot succeeded"
+	touch "$m2/$name/g" 2>/dev/null && die "a file was made in the snapshot"
+	[ "$(cat "$old/f")" = old ] && [ ! -e "$old/g" ] ||
+	    die "the snapshot on the server's disk changed"
+	umount $m2 || die "umount of the snapshot failed"
+	umount $m || die "umount failed"
+	trap - EXIT ;;
+
 *)	die "no check named $name" ;;
 esac
 exit 0

@@ -49,9 +49,9 @@ modprobe brd rd_nr=1 rd_size=524288 || fatal "modprobe brd failed"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/ram0 ||
     fatal "mkfs.ext4 failed"
 mkdir -p /srv/kc && mount -t ext4 /dev/ram0 /srv/kc || fatal "mount ext4 failed"
-mkdir -p /srv/kc/share /srv/kctmp
+mkdir -p /srv/kc/share /srv/kctmp /srv/kc/snap/.snapshots
 mount -t tmpfs -o size=256m tmpfs /srv/kctmp
-chmod 1777 /srv/kc/share /srv/kctmp
+chmod 1777 /srv/kc/share /srv/kctmp /srv/kc/snap
 export KC_ROOT=$R KC_SHARE=/srv/kc/share KC_TMPSHARE=/srv/kctmp KC_SERVER=$SRV
 modprobe cifs || fatal "modprobe cifs failed"
 # KCLIENT_CIFS_FYI=1: the client's debug messages (into each failed
@@ -84,6 +84,11 @@ usmbd)
 [tmp]
 	path = /srv/kctmp
 	read only = no
+
+[snap]
+	path = /srv/kc/snap
+	read only = no
+	snapshot directory = .snapshots
 EOF
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n' "${u#*:}" | $USMBCTL -s $K/usmbd.conf user add "${u%%:*}" >/dev/null ||
@@ -103,6 +108,10 @@ samba)
 	# the posix_* checks: Samba answers the POSIX extensions only when asked
 	sed -i 's/^\[global\]$/[global]\n\tsmb3 unix extensions = yes/' $d/smb.conf
 	printf '\n[tmp]\n\tpath = /srv/kctmp\n\tread only = no\n' >>$d/smb.conf
+	# previous versions: shadow_copy2's names are usmbd's (.snapshots,
+	# @GMT-%Y.%m.%d-%H.%M.%S); its snapshots are of the share's path, not
+	# of the file system's mount point (its default)
+	printf '\n[snap]\n\tpath = /srv/kc/snap\n\tread only = no\n\tvfs objects = shadow_copy2 acl_xattr streams_xattr\n\tshadow:snapdir = .snapshots\n\tshadow:mountpoint = /srv/kc/snap\n' >>$d/smb.conf
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
 		    smbpasswd -c $d/smb.conf -a -s "${u%%:*}" >/dev/null ||
