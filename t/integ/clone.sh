@@ -109,19 +109,8 @@ else
 fi
 
 run() {
-	local out line
-	out=$("$PYTHON" "$ROOT/t/integ/clone_client.py" "$PORT" "$@" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"FAIL "*) fail "${line#FAIL }" ;;
-		esac
-	done <<<"$out"
-	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
-	    fail "clone_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
-	echo "$out" | grep -q Traceback &&
-	    fail "clone_client.py $1 crashed: $(echo "$out" | tail -n 8)"
-	return 0
+	client_checks "clone_client.py $1" "$PYTHON" \
+	    "$ROOT/t/integ/clone_client.py" "$PORT" "$@"
 }
 run "$XFS/share" xfs
 run "$SHARE" plain share

@@ -267,6 +267,27 @@ check_fails() {
 	fi
 }
 
+# client_checks LABEL CMD...: runs a client that prints "ok ..." and
+# "FAIL ..." lines and records each; a run that printed none, or that
+# crashed (a Python traceback), fails under LABEL.
+client_checks() {
+	local label=$1 out line
+
+	shift
+	out=$("$@" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"FAIL "*) fail "${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
+	    fail "$label ran no check: $(echo "$out" | tail -n 5)"
+	echo "$out" | grep -q Traceback &&
+	    fail "$label crashed: $(echo "$out" | tail -n 8)"
+	return 0
+}
+
 finish() {
 	echo "$INTEG_PASSED passed, $INTEG_FAILED failed"
 	[ "$INTEG_FAILED" -eq 0 ] && exit 0

@@ -20,19 +20,7 @@ C=$ROOT/t/integ/links_client.py
 # a directory both users may write, with the files made there by root
 chmod 0777 "$SHARE"
 run() {
-	local out line
-	out=$("$PYTHON" "$C" "$PORT" "$SHARE" "$1" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"FAIL "*) fail "${line#FAIL }" ;;
-		esac
-	done <<<"$out"
-	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
-	    fail "links_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
-	echo "$out" | grep -q Traceback &&
-	    fail "links_client.py $1 crashed: $(echo "$out" | tail -n 5)"
-	return 0
+	client_checks "links_client.py $1" "$PYTHON" "$C" "$PORT" "$SHARE" "$1"
 }
 run links
 run compound

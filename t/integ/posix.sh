@@ -34,21 +34,10 @@ chmod 0777 "$SHARE"
 ln -s /etc/passwd "$SHARE/link"
 mkfifo "$SHARE/fifo"
 run() {
-	local out line c=$C
+	local c=$C
 	[ "$1" = symlink ] && c=$ROOT/t/integ/posix_symlink_client.py
 	case $1 in delete|locks|owner|shareoff) c=$ROOT/t/integ/posix_lk_client.py ;; esac
-	out=$("$PYTHON" "$c" "$PORT" "$SHARE" "$1" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"FAIL "*) fail "${line#FAIL }" ;;
-		esac
-	done <<<"$out"
-	echo "$out" | grep -q '^\(ok\|FAIL\) ' ||
-	    fail "posix_client.py $1 ran no check: $(echo "$out" | tail -n 5)"
-	echo "$out" | grep -q Traceback &&
-	    fail "posix_client.py $1 crashed: $(echo "$out" | tail -n 5)"
-	return 0
+	client_checks "$(basename "$c") $1" "$PYTHON" "$c" "$PORT" "$SHARE" "$1"
 }
 run posix
 run unoffered
