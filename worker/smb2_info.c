@@ -194,7 +194,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		wcur_le32(w, smb2_ea_size(f));
 		break;
 	case FileAccessInformation:
-		wcur_le32(w, op->access);
+		/* with what a previous version withholds, as Windows shows */
+		wcur_le32(w, op->access | op->access_withheld);
 		break;
 	case FilePositionInformation:
 		wcur_le64(w, f->position);
@@ -218,7 +219,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		/* its EaInformation is FileEaInformation's (as on NTFS) */
 		fi.ea_size = smb2_ea_size(f);
 		n16 = info_name(f, 0);
-		fscc_put_all(w, &fi, op->access, f->position, f->mode,
+		fscc_put_all(w, &fi, op->access | op->access_withheld,
+		    f->position, f->mode,
 		    info_name16, (size_t)n16);
 		break;
 	case FileNormalizedNameInformation:
