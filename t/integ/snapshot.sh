@@ -39,6 +39,8 @@ mk "$T/snap/d/b.txt" b2
 mk "$T/snap/.snapshots/$S1/a.txt" v1
 mk "$T/snap/.snapshots/$S1/d/b.txt" b1
 mk "$T/snap/.snapshots/$S2/a.txt" v2
+# a named stream (worker/smb2_create.c: an xattr) of the old a.txt
+setfattr -n user.usmbd.stream.s1 -v old "$T/snap/.snapshots/$S1/a.txt"
 mkdir -p "$T/snap/.snapshots/notasnap"
 mk "$T/snap/.snapshots/@GMT-2026.03.01-00.00.00" "a file, not a snapshot"
 mk "$T/fold/Kopien-Ä/$S1/a.txt" f1
@@ -324,17 +326,33 @@ else
 	fail "a user who may not list the snapshot directory"; echo "$out$out2"
 fi
 
-# smbtorture: the enumeration, and the root of a snapshot by TWrp.
-for t in smb2.ioctl.shadow_copy smb2.twrp.openroot smb2.twrp.write; do
-	o=$T/torture.$t
-	timeout 120 smbtorture //127.0.0.1/snap -p "$PORT" \
-	    -U "alice%$ALICE_PW" --option=torture:twrp_snapshot=$S1 --option=torture:twrp_file=a.txt \
-	    "$t" >"$o" 2>&1
-	if grep -q -x "success: ${t##*.}" "$o"; then
-		ok "smbtorture $t"
-	else
-		fail "smbtorture $t"; tail -5 "$o"
-	fi
+# smbtorture: the enumeration, the root of a snapshot by TWrp, a previous
+# version opened for writing (granted, each change refused) and a named
+# stream of a previous version read;
+# also with Samba 4.22's smbtorture where scripts/samba-ref.sh installed it.
+TORTURES=4.17
+"$ROOT/scripts/samba-ref.sh" path >/dev/null 2>&1 &&
+    TORTURES="4.17 4.22"
+for v in $TORTURES; do
+	for t in smb2.ioctl.shadow_copy smb2.twrp.openroot smb2.twrp.write \
+	    smb2.twrp.stream; do
+		o=$T/torture.$v.$t
+		if [ "$v" = 4.17 ]; then
+			run=(smbtorture)
+		else
+			run=("$ROOT/scripts/samba-ref.sh" run smbtorture)
+		fi
+		timeout 120 "${run[@]}" //127.0.0.1/snap -p "$PORT" \
+		    -U "alice%$ALICE_PW" --option=torture:twrp_snapshot=$S1 \
+		    --option=torture:twrp_file=a.txt \
+		    --option=torture:twrp_stream=s1 \
+		    --option=torture:twrp_stream_size=3 "$t" >"$o" 2>&1
+		if grep -q -x "success: ${t##*.}" "$o"; then
+			ok "smbtorture ($v) $t"
+		else
+			fail "smbtorture ($v) $t"; tail -5 "$o"
+		fi
+	done
 done
 
 finish
