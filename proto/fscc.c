@@ -198,6 +198,31 @@ fscc_put_stream(struct wcur *w, const uint8_t *name16, size_t len,
 	return 24 + len;
 }
 
+void
+fscc_fs_apply_quota(struct fscc_fs *fs, uint64_t limit, uint64_t used,
+    uint64_t unit)
+{
+	uint64_t left;
+
+	if (limit == 0 || unit == 0)
+		return;
+	limit /= unit;
+	used = used / unit + (used % unit != 0);
+	if (used >= limit) {
+		if (used < fs->total_units)
+			fs->total_units = used;
+		fs->avail_units = fs->actual_avail_units = 0;
+		return;
+	}
+	left = limit - used;
+	if (limit < fs->total_units)
+		fs->total_units = limit;
+	if (left < fs->avail_units)
+		fs->avail_units = left;
+	if (left < fs->actual_avail_units)
+		fs->actual_avail_units = left;
+}
+
 int
 fscc_put_fs(struct wcur *w, int info_class, const struct fscc_fs *fs,
     const uint8_t *label16, size_t label16_len)

@@ -158,6 +158,16 @@ struct fscc_fs {
 	uint8_t		 object_id[16];
 };
 
+/*
+ * A disk quota of limit bytes, used of them, as the size and free space a
+ * user sees (units of unit bytes): the limit where it is less than the
+ * file system's size, what is left of it where that is less than what is
+ * free, nothing free and the size what is used once over it (Samba's
+ * free-space answer).  limit 0: no quota, nothing changes.
+ */
+void	fscc_fs_apply_quota(struct fscc_fs *, uint64_t limit, uint64_t used,
+	    uint64_t unit);
+
 /* Each returns 0, or -1 when the class is unknown. */
 int	fscc_put_fs(struct wcur *, int info_class, const struct fscc_fs *,
 	    const uint8_t *label16, size_t label16_len);

@@ -221,6 +221,21 @@ durable_expired(const struct shm_durable_rec *d, uint64_t now_ms)
 	    now_ms - d->disconnected_at >= d->timeout_ms;
 }
 
+/* MS-SMB2 3.3.5.9.7 and 3.3.5.9.12: what identifies the handle, then whose. */
+int
+shm_durable_claim_match(const struct shm_durable_rec *d,
+    const struct shm_durable_claim *cl)
+{
+	if (cl->v2 ? memcmp(d->create_guid, cl->create_guid, SHM_GUID_LEN) != 0 ||
+	    !(d->flags & SHM_DURABLE_V2) : (d->flags & SHM_DURABLE_V2) != 0)
+		return -ENOENT;
+	if (memcmp(d->client_guid, cl->client_guid, SHM_GUID_LEN) != 0)
+		return -ENOENT;
+	if (cl->user == NULL || strcmp(d->user, cl->user) != 0)
+		return -EACCES;
+	return 0;
+}
+
 int
 shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *cl,
     uint64_t now_ms, struct shm_durable_rec *out)
@@ -232,22 +247,9 @@ shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *
 	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
 	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
-	if ((rc = durable_get_txn(s, txn, id, out)) != 0)
+	if ((rc = durable_get_txn(s, txn, id, out)) != 0 ||
+	    (rc = shm_durable_claim_match(out, cl)) != 0)
 		goto out;
-	/* MS-SMB2 3.3.5.9.7 and 3.3.5.9.12: what identifies the handle. */
-	if (cl->v2 ? memcmp(out->create_guid, cl->create_guid, SHM_GUID_LEN) != 0 ||
-	    !(out->flags & SHM_DURABLE_V2) : (out->flags & SHM_DURABLE_V2) != 0) {
-		rc = -ENOENT;
-		goto out;
-	}
-	if (memcmp(out->client_guid, cl->client_guid, SHM_GUID_LEN) != 0) {
-		rc = -ENOENT;
-		goto out;
-	}
-	if (cl->user == NULL || strcmp(out->user, cl->user) != 0) {
-		rc = -EACCES;
-		goto out;
-	}
 	if (!(out->flags & SHM_DURABLE_DISCONNECTED)) {
 		rc = -EBUSY;
 		goto out;

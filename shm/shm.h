@@ -671,8 +671,16 @@ int	shm_durable_get(struct shm *, uint64_t persistent_id, struct shm_durable_rec
 /* The connection went away: keep the open, locks and lease for the timeout. */
 int	shm_durable_disconnect(struct shm *, uint64_t persistent_id, uint64_t now_ms);
 /*
+ * Does the claim name this handle (-ENOENT if not) and is it its user's
+ * (-EACCES if not)?  shm_durable_reclaim checks it again under the lock;
+ * a worker asks first so that another user learns nothing from reopening
+ * the file (worker/durable.c).
+ */
+int	shm_durable_claim_match(const struct shm_durable_rec *,
+	    const struct shm_durable_claim *);
+/*
  * A reconnect: the open must be disconnected and not expired, of the same
- * user, and match the client GUID (v1) or the create GUID (v2); else
+ * user (else -EACCES), and match the client GUID (v1) or the create GUID (v2); else
  * -ENOENT.  The open, its locks and the record move to claim->pid; out gets
  * what is needed to reopen the file.
  */

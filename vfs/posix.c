@@ -21,6 +21,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
+#include <linux/quota.h>
 
 #include "vfs/vfs.h"
 
@@ -179,6 +180,31 @@ posix_first_link(int root, const char *path, size_t *end)
 	}
 	close(dfd);
 	return -ENOENT;
+}
+
+/*
+ * quotactl_fd (Linux 5.14): the file system by a descriptor, no block
+ * device name to find.  The worker's seccomp filter lets Q_GETQUOTA
+ * through and nothing else (worker/confine.c).
+ */
+#ifndef SYS_quotactl_fd
+#define SYS_quotactl_fd	443
+#endif
+
+static int
+posix_quota(int fd, int group, uint32_t id, struct vfs_quota *q)
+{
+	struct if_dqblk d;
+	uint64_t lim;
+
+	memset(&d, 0, sizeof(d));
+	if (syscall(SYS_quotactl_fd, (unsigned)fd, QCMD(Q_GETQUOTA,
+	    group ? GRPQUOTA : USRQUOTA), (unsigned)id, &d) != 0)
+		return -errno;
+	lim = d.dqb_bsoftlimit != 0 ? d.dqb_bsoftlimit : d.dqb_bhardlimit;
+	q->limit = (d.dqb_valid & QIF_BLIMITS) ? lim * QIF_DQBLKSIZE : 0;
+	q->used = (d.dqb_valid & QIF_SPACE) ? d.dqb_curspace : 0;
+	return 0;
 }
 
 static ssize_t
@@ -889,6 +915,7 @@ const struct vfs_ops vfs_posix = {
 	.fstat = posix_fstat,
 	.statat = posix_statat,
 	.statfs = posix_statfs,
+	.quota = posix_quota,
 	.entstat = posix_entstat,
 	.entxattr = posix_entxattr,
 	.pread = posix_pread,

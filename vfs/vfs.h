@@ -41,6 +41,12 @@ struct vfs_statfs {
 	uint64_t	 fsid;
 };
 
+/* A user's or a group's block quota on a file system, in bytes. */
+struct vfs_quota {
+	uint64_t	 limit;		/* the soft limit, else the hard; 0: none */
+	uint64_t	 used;
+};
+
 /* A Windows-side view kept by the backend next to the file (vfs/xattr.c). */
 struct vfs_dosinfo {
 	uint32_t	 attrs;		/* FILE_ATTRIBUTE_* the client set */
@@ -150,6 +156,11 @@ struct vfs_ops {
 	int	(*fstat)(int fd, struct vfs_stat *);
 	int	(*statat)(int root, const char *path, struct vfs_stat *);
 	int	(*statfs)(int fd, struct vfs_statfs *);
+	/*
+	 * The block quota of user (group 0) or group (1) id on fd's file
+	 * system (O_PATH will do); -ESRCH where quotas are off.
+	 */
+	int	(*quota)(int fd, int group, uint32_t id, struct vfs_quota *);
 	/* One entry (a single name, no '/') of directory dirfd, not
 	 * following a final symlink: for listings. */
 	int	(*entstat)(int dirfd, const char *name, struct vfs_stat *);

@@ -61,7 +61,10 @@
  *   to clone, whose flags a filter can read), bpf, perf_event_open,
  *   userfaultfd, kexec_load/kexec_file_load, reboot,
  *   init/finit/delete_module, keyctl/add_key/request_key,
- *   swapon/swapoff, acct, quotactl(_fd), settimeofday, clock_settime,
+ *   swapon/swapoff, acct, quotactl, quotactl_fd but its Q_GETQUOTA of a
+ *   user or group (what the share's free space needs: worker/smb2_info.c;
+ *   the kernel lets an unprivileged caller read only its own uid's and
+ *   groups'), settimeofday, clock_settime,
  *   clock_adjtime, adjtimex, sethostname, setdomainname, syslog,
  *   personality, vhangup, fanotify_init, open_by_handle_at,
  *   name_to_handle_at (file handles bypass path checks), execve/execveat
@@ -234,9 +237,6 @@ static const int confine_worker_denied[] = {
 	SYS_init_module, SYS_finit_module, SYS_delete_module,
 	SYS_keyctl, SYS_add_key, SYS_request_key,
 	SYS_swapon, SYS_swapoff, SYS_acct, SYS_quotactl,
-#ifdef SYS_quotactl_fd
-	SYS_quotactl_fd,
-#endif
 	SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime,
 	SYS_adjtimex, SYS_sethostname, SYS_setdomainname, SYS_syslog,
 	SYS_personality, SYS_vhangup, SYS_fanotify_init,
@@ -247,6 +247,13 @@ static const int confine_worker_denied[] = {
 	SYS_ustat, SYS__sysctl,
 #endif
 };
+
+#ifndef SYS_quotactl_fd
+#define SYS_quotactl_fd	443
+#endif
+/* QCMD(Q_GETQUOTA, USRQUOTA) and (.., GRPQUOTA), linux/quota.h */
+#define CONFINE_Q_GETQUOTA_USR	0x80000700u
+#define CONFINE_Q_GETQUOTA_GRP	0x80000701u
 
 /* Namespaces: clone with any of these fails like unshare. */
 #define CONFINE_CLONE_NS	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | \
@@ -281,6 +288,7 @@ confine_emit(struct confine_prog *p, struct sock_filter f)
 #define OFF_ARCH	offsetof(struct seccomp_data, arch)
 /* The low 32 bits of args[0] (little-endian). */
 #define OFF_ARG0_LO	offsetof(struct seccomp_data, args[0])
+#define OFF_ARG1_LO	offsetof(struct seccomp_data, args[1])
 #define OFF_ARG2_LO	offsetof(struct seccomp_data, args[2])
 
 /*
@@ -394,8 +402,17 @@ confine_worker_filter(void)
 	confine_emit(&p, RET(SECCOMP_RET_ERRNO | ENOSYS));
 	confine_emit(&p, JEQ(SYS_clone, 0, 3));
 	confine_emit(&p, LD(OFF_ARG0_LO));
-	/* No namespace flag: straight to the ALLOW (A holds the flags now). */
-	confine_emit(&p, JSET(CONFINE_CLONE_NS, 0, (uint8_t)(n + 1)));
+	/*
+	 * No namespace flag: straight to the ALLOW (A holds the flags now),
+	 * past the EPERM, quotactl_fd's 5 and the n compares.
+	 */
+	confine_emit(&p, JSET(CONFINE_CLONE_NS, 0, (uint8_t)(n + 6)));
+	confine_emit(&p, RET(SECCOMP_RET_ERRNO | EPERM));
+	/* quotactl_fd: reading a quota only (A is the call's number again). */
+	confine_emit(&p, JEQ(SYS_quotactl_fd, 0, 4));
+	confine_emit(&p, LD(OFF_ARG1_LO));
+	confine_emit(&p, JEQ(CONFINE_Q_GETQUOTA_USR, (uint8_t)(n + 2), 0));
+	confine_emit(&p, JEQ(CONFINE_Q_GETQUOTA_GRP, (uint8_t)(n + 1), 0));
 	confine_emit(&p, RET(SECCOMP_RET_ERRNO | EPERM));
 	/* Each match jumps to the EPERM after the final ALLOW. */
 	for (i = 0; i < n; i++)

@@ -48,6 +48,8 @@ struct tree {
 	 * FSCTL_DUPLICATE_EXTENTS_TO_FILE follow it (worker/smb2_fsctl.c).
 	 */
 	uint32_t		 clone_unit;
+	/* no quota to read here until then (worker/smb2_info.c) */
+	int64_t			 quota_off_until_ms;
 	/* descriptors are stored in this share (worker/smb2_secdesc.c) */
 	int			 sd_stored;
 	int64_t			 sd_checked_ms;

@@ -225,11 +225,6 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 			return STATUS_INVALID_PARAMETER;
 	} else if (r->lease)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
-	f = durable_unpark(rec.persistent_id);
-	if (f == NULL &&
-	    (status = durable_reopen(tree, &rec, &f)) != STATUS_SUCCESS)
-		return status;
-
 	memset(&cl, 0, sizeof(cl));
 	cl.user = req->sess->user;
 	/*
@@ -254,6 +249,18 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	}
 	cl.pid = shm_self(s);
 	cl.session_id = req->sess->session_id;
+	/*
+	 * Whose handle it is, before the file is opened: another user must
+	 * get the same answer whether or not his own rights would open it
+	 * (smbtorture smb2.durable-open.reopen6 expects ACCESS_DENIED).
+	 */
+	if ((rc = shm_durable_claim_match(&rec, &cl)) != 0)
+		return rc == -EACCES ? STATUS_ACCESS_DENIED :
+		    STATUS_OBJECT_NAME_NOT_FOUND;
+	f = durable_unpark(rec.persistent_id);
+	if (f == NULL &&
+	    (status = durable_reopen(tree, &rec, &f)) != STATUS_SUCCESS)
+		return status;
 	rc = shm_durable_reclaim(s, r->reconnect_persistent, &cl, shm_now_ms(),
 	    &rec);
 	if (rc != 0) {

@@ -36,6 +36,13 @@ struct open {
 	struct session	*sess;
 	struct tree	*tree;
 	uint32_t	 access;	/* granted access mask */
+	/*
+	 * Rights granted but not usable: a previous version's write-type
+	 * rights (worker/snapshot.h).  Shown in FileAccessInformation as
+	 * Windows shows them; every guard judges access alone, and WRITE
+	 * answers MEDIA_WRITE_PROTECTED.
+	 */
+	uint32_t	 access_withheld;
 	union {
 		struct rpc_pipe	 *pipe;	/* OPEN_PIPE, owned by worker/smb2_pipe.c */
 		struct file_open *file;	/* OPEN_FILE / OPEN_DIR, owned by worker/smb2_create.c */

@@ -84,6 +84,7 @@ struct create_call {
 	int		 dos_known, has_dos, replayed, pfd, st_fresh, st_valid;
 	int		 links;		/* CREATE_FOLLOW... (smb2_create_fs.h) */
 	int		 special;	/* a symlink or special file itself */
+	int		 snapshot;	/* a name in the snapshot directory */
 };
 
 static void
@@ -99,6 +100,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	memset(&cr->grant, 0, sizeof(cr->grant));
 	cr->want = 0;
 	cr->maxacc = 0;
+	cr->snapshot = 0;
 	cr->action = FILE_OPENED;
 	cr->exists = 0;
 	cr->is_dir = 0;
@@ -297,12 +299,18 @@ create_check_snapshot(struct create_call *cr)
 {
 	if (!snapshot_path_in(cr->tree->share, cr->f->path))
 		return STATUS_SUCCESS;
+	cr->snapshot = 1;
 	/* a missing name to open: not found, as anywhere */
 	if (!cr->exists && cr->disp == FILE_OPEN)
 		return STATUS_SUCCESS;
-	/* OPEN_IF of an existing name is an open; anything else a change */
-	if (!cr->exists || create_writes(cr) || (cr->disp != FILE_OPEN &&
-	    cr->disp != FILE_OPEN_IF))
+	/*
+	 * OPEN_IF of an existing name is an open; anything else a change.
+	 * Write-type rights are judged and granted, then withheld
+	 * (create_set_up), as Windows opens a previous version
+	 * (smbtorture smb2.twrp.write).
+	 */
+	if (!cr->exists || (cr->opts & FILE_DELETE_ON_CLOSE) ||
+	    (cr->disp != FILE_OPEN && cr->disp != FILE_OPEN_IF))
 		return STATUS_MEDIA_WRITE_PROTECTED;
 	return STATUS_SUCCESS;
 }
@@ -395,10 +403,16 @@ create_judge_access(struct create_call *cr)
 	if ((status = smb2_secdesc_privilege(cr->req->conn->conf, access)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/*
+	 * A previous version is opened for reading only, so the kernel
+	 * judges none of its write-type rights: they are judged here.
+	 */
 	if (cr->exists && ((access & MAXIMUM_ALLOWED) || cr->cc.mxac ||
-	    (cr->want & DELETE_ACCESS))) {
+	    (cr->want & DELETE_ACCESS) ||
+	    (cr->snapshot && (cr->want & SNAPSHOT_WRITE_RIGHTS)))) {
 		cr->maxacc = create_maximal_access(cr->tree, cr->f->path,
-		    &cr->st, !(access & MAXIMUM_ALLOWED) && !cr->cc.mxac);
+		    &cr->st, !(access & MAXIMUM_ALLOWED) && !cr->cc.mxac &&
+		    !cr->snapshot);
 		/*
 		 * MS-SMB2 3.3.5.9: MAXIMUM_ALLOWED adds the maximal access
 		 * but the rights also asked for by name are still checked;
@@ -418,6 +432,9 @@ create_judge_access(struct create_call *cr)
 			/* from GENERIC_ALL only */
 			cr->want &= ~DELETE_ACCESS;
 		}
+		if (cr->snapshot &&
+		    (cr->want & SNAPSHOT_WRITE_RIGHTS & ~cr->maxacc))
+			return STATUS_ACCESS_DENIED;
 	} else if (!cr->exists) {
 		cr->want |= (access & MAXIMUM_ALLOWED) ? FILE_ALL_ACCESS : 0;
 		/* the NT lock of a create: the parent's descriptor */
@@ -460,8 +477,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 	if (fd >= 0 && f->stream[0] != '\0') {
 		f->readable = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0 ||
 		    cr->disp != FILE_OPEN;
-		f->writable = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) !=
-		    0 || cr->disp != FILE_OPEN;
+		f->writable = !cr->snapshot && ((want & (FILE_WRITE_DATA |
+		    FILE_APPEND_DATA)) != 0 || cr->disp != FILE_OPEN);
 	}
 	if (fd == -EACCES && !(want & FILE_READ_DATA))
 		fd = vfs->open(tree->root_fd, f->path, O_PATH | O_DIRECTORY,
@@ -478,13 +495,16 @@ create_open_file(struct create_call *cr)
 {
 	struct tree *tree = cr->tree;
 	struct file_open *f = cr->f;
-	uint32_t want = cr->want, maxacc = cr->maxacc;
+	/* a previous version's write rights are withheld: read only */
+	uint32_t want = cr->want, maxacc = cr->maxacc &
+	    (cr->snapshot ? ~SNAPSHOT_WRITE_RIGHTS : ~0u);
 	int r = (want & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
-	int w = (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
+	int w = !cr->snapshot &&
+	    (want & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
 	int flags, fd;
 
 	if (f->stream[0] != '\0')
-		w = w || cr->disp != FILE_OPEN;
+		w = w || (!cr->snapshot && cr->disp != FILE_OPEN);
 	if (cr->truncate || !cr->exists)
 		w = 1;
 	flags = w ? (r ? O_RDWR : O_WRONLY) : (r ? O_RDONLY : O_PATH);
@@ -703,8 +723,10 @@ create_set_up(struct create_call *cr)
 		uint32_t saction = cr->action == FILE_CREATED ? FILE_CREATED :
 		    FILE_OPENED;
 
+		/* no stream is made in a previous version */
 		status = create_open_stream(f, disp != FILE_OPEN &&
-		    disp != FILE_OVERWRITE, disp == FILE_SUPERSEDE ||
+		    disp != FILE_OVERWRITE && !cr->snapshot,
+		    disp == FILE_SUPERSEDE ||
 		    disp == FILE_OVERWRITE || disp == FILE_OVERWRITE_IF,
 		    &saction);
 		if (status != STATUS_SUCCESS)
@@ -746,6 +768,10 @@ create_set_up(struct create_call *cr)
 	if (cr->opts & FILE_WRITE_THROUGH)
 		f->mode |= FILE_WRITE_THROUGH;
 	cr->op->access = cr->want;
+	if (cr->snapshot) {
+		cr->op->access_withheld = cr->want & SNAPSHOT_WRITE_RIGHTS;
+		cr->op->access &= ~SNAPSHOT_WRITE_RIGHTS;
+	}
 	cr->op->u.file = f;
 	return STATUS_SUCCESS;
 }

@@ -13,7 +13,6 @@
 
 #include "daemon/conf.h"
 #include "proto/fscc.h"
-#include "worker/snapshot.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -104,7 +103,7 @@ create_maximal_access(struct tree *tree, const char *path,
 			a |= DELETE_ACCESS;
 		close(pfd);
 	}
-	if (tree->read_only || snapshot_path_in(tree->share, path))
+	if (tree->read_only)
 		a &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
 		    FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | DELETE_ACCESS |
 		    WRITE_DAC | WRITE_OWNER);

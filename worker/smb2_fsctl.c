@@ -50,6 +50,23 @@
 
 static const uint8_t resume_magic[8] = { 'u', 's', 'm', 'b', 'd', 'r', 'k', 1 };
 
+/* The FSCTLs served here that change the file they are sent on. */
+static int
+fsctl_changes_file(uint32_t code)
+{
+	switch (code) {
+	case FSCTL_SET_REPARSE_POINT:
+	case FSCTL_SET_SPARSE:
+	case FSCTL_SET_ZERO_DATA:
+	case FSCTL_SET_COMPRESSION:
+	case FSCTL_DUPLICATE_EXTENTS_TO_FILE:
+	case FSCTL_SRV_COPYCHUNK:
+	case FSCTL_SRV_COPYCHUNK_WRITE:
+		return 1;
+	}
+	return 0;
+}
+
 static ntstatus_t
 fsctl_sparse(struct open *op, struct cur *in)
 {
@@ -510,6 +527,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 	out = *w;
 	if ((size_t)(out.end - out.p) > maxout)
 		out.end = out.p + maxout;
+	/* a previous version's handle: the rights are shown, not usable */
+	if (op->access_withheld != 0 && fsctl_changes_file(code))
+		return STATUS_MEDIA_WRITE_PROTECTED;
 	switch (code) {
 	case FSCTL_GET_REPARSE_POINT:
 		status = smb2_reparse_get(op, &out);

@@ -27,6 +27,7 @@
 #include "worker/smb2_posix.h"
 #include "worker/smb2_info_priv.h"
 #include "worker/state.h"
+#include "worker/worker.h"
 
 #define INFO_OUT_OFFSET		(SMB2_HDR_LEN + 8)
 
@@ -194,7 +195,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		wcur_le32(w, smb2_ea_size(f));
 		break;
 	case FileAccessInformation:
-		wcur_le32(w, op->access);
+		/* with what a previous version withholds, as Windows shows */
+		wcur_le32(w, op->access | op->access_withheld);
 		break;
 	case FilePositionInformation:
 		wcur_le64(w, f->position);
@@ -218,7 +220,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		/* its EaInformation is FileEaInformation's (as on NTFS) */
 		fi.ea_size = smb2_ea_size(f);
 		n16 = info_name(f, 0);
-		fscc_put_all(w, &fi, op->access, f->position, f->mode,
+		fscc_put_all(w, &fi, op->access | op->access_withheld,
+		    f->position, f->mode,
 		    info_name16, (size_t)n16);
 		break;
 	case FileNormalizedNameInformation:
@@ -262,6 +265,52 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 	return STATUS_SUCCESS;
 }
 
+/* Quotas off on a share's file system: asked again after this. */
+#define INFO_QUOTA_RECHECK_MS	60000
+
+static int64_t
+info_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A disk quota is the disk as its user sees it: the size is the limit and
+ * the free space what is left of it (none once over), where that is less
+ * than the file system's; the user's quota, else the primary group's.
+ * What Samba's free-space answer does (source3/smbd/quotas.c), so that
+ * Windows shows how much more this user can store.  Where the file system
+ * keeps no quotas the tree stops asking for a while: one syscall per
+ * size query otherwise.
+ */
+static void
+info_fs_quota(struct smb2_req *req, struct fscc_fs *fs, uint64_t unit)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct tree *tree = req->tree;
+	struct vfs_quota q;
+	int64_t now = info_now_ms();
+	int rc;
+
+	if (vfs->quota == NULL || unit == 0 || now < tree->quota_off_until_ms)
+		return;
+	rc = vfs->quota(tree->root_fd, 0, (uint32_t)user_euid(), &q);
+	if (rc != 0 || q.limit == 0) {
+		if (req->sess == NULL || vfs->quota(tree->root_fd, 1,
+		    (uint32_t)req->sess->gid, &q) != 0) {
+			/* ESRCH: quotas off; ENOSYS, ENOTTY: none kept */
+			if (rc != 0)
+				tree->quota_off_until_ms = now +
+				    INFO_QUOTA_RECHECK_MS;
+			return;
+		}
+	}
+	fscc_fs_apply_quota(fs, q.limit, q.used, unit);
+}
+
 static ntstatus_t
 info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 {
@@ -284,6 +333,8 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	fs.total_units = sf.blocks;
 	fs.avail_units = sf.bavail;
 	fs.actual_avail_units = sf.bfree;
+	if (klass == FileFsSizeInformation || klass == FileFsFullSizeInformation)
+		info_fs_quota(req, &fs, (uint64_t)spu * 512);
 	fs.serial = (uint32_t)(sf.fsid ^ (sf.fsid >> 32));
 	fs.volume_created = fscc_time_from_timespec(st.has_btime ? &st.btime :
 	    &st.mtime);

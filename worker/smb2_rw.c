@@ -225,6 +225,9 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	f = op->u.file;
 	if (f->is_dir)
 		return STATUS_INVALID_DEVICE_REQUEST;
+	/* a previous version (worker/snapshot.h) */
+	if (op->access_withheld & (FILE_WRITE_DATA | FILE_APPEND_DATA))
+		return STATUS_MEDIA_WRITE_PROTECTED;
 	if (!(op->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) ||
 	    !f->writable)
 		return STATUS_ACCESS_DENIED;
@@ -320,7 +323,9 @@ smb2_flush_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	cur_skip(c, 6);
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
 		return status;
-	if (!(op->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)))
+	/* a previous version's handle has nothing to flush */
+	if (!((op->access | op->access_withheld) &
+	    (FILE_WRITE_DATA | FILE_APPEND_DATA)))
 		return STATUS_ACCESS_DENIED;
 	if (!op->u.file->is_dir && op->u.file->writable &&
 	    (rc = file_vfs()->fsync(op->u.file->fd, 0)) != 0)

@@ -559,6 +559,9 @@ info_set(struct smb2_req *req, struct smb2_rsp *rsp)
 
 		if (sd == NULL)
 			return STATUS_INVALID_PARAMETER;
+		/* a previous version (below) */
+		if (snapshot_path_in(op->tree->share, f->path))
+			return STATUS_MEDIA_WRITE_PROTECTED;
 		if (!smb2_posix_sd_chmod(op, addl, sd, blen, &status))
 			status = smb2_secdesc_set(op, addl, sd, blen);
 		if (status != STATUS_SUCCESS)

@@ -5,8 +5,11 @@
  * FSCTL_SRV_ENUMERATE_SNAPSHOTS lists them as @GMT tokens; a CREATE with a
  * TWrp context opens the same path inside the snapshot of that time.
  * Everything under the snapshot directory is read-only over SMB, however it
- * is reached: no write-type access is granted there and no name is made,
- * changed or linked (snapshot_path_in).
+ * is reached (snapshot_path_in): no name is made, changed or linked, and
+ * an existing one opens with the write-type rights its mode grants, as
+ * Windows opens a previous version, but withheld (SNAPSHOT_WRITE_RIGHTS,
+ * struct open's access_withheld): the file is opened for reading only and
+ * each change is refused with MEDIA_WRITE_PROTECTED.
  */
 #ifndef USMBD_WORKER_SNAPSHOT_H
 #define USMBD_WORKER_SNAPSHOT_H
@@ -16,6 +19,7 @@
 
 #include "proto/cur.h"
 #include "proto/ntstatus.h"
+#include "worker/file_open.h"
 
 struct conf_share;
 struct tree;
@@ -23,6 +27,10 @@ struct tree;
 #define SNAPSHOT_FORMAT_DEFAULT	"@GMT-%Y.%m.%d-%H.%M.%S"
 /* "@GMT-YYYY.MM.DD-HH.MM.SS", MS-SMB2 2.2.32.2 */
 #define SNAPSHOT_TOKEN_LEN	24
+/* What a previous version's open is granted but cannot use. */
+#define SNAPSHOT_WRITE_RIGHTS	(FILE_WRITE_DATA | FILE_APPEND_DATA | \
+	FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | \
+	DELETE_ACCESS | WRITE_DAC | WRITE_OWNER)
 /* Snapshots listed at most (newest first); older ones are not offered. */
 #define SNAPSHOT_MAX		512
 

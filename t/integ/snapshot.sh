@@ -5,12 +5,15 @@
 # file and a name in another format are not snapshots); a CREATE with a
 # TWrp context opens the file or directory of that time; smbclient's
 # `allinfo` and its @GMT paths use both.  Nothing in a snapshot changes over
-# SMB, although the copies on disk are alice's and writable by her: no
-# write-type access (MEDIA_WRITE_PROTECTED), no new name, no set info, no
-# link or rename out of it or into it (NOT_SAME_DEVICE), by TWrp or by the
-# snapshot directory's own path.  A user who may not list the snapshot
+# SMB, although the copies on disk are alice's and writable by her: write
+# access is granted as Windows grants it and shown in FileAccessInformation,
+# but every WRITE, set info and changing FSCTL is refused
+# (MEDIA_WRITE_PROTECTED); no new name or stream, no link or rename out of
+# it or into it (NOT_SAME_DEVICE), by TWrp or by the snapshot directory's
+# own path.  A user who may not list the snapshot
 # directory is offered none; a share without one answers as before.
-# smbtorture's smb2.ioctl.shadow_copy and smb2.twrp.openroot run against it.
+# smbtorture's smb2.ioctl.shadow_copy, smb2.twrp.openroot and
+# smb2.twrp.write run against it.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -36,6 +39,8 @@ mk "$T/snap/d/b.txt" b2
 mk "$T/snap/.snapshots/$S1/a.txt" v1
 mk "$T/snap/.snapshots/$S1/d/b.txt" b1
 mk "$T/snap/.snapshots/$S2/a.txt" v2
+# a named stream (worker/smb2_create.c: an xattr) of the old a.txt
+setfattr -n user.usmbd.stream.s1 -v old "$T/snap/.snapshots/$S1/a.txt"
 mkdir -p "$T/snap/.snapshots/notasnap"
 mk "$T/snap/.snapshots/@GMT-2026.03.01-00.00.00" "a file, not a snapshot"
 mk "$T/fold/Kopien-Ä/$S1/a.txt" f1
@@ -48,7 +53,15 @@ chmod 0700 "$T/hidden/.snap"
 touch -d '2026-01-02 03:04:05' "$T/snap/.snapshots/$S1/a.txt"
 integ_start || exit 1
 
-sums() { find "$T/snap/.snapshots" -printf '%p %s %T@ %m\n' | sort | md5sum; }
+# names, sizes, times, modes, contents and xattrs (streams, DOS attributes)
+sums() {
+	{ find "$T/snap/.snapshots" "$T/fold/Kopien-Ä" -printf '%p %s %T@ %m\n' |
+	    sort
+	  find "$T/snap/.snapshots" "$T/fold/Kopien-Ä" -type f -exec md5sum {} + |
+	    sort
+	  getfattr -R -d -m - "$T/snap/.snapshots" "$T/fold/Kopien-Ä" 2>/dev/null
+	} | md5sum
+}
 before=$(sums)
 
 "$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" > "$T/out.py" 2>&1 <<'PYEOF'
@@ -100,6 +113,23 @@ def create(srv, t, name, access=0x80000000 | 0x1, disp=1, opts=0, token=None):
 
 def read_all(srv, t, fid):
     return srv.read(t, fid, 0, 4096)
+
+def status(fn):
+    try:
+        fn()
+        return OK
+    except (SessionError, smb3.SessionError) as e:
+        return code(e)
+
+def write_refused(srv, t, name, token=None, what=''):
+    """write access granted, the WRITE refused, the content unchanged"""
+    st, fid = create(srv, t, name, access=0x3, token=token)
+    check('write access to %s%s: granted' % (name, what), st == OK, hex(st))
+    if fid:
+        ws = status(lambda: srv.write(t, fid, b'changed', 0, 7))
+        check('... its WRITE: MEDIA_WRITE_PROTECTED', ws == WRITE_PROTECTED,
+              hex(ws))
+        srv.close(t, fid)
 
 def ioctl(srv, t, fid, maxout):
     try:
@@ -166,18 +196,29 @@ check('the live listing is the live share', 'a.txt' in listed and 'd' in listed,
       listed)
 
 # Nothing in a snapshot changes.
-st, _ = create(srv, t, 'a.txt', access=0x2, token=S1)
-check('write access to a previous version: MEDIA_WRITE_PROTECTED',
+write_refused(srv, t, 'a.txt', S1, ' (TWrp)')
+st, fid = create(srv, t, 'a.txt', access=0x3, token=S1)
+if fid:
+    ss = status(lambda: srv.ioctl(t, fid, 0x000900C4, flags=1,
+                                  inputBlob=b'\x01', maxOutputResponse=0))
+    check('FSCTL_SET_SPARSE on it: MEDIA_WRITE_PROTECTED',
+          ss == WRITE_PROTECTED, hex(ss))
+    fs = status(lambda: srv.flush(t, fid))
+    check('... FLUSH succeeds (nothing to write)', fs == OK, hex(fs))
+    srv.close(t, fid)
+st, _ = create(srv, t, 'a.txt', access=0x10001, opts=0x1000, token=S1)
+check('DELETE_ON_CLOSE on a previous version: MEDIA_WRITE_PROTECTED',
       st == WRITE_PROTECTED, hex(st))
+st, _ = create(srv, t, 'a.txt:new', access=0x3, disp=3, token=S1)
+check('OPEN_IF of a new stream of a previous version: not made',
+      st == NOT_FOUND, hex(st))
 st, _ = create(srv, t, 'a.txt', access=0x1, disp=5, token=S1)
 check('OVERWRITE_IF of a previous version: MEDIA_WRITE_PROTECTED',
       st == WRITE_PROTECTED, hex(st))
 st, _ = create(srv, t, 'new.txt', access=0x1, disp=3, token=S1)
 check('a new name in a snapshot: MEDIA_WRITE_PROTECTED',
       st == WRITE_PROTECTED, hex(st))
-st, _ = create(srv, t, '.snapshots\\%s\\a.txt' % S1, access=0x2)
-check('write access through the snapshot directory\'s path: '
-      'MEDIA_WRITE_PROTECTED', st == WRITE_PROTECTED, hex(st))
+write_refused(srv, t, '.snapshots\\%s\\a.txt' % S1)
 st, _ = create(srv, t, '.snapshots\\%s\\new.txt' % S1, access=0x1, disp=2)
 check('a new file in the snapshot directory: MEDIA_WRITE_PROTECTED',
       st == WRITE_PROTECTED, hex(st))
@@ -189,8 +230,9 @@ check('MAXIMUM_ALLOWED on a previous version opens', st == OK, hex(st))
 if fid:
     acc = struct.unpack('<I', srv.queryInfo(t, fid, infoType=1,
                         fileInfoClass=8)[:4])[0]
-    check('... with no write-type right', acc is not None and
-          acc & 0x000D0156 == 0 and acc & 0x1, hex(acc or 0))
+    check('... its FileAccessInformation shows the write rights its mode '
+          'grants, as Windows shows them', acc is not None and
+          acc & 0x000D0156 == 0x000D0156 and acc & 0x1, hex(acc or 0))
     for klass, blob, want, what in (
             (4, b'\0' * 32 + struct.pack('<I', 0x2) + b'\0' * 4,
              WRITE_PROTECTED, 'attributes (FileBasicInformation)'),
@@ -226,9 +268,8 @@ if fid:
 # Another spelling of a non-ASCII snapshot directory, which only the name
 # lookup's Unicode case folding finds: judged on the name found.
 c3, srv3, t3 = login('fold')
-st, _ = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1, access=0x2)
-check('write access through another case of a non-ASCII snapshot '
-      'directory: MEDIA_WRITE_PROTECTED', st == WRITE_PROTECTED, hex(st))
+write_refused(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1,
+              what=' (another case of a non-ASCII snapshot directory)')
 st, fid = create(srv3, t3, 'kopien-\u00e4\\%s\\a.txt' % S1)
 check('... which reads it', st == OK and read_all(srv3, t3, fid) == b'f1',
       hex(st))
@@ -254,7 +295,7 @@ else
 	fail "previous versions over impacket: $n_ok ok, $n_fail failed (rc $rc)"
 fi
 if [ "$(sums)" = "$before" ]; then
-	ok "the snapshot directory is as it was (names, sizes, times, modes)"
+	ok "the snapshot directory is as it was (names, sizes, times, modes, contents, xattrs)"
 else
 	fail "the snapshot directory changed"
 	find "$T/snap/.snapshots" -ls
@@ -285,17 +326,33 @@ else
 	fail "a user who may not list the snapshot directory"; echo "$out$out2"
 fi
 
-# smbtorture: the enumeration, and the root of a snapshot by TWrp.
-for t in smb2.ioctl.shadow_copy smb2.twrp.openroot; do
-	o=$T/torture.$t
-	timeout 120 smbtorture //127.0.0.1/snap -p "$PORT" \
-	    -U "alice%$ALICE_PW" --option=torture:twrp_snapshot=$S1 \
-	    "$t" >"$o" 2>&1
-	if grep -q -x "success: ${t##*.}" "$o"; then
-		ok "smbtorture $t"
-	else
-		fail "smbtorture $t"; tail -5 "$o"
-	fi
+# smbtorture: the enumeration, the root of a snapshot by TWrp, a previous
+# version opened for writing (granted, each change refused) and a named
+# stream of a previous version read;
+# also with Samba 4.22's smbtorture where scripts/samba-ref.sh installed it.
+TORTURES=4.17
+"$ROOT/scripts/samba-ref.sh" path >/dev/null 2>&1 &&
+    TORTURES="4.17 4.22"
+for v in $TORTURES; do
+	for t in smb2.ioctl.shadow_copy smb2.twrp.openroot smb2.twrp.write \
+	    smb2.twrp.stream; do
+		o=$T/torture.$v.$t
+		if [ "$v" = 4.17 ]; then
+			run=(smbtorture)
+		else
+			run=("$ROOT/scripts/samba-ref.sh" run smbtorture)
+		fi
+		timeout 120 "${run[@]}" //127.0.0.1/snap -p "$PORT" \
+		    -U "alice%$ALICE_PW" --option=torture:twrp_snapshot=$S1 \
+		    --option=torture:twrp_file=a.txt \
+		    --option=torture:twrp_stream=s1 \
+		    --option=torture:twrp_stream_size=3 "$t" >"$o" 2>&1
+		if grep -q -x "success: ${t##*.}" "$o"; then
+			ok "smbtorture ($v) $t"
+		else
+			fail "smbtorture ($v) $t"; tail -5 "$o"
+		fi
+	done
 done
 
 finish

@@ -282,12 +282,12 @@ def cmd_doc(name):
     sys.stdin.readline()
 
 
-def cmd_durable_hold():
+def cmd_durable_hold(name="durable.txt"):
     # batch oplock + DHnQ, some data and a lock, then wait to be killed
     a, at = login("alice")
     srv = a.getSMBServer()
     keep_last(srv)
-    fid = srv.create(at, "durable.txt", RW, 0, s3.FILE_NON_DIRECTORY_FILE,
+    fid = srv.create(at, name, RW, 0, s3.FILE_NON_DIRECTORY_FILE,
                      s3.FILE_OPEN_IF, 0, oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH,
                      createContexts=[ctx(b'DHnQ', b'\0' * 16)])
     raw = srv.last['Data']
@@ -300,14 +300,14 @@ def cmd_durable_hold():
     time.sleep(30)
 
 
-def cmd_durable_reconnect(fidhex):
+def cmd_durable_reconnect(fidhex, user="alice", name="durable.txt"):
     # a new connection reclaims the handle by its file id (DHnC)
-    a, at = login("alice")
+    a, at = login(user)
     dc = ctx(b'DHnC', bytes.fromhex(fidhex))
     res = {}
 
     def rc():
-        res['fid'] = a.getSMBServer().create(at, "durable.txt", RW, 0,
+        res['fid'] = a.getSMBServer().create(at, name, RW, 0,
             s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0,
             oplockLevel=s3.SMB2_OPLOCK_LEVEL_BATCH, createContexts=[dc])
     print("reconnect", status_of(rc))

@@ -134,6 +134,33 @@ else
 	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
 fi
 
+# Another user's reconnect of alice's disconnected durable handle, with
+# her file id: ACCESS_DENIED (smbtorture smb2.durable-open.reopen6), the
+# same answer whether or not bob's own rights would open the file, so it
+# tells him nothing of the file; and the handle stays hers to reclaim.
+: >"$SHARE/alice-only.txt"
+chown alice "$SHARE/alice-only.txt"
+chmod 0600 "$SHARE/alice-only.txt"
+for f in durable.txt alice-only.txt; do
+	"$PYTHON" "$C" "$PORT" durable-hold "$f" >"$T/dho.out" 2>&1 &
+	dp=$!
+	for i in $(seq 1 50); do grep -q holding "$T/dho.out" && break; sleep 0.1; done
+	fid=$(sed -n 's/^fid //p' "$T/dho.out")
+	kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+	if [ -z "$fid" ]; then
+		fail "durable hold of $f: $(cat "$T/dho.out")"
+		continue
+	fi
+	out=$(run durable-reconnect "$fid" bob "$f")
+	echo "$out" | grep -q "reconnect STATUS_ACCESS_DENIED" &&
+	    ok "bob's DHnC of alice's durable open of $f: ACCESS_DENIED" ||
+	    fail "bob's DHnC of alice's $f: $out"
+	out=$(run durable-reconnect "$fid" alice "$f")
+	echo "$out" | grep -q "reconnect OK" &&
+	    ok "... and alice reclaims it afterwards" ||
+	    fail "alice's DHnC of $f after bob's: $out"
+done
+
 # 1. A full map: a server with `state map size = 1M`; durable opens with
 # long paths fill it.  The client gets INSUFF_SERVER_RESOURCES, the log
 # says so, closing frees room, and LMDB reads the env back intact.  One

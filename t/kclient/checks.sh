@@ -729,6 +729,53 @@ snapshot)
 	umount $m || die "umount failed"
 	trap - EXIT ;;
 
+quota)
+	# Disk quotas: the disk a user sees is his quota.  [quota] is an XFS
+	# with user and group quotas (guest.sh).  alice (20 MiB soft, 24
+	# MiB hard): df shows 20 MiB, all free, then 15 MiB free after 5
+	# MiB; a write past the hard limit fails; then nothing is free.
+	# bob (no user quota, 8 MiB on his primary group): 8 MiB.
+	Q=/srv/kcq
+	mountpoint -q $Q || die "no XFS with quotas in the guest"
+	MiB=$((1024 * 1024))
+	xfs_quota -x -c "limit -u bsoft=20m bhard=24m alice" $Q ||
+	    die "xfs_quota limit -u failed"
+	xfs_quota -x -c "limit -g bsoft=8m bhard=8m $(id -gn bob)" $Q ||
+	    die "xfs_quota limit -g failed"
+	m=/mnt/q_alice mb=/mnt/q_bob
+	out=$(kc_mount $m quota alice "") || die "mount of [quota] failed: $out"
+	trap 'umount $m $mb 2>/dev/null' EXIT
+	# near A B SLACK: within SLACK bytes
+	near() { [ $(( $1 > $2 ? $1 - $2 : $2 - $1 )) -le $3 ]; }
+	dfb() { df -B1 --output=size,avail "$1" | tail -n 1; }
+	read -r size avail <<<"$(dfb $m)"
+	near "$size" $((20 * MiB)) 65536 && near "$avail" $((20 * MiB)) 65536 ||
+	    die "alice's disk: $size bytes, $avail free (want 20 MiB, 20 MiB)"
+	dd if=/dev/urandom of=$m/$name-5m bs=1M count=5 conv=fsync 2>/dev/null ||
+	    die "a 5 MiB write failed"
+	# until the client's deferred close lets XFS trim what it preallocated
+	for i in $(seq 1 50); do
+		read -r size avail <<<"$(dfb $m)"
+		near "$avail" $((15 * MiB)) $MiB && break
+		sleep 0.1
+	done
+	near "$size" $((20 * MiB)) 65536 && near "$avail" $((15 * MiB)) $MiB ||
+	    die "after 5 MiB: $size bytes, $avail free (want 20 MiB, 15 MiB)"
+	dd if=/dev/zero of=$m/$name-30m bs=1M count=30 conv=fsync 2>/dev/null &&
+	    die "a 30 MiB write past the 24 MiB hard limit succeeded"
+	read -r size avail <<<"$(dfb $m)"
+	[ "$avail" = 0 ] && [ "$size" -gt $((20 * MiB)) ] ||
+	    die "over the soft limit: $size bytes, $avail free (want > 20 MiB, 0)"
+	out=$(kc_mount $mb quota bob "") || die "bob's mount of [quota] failed: $out"
+	read -r size avail <<<"$(dfb $mb)"
+	near "$size" $((8 * MiB)) 65536 && near "$avail" $((8 * MiB)) 65536 ||
+	    die "bob's disk: $size bytes, $avail free (want his group's 8 MiB)"
+	rm -f $m/$name-5m $m/$name-30m
+	xfs_quota -x -c "limit -u bsoft=0 bhard=0 alice" $Q
+	xfs_quota -x -c "limit -g bsoft=0 bhard=0 $(id -gn bob)" $Q
+	umount $mb $m || die "umount failed"
+	trap - EXIT ;;
+
 *)	die "no check named $name" ;;
 esac
 exit 0

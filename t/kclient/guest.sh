@@ -45,12 +45,20 @@ fatal() {
 
 # The share on ext4 (user xattrs, like a real server's disk); [tmp] on
 # tmpfs, which in 6.1 has no user xattrs (issue 22 case 6).
-modprobe brd rd_nr=1 rd_size=524288 || fatal "modprobe brd failed"
+modprobe brd rd_nr=2 rd_size=524288 || fatal "modprobe brd failed"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/ram0 ||
     fatal "mkfs.ext4 failed"
 mkdir -p /srv/kc && mount -t ext4 /dev/ram0 /srv/kc || fatal "mount ext4 failed"
 mkdir -p /srv/kc/share /srv/kctmp /srv/kc/snap/.snapshots
 mount -t tmpfs -o size=256m tmpfs /srv/kctmp
+# [quota] on XFS with user and group quotas (the `quota` check; allocsize:
+# little speculative preallocation charged to the quota; without
+# them the share is missing and the check says so)
+modprobe xfs 2>/dev/null
+mkdir -p /srv/kcq
+mkfs.xfs -q -f /dev/ram1 >/dev/null 2>&1 &&
+    mount -t xfs -o uquota,gquota,allocsize=64k /dev/ram1 /srv/kcq &&
+    mkdir -p /srv/kcq/share && chmod 1777 /srv/kcq/share
 chmod 1777 /srv/kc/share /srv/kctmp /srv/kc/snap
 export KC_ROOT=$R KC_SHARE=/srv/kc/share KC_TMPSHARE=/srv/kctmp KC_SERVER=$SRV
 modprobe cifs || fatal "modprobe cifs failed"
@@ -89,6 +97,10 @@ usmbd)
 	path = /srv/kc/snap
 	read only = no
 	snapshot directory = .snapshots
+
+[quota]
+	path = /srv/kcq/share
+	read only = no
 EOF
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n' "${u#*:}" | $USMBCTL -s $K/usmbd.conf user add "${u%%:*}" >/dev/null ||
@@ -111,6 +123,7 @@ samba)
 	# previous versions: shadow_copy2's names are usmbd's (.snapshots,
 	# @GMT-%Y.%m.%d-%H.%M.%S); its snapshots are of the share's path, not
 	# of the file system's mount point (its default)
+	printf '\n[quota]\n\tpath = /srv/kcq/share\n\tread only = no\n' >>$d/smb.conf
 	printf '\n[snap]\n\tpath = /srv/kc/snap\n\tread only = no\n\tvfs objects = shadow_copy2 acl_xattr streams_xattr\n\tshadow:snapdir = .snapshots\n\tshadow:mountpoint = /srv/kc/snap\n' >>$d/smb.conf
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |

@@ -198,6 +198,23 @@ worker_denied(void)
 	if (syscall(SYS_process_vm_readv, getppid(), NULL, 0, NULL, 0, 0) != -1 ||
 	    errno != EPERM)
 		bad |= 1 << 7;
+	/* a quota may be read (the kernel answers), never set */
+	errno = 0;
+	if (syscall(SYS_quotactl_fd, 0u, 0x80000700u, (unsigned)getuid(), NULL) == -1 &&
+	    errno == EPERM)
+		bad |= 1 << 12;
+	errno = 0;
+	if (syscall(SYS_quotactl_fd, 0u, 0x80000701u, (unsigned)getgid(), NULL) == -1 &&
+	    errno == EPERM)
+		bad |= 1 << 13;
+	errno = 0;
+	if (syscall(SYS_quotactl_fd, 0u, 0x80000800u, 0u, NULL) != -1 ||
+	    errno != EPERM)
+		bad |= 1 << 14;
+	errno = 0;
+	if (syscall(SYS_quotactl, 0x80000700u, "/", 0, NULL) != -1 ||
+	    errno != EPERM)
+		bad |= 1 << 15;
 	errno = 0;
 	if (execl("/bin/true", "true", (char *)NULL) != -1 || errno != EPERM)
 		bad |= 1 << 8;

@@ -165,6 +165,50 @@ START_TEST(test_fs)
 }
 END_TEST
 
+/* A quota as the disk its user sees (4 KiB units here). */
+START_TEST(test_fs_quota)
+{
+	struct fscc_fs fs;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.total_units = 1000;
+	fs.avail_units = 600;
+	fs.actual_avail_units = 700;
+	fscc_fs_apply_quota(&fs, 0, 12345, 4096);	/* no quota */
+	ck_assert_uint_eq(fs.total_units, 1000);
+	ck_assert_uint_eq(fs.avail_units, 600);
+	/* 100 units, 30 and a byte used: 31 units used, 69 left */
+	fscc_fs_apply_quota(&fs, 100 * 4096, 30 * 4096 + 1, 4096);
+	ck_assert_uint_eq(fs.total_units, 100);
+	ck_assert_uint_eq(fs.avail_units, 69);
+	ck_assert_uint_eq(fs.actual_avail_units, 69);
+	/* the disk is fuller than the quota: its free space stays */
+	fs.total_units = 1000;
+	fs.avail_units = fs.actual_avail_units = 10;
+	fscc_fs_apply_quota(&fs, 100 * 4096, 30 * 4096, 4096);
+	ck_assert_uint_eq(fs.total_units, 100);
+	ck_assert_uint_eq(fs.avail_units, 10);
+	/* a limit beyond the disk: the disk's size stays */
+	fs.total_units = 1000;
+	fs.avail_units = fs.actual_avail_units = 600;
+	fscc_fs_apply_quota(&fs, 5000 * 4096, 10 * 4096, 4096);
+	ck_assert_uint_eq(fs.total_units, 1000);
+	ck_assert_uint_eq(fs.avail_units, 600);
+	/* over it: nothing free, the size is what is used */
+	fscc_fs_apply_quota(&fs, 100 * 4096, 120 * 4096, 4096);
+	ck_assert_uint_eq(fs.total_units, 120);
+	ck_assert_uint_eq(fs.avail_units, 0);
+	ck_assert_uint_eq(fs.actual_avail_units, 0);
+	/* a limit under one unit is used up by any use */
+	fs.total_units = 1000;
+	fscc_fs_apply_quota(&fs, 100, 1, 4096);
+	ck_assert_uint_eq(fs.avail_units, 0);
+	ck_assert_uint_eq(fs.total_units, 1);
+	fscc_fs_apply_quota(&fs, 100, 1, 0);		/* no unit: untouched */
+	ck_assert_uint_eq(fs.total_units, 1);
+}
+END_TEST
+
 static int
 m(const char *p, const char *n)
 {
@@ -251,6 +295,7 @@ fscc_suite(void)
 	tcase_add_test(tc, test_notify_encode);
 	tcase_add_test(tc, test_dirents);
 	tcase_add_test(tc, test_fs);
+	tcase_add_test(tc, test_fs_quota);
 	tcase_add_test(tc, test_wildcards);
 	suite_add_tcase(s, tc);
 	return s;

@@ -563,13 +563,20 @@ START_TEST(test_durable)
 	memset(cl.client_guid, 0xc1, SHM_GUID_LEN);
 	memset(cl.create_guid, 0xee, SHM_GUID_LEN);
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0, d), -ENOENT);
+	ck_assert_int_eq(shm_durable_claim_match(d, &cl), -ENOENT);
 	memset(cl.create_guid, 0xc2, SHM_GUID_LEN);
 	cl.user = "bob";
+	/* the worker's check before it reopens the file says the same */
+	ck_assert_int_eq(shm_durable_claim_match(d, &cl), -EACCES);
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0, d), -EACCES);
+	cl.user = NULL;
+	ck_assert_int_eq(shm_durable_claim_match(d, &cl), -EACCES);
 	cl.user = "alice";
 	cl.v2 = 0;
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0, d), -ENOENT);
+	ck_assert_int_eq(shm_durable_claim_match(d, &cl), -ENOENT);
 	cl.v2 = 1;
+	ck_assert_int_eq(shm_durable_claim_match(d, &cl), 0);
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0 + 60000, d), -ENOENT);
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0, d), 0);
 	ck_assert_int_eq(shm_durable_reclaim(s, 9001, &cl, t0, d), -EBUSY);
