@@ -380,6 +380,9 @@ posix_accessat(int dirfd, const char *name, int mode)
 {
 	int rc;
 
+	int follow = mode & VFS_ACCESS_FOLLOW;
+
+	mode &= ~VFS_ACCESS_FOLLOW;
 	if (strchr(name, '/') != NULL)
 		return -EINVAL;
 	if (*name == '\0')
@@ -387,7 +390,7 @@ posix_accessat(int dirfd, const char *name, int mode)
 		    AT_EACCESS | AT_EMPTY_PATH);
 	else
 		rc = faccessat(dirfd, name, mode, AT_EACCESS |
-		    AT_SYMLINK_NOFOLLOW);
+		    (follow ? 0 : AT_SYMLINK_NOFOLLOW));
 	return rc < 0 ? -errno : 0;
 }
 
