@@ -26,10 +26,32 @@ integ_users || exit 1
 chmod 0644 "$T"/others/* "$T"/own/*
 chown -R bob "$T/own"
 integ_start || exit 1
+# bob's worker, kept by the session below (worker idle timeout)
+smbclient -p "$PORT" -m SMB3 //127.0.0.1/off -U "bob%$BOB_PW" -c ls \
+    >/dev/null 2>&1 || { echo "smbclient ls failed"; exit 1; }
+worker=$(integ_worker_of bob)
+[ -n "$worker" ] || { echo "no worker of bob"; exit 1; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "impacket listPath of $n files, $runs alternated runs:"
 "$PYTHON" "$ROOT/t/bench/hidecost_client.py" "$PORT" bob "$BOB_PW" "$runs" \
-    off on onown || exit 1
+    "$worker" off on onown || exit 1
+if command -v strace >/dev/null; then
+	echo "system calls of bob's worker in one smbclient ls (strace -c -f):"
+	for s in off on onown; do
+		strace -c -f -o "$T/strace.$s" -p "$worker" 2>/dev/null &
+		sp=$!
+		sleep 1
+		smbclient -p "$PORT" -m SMB3 "//127.0.0.1/$s" -U "bob%$BOB_PW" \
+		    -c ls >/dev/null 2>&1
+		sleep 0.5
+		kill -INT "$sp"
+		wait "$sp" 2>/dev/null
+		printf '%-6s total %s, faccessat2 %s, getdents64 %s\n' "$s" \
+		    "$(awk '$NF == "total" {print $4}' "$T/strace.$s")" \
+		    "$(awk '$NF == "faccessat2" {print $4}' "$T/strace.$s")" \
+		    "$(awk '$NF == "getdents64" {print $4}' "$T/strace.$s")"
+	done
+fi
 echo "smbclient ls (process start included), $runs alternated runs:"
 declare -A ms
 for r in $(seq "$runs"); do
