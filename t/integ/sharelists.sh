@@ -33,10 +33,12 @@ for d in rw ro; do
 done
 echo secret >"$T/hide/secret.txt"
 echo public >"$T/hide/public.txt"
-chown alice "$T/hide/secret.txt" "$T/hide/private" "$T/hide/public.txt"
+echo ntacl >"$T/hide/ntacl.txt"
+chown alice "$T/hide/secret.txt" "$T/hide/private" "$T/hide/public.txt" \
+	"$T/hide/ntacl.txt"
 chmod 0600 "$T/hide/secret.txt"
 chmod 0700 "$T/hide/private"
-chmod 0644 "$T/hide/public.txt"
+chmod 0644 "$T/hide/public.txt" "$T/hide/ntacl.txt"
 # sharelists_samba: the reference Samba with the same shares and users on
 # a port of its own (PORT then names it); SERVER_PID is its smbd.
 sharelists_samba() {
@@ -177,5 +179,30 @@ grep -q secret.txt "$T/out" && grep -q private "$T/out" &&
 # a pattern naming the file (one lookup, no scan) hides it too
 check_fails "bob's ls secret.txt on [hide] finds nothing" \
 	smb bob "$BOB_PW" hide "ls secret.txt"
+
+# The Windows lock: a DACL for alice alone on a file the kernel lets bob
+# read.  The listing agrees with what an open grants.
+client_checks "alice's DACL" "$PYTHON" "$ROOT/t/integ/sharelists_client.py" \
+	"$PORT" alice "$ALICE_PW" hide setdacl ntacl.txt "$(id -u alice)"
+# the kernel's side back to readable by all: only the stored DACL refuses
+"$PYTHON" -c 'import os, sys
+try:
+    os.removexattr(sys.argv[1], "system.posix_acl_access")
+except OSError:
+    pass' "$T/hide/ntacl.txt"
+chmod 0644 "$T/hide/ntacl.txt"
+check "the kernel lets bob read ntacl.txt" \
+	su -s /bin/sh bob -c "cat '$T/hide/ntacl.txt'"
+check "bob lists [hide] after the DACL" smb bob "$BOB_PW" hide "ls"
+grep -q public.txt "$T/out" && ! grep -q ntacl.txt "$T/out" &&
+	ok "[hide] leaves out a file whose DACL does not let bob read" ||
+	{ fail "bob's [hide] listing after the DACL"; sed 's/^/     /' "$T/out"; }
+check "bob lists [show] after the DACL" smb bob "$BOB_PW" show "ls"
+grep -q ntacl.txt "$T/out" && ok "[show] lists it" ||
+	{ fail "bob's [show] listing after the DACL"; sed 's/^/     /' "$T/out"; }
+smb bob "$BOB_PW" hide "get ntacl.txt $T/ntacl.got"
+grep -q NT_STATUS_ACCESS_DENIED "$T/out" &&
+	ok "bob's get of ntacl.txt: ACCESS_DENIED" ||
+	{ fail "bob's get of ntacl.txt"; sed 's/^/     /' "$T/out"; }
 
 finish

@@ -4,7 +4,9 @@
 # share's rule: success, or a refusal that is not ACCESS_DENIED, such as
 # NOT_SUPPORTED for block cloning on a file system without it).  The share
 # holds "base.txt" (readable by all).  Prints one line "ok DESC" or
-# "FAIL DESC: why" per check.
+# "FAIL DESC: why" per check.  "setdacl NAME UID" instead stores on NAME a
+# DACL granting everything to S-1-22-1-UID alone (the Windows lock:
+# another user's kernel permission no longer suffices).
 import struct
 import sys
 
@@ -56,6 +58,20 @@ c.login(USER, PW)
 srv = c.getSMBServer()
 t = c.connectTree(SHARE)
 tag = USER
+
+if MODE == "setdacl":
+    sid = struct.pack("<BB", 1, 2) + (22).to_bytes(6, "big") + \
+        struct.pack("<LL", 1, int(sys.argv[7]))
+    ace = struct.pack("<BBHL", 0, 0, 8 + len(sid), 0x001F01FF) + sid
+    acl = struct.pack("<BBHHH", 2, 0, 8 + len(ace), 1, 0) + ace
+    sd = struct.pack("<BBHLLLL", 1, 0, 0x8004, 0, 0, 0, 20) + acl
+    fid = srv.create(t, sys.argv[6], RO | WRITE_DAC, ALL,
+                     s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    verdict("stores a DACL for %s alone on %s" % (USER, sys.argv[6]),
+            status_of(lambda: srv.setInfo(t, fid, sd, s3.SMB2_0_INFO_SECURITY,
+                                          0, DACL_SECURITY_INFORMATION)))
+    srv.close(t, fid)
+    sys.exit(0)
 
 
 def create(name, access, disp, opts=s3.FILE_NON_DIRECTORY_FILE):
