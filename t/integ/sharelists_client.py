@@ -7,6 +7,7 @@
 # "FAIL DESC: why" per check.  "setdacl NAME UID" instead stores on NAME a
 # DACL granting everything to S-1-22-1-UID alone (the Windows lock:
 # another user's kernel permission no longer suffices).
+import os
 import struct
 import sys
 
@@ -178,3 +179,25 @@ else:
                                                  "moved.txt")))
     verdict("delete", status_of(lambda: c.deleteFile(SHARE, "base.txt")))
 c.logoff()
+
+# POSIX chmod (SMB 3.1.1 POSIX extensions: a DACL of one S-1-5-88-3-MODE
+# ACE on a POSIX handle), with the rights the tree allows
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from posix_lib import connect, nfs_mode_sd, posix_ctx  # noqa: E402
+
+pc = connect(int(PORT), USER, PW)
+psrv = pc.getSMBServer()
+pt = pc.connectTree(SHARE)
+paccess = s3.READ_CONTROL | s3.FILE_READ_ATTRIBUTES | \
+    (WRITE_DAC if MODE == "allowed" else 0)
+if MODE == "allowed":
+    pfid = psrv.create(pt, "posix-%s.txt" % tag, paccess | s3.FILE_WRITE_DATA,
+                       ALL, 0, s3.FILE_OPEN_IF, 0,
+                       createContexts=[posix_ctx(0o644)])
+else:
+    pfid = psrv.create(pt, "base.txt", paccess, ALL, 0, s3.FILE_OPEN, 0,
+                       createContexts=[posix_ctx(0)])
+verdict("POSIX chmod", status_of(lambda: psrv.setInfo(
+    pt, pfid, nfs_mode_sd(0o666), infoType=3, additionalInformation=4)))
+psrv.close(pt, pfid)
+pc.logoff()
