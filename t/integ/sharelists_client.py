@@ -57,8 +57,32 @@ c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(PORT),
                   preferredDialect=s3.SMB2_DIALECT_30)
 c.login(USER, PW)
 srv = c.getSMBServer()
+last = {}
+recv = srv.recvSMB
+
+
+def keep(*a, **kw):
+    p = recv(*a, **kw)
+    last["p"] = p
+    return p
+
+
+srv.recvSMB = keep
 t = c.connectTree(SHARE)
+srv.recvSMB = recv
 tag = USER
+raw = last["p"]["Data"]
+raw = raw.getData() if hasattr(raw, "getData") else bytes(raw)
+flags, maxacc = struct.unpack_from("<L", raw, 4)[0], \
+    struct.unpack_from("<L", raw, 12)[0]
+if MODE in ("denied", "allowed"):
+    want = 0x001200A9 if MODE == "denied" else 0x001F01FF
+    print(("ok" if maxacc == want else "FAIL") +
+          " %s TREE_CONNECT maximal access 0x%08x" % (USER, maxacc), flush=True)
+if MODE == "setdacl":
+    print(("ok" if flags & 0x800 else "FAIL") +
+          " [%s] TREE_CONNECT says SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM"
+          " (0x%08x)" % (SHARE, flags), flush=True)
 
 if MODE == "setdacl":
     sid = struct.pack("<BB", 1, 2) + (22).to_bytes(6, "big") + \
