@@ -154,6 +154,13 @@ check "bob's netsharegetinfo abe finds it" rpcclient -p "$PORT" \
 	-U "bob%$BOB_PW" 127.0.0.1 -c 'netsharegetinfo abe 1'
 
 # --- hide unreadable ---
+if rpcclient -p "$PORT" -U "bob%$BOB_PW" 127.0.0.1 \
+    -c 'netsharegetinfo hide 1005' >"$T/out" 2>&1 &&
+    grep -q 'flags: 0x800$' "$T/out"; then
+	ok "netsharegetinfo hide 1005: SHI1005_FLAGS_ACCESS_BASED_DIRECTORY_ENUM"
+else
+	fail "netsharegetinfo hide 1005"; sed 's/^/     /' "$T/out"
+fi
 check "bob lists [hide]" smb bob "$BOB_PW" hide "ls"
 if grep -q public.txt "$T/out" && grep -q 'sub[[:space:]]*D' "$T/out" &&
     ! grep -q secret.txt "$T/out" && ! grep -q private "$T/out"; then
