@@ -487,6 +487,8 @@ conf_share_clear(struct conf_share *s)
 	free(s->snapshot_format);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
+	conf_list_free(s->read_list);
+	conf_list_free(s->write_list);
 }
 
 void

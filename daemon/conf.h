@@ -51,6 +51,18 @@ struct conf_share {
 	 */
 	char		*snapshot_dir;
 	char		*snapshot_format;	/* NULL = "@GMT-%Y.%m.%d-%H.%M.%S" */
+	/*
+	 * Per-user access (Samba's keys): read list makes its users read-only
+	 * on a writable share, write list makes its users read-write on a
+	 * read-only one and wins over read list; same syntax as valid users.
+	 * access based share enum keeps the share out of the share lists of
+	 * users who could not connect; hide unreadable keeps entries the user
+	 * cannot read out of directory listings.
+	 */
+	char		**read_list;	/* NULL-terminated; NULL = nobody */
+	char		**write_list;	/* NULL-terminated; NULL = nobody */
+	int		 access_based_share_enum;	/* default no */
+	int		 hide_unreadable;	/* default no */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -120,6 +132,8 @@ void	conf_free(struct conf *);
 const struct conf_share *conf_share_find(const struct conf *, const char *name);
 /* Is user (a Unix account name) allowed by valid users / invalid users? */
 int	conf_share_user_ok(const struct conf_share *, const char *user);
+/* Is the share read-only for user (read only, read list, write list)? */
+int	conf_share_user_read_only(const struct conf_share *, const char *user);
 /*
  * The keytab the ticket helper gets, from `kerberos method` and
  * `dedicated keytab file`; NULL when Kerberos is off (then SPNEGO offers

@@ -3,7 +3,8 @@
  * rules: with only an allow list a client must match it; with only a deny
  * list it must not; with both, allow wins, then deny, then the client is
  * let in) and `valid users` / `invalid users` (names, or @group / +group for
- * Unix group membership; invalid users wins).
+ * Unix group membership; invalid users wins), and read list / write list
+ * with the same syntax.
  */
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
@@ -292,4 +293,20 @@ conf_share_user_ok(const struct conf_share *s, const char *user)
 	if (s->valid_users != NULL && !conf_users_match(s->valid_users, user))
 		return 0;
 	return 1;
+}
+
+/*
+ * Samba's rule: read only, then read list makes read-only, then write
+ * list makes writable (a user in both may write).
+ */
+int
+conf_share_user_read_only(const struct conf_share *s, const char *user)
+{
+	int ro = s->read_only;
+
+	if (s->read_list != NULL && conf_users_match(s->read_list, user))
+		ro = 1;
+	if (s->write_list != NULL && conf_users_match(s->write_list, user))
+		ro = 0;
+	return ro;
 }

@@ -154,6 +154,11 @@ const struct conf_directive conf_directives[] = {
 	/* Previous versions: Samba's shadow_copy2 shadow:snapdir and shadow:format. */
 	{ "snapshot directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_dir), 0, 0, NULL, CONF_SB_SNAP_DIR },
 	{ "snapshot format", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_format), 0, 0, NULL, CONF_SB_SNAP_FORMAT },
+	/* Per-user access and access-based enumeration (daemon/conf.h). */
+	{ "read list", D_USERS, CONF_SHARE, S(read_list), 0, 0, NULL, CONF_SB_READ_LIST },
+	{ "write list", D_USERS, CONF_SHARE, S(write_list), 0, 0, NULL, CONF_SB_WRITE_LIST },
+	{ "access based share enum", D_BOOL, CONF_SHARE, S(access_based_share_enum), 0, 0, NULL, CONF_SB_ABSE },
+	{ "hide unreadable", D_BOOL, CONF_SHARE, S(hide_unreadable), 0, 0, NULL, CONF_SB_HIDE_UNREADABLE },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

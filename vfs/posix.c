@@ -406,6 +406,9 @@ posix_accessat(int dirfd, const char *name, int mode)
 {
 	int rc;
 
+	int follow = mode & VFS_ACCESS_FOLLOW;
+
+	mode &= ~VFS_ACCESS_FOLLOW;
 	if (strchr(name, '/') != NULL)
 		return -EINVAL;
 	if (*name == '\0')
@@ -413,7 +416,7 @@ posix_accessat(int dirfd, const char *name, int mode)
 		    AT_EACCESS | AT_EMPTY_PATH);
 	else
 		rc = faccessat(dirfd, name, mode, AT_EACCESS |
-		    AT_SYMLINK_NOFOLLOW);
+		    (follow ? 0 : AT_SYMLINK_NOFOLLOW));
 	return rc < 0 ? -errno : 0;
 }
 

@@ -70,6 +70,8 @@ struct vfs_dosinfo {
 #define VFS_WT_NEVER	UINT64_MAX
 
 #define VFS_XATTR_DOS		"user.usmbd.dos"
+/* accessat: follow a final symlink (one the caller found inside the share) */
+#define VFS_ACCESS_FOLLOW	0x100
 #define VFS_XATTR_ACL_ACCESS	"system.posix_acl_access"
 #define VFS_XATTR_ACL_DEFAULT	"system.posix_acl_default"
 
@@ -149,7 +151,8 @@ struct vfs_ops {
 	int	(*access)(int root, const char *path, int mode);
 	/*
 	 * The same for one entry of an already open directory (name without
-	 * '/', a final symlink not followed); "" asks about dirfd itself.
+	 * '/', a final symlink not followed unless mode has
+	 * VFS_ACCESS_FOLLOW); "" asks about dirfd itself.
 	 * One syscall: for several questions about one name.
 	 */
 	int	(*accessat)(int dirfd, const char *name, int mode);

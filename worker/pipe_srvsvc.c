@@ -26,6 +26,8 @@
 #define STYPE_IPC		0x00000003u
 #define STYPE_SPECIAL		0x80000000u
 #define SHI_USES_UNLIMITED	0xFFFFFFFFu
+/* MS-SRVS 2.2.4.29 shi1005_flags */
+#define SHI1005_FLAGS_ACCESS_BASED_DIRECTORY_ENUM	0x00000800u
 
 /* MS-SRVS 2.2.2.6 / MS-DTYP 2.2.25 platform ids, 2.2.2.7 server types */
 #define PLATFORM_ID_NT		500
@@ -120,35 +122,57 @@ srvsvc_caller_refused(const struct pipe_env *env)
 	return env->anonymous && env->conf->restrict_anonymous >= 1;
 }
 
+/* Could the caller connect to s?  The tree connect's rules, as far as
+ * the configuration decides them (the kernel judges the path later). */
+static int
+srvsvc_user_may_connect(const struct pipe_env *env, const struct conf_share *s)
+{
+	if (s->is_ipc)
+		return 1;
+	if (env->anonymous || strcmp(env->user, env->conf->guest_account ?
+	    env->conf->guest_account : "") == 0)
+		return s->guest_ok;
+	return conf_share_user_ok(s, env->user);
+}
+
 /*
  * NetShareGetInfo finds a share the caller may use (valid users, invalid
  * users; a guest or null session only a guest ok share) and, unless an
- * administrator asks, only a browseable one.
+ * administrator asks, only a browseable one.  With access based share
+ * enum an administrator who may not connect does not find it either.
  */
 static const struct conf_share *
 srvsvc_share_visible(const struct pipe_env *env, const char *name)
 {
 	const struct conf_share *s = conf_share_find(env->conf, name);
 
-	if (s == NULL || s->is_ipc || env->admin)
+	if (s == NULL || s->is_ipc)
+		return s;
+	if (s->access_based_share_enum && !srvsvc_user_may_connect(env, s))
+		return NULL;
+	if (env->admin)
 		return s;
 	if (!s->browseable)
 		return NULL;
-	if (env->anonymous || strcmp(env->user, env->conf->guest_account ?
-	    env->conf->guest_account : "") == 0)
-		return s->guest_ok ? s : NULL;
-	return conf_share_user_ok(s, env->user) ? s : NULL;
+	return srvsvc_user_may_connect(env, s) ? s : NULL;
 }
 
-/* Is share i in the list NetrShareEnum (all) or NetrShareEnumSticky gives? */
+/*
+ * Is share i in the list NetrShareEnum (all) or NetrShareEnumSticky gives?
+ * `access based share enum` leaves out a share the caller could not
+ * connect to, administrators included (Samba's is_enumeration_allowed).
+ */
 static int
-srvsvc_share_listed(const struct conf_share *s, int all)
+srvsvc_share_listed(const struct pipe_env *env, const struct conf_share *s,
+    int all)
 {
 	size_t n = strlen(s->name);
 
 	if (!s->is_ipc && !s->browseable)
 		return 0;
 	if (!all && n > 0 && s->name[n - 1] == '$')
+		return 0;
+	if (s->access_based_share_enum && !srvsvc_user_may_connect(env, s))
 		return 0;
 	return 1;
 }
@@ -275,7 +299,7 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 
 	/* Which shares, from the resume point on. */
 	for (n = 0, i = 0; i < (uint32_t)conf->nshares; i++)
-		if (srvsvc_share_listed(&conf->shares[i], all))
+		if (srvsvc_share_listed(env, &conf->shares[i], all))
 			n++;
 	count = known && !denied && resume < n ? n - resume : 0;
 
@@ -288,14 +312,14 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 		if (count > 0) {
 			ndr_put_u32(out, count);	/* conformance */
 			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
-				if (!srvsvc_share_listed(&conf->shares[i], all))
+				if (!srvsvc_share_listed(env, &conf->shares[i], all))
 					continue;
 				if (k++ >= resume)
 					srvsvc_share_scalars(out, level,
 					    &conf->shares[i]);
 			}
 			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
-				if (!srvsvc_share_listed(&conf->shares[i], all))
+				if (!srvsvc_share_listed(env, &conf->shares[i], all))
 					continue;
 				if (k++ >= resume)
 					srvsvc_share_buffers(env, out, level,
@@ -339,7 +363,8 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
 	if (level == 1005) {
 		ndr_put_ptr(out, s != NULL);
 		if (s != NULL)
-			ndr_put_u32(out, 0);		/* shi1005_flags */
+			ndr_put_u32(out, s->hide_unreadable ?
+			    SHI1005_FLAGS_ACCESS_BASED_DIRECTORY_ENUM : 0);
 	} else if (srvsvc_share_layout(level) != NULL) {
 		ndr_put_ptr(out, s != NULL);
 		if (s != NULL) {

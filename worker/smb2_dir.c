@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
@@ -62,6 +63,36 @@ dir_restart(struct file_open *f)
 }
 
 /*
+ * hide unreadable: is the entry one an open for reading would be granted?
+ * Both locks (HACKING.md "Security descriptors"): the kernel's read
+ * permission (on a directory too, as Samba asks for FILE_LIST_DIRECTORY)
+ * and a stored descriptor's grant.  The worker's own files are judged from
+ * the mode already read, with no system call: a POSIX ACL never changes
+ * the owner's class.  A symlink is judged by its target (already found
+ * inside the share) for the kernel's part; its target's descriptor is not
+ * read, as that needs an open.
+ */
+static int
+dir_entry_readable(struct tree *tree, struct file_open *f, const char *name,
+    const struct vfs_stat *st, int link)
+{
+	static uid_t euid;
+	static int euid_known;
+
+	if (!euid_known) {
+		euid = geteuid();	/* the worker's user for good */
+		euid_known = 1;
+	}
+	if (euid != 0 && st->uid == (uint32_t)euid) {
+		if (!(st->mode & S_IRUSR))
+			return 0;
+	} else if (file_vfs()->accessat(f->fd, name, R_OK |
+	    (link ? VFS_ACCESS_FOLLOW : 0)) != 0)
+		return 0;
+	return link || smb2_secdesc_entry_readable(tree, f->fd, name, st);
+}
+
+/*
  * The stat and DOS view of one entry.  A symlink is shown as what it
  * points to when that stays inside the share, and hidden otherwise, as
  * are fifos, sockets and devices.  On a POSIX handle (pi non-NULL) they
@@ -77,7 +108,7 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 	struct vfs_stat st;
 	uint8_t buf[64];
 	ssize_t n;
-	int has_dos = 0, rc;
+	int has_dos = 0, rc, link = 0;
 	const char *slash;
 
 	if (dot == 1)
@@ -101,6 +132,7 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 				return -1;
 			/* resolved beneath the share root, or refused */
 			rc = vfs->statat(tree->root_fd, dir_path, &st);
+			link = 1;
 		} else if (rc == 0 && (S_ISREG(st.mode) || S_ISDIR(st.mode))) {
 			n = vfs->entxattr(f->fd, name, VFS_XATTR_DOS, buf,
 			    sizeof(buf));
@@ -108,6 +140,12 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 			    &di) == 0;
 		}
 	}
+	/* one test when the share has no hide unreadable */
+	if (rc == 0 && dot == 0 && tree->share != NULL &&
+	    tree->share->hide_unreadable &&
+	    (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
+	    !dir_entry_readable(tree, f, name, &st, link))
+		return -1;
 	if (rc == 0 && pi != NULL) {
 		smb2_posix_from_stat(&st, &di, has_dos, pi);
 		return 0;

@@ -62,6 +62,13 @@ ntstatus_t	smb2_secdesc_check(struct tree *, const char *path, int fd,
 struct conf;
 int		smb2_secdesc_privileged(const struct conf *);
 ntstatus_t	smb2_secdesc_privilege(const struct conf *, uint32_t access);
+/*
+ * hide unreadable: 1 when the stored descriptor of entry name of dirfd (st
+ * its stat), if any, lets the caller read it (FILE_READ_DATA, or
+ * FILE_LIST_DIRECTORY), as an open would judge it; else 0.
+ */
+int		smb2_secdesc_entry_readable(struct tree *, int dirfd,
+		    const char *name, const struct vfs_stat *st);
 /* A create of path: the parent's stored descriptor must let it add. */
 ntstatus_t	smb2_secdesc_parent(struct tree *, const char *path,
 		    int is_dir);

@@ -907,3 +907,31 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd,
 	*maxacc &= have;
 	return STATUS_SUCCESS;
 }
+
+/*
+ * hide unreadable (worker/smb2_dir.c): the NT lock of a read open of
+ * entry name of dirfd, judged as smb2_secdesc_check judges the open, so
+ * that a listing shows what an open would grant.  No system call on a
+ * share without stored descriptors, nor for a file known to have none.
+ */
+int
+smb2_secdesc_entry_readable(struct tree *t, int dirfd, const char *name,
+    const struct vfs_stat *st)
+{
+	struct timespec before;
+	int rc;
+
+	if (!smb2_secdesc_tree_stored(t) || sd_none_known(st))
+		return 1;
+	/* the vDSO: no system call */
+	clock_gettime(CLOCK_REALTIME_COARSE, &before);
+	rc = sd_stored_decode(file_vfs()->entxattr(dirfd, name, SDW_XATTR_SD,
+	    sd_raw, sizeof(sd_raw)), &sd_cur);
+	if (rc == 0)
+		sd_none_note(st, &before);
+	if (rc <= 0)
+		return rc == 0;	/* an unreadable descriptor fails the open too */
+	/* FILE_LIST_DIRECTORY is the same bit on a directory */
+	return (ntacl_granted(&sd_cur, smb2_secdesc_token()) &
+	    FILE_READ_DATA) != 0;
+}

@@ -19,6 +19,7 @@
 
 #define SMB2_SHARE_TYPE_DISK		0x01
 #define SMB2_SHARE_TYPE_PIPE		0x02
+#define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM	0x00000800u
 #define SMB2_SHAREFLAG_ENCRYPT_DATA	0x00008000u
 #define SMB2_TREE_CONNECT_FLAG_EXTENSION_PRESENT	0x0004
 
@@ -163,13 +164,18 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (fd >= 0)
 		t->clone_unit = tree_clone_unit(c, sh, fd);
 	t->is_ipc = sh->is_ipc;
-	t->read_only = sh->read_only;
+	/* read list / write list: the user's, once, for every write path */
+	t->read_only = sh->is_ipc || s->anonymous ? sh->read_only :
+	    conf_share_user_read_only(sh, s->user);
 	t->encrypt = encrypt;
-	t->maximal_access = sh->is_ipc || !sh->read_only ? TREE_ACCESS_ALL :
+	t->maximal_access = sh->is_ipc || !t->read_only ? TREE_ACCESS_ALL :
 	    TREE_ACCESS_READ;
 	req->tree = t;
 	if (encrypt)
 		shareflags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
+	/* listings leave out what the user cannot read (worker/smb2_dir.c) */
+	if (sh->hide_unreadable)
+		shareflags |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
 	wcur_le16(&rsp->body, 16);
 	wcur_u8(&rsp->body, sh->is_ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
 	wcur_u8(&rsp->body, 0);

@@ -449,7 +449,8 @@ def marked_share(path):
     for d in (m, cs):
         os.makedirs(d, exist_ok=True)
         os.chmod(d, 0o1777)
-    # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c)
+    # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c);
+    # [hide]: the first share's directory with `hide unreadable`
     return """
 [marked]
 	path = %s
@@ -464,7 +465,12 @@ def marked_share(path):
 	path = %s
 	read only = no
 	case sensitive = yes
-""" % (m, m, cs)
+
+[hide]
+	path = %s
+	read only = no
+	hide unreadable = yes
+""" % (m, m, cs, path)
 
 
 def xattr_check(d):

@@ -118,6 +118,18 @@ def main():
         query_directory_restart(smb, tid, dfid)
     window("QUERY_DIRECTORY", n, lambda i: query_directory_restart(smb, tid, dfid))
     smb.close(tid, dfid)
+    if os.environ.get("PERFOPS_MARKED") == "1":
+        # usmbd only: the same directory through [hide] (`hide unreadable`;
+        # the user's own files, judged from the mode already read)
+        htid = conn.connectTree("hide")
+        hfid = smb.create(htid, "perf_dir", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE,
+                          FILE_OPEN, 0)
+        for _ in range(4):
+            query_directory_restart(smb, htid, hfid)
+        window("QUERY_DIRECTORY_HIDE", n,
+               lambda i: query_directory_restart(smb, htid, hfid))
+        smb.close(htid, hfid)
+        conn.disconnectTree(htid)
 
     # CREATE then CLOSE: m new files opened and held, then all closed.
     # Warm-up: as many opens held and closed first, so the worker's pools

@@ -21,15 +21,22 @@
 #include "proto/ndr.h"
 #include "worker/pipe.h"
 
+/* names only (no @group): the fuzzer never asks NSS */
+static char *fuzz_only[] = { "someone", NULL };
+
 static struct conf_share fuzz_shares[] = {
 	{ .name = "IPC$", .is_ipc = 1, .browseable = 1 },
 	{ .name = "share", .path = "/srv/share", .comment = "c", .browseable = 1 },
 	{ .name = "h$", .path = "/srv/h", .browseable = 0 },
+	/* left out of the lists by access based share enum */
+	{ .name = "abe", .path = "/srv/abe", .browseable = 1,
+	  .valid_users = fuzz_only, .access_based_share_enum = 1,
+	  .hide_unreadable = 1 },
 };
 
 static struct conf fuzz_conf = {
 	.netbios_name = "FUZZ", .workgroup = "WG", .server_string = "fuzz",
-	.shares = fuzz_shares, .nshares = 3,
+	.shares = fuzz_shares, .nshares = 4,
 };
 
 /* smbclient's bind to srvsvc (frags 4280) */

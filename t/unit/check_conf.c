@@ -736,6 +736,46 @@ START_TEST(test_share_user_ok)
 }
 END_TEST
 
+/* Samba's read list / write list: write list wins; groups as valid users. */
+START_TEST(test_share_read_write_lists)
+{
+	struct conf *c;
+	const struct conf_share *s;
+
+	ck_assert_int_eq(load(
+	    "[rw]\npath = /rw\nread only = no\nread list = alice @root\n"
+	    "write list = dave\n"
+	    "[ro]\npath = /ro\nwrite list = carol +root\nread list = carol\n"
+	    "[plain]\npath = /p\nwritable = yes\n"
+	    "access based share enum = yes\nhide unreadable = yes\n", &c), 0);
+	s = conf_share_find(c, "rw");
+	ck_assert_int_eq(conf_share_user_read_only(s, "ALICE"), 1);
+	ck_assert_int_eq(conf_share_user_read_only(s, "root"), 1);
+	ck_assert_int_eq(conf_share_user_read_only(s, "bob"), 0);
+	ck_assert_int_eq(conf_share_user_read_only(s, "dave"), 0);
+	ck_assert_int_eq(s->access_based_share_enum, 0);
+	ck_assert_int_eq(s->hide_unreadable, 0);
+	s = conf_share_find(c, "ro");
+	ck_assert_int_eq(conf_share_user_read_only(s, "carol"), 0);	/* both */
+	ck_assert_int_eq(conf_share_user_read_only(s, "root"), 0);
+	ck_assert_int_eq(conf_share_user_read_only(s, "bob"), 1);
+	s = conf_share_find(c, "plain");
+	ck_assert_int_eq(conf_share_user_read_only(s, "bob"), 0);
+	ck_assert_int_eq(s->access_based_share_enum, 1);
+	ck_assert_int_eq(s->hide_unreadable, 1);
+	conf_free(c);
+	/* the lists take valid users' syntax, and [global] gives defaults */
+	ck_assert_int_eq(load("[s]\npath = /s\nread list = &net\n", &c), 2);
+	ck_assert_int_eq(load("[s]\npath = /s\nwrite list = @\n", &c), 2);
+	ck_assert_int_eq(load("[global]\nhide unreadable = yes\n"
+	    "read list = alice\n[s]\npath = /s\n", &c), 0);
+	s = conf_share_find(c, "s");
+	ck_assert_int_eq(s->hide_unreadable, 1);
+	ck_assert_int_eq(conf_share_user_read_only(s, "bob"), 1);
+	conf_free(c);
+}
+END_TEST
+
 static char *
 dump(const struct conf *c, int verbose)
 {
@@ -878,6 +918,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_interfaces);
 	tcase_add_test(tc, test_hosts);
 	tcase_add_test(tc, test_share_user_ok);
+	tcase_add_test(tc, test_share_read_write_lists);
 	tcase_add_test(tc, test_dump_round_trip);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_long_line);

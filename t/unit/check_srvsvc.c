@@ -174,7 +174,7 @@ decode_get_info(const uint8_t *stub, size_t len, uint32_t level,
 	ck_assert_uint_eq(ndr_u32(&c), level);
 	if (level == 1005) {
 		if ((found = ndr_ptr(&c) != 0))
-			(void)ndr_u32(&c);
+			s->max_uses = ndr_u32(&c);	/* shi1005_flags */
 	} else if (layout(level) != NULL && (found = ndr_ptr(&c) != 0)) {
 		bits = share_scalars(&c, level, s);
 		share_buffers(&c, level, bits, s);
@@ -386,6 +386,69 @@ START_TEST(test_get_info)
 }
 END_TEST
 
+/*
+ * access based share enum: a share the caller could not connect to
+ * (valid users, invalid users) is left out of every level of the list
+ * and not found by NetShareGetInfo, administrators included; hide
+ * unreadable shows in shi1005_flags.
+ */
+START_TEST(test_access_based_enum)
+{
+	static const uint32_t levels[] = { 0, 1, 2, 501, 502 };
+	static char *only_bob[] = { "bob", NULL }, *alice[] = { "alice", NULL };
+	struct conf_share *sh1 = &test_shares[1];
+	uint8_t req[256], out[4096];
+	struct share sh[8], s;
+	size_t len, n, i, k;
+	uint32_t fault, werr;
+
+	sh1->access_based_share_enum = 1;
+	sh1->valid_users = only_bob;
+	for (i = 0; i < 5; i++) {
+		len = req_enum(req, sizeof(req), levels[i]);
+		n = call(&pipe_iface_srvsvc, 15, req, len, out, sizeof(out),
+		    &fault);
+		ck_assert_uint_eq(fault, 0);
+		ck_assert_uint_eq(decode_enum(out, n, levels[i], sh, 8, &werr), 3);
+		ck_assert_uint_eq(werr, 0);
+		for (k = 0; k < 3; k++)
+			ck_assert_str_ne(sh[k].name, "share");
+	}
+	len = req_get_info(req, sizeof(req), "share", 1);
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 1, &s, &werr), 0);
+	ck_assert_uint_eq(werr, 2310);
+	/* invalid users too */
+	sh1->valid_users = NULL;
+	sh1->invalid_users = alice;
+	len = req_enum(req, sizeof(req), 1);
+	n = call(&pipe_iface_srvsvc, 15, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(decode_enum(out, n, 1, sh, 8, &werr), 3);
+	/* a user who may connect sees it */
+	sh1->invalid_users = NULL;
+	sh1->valid_users = alice;
+	n = call(&pipe_iface_srvsvc, 15, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(decode_enum(out, n, 1, sh, 8, &werr), 4);
+	ck_assert_str_eq(sh[1].name, "share");
+	/* without the key, the list is the same for everyone */
+	sh1->access_based_share_enum = 0;
+	sh1->valid_users = only_bob;
+	n = call(&pipe_iface_srvsvc, 15, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(decode_enum(out, n, 1, sh, 8, &werr), 4);
+	sh1->valid_users = NULL;
+	/* hide unreadable: SHI1005_FLAGS_ACCESS_BASED_DIRECTORY_ENUM */
+	len = req_get_info(req, sizeof(req), "share", 1005);
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 1005, &s, &werr), 1);
+	ck_assert_uint_eq(s.max_uses, 0);
+	sh1->hide_unreadable = 1;
+	n = call(&pipe_iface_srvsvc, 16, req, len, out, sizeof(out), &fault);
+	ck_assert_int_eq(decode_get_info(out, n, 1005, &s, &werr), 1);
+	ck_assert_uint_eq(s.max_uses, 0x800);
+	sh1->hide_unreadable = 0;
+}
+END_TEST
+
 START_TEST(test_server_and_wksta_info)
 {
 	uint8_t req[128], out[512];
@@ -562,6 +625,7 @@ srvsvc_suite(void)
 	tcase_add_test(tc, test_enum_smbclient_request);
 	tcase_add_test(tc, test_enum_levels);
 	tcase_add_test(tc, test_get_info);
+	tcase_add_test(tc, test_access_based_enum);
 	tcase_add_test(tc, test_server_and_wksta_info);
 	tcase_add_test(tc, test_stub_truncations);
 	tcase_add_test(tc, test_malformed_stubs);

@@ -1,0 +1,57 @@
+# Client of t/bench/hidecost.sh: times a whole listing (impacket listPath,
+# QUERY_DIRECTORY until NO_MORE_FILES) of each share named, alternating
+# the shares run by run so a drift of the load falls on all alike.
+# argv: PORT USER PASSWORD RUNS WORKER_PID SHARE...; prints per share the
+# median, min and max in ms of the client's wall time and of the server
+# worker's CPU time (the sum of its threads' /proc schedstat run times,
+# less noisy under load), and the number of entries listed.
+import os
+import statistics
+import sys
+import time
+
+from impacket import smb3structs as s3
+from impacket.smbconnection import SMBConnection
+
+port, user, pw, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+worker = sys.argv[5]
+shares = sys.argv[6:]
+
+
+def cpu_ns():
+    """The worker's run time so far, all threads (io_uring's included)."""
+    total = 0
+    for tid in os.listdir("/proc/%s/task" % worker):
+        try:
+            with open("/proc/%s/task/%s/schedstat" % (worker, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass	# a thread that ended
+    return total
+
+
+def figures(v):
+    return "median %8.2f ms  min %8.2f  max %8.2f" % (
+        statistics.median(v), min(v), max(v))
+
+
+c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port),
+                  preferredDialect=s3.SMB2_DIALECT_30)
+c.login(user, pw)
+times = {s: [] for s in shares}
+cpu = {s: [] for s in shares}
+count = {}
+for s in shares:		# warm: the worker's trees, the dentry cache
+    count[s] = len(c.listPath(s, "*"))
+for r in range(runs):
+    for s in shares:
+        c0 = cpu_ns()
+        t0 = time.perf_counter()
+        n = len(c.listPath(s, "*"))
+        times[s].append((time.perf_counter() - t0) * 1000)
+        cpu[s].append((cpu_ns() - c0) / 1e6)
+        count[s] = n
+for s in shares:
+    print("%-6s entries %6d  wall %s | worker CPU %s  (%d runs)"
+          % (s, count[s], figures(times[s]), figures(cpu[s]), runs))
+c.logoff()
