@@ -21,6 +21,7 @@
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/worker.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_posix.h"
 
@@ -76,13 +77,8 @@ static int
 dir_entry_readable(struct tree *tree, struct file_open *f, const char *name,
     const struct vfs_stat *st, int link)
 {
-	static uid_t euid;
-	static int euid_known;
+	uid_t euid = user_euid();	/* pinned: no system call */
 
-	if (!euid_known) {
-		euid = geteuid();	/* the worker's user for good */
-		euid_known = 1;
-	}
 	if (euid != 0 && st->uid == (uint32_t)euid) {
 		if (!(st->mode & S_IRUSR))
 			return 0;

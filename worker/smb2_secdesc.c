@@ -914,6 +914,9 @@ smb2_secdesc_check(struct tree *t, const char *path, int fd,
  * that a listing shows what an open would grant.  No system call on a
  * share without stored descriptors, nor for a file known to have none.
  */
+#define SD_ENTRY_READ	(FILE_READ_DATA | FILE_READ_EA | \
+	FILE_READ_ATTRIBUTES | READ_CONTROL)
+
 int
 smb2_secdesc_entry_readable(struct tree *t, int dirfd, const char *name,
     const struct vfs_stat *st)
@@ -931,7 +934,12 @@ smb2_secdesc_entry_readable(struct tree *t, int dirfd, const char *name,
 		sd_none_note(st, &before);
 	if (rc <= 0)
 		return rc == 0;	/* an unreadable descriptor fails the open too */
-	/* FILE_LIST_DIRECTORY is the same bit on a directory */
+	/*
+	 * What Windows' access-based enumeration asks of the descriptor,
+	 * and Samba's hide unreadable (smbtorture smb2.acls.ACCESSBASED):
+	 * every read right, not only the data (FILE_LIST_DIRECTORY is the
+	 * same bit on a directory).
+	 */
 	return (ntacl_granted(&sd_cur, smb2_secdesc_token()) &
-	    FILE_READ_DATA) != 0;
+	    SD_ENTRY_READ) == SD_ENTRY_READ;
 }

@@ -50,6 +50,12 @@ if [ -z "${TORTURE_SERVER:-}" ]; then
 		extra+=$(printf '[share%d]\n\tpath = %s\n\tread only = no\n' $((l + 1)) "$d")
 		extra+=$'\n'
 	done
+	# smb2.acls.ACCESSBASED connects to [hideunread] itself (Samba's
+	# selftest share of that name)
+	mkdir -p "$T/hideunread"
+	chmod 1777 "$T/hideunread"
+	extra+=$(printf '[hideunread]\n\tpath = %s\n\tread only = no\n\thide unreadable = yes\n' "$T/hideunread")
+	extra+=$'\n'
 	# smb2.session's anonymous re-authentications (xfail by design) meet
 	# the same worker refusal as before the default became 2 (refuse).
 	INTEG_SHARES=$extra integ_conf "restrict anonymous = 0"
