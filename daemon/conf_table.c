@@ -154,6 +154,15 @@ const struct conf_directive conf_directives[] = {
 	/* Previous versions: Samba's shadow_copy2 shadow:snapdir and shadow:format. */
 	{ "snapshot directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_dir), 0, 0, NULL, CONF_SB_SNAP_DIR },
 	{ "snapshot format", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_format), 0, 0, NULL, CONF_SB_SNAP_FORMAT },
+	/* Recycle bin (worker/recycle.h): Samba's vfs_recycle recycle:* options. */
+	{ "recycle directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_dir), 0, 0, NULL, CONF_SB_RECYCLE_DIR },
+	{ "recycle keep tree", D_BOOL, CONF_SHARE, S(recycle_keep_tree), 0, 0, NULL, CONF_SB_RECYCLE_TREE },
+	{ "recycle versions", D_BOOL, CONF_SHARE, S(recycle_versions), 0, 0, NULL, CONF_SB_RECYCLE_VERSIONS },
+	{ "recycle touch", D_BOOL, CONF_SHARE, S(recycle_touch), 0, 0, NULL, CONF_SB_RECYCLE_TOUCH },
+	{ "recycle exclude", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_exclude), 0, 0, NULL, CONF_SB_RECYCLE_EXCL },
+	{ "recycle exclude dir", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_exclude_dir), 0, 0, NULL, CONF_SB_RECYCLE_EXCL_DIR },
+	{ "recycle max size", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_max_size_s), 0, 0, NULL, CONF_SB_RECYCLE_MAX },
+	{ "recycle directory mode", D_MODE, CONF_SHARE, S(recycle_dir_mode), 0, 07777, NULL, CONF_SB_RECYCLE_MODE },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -97,6 +97,7 @@
 #include "vfs/vfs.h"
 #include "worker/conn.h"
 #include "worker/file_open.h"
+#include "worker/recycle.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -325,8 +326,10 @@ unlink_as_do(const struct unlinkmsg *u, int root_fd)
 	last = last != NULL ? last + 1 : u->path;
 	if (last[0] == '\0' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
-	return file_vfs()->unlink_same(root_fd, u->path, u->is_dir, u->dev,
-	    u->ino);
+	/* into this user's bin when the share has one (worker/recycle.h) */
+	return recycle_unlink(worker_conf() != NULL ?
+	    conf_share_find(worker_conf(), u->share) : NULL, worker_user(),
+	    root_fd, u->path, u->is_dir, u->dev, u->ino);
 }
 
 void
