@@ -815,85 +815,13 @@ conf_check_snapshot_dir(struct conf_parse *p, struct conf_share *s)
 		    "its path", s->name, d);
 }
 
-/*
- * The recycle directory, like the snapshot directory, names a place inside
- * the share (relative, no ".."); %U (the user) is the only substitution,
- * once: the component that holds it is each user's own directory.
- * The maximum size takes Samba's K, M, G suffixes.
- */
-static void
-conf_check_recycle(struct conf_parse *p, struct conf_share *s)
-{
-	char *d = s->recycle_dir, *m = s->recycle_max_size_s, *end, *q;
-	unsigned long long v;
-	size_t n, len;
-	int bad = 0, nuser = 0;
-
-	if (s->recycle_exclude != NULL && s->recycle_exclude[0] == '\0') {
-		free(s->recycle_exclude);
-		s->recycle_exclude = NULL;
-	}
-	if (s->recycle_exclude_dir != NULL && s->recycle_exclude_dir[0] == '\0') {
-		free(s->recycle_exclude_dir);
-		s->recycle_exclude_dir = NULL;
-	}
-	s->recycle_max_size = 0;
-	if (m != NULL && m[0] != '\0') {
-		errno = 0;
-		v = strtoull(m, &end, 10);
-		switch (toupper((unsigned char)*end)) {
-		case 'K': v = v > (~0ULL >> 10) ? ~0ULL : v << 10; end++; break;
-		case 'M': v = v > (~0ULL >> 20) ? ~0ULL : v << 20; end++; break;
-		case 'G': v = v > (~0ULL >> 30) ? ~0ULL : v << 30; end++; break;
-		default: break;
-		}
-		if (!isdigit((unsigned char)m[0]) || errno != 0 || *end != '\0' ||
-		    v == ~0ULL)
-			conf_report(p, s->line, 1, "share [%s]: recycle max size "
-			    "'%s' is not a size in bytes (K, M, G allowed)",
-			    s->name, m);
-		else
-			s->recycle_max_size = v;
-	}
-	if (d == NULL)
-		return;
-	n = strlen(d);
-	while (n > 0 && d[n - 1] == '/')
-		d[--n] = '\0';
-	if (n == 0) {
-		free(d);
-		s->recycle_dir = NULL;
-		return;
-	}
-	if (d[0] == '/' || strchr(d, '\\') != NULL || strstr(d, "//") != NULL)
-		bad = 1;
-	/* every component: not "." nor ".."; '%' only in one "%U" */
-	for (q = d; !bad; q += len + 1) {
-		size_t i;
-
-		len = strcspn(q, "/");
-		if ((len == 1 && q[0] == '.') ||
-		    (len == 2 && q[0] == '.' && q[1] == '.'))
-			bad = 1;
-		for (i = 0; i < len; i++)
-			if (q[i] == '%' && (i + 1 == len || q[i + 1] != 'U' ||
-			    nuser++ > 0))
-				bad = 1;
-		if (q[len] == '\0')
-			break;
-	}
-	if (bad)
-		conf_report(p, s->line, 1, "share [%s]: recycle directory "
-		    "'%s' must be a directory inside the share, relative to "
-		    "its path, %%U at most once", s->name, d);
-}
-
 /* Shares inherit what [global] set for them; checks that need the whole file. */
 static void
 conf_finish(struct conf_parse *p)
 {
 	const struct conf_directive *d;
 	struct conf *c = p->c;
+	char why[160];
 	int i;
 
 	for (i = 0; i < c->nshares; i++) {
@@ -926,7 +854,8 @@ conf_finish(struct conf_parse *p)
 				conf_report(p, 0, 1, "out of memory");
 		}
 		conf_check_snapshot_dir(p, s);
-		conf_check_recycle(p, s);
+		if (conf_recycle_check(s, why, sizeof(why)) < 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

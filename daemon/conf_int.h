@@ -68,5 +68,10 @@ int		 conf_iface_expand(const char *item, char ***lp, int *n);
 /* Validate a list; on failure write the reason into hint and return -1. */
 int		 conf_hosts_check(char *const *list, char *hint, size_t cap);
 int		 conf_users_check(char *const *list, char *hint, size_t cap);
+/*
+ * daemon/conf_recycle.c: a share's recycle keys made ready (empty values
+ * dropped, the maximum size parsed); -1 with the reason in why.
+ */
+int		 conf_recycle_check(struct conf_share *s, char *why, size_t cap);
 
 #endif

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "daemon/conf.h"
+#include "vfs/vfs.h"
+#include "worker/file_open.h"
 #include "worker/recycle.h"
 
 START_TEST(test_recycle_bin_path)
@@ -30,7 +32,7 @@ START_TEST(test_recycle_bin_path)
 	ck_assert_str_eq(out, "bob/bin");
 	ck_assert_uint_eq(at, 0);
 	ck_assert_int_eq(recycle_bin_path("a/b/bin-%U/x", "bob", out,
-	    sizeof(out), &at), 14);
+	    sizeof(out), &at), 13);
 	ck_assert_str_eq(out, "a/b/bin-bob/x");
 	ck_assert_uint_eq(at, 3);
 	/* no %U: one bin for everyone, all of it shared */
@@ -166,9 +168,19 @@ has(int root, const char *path, const char *data)
 	return strcmp(buf, data) == 0;
 }
 
-#define DEL(sh, root, path, st) \
-	recycle_unlink(sh, "alice", root, path, 0, (uint64_t)(st).st_dev, \
-	    (uint64_t)(st).st_ino)
+/* The delete of path while it is the file put() made (the vfs's dev). */
+static int
+del(const struct conf_share *sh, int root, const char *path,
+    const struct stat *st)
+{
+	struct vfs_stat vst;
+
+	ck_assert_int_eq(file_vfs()->statat(root, path, &vst), 0);
+	ck_assert_uint_eq(vst.ino, (uint64_t)st->st_ino);
+	return recycle_unlink(sh, "alice", root, path, 0, vst.dev,
+	    st->st_ino == vst.ino ? vst.ino : 0);
+}
+#define DEL(sh, root, path, st)	del(sh, root, path, &(st))
 
 START_TEST(test_recycle_unlink)
 {
@@ -207,8 +219,13 @@ START_TEST(test_recycle_unlink)
 	ck_assert(has(root, ".recycle/alice/d/f", "three"));
 	/* the name another file's now: not touched */
 	put(root, "g", "gee", &st);
-	st.st_ino++;
-	ck_assert_int_eq(DEL(&sh, root, "g", st), -ESTALE);
+	{
+		struct vfs_stat vst;
+
+		ck_assert_int_eq(file_vfs()->statat(root, "g", &vst), 0);
+		ck_assert_int_eq(recycle_unlink(&sh, "alice", root, "g", 0,
+		    vst.dev, vst.ino + 1), -ESTALE);
+	}
 	ck_assert(has(root, "g", "gee"));
 	/* excluded, too big, in the bin: deleted */
 	put(root, "x.tmp", "x", &st);
