@@ -309,6 +309,24 @@ recycle_move(const struct conf_share *s, int root, const char *bin,
 	return rc;
 }
 
+/*
+ * A bin that fails, fails for every delete (on another mount, not
+ * writable): level 1 once per share and reason in a row, then level 3.
+ */
+static void
+recycle_log_fallback(const struct conf_share *s, const char *path,
+    const char *bin, int rc)
+{
+	static const struct conf_share *last_share;
+	static int last_rc;
+	int level = s == last_share && rc == last_rc ? 3 : 1;
+
+	last_share = s;
+	last_rc = rc;
+	log_debug(level, "recycle: %s\\%s cannot go into the bin %s (%s): "
+	    "deleted", s->name, path, bin, strerror(-rc));
+}
+
 int
 recycle_unlink(const struct conf_share *s, const char *user, int root,
     const char *path, int is_dir, uint64_t dev, uint64_t ino)
@@ -356,8 +374,7 @@ recycle_unlink(const struct conf_share *s, const char *user, int root,
 		    bin);
 		goto out;
 	}
-	log_debug(1, "recycle: %s\\%s cannot go into the bin %s (%s): "
-	    "deleted", s->name, path, bin, strerror(-rc));
+	recycle_log_fallback(s, path, bin, rc);
 unlink:
 	rc = unlinkat(pfd, last, 0) < 0 ? -errno : 0;
 out:

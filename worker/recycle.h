@@ -6,8 +6,8 @@
  * already in the bin, excluded names, files in excluded directories and
  * files above `recycle max size` are removed as before; so is a file the
  * move fails for (another mount, no rights, no space, a symlink or
- * another user's directory where the bin should be), with one line at
- * log level 1.  The move never leaves the share and follows no symlink:
+ * another user's directory where the bin should be), logged at level 1
+ * (level 3 while one share keeps failing for one reason).  The move never leaves the share and follows no symlink:
  * the bin's components are opened one by one beneath the share root with
  * the vfs no-links open, missing ones made with mkdirat on those fds, and
  * the file goes with one renameat2 between directory fds (its streams,
