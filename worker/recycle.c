@@ -241,6 +241,10 @@ recycle_open_target(const struct conf_share *s, int root, char *dir,
 	rest = strchr(dir + user_at + (user_at > 0), '/');
 	if (rest != NULL)
 		*rest = '\0';
+	/* the user's directory is there but for its first delete */
+	ufd = file_vfs()->open_nolinks(root, dir, O_PATH | O_DIRECTORY, 0);
+	if (ufd != -ENOENT)
+		goto made;
 	if (user_at > 0) {
 		dir[user_at] = '\0';
 		fd = recycle_open_dir(root, dir, RECYCLE_SHARED_MODE);
@@ -253,13 +257,13 @@ recycle_open_target(const struct conf_share *s, int root, char *dir,
 		close(fd);
 	} else
 		ufd = recycle_step(root, dir, s->recycle_dir_mode);
+made:
 	if (ufd < 0)
 		goto out;
 	if ((rc = file_vfs()->fstat(ufd, &st)) != 0 ||
 	    st.uid != (uint32_t)user_euid()) {
 		close(ufd);
 		ufd = rc != 0 ? rc : -EPERM;
-		goto out;
 	}
 out:
 	if (rest != NULL)
