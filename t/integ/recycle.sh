@@ -6,17 +6,20 @@
 # before, as are directories and files already in the bin; a rename over an
 # existing file does not recycle it (nor does Samba's).  Deletes by
 # smbclient `rm`, by an impacket FILE_DELETE_ON_CLOSE open and by
-# FILE_DISPOSITION_INFORMATION.  Two users deleting the same name get a
-# bin each; another user's delete-on-close, closed last by alice, goes into
-# the deleter's bin.  A symlink a local account planted at the bin or at a
-# user's directory in it (pointing outside the share) is not followed: the
-# outside stays as it was and the file is deleted.  A share without the
-# key deletes as before and makes no bin.
+# FILE_DISPOSITION_INFORMATION; a named stream goes with its file.  Two
+# users deleting the same name get a bin each; another user's
+# delete-on-close, closed last by alice, goes into the deleter's bin.  A
+# symlink a local account planted at the bin or at a user's directory in
+# it (pointing outside the share) is not followed: the outside stays as it
+# was and the file is deleted.  A share without the key deletes as before
+# and makes no bin.
 #
 # RECYCLE_SERVER=samba runs the same client steps against Debian's smbd
 # (/usr/sbin/smbd, t/compat/samba.conf.in) with `vfs objects = recycle`
 # and the recycle:* options of the same meaning: the checks that fail
-# there are where the two differ (HACKING.md "Recycle bin").
+# there are where the two differ (HACKING.md "Recycle bin"; Samba 4.17:
+# the planted symlinks are followed out of the share, another user's
+# delete is not recycled).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -249,6 +252,22 @@ sb.setInfo(tb, fb, b'\x01', 1, 13)
 sb.close(tb, fb)
 sa.close(ta, fa)
 print('step crossuser')
+# a file with a named stream: the stream goes into the bin with it
+fid = sa.create(ta, 'strm.txt', 0x2 | 0x1 | DELETE, ALL_SHARE, 0, 5, 0)
+sa.writeFile(ta, fid, b'base')
+sa.close(ta, fid)
+fid = sa.create(ta, 'strm.txt:s1', 0x2 | 0x1, ALL_SHARE, 0, 5, 0)
+sa.writeFile(ta, fid, b'streamdata')
+sa.close(ta, fid)
+fid = sa.create(ta, 'strm.txt', DELETE | READ, ALL_SHARE, 0x1000, 1, 0)
+sa.close(ta, fid)
+try:
+    fid = sa.create(ta, '.recycle\\alice\\strm.txt:s1', READ, ALL_SHARE, 0, 1, 0)
+    data = sa.read(ta, fid, 0, 100)
+    sa.close(ta, fid)
+except Exception as e:
+    data = repr(e)
+print('stream in the bin: %r' % (data,))
 PYEOF
 cat "$T/out.py"
 grep -q 'step crossuser' "$T/out.py" || fail "impacket steps ran"
@@ -264,6 +283,10 @@ grep -q 'step crossuser' "$T/out.py" || fail "impacket steps ran"
     [ ! -e "$T/rb/.recycle/alice/ren-dst.txt" ] &&
     ok "a rename over an existing file does not recycle the one replaced (as Samba)" ||
     fail "rename over an existing file"
+grep -q "stream in the bin: b'streamdata'" "$T/out.py" &&
+    [ ! -e "$T/rb/strm.txt" ] &&
+    ok "a file's named stream goes into the bin with it" ||
+    fail "a stream into the bin"
 for i in $(seq 1 50); do
 	[ -e "$T/rb/.recycle/bob/bobs.txt" ] && break
 	sleep 0.1
