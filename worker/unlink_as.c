@@ -80,6 +80,13 @@
  * directory, alice closes last: gone; bob's worker killed first: a new
  * one unlinks it; a replaced inode is not deleted).
  */
+/*
+ * A share with a recycle bin (worker/recycle.h) sends every delete another
+ * user left pending here, not only one the closer may not do, so that the
+ * file goes into the deleter's bin with his rights; this worker takes the
+ * bin's settings from its own config by the share's name and resolves
+ * every path itself, as for an unlink.
+ */
 #include "worker/unlink_as.h"
 
 #include <errno.h>
