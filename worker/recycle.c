@@ -168,8 +168,8 @@ recycle_target(const char *bin, const char *path, int keep_tree,
 
 /*
  * One component name of a directory under dirfd, made when missing: an
- * fd of it (O_PATH, or O_RDONLY when just made: its mode is set through
- * it, the umask aside), or -errno.  A symlink there gives -ELOOP.
+ * fd of it (O_PATH, or O_RDONLY when this call made it: its mode is set
+ * through it, the umask aside), or -errno.  A symlink there gives -ELOOP.
  */
 static int
 recycle_step(int dirfd, const char *comp, mode_t mode)
@@ -180,9 +180,12 @@ recycle_step(int dirfd, const char *comp, mode_t mode)
 	fd = vfs->open_nolinks(dirfd, comp, O_PATH | O_DIRECTORY, 0);
 	if (fd != -ENOENT)
 		return fd;
-	if (mkdirat(dirfd, comp, mode) < 0 && errno != EEXIST)
-		return -errno;
+	if (mkdirat(dirfd, comp, mode) < 0)
+		return errno != EEXIST ? -errno :
+		    vfs->open_nolinks(dirfd, comp, O_PATH | O_DIRECTORY, 0);
 	fd = vfs->open_nolinks(dirfd, comp, O_RDONLY | O_DIRECTORY, 0);
+	if (fd == -EACCES)	/* a mode without read for its owner */
+		return vfs->open_nolinks(dirfd, comp, O_PATH | O_DIRECTORY, 0);
 	if (fd >= 0 && fchmod(fd, mode) < 0)
 		log_debug(2, "recycle: mode %o on \"%s\": %s", (unsigned)mode,
 		    comp, strerror(errno));
