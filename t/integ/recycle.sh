@@ -12,7 +12,8 @@
 # symlink a local account planted at the bin or at a user's directory in
 # it (pointing outside the share) is not followed: the outside stays as it
 # was and the file is deleted.  A share without the key deletes as before
-# and makes no bin.
+# and makes no bin.  A directory another user made at bob's bin is not
+# used, and a bin on another file system (EXDEV) means a real delete.
 #
 # RECYCLE_SERVER=samba runs the same client steps against Debian's smbd
 # (/usr/sbin/smbd, t/compat/samba.conf.in) with `vfs objects = recycle`
@@ -38,6 +39,11 @@ INTEG_SHARES="[rb]
 	read only = no
 	recycle directory = .recycle/%U
 
+[xdev]
+	path = $T/xdev
+	read only = no
+	recycle directory = .recycle/%U
+
 [sym]
 	path = $T/sym
 	read only = no
@@ -47,8 +53,8 @@ INTEG_SHARES="[rb]
 	path = $T/sym2
 	read only = no
 	recycle directory = .recycle/%U"
-mkdir -p "$T/rb" "$T/flat" "$T/sym" "$T/sym2" "$T/outside"
-chmod 1777 "$T/rb" "$T/flat" "$T/sym" "$T/sym2"
+mkdir -p "$T/rb" "$T/flat" "$T/sym" "$T/sym2" "$T/outside" "$T/xdev"
+chmod 1777 "$T/rb" "$T/flat" "$T/sym" "$T/sym2" "$T/xdev"
 integ_conf
 integ_users || { echo "cannot create users" >&2; exit 1; }
 # mk OWNER MODE PATH CONTENT
@@ -75,6 +81,17 @@ mk alice 0644 "$T/rb/ren-src.txt" src
 mk alice 0644 "$T/rb/ren-dst.txt" dst
 mk bob 0644 "$T/rb/bobs.txt" bobs
 mk alice 0644 "$T/flat/v.txt" v1
+mk bob 0644 "$T/flat/b.txt" bee
+# alice made bob's bin before him, open to all: not bob's, not used
+mkdir -p -m 1777 "$T/flat/.recycle"
+mkdir -m 0777 "$T/flat/.recycle/bob"
+chown alice "$T/flat/.recycle/bob"
+# the bin on another file system: the rename cannot be done (EXDEV)
+mk alice 0644 "$T/xdev/x.txt" ex
+mkdir -m 1777 "$T/xdev/.recycle"
+xdev_mounted=0
+mount -t tmpfs -o mode=1777,size=1M usmbd-recycle "$T/xdev/.recycle" &&
+    xdev_mounted=1
 mk alice 0644 "$T/sym/s.txt" s
 mk alice 0644 "$T/sym2/s.txt" s
 mk alice 0644 "$T/share/plain.txt" plain
@@ -92,7 +109,7 @@ start_samba() {
 	sed -e "s|@PORT@|$PORT|; s|@DIR@|$d|g; s|@LOG@|$LOG|" \
 	    -e "s|@LOGLEVEL@|1|; s|@SHARE@|$SHARE|" \
 	    "$ROOT/t/compat/samba.conf.in" >"$d/smb.conf" || return 1
-	for share in rb flat sym sym2; do
+	for share in rb flat xdev sym sym2; do
 		opts="recycle:repository = .recycle/%U"
 		[ "$share" = rb ] && opts="$opts
 	recycle:keeptree = yes
@@ -191,6 +208,24 @@ smb alice "$ALICE_PW" flat "rm v.txt"
     [ "$(ls "$T/flat/.recycle/alice" | wc -l)" = 1 ] &&
     ok "without versions the older file in the bin is replaced" ||
     { fail "no versions"; ls -la "$T/flat/.recycle/alice"; }
+
+smb bob "$BOB_PW" flat "rm b.txt"
+[ ! -e "$T/flat/b.txt" ] && [ -z "$(ls -A "$T/flat/.recycle/bob")" ] &&
+    ok "a directory of another user at bob's bin is not used: his file is deleted" ||
+    { fail "another user's directory at the bin"; ls -laR "$T/flat/.recycle"; }
+
+if [ "$xdev_mounted" = 1 ]; then
+	smb alice "$ALICE_PW" xdev "rm x.txt"
+	r=$?
+	[ "$r" = 0 ] && [ ! -e "$T/xdev/x.txt" ] &&
+	    [ ! -e "$T/xdev/.recycle/alice/x.txt" ] &&
+	    grep -q 'xdev\\x.txt cannot go into the bin .recycle/alice (Invalid cross-device link): deleted' "$LOG" &&
+	    ok "a bin on another file system: the file is deleted, logged at level 1" ||
+	    { fail "a bin on another file system"; cat "$T/smb.out"; grep recycle "$LOG"; }
+	umount "$T/xdev/.recycle"
+else
+	fail "cannot mount a tmpfs for the bin on another file system"
+fi
 
 smb alice "$ALICE_PW" sym "rm s.txt"
 r1=$?
