@@ -3,8 +3,10 @@
 # creating and deleting (FILE_DELETE_ON_CLOSE, then CLOSE) N new files on
 # [share] (no bin) and on [rb] (`recycle directory = .recycle/%U`), the
 # two alternated, her worker under `strace -c` in a last round of each.
-# Prints the median, min and max milliseconds per delete and the syscalls
-# per delete by name; fails on nothing but a broken setup.
+# Prints the median, min and max milliseconds per delete, the syscalls per
+# delete by name and, when build/t/bench/malloc_count.so is there (make
+# perfcheck builds it), the worker's heap allocations in those last runs;
+# fails on nothing but a broken setup.
 #
 #	bash t/bench/recyclecost.sh [N]		deletes per run, default 300
 #
@@ -22,7 +24,21 @@ mkdir -p "$T/rb"
 chmod 1777 "$T/rb"
 INTEG_LOG_LEVEL=1 integ_conf
 integ_users >/dev/null || exit 1
+mc=
+if [ -f "$ROOT/build/t/bench/malloc_count.so" ]; then
+	mc=$T/mc
+	mkdir -p "$mc"
+	chmod 1777 "$mc"
+	export LD_PRELOAD=$ROOT/build/t/bench/malloc_count.so MALLOC_COUNT_DIR=$mc
+fi
 integ_start || exit 1
+unset LD_PRELOAD MALLOC_COUNT_DIR
+# allocs PID: malloc+calloc+realloc+memalign calls of PID so far
+allocs() {
+	[ -n "$mc" ] && "$ROOT/build/t/bench/malloc_count" "$mc" |
+	    awk -v p="pid=$1" '$1 == p { split($2, a, "="); split($3, b, "=");
+		split($4, c, "="); split($6, d, "="); print a[2] + b[2] + c[2] + d[2] }'
+}
 cat >"$T/loop.py" <<'PY'
 import os, sys, time
 from impacket.smbconnection import SMBConnection
@@ -44,7 +60,7 @@ print('%.4f' % ((time.perf_counter() - t0) * 1000 / n))
 PY
 # run SHARE TRACE: one run, its ms per delete on stdout
 run() {
-	local share=$1 trace=$2 py st=
+	local share=$1 trace=$2 py st= w a0=
 
 	rm -f "$T/go" "$T/go.ready"
 	"$PYTHON" "$T/loop.py" "$PORT" "$ALICE_PW" "$share" "$n" "$T/go" \
@@ -54,9 +70,10 @@ run() {
 		kill -0 $py 2>/dev/null || { cat "$T/py.out" >&2; return 1; }
 		sleep 0.02
 	done
+	w=$(integ_worker_of alice)
 	if [ "$trace" = 1 ]; then
-		strace -f -c -p "$(integ_worker_of alice)" -o "$T/st.$share" \
-		    2>/dev/null &
+		a0=$(allocs "$w")
+		strace -f -c -p "$w" -o "$T/st.$share" 2>/dev/null &
 		st=$!
 		sleep 0.5
 	fi
@@ -65,6 +82,7 @@ run() {
 	if [ -n "$st" ]; then
 		kill -INT $st
 		wait $st 2>/dev/null
+		[ -n "$a0" ] && echo "$(( $(allocs "$w") - a0 ))" >"$T/allocs.$share"
 	fi
 	cat "$T/py.out"
 }
@@ -82,5 +100,7 @@ for share in share rb; do
 	awk -v n="$n" '$4 ~ /^[0-9]+$/ && $NF ~ /^[a-z_0-9]+$/ && $NF != "total" && $4 / n >= 0.5 {
 		printf "%s %.2f, ", $NF, $4 / n } $NF == "total" { t = $4 / n }
 		END { printf "total %.2f syscalls per delete\n", t }' "$T/st.$share"
+	[ -f "$T/allocs.$share" ] &&
+	    echo "heap allocations of alice's worker in those $n deletes: $(cat "$T/allocs.$share")"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
