@@ -217,6 +217,20 @@ START_TEST(test_recycle_unlink)
 	put(root, "d/f", "three", &st);
 	ck_assert_int_eq(DEL(&sh, root, "d/f", st), 0);
 	ck_assert(has(root, ".recycle/alice/d/f", "three"));
+	/* touch: the access time becomes the delete's, the write time stays */
+	sh.recycle_touch = 1;
+	put(root, "t", "tee", &st);
+	{
+		const struct timespec old[2] = { { 1000, 0 }, { 2000, 0 } };
+		struct stat tst;
+
+		ck_assert_int_eq(utimensat(root, "t", old, 0), 0);
+		ck_assert_int_eq(DEL(&sh, root, "t", st), 0);
+		ck_assert_int_eq(fstatat(root, ".recycle/alice/t", &tst, 0), 0);
+		ck_assert_int_gt(tst.st_atim.tv_sec, 1000000);
+		ck_assert_int_eq(tst.st_mtim.tv_sec, 2000);
+	}
+	sh.recycle_touch = 0;
 	/* the name another file's now: not touched */
 	put(root, "g", "gee", &st);
 	{
