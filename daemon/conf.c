@@ -475,6 +475,7 @@ conf_share_defaults(struct conf_share *s)
 	s->smb3_unix_extensions = 1;
 	s->create_mask = 0744;
 	s->directory_mask = 0755;
+	s->recycle_dir_mode = 0700;
 }
 
 static void
@@ -485,6 +486,10 @@ conf_share_clear(struct conf_share *s)
 	free(s->comment);
 	free(s->snapshot_dir);
 	free(s->snapshot_format);
+	free(s->recycle_dir);
+	free(s->recycle_exclude);
+	free(s->recycle_exclude_dir);
+	free(s->recycle_max_size_s);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
@@ -818,6 +823,7 @@ conf_finish(struct conf_parse *p)
 {
 	const struct conf_directive *d;
 	struct conf *c = p->c;
+	char why[160];
 	int i;
 
 	for (i = 0; i < c->nshares; i++) {
@@ -850,6 +856,8 @@ conf_finish(struct conf_parse *p)
 				conf_report(p, 0, 1, "out of memory");
 		}
 		conf_check_snapshot_dir(p, s);
+		if (conf_recycle_check(s, why, sizeof(why)) < 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

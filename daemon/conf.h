@@ -63,6 +63,21 @@ struct conf_share {
 	char		**write_list;	/* NULL-terminated; NULL = nobody */
 	int		 access_based_share_enum;	/* default no */
 	int		 hide_unreadable;	/* default no */
+	/*
+	 * Recycle bin (worker/recycle.h): a delete moves a regular file into
+	 * recycle_dir (relative to the share's path, %U the user's name)
+	 * instead of removing it; NULL = off.  The patterns are Samba's list
+	 * (separated by spaces, commas or semicolons; * and ?, any case).
+	 */
+	char		*recycle_dir;
+	int		 recycle_keep_tree;	/* the file's directories too; no */
+	int		 recycle_versions;	/* "Copy #N of name"; no: replaced */
+	int		 recycle_touch;		/* access time set to the delete's; no */
+	char		*recycle_exclude;	/* names deleted as before; NULL none */
+	char		*recycle_exclude_dir;	/* any directory of the path */
+	char		*recycle_max_size_s;	/* as written; parsed below */
+	uint64_t	 recycle_max_size;	/* bytes, larger deleted; 0 none */
+	mode_t		 recycle_dir_mode;	/* directories it creates; 0700 */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */

@@ -29,7 +29,10 @@ enum {
 	CONF_SB_VALID_USERS, CONF_SB_INVALID_USERS, CONF_SB_GUEST_OK,
 	CONF_SB_ENCRYPT, CONF_SB_CASE, CONF_SB_CREATE_MASK, CONF_SB_DIR_MASK,
 	CONF_SB_UNIX_EXT, CONF_SB_SNAP_DIR, CONF_SB_SNAP_FORMAT,
-	CONF_SB_READ_LIST, CONF_SB_WRITE_LIST, CONF_SB_ABSE, CONF_SB_HIDE_UNREADABLE
+	CONF_SB_READ_LIST, CONF_SB_WRITE_LIST, CONF_SB_ABSE, CONF_SB_HIDE_UNREADABLE,
+	CONF_SB_RECYCLE_DIR, CONF_SB_RECYCLE_TREE, CONF_SB_RECYCLE_VERSIONS,
+	CONF_SB_RECYCLE_TOUCH, CONF_SB_RECYCLE_EXCL, CONF_SB_RECYCLE_EXCL_DIR,
+	CONF_SB_RECYCLE_MAX, CONF_SB_RECYCLE_MODE
 };
 
 struct conf_enum {
@@ -66,5 +69,10 @@ int		 conf_iface_expand(const char *item, char ***lp, int *n);
 /* Validate a list; on failure write the reason into hint and return -1. */
 int		 conf_hosts_check(char *const *list, char *hint, size_t cap);
 int		 conf_users_check(char *const *list, char *hint, size_t cap);
+/*
+ * daemon/conf_recycle.c: a share's recycle keys made ready (empty values
+ * dropped, the maximum size parsed); -1 with the reason in why.
+ */
+int		 conf_recycle_check(struct conf_share *s, char *why, size_t cap);
 
 #endif

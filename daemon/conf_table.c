@@ -159,6 +159,15 @@ const struct conf_directive conf_directives[] = {
 	{ "write list", D_USERS, CONF_SHARE, S(write_list), 0, 0, NULL, CONF_SB_WRITE_LIST },
 	{ "access based share enum", D_BOOL, CONF_SHARE, S(access_based_share_enum), 0, 0, NULL, CONF_SB_ABSE },
 	{ "hide unreadable", D_BOOL, CONF_SHARE, S(hide_unreadable), 0, 0, NULL, CONF_SB_HIDE_UNREADABLE },
+	/* Recycle bin (worker/recycle.h): Samba's vfs_recycle recycle:* options. */
+	{ "recycle directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_dir), 0, 0, NULL, CONF_SB_RECYCLE_DIR },
+	{ "recycle keep tree", D_BOOL, CONF_SHARE, S(recycle_keep_tree), 0, 0, NULL, CONF_SB_RECYCLE_TREE },
+	{ "recycle versions", D_BOOL, CONF_SHARE, S(recycle_versions), 0, 0, NULL, CONF_SB_RECYCLE_VERSIONS },
+	{ "recycle touch", D_BOOL, CONF_SHARE, S(recycle_touch), 0, 0, NULL, CONF_SB_RECYCLE_TOUCH },
+	{ "recycle exclude", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_exclude), 0, 0, NULL, CONF_SB_RECYCLE_EXCL },
+	{ "recycle exclude dir", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_exclude_dir), 0, 0, NULL, CONF_SB_RECYCLE_EXCL_DIR },
+	{ "recycle max size", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_max_size_s), 0, 0, NULL, CONF_SB_RECYCLE_MAX },
+	{ "recycle directory mode", D_MODE, CONF_SHARE, S(recycle_dir_mode), 0, 07777, NULL, CONF_SB_RECYCLE_MODE },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

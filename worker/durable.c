@@ -20,6 +20,7 @@
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
 #include "worker/open.h"
+#include "worker/recycle.h"
 #include "worker/smb2.h"
 #include "worker/state.h"
 
@@ -469,7 +470,10 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 		if (res.delete_file && have_rec && tree != NULL &&
 		    tree->share != NULL && tree->root_fd >= 0 &&
 		    strcmp(rec.share, tree->share->name) == 0) {
-			rc = vfs->unlink(tree->root_fd, rec.path, 0);
+			rc = tree->share->recycle_dir != NULL ?
+			    recycle_unlink(tree->share, worker_user(),
+			    tree->root_fd, rec.path, 0, fid->dev, fid->ino) :
+			    vfs->unlink(tree->root_fd, rec.path, 0);
 			if (rc == 0 && unlinked != NULL)
 				*unlinked = 1;
 		}

@@ -445,6 +445,18 @@ worker_foreach_conn(void (*fn)(struct conn *, void *), void *arg)
 			fn(wk.conns[fd], arg);
 }
 
+const char *
+worker_user(void)
+{
+	return wk.user != NULL ? wk.user : "";
+}
+
+const struct conf *
+worker_conf(void)
+{
+	return wk.conf;
+}
+
 void
 worker_kick(struct conn *c)
 {

@@ -14,6 +14,7 @@
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
+#include "worker/recycle.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_notify.h"
@@ -38,6 +39,18 @@ close_path_moved(int root_fd, struct file_open *f)
 	memcpy(was, f->path, sizeof(was));
 	return file_open_path_current(root_fd, f, &st) == 0 &&
 	    strcmp(was, f->path) != 0;
+}
+
+/*
+ * Is the delete of f another user's (duid) into a recycle bin?  Then it
+ * is his worker's to do: the file goes into his bin, not the closer's.
+ */
+static int
+close_recycle_as(const struct tree *t, const struct file_open *f,
+    uint32_t duid)
+{
+	return t->share != NULL && t->share->recycle_dir != NULL &&
+	    !f->is_dir && duid != 0 && duid != (uint32_t)user_euid();
 }
 
 /*
@@ -101,14 +114,24 @@ file_open_close(struct open *op)
 			 * worker may have given its old name to another file.
 			 */
 			dirlease_note_gone(op->tree, f->path);
-			rc = vfs->unlink_same(op->tree->root_fd, f->path,
-			    f->is_dir, f->dev, f->ino);
+			/*
+			 * A bin takes the file as the user who deleted it
+			 * (worker/recycle.h): another user's delete is done
+			 * by his worker, into his bin, with his rights.
+			 */
+			if (close_recycle_as(op->tree, f, duid) &&
+			    unlink_as_request(op->tree, f, duid) == 0)
+				goto done;
+			rc = recycle_unlink(op->tree->share, worker_user(),
+			    op->tree->root_fd, f->path, f->is_dir, f->dev,
+			    f->ino);
 			/* renamed in another worker: its name now */
 			if ((rc == -ESTALE || rc == -ENOENT) &&
 			    close_path_moved(op->tree->root_fd, f)) {
 				dirlease_note_gone(op->tree, f->path);
-				rc = vfs->unlink_same(op->tree->root_fd,
-				    f->path, f->is_dir, f->dev, f->ino);
+				rc = recycle_unlink(op->tree->share,
+				    worker_user(), op->tree->root_fd, f->path,
+				    f->is_dir, f->dev, f->ino);
 			}
 			/*
 			 * The name is gone from its directory's listing.  The
@@ -135,6 +158,7 @@ file_open_close(struct open *op)
 				(void)unlink_as_request(op->tree, f, duid);
 		}
 	}
+done:
 	op->u.file = NULL;
 	file_open_put(f);
 }

@@ -80,6 +80,13 @@
  * directory, alice closes last: gone; bob's worker killed first: a new
  * one unlinks it; a replaced inode is not deleted).
  */
+/*
+ * A share with a recycle bin (worker/recycle.h) sends every delete another
+ * user left pending here, not only one the closer may not do, so that the
+ * file goes into the deleter's bin with his rights; this worker takes the
+ * bin's settings from its own config by the share's name and resolves
+ * every path itself, as for an unlink.
+ */
 #include "worker/unlink_as.h"
 
 #include <errno.h>
@@ -97,6 +104,7 @@
 #include "vfs/vfs.h"
 #include "worker/conn.h"
 #include "worker/file_open.h"
+#include "worker/recycle.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -325,8 +333,10 @@ unlink_as_do(const struct unlinkmsg *u, int root_fd)
 	last = last != NULL ? last + 1 : u->path;
 	if (last[0] == '\0' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
-	return file_vfs()->unlink_same(root_fd, u->path, u->is_dir, u->dev,
-	    u->ino);
+	/* into this user's bin when the share has one (worker/recycle.h) */
+	return recycle_unlink(worker_conf() != NULL ?
+	    conf_share_find(worker_conf(), u->share) : NULL, worker_user(),
+	    root_fd, u->path, u->is_dir, u->dev, u->ino);
 }
 
 void

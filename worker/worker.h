@@ -48,6 +48,12 @@ void	worker_kick(struct conn *);
 /* Starts the 1 s housekeeping tick; it stops when state_tick() says so. */
 void	worker_tick_arm(void);
 /*
+ * The Unix account this worker serves and its current config (the
+ * recycle bin's %U; a share looked up by name outside any tree).
+ */
+const char	*worker_user(void);
+const struct conf *worker_conf(void);
+/*
  * worker/loop_chan.c, for worker/relay.c: sends MSG_RELAY (fd, the id of
  * the MSG_AUTH_REQ whose verdict it names, payload) and waits for the
  * master's MSG_HANDOFF_DONE: its status (0: a worker of that user took

@@ -506,6 +506,68 @@ START_TEST(test_share_errors)
 }
 END_TEST
 
+/* Recycle bin keys: a directory inside the share, %U once; sizes. */
+START_TEST(test_recycle_keys)
+{
+	struct conf *c;
+
+	assert_fails("[s]\npath = /s\nrecycle directory = ../bin\n",
+	    "^:1: share [s]: recycle directory '../bin' must be a directory "
+	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nrecycle directory = /srv/bin/%U\n",
+	    "^:1: share [s]: recycle directory '/srv/bin/%U' must be a "
+	    "directory inside the share, relative to its path, %U at most "
+	    "once\n");
+	assert_fails("[s]\npath = /s\nrecycle directory = a/./b\n",
+	    "^:1: share [s]: recycle directory 'a/./b' must be a directory "
+	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nrecycle directory = bin/%u\n",
+	    "^:1: share [s]: recycle directory 'bin/%u' must be a directory "
+	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nrecycle directory = %U/%U\n",
+	    "^:1: share [s]: recycle directory '%U/%U' must be a directory "
+	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nrecycle directory = a//b\n",
+	    "^:1: share [s]: recycle directory 'a//b' must be a directory "
+	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nrecycle max size = 10X\n",
+	    "^:1: share [s]: recycle max size '10X' is not a size in bytes "
+	    "(K, M, G allowed)\n");
+	assert_fails("[s]\npath = /s\nrecycle max size = -1\n",
+	    "^:1: share [s]: recycle max size '-1' is not a size in bytes "
+	    "(K, M, G allowed)\n");
+	assert_fails("[s]\npath = /s\nrecycle directory mode = 0999\n",
+	    "^:3: bad value '0999' for 'recycle directory mode' (expected an "
+	    "octal mode such as 0755)\n");
+	ck_assert_int_eq(load("[global]\nrecycle directory = .recycle/%U/\n"
+	    "recycle exclude = *.tmp ~$*\n"
+	    "[s]\npath = /s\nrecycle max size = 2M\nrecycle versions = yes\n"
+	    "[t]\npath = /t\nrecycle directory =\nrecycle exclude =\n"
+	    "[u]\npath = /u\nrecycle directory = a/bin-%U/x\n"
+	    "recycle keep tree = yes\nrecycle directory mode = 0750\n"
+	    "recycle max size = 1000\n", &c), 0);
+	ck_assert_str_eq(c->shares[1].recycle_dir, ".recycle/%U");
+	ck_assert_str_eq(c->shares[1].recycle_exclude, "*.tmp ~$*");
+	ck_assert_uint_eq(c->shares[1].recycle_max_size, 2u << 20);
+	ck_assert_int_eq(c->shares[1].recycle_versions, 1);
+	ck_assert_int_eq(c->shares[1].recycle_keep_tree, 0);
+	ck_assert_uint_eq(c->shares[1].recycle_dir_mode, 0700);
+	ck_assert_ptr_null(c->shares[2].recycle_dir);
+	ck_assert_ptr_null(c->shares[2].recycle_exclude);
+	ck_assert_str_eq(c->shares[3].recycle_dir, "a/bin-%U/x");
+	ck_assert_int_eq(c->shares[3].recycle_keep_tree, 1);
+	ck_assert_uint_eq(c->shares[3].recycle_dir_mode, 0750);
+	ck_assert_uint_eq(c->shares[3].recycle_max_size, 1000);
+	ck_assert_int_eq(c->shares[3].recycle_versions, 0);
+	conf_free(c);
+	/* no key: off */
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_ptr_null(c->shares[1].recycle_dir);
+	ck_assert_uint_eq(c->shares[1].recycle_max_size, 0);
+	conf_free(c);
+}
+END_TEST
+
 START_TEST(test_value_errors)
 {
 	assert_fails("[global]\nsmb ports = 0\n",
@@ -922,6 +984,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_dump_round_trip);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_long_line);
+	tcase_add_test(tc, test_recycle_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
