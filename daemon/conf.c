@@ -485,6 +485,10 @@ conf_share_clear(struct conf_share *s)
 	free(s->comment);
 	free(s->snapshot_dir);
 	free(s->snapshot_format);
+	free(s->veto_files);
+	free(s->hide_files);
+	conf_namepat_free(s->veto_pat);
+	conf_namepat_free(s->hide_pat);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 }
@@ -816,7 +820,8 @@ conf_finish(struct conf_parse *p)
 {
 	const struct conf_directive *d;
 	struct conf *c = p->c;
-	int i;
+	char hint[160];
+	int i, rc;
 
 	for (i = 0; i < c->nshares; i++) {
 		struct conf_share *s = &c->shares[i];
@@ -848,6 +853,9 @@ conf_finish(struct conf_parse *p)
 				conf_report(p, 0, 1, "out of memory");
 		}
 		conf_check_snapshot_dir(p, s);
+		if ((rc = conf_share_namepats(s, hint, sizeof(hint))) != 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name,
+			    rc == -ENOMEM ? "out of memory" : hint);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

@@ -154,6 +154,11 @@ const struct conf_directive conf_directives[] = {
 	/* Previous versions: Samba's shadow_copy2 shadow:snapdir and shadow:format. */
 	{ "snapshot directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_dir), 0, 0, NULL, CONF_SB_SNAP_DIR },
 	{ "snapshot format", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_format), 0, 0, NULL, CONF_SB_SNAP_FORMAT },
+	/* Name rules (worker/namerule.c), Samba's keys and syntax. */
+	{ "veto files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_files), 0, 0, NULL, CONF_SB_VETO_FILES },
+	{ "delete veto files", D_BOOL, CONF_SHARE, S(delete_veto_files), 0, 0, NULL, CONF_SB_DELETE_VETO },
+	{ "hide files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(hide_files), 0, 0, NULL, CONF_SB_HIDE_FILES },
+	{ "hide dot files", D_BOOL, CONF_SHARE, S(hide_dot_files), 0, 0, NULL, CONF_SB_HIDE_DOT },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

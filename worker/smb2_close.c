@@ -12,6 +12,7 @@
 #include "worker/conn.h"
 #include "worker/dirlease.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -101,6 +102,11 @@ file_open_close(struct open *op)
 			 * worker may have given its old name to another file.
 			 */
 			dirlease_note_gone(op->tree, f->path);
+			/* delete veto files: what only hid the directory */
+			if (f->is_dir && (rc = namerule_purge(op->tree->share,
+			    f->fd)) != 0)
+				log_debug(2, "delete veto files in \"%s\": %s",
+				    f->path, strerror(-rc));
 			rc = vfs->unlink_same(op->tree->root_fd, f->path,
 			    f->is_dir, f->dev, f->ino);
 			/* renamed in another worker: its name now */

@@ -22,6 +22,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_create_ctx.h"
@@ -799,6 +800,8 @@ create_reply(struct create_call *cr)
 	    cc->secd == NULL && cc->exta == NULL && !cc->alsi &&
 	    (cr->action == FILE_OPENED || cr->action == FILE_CREATED)) {
 		file_info_from_stat(&cr->st, &cr->di, cr->has_dos, &fi);
+		fi.attrs = namerule_path_attrs(cr->tree->share, f->path,
+		    fi.attrs);
 		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
 		cr->st_valid = 1;
 	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
@@ -899,6 +902,8 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
 	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
+	    (status = namerule_check_path(cr.tree->share, cr.f->path)) !=
+	    STATUS_SUCCESS ||
 	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
 	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
