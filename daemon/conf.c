@@ -475,6 +475,7 @@ conf_share_defaults(struct conf_share *s)
 	s->smb3_unix_extensions = 1;
 	s->create_mask = 0744;
 	s->directory_mask = 0755;
+	s->hide_dot_files = 1;		/* Samba's default */
 }
 
 static void
