@@ -29,6 +29,14 @@ struct conf_namepat_ent {
 	uint16_t	 len;
 	uint8_t		 wild;		/* holds '*' or '?' */
 	uint8_t		 ascii;		/* only bytes < 0x80 */
+	/*
+	 * A wild entry's literal ends: the ASCII bytes before its first
+	 * wildcard and after its last '*' ("._*" 2 and 0, "*.tmp" 0 and 4),
+	 * which a name must begin and end with; tested first, a byte compare
+	 * that turns most names away before the matcher runs.
+	 */
+	uint8_t		 head;
+	uint8_t		 tail;
 };
 
 struct conf_namepat {
@@ -54,6 +62,24 @@ namepat_each(const char *list, int (*fn)(void *, const char *, size_t),
 		p = *e == '/' ? e + 1 : e;
 	}
 	return 0;
+}
+
+static void
+namepat_ends(const char *s, size_t len, uint8_t *head, uint8_t *tail)
+{
+	size_t h = 0, t = 0;
+
+	while (h < len && s[h] != '*' && s[h] != '?' &&
+	    (unsigned char)s[h] < 0x80)
+		h++;
+	while (t < len && s[len - 1 - t] != '*' && s[len - 1 - t] != '?' &&
+	    (unsigned char)s[len - 1 - t] < 0x80)
+		t++;
+	/* a tail counts only when a '*' ends it, and never overlaps the head */
+	if (t == len || s[len - 1 - t] != '*' || t > len - h)
+		t = 0;
+	*head = (uint8_t)h;
+	*tail = (uint8_t)t;
 }
 
 struct namepat_build {
@@ -91,6 +117,7 @@ namepat_entry_cb(void *arg, const char *s, size_t len)
 		for (i = 0; i < len; i++)
 			if ((unsigned char)s[i] >= 0x80)
 				e->ascii = 0;
+		namepat_ends(s, len, &e->head, &e->tail);
 		memcpy((char *)b->np->text + b->bytes, s, len);
 		((char *)b->np->text)[b->bytes + len] = '\0';
 	}
@@ -230,6 +257,12 @@ conf_namepat_match(const struct conf_namepat *np, const char *name,
 				return 1;
 			continue;
 		}
+		/* an ASCII pattern byte never matches a non-ASCII name's */
+		if (e->head + e->tail > len ||
+		    !namepat_ascii_eq(s, name, e->head, case_sensitive) ||
+		    !namepat_ascii_eq(s + e->len - e->tail, name + len - e->tail,
+		    e->tail, case_sensitive))
+			continue;
 		if (namepat_glob(s, s + e->len, name, name + len,
 		    case_sensitive))
 			return 1;

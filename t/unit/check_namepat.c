@@ -107,6 +107,18 @@ START_TEST(test_match_wild)
 	ck_assert_int_eq(m(np, "1x2x3y4", 0), 1);	/* backtracking */
 	ck_assert_int_eq(m(np, "yx", 0), 0);
 	ck_assert_int_eq(m(np, "~$doc.docx", 0), 1);
+	conf_namepat_free(np);
+	/* the literal ends tested first: never more than the matcher says */
+	np = compile("a*a/x?*.Tmp/*\xc3\xa9");
+	ck_assert_int_eq(m(np, "a", 0), 0);
+	ck_assert_int_eq(m(np, "aa", 0), 1);
+	ck_assert_int_eq(m(np, "A.b.A", 0), 1);
+	ck_assert_int_eq(m(np, "xy.tmp", 0), 1);
+	ck_assert_int_eq(m(np, "x.tmp", 0), 0);
+	ck_assert_int_eq(m(np, "xy.TMP", 1), 0);
+	ck_assert_int_eq(m(np, "xy.Tmp", 1), 1);
+	ck_assert_int_eq(m(np, "caf\xc3\x89", 0), 1);	/* CAFÉ */
+	ck_assert_int_eq(m(np, "caf\xc3\x89", 1), 0);
 	/* "." and ".." are never vetoed, even by "*" or ".*" */
 	conf_namepat_free(np);
 	np = compile("*/.*");
@@ -207,7 +219,7 @@ START_TEST(test_namerule_hidden)
 	struct conf_share sh;
 
 	share_init(&sh, NULL, "/*.bak/secret?/");
-	sh.hide_dot_files = 1;
+	ck_assert_int_eq(sh.hide_dot_files, 1);		/* Samba's default */
 	ck_assert_uint_eq(namerule_attrs(&sh, ".profile", 8,
 	    FILE_ATTRIBUTE_NORMAL), FILE_ATTRIBUTE_HIDDEN);
 	ck_assert_uint_eq(namerule_attrs(&sh, ".", 1,
@@ -304,6 +316,7 @@ START_TEST(test_conf_keys)
 	ck_assert_int_eq(conf_namepat_match(c->shares[1].veto_pat,
 	    "thumbs.db", 9, 0), 1);
 	ck_assert_int_eq(c->shares[1].delete_veto_files, 0);
+	ck_assert_int_eq(c->shares[1].hide_dot_files, 1);
 	ck_assert_ptr_null(c->shares[1].hide_pat);
 	ck_assert_int_eq(conf_namepat_match(c->shares[2].veto_pat,
 	    "._x", 3, 0), 1);
