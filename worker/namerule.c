@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,6 +35,76 @@ namerule_check_path(const struct conf_share *sh, const char *path)
 	default:
 		return STATUS_SUCCESS;
 	}
+}
+
+/* The path the kernel has for fd, NUL-terminated; its length or -1. */
+static ssize_t
+namerule_fd_path(int fd, char *buf, size_t cap)
+{
+	char p[40];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = readlinkat(AT_FDCWD, p, buf, cap - 1);
+	if (n < 0 || (size_t)n >= cap - 1)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+ntstatus_t
+namerule_check_fd(const struct conf_share *sh, int root_fd, int fd,
+    int as_parent)
+{
+	static char root[PATH_MAX], real[PATH_MAX];
+	ssize_t rn, fn;
+	const char *rel;
+
+	if (sh == NULL || sh->veto_pat == NULL || fd < 0)
+		return STATUS_SUCCESS;
+	/* unknown (no /proc): what the names said stands */
+	if ((rn = namerule_fd_path(root_fd, root, sizeof(root))) < 0 ||
+	    (fn = namerule_fd_path(fd, real, sizeof(real))) < 0)
+		return STATUS_SUCCESS;
+	if (rn == 1)
+		rn = 0;			/* the root is "/" */
+	if (fn < rn || memcmp(real, root, (size_t)rn) != 0 ||
+	    (fn > rn && real[rn] != '/'))
+		return STATUS_SUCCESS;	/* not beneath: the open refused it */
+	rel = real + rn + (fn > rn);
+	switch (conf_namepat_path(sh->veto_pat, rel, sh->case_sensitive)) {
+	case 1:
+		return as_parent ? STATUS_OBJECT_PATH_NOT_FOUND :
+		    STATUS_OBJECT_NAME_NOT_FOUND;
+	case 2:
+		return STATUS_OBJECT_PATH_NOT_FOUND;
+	default:
+		return STATUS_SUCCESS;
+	}
+}
+
+ntstatus_t
+namerule_check_parent(const struct conf_share *sh, int root_fd,
+    const char *path)
+{
+	static char parent[PATH_MAX];
+	const char *slash;
+	ntstatus_t st;
+	int fd;
+
+	if (sh == NULL || sh->veto_pat == NULL ||
+	    (slash = strrchr(path, '/')) == NULL)
+		return STATUS_SUCCESS;	/* the root's names were checked */
+	if ((size_t)(slash - path) >= sizeof(parent))
+		return STATUS_SUCCESS;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	fd = file_vfs()->open(root_fd, parent, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return STATUS_SUCCESS;	/* the request's own lookup answers */
+	st = namerule_check_fd(sh, root_fd, fd, 1);
+	close(fd);
+	return st;
 }
 
 int

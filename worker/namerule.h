@@ -22,6 +22,19 @@ struct conf_share;
  * last one, OBJECT_PATH_NOT_FOUND for a directory on the way.
  */
 ntstatus_t	namerule_check_path(const struct conf_share *, const char *path);
+/*
+ * The names the kernel resolved fd to (an open beneath root_fd, symlinks
+ * inside the share followed), relative to the root, checked like a
+ * client's path: a link whose own name is not vetoed does not lead to a
+ * vetoed name.  as_parent: fd is the directory a new name goes in (every
+ * match is OBJECT_PATH_NOT_FOUND).  Two readlinks of /proc/self/fd; only
+ * on a share with veto files.
+ */
+ntstatus_t	namerule_check_fd(const struct conf_share *, int root_fd, int fd,
+		    int as_parent);
+/* The same for the directory path names its last component in. */
+ntstatus_t	namerule_check_parent(const struct conf_share *, int root_fd,
+		    const char *path);
 /* Is this one name (a directory entry) vetoed?  1 or 0. */
 int		namerule_vetoed(const struct conf_share *, const char *name,
 		    size_t len);

@@ -623,6 +623,23 @@ create_check_opened(struct create_call *cr)
 }
 
 /*
+ * veto files, through symlinks inside the share: the names the lookup
+ * reached (the object, or the directory a new name goes in), not only
+ * the names the client gave.  Nothing on a share without the key.
+ */
+static ntstatus_t
+create_check_links(struct create_call *cr)
+{
+	const struct conf_share *sh = cr->tree->share;
+
+	if (sh == NULL || sh->veto_pat == NULL || cr->cc.twrp)
+		return STATUS_SUCCESS;
+	if (cr->exists)
+		return namerule_check_fd(sh, cr->tree->root_fd, cr->pfd, 0);
+	return namerule_check_parent(sh, cr->tree->root_fd, cr->f->path);
+}
+
+/*
  * Shared state before any change to an existing file: share modes,
  * delete pending, oplock/lease breaks and grant (worker/state.h).
  */
@@ -908,6 +925,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||

@@ -441,6 +441,10 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
 	    sizeof(target))) != 0)
 		return ntstatus_from_errno(rc);
+	/* nor into a vetoed directory through a symlink */
+	if ((status = namerule_check_parent(tree->share, tree->root_fd,
+	    target)) != STATUS_SUCCESS)
+		return status;
 	/* nothing moves or links into a previous version */
 	if (snapshot_path_in(tree->share, target))
 		return STATUS_NOT_SAME_DEVICE;

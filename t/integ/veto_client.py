@@ -291,6 +291,41 @@ def notify_changes(c, t, dirname, make):
     return names
 
 
+def link_checks(c, t):
+    """Symlinks inside the share whose own names are not vetoed, pointing
+    at vetoed names: listed (their names are not vetoed), but nothing is
+    reached through them.  Samba 4.17 refuses a vetoed directory reached
+    through a link but opens a link to a vetoed file (lnk)."""
+    os.symlink("Thumbs.db", local("lnk"))
+    os.symlink(".snapshot", local("dlnk"))
+    os.symlink("._dangling", local("newlnk"))
+    for n, want in (("lnk", "STATUS_OBJECT_NAME_NOT_FOUND"),
+                    ("LNK", "STATUS_OBJECT_NAME_NOT_FOUND"),
+                    ("dlnk\\inner", "STATUS_OBJECT_PATH_NOT_FOUND"),
+                    ("DLNK\\inner", "STATUS_OBJECT_PATH_NOT_FOUND")):
+        st = status_of(opener(c, t, n))
+        check("%s: open %s (through a link to a vetoed name) is %s" % (
+              MODE, n, want[7:]), st == want, st)
+    st = status_of(opener(c, t, "dlnk\\new", s3.FILE_CREATE,
+                          s3.FILE_NON_DIRECTORY_FILE,
+                          RA | s3.FILE_WRITE_DATA))
+    check("%s: create dlnk\\new is OBJECT_PATH_NOT_FOUND, nothing made"
+          % MODE, st == "STATUS_OBJECT_PATH_NOT_FOUND" and
+          not os.path.exists(local(".snapshot/new")), st)
+    st = status_of(lambda: c.rename(SHARE, "keep2.txt", "dlnk\\moved"))
+    check("%s: rename into dlnk is OBJECT_PATH_NOT_FOUND" % MODE,
+          st == "STATUS_OBJECT_PATH_NOT_FOUND" and
+          os.path.exists(local("keep2.txt")), st)
+    st = status_of(opener(c, t, "newlnk", s3.FILE_OPEN_IF,
+                          s3.FILE_NON_DIRECTORY_FILE,
+                          RA | s3.FILE_WRITE_DATA))
+    check("%s: create through newlnk (-> ._dangling) makes no ._dangling"
+          % MODE, not os.path.exists(local("._dangling")), st)
+    names = listing(c)
+    check("%s: lnk and dlnk are listed (their names are not vetoed)" % MODE,
+          "lnk" in names and "dlnk" in names, sorted(names))
+
+
 def notify_checks(c, t):
     def make():
         for n in ("._evil", "seen.txt"):
@@ -322,6 +357,7 @@ def main():
         hide_checks(c, t, True, True)
         delete_checks(c, t, False)
         notify_checks(c, t)
+        link_checks(c, t)
     elif MODE == "delete":
         delete_checks(c, t, True)
     elif MODE == "plain":
