@@ -8,8 +8,8 @@
 #
 # VETO_SAMBA=1 runs the same client against Debian's Samba (/usr/sbin/smbd,
 # a private smb.conf from t/compat/samba.conf.in with the same shares) and
-# prints its lines prefixed "samba:", not counted: what differs is listed in
-# t/bench/README.md's name rules section.
+# prints its lines prefixed "samba:", not counted: what differs is in
+# HACKING.md, "Name rules".
 . "$(dirname "$0")/lib.sh"
 
 integ_init
