@@ -16,8 +16,8 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
-#include "worker/namerule.h"
 #include "worker/file_wt.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 

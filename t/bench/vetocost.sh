@@ -29,3 +29,29 @@ W=$(integ_worker_of alice)
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PYTHON" "$ROOT/t/bench/vetocost_client.py" "$PORT" "$W" "$ROUNDS"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Syscalls of alice's worker per CREATE+CLOSE (FILE_READ_ATTRIBUTES) of an
+# existing file, on each share: at the top, and in d (a directory: the
+# same names, one component more).  strace -c, VETOCOST_OPENS pairs.
+OPENS=${VETOCOST_OPENS:-300}
+command -v strace >/dev/null || { echo "no strace: no syscall counts"; exit 0; }
+touch "$T/big/top.dat"
+coproc DRV { "$PYTHON" "$ROOT/t/bench/vetocost_client.py" "$PORT" opens 2>&1; }
+read -r line <&"${DRV[0]}"
+[ "$line" = ready ] || { echo "driver: $line"; exit 1; }
+for win in "plain top.dat" "veto5 top.dat" "plain d/file00042.dat" \
+    "veto5 d/file00042.dat"; do
+	echo "${win/\//\\} 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
+	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	sleep 1
+	echo "${win/\//\\} $OPENS" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
+	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }
+	    END { print n }' "$T/strace.out")
+	printf '[%s] %-16s %6.2f syscalls per CREATE+CLOSE:' "${win% *}" \
+	    "${win#* }" "$(echo "$calls / $OPENS" | bc -l)"
+	awk -v n="$OPENS" '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" {
+	    printf " %s %.2f", $NF, $4 / n }' "$T/strace.out"
+	echo
+done
+exec {DRV[1]}>&-

@@ -8,6 +8,10 @@
 # and the spread of both.
 #
 #	vetocost_client.py PORT WORKER_PID ROUNDS
+#	vetocost_client.py PORT opens
+#
+# The second form reads lines "SHARE PATH N" on stdin and answers "done"
+# after N CREATE+CLOSE pairs of PATH on SHARE (for strace around them).
 import glob
 import statistics
 import sys
@@ -16,7 +20,33 @@ import time
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
 
-PORT, PID, ROUNDS = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+PORT = int(sys.argv[1])
+
+
+def opens():
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_30)
+    c.login("alice", "alicepw1")
+    srv = c.getSMBServer()
+    trees = {}
+    print("ready", flush=True)
+    for line in sys.stdin:
+        share, path, n = line.split()
+        if share not in trees:
+            trees[share] = c.connectTree(share)
+        t = trees[share]
+        for _ in range(int(n)):
+            fid = srv.create(t, path, s3.FILE_READ_ATTRIBUTES,
+                             s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE, 0,
+                             s3.FILE_OPEN, 0)
+            srv.close(t, fid)
+        print("done", flush=True)
+    sys.exit(0)
+
+
+if sys.argv[2] == "opens":
+    opens()
+PID, ROUNDS = int(sys.argv[2]), int(sys.argv[3])
 
 
 def cpu_ns():
