@@ -86,6 +86,22 @@ if grep -qE '^attributes: .*H' <<<"$out"; then
 else
 	fail "smbclient allinfo dir\\.dot: $out"
 fi
+# smbclient's rmdir of a directory holding only a vetoed name
+mkdir -p "$T/vdel/rm1" "$T/veto/rm2"
+touch "$T/vdel/rm1/Thumbs.db" "$T/veto/rm2/Thumbs.db"
+chown -R alice "$T/vdel/rm1" "$T/veto/rm2"
+out=$(smbclient -p "$PORT" -U "alice%$ALICE_PW" //127.0.0.1/vdel -c 'rmdir rm1' 2>&1)
+if [ ! -e "$T/vdel/rm1" ]; then
+	ok "smbclient rmdir with delete veto files: rm1 and its Thumbs.db gone"
+else
+	fail "smbclient rmdir with delete veto files: $out; left: $(ls -A "$T/vdel/rm1")"
+fi
+out=$(smbc 'rmdir rm2')
+if grep -q NT_STATUS_DIRECTORY_NOT_EMPTY <<<"$out" && [ -e "$T/veto/rm2/Thumbs.db" ]; then
+	ok "smbclient rmdir without it: NT_STATUS_DIRECTORY_NOT_EMPTY"
+else
+	fail "smbclient rmdir without delete veto files: $out"
+fi
 check "the server is still up" integ_ping
 
 if [ "${VETO_SAMBA:-0}" = 1 ]; then
