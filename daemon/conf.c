@@ -476,6 +476,7 @@ conf_share_defaults(struct conf_share *s)
 	s->create_mask = 0744;
 	s->directory_mask = 0755;
 	s->recycle_dir_mode = 0700;
+	s->hide_dot_files = 1;		/* Samba's default */
 }
 
 static void
@@ -490,6 +491,10 @@ conf_share_clear(struct conf_share *s)
 	free(s->recycle_exclude);
 	free(s->recycle_exclude_dir);
 	free(s->recycle_max_size_s);
+	free(s->veto_files);
+	free(s->hide_files);
+	conf_namepat_free(s->veto_pat);
+	conf_namepat_free(s->hide_pat);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
@@ -783,48 +788,14 @@ conf_logical_line(struct conf_parse *p, char *line)
 		conf_keyval(p, line);
 }
 
-/*
- * The snapshot directory is looked up beneath the share's root like any
- * client path, so it names a place inside the share: relative, no "..".
- * A trailing '/' goes; an empty value means none.
- */
-static void
-conf_check_snapshot_dir(struct conf_parse *p, struct conf_share *s)
-{
-	char *d = s->snapshot_dir;
-	size_t n;
-
-	if (s->snapshot_format != NULL && s->snapshot_format[0] == '\0') {
-		free(s->snapshot_format);	/* empty: the default */
-		s->snapshot_format = NULL;
-	}
-	if (d == NULL)
-		return;
-	n = strlen(d);
-	while (n > 1 && d[n - 1] == '/')
-		d[--n] = '\0';
-	if (n == 0) {
-		free(d);
-		s->snapshot_dir = NULL;
-		return;
-	}
-	if (d[0] == '/' || strcmp(d, "..") == 0 || strncmp(d, "../", 3) == 0 ||
-	    strstr(d, "/../") != NULL ||
-	    (n >= 3 && strcmp(d + n - 3, "/..") == 0) ||
-	    strcmp(d, ".") == 0 || strchr(d, '\\') != NULL)
-		conf_report(p, s->line, 1, "share [%s]: snapshot directory "
-		    "'%s' must be a directory inside the share, relative to "
-		    "its path", s->name, d);
-}
-
 /* Shares inherit what [global] set for them; checks that need the whole file. */
 static void
 conf_finish(struct conf_parse *p)
 {
 	const struct conf_directive *d;
 	struct conf *c = p->c;
-	char why[160];
-	int i;
+	char why[160], hint[160];
+	int i, rc;
 
 	for (i = 0; i < c->nshares; i++) {
 		struct conf_share *s = &c->shares[i];
@@ -855,9 +826,13 @@ conf_finish(struct conf_parse *p)
 			if (s->comment == NULL)
 				conf_report(p, 0, 1, "out of memory");
 		}
-		conf_check_snapshot_dir(p, s);
+		if (conf_snapshot_check(s, why, sizeof(why)) < 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if (conf_recycle_check(s, why, sizeof(why)) < 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
+		if ((rc = conf_share_namepats(s, hint, sizeof(hint))) != 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name,
+			    rc == -ENOMEM ? "out of memory" : hint);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

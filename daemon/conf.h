@@ -78,6 +78,16 @@ struct conf_share {
 	char		*recycle_max_size_s;	/* as written; parsed below */
 	uint64_t	 recycle_max_size;	/* bytes, larger deleted; 0 none */
 	mode_t		 recycle_dir_mode;	/* directories it creates; 0700 */
+	/*
+	 * Name rules, Samba's keys (worker/namerule.h): '/'-separated name
+	 * patterns as written (NULL = none) and their compiled form.
+	 */
+	char		*veto_files;
+	char		*hide_files;
+	int		 delete_veto_files;	/* default no */
+	int		 hide_dot_files;	/* default yes */
+	struct conf_namepat *veto_pat;	/* NULL = no veto files */
+	struct conf_namepat *hide_pat;
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -159,6 +169,25 @@ const char *conf_keytab_path(const struct conf *);
 void	conf_dump(const struct conf *, FILE *, int verbose);
 /* "SMB2_02", "SMB3_11", ... -> DIALECT_*, or -1. */
 int	conf_parse_protocol(const char *s);
+
+/*
+ * Name patterns (daemon/conf_namepat.c): Samba's `veto files` syntax, a
+ * '/'-separated list of names with '*' and '?', compiled at load.
+ * compile: 0 and *out (NULL for an empty list), -EINVAL with a reason in
+ * hint, or -ENOMEM.  match: does one name (no '/') match an entry?  1 or
+ * 0, no allocation.  path: 0 no component matches, 1 the last one does,
+ * 2 a directory component does.  conf_share_namepats compiles a share's
+ * veto files and hide files.
+ */
+struct conf_namepat;
+int	conf_namepat_compile(const char *list, struct conf_namepat **out,
+	    char *hint, size_t cap);
+void	conf_namepat_free(struct conf_namepat *);
+int	conf_namepat_match(const struct conf_namepat *, const char *name,
+	    size_t len, int case_sensitive);
+int	conf_namepat_path(const struct conf_namepat *, const char *path,
+	    int case_sensitive);
+int	conf_share_namepats(struct conf_share *, char *hint, size_t cap);
 
 struct sockaddr;
 /* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */

@@ -32,7 +32,9 @@ enum {
 	CONF_SB_READ_LIST, CONF_SB_WRITE_LIST, CONF_SB_ABSE, CONF_SB_HIDE_UNREADABLE,
 	CONF_SB_RECYCLE_DIR, CONF_SB_RECYCLE_TREE, CONF_SB_RECYCLE_VERSIONS,
 	CONF_SB_RECYCLE_TOUCH, CONF_SB_RECYCLE_EXCL, CONF_SB_RECYCLE_EXCL_DIR,
-	CONF_SB_RECYCLE_MAX, CONF_SB_RECYCLE_MODE
+	CONF_SB_RECYCLE_MAX, CONF_SB_RECYCLE_MODE,
+	CONF_SB_VETO_FILES, CONF_SB_DELETE_VETO, CONF_SB_HIDE_FILES,
+	CONF_SB_HIDE_DOT
 };
 
 struct conf_enum {
@@ -74,5 +76,7 @@ int		 conf_users_check(char *const *list, char *hint, size_t cap);
  * dropped, the maximum size parsed); -1 with the reason in why.
  */
 int		 conf_recycle_check(struct conf_share *s, char *why, size_t cap);
+/* daemon/conf_recycle.c: the snapshot directory (relative, inside). */
+int		 conf_snapshot_check(struct conf_share *s, char *why, size_t cap);
 
 #endif

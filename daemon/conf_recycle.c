@@ -1,6 +1,7 @@
 /*
- * The recycle bin's keys (worker/recycle.h): what conf_finish checks of
- * them once a share has all its values.
+ * The share keys that name a place inside the share, the snapshot
+ * directory (worker/snapshot.h) and the recycle bin's (worker/recycle.h):
+ * what conf_finish checks of them once a share has all its values.
  */
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
@@ -82,6 +83,42 @@ conf_recycle_check(struct conf_share *s, char *why, size_t cap)
 		snprintf(why, cap, "recycle directory '%s' must be a directory "
 		    "inside the share, relative to its path, %%U at most once",
 		    d);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The snapshot directory is looked up beneath the share's root like any
+ * client path, so it names a place inside the share: relative, no "..".
+ * A trailing '/' goes; an empty value means none.
+ */
+int
+conf_snapshot_check(struct conf_share *s, char *why, size_t cap)
+{
+	char *d = s->snapshot_dir;
+	size_t n;
+
+	if (s->snapshot_format != NULL && s->snapshot_format[0] == '\0') {
+		free(s->snapshot_format);	/* empty: the default */
+		s->snapshot_format = NULL;
+	}
+	if (d == NULL)
+		return 0;
+	n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	if (n == 0) {
+		free(d);
+		s->snapshot_dir = NULL;
+		return 0;
+	}
+	if (d[0] == '/' || strcmp(d, "..") == 0 || strncmp(d, "../", 3) == 0 ||
+	    strstr(d, "/../") != NULL ||
+	    (n >= 3 && strcmp(d + n - 3, "/..") == 0) ||
+	    strcmp(d, ".") == 0 || strchr(d, '\\') != NULL) {
+		snprintf(why, cap, "snapshot directory '%s' must be a directory "
+		    "inside the share, relative to its path", d);
 		return -1;
 	}
 	return 0;

@@ -168,6 +168,11 @@ const struct conf_directive conf_directives[] = {
 	{ "recycle exclude dir", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_exclude_dir), 0, 0, NULL, CONF_SB_RECYCLE_EXCL_DIR },
 	{ "recycle max size", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(recycle_max_size_s), 0, 0, NULL, CONF_SB_RECYCLE_MAX },
 	{ "recycle directory mode", D_MODE, CONF_SHARE, S(recycle_dir_mode), 0, 07777, NULL, CONF_SB_RECYCLE_MODE },
+	/* Name rules (worker/namerule.c), Samba's keys and syntax. */
+	{ "veto files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_files), 0, 0, NULL, CONF_SB_VETO_FILES },
+	{ "delete veto files", D_BOOL, CONF_SHARE, S(delete_veto_files), 0, 0, NULL, CONF_SB_DELETE_VETO },
+	{ "hide files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(hide_files), 0, 0, NULL, CONF_SB_HIDE_FILES },
+	{ "hide dot files", D_BOOL, CONF_SHARE, S(hide_dot_files), 0, 0, NULL, CONF_SB_HIDE_DOT },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

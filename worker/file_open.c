@@ -17,6 +17,7 @@
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 
@@ -449,6 +450,7 @@ file_info_fill(struct file_open *f, struct fscc_info *fi)
 		return ntstatus_from_errno(rc);
 	has_dos = vfs_dos_get(vfs, f->fd, &di) == 0;
 	file_info_from_stat(&st, &di, has_dos, fi);
+	fi->attrs = namerule_path_attrs(f->share, f->path, fi->attrs);
 	fi->delete_pending = (uint8_t)(f->delete_on_close != 0);
 	if (f->stream[0] != '\0') {
 		ssz = file_stream_size(f);

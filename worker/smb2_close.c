@@ -13,6 +13,7 @@
 #include "worker/dirlease.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/recycle.h"
 #include "worker/smb2.h"
@@ -114,6 +115,11 @@ file_open_close(struct open *op)
 			 * worker may have given its old name to another file.
 			 */
 			dirlease_note_gone(op->tree, f->path);
+			/* delete veto files: what only hid the directory */
+			if (f->is_dir && (rc = namerule_purge(op->tree->share,
+			    f->fd)) != 0)
+				log_debug(2, "delete veto files in \"%s\": %s",
+				    f->path, strerror(-rc));
 			/*
 			 * A bin takes the file as the user who deleted it
 			 * (worker/recycle.h): another user's delete is done

@@ -22,6 +22,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_create_ctx.h"
@@ -642,6 +643,23 @@ create_check_opened(struct create_call *cr)
 }
 
 /*
+ * veto files, through symlinks inside the share: the names the lookup
+ * reached (the object, or the directory a new name goes in), not only
+ * the names the client gave.  Nothing on a share without the key.
+ */
+static ntstatus_t
+create_check_links(struct create_call *cr)
+{
+	const struct conf_share *sh = cr->tree->share;
+
+	if (sh == NULL || sh->veto_pat == NULL || cr->cc.twrp)
+		return STATUS_SUCCESS;
+	if (cr->exists)
+		return namerule_check_fd(sh, cr->tree->root_fd, cr->pfd, 0);
+	return namerule_check_parent(sh, cr->tree->root_fd, cr->f->path);
+}
+
+/*
  * Shared state before any change to an existing file: share modes,
  * delete pending, oplock/lease breaks and grant (worker/state.h).
  */
@@ -825,6 +843,8 @@ create_reply(struct create_call *cr)
 	    cc->secd == NULL && cc->exta == NULL && !cc->alsi &&
 	    (cr->action == FILE_OPENED || cr->action == FILE_CREATED)) {
 		file_info_from_stat(&cr->st, &cr->di, cr->has_dos, &fi);
+		fi.attrs = namerule_path_attrs(cr->tree->share, f->path,
+		    fi.attrs);
 		fi.delete_pending = (uint8_t)(f->delete_on_close != 0);
 		cr->st_valid = 1;
 	} else if ((status = file_info_fill(f, &fi)) != STATUS_SUCCESS)
@@ -925,10 +945,13 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
 	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
+	    (status = namerule_check_path(cr.tree->share, cr.f->path)) !=
+	    STATUS_SUCCESS ||
 	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
 	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
+	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||

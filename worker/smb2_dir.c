@@ -19,6 +19,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/worker.h"
@@ -168,6 +169,8 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (!fscc_name_match(d->pattern, d->pattern_len, name, strlen(name),
 	    f->posix || (req->tree->share && req->tree->share->case_sensitive)))
 		return -1;
+	if (dot == 0 && namerule_vetoed(req->tree->share, name, strlen(name)))
+		return -1;
 	n16 = unicode_utf8_to_utf16(name, strlen(name), dir_name16,
 	    sizeof(dir_name16));
 	if (n16 < 0) {
@@ -177,6 +180,9 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (dir_entry_info(req->tree, f, name, dot, &fi, posix ? &pi : NULL) !=
 	    0)
 		return -1;
+	if (dot == 0 && !posix)
+		fi.attrs = namerule_attrs(req->tree->share, name, strlen(name),
+		    fi.attrs);
 	/* entries start 8-aligned from the start of the output buffer */
 	start = (wcur_off(w) - DIR_OUT_OFFSET + 7) & ~(size_t)7;
 	start += DIR_OUT_OFFSET;

@@ -12,6 +12,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/cur.h"
 #include "proto/unicode.h"
@@ -53,6 +54,7 @@ struct notify_watch {
 	size_t		 qlen;
 	size_t		 qlast;		/* the last change queued, when qlen > 0 */
 	uint32_t	 bufsize;	/* the first request's OutputBufferLength */
+	const struct conf_share *share;	/* its veto files are never reported */
 };
 
 /* One inotify watch descriptor used by a watch, for a relative prefix. */
@@ -278,6 +280,7 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 	watches[i].ino = f->ino;
 	watches[i].filter = filter;
 	watches[i].tree = tree;
+	watches[i].share = op->tree != NULL ? op->tree->share : NULL;
 	if (notify_add_wd(i, f->fd, "") != 0) {
 		notify_watch_end(i);
 		return -1;
@@ -295,6 +298,10 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name)
 	size_t n = strlen(name);
 
 	if (w->overflow)
+		return;
+	if (w->share != NULL && w->share->veto_pat != NULL &&
+	    conf_namepat_path(w->share->veto_pat, name,
+	    w->share->case_sensitive) != 0)
 		return;
 	/*
 	 * The same change twice in a row is one (Samba coalesces identical

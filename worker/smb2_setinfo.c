@@ -36,6 +36,7 @@
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -64,7 +65,8 @@ info_dir_empty(struct file_open *f)
 			nm = (const char *)buf + off + 19;
 			if (reclen == 0)
 				break;
-			if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
+			if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0 &&
+			    !namerule_deletable(f->share, nm)) {
 				rc = 0;
 				break;
 			}
@@ -426,6 +428,10 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return STATUS_INVALID_PARAMETER;	/* file <-> stream */
 	if (target[0] == '\0')
 		return STATUS_OBJECT_NAME_INVALID;
+	/* a vetoed name is neither a rename's nor a link's target */
+	if ((status = namerule_check_path(tree->share, target)) !=
+	    STATUS_SUCCESS)
+		return status;
 	last = strrchr(target, '/');
 	if (strlen(last ? last + 1 : target) >= sizeof(client_last))
 		return STATUS_OBJECT_NAME_INVALID;
@@ -435,6 +441,10 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
 	    sizeof(target))) != 0)
 		return ntstatus_from_errno(rc);
+	/* nor into a vetoed directory through a symlink */
+	if ((status = namerule_check_parent(tree->share, tree->root_fd,
+	    target)) != STATUS_SUCCESS)
+		return status;
 	/* nothing moves or links into a previous version */
 	if (snapshot_path_in(tree->share, target))
 		return STATUS_NOT_SAME_DEVICE;
