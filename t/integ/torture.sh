@@ -58,7 +58,10 @@ if [ -z "${TORTURE_SERVER:-}" ]; then
 	extra+=$'\n'
 	# smb2.session's anonymous re-authentications (xfail by design) meet
 	# the same worker refusal as before the default became 2 (refuse).
-	INTEG_SHARES=$extra integ_conf "restrict anonymous = 0"
+	# smb2.dosmode runs on Samba's [dosmode] share: hide files and hide
+	# dot files (the default); no other test makes a name "hidefile".
+	INTEG_SHARES=$extra integ_conf "restrict anonymous = 0" \
+	    "hide files = /hidefile/"
 	integ_users
 	integ_start || { fail "usmbd starts"; finish; }
 	HOST=127.0.0.1 SPORT=$PORT
