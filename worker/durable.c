@@ -19,6 +19,7 @@
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/recycle.h"
 #include "worker/smb2.h"
@@ -131,6 +132,11 @@ durable_timeout_for(const struct state_open_req *r)
 		t = DURABLE_TIMEOUT_DEFAULT_MS;
 	return t > DURABLE_TIMEOUT_MAX_MS ? DURABLE_TIMEOUT_MAX_MS : t;
 }
+
+/* What a read-only tree (read only, read list) never grants. */
+#define DURABLE_WRITE_RIGHTS	(FILE_WRITE_DATA | FILE_APPEND_DATA | \
+	FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | \
+	DELETE_ACCESS | WRITE_DAC | WRITE_OWNER)
 
 /* Reopens the recorded file and checks it is still the same object. */
 static ntstatus_t
@@ -258,6 +264,16 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	if ((rc = shm_durable_claim_match(&rec, &cl)) != 0)
 		return rc == -EACCES ? STATUS_ACCESS_DENIED :
 		    STATUS_OBJECT_NAME_NOT_FOUND;
+	/*
+	 * The share's rules now, not when the handle was opened: a reload
+	 * may have vetoed its name or limited this user to reading (read
+	 * list), and a reconnect gets no more than a new open would.
+	 */
+	if ((status = namerule_check_path(tree->share, rec.path)) !=
+	    STATUS_SUCCESS)
+		return STATUS_OBJECT_NAME_NOT_FOUND;
+	if (tree->read_only && (rec.access & DURABLE_WRITE_RIGHTS))
+		return STATUS_ACCESS_DENIED;
 	f = durable_unpark(rec.persistent_id);
 	if (f == NULL &&
 	    (status = durable_reopen(tree, &rec, &f)) != STATUS_SUCCESS)

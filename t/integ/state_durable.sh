@@ -161,6 +161,47 @@ for f in durable.txt alice-only.txt; do
 	    fail "alice's DHnC of $f after bob's: $out"
 done
 
+# A reload between the disconnect and the reconnect: the share's rules
+# now decide, not those of the open.  Its name vetoed:
+# OBJECT_NAME_NOT_FOUND; alice put in `read list`: ACCESS_DENIED for her
+# write handle; the rules as before: the handle back (each refusal leaves
+# it disconnected, a reconnect that succeeds closes it).
+: >"$SHARE/relist.txt"
+chmod 0666 "$SHARE/relist.txt"
+cp "$CONF" "$T/conf.orig"
+reload_with() {
+	cp "$T/conf.orig" "$CONF"
+	[ -n "$1" ] && printf '\t%s\n' "$1" >>"$CONF"
+	"$USMBCTL" -s "$CONF" reload >/dev/null 2>&1
+	sleep 0.5
+}
+"$PYTHON" "$C" "$PORT" durable-hold relist.txt >"$T/dhr.out" 2>&1 &
+dp=$!
+for i in $(seq 1 50); do grep -q holding "$T/dhr.out" && break; sleep 0.1; done
+fid=$(sed -n 's/^fid //p' "$T/dhr.out")
+kill "$dp" 2>/dev/null; wait "$dp" 2>/dev/null
+if [ -n "$fid" ]; then
+	# the name a DHnC carries is not the handle's (MS-SMB2 3.3.5.9.7
+	# ignores it): the stored name is judged
+	reload_with "veto files = /relist.txt/"
+	out=$(run durable-reconnect "$fid" alice other.txt)
+	echo "$out" | grep -q "reconnect STATUS_OBJECT_NAME_NOT_FOUND" &&
+	    ok "after a reload vetoing its name: OBJECT_NAME_NOT_FOUND, whatever name the DHnC carries" ||
+	    fail "DHnC of a vetoed name: $out"
+	reload_with "read list = alice"
+	out=$(run durable-reconnect "$fid" alice relist.txt)
+	echo "$out" | grep -q "reconnect STATUS_ACCESS_DENIED" &&
+	    ok "after a reload putting alice in read list: her write handle's DHnC is ACCESS_DENIED" ||
+	    fail "DHnC under read list: $out"
+	reload_with ""
+	out=$(run durable-reconnect "$fid" alice relist.txt)
+	echo "$out" | grep -q "reconnect OK" &&
+	    ok "the rules as before: she reclaims it" ||
+	    fail "DHnC after the rules were restored: $out"
+else
+	fail "durable hold of relist.txt: $(cat "$T/dhr.out")"
+fi
+
 # 1. A full map: a server with `state map size = 1M`; durable opens with
 # long paths fill it.  The client gets INSUFF_SERVER_RESOURCES, the log
 # says so, closing frees room, and LMDB reads the env back intact.  One
