@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * The recycle directory, like the snapshot directory, names a place inside
@@ -84,6 +85,21 @@ conf_recycle_check(struct conf_share *s, char *why, size_t cap)
 		    "inside the share, relative to its path, %%U at most once",
 		    d);
 		return -1;
+	}
+	/*
+	 * Nothing moves into a snapshot (read-only over SMB): every delete
+	 * would fall back to a real one.  Names compared in any case, as a
+	 * case-insensitive lookup would find them (conf_snapshot_check ran
+	 * first: no trailing '/').
+	 */
+	if (s->snapshot_dir != NULL) {
+		len = strlen(s->snapshot_dir);
+		if (strncasecmp(d, s->snapshot_dir, len) == 0 &&
+		    (d[len] == '\0' || d[len] == '/')) {
+			snprintf(why, cap, "recycle directory '%s' is inside "
+			    "the snapshot directory '%s'", d, s->snapshot_dir);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -530,6 +530,10 @@ START_TEST(test_recycle_keys)
 	assert_fails("[s]\npath = /s\nrecycle directory = a//b\n",
 	    "^:1: share [s]: recycle directory 'a//b' must be a directory "
 	    "inside the share, relative to its path, %U at most once\n");
+	assert_fails("[s]\npath = /s\nsnapshot directory = .snaps/\n"
+	    "recycle directory = .Snaps/bin/%U\n",
+	    "^:1: share [s]: recycle directory '.Snaps/bin/%U' is inside the "
+	    "snapshot directory '.snaps'\n");
 	assert_fails("[s]\npath = /s\nrecycle max size = 10X\n",
 	    "^:1: share [s]: recycle max size '10X' is not a size in bytes "
 	    "(K, M, G allowed)\n");
@@ -539,6 +543,10 @@ START_TEST(test_recycle_keys)
 	assert_fails("[s]\npath = /s\nrecycle directory mode = 0999\n",
 	    "^:3: bad value '0999' for 'recycle directory mode' (expected an "
 	    "octal mode such as 0755)\n");
+	/* a name that only begins like the snapshot directory is fine */
+	ck_assert_int_eq(load("[s]\npath = /s\nsnapshot directory = .snap\n"
+	    "recycle directory = .snapbin/%U\n", &c), 0);
+	conf_free(c);
 	ck_assert_int_eq(load("[global]\nrecycle directory = .recycle/%U/\n"
 	    "recycle exclude = *.tmp ~$*\n"
 	    "[s]\npath = /s\nrecycle max size = 2M\nrecycle versions = yes\n"
