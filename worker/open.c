@@ -14,8 +14,10 @@
 #include "daemon/log.h"
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
+#include "worker/file_open.h"
 #include "worker/smb2.h"
 #include "worker/state.h"
+#include "worker/worker.h"
 
 static uint64_t open_next_persistent;
 /* This worker's opens and byte-range locks (README "Limits"). */
@@ -172,6 +174,54 @@ open_close_one(struct open *o)
 	/* The owner may have released it already. */
 	if (o->kind != OPEN_FREE)
 		open_release(o);
+}
+
+struct open_app_instance {
+	const uint8_t		*id, *client_guid;
+	const struct conf_share	*share;
+	const char		*path, *stream, *by;
+	unsigned		 n;
+};
+
+static void
+open_app_instance_conn(struct conn *c, void *arg)
+{
+	struct open_app_instance *ai = arg;
+	struct conn_private *pv = c->priv;
+	struct file_open *f;
+	struct open *o;
+	unsigned i;
+
+	if (pv == NULL || pv->opens == NULL ||
+	    memcmp(c->client_guid, ai->client_guid, 16) == 0)
+		return;
+	for (i = 0; i < pv->nopens; i++) {
+		o = &pv->opens[i];
+		if ((o->kind != OPEN_FILE && o->kind != OPEN_DIR) ||
+		    !o->app_instance || (f = o->u.file) == NULL ||
+		    o->tree == NULL || o->tree->share != ai->share ||
+		    memcmp(o->app_instance_id, ai->id, 16) != 0 ||
+		    strcmp(f->path, ai->path) != 0 ||
+		    strcmp(f->stream, ai->stream) != 0)
+			continue;
+		log_info("%s: %s closed: its application instance opened it "
+		    "again from %s", c->peer, f->path, ai->by);
+		open_close_one(o);
+		ai->n++;
+	}
+}
+
+unsigned
+open_close_app_instance(const uint8_t id[16], const uint8_t client_guid[16],
+    const struct conf_share *share, const char *path, const char *stream,
+    const char *by)
+{
+	struct open_app_instance ai = {
+		id, client_guid, share, path, stream, by, 0
+	};
+
+	worker_foreach_conn(open_app_instance_conn, &ai);
+	return ai.n;
 }
 
 void

@@ -66,6 +66,9 @@ struct open {
 	int		 durable;	/* 0, 1 (v1) or 2 (v2) */
 	uint32_t	 durable_timeout_ms;
 	uint8_t		 create_guid[16];
+	/* MS-SMB2 Open.AppInstanceId (worker/smb2_create.c), when set */
+	uint8_t		 app_instance_id[16];
+	uint8_t		 app_instance;
 	/*
 	 * MS-SMB2 Open.IsReplayEligible: set by a CREATE with DH2Q
 	 * (worker/durable.c), cleared by any request on the handle.
@@ -118,6 +121,19 @@ void		 open_locks_uncharge(struct open *, unsigned n);
 void		 open_close_tree(struct conn *, struct tree *);
 void		 open_close_session(struct conn *, struct session *);
 void		 open_close_all(struct conn *);
+/*
+ * MS-SMB2 3.3.5.9.13: an application that moved to another client (a
+ * cluster's failover) opens again with its AppInstanceId; the opens of
+ * that id on the same share, name and stream from any other client are
+ * closed first, as the server closes an open (3.3.4.17): no break, no
+ * answer, their client learns on its next request (FILE_CLOSED).  Only
+ * this worker's opens, which are all its user's: no user closes
+ * another's.  Returns how many.
+ */
+struct conf_share;
+unsigned	 open_close_app_instance(const uint8_t id[16],
+		    const uint8_t client_guid[16], const struct conf_share *,
+		    const char *path, const char *stream, const char *by);
 
 /* Implemented by the owners of each kind; called by the open_close_*(). */
 void		 smb2_pipe_close_open(struct open *);

@@ -316,6 +316,20 @@ create_check_snapshot(struct create_call *cr)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
+ * from another client are closed first (worker/open.h).  SMB 3.x only.
+ */
+static ntstatus_t
+create_app_instance(struct create_call *cr)
+{
+	if (cr->cc.app_instance && cr->req->conn->dialect >= DIALECT_300)
+		(void)open_close_app_instance(cr->cc.app_instance_id,
+		    cr->req->conn->client_guid, cr->tree->share, cr->f->path,
+		    cr->f->stream, cr->req->conn->peer);
+	return STATUS_SUCCESS;
+}
+
 /* A name that does not exist: may this create make it? */
 static ntstatus_t
 create_check_missing(struct create_call *cr)
@@ -786,6 +800,11 @@ create_set_up(struct create_call *cr)
 	if (cr->opts & FILE_WRITE_THROUGH)
 		f->mode |= FILE_WRITE_THROUGH;
 	cr->op->access = cr->want;
+	/* SMB 3.x only (MS-SMB2 3.3.5.9.13): an older dialect's is ignored */
+	if (cr->cc.app_instance && cr->req->conn->dialect >= DIALECT_300) {
+		memcpy(cr->op->app_instance_id, cr->cc.app_instance_id, 16);
+		cr->op->app_instance = 1;
+	}
 	if (cr->snapshot) {
 		cr->op->access_withheld = cr->want & SNAPSHOT_WRITE_RIGHTS;
 		cr->op->access &= ~SNAPSHOT_WRITE_RIGHTS;
@@ -953,6 +972,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
+	    (status = create_app_instance(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
 	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||

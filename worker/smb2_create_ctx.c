@@ -11,6 +11,12 @@
 #include "worker/durable.h"
 #include "worker/smb2.h"
 
+/* 45BCA66A-EFA7-F74A-9008-FA462E144D74, as it goes on the wire */
+static const uint8_t create_ctx_app_instance_tag[16] = {
+	0x45, 0xBC, 0xA6, 0x6A, 0xEF, 0xA7, 0xF7, 0x4A,
+	0x90, 0x08, 0xFA, 0x46, 0x2E, 0x14, 0x4D, 0x74
+};
+
 ntstatus_t
 smb2_create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
     struct create_ctx *cc)
@@ -34,7 +40,19 @@ smb2_create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 			return STATUS_INVALID_PARAMETER;
 		if (smb2_posix_parse_ctx(req, &it, &cc->posix) != 0)
 			return STATUS_INVALID_PARAMETER;
-		/* longer names are not ours: ignored, as unknown */
+		/*
+		 * SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 2.2.13.2.13): a
+		 * GUID name; StructureSize 20, Reserved, the id.
+		 */
+		if (it.name_len == 16 &&
+		    memcmp(it.name, create_ctx_app_instance_tag, 16) == 0) {
+			if (it.data == NULL || it.data_len < 20 ||
+			    le16_get(it.data) != 20)
+				return STATUS_INVALID_PARAMETER;
+			memcpy(cc->app_instance_id, it.data + 4, 16);
+			cc->app_instance = 1;
+		}
+		/* other longer names are not ours: ignored, as unknown */
 		name = it.name_len == 4 ? it.name : (const uint8_t *)"    ";
 		if (memcmp(name, "MxAc", 4) == 0)
 			cc->mxac = 1;

@@ -27,6 +27,9 @@ struct create_ctx {
 	uint32_t	 exta_len;
 	const uint8_t	*secd;		/* SecD: a security descriptor */
 	uint32_t	 secd_len;
+	/* SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 2.2.13.2.13) */
+	int		 app_instance;
+	uint8_t		 app_instance_id[16];
 	int		 twrp;		/* TWrp: a previous version asked for */
 	uint64_t	 twrp_time;	/* its FILETIME */
 	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */

@@ -318,6 +318,49 @@ def cmd_durable_reconnect(fidhex, user="alice", name="durable.txt"):
         a.closeFile(at, res['fid'])
 
 
+APP_TAG = bytes.fromhex("45BCA66AEFA7F74A9008FA462E144D74")
+
+
+def app_ctx(app_id):
+    """SMB2_CREATE_APP_INSTANCE_ID: a 16-byte name, StructureSize 20."""
+    c = s3.SMB2CreateContext()
+    c['NameOffset'] = 16
+    c['NameLength'] = 16
+    c['DataOffset'] = 32
+    c['DataLength'] = 20
+    c['Buffer'] = APP_TAG + struct.pack('<HH', 20, 0) + app_id
+    return c
+
+
+def cmd_app_instance():
+    # MS-SMB2 3.3.5.9.13: an open with the AppInstanceId of an open from
+    # another client closes it; not one from the same client, not
+    # another user's, not on SMB 2.1.
+    app = uuid.uuid4().bytes
+
+    def hold(user, guid, dialect=s3.SMB2_DIALECT_30):
+        c, t = login(user, dialect, guid=guid)
+        fid = c.getSMBServer().create(t, "appinst.txt", RW, ALL,
+                                      s3.FILE_NON_DIRECTORY_FILE,
+                                      s3.FILE_OPEN_IF, 0,
+                                      createContexts=[app_ctx(app)])
+        return c, t, fid
+
+    def alive(c, t, fid):
+        return status_of(lambda: c.getSMBServer().read(t, fid, 0, 1))
+
+    a1 = hold("alice", "usmbd-app-node-1")
+    a2 = hold("alice", "usmbd-app-node-1")
+    print("same client", alive(*a1))
+    b = hold("bob", "usmbd-app-node-3")
+    print("other user", alive(*a1), alive(*a2))
+    old = hold("alice", "usmbd-app-node-4", s3.SMB2_DIALECT_21)
+    print("smb 2.1", alive(*a1), alive(*a2))
+    n = hold("alice", "usmbd-app-node-2")
+    print("other client", alive(*a1), alive(*a2), alive(*n), alive(*b),
+          alive(*old))
+
+
 DH2_GUID = "usmbd-dh2-clnt!!"	# one client GUID for hold and reconnect
 
 
@@ -407,6 +450,7 @@ COMMANDS = {
     "bob-lock": cmd_bob_lock, "bob-read": cmd_bob_read,
     "blocking": cmd_blocking, "doc": cmd_doc,
     "durable-hold": cmd_durable_hold,
+    "app-instance": cmd_app_instance,
     "durable-reconnect": cmd_durable_reconnect,
     "dh2-hold": cmd_dh2_hold, "dh2-reconnect": cmd_dh2_reconnect,
     "fill": cmd_fill,

@@ -202,6 +202,26 @@ else
 	fail "durable hold of relist.txt: $(cat "$T/dhr.out")"
 fi
 
+# SMB2_CREATE_APP_INSTANCE_ID (MS-SMB2 3.3.5.9.13): alice's open from
+# another client with the same AppInstanceId closes hers (FILE_CLOSED on
+# its next request) and only those: not from the same client GUID, not
+# bob's (another user's), not one on SMB 2.1.
+printf x >"$SHARE/appinst.txt"
+chmod 0666 "$SHARE/appinst.txt"
+out=$(run app-instance)
+echo "$out" | grep -qx "same client OK" &&
+    ok "app instance: another open from the same client leaves the first" ||
+    fail "app instance, same client: $out"
+echo "$out" | grep -qx "other user OK OK" &&
+    ok "app instance: bob's open with the id leaves alice's" ||
+    fail "app instance, another user: $out"
+echo "$out" | grep -qx "smb 2.1 OK OK" &&
+    ok "app instance: an SMB 2.1 open with the id leaves them" ||
+    fail "app instance, SMB 2.1: $out"
+echo "$out" | grep -qx "other client STATUS_FILE_CLOSED STATUS_FILE_CLOSED OK OK OK" &&
+    ok "app instance: from another client, alice's SMB 3 opens with the id closed, no one else's" ||
+    fail "app instance, another client: $out"
+
 # 1. A full map: a server with `state map size = 1M`; durable opens with
 # long paths fill it.  The client gets INSUFF_SERVER_RESOURCES, the log
 # says so, closing frees room, and LMDB reads the env back intact.  One
