@@ -14,6 +14,7 @@
 #include "daemon/conf.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/smb2_posix.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/smb2_create_fs.h"
@@ -190,4 +191,21 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 		*action = FILE_OVERWRITTEN;
 	}
 	return STATUS_SUCCESS;
+}
+
+uint32_t
+create_new_mode(const struct tree *t, const char *path,
+    const struct smb2_posix_req *pr, int is_dir)
+{
+	const struct conf_share *sh = t->share;
+	char parent[FILE_PATH_MAX];
+	struct vfs_stat st;
+	uint32_t pmode = 0;
+
+	if (sh != NULL && sh->inherit_permissions && !pr->posix) {
+		create_parent(path, parent, sizeof(parent));
+		if (file_vfs()->statat(t->root_fd, parent, &st) == 0)
+			pmode = st.mode;
+	}
+	return smb2_posix_new_mode(pr, sh, is_dir, pmode);
 }
