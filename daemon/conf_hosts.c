@@ -103,12 +103,22 @@ static int
 hosts_list_match(char *const *list, const char *addr)
 {
 	uint8_t a[16];
-	int fam = hosts_parse_addr(addr, a);
+	int fam = hosts_parse_addr(addr, a), in = 0;
 
-	for (; list != NULL && *list != NULL; list++)
-		if (hosts_item_match(*list, addr, fam, a))
+	for (; list != NULL && *list != NULL; list++) {
+		/* "A EXCEPT B", Samba's list_match: in A and not in B */
+		if (strcasecmp(*list, "EXCEPT") == 0) {
+			if (!in)
+				return 0;
+			for (list++; *list != NULL; list++)
+				if (hosts_item_match(*list, addr, fam, a))
+					return 0;
 			return 1;
-	return 0;
+		}
+		if (!in && hosts_item_match(*list, addr, fam, a))
+			in = 1;
+	}
+	return in;
 }
 
 /*

@@ -79,6 +79,22 @@ START_TEST(test_malformed_items)
 }
 END_TEST
 
+START_TEST(test_except)
+{
+	char *const *allow = L("10.0.0.0/8", "EXCEPT", "10.1.1.1", "10.2.");
+
+	ck_assert(conf_peer_allowed(allow, NULL, "10.9.9.9"));
+	ck_assert(!conf_peer_allowed(allow, NULL, "10.1.1.1"));
+	ck_assert(!conf_peer_allowed(allow, NULL, "10.2.3.4"));
+	ck_assert(!conf_peer_allowed(allow, NULL, "11.1.1.1"));
+	ck_assert(!conf_peer_allowed(NULL, L("ALL", "EXCEPT", "10.1.1.1"), "10.1.1.2"));
+	ck_assert(conf_peer_allowed(NULL, L("ALL", "EXCEPT", "10.1.1.1"), "10.1.1.1"));
+	/* an address that cannot be read is refused by any list */
+	ck_assert(!conf_peer_allowed(NULL, L("10.0.0.0/8"), "?"));
+	ck_assert(conf_peer_allowed(NULL, NULL, "?"));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -93,6 +109,7 @@ main(void)
 	tcase_add_test(tc, test_both);
 	tcase_add_test(tc, test_loopback);
 	tcase_add_test(tc, test_malformed_items);
+	tcase_add_test(tc, test_except);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
