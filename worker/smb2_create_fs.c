@@ -14,10 +14,10 @@
 #include "daemon/conf.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
-#include "worker/smb2_posix.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/smb2_create_fs.h"
+#include "worker/smb2_posix.h"
 #include "worker/worker.h"
 
 uint32_t

@@ -806,7 +806,7 @@ START_TEST(test_share_user_ok)
 }
 END_TEST
 
-/* Samba's read list / write list: write list wins; groups as valid users. */
+/* A share's own hosts lists, force modes and inherit permissions. */
 START_TEST(test_share_mode_and_host_keys)
 {
 	struct conf *c;
@@ -858,6 +858,7 @@ START_TEST(test_share_mode_and_host_keys)
 }
 END_TEST
 
+/* Samba's read list / write list: write list wins; groups as valid users. */
 START_TEST(test_share_read_write_lists)
 {
 	struct conf *c;
