@@ -204,7 +204,10 @@ create_new_mode(const struct tree *t, const char *path,
 
 	if (sh != NULL && sh->inherit_permissions && !pr->posix) {
 		create_parent(path, parent, sizeof(parent));
-		if (file_vfs()->statat(t->root_fd, parent, &st) == 0)
+		/* the root's is one fstat of the tree's fd, not a lookup */
+		if ((parent[0] == '\0' ?
+		    file_vfs()->fstat(t->root_fd, &st) :
+		    file_vfs()->statat(t->root_fd, parent, &st)) == 0)
 			pmode = st.mode;
 	}
 	return smb2_posix_new_mode(pr, sh, is_dir, pmode);
