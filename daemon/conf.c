@@ -36,10 +36,10 @@ struct conf_parse {
 	int		 errors;
 	enum section_kind sec;
 	int		 share;		/* index when sec == SEC_SHARE */
-	uint32_t	*set;		/* per share: CONF_SB_* bits set explicitly */
+	uint64_t	*set;		/* per share: CONF_SB_* bits set explicitly */
 	int		 setcap;
 	struct conf_share tmpl;		/* share keys given in [global] */
-	uint32_t	 tmpl_set;
+	uint64_t	 tmpl_set;
 	int		 line;
 	int		 min_line, max_line;
 };
@@ -499,6 +499,8 @@ conf_share_clear(struct conf_share *s)
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
 	conf_list_free(s->write_list);
+	conf_list_free(s->hosts_allow);
+	conf_list_free(s->hosts_deny);
 }
 
 void
@@ -638,7 +640,7 @@ conf_share_add(struct conf_parse *p, const char *name)
 {
 	struct conf *c = p->c;
 	struct conf_share *ns, *s;
-	uint32_t *nset;
+	uint64_t *nset;
 
 	ns = reallocarray(c->shares, (size_t)c->nshares + 1, sizeof(*ns));
 	if (ns == NULL)
@@ -755,7 +757,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->tmpl, key, value);
 			if (p->errors == before)
-				p->tmpl_set |= 1u << d->bit;
+				p->tmpl_set |= 1ull << d->bit;
 			return;
 		}
 	} else {
@@ -764,7 +766,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->c->shares[p->share], key, value);
 			if (p->errors == before)
-				p->set[p->share] |= 1u << d->bit;
+				p->set[p->share] |= 1ull << d->bit;
 			return;
 		}
 		if (conf_directive_find(key, CONF_GLOBAL) != NULL) {
@@ -803,19 +805,19 @@ conf_finish(struct conf_parse *p)
 		for (d = conf_directives; d->name != NULL; d++) {
 			if (!(d->scope & CONF_SHARE) || (d->scope & CONF_ALIAS))
 				continue;
-			if ((p->set[i] & (1u << d->bit)) || !(p->tmpl_set & (1u << d->bit)))
+			if ((p->set[i] & (1ull << d->bit)) || !(p->tmpl_set & (1ull << d->bit)))
 				continue;
 			if (i == 0 && d->bit == CONF_SB_PATH)
 				continue;
 			if (conf_copy(d, s, &p->tmpl) < 0)
 				conf_report(p, 0, 1, "out of memory");
 			else
-				p->set[i] |= 1u << d->bit;
+				p->set[i] |= 1ull << d->bit;
 		}
-		if (!(p->set[i] & (1u << CONF_SB_ENCRYPT)))
+		if (!(p->set[i] & (1ull << CONF_SB_ENCRYPT)))
 			s->smb_encrypt = c->smb_encrypt;
 		/* Samba's share parameter, its [global] value the default */
-		if (!(p->set[i] & (1u << CONF_SB_UNIX_EXT)))
+		if (!(p->set[i] & (1ull << CONF_SB_UNIX_EXT)))
 			s->smb3_unix_extensions = c->smb3_unix_extensions;
 		if (s->comment == NULL) {
 			if (i == 0 && asprintf(&s->comment, "IPC Service (%s)",

@@ -86,6 +86,7 @@ struct create_call {
 	int		 links;		/* CREATE_FOLLOW... (smb2_create_fs.h) */
 	int		 special;	/* a symlink or special file itself */
 	int		 snapshot;	/* a name in the snapshot directory */
+	uint32_t	 new_mode;	/* what a create made it with */
 };
 
 static void
@@ -102,6 +103,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->want = 0;
 	cr->maxacc = 0;
 	cr->snapshot = 0;
+	cr->new_mode = 0;
 	cr->action = FILE_OPENED;
 	cr->exists = 0;
 	cr->is_dir = 0;
@@ -472,8 +474,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 	int fd, rc;
 
 	if (!cr->exists) {
-		rc = vfs->mkdir(tree->root_fd, f->path,
-		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 1));
+		cr->new_mode = create_new_mode(tree, f->path, &cr->cc.posix, 1);
+		rc = vfs->mkdir(tree->root_fd, f->path, cr->new_mode);
 		if (rc != 0) {
 			/* no parent (create_check_missing did not look) */
 			*status = rc == -ENOENT || rc == -ENOTDIR ?
@@ -534,6 +536,7 @@ create_open_file(struct create_call *cr)
 	if (!cr->exists) {
 		/* a new file (or the base of a new stream) */
 		flags |= O_CREAT | O_EXCL;
+		cr->new_mode = create_new_mode(tree, f->path, &cr->cc.posix, 0);
 		if ((flags & O_ACCMODE) != O_RDWR && !(flags & O_PATH))
 			flags = (flags & ~O_ACCMODE) | O_RDWR;
 		if (flags & O_PATH)
@@ -554,7 +557,7 @@ create_open_file(struct create_call *cr)
 		/* a name found to be no link stays one (never followed) */
 		fd = file_vfs()->open(tree->root_fd, f->path, flags |
 		    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0),
-		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 0));
+		    cr->new_mode);
 	if (fd >= 0) {
 		f->readable = (flags & O_PATH) == 0 &&
 		    (flags & O_ACCMODE) != O_WRONLY;
@@ -773,7 +776,7 @@ create_set_up(struct create_call *cr)
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
 	if (cr->action == FILE_CREATED && f->stream[0] == '\0')
-		smb2_posix_created(&cc->posix, cr->tree->share, cr->is_dir,
+		smb2_posix_created(&cc->posix, cr->tree->share, cr->new_mode,
 		    cr->fd, &cr->st.mode);
 	/*
 	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
