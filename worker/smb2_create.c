@@ -757,13 +757,22 @@ create_set_up(struct create_call *cr)
 	if (f->stream[0] != '\0') {
 		uint32_t saction = cr->action == FILE_CREATED ? FILE_CREATED :
 		    FILE_OPENED;
+		int make = disp != FILE_OPEN && disp != FILE_OVERWRITE;
 
-		/* no stream is made in a previous version */
-		status = create_open_stream(f, disp != FILE_OPEN &&
-		    disp != FILE_OVERWRITE && !cr->snapshot,
+		/*
+		 * No stream is made in a previous version, nor on a
+		 * read-only tree: OPEN_IF of an existing file passed
+		 * create_check_request as an open, but a new stream is an
+		 * xattr written (refused as a new file is there).
+		 */
+		status = create_open_stream(f, make && !cr->snapshot &&
+		    !cr->tree->read_only,
 		    disp == FILE_SUPERSEDE ||
 		    disp == FILE_OVERWRITE || disp == FILE_OVERWRITE_IF,
 		    &saction);
+		if (status == STATUS_OBJECT_NAME_NOT_FOUND && make &&
+		    cr->tree->read_only)
+			status = STATUS_ACCESS_DENIED;
 		if (status != STATUS_SUCCESS)
 			return status;
 		cr->action = saction;
