@@ -320,7 +320,9 @@ create_check_snapshot(struct create_call *cr)
 
 /*
  * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
- * from another client are closed first (worker/open.h).  SMB 3.x only.
+ * from another client are closed first (worker/open.h), once the name,
+ * its kind and the rights asked are judged, so a CREATE refused for
+ * those closes nothing.  SMB 3.x only.
  */
 static ntstatus_t
 create_app_instance(struct create_call *cr)
@@ -984,10 +986,10 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
-	    (status = create_app_instance(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
 	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||
+	    (status = create_app_instance(&cr)) != STATUS_SUCCESS ||
 	    (status = create_open_object(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_opened(&cr)) != STATUS_SUCCESS ||
 	    (status = create_share_mode(&cr)) != STATUS_SUCCESS ||
