@@ -52,6 +52,18 @@
 #					stopping), from integ_status_json; empty
 #					when none (other test runs may serve USER
 #					too: never pick by name)
+#	samba_start DIR PORT SHARES [USER:PASSWORD...]
+#					Debian's smbd as the reference: in DIR
+#					(its dirs, smb.conf, smbd.log, smbd.out)
+#					t/compat/samba.conf.in on 127.0.0.1:PORT
+#					with [share] at $SHARE and the sections
+#					SHARES; each USER (default alice and bob,
+#					their passwords) in its passdb (not in a
+#					pipeline: it sets SAMBA_PID, SAMBA_DIR).
+#					SAMBA_PID is smbd's pid; 0 once smbclient
+#					-L answers as the first user, 1 otherwise
+#	samba_stop			stop it and samba-dcerpcd with its rpcd_*
+#					(they outlive smbd); integ_cleanup does
 #	ok DESC / fail DESC		count a pass / a failure, print one line
 #	check DESC CMD...		run CMD (output to $T/check.out); ok if it
 #					exits 0, else fail and show its output
@@ -84,6 +96,7 @@ integ_cleanup() {
 		kill -TERM "$SERVER_PID" 2>/dev/null
 		integ_wait_exit "$SERVER_PID" 5 || kill -KILL "$SERVER_PID" 2>/dev/null
 	fi
+	samba_stop
 	if [ "$INTEG_FAILED" -gt 0 ] && [ -n "$LOG" ] && [ -s "$LOG" ]; then
 		echo "--- last lines of $LOG ---" >&2
 		tail -n 40 "$LOG" >&2
@@ -174,6 +187,52 @@ integ_user() {
 integ_users() {
 	integ_user alice "$ALICE_PW" || return 1
 	integ_user bob "$BOB_PW" || return 1
+}
+
+samba_start() {
+	local d=$1 port=$2 shares=$3 u i
+
+	shift 3
+	[ $# -gt 0 ] || set -- "alice:$ALICE_PW" "bob:$BOB_PW"
+	SAMBA_DIR=$d
+	mkdir -p "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
+	{
+		sed -e "s|@PORT@|$port|; s|@DIR@|$d|g; s|@LOG@|$d/smbd.log|" \
+		    -e "s|@LOGLEVEL@|${SAMBA_LOG_LEVEL:-1}|; s|@SHARE@|$SHARE|" \
+		    "$ROOT/t/compat/samba.conf.in"
+		echo
+		printf '%s\n' "$shares"
+	} >"$d/smb.conf" || return 1
+	for u in "$@"; do
+		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
+		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null ||
+		    return 1
+	done
+	setsid /usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" \
+	    </dev/null >"$d/smbd.out" 2>&1 &
+	SAMBA_PID=$!
+	for i in $(seq 1 50); do
+		timeout 10 smbclient -L 127.0.0.1 -p "$port" -U "${1%%:*}%${1#*:}" \
+		    >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+samba_stop() {
+	local pids
+
+	[ -n "${SAMBA_DIR:-}" ] || return 0
+	if [ -n "${SAMBA_PID:-}" ] && kill -0 "$SAMBA_PID" 2>/dev/null; then
+		kill -TERM "$SAMBA_PID" 2>/dev/null
+		integ_wait_exit "$SAMBA_PID" 5 || kill -KILL "$SAMBA_PID" 2>/dev/null
+	fi
+	# smbd's children and samba-dcerpcd with its rpcd_* name the file
+	pids=$(pgrep -f -- "$SAMBA_DIR/smb.conf( |$)")
+	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	SAMBA_DIR=
+	SAMBA_PID=
+	return 0
 }
 
 integ_ping() {

@@ -104,13 +104,10 @@ chmod 1777 "$T/outside"	# following the link would work: it must not
 ln -s "$T/outside" "$T/sym/.recycle"
 mkdir -m 1777 "$T/sym2/.recycle"
 ln -s "$T/outside" "$T/sym2/.recycle/alice"
-start_samba() {
-	local d=$T/samba i share opts u
+# samba_shares: the same shares for Debian's Samba, with vfs_recycle
+samba_shares() {
+	local share opts
 
-	mkdir -p "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
-	sed -e "s|@PORT@|$PORT|; s|@DIR@|$d|g; s|@LOG@|$LOG|" \
-	    -e "s|@LOGLEVEL@|1|; s|@SHARE@|$SHARE|" \
-	    "$ROOT/t/compat/samba.conf.in" >"$d/smb.conf" || return 1
 	for share in rb flat xdev sym sym2; do
 		opts="recycle:repository = .recycle/%U"
 		[ "$share" = rb ] && opts="$opts
@@ -120,27 +117,16 @@ start_samba() {
 	recycle:exclude_dir = scratch
 	recycle:maxsize = 1024"
 		printf '\n[%s]\n\tpath = %s\n\tread only = no\n\tvfs objects = recycle acl_xattr streams_xattr\n\t%s\n' \
-		    "$share" "$T/$share" "$opts" >>"$d/smb.conf"
+		    "$share" "$T/$share" "$opts"
 	done
-	for u in "alice:$ALICE_PW" "bob:$BOB_PW"; do
-		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
-		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null ||
-		    return 1
-	done
-	/usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" </dev/null \
-	    >>"$LOG" 2>&1 &
-	SERVER_PID=$!
-	for i in $(seq 1 100); do
-		ss -Hltn "( sport = :$PORT )" | grep -q . && return 0
-		sleep 0.2
-	done
-	return 1
 }
 if [ "${RECYCLE_SERVER:-usmbd}" = samba ]; then
 	# Samba makes .recycle 0700 (recycle:directory_mode): bob's bin
 	# could not be made; an admin makes the parent as usmbd would
 	mkdir -m 1777 "$T/rb/.recycle"
-	start_samba || { echo "smbd did not come up" >&2; exit 1; }
+	samba_start "$T/samba" "$PORT" "$(samba_shares)" ||
+	    { echo "smbd did not come up" >&2; exit 1; }
+	LOG=$T/samba/smbd.log
 else
 	integ_start || exit 1
 fi

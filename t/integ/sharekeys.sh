@@ -149,33 +149,16 @@ check "the server is still up" integ_ping
 if [ "${SHAREKEYS_SAMBA:-0}" = 1 ]; then
 	S=$T/samba
 	SPORT=$(integ_free_port)
-	mkdir -p "$S/run" "$S/lock" "$S/state" "$S/cache" "$S/private" "$S/share"
+	mkdir -p "$S"
 	mkdirs "$S"
-	{
-		sed -e "s|@PORT@|$SPORT|; s|@DIR@|$S|g; s|@LOG@|$S/smbd.log|" \
-		    -e "s|@LOGLEVEL@|0|; s|@SHARE@|$S/share|" \
-		    "$ROOT/t/compat/samba.conf.in"
-		echo
-		# acl_xattr would give new names the parent's inherited NT
-		# ACL (0775 here), not the modes these keys make: off for
-		# them; and usmbd never gives a new file x bits for its DOS
-		# attributes (Samba's map archive)
-		shares "$S" | sed 's/^\[.*\]$/&\n\tvfs objects = streams_xattr\n\tmap archive = no/'
-	} >"$S/smb.conf"
-	printf '%s\n%s\n' "$ALICE_PW" "$ALICE_PW" |
-	    smbpasswd -c "$S/smb.conf" -a -s alice >/dev/null
-	setsid /usr/sbin/smbd -F --no-process-group -s "$S/smb.conf" \
-	    </dev/null >"$S/smbd.out" 2>&1 &
-	SMBD_PID=$!
-	for i in $(seq 1 50); do
-		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" \
-		    -U "alice%$ALICE_PW" >/dev/null 2>&1 && break
-		sleep 0.2
-	done
+	# acl_xattr would give new names the parent's inherited NT ACL
+	# (0775 here), not the modes these keys make: off for them; and
+	# usmbd never gives a new file x bits for its DOS attributes
+	# (Samba's map archive)
+	samba_start "$S" "$SPORT" "$(shares "$S" |
+	    sed 's/^\[.*\]$/&\n\tvfs objects = streams_xattr\n\tmap archive = no/')" \
+	    "alice:$ALICE_PW"
 	steps "$SPORT" "$S" 2>&1 | sed 's/^/samba: /'
-	kill -TERM "$SMBD_PID" 2>/dev/null
-	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
-	pids=$(pgrep -f -- "--configfile=$S/smb.conf( |$)")
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	samba_stop
 fi
 finish

@@ -39,47 +39,13 @@ chown alice "$T/hide/secret.txt" "$T/hide/private" "$T/hide/public.txt" \
 chmod 0600 "$T/hide/secret.txt"
 chmod 0700 "$T/hide/private"
 chmod 0644 "$T/hide/public.txt" "$T/hide/ntacl.txt"
-# sharelists_samba: the reference Samba with the same shares and users on
-# a port of its own (PORT then names it); SERVER_PID is its smbd.
-sharelists_samba() {
-	local d=$T/samba u i
-
-	mkdir -p "$d/run" "$d/lock" "$d/state" "$d/cache" "$d/private"
-	PORT=$(integ_free_port)
-	{ sed -e "s|@PORT@|$PORT|; s|@DIR@|$d|g; s|@LOG@|$d/smbd.log|" \
-	    -e "s|@LOGLEVEL@|1|; s|@SHARE@|$SHARE|" \
-	    "$ROOT/t/compat/samba.conf.in"; printf '%s\n' "$INTEG_SHARES"; } \
-	    >"$d/smb.conf" || return 1
-	for u in "alice:$ALICE_PW" "bob:$BOB_PW" carol:carolpw1 dave:davepw1; do
-		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |
-		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null ||
-		    return 1
-	done
-	setsid /usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" \
-	    </dev/null >"$d/smbd.out" 2>&1 &
-	SERVER_PID=$!
-	LOG=$d/smbd.log
-	for i in $(seq 1 50); do
-		timeout 10 smbclient -L 127.0.0.1 -p "$PORT" -U "alice%$ALICE_PW" \
-		    >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-# samba-dcerpcd and its rpcd_* outlive smbd (t/compat/compare.sh)
-sharelists_exit() {
-	local rc=$? pids
-
-	pids=$(pgrep -f -- "--configfile=$T/samba/smb.conf( |$)")
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-	(exit $rc)
-	integ_cleanup
-}
-
 if [ "${SHARELISTS_SERVER:-usmbd}" = samba ]; then
-	trap sharelists_exit EXIT
-	sharelists_samba || { fail "Samba start"; finish; }
+	# the reference Samba with the same shares and users on a port of
+	# its own (PORT then names it)
+	PORT=$(integ_free_port)
+	samba_start "$T/samba" "$PORT" "$INTEG_SHARES" "alice:$ALICE_PW" "bob:$BOB_PW" carol:carolpw1 dave:davepw1 ||
+	    { fail "Samba start"; finish; }
+	LOG=$T/samba/smbd.log
 else
 	integ_start || { fail "server start"; finish; }
 fi

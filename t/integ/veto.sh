@@ -107,35 +107,16 @@ check "the server is still up" integ_ping
 if [ "${VETO_SAMBA:-0}" = 1 ]; then
 	S=$T/samba
 	SPORT=$(integ_free_port)
-	mkdir -p "$S/run" "$S/lock" "$S/state" "$S/cache" "$S/private" "$S/share"
+	mkdir -p "$S"
 	for d in veto vdel plain nodot; do
 		mkdir -p "$S/$d"
 		chmod 0777 "$S/$d"
 	done
-	{
-		sed -e "s|@PORT@|$SPORT|; s|@DIR@|$S|g; s|@LOG@|$S/smbd.log|" \
-		    -e "s|@LOGLEVEL@|0|; s|@SHARE@|$S/share|" \
-		    "$ROOT/t/compat/samba.conf.in"
-		echo
-		shares "$S"
-	} >"$S/smb.conf"
-	printf '%s\n%s\n' "$ALICE_PW" "$ALICE_PW" |
-	    smbpasswd -c "$S/smb.conf" -a -s alice >/dev/null
-	setsid /usr/sbin/smbd -F --no-process-group -s "$S/smb.conf" \
-	    </dev/null >"$S/smbd.out" 2>&1 &
-	SMBD_PID=$!
-	for i in $(seq 1 50); do
-		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" \
-		    -U "alice%$ALICE_PW" >/dev/null 2>&1 && break
-		sleep 0.2
-	done
+	samba_start "$S" "$SPORT" "$(shares "$S")" "alice:$ALICE_PW"
 	for m in veto:veto vdel:delete plain:plain nodot:nodot; do
 		"$PYTHON" "$C" "$SPORT" "${m%%:*}" "$S/${m%%:*}" "${m#*:}" 2>&1 |
 		    sed 's/^/samba: /'
 	done
-	kill -TERM "$SMBD_PID" 2>/dev/null
-	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
-	pids=$(pgrep -f -- "--configfile=$S/smb.conf( |$)")
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	samba_stop
 fi
 finish
