@@ -21,8 +21,10 @@ import sys
 import threading
 
 from impacket import smb3structs as s3
-from impacket import smb3, nt_errors
-from impacket.smbconnection import SMBConnection, SessionError
+from impacket.smbconnection import SMBConnection
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from state_lib import status_of  # noqa: E402
 
 PORT, SHARE, LOCAL, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3], \
     sys.argv[4]
@@ -37,19 +39,6 @@ FILE_DISPOSITION_INFORMATION = 13
 def check(desc, cond, why=""):
     print(("ok %s" % desc) if cond else ("FAIL %s: %s" % (desc, why)),
           flush=True)
-
-
-def name_of(e):
-    code = e.get_error_code() if hasattr(e, "get_error_code") else e.error
-    return nt_errors.ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
-
-
-def status_of(fn):
-    try:
-        fn()
-        return "OK"
-    except (SessionError, smb3.SessionError) as e:
-        return name_of(e)
 
 
 def local(*parts):
