@@ -12,16 +12,17 @@
 import os
 import pwd
 import signal
-import struct
 import sys
 import time
 
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from notify_lib import SMB2_WATCH_TREE, notify_answer, notify_send  # noqa: E402
+
 PORT = int(os.environ["PORT"])
 PW = os.environ.get("ALICE_PW", "alicepw1")
-SMB2_WATCH_TREE = 0x0001
 ALL_CHANGES = 0x0FFF
 
 
@@ -30,39 +31,19 @@ def check(cid, ok, desc, detail=""):
                                     detail), flush=True)
 
 
-def notify_send(srv, tid, fid):
-    pkt = srv.SMB_PACKET()
-    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
-    pkt['TreeID'] = tid
-    pkt['Data'] = struct.pack('<HHL', 32, SMB2_WATCH_TREE, 65536) + fid + \
-        struct.pack('<LL', ALL_CHANGES, 0)
-    return srv.sendSMB(pkt)
+def notify_tree(srv, tid, fid):
+    return notify_send(srv, tid, fid, ALL_CHANGES, SMB2_WATCH_TREE, 65536)
 
 
-def notify_answer(srv, mid, secs):
+def notify_names(srv, mid, secs):
     """The names of a CHANGE_NOTIFY's final answer; None on no answer
     within secs (the request stays pending)."""
-    srv._timeout = secs
-    try:
-        ans = srv.recvSMB(mid)
-        while ans['Status'] == 0x103:		# STATUS_PENDING interim
-            ans = srv.recvSMB(mid)
-    except Exception:
+    got = notify_answer(srv, mid, secs)
+    if got is None:
         return None
-    if ans['Status'] != 0:
-        return ["status 0x%08x" % ans['Status']]
-    raw = ans['Data']
-    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
-    off, ln = struct.unpack_from('<HL', raw, 2)
-    buf = raw[off - 64:off - 64 + ln]
-    names, pos = [], 0
-    while pos + 12 <= len(buf):
-        nxt, _action, nl = struct.unpack_from('<LLL', buf, pos)
-        names.append(buf[pos + 12:pos + 12 + nl].decode('utf-16-le'))
-        if nxt == 0:
-            break
-        pos += nxt
-    return names
+    if got[0] != 0:
+        return ["status 0x%08x" % got[0]]
+    return [name for _action, name in got[1]]
 
 
 def worker_of(master, user):
@@ -102,7 +83,7 @@ def main(share, path, outside, master):
     os.chmod(os.path.join(path, "nw"), 0o1777)
     fid = srv.create(tid, "nw", s3.FILE_READ_DATA, 7, s3.FILE_DIRECTORY_FILE,
                      s3.FILE_OPEN, 0)
-    mid = notify_send(srv, tid, fid)
+    mid = notify_tree(srv, tid, fid)
     time.sleep(0.3)			# the watch is set up
     # made as a directory, swapped for a symlink before the worker looks
     below = os.path.join(path, "nw", "sub")
@@ -113,15 +94,15 @@ def main(share, path, outside, master):
         os.symlink(outside, below)
     finally:
         os.kill(worker, signal.SIGCONT)
-    first = notify_answer(srv, mid, 5)
+    first = notify_names(srv, mid, 5)
     check("notify-swap-created", first is not None and "sub" in first,
           "the directory's creation is reported", "changes %s" % (first,))
     time.sleep(0.3)
-    mid = notify_send(srv, tid, fid)
+    mid = notify_tree(srv, tid, fid)
     time.sleep(0.3)
     leak = "notify-leaked-%d" % os.getpid()
     open(os.path.join(outside, leak), "w").close()
-    second = notify_answer(srv, mid, 2)
+    second = notify_names(srv, mid, 2)
     os.unlink(os.path.join(outside, leak))
     leaked = [n for n in second or [] if leak in n]
     check("notify-swap-outside", not leaked,
@@ -134,9 +115,9 @@ def main(share, path, outside, master):
         nonlocal pending
         seen = []
         for _ in range(tries):
-            m = pending if pending is not None else notify_send(srv, tid, fid)
+            m = pending if pending is not None else notify_tree(srv, tid, fid)
             pending = None
-            got = notify_answer(srv, m, 3)
+            got = notify_names(srv, m, 3)
             if got is None:
                 pending = m
                 break
@@ -169,7 +150,7 @@ def parent_swap(srv, tid, worker, path, outside):
     os.makedirs(os.path.join(outside, "d"), exist_ok=True)
     fid = srv.create(tid, "pw", s3.FILE_READ_DATA, 7, s3.FILE_DIRECTORY_FILE,
                      s3.FILE_OPEN, 0)
-    mid = notify_send(srv, tid, fid)
+    mid = notify_tree(srv, tid, fid)
     time.sleep(0.3)
     os.kill(worker, signal.SIGSTOP)
     try:
@@ -178,13 +159,13 @@ def parent_swap(srv, tid, worker, path, outside):
         os.symlink(outside, os.path.join(top, "x"))
     finally:
         os.kill(worker, signal.SIGCONT)
-    first = notify_answer(srv, mid, 5)
+    first = notify_names(srv, mid, 5)
     time.sleep(0.3)
-    mid = notify_send(srv, tid, fid)
+    mid = notify_tree(srv, tid, fid)
     time.sleep(0.3)
     leak = os.path.join(outside, "d", "notify-leaked-%d" % os.getpid())
     open(leak, "w").close()
-    second = notify_answer(srv, mid, 2)
+    second = notify_names(srv, mid, 2)
     os.unlink(leak)
     os.rmdir(os.path.join(outside, "d"))
     leaked = [n for n in second or [] if "notify-leaked" in n]

@@ -7,6 +7,7 @@ import struct, sys
 from impacket import smb3structs as s3
 from impacket import smb3, nt_errors
 from impacket.smbconnection import SMBConnection, SessionError
+from notify_lib import notify_answer, notify_send
 
 PORT = int(sys.argv[1])
 ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
@@ -160,32 +161,9 @@ def notify_wait(c, tid, dirname, flt):
     srv = c.getSMBServer()
     d = srv.create(tid, dirname, s3.FILE_READ_DATA, ALL,
                    s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
-    pkt = srv.SMB_PACKET()
-    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
-    pkt['TreeID'] = tid
-    pkt['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
-        struct.pack('<LL', flt, 0)
-    mid = srv.sendSMB(pkt)
+    mid = notify_send(srv, tid, d, flt)
     print("waiting", flush=True)
-    srv._timeout = 10
-    ans = srv.recvSMB(mid)
-    while ans['Status'] == 0x103:	# STATUS_PENDING interim
-        ans = srv.recvSMB(mid)
-    if ans['Status'] != 0:
-        return ans['Status'], []
-    raw = ans['Data']
-    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
-    off, ln = struct.unpack_from('<HL', raw, 2)
-    buf = raw[off - 64:off - 64 + ln]
-    changes, pos = [], 0
-    while pos + 12 <= len(buf):
-        nxt, action, nl = struct.unpack_from('<LLL', buf, pos)
-        changes.append((action,
-                        buf[pos + 12:pos + 12 + nl].decode('utf-16-le')))
-        if nxt == 0:
-            break
-        pos += nxt
-    return ans['Status'], changes
+    return notify_answer(srv, mid, 10)
 
 
 def changes_line(status, changes):

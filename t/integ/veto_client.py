@@ -24,6 +24,7 @@ from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from notify_lib import notify_answer, notify_send  # noqa: E402
 from state_lib import status_of  # noqa: E402
 
 PORT, SHARE, LOCAL, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3], \
@@ -250,34 +251,15 @@ def notify_changes(c, t, dirname, make):
     srv = c.getSMBServer()
     d = srv.create(t, dirname, s3.FILE_READ_DATA, ALL,
                    s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0)
-    pkt = srv.SMB_PACKET()
-    pkt['Command'] = s3.SMB2_CHANGE_NOTIFY
-    pkt['TreeID'] = t
-    pkt['Data'] = struct.pack('<HHL', 32, 0, 4096) + d + \
-        struct.pack('<LL', 0x1, 0)	# FILE_NOTIFY_CHANGE_FILE_NAME
-    mid = srv.sendSMB(pkt)
+    mid = notify_send(srv, t, d, 0x1)	# FILE_NOTIFY_CHANGE_FILE_NAME
     th = threading.Timer(0.5, make)
     th.start()
-    srv._timeout = 10
-    ans = srv.recvSMB(mid)
-    while ans['Status'] == 0x103:	# STATUS_PENDING interim
-        ans = srv.recvSMB(mid)
+    got = notify_answer(srv, mid, 10)
     th.join()
     srv.close(t, d)
-    if ans['Status'] != 0:
-        return ["status 0x%x" % ans['Status']]
-    raw = ans['Data']
-    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
-    off, ln = struct.unpack_from('<HL', raw, 2)
-    buf = raw[off - 64:off - 64 + ln]
-    names, pos = [], 0
-    while pos + 12 <= len(buf):
-        nxt, action, nl = struct.unpack_from('<LLL', buf, pos)
-        names.append(buf[pos + 12:pos + 12 + nl].decode('utf-16-le'))
-        if nxt == 0:
-            break
-        pos += nxt
-    return names
+    if got is None or got[0] != 0:
+        return ["status %s" % (hex(got[0]) if got else "none")]
+    return [name for _action, name in got[1]]
 
 
 def link_checks(c, t):
