@@ -36,10 +36,10 @@ struct conf_parse {
 	int		 errors;
 	enum section_kind sec;
 	int		 share;		/* index when sec == SEC_SHARE */
-	uint32_t	*set;		/* per share: CONF_SB_* bits set explicitly */
+	uint64_t	*set;		/* per share: CONF_SB_* bits set explicitly */
 	int		 setcap;
 	struct conf_share tmpl;		/* share keys given in [global] */
-	uint32_t	 tmpl_set;
+	uint64_t	 tmpl_set;
 	int		 line;
 	int		 min_line, max_line;
 };
@@ -477,6 +477,8 @@ conf_share_defaults(struct conf_share *s)
 	s->directory_mask = 0755;
 	s->recycle_dir_mode = 0700;
 	s->hide_dot_files = 1;		/* Samba's default */
+	s->oplocks = 1;
+	s->level2_oplocks = 1;
 }
 
 static void
@@ -493,8 +495,10 @@ conf_share_clear(struct conf_share *s)
 	free(s->recycle_max_size_s);
 	free(s->veto_files);
 	free(s->hide_files);
+	free(s->veto_oplock_files);
 	conf_namepat_free(s->veto_pat);
 	conf_namepat_free(s->hide_pat);
+	conf_namepat_free(s->veto_oplock_pat);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
@@ -585,6 +589,7 @@ conf_defaults(void)
 	c->restrict_anonymous = 2;
 	c->smb3_unix_extensions = 1;
 	c->smb3_directory_leases = 1;
+	c->smb2_leases = 1;
 	c->relay_sealed_sessions = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
@@ -638,7 +643,7 @@ conf_share_add(struct conf_parse *p, const char *name)
 {
 	struct conf *c = p->c;
 	struct conf_share *ns, *s;
-	uint32_t *nset;
+	uint64_t *nset;
 
 	ns = reallocarray(c->shares, (size_t)c->nshares + 1, sizeof(*ns));
 	if (ns == NULL)
@@ -755,7 +760,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->tmpl, key, value);
 			if (p->errors == before)
-				p->tmpl_set |= 1u << d->bit;
+				p->tmpl_set |= (uint64_t)1 << d->bit;
 			return;
 		}
 	} else {
@@ -764,7 +769,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->c->shares[p->share], key, value);
 			if (p->errors == before)
-				p->set[p->share] |= 1u << d->bit;
+				p->set[p->share] |= (uint64_t)1 << d->bit;
 			return;
 		}
 		if (conf_directive_find(key, CONF_GLOBAL) != NULL) {
@@ -803,19 +808,19 @@ conf_finish(struct conf_parse *p)
 		for (d = conf_directives; d->name != NULL; d++) {
 			if (!(d->scope & CONF_SHARE) || (d->scope & CONF_ALIAS))
 				continue;
-			if ((p->set[i] & (1u << d->bit)) || !(p->tmpl_set & (1u << d->bit)))
+			if ((p->set[i] & ((uint64_t)1 << d->bit)) || !(p->tmpl_set & ((uint64_t)1 << d->bit)))
 				continue;
 			if (i == 0 && d->bit == CONF_SB_PATH)
 				continue;
 			if (conf_copy(d, s, &p->tmpl) < 0)
 				conf_report(p, 0, 1, "out of memory");
 			else
-				p->set[i] |= 1u << d->bit;
+				p->set[i] |= (uint64_t)1 << d->bit;
 		}
-		if (!(p->set[i] & (1u << CONF_SB_ENCRYPT)))
+		if (!(p->set[i] & ((uint64_t)1 << CONF_SB_ENCRYPT)))
 			s->smb_encrypt = c->smb_encrypt;
 		/* Samba's share parameter, its [global] value the default */
-		if (!(p->set[i] & (1u << CONF_SB_UNIX_EXT)))
+		if (!(p->set[i] & ((uint64_t)1 << CONF_SB_UNIX_EXT)))
 			s->smb3_unix_extensions = c->smb3_unix_extensions;
 		if (s->comment == NULL) {
 			if (i == 0 && asprintf(&s->comment, "IPC Service (%s)",
@@ -840,6 +845,8 @@ conf_finish(struct conf_parse *p)
 			conf_report(p, s->line, 1, "share [%s] has no path", s->name);
 		}
 	}
+	/* Samba's negotiate: the [global] oplocks value counts too */
+	c->leasing = c->smb2_leases && p->tmpl.oplocks;
 	if (c->min_protocol > c->max_protocol)
 		conf_report(p, p->max_line > p->min_line ? p->max_line : p->min_line, 1,
 		    "server min protocol %s is above server max protocol %s",

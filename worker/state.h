@@ -102,6 +102,8 @@ struct state_open_req {
 	uint8_t		lease_key[16];
 	uint8_t		parent_lease_key[16];	/* zero unless flagged */
 	uint16_t	lease_epoch;	/* v2: the client's epoch */
+	/* level2 oplocks = no: never read caching alone (SHM_OPEN_NO_LEVEL2) */
+	int		no_level2;
 	/* DHnQ (1) / DH2Q (2) */
 	int		durable;
 	uint32_t	durable_timeout_ms;	/* DH2Q, 0 = default */

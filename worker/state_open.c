@@ -220,6 +220,8 @@ state_open_rec_fill(struct state_entry *e)
 	/* it never holds back the unlink of its name (shm/shm.h) */
 	if (f->posix)
 		rec->flags |= SHM_OPEN_POSIX;
+	if (r->no_level2)
+		rec->flags |= SHM_OPEN_NO_LEVEL2;
 	memcpy(rec->client_guid, e->req->conn->client_guid, 16);
 	if (f->stream[0] != '\0') {
 		/* the file's share mode and delete pending state apply too */
