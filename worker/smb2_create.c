@@ -674,30 +674,6 @@ create_check_links(struct create_call *cr)
 }
 
 /*
- * The share's caching keys (daemon/conf.h): with oplocks = no, or a file
- * named in veto oplock files, the request is taken as asking for nothing
- * (no lease context in the reply, as Samba masks the request); level2
- * oplocks = no goes to the state layer, which decides what is left.
- * Three loads on a share without the keys.
- */
-static void
-create_limit_caching(struct create_call *cr)
-{
-	const struct conf_share *sh = cr->tree->share;
-
-	if (sh == NULL || (sh->oplocks && sh->level2_oplocks &&
-	    sh->veto_oplock_pat == NULL))
-		return;
-	if (!sh->oplocks || (!cr->f->is_dir &&
-	    namerule_oplock_vetoed(sh, cr->f->path))) {
-		cr->oplock_req = SMB2_OPLOCK_LEVEL_NONE;
-		cr->cc.lease = 0;
-		cr->cc.sreq.lease = 0;
-	}
-	cr->cc.sreq.no_level2 = !sh->level2_oplocks;
-}
-
-/*
  * Shared state before any change to an existing file: share modes,
  * delete pending, oplock/lease breaks and grant (worker/state.h).
  */
@@ -717,11 +693,12 @@ create_share_mode(struct create_call *cr)
 	cc->sreq.share_access = cr->share;
 	cc->sreq.create_options = cr->opts;
 	cc->sreq.truncate = cr->truncate;
-	create_limit_caching(cr);
 	if (!cc->lease)
 		cc->sreq.oplock_level = cr->oplock_req ==
 		    SMB2_OPLOCK_LEVEL_LEASE ? SMB2_OPLOCK_LEVEL_NONE :
 		    cr->oplock_req;
+	state_open_share_caching(&cc->sreq, cr->tree->share, cr->f->path,
+	    cr->f->is_dir);
 	return state_open_enter(cr->req, cr->rsp, op, &cc->sreq, &cr->grant);
 }
 

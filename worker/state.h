@@ -44,6 +44,7 @@
 #include "shm/shm.h"
 
 struct conf;
+struct conf_share;
 struct conn;
 struct open;
 struct session;
@@ -151,6 +152,15 @@ ntstatus_t	 state_parse_lease_ctx(struct smb2_req *, const uint8_t *data,
  */
 int		 state_put_create_contexts(struct wcur *, uint8_t **prev,
 		    const struct state_open_grant *);
+/*
+ * The share's caching keys (daemon/conf.h) applied to what CREATE asks:
+ * oplocks = no, or a file named in veto oplock files, asks for nothing
+ * (no lease context in the reply: Samba masks the request the same way);
+ * level2 oplocks = no marks the open for the grant and its breaks.
+ * Three loads on a share without the keys.
+ */
+void		 state_open_share_caching(struct state_open_req *,
+		    const struct conf_share *, const char *path, int is_dir);
 /*
  * Removes op from the shared state (its locks, lease, durable record).
  * *delete_file: in, what the caller would do alone (delete-on-close seen
