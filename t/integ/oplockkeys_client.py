@@ -199,6 +199,38 @@ def second_open(c, tid, name, level, lease, want_first, want_break,
     b.logoff()
 
 
+def dir_lease(name, want):
+    """An SMB 3.0 login that announces directory leasing (impacket 0.10
+    sends its ENCRYPTION constant as its capabilities: widened while it
+    negotiates), then directory name opened with a v2 RH lease."""
+    saved = smb3.SMB2_GLOBAL_CAP_ENCRYPTION
+    smb3.SMB2_GLOBAL_CAP_ENCRYPTION = saved | 0x20
+    try:
+        c, tid = login("alice")
+    finally:
+        smb3.SMB2_GLOBAL_CAP_ENCRYPTION = saved
+    conn = c.getSMBServer()._Connection
+    conn['SupportsDirectoryLeasing'] = False    # impacket's own bookkeeping
+    if not conn['ServerCapabilities'] & 0x20:
+        check("directory %s: directory leasing offered" % name, False,
+              "SMB2_GLOBAL_CAP_DIRECTORY_LEASING not set")
+        return
+    srv = c.getSMBServer()
+    srv.close(tid, srv.create(tid, name, s3.FILE_READ_ATTRIBUTES, ALL,
+                              s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0))
+    fid = srv.create(tid, name, s3.FILE_READ_DATA | s3.FILE_READ_ATTRIBUTES,
+                     ALL, s3.FILE_DIRECTORY_FILE, s3.FILE_OPEN, 0,
+                     oplockLevel=LEASE,
+                     createContexts=[rqls(uuid.uuid4().bytes, R | H, True)])
+    raw = srv.last['Data']
+    raw = raw.getData() if hasattr(raw, 'getData') else bytes(raw)
+    ls = lease_of(raw)
+    srv.close(tid, fid)
+    check("directory %s: lease RH asked, %s" % (name, lease_name(ls)),
+          ls == want, "want %s" % lease_name(want))
+    c.logoff()
+
+
 def main():
     c, tid = login("alice")
     leasing = c.getSMBServer()._Connection['SupportsFileLeasing']
@@ -223,6 +255,7 @@ def main():
         second_open(c, tid, "o7.txt", BATCH, None, NONE, None, NONE)
         second_open(c, tid, "o8.txt", LEASE, R | W | H, None, None, NONE,
                     None)
+        dir_lease("od", None)
     elif MODE == "level2":
         one(c, tid, "l1.txt", BATCH, BATCH)
         one(c, tid, "l2.txt", EXCL, EXCL)
@@ -234,6 +267,7 @@ def main():
         second_open(c, tid, "l7.txt", BATCH, None, BATCH, NONE, NONE)
         second_open(c, tid, "l8.txt", LEASE, R | W | H, R | W | H, 0, LEASE,
                     0)
+        dir_lease("ld", 0)
     elif MODE == "veto":
         one(c, tid, "db.mdb", BATCH, NONE)
         one(c, tid, "Orders.ACCDB", LEASE, NONE, lease=R | W | H,
@@ -242,6 +276,8 @@ def main():
         one(c, tid, "notes2.txt", LEASE, LEASE, lease=R | W | H,
             want_lease=R | W | H)
         second_open(c, tid, "db2.mdb", BATCH, None, NONE, None, NONE)
+        # the key names files: a directory of such a name is leased
+        dir_lease("dir.mdb", R | H)
     else:
         one(c, tid, "p1.txt", BATCH, BATCH)
         one(c, tid, "p2.txt", II, II)
@@ -251,6 +287,7 @@ def main():
         second_open(c, tid, "p5.txt", BATCH, None, BATCH, II, II)
         second_open(c, tid, "p6.txt", LEASE, R | W | H, R | W | H, R | H,
                     LEASE, R | H)
+        dir_lease("pd", R | H)
 
 
 main()
