@@ -83,7 +83,7 @@ fi
 check "the server is still up" integ_ping
 
 samba_run() {	# samba_run NAME GLOBAL-LINE MODES...: one smbd, the client
-	local S=$T/samba-$1 g=$2 SPORT SMBD_PID m i
+	local S=$T/samba-$1 g=$2 SPORT SMBD_PID m i pids
 
 	shift 2
 	SPORT=$(integ_free_port)
@@ -119,6 +119,10 @@ $g" "$ROOT/t/compat/samba.conf.in"
 	done
 	kill -TERM "$SMBD_PID" 2>/dev/null
 	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
+	# samba-dcerpcd and its rpcd_* helpers outlive smbd: this config's
+	pids=$(pgrep -f -- "--configfile=$S/smb.conf( |$)")
+	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	return 0
 }
 if [ "${OPLOCKKEYS_SAMBA:-0}" = 1 ]; then
 	samba_run keys "	server min protocol = SMB2_02" off:off level2:level2 \
