@@ -503,6 +503,8 @@ conf_share_clear(struct conf_share *s)
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
 	conf_list_free(s->write_list);
+	conf_list_free(s->hosts_allow);
+	conf_list_free(s->hosts_deny);
 }
 
 void
@@ -760,7 +762,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->tmpl, key, value);
 			if (p->errors == before)
-				p->tmpl_set |= (uint64_t)1 << d->bit;
+				p->tmpl_set |= 1ull << d->bit;
 			return;
 		}
 	} else {
@@ -769,7 +771,7 @@ conf_keyval(struct conf_parse *p, char *line)
 
 			conf_set(p, d, &p->c->shares[p->share], key, value);
 			if (p->errors == before)
-				p->set[p->share] |= (uint64_t)1 << d->bit;
+				p->set[p->share] |= 1ull << d->bit;
 			return;
 		}
 		if (conf_directive_find(key, CONF_GLOBAL) != NULL) {
@@ -808,19 +810,19 @@ conf_finish(struct conf_parse *p)
 		for (d = conf_directives; d->name != NULL; d++) {
 			if (!(d->scope & CONF_SHARE) || (d->scope & CONF_ALIAS))
 				continue;
-			if ((p->set[i] & ((uint64_t)1 << d->bit)) || !(p->tmpl_set & ((uint64_t)1 << d->bit)))
+			if ((p->set[i] & (1ull << d->bit)) || !(p->tmpl_set & (1ull << d->bit)))
 				continue;
 			if (i == 0 && d->bit == CONF_SB_PATH)
 				continue;
 			if (conf_copy(d, s, &p->tmpl) < 0)
 				conf_report(p, 0, 1, "out of memory");
 			else
-				p->set[i] |= (uint64_t)1 << d->bit;
+				p->set[i] |= 1ull << d->bit;
 		}
-		if (!(p->set[i] & ((uint64_t)1 << CONF_SB_ENCRYPT)))
+		if (!(p->set[i] & (1ull << CONF_SB_ENCRYPT)))
 			s->smb_encrypt = c->smb_encrypt;
 		/* Samba's share parameter, its [global] value the default */
-		if (!(p->set[i] & ((uint64_t)1 << CONF_SB_UNIX_EXT)))
+		if (!(p->set[i] & (1ull << CONF_SB_UNIX_EXT)))
 			s->smb3_unix_extensions = c->smb3_unix_extensions;
 		if (s->comment == NULL) {
 			if (i == 0 && asprintf(&s->comment, "IPC Service (%s)",

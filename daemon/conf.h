@@ -45,6 +45,22 @@ struct conf_share {
 	mode_t		 create_mask;	/* default 0744 */
 	mode_t		 directory_mask;/* default 0755 */
 	/*
+	 * Samba's: bits always set on a new file or directory after the
+	 * mask (default 0); inherit permissions instead gives it its
+	 * parent's bits (files its rw bits, directories all but setuid),
+	 * masks and force bits then unused (worker/smb2_posix.c).
+	 */
+	mode_t		 force_create_mode;
+	mode_t		 force_directory_mode;
+	int		 inherit_permissions;	/* default no */
+	/*
+	 * Samba's per-share hosts allow / hosts deny, judged at TREE_CONNECT
+	 * (worker/smb2_tree.c); NULL = no rule (the [global] lists, judged
+	 * on accept, still apply).
+	 */
+	char		**hosts_allow;
+	char		**hosts_deny;
+	/*
 	 * Previous versions (worker/snapshot.h): a directory under the share's
 	 * path holding one copy of the share per snapshot, named by
 	 * snapshot_format (strptime, UTC); NULL = none.
@@ -206,6 +222,12 @@ int	conf_namepat_match(const struct conf_namepat *, const char *name,
 int	conf_namepat_path(const struct conf_namepat *, const char *path,
 	    int case_sensitive);
 int	conf_share_namepats(struct conf_share *, char *hint, size_t cap);
+
+/*
+ * Samba's hosts allow / hosts deny rule (daemon/conf_hosts.c) for a
+ * numeric address text: 1 let in, 0 refused.  NULL lists allow all.
+ */
+int	conf_peer_allowed(char *const *allow, char *const *deny, const char *addr);
 
 struct sockaddr;
 /* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */

@@ -152,6 +152,14 @@ const struct conf_directive conf_directives[] = {
 	{ "create mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(create_mask), 0, 07777, NULL, CONF_SB_CREATE_MASK },
 	{ "directory mask", D_MODE, CONF_SHARE, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
 	{ "directory mode", D_MODE, CONF_SHARE | CONF_ALIAS, S(directory_mask), 0, 07777, NULL, CONF_SB_DIR_MASK },
+	{ "force create mode", D_MODE, CONF_SHARE, S(force_create_mode), 0, 07777, NULL, CONF_SB_FORCE_CREATE },
+	{ "force directory mode", D_MODE, CONF_SHARE, S(force_directory_mode), 0, 07777, NULL, CONF_SB_FORCE_DIR },
+	{ "inherit permissions", D_BOOL, CONF_SHARE, S(inherit_permissions), 0, 0, NULL, CONF_SB_INHERIT_PERMS },
+	/* The share's own; [global]'s (above) are judged on accept. */
+	{ "hosts allow", D_HOSTS, CONF_SHARE, S(hosts_allow), 0, 0, NULL, CONF_SB_HOSTS_ALLOW },
+	{ "allow hosts", D_HOSTS, CONF_SHARE | CONF_ALIAS, S(hosts_allow), 0, 0, NULL, CONF_SB_HOSTS_ALLOW },
+	{ "hosts deny", D_HOSTS, CONF_SHARE, S(hosts_deny), 0, 0, NULL, CONF_SB_HOSTS_DENY },
+	{ "deny hosts", D_HOSTS, CONF_SHARE | CONF_ALIAS, S(hosts_deny), 0, 0, NULL, CONF_SB_HOSTS_DENY },
 	/* Previous versions: Samba's shadow_copy2 shadow:snapdir and shadow:format. */
 	{ "snapshot directory", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_dir), 0, 0, NULL, CONF_SB_SNAP_DIR },
 	{ "snapshot format", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(snapshot_format), 0, 0, NULL, CONF_SB_SNAP_FORMAT },

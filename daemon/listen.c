@@ -429,115 +429,6 @@ listen_parse_addr(const char *s, uint8_t out[16])
 	return 0;
 }
 
-static int
-listen_prefix_match(const uint8_t *a, const uint8_t *b, int bits)
-{
-	int full = bits / 8, rest = bits % 8;
-
-	if (memcmp(a, b, (size_t)full) != 0)
-		return 0;
-	if (rest == 0)
-		return 1;
-	return ((a[full] ^ b[full]) & (0xff << (8 - rest))) == 0;
-}
-
-/* Bits set in a contiguous v4 netmask like 255.255.0.0, or -1. */
-static int
-listen_mask_bits(const uint8_t m[4])
-{
-	uint32_t v = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 |
-	    (uint32_t)m[2] << 8 | m[3];
-	int bits = 0;
-
-	while (v & 0x80000000u) {
-		bits++;
-		v <<= 1;
-	}
-	return v == 0 ? bits : -1;
-}
-
-/* One `hosts allow` / `hosts deny` item against a numeric address. */
-static int
-listen_item_match(const char *item, const char *addr, int fam, const uint8_t a[16])
-{
-	char net[INET6_ADDRSTRLEN + 8];
-	const char *slash;
-	uint8_t n[16], m[16];
-	int nfam, bits;
-	size_t len = strlen(item);
-
-	if (strcasecmp(item, "ALL") == 0)
-		return 1;
-	if (strcasecmp(item, "localhost") == 0)
-		return strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0;
-	/* "10.1." or "fe80:": a textual prefix, as Samba treats it. */
-	if (len > 0 && (item[len - 1] == '.' || item[len - 1] == ':'))
-		return strncasecmp(addr, item, len) == 0;
-	slash = strchr(item, '/');
-	if (slash == NULL) {
-		nfam = listen_parse_addr(item, n);
-		return nfam != 0 && nfam == fam && memcmp(n, a, 16) == 0;
-	}
-	if ((size_t)(slash - item) >= sizeof(net))
-		return 0;
-	memcpy(net, item, (size_t)(slash - item));
-	net[slash - item] = '\0';
-	nfam = listen_parse_addr(net, n);
-	if (nfam == 0 || nfam != fam)
-		return 0;
-	if (fam == AF_INET && strchr(slash + 1, '.') != NULL) {
-		if (listen_parse_addr(slash + 1, m) != AF_INET ||
-		    (bits = listen_mask_bits(m)) < 0)
-			return 0;
-	} else {
-		char *end;
-		long v = strtol(slash + 1, &end, 10);
-
-		if (end == slash + 1 || *end != '\0' || v < 0 ||
-		    v > (fam == AF_INET ? 32 : 128))
-			return 0;
-		bits = (int)v;
-	}
-	return listen_prefix_match(n, a, bits);
-}
-
-static int
-listen_list_match(char *const *list, const char *addr)
-{
-	uint8_t a[16];
-	int fam = listen_parse_addr(addr, a);
-
-	for (; list != NULL && *list != NULL; list++)
-		if (listen_item_match(*list, addr, fam, a))
-			return 1;
-	return 0;
-}
-
-/*
- * Samba's order: loopback is allowed unless denied by name; with only an
- * allow list a host must be on it; with only a deny list it must not be;
- * with both, the allow list wins and an unlisted host is allowed.
- */
-int
-listen_host_allowed(char *const *allow, char *const *deny, const char *addr)
-{
-	int have_allow = allow != NULL && *allow != NULL;
-	int have_deny = deny != NULL && *deny != NULL;
-
-	if (strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0)
-		return !(have_deny && listen_list_match(deny, addr) &&
-		    !(have_allow && listen_list_match(allow, addr)));
-	if (!have_allow && !have_deny)
-		return 1;
-	if (!have_deny)
-		return listen_list_match(allow, addr);
-	if (!have_allow)
-		return !listen_list_match(deny, addr);
-	if (listen_list_match(allow, addr))
-		return 1;
-	return !listen_list_match(deny, addr);
-}
-
 /* The counting key of an address: v4 whole, v6 by its /64. */
 static void
 listen_addr_key(const char *addr, uint8_t key[17])
@@ -881,7 +772,7 @@ listen_event(uint32_t idx)
 			return;
 		}
 		listen_addr_text(&ss, peer, sizeof(peer));
-		if (!listen_host_allowed(master.conf->hosts_allow,
+		if (!conf_peer_allowed(master.conf->hosts_allow,
 		    master.conf->hosts_deny, peer)) {
 			log_warnx("connection from %s refused by hosts allow/deny",
 			    peer);

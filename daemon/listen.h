@@ -39,7 +39,5 @@ void	listen_gate_gone(const struct child *gate);
 void	listen_tick(void);
 /* Unauthenticated connections of addr (text) counted now; for tests. */
 unsigned listen_preauth_count(const char *addr);
-/* Samba's hosts allow / hosts deny rule for a numeric address text. */
-int	listen_host_allowed(char *const *allow, char *const *deny, const char *addr);
 
 #endif

@@ -86,6 +86,7 @@ struct create_call {
 	int		 links;		/* CREATE_FOLLOW... (smb2_create_fs.h) */
 	int		 special;	/* a symlink or special file itself */
 	int		 snapshot;	/* a name in the snapshot directory */
+	uint32_t	 new_mode;	/* what a create made it with */
 };
 
 static void
@@ -102,6 +103,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->want = 0;
 	cr->maxacc = 0;
 	cr->snapshot = 0;
+	cr->new_mode = 0;
 	cr->action = FILE_OPENED;
 	cr->exists = 0;
 	cr->is_dir = 0;
@@ -318,7 +320,9 @@ create_check_snapshot(struct create_call *cr)
 
 /*
  * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
- * from another client are closed first (worker/open.h).  SMB 3.x only.
+ * from another client are closed first (worker/open.h), once the name,
+ * its kind and the rights asked are judged, so a CREATE refused for
+ * those closes nothing.  SMB 3.x only.
  */
 static ntstatus_t
 create_app_instance(struct create_call *cr)
@@ -472,8 +476,8 @@ create_open_dir(struct create_call *cr, ntstatus_t *status)
 	int fd, rc;
 
 	if (!cr->exists) {
-		rc = vfs->mkdir(tree->root_fd, f->path,
-		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 1));
+		cr->new_mode = create_new_mode(tree, f->path, &cr->cc.posix, 1);
+		rc = vfs->mkdir(tree->root_fd, f->path, cr->new_mode);
 		if (rc != 0) {
 			/* no parent (create_check_missing did not look) */
 			*status = rc == -ENOENT || rc == -ENOTDIR ?
@@ -534,6 +538,7 @@ create_open_file(struct create_call *cr)
 	if (!cr->exists) {
 		/* a new file (or the base of a new stream) */
 		flags |= O_CREAT | O_EXCL;
+		cr->new_mode = create_new_mode(tree, f->path, &cr->cc.posix, 0);
 		if ((flags & O_ACCMODE) != O_RDWR && !(flags & O_PATH))
 			flags = (flags & ~O_ACCMODE) | O_RDWR;
 		if (flags & O_PATH)
@@ -554,7 +559,7 @@ create_open_file(struct create_call *cr)
 		/* a name found to be no link stays one (never followed) */
 		fd = file_vfs()->open(tree->root_fd, f->path, flags |
 		    (cr->links != CREATE_FOLLOW ? O_NOFOLLOW : 0),
-		    smb2_posix_new_mode(&cr->cc.posix, tree->share, 0));
+		    cr->new_mode);
 	if (fd >= 0) {
 		f->readable = (flags & O_PATH) == 0 &&
 		    (flags & O_ACCMODE) != O_WRONLY;
@@ -756,13 +761,22 @@ create_set_up(struct create_call *cr)
 	if (f->stream[0] != '\0') {
 		uint32_t saction = cr->action == FILE_CREATED ? FILE_CREATED :
 		    FILE_OPENED;
+		int make = disp != FILE_OPEN && disp != FILE_OVERWRITE;
 
-		/* no stream is made in a previous version */
-		status = create_open_stream(f, disp != FILE_OPEN &&
-		    disp != FILE_OVERWRITE && !cr->snapshot,
+		/*
+		 * No stream is made in a previous version, nor on a
+		 * read-only tree: OPEN_IF of an existing file passed
+		 * create_check_request as an open, but a new stream is an
+		 * xattr written (refused as a new file is there).
+		 */
+		status = create_open_stream(f, make && !cr->snapshot &&
+		    !cr->tree->read_only,
 		    disp == FILE_SUPERSEDE ||
 		    disp == FILE_OVERWRITE || disp == FILE_OVERWRITE_IF,
 		    &saction);
+		if (status == STATUS_OBJECT_NAME_NOT_FOUND && make &&
+		    cr->tree->read_only)
+			status = STATUS_ACCESS_DENIED;
 		if (status != STATUS_SUCCESS)
 			return status;
 		cr->action = saction;
@@ -775,7 +789,7 @@ create_set_up(struct create_call *cr)
 	if (cr->truncate && (rc = file_vfs()->ftruncate(cr->fd, 0)) != 0)
 		return ntstatus_from_errno(rc);
 	if (cr->action == FILE_CREATED && f->stream[0] == '\0')
-		smb2_posix_created(&cc->posix, cr->tree->share, cr->is_dir,
+		smb2_posix_created(&cc->posix, cr->tree->share, cr->new_mode,
 		    cr->fd, &cr->st.mode);
 	/*
 	 * MS-SMB2 2.2.13.2.2, MS-DTYP 2.5.3.4: the descriptor of a file
@@ -974,10 +988,10 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_snapshot(&cr)) != STATUS_SUCCESS ||
-	    (status = create_app_instance(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_missing(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_kind(&cr)) != STATUS_SUCCESS ||
 	    (status = create_judge_access(&cr)) != STATUS_SUCCESS ||
+	    (status = create_app_instance(&cr)) != STATUS_SUCCESS ||
 	    (status = create_open_object(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_opened(&cr)) != STATUS_SUCCESS ||
 	    (status = create_share_mode(&cr)) != STATUS_SUCCESS ||

@@ -17,6 +17,7 @@
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/smb2_create_fs.h"
+#include "worker/smb2_posix.h"
 #include "worker/worker.h"
 
 uint32_t
@@ -190,4 +191,24 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 		*action = FILE_OVERWRITTEN;
 	}
 	return STATUS_SUCCESS;
+}
+
+uint32_t
+create_new_mode(const struct tree *t, const char *path,
+    const struct smb2_posix_req *pr, int is_dir)
+{
+	const struct conf_share *sh = t->share;
+	char parent[FILE_PATH_MAX];
+	struct vfs_stat st;
+	uint32_t pmode = 0;
+
+	if (sh != NULL && sh->inherit_permissions && !pr->posix) {
+		create_parent(path, parent, sizeof(parent));
+		/* the root's is one fstat of the tree's fd, not a lookup */
+		if ((parent[0] == '\0' ?
+		    file_vfs()->fstat(t->root_fd, &st) :
+		    file_vfs()->statat(t->root_fd, parent, &st)) == 0)
+			pmode = st.mode;
+	}
+	return smb2_posix_new_mode(pr, sh, is_dir, pmode);
 }

@@ -27,6 +27,14 @@ uint32_t	create_map_generic(uint32_t);
 /* The parent of path ("" for a top-level name) in buf. */
 void		create_parent(const char *path, char *buf, size_t len);
 /*
+ * The mode a create makes path with (smb2_posix_new_mode): only an
+ * `inherit permissions` share pays a stat of the parent (one that fails
+ * leaves the masks to apply).
+ */
+struct smb2_posix_req;
+uint32_t	create_new_mode(const struct tree *, const char *path,
+		    const struct smb2_posix_req *, int is_dir);
+/*
  * What this user may do with path (which exists, stat'ed as st);
  * delete_only: just the DELETE bit (the parent's rights).
  */

@@ -48,27 +48,47 @@ smb2_posix_parse_ctx(struct smb2_req *req, const struct create_ctx_item *it,
 
 uint32_t
 smb2_posix_new_mode(const struct smb2_posix_req *pr,
-    const struct conf_share *sh, int is_dir)
+    const struct conf_share *sh, int is_dir, uint32_t parent_mode)
 {
 	uint32_t mask = is_dir ? (sh ? sh->directory_mask : 0755) :
 	    (sh ? sh->create_mask : 0744);
+	uint32_t force = sh == NULL ? 0 : is_dir ? sh->force_directory_mode :
+	    sh->force_create_mode;
 
-	/* the share's mask caps a POSIX mode too, as Samba applies it */
+	/* the share's mask and force bits shape a POSIX mode too, as Samba's */
 	if (pr->posix)
-		return pr->perms & mask & 07777u;
-	return (is_dir ? 0777u : 0666u) & mask;
+		return ((pr->perms & mask) | force) & 07777u;
+	/*
+	 * inherit permissions, Samba's unix_mode(): a directory takes its
+	 * parent's bits but setuid (setgid kept) and is writable by its
+	 * owner, a file its parent's read and write bits; no mask applies.
+	 */
+	if (parent_mode != 0)
+		return is_dir ? (S_IWUSR | (parent_mode & 07777u & ~S_ISUID)) :
+		    parent_mode & 0666u;
+	return (((is_dir ? 0777u : 0666u) & mask) | force) & 07777u;
 }
 
 void
 smb2_posix_created(const struct smb2_posix_req *pr,
-    const struct conf_share *sh, int is_dir, int fd, uint32_t *st_mode)
+    const struct conf_share *sh, uint32_t mode, int fd, uint32_t *st_mode)
 {
 	static int known;
 	static mode_t mask;
-	uint32_t mode = smb2_posix_new_mode(pr, sh, is_dir);
+	uint32_t have = *st_mode & 07777u;
 
-	if (!pr->posix)
+	if (!pr->posix) {
+		/*
+		 * Force bits and inherited ones are always set: those the
+		 * umask took, and a directory's setgid (mkdir(2) never takes
+		 * it from the mode), are added, nothing is taken away (a
+		 * setgid parent's passes on), as Samba's mkdir_internal.
+		 */
+		if (sh != NULL && smb2_posix_mode_keys(sh) && (mode & ~have) &&
+		    file_vfs()->fchmod(fd, (mode_t)(have | mode)) == 0)
+			*st_mode = (*st_mode & S_IFMT) | have | mode;
 		return;
+	}
 	/* the umask never changes in a worker: read once */
 	if (!known) {
 		mask = umask(0);

@@ -38,18 +38,25 @@ ntstatus_t	smb2_posix_parse_ctx(struct smb2_req *,
 		    const struct create_ctx_item *, struct smb2_posix_req *);
 /*
  * The mode of a new file (is_dir 0) or directory: the share's create or
- * directory mask over 0666 / 0777, or over the POSIX context's mode.
+ * directory mask over 0666 / 0777, or over the POSIX context's mode, then
+ * its force create / directory mode bits; or, parent_mode not 0 (the
+ * parent's st_mode, given on an `inherit permissions` share only), the
+ * parent's bits as Samba passes them on.
  */
 struct conf_share;
 uint32_t	smb2_posix_new_mode(const struct smb2_posix_req *,
-		    const struct conf_share *, int is_dir);
+		    const struct conf_share *, int is_dir, uint32_t parent_mode);
+/* Does the share set modes beyond its masks (force bits, inheritance)? */
+#define smb2_posix_mode_keys(sh)	((sh)->force_create_mode != 0 || \
+	(sh)->force_directory_mode != 0 || (sh)->inherit_permissions)
 /*
- * After a create made fd (a directory when is_dir): a POSIX create's
- * mode, exactly (the process umask may have taken bits away; one fchmod
- * then, and *st_mode, the create's stat, follows it).
+ * After a create made fd with mode (smb2_posix_new_mode's): a POSIX
+ * create's mode, exactly (the process umask may have taken bits away; one
+ * fchmod then, and *st_mode, the create's stat, follows it); on a share
+ * with force or inherited bits, those the create left out are added.
  */
 void		smb2_posix_created(const struct smb2_posix_req *,
-		    const struct conf_share *, int is_dir, int fd,
+		    const struct conf_share *, uint32_t mode, int fd,
 		    uint32_t *st_mode);
 /*
  * The create response's POSIX context for f, after *prev: from st and di

@@ -3,9 +3,12 @@
  * The share root is opened by the worker itself, so the kernel checks the
  * user's right to reach it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +57,40 @@ tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
 	return (uint32_t)unit;
 }
 
+/*
+ * A share's hosts allow / hosts deny judge the address the kernel gives
+ * for the socket, not the text the gate handed over (a gate parses
+ * unauthenticated bytes: it is not trusted with this).  A relayed
+ * connection's socket is the owner's socketpair: its address is the one
+ * the owner's worker was handed.  Asked only of shares with a rule.
+ */
+static int
+tree_host_allowed(const struct conn *c, const struct conf_share *sh)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	const struct sockaddr_in6 *s6 = (const void *)&ss;
+	const struct sockaddr_in *s4 = (const void *)&ss;
+	char addr[INET6_ADDRSTRLEN];
+	const char *p = addr;
+
+	if (c->priv->relayed || c->priv->headless)
+		p = c->peer;
+	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
+		return 0;
+	else if (ss.ss_family == AF_INET)
+		p = inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
+	else if (ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		p = inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
+		    sizeof(addr));
+	else if (ss.ss_family == AF_INET6)
+		p = inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
+	else
+		return 0;
+	return p != NULL && conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
+}
+
 ntstatus_t
 smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -91,6 +128,13 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (sh == NULL) {
 		log_debug(2, "%s: no share \"%s\"", c->peer, name);
 		return STATUS_BAD_NETWORK_NAME;
+	}
+	/* the share's own hosts rule, as Samba's make_connection_snum */
+	if ((sh->hosts_allow != NULL || sh->hosts_deny != NULL) &&
+	    !tree_host_allowed(c, sh)) {
+		conn_warnx(c, "share %s refused to %s (hosts allow/deny)",
+		    sh->name, c->peer);
+		return STATUS_ACCESS_DENIED;
 	}
 	if (s->anonymous && !sh->is_ipc) {
 		conn_warnx(c, "anonymous session refused share %s", sh->name);

@@ -122,6 +122,11 @@ client_checks "bob on [ro]" "$PYTHON" "$ROOT/t/integ/sharelists_client.py" \
 	fail "[rw] base.txt changed"
 [ -e "$T/ro/base.txt" ] && [ "$(cat "$T/ro/base.txt")" = base ] &&
 	ok "[ro] base.txt unchanged by bob" || fail "[ro] base.txt changed"
+for d in rw ro; do
+	getfattr -d -m 'user\.usmbd\.stream\.' "$T/$d/base.txt" 2>/dev/null |
+	    grep -q stream && fail "[$d] base.txt got a named stream" ||
+	    ok "[$d] base.txt got no named stream"
+done
 # the same paths where the lists let the user write
 client_checks "bob on [rw]" "$PYTHON" "$ROOT/t/integ/sharelists_client.py" \
 	"$PORT" bob "$BOB_PW" rw allowed

@@ -120,6 +120,11 @@ verdict("CREATE FILE_CREATE of a new name", status_of(
 verdict("CREATE a directory", status_of(
     lambda: create("dir-%s" % tag, s3.FILE_READ_DATA, s3.FILE_CREATE,
                    s3.FILE_DIRECTORY_FILE)))
+# a new named stream of an existing file (an xattr written) asking only
+# to read: OPEN_IF of the file itself is an open, of a new stream a create
+verdict("CREATE OPEN_IF of a new named stream", status_of(
+    lambda: create("base.txt:new-%s" % tag, s3.FILE_READ_DATA,
+                   s3.FILE_OPEN_IF)))
 verdict("CREATE delete-on-close", status_of(
     lambda: create("base.txt", DELETE | s3.FILE_READ_DATA, s3.FILE_OPEN,
                    s3.FILE_NON_DIRECTORY_FILE | s3.FILE_DELETE_ON_CLOSE)

@@ -867,6 +867,58 @@ START_TEST(test_share_user_ok)
 }
 END_TEST
 
+/* A share's own hosts lists, force modes and inherit permissions. */
+START_TEST(test_share_mode_and_host_keys)
+{
+	struct conf *c;
+	const struct conf_share *s;
+
+	ck_assert_int_eq(load(
+	    "[global]\n"
+	    "hosts allow = 127.0.0.1\n"
+	    "force create mode = 0020\n"
+	    "[a]\n"
+	    "path = /a\n"
+	    "hosts allow = 10.0.0.0/8 192.168.\n"
+	    "hosts deny = 127.0.0.1\n"
+	    "force create mode = 0660\n"
+	    "force directory mode = 2770\n"
+	    "inherit permissions = yes\n"
+	    "[b]\n"
+	    "path = /b\n"
+	    "deny hosts = ALL\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	/* [global]'s hosts lists are the server's, not the shares' */
+	ck_assert_str_eq(c->hosts_allow[0], "127.0.0.1");
+	s = &c->shares[1];
+	ck_assert_str_eq(s->hosts_allow[0], "10.0.0.0/8");
+	ck_assert_str_eq(s->hosts_allow[1], "192.168.");
+	ck_assert_ptr_null(s->hosts_allow[2]);
+	ck_assert_str_eq(s->hosts_deny[0], "127.0.0.1");
+	ck_assert_uint_eq(s->force_create_mode, 0660);
+	ck_assert_uint_eq(s->force_directory_mode, 02770);
+	ck_assert_int_eq(s->inherit_permissions, 1);
+	s = &c->shares[2];
+	ck_assert_ptr_null(s->hosts_allow);
+	ck_assert_str_eq(s->hosts_deny[0], "ALL");
+	/* a share key in [global] is every share's default */
+	ck_assert_uint_eq(s->force_create_mode, 0020);
+	ck_assert_uint_eq(s->force_directory_mode, 0);
+	ck_assert_int_eq(s->inherit_permissions, 0);
+	ck_assert_ptr_null(c->shares[0].hosts_allow);
+	conf_free(c);
+
+	assert_fails("[a]\npath = /a\nhosts allow = 10.0.0.0/33\n",
+	    "^:3: bad value '10.0.0.0/33' for 'hosts allow' ('10.0.0.0/33' is not "
+	    "an address, a network or ALL)\n");
+	assert_fails("[a]\npath = /a\nforce create mode = 0888\n",
+	    "^:3: bad value '0888' for 'force create mode' (expected an octal mode "
+	    "such as 0755)\n");
+	assert_fails("[a]\npath = /a\ninherit permissions = maybe\n",
+	    "^:3: bad value 'maybe' for 'inherit permissions' (expected yes or no)\n");
+}
+END_TEST
+
 /* Samba's read list / write list: write list wins; groups as valid users. */
 START_TEST(test_share_read_write_lists)
 {
@@ -1050,6 +1102,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_hosts);
 	tcase_add_test(tc, test_share_user_ok);
 	tcase_add_test(tc, test_share_read_write_lists);
+	tcase_add_test(tc, test_share_mode_and_host_keys);
 	tcase_add_test(tc, test_dump_round_trip);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_long_line);

@@ -215,6 +215,24 @@ worker_denied(void)
 	if (syscall(SYS_quotactl, 0x80000700u, "/", 0, NULL) != -1 ||
 	    errno != EPERM)
 		bad |= 1 << 15;
+	/*
+	 * Nor read any other way: the next id's quota (a walk of every
+	 * user's), a project's, the XFS commands, the state of the quota
+	 * files: QCMD(Q_GETNEXTQUOTA, USRQUOTA), QCMD(Q_GETQUOTA, PRJQUOTA),
+	 * Q_XGETQUOTA, Q_XGETQSTAT, QCMD(Q_GETINFO, USRQUOTA), Q_SYNC.
+	 */
+	{
+		static const unsigned qcmd[] = { 0x80000900u, 0x80000702u,
+		    0x00580300u, 0x00580500u, 0x80000500u, 0x80000100u };
+		unsigned i;
+
+		for (i = 0; i < sizeof(qcmd) / sizeof(qcmd[0]); i++) {
+			errno = 0;
+			if (syscall(SYS_quotactl_fd, 0u, qcmd[i], 0u,
+			    NULL) != -1 || errno != EPERM)
+				bad |= 1 << 16;
+		}
+	}
 	errno = 0;
 	if (execl("/bin/true", "true", (char *)NULL) != -1 || errno != EPERM)
 		bad |= 1 << 8;

@@ -1,0 +1,181 @@
+#!/bin/bash
+# Per-share keys offices set on Samba, with real clients (smbclient and
+# impacket, t/integ/sharekeys_client.py):
+#  * hosts allow / hosts deny of a share, judged at TREE_CONNECT: a
+#    refused tree connect is NT_STATUS_ACCESS_DENIED while another share
+#    of the same session connects; 127.0.0.1 is let in unless a deny list
+#    names it (Samba's rule), so the allow list is seen refusing
+#    127.0.0.2; smbclient -L lists the shares all the same (as Samba);
+#  * force create mode / force directory mode (bits set after the masks)
+#    and inherit permissions (a 2770 parent of group skteam: new directory
+#    2770, new file 0660), and a share without the keys as before, read
+#    from the disk.
+# The server runs with umask 022, as an init script leaves it.
+#
+# SHAREKEYS_SAMBA=1 runs the same steps against Debian's Samba
+# (/usr/sbin/smbd, t/compat/samba.conf.in plus the same shares) and
+# prints its lines prefixed "samba:", not counted: what differs is in
+# HACKING.md, "Share keys".
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+umask 022
+shares() {	# shares DIR: the shares of the checks, under DIR
+	cat <<EOS
+[only10]
+	path = $1/only10
+	read only = no
+	hosts allow = 10.0.0.0/8
+
+[deny1]
+	path = $1/deny1
+	read only = no
+	hosts deny = 127.0.0.1
+
+[plain]
+	path = $1/plain
+	read only = no
+
+[force]
+	path = $1/force
+	read only = no
+	force create mode = 0020
+	force directory mode = 2070
+
+[inherit]
+	path = $1/inherit
+	read only = no
+	inherit permissions = yes
+	create mask = 0600
+	force create mode = 0001
+EOS
+}
+mkdirs() {	# mkdirs DIR
+	local d
+
+	for d in only10 deny1 plain force inherit; do
+		mkdir -p "$1/$d"
+		chmod 0777 "$1/$d"
+	done
+	mkdir -p "$1/inherit/team"
+	chgrp skteam "$1/inherit/team"
+	chmod 2770 "$1/inherit/team"
+}
+getent group skteam >/dev/null || groupadd skteam
+INTEG_SHARES=$(shares "$T")
+integ_conf
+integ_users || { echo "cannot create users" >&2; exit 1; }
+usermod -a -G skteam alice
+mkdirs "$T"
+integ_start || exit 1
+echo hello >"$T/src.txt"
+
+# steps PORT DIR: prints "ok ..." / "FAIL ..." lines
+steps() {
+	local port=$1 dir=$2 out m
+
+	smbc() {	# smbc SHARE CMD
+		smbclient -p "$port" -U "alice%$ALICE_PW" "//127.0.0.1/$1" \
+		    -c "$2" 2>&1
+	}
+	expect() {	# expect DESC WANT GOT
+		if [ "$2" = "$3" ]; then
+			echo "ok $1: $3"
+		else
+			echo "FAIL $1: $3, expected $2"
+		fi
+	}
+	out=$(smbc only10 'ls')
+	if grep -q NT_STATUS <<<"$out"; then
+		echo "FAIL smbclient from 127.0.0.1 to [only10] (hosts allow = 10.0.0.0/8): $(grep NT_STATUS <<<"$out" | head -1), expected a listing (loopback is let in)"
+	else
+		echo "ok smbclient from 127.0.0.1 to [only10] (hosts allow = 10.0.0.0/8): listed (loopback is let in)"
+	fi
+	out=$(smbc deny1 'ls')
+	expect "smbclient from 127.0.0.1 to [deny1] (hosts deny = 127.0.0.1)" \
+	    "tree connect failed: NT_STATUS_ACCESS_DENIED" \
+	    "$(grep -o 'tree connect failed: NT_STATUS_[A-Z_]*' <<<"$out")"
+	out=$(smbc plain 'ls')
+	if grep -q NT_STATUS <<<"$out"; then
+		echo "FAIL smbclient to [plain]: $(grep NT_STATUS <<<"$out" | head -1)"
+	else
+		echo "ok smbclient to [plain]: listed"
+	fi
+	out=$(smbclient -p "$port" -U "alice%$ALICE_PW" -L 127.0.0.1 2>&1)
+	for m in only10 deny1 plain; do
+		if grep -qE "^[[:space:]]+$m[[:space:]]+Disk" <<<"$out"; then
+			echo "ok smbclient -L lists [$m]"
+		else
+			echo "FAIL smbclient -L does not list [$m]: $out"
+		fi
+	done
+	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_client.py" "$port" 127.0.0.2 \
+	    alice "$ALICE_PW" only10 deny1 plain 2>&1)
+	expect "impacket from 127.0.0.2 to [only10]" \
+	    "only10 STATUS_ACCESS_DENIED" "$(grep '^only10 ' <<<"$out")"
+	expect "impacket from 127.0.0.2 to [deny1]" "deny1 OK" \
+	    "$(grep '^deny1 ' <<<"$out")"
+	expect "impacket from 127.0.0.2 to [plain]" "plain OK" \
+	    "$(grep '^plain ' <<<"$out")"
+	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_client.py" "$port" 127.0.0.1 \
+	    alice "$ALICE_PW" only10 deny1 2>&1)
+	expect "impacket from 127.0.0.1 to [only10] [deny1]" \
+	    "only10 OK deny1 STATUS_ACCESS_DENIED" "$(echo $out)"
+
+	# new files and directories, their modes on disk
+	for m in plain force inherit; do
+		smbc $m "put $T/src.txt new.txt; mkdir newdir" >/dev/null
+	done
+	smbc inherit "put $T/src.txt team\\new.txt; mkdir team\\newdir" >/dev/null
+	expect "[plain] new file" 644 "$(stat -c %a "$dir/plain/new.txt")"
+	expect "[plain] new directory" 755 "$(stat -c %a "$dir/plain/newdir")"
+	expect "[force] new file (force create mode = 0020)" 664 \
+	    "$(stat -c %a "$dir/force/new.txt")"
+	expect "[force] new directory (force directory mode = 2070)" 2775 \
+	    "$(stat -c %a "$dir/force/newdir")"
+	expect "[inherit] new file under a 0777 root" 666 \
+	    "$(stat -c %a "$dir/inherit/new.txt")"
+	expect "[inherit] new directory under a 0777 root" 777 \
+	    "$(stat -c %a "$dir/inherit/newdir")"
+	expect "[inherit] new file in team (2770, group skteam)" "660 skteam" \
+	    "$(stat -c '%a %G' "$dir/inherit/team/new.txt")"
+	expect "[inherit] new directory in team" "2770 skteam" \
+	    "$(stat -c '%a %G' "$dir/inherit/team/newdir")"
+}
+client_checks "sharekeys steps" steps "$PORT" "$T"
+check "the refusal is logged" grep -q "share deny1 refused to 127.0.0.1 (hosts allow/deny)" "$LOG"
+check "the server is still up" integ_ping
+
+if [ "${SHAREKEYS_SAMBA:-0}" = 1 ]; then
+	S=$T/samba
+	SPORT=$(integ_free_port)
+	mkdir -p "$S/run" "$S/lock" "$S/state" "$S/cache" "$S/private" "$S/share"
+	mkdirs "$S"
+	{
+		sed -e "s|@PORT@|$SPORT|; s|@DIR@|$S|g; s|@LOG@|$S/smbd.log|" \
+		    -e "s|@LOGLEVEL@|0|; s|@SHARE@|$S/share|" \
+		    "$ROOT/t/compat/samba.conf.in"
+		echo
+		# acl_xattr would give new names the parent's inherited NT
+		# ACL (0775 here), not the modes these keys make: off for
+		# them; and usmbd never gives a new file x bits for its DOS
+		# attributes (Samba's map archive)
+		shares "$S" | sed 's/^\[.*\]$/&\n\tvfs objects = streams_xattr\n\tmap archive = no/'
+	} >"$S/smb.conf"
+	printf '%s\n%s\n' "$ALICE_PW" "$ALICE_PW" |
+	    smbpasswd -c "$S/smb.conf" -a -s alice >/dev/null
+	setsid /usr/sbin/smbd -F --no-process-group -s "$S/smb.conf" \
+	    </dev/null >"$S/smbd.out" 2>&1 &
+	SMBD_PID=$!
+	for i in $(seq 1 50); do
+		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" \
+		    -U "alice%$ALICE_PW" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	steps "$SPORT" "$S" 2>&1 | sed 's/^/samba: /'
+	kill -TERM "$SMBD_PID" 2>/dev/null
+	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
+	pids=$(pgrep -f -- "--configfile=$S/smb.conf( |$)")
+	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+fi
+finish
