@@ -477,6 +477,8 @@ conf_share_defaults(struct conf_share *s)
 	s->directory_mask = 0755;
 	s->recycle_dir_mode = 0700;
 	s->hide_dot_files = 1;		/* Samba's default */
+	s->oplocks = 1;
+	s->level2_oplocks = 1;
 }
 
 static void
@@ -493,8 +495,10 @@ conf_share_clear(struct conf_share *s)
 	free(s->recycle_max_size_s);
 	free(s->veto_files);
 	free(s->hide_files);
+	free(s->veto_oplock_files);
 	conf_namepat_free(s->veto_pat);
 	conf_namepat_free(s->hide_pat);
+	conf_namepat_free(s->veto_oplock_pat);
 	conf_list_free(s->valid_users);
 	conf_list_free(s->invalid_users);
 	conf_list_free(s->read_list);
@@ -587,6 +591,7 @@ conf_defaults(void)
 	c->restrict_anonymous = 2;
 	c->smb3_unix_extensions = 1;
 	c->smb3_directory_leases = 1;
+	c->smb2_leases = 1;
 	c->relay_sealed_sessions = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
@@ -842,6 +847,8 @@ conf_finish(struct conf_parse *p)
 			conf_report(p, s->line, 1, "share [%s] has no path", s->name);
 		}
 	}
+	/* Samba's negotiate: the [global] oplocks value counts too */
+	c->leasing = c->smb2_leases && p->tmpl.oplocks;
 	if (c->min_protocol > c->max_protocol)
 		conf_report(p, p->max_line > p->min_line ? p->max_line : p->min_line, 1,
 		    "server min protocol %s is above server max protocol %s",

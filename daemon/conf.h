@@ -104,6 +104,18 @@ struct conf_share {
 	int		 hide_dot_files;	/* default yes */
 	struct conf_namepat *veto_pat;	/* NULL = no veto files */
 	struct conf_namepat *hide_pat;
+	/*
+	 * Caching a client may hold (Samba's keys, worker/smb2_create.c):
+	 * oplocks = no grants no oplock and no lease, directories included;
+	 * level2 oplocks = no never leaves read caching without write
+	 * caching (level II, R, RH: none; a break goes to none); names
+	 * matching veto oplock files (veto files syntax, last component)
+	 * get no oplock or lease.
+	 */
+	int		 oplocks;		/* default yes */
+	int		 level2_oplocks;	/* default yes */
+	char		*veto_oplock_files;
+	struct conf_namepat *veto_oplock_pat;	/* NULL = none */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -156,6 +168,12 @@ struct conf {
 	int		 ntlm_disabled;	/* `ntlm auth = no`: NTLMSSP logons refused */
 	int		 smb3_unix_extensions;	/* Samba's; POSIX extensions on 3.1.1, default yes */
 	int		 smb3_directory_leases;	/* Samba's key; default yes */
+	int		 smb2_leases;	/* Samba's key; default yes */
+	/*
+	 * SMB2_GLOBAL_CAP_LEASING is offered (smb2 leases and the [global]
+	 * value of oplocks, as Samba's negotiate): without it RqLs is ignored.
+	 */
+	int		 leasing;
 	/* Another user's session relayed sealed (worker/relay_setup.c); yes. */
 	int		 relay_sealed_sessions;
 	struct conf_share *shares;	/* shares[0] is IPC$ */
@@ -193,7 +211,7 @@ int	conf_parse_protocol(const char *s);
  * hint, or -ENOMEM.  match: does one name (no '/') match an entry?  1 or
  * 0, no allocation.  path: 0 no component matches, 1 the last one does,
  * 2 a directory component does.  conf_share_namepats compiles a share's
- * veto files and hide files.
+ * veto files, hide files and veto oplock files.
  */
 struct conf_namepat;
 int	conf_namepat_compile(const char *list, struct conf_namepat **out,

@@ -15,6 +15,7 @@
 #include "daemon/conf.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,25 +294,39 @@ conf_namepat_path(const struct conf_namepat *np, const char *path,
 int
 conf_share_namepats(struct conf_share *s, char *hint, size_t cap)
 {
+	static const struct {
+		size_t		 list, pat;
+		const char	*key;
+	} keys[] = {
+		{ offsetof(struct conf_share, veto_files),
+		  offsetof(struct conf_share, veto_pat), "veto files" },
+		{ offsetof(struct conf_share, hide_files),
+		  offsetof(struct conf_share, hide_pat), "hide files" },
+		{ offsetof(struct conf_share, veto_oplock_files),
+		  offsetof(struct conf_share, veto_oplock_pat),
+		  "veto oplock files" },
+	};
+	struct conf_namepat **pat;
+	const char *list;
+	size_t i, n;
 	int rc;
 
-	conf_namepat_free(s->veto_pat);
-	conf_namepat_free(s->hide_pat);
-	s->veto_pat = s->hide_pat = NULL;
-	if ((rc = conf_namepat_compile(s->veto_files, &s->veto_pat, hint,
-	    cap)) != 0) {
-		if (rc == -EINVAL) {
-			size_t n = strlen(hint);
-
-			snprintf(hint + n, cap - n, " in veto files");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		pat = (struct conf_namepat **)(void *)((char *)s + keys[i].pat);
+		conf_namepat_free(*pat);
+		*pat = NULL;
+	}
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		list = *(char **)(void *)((char *)s + keys[i].list);
+		pat = (struct conf_namepat **)(void *)((char *)s + keys[i].pat);
+		if ((rc = conf_namepat_compile(list, pat, hint, cap)) != 0) {
+			if (rc == -EINVAL) {
+				n = strlen(hint);
+				snprintf(hint + n, cap - n, " in %s",
+				    keys[i].key);
+			}
+			return rc;
 		}
-		return rc;
 	}
-	if ((rc = conf_namepat_compile(s->hide_files, &s->hide_pat, hint,
-	    cap)) != 0 && rc == -EINVAL) {
-		size_t n = strlen(hint);
-
-		snprintf(hint + n, cap - n, " in hide files");
-	}
-	return rc;
+	return 0;
 }

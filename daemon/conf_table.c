@@ -127,6 +127,7 @@ const struct conf_directive conf_directives[] = {
 	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
 	{ "smb3 unix extensions", D_BOOL, CONF_GLOBAL, G(smb3_unix_extensions), 0, 0, NULL, 0 },
 	{ "smb3 directory leases", D_BOOL, CONF_GLOBAL, G(smb3_directory_leases), 0, 0, NULL, 0 },
+	{ "smb2 leases", D_BOOL, CONF_GLOBAL, G(smb2_leases), 0, 0, NULL, 0 },
 	/* Several users on one connection (HACKING.md's security model). */
 	{ "relay sealed sessions", D_BOOL, CONF_GLOBAL, G(relay_sealed_sessions), 0, 0, NULL, 0 },
 
@@ -181,6 +182,10 @@ const struct conf_directive conf_directives[] = {
 	{ "delete veto files", D_BOOL, CONF_SHARE, S(delete_veto_files), 0, 0, NULL, CONF_SB_DELETE_VETO },
 	{ "hide files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(hide_files), 0, 0, NULL, CONF_SB_HIDE_FILES },
 	{ "hide dot files", D_BOOL, CONF_SHARE, S(hide_dot_files), 0, 0, NULL, CONF_SB_HIDE_DOT },
+	/* Caching kept from clients, Samba's keys (daemon/conf.h). */
+	{ "oplocks", D_BOOL, CONF_SHARE, S(oplocks), 0, 0, NULL, CONF_SB_OPLOCKS },
+	{ "level2 oplocks", D_BOOL, CONF_SHARE, S(level2_oplocks), 0, 0, NULL, CONF_SB_LEVEL2 },
+	{ "veto oplock files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_oplock_files), 0, 0, NULL, CONF_SB_VETO_OPLOCK },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

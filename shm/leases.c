@@ -248,6 +248,9 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 			r->oplock_level = SHM_OPLOCK_NONE;
 		else if (gs.others > 0)
 			r->oplock_level = SHM_OPLOCK_II;
+		if ((r->flags & SHM_OPEN_NO_LEVEL2) &&
+		    r->oplock_level == SHM_OPLOCK_II)
+			r->oplock_level = SHM_OPLOCK_NONE;
 		r->lease_state = 0;
 		g->oplock_level = r->oplock_level;
 		return 0;
@@ -272,6 +275,9 @@ shm_lease_grant_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 	 * H or W alone are never granted.
 	 */
 	if (shm_brlock_any_txn(s, txn, fid))
+		want = 0;
+	/* Samba's level2 oplocks = no: R or RH alone is none */
+	if ((r->flags & SHM_OPEN_NO_LEVEL2) && !(want & SHM_LEASE_W))
 		want = 0;
 	rc = lease_get_txn(s, txn, r->client_guid, r->lease_key, &l);
 	if (rc == -ENOENT) {
@@ -458,6 +464,8 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		} else {
 			to &= ~SHM_LEASE_W;
 		}
+		if ((e->flags & SHM_OPEN_NO_LEVEL2) && !(to & SHM_LEASE_W))
+			to = 0;
 		b.is_lease = 1;
 		memcpy(b.lease_key, e->lease_key, SHM_GUID_LEN);
 		memcpy(b.client_guid, e->client_guid, SHM_GUID_LEN);
@@ -505,7 +513,8 @@ break_visit(struct shm *s, MDB_txn *txn, const struct shm_open_rec *e, void *arg
 		else if (cur == SHM_OPLOCK_BATCH && (flags & SHM_BREAK_SHARING))
 			to = SHM_OPLOCK_NONE;	/* batch caches the handle */
 		else if (cur == SHM_OPLOCK_EXCLUSIVE || cur == SHM_OPLOCK_BATCH)
-			to = SHM_OPLOCK_II;
+			to = (e->flags & SHM_OPEN_NO_LEVEL2) ? SHM_OPLOCK_NONE :
+			    SHM_OPLOCK_II;
 		if (to == cur)
 			return 0;
 		b.cur = e->oplock_level;

@@ -184,6 +184,11 @@ struct shm_pids {
  * has_other_nonposix_opens), and keeps working on the unlinked file.
  */
 #define SHM_OPEN_POSIX		0x8
+/*
+ * Its share says `level2 oplocks = no`: it is never granted, nor broken
+ * to, read caching without write caching (level II, R, RH): none instead.
+ */
+#define SHM_OPEN_NO_LEVEL2	0x10
 
 struct shm_open_rec {
 	uint64_t	persistent_id;

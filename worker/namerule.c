@@ -115,6 +115,19 @@ namerule_vetoed(const struct conf_share *sh, const char *name, size_t len)
 	return conf_namepat_match(sh->veto_pat, name, len, sh->case_sensitive);
 }
 
+int
+namerule_oplock_vetoed(const struct conf_share *sh, const char *path)
+{
+	const char *base;
+
+	if (sh == NULL || sh->veto_oplock_pat == NULL)
+		return 0;
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	return conf_namepat_match(sh->veto_oplock_pat, base, strlen(base),
+	    sh->case_sensitive);
+}
+
 uint32_t
 namerule_attrs(const struct conf_share *sh, const char *name, size_t len,
     uint32_t attrs)

@@ -38,6 +38,12 @@ ntstatus_t	namerule_check_parent(const struct conf_share *, int root_fd,
 /* Is this one name (a directory entry) vetoed?  1 or 0. */
 int		namerule_vetoed(const struct conf_share *, const char *name,
 		    size_t len);
+/*
+ * `veto oplock files`: does the last component of path (a file, no
+ * stream) match?  1 or 0; Samba's is_in_path, no allocation.
+ */
+int		namerule_oplock_vetoed(const struct conf_share *,
+		    const char *path);
 /* attrs with FILE_ATTRIBUTE_HIDDEN added when the name is to be hidden. */
 uint32_t	namerule_attrs(const struct conf_share *, const char *name,
 		    size_t len, uint32_t attrs);

@@ -702,6 +702,8 @@ create_share_mode(struct create_call *cr)
 		cc->sreq.oplock_level = cr->oplock_req ==
 		    SMB2_OPLOCK_LEVEL_LEASE ? SMB2_OPLOCK_LEVEL_NONE :
 		    cr->oplock_req;
+	state_open_share_caching(&cc->sreq, cr->tree->share, cr->f->path,
+	    cr->f->is_dir);
 	return state_open_enter(cr->req, cr->rsp, op, &cc->sreq, &cr->grant);
 }
 

@@ -110,8 +110,10 @@ neg_limits(struct conn *c, uint16_t dialect)
 	c->capabilities = 0;
 	/* Leases live in the shared state (worker/state.c, smb2_oplock.c). */
 	if (dialect >= DIALECT_210)
-		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU |
-		    SMB2_GLOBAL_CAP_LEASING;
+		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU;
+	/* smb2 leases = no (or oplocks = no in [global]): RqLs is ignored */
+	if (dialect >= DIALECT_210 && c->conf->leasing)
+		c->capabilities |= SMB2_GLOBAL_CAP_LEASING;
 	/*
 	 * Channels of a session meet in the worker that holds it; with
 	 * several workers per user a second connection may land elsewhere
@@ -123,6 +125,7 @@ neg_limits(struct conn *c, uint16_t dialect)
 	 * fails on every top-level CREATE once told.
 	 */
 	if (dialect >= DIALECT_300 && c->conf->smb3_directory_leases &&
+	    c->conf->leasing &&
 	    (c->client_capabilities & SMB2_GLOBAL_CAP_DIRECTORY_LEASING))
 		c->capabilities |= SMB2_GLOBAL_CAP_DIRECTORY_LEASING;
 	if (dialect >= DIALECT_300 && c->conf->max_workers_per_user <= 1)

@@ -44,6 +44,7 @@
 #include "shm/shm.h"
 
 struct conf;
+struct conf_share;
 struct conn;
 struct open;
 struct session;
@@ -102,6 +103,8 @@ struct state_open_req {
 	uint8_t		lease_key[16];
 	uint8_t		parent_lease_key[16];	/* zero unless flagged */
 	uint16_t	lease_epoch;	/* v2: the client's epoch */
+	/* level2 oplocks = no: never read caching alone (SHM_OPEN_NO_LEVEL2) */
+	int		no_level2;
 	/* DHnQ (1) / DH2Q (2) */
 	int		durable;
 	uint32_t	durable_timeout_ms;	/* DH2Q, 0 = default */
@@ -149,6 +152,15 @@ ntstatus_t	 state_parse_lease_ctx(struct smb2_req *, const uint8_t *data,
  */
 int		 state_put_create_contexts(struct wcur *, uint8_t **prev,
 		    const struct state_open_grant *);
+/*
+ * The share's caching keys (daemon/conf.h) applied to what CREATE asks:
+ * oplocks = no, or a file named in veto oplock files, asks for nothing
+ * (no lease context in the reply: Samba masks the request the same way);
+ * level2 oplocks = no marks the open for the grant and its breaks.
+ * Three loads on a share without the keys.
+ */
+void		 state_open_share_caching(struct state_open_req *,
+		    const struct conf_share *, const char *path, int is_dir);
 /*
  * Removes op from the shared state (its locks, lease, durable record).
  * *delete_file: in, what the caller would do alone (delete-on-close seen

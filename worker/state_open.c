@@ -20,6 +20,7 @@
 #include "worker/dispatch.h"
 #include "worker/durable.h"
 #include "worker/file_open.h"
+#include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2_notify.h"
 #include "worker/smb2_oplock.h"
@@ -114,6 +115,20 @@ state_parse_lease_ctx(struct smb2_req *req, const uint8_t *d, size_t len,
 	r->lease = 1;
 	r->oplock_level = SMB2_OPLOCK_LEVEL_LEASE;
 	return STATUS_SUCCESS;
+}
+
+void
+state_open_share_caching(struct state_open_req *r,
+    const struct conf_share *sh, const char *path, int is_dir)
+{
+	if (sh == NULL || (sh->oplocks && sh->level2_oplocks &&
+	    sh->veto_oplock_pat == NULL))
+		return;
+	if (!sh->oplocks || (!is_dir && namerule_oplock_vetoed(sh, path))) {
+		r->lease = 0;
+		r->oplock_level = SMB2_OPLOCK_LEVEL_NONE;
+	}
+	r->no_level2 = !sh->level2_oplocks;
 }
 
 /* One open on its way into the shared state (state_open_enter). */
@@ -220,6 +235,8 @@ state_open_rec_fill(struct state_entry *e)
 	/* it never holds back the unlink of its name (shm/shm.h) */
 	if (f->posix)
 		rec->flags |= SHM_OPEN_POSIX;
+	if (r->no_level2)
+		rec->flags |= SHM_OPEN_NO_LEVEL2;
 	memcpy(rec->client_guid, e->req->conn->client_guid, 16);
 	if (f->stream[0] != '\0') {
 		/* the file's share mode and delete pending state apply too */

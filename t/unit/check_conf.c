@@ -507,6 +507,67 @@ START_TEST(test_share_errors)
 END_TEST
 
 /* Recycle bin keys: a directory inside the share, %U once; sizes. */
+/* oplocks, level2 oplocks, veto oplock files, smb2 leases */
+START_TEST(test_oplock_keys)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->shares[1].oplocks, 1);
+	ck_assert_int_eq(c->shares[1].level2_oplocks, 1);
+	ck_assert_ptr_null(c->shares[1].veto_oplock_pat);
+	ck_assert_int_eq(c->smb2_leases, 1);
+	ck_assert_int_eq(c->leasing, 1);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nlevel2 oplocks = no\n"
+	    "veto oplock files = /*.mdb/*.accdb/\n"
+	    "[db]\npath = /db\noplocks = no\n"
+	    "[s]\npath = /s\nlevel2 oplocks = yes\nveto oplock files =\n"
+	    "[t]\npath = /t\nveto oplock files = /*.dbf/Lock?.x/\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	/* [global] gives every share its value, the share's own wins */
+	ck_assert_int_eq(c->shares[1].oplocks, 0);
+	ck_assert_int_eq(c->shares[1].level2_oplocks, 0);
+	ck_assert_int_eq(conf_namepat_match(c->shares[1].veto_oplock_pat,
+	    "Orders.MDB", 10, 0), 1);
+	ck_assert_int_eq(conf_namepat_match(c->shares[1].veto_oplock_pat,
+	    "orders.txt", 10, 0), 0);
+	ck_assert_int_eq(c->shares[2].oplocks, 1);
+	ck_assert_int_eq(c->shares[2].level2_oplocks, 1);
+	ck_assert_ptr_null(c->shares[2].veto_oplock_pat);
+	ck_assert_int_eq(conf_namepat_match(c->shares[3].veto_oplock_pat,
+	    "lock1.x", 7, 0), 1);
+	ck_assert_int_eq(conf_namepat_match(c->shares[3].veto_oplock_pat,
+	    "a.mdb", 5, 0), 0);
+	/* a share's oplocks = no leaves leasing offered */
+	ck_assert_int_eq(c->leasing, 1);
+	conf_free(c);
+	/* smb2 leases = no, or oplocks = no in [global]: no leasing */
+	ck_assert_int_eq(load("[global]\nsmb2 leases = no\n[s]\npath = /s\n",
+	    &c), 0);
+	ck_assert_int_eq(c->smb2_leases, 0);
+	ck_assert_int_eq(c->leasing, 0);
+	ck_assert_int_eq(c->shares[1].oplocks, 1);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\noplocks = no\n[s]\npath = /s\n"
+	    "oplocks = yes\n", &c), 0);
+	ck_assert_int_eq(c->smb2_leases, 1);
+	ck_assert_int_eq(c->leasing, 0);
+	ck_assert_int_eq(c->shares[1].oplocks, 1);
+	conf_free(c);
+	/* smb2 leases is global only: a warning in a share, as Samba's */
+	ck_assert_int_eq(load("[s]\npath = /s\nsmb2 leases = no\n", &c), 0);
+	ck_assert_ptr_nonnull(strstr(errs, "smb2 leases"));
+	conf_free(c);
+	assert_fails("[s]\npath = /s\noplocks = maybe\n",
+	    "^:3: bad value 'maybe' for 'oplocks' (expected yes or no)\n");
+	ck_assert_int_eq(load("[s]\npath = /s\nveto oplock files = /a\\b/\n",
+	    &c), 2);
+	ck_assert_ptr_nonnull(strstr(errs, "share [s]"));
+	ck_assert_ptr_nonnull(strstr(errs, "in veto oplock files"));
+}
+END_TEST
+
 START_TEST(test_recycle_keys)
 {
 	struct conf *c;
@@ -1046,6 +1107,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_recycle_keys);
+	tcase_add_test(tc, test_oplock_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -291,6 +291,30 @@ START_TEST(test_namerule_purge)
 }
 END_TEST
 
+/* veto oplock files: the last component of a path, Samba's is_in_path */
+START_TEST(test_namerule_oplock_vetoed)
+{
+	struct conf_share sh;
+	char hint[128];
+
+	memset(&sh, 0, sizeof(sh));
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "db/a.mdb"), 0);
+	ck_assert_int_eq(namerule_oplock_vetoed(NULL, "a.mdb"), 0);
+	ck_assert_int_eq(conf_namepat_compile("/*.mdb/*.accdb/Lock?.dbf/",
+	    &sh.veto_oplock_pat, hint, sizeof(hint)), 0);
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "a.mdb"), 1);
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "x/y/Orders.ACCDB"), 1);
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "x/LOCK1.dbf"), 1);
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "x/Lock12.dbf"), 0);
+	/* a directory of that name does not veto what is inside it */
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "a.mdb/notes.txt"), 0);
+	sh.case_sensitive = 1;
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "x/y/Orders.ACCDB"), 0);
+	ck_assert_int_eq(namerule_oplock_vetoed(&sh, "x/y/Orders.accdb"), 1);
+	conf_namepat_free(sh.veto_oplock_pat);
+}
+END_TEST
+
 START_TEST(test_conf_keys)
 {
 	char path[] = "/tmp/check_namepat_conf.XXXXXX";
@@ -355,6 +379,7 @@ namepat_suite(void)
 	tcase_add_test(tc, test_namerule_status);
 	tcase_add_test(tc, test_namerule_hidden);
 	tcase_add_test(tc, test_namerule_purge);
+	tcase_add_test(tc, test_namerule_oplock_vetoed);
 	tcase_add_test(tc, test_conf_keys);
 	suite_add_tcase(s, tc);
 	return s;

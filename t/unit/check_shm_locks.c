@@ -775,6 +775,59 @@ START_TEST(test_oplocks)
 }
 END_TEST
 
+/*
+ * level2 oplocks = no (SHM_OPEN_NO_LEVEL2): batch alone stays batch, its
+ * break goes to none, a second opener asking batch or level II gets none;
+ * a lease is RWH alone, R or RH never, and its break goes to none.
+ */
+START_TEST(test_no_level2)
+{
+	struct shm *s = make_env(0);
+	struct shm_open_rec a = mkopen(61, RD | WR, S_ALL), b = mkopen(62, RD, S_ALL);
+	struct shm_open_rec la = mklease(63, 1, 0xa, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	struct shm_open_rec lb = mklease(64, 2, 0xb, SHM_LEASE_R | SHM_LEASE_H);
+	struct shm_break_req req = { .access = RD, .share_access = S_ALL };
+	struct shm_open_grant g;
+	struct shm_breaks br;
+
+	a.oplock_level = SHM_OPLOCK_BATCH;
+	a.flags = SHM_OPEN_NO_LEVEL2;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &a, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_BATCH);
+	ck_assert_int_eq(shm_open_breaks(s, &F1, &req, 1, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert_uint_eq(br.b[0].new_level, SHM_OPLOCK_NONE);
+	ck_assert_int_eq(shm_oplock_break_ack(s, &F1, 61, SHM_OPLOCK_NONE), 0);
+	b.oplock_level = SHM_OPLOCK_BATCH;
+	b.flags = SHM_OPEN_NO_LEVEL2;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &b, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_NONE);
+
+	la.flags = SHM_OPEN_NO_LEVEL2;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &la, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.lease_state, SHM_LEASE_R | SHM_LEASE_W | SHM_LEASE_H);
+	memcpy(req.client_guid, lb.client_guid, SHM_GUID_LEN);
+	memcpy(req.lease_key, lb.lease_key, SHM_GUID_LEN);
+	ck_assert_int_eq(shm_open_breaks(s, &F2, &req, 0, &br), 0);
+	ck_assert_uint_eq(br.n, 1);
+	ck_assert(br.b[0].is_lease);
+	ck_assert_uint_eq(br.b[0].new_level, 0);
+	drop_env(s);
+	/* alone, R or RH asked: nothing, but the lease context stays */
+	s = make_env(0);
+	lb.flags = SHM_OPEN_NO_LEVEL2;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F1, &lb, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_LEASE);
+	ck_assert_uint_eq(g.lease_state, 0);
+	b = mkopen(65, RD, S_ALL);
+	b.oplock_level = SHM_OPLOCK_II;
+	b.flags = SHM_OPEN_NO_LEVEL2;
+	ck_assert_int_eq(shm_open_insert_ex(s, &F2, &b, NULL, &g, NULL), 0);
+	ck_assert_uint_eq(g.oplock_level, SHM_OPLOCK_NONE);
+	drop_env(s);
+}
+END_TEST
+
 /* More locks than the preallocated scratch; a close drops them all. */
 START_TEST(test_many_locks_one_file)
 {
@@ -894,6 +947,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, test_breaks_expire_rename_readctl);
 	tcase_add_test(tc, test_break_timers_and_holders);
 	tcase_add_test(tc, test_oplocks);
+	tcase_add_test(tc, test_no_level2);
 	tcase_add_test(tc, test_many_locks_one_file);
 	tcase_add_test(tc, test_hint_counters_cross_process);
 }
