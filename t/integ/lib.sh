@@ -58,7 +58,8 @@
 #					t/compat/samba.conf.in on 127.0.0.1:PORT
 #					with [share] at $SHARE and the sections
 #					SHARES; each USER (default alice and bob,
-#					their passwords) in its passdb (not in a
+#					their passwords) in its passdb; the lines
+#					of $SAMBA_GLOBAL go in [global] (not in a
 #					pipeline: it sets SAMBA_PID, SAMBA_DIR).
 #					SAMBA_PID is smbd's pid; 0 once smbclient
 #					-L answers as the first user, 1 otherwise
@@ -199,7 +200,9 @@ samba_start() {
 	{
 		sed -e "s|@PORT@|$port|; s|@DIR@|$d|g; s|@LOG@|$d/smbd.log|" \
 		    -e "s|@LOGLEVEL@|${SAMBA_LOG_LEVEL:-1}|; s|@SHARE@|$SHARE|" \
-		    "$ROOT/t/compat/samba.conf.in"
+		    "$ROOT/t/compat/samba.conf.in" |
+		    awk -v g="${SAMBA_GLOBAL:-}" \
+		    '{ print } /^\[global\]$/ && g != "" { print g }'
 		echo
 		printf '%s\n' "$shares"
 	} >"$d/smb.conf" || return 1

@@ -83,46 +83,21 @@ fi
 check "the server is still up" integ_ping
 
 samba_run() {	# samba_run NAME GLOBAL-LINE MODES...: one smbd, the client
-	local S=$T/samba-$1 g=$2 SPORT SMBD_PID m i pids
+	local S=$T/samba-$1 g=$2 SPORT m d
 
 	shift 2
 	SPORT=$(integ_free_port)
-	mkdir -p "$S/run" "$S/lock" "$S/state" "$S/cache" "$S/private" \
-	    "$S/share"
 	for d in off level2 vetoop plain; do
 		mkdir -p "$S/$d"
 		chmod 0777 "$S/$d"
 	done
-	{
-		sed -e "s|@PORT@|$SPORT|; s|@DIR@|$S|g; s|@LOG@|$S/smbd.log|" \
-		    -e "s|@LOGLEVEL@|0|; s|@SHARE@|$S/share|" \
-		    -e "/^\[global\]/a\\
-$g" "$ROOT/t/compat/samba.conf.in"
-		echo
-		shares "$S"
-	} >"$S/smb.conf"
-	printf '%s\n%s\n' "$ALICE_PW" "$ALICE_PW" |
-	    smbpasswd -c "$S/smb.conf" -a -s alice >/dev/null
-	printf '%s\n%s\n' "$BOB_PW" "$BOB_PW" |
-	    smbpasswd -c "$S/smb.conf" -a -s bob >/dev/null
-	setsid /usr/sbin/smbd -F --no-process-group -s "$S/smb.conf" \
-	    </dev/null >"$S/smbd.out" 2>&1 &
-	SMBD_PID=$!
-	for i in $(seq 1 50); do
-		timeout 10 smbclient -L 127.0.0.1 -p "$SPORT" \
-		    -U "alice%$ALICE_PW" >/dev/null 2>&1 && break
-		sleep 0.2
-	done
+	SAMBA_GLOBAL=$g samba_start "$S" "$SPORT" "$(shares "$S")" ||
+	    echo "samba: smbd did not come up"
 	for m in "$@"; do
 		"$PYTHON" "$C" "$SPORT" "${m%%:*}" "${m#*:}" 2>&1 |
 		    sed 's/^/samba: /'
 	done
-	kill -TERM "$SMBD_PID" 2>/dev/null
-	integ_wait_exit "$SMBD_PID" 5 || kill -KILL "$SMBD_PID" 2>/dev/null
-	# samba-dcerpcd and its rpcd_* helpers outlive smbd: this config's
-	pids=$(pgrep -f -- "--configfile=$S/smb.conf( |$)")
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-	return 0
+	samba_stop
 }
 if [ "${OPLOCKKEYS_SAMBA:-0}" = 1 ]; then
 	samba_run keys "	server min protocol = SMB2_02" off:off level2:level2 \
