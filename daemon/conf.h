@@ -228,6 +228,8 @@ int	conf_share_namepats(struct conf_share *, char *hint, size_t cap);
  * numeric address text: 1 let in, 0 refused.  NULL lists allow all.
  */
 int	conf_peer_allowed(char *const *allow, char *const *deny, const char *addr);
+/* A numeric address into 16 bytes (v4 in the first 4): its family, or 0. */
+int	conf_parse_addr(const char *s, uint8_t out[16]);
 
 struct sockaddr;
 /* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */

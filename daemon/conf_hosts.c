@@ -15,9 +15,8 @@
 
 #include "daemon/conf.h"
 
-/* Parses a numeric address into 16 bytes (v4 in the first 4); its family or 0. */
-static int
-hosts_parse_addr(const char *s, uint8_t out[16])
+int
+conf_parse_addr(const char *s, uint8_t out[16])
 {
 	memset(out, 0, 16);
 	if (inet_pton(AF_INET, s, out) == 1)
@@ -73,18 +72,18 @@ hosts_item_match(const char *item, const char *addr, int fam, const uint8_t a[16
 		return strncasecmp(addr, item, len) == 0;
 	slash = strchr(item, '/');
 	if (slash == NULL) {
-		nfam = hosts_parse_addr(item, n);
+		nfam = conf_parse_addr(item, n);
 		return nfam != 0 && nfam == fam && memcmp(n, a, 16) == 0;
 	}
 	if ((size_t)(slash - item) >= sizeof(net))
 		return 0;
 	memcpy(net, item, (size_t)(slash - item));
 	net[slash - item] = '\0';
-	nfam = hosts_parse_addr(net, n);
+	nfam = conf_parse_addr(net, n);
 	if (nfam == 0 || nfam != fam)
 		return 0;
 	if (fam == AF_INET && strchr(slash + 1, '.') != NULL) {
-		if (hosts_parse_addr(slash + 1, m) != AF_INET ||
+		if (conf_parse_addr(slash + 1, m) != AF_INET ||
 		    (bits = hosts_mask_bits(m)) < 0)
 			return 0;
 	} else {
@@ -103,7 +102,7 @@ static int
 hosts_list_match(char *const *list, const char *addr)
 {
 	uint8_t a[16];
-	int fam = hosts_parse_addr(addr, a), in = 0;
+	int fam = conf_parse_addr(addr, a), in = 0;
 
 	for (; list != NULL && *list != NULL; list++) {
 		/* "A EXCEPT B", Samba's list_match: in A and not in B */
@@ -134,7 +133,7 @@ conf_peer_allowed(char *const *allow, char *const *deny, const char *addr)
 	uint8_t a[16];
 
 	/* an address we cannot read matches nothing: refused by any list */
-	if ((have_allow || have_deny) && hosts_parse_addr(addr, a) == 0)
+	if ((have_allow || have_deny) && conf_parse_addr(addr, a) == 0)
 		return 0;
 
 	if (strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0)

@@ -417,23 +417,11 @@ listen_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* Parses a numeric address into 16 bytes (v4 in the first 4); its family or 0. */
-static int
-listen_parse_addr(const char *s, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (inet_pton(AF_INET, s, out) == 1)
-		return AF_INET;
-	if (inet_pton(AF_INET6, s, out) == 1)
-		return AF_INET6;
-	return 0;
-}
-
 /* The counting key of an address: v4 whole, v6 by its /64. */
 static void
 listen_addr_key(const char *addr, uint8_t key[17])
 {
-	int fam = listen_parse_addr(addr, key + 1);
+	int fam = conf_parse_addr(addr, key + 1);
 
 	key[0] = (uint8_t)fam;
 	if (fam == AF_INET6)
