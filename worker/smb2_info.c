@@ -16,6 +16,7 @@
 #include "proto/fscc.h"
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
+#include "shm/shm.h"
 #include "worker/smb2_notify.h"
 #include "worker/conn.h"
 #include "worker/errmap.h"
@@ -268,15 +269,6 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 /* Quotas off on a share's file system: asked again after this. */
 #define INFO_QUOTA_RECHECK_MS	60000
 
-static int64_t
-info_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * A disk quota is the disk as its user sees it: the size is the limit and
  * the free space what is left of it (none once over), where that is less
@@ -292,7 +284,7 @@ info_fs_quota(struct smb2_req *req, struct fscc_fs *fs, uint64_t unit)
 	const struct vfs_ops *vfs = file_vfs();
 	struct tree *tree = req->tree;
 	struct vfs_quota q;
-	int64_t now = info_now_ms();
+	int64_t now = (int64_t)shm_now_ms();
 	int rc;
 
 	if (vfs->quota == NULL || unit == 0 || now < tree->quota_off_until_ms)

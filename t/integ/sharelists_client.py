@@ -11,9 +11,11 @@ import os
 import struct
 import sys
 
-from impacket import nt_errors, smb3
 from impacket import smb3structs as s3
-from impacket.smbconnection import SMBConnection, SessionError
+from impacket.smbconnection import SMBConnection
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from state_lib import status_of  # noqa: E402
 
 PORT, USER, PW, SHARE, MODE = sys.argv[1:6]
 ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
@@ -31,19 +33,6 @@ FileRenameInformation = 10
 FileDispositionInformation = 13
 FileEndOfFileInformation = 20
 DACL_SECURITY_INFORMATION = 4
-
-
-def name_of(e):
-    code = e.get_error_code() if hasattr(e, "get_error_code") else e.error
-    return nt_errors.ERROR_MESSAGES.get(code, ("0x%08x" % code,))[0]
-
-
-def status_of(fn):
-    try:
-        fn()
-        return "OK"
-    except (SessionError, smb3.SessionError) as e:
-        return name_of(e)
 
 
 def verdict(desc, st, also=()):
