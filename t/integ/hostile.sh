@@ -151,20 +151,22 @@ START_PID=$SERVER_PID
 # ---- 1. pre-auth ----
 
 echo "# pre-auth (gate)"
-# Each case from an address and with an account name of its own: the
-# logon-failure throttle (daemon/auth.c) would otherwise make every later
-# case and the health check's login wait up to 5 s.
-n=0
-for c in $("$PY" "$CLIENT" pre-list); do
-	since=$(log_size)
-	n=$((n + 1))
-	what=$(HOSTILE_SRC=127.0.$((n / 250)).$((2 + n % 250)) HOSTILE_NAME=$(printf 'e%04d' "$n") timeout 30 "$PY" "$CLIENT" pre "$c" 2>&1 | tail -n 1)
-	if server_healthy "$since"; then
-		record "pre-$c" PASS "$c: server still serves (${what#*: })"
-	else
-		record "pre-$c" FAIL "$c: server still serves" "$what; $HEALTH"
-	fi
-done
+# Every case in one client process (one interpreter start, not one a
+# case), each followed by its own health check; one check with smbclient
+# after them all.
+timeout 240 "$PY" "$CLIENT" pre-all "$LOG" "$SERVER_PID" "$T/run/usmbd.pid" \
+    "$INTEG_GATES" >"$T/pre.out" 2>&1
+record_client <"$T/pre.out"
+n=$("$PY" "$CLIENT" pre-list | wc -l)
+got=$(grep -c '^CHECK pre-' "$T/pre.out")
+[ "$got" = "$n" ] && [ "$n" -gt 50 ] && ok "every pre-auth case ran and was judged ($n)" ||
+    fail "pre-auth cases judged: $got of $n"
+since=$(log_size)
+if server_healthy "$since"; then
+	record pre-smbclient PASS "after the pre-auth cases: smbclient logs in, same master, gates back"
+else
+	record pre-smbclient FAIL "after the pre-auth cases: smbclient logs in, same master, gates back" "$HEALTH"
+fi
 
 # A client that connects and sends nothing, held while someone logs in.
 since=$(log_size)

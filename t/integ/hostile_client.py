@@ -7,6 +7,12 @@ get an authenticated session whose socket we then drive by hand.
 Sub-commands (all talk to 127.0.0.1:PORT):
   pre CASE            one pre-auth (gate) case; prints what the server did
   pre-list            the names of the pre-auth cases
+  pre-all LOG PID PIDFILE GATES
+                      every pre-auth case in turn, each from its own
+                      address and account name, each followed by a health
+                      check (master PID alive and named by PIDFILE, alice
+                      logs in and lists the share, the gate pool is back
+                      to GATES, no crash in LOG since the case began)
   silent SECS         connect, send nothing, hold SECS seconds
   flood N SECS        open N connections at once, each sends a NEGOTIATE
                       and holds SECS seconds (0: close at once)
@@ -415,6 +421,62 @@ def cmd_pre(name):
     return 0
 
 
+def server_health(log, since, pid, pidfile, gates):
+    """What is wrong with the server after a case, or "" when nothing."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return "master %d gone" % pid
+    try:
+        with open(pidfile) as f:
+            if f.read().strip() != str(pid):
+                return "pidfile does not name %d" % pid
+    except OSError as e:
+        return "pidfile: %s" % e
+    global SRC
+    src, SRC = SRC, None
+    try:
+        c, _ = imp_connect("alice", os.environ["ALICE_PW"], share=None)
+        c.listPath("share", "*")
+        c.close()
+    except Exception as e:
+        return "alice's login failed: %r" % (e,)
+    finally:
+        SRC = src
+    for _ in range(60):
+        if len(children_titled(pid, "usmbd: gate")) >= gates:
+            break
+        time.sleep(0.05)
+    else:
+        return "gate pool not refilled (%d of %d)" % (len(children_titled(pid, "usmbd: gate")), gates)
+    with open(log, "rb") as f:
+        f.seek(since)
+        text = f.read().decode("utf-8", "replace")
+    crash = [l for l in text.splitlines() if CRASH_RE.search(l)][:3]
+    if crash:
+        return "crash in log: " + " ".join(crash)
+    return ""
+
+
+def cmd_pre_all(log, pid, pidfile, gates):
+    """Each case from an address and with an account name of its own: the
+    logon-failure throttle (daemon/auth.c) would otherwise make every later
+    case and the health check's login wait up to 5 s."""
+    global SRC, BADNAME
+    for n, (name, case) in enumerate(pre_cases().items(), 1):
+        SRC = "127.0.%d.%d" % (n // 250, 2 + n % 250)
+        BADNAME = ("e%04d" % n + "eve01")[:5]
+        since = os.path.getsize(log)
+        try:
+            r = case()
+        except Exception as e:     # the case itself could not run as planned
+            r = "client error: %r" % (e,)
+        wrong = server_health(log, since, pid, pidfile, gates)
+        check("pre-" + name, not wrong, "%s: server still serves" % name,
+              wrong if wrong else r)
+    return 0
+
+
 def cmd_silent(secs):
     s = connect()
     time.sleep(secs)
@@ -646,7 +708,8 @@ class Witnesses:
             return repr(e)[:160]
 
 
-def worker_pids(master_pid, user):
+def children_titled(master_pid, title):
+    """The master's children whose process title starts with TITLE."""
     pids = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -659,11 +722,15 @@ def worker_pids(master_pid, user):
                 continue
             with open("/proc/%s/cmdline" % d, "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-            if cmd.startswith("usmbd: worker %s" % user):
+            if cmd.startswith(title):
                 pids.append(int(d))
         except (OSError, IndexError, ValueError):
             continue
     return sorted(pids)
+
+
+def worker_pids(master_pid, user):
+    return children_titled(master_pid, "usmbd: worker %s" % user)
 
 
 CRASH_RE = re.compile(r"killed by signal|exited with status [1-9]|AddressSanitizer|runtime error:|core dumped")
@@ -1798,6 +1865,8 @@ def main(argv):
         return cmd_corpus(argv[2])
     if cmd == "pre":
         return cmd_pre(argv[2])
+    if cmd == "pre-all":
+        return cmd_pre_all(argv[2], int(argv[3]), argv[4], int(argv[5]))
     if cmd == "pre-list":
         out("\n".join(pre_cases().keys()))
         return 0
