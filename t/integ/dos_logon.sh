@@ -31,14 +31,15 @@ t1=$(echo "$out" | awk '$1 == "round" && $2 == 0 { print $3 }')
 [ "${t4:-0}" -ge 900 ] && [ "${t1:-9999}" -lt 900 ] &&
     ok "the per-account throttle follows alice across addresses (${t1} ms, then ${t4} ms)" ||
     fail "no per-account delay: first ${t1:-?} ms, fourth ${t4:-?} ms"
-sleep 6
+count_is() { [ "$(failed_count "$1")" = "$2" ]; }
+integ_until 8 count_is alice 6
 m=$(failed_count alice)
 [ "${m:-0}" = 6 ] && ok "alice's 6 failed logons reach the passdb (in batches, every 5 s)" ||
     fail "failed logons recorded: ${m:-?}"
 out=$(timeout 30 "$PYTHON" "$C" "$PORT" try alice "$ALICE_PW" 127.0.2.1 2>&1)
 case $out in OK*) ok "alice logs in with her password after the failures ($out)" ;;
 *) fail "alice after the failures: $out" ;; esac
-sleep 6
+integ_until 8 count_is alice 0
 [ "$(failed_count alice)" = 0 ] && ok "a good logon resets the count" || fail "count not reset"
 
 # Lockout: 3 bad attempts in a row, 1 minute.
@@ -54,7 +55,8 @@ case $out in STATUS_ACCOUNT_LOCKED_OUT*) ok "bob is locked out after 3 failures,
 *) fail "bob after 3 failures: $out" ;; esac
 grep -q "user bob locked out after 3 failed logons" "$LOG" && ok "the lockout is logged" ||
     fail "no lockout log line"
-sleep 6
+shows_locked() { ctl user show bob | grep -q "^locked out:"; }
+integ_until 8 shows_locked
 ctl user show bob | grep -q "^locked out:" && ok "usmbctl user show says bob is locked out" ||
     fail "user show: $(ctl user show bob)"
 check "usmbctl user enable bob clears the lockout" ctl user enable bob

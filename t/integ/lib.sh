@@ -295,6 +295,19 @@ for p in json.load(sys.stdin).get("processes", []):
         print(p["pid"]); break' "$1"
 }
 
+# integ_until SECS CMD...: runs CMD every 0.2 s until it succeeds or SECS
+# have passed; succeeds when CMD did.  For state that lands in batches
+# (the passdb's failed-logon counts): a poll ends as soon as it is there.
+integ_until() {
+	local end=$((SECONDS + $1))
+
+	shift
+	while ! "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
 ok() {
 	INTEG_PASSED=$((INTEG_PASSED + 1))
 	echo "ok   $*"
