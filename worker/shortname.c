@@ -174,6 +174,30 @@ sn_skip(void *arg, const char *name, size_t len)
 	    file_vfs()->accessat(s->dfd, name, R_OK) != 0;
 }
 
+/*
+ * Is the remembered long name of a short name still its answer: not
+ * vetoed, still in the directory (path's first start bytes), and its
+ * short name still that one?  A share with `hide unreadable` scans
+ * instead (the scan judges readability over the directory it opened).
+ */
+static int
+sn_still(struct tree *tree, const char *path, size_t start,
+    const char *lname, const char *want, size_t wlen, int exact)
+{
+	static char cand[FILE_PATH_MAX + 256];
+	struct vfs_stat st;
+	size_t llen = strlen(lname);
+
+	if (tree->share->hide_unreadable ||
+	    namerule_vetoed(tree->share, lname, llen) ||
+	    !mangle_is_short_of(lname, llen, want, wlen, exact) ||
+	    start + llen + 1 > sizeof(cand))
+		return 0;
+	memcpy(cand, path, start);
+	memcpy(cand + start, lname, llen + 1);
+	return file_vfs()->statat(tree->root_fd, cand, &st) == 0;
+}
+
 /* Has any component of path the short-name shape?  No system call. */
 static int
 sn_any_shape(const char *path)
@@ -199,7 +223,8 @@ shortname_resolve(struct tree *tree, char *path, size_t cap)
 	struct vfs_stat st;
 	struct sn_skip skip = { sh, -1 };
 	size_t plen = strlen(path), start, end, rlen;
-	const char *found;
+	const char *found, *recalled;
+	uint64_t key;
 	int exact, changed = 0, rc, dfd;
 	char save;
 
@@ -219,6 +244,14 @@ shortname_resolve(struct tree *tree, char *path, size_t cap)
 			continue;	/* a name of that spelling exists */
 		if (rc != -ENOENT)
 			break;		/* the caller meets the real error */
+		key = sn_dir_key(sh, path, start > 0 ? start - 1 : 0);
+		recalled = sn_recall(key, path + start, end - start);
+		/* a name this worker gave out and still there: no scan */
+		if (recalled != NULL && sn_still(tree, path, start, recalled,
+		    path + start, end - start, exact)) {
+			found = recalled;
+			goto splice;
+		}
 		if (start > 0)
 			path[start - 1] = '\0';
 		dfd = vfs->open(tree->root_fd, start > 0 ? path : "",
@@ -233,14 +266,13 @@ shortname_resolve(struct tree *tree, char *path, size_t cap)
 		close(dfd);
 		if (rc < 0)
 			return rc;
-		found = rc > 0 ? real : sn_recall(sn_dir_key(sh, path,
-		    start > 0 ? start - 1 : 0), path + start, end - start);
+		found = rc > 0 ? real : recalled;
 		if (found == NULL)
 			break;		/* no such name: the rest as sent */
 		if (rc > 0)
-			sn_remember(sn_dir_key(sh, path, start > 0 ?
-			    start - 1 : 0), path + start, end - start, real,
+			sn_remember(key, path + start, end - start, real,
 			    strlen(real));
+splice:
 		rlen = strlen(found);
 		if (plen - (end - start) + rlen + 1 > cap)
 			return -ENAMETOOLONG;
