@@ -140,6 +140,10 @@ shortname_alt(const struct conf_share *sh, const char *path, char *out)
 	const char *last = slash != NULL ? slash + 1 : path;
 	size_t len = strlen(last), n;
 
+	if (len == 0) {		/* the share's root: no name of its own */
+		out[0] = '\0';
+		return 0;
+	}
 	if (!shortname_on(sh)) {
 		/* Samba: the name cut to 12 bytes; ours not inside a character */
 		n = len < MANGLE_MAX ? len : MANGLE_MAX;
