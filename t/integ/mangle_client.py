@@ -224,6 +224,8 @@ def main():
                       "%s != %s" % (a, model(n)))
         check("alt name of %r alike on yes and illegal" % n,
               alt(cy, ty, n) == a)
+    a = alt(ci, ti, "")
+    check("the share's root has no short name", a == "", a)
     a = alt(cn, tn, "verylongfilename.txt")
     check("mangled names = no: alt name is the name cut to 12",
           a == "verylongfile", a)
