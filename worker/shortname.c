@@ -117,9 +117,12 @@ sn_remember(uint64_t dir, const char *sname, size_t slen, const char *lname,
 	e->lname[llen] = '\0';
 }
 
-/* The remembered long name of sname in dir, or NULL. */
+/*
+ * The remembered long name of sname in dir, or NULL.  exact: sname as
+ * given out (upper case) only, for a case-sensitive share.
+ */
 static const char *
-sn_recall(uint64_t dir, const char *sname, size_t slen)
+sn_recall(uint64_t dir, const char *sname, size_t slen, int exact)
 {
 	const struct sn_entry *e = sn_slot(dir, sname, slen);
 	size_t i;
@@ -127,8 +130,8 @@ sn_recall(uint64_t dir, const char *sname, size_t slen)
 	if (e->dir != dir || strlen(e->sname) != slen)
 		return NULL;
 	for (i = 0; i < slen; i++)
-		if (e->sname[i] != (sname[i] >= 'a' && sname[i] <= 'z' ?
-		    sname[i] - 32 : sname[i]))
+		if (e->sname[i] != (!exact && sname[i] >= 'a' &&
+		    sname[i] <= 'z' ? sname[i] - 32 : sname[i]))
 			return NULL;
 	return e->lname;
 }
@@ -185,21 +188,30 @@ sn_skip(void *arg, const char *name, size_t len)
  * instead (the scan judges readability over the directory it opened).
  */
 static int
-sn_still(struct tree *tree, const char *path, size_t start,
-    const char *lname, const char *want, size_t wlen, int exact)
+sn_stat(struct tree *tree, const char *path, size_t start, const char *lname)
 {
 	static char cand[FILE_PATH_MAX + 256];
 	struct vfs_stat st;
 	size_t llen = strlen(lname);
 
-	if (tree->share->hide_unreadable ||
-	    namerule_vetoed(tree->share, lname, llen) ||
-	    !mangle_is_short_of(lname, llen, want, wlen, exact) ||
-	    start + llen + 1 > sizeof(cand))
-		return 0;
+	if (start + llen + 1 > sizeof(cand))
+		return -ENAMETOOLONG;
 	memcpy(cand, path, start);
 	memcpy(cand + start, lname, llen + 1);
-	return file_vfs()->statat(tree->root_fd, cand, &st) == 0;
+	return file_vfs()->statat(tree->root_fd, cand, &st);
+}
+
+static int
+sn_still(struct tree *tree, const char *path, size_t start,
+    const char *lname, const char *want, size_t wlen, int exact)
+{
+	size_t llen = strlen(lname);
+
+	if (tree->share->hide_unreadable ||
+	    namerule_vetoed(tree->share, lname, llen) ||
+	    !mangle_is_short_of(lname, llen, want, wlen, exact))
+		return 0;
+	return sn_stat(tree, path, start, lname) == 0;
 }
 
 /* Has any component of path the short-name shape?  No system call. */
@@ -249,7 +261,7 @@ shortname_resolve(struct tree *tree, char *path, size_t cap)
 		if (rc != -ENOENT)
 			break;		/* the caller meets the real error */
 		key = sn_dir_key(sh, path, start > 0 ? start - 1 : 0);
-		recalled = sn_recall(key, path + start, end - start);
+		recalled = sn_recall(key, path + start, end - start, exact);
 		/* a name this worker gave out and still there: no scan */
 		if (recalled != NULL && sn_still(tree, path, start, recalled,
 		    path + start, end - start, exact)) {
@@ -270,7 +282,14 @@ shortname_resolve(struct tree *tree, char *path, size_t cap)
 		close(dfd);
 		if (rc < 0)
 			return rc;
-		found = rc > 0 ? real : recalled;
+		/*
+		 * Not in the directory: a remembered name whose file is gone
+		 * (not one the scan skipped, vetoed or unreadable) is the name
+		 * to create.
+		 */
+		found = rc > 0 ? real : recalled != NULL &&
+		    sn_stat(tree, path, start, recalled) == -ENOENT ?
+		    recalled : NULL;
 		if (found == NULL)
 			break;		/* no such name: the rest as sent */
 		if (rc > 0)

@@ -7,6 +7,9 @@
 # file recreated by its short name gets its long name back; vetoed and
 # (hide unreadable) unreadable names not reachable by their short names;
 # a link out of the share refused by its short name as by its long one.
+# A case-sensitive share matches short names as written (upper case); a
+# name hidden by attribute (hide dot files) is reachable by its short
+# name as by its long one.
 # Clients: t/integ/mangle_client.py (impacket) and smbclient (allinfo,
 # ls and get by short name); smbtorture 4.22's
 # smb2.name-mangling.mangled-mask on a `mangled names = yes` share when
@@ -40,6 +43,11 @@ shares() {	# shares DIR: five shares over one directory
 	path = $1
 	read only = no
 	hide unreadable = yes
+[cs]
+	path = $1
+	read only = no
+	case sensitive = yes
+	hide dot files = yes
 EOS
 }
 D=$T/names

@@ -3,7 +3,8 @@
 #   mangle_client.py PORT DIR MODE
 #
 # The shares yes, ill (the default, illegal), no, veto (veto files =
-# /secret*/) and hide (hide unreadable) all serve DIR, so one file is seen
+# /secret*/), hide (hide unreadable) and cs (case sensitive) all serve
+# DIR, so one file is seen
 # through each.  MODE usmbd also checks every short name against an
 # independent model of usmbd's scheme (vfs/mangle.h); MODE samba runs the
 # same steps against Samba, whose short names are its own.
@@ -345,6 +346,17 @@ def main():
     st = status_of(opener(ch, th, sb, access=s3.FILE_READ_ATTRIBUTES))
     check("hide unreadable: bob's file not found by its short name",
           st == "STATUS_OBJECT_NAME_NOT_FOUND", st)
+
+    # case sensitive = yes: the short name as given out, not another case
+    cc, tc = login("cs")
+    check("case sensitive: open by the short name as given",
+          read(cc, tc, s) == b"data of verylongfilename.txt\n")
+    st = status_of(opener(cc, tc, s.lower()))
+    check("case sensitive: not by another case of it",
+          st == "STATUS_OBJECT_NAME_NOT_FOUND", st)
+    # hidden by attribute only (a dot file): reachable by its short name
+    check("a dot file (hidden attribute) opens by its short name",
+          read(cc, tc, alts[".profile"]) == b"data of .profile\n")
 
     # a link out of the share: the short name gets what the long one gets
     if MODE == "usmbd":
