@@ -181,12 +181,7 @@ sn_skip(void *arg, const char *name, size_t len)
 	    file_vfs()->accessat(s->dfd, name, R_OK) != 0;
 }
 
-/*
- * Is the remembered long name of a short name still its answer: not
- * vetoed, still in the directory (path's first start bytes), and its
- * short name still that one?  A share with `hide unreadable` scans
- * instead (the scan judges readability over the directory it opened).
- */
+/* statat of lname in the directory named by path's first start bytes. */
 static int
 sn_stat(struct tree *tree, const char *path, size_t start, const char *lname)
 {
@@ -201,6 +196,12 @@ sn_stat(struct tree *tree, const char *path, size_t start, const char *lname)
 	return file_vfs()->statat(tree->root_fd, cand, &st);
 }
 
+/*
+ * Is the remembered long name of a short name still its answer: not
+ * vetoed, still in the directory, and its short name still that one?  A
+ * share with `hide unreadable` scans instead (the scan judges
+ * readability over the directory it opened).
+ */
 static int
 sn_still(struct tree *tree, const char *path, size_t start,
     const char *lname, const char *want, size_t wlen, int exact)
