@@ -48,10 +48,12 @@ shortname_listing(const struct conf_share *sh, const char *name, size_t len,
 	char sn[MANGLE_MAX + 1];
 	size_t n, i;
 
-	if (sh == NULL || sh->mangled_names != MANGLED_NAMES_YES ||
-	    mangle_is_83(name, len))
+	if (sh == NULL || sh->mangled_names != MANGLED_NAMES_YES)
 		return 0;
+	/* an 8.3 name comes back as itself: it lists no short name */
 	n = mangle_make(name, len, sn);
+	if (n == len && memcmp(sn, name, len) == 0)
+		return 0;
 	for (i = 0; i < n; i++) {	/* ASCII only */
 		out16[2 * i] = (uint8_t)sn[i];
 		out16[2 * i + 1] = 0;
@@ -66,9 +68,11 @@ shortname_pattern(const struct conf_share *sh, const char *pattern,
 	char sn[MANGLE_MAX + 1];
 	size_t n;
 
-	if (!shortname_on(sh) || mangle_is_83(name, len))
+	if (!shortname_on(sh))
 		return 0;
 	n = mangle_make(name, len, sn);
+	if (n == len && memcmp(sn, name, len) == 0)
+		return 0;	/* 8.3: the long name was matched already */
 	return fscc_name_match(pattern, plen, sn, n, case_sensitive);
 }
 
