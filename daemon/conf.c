@@ -479,6 +479,7 @@ conf_share_defaults(struct conf_share *s)
 	s->hide_dot_files = 1;		/* Samba's default */
 	s->oplocks = 1;
 	s->level2_oplocks = 1;
+	s->mangled_names = MANGLED_NAMES_ILLEGAL;	/* Samba 4.17's default */
 }
 
 static void

@@ -22,6 +22,9 @@
 enum conf_signing { SIGNING_AUTO, SIGNING_MANDATORY, SIGNING_DISABLED };
 /* Samba's `smb encrypt` values: off, if_required/auto/default, desired, required */
 enum conf_encrypt { ENCRYPT_OFF, ENCRYPT_IF_REQUIRED, ENCRYPT_DESIRED, ENCRYPT_REQUIRED };
+
+/* `mangled names` (struct conf_share) */
+enum { MANGLED_NAMES_NO, MANGLED_NAMES_YES, MANGLED_NAMES_ILLEGAL };
 enum conf_map_guest { MAP_GUEST_NEVER, MAP_GUEST_BAD_USER };
 /*
  * Samba's `kerberos method`: where the service keys are.  "default" and
@@ -116,6 +119,14 @@ struct conf_share {
 	int		 level2_oplocks;	/* default yes */
 	char		*veto_oplock_files;
 	struct conf_namepat *veto_oplock_pat;	/* NULL = none */
+	/*
+	 * 8.3 short names, Samba's `mangled names` (worker/shortname.h):
+	 * MANGLED_NAMES_NO none (FileAlternateNameInformation gives the
+	 * name cut to 12 bytes, as Samba); ILLEGAL (the default) short names
+	 * answer FileAlternateNameInformation, match search patterns and
+	 * open files, but listings carry none; YES listings carry them too.
+	 */
+	int		 mangled_names;
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */

@@ -65,6 +65,16 @@ static const struct conf_enum conf_parts_vals[] = {
 	{ NULL, 0 }
 };
 
+/* Samba's `mangled names` (worker/shortname.h). */
+static const struct conf_enum conf_mangled_vals[] = {
+	{ "no", MANGLED_NAMES_NO }, { "false", MANGLED_NAMES_NO },
+	{ "0", MANGLED_NAMES_NO },
+	{ "illegal", MANGLED_NAMES_ILLEGAL },
+	{ "yes", MANGLED_NAMES_YES }, { "true", MANGLED_NAMES_YES },
+	{ "1", MANGLED_NAMES_YES },
+	{ NULL, 0 }
+};
+
 /* Samba's protocol names; the first spelling of a dialect is the one printed. */
 const struct conf_enum conf_proto_vals[] = {
 	{ "SMB2_02", DIALECT_202 }, { "SMB2_10", DIALECT_210 },
@@ -186,6 +196,8 @@ const struct conf_directive conf_directives[] = {
 	{ "oplocks", D_BOOL, CONF_SHARE, S(oplocks), 0, 0, NULL, CONF_SB_OPLOCKS },
 	{ "level2 oplocks", D_BOOL, CONF_SHARE, S(level2_oplocks), 0, 0, NULL, CONF_SB_LEVEL2 },
 	{ "veto oplock files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_oplock_files), 0, 0, NULL, CONF_SB_VETO_OPLOCK },
+	/* 8.3 short names (worker/shortname.h), Samba's key and values. */
+	{ "mangled names", D_ENUM, CONF_SHARE, S(mangled_names), 0, 0, conf_mangled_vals, CONF_SB_MANGLED_NAMES },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -159,9 +159,14 @@ fscc_put_dirent(struct wcur *w, int info_class, const struct fscc_info *fi,
 	case FileBothDirectoryInformation:	/* 2.4.8 */
 	case FileIdBothDirectoryInformation:	/* 2.4.17 */
 		wcur_le32(w, fi->ea_size);
-		wcur_u8(w, 0);			/* no 8.3 short names */
+		/* ShortNameLength, Reserved, ShortName[24] */
+		wcur_u8(w, fi->short_len <= 24 ? fi->short_len : 0);
 		wcur_u8(w, 0);
-		wcur_zero(w, 24);
+		if (fi->short_len > 0 && fi->short_len <= 24) {
+			wcur_bytes(w, fi->short16, fi->short_len);
+			wcur_zero(w, 24u - fi->short_len);
+		} else
+			wcur_zero(w, 24);
 		if (info_class == FileIdBothDirectoryInformation) {
 			wcur_le16(w, 0);
 			wcur_le64(w, fi->file_id);

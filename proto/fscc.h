@@ -105,6 +105,9 @@ struct fscc_info {
 	uint32_t	 reparse_tag;	/* a symlink or special file opened itself */
 	uint8_t		 delete_pending;
 	uint8_t		 directory;
+	/* the 8.3 name of the Both directory classes, UTF-16LE; 0: none */
+	uint8_t		 short_len;
+	uint8_t		 short16[24];
 };
 
 uint64_t	fscc_time_from_timespec(const struct timespec *);

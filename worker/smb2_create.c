@@ -23,6 +23,7 @@
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/namerule.h"
+#include "worker/shortname.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_create_ctx.h"
@@ -222,6 +223,21 @@ create_resolve_name(struct create_call *cr)
 		if (r > 0)
 			rc = create_lookup(tree->root_fd, f->path, &cr->st,
 			    &cr->pfd, cr->links);
+	}
+	/* an 8.3 short name: the long name, judged as a typed one */
+	if (rc == -ENOENT && !f->posix && shortname_on(tree->share)) {
+		ntstatus_t status;
+		int r = shortname_resolve(tree, f->path, sizeof(f->path));
+
+		if (r < 0)
+			return ntstatus_from_errno(r);
+		if (r > 0) {
+			status = namerule_check_path(tree->share, f->path);
+			if (status != STATUS_SUCCESS)
+				return status;
+			rc = create_lookup(tree->root_fd, f->path, &cr->st,
+			    &cr->pfd, cr->links);
+		}
 	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",

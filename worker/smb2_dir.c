@@ -20,6 +20,7 @@
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/namerule.h"
+#include "worker/shortname.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/worker.h"
@@ -162,14 +163,18 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	struct fscc_info fi;
 	struct posix_info pi;
 	struct wcur lim;
+	const struct conf_share *share = req->tree->share;
 	size_t start, wrote;
-	int n16, posix = klass == FILE_POSIX_INFORMATION;
+	int n16, exact, posix = klass == FILE_POSIX_INFORMATION;
 
 	/* a POSIX handle matches names exactly (Samba's posix_dir_handle) */
+	exact = f->posix || (share && share->case_sensitive);
+	/* Windows matches a pattern against the short name too */
 	if (!fscc_name_match(d->pattern, d->pattern_len, name, strlen(name),
-	    f->posix || (req->tree->share && req->tree->share->case_sensitive)))
+	    exact) && (dot != 0 || f->posix || !shortname_pattern(share,
+	    d->pattern, d->pattern_len, name, strlen(name), exact)))
 		return -1;
-	if (dot == 0 && namerule_vetoed(req->tree->share, name, strlen(name)))
+	if (dot == 0 && namerule_vetoed(share, name, strlen(name)))
 		return -1;
 	n16 = unicode_utf8_to_utf16(name, strlen(name), dir_name16,
 	    sizeof(dir_name16));
@@ -180,9 +185,13 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (dir_entry_info(req->tree, f, name, dot, &fi, posix ? &pi : NULL) !=
 	    0)
 		return -1;
-	if (dot == 0 && !posix)
-		fi.attrs = namerule_attrs(req->tree->share, name, strlen(name),
-		    fi.attrs);
+	if (dot == 0 && !posix) {
+		fi.attrs = namerule_attrs(share, name, strlen(name), fi.attrs);
+		if (klass == FileBothDirectoryInformation ||
+		    klass == FileIdBothDirectoryInformation)
+			fi.short_len = (uint8_t)shortname_listing(share, name,
+			    strlen(name), fi.short16);
+	}
 	/* entries start 8-aligned from the start of the output buffer */
 	start = (wcur_off(w) - DIR_OUT_OFFSET + 7) & ~(size_t)7;
 	start += DIR_OUT_OFFSET;
@@ -222,13 +231,18 @@ dir_single(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (d->pattern_len >= sizeof(one))
 		return -1;
 	memcpy(one, d->pattern, d->pattern_len + 1);
-	if (file_vfs()->entstat(f->fd, one, &st) != 0 && !f->posix &&
-	    !(req->tree->share && req->tree->share->case_sensitive)) {
+	if (file_vfs()->entstat(f->fd, one, &st) != 0 && !f->posix) {
 		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", f->path,
 		    f->path[0] ? "/" : "", one) >= sizeof(full))
 			return -1;
-		(void)vfs_name_resolve(file_vfs(), req->tree->root_fd, full,
-		    sizeof(full));
+		if (!(req->tree->share && req->tree->share->case_sensitive))
+			(void)vfs_name_resolve(file_vfs(), req->tree->root_fd,
+			    full, sizeof(full));
+		/* a short name: its long name (vetoed ones are not found) */
+		if (shortname_on(req->tree->share) && mangle_shape(one,
+		    d->pattern_len) && file_vfs()->statat(req->tree->root_fd,
+		    full, &st) != 0)
+			(void)shortname_resolve(req->tree, full, sizeof(full));
 		last = strrchr(full, '/');
 		last = last ? last + 1 : full;
 		if (strlen(last) >= sizeof(one))

@@ -27,6 +27,7 @@
 #include "worker/smb2_file.h"
 #include "worker/smb2_posix.h"
 #include "worker/smb2_info_priv.h"
+#include "worker/shortname.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -244,18 +245,16 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		(void)info_streams(f, w, fi.eof, fi.alloc);
 		break;
 	case FileAlternateNameInformation: {
-		/* no 8.3 names are made: the long name stands for itself */
-		const uint8_t *p16;
-		size_t i;
+		/* MS-FSCC 2.4.5: the 8.3 name (worker/shortname.h) */
+		char sn[MANGLE_MAX * 4 + 1];
+		uint8_t sn16[(MANGLE_MAX + 1) * 2];
+		size_t n = shortname_alt(f->share, f->path, sn);
 
-		n16 = info_name(f, 0);
-		p16 = info_name16;
-		for (i = 0; i + 1 < (size_t)n16; i += 2)
-			if (info_name16[i] == '\\' && info_name16[i + 1] == 0)
-				p16 = info_name16 + i + 2;
-		n16 -= (int)(p16 - info_name16);
+		n16 = unicode_utf8_to_utf16(sn, n, sn16, sizeof(sn16));
+		if (n16 < 0)
+			n16 = 0;
 		wcur_le32(w, (uint32_t)n16);
-		wcur_bytes(w, p16, (size_t)n16);
+		wcur_bytes(w, sn16, (size_t)n16);
 		break;
 	}
 	case FileFullEaInformation:

@@ -37,6 +37,7 @@
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
 #include "worker/namerule.h"
+#include "worker/shortname.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -441,6 +442,21 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    (rc = vfs_name_resolve(vfs, tree->root_fd, target,
 	    sizeof(target))) != 0)
 		return ntstatus_from_errno(rc);
+	/* an 8.3 short name names its long name, judged as a typed one */
+	if (shortname_on(tree->share) &&
+	    vfs->statat(tree->root_fd, target, &tst) == -ENOENT &&
+	    (rc = shortname_resolve(tree, target, sizeof(target))) != 0) {
+		if (rc < 0)
+			return ntstatus_from_errno(rc);
+		if ((status = namerule_check_path(tree->share, target)) !=
+		    STATUS_SUCCESS)
+			return status;
+		last = strrchr(target, '/');
+		last = last ? last + 1 : target;
+		if (strlen(last) >= sizeof(client_last))
+			return STATUS_OBJECT_NAME_INVALID;
+		memcpy(client_last, last, strlen(last) + 1);
+	}
 	/* nor into a vetoed directory through a symlink */
 	if ((status = namerule_check_parent(tree->share, tree->root_fd,
 	    target)) != STATUS_SUCCESS)

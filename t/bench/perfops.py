@@ -49,14 +49,14 @@ def window(phase, n, fn):
     pause("DONE", phase)
 
 
-def query_directory_restart(smb, tid, fid):
+def query_directory_restart(smb, tid, fid, klass=s2.FILE_FULL_DIRECTORY_INFORMATION):
     """impacket's queryDirectory never sets RESTART_SCANS, so a second call
     would only say STATUS_NO_MORE_FILES: build the request here."""
     pkt = smb.SMB_PACKET()
     pkt["Command"] = s2.SMB2_QUERY_DIRECTORY
     pkt["TreeID"] = tid
     q = s2.SMB2QueryDirectory()
-    q["FileInformationClass"] = s2.FILE_FULL_DIRECTORY_INFORMATION
+    q["FileInformationClass"] = klass
     q["Flags"] = SMB2_RESTART_SCANS
     q["FileIndex"] = 0
     q["FileID"] = fid
@@ -130,6 +130,28 @@ def main():
                lambda i: query_directory_restart(smb, htid, hfid))
         smb.close(htid, hfid)
         conn.disconnectTree(htid)
+        # 8.3 short names: 16 long names listed with FileIdBothDirectory
+        # Information through [share] (`mangled names` illegal, the
+        # default: no ShortName) and [short] (yes: 16 made per listing)
+        try:
+            conn.createDirectory("share", "perf_long")
+        except Exception:
+            pass
+        for k in range(16):
+            smb.close(tid, create("perf_long\\a long file name %02d.txt" % k))
+        for phase, share in (("QUERY_DIRECTORY_LONG", "share"),
+                             ("QUERY_DIRECTORY_SHORT", "short")):
+            stid = conn.connectTree(share)
+            sfid = smb.create(stid, "perf_long", 0x00120089, SHARE_ALL,
+                              FILE_DIRECTORY_FILE, FILE_OPEN, 0)
+            for _ in range(4):
+                query_directory_restart(smb, stid, sfid,
+                                        s2.FILEID_BOTH_DIRECTORY_INFORMATION)
+            window(phase, n, lambda i: query_directory_restart(
+                smb, stid, sfid, s2.FILEID_BOTH_DIRECTORY_INFORMATION))
+            smb.close(stid, sfid)
+            if share != "share":
+                conn.disconnectTree(stid)
 
     # CREATE then CLOSE: m new files opened and held, then all closed.
     # Warm-up: as many opens held and closed first, so the worker's pools

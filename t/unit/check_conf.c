@@ -508,6 +508,31 @@ END_TEST
 
 /* Recycle bin keys: a directory inside the share, %U once; sizes. */
 /* oplocks, level2 oplocks, veto oplock files, smb2 leases */
+/* Samba's `mangled names`: yes, no, illegal (the default), per share. */
+START_TEST(test_mangled_names)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->shares[1].mangled_names, MANGLED_NAMES_ILLEGAL);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nmangled names = yes\n"
+	    "[a]\npath = /a\n[b]\npath = /b\nmangled names = no\n"
+	    "[c]\npath = /c\nmangled names = illegal\n"
+	    "[d]\npath = /d\nmangled names = false\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_int_eq(c->shares[1].mangled_names, MANGLED_NAMES_YES);
+	ck_assert_int_eq(c->shares[2].mangled_names, MANGLED_NAMES_NO);
+	ck_assert_int_eq(c->shares[3].mangled_names, MANGLED_NAMES_ILLEGAL);
+	ck_assert_int_eq(c->shares[4].mangled_names, MANGLED_NAMES_NO);
+	conf_free(c);
+	/* a bad value is an error naming the key */
+	ck_assert_int_ne(load("[s]\npath = /s\nmangled names = hash2\n", &c),
+	    0);
+	ck_assert_ptr_nonnull(strstr(errs, "mangled names"));
+}
+END_TEST
+
 START_TEST(test_oplock_keys)
 {
 	struct conf *c;
@@ -1108,6 +1133,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_recycle_keys);
 	tcase_add_test(tc, test_oplock_keys);
+	tcase_add_test(tc, test_mangled_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
