@@ -77,6 +77,12 @@ struct file_open {
 	uint64_t	 wt_fire;	/* FILETIME the pending update takes effect */
 	uint64_t	 wt_sticky;	/* FILETIME a client fixed on this handle */
 	uint8_t		 modified;	/* written: its close breaks dir leases */
+	/*
+	 * A previous version's open (TWrp): the bytes of path before the
+	 * client's own name, "snapdir/@GMT-.../" (all of it for the root),
+	 * which name queries leave out (worker/snapshot.h); 0 otherwise.
+	 */
+	uint16_t	 name_skip;
 	char		 path[FILE_PATH_MAX];	/* UTF-8, '/'-separated, "" = root */
 	char		 stream[FILE_STREAM_MAX];/* "" = the unnamed data stream */
 	uint32_t	 create_options;

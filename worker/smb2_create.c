@@ -274,6 +274,25 @@ create_check_snapshot(struct create_call *cr)
  * its kind and the rights asked are judged, so a CREATE refused for
  * those closes nothing.  SMB 3.x only.
  */
+/*
+ * TWrp: the name rewritten to the same name in the snapshot of that time;
+ * name queries still answer the client's own name (name_skip), as
+ * Windows and Samba do, not where the server keeps its snapshots.
+ */
+static ntstatus_t
+create_twrp(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	size_t before = strlen(f->path);
+	ntstatus_t status;
+
+	status = snapshot_path(cr->tree, cr->cc.twrp_time, f->path,
+	    sizeof(f->path));
+	if (status == STATUS_SUCCESS)
+		f->name_skip = (uint16_t)(strlen(f->path) - before);
+	return status;
+}
+
 static ntstatus_t
 create_app_instance(struct create_call *cr)
 {
@@ -787,8 +806,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
 	    (status = namerule_check_path(cr.tree->share, cr.f->path)) !=
 	    STATUS_SUCCESS ||
-	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
-	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
+	    (cr.cc.twrp && (status = create_twrp(&cr)) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||

@@ -64,7 +64,7 @@ sums() {
 }
 before=$(sums)
 
-"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" > "$T/out.py" 2>&1 <<'PYEOF'
+"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" > "$T/out.py" 2>&1 <<'PYEOF'
 import calendar, struct, sys, time
 from impacket.smbconnection import SMBConnection, SessionError
 from impacket import smb3, smb3structs as s3
@@ -194,6 +194,46 @@ except Exception as e:
     listed = str(e)
 check('the live listing is the live share', 'a.txt' in listed and 'd' in listed,
       listed)
+
+# The names a previous version's handle reports: the client's own, as
+# Samba (shadow_copy2) answers, never the snapshot's place on the server.
+# FileNormalizedNameInformation is a 3.1.1 class; FileNameInformation is
+# not a class SMB2 queries (INVALID_INFO_CLASS), FileAllInformation's
+# name is its name.
+def names(srv, t, fid):
+    def q(cls):
+        try:
+            return srv.queryInfo(t, fid, fileInfoClass=cls)
+        except (SessionError, smb3.SessionError) as e:
+            return code(e)
+    def name(b, off=0):
+        if isinstance(b, int):
+            return hex(b)
+        n = struct.unpack_from('<I', b, off)[0]
+        return b[off + 4:off + 4 + n].decode('utf-16-le')
+    return (name(q(18), 96), name(q(48)), name(q(21)))
+
+sys.path.insert(0, sys.argv[5])
+from posix_lib import connect as connect311  # 3.1.1 signing impacket lacks
+c311 = connect311(port, 'alice', apw, offer=False)
+srv311, t311 = c311.getSMBServer(), c311.connectTree('snap')
+for tok, name, opts, want in (
+        (S1, 'a.txt', 0, ('\\a.txt', 'a.txt', 'a.txt')),
+        (S1, 'd\\b.txt', 0, ('\\d\\b.txt', 'd\\b.txt', 'b.txt')),
+        (S1, 'd', 1, ('\\d', 'd', 'd')),
+        (S1, 'a.txt:s1', 0, ('\\a.txt', 'a.txt:s1', 'a.txt')),
+        (S2, '', 1, ('\\', '', '')),
+        (None, '.snapshots\\%s\\a.txt' % S1, 0,
+         ('\\.snapshots\\%s\\a.txt' % S1,
+          '.snapshots\\%s\\a.txt' % S1, 'a.txt'))):
+    st, fid = create(srv311, t311, name, opts=opts, token=tok)
+    got = names(srv311, t311, fid) if fid else None
+    check('names of %r at %s: FileAll, FileNormalizedName, '
+          'FileAlternateName %r' % (name, tok or 'its own path', want),
+          st == OK and got == want, (hex(st), got))
+    if fid:
+        srv311.close(t311, fid)
+c311.logoff()
 
 # Nothing in a snapshot changes.
 write_refused(srv, t, 'a.txt', S1, ' (TWrp)')
