@@ -235,6 +235,67 @@ for tok, name, opts, want in (
         srv311.close(t311, fid)
 c311.logoff()
 
+# A durable, leased handle of a previous version comes back on a new
+# connection of the same client by the client's name (the lease ties the
+# handle to it), and still answers that name.
+import socket
+class FixedGuid(smb3.SMB3):
+    def negotiateSession(self, *a, **kw):
+        self.ClientGuid = 'usmbd-twrp-dur!!'
+        return super().negotiateSession(*a, **kw)
+def ctxs(items):
+    out = b''
+    for i, (nm, data) in enumerate(items):
+        one = struct.pack('<LHHHHL', 0, 16, 4, 0, 24, len(data)) + nm + \
+            b'\0' * 4 + data
+        if i + 1 < len(items):
+            one += b'\0' * (-len(one) % 8)
+            one = struct.pack('<L', len(one)) + one[4:]
+        out += one
+    class Blob:
+        def getData(self):
+            return out
+    return [Blob()]
+def dconn():
+    c = SMBConnection(existingConnection=FixedGuid(
+        '127.0.0.1', '127.0.0.1', sess_port=port,
+        preferredDialect=s3.SMB2_DIALECT_30))
+    c.login('alice', apw)
+    return c, c.getSMBServer(), c.connectTree('snap')
+key, cguid = b'twrp-lease-key!!', b'twrp-create-guid'
+lease = (b'RqLs', key + struct.pack('<LLQ', 3, 0, 0) + b'\0' * 16 +
+         struct.pack('<HH', 0, 0))
+tw = (b'TWrp', struct.pack('<Q', ft(S1)))
+dc1, dsrv1, dt1 = dconn()
+try:
+    dfid = dsrv1.create(dt1, 'a.txt', 0x80000001, 7, 0, 1, 0,
+        oplockLevel=0xFF, createContexts=ctxs([lease, tw, (b'DH2Q',
+        struct.pack('<LLQ', 60000, 0, 0) + cguid)]))
+except (SessionError, smb3.SessionError) as e:
+    dfid = None
+    check('a durable leased handle of a previous version', False, hex(code(e)))
+if dfid:
+    dsrv1._NetBIOSSession.get_socket().shutdown(socket.SHUT_RDWR)
+    time.sleep(0.5)
+    dc2, dsrv2, dt2 = dconn()
+    fid = dfid.getData() if hasattr(dfid, 'getData') else bytes(dfid)
+    try:
+        rfid = dsrv2.create(dt2, 'a.txt', 0x80000001, 7, 0, 1, 0,
+            oplockLevel=0xFF, createContexts=ctxs([lease, tw,
+            (b'DH2C', fid + cguid + struct.pack('<L', 0))]))
+        st = OK
+    except (SessionError, smb3.SessionError) as e:
+        rfid, st = None, code(e)
+    got = names(dsrv2, dt2, rfid)[0] if rfid else None
+    data = read_all(dsrv2, dt2, rfid) if rfid else None
+    check('... reconnects by the client name (DH2C, TWrp, the lease), '
+          'reads v1, FileAllInformation names \\a.txt',
+          st == OK and data == b'v1' and got == '\\a.txt',
+          (hex(st), data, got))
+    if rfid:
+        dsrv2.close(dt2, rfid)
+    dc2.logoff()
+
 # Nothing in a snapshot changes.
 write_refused(srv, t, 'a.txt', S1, ' (TWrp)')
 st, fid = create(srv, t, 'a.txt', access=0x3, token=S1)
