@@ -294,11 +294,11 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 
 /*
  * Queues one change on a watch (UTF-8 name relative to its directory);
- * judge as notify_visible's.
+ * judge and stream as smb2_dir_notify_visible's.
  */
 static void
 notify_queue(struct notify_watch *w, uint32_t action, const char *name,
-    const char *judge)
+    const char *judge, int stream)
 {
 	size_t n = strlen(name);
 	int vis;
@@ -311,7 +311,7 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name,
 		return;
 	if (w->share != NULL && w->share->hide_unreadable &&
 	    (vis = smb2_dir_notify_visible(w->conn, w->fid_p, w->fid_v,
-	    action, name, judge)) <= 0) {
+	    action, name, judge, stream)) <= 0) {
 		if (vis < 0) {		/* gone: the client lists again */
 			w->overflow = 1;
 			w->qlen = 0;
@@ -538,7 +538,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
 			continue;
-		notify_queue(w, action, full, NULL);
+		notify_queue(w, action, full, NULL, 1);
 		notify_wake(w);
 	}
 }
@@ -602,7 +602,7 @@ notify_dispatch(const struct inotify_event *ev, uint32_t move,
 				judge = now;
 				break;
 			}
-		notify_queue(w, action, name, judge);
+		notify_queue(w, action, name, judge, 0);
 		notify_wake(w);
 	}
 }

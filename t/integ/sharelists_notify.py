@@ -119,6 +119,20 @@ def main():
         check("removal of the 0600 file reported",
               st == 0 and (REMOVED, p + "n_secret2.txt") in ch, (st, ch))
 
+    # a local name with a colon is a file name, not a stream of the
+    # readable file before it
+    mkfile(p + "c_pub", 0o644)
+
+    def colon():
+        mkfile(p + "c_pub:secret", 0o600)
+        mkfile(p + "c_marker", 0o644)
+    st, ch = watch(c, t, colon)
+    names = [n for _a, n in ch]
+    check("a 0600 file named c_pub:secret %s" %
+          ("left out (not judged as a stream of c_pub)" if HIDE else
+           "reported"),
+          st == 0 and (p + "c_pub:secret" not in names) == HIDE, (st, ch))
+
     # WATCH_TREE: below a subdirectory too
     os.makedirs(local(p + "tree"), exist_ok=True)
     os.chmod(local(p + "tree"), 0o777)
