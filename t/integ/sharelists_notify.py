@@ -133,6 +133,23 @@ def main():
            "reported"),
           st == 0 and (p + "c_pub:secret" not in names) == HIDE, (st, ch))
 
+    # what a listing never shows: a symlink out of the share (to a file
+    # anyone may read) and a fifo; judging them opens neither
+    def special():
+        os.symlink("/etc/hostname", local(p + "l_out"))
+        os.mkfifo(local(p + "f_fifo"), 0o666)
+        mkfile(p + "s_marker", 0o644)
+    st, ch = watch(c, t, special)
+    names = [n for _a, n in ch]
+    if HIDE:
+        check("a symlink out of the share and a fifo left out",
+              st == 0 and p + "l_out" not in names and
+              p + "f_fifo" not in names and p + "s_marker" in names,
+              (st, ch))
+    else:
+        check("a symlink out of the share reported", st == 0 and
+              p + "l_out" in names, (st, ch))
+
     # WATCH_TREE: below a subdirectory too
     os.makedirs(local(p + "tree"), exist_ok=True)
     os.chmod(local(p + "tree"), 0o777)
