@@ -64,7 +64,7 @@ sums() {
 }
 before=$(sums)
 
-"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" > "$T/out.py" 2>&1 <<'PYEOF'
+"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" "$T/snap" > "$T/out.py" 2>&1 <<'PYEOF'
 import calendar, struct, sys, time
 from impacket.smbconnection import SMBConnection, SessionError
 from impacket import smb3, smb3structs as s3
@@ -233,6 +233,26 @@ for tok, name, opts, want in (
           st == OK and got == want, (hex(st), got))
     if fid:
         srv311.close(t311, fid)
+# CHANGE_NOTIFY on a previous version's directory: names relative to
+# it (what a job adding to the snapshot on the server makes)
+import os, threading
+from notify_lib import notify_answer, notify_send
+st, nd = create(srv311, t311, 'd', opts=1, token=S1)
+if nd:
+    sd = os.path.join(sys.argv[6], '.snapshots', S1, 'd')
+    was = os.stat(sd)
+    mid = notify_send(srv311, t311, nd, 0x1)
+    th = threading.Timer(0.5, lambda: open(os.path.join(sd, 'late.txt'),
+                                           'w').close())
+    th.start()
+    got = notify_answer(srv311, mid, 10)
+    th.join()
+    srv311.close(t311, nd)
+    # the snapshot as it was, for the check of it at the end
+    os.unlink(os.path.join(sd, 'late.txt'))
+    os.utime(sd, ns=(was.st_atime_ns, was.st_mtime_ns))
+check('CHANGE_NOTIFY on d at %s: late.txt, relative to it' % S1,
+      st == OK and got == (0, [(1, 'late.txt')]), (hex(st), got if nd else None))
 c311.logoff()
 
 # A durable, leased handle of a previous version comes back on a new
