@@ -202,6 +202,7 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	struct file_open *f = NULL;
 	struct open *op;
 	ntstatus_t status;
+	size_t skip;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -284,10 +285,12 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	 * A previous version's handle (TWrp) reopened by its stored name:
 	 * the client's name tells where its own name starts (name queries).
 	 */
-	if (f->name_skip == 0 && file_name_parse(req, name16, name_len, path,
-	    sizeof(path), stream, sizeof(stream)) == STATUS_SUCCESS)
-		f->name_skip = (uint16_t)snapshot_name_skip(tree->share,
-		    rec.path, path);
+	if (!f->prev_version && file_name_parse(req, name16, name_len, path,
+	    sizeof(path), stream, sizeof(stream)) == STATUS_SUCCESS &&
+	    (skip = snapshot_name_skip(tree->share, rec.path, path)) > 0) {
+		f->prev_version = 1;
+		f->client_len = (uint16_t)(strlen(rec.path) - skip);
+	}
 	rc = shm_durable_reclaim(s, r->reconnect_persistent, &cl, shm_now_ms(),
 	    &rec);
 	if (rc != 0) {

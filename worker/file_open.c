@@ -128,6 +128,16 @@ file_open_renamed(const struct file_open *self, const char *from)
  * in the share any more (unlinked, or moved out of it).  One statat when
  * nothing moved.
  */
+const char *
+file_open_client_path(const struct file_open *f)
+{
+	size_t n = strlen(f->path);
+
+	if (!f->prev_version)
+		return f->path;
+	return f->path + n - (f->client_len < n ? f->client_len : n);
+}
+
 int
 file_open_path_current(int root_fd, struct file_open *f,
     const struct vfs_stat *st)

@@ -276,7 +276,7 @@ create_check_snapshot(struct create_call *cr)
  */
 /*
  * TWrp: the name rewritten to the same name in the snapshot of that time;
- * name queries still answer the client's own name (name_skip), as
+ * name queries still answer the client's own name (client_len), as
  * Windows and Samba do, not where the server keeps its snapshots.
  */
 static ntstatus_t
@@ -288,8 +288,10 @@ create_twrp(struct create_call *cr)
 
 	status = snapshot_path(cr->tree, cr->cc.twrp_time, f->path,
 	    sizeof(f->path));
-	if (status == STATUS_SUCCESS)
-		f->name_skip = (uint16_t)(strlen(f->path) - before);
+	if (status == STATUS_SUCCESS) {
+		f->prev_version = 1;
+		f->client_len = (uint16_t)before;
+	}
 	return status;
 }
 

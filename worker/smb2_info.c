@@ -44,7 +44,7 @@ static char	info_path[FILE_PATH_MAX];
 static int
 info_name(struct file_open *f, int with_stream)
 {
-	const char *path = f->path + f->name_skip;
+	const char *path = file_open_client_path(f);
 	size_t i, n = strlen(path);
 	int len;
 
@@ -234,7 +234,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		if (req->conn->dialect < 0x0311)
 			return STATUS_NOT_SUPPORTED;
 		/* the share root: an empty name */
-		if (f->path[f->name_skip] == '\0' && f->stream[0] == '\0') {
+		if (file_open_client_path(f)[0] == '\0' &&
+		    f->stream[0] == '\0') {
 			wcur_le32(w, 0);
 			break;
 		}
