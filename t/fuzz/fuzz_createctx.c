@@ -5,10 +5,16 @@
  * (worker/durable.c), RqLs v1 and v2 (worker/state_open.c), MxAc, QFid,
  * AlSi, TWrp, SecD, ExtA, the app instance id, the POSIX context
  * (worker/smb2_posix.c); unknown names are skipped.  What SecD and ExtA
- * carry is decoded as the CREATE would (proto/secdesc.c, proto/fscc.c).
+ * carry is decoded as the CREATE would (proto/secdesc.c, proto/fscc.c;
+ * the descriptor canonicalised and mapped onto the POSIX ACL it would be
+ * written as, worker/secdesc_posix.c secdesc_posix_acl),
+ * and the EA list goes through the worker's set (worker/smb2_ea.c
+ * smb2_ea_set: its walk, the name rules, the xattr name) on a handle
+ * with no file (fd -1), so nothing is written: the first write fails.
  *
  * Input: byte 0 the connection (bits 0-2 the dialect, 3 leasing, 4 POSIX
- * negotiated, 5 the share's `smb3 unix extensions`, 6 no tree), bytes 1-2
+ * negotiated, 5 the share's `smb3 unix extensions`, 6 no tree; 7 the new
+ * object is a directory, for the ACL mapping), bytes 1-2
  * and 3-4 CreateContextsOffset and CreateContextsLength (LE, from the
  * start of the rest, which stands for the request from its header on),
  * then the request.  Seeds: t/fuzz/gen_createctx_seeds.py.
@@ -27,12 +33,16 @@
 
 #include "daemon/conf.h"
 #include "proto/fscc.h"
+#include "proto/ntacl.h"
 #include "proto/secdesc.h"
 #include "proto/smb2.h"
 #include "worker/conn.h"
 #include "worker/conn_priv.h"
+#include "worker/file_open.h"
+#include "worker/secdesc_posix.h"
 #include "worker/smb2.h"
 #include "worker/smb2_create_ctx.h"
+#include "worker/smb2_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -143,10 +153,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cc.posix.posix && (!conn.posix || (req.tree != NULL &&
 	    !share.smb3_unix_extensions)))
 		abort();
-	if (cc.secd != NULL)
-		(void)secdesc_decode(cc.secd, cc.secd_len, &sd);
-	if (cc.exta != NULL)
+	if (cc.secd != NULL && secdesc_decode(cc.secd, cc.secd_len, &sd) == 0) {
+		static struct vfs_acl acl;
+		struct secdesc_sid us, gs;
+		int named;
+
+		/* as sd_create_given and sd_posix_apply would */
+		ntacl_canon_set(&sd);
+		secdesc_sid_unix_user(&us, 1000);
+		secdesc_sid_unix_group(&gs, 1000);
+		named = secdesc_posix_acl(&sd, data[0] >> 7, &us, &gs, &acl);
+		if (named >= 0 && acl.n > VFS_ACL_MAX)
+			abort();
+		if (named >= 0)
+			(void)secdesc_posix_perm(&acl, VFS_ACL_USER_OBJ);
+	}
+	if (cc.exta != NULL) {
+		static struct file_open nofile = { .fd = -1 };
+
 		walk_ea(cc.exta, cc.exta_len);
+		st = smb2_ea_set(&nofile, cc.exta, cc.exta_len);
+		if (st == STATUS_SUCCESS)
+			abort();	/* a write to no file succeeded */
+	}
 out:
 	free(msg);
 	return 0;
