@@ -49,13 +49,13 @@ def mkdir(name, mode):
     os.chown(local(name), ALICE, -1)
 
 
-def watch(c, t, make, flags=0):
-    """CHANGE_NOTIFY (names) on the share's root while make() runs half a
-    second later; (status, [(action, name)...]) of the answer."""
+def watch(c, t, make, flags=0, flt=NAMES):
+    """CHANGE_NOTIFY (names, or flt) on the share's root while make() runs
+    half a second later; (status, [(action, name)...]) of the answer."""
     srv = c.getSMBServer()
     d = srv.create(t, "", s3.FILE_READ_DATA, ALL, s3.FILE_DIRECTORY_FILE,
                    s3.FILE_OPEN, 0)
-    mid = notify_send(srv, t, d, NAMES, flags)
+    mid = notify_send(srv, t, d, flt, flags)
     th = threading.Timer(0.5, make)
     th.start()
     got = notify_answer(srv, mid, 10)
@@ -149,6 +149,22 @@ def main():
     else:
         check("a symlink out of the share reported", st == 0 and
               p + "l_out" in names, (st, ch))
+
+    # a write to ntacl.txt, whose stored DACL (sharelists.sh) lets only
+    # alice read it though the kernel lets bob: the Windows lock hides it
+    def write():
+        for n in ("ntacl.txt", "public.txt"):
+            with open(local(n), "a") as fp:
+                fp.write("more")
+    st, ch = watch(c, t, write, flt=0x10)	# FILE_NOTIFY_CHANGE_LAST_WRITE
+    names = [n for _a, n in ch]
+    if HIDE:
+        check("a write to a file its DACL does not let bob read left out, "
+              "public.txt's reported", st == 0 and "ntacl.txt" not in names
+              and "public.txt" in names, (st, ch))
+    else:
+        check("a write to ntacl.txt reported", st == 0 and
+              "ntacl.txt" in names, (st, ch))
 
     # WATCH_TREE: below a subdirectory too
     os.makedirs(local(p + "tree"), exist_ok=True)
