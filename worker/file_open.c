@@ -118,16 +118,6 @@ file_open_renamed(const struct file_open *self, const char *from)
 			memcpy(g->path, self->path, sizeof(g->path));
 }
 
-/*
- * A rename made in another worker (or on the server itself) moves f's file
- * under this worker's feet: f->path still names the old place, which may
- * be another file's by now.  The kernel keeps the name of every open's
- * dentry current, readable at /proc/self/fd/N, and the share root's own
- * is its prefix.  st is f's own fstat.  Returns 0 when f->path names f
- * (brought up to date if the file had moved), -ENOENT when f has no name
- * in the share any more (unlinked, or moved out of it).  One statat when
- * nothing moved.
- */
 const char *
 file_open_client_path(const struct file_open *f)
 {
@@ -138,6 +128,16 @@ file_open_client_path(const struct file_open *f)
 	return f->path + n - (f->client_len < n ? f->client_len : n);
 }
 
+/*
+ * A rename made in another worker (or on the server itself) moves f's file
+ * under this worker's feet: f->path still names the old place, which may
+ * be another file's by now.  The kernel keeps the name of every open's
+ * dentry current, readable at /proc/self/fd/N, and the share root's own
+ * is its prefix.  st is f's own fstat.  Returns 0 when f->path names f
+ * (brought up to date if the file had moved), -ENOENT when f has no name
+ * in the share any more (unlinked, or moved out of it).  One statat when
+ * nothing moved.
+ */
 int
 file_open_path_current(int root_fd, struct file_open *f,
     const struct vfs_stat *st)

@@ -269,15 +269,11 @@ create_check_snapshot(struct create_call *cr)
 }
 
 /*
- * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
- * from another client are closed first (worker/open.h), once the name,
- * its kind and the rights asked are judged, so a CREATE refused for
- * those closes nothing.  SMB 3.x only.
- */
-/*
  * TWrp: the name rewritten to the same name in the snapshot of that time;
- * name queries still answer the client's own name (client_len), as
- * Windows and Samba do, not where the server keeps its snapshots.
+ * name queries still answer the client's own name (client_len), not
+ * where the server keeps its snapshots: MS-FSA 2.1.5.12.19 names an open
+ * relative to its volume's root, and on Windows a snapshot is a volume of
+ * its own; Samba's shadow_copy2 answers the same.
  */
 static ntstatus_t
 create_twrp(struct create_call *cr)
@@ -295,6 +291,12 @@ create_twrp(struct create_call *cr)
 	return status;
 }
 
+/*
+ * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
+ * from another client are closed first (worker/open.h), once the name,
+ * its kind and the rights asked are judged, so a CREATE refused for
+ * those closes nothing.  SMB 3.x only.
+ */
 static ntstatus_t
 create_app_instance(struct create_call *cr)
 {

@@ -64,7 +64,7 @@ sums() {
 }
 before=$(sums)
 
-"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" "$T/snap" > "$T/out.py" 2>&1 <<'PYEOF'
+"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" "$T/snap" "$BOB_PW" > "$T/out.py" 2>&1 <<'PYEOF'
 import calendar, struct, sys, time
 from impacket.smbconnection import SMBConnection, SessionError
 from impacket import smb3, smb3structs as s3
@@ -276,11 +276,11 @@ def ctxs(items):
         def getData(self):
             return out
     return [Blob()]
-def dconn():
+def dconn(user='alice', pw=apw):
     c = SMBConnection(existingConnection=FixedGuid(
         '127.0.0.1', '127.0.0.1', sess_port=port,
         preferredDialect=s3.SMB2_DIALECT_30))
-    c.login('alice', apw)
+    c.login(user, pw)
     return c, c.getSMBServer(), c.connectTree('snap')
 key, cguid = b'twrp-lease-key!!', b'twrp-create-guid'
 lease = (b'RqLs', key + struct.pack('<LLQ', 3, 0, 0) + b'\0' * 16 +
@@ -297,8 +297,21 @@ except (SessionError, smb3.SessionError) as e:
 if dfid:
     dsrv1._NetBIOSSession.get_socket().shutdown(socket.SHUT_RDWR)
     time.sleep(0.5)
-    dc2, dsrv2, dt2 = dconn()
     fid = dfid.getData() if hasattr(dfid, 'getData') else bytes(dfid)
+    # another user with the same client GUID, lease key, create GUID and
+    # name: the handle is alice's, not his
+    bc, bsrv, bt = dconn('bob', sys.argv[7])
+    try:
+        bsrv.create(bt, 'a.txt', 0x80000001, 7, 0, 1, 0, oplockLevel=0xFF,
+            createContexts=ctxs([lease, tw,
+            (b'DH2C', fid + cguid + struct.pack('<L', 0))]))
+        st = OK
+    except (SessionError, smb3.SessionError) as e:
+        st = code(e)
+    check("bob's DH2C of alice's previous-version handle: ACCESS_DENIED",
+          st == 0xC0000022, hex(st))
+    bc.logoff()
+    dc2, dsrv2, dt2 = dconn()
     try:
         rfid = dsrv2.create(dt2, 'a.txt', 0x80000001, 7, 0, 1, 0,
             oplockLevel=0xFF, createContexts=ctxs([lease, tw,
