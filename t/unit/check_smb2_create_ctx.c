@@ -215,6 +215,11 @@ START_TEST(test_dialects)
 	add4("RqLs", d, 32);
 	ck_assert_uint_eq(parse(), STATUS_SUCCESS);
 	ck_assert_int_eq(cc.lease, 0);
+	/* ... even an empty one, as Samba ignores it below 2.1 */
+	reset(0x0202, 1, 0);
+	add4("RqLs", NULL, 0);
+	ck_assert_uint_eq(parse(), STATUS_SUCCESS);
+	ck_assert_int_eq(cc.lease, 0);
 	/* a v2 lease on 2.1 is a v1 one */
 	reset(0x0210, 1, 0);
 	add4("RqLs", d, 52);
