@@ -23,6 +23,7 @@
 #include "worker/open.h"
 #include "worker/recycle.h"
 #include "worker/smb2.h"
+#include "worker/snapshot.h"
 #include "worker/state.h"
 
 /*
@@ -201,6 +202,7 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	struct file_open *f = NULL;
 	struct open *op;
 	ntstatus_t status;
+	size_t skip;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -227,8 +229,9 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 		 */
 		if (file_name_parse(req, name16, name_len, path, sizeof(path),
 		    stream, sizeof(stream)) != STATUS_SUCCESS ||
-		    stream[0] != '\0' || (tree->share->case_sensitive ?
-		    strcmp(path, rec.path) : strcasecmp(path, rec.path)) != 0)
+		    stream[0] != '\0' || ((tree->share->case_sensitive ?
+		    strcmp(path, rec.path) : strcasecmp(path, rec.path)) != 0 &&
+		    snapshot_name_skip(tree->share, rec.path, path) == 0))
 			return STATUS_INVALID_PARAMETER;
 	} else if (r->lease)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
@@ -278,6 +281,16 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	if (f == NULL &&
 	    (status = durable_reopen(tree, &rec, &f)) != STATUS_SUCCESS)
 		return status;
+	/*
+	 * A previous version's handle (TWrp) reopened by its stored name:
+	 * the client's name tells where its own name starts (name queries).
+	 */
+	if (!f->prev_version && file_name_parse(req, name16, name_len, path,
+	    sizeof(path), stream, sizeof(stream)) == STATUS_SUCCESS &&
+	    (skip = snapshot_name_skip(tree->share, rec.path, path)) > 0) {
+		f->prev_version = 1;
+		f->client_len = (uint16_t)(strlen(rec.path) - skip);
+	}
 	rc = shm_durable_reclaim(s, r->reconnect_persistent, &cl, shm_now_ms(),
 	    &rec);
 	if (rc != 0) {

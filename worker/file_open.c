@@ -118,6 +118,16 @@ file_open_renamed(const struct file_open *self, const char *from)
 			memcpy(g->path, self->path, sizeof(g->path));
 }
 
+const char *
+file_open_client_path(const struct file_open *f)
+{
+	size_t n = strlen(f->path);
+
+	if (!f->prev_version)
+		return f->path;
+	return f->path + n - (f->client_len < n ? f->client_len : n);
+}
+
 /*
  * A rename made in another worker (or on the server itself) moves f's file
  * under this worker's feet: f->path still names the old place, which may

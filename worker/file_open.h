@@ -77,6 +77,14 @@ struct file_open {
 	uint64_t	 wt_fire;	/* FILETIME the pending update takes effect */
 	uint64_t	 wt_sticky;	/* FILETIME a client fixed on this handle */
 	uint8_t		 modified;	/* written: its close breaks dir leases */
+	/*
+	 * A previous version's open (TWrp): path is "snapdir/@GMT-.../NAME"
+	 * and name queries answer the client's own NAME, its last
+	 * client_len bytes (a rename of a directory above, by whoever,
+	 * changes only what comes before it).
+	 */
+	uint8_t		 prev_version;
+	uint16_t	 client_len;
 	char		 path[FILE_PATH_MAX];	/* UTF-8, '/'-separated, "" = root */
 	char		 stream[FILE_STREAM_MAX];/* "" = the unnamed data stream */
 	uint32_t	 create_options;
@@ -93,6 +101,8 @@ struct file_open {
 };
 
 const struct vfs_ops	*file_vfs(void);
+/* The name the client knows f by (path, but a previous version's NAME). */
+const char		*file_open_client_path(const struct file_open *f);
 /* Is path (of share) open in this worker? */
 int			file_open_named(const void *share, const char *path);
 /*

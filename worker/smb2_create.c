@@ -285,6 +285,29 @@ create_check_snapshot(struct create_call *cr)
 }
 
 /*
+ * TWrp: the name rewritten to the same name in the snapshot of that time;
+ * name queries still answer the client's own name (client_len), not
+ * where the server keeps its snapshots: MS-FSA 2.1.5.12.19 names an open
+ * relative to its volume's root, and on Windows a snapshot is a volume of
+ * its own; Samba's shadow_copy2 answers the same.
+ */
+static ntstatus_t
+create_twrp(struct create_call *cr)
+{
+	struct file_open *f = cr->f;
+	size_t before = strlen(f->path);
+	ntstatus_t status;
+
+	status = snapshot_path(cr->tree, cr->cc.twrp_time, f->path,
+	    sizeof(f->path));
+	if (status == STATUS_SUCCESS) {
+		f->prev_version = 1;
+		f->client_len = (uint16_t)before;
+	}
+	return status;
+}
+
+/*
  * MS-SMB2 3.3.5.9.13: the opens of this AppInstanceId on the same name
  * from another client are closed first (worker/open.h), once the name,
  * its kind and the rights asked are judged, so a CREATE refused for
@@ -803,8 +826,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    cr.f->stream, sizeof(cr.f->stream))) != STATUS_SUCCESS ||
 	    (status = namerule_check_path(cr.tree->share, cr.f->path)) !=
 	    STATUS_SUCCESS ||
-	    (cr.cc.twrp && (status = snapshot_path(cr.tree, cr.cc.twrp_time,
-	    cr.f->path, sizeof(cr.f->path))) != STATUS_SUCCESS) ||
+	    (cr.cc.twrp && (status = create_twrp(&cr)) != STATUS_SUCCESS) ||
 	    (status = create_check_request(&cr)) != STATUS_SUCCESS ||
 	    (status = create_resolve_name(&cr)) != STATUS_SUCCESS ||
 	    (status = create_check_links(&cr)) != STATUS_SUCCESS ||

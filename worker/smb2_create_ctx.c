@@ -68,8 +68,9 @@ smb2_create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 			cc->exta = it.data;
 			cc->exta_len = it.data_len;
 		} else if (memcmp(name, "RqLs", 4) == 0) {
-			if (it.data == NULL || state_parse_lease_ctx(req,
-			    it.data, it.data_len, &cc->sreq) != STATUS_SUCCESS)
+			/* ignored whole where leasing is not (even empty) */
+			if (state_parse_lease_ctx(req, it.data, it.data_len,
+			    &cc->sreq) != STATUS_SUCCESS)
 				return STATUS_INVALID_PARAMETER;
 			cc->lease = cc->sreq.lease;
 		}

@@ -8,6 +8,8 @@
  * pattern without wildcards is answered with one lookup instead of a scan.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include "worker/smb2.h"
 #include "worker/worker.h"
 #include "worker/smb2_file.h"
+#include "worker/smb2_notify.h"
 #include "worker/smb2_posix.h"
 
 /* MS-SMB2 2.2.33 */
@@ -76,7 +79,7 @@ dir_restart(struct file_open *f)
  * read, as that needs an open.
  */
 static int
-dir_entry_readable(struct tree *tree, struct file_open *f, const char *name,
+dir_entry_readable(struct tree *tree, int dirfd, const char *name,
     const struct vfs_stat *st, int link)
 {
 	uid_t euid = user_euid();	/* pinned: no system call */
@@ -84,10 +87,70 @@ dir_entry_readable(struct tree *tree, struct file_open *f, const char *name,
 	if (euid != 0 && st->uid == (uint32_t)euid) {
 		if (!(st->mode & S_IRUSR))
 			return 0;
-	} else if (file_vfs()->accessat(f->fd, name, R_OK |
+	} else if (file_vfs()->accessat(dirfd, name, R_OK |
 	    (link ? VFS_ACCESS_FOLLOW : 0)) != 0)
 		return 0;
-	return link || smb2_secdesc_entry_readable(tree, f->fd, name, st);
+	return link || smb2_secdesc_entry_readable(tree, dirfd, name, st);
+}
+
+/*
+ * hide unreadable for CHANGE_NOTIFY (worker/smb2_notify.c): would a
+ * listing show rel, a name below the directory d ("a/b/c" under a
+ * WATCH_TREE; with stream, "file:stream" judged by its file)?  Each
+ * component as QUERY_DIRECTORY judges it in its own directory, opened
+ * beneath d following no symlink; a name that is gone is not shown.
+ */
+int
+smb2_dir_path_readable(struct tree *tree, const struct file_open *d,
+    const char *rel, int stream)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_stat st;
+	char comp[256];
+	const char *p = rel, *e;
+	const char *end = rel + (stream ? strcspn(rel, ":") : strlen(rel));
+	int fd = d->fd, nfd, rc = 0, link;
+	size_t n;
+
+	for (;;) {
+		e = memchr(p, '/', (size_t)(end - p));
+		n = (size_t)((e != NULL ? e : end) - p);
+		if (n == 0 || n >= sizeof(comp))
+			goto out;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (vfs->entstat(fd, comp, &st) != 0)
+			goto out;
+		link = 0;
+		if (S_ISLNK(st.mode)) {
+			/* as a listing: the target, resolved beneath the root */
+			if (e != NULL || (size_t)snprintf(dir_path,
+			    sizeof(dir_path), "%s%s%.*s", d->path,
+			    d->path[0] ? "/" : "", (int)(end - rel), rel) >=
+			    sizeof(dir_path) ||
+			    vfs->statat(tree->root_fd, dir_path, &st) != 0)
+				goto out;
+			link = 1;
+		}
+		if ((!S_ISREG(st.mode) && !S_ISDIR(st.mode)) ||
+		    !dir_entry_readable(tree, fd, comp, &st, link))
+			goto out;
+		if (e == NULL) {
+			rc = 1;
+			goto out;
+		}
+		nfd = vfs->open_nolinks(fd, comp, O_RDONLY | O_DIRECTORY, 0);
+		if (fd != d->fd)
+			close(fd);
+		fd = nfd;
+		if (fd < 0)
+			goto out;
+		p = e + 1;
+	}
+out:
+	if (fd >= 0 && fd != d->fd)
+		close(fd);
+	return rc;
 }
 
 /*
@@ -142,7 +205,7 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 	if (rc == 0 && dot == 0 && tree->share != NULL &&
 	    tree->share->hide_unreadable &&
 	    (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
-	    !dir_entry_readable(tree, f, name, &st, link))
+	    !dir_entry_readable(tree, f->fd, name, &st, link))
 		return -1;
 	if (rc == 0 && pi != NULL) {
 		smb2_posix_from_stat(&st, &di, has_dos, pi);
@@ -423,4 +486,31 @@ done:
 	le16_put(outhdr + 2, DIR_OUT_OFFSET);
 	le32_put(outhdr + 4, (uint32_t)(wcur_off(w) - DIR_OUT_OFFSET));
 	return STATUS_SUCCESS;
+}
+
+/*
+ * hide unreadable for CHANGE_NOTIFY (worker/smb2_notify.c): is a change
+ * of name one the watcher's listing would show?  judge: the name a moved
+ * file has now (a rename's old half), or NULL; stream: the name is a
+ * worker's report, "file:stream" for a stream (inotify's are file names,
+ * which may hold a ':' made locally).  A name that is gone
+ * (removed, moved out of sight) cannot be judged: -1, the watch
+ * overflows, so the client lists the directory again (NOTIFY_ENUM_DIR)
+ * and the listing leaves out what he may not read.
+ */
+int
+smb2_dir_notify_visible(struct conn *c, uint64_t fid_p, uint64_t fid_v,
+    uint32_t action, const char *name, const char *judge, int stream)
+{
+	struct open *op;
+
+	/* a stream's removal: its file is still there to judge */
+	if (judge == NULL && (!stream || strchr(name, ':') == NULL) &&
+	    (action == FILE_ACTION_REMOVED ||
+	    action == FILE_ACTION_RENAMED_OLD_NAME))
+		return -1;
+	op = open_find(c, fid_p, fid_v);
+	return op != NULL && op->u.file != NULL && op->tree != NULL &&
+	    smb2_dir_path_readable(op->tree, op->u.file,
+	    judge != NULL ? judge : name, stream);
 }

@@ -38,16 +38,20 @@ static uint8_t	info_name16[FILE_PATH_MAX * 2 + 4];
 char		info_xattrs[65536];
 static char	info_path[FILE_PATH_MAX];
 
-/* "\dir\name" as UTF-16LE: the name Windows reports for an open. */
+/*
+ * "\dir\name" as UTF-16LE: the name Windows reports for an open (a
+ * previous version's: the client's name, without the snapshot's place).
+ */
 static int
 info_name(struct file_open *f, int with_stream)
 {
-	size_t i, n = strlen(f->path);
+	const char *path = file_open_client_path(f);
+	size_t i, n = strlen(path);
 	int len;
 
 	info_path[0] = '\\';
 	for (i = 0; i < n && i + 2 < sizeof(info_path); i++)
-		info_path[i + 1] = f->path[i] == '/' ? '\\' : f->path[i];
+		info_path[i + 1] = path[i] == '/' ? '\\' : path[i];
 	info_path[i + 1] = '\0';
 	/* MS-FSCC 2.4.30: the normalized name of a stream open names it */
 	if (with_stream && f->stream[0] != '\0' &&
@@ -231,7 +235,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		if (req->conn->dialect < 0x0311)
 			return STATUS_NOT_SUPPORTED;
 		/* the share root: an empty name */
-		if (f->path[0] == '\0' && f->stream[0] == '\0') {
+		if (file_open_client_path(f)[0] == '\0' &&
+		    f->stream[0] == '\0') {
 			wcur_le32(w, 0);
 			break;
 		}

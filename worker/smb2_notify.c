@@ -21,6 +21,7 @@
 #include "worker/file_open.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
+#include "worker/smb2_file.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 #include "vfs/vfs.h"
@@ -291,11 +292,16 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 	return i;
 }
 
-/* Queues one change on a watch (UTF-8 name relative to its directory). */
+/*
+ * Queues one change on a watch (UTF-8 name relative to its directory);
+ * judge and stream as smb2_dir_notify_visible's.
+ */
 static void
-notify_queue(struct notify_watch *w, uint32_t action, const char *name)
+notify_queue(struct notify_watch *w, uint32_t action, const char *name,
+    const char *judge, int stream)
 {
 	size_t n = strlen(name);
+	int vis;
 
 	if (w->overflow)
 		return;
@@ -303,6 +309,15 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name)
 	    conf_namepat_path(w->share->veto_pat, name,
 	    w->share->case_sensitive) != 0)
 		return;
+	if (w->share != NULL && w->share->hide_unreadable &&
+	    (vis = smb2_dir_notify_visible(w->conn, w->fid_p, w->fid_v,
+	    action, name, judge, stream)) <= 0) {
+		if (vis < 0) {		/* gone: the client lists again */
+			w->overflow = 1;
+			w->qlen = 0;
+		}
+		return;
+	}
 	/*
 	 * The same change twice in a row is one (Samba coalesces identical
 	 * records too): a write and the close after it are one MODIFIED
@@ -523,7 +538,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
 			continue;
-		notify_queue(w, action, full);
+		notify_queue(w, action, full, NULL, 1);
 		notify_wake(w);
 	}
 }
@@ -533,12 +548,14 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
  * notify_move_pair); the mask's own mapping otherwise.
  */
 static void
-notify_dispatch(const struct inotify_event *ev, uint32_t move)
+notify_dispatch(const struct inotify_event *ev, uint32_t move,
+    const struct inotify_event *to)
 {
-	char name[512];
+	char name[512], now[512];
 	uint32_t action, filter;
-	unsigned i, n = nwds;
+	unsigned i, j, n = nwds;
 	struct notify_watch *w;
+	const char *judge;
 	int sub;
 
 	if (ev->mask & IN_Q_OVERFLOW) {
@@ -571,7 +588,21 @@ notify_dispatch(const struct inotify_event *ev, uint32_t move)
 			continue;
 		if (!(w->filter & filter))
 			continue;
-		notify_queue(w, action, name);
+		/*
+		 * hide unreadable: a moved file is judged by its new name,
+		 * when this watch sees where it went.
+		 */
+		judge = NULL;
+		for (j = 0; to != NULL && w->share != NULL &&
+		    w->share->hide_unreadable && j < nwds; j++)
+			if (wds[j].watch == wds[i].watch &&
+			    wds[j].wd == to->wd &&
+			    snprintf(now, sizeof(now), "%s%s", wds[j].prefix,
+			    to->name) < (int)sizeof(now)) {
+				judge = now;
+				break;
+			}
+		notify_queue(w, action, name, judge, 0);
 		notify_wake(w);
 	}
 }
@@ -644,7 +675,7 @@ notify_move_flush(void)
 	if (!move_from_set)
 		return;
 	move_from_set = 0;
-	notify_dispatch(&move_from.ev, FILE_ACTION_REMOVED);
+	notify_dispatch(&move_from.ev, FILE_ACTION_REMOVED, NULL);
 }
 
 static void
@@ -657,9 +688,9 @@ notify_event_one(const struct inotify_event *ev)
 		same = ev->wd == move_from.ev.wd;
 		move_from_set = 0;
 		notify_dispatch(&move_from.ev, same ?
-		    FILE_ACTION_RENAMED_OLD_NAME : FILE_ACTION_REMOVED);
+		    FILE_ACTION_RENAMED_OLD_NAME : FILE_ACTION_REMOVED, ev);
 		notify_dispatch(ev, same ? FILE_ACTION_RENAMED_NEW_NAME :
-		    FILE_ACTION_ADDED);
+		    FILE_ACTION_ADDED, NULL);
 		return;
 	}
 	notify_move_flush();
@@ -669,7 +700,8 @@ notify_event_one(const struct inotify_event *ev)
 		move_from_set = 1;
 		return;
 	}
-	notify_dispatch(ev, (ev->mask & IN_MOVED_TO) ? FILE_ACTION_ADDED : 0);
+	notify_dispatch(ev, (ev->mask & IN_MOVED_TO) ? FILE_ACTION_ADDED : 0,
+	    NULL);
 }
 
 /* Everything inotify holds now, in order. */

@@ -244,6 +244,30 @@ snapshot_path(const struct tree *tree, uint64_t ft, char *path, size_t len)
 	return STATUS_SUCCESS;
 }
 
+size_t
+snapshot_name_skip(const struct conf_share *sh, const char *stored,
+    const char *client)
+{
+	const char *p, *slash;
+	size_t n, c = strlen(client);
+
+	if (!snapshot_path_in(sh, stored))
+		return 0;
+	p = stored + strlen(sh->snapshot_dir);
+	if (*p != '/' || p[1] == '\0' || p[1] == '/')
+		return 0;
+	slash = strchr(p + 1, '/');
+	if (c == 0)		/* the root of a snapshot: no name after it */
+		return slash == NULL ? strlen(stored) : 0;
+	if (slash == NULL)
+		return 0;
+	n = (size_t)(slash + 1 - stored);
+	if (strlen(stored + n) != c || (sh->case_sensitive ?
+	    strcmp(stored + n, client) : strcasecmp(stored + n, client)) != 0)
+		return 0;
+	return n;
+}
+
 ntstatus_t
 snapshot_enumerate(const struct tree *tree, struct wcur *out,
     uint32_t maxout)

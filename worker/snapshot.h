@@ -62,6 +62,15 @@ int		snapshot_list(const struct tree *, int64_t *times, unsigned max);
  */
 ntstatus_t	snapshot_path(const struct tree *, uint64_t ft, char *path,
 		    size_t len);
+/*
+ * How many bytes of stored (a name snapshot_path made) come before the
+ * client's name client: "snapdir/<one snapshot>/" then client (the whole
+ * of stored when client is "", the root), compared as the share compares
+ * names; 0 when stored is not that.  A durable reconnect of a previous
+ * version's open finds its client's name again this way.
+ */
+size_t		snapshot_name_skip(const struct conf_share *,
+		    const char *stored, const char *client);
 /* FSCTL_SRV_ENUMERATE_SNAPSHOTS on a handle of tree. */
 ntstatus_t	snapshot_enumerate(const struct tree *, struct wcur *out,
 		    uint32_t maxout);

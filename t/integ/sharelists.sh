@@ -183,4 +183,13 @@ grep -q NT_STATUS_ACCESS_DENIED "$T/out" &&
 	ok "bob's get of ntacl.txt: ACCESS_DENIED" ||
 	{ fail "bob's get of ntacl.txt"; sed 's/^/     /' "$T/out"; }
 
+# CHANGE_NOTIFY: what bob's listing of [hide] leaves out is not reported
+# to his watch either (new names, both halves of a rename, below a
+# WATCH_TREE; a removal is NOTIFY_ENUM_DIR); [show] reports them all.
+for s in hide show; do
+	client_checks "bob's notify on [$s]" "$PYTHON" \
+	    "$ROOT/t/integ/sharelists_notify.py" "$PORT" bob "$BOB_PW" "$s" \
+	    "$T/hide" "$s"
+done
+
 finish

@@ -64,7 +64,7 @@ sums() {
 }
 before=$(sums)
 
-"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" > "$T/out.py" 2>&1 <<'PYEOF'
+"$PYTHON" - "$PORT" "$ALICE_PW" "$S1" "$S2" "$ROOT/t/integ" "$T/snap" "$BOB_PW" > "$T/out.py" 2>&1 <<'PYEOF'
 import calendar, struct, sys, time
 from impacket.smbconnection import SMBConnection, SessionError
 from impacket import smb3, smb3structs as s3
@@ -194,6 +194,140 @@ except Exception as e:
     listed = str(e)
 check('the live listing is the live share', 'a.txt' in listed and 'd' in listed,
       listed)
+
+# The names a previous version's handle reports: the client's own, as
+# Samba (shadow_copy2) answers, never the snapshot's place on the server.
+# FileNormalizedNameInformation is a 3.1.1 class; FileNameInformation is
+# not a class SMB2 queries (INVALID_INFO_CLASS), FileAllInformation's
+# name is its name.
+def names(srv, t, fid):
+    def q(cls):
+        try:
+            return srv.queryInfo(t, fid, fileInfoClass=cls)
+        except (SessionError, smb3.SessionError) as e:
+            return code(e)
+    def name(b, off=0):
+        if isinstance(b, int):
+            return hex(b)
+        n = struct.unpack_from('<I', b, off)[0]
+        return b[off + 4:off + 4 + n].decode('utf-16-le')
+    return (name(q(18), 96), name(q(48)), name(q(21)))
+
+sys.path.insert(0, sys.argv[5])
+from posix_lib import connect as connect311  # 3.1.1 signing impacket lacks
+c311 = connect311(port, 'alice', apw, offer=False)
+srv311, t311 = c311.getSMBServer(), c311.connectTree('snap')
+for tok, name, opts, want in (
+        (S1, 'a.txt', 0, ('\\a.txt', 'a.txt', 'a.txt')),
+        (S1, 'd\\b.txt', 0, ('\\d\\b.txt', 'd\\b.txt', 'b.txt')),
+        (S1, 'd', 1, ('\\d', 'd', 'd')),
+        (S1, 'a.txt:s1', 0, ('\\a.txt', 'a.txt:s1', 'a.txt')),
+        (S2, '', 1, ('\\', '', '')),
+        (None, '.snapshots\\%s\\a.txt' % S1, 0,
+         ('\\.snapshots\\%s\\a.txt' % S1,
+          '.snapshots\\%s\\a.txt' % S1, 'a.txt'))):
+    st, fid = create(srv311, t311, name, opts=opts, token=tok)
+    got = names(srv311, t311, fid) if fid else None
+    check('names of %r at %s: FileAll, FileNormalizedName, '
+          'FileAlternateName %r' % (name, tok or 'its own path', want),
+          st == OK and got == want, (hex(st), got))
+    if fid:
+        srv311.close(t311, fid)
+# CHANGE_NOTIFY on a previous version's directory: names relative to
+# it (what a job adding to the snapshot on the server makes)
+import os, threading
+from notify_lib import notify_answer, notify_send
+st, nd = create(srv311, t311, 'd', opts=1, token=S1)
+if nd:
+    sd = os.path.join(sys.argv[6], '.snapshots', S1, 'd')
+    was = os.stat(sd)
+    mid = notify_send(srv311, t311, nd, 0x1)
+    th = threading.Timer(0.5, lambda: open(os.path.join(sd, 'late.txt'),
+                                           'w').close())
+    th.start()
+    got = notify_answer(srv311, mid, 10)
+    th.join()
+    srv311.close(t311, nd)
+    # the snapshot as it was, for the check of it at the end
+    os.unlink(os.path.join(sd, 'late.txt'))
+    os.utime(sd, ns=(was.st_atime_ns, was.st_mtime_ns))
+check('CHANGE_NOTIFY on d at %s: late.txt, relative to it' % S1,
+      st == OK and got == (0, [(1, 'late.txt')]), (hex(st), got if nd else None))
+c311.logoff()
+
+# A durable, leased handle of a previous version comes back on a new
+# connection of the same client by the client's name (the lease ties the
+# handle to it), and still answers that name.
+import socket
+class FixedGuid(smb3.SMB3):
+    def negotiateSession(self, *a, **kw):
+        self.ClientGuid = 'usmbd-twrp-dur!!'
+        return super().negotiateSession(*a, **kw)
+def ctxs(items):
+    out = b''
+    for i, (nm, data) in enumerate(items):
+        one = struct.pack('<LHHHHL', 0, 16, 4, 0, 24, len(data)) + nm + \
+            b'\0' * 4 + data
+        if i + 1 < len(items):
+            one += b'\0' * (-len(one) % 8)
+            one = struct.pack('<L', len(one)) + one[4:]
+        out += one
+    class Blob:
+        def getData(self):
+            return out
+    return [Blob()]
+def dconn(user='alice', pw=apw):
+    c = SMBConnection(existingConnection=FixedGuid(
+        '127.0.0.1', '127.0.0.1', sess_port=port,
+        preferredDialect=s3.SMB2_DIALECT_30))
+    c.login(user, pw)
+    return c, c.getSMBServer(), c.connectTree('snap')
+key, cguid = b'twrp-lease-key!!', b'twrp-create-guid'
+lease = (b'RqLs', key + struct.pack('<LLQ', 3, 0, 0) + b'\0' * 16 +
+         struct.pack('<HH', 0, 0))
+tw = (b'TWrp', struct.pack('<Q', ft(S1)))
+dc1, dsrv1, dt1 = dconn()
+try:
+    dfid = dsrv1.create(dt1, 'a.txt', 0x80000001, 7, 0, 1, 0,
+        oplockLevel=0xFF, createContexts=ctxs([lease, tw, (b'DH2Q',
+        struct.pack('<LLQ', 60000, 0, 0) + cguid)]))
+except (SessionError, smb3.SessionError) as e:
+    dfid = None
+    check('a durable leased handle of a previous version', False, hex(code(e)))
+if dfid:
+    dsrv1._NetBIOSSession.get_socket().shutdown(socket.SHUT_RDWR)
+    time.sleep(0.5)
+    fid = dfid.getData() if hasattr(dfid, 'getData') else bytes(dfid)
+    # another user with the same client GUID, lease key, create GUID and
+    # name: the handle is alice's, not his
+    bc, bsrv, bt = dconn('bob', sys.argv[7])
+    try:
+        bsrv.create(bt, 'a.txt', 0x80000001, 7, 0, 1, 0, oplockLevel=0xFF,
+            createContexts=ctxs([lease, tw,
+            (b'DH2C', fid + cguid + struct.pack('<L', 0))]))
+        st = OK
+    except (SessionError, smb3.SessionError) as e:
+        st = code(e)
+    check("bob's DH2C of alice's previous-version handle: ACCESS_DENIED",
+          st == 0xC0000022, hex(st))
+    bc.logoff()
+    dc2, dsrv2, dt2 = dconn()
+    try:
+        rfid = dsrv2.create(dt2, 'a.txt', 0x80000001, 7, 0, 1, 0,
+            oplockLevel=0xFF, createContexts=ctxs([lease, tw,
+            (b'DH2C', fid + cguid + struct.pack('<L', 0))]))
+        st = OK
+    except (SessionError, smb3.SessionError) as e:
+        rfid, st = None, code(e)
+    got = names(dsrv2, dt2, rfid)[0] if rfid else None
+    data = read_all(dsrv2, dt2, rfid) if rfid else None
+    check('... reconnects by the client name (DH2C, TWrp, the lease), '
+          'reads v1, FileAllInformation names \\a.txt',
+          st == OK and data == b'v1' and got == '\\a.txt',
+          (hex(st), data, got))
+    if rfid:
+        dsrv2.close(dt2, rfid)
+    dc2.logoff()
 
 # Nothing in a snapshot changes.
 write_refused(srv, t, 'a.txt', S1, ' (TWrp)')

@@ -306,6 +306,15 @@ def notify_checks(c, t):
     check("%s: CHANGE_NOTIFY reports seen.txt, not ._evil" % MODE,
           "seen.txt" in names and "._evil" not in names, str(names))
 
+    # `hide files` only marks a name hidden in listings: it is listed, so
+    # its changes are reported, as Samba does
+    def make_bak():
+        with open(local("sub", "keep.bak"), "w") as fp:
+            fp.write("x")
+    names = notify_changes(c, t, "sub", make_bak)
+    check("%s: CHANGE_NOTIFY reports keep.bak (hide files)" % MODE,
+          names == ["keep.bak"], str(names))
+
 
 def plain_checks(c, t):
     names = listing(c)

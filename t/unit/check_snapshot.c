@@ -141,6 +141,48 @@ START_TEST(test_snapshot_path_in)
 }
 END_TEST
 
+/* Where the client's name starts in a name snapshot_path made. */
+START_TEST(test_snapshot_name_skip)
+{
+	static const char g[] = ".snapshots/@GMT-2026.01.02-03.04.05";
+	struct conf_share sh;
+
+	memset(&sh, 0, sizeof(sh));
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/a", "a"),
+	    0);
+	sh.snapshot_dir = (char *)".snapshots";
+	ck_assert_uint_eq(snapshot_name_skip(&sh,
+	    ".snapshots/@GMT-2026.01.02-03.04.05/d/b.txt", "d/b.txt"),
+	    sizeof(g));
+	ck_assert_uint_eq(snapshot_name_skip(&sh, g, ""), sizeof(g) - 1);
+	/* the client named the snapshot directory itself */
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/a",
+	    ".snapshots/@GMT-x/a"), 0);
+	/* not where a snapshot_path would put it */
+	ck_assert_uint_eq(snapshot_name_skip(&sh, "a.txt", "a.txt"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/a.txt",
+	    "a.txt"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots//a.txt",
+	    "a.txt"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/", ""), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots", ""), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/d/a",
+	    "a"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/a",
+	    "b"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/ab",
+	    "b"), 0);
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x", "x"),
+	    0);
+	/* compared as the share compares names */
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/A.txt",
+	    "a.TXT"), 18);
+	sh.case_sensitive = 1;
+	ck_assert_uint_eq(snapshot_name_skip(&sh, ".snapshots/@GMT-x/A.txt",
+	    "a.TXT"), 0);
+}
+END_TEST
+
 static Suite *
 snapshot_suite(void)
 {
@@ -151,6 +193,7 @@ snapshot_suite(void)
 	tcase_add_test(tc, test_snapshot_token);
 	tcase_add_test(tc, test_snapshot_array);
 	tcase_add_test(tc, test_snapshot_path_in);
+	tcase_add_test(tc, test_snapshot_name_skip);
 	suite_add_tcase(s, tc);
 	return s;
 }
