@@ -250,10 +250,14 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		(void)info_streams(f, w, fi.eof, fi.alloc);
 		break;
 	case FileAlternateNameInformation: {
-		/* MS-FSCC 2.4.5: the 8.3 name (worker/shortname.h) */
+		/*
+		 * MS-FSCC 2.4.5: the 8.3 name (worker/shortname.h) of the
+		 * name the client opened: a previous version's root has none
+		 */
 		char sn[MANGLE_MAX * 4 + 1];
 		uint8_t sn16[(MANGLE_MAX + 1) * 2];
-		size_t n = shortname_alt(f->share, f->path, sn);
+		size_t n = shortname_alt(f->share, file_open_client_path(f),
+		    sn);
 
 		n16 = unicode_utf8_to_utf16(sn, n, sn16, sizeof(sn16));
 		if (n16 < 0)
