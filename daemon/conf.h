@@ -232,7 +232,10 @@ int	conf_peer_allowed(char *const *allow, char *const *deny, const char *addr);
 int	conf_parse_addr(const char *s, uint8_t out[16]);
 
 struct sockaddr;
-/* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */
-int	conf_host_allowed(const struct conf *, const struct sockaddr *);
+/*
+ * A socket address as the text conf_peer_allowed judges (a v4-mapped v6
+ * address as v4): 0, or -1 with "?" written (not AF_INET or AF_INET6).
+ */
+int	conf_addr_text(const struct sockaddr *, char *buf, size_t cap);
 
 #endif

@@ -404,17 +404,7 @@ listen_update_polling(void)
 static void
 listen_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 {
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-	if (ss->ss_family == AF_INET)
-		inet_ntop(AF_INET, &s4->sin_addr, buf, (socklen_t)len);
-	else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len);
-	else if (ss->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &s6->sin6_addr, buf, (socklen_t)len);
-	else
-		snprintf(buf, len, "?");
+	(void)conf_addr_text((const struct sockaddr *)ss, buf, len);
 }
 
 /* The counting key of an address: v4 whole, v6 by its /64. */

@@ -69,26 +69,16 @@ tree_host_allowed(const struct conn *c, const struct conf_share *sh)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	const struct sockaddr_in6 *s6 = (const void *)&ss;
-	const struct sockaddr_in *s4 = (const void *)&ss;
 	char addr[INET6_ADDRSTRLEN];
 	const char *p = addr;
 
 	if (c->priv->relayed || c->priv->headless)
 		p = c->peer;
-	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
+	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1 ||
+	    conf_addr_text((const struct sockaddr *)&ss, addr,
+	    sizeof(addr)) != 0)
 		return 0;
-	else if (ss.ss_family == AF_INET)
-		p = inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
-	else if (ss.ss_family == AF_INET6 &&
-	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		p = inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
-		    sizeof(addr));
-	else if (ss.ss_family == AF_INET6)
-		p = inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
-	else
-		return 0;
-	return p != NULL && conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
+	return conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
 }
 
 ntstatus_t
