@@ -116,6 +116,13 @@ struct conf_share {
 	int		 level2_oplocks;	/* default yes */
 	char		*veto_oplock_files;
 	struct conf_namepat *veto_oplock_pat;	/* NULL = none */
+	/*
+	 * Samba's `max connections`: tree connects to the share across the
+	 * whole server (counted in the state env, worker/state_tree.c);
+	 * past it TREE_CONNECT gets STATUS_INSUFFICIENT_RESOURCES.  0 = no
+	 * limit (default).
+	 */
+	int		 max_connections;
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */

@@ -186,6 +186,8 @@ const struct conf_directive conf_directives[] = {
 	{ "oplocks", D_BOOL, CONF_SHARE, S(oplocks), 0, 0, NULL, CONF_SB_OPLOCKS },
 	{ "level2 oplocks", D_BOOL, CONF_SHARE, S(level2_oplocks), 0, 0, NULL, CONF_SB_LEVEL2 },
 	{ "veto oplock files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_oplock_files), 0, 0, NULL, CONF_SB_VETO_OPLOCK },
+	/* Tree connects to the share across the server (worker/state_tree.c); 0: no limit. */
+	{ "max connections", D_INT, CONF_SHARE, S(max_connections), 0, 1000000, NULL, CONF_SB_MAX_CONN },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -94,6 +94,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint32_t shareflags = 0;
 	int n, encrypt = 0, fd = -1;
 	struct stat rst;
+	ntstatus_t st;
 
 	cur_skip(&req->body, 2);
 	flags = cur_le16(&req->body);
@@ -188,6 +189,11 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	t->share = sh;
 	t->root_fd = fd;
+	/* last of the checks: a refusal above takes no slot */
+	if (!sh->is_ipc && (st = state_tree_claim(c, t, sh)) != STATUS_SUCCESS) {
+		conn_tree_free(c, t);
+		return st;
+	}
 	t->root_id_known = 0;
 	if (fd >= 0 && fstat(fd, &rst) == 0) {
 		t->root_dev = (uint64_t)rst.st_dev;
