@@ -61,8 +61,11 @@ tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
  * A share's hosts allow / hosts deny judge the address the kernel gives
  * for the socket, not the text the gate handed over (a gate parses
  * unauthenticated bytes: it is not trusted with this).  A relayed
- * connection's socket is the owner's socketpair: its address is the one
- * the owner's worker was handed.  Asked only of shares with a rule.
+ * connection's socket is the owner's socketpair, and a headless one has
+ * none: theirs is the address the master read from the client's own
+ * socket (getpeername of the socket the owner showed it, MSG_RELAY_PEER;
+ * of the hand-off's for a headless one), never the owner's or the gate's
+ * text; without it every list refuses.  Asked only of shares with a rule.
  */
 static int
 tree_host_allowed(const struct conn *c, const struct conf_share *sh)
@@ -72,8 +75,11 @@ tree_host_allowed(const struct conn *c, const struct conf_share *sh)
 	char addr[INET6_ADDRSTRLEN];
 	const char *p = addr;
 
-	if (c->priv->relayed || c->priv->headless)
+	if (c->priv->relayed || c->priv->headless) {
+		if (!c->priv->peer_vouched)
+			return 0;
 		p = c->peer;
+	}
 	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1 ||
 	    conf_addr_text((const struct sockaddr *)&ss, addr,
 	    sizeof(addr)) != 0)
