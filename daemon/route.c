@@ -464,6 +464,24 @@ route_relay(struct child *owner, const struct msg *m)
 	free(p);
 }
 
+int
+route_socket_msg(struct child *c, const struct msg *m)
+{
+	if (c->role != (m->type == MSG_HANDOFF ? CHILD_GATE : CHILD_WORKER) ||
+	    m->fd < 0 || (m->type == MSG_RELAY_PEER && m->len != 0)) {
+		if (m->fd >= 0)
+			close(m->fd);
+		return -1;
+	}
+	if (m->type == MSG_HANDOFF)
+		route_handoff(c, m);
+	else if (m->type == MSG_RELAY)
+		route_relay(c, m);
+	else
+		route_relay_peer(c, m);
+	return 0;
+}
+
 void
 route_relay_peer(struct child *owner, const struct msg *m)
 {

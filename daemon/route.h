@@ -46,6 +46,11 @@ void	route_relay(struct child *owner, const struct msg *m);
  * socket is not one the master accepted).
  */
 void	route_relay_peer(struct child *owner, const struct msg *m);
+/*
+ * MSG_HANDOFF (a gate's), MSG_RELAY and MSG_RELAY_PEER (a worker's), each
+ * with its socket: to the three above; -1 (the fd closed) when malformed.
+ */
+int	route_socket_msg(struct child *c, const struct msg *m);
 /* Takes (and forgets) the verdict of (gate, id): 0, or -ENOENT. */
 int	route_verdict_take(const struct child *gate, uint32_t id,
 	    int64_t now_ms, struct authmsg_rep *out);
