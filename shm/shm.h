@@ -663,6 +663,8 @@ int	shm_foreach_tree(struct shm *, shm_tree_fn, void *arg);
 /* A record as stored (fuzz targets, tests): 0 or -EPROTO. */
 int	shm_tree_decode(const void *key, size_t klen, const void *val,
 	    size_t vlen, struct shm_tree_rec *);
+/* A share's count as stored (the value under name | 0): 0 or -EPROTO. */
+int	shm_tree_counter_decode(const void *val, size_t vlen, uint32_t *n);
 
 /* ---- durable handles ---- */
 

@@ -7,13 +7,21 @@
  *         are matched) | 0x00 | be32 worker pid | be64 tree key
  *   value u8 version, le32 pid, le64 tree key, le64 since (realtime s)
  *
- * Keys sort by share, so counting a share's trees is a range walk of
- * exactly its records, and the claim counts and inserts in one write
- * transaction: two workers racing for the last slot cannot both get it.
- * Only trees of shares with the key have a record.  A dead worker's
- * records go in the purge (shm/purge.c), as its sessions do.
+ * and beside them the share's count of those records:
+ *
+ *   key   share name (folded) | 0x00
+ *   value u8 version, le32 count
+ *
+ * The claim reads the count and writes the record and the count in one
+ * write transaction: two workers racing for the last slot cannot both get
+ * it.  No cursor on a tree connect's or disconnect's path (a cursor of a
+ * write transaction is a malloc in LMDB): two gets and two puts, or a
+ * delete, a get and a put.  Only trees of shares with the key have a
+ * record.  A dead worker's records go in the purge (shm/purge.c), as its
+ * sessions do, each taking its share's count down.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -82,27 +90,61 @@ shm_tree_decode(const void *key, size_t klen, const void *val, size_t vlen,
 	return 0;
 }
 
-/* Records under prefix kb[0..n), n of them at most `stop` (counting stops). */
-static int
-tree_count_txn(struct shm *s, MDB_txn *txn, const uint8_t *kb, size_t n,
-    uint32_t stop, uint32_t *count)
+int
+shm_tree_counter_decode(const void *val, size_t vlen, uint32_t *n)
 {
-	MDB_cursor *cu;
+	struct cur c;
+
+	cur_init(&c, val, vlen);
+	if (cur_u8(&c) != SHM_REC_V1)
+		return -EPROTO;
+	*n = cur_le32(&c);
+	return c.err || cur_left(&c) != 0 ? -EPROTO : 0;
+}
+
+/*
+ * The count under prefix kb[0..n): 0 when absent.  One that does not
+ * decode (only a worker writing garbage makes one) counts as none: the
+ * records come back into the count as they are claimed and released.
+ */
+static int
+tree_counter_get(struct shm *s, MDB_txn *txn, const uint8_t *kb, size_t n,
+    uint32_t *count)
+{
 	MDB_val k = { n, (void *)kb }, v;
-	int rc, op = MDB_SET_RANGE;
+	int rc;
 
 	*count = 0;
-	if ((rc = mdb_cursor_open(txn, s->db_trees, &cu)) != 0)
+	rc = mdb_get(txn, s->db_trees, &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc != 0)
 		return shm_err(rc);
-	while ((stop == 0 || *count < stop) &&
-	    (rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size < n || memcmp(k.mv_data, kb, n) != 0)
-			break;
-		(*count)++;
+	if (shm_tree_counter_decode(v.mv_data, v.mv_size, count) != 0)
+		*count = 0;
+	return 0;
+}
+
+static int
+tree_counter_put(struct shm *s, MDB_txn *txn, const uint8_t *kb, size_t n,
+    uint32_t count)
+{
+	MDB_val k = { n, (void *)kb }, v;
+	uint8_t vb[5];
+	int rc;
+
+	if (count == 0) {
+		rc = mdb_del(txn, s->db_trees, &k, NULL);
+		return rc == MDB_NOTFOUND ? 0 : shm_err(rc);
 	}
-	mdb_cursor_close(cu);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	vb[0] = SHM_REC_V1;
+	vb[1] = (uint8_t)count;
+	vb[2] = (uint8_t)(count >> 8);
+	vb[3] = (uint8_t)(count >> 16);
+	vb[4] = (uint8_t)(count >> 24);
+	v.mv_size = sizeof(vb);
+	v.mv_data = vb;
+	return shm_err(mdb_put(txn, s->db_trees, &k, &v, 0));
 }
 
 static int
@@ -125,8 +167,7 @@ shm_tree_claim_once(struct shm *s, const char *share, pid_t pid,
 	wcur_le64(&w, (uint64_t)time(NULL));
 	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
-	/* at most max are walked: a full share costs max steps, no more */
-	if ((rc = tree_count_txn(s, txn, kb, n - 12, max, count)) != 0)
+	if ((rc = tree_counter_get(s, txn, kb, n - 12, count)) != 0)
 		goto out;
 	if (*count >= max) {
 		rc = -EUSERS;
@@ -134,9 +175,15 @@ shm_tree_claim_once(struct shm *s, const char *share, pid_t pid,
 	}
 	k.mv_size = n;
 	k.mv_data = kb;
-	rc = shm_err(mdb_put(txn, s->db_trees, &k, &v, MDB_NOOVERWRITE));
-	if (rc == 0)
-		(*count)++;
+	rc = mdb_put(txn, s->db_trees, &k, &v, MDB_NOOVERWRITE);
+	if (rc == MDB_KEYEXIST) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if ((rc = shm_err(rc)) != 0 ||
+	    (rc = tree_counter_put(s, txn, kb, n - 12, *count + 1)) != 0)
+		goto out;
+	(*count)++;
 out:
 	return shm_wend(s, txn, rc);
 }
@@ -158,15 +205,35 @@ shm_tree_claim(struct shm *s, const char *share, pid_t pid, uint64_t key,
 	return rc;
 }
 
+static int
+shm_tree_release_once(struct shm *s, const uint8_t *kb, size_t n)
+{
+	MDB_val k = { n, (void *)kb };
+	MDB_txn *txn;
+	uint32_t count;
+	int rc;
+
+	if ((rc = shm_wbegin(s, shm_env_main(s), &txn)) != 0)
+		return rc;
+	if ((rc = shm_err(mdb_del(txn, s->db_trees, &k, NULL))) != 0 ||
+	    (rc = tree_counter_get(s, txn, kb, n - 12, &count)) != 0)
+		goto out;
+	rc = tree_counter_put(s, txn, kb, n - 12, count > 0 ? count - 1 : 0);
+out:
+	return shm_wend(s, txn, rc);
+}
+
 int
 shm_tree_release(struct shm *s, const char *share, pid_t pid, uint64_t key)
 {
 	uint8_t kb[TREE_KEY_MAX];
 	size_t n;
+	int rc;
 
 	if ((n = tree_key(share, pid, key, kb)) == 0)
 		return -EINVAL;
-	return shm_rec_del(s, s->db_trees, kb, n);
+	SHM_RETRY_FULL(s, rc, shm_tree_release_once(s, kb, n));
+	return rc;
 }
 
 int
@@ -182,7 +249,7 @@ shm_tree_count(struct shm *s, const char *share, uint32_t *count)
 		return -EINVAL;
 	if ((rc = shm_rbegin(s, shm_env_main(s), &txn)) != 0)
 		return rc;
-	rc = tree_count_txn(s, txn, kb, n, 0, count);
+	rc = tree_counter_get(s, txn, kb, n, count);
 	shm_rend(s, txn);
 	return rc;
 }
@@ -214,34 +281,61 @@ shm_foreach_tree(struct shm *s, shm_tree_fn fn, void *arg)
 
 /*
  * The purge's part (shm/purge.c, in its main-env transaction): every
- * record of pid.  The pid is read from the key, so a record whose value
- * does not decode goes too when its key names pid.
+ * record of pid, each taking its share's count down.  The pid is read
+ * from the key, so a record whose value does not decode goes too when its
+ * key names pid.  The keys are collected first (the loop edits the db);
+ * the purge is no request: it may allocate.
  */
 int
 shm_tree_purge_txn(struct shm *s, MDB_txn *txn, pid_t pid, unsigned *n)
 {
+	struct { uint8_t k[TREE_KEY_MAX]; size_t len; } *v = NULL;
+	size_t nv = 0, cap = 0, i;
 	MDB_cursor *cu;
-	MDB_val k, v;
-	int rc, op = MDB_FIRST;
+	MDB_val k, val;
+	uint32_t count;
+	int rc, op = MDB_FIRST, err = 0;
 
 	if ((rc = mdb_cursor_open(txn, s->db_trees, &cu)) != 0)
 		return shm_err(rc);
-	while ((rc = mdb_cursor_get(cu, &k, &v, op)) == 0) {
+	while ((rc = mdb_cursor_get(cu, &k, &val, op)) == 0) {
 		const uint8_t *kb = k.mv_data;
-		pid_t kp;
 
 		op = MDB_NEXT;
-		if (k.mv_size < 13)
-			continue;
-		kp = (pid_t)((uint32_t)kb[k.mv_size - 12] << 24 |
+		/* a tree's key: name | 0 | pid | key (a count's ends at its 0) */
+		if (k.mv_size < 14 || k.mv_size > TREE_KEY_MAX ||
+		    kb[k.mv_size - 13] != 0 ||
+		    (pid_t)((uint32_t)kb[k.mv_size - 12] << 24 |
 		    (uint32_t)kb[k.mv_size - 11] << 16 |
-		    (uint32_t)kb[k.mv_size - 10] << 8 | kb[k.mv_size - 9]);
-		if (kp != pid)
+		    (uint32_t)kb[k.mv_size - 10] << 8 | kb[k.mv_size - 9]) != pid)
 			continue;
-		if ((rc = mdb_cursor_del(cu, 0)) != 0)
+		if (nv == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			void *p = reallocarray(v, nc, sizeof(*v));
+
+			if (p == NULL) {
+				err = -ENOMEM;
+				break;
+			}
+			v = p;
+			cap = nc;
+		}
+		memcpy(v[nv].k, kb, k.mv_size);
+		v[nv++].len = k.mv_size;
+	}
+	mdb_cursor_close(cu);
+	rc = err != 0 ? err : rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	for (i = 0; rc == 0 && i < nv; i++) {
+		k.mv_size = v[i].len;
+		k.mv_data = v[i].k;
+		if ((rc = shm_err(mdb_del(txn, s->db_trees, &k, NULL))) != 0 ||
+		    (rc = tree_counter_get(s, txn, v[i].k, v[i].len - 12,
+		    &count)) != 0 ||
+		    (rc = tree_counter_put(s, txn, v[i].k, v[i].len - 12,
+		    count > 0 ? count - 1 : 0)) != 0)
 			break;
 		(*n)++;
 	}
-	mdb_cursor_close(cu);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : shm_err(rc);
+	free(v);
+	return rc;
 }

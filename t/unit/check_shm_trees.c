@@ -185,6 +185,7 @@ END_TEST
 struct rawrec {
 	uint8_t	k[64], v[64];
 	size_t	kn, vn;
+	int	count;	/* 1: the share's count (name | 0), 0: a tree's */
 };
 
 static int
@@ -192,6 +193,8 @@ grab_raw(const MDB_val *k, const MDB_val *v, void *arg)
 {
 	struct rawrec *r = arg;
 
+	if ((k->mv_size == 5) != r->count)
+		return 0;
 	ck_assert_uint_le(k->mv_size, sizeof(r->k));
 	ck_assert_uint_le(v->mv_size, sizeof(r->v));
 	memcpy(r->k, k->mv_data, k->mv_size);
@@ -207,9 +210,26 @@ START_TEST(test_decode)
 	struct shm *s = make_env(0);
 	struct shm_tree_rec r;
 	struct rawrec raw;
+	uint32_t n;
 	size_t i;
 
 	ck_assert_int_eq(shm_tree_claim(s, "Apps", 4242, 77, 5, NULL), 0);
+	/* the share's count */
+	memset(&raw, 0, sizeof(raw));
+	raw.count = 1;
+	ck_assert_int_eq(shm_rec_walk(s, shm_env_main(s), s->db_trees,
+	    grab_raw, &raw), 0);
+	ck_assert_mem_eq(raw.k, "apps", 5);
+	ck_assert_int_eq(shm_tree_counter_decode(raw.v, raw.vn, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	for (i = 0; i < raw.vn; i++)
+		ck_assert_int_eq(shm_tree_counter_decode(raw.v, i, &n), -EPROTO);
+	ck_assert_int_eq(shm_tree_counter_decode(raw.v, raw.vn + 1, &n),
+	    -EPROTO);
+	ck_assert_int_eq(shm_tree_decode(raw.k, raw.kn, raw.v, raw.vn, &r),
+	    -EPROTO);
+	/* the tree's record */
+	memset(&raw, 0, sizeof(raw));
 	ck_assert_int_eq(shm_rec_walk(s, shm_env_main(s), s->db_trees,
 	    grab_raw, &raw), 0);
 	ck_assert_int_eq(shm_tree_decode(raw.k, raw.kn, raw.v, raw.vn, &r), 0);
