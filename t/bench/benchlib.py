@@ -450,7 +450,8 @@ def marked_share(path):
         os.makedirs(d, exist_ok=True)
         os.chmod(d, 0o1777)
     # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c);
-    # [hide]: the first share's directory with `hide unreadable`
+    # [hide]: the first share's directory with `hide unreadable`;
+    # [nomax] and [maxconn]: the same without and with `max connections`
     return """
 [marked]
 	path = %s
@@ -470,7 +471,16 @@ def marked_share(path):
 	path = %s
 	read only = no
 	hide unreadable = yes
-""" % (m, m, cs, path)
+
+[nomax]
+	path = %s
+	read only = no
+
+[maxconn]
+	path = %s
+	read only = no
+	max connections = 1000000
+""" % (m, m, cs, path, path, path)
 
 
 def xattr_check(d):

@@ -130,6 +130,17 @@ def main():
                lambda i: query_directory_restart(smb, htid, hfid))
         smb.close(htid, hfid)
         conn.disconnectTree(htid)
+        # usmbd only: TREE_CONNECT + TREE_DISCONNECT of a share without
+        # and with `max connections` (a slot claimed and given back); not
+        # [share]: impacket answers a tree connect to a share it holds
+        # from its own table
+        for share in ("nomax", "maxconn"):
+            for _ in range(4):
+                conn.disconnectTree(conn.connectTree(share))
+        window("TREE_CONNECT", n,
+               lambda i: conn.disconnectTree(conn.connectTree("nomax")))
+        window("TREE_CONNECT_MAXCONN", n,
+               lambda i: conn.disconnectTree(conn.connectTree("maxconn")))
 
     # CREATE then CLOSE: m new files opened and held, then all closed.
     # Warm-up: as many opens held and closed first, so the worker's pools
