@@ -179,7 +179,7 @@ if [ "${SHAREKEYS_SAMBA:-0}" = 1 ]; then
 	# (Samba's map archive)
 	samba_start "$S" "$SPORT" "$(shares "$S" |
 	    sed 's/^\[.*\]$/&\n\tvfs objects = streams_xattr\n\tmap archive = no/')" \
-	    "alice:$ALICE_PW"
+	    "alice:$ALICE_PW" "bob:$BOB_PW"
 	steps "$SPORT" "$S" 2>&1 | sed 's/^/samba: /'
 	samba_stop
 fi
