@@ -126,6 +126,7 @@ authmsg_ident_encode(const struct authmsg_ident *i, uint8_t *buf, size_t cap)
 	wcur_le32(&w, i->gid);
 	wcur_le32(&w, i->flags);
 	put_str(&w, i->user, sizeof(i->user));
+	put_str(&w, i->peer, sizeof(i->peer));
 	return w.err ? -EMSGSIZE : (int)wcur_off(&w);
 }
 
@@ -140,6 +141,7 @@ authmsg_ident_decode(struct authmsg_ident *i, const uint8_t *p, size_t len)
 	i->gid = cur_le32(&c);
 	i->flags = cur_le32(&c);
 	get_str(&c, i->user, sizeof(i->user));
+	get_str(&c, i->peer, sizeof(i->peer));
 	if (c.err || cur_left(&c) != 0 || i->kind > AUTHMSG_IDENT_RELAY ||
 	    (i->kind != AUTHMSG_IDENT_NONE && i->uid == 0))
 		return -EBADMSG;

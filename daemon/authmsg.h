@@ -122,7 +122,16 @@ struct authmsg_rep {
  */
 #define AUTHMSG_IDENT_RELAY	2
 #define AUTHMSG_REP_MAX		1024
-#define AUTHMSG_IDENT_LEN	(16 + AUTH_NAME_MAX)
+/*
+ * peer: the client's address as the master read it with getpeername(2) of
+ * the connection's own TCP socket (a hand-off's, or for a relayed session
+ * the owner's socket it was shown, MSG_RELAY_PEER), in the text
+ * conf_peer_allowed judges; "" when the master could not read one.  What
+ * a worker judges `hosts allow` / `hosts deny` by when it does not hold
+ * that socket itself (worker/smb2_tree.c).
+ */
+#define AUTHMSG_PEER_MAX	48
+#define AUTHMSG_IDENT_LEN	(16 + AUTH_NAME_MAX + AUTHMSG_PEER_MAX)
 
 struct authmsg_ident {
 	uint32_t	 kind;
@@ -130,6 +139,7 @@ struct authmsg_ident {
 	uint32_t	 gid;
 	uint32_t	 flags;			/* AUTH_FLAG_* */
 	char		 user[AUTH_NAME_MAX];	/* "" for anonymous */
+	char		 peer[AUTHMSG_PEER_MAX];
 };
 
 /* Encoders return the payload length, or -EMSGSIZE. Decoders 0 or -EBADMSG. */

@@ -127,6 +127,13 @@ struct conf_share {
 	 * open files, but listings carry none; YES listings carry them too.
 	 */
 	int		 mangled_names;
+	/*
+	 * Samba's `max connections`: tree connects to the share across the
+	 * whole server (counted in the state env, worker/state_tree.c);
+	 * past it TREE_CONNECT gets STATUS_INSUFFICIENT_RESOURCES.  0 = no
+	 * limit (default).
+	 */
+	int		 max_connections;
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -243,7 +250,10 @@ int	conf_peer_allowed(char *const *allow, char *const *deny, const char *addr);
 int	conf_parse_addr(const char *s, uint8_t out[16]);
 
 struct sockaddr;
-/* Does `hosts allow` / `hosts deny` let this client in?  1 or 0. */
-int	conf_host_allowed(const struct conf *, const struct sockaddr *);
+/*
+ * A socket address as the text conf_peer_allowed judges (a v4-mapped v6
+ * address as v4): 0, or -1 with "?" written (not AF_INET or AF_INET6).
+ */
+int	conf_addr_text(const struct sockaddr *, char *buf, size_t cap);
 
 #endif

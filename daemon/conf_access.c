@@ -1,10 +1,9 @@
 /*
- * Who may use the server and a share: `hosts allow` / `hosts deny` (Samba's
- * rules: with only an allow list a client must match it; with only a deny
- * list it must not; with both, allow wins, then deny, then the client is
- * let in) and `valid users` / `invalid users` (names, or @group / +group for
- * Unix group membership; invalid users wins), and read list / write list
- * with the same syntax.
+ * Who may use the server and a share: the syntax check of `hosts allow` /
+ * `hosts deny` (their one matcher, for the master and the workers alike,
+ * is daemon/conf_hosts.c) and `valid users` / `invalid users` (names, or
+ * @group / +group for Unix group membership; invalid users wins), and
+ * read list / write list with the same syntax.
  */
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
@@ -19,6 +18,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+/*
+ * One item of a hosts list, parsed only to check its syntax when the
+ * config is read (conf_hosts_check); matching reads the items as text
+ * (daemon/conf_hosts.c conf_peer_allowed).
+ */
 struct conf_hostpat {
 	int		any;		/* ALL */
 	int		loopback;	/* localhost */
@@ -111,28 +115,6 @@ conf_hostpat_parse(const char *s, struct conf_hostpat *hp)
 	return 0;
 }
 
-static int
-conf_hostpat_match(const struct conf_hostpat *hp, int family, const uint8_t *a)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-	int full, rest;
-
-	if (hp->any)
-		return 1;
-	if (hp->loopback)
-		return (family == AF_INET && a[0] == 127) ||
-		    (family == AF_INET6 && memcmp(a, v6lo, 16) == 0);
-	if (hp->family != family)
-		return 0;
-	full = hp->bits / 8;
-	rest = hp->bits % 8;
-	if (memcmp(hp->addr, a, (size_t)full) != 0)
-		return 0;
-	if (rest == 0)
-		return 1;
-	return ((hp->addr[full] ^ a[full]) & (0xff << (8 - rest))) == 0;
-}
-
 int
 conf_hosts_check(char *const *list, char *hint, size_t cap)
 {
@@ -154,62 +136,6 @@ conf_hosts_check(char *const *list, char *hint, size_t cap)
 		}
 	}
 	return 0;
-}
-
-/* In the list before EXCEPT and not in the list after it. */
-static int
-conf_hosts_match(char *const *list, int family, const uint8_t *a)
-{
-	struct conf_hostpat hp;
-	int in = 0, out = 0, after = 0;
-
-	for (; *list != NULL; list++) {
-		if (strcasecmp(*list, "EXCEPT") == 0) {
-			after = 1;
-			continue;
-		}
-		if (conf_hostpat_parse(*list, &hp) < 0 || !conf_hostpat_match(&hp, family, a))
-			continue;
-		if (after)
-			out = 1;
-		else
-			in = 1;
-	}
-	return in && !out;
-}
-
-int
-conf_host_allowed(const struct conf *c, const struct sockaddr *sa)
-{
-	uint8_t a[16];
-	int family, allow, deny;
-
-	if (c->hosts_allow == NULL && c->hosts_deny == NULL)
-		return 1;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)sa;
-
-		memcpy(a, &sin->sin_addr, 4);
-		family = AF_INET;
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)sa;
-
-		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-			memcpy(a, s6->sin6_addr.s6_addr + 12, 4);
-			family = AF_INET;
-		} else {
-			memcpy(a, &s6->sin6_addr, 16);
-			family = AF_INET6;
-		}
-	} else
-		return 0;
-	allow = c->hosts_allow != NULL && conf_hosts_match(c->hosts_allow, family, a);
-	deny = c->hosts_deny != NULL && conf_hosts_match(c->hosts_deny, family, a);
-	if (c->hosts_deny == NULL)
-		return allow;
-	if (c->hosts_allow == NULL)
-		return !deny;
-	return allow || !deny;
 }
 
 int

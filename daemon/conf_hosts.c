@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,6 +25,28 @@ conf_parse_addr(const char *s, uint8_t out[16])
 	if (inet_pton(AF_INET6, s, out) == 1)
 		return AF_INET6;
 	return 0;
+}
+
+int
+conf_addr_text(const struct sockaddr *sa, char *buf, size_t cap)
+{
+	const struct sockaddr_in6 *s6 = (const void *)sa;
+	const struct sockaddr_in *s4 = (const void *)sa;
+	const char *p = NULL;
+
+	if (sa->sa_family == AF_INET)
+		p = inet_ntop(AF_INET, &s4->sin_addr, buf, (socklen_t)cap);
+	else if (sa->sa_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		p = inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf,
+		    (socklen_t)cap);
+	else if (sa->sa_family == AF_INET6)
+		p = inet_ntop(AF_INET6, &s6->sin6_addr, buf, (socklen_t)cap);
+	if (p != NULL)
+		return 0;
+	if (cap > 0)
+		snprintf(buf, cap, "?");
+	return -1;
 }
 
 static int

@@ -125,6 +125,8 @@ struct listen_wait {
 #define LISTEN_HELD_GATE	((pid_t)-1)
 
 static int	listen_fds[LISTEN_MAX];
+/* each listener's own address, read once (listen_peer_of) */
+static struct sockaddr_storage listen_addrs[LISTEN_MAX];
 static int	listen_n;
 static int	listen_polling;
 static struct listen_pre listen_pre[LISTEN_PREAUTH_MAX];
@@ -202,6 +204,11 @@ listen_open(const struct conf *conf)
 					continue;
 				goto fail;
 			}
+			socklen_t sl = sizeof(listen_addrs[0]);
+
+			memset(&listen_addrs[listen_n], 0, sizeof(listen_addrs[0]));
+			(void)getsockname(fd, (struct sockaddr *)
+			    &listen_addrs[listen_n], &sl);
 			listen_fds[listen_n++] = fd;
 		}
 	}
@@ -404,17 +411,57 @@ listen_update_polling(void)
 static void
 listen_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 {
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+	(void)conf_addr_text((const struct sockaddr *)ss, buf, len);
+}
 
-	if (ss->ss_family == AF_INET)
-		inet_ntop(AF_INET, &s4->sin_addr, buf, (socklen_t)len);
-	else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len);
-	else if (ss->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &s6->sin6_addr, buf, (socklen_t)len);
-	else
-		snprintf(buf, len, "?");
+/* Is local (a connected socket's own address) one of our listeners'? */
+static int
+listen_is_ours(const struct sockaddr_storage *local)
+{
+	const struct sockaddr_in6 *l6 = (const void *)local;
+	const struct sockaddr_in *l4 = (const void *)local;
+	int i;
+
+	for (i = 0; i < listen_n; i++) {
+		const struct sockaddr_storage *ss = &listen_addrs[i];
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		if (ss->ss_family != local->ss_family)
+			continue;
+		if (ss->ss_family == AF_INET && s4->sin_port == l4->sin_port &&
+		    (s4->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		    s4->sin_addr.s_addr == l4->sin_addr.s_addr))
+			return 1;
+		if (ss->ss_family == AF_INET6 && s6->sin6_port == l6->sin6_port &&
+		    (IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) ||
+		    IN6_ARE_ADDR_EQUAL(&s6->sin6_addr, &l6->sin6_addr)))
+			return 1;
+	}
+	return 0;
+}
+
+int
+listen_peer_of(int fd, char *buf, size_t cap)
+{
+	struct sockaddr_storage local, peer;
+	socklen_t ll = sizeof(local), pl = sizeof(peer), tl;
+	int type = 0;
+
+	if (cap > 0)
+		buf[0] = '\0';
+	tl = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    type != SOCK_STREAM ||
+	    getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
+	    !listen_is_ours(&local) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 ||
+	    conf_addr_text((const struct sockaddr *)&peer, buf, cap) != 0) {
+		if (cap > 0)
+			buf[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 /* The counting key of an address: v4 whole, v6 by its /64. */

@@ -2,6 +2,7 @@
 #ifndef USMBD_DAEMON_LISTEN_H
 #define USMBD_DAEMON_LISTEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;
@@ -37,6 +38,14 @@ int	listen_gate_target(void);
 void	listen_gate_gone(const struct child *gate);
 /* Forgets connections a gate never ended (a backstop), once a second. */
 void	listen_tick(void);
+/*
+ * The client address of fd, a connection a child shows the master, as
+ * conf_peer_allowed reads addresses: only for a TCP socket whose own
+ * address is one of our listeners' (what accept gave: a worker can make
+ * sockets, but cannot bind one to an address and port we listen on), read
+ * with getpeername.  0, or -1 with buf "".
+ */
+int	listen_peer_of(int fd, char *buf, size_t cap);
 /* Unauthenticated connections of addr (text) counted now; for tests. */
 unsigned listen_preauth_count(const char *addr);
 

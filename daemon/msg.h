@@ -147,6 +147,15 @@ enum msg_type {
 	MSG_BIND_CHECK,
 	MSG_BIND_CHECK_REP,
 #define MSG_BIND_CHECK_RSP_LEN	(64 + 9)	/* SMB2 header + error body */
+	/*
+	 * worker -> master, just before a MSG_RELAY of the same id: fd = the
+	 * connection's own client socket, no payload, no answer.  The master
+	 * reads the client's address from it (daemon/listen.h listen_peer_of:
+	 * only a socket one of its listeners accepted), closes it and gives
+	 * the address to the relayed worker in the identity (authmsg_ident
+	 * peer), the one its share host lists judge.
+	 */
+	MSG_RELAY_PEER,
 
 	/* master -> child */
 	/*

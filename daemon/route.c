@@ -372,6 +372,10 @@ route_handoff(struct child *gate, const struct msg *m)
 	id.flags = v->flags;
 	memcpy(id.user, v->user, sizeof(id.user));
 	id.user[sizeof(id.user) - 1] = '\0';
+	/* the kernel's word for the socket, not the gate's text */
+	if (listen_peer_of(m->fd, id.peer, sizeof(id.peer)) != 0)
+		log_warnx("gate %d handed off a connection of %s whose address "
+		    "cannot be read", (int)gate->pid, user);
 	route_enqueue(q, gate, m, &id, m->payload, m->len, w, user);
 }
 
@@ -431,6 +435,17 @@ route_relay(struct child *owner, const struct msg *m)
 	memcpy(id.user, v.user, sizeof(id.user));
 	id.user[sizeof(id.user) - 1] = '\0';
 	/*
+	 * The address of the socket the owner showed for this relay, read
+	 * here; none: the relayed worker's share host lists refuse it.
+	 */
+	if (owner->relay_peer_set && owner->relay_peer_id == m->id)
+		memcpy(id.peer, owner->relay_peer, sizeof(id.peer));
+	else
+		log_warnx("worker %d relays session %llx without showing its "
+		    "client's socket: share host lists will refuse it",
+		    (int)owner->pid, (unsigned long long)le64_get(m->payload));
+	owner->relay_peer_set = 0;
+	/*
 	 * The verdict, keys and (Kerberos) AP-REP included, goes to the
 	 * verdict's own user's worker only.
 	 */
@@ -447,6 +462,36 @@ route_relay(struct child *owner, const struct msg *m)
 	route_enqueue(q, owner, m, &id, p, len, w, user);
 	explicit_bzero(p, len);
 	free(p);
+}
+
+int
+route_socket_msg(struct child *c, const struct msg *m)
+{
+	if (c->role != (m->type == MSG_HANDOFF ? CHILD_GATE : CHILD_WORKER) ||
+	    m->fd < 0 || (m->type == MSG_RELAY_PEER && m->len != 0)) {
+		if (m->fd >= 0)
+			close(m->fd);
+		return -1;
+	}
+	if (m->type == MSG_HANDOFF)
+		route_handoff(c, m);
+	else if (m->type == MSG_RELAY)
+		route_relay(c, m);
+	else
+		route_relay_peer(c, m);
+	return 0;
+}
+
+void
+route_relay_peer(struct child *owner, const struct msg *m)
+{
+	owner->relay_peer_set = 1;
+	owner->relay_peer_id = m->id;
+	if (listen_peer_of(m->fd, owner->relay_peer,
+	    sizeof(owner->relay_peer)) != 0)
+		log_warnx("worker %d showed a socket for relay %u that none of "
+		    "our listeners accepted", (int)owner->pid, m->id);
+	close(m->fd);
 }
 
 /*
@@ -499,6 +544,7 @@ route_handoff_bind(struct child *gate, const struct msg *m)
 	}
 	log_debug(2, "binding to session %llx of %s: worker %d",
 	    (unsigned long long)sid, user, (int)w->pid);
+	(void)listen_peer_of(m->fd, none.peer, sizeof(none.peer));
 	route_enqueue(q, gate, m, &none, m->payload + 8, m->len - 8, w, user);
 }
 

@@ -39,6 +39,18 @@ void	route_relay_record(const struct child *c, uint32_t id,
  * with MSG_HANDOFF_DONE.
  */
 void	route_relay(struct child *owner, const struct msg *m);
+/*
+ * MSG_RELAY_PEER from worker owner: the client address of the socket it
+ * shows (m->fd, closed here), kept for its MSG_RELAY of id m->id, whose
+ * identity carries it (authmsg_ident peer; "" when there is none, or the
+ * socket is not one the master accepted).
+ */
+void	route_relay_peer(struct child *owner, const struct msg *m);
+/*
+ * MSG_HANDOFF (a gate's), MSG_RELAY and MSG_RELAY_PEER (a worker's), each
+ * with its socket: to the three above; -1 (the fd closed) when malformed.
+ */
+int	route_socket_msg(struct child *c, const struct msg *m);
 /* Takes (and forgets) the verdict of (gate, id): 0, or -ENOENT. */
 int	route_verdict_take(const struct child *gate, uint32_t id,
 	    int64_t now_ms, struct authmsg_rep *out);

@@ -773,9 +773,9 @@ spawn_dispatch(struct child *c, const struct msg *m)
 	const char *bad = NULL;
 	struct cur cur;
 
-	/* Only MSG_HANDOFF, MSG_HANDOFF_BIND and MSG_RELAY carry an fd. */
+	/* Only MSG_HANDOFF, MSG_HANDOFF_BIND, MSG_RELAY(_PEER) carry an fd. */
 	if (m->fd >= 0 && m->type != MSG_HANDOFF && m->type != MSG_HANDOFF_BIND &&
-	    m->type != MSG_RELAY) {
+	    m->type != MSG_RELAY && m->type != MSG_RELAY_PEER) {
 		close(m->fd);
 		bad = "unexpected fd";
 		goto out;
@@ -851,17 +851,9 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		break;
 	case MSG_HANDOFF:
 	case MSG_RELAY:		/* a worker's: another user on its connection */
-		if (c->role != (m->type == MSG_HANDOFF ? CHILD_GATE :
-		    CHILD_WORKER) || m->fd < 0) {
-			if (m->fd >= 0)
-				close(m->fd);
-			bad = "bad MSG_HANDOFF or MSG_RELAY";
-			break;
-		}
-		if (m->type == MSG_HANDOFF)
-			route_handoff(c, m);
-		else
-			route_relay(c, m);
+	case MSG_RELAY_PEER:	/* a worker's, ahead of its MSG_RELAY */
+		if (route_socket_msg(c, m) != 0)
+			bad = "bad MSG_HANDOFF or MSG_RELAY(_PEER)";
 		break;
 	case MSG_HANDOFF_BIND:
 		if (c->role != CHILD_GATE || m->fd < 0 || m->len < 8) {

@@ -59,6 +59,10 @@ struct child {
 	gid_t		 gid;
 	unsigned	 nsess;		/* worker: sessions in daemon/msess.c */
 	char		 user[AUTH_NAME_MAX];	/* worker: its Unix account */
+	/* worker: the client address of its next MSG_RELAY (MSG_RELAY_PEER) */
+	char		 relay_peer[AUTHMSG_PEER_MAX];
+	uint32_t	 relay_peer_id;		/* that MSG_RELAY's id */
+	int		 relay_peer_set;
 	int		 chan;		/* master's end; -1 once closed */
 	int		 hello;		/* MSG_HELLO seen */
 	int		 ready;		/* gate: has credits (room for a connection) */

@@ -7,7 +7,9 @@
 # and at most 4 syscalls (both workers) per 4 KiB READ and per 4 KiB
 # WRITE; seed 004's POSIX loops (issue 16) side by side with Samba 4.22
 # when its root is installed, usmbd's allocations and syscalls per loop
-# held, the timings printed only.  The work is done by t/bench/perfcheck.py;
+# held, the timings printed only; a TREE_CONNECT + TREE_DISCONNECT of a
+# share with `max connections` no call more than of one without, and no
+# allocation.  The work is done by t/bench/perfcheck.py;
 # PERFCHECK_N sets the requests per command, PERFCHECK_SEED_N the seed 004
 # loops per window, PERFCHECK_SERVER=samba measures Samba instead (to see
 # the instrument work).  Exit status 1 if any fails.

@@ -723,11 +723,12 @@ out:
 static int
 shm_open_dbs(struct shm *s, struct shm_env *e, int create)
 {
-	MDB_dbi d[7];
-	MDB_dbi *mine[7] = { &s->db_opens, &s->db_leases, &s->db_brlocks,
-	    &s->db_sessions, &s->db_durable, &s->db_workers, &s->db_notify };
-	static const char *const names[7] = { "opens", "leases", "brlocks",
-	    "sessions", "durable", "workers", "notify" };
+	MDB_dbi d[8];
+	MDB_dbi *mine[8] = { &s->db_opens, &s->db_leases, &s->db_brlocks,
+	    &s->db_sessions, &s->db_durable, &s->db_workers, &s->db_notify,
+	    &s->db_trees };
+	static const char *const names[8] = { "opens", "leases", "brlocks",
+	    "sessions", "durable", "workers", "notify", "trees" };
 	MDB_txn *txn;
 	unsigned f = create ? MDB_CREATE : 0, i;
 	int rc = 0;
@@ -735,7 +736,7 @@ shm_open_dbs(struct shm *s, struct shm_env *e, int create)
 	rc = mdb_txn_begin(e->env, NULL, create ? 0 : MDB_RDONLY, &txn);
 	if (rc != 0)
 		return shm_err(rc);
-	for (i = 0; i < 7 && rc == 0; i++)
+	for (i = 0; i < 8 && rc == 0; i++)
 		rc = mdb_dbi_open(txn, names[i], f, &d[i]);
 	if (rc != 0) {
 		mdb_txn_abort(txn);
@@ -744,7 +745,7 @@ shm_open_dbs(struct shm *s, struct shm_env *e, int create)
 			    "(the state process makes them)", e->idx, s->dir);
 		return shm_err(rc);
 	}
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		if (e->idx == 0)
 			*mine[i] = d[i];
 		else if (*mine[i] != d[i]) {
@@ -803,7 +804,7 @@ shm_env_attach(struct shm *s, unsigned idx, size_t map_size,
 		return rc;
 	if ((size_t)fsize > map_size)
 		map_size = (size_t)fsize;
-	if ((rc = shm_err(mdb_env_set_maxdbs(e->env, 8))) != 0 ||
+	if ((rc = shm_err(mdb_env_set_maxdbs(e->env, 16))) != 0 ||
 	    (rc = shm_err(mdb_env_set_mapsize(e->env, map_size))) != 0 ||
 	    /* Only the creator sizes the reader table; later openers adopt it. */
 	    (max_readers > 0 &&

@@ -162,7 +162,8 @@ purge_sessions(struct shm *s, MDB_txn *txn, pid_t pid, struct shm_purge_result *
 /*
  * One env's part of the purge, in one write transaction: in a data env
  * the dead pid's opens (its durable ones disconnected), leases and locks;
- * in the main env its sessions and worker record (with one env, both).
+ * in the main env its sessions, counted trees and worker record (with
+ * one env, both).
  */
 static int
 shm_purge_env_once(struct shm *s, struct shm_env *e, pid_t pid,
@@ -212,6 +213,8 @@ shm_purge_env_once(struct shm *s, struct shm_env *e, pid_t pid,
 	if (e->idx == 0) {
 		if ((rc = purge_sessions(s, txn, pid, res)) != 0)
 			goto out;
+		if ((rc = shm_tree_purge_txn(s, txn, pid, &res->trees)) != 0)
+			goto out;
 		wk[0] = (uint8_t)((uint32_t)pid >> 24);
 		wk[1] = (uint8_t)((uint32_t)pid >> 16);
 		wk[2] = (uint8_t)((uint32_t)pid >> 8);
@@ -240,6 +243,7 @@ purge_add(struct shm_purge_result *sum, const struct shm_purge_result *r)
 	sum->durable += r->durable;
 	sum->locks += r->locks;
 	sum->sessions += r->sessions;
+	sum->trees += r->trees;
 	sum->stale_delete += r->stale_delete;
 	for (unsigned j = 0; j < r->wake.n; j++)
 		shm_pids_add(&sum->wake, r->wake.pid[j]);
@@ -283,8 +287,8 @@ shm_purge_worker(struct shm *s, pid_t pid, struct shm_purge_result *res)
 	if (snprintf(path, sizeof(path), "%s/msg/%d", s->dir, (int)pid) < (int)sizeof(path))
 		(void)unlink(path);
 	log_debug(2, "state: purged pid %d: %u opens, %u durable kept, %u locks, "
-	    "%u sessions, %u waiters to wake", (int)pid, res->opens, res->durable,
-	    res->locks, res->sessions, res->wake.n);
+	    "%u sessions, %u trees, %u waiters to wake", (int)pid, res->opens,
+	    res->durable, res->locks, res->sessions, res->trees, res->wake.n);
 	/* its CHANGE_NOTIFY watches (shm/notify.c); stale ones only cost */
 	(void)shm_notify_purge(s, pid);
 	return 0;

@@ -636,6 +636,36 @@ int	shm_worker_del(struct shm *, pid_t);
 typedef int (*shm_worker_fn)(const struct shm_worker_rec *, void *arg);
 int	shm_foreach_worker(struct shm *, shm_worker_fn, void *arg);
 
+/* ---- tree connects counted for `max connections` (trees.c) ---- */
+
+struct shm_tree_rec {
+	char		share[SHM_NAME_MAX];	/* ASCII letters in lower case */
+	pid_t		pid;
+	uint64_t	tree_key;	/* unique in its worker, never 0 */
+	uint64_t	since;		/* realtime seconds */
+};
+
+/*
+ * Counts share's trees and, when fewer than max, records (pid, key) among
+ * them, in one write transaction of the main env; *count (may be NULL)
+ * gets the count with it.  0, -EUSERS (max reached), -EEXIST (that key is
+ * recorded already), -EINVAL, or another -errno.
+ */
+int	shm_tree_claim(struct shm *, const char *share, pid_t pid,
+	    uint64_t key, uint32_t max, uint32_t *count);
+/* Forgets (share, pid, key): 0 or -ENOENT (or another -errno). */
+int	shm_tree_release(struct shm *, const char *share, pid_t pid,
+	    uint64_t key);
+/* How many trees of share are recorded. */
+int	shm_tree_count(struct shm *, const char *share, uint32_t *count);
+typedef int (*shm_tree_fn)(const struct shm_tree_rec *, void *arg);
+int	shm_foreach_tree(struct shm *, shm_tree_fn, void *arg);
+/* A record as stored (fuzz targets, tests): 0 or -EPROTO. */
+int	shm_tree_decode(const void *key, size_t klen, const void *val,
+	    size_t vlen, struct shm_tree_rec *);
+/* A share's count as stored (the value under name | 0): 0 or -EPROTO. */
+int	shm_tree_counter_decode(const void *val, size_t vlen, uint32_t *n);
+
 /* ---- durable handles ---- */
 
 #define SHM_DURABLE_V2		0x1
@@ -703,14 +733,15 @@ struct shm_purge_result {
 	unsigned	durable;	/* durable opens marked disconnected */
 	unsigned	locks;
 	unsigned	sessions;
+	unsigned	trees;		/* counted tree connects (shm_tree_claim) */
 	unsigned	stale_delete;	/* delete-pending files left with no open */
 	struct shm_pids	wake;
 };
 
 /*
  * After pid died: in one write transaction, removes its non-durable opens
- * (and their leases), its locks and waiter records, its sessions and worker
- * record, and marks its durable opens disconnected (keeping their locks and
+ * (and their leases), its locks and waiter records, its sessions, counted
+ * trees and worker record, and marks its durable opens disconnected (keeping their locks and
  * leases); then clears stale reader slots and its message socket.
  */
 int	shm_purge_worker(struct shm *, pid_t, struct shm_purge_result *);

@@ -131,6 +131,7 @@ struct shm {
 	MDB_dbi		 db_durable;
 	MDB_dbi		 db_workers;
 	MDB_dbi		 db_notify;	/* watched directories (notify.c) */
+	MDB_dbi		 db_trees;	/* counted tree connects (trees.c) */
 	uint32_t	 drop_del_uid;	/* shm_open_drop_txn: the token at the drop */
 	pid_t		 pid;		/* the process that opened it */
 	uint32_t	 euid;		/* its uid at attach: the delete token, read once */
@@ -377,6 +378,9 @@ shm_pids_add(struct shm_pids *p, pid_t pid)
 	}
 	p->pid[p->n++] = pid;
 }
+
+/* trees.c: the dead pid's tree records, in the purge's main-env txn. */
+int	shm_tree_purge_txn(struct shm *, MDB_txn *, pid_t, unsigned *n);
 
 /* Strings in records: u16 length + bytes; decoded NUL-terminated. */
 void	shm_wstr(struct wcur *, const char *);

@@ -608,6 +608,7 @@ conn_tree_free(struct conn *c, struct tree *t)
 		(void)dispatch_async_run(c);
 	if (t->root_fd >= 0)
 		close(t->root_fd);
+	state_tree_release(t);
 	memset(t, 0, sizeof(*t));
 	t->root_fd = -1;
 }

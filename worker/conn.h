@@ -53,6 +53,8 @@ struct tree {
 	/* descriptors are stored in this share (worker/smb2_secdesc.c) */
 	int			 sd_stored;
 	int64_t			 sd_checked_ms;
+	/* its slot of `max connections` (worker/state_tree.c); 0: none */
+	uint64_t		 mc_key;
 };
 
 struct session {

@@ -200,6 +200,12 @@ struct conn_private {
 	 */
 	int		 headless;
 	/*
+	 * c->peer is the master's reading of the client's socket (the
+	 * identity of MSG_CONN, worker/handoff.c handoff_peer), so a relayed
+	 * or headless connection's share host lists may judge it.
+	 */
+	int		 peer_vouched;
+	/*
 	 * The client's TCP port where getpeername cannot tell it: a
 	 * headless connection's (kept before its socket went) and a
 	 * relayed connection's (its socket is a socketpair; the port is

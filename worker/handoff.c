@@ -197,6 +197,21 @@ extra:
 	return 0;
 }
 
+/*
+ * The client's address is the master's word (getpeername of the real
+ * socket, authmsg_ident peer), not the gate's or the owner's text, which
+ * handoff_decode put there: the one a relayed or headless connection's
+ * share host lists judge (worker/smb2_tree.c).  None: c->peer keeps the
+ * text for display, and those lists refuse.
+ */
+static void
+handoff_peer(struct conn *c, const struct authmsg_ident *id)
+{
+	c->priv->peer_vouched = id->peer[0] != '\0';
+	if (c->priv->peer_vouched)
+		snprintf(c->peer, sizeof(c->peer), "%s", id->peer);
+}
+
 int
 handoff_accept(struct conn *c, const uint8_t *p, size_t len, uid_t self)
 {
@@ -205,12 +220,17 @@ handoff_accept(struct conn *c, const uint8_t *p, size_t len, uid_t self)
 
 	if (len < AUTHMSG_IDENT_LEN || authmsg_ident_decode(&id, p, len) != 0)
 		return -EBADMSG;
-	if (id.kind == AUTHMSG_IDENT_RELAY)
+	if (id.kind == AUTHMSG_IDENT_RELAY) {
 		/* Another user's session on a connection it does not hold. */
-		return relay_accept(c, &id, p + AUTHMSG_IDENT_LEN,
-		    len - AUTHMSG_IDENT_LEN, self) != 0 ? -EBADMSG : 0;
+		if (relay_accept(c, &id, p + AUTHMSG_IDENT_LEN,
+		    len - AUTHMSG_IDENT_LEN, self) != 0)
+			return -EBADMSG;
+		handoff_peer(c, &id);
+		return 0;
+	}
 	if (handoff_decode(c, p + AUTHMSG_IDENT_LEN, len - AUTHMSG_IDENT_LEN) != 0)
 		return -EBADMSG;
+	handoff_peer(c, &id);
 	if (id.kind == AUTHMSG_IDENT_NONE) {
 		if (s->in_use)
 			goto bad;	/* a session the master did not vouch for */

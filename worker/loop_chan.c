@@ -70,11 +70,13 @@ wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
 }
 
 uint32_t
-worker_relay_handoff(int fd, uint32_t id, const uint8_t *p, size_t len)
+worker_relay_handoff(int client_fd, int fd, uint32_t id, const uint8_t *p,
+    size_t len)
 {
 	int guard;
 
-	if (msg_send(wk.chan, MSG_RELAY, id, p, len, fd) < 0)
+	if (msg_send(wk.chan, MSG_RELAY_PEER, id, NULL, 0, client_fd) < 0 ||
+	    msg_send(wk.chan, MSG_RELAY, id, p, len, fd) < 0)
 		return (uint32_t)-1;
 	/* Like wk_auth: the master answers once a worker of that user took it. */
 	for (guard = 0; guard < 1000; guard++) {

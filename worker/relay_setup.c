@@ -210,7 +210,7 @@ relay_start(struct smb2_req *req, struct session *s,
 	    relay_wq_init(&r->wq) < 0 ||
 	    relay_mids_add(r->mids, req->message_id) < 0)
 		goto fail;
-	status = worker_relay_handoff(sv[1], pv->auth_id, relay_obuf,
+	status = worker_relay_handoff(c->fd, sv[1], pv->auth_id, relay_obuf,
 	    (size_t)(n + m));
 	close(sv[1]);
 	sv[1] = -1;

@@ -61,34 +61,30 @@ tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
  * A share's hosts allow / hosts deny judge the address the kernel gives
  * for the socket, not the text the gate handed over (a gate parses
  * unauthenticated bytes: it is not trusted with this).  A relayed
- * connection's socket is the owner's socketpair: its address is the one
- * the owner's worker was handed.  Asked only of shares with a rule.
+ * connection's socket is the owner's socketpair, and a headless one has
+ * none: theirs is the address the master read from the client's own
+ * socket (getpeername of the socket the owner showed it, MSG_RELAY_PEER;
+ * of the hand-off's for a headless one), never the owner's or the gate's
+ * text; without it every list refuses.  Asked only of shares with a rule.
  */
 static int
 tree_host_allowed(const struct conn *c, const struct conf_share *sh)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	const struct sockaddr_in6 *s6 = (const void *)&ss;
-	const struct sockaddr_in *s4 = (const void *)&ss;
 	char addr[INET6_ADDRSTRLEN];
 	const char *p = addr;
 
-	if (c->priv->relayed || c->priv->headless)
+	if (c->priv->relayed || c->priv->headless) {
+		if (!c->priv->peer_vouched)
+			return 0;
 		p = c->peer;
-	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1)
+	}
+	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1 ||
+	    conf_addr_text((const struct sockaddr *)&ss, addr,
+	    sizeof(addr)) != 0)
 		return 0;
-	else if (ss.ss_family == AF_INET)
-		p = inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
-	else if (ss.ss_family == AF_INET6 &&
-	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		p = inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
-		    sizeof(addr));
-	else if (ss.ss_family == AF_INET6)
-		p = inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
-	else
-		return 0;
-	return p != NULL && conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
+	return conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
 }
 
 ntstatus_t
@@ -104,6 +100,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	uint32_t shareflags = 0;
 	int n, encrypt = 0, fd = -1;
 	struct stat rst;
+	ntstatus_t st;
 
 	cur_skip(&req->body, 2);
 	flags = cur_le16(&req->body);
@@ -198,6 +195,11 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	}
 	t->share = sh;
 	t->root_fd = fd;
+	/* last of the checks: a refusal above takes no slot */
+	if (!sh->is_ipc && (st = state_tree_claim(c, t, sh)) != STATUS_SUCCESS) {
+		conn_tree_free(c, t);
+		return st;
+	}
 	t->root_id_known = 0;
 	if (fd >= 0 && fstat(fd, &rst) == 0) {
 		t->root_dev = (uint64_t)rst.st_dev;

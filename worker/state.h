@@ -289,6 +289,17 @@ void		 state_break_handle_caching(uint64_t dev, uint64_t ino);
 void		 state_break_dir(uint64_t dev, uint64_t ino,
 		    const uint8_t *parent_key);
 
+/*
+ * `max connections` (worker/state_tree.c): a tree of a share with the key
+ * takes one of its slots, STATUS_SUCCESS or STATUS_INSUFFICIENT_RESOURCES
+ * (Samba's) when they are taken; release gives a claimed tree's slot back
+ * (called by conn_tree_free; nothing for a tree that claimed none).
+ */
+struct conf_share;
+ntstatus_t	 state_tree_claim(struct conn *, struct tree *,
+		    const struct conf_share *);
+void		 state_tree_release(struct tree *);
+
 /* Sessions for `usmbctl status` (SESSION_SETUP, LOGOFF, disconnect). */
 /*
  * Records sess in the state env; -EEXIST when its id is another worker's

@@ -54,7 +54,10 @@ void	worker_tick_arm(void);
 const char	*worker_user(void);
 const struct conf *worker_conf(void);
 /*
- * worker/loop_chan.c, for worker/relay.c: sends MSG_RELAY (fd, the id of
+ * worker/loop_chan.c, for worker/relay.c: shows the master the client's
+ * socket (MSG_RELAY_PEER, client_fd, which stays ours: the master reads
+ * the address the relayed worker's share host lists judge), then sends
+ * MSG_RELAY (fd, the id of
  * the MSG_AUTH_REQ whose verdict it names, payload) and waits for the
  * master's MSG_HANDOFF_DONE: its status (0: a worker of that user took
  * the session), or (uint32_t)-1 when the channel failed.  worker/loop.c:
@@ -62,8 +65,8 @@ const struct conf *worker_conf(void);
  * EPOLLOUT; was: those it had), or forgets it (0): 0, or -1.  With io_uring EPOLLIN
  * is the relay's armed receive (relay.c), so only EPOLLOUT reaches epoll.
  */
-uint32_t worker_relay_handoff(int fd, uint32_t id, const uint8_t *p,
-	    size_t len);
+uint32_t worker_relay_handoff(int client_fd, int fd, uint32_t id,
+	    const uint8_t *p, size_t len);
 int	worker_relay_watch(struct conn *c, int fd, uint32_t was,
 	    uint32_t events);
 

@@ -452,6 +452,7 @@ def marked_share(path):
     # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c);
     # [hide]: the first share's directory with `hide unreadable`;
     # [short]: the same with `mangled names = yes` (8.3 names listed)
+    # [nomax] and [maxconn]: the same without and with `max connections`
     return """
 [marked]
 	path = %s
@@ -476,7 +477,16 @@ def marked_share(path):
 	path = %s
 	read only = no
 	mangled names = yes
-""" % (m, m, cs, path, path)
+
+[nomax]
+	path = %s
+	read only = no
+
+[maxconn]
+	path = %s
+	read only = no
+	max connections = 1000000
+""" % (m, m, cs, path, path, path, path)
 
 
 def xattr_check(d):

@@ -152,6 +152,17 @@ def main():
             smb.close(stid, sfid)
             if share != "share":
                 conn.disconnectTree(stid)
+        # usmbd only: TREE_CONNECT + TREE_DISCONNECT of a share without
+        # and with `max connections` (a slot claimed and given back); not
+        # [share]: impacket answers a tree connect to a share it holds
+        # from its own table
+        for share in ("nomax", "maxconn"):
+            for _ in range(4):
+                conn.disconnectTree(conn.connectTree(share))
+        window("TREE_CONNECT", n,
+               lambda i: conn.disconnectTree(conn.connectTree("nomax")))
+        window("TREE_CONNECT_MAXCONN", n,
+               lambda i: conn.disconnectTree(conn.connectTree("maxconn")))
 
     # CREATE then CLOSE: m new files opened and held, then all closed.
     # Warm-up: as many opens held and closed first, so the worker's pools

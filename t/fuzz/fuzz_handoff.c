@@ -47,6 +47,7 @@ seed(const char *dir, const char *name, int with_session)
 	id.kind = with_session ? 1 : 0;
 	id.uid = id.gid = 1001;
 	snprintf(id.user, sizeof(id.user), "alice");
+	snprintf(id.peer, sizeof(id.peer), "192.0.2.9");	/* the master's */
 	buf[0] = 1;	/* runs as uid 1001 */
 	if (authmsg_ident_encode(&id, buf + 1, sizeof(buf) - 1) !=
 	    AUTHMSG_IDENT_LEN)
@@ -96,6 +97,7 @@ seed_relay(const char *dir, const char *name)
 	id.kind = AUTHMSG_IDENT_RELAY;
 	id.uid = id.gid = 1002;
 	snprintf(id.user, sizeof(id.user), "bob");
+	snprintf(id.peer, sizeof(id.peer), "192.0.2.44");	/* the master's */
 	buf[0] = 2;	/* runs as uid 1002 */
 	if (authmsg_ident_encode(&id, buf + 1, sizeof(buf) - 1) !=
 	    AUTHMSG_IDENT_LEN)

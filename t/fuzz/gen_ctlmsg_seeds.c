@@ -128,6 +128,7 @@ main(int argc, char **argv)
 	id.uid = 1000;
 	id.gid = 1000;
 	snprintf(id.user, sizeof(id.user), "alice");
+	snprintf(id.peer, sizeof(id.peer), "192.0.2.9");
 	if ((n = authmsg_ident_encode(&id, buf + 1, MSG_MAX_PAYLOAD)) < 0)
 		errx(1, "authmsg_ident_encode");
 	gen_write(argv[1], "ident", S_IDENT, (size_t)n);

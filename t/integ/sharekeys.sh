@@ -6,6 +6,9 @@
 #    of the same session connects; 127.0.0.1 is let in unless a deny list
 #    names it (Samba's rule), so the allow list is seen refusing
 #    127.0.0.2; smbclient -L lists the shares all the same (as Samba);
+#  * the same lists for bob's second session on alice's connection
+#    (relayed to bob's worker): judged by the address the master read
+#    from the connection's socket (t/integ/sharekeys_relay.py);
 #  * force create mode / force directory mode (bits set after the masks)
 #    and inherit permissions (a 2770 parent of group skteam: new directory
 #    2770, new file 0660), and a share without the keys as before, read
@@ -32,6 +35,11 @@ shares() {	# shares DIR: the shares of the checks, under DIR
 	read only = no
 	hosts deny = 127.0.0.1
 
+[deny2]
+	path = $1/deny2
+	read only = no
+	hosts deny = 127.0.0.2
+
 [plain]
 	path = $1/plain
 	read only = no
@@ -53,7 +61,7 @@ EOS
 mkdirs() {	# mkdirs DIR
 	local d
 
-	for d in only10 deny1 plain force inherit; do
+	for d in only10 deny1 deny2 plain force inherit; do
 		mkdir -p "$1/$d"
 		chmod 0777 "$1/$d"
 	done
@@ -121,6 +129,17 @@ steps() {
 	    alice "$ALICE_PW" only10 deny1 2>&1)
 	expect "impacket from 127.0.0.1 to [only10] [deny1]" \
 	    "only10 OK deny1 STATUS_ACCESS_DENIED" "$(echo $out)"
+	# bob's session on alice's connection (relayed to bob's worker):
+	# judged by the connection's real address, whichever it is
+	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_relay.py" "$port" 127.0.0.2 \
+	    only10 deny1 deny2 plain 2>&1)
+	expect "bob's second session from 127.0.0.2: [only10] [deny1] [deny2] [plain]" \
+	    "only10 STATUS_ACCESS_DENIED deny1 OK deny2 STATUS_ACCESS_DENIED plain OK" \
+	    "$(echo $out)"
+	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_relay.py" "$port" 127.0.0.1 \
+	    only10 deny1 deny2 2>&1)
+	expect "bob's second session from 127.0.0.1: [only10] [deny1] [deny2]" \
+	    "only10 OK deny1 STATUS_ACCESS_DENIED deny2 OK" "$(echo $out)"
 
 	# new files and directories, their modes on disk
 	for m in plain force inherit; do
@@ -144,6 +163,9 @@ steps() {
 }
 client_checks "sharekeys steps" steps "$PORT" "$T"
 check "the refusal is logged" grep -q "share deny1 refused to 127.0.0.1 (hosts allow/deny)" "$LOG"
+check "bob's second sessions were relayed" grep -q "session .* of bob relayed from worker" "$LOG"
+check "a relayed session's refusal names the real address" \
+    grep -q "worker bob: 127.0.0.2: share deny2 refused to 127.0.0.2" "$LOG"
 check "the server is still up" integ_ping
 
 if [ "${SHAREKEYS_SAMBA:-0}" = 1 ]; then
@@ -157,7 +179,7 @@ if [ "${SHAREKEYS_SAMBA:-0}" = 1 ]; then
 	# (Samba's map archive)
 	samba_start "$S" "$SPORT" "$(shares "$S" |
 	    sed 's/^\[.*\]$/&\n\tvfs objects = streams_xattr\n\tmap archive = no/')" \
-	    "alice:$ALICE_PW"
+	    "alice:$ALICE_PW" "bob:$BOB_PW"
 	steps "$SPORT" "$S" 2>&1 | sed 's/^/samba: /'
 	samba_stop
 fi

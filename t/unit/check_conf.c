@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/un.h>
 
 #include "daemon/conf.h"
 
@@ -809,7 +810,21 @@ sin6(const char *a)
 	return s;
 }
 
-#define ALLOWED(c, a) conf_host_allowed((c), (const struct sockaddr *)&(a))
+/*
+ * [global]'s lists judged as the master judges an accepted socket
+ * (daemon/listen.c): its address as text, then the one matcher.
+ */
+static int
+allowed(const struct conf *c, const struct sockaddr *sa)
+{
+	char text[64];
+
+	if (conf_addr_text(sa, text, sizeof(text)) != 0)
+		return conf_peer_allowed(c->hosts_allow, c->hosts_deny, "?");
+	return conf_peer_allowed(c->hosts_allow, c->hosts_deny, text);
+}
+
+#define ALLOWED(c, a) allowed((c), (const struct sockaddr *)&(a))
 
 START_TEST(test_hosts)
 {
@@ -861,6 +876,51 @@ START_TEST(test_hosts)
 	ck_assert_int_eq(ALLOWED(c, b), 1);
 	a = sin4("11.0.0.1");
 	ck_assert_int_eq(ALLOWED(c, a), 1);
+	conf_free(c);
+
+	/*
+	 * Samba's loopback rule, which the master and the workers share: an
+	 * allow list that does not name it still lets 127.0.0.1 and ::1 in
+	 * (v4-mapped too); a deny list naming it keeps them out.
+	 */
+	ck_assert_int_eq(load("[global]\nhosts allow = 10.0.0.0/8\n", &c), 0);
+	a = sin4("127.0.0.1");
+	ck_assert_int_eq(ALLOWED(c, a), 1);
+	b = sin6("::ffff:127.0.0.1");
+	ck_assert_int_eq(ALLOWED(c, b), 1);
+	b = sin6("::1");
+	ck_assert_int_eq(ALLOWED(c, b), 1);
+	a = sin4("127.0.0.2");		/* not the loopback rule's address */
+	ck_assert_int_eq(ALLOWED(c, a), 0);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nhosts deny = localhost\n", &c), 0);
+	a = sin4("127.0.0.1");
+	ck_assert_int_eq(ALLOWED(c, a), 0);
+	b = sin6("::1");
+	ck_assert_int_eq(ALLOWED(c, b), 0);
+	a = sin4("192.0.2.1");
+	ck_assert_int_eq(ALLOWED(c, a), 1);
+	conf_free(c);
+}
+END_TEST
+
+/* A socket that is not IP has no address text: refused by any list. */
+START_TEST(test_hosts_not_ip)
+{
+	struct sockaddr_un u;
+	struct conf *c;
+	char text[8];
+
+	memset(&u, 0, sizeof(u));
+	u.sun_family = AF_UNIX;
+	ck_assert_int_eq(conf_addr_text((const struct sockaddr *)&u, text,
+	    sizeof(text)), -1);
+	ck_assert_str_eq(text, "?");
+	ck_assert_int_eq(load("[global]\nhosts deny = 10.0.0.1\n", &c), 0);
+	ck_assert_int_eq(ALLOWED(c, u), 0);
+	conf_free(c);
+	ck_assert_int_eq(load("", &c), 0);
+	ck_assert_int_eq(ALLOWED(c, u), 1);
 	conf_free(c);
 }
 END_TEST
@@ -1125,6 +1185,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_enum_aliases);
 	tcase_add_test(tc, test_interfaces);
 	tcase_add_test(tc, test_hosts);
+	tcase_add_test(tc, test_hosts_not_ip);
 	tcase_add_test(tc, test_share_user_ok);
 	tcase_add_test(tc, test_share_read_write_lists);
 	tcase_add_test(tc, test_share_mode_and_host_keys);

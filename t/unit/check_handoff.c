@@ -26,6 +26,8 @@ static uint8_t	buf[64 * 1024];
  * a gate's state whose session claims gate_user / gate_uid (no session
  * when gate_user is NULL: a binding hand-off).
  */
+static const char *mk_peer = "";	/* the master's reading; "" none */
+
 static size_t
 mkpayload(uint32_t kind, uint32_t uid, const char *user, uint32_t flags,
     const char *gate_user, uint32_t gate_uid)
@@ -41,6 +43,7 @@ mkpayload(uint32_t kind, uint32_t uid, const char *user, uint32_t flags,
 	id.gid = uid;
 	id.flags = flags;
 	snprintf(id.user, sizeof(id.user), "%s", user);
+	snprintf(id.peer, sizeof(id.peer), "%s", mk_peer);
 	ck_assert_int_eq(authmsg_ident_encode(&id, buf, sizeof(buf)),
 	    AUTHMSG_IDENT_LEN);
 	g = test_worker_conn(&peer);
@@ -87,6 +90,46 @@ START_TEST(test_master_identity_wins)
 	ck_assert_str_eq(c->sessions[0].user, "nobody");
 	conn_free(c);
 	close(peer);
+}
+END_TEST
+
+/*
+ * The client's address is the master's reading of the socket, not the
+ * gate's text (192.0.2.9 in mkpayload); without one, the gate's text
+ * stays for display and the connection is not vouched for, so a share's
+ * host lists refuse it when the worker does not hold the socket.
+ */
+START_TEST(test_peer_is_the_masters)
+{
+	struct conn *c;
+	size_t n;
+	int peer;
+
+	mk_peer = "203.0.113.5";
+	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1001, "alice", 0, "alice", 1001);
+	c = test_worker_conn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
+	ck_assert_str_eq(c->peer, "203.0.113.5");
+	ck_assert_int_eq(c->priv->peer_vouched, 1);
+	conn_free(c);
+	close(peer);
+	mk_peer = "";
+	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1001, "alice", 0, "alice", 1001);
+	c = test_worker_conn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
+	ck_assert_str_eq(c->peer, "192.0.2.9");
+	ck_assert_int_eq(c->priv->peer_vouched, 0);
+	conn_free(c);
+	close(peer);
+	/* a peer field without its NUL: the identity is refused */
+	mk_peer = "203.0.113.5";
+	n = mkpayload(AUTHMSG_IDENT_LOGIN, 1001, "alice", 0, "alice", 1001);
+	memset(buf + 16 + AUTH_NAME_MAX, 'x', AUTHMSG_PEER_MAX);
+	c = test_worker_conn(&peer);
+	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), -EBADMSG);
+	conn_free(c);
+	close(peer);
+	mk_peer = "";
 }
 END_TEST
 
@@ -191,6 +234,7 @@ handoff_suite(void)
 
 	tcase_add_test(tc, test_master_identity_wins);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_peer_is_the_masters);
 	tcase_add_test(tc, test_port);
 	suite_add_tcase(s, tc);
 	return s;

@@ -298,6 +298,8 @@ START_TEST(test_handoff_by_token)
 	ck_assert_uint_eq(id.kind, AUTHMSG_IDENT_LOGIN);
 	ck_assert_uint_eq(id.uid, 1000);
 	ck_assert_str_eq(id.user, "alice");
+	/* a pipe is no socket of our listeners: no address vouched for */
+	ck_assert_str_eq(id.peer, "");
 	ck_assert_mem_eq(m.payload + AUTHMSG_IDENT_LEN, "state", 5);
 	ck_assert_int_ge(m.fd, 0);
 	close(m.fd);
