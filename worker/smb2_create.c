@@ -22,6 +22,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -67,6 +68,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->st_fresh = cr->st_valid = 0;
 	cr->links = CREATE_FOLLOW;
 	cr->special = 0;
+	cr->aapl_answer = 0;
 }
 
 /* The fixed part of the request (MS-SMB2 2.2.13). */
@@ -584,6 +586,14 @@ create_set_up(struct create_call *cr)
 			status = STATUS_ACCESS_DENIED;
 		if (status != STATUS_SUCCESS)
 			return status;
+		/*
+		 * A Mac's rule (Samba's fruit_create_file): once AAPL is
+		 * negotiated, an empty named stream opened as existing is
+		 * not there.
+		 */
+		if (disp == FILE_OPEN && fruit_conn_aapl(cr->req->conn) &&
+		    fruit_tree_on(cr->tree) && file_stream_size(f) == 0)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
 		cr->action = saction;
 		/* a new named stream: inotify sees only an IN_ATTRIB */
 		if (saction == FILE_CREATED)
@@ -649,12 +659,17 @@ create_put_contexts(struct create_call *cr)
 	}
 	if (cr->cc.qfid) {
 		memset(buf, 0, 32);
-		le64_put(buf, cr->f->ino);
+		/* fruit:zero_file_id: a Mac told no on-disk id (fruit.h) */
+		if (!cr->req->conn->aapl_zero_file_id)
+			le64_put(buf, cr->f->ino);
 		le64_put(buf + 8, cr->f->dev);
 		smb2_create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
 	}
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
+	if (cr->aapl_answer)
+		fruit_aapl_reply(cr->req->conn, cr->tree, &cr->aapl, w,
+		    &ctx_prev);
 	if (cr->cc.posix.posix)
 		smb2_posix_put_create_ctx(w, &ctx_prev, cr->f, cr->st_valid ?
 		    &cr->st : NULL, &cr->di, cr->has_dos);
@@ -772,6 +787,13 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
+	/* Apple's query: a malformed one is refused before anything opens */
+	if (cr.cc.aapl_seen) {
+		cr.aapl_answer = fruit_aapl_want(req->conn, cr.tree, cr.cc.aapl,
+		    cr.cc.aapl_len, &cr.aapl, &status);
+		if (status != STATUS_SUCCESS)
+			return status;
+	}
 	status = create_replay(&cr);
 	if (status == STATUS_SUCCESS)
 		goto reply;

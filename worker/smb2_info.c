@@ -21,6 +21,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -314,6 +315,7 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	uint8_t label16[256];
 	int rc, l16 = 0;
 	uint32_t spu;
+	uint64_t tm_total, tm_free;
 
 	if ((rc = vfs->statfs(tree->root_fd, &sf)) != 0 ||
 	    (rc = vfs->fstat(tree->root_fd, &st)) != 0)
@@ -327,6 +329,19 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	fs.actual_avail_units = sf.bfree;
 	if (klass == FileFsSizeInformation || klass == FileFsFullSizeInformation)
 		info_fs_quota(req, &fs, (uint64_t)spu * 512);
+	/*
+	 * Time Machine (worker/fruit.h): the size the share is given, less
+	 * its sparse bundles, in units of two sectors as Samba's
+	 * fruit_disk_free (smbtorture vfs.fruit_timemachine).
+	 */
+	if ((klass == FileFsSizeInformation ||
+	    klass == FileFsFullSizeInformation) &&
+	    fruit_tm_size(tree, &tm_total, &tm_free) == 0) {
+		fs.sectors_per_unit = 2;
+		fs.bytes_per_sector = 512;
+		fs.total_units = tm_total / 2;
+		fs.avail_units = fs.actual_avail_units = tm_free / 2;
+	}
 	fs.serial = (uint32_t)(sf.fsid ^ (sf.fsid >> 32));
 	fs.volume_created = fscc_time_from_timespec(st.has_btime ? &st.btime :
 	    &st.mtime);

@@ -35,6 +35,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/namerule.h"
 #include "worker/open.h"
@@ -214,6 +215,8 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 		return STATUS_ACCESS_DENIED;
 	if (size > (uint64_t)INT64_MAX)
 		return STATUS_INVALID_PARAMETER;
+	if (fruit_is_afpinfo(f))
+		return fruit_afpinfo_eof(f, size);
 	if (f->stream[0] != '\0')
 		return info_set_stream_size(f, size, alloc);
 	/*

@@ -1,0 +1,296 @@
+/*
+ * macOS clients (worker/fruit.h): the AAPL context, AFP_AfpInfo's rules,
+ * the READ_DIR_ATTR directory fields and the Time Machine volume size.
+ * What Samba's vfs_fruit does for a share with `fruit:metadata = stream`
+ * and `fruit:resource = stream` over streams_xattr, written for usmbd's
+ * streams (xattrs, vfs/xattr.c).
+ */
+#include "worker/fruit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "daemon/conf.h"
+#include "proto/unicode.h"
+#include "vfs/vfs.h"
+#include "worker/conn.h"
+#include "worker/file_open.h"
+#include "worker/smb2.h"
+#include "worker/smb2_create_ctx.h"
+
+int
+fruit_tree_on(const struct tree *tree)
+{
+	return tree != NULL && tree->share != NULL && tree->share->fruit;
+}
+
+int
+fruit_conn_aapl(const struct conn *c)
+{
+	return c != NULL && c->aapl;
+}
+
+int
+fruit_aapl_want(const struct conn *c, const struct tree *tree,
+    const uint8_t *data, uint32_t len, struct aapl_query *q,
+    ntstatus_t *status)
+{
+	const struct conf *conf = c->conf;
+
+	*status = STATUS_SUCCESS;
+	if (!fruit_tree_on(tree))
+		return 0;
+	if (conf != NULL && !conf->fruit_aapl)
+		return 0;
+	if (aapl_query_decode(data, len, q) != 0) {
+		*status = STATUS_INVALID_PARAMETER;
+		return 0;
+	}
+	return 1;
+}
+
+void
+fruit_aapl_reply(struct conn *c, const struct tree *tree,
+    const struct aapl_query *q, struct wcur *w, uint8_t **prev)
+{
+	static uint8_t body[256 + 40], model16[256];
+	const struct conf *conf = c->conf;
+	const struct conf_share *sh = tree->share;
+	const char *model = conf != NULL && conf->fruit_model != NULL ?
+	    conf->fruit_model : "MacSamba";
+	struct aapl_reply r;
+	struct wcur bw;
+	int n;
+
+	memset(&r, 0, sizeof(r));
+	r.bitmap = q->bitmap;
+	r.server_caps = AAPL_UNIX_BASED;
+	/* streams are always there: directory entries carry Finder info */
+	if (q->client_caps & AAPL_SUPPORTS_READ_DIR_ATTR) {
+		r.server_caps |= AAPL_SUPPORTS_READ_DIR_ATTR;
+		c->aapl_rdattr = 1;
+	}
+	if (conf != NULL && conf->fruit_copyfile)
+		r.server_caps |= AAPL_SUPPORTS_OSX_COPYFILE;
+	if (conf != NULL && conf->fruit_nfs_aces)
+		r.server_caps |= AAPL_SUPPORTS_NFS_ACE;
+	if (sh->case_sensitive)
+		r.volume_caps |= AAPL_CASE_SENSITIVE;
+	if (sh->fruit_time_machine)
+		r.volume_caps |= AAPL_FULL_SYNC;
+	n = unicode_utf8_to_utf16(model, strlen(model), model16,
+	    sizeof(model16));
+	r.model16 = model16;
+	r.model16_len = n > 0 ? (size_t)n : 0;
+	wcur_init(&bw, body, sizeof(body));
+	aapl_reply_put(&bw, &r);
+	if (bw.err)
+		return;
+	smb2_create_put_ctx(w, prev, "AAPL", body, (uint32_t)wcur_off(&bw));
+	c->aapl = 1;
+	c->aapl_zero_file_id = sh->fruit_zero_file_id;
+}
+
+int
+fruit_is_afpinfo(const struct file_open *f)
+{
+	const struct conf_share *sh = f->share;
+
+	return sh != NULL && sh->fruit &&
+	    strcasecmp(f->stream, FRUIT_AFPINFO) == 0;
+}
+
+void
+fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE])
+{
+	memset(rec, 0, AFPINFO_SIZE);
+	rec[0] = 'A';
+	rec[1] = 'F';
+	rec[2] = 'P';
+	rec[5] = 1;			/* version 0x00010000, big-endian */
+}
+
+ssize_t
+fruit_afpinfo_write(struct file_open *f, const void *buf, size_t len,
+    uint64_t off)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	const struct conf_share *sh = f->share;
+	uint8_t rec[AFPINFO_SIZE], fresh[AFPINFO_SIZE];
+	char xname[300];
+	ssize_t n;
+	size_t take;
+	int rc;
+
+	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
+		return rc;
+	n = vfs->getxattr(f->fd, xname, rec, sizeof(rec));
+	if (n < 0 && n != -ENODATA)
+		return n;
+	if (n < AFPINFO_SIZE) {
+		if (n > 0)
+			memset(rec + n, 0, sizeof(rec) - (size_t)n);
+		else
+			memset(rec, 0, sizeof(rec));
+	}
+	/* the record never grows past 60 bytes; the rest is dropped */
+	if (off < AFPINFO_SIZE) {
+		take = len < AFPINFO_SIZE - off ? len :
+		    (size_t)(AFPINFO_SIZE - off);
+		memcpy(rec + off, buf, take);
+	}
+	if (!aapl_afpinfo_valid(rec, sizeof(rec))) {
+		if (sh->fruit_validate_afpinfo)
+			return -EINVAL;
+		/* Samba writes a header of its own then */
+		memcpy(fresh, rec, sizeof(fresh));
+		fruit_afpinfo_default(rec);
+		memcpy(rec + 8, fresh + 8, sizeof(rec) - 8);
+	}
+	/* an all-zero Finder info deletes the stream, as on a Mac */
+	if (aapl_afpinfo_empty(rec, sizeof(rec))) {
+		rc = vfs->removexattr(f->fd, xname);
+		if (rc != 0 && rc != -ENODATA)
+			return rc;
+		return (ssize_t)len;
+	}
+	rc = vfs->setxattr(f->fd, xname, rec, sizeof(rec), 0);
+	return rc < 0 ? rc : (ssize_t)len;
+}
+
+ntstatus_t
+fruit_afpinfo_eof(struct file_open *f, uint64_t eof)
+{
+	(void)f;
+	/* OS X: ALLOTTED_SPACE_EXCEEDED past the record, else nothing */
+	return eof > AFPINFO_SIZE ? STATUS_ALLOTTED_SPACE_EXCEEDED :
+	    STATUS_SUCCESS;
+}
+
+void
+fruit_dir_attr(int dirfd, const char *name, const struct vfs_stat *st,
+    uint8_t out[26])
+{
+	const struct vfs_ops *vfs = file_vfs();
+	uint8_t rec[AFPINFO_SIZE];
+	char xname[300];
+	ssize_t n;
+	uint64_t rsize = 0;
+
+	le16_put(out, 24);
+	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) == 0 &&
+	    (n = vfs->entxattr(dirfd, name, xname, NULL, 0)) > 0)
+		rsize = (uint64_t)n;
+	le64_put(out + 2, rsize);
+	n = -1;
+	if (vfs_stream_xattr_name(FRUIT_AFPINFO, xname, sizeof(xname)) == 0)
+		n = vfs->entxattr(dirfd, name, xname, rec, sizeof(rec));
+	aapl_finder_compress(n == AFPINFO_SIZE ? rec : NULL,
+	    S_ISREG(st->mode), st->has_btime ? st->btime.tv_sec :
+	    st->mtime.tv_sec, out + 10);
+}
+
+/* The band-size of a sparse bundle's Info.plist, or 0. */
+static uint64_t
+fruit_tm_bandsize(int root, const char *bundle)
+{
+	static char plist[16384];
+	const struct vfs_ops *vfs = file_vfs();
+	char path[FILE_PATH_MAX];
+	const char *k, *v;
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/Info.plist", bundle) >=
+	    sizeof(path))
+		return 0;
+	if ((fd = vfs->open(root, path, O_RDONLY, 0)) < 0)
+		return 0;
+	n = vfs->pread(fd, plist, sizeof(plist) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	plist[n] = '\0';
+	if ((k = strstr(plist, "<key>band-size</key>")) == NULL ||
+	    (v = strstr(k, "<integer>")) == NULL)
+		return 0;
+	return strtoull(v + strlen("<integer>"), NULL, 10);
+}
+
+/* The entries of bundle/bands, "." and ".." aside. */
+static uint64_t
+fruit_tm_nbands(int root, const char *bundle)
+{
+	static uint8_t dbuf[8192];
+	const struct vfs_ops *vfs = file_vfs();
+	char path[FILE_PATH_MAX];
+	uint64_t count = 0;
+	ssize_t n, at;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/bands", bundle) >=
+	    sizeof(path))
+		return 0;
+	if ((fd = vfs->open(root, path, O_RDONLY | O_DIRECTORY, 0)) < 0)
+		return 0;
+	while ((n = vfs->getdents(fd, dbuf, sizeof(dbuf))) > 0)
+		for (at = 0; at + 19 < n; ) {
+			uint16_t reclen = le16_get(dbuf + at + 16);
+			const char *nm = (const char *)dbuf + at + 19;
+
+			if (reclen == 0)
+				break;
+			if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0)
+				count++;
+			at += reclen;
+		}
+	close(fd);
+	return count;
+}
+
+int
+fruit_tm_size(const struct tree *tree, uint64_t *total512, uint64_t *free512)
+{
+	static uint8_t dbuf[8192];
+	const struct conf_share *sh = tree->share;
+	const struct vfs_ops *vfs = file_vfs();
+	uint64_t used = 0, band, nb;
+	const char *suffix = ".sparsebundle";
+	size_t sl = strlen(suffix), nl;
+	ssize_t n, at;
+	int fd;
+
+	if (sh == NULL || !sh->fruit || !sh->fruit_time_machine ||
+	    sh->fruit_tm_max_size == 0)
+		return -1;
+	if ((fd = vfs->open(tree->root_fd, "", O_RDONLY | O_DIRECTORY, 0)) < 0)
+		return -1;
+	while ((n = vfs->getdents(fd, dbuf, sizeof(dbuf))) > 0)
+		for (at = 0; at + 19 < n; ) {
+			uint16_t reclen = le16_get(dbuf + at + 16);
+			const char *nm = (const char *)dbuf + at + 19;
+
+			if (reclen == 0)
+				break;
+			at += reclen;
+			nl = strnlen(nm, 256);
+			if (nl <= sl || strcmp(nm + nl - sl, suffix) != 0)
+				continue;
+			band = fruit_tm_bandsize(tree->root_fd, nm);
+			nb = fruit_tm_nbands(tree->root_fd, nm);
+			if (band != 0 && nb > UINT64_MAX / band)
+				used = UINT64_MAX;
+			else if (used + band * nb < used)
+				used = UINT64_MAX;
+			else
+				used += band * nb;
+		}
+	close(fd);
+	*total512 = sh->fruit_tm_max_size / 512;
+	*free512 = used / 512 > *total512 ? 0 : *total512 - used / 512;
+	return 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * macOS clients: Apple's SMB2 extensions as Samba's vfs_fruit serves them
+ * (HACKING.md "macOS clients").  A share whose `vfs objects` names fruit
+ * answers the AAPL create context; a connection that sent one gets the
+ * Apple behaviours for the rest of its life (directory entries carrying
+ * Finder info, zero file ids, ...).  AFP_AfpInfo and AFP_Resource are
+ * named streams like any other (xattrs, vfs/xattr.c), with the AfpInfo
+ * rules of a Mac: a 60-byte record that is never longer, whose all-zero
+ * Finder info deletes it.
+ */
+#ifndef USMBD_WORKER_FRUIT_H
+#define USMBD_WORKER_FRUIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/aapl.h"
+#include "proto/cur.h"
+#include "proto/ntstatus.h"
+
+struct conn;
+struct tree;
+struct file_open;
+struct vfs_stat;
+
+#define FRUIT_AFPINFO		"AFP_AfpInfo"
+#define FRUIT_RESOURCE		"AFP_Resource"
+
+/* Does the tree's share have the Apple extensions on?  1 or 0. */
+int		fruit_tree_on(const struct tree *);
+/* Has this connection negotiated AAPL on a fruit share?  1 or 0. */
+int		fruit_conn_aapl(const struct conn *);
+
+/*
+ * An AAPL context's data on this tree: decoded into q when the share
+ * answers it (1), ignored (0: no fruit, `fruit:aapl = no`), or
+ * STATUS_INVALID_PARAMETER through *status when malformed.
+ */
+int		fruit_aapl_want(const struct conn *, const struct tree *,
+		    const uint8_t *data, uint32_t len, struct aapl_query *q, ntstatus_t *status);
+/*
+ * The AAPL reply context appended to a CREATE response (create contexts
+ * chained through *prev); the connection is marked as negotiated.
+ */
+void		fruit_aapl_reply(struct conn *, const struct tree *,
+		    const struct aapl_query *, struct wcur *, uint8_t **prev);
+
+/* Is this stream AFP_AfpInfo of a fruit share?  1 or 0. */
+int		fruit_is_afpinfo(const struct file_open *);
+/*
+ * A write to AFP_AfpInfo (the whole stream is a 60-byte record): the
+ * record patched with buf at off must carry the signature and version
+ * (unless fruit:validate_afpinfo = no); an all-zero Finder info removes
+ * the stream.  Returns len, or -errno (-EINVAL for a bad record).
+ */
+ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
+		    size_t len, uint64_t off);
+/* A new record as a Mac makes it: signature, version, zeros. */
+void		fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE]);
+/* Setting AFP_AfpInfo's end of file: past 60 is refused, else ignored. */
+ntstatus_t	fruit_afpinfo_eof(struct file_open *, uint64_t eof);
+
+/*
+ * READ_DIR_ATTR: the 24 bytes of a FileIdBothDirectoryInformation entry's
+ * short name field (length 24, resource fork size, compressed Finder
+ * info) for entry name of directory dirfd.  Two getxattr calls, no
+ * allocation.
+ */
+void		fruit_dir_attr(int dirfd, const char *name,
+		    const struct vfs_stat *st, uint8_t out[26]);
+
+/*
+ * Time Machine: the share's size as fruit:time machine max size says,
+ * less what its sparse bundles use (bands x band size, Samba's
+ * fruit_disk_free).  0 and the totals in 512-byte units, or -1 when the
+ * share has no such limit.
+ */
+int		fruit_tm_size(const struct tree *, uint64_t *total512,
+		    uint64_t *free512);
+
+#endif
