@@ -63,11 +63,11 @@ void	aapl_reply_put(struct wcur *w, const struct aapl_reply *);
 
 /*
  * AFP_AfpInfo (Samba's source3/lib/adouble.c): 60 bytes, big-endian,
- * signature "AFP\0", version 0x00010000, the 32-byte Finder info at 16.
+ * signature "AFP\0", version 0x00000100, the 32-byte Finder info at 16.
  */
 #define AFPINFO_SIZE			60
 #define AFPINFO_SIGNATURE		0x41465000u
-#define AFPINFO_VERSION			0x00010000u
+#define AFPINFO_VERSION			0x00000100u
 #define AFPINFO_OFF_FINDERINFO		16
 #define AFPINFO_FINDERINFO_SIZE		32
 

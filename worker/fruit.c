@@ -111,7 +111,7 @@ fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE])
 	rec[0] = 'A';
 	rec[1] = 'F';
 	rec[2] = 'P';
-	rec[5] = 1;			/* version 0x00010000, big-endian */
+	rec[6] = 1;			/* version 0x00000100, big-endian */
 }
 
 ssize_t

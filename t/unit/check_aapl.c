@@ -101,13 +101,13 @@ START_TEST(test_afpinfo)
 
 	memset(rec, 0, sizeof(rec));
 	ck_assert_int_eq(aapl_afpinfo_valid(rec, sizeof(rec)), 0);
-	memcpy(rec, "AFP\0\0\1\0\0", 8);
+	memcpy(rec, "AFP\0\0\0\1\0", 8);
 	ck_assert_int_eq(aapl_afpinfo_valid(rec, sizeof(rec)), 1);
 	ck_assert_int_eq(aapl_afpinfo_valid(rec, 59), 0);
 	ck_assert_int_eq(aapl_afpinfo_empty(rec, sizeof(rec)), 1);
 	rec[AFPINFO_OFF_FINDERINFO + 31] = 1;
 	ck_assert_int_eq(aapl_afpinfo_empty(rec, sizeof(rec)), 0);
-	rec[5] = 2;		/* version 2 */
+	rec[6] = 2;		/* another version */
 	ck_assert_int_eq(aapl_afpinfo_valid(rec, sizeof(rec)), 0);
 }
 END_TEST
@@ -117,7 +117,7 @@ START_TEST(test_finder_compress)
 	uint8_t rec[AFPINFO_SIZE], out[16];
 
 	memset(rec, 0, sizeof(rec));
-	memcpy(rec, "AFP\0\0\1\0\0", 8);
+	memcpy(rec, "AFP\0\0\0\1\0", 8);
 	memcpy(rec + 16, "TYPECRTR", 8);
 	rec[16 + 8] = 0x12;
 	rec[16 + 9] = 0x34;
