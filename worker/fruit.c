@@ -35,6 +35,13 @@ fruit_conn_aapl(const struct conn *c)
 }
 
 int
+fruit_posix_rename(const struct conn *c, const struct tree *tree)
+{
+	return fruit_conn_aapl(c) && fruit_tree_on(tree) &&
+	    tree->share->fruit_posix_rename;
+}
+
+int
 fruit_aapl_want(const struct conn *c, const struct tree *tree,
     const uint8_t *data, uint32_t len, struct aapl_query *q,
     ntstatus_t *status)
@@ -96,12 +103,36 @@ fruit_aapl_reply(struct conn *c, const struct tree *tree,
 }
 
 int
+fruit_stream_hidden(const struct file_open *f, const char *name,
+    int64_t size, int aapl)
+{
+	const struct conf_share *sh = f->share;
+
+	if (sh == NULL || !sh->fruit)
+		return 0;
+	if (strcasecmp(name, FRUIT_AFPINFO) == 0)
+		return size != AFPINFO_SIZE;
+	if (size == 0)
+		return aapl || strcasecmp(name, FRUIT_RESOURCE) == 0;
+	return 0;
+}
+
+int
 fruit_is_afpinfo(const struct file_open *f)
 {
 	const struct conf_share *sh = f->share;
 
 	return sh != NULL && sh->fruit &&
 	    strcasecmp(f->stream, FRUIT_AFPINFO) == 0;
+}
+
+int
+fruit_is_resource(const struct file_open *f)
+{
+	const struct conf_share *sh = f->share;
+
+	return sh != NULL && sh->fruit &&
+	    strcasecmp(f->stream, FRUIT_RESOURCE) == 0;
 }
 
 void

@@ -32,6 +32,13 @@ int		fruit_tree_on(const struct tree *);
 int		fruit_conn_aapl(const struct conn *);
 
 /*
+ * May a directory with open files below be renamed, as on a Mac?  Once
+ * AAPL is negotiated, on a share with fruit:posix_rename (Samba's
+ * default).  1 or 0.
+ */
+int		fruit_posix_rename(const struct conn *, const struct tree *);
+
+/*
  * An AAPL context's data on this tree: decoded into q when the share
  * answers it (1), ignored (0: no fruit, `fruit:aapl = no`), or
  * STATUS_INVALID_PARAMETER through *status when malformed.
@@ -45,8 +52,17 @@ int		fruit_aapl_want(const struct conn *, const struct tree *,
 void		fruit_aapl_reply(struct conn *, const struct tree *,
 		    const struct aapl_query *, struct wcur *, uint8_t **prev);
 
-/* Is this stream AFP_AfpInfo of a fruit share?  1 or 0. */
+/*
+ * Is stream name (size bytes) of f's file left out of its stream list?
+ * On a fruit share, as Samba's fruit_fstreaminfo: an AfpInfo that is not
+ * 60 bytes, an empty AFP_Resource, and once AAPL is negotiated (aapl)
+ * any empty stream.  1 or 0.
+ */
+int		fruit_stream_hidden(const struct file_open *, const char *name,
+		    int64_t size, int aapl);
+/* Is this stream AFP_AfpInfo (AFP_Resource) of a fruit share?  1 or 0. */
 int		fruit_is_afpinfo(const struct file_open *);
+int		fruit_is_resource(const struct file_open *);
 /*
  * A write to AFP_AfpInfo (the whole stream is a 60-byte record): the
  * record patched with buf at off must carry the signature and version

@@ -178,9 +178,14 @@ create_writes(const struct create_call *cr)
 static ntstatus_t
 create_check_request(struct create_call *cr)
 {
-	uint32_t access = cr->access, opts = cr->opts, disp = cr->disp;
+	uint32_t access, opts, disp = cr->disp;
 	int writes;
 
+	/* a Mac ignores delete on close on a resource fork (fruit.h) */
+	if (fruit_is_resource(cr->f))
+		cr->opts &= ~FILE_DELETE_ON_CLOSE;
+	access = cr->access;
+	opts = cr->opts;
 	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);
 	writes = create_writes(cr);
 	/* a read-only share: OPEN_IF of an existing file is still an open */
@@ -593,6 +598,10 @@ create_set_up(struct create_call *cr)
 		 */
 		if (disp == FILE_OPEN && fruit_conn_aapl(cr->req->conn) &&
 		    fruit_tree_on(cr->tree) && file_stream_size(f) == 0)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		/* an AfpInfo not of 60 bytes is not there (nor listed) */
+		if (disp == FILE_OPEN && fruit_is_afpinfo(f) &&
+		    file_stream_size(f) != AFPINFO_SIZE)
 			return STATUS_OBJECT_NAME_NOT_FOUND;
 		cr->action = saction;
 		/* a new named stream: inotify sees only an IN_ATTRIB */

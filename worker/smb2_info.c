@@ -61,7 +61,8 @@ info_name(struct file_open *f, int with_stream)
 }
 
 static size_t
-info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
+info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
+    int aapl)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	static const char data[] = "::$DATA";
@@ -90,7 +91,7 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
 		if (strncmp(x, VFS_XATTR_STREAM, plen) != 0)
 			continue;
 		size = vfs->getxattr(f->fd, x, NULL, 0);
-		if (size < 0)
+		if (size < 0 || fruit_stream_hidden(f, x + plen, size, aapl))
 			continue;
 		snprintf(sname, sizeof(sname), ":%s:$DATA", x + plen);
 		l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16,
@@ -242,7 +243,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		wcur_bytes(w, info_name16 + 2, (size_t)n16);
 		break;
 	case FileStreamInformation:
-		(void)info_streams(f, w, fi.eof, fi.alloc);
+		(void)info_streams(f, w, fi.eof, fi.alloc,
+		    fruit_conn_aapl(req->conn));
 		break;
 	case FileAlternateNameInformation: {
 		/* no 8.3 names are made: the long name stands for itself */

@@ -257,6 +257,9 @@ info_set_disposition(struct open *op, int del)
 		f->delete_on_close = 0;
 		return state_delete_pending_set(op, 0);
 	}
+	/* a Mac ignores it on a resource fork (worker/fruit.h) */
+	if (fruit_is_resource(f))
+		return STATUS_SUCCESS;
 	if (f->path[0] == '\0' && f->stream[0] == '\0')
 		return STATUS_CANNOT_DELETE;	/* the share root */
 	if (f->stream[0] == '\0' && vfs_dos_get(vfs, f->fd, &di) == 0 &&
@@ -520,8 +523,11 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    f->is_dir)) !=
 	    STATUS_SUCCESS)
 		return status;
-	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
-	if (f->is_dir &&
+	/*
+	 * MS-FSA 2.1.5.14.11: not a directory with open files below; a
+	 * Mac renames it as POSIX does (fruit:posix_rename, worker/fruit.h)
+	 */
+	if (f->is_dir && !fruit_posix_rename(req->conn, tree) &&
 	    (status = state_rename_dir_below(req, rsp, op)) != STATUS_SUCCESS)
 		return status;
 	dirlease_note_gone(tree, f->path);
