@@ -151,6 +151,7 @@ struct conn {
 	int			 aapl;
 	int			 aapl_rdattr;	/* READ_DIR_ATTR granted */
 	int			 aapl_zero_file_id;	/* fruit:zero_file_id */
+	int			 aapl_copyfile;	/* OSX_COPYFILE granted */
 	uint64_t		 start_time;	/* server start FILETIME from the master */
 };
 

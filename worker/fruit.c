@@ -81,8 +81,10 @@ fruit_aapl_reply(struct conn *c, const struct tree *tree,
 		r.server_caps |= AAPL_SUPPORTS_READ_DIR_ATTR;
 		c->aapl_rdattr = 1;
 	}
-	if (conf != NULL && conf->fruit_copyfile)
+	if (conf != NULL && conf->fruit_copyfile) {
 		r.server_caps |= AAPL_SUPPORTS_OSX_COPYFILE;
+		c->aapl_copyfile = 1;
+	}
 	if (conf != NULL && conf->fruit_nfs_aces)
 		r.server_caps |= AAPL_SUPPORTS_NFS_ACE;
 	if (sh->case_sensitive)
@@ -223,6 +225,56 @@ fruit_dir_attr(int dirfd, const char *name, const struct vfs_stat *st,
 	aapl_finder_compress(n == AFPINFO_SIZE ? rec : NULL,
 	    S_ISREG(st->mode), st->has_btime ? st->btime.tv_sec :
 	    st->mtime.tv_sec, out + 10);
+}
+
+int
+fruit_copyfile(struct file_open *src, struct file_open *dst,
+    uint64_t *copied)
+{
+	static uint8_t buf[65536];
+	static char list[65536];
+	const struct vfs_ops *vfs = file_vfs();
+	size_t pl = strlen(VFS_XATTR_STREAM);
+	struct vfs_stat st;
+	const char *x;
+	uint64_t off = 0;
+	ssize_t n, len;
+	int rc;
+
+	*copied = 0;
+	if ((rc = vfs->fstat(src->fd, &st)) != 0)
+		return rc;
+	if ((rc = vfs->ftruncate(dst->fd, 0)) != 0)
+		return rc;
+	while (off < st.size) {
+		n = vfs->copy_range(src->fd, off, dst->fd, off,
+		    st.size - off > (1u << 30) ? (1u << 30) :
+		    (size_t)(st.size - off));
+		if (n == -EXDEV || n == -EINVAL || n == -EOPNOTSUPP ||
+		    n == -ENOSYS) {
+			n = vfs->pread(src->fd, buf, sizeof(buf), off);
+			if (n > 0)
+				n = vfs->pwrite(dst->fd, buf, (size_t)n, off);
+		}
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;			/* the source shrank */
+		off += (uint64_t)n;
+	}
+	*copied = off;
+	/* the named streams: Finder info, resource fork, the rest */
+	len = vfs->listxattr(src->fd, list, sizeof(list));
+	for (x = list; len > 0 && x < list + len; x += strlen(x) + 1) {
+		if (strncmp(x, VFS_XATTR_STREAM, pl) != 0)
+			continue;
+		n = vfs->getxattr(src->fd, x, buf, sizeof(buf));
+		if (n < 0)
+			continue;		/* gone meanwhile */
+		if ((rc = vfs->setxattr(dst->fd, x, buf, (size_t)n, 0)) != 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* The band-size of a sparse bundle's Info.plist, or 0. */

@@ -86,6 +86,14 @@ void		fruit_dir_attr(int dirfd, const char *name,
 		    const struct vfs_stat *st, uint8_t out[26]);
 
 /*
+ * OSX_COPYFILE (fruit:copyfile, once granted): a copychunk of no chunks
+ * copies the whole source file, data and named streams, onto dst (data
+ * streams both).  0 and the bytes of data copied, or -errno.
+ */
+int		fruit_copyfile(struct file_open *src, struct file_open *dst,
+		    uint64_t *copied);
+
+/*
  * Time Machine: the share's size as fruit:time machine max size says,
  * less what its sparse bundles use (bands x band size, Samba's
  * fruit_disk_free).  0 and the totals in 512-byte units, or -1 when the
