@@ -250,4 +250,5 @@ def main():
     readonly_checks(host, int(port), user, pw)
 
 
-main()
+if __name__ == "__main__":
+    main()
