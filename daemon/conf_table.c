@@ -154,7 +154,7 @@ const struct conf_directive conf_directives[] = {
 	{ "relay sealed sessions", D_BOOL, CONF_GLOBAL, G(relay_sealed_sessions), 0, 0, NULL, 0 },
 	/* macOS clients (worker/fruit.h): Samba's global vfs_fruit keys. */
 	{ "fruit:aapl", D_BOOL, CONF_GLOBAL, G(fruit_aapl), 0, 0, NULL, 0 },
-	{ "fruit:model", D_STR, CONF_GLOBAL, G(fruit_model), 0, 0, NULL, 0 },
+	{ "fruit:model", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(fruit_model), 0, 0, NULL, 0 },
 	{ "fruit:copyfile", D_BOOL, CONF_GLOBAL, G(fruit_copyfile), 0, 0, NULL, 0 },
 	{ "fruit:nfs_aces", D_BOOL, CONF_GLOBAL, G(fruit_nfs_aces), 0, 0, NULL, 0 },
 

@@ -67,8 +67,8 @@ fruit_aapl_reply(struct conn *c, const struct tree *tree,
 	static uint8_t body[256 + 40], model16[256];
 	const struct conf *conf = c->conf;
 	const struct conf_share *sh = tree->share;
-	const char *model = conf != NULL && conf->fruit_model != NULL ?
-	    conf->fruit_model : "MacSamba";
+	const char *model = conf != NULL && conf->fruit_model != NULL &&
+	    conf->fruit_model[0] != '\0' ? conf->fruit_model : "MacSamba";
 	struct aapl_reply r;
 	struct wcur bw;
 	int n;
