@@ -450,7 +450,8 @@ def marked_share(path):
         os.makedirs(d, exist_ok=True)
         os.chmod(d, 0o1777)
     # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c);
-    # [hide]: the first share's directory with `hide unreadable`
+    # [hide]: the first share's directory with `hide unreadable`;
+    # [fruit]: the same with Apple's extensions (worker/fruit.h)
     return """
 [marked]
 	path = %s
@@ -470,7 +471,12 @@ def marked_share(path):
 	path = %s
 	read only = no
 	hide unreadable = yes
-""" % (m, m, cs, path)
+
+[fruit]
+	path = %s
+	read only = no
+	vfs objects = catia fruit streams_xattr
+""" % (m, m, cs, path, path)
 
 
 def xattr_check(d):

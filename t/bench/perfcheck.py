@@ -61,7 +61,7 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_DOC_SUB", "CREATE_DOC_MARKED",
             "CREATE_OPEN", "CREATE_OPEN_MARKED", "CREATE_OPEN_STORED",
             "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
-            "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE")
+            "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE", "QUERY_DIRECTORY_FRUIT")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
 # where none ever was (perfops.py marked_phases; usmbd only): SAME_AS
@@ -78,7 +78,11 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            # into CREATE_POSIX_DOC's: SLACK; a read of the parent is +3)
            "CREATE_POSIX_MARKED": ("CREATE_POSIX_SUB", 0.1),
            # `hide unreadable` over the user's own files: no call more
-           "QUERY_DIRECTORY_HIDE": ("QUERY_DIRECTORY", 0.05)}
+           "QUERY_DIRECTORY_HIDE": ("QUERY_DIRECTORY", 0.05),
+           # READ_DIR_ATTR (worker/fruit.h): per entry of the 16, one
+           # access(2) for the maximal access and two lgetxattr (Finder
+           # info, resource fork size), no open, nothing allocated
+           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 48.05)}
 MAX_SYSCALLS = {"WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
                 "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6}
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
@@ -112,7 +116,10 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
                                "descriptor",
          "QUERY_DIRECTORY": "QUERY_DIRECTORY (16 files, restarted)",
          "QUERY_DIRECTORY_HIDE": "QUERY_DIRECTORY (16 files, restarted) with hide "
-                                 "unreadable"}
+                                 "unreadable",
+         "QUERY_DIRECTORY_FRUIT": "QUERY_DIRECTORY (16 files, restarted, "
+                                  "FileIdBothDirectoryInformation) with AAPL "
+                                  "READ_DIR_ATTR"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
 # 2 syscalls of the unsigned ones (signing and encryption are CPU work on
 # the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from
