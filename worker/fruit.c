@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
@@ -284,6 +285,7 @@ fruit_tm_bandsize(int root, const char *bundle)
 	static char plist[16384];
 	const struct vfs_ops *vfs = file_vfs();
 	char path[FILE_PATH_MAX];
+	struct vfs_stat st;
 	const char *k, *v;
 	ssize_t n;
 	int fd;
@@ -291,9 +293,16 @@ fruit_tm_bandsize(int root, const char *bundle)
 	if ((size_t)snprintf(path, sizeof(path), "%s/Info.plist", bundle) >=
 	    sizeof(path))
 		return 0;
-	if ((fd = vfs->open(root, path, O_RDONLY, 0)) < 0)
+	/*
+	 * A user's file: never a fifo or device to wait on (O_NONBLOCK,
+	 * then only a regular file is read), never outside the share
+	 * (vfs open: beneath the root).
+	 */
+	if ((fd = vfs->open(root, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW,
+	    0)) < 0)
 		return 0;
-	n = vfs->pread(fd, plist, sizeof(plist) - 1, 0);
+	n = vfs->fstat(fd, &st) == 0 && S_ISREG(st.mode) ?
+	    vfs->pread(fd, plist, sizeof(plist) - 1, 0) : -1;
 	close(fd);
 	if (n <= 0)
 		return 0;
@@ -318,7 +327,8 @@ fruit_tm_nbands(int root, const char *bundle)
 	if ((size_t)snprintf(path, sizeof(path), "%s/bands", bundle) >=
 	    sizeof(path))
 		return 0;
-	if ((fd = vfs->open(root, path, O_RDONLY | O_DIRECTORY, 0)) < 0)
+	if ((fd = vfs->open(root, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+	    0)) < 0)
 		return 0;
 	while ((n = vfs->getdents(fd, dbuf, sizeof(dbuf))) > 0)
 		for (at = 0; at + 19 < n; ) {

@@ -104,6 +104,17 @@ for name in "${!got[@]}"; do
 done
 echo "usmbd: $(grep -c '^success' "$T/res.usmbd") of $(wc -l <"$T/res.usmbd") smbtorture fruit tests pass ($((SECONDS - t0)) s)"
 
+# Time Machine bundles for fruit_client.py tm_checks: 3 bands of 8 KiB;
+# an Info.plist that is a fifo, and one that is a symlink out of the share
+mkdir -p "$T/tm/a.sparsebundle/bands" "$T/tm/fifo.sparsebundle/bands" \
+    "$T/tm/link.sparsebundle/bands"
+printf '<dict>\n<key>band-size</key>\n<integer>8192</integer>\n</dict>\n' \
+    >"$T/tm/a.sparsebundle/Info.plist"
+cp "$T/tm/a.sparsebundle/Info.plist" "$T/outside.plist"
+touch "$T/tm/a.sparsebundle/bands/"{0,1,2} \
+    "$T/tm/fifo.sparsebundle/bands/0" "$T/tm/link.sparsebundle/bands/0"
+mkfifo "$T/tm/fifo.sparsebundle/Info.plist"
+ln -s "$T/outside.plist" "$T/tm/link.sparsebundle/Info.plist"
 client_checks fruit_client "$PYTHON" "$ROOT/t/integ/fruit_client.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$SHARE"
 

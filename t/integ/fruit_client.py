@@ -243,11 +243,33 @@ def readonly_checks(host, port, user, pw):
     conn.logoff()
 
 
+def tm_checks(host, port, user, pw):
+    """The Time Machine size: fruit.sh put a sparse bundle of 3 bands of
+    8 KiB, one whose Info.plist is a fifo (never waited on) and one whose
+    Info.plist is a symlink out of the share (never followed)."""
+    conn, smb = login(host, port, user, pw)
+    tid = conn.connectTree("tm")
+    fid = smb.create(tid, "", st.FILE_READ_ATTRIBUTES, 7, 0, st.FILE_OPEN, 0)
+    raw = smb.queryInfo(tid, fid, infoType=st.SMB2_0_INFO_FILESYSTEM,
+                        fileInfoClass=3)      # FileFsSizeInformation
+    total, avail, spu, bps = struct.unpack_from("<QQII", raw)
+    smb.close(tid, fid)
+    say(spu == 2 and bps == 512,
+        "[tm] units of two 512-byte sectors (%d x %d)" % (spu, bps))
+    # 32K = 32 units; bands 3 x 8 KiB = 24 units used; the fifo's bundle
+    # and the symlinked one count nothing
+    say(total == 32 and avail == 8,
+        "[tm] fruit:time machine max size less the bands: %d total, %d free"
+        % (total, avail))
+    conn.logoff()
+
+
 def main():
     host, port, user, pw, sharedir = sys.argv[1:6]
     aapl_checks(host, int(port), user, pw)
     rdattr_checks(host, int(port), user, pw, sharedir)
     readonly_checks(host, int(port), user, pw)
+    tm_checks(host, int(port), user, pw)
 
 
 if __name__ == "__main__":
