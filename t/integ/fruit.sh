@@ -9,7 +9,9 @@
 #
 # FRUIT_SAMBA=1 also runs the same suites against Debian's Samba with
 # `vfs objects = catia fruit streams_xattr` and the same keys, and prints
-# both pass counts (nothing is judged on Samba's).
+# both pass counts (nothing is judged on Samba's).  FRUIT_TORTURE=422
+# runs Samba 4.22's smbtorture (scripts/samba-ref.sh) instead of
+# Debian's: results are printed, the list is not judged (it is 4.17's).
 . "$(dirname "$0")/lib.sh"
 
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
@@ -62,8 +64,14 @@ grep -q "unknown key 'fruit:" "$LOG" &&
     fail "a fruit: key of Samba's selftest shares is unknown: $(grep "unknown key 'fruit:" "$LOG" | head -3)"
 
 # fruit_run PORT SHARE SUITE: "STATUS<TAB>name" lines
+TORTURE=(smbtorture)
+if [ "${FRUIT_TORTURE:-}" = 422 ]; then
+	"$ROOT/scripts/samba-ref.sh" path >/dev/null 2>&1 ||
+	    { fail "Samba 4.22's smbtorture is installed (scripts/samba-ref.sh)"; finish; }
+	TORTURE=("$ROOT/scripts/samba-ref.sh" run smbtorture)
+fi
 fruit_run() {
-	timeout --kill-after=5 120 smbtorture "//127.0.0.1/$2" -p "$1" \
+	timeout --kill-after=5 120 "${TORTURE[@]}" "//127.0.0.1/$2" -p "$1" \
 	    -U "alice%$ALICE_PW" --target=samba3 \
 	    --option=torture:localdir="$SHARE" \
 	    --option=torture:share2=wo_fruit \
@@ -83,6 +91,8 @@ fruit_all "$PORT" >"$T/res.usmbd"
 declare -A got=()
 while IFS=$'\t' read -r st name; do got[$name]=$st; done <"$T/res.usmbd"
 npass=0
+[ "${FRUIT_TORTURE:-}" = 422 ] && LIST=/dev/null &&
+    sed 's/^/    /' "$T/res.usmbd"
 while IFS=$'\t' read -r name want; do
 	case $name in ''|'#'*) continue ;; esac
 	case $want in
