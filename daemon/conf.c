@@ -600,11 +600,8 @@ conf_defaults(void)
 	c->smb3_directory_leases = 1;
 	c->smb2_leases = 1;
 	c->relay_sealed_sessions = 1;
-	/*
-	 * Samba's fruit default, but for fruit:nfs_aces (Samba: yes): usmbd
-	 * does not map NFS ACEs, so it does not offer them unless asked.
-	 */
-	c->fruit_aapl = 1;
+	c->fruit_aapl = 1;		/* Samba's fruit defaults */
+	c->fruit_nfs_aces = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

@@ -204,7 +204,7 @@ struct conf {
 	int		 fruit_aapl;		/* answer AAPL; default yes */
 	char		*fruit_model;		/* NULL: "MacSamba" */
 	int		 fruit_copyfile;	/* OSX_COPYFILE offered; no */
-	int		 fruit_nfs_aces;	/* NFS_ACE offered; no (Samba: yes) */
+	int		 fruit_nfs_aces;	/* NFS ACEs (mode, owner, group); yes */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/conf.h"
+#include "proto/secdesc.h"
 #include "proto/unicode.h"
 #include "vfs/vfs.h"
 #include "worker/conn.h"
@@ -276,6 +277,97 @@ fruit_copyfile(struct file_open *src, struct file_open *dst,
 			return rc;
 	}
 	return 0;
+}
+
+/* Is NFS ACE mapping on for this connection and tree? */
+static int
+fruit_nfs_on(const struct conn *c, const struct tree *tree)
+{
+	return fruit_conn_aapl(c) && fruit_tree_on(tree) && c->conf != NULL &&
+	    c->conf->fruit_nfs_aces;
+}
+
+/* S-1-5-88-kind-value */
+static void
+fruit_nfs_sid(struct secdesc_sid *sid, uint32_t kind, uint32_t value)
+{
+	memset(sid, 0, sizeof(*sid));
+	sid->revision = 1;
+	sid->nsub = 3;
+	sid->auth[5] = 5;
+	sid->sub[0] = 88;
+	sid->sub[1] = kind;
+	sid->sub[2] = value;
+}
+
+static int
+fruit_nfs_is(const struct secdesc_sid *sid)
+{
+	static const uint8_t nt[6] = { 0, 0, 0, 0, 0, 5 };
+
+	return sid->nsub >= 1 && memcmp(sid->auth, nt, 6) == 0 &&
+	    sid->sub[0] == 88;
+}
+
+/* Drops every S-1-5-88 ACE; the mode ACE's value through *mode (1). */
+static int
+fruit_nfs_strip(struct secdesc *sd, uint32_t *mode)
+{
+	unsigned i, j;
+	int found = 0;
+
+	for (i = j = 0; i < sd->nace; i++) {
+		const struct secdesc_sid *s = &sd->ace[i].sid;
+
+		if (!fruit_nfs_is(s)) {
+			sd->ace[j++] = sd->ace[i];
+			continue;
+		}
+		if (!found && s->nsub == 3 && s->sub[1] == 3) {
+			*mode = s->sub[2];
+			found = 1;
+		}
+	}
+	sd->nace = j;
+	return found;
+}
+
+void
+fruit_nfs_add(const struct conn *c, const struct tree *tree,
+    const struct vfs_stat *st, struct secdesc *sd)
+{
+	static const uint32_t kind[3] = { 3, 1, 2 };
+	uint32_t value[3], unused;
+	unsigned k;
+
+	if (!fruit_nfs_on(c, tree) || !sd->has_dacl)
+		return;
+	(void)fruit_nfs_strip(sd, &unused);
+	value[0] = st->mode;
+	value[1] = st->uid;
+	value[2] = st->gid;
+	for (k = 0; k < 3 && sd->nace < SECDESC_ACE_MAX; k++) {
+		memset(&sd->ace[sd->nace], 0, sizeof(sd->ace[0]));
+		sd->ace[sd->nace].type = ACCESS_DENIED_ACE_TYPE;
+		fruit_nfs_sid(&sd->ace[sd->nace].sid, kind[k], value[k]);
+		sd->nace++;
+	}
+}
+
+int
+fruit_nfs_take(const struct conn *c, const struct tree *tree,
+    struct secdesc *sd, uint32_t *mode, int *dacl_left)
+{
+	unsigned before = sd->nace;
+	int chmod_asked;
+
+	*dacl_left = 1;
+	if (!fruit_nfs_on(c, tree) || !sd->has_dacl)
+		return 0;
+	chmod_asked = fruit_nfs_strip(sd, mode);
+	*mode &= 0777;
+	*dacl_left = !(before > 0 && sd->nace == 0);
+	return chmod_asked;
 }
 
 /* The band-size of a sparse bundle's Info.plist, or 0. */

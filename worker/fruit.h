@@ -94,6 +94,21 @@ int		fruit_copyfile(struct file_open *src, struct file_open *dst,
 		    uint64_t *copied);
 
 /*
+ * NFS ACEs (fruit:nfs_aces, once AAPL is negotiated on a fruit share),
+ * as Samba's fruit_fget_nt_acl / fruit_fset_nt_acl: a DACL queried gets
+ * three ACCESS_DENIED ACEs with no rights naming the Unix mode
+ * (S-1-5-88-3-mode), owner (S-1-5-88-1-uid) and group (S-1-5-88-2-gid);
+ * a DACL set loses every S-1-5-88 ACE, and a mode ACE among them is a
+ * chmod (its rwx bits only).  fruit_nfs_take returns 1 and *mode for a
+ * chmod, 0 for none; *dacl_left says whether ACEs remain.
+ */
+struct secdesc;
+void		fruit_nfs_add(const struct conn *, const struct tree *,
+		    const struct vfs_stat *, struct secdesc *);
+int		fruit_nfs_take(const struct conn *, const struct tree *,
+		    struct secdesc *, uint32_t *mode, int *dacl_left);
+
+/*
  * Time Machine: the share's size as fruit:time machine max size says,
  * less what its sparse bundles use (bands x band size, Samba's
  * fruit_disk_free).  0 and the totals in 512-byte units, or -1 when the

@@ -264,12 +264,63 @@ def tm_checks(host, port, user, pw):
     conn.logoff()
 
 
+def sd_sids(raw):
+    from impacket.ldap import ldaptypes
+    sd = ldaptypes.SR_SECURITY_DESCRIPTOR(data=bytes(raw))
+    return sd, [a["Ace"]["Sid"].formatCanonical() for a in sd["Dacl"].aces]
+
+
+def nfs_checks(host, port, user, pw, sharedir):
+    """fruit:nfs_aces (on in fruit.sh): a Mac's DACL carries the mode,
+    owner and group as S-1-5-88 ACEs; one it sets back with another mode
+    is a chmod, and no S-1-5-88 ACE is stored."""
+    from impacket.ldap import ldaptypes
+    path = os.path.join(sharedir, "nfs.txt")
+    conn, smb = login(host, port, user, pw)
+    tid = conn.connectTree("fruit")
+    status, fid, out = raw_create(smb, tid, "", st.FILE_READ_ATTRIBUTES,
+                                  st.FILE_OPEN, 0, [ctx(b"AAPL", aapl_query())])
+    raw_close(smb, tid, fid)
+    f = smb.create(tid, "nfs.txt", 0x00060000 | st.FILE_READ_DATA, 7, 0,
+                   st.FILE_OVERWRITE_IF, 0)    # READ_CONTROL | WRITE_DAC
+    os.chmod(path, 0o640)
+    stt = os.stat(path)
+    raw = smb.queryInfo(tid, f, infoType=3, fileInfoClass=0,
+                        additionalInformation=4)
+    sd, sids = sd_sids(raw)
+    say("S-1-5-88-3-%d" % stt.st_mode in sids and
+        "S-1-5-88-1-%d" % stt.st_uid in sids and
+        "S-1-5-88-2-%d" % stt.st_gid in sids,
+        "NFS ACEs: mode, owner and group in the DACL (%s)" % sids[-3:])
+    for a in sd["Dacl"].aces:
+        if a["Ace"]["Sid"].formatCanonical().startswith("S-1-5-88-3-"):
+            a["Ace"]["Sid"].fromCanonical("S-1-5-88-3-%d" % 0o600)
+    smb.setInfo(tid, f, inputBlob=sd.getData(), infoType=3, fileInfoClass=0,
+                additionalInformation=4)
+    say(os.stat(path).st_mode & 0o777 == 0o600,
+        "NFS ACEs: a mode ACE set is a chmod (0%o)" % (os.stat(path).st_mode
+                                                      & 0o777))
+    smb.close(tid, f)
+    conn.logoff()
+    # what is stored, seen without AAPL: no S-1-5-88 ACE
+    conn, smb = login(host, port, user, pw)
+    tid = conn.connectTree("fruit")
+    f = smb.create(tid, "nfs.txt", 0x00020000, 7, 0, st.FILE_OPEN, 0)
+    _, sids = sd_sids(smb.queryInfo(tid, f, infoType=3, fileInfoClass=0,
+                                    additionalInformation=4))
+    say(not any(s.startswith("S-1-5-88-") for s in sids),
+        "NFS ACEs are not stored (%s)" % sids)
+    smb.close(tid, f)
+    conn.logoff()
+
+
 def main():
     host, port, user, pw, sharedir = sys.argv[1:6]
     aapl_checks(host, int(port), user, pw)
     rdattr_checks(host, int(port), user, pw, sharedir)
     readonly_checks(host, int(port), user, pw)
     tm_checks(host, int(port), user, pw)
+    nfs_checks(host, int(port), user, pw, sharedir)
 
 
 if __name__ == "__main__":

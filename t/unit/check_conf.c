@@ -519,7 +519,7 @@ START_TEST(test_fruit_keys)
 	ck_assert_int_eq(c->shares[1].fruit_validate_afpinfo, 1);
 	ck_assert_int_eq(c->shares[1].fruit_posix_rename, 1);
 	ck_assert_int_eq(c->fruit_aapl, 1);
-	ck_assert_int_eq(c->fruit_nfs_aces, 0);
+	ck_assert_int_eq(c->fruit_nfs_aces, 1);
 	ck_assert_int_eq(c->fruit_copyfile, 0);
 	ck_assert_ptr_null(c->fruit_model);
 	conf_free(c);
