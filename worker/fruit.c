@@ -155,36 +155,32 @@ fruit_afpinfo_write(struct file_open *f, const void *buf, size_t len,
 {
 	const struct vfs_ops *vfs = file_vfs();
 	const struct conf_share *sh = f->share;
-	uint8_t rec[AFPINFO_SIZE], fresh[AFPINFO_SIZE];
+	uint8_t rec[AFPINFO_SIZE], hdr[AFPINFO_SIZE];
 	char xname[300];
-	ssize_t n;
-	size_t take;
 	int rc;
 
+	/*
+	 * A Mac's rules (Samba's fruit_pwrite_meta, "verified against
+	 * macOS"): at least 3 bytes, a whole record unless at 0, starting
+	 * "AFP"; up to the Finder info nothing is written; otherwise the
+	 * write is the record from its start, whatever the offset.
+	 */
+	if (len < 3 || (off != 0 && len < AFPINFO_SIZE))
+		return -EINVAL;
+	if (sh->fruit_validate_afpinfo && memcmp(buf, "AFP", 3) != 0)
+		return -EINVAL;
+	if (len <= AFPINFO_OFF_FINDERINFO)
+		return (ssize_t)len;
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
-	n = vfs->getxattr(f->fd, xname, rec, sizeof(rec));
-	if (n < 0 && n != -ENODATA)
-		return n;
-	if (n < AFPINFO_SIZE) {
-		if (n > 0)
-			memset(rec + n, 0, sizeof(rec) - (size_t)n);
-		else
-			memset(rec, 0, sizeof(rec));
-	}
-	/* the record never grows past 60 bytes; the rest is dropped */
-	if (off < AFPINFO_SIZE) {
-		take = len < AFPINFO_SIZE - off ? len :
-		    (size_t)(AFPINFO_SIZE - off);
-		memcpy(rec + off, buf, take);
-	}
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, buf, len < AFPINFO_SIZE ? len : AFPINFO_SIZE);
 	if (!aapl_afpinfo_valid(rec, sizeof(rec))) {
 		if (sh->fruit_validate_afpinfo)
 			return -EINVAL;
 		/* Samba writes a header of its own then */
-		memcpy(fresh, rec, sizeof(fresh));
-		fruit_afpinfo_default(rec);
-		memcpy(rec + 8, fresh + 8, sizeof(rec) - 8);
+		fruit_afpinfo_default(hdr);
+		memcpy(rec, hdr, 8);
 	}
 	/* an all-zero Finder info deletes the stream, as on a Mac */
 	if (aapl_afpinfo_empty(rec, sizeof(rec))) {

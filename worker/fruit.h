@@ -64,10 +64,12 @@ int		fruit_stream_hidden(const struct file_open *, const char *name,
 int		fruit_is_afpinfo(const struct file_open *);
 int		fruit_is_resource(const struct file_open *);
 /*
- * A write to AFP_AfpInfo (the whole stream is a 60-byte record): the
- * record patched with buf at off must carry the signature and version
+ * A write to AFP_AfpInfo (the whole stream is a 60-byte record), by a
+ * Mac's rules: at least 3 bytes, 60 unless at offset 0, starting "AFP";
+ * up to 16 bytes nothing is written; else the first 60 bytes are the
+ * record, whatever the offset, and must carry the signature and version
  * (unless fruit:validate_afpinfo = no); an all-zero Finder info removes
- * the stream.  Returns len, or -errno (-EINVAL for a bad record).
+ * the stream.  Returns len, or -errno (-EINVAL for a bad write).
  */
 ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
 		    size_t len, uint64_t off);
