@@ -261,6 +261,19 @@ def tm_checks(host, port, user, pw):
     say(total == 32 and avail == 8,
         "[tm] fruit:time machine max size less the bands: %d total, %d free"
         % (total, avail))
+    # F_FULLFSYNC: a Mac's FLUSH of what it wrote, data and resource fork
+    # (1000 bytes: an ext4 xattr holds less than a block)
+    ok = True
+    for name in ("flushed.bin", "flushed.bin:AFP_Resource"):
+        f = smb.create(tid, name, st.FILE_WRITE_DATA | st.FILE_READ_DATA, 7,
+                       0, st.FILE_OVERWRITE_IF, 0)
+        smb.write(tid, f, b"x" * 1000, 0, 1000)
+        try:
+            smb.flush(tid, f)
+        except s3.SessionError:
+            ok = False
+        smb.close(tid, f)
+    say(ok, "[tm] FLUSH (F_FULLFSYNC) of a file and of its resource fork")
     conn.logoff()
 
 
