@@ -139,6 +139,13 @@ fruit_is_resource(const struct file_open *f)
 	    strcasecmp(f->stream, FRUIT_RESOURCE) == 0;
 }
 
+int
+fruit_rsrc_doc_ignored(const struct file_open *f, uint32_t access)
+{
+	/* FILE_READ_DATA, FILE_WRITE_DATA, FILE_APPEND_DATA, FILE_EXECUTE */
+	return fruit_is_resource(f) && (access & 0x27u) == 0;
+}
+
 void
 fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE])
 {
