@@ -114,6 +114,19 @@ for name in "${!got[@]}"; do
 done
 echo "usmbd: $(grep -c '^success' "$T/res.usmbd") of $(wc -l <"$T/res.usmbd") smbtorture fruit tests pass ($((SECONDS - t0)) s)"
 
+# Samba first: the bundles below are usmbd's client checks' own
+if [ "${FRUIT_SAMBA:-0}" = 1 ]; then
+	SP=$(integ_free_port)
+	SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
+	    samba_start "$T/samba" "$SP" "$SHARES" ||
+	    { fail "Samba starts"; finish; }
+	fruit_all "$SP" >"$T/res.samba"
+	samba_stop
+	echo "Samba 4.17: $(grep -c '^success' "$T/res.samba") of $(wc -l <"$T/res.samba") pass; usmbd: $(grep -c '^success' "$T/res.usmbd")"
+	join -t $'\t' -1 2 -2 2 <(sort -t $'\t' -k2 "$T/res.usmbd") \
+	    <(sort -t $'\t' -k2 "$T/res.samba") |
+	    awk -F'\t' '{ printf "    %-8s %-8s %s\n", $2, $3, $1 }'
+fi
 # Time Machine bundles for fruit_client.py tm_checks: 3 bands of 8 KiB;
 # an Info.plist that is a fifo, and one that is a symlink out of the share
 mkdir -p "$T/tm/a.sparsebundle/bands" "$T/tm/fifo.sparsebundle/bands" \
@@ -128,16 +141,4 @@ ln -s "$T/outside.plist" "$T/tm/link.sparsebundle/Info.plist"
 client_checks fruit_client "$PYTHON" "$ROOT/t/integ/fruit_client.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$SHARE"
 
-if [ "${FRUIT_SAMBA:-0}" = 1 ]; then
-	SP=$(integ_free_port)
-	SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
-	    samba_start "$T/samba" "$SP" "$SHARES" ||
-	    { fail "Samba starts"; finish; }
-	fruit_all "$SP" >"$T/res.samba"
-	samba_stop
-	echo "Samba 4.17: $(grep -c '^success' "$T/res.samba") of $(wc -l <"$T/res.samba") pass; usmbd: $(grep -c '^success' "$T/res.usmbd")"
-	join -t $'\t' -1 2 -2 2 <(sort -t $'\t' -k2 "$T/res.usmbd") \
-	    <(sort -t $'\t' -k2 "$T/res.samba") |
-	    awk -F'\t' '{ printf "    %-8s %-8s %s\n", $2, $3, $1 }'
-fi
 finish
