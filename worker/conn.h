@@ -150,7 +150,6 @@ struct conn {
 	/* Apple's AAPL answered on a fruit share (worker/fruit.h) */
 	int			 aapl;
 	int			 aapl_rdattr;	/* READ_DIR_ATTR granted */
-	int			 aapl_zero_file_id;	/* fruit:zero_file_id */
 	int			 aapl_copyfile;	/* OSX_COPYFILE granted */
 	uint64_t		 start_time;	/* server start FILETIME from the master */
 };

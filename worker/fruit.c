@@ -37,6 +37,13 @@ fruit_conn_aapl(const struct conn *c)
 }
 
 int
+fruit_zero_file_id(const struct conn *c, const struct tree *tree)
+{
+	return fruit_conn_aapl(c) && fruit_tree_on(tree) &&
+	    tree->share->fruit_zero_file_id;
+}
+
+int
 fruit_posix_rename(const struct conn *c, const struct tree *tree)
 {
 	return fruit_conn_aapl(c) && fruit_tree_on(tree) &&
@@ -103,7 +110,6 @@ fruit_aapl_reply(struct conn *c, const struct tree *tree,
 		return;
 	smb2_create_put_ctx(w, prev, "AAPL", body, (uint32_t)wcur_off(&bw));
 	c->aapl = 1;
-	c->aapl_zero_file_id = sh->fruit_zero_file_id;
 }
 
 int

@@ -32,6 +32,12 @@ int		fruit_tree_on(const struct tree *);
 int		fruit_conn_aapl(const struct conn *);
 
 /*
+ * Are file ids reported as 0 here?  Once AAPL is negotiated, on a fruit
+ * share with fruit:zero_file_id (Samba's default).  1 or 0.
+ */
+int		fruit_zero_file_id(const struct conn *, const struct tree *);
+
+/*
  * May a directory with open files below be renamed, as on a Mac?  Once
  * AAPL is negotiated, on a share with fruit:posix_rename (Samba's
  * default).  1 or 0.

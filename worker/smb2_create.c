@@ -670,7 +670,7 @@ create_put_contexts(struct create_call *cr)
 	if (cr->cc.qfid) {
 		memset(buf, 0, 32);
 		/* fruit:zero_file_id: a Mac told no on-disk id (fruit.h) */
-		if (!cr->req->conn->aapl_zero_file_id)
+		if (!fruit_zero_file_id(cr->req->conn, cr->tree))
 			le64_put(buf, cr->f->ino);
 		le64_put(buf + 8, cr->f->dev);
 		smb2_create_put_ctx(w, &ctx_prev, "QFid", buf, 32);

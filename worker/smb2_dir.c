@@ -171,7 +171,7 @@ dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
 	const struct vfs_stat *st = &dir_ent_st;
 	uint32_t maxacc;
 
-	if (req->conn->aapl_zero_file_id)
+	if (fruit_zero_file_id(req->conn, req->tree))
 		le64_put(e + 96, 0);
 	if (!req->conn->aapl_rdattr || dot != 0)
 		return;

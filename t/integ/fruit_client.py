@@ -178,6 +178,17 @@ def rdattr_checks(host, port, user, pw, sharedir):
         smb.write(tid, f, data, 0, len(data))
         smb.close(tid, f)
     os.chmod(os.path.join(sharedir, "rdattr", "f"), 0o640)
+    # file ids: 0 on the fruit share (fruit:zero_file_id), not on another
+    # share of the same connection
+    for share, zero in (("fruit", True), ("wo_fruit", False)):
+        t2 = conn.connectTree(share)
+        status, fid, out = raw_create(smb, t2, r"rdattr\f", st.FILE_READ_ATTRIBUTES,
+                                      st.FILE_OPEN, 0, [ctx(b"QFid", b"")])
+        raw_close(smb, t2, fid)
+        q = out.get(b"QFid", b"")
+        say(len(q) == 32 and (q[:8] == b"\0" * 8) == zero,
+            "QFid on [%s] after AAPL: file id %s" % (share,
+                                                     "0" if zero else "kept"))
     d = smb.create(tid, "rdattr", st.FILE_READ_DATA | st.FILE_LIST_DIRECTORY,
                    7, st.FILE_DIRECTORY_FILE, st.FILE_OPEN, 0)
     raw = smb.queryDirectory(tid, d, "f",
