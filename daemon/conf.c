@@ -480,6 +480,10 @@ conf_share_defaults(struct conf_share *s)
 	s->oplocks = 1;
 	s->level2_oplocks = 1;
 	s->mangled_names = MANGLED_NAMES_ILLEGAL;	/* Samba 4.17's default */
+	s->fruit_zero_file_id = 1;	/* Samba's fruit defaults */
+	s->fruit_validate_afpinfo = 1;
+	s->fruit_veto_appledouble = 1;
+	s->fruit_posix_rename = 1;
 }
 
 static void
@@ -497,6 +501,8 @@ conf_share_clear(struct conf_share *s)
 	free(s->veto_files);
 	free(s->hide_files);
 	free(s->veto_oplock_files);
+	free(s->vfs_objects);
+	free(s->fruit_tm_max_size_s);
 	conf_namepat_free(s->veto_pat);
 	conf_namepat_free(s->hide_pat);
 	conf_namepat_free(s->veto_oplock_pat);
@@ -529,6 +535,7 @@ conf_free(struct conf *c)
 	free(c->server_string);
 	free(c->admin_group);
 	free(c->realm);
+	free(c->fruit_model);
 	free(c->dedicated_keytab);
 	free(c->username_map);
 	for (i = 0; i < c->nshares; i++)
@@ -594,6 +601,8 @@ conf_defaults(void)
 	c->smb3_directory_leases = 1;
 	c->smb2_leases = 1;
 	c->relay_sealed_sessions = 1;
+	c->fruit_aapl = 1;		/* Samba's fruit defaults */
+	c->fruit_nfs_aces = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {
@@ -837,6 +846,8 @@ conf_finish(struct conf_parse *p)
 		if (conf_snapshot_check(s, why, sizeof(why)) < 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if (conf_recycle_check(s, why, sizeof(why)) < 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
+		if (conf_fruit_check(s, why, sizeof(why)) < 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if ((rc = conf_share_namepats(s, hint, sizeof(hint))) != 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name,

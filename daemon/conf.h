@@ -31,6 +31,9 @@ enum conf_map_guest { MAP_GUEST_NEVER, MAP_GUEST_BAD_USER };
  * "secrets only" mean Samba's secrets.tdb, which usmbd has not: Kerberos
  * is off.
  */
+/* Samba's fruit:resource and fruit:metadata values */
+enum conf_fruit_rsrc { FRUIT_RSRC_FILE, FRUIT_RSRC_STREAM, FRUIT_RSRC_XATTR };
+enum conf_fruit_meta { FRUIT_META_NETATALK, FRUIT_META_STREAM };
 enum conf_krb_method { KRB_METHOD_OFF, KRB_METHOD_SYSTEM, KRB_METHOD_DEDICATED };
 #define CONF_SYSTEM_KEYTAB	"/etc/krb5.keytab"
 
@@ -134,6 +137,27 @@ struct conf_share {
 	 * limit (default).
 	 */
 	int		 max_connections;
+	/*
+	 * macOS clients (worker/fruit.h): Samba's vfs_fruit keys.  The Apple
+	 * extensions are on where `vfs objects` names fruit (the rest of
+	 * the list, catia, streams_xattr and the like, is what usmbd does
+	 * anyway and is not judged).
+	 */
+	char		*vfs_objects;		/* as written; NULL none */
+	int		 fruit;			/* vfs objects names fruit */
+	int		 fruit_resource;	/* enum conf_fruit_rsrc; file */
+	int		 fruit_metadata;	/* enum conf_fruit_meta; netatalk */
+	int		 fruit_locking;		/* accepted: none or netatalk */
+	int		 fruit_encoding;	/* accepted: native or private */
+	int		 fruit_time_machine;	/* FULL_SYNC; default no */
+	char		*fruit_tm_max_size_s;	/* as written; parsed below */
+	uint64_t	 fruit_tm_max_size;	/* bytes reported; 0 none */
+	int		 fruit_zero_file_id;	/* default yes */
+	int		 fruit_validate_afpinfo;	/* default yes */
+	int		 fruit_veto_appledouble;	/* default yes */
+	int		 fruit_posix_rename;	/* accepted; default yes */
+	int		 fruit_wipe_blank_rfork;	/* accepted; default no */
+	int		 fruit_delete_empty_adfiles;	/* accepted; default no */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -194,6 +218,11 @@ struct conf {
 	int		 leasing;
 	/* Another user's session relayed sealed (worker/relay_setup.c); yes. */
 	int		 relay_sealed_sessions;
+	/* macOS clients, Samba's global fruit keys (worker/fruit.h). */
+	int		 fruit_aapl;		/* answer AAPL; default yes */
+	char		*fruit_model;		/* NULL: "MacSamba" */
+	int		 fruit_copyfile;	/* OSX_COPYFILE offered; no */
+	int		 fruit_nfs_aces;	/* NFS ACEs (mode, owner, group); yes */
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };
@@ -240,6 +269,12 @@ int	conf_namepat_match(const struct conf_namepat *, const char *name,
 int	conf_namepat_path(const struct conf_namepat *, const char *path,
 	    int case_sensitive);
 int	conf_share_namepats(struct conf_share *, char *hint, size_t cap);
+/*
+ * The fruit keys of a share once it has all its values
+ * (daemon/conf_fruit.c): fruit from vfs objects, the time machine size
+ * (Samba's K, M, G, T suffixes).  0, or -1 with a reason in why.
+ */
+int	conf_fruit_check(struct conf_share *, char *why, size_t cap);
 
 /*
  * Samba's hosts allow / hosts deny rule (daemon/conf_hosts.c) for a

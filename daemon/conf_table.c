@@ -85,6 +85,28 @@ const struct conf_enum conf_proto_vals[] = {
 	{ NULL, 0 }
 };
 
+/* Samba's vfs_fruit enums */
+static const struct conf_enum conf_fruit_rsrc_vals[] = {
+	{ "file", FRUIT_RSRC_FILE }, { "stream", FRUIT_RSRC_STREAM },
+	{ "xattr", FRUIT_RSRC_XATTR },
+	{ NULL, 0 }
+};
+
+static const struct conf_enum conf_fruit_meta_vals[] = {
+	{ "netatalk", FRUIT_META_NETATALK }, { "stream", FRUIT_META_STREAM },
+	{ NULL, 0 }
+};
+
+static const struct conf_enum conf_fruit_locking_vals[] = {
+	{ "none", 0 }, { "netatalk", 1 },
+	{ NULL, 0 }
+};
+
+static const struct conf_enum conf_fruit_encoding_vals[] = {
+	{ "private", 0 }, { "native", 1 },
+	{ NULL, 0 }
+};
+
 #define G(f)	offsetof(struct conf, f)
 #define S(f)	offsetof(struct conf_share, f)
 
@@ -140,6 +162,11 @@ const struct conf_directive conf_directives[] = {
 	{ "smb2 leases", D_BOOL, CONF_GLOBAL, G(smb2_leases), 0, 0, NULL, 0 },
 	/* Several users on one connection (HACKING.md's security model). */
 	{ "relay sealed sessions", D_BOOL, CONF_GLOBAL, G(relay_sealed_sessions), 0, 0, NULL, 0 },
+	/* macOS clients (worker/fruit.h): Samba's global vfs_fruit keys. */
+	{ "fruit:aapl", D_BOOL, CONF_GLOBAL, G(fruit_aapl), 0, 0, NULL, 0 },
+	{ "fruit:model", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(fruit_model), 0, 0, NULL, 0 },
+	{ "fruit:copyfile", D_BOOL, CONF_GLOBAL, G(fruit_copyfile), 0, 0, NULL, 0 },
+	{ "fruit:nfs_aces", D_BOOL, CONF_GLOBAL, G(fruit_nfs_aces), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
@@ -200,6 +227,21 @@ const struct conf_directive conf_directives[] = {
 	{ "mangled names", D_ENUM, CONF_SHARE, S(mangled_names), 0, 0, conf_mangled_vals, CONF_SB_MANGLED_NAMES },
 	/* Tree connects to the share across the server (worker/state_tree.c); 0: no limit. */
 	{ "max connections", D_INT, CONF_SHARE, S(max_connections), 0, 1000000, NULL, CONF_SB_MAX_CONN },
+	/* macOS clients (worker/fruit.h): Samba's vfs objects and fruit:*. */
+	{ "vfs objects", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(vfs_objects), 0, 0, NULL, CONF_SB_VFS_OBJECTS },
+	{ "vfs object", D_STR, CONF_SHARE | CONF_EMPTY_OK | CONF_ALIAS, S(vfs_objects), 0, 0, NULL, CONF_SB_VFS_OBJECTS },
+	{ "fruit:resource", D_ENUM, CONF_SHARE, S(fruit_resource), 0, 0, conf_fruit_rsrc_vals, CONF_SB_FRUIT_RSRC },
+	{ "fruit:metadata", D_ENUM, CONF_SHARE, S(fruit_metadata), 0, 0, conf_fruit_meta_vals, CONF_SB_FRUIT_META },
+	{ "fruit:locking", D_ENUM, CONF_SHARE, S(fruit_locking), 0, 0, conf_fruit_locking_vals, CONF_SB_FRUIT_LOCKING },
+	{ "fruit:encoding", D_ENUM, CONF_SHARE, S(fruit_encoding), 0, 0, conf_fruit_encoding_vals, CONF_SB_FRUIT_ENCODING },
+	{ "fruit:time machine", D_BOOL, CONF_SHARE, S(fruit_time_machine), 0, 0, NULL, CONF_SB_FRUIT_TM },
+	{ "fruit:time machine max size", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(fruit_tm_max_size_s), 0, 0, NULL, CONF_SB_FRUIT_TM_SIZE },
+	{ "fruit:zero_file_id", D_BOOL, CONF_SHARE, S(fruit_zero_file_id), 0, 0, NULL, CONF_SB_FRUIT_ZERO_FID },
+	{ "fruit:validate_afpinfo", D_BOOL, CONF_SHARE, S(fruit_validate_afpinfo), 0, 0, NULL, CONF_SB_FRUIT_VALIDATE },
+	{ "fruit:veto_appledouble", D_BOOL, CONF_SHARE, S(fruit_veto_appledouble), 0, 0, NULL, CONF_SB_FRUIT_VETO_AD },
+	{ "fruit:posix_rename", D_BOOL, CONF_SHARE, S(fruit_posix_rename), 0, 0, NULL, CONF_SB_FRUIT_POSIX_RENAME },
+	{ "fruit:wipe_intentionally_left_blank_rfork", D_BOOL, CONF_SHARE, S(fruit_wipe_blank_rfork), 0, 0, NULL, CONF_SB_FRUIT_WIPE_RFORK },
+	{ "fruit:delete_empty_adfiles", D_BOOL, CONF_SHARE, S(fruit_delete_empty_adfiles), 0, 0, NULL, CONF_SB_FRUIT_DELETE_EMPTY_AD },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -149,6 +149,10 @@ struct conn {
 	uint16_t		 client_ndialects;
 	int			 signing_required;	/* server or client requires it */
 	int			 posix;		/* SMB3 POSIX extensions negotiated */
+	/* Apple's AAPL answered on a fruit share (worker/fruit.h) */
+	int			 aapl;
+	int			 aapl_rdattr;	/* READ_DIR_ATTR granted */
+	int			 aapl_copyfile;	/* OSX_COPYFILE granted */
 	uint64_t		 start_time;	/* server start FILETIME from the master */
 };
 

@@ -16,6 +16,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/namerule.h"
 #include "worker/open.h"
@@ -465,6 +466,9 @@ file_info_fill(struct file_open *f, struct fscc_info *fi)
 	if (f->stream[0] != '\0') {
 		ssz = file_stream_size(f);
 		fi->eof = ssz > 0 ? (uint64_t)ssz : 0;
+		/* AfpInfo opened, not yet written: a new record's size */
+		if (ssz <= 0 && fruit_is_afpinfo(f))
+			fi->eof = AFPINFO_SIZE;
 		fi->alloc = (fi->eof + 4095) & ~4095ull;
 		fi->directory = 0;
 		fi->attrs &= ~FILE_ATTRIBUTE_DIRECTORY;

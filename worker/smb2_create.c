@@ -22,6 +22,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/namerule.h"
 #include "worker/shortname.h"
 #include "worker/open.h"
@@ -68,6 +69,7 @@ create_call_init(struct create_call *cr, struct smb2_req *req,
 	cr->st_fresh = cr->st_valid = 0;
 	cr->links = CREATE_FOLLOW;
 	cr->special = 0;
+	cr->aapl_answer = 0;
 }
 
 /* The fixed part of the request (MS-SMB2 2.2.13). */
@@ -177,9 +179,15 @@ create_writes(const struct create_call *cr)
 static ntstatus_t
 create_check_request(struct create_call *cr)
 {
-	uint32_t access = cr->access, opts = cr->opts, disp = cr->disp;
+	uint32_t access, opts, disp = cr->disp;
 	int writes;
 
+	/* a Mac ignores delete on close on a resource fork (fruit.h) */
+	if (fruit_rsrc_doc_ignored(cr->f, (cr->access & MAXIMUM_ALLOWED) ?
+	    FILE_ALL_ACCESS : create_map_generic(cr->access)))
+		cr->opts &= ~FILE_DELETE_ON_CLOSE;
+	access = cr->access;
+	opts = cr->opts;
 	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);
 	writes = create_writes(cr);
 	/* a read-only share: OPEN_IF of an existing file is still an open */
@@ -623,6 +631,18 @@ create_set_up(struct create_call *cr)
 			status = STATUS_ACCESS_DENIED;
 		if (status != STATUS_SUCCESS)
 			return status;
+		/*
+		 * A Mac's rule (Samba's fruit_create_file): once AAPL is
+		 * negotiated, an empty named stream opened as existing is
+		 * not there.
+		 */
+		if (disp == FILE_OPEN && fruit_conn_aapl(cr->req->conn) &&
+		    fruit_tree_on(cr->tree) && file_stream_size(f) == 0)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		/* an AfpInfo not of 60 bytes is not there (nor listed) */
+		if (disp == FILE_OPEN && fruit_is_afpinfo(f) &&
+		    file_stream_size(f) != AFPINFO_SIZE)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
 		cr->action = saction;
 		/* a new named stream: inotify sees only an IN_ATTRIB */
 		if (saction == FILE_CREATED)
@@ -688,12 +708,17 @@ create_put_contexts(struct create_call *cr)
 	}
 	if (cr->cc.qfid) {
 		memset(buf, 0, 32);
-		le64_put(buf, cr->f->ino);
+		/* fruit:zero_file_id: a Mac told no on-disk id (fruit.h) */
+		if (!fruit_zero_file_id(cr->req->conn, cr->tree))
+			le64_put(buf, cr->f->ino);
 		le64_put(buf + 8, cr->f->dev);
 		smb2_create_put_ctx(w, &ctx_prev, "QFid", buf, 32);
 	}
 	if (cr->grant.lease || cr->grant.durable)
 		(void)state_put_create_contexts(w, &ctx_prev, &cr->grant);
+	if (cr->aapl_answer)
+		fruit_aapl_reply(cr->req->conn, cr->tree, &cr->aapl, w,
+		    &ctx_prev);
 	if (cr->cc.posix.posix)
 		smb2_posix_put_create_ctx(w, &ctx_prev, cr->f, cr->st_valid ?
 		    &cr->st : NULL, &cr->di, cr->has_dos);
@@ -811,6 +836,13 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
+	/* Apple's query: a malformed one is refused before anything opens */
+	if (cr.cc.aapl_seen) {
+		cr.aapl_answer = fruit_aapl_want(req->conn, cr.tree, cr.cc.aapl,
+		    cr.cc.aapl_len, &cr.aapl, &status);
+		if (status != STATUS_SUCCESS)
+			return status;
+	}
 	status = create_replay(&cr);
 	if (status == STATUS_SUCCESS)
 		goto reply;

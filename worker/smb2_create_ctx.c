@@ -87,6 +87,12 @@ smb2_create_parse_contexts(struct smb2_req *req, uint32_t off, uint32_t len,
 				return ds;
 			cc->durable = 1;
 		}
+		/* AAPL: Apple's extensions, judged by the share (worker/fruit.h) */
+		else if (memcmp(name, "AAPL", 4) == 0) {
+			cc->aapl = it.data;
+			cc->aapl_len = it.data_len;
+			cc->aapl_seen = 1;
+		}
 		/* TWrp: the previous version of that time (MS-SMB2 2.2.13.2.7) */
 		else if (memcmp(name, "TWrp", 4) == 0) {
 			if (it.data_len != 8)

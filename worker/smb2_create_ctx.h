@@ -32,6 +32,9 @@ struct create_ctx {
 	uint8_t		 app_instance_id[16];
 	int		 twrp;		/* TWrp: a previous version asked for */
 	uint64_t	 twrp_time;	/* its FILETIME */
+	const uint8_t	*aapl;		/* AAPL: Apple's query (worker/fruit.h) */
+	uint32_t	 aapl_len;
+	int		 aapl_seen;
 	struct smb2_posix_req posix;	/* the POSIX context (worker/smb2_posix.h) */
 	struct state_open_req sreq;	/* what the state layer is asked */
 };

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "proto/aapl.h"
 #include "proto/ntstatus.h"
 #include "vfs/vfs.h"
 #include "worker/smb2_create_ctx.h"
@@ -70,6 +71,8 @@ struct create_call {
 	int		 special;	/* a symlink or special file itself */
 	int		 snapshot;	/* a name in the snapshot directory */
 	uint32_t	 new_mode;	/* what a create made it with */
+	struct aapl_query aapl;		/* an AAPL query answered (fruit.h) */
+	int		 aapl_answer;
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/namerule.h"
 #include "worker/shortname.h"
 #include "worker/open.h"
@@ -40,6 +41,8 @@
 
 static uint8_t	dir_name16[(255 * 4 + 1) * 2];
 static char	dir_path[FILE_PATH_MAX + 256];
+/* the stat of the entry dir_entry_info judged last (READ_DIR_ATTR) */
+static struct vfs_stat	dir_ent_st;
 
 
 static int
@@ -214,7 +217,35 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 	if (rc != 0 || (!S_ISREG(st.mode) && !S_ISDIR(st.mode)))
 		return -1;
 	file_info_from_stat(&st, &di, has_dos, fi);
+	dir_ent_st = st;
 	return 0;
+}
+
+/*
+ * READ_DIR_ATTR (worker/fruit.h), once a Mac negotiated it: Apple's
+ * meanings of a FileIdBothDirectoryInformation entry written at e (as
+ * Samba's smbd_marshall_dir_entry): EaSize the maximal access, the short
+ * name field the resource fork size and compressed Finder info,
+ * Reserved2 the Unix mode; FileId 0 with fruit:zero_file_id.
+ */
+static void
+dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
+    int dot, uint8_t *e)
+{
+	const struct vfs_stat *st = &dir_ent_st;
+	uint32_t maxacc;
+
+	if (fruit_zero_file_id(req->conn, req->tree))
+		le64_put(e + 96, 0);
+	if (!req->conn->aapl_rdattr || dot != 0)
+		return;
+	/* one access(2): the kernel says whether the user may write */
+	maxacc = file_vfs()->accessat(f->fd, name, W_OK) == 0 &&
+	    !req->tree->read_only ? FILE_ALL_ACCESS :
+	    0x001200A9u;	/* FILE_GENERIC_READ | _EXECUTE */
+	le32_put(e + 64, maxacc);
+	fruit_dir_attr(f->fd, name, st, e + 68);
+	le16_put(e + 94, (uint16_t)st->mode);
 }
 
 /* Appends one entry; 1 written, 0 did not fit, -1 skipped. */
@@ -270,6 +301,9 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	    fscc_put_dirent(&lim, klass, &fi, 0, dir_name16, (size_t)n16);
 	if (wrote == 0)
 		return 0;
+	if (klass == FileIdBothDirectoryInformation && req->conn->aapl &&
+	    fruit_tree_on(req->tree))
+		dir_entry_aapl(req, f, name, dot, w->base + start);
 	if (*prev != NULL)
 		le32_put(*prev, (uint32_t)(start - (size_t)(*prev - w->base)));
 	*prev = w->base + start;

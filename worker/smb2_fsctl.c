@@ -15,6 +15,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -257,6 +258,35 @@ fsctl_object_id(struct smb2_req *req, struct open *op, struct wcur *out)
 	return out->err ? STATUS_BUFFER_TOO_SMALL : STATUS_SUCCESS;
 }
 
+/*
+ * Apple's copyfile (worker/fruit.h): no chunks asked means the whole
+ * file with its streams; the answer counts the data copied.  Byte-range
+ * locks of other opens on either file refuse it, as a chunk's would.
+ */
+static ntstatus_t
+fsctl_copyfile(struct open *src, struct open *dst, struct wcur *out)
+{
+	struct file_open *sf = src->u.file, *df = dst->u.file;
+	struct vfs_stat st;
+	uint64_t copied = 0;
+	ntstatus_t status;
+	int rc;
+
+	if (sf->stream[0] != '\0' || df->stream[0] != '\0')
+		return STATUS_INVALID_PARAMETER;
+	if ((rc = file_vfs()->fstat(sf->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (st.size > 0 &&
+	    ((status = state_io_check(src, 0, st.size, 0)) != STATUS_SUCCESS ||
+	    (status = state_io_check(dst, 0, st.size, 1)) != STATUS_SUCCESS))
+		return status;
+	rc = fruit_copyfile(sf, df, &copied);
+	wcur_le32(out, 0);		/* chunks */
+	wcur_le32(out, 0);
+	wcur_le32(out, copied > UINT32_MAX ? UINT32_MAX : (uint32_t)copied);
+	return ntstatus_from_errno(rc);
+}
+
 static ntstatus_t
 fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
     struct wcur *out, int write_only)
@@ -289,6 +319,9 @@ fsctl_copychunk(struct smb2_req *req, struct open *dst, struct cur *in,
 	if (!(dst->access & FILE_WRITE_DATA) || !dst->u.file->writable ||
 	    (!write_only && !(dst->access & FILE_READ_DATA)))
 		return STATUS_ACCESS_DENIED;
+	if (cc.count == 0 && req->conn->aapl_copyfile &&
+	    fruit_tree_on(req->tree))
+		return fsctl_copyfile(src, dst, out);
 	/* every limit is checked before the first byte moves */
 	for (i = 0; i < cc.count; i++) {
 		if (fscc_copychunk_get(&cc, i, &ch) != 0 || ch.len == 0 ||

@@ -21,6 +21,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -65,7 +66,8 @@ info_name(struct file_open *f, int with_stream)
 }
 
 static size_t
-info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
+info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
+    int aapl)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	static const char data[] = "::$DATA";
@@ -94,7 +96,7 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc)
 		if (strncmp(x, VFS_XATTR_STREAM, plen) != 0)
 			continue;
 		size = vfs->getxattr(f->fd, x, NULL, 0);
-		if (size < 0)
+		if (size < 0 || fruit_stream_hidden(f, x + plen, size, aapl))
 			continue;
 		snprintf(sname, sizeof(sname), ":%s:$DATA", x + plen);
 		l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16,
@@ -247,7 +249,8 @@ info_query_file(struct smb2_req *req, struct open *op, int klass,
 		wcur_bytes(w, info_name16 + 2, (size_t)n16);
 		break;
 	case FileStreamInformation:
-		(void)info_streams(f, w, fi.eof, fi.alloc);
+		(void)info_streams(f, w, fi.eof, fi.alloc,
+		    fruit_conn_aapl(req->conn));
 		break;
 	case FileAlternateNameInformation: {
 		/*
@@ -322,6 +325,7 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	uint8_t label16[256];
 	int rc, l16 = 0;
 	uint32_t spu;
+	uint64_t tm_total, tm_free;
 
 	if ((rc = vfs->statfs(tree->root_fd, &sf)) != 0 ||
 	    (rc = vfs->fstat(tree->root_fd, &st)) != 0)
@@ -335,6 +339,19 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	fs.actual_avail_units = sf.bfree;
 	if (klass == FileFsSizeInformation || klass == FileFsFullSizeInformation)
 		info_fs_quota(req, &fs, (uint64_t)spu * 512);
+	/*
+	 * Time Machine (worker/fruit.h): the size the share is given, less
+	 * its sparse bundles, in units of two sectors as Samba's
+	 * fruit_disk_free (smbtorture vfs.fruit_timemachine).
+	 */
+	if ((klass == FileFsSizeInformation ||
+	    klass == FileFsFullSizeInformation) &&
+	    fruit_tm_size(tree, &tm_total, &tm_free) == 0) {
+		fs.sectors_per_unit = 2;
+		fs.bytes_per_sector = 512;
+		fs.total_units = tm_total / 2;
+		fs.avail_units = fs.actual_avail_units = tm_free / 2;
+	}
 	fs.serial = (uint32_t)(sf.fsid ^ (sf.fsid >> 32));
 	fs.volume_created = fscc_time_from_timespec(st.has_btime ? &st.btime :
 	    &st.mtime);

@@ -13,6 +13,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -119,6 +120,20 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if (f->stream[0] != '\0') {
 		if ((n = rw_stream_load(f, xname, sizeof(xname))) < 0)
 			return ntstatus_from_errno((int)n);
+		/*
+		 * AFP_AfpInfo opened but never written reads as a new
+		 * record; a Mac reads it from 0 whatever the offset
+		 * (Samba's fruit_pread_meta, bug for bug).
+		 */
+		if (fruit_is_afpinfo(f)) {
+			if (off > AFPINFO_SIZE)
+				goto eof;
+			if (n < AFPINFO_SIZE) {
+				fruit_afpinfo_default(rw_stream_buf);
+				n = AFPINFO_SIZE;
+			}
+			off = 0;
+		}
 		if (off >= (uint64_t)n)
 			goto eof;
 		avail = (uint32_t)((uint64_t)n - off);
@@ -172,6 +187,13 @@ rw_stream_write(struct file_open *f, const uint8_t *data, uint32_t len,
 	size_t end;
 	int rc;
 
+	/* AFP_AfpInfo is a 60-byte record with a Mac's rules (fruit.h) */
+	if (fruit_is_afpinfo(f)) {
+		n = fruit_afpinfo_write(f, data, len, off);
+		if (n == -EINVAL)
+			return STATUS_INVALID_PARAMETER;
+		return n < 0 ? ntstatus_from_errno((int)n) : STATUS_SUCCESS;
+	}
 	if ((n = rw_stream_load(f, xname, sizeof(xname))) < 0)
 		return ntstatus_from_errno((int)n);
 	if (off > RW_STREAM_MAX || len > RW_STREAM_MAX - off)

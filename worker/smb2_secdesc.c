@@ -97,6 +97,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/open.h"
 #include "worker/sdw.h"
 #include "worker/secdesc_posix.h"
@@ -310,6 +311,9 @@ smb2_secdesc_query(struct open *op, uint32_t which, struct wcur *w,
 	if ((status = sd_current(op->u.file->fd, &st, &sd_cur, &stored)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/* a Mac's NFS ACEs: mode, owner, group (worker/fruit.h) */
+	if (which & DACL_SECURITY_INFORMATION)
+		fruit_nfs_add(op->conn, op->tree, &st, &sd_cur);
 	*need = (uint32_t)secdesc_encode(w, &sd_cur, which);
 	return w->err ? STATUS_BUFFER_TOO_SMALL : STATUS_SUCCESS;
 }
@@ -535,6 +539,10 @@ ntstatus_t
 smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
     size_t len)
 {
+	uint32_t nfs_mode = 0;
+	int nfs_chmod = 0, dacl_left = 1, rc;
+	ntstatus_t status;
+
 	if (which & BACKUP_SECURITY_INFORMATION)
 		which |= OWNER_SECURITY_INFORMATION |
 		    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
@@ -548,14 +556,31 @@ smb2_secdesc_set(struct open *op, uint32_t which, const uint8_t *buf,
 		return STATUS_ACCESS_DENIED;
 	if (secdesc_decode(buf, len, &sd_new) != 0)
 		return STATUS_INVALID_SECURITY_DESCR;
+	/*
+	 * A Mac's NFS ACEs (worker/fruit.h) are not stored: a mode ACE is
+	 * a chmod, judged by the kernel (the owner may); a DACL of nothing
+	 * else is no DACL.
+	 */
+	if (which & DACL_SECURITY_INFORMATION) {
+		nfs_chmod = fruit_nfs_take(op->conn, op->tree, &sd_new,
+		    &nfs_mode, &dacl_left);
+		if (!dacl_left) {
+			which &= ~DACL_SECURITY_INFORMATION;
+			sd_new.control &= ~SE_DACL_PRESENT;
+		}
+	}
 	ntacl_canon_set(&sd_new);
 	/* the whole SACL holds every class */
 	if (which & SACL_SECURITY_INFORMATION)
 		which &= ~SACL_CLASS_BITS;
-	if (which == 0)
-		return STATUS_SUCCESS;
-	return sd_set_parts(op->conn->conf->lock_dir, op->tree,
-	    op->u.file->fd, which, &sd_new, -1, 0);
+	if (which != 0 && (status = sd_set_parts(op->conn->conf->lock_dir,
+	    op->tree, op->u.file->fd, which, &sd_new, -1, 0)) !=
+	    STATUS_SUCCESS)
+		return status;
+	if (nfs_chmod && (rc = file_vfs()->fchmod(op->u.file->fd,
+	    (mode_t)nfs_mode)) != 0)
+		return ntstatus_from_errno(rc);
+	return STATUS_SUCCESS;
 }
 
 static int	sd_parent_read(struct tree *, const char *, int, int *);

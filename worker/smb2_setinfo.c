@@ -35,6 +35,7 @@
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/namerule.h"
 #include "worker/shortname.h"
@@ -215,6 +216,8 @@ info_set_size(struct open *op, struct cur *b, int alloc)
 		return STATUS_ACCESS_DENIED;
 	if (size > (uint64_t)INT64_MAX)
 		return STATUS_INVALID_PARAMETER;
+	if (fruit_is_afpinfo(f))
+		return fruit_afpinfo_eof(f, size);
 	if (f->stream[0] != '\0')
 		return info_set_stream_size(f, size, alloc);
 	/*
@@ -255,6 +258,9 @@ info_set_disposition(struct open *op, int del)
 		f->delete_on_close = 0;
 		return state_delete_pending_set(op, 0);
 	}
+	/* a Mac ignores it on a resource fork (worker/fruit.h) */
+	if (fruit_rsrc_doc_ignored(f, op->access))
+		return STATUS_SUCCESS;
 	if (f->path[0] == '\0' && f->stream[0] == '\0')
 		return STATUS_CANNOT_DELETE;	/* the share root */
 	if (f->stream[0] == '\0' && vfs_dos_get(vfs, f->fd, &di) == 0 &&
@@ -533,8 +539,11 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 	    f->is_dir)) !=
 	    STATUS_SUCCESS)
 		return status;
-	/* MS-FSA 2.1.5.14.11: not a directory with open files below */
-	if (f->is_dir &&
+	/*
+	 * MS-FSA 2.1.5.14.11: not a directory with open files below; a
+	 * Mac renames it as POSIX does (fruit:posix_rename, worker/fruit.h)
+	 */
+	if (f->is_dir && !fruit_posix_rename(req->conn, tree) &&
 	    (status = state_rename_dir_below(req, rsp, op)) != STATUS_SUCCESS)
 		return status;
 	dirlease_note_gone(tree, f->path);

@@ -453,6 +453,7 @@ def marked_share(path):
     # [hide]: the first share's directory with `hide unreadable`;
     # [short]: the same with `mangled names = yes` (8.3 names listed)
     # [nomax] and [maxconn]: the same without and with `max connections`
+    # [fruit]: the same with Apple's extensions (worker/fruit.h)
     return """
 [marked]
 	path = %s
@@ -486,7 +487,12 @@ def marked_share(path):
 	path = %s
 	read only = no
 	max connections = 1000000
-""" % (m, m, cs, path, path, path, path)
+
+[fruit]
+	path = %s
+	read only = no
+	vfs objects = catia fruit streams_xattr
+""" % (m, m, cs, path, path, path, path, path)
 
 
 def xattr_check(d):

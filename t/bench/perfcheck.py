@@ -63,7 +63,8 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
-            "TREE_CONNECT", "TREE_CONNECT_MAXCONN")
+            "TREE_CONNECT", "TREE_CONNECT_MAXCONN",
+            "QUERY_DIRECTORY_FRUIT")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
 # where none ever was (perfops.py marked_phases; usmbd only): SAME_AS
@@ -85,7 +86,11 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            # name alone, no call more than the same listing without them
            "QUERY_DIRECTORY_SHORT": ("QUERY_DIRECTORY_LONG", 0.05),
            # `max connections`: the count in the state env costs no call
-           "TREE_CONNECT_MAXCONN": ("TREE_CONNECT", 0.05)}
+           "TREE_CONNECT_MAXCONN": ("TREE_CONNECT", 0.05),
+           # READ_DIR_ATTR (worker/fruit.h): per entry of the 16, one
+           # access(2) for the maximal access and two lgetxattr (Finder
+           # info, resource fork size), no open, nothing allocated
+           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 48.05)}
 MAX_SYSCALLS = {"WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
                 "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6}
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
@@ -125,7 +130,10 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
                                   "with 8.3 short names listed",
          "TREE_CONNECT": "TREE_CONNECT + TREE_DISCONNECT",
          "TREE_CONNECT_MAXCONN": "TREE_CONNECT + TREE_DISCONNECT of a share with "
-                                 "max connections"}
+                                 "max connections",
+         "QUERY_DIRECTORY_FRUIT": "QUERY_DIRECTORY (16 files, restarted, "
+                                  "FileIdBothDirectoryInformation) with AAPL "
+                                  "READ_DIR_ATTR"}
 # Issue 17: signed and encrypted 4 KiB READs and WRITEs, each held to the
 # 2 syscalls of the unsigned ones (signing and encryption are CPU work on
 # the buffers, never a syscall).  HMAC (2.1) and CMAC (3.0) come from

@@ -49,14 +49,28 @@ def window(phase, n, fn):
     pause("DONE", phase)
 
 
-def query_directory_restart(smb, tid, fid, klass=s2.FILE_FULL_DIRECTORY_INFORMATION):
+def aapl_context():
+    """Apple's AAPL server query (worker/fruit.h): server caps, volume
+    caps, model; the client offers READ_DIR_ATTR."""
+    c = s2.SMB2CreateContext()
+    data = struct.pack("<IIQQ", 1, 0, 7, 1 | 4)
+    c["Next"] = 0
+    c["NameOffset"] = 16
+    c["NameLength"] = 4
+    c["DataOffset"] = 24
+    c["DataLength"] = len(data)
+    c["Buffer"] = b"AAPL" + b"\0" * 4 + data
+    return c
+
+
+def query_directory_restart(smb, tid, fid, klass=None):
     """impacket's queryDirectory never sets RESTART_SCANS, so a second call
     would only say STATUS_NO_MORE_FILES: build the request here."""
     pkt = smb.SMB_PACKET()
     pkt["Command"] = s2.SMB2_QUERY_DIRECTORY
     pkt["TreeID"] = tid
     q = s2.SMB2QueryDirectory()
-    q["FileInformationClass"] = klass
+    q["FileInformationClass"] = klass or s2.FILE_FULL_DIRECTORY_INFORMATION
     q["Flags"] = SMB2_RESTART_SCANS
     q["FileIndex"] = 0
     q["FileID"] = fid
@@ -163,6 +177,21 @@ def main():
                lambda i: conn.disconnectTree(conn.connectTree("nomax")))
         window("TREE_CONNECT_MAXCONN", n,
                lambda i: conn.disconnectTree(conn.connectTree("maxconn")))
+        # usmbd only: the same directory through [fruit] once AAPL is
+        # negotiated (READ_DIR_ATTR: Finder info, resource fork size and
+        # maximal access in each FileIdBothDirectoryInformation entry)
+        ftid = conn.connectTree("fruit")
+        smb.close(ftid, smb.create(ftid, "", 0x00120089, SHARE_ALL, 0, FILE_OPEN, 0,
+                                   createContexts=[aapl_context()]))
+        ffid = smb.create(ftid, "perf_dir", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE,
+                          FILE_OPEN, 0)
+        both = s2.FILEID_BOTH_DIRECTORY_INFORMATION
+        for _ in range(4):
+            query_directory_restart(smb, ftid, ffid, both)
+        window("QUERY_DIRECTORY_FRUIT", n,
+               lambda i: query_directory_restart(smb, ftid, ffid, both))
+        smb.close(ftid, ffid)
+        conn.disconnectTree(ftid)
 
     # CREATE then CLOSE: m new files opened and held, then all closed.
     # Warm-up: as many opens held and closed first, so the worker's pools

@@ -11,7 +11,10 @@
  *     (proto/unicode.c, proto/fscc.c) against a name from the input;
  *   - IOCTL FSCTL_SET_ZERO_DATA input;
  *   - IOCTL FSCTL_SRV_COPYCHUNK(_WRITE) input: the chunk table;
- *   - IOCTL FSCTL_DUPLICATE_EXTENTS_TO_FILE input.
+ *   - IOCTL FSCTL_DUPLICATE_EXTENTS_TO_FILE input;
+ *   - Apple's AAPL context (proto/aapl.c): decoded exactly when it is a
+ *     24-byte server query, its reply written in any room, the AfpInfo
+ *     checks and the compressed Finder info of the input as a record.
  * Besides not crashing, each checks what its contract promises: views lie
  * inside the input, walks advance, parsed paths hold no "." / ".."
  * component and no backslash.
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "daemon/log.h"
+#include "proto/aapl.h"
 #include "proto/create_ctx.h"
 #include "proto/fscc.h"
 #include "proto/secdesc.h"
@@ -160,6 +164,35 @@ fuzz_copychunk(const uint8_t *data, size_t size)
 		abort();
 }
 
+static void
+fuzz_aapl(const uint8_t *data, size_t size)
+{
+	static uint8_t out[128];
+	struct aapl_query q;
+	struct aapl_reply r;
+	struct wcur w;
+	uint8_t fi[16];
+	int ok;
+
+	ok = aapl_query_decode(data, size, &q) == 0;
+	if (ok != (size == AAPL_QUERY_LEN && le32_get(data) == 1))
+		abort();
+	memset(&r, 0, sizeof(r));
+	r.bitmap = ok ? q.bitmap : (size > 0 ? data[0] : 0);
+	r.model16 = data;
+	r.model16_len = size > 64 ? 64 : size;
+	/* any room: a short one latches the error, never writes past it */
+	wcur_init(&w, out, size % (sizeof(out) + 1));
+	aapl_reply_put(&w, &r);
+	if (w.p > out + size % (sizeof(out) + 1))
+		abort();
+	if (aapl_afpinfo_valid(data, size) && size < AFPINFO_SIZE)
+		abort();
+	(void)aapl_afpinfo_empty(data, size);
+	aapl_finder_compress(size >= AFPINFO_SIZE ? data : NULL,
+	    (int)(size & 1), (int64_t)size, fi);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -188,6 +221,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_path(n16, nlen);
 	}
 	fuzz_copychunk(data, size);
+	fuzz_aapl(data, size);
 	cur_init(&c, data, size);
 	if (fscc_zero_data_decode(&c, &off, &end) == 0 && size < 16)
 		abort();

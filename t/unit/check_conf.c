@@ -411,14 +411,14 @@ START_TEST(test_unknown_keys_warn)
 	    "security = user\n"
 	    "[s]\n"
 	    "path = /s\n"
-	    "vfs objects = acl_xattr\n"
+	    "map archive = no\n"
 	    "[homes]\n"
 	    "browseable = no\n"
 	    "[printers]\n"
 	    "path = /var/spool\n", &c), 0);
 	assert_msgs(
 	    "^:2: unknown key 'security' ignored\n"
-	    "^:5: unknown key 'vfs objects' ignored\n"
+	    "^:5: unknown key 'map archive' ignored\n"
 	    "^:6: section [homes] is not supported, ignored\n"
 	    "^:8: section [printers] is not supported, ignored\n");
 	ck_assert_int_eq(c->nshares, 2);
@@ -531,6 +531,62 @@ START_TEST(test_mangled_names)
 	ck_assert_int_ne(load("[s]\npath = /s\nmangled names = hash2\n", &c),
 	    0);
 	ck_assert_ptr_nonnull(strstr(errs, "mangled names"));
+}
+END_TEST
+
+/* macOS clients: Samba's vfs objects and fruit: keys (worker/fruit.h) */
+START_TEST(test_fruit_keys)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->shares[1].fruit, 0);
+	ck_assert_int_eq(c->shares[1].fruit_zero_file_id, 1);
+	ck_assert_int_eq(c->shares[1].fruit_validate_afpinfo, 1);
+	ck_assert_int_eq(c->shares[1].fruit_posix_rename, 1);
+	ck_assert_int_eq(c->fruit_aapl, 1);
+	ck_assert_int_eq(c->fruit_nfs_aces, 1);
+	ck_assert_int_eq(c->fruit_copyfile, 0);
+	ck_assert_ptr_null(c->fruit_model);
+	conf_free(c);
+	/* an admin's smb.conf as written for Samba */
+	ck_assert_int_eq(load("[global]\nfruit:model = MacPro\n"
+	    "fruit:copyfile = yes\nfruit:aapl = yes\n"
+	    "fruit:metadata = stream\n"
+	    "[mac]\npath = /m\nvfs objects = catia fruit streams_xattr\n"
+	    "fruit:resource = file\nfruit:veto_appledouble = no\n"
+	    "fruit:encoding = native\nfruit:locking = netatalk\n"
+	    "[tm]\npath = /t\nvfs objects = fruit,streams_xattr\n"
+	    "fruit:time machine = yes\nfruit:time machine max size = 32K\n"
+	    "fruit:zero_file_id = no\n"
+	    "[plain]\npath = /p\nvfs objects = acl_xattr fruitcake\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_str_eq(c->fruit_model, "MacPro");
+	ck_assert_int_eq(c->fruit_copyfile, 1);
+	ck_assert_int_eq(c->shares[1].fruit, 1);
+	ck_assert_int_eq(c->shares[1].fruit_metadata, FRUIT_META_STREAM);
+	ck_assert_int_eq(c->shares[1].fruit_resource, FRUIT_RSRC_FILE);
+	ck_assert_int_eq(c->shares[1].fruit_time_machine, 0);
+	ck_assert_int_eq(c->shares[2].fruit, 1);
+	ck_assert_int_eq(c->shares[2].fruit_time_machine, 1);
+	ck_assert_uint_eq(c->shares[2].fruit_tm_max_size, 32768);
+	ck_assert_int_eq(c->shares[2].fruit_zero_file_id, 0);
+	/* a module whose name only begins with fruit is not fruit */
+	ck_assert_int_eq(c->shares[3].fruit, 0);
+	conf_free(c);
+	ck_assert_int_eq(load("[s]\npath = /s\nfruit:time machine max size = 2T\n",
+	    &c), 0);
+	ck_assert_uint_eq(c->shares[1].fruit_tm_max_size, 2ull << 40);
+	conf_free(c);
+	/* unknown fruit keys warn like any unknown key; bad values fail */
+	ck_assert_int_eq(load("[s]\npath = /s\nfruit:no_such_key = yes\n",
+	    &c), 0);
+	assert_msgs("^:3: unknown key 'fruit:no_such_key' ignored\n");
+	conf_free(c);
+	assert_fails("[s]\npath = /s\nfruit:time machine max size = lots\n",
+	    "^:1: share [s]: fruit:time machine max size 'lots' is not a "
+	    "size in bytes (K, M, G, T allowed)\n");
+	ck_assert_int_eq(load("[s]\npath = /s\nfruit:metadata = hfs\n", &c), 2);
 }
 END_TEST
 
@@ -1195,6 +1251,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_recycle_keys);
 	tcase_add_test(tc, test_oplock_keys);
 	tcase_add_test(tc, test_mangled_names);
+	tcase_add_test(tc, test_fruit_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

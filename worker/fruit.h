@@ -1,0 +1,135 @@
+/*
+ * macOS clients: Apple's SMB2 extensions as Samba's vfs_fruit serves them
+ * (HACKING.md "macOS clients").  A share whose `vfs objects` names fruit
+ * answers the AAPL create context; a connection that sent one gets the
+ * Apple behaviours for the rest of its life (directory entries carrying
+ * Finder info, zero file ids, ...).  AFP_AfpInfo and AFP_Resource are
+ * named streams like any other (xattrs, vfs/xattr.c), with the AfpInfo
+ * rules of a Mac: a 60-byte record that is never longer, whose all-zero
+ * Finder info deletes it.
+ */
+#ifndef USMBD_WORKER_FRUIT_H
+#define USMBD_WORKER_FRUIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/aapl.h"
+#include "proto/cur.h"
+#include "proto/ntstatus.h"
+
+struct conn;
+struct tree;
+struct file_open;
+struct vfs_stat;
+
+#define FRUIT_AFPINFO		"AFP_AfpInfo"
+#define FRUIT_RESOURCE		"AFP_Resource"
+
+/* Does the tree's share have the Apple extensions on?  1 or 0. */
+int		fruit_tree_on(const struct tree *);
+/* Has this connection negotiated AAPL on a fruit share?  1 or 0. */
+int		fruit_conn_aapl(const struct conn *);
+
+/*
+ * Are file ids reported as 0 here?  Once AAPL is negotiated, on a fruit
+ * share with fruit:zero_file_id (Samba's default).  1 or 0.
+ */
+int		fruit_zero_file_id(const struct conn *, const struct tree *);
+
+/*
+ * May a directory with open files below be renamed, as on a Mac?  Once
+ * AAPL is negotiated, on a share with fruit:posix_rename (Samba's
+ * default).  1 or 0.
+ */
+int		fruit_posix_rename(const struct conn *, const struct tree *);
+
+/*
+ * An AAPL context's data on this tree: decoded into q when the share
+ * answers it (1), ignored (0: no fruit, `fruit:aapl = no`), or
+ * STATUS_INVALID_PARAMETER through *status when malformed.
+ */
+int		fruit_aapl_want(const struct conn *, const struct tree *,
+		    const uint8_t *data, uint32_t len, struct aapl_query *q, ntstatus_t *status);
+/*
+ * The AAPL reply context appended to a CREATE response (create contexts
+ * chained through *prev); the connection is marked as negotiated.
+ */
+void		fruit_aapl_reply(struct conn *, const struct tree *,
+		    const struct aapl_query *, struct wcur *, uint8_t **prev);
+
+/*
+ * Is stream name (size bytes) of f's file left out of its stream list?
+ * On a fruit share, as Samba's fruit_fstreaminfo: an AfpInfo that is not
+ * 60 bytes, an empty AFP_Resource, and once AAPL is negotiated (aapl)
+ * any empty stream.  1 or 0.
+ */
+int		fruit_stream_hidden(const struct file_open *, const char *name,
+		    int64_t size, int aapl);
+/* Is this stream AFP_AfpInfo (AFP_Resource) of a fruit share?  1 or 0. */
+int		fruit_is_afpinfo(const struct file_open *);
+int		fruit_is_resource(const struct file_open *);
+/*
+ * Is delete on close ignored on this open of a stream, as a Mac ignores
+ * it on a resource fork opened without data access (smbtorture's
+ * "create/setinfo delete-on-close AFP_AfpResource"; with data access it
+ * deletes, "empty_stream")?  access: the open's rights.  1 or 0.
+ */
+int		fruit_rsrc_doc_ignored(const struct file_open *, uint32_t access);
+/*
+ * A write to AFP_AfpInfo (the whole stream is a 60-byte record), by a
+ * Mac's rules: at least 3 bytes, 60 unless at offset 0, starting "AFP";
+ * up to 16 bytes nothing is written; else the first 60 bytes are the
+ * record, whatever the offset, and must carry the signature and version
+ * (unless fruit:validate_afpinfo = no); an all-zero Finder info removes
+ * the stream.  Returns len, or -errno (-EINVAL for a bad write).
+ */
+ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
+		    size_t len, uint64_t off);
+/* A new record as a Mac makes it: signature, version, zeros. */
+void		fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE]);
+/* Setting AFP_AfpInfo's end of file: past 60 is refused, else ignored. */
+ntstatus_t	fruit_afpinfo_eof(struct file_open *, uint64_t eof);
+
+/*
+ * READ_DIR_ATTR: the 24 bytes of a FileIdBothDirectoryInformation entry's
+ * short name field (length 24, resource fork size, compressed Finder
+ * info) for entry name of directory dirfd.  Two getxattr calls, no
+ * allocation.
+ */
+void		fruit_dir_attr(int dirfd, const char *name,
+		    const struct vfs_stat *st, uint8_t out[26]);
+
+/*
+ * OSX_COPYFILE (fruit:copyfile, once granted): a copychunk of no chunks
+ * copies the whole source file, data and named streams, onto dst (data
+ * streams both).  0 and the bytes of data copied, or -errno.
+ */
+int		fruit_copyfile(struct file_open *src, struct file_open *dst,
+		    uint64_t *copied);
+
+/*
+ * NFS ACEs (fruit:nfs_aces, once AAPL is negotiated on a fruit share),
+ * as Samba's fruit_fget_nt_acl / fruit_fset_nt_acl: a DACL queried gets
+ * three ACCESS_DENIED ACEs with no rights naming the Unix mode
+ * (S-1-5-88-3-mode), owner (S-1-5-88-1-uid) and group (S-1-5-88-2-gid);
+ * a DACL set loses every S-1-5-88 ACE, and a mode ACE among them is a
+ * chmod (its rwx bits only).  fruit_nfs_take returns 1 and *mode for a
+ * chmod, 0 for none; *dacl_left says whether ACEs remain.
+ */
+struct secdesc;
+void		fruit_nfs_add(const struct conn *, const struct tree *,
+		    const struct vfs_stat *, struct secdesc *);
+int		fruit_nfs_take(const struct conn *, const struct tree *,
+		    struct secdesc *, uint32_t *mode, int *dacl_left);
+
+/*
+ * Time Machine: the share's size as fruit:time machine max size says,
+ * less what its sparse bundles use (bands x band size, Samba's
+ * fruit_disk_free).  0 and the totals in 512-byte units, or -1 when the
+ * share has no such limit.
+ */
+int		fruit_tm_size(const struct tree *, uint64_t *total512,
+		    uint64_t *free512);
+
+#endif
