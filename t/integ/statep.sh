@@ -147,7 +147,7 @@ timeout 60 smbclient //127.0.0.1/share -p "$PORT" -U "alice%$ALICE_PW" \
 ALICE=$!
 AW= SEEN=
 for _ in $(seq 100); do
-	for p in $(pgrep -f 'usmbd: worker alice'); do
+	for p in $(pgrep -P "$SERVER_PID" -f 'usmbd: worker alice'); do
 		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && AW=$p
 	done
 	[ -n "$AW" ] && break
