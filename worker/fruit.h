@@ -70,12 +70,14 @@ int		fruit_stream_hidden(const struct file_open *, const char *name,
 int		fruit_is_afpinfo(const struct file_open *);
 int		fruit_is_resource(const struct file_open *);
 /*
- * Is delete on close ignored on this open of a stream, as a Mac ignores
- * it on a resource fork opened without data access (smbtorture's
- * "create/setinfo delete-on-close AFP_AfpResource"; with data access it
- * deletes, "empty_stream")?  access: the open's rights.  1 or 0.
+ * Is a delete-pending stream of f kept at its last close, as a Mac keeps
+ * a resource fork that holds data whatever deletes it (delete on close
+ * by create or setinfo, with or without data access; smbtorture's
+ * "create/setinfo delete-on-close AFP_AfpResource" and empty_stream's
+ * T_DOC)?  The delete is still pending while it is open: other opens get
+ * DELETE_PENDING.  An empty fork goes.  1 or 0.
  */
-int		fruit_rsrc_doc_ignored(const struct file_open *, uint32_t access);
+int		fruit_rsrc_kept(const struct file_open *);
 /*
  * A write to AFP_AfpInfo (the whole stream is a 60-byte record), by a
  * Mac's rules: at least 3 bytes, 60 unless at offset 0, starting "AFP";

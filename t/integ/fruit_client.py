@@ -3,10 +3,14 @@
 not make: the AAPL answer's volume caps (FULL_SYNC on a Time Machine
 share, none elsewhere), a malformed AAPL context refused cleanly, the
 READ_DIR_ATTR fields of a listing (resource fork size, Finder info,
-Unix mode), a share without fruit ignoring AAPL, and a read-only share
-where no AfpInfo can be written.  Prints "ok ..." / "FAIL ..." lines.
+Unix mode), a share without fruit ignoring AAPL, a read-only share
+where no AfpInfo can be written, and delete on close of a resource fork
+(kept when it holds data, smbtorture empty_stream's T_DOC step).
+Prints "ok ..." / "FAIL ..." lines.  With "samba" last, only the stream
+checks run, reading Samba's streams_xattr names on disk (fruit.sh
+FRUIT_SAMBA=1).
 
-usage: fruit_client.py HOST PORT USER PASSWORD SHAREDIR
+usage: fruit_client.py HOST PORT USER PASSWORD SHAREDIR [samba]
 """
 import os
 import struct
@@ -42,6 +46,13 @@ def aapl_query(bitmap=AAPL_ALL, caps=RDATTR | UNIX_BASED | NFS_ACE, n=24):
 def raw_create(smb, tid, name, access, disp, opts, contexts):
     """A CREATE whose answer's contexts are returned: (status, fid,
     {name: data})."""
+    status, fid, out, _ = raw_create_ex(smb, tid, name, access, disp, opts,
+                                        contexts)
+    return status, fid, out
+
+
+def raw_create_ex(smb, tid, name, access, disp, opts, contexts):
+    """raw_create, and the CreateAction (or None)."""
     packet = smb.SMB_PACKET()
     packet["Command"] = st.SMB2_CREATE
     packet["TreeID"] = tid
@@ -68,9 +79,10 @@ def raw_create(smb, tid, name, access, disp, opts, contexts):
     ans = smb.recvSMB(smb.sendSMB(packet))
     status = ans["Status"]
     if status != 0:
-        return status, None, {}
+        return status, None, {}, None
     body = ans["Data"]
     fid = body[64:80]
+    action = struct.unpack_from("<I", body, 4)[0]
     coff, clen = struct.unpack_from("<II", body, 80)
     out = {}
     if clen:
@@ -84,7 +96,7 @@ def raw_create(smb, tid, name, access, disp, opts, contexts):
             if nxt == 0:
                 break
             pos += nxt
-    return status, fid, out
+    return status, fid, out, action
 
 
 def raw_close(smb, tid, fid):
@@ -234,6 +246,107 @@ def rdattr_checks(host, port, user, pw, sharedir):
     conn.logoff()
 
 
+RW_DEL = st.FILE_READ_DATA | st.FILE_WRITE_DATA | st.FILE_READ_ATTRIBUTES | \
+    st.DELETE
+DELETE_PENDING, NOT_FOUND = 0xC0000056, 0xC0000034
+
+
+def on_disk(sharedir, name, stream, samba):
+    """The bytes of a named stream's xattr, or None: usmbd's naming
+    (vfs/xattr.c), or Samba's streams_xattr's with samba."""
+    x = ("user.DosStream.%s:$DATA" % stream if samba else
+         "user.usmbd.stream." + stream)
+    try:
+        return os.getxattr(os.path.join(sharedir, name), x)
+    except OSError:
+        return None
+
+
+def aapl_conn(host, port, user, pw):
+    conn, smb = login(host, port, user, pw)
+    tid = conn.connectTree("fruit")
+    _, fid, _ = raw_create(smb, tid, "", st.FILE_READ_ATTRIBUTES,
+                           st.FILE_OPEN, 0, [ctx(b"AAPL", aapl_query())])
+    raw_close(smb, tid, fid)
+    return conn, smb, tid
+
+
+def status_of(fn):
+    try:
+        fn()
+        return 0
+    except s3.SessionError as err:
+        return err.get_error_code()
+
+
+def open_status(smb, tid, name, access=st.FILE_READ_ATTRIBUTES):
+    def probe():
+        smb.close(tid, smb.create(tid, name, access, 7, 0, st.FILE_OPEN, 0))
+    return status_of(probe)
+
+
+def rsrc_doc_checks(host, port, user, pw, sharedir, samba):
+    """smbtorture's empty_stream, T_DOC on AFP_Resource: delete on close
+    set through a handle with data access leaves the fork delete pending
+    (another open gets DELETE_PENDING), and at the last close a fork
+    holding data is kept, as a Mac keeps it; an empty fork goes; other
+    streams go."""
+    conn, smb, tid = aapl_conn(host, port, user, pw)
+    conn.createDirectory("fruit", "rdoc")
+    for base in ("rdoc\\a", "rdoc\\b", "rdoc\\c", "rdoc\\d"):
+        smb.close(tid, smb.create(tid, base, st.FILE_WRITE_DATA, 7, 0,
+                                  st.FILE_OVERWRITE_IF, 0))
+    # a: written, then setinfo delete on close
+    f = smb.create(tid, "rdoc\\a:AFP_Resource", RW_DEL, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"foo", 0, 3)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    got = open_status(smb, tid, "rdoc\\a:AFP_Resource")
+    say(got == DELETE_PENDING, "AFP_Resource with data, delete on close set"
+        " with data access: another open gets DELETE_PENDING (0x%x)" % got)
+    smb.close(tid, f)
+    data = None
+    try:
+        f = smb.create(tid, "rdoc\\a:AFP_Resource", st.FILE_READ_DATA, 7, 0,
+                       st.FILE_OPEN, 0)
+        data = smb.read(tid, f, 0, 16)
+        smb.close(tid, f)
+    except s3.SessionError:
+        pass
+    say(data == b"foo", "... and after the last close it is kept, data and"
+        " all (%r), as a Mac keeps a resource fork" % data)
+    say(on_disk(sharedir, "rdoc/a", "AFP_Resource", samba) == b"foo",
+        "... its xattr is on disk")
+    # b: written, then a create with delete on close and data access
+    f = smb.create(tid, "rdoc\\b:AFP_Resource", st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"bar", 0, 3)
+    smb.close(tid, f)
+    f = smb.create(tid, "rdoc\\b:AFP_Resource", RW_DEL, 7,
+                   st.FILE_DELETE_ON_CLOSE, st.FILE_OPEN, 0)
+    smb.close(tid, f)
+    say(on_disk(sharedir, "rdoc/b", "AFP_Resource", samba) == b"bar",
+        "AFP_Resource with data opened with FILE_DELETE_ON_CLOSE and data"
+        " access: kept")
+    # c: an empty fork made delete pending goes
+    f = smb.create(tid, "rdoc\\c:AFP_Resource", RW_DEL, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    smb.close(tid, f)
+    say(on_disk(sharedir, "rdoc/c", "AFP_Resource", samba) is None,
+        "an empty AFP_Resource made delete pending is removed")
+    # d: any other stream goes, data or not
+    f = smb.create(tid, "rdoc\\d:foo", RW_DEL, 7, 0, st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"foo", 0, 3)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    smb.close(tid, f)
+    got = open_status(smb, tid, "rdoc\\d:foo")
+    say(got == NOT_FOUND and on_disk(sharedir, "rdoc/d", "foo", samba)
+        is None, "a stream other than AFP_Resource, delete on close: gone"
+        " (0x%x)" % got)
+    conn.logoff()
+
+
 def readonly_checks(host, port, user, pw):
     conn, smb = login(host, port, user, pw)
     tid = conn.connectTree("fruitro")
@@ -340,11 +453,16 @@ def nfs_checks(host, port, user, pw, sharedir):
 
 def main():
     host, port, user, pw, sharedir = sys.argv[1:6]
+    if sys.argv[6:7] == ["samba"]:
+        # FRUIT_SAMBA=1: the stream rules only, against Samba, printed
+        rsrc_doc_checks(host, int(port), user, pw, sharedir, True)
+        return
     aapl_checks(host, int(port), user, pw)
     rdattr_checks(host, int(port), user, pw, sharedir)
     readonly_checks(host, int(port), user, pw)
     tm_checks(host, int(port), user, pw)
     nfs_checks(host, int(port), user, pw, sharedir)
+    rsrc_doc_checks(host, int(port), user, pw, sharedir, False)
 
 
 if __name__ == "__main__":
