@@ -6,7 +6,8 @@
  * Finder info, zero file ids, ...).  AFP_AfpInfo and AFP_Resource are
  * named streams like any other (xattrs, vfs/xattr.c), with the AfpInfo
  * rules of a Mac: a 60-byte record that is never longer, whose all-zero
- * Finder info deletes it.
+ * Finder info deletes it, and that is nothing on disk until written (a
+ * create stores nothing: worker/smb2_create_fs.c).
  */
 #ifndef USMBD_WORKER_FRUIT_H
 #define USMBD_WORKER_FRUIT_H
@@ -84,7 +85,9 @@ int		fruit_rsrc_kept(const struct file_open *);
  * up to 16 bytes nothing is written; else the first 60 bytes are the
  * record, whatever the offset, and must carry the signature and version
  * (unless fruit:validate_afpinfo = no); an all-zero Finder info removes
- * the stream.  Returns len, or -errno (-EINVAL for a bad write).
+ * the stream.  The first such write creates the xattr.  Also the path of
+ * a copychunk into AfpInfo.  Returns len, or -errno (-EINVAL for a bad
+ * write).
  */
 ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
 		    size_t len, uint64_t off);
