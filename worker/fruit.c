@@ -146,10 +146,19 @@ fruit_is_resource(const struct file_open *f)
 }
 
 int
-fruit_rsrc_doc_ignored(const struct file_open *f, uint32_t access)
+fruit_rsrc_kept(const struct file_open *f)
 {
-	/* FILE_READ_DATA, FILE_WRITE_DATA, FILE_APPEND_DATA, FILE_EXECUTE */
-	return fruit_is_resource(f) && (access & 0x27u) == 0;
+	char xname[300];
+
+	/*
+	 * Samba's fruit_unlink_rsrc_stream: "OS X ignores resource fork
+	 * stream delete requests"; an empty one goes, or it would linger
+	 * unseen (empty forks are never listed).  One getxattr, at the last
+	 * close of a delete-pending fork only.
+	 */
+	return fruit_is_resource(f) &&
+	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) == 0 &&
+	    file_vfs()->getxattr(f->fd, xname, NULL, 0) > 0;
 }
 
 void

@@ -6,7 +6,8 @@
  * Finder info, zero file ids, ...).  AFP_AfpInfo and AFP_Resource are
  * named streams like any other (xattrs, vfs/xattr.c), with the AfpInfo
  * rules of a Mac: a 60-byte record that is never longer, whose all-zero
- * Finder info deletes it.
+ * Finder info deletes it, and that is nothing on disk until written (a
+ * create stores nothing: worker/smb2_create_fs.c).
  */
 #ifndef USMBD_WORKER_FRUIT_H
 #define USMBD_WORKER_FRUIT_H
@@ -70,19 +71,23 @@ int		fruit_stream_hidden(const struct file_open *, const char *name,
 int		fruit_is_afpinfo(const struct file_open *);
 int		fruit_is_resource(const struct file_open *);
 /*
- * Is delete on close ignored on this open of a stream, as a Mac ignores
- * it on a resource fork opened without data access (smbtorture's
- * "create/setinfo delete-on-close AFP_AfpResource"; with data access it
- * deletes, "empty_stream")?  access: the open's rights.  1 or 0.
+ * Is a delete-pending stream of f kept at its last close, as a Mac keeps
+ * a resource fork that holds data whatever deletes it (delete on close
+ * by create or setinfo, with or without data access; smbtorture's
+ * "create/setinfo delete-on-close AFP_AfpResource" and empty_stream's
+ * T_DOC)?  The delete is still pending while it is open: other opens get
+ * DELETE_PENDING.  An empty fork goes.  1 or 0.
  */
-int		fruit_rsrc_doc_ignored(const struct file_open *, uint32_t access);
+int		fruit_rsrc_kept(const struct file_open *);
 /*
  * A write to AFP_AfpInfo (the whole stream is a 60-byte record), by a
  * Mac's rules: at least 3 bytes, 60 unless at offset 0, starting "AFP";
  * up to 16 bytes nothing is written; else the first 60 bytes are the
  * record, whatever the offset, and must carry the signature and version
  * (unless fruit:validate_afpinfo = no); an all-zero Finder info removes
- * the stream.  Returns len, or -errno (-EINVAL for a bad write).
+ * the stream.  The first such write creates the xattr.  Also the path of
+ * a copychunk into AfpInfo.  Returns len, or -errno (-EINVAL for a bad
+ * write).
  */
 ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
 		    size_t len, uint64_t off);

@@ -13,6 +13,7 @@
 #include "worker/dirlease.h"
 #include "worker/file_open.h"
 #include "worker/file_wt.h"
+#include "worker/fruit.h"
 #include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/recycle.h"
@@ -103,8 +104,9 @@ file_open_close(struct open *op)
 		del = 1;
 	if (del && op->tree != NULL && op->tree->root_fd >= 0) {
 		if (f->stream[0] != '\0' && !del_base) {
+			/* a Mac keeps a resource fork that holds data */
 			if (vfs_stream_xattr_name(f->stream, xname,
-			    sizeof(xname)) == 0 &&
+			    sizeof(xname)) == 0 && !fruit_rsrc_kept(f) &&
 			    vfs->removexattr(f->fd, xname) == 0)
 				smb2_notify_file_change(op->tree->root_fd, f,
 				    FILE_ACTION_REMOVED_STREAM,

@@ -182,10 +182,6 @@ create_check_request(struct create_call *cr)
 	uint32_t access, opts, disp = cr->disp;
 	int writes;
 
-	/* a Mac ignores delete on close on a resource fork (fruit.h) */
-	if (fruit_rsrc_doc_ignored(cr->f, (cr->access & MAXIMUM_ALLOWED) ?
-	    FILE_ALL_ACCESS : create_map_generic(cr->access)))
-		cr->opts &= ~FILE_DELETE_ON_CLOSE;
 	access = cr->access;
 	opts = cr->opts;
 	cr->want = create_map_generic(access & ~MAXIMUM_ALLOWED);

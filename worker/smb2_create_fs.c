@@ -16,6 +16,7 @@
 #include "worker/conn.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/smb2_create_fs.h"
 #include "worker/smb2_posix.h"
 #include "worker/worker.h"
@@ -178,15 +179,26 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 	n = vfs->getxattr(f->fd, xname, NULL, 0);
 	if (n < 0 && n != -ENODATA)
 		return ntstatus_from_errno((int)n);
+	/*
+	 * AFP_AfpInfo is stored by its first write (fruit.h): until then it
+	 * reads as a new record and is nothing on disk, as Samba keeps it
+	 * in memory only, so an open never written leaves nothing behind
+	 * and no close has to remove what another open may have written
+	 * meanwhile.  The kernel still says whether the user could write it.
+	 */
 	if (n == -ENODATA) {
 		if (!may_create)
 			return STATUS_OBJECT_NAME_NOT_FOUND;
-		rc = vfs->setxattr(f->fd, xname, "", 0, XATTR_CREATE);
+		rc = fruit_is_afpinfo(f) ? vfs->accessat(f->fd, "", W_OK) :
+		    vfs->setxattr(f->fd, xname, "", 0, XATTR_CREATE);
 		if (rc != 0)
 			return ntstatus_from_errno(rc);
 		*action = FILE_CREATED;
 	} else if (truncate) {
-		if ((rc = vfs->setxattr(f->fd, xname, "", 0, 0)) != 0)
+		/* an AfpInfo overwritten is as new: the same */
+		rc = fruit_is_afpinfo(f) ? vfs->removexattr(f->fd, xname) :
+		    vfs->setxattr(f->fd, xname, "", 0, 0);
+		if (rc != 0 && rc != -ENODATA)
 			return ntstatus_from_errno(rc);
 		*action = FILE_OVERWRITTEN;
 	}

@@ -211,6 +211,9 @@ fsctl_copy(struct file_open *in, uint64_t in_off, struct file_open *out,
 	    vfs->pread(in->fd, buf, len, in_off);
 	if (n <= 0)
 		return n;
+	/* into AFP_AfpInfo: a Mac's rules, as any write (fruit.h) */
+	if (fruit_is_afpinfo(out))
+		return fruit_afpinfo_write(out, buf, (size_t)n, out_off);
 	return out->stream[0] != '\0' ?
 	    file_stream_pwrite(out, buf, (size_t)n, out_off) :
 	    vfs->pwrite(out->fd, buf, (size_t)n, out_off);

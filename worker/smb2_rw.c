@@ -68,6 +68,9 @@ rw_stream_load(struct file_open *f, char *xname, size_t xlen)
 		return rc;
 	n = file_vfs()->getxattr(f->fd, xname, rw_stream_buf,
 	    sizeof(rw_stream_buf));
+	/* an AfpInfo not yet written is nothing on disk (fruit.h) */
+	if (n == -ENODATA && fruit_is_afpinfo(f))
+		n = 0;
 	return n;
 }
 

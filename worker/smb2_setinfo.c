@@ -258,9 +258,6 @@ info_set_disposition(struct open *op, int del)
 		f->delete_on_close = 0;
 		return state_delete_pending_set(op, 0);
 	}
-	/* a Mac ignores it on a resource fork (worker/fruit.h) */
-	if (fruit_rsrc_doc_ignored(f, op->access))
-		return STATUS_SUCCESS;
 	if (f->path[0] == '\0' && f->stream[0] == '\0')
 		return STATUS_CANNOT_DELETE;	/* the share root */
 	if (f->stream[0] == '\0' && vfs_dos_get(vfs, f->fd, &di) == 0 &&

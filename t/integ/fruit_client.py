@@ -3,10 +3,16 @@
 not make: the AAPL answer's volume caps (FULL_SYNC on a Time Machine
 share, none elsewhere), a malformed AAPL context refused cleanly, the
 READ_DIR_ATTR fields of a listing (resource fork size, Finder info,
-Unix mode), a share without fruit ignoring AAPL, and a read-only share
-where no AfpInfo can be written.  Prints "ok ..." / "FAIL ..." lines.
+Unix mode), a share without fruit ignoring AAPL, a read-only share
+where no AfpInfo can be written, and delete on close of a resource fork
+(kept when it holds data, smbtorture empty_stream's T_DOC step),
+and an AfpInfo opened and never written leaving nothing on disk, with
+two opens in either order, and refused to USER2, who may not write.
+Prints "ok ..." / "FAIL ..." lines.  With "samba" last, only the stream
+checks run, reading Samba's streams_xattr names on disk (fruit.sh
+FRUIT_SAMBA=1).
 
-usage: fruit_client.py HOST PORT USER PASSWORD SHAREDIR
+usage: fruit_client.py HOST PORT USER PASSWORD SHAREDIR USER2 PASSWORD2 [samba]
 """
 import os
 import struct
@@ -42,6 +48,13 @@ def aapl_query(bitmap=AAPL_ALL, caps=RDATTR | UNIX_BASED | NFS_ACE, n=24):
 def raw_create(smb, tid, name, access, disp, opts, contexts):
     """A CREATE whose answer's contexts are returned: (status, fid,
     {name: data})."""
+    status, fid, out, _ = raw_create_ex(smb, tid, name, access, disp, opts,
+                                        contexts)
+    return status, fid, out
+
+
+def raw_create_ex(smb, tid, name, access, disp, opts, contexts):
+    """raw_create, and the CreateAction (or None)."""
     packet = smb.SMB_PACKET()
     packet["Command"] = st.SMB2_CREATE
     packet["TreeID"] = tid
@@ -68,9 +81,10 @@ def raw_create(smb, tid, name, access, disp, opts, contexts):
     ans = smb.recvSMB(smb.sendSMB(packet))
     status = ans["Status"]
     if status != 0:
-        return status, None, {}
+        return status, None, {}, None
     body = ans["Data"]
     fid = body[64:80]
+    action = struct.unpack_from("<I", body, 4)[0]
     coff, clen = struct.unpack_from("<II", body, 80)
     out = {}
     if clen:
@@ -84,7 +98,7 @@ def raw_create(smb, tid, name, access, disp, opts, contexts):
             if nxt == 0:
                 break
             pos += nxt
-    return status, fid, out
+    return status, fid, out, action
 
 
 def raw_close(smb, tid, fid):
@@ -234,6 +248,210 @@ def rdattr_checks(host, port, user, pw, sharedir):
     conn.logoff()
 
 
+RW_DEL = st.FILE_READ_DATA | st.FILE_WRITE_DATA | st.FILE_READ_ATTRIBUTES | \
+    st.DELETE
+DELETE_PENDING, NOT_FOUND = 0xC0000056, 0xC0000034
+FILE_CREATED, FILE_OVERWRITTEN = 2, 3
+
+
+def on_disk(sharedir, name, stream, samba):
+    """The bytes of a named stream's xattr, or None: usmbd's naming
+    (vfs/xattr.c), or Samba's streams_xattr's with samba."""
+    x = ("user.DosStream.%s:$DATA" % stream if samba else
+         "user.usmbd.stream." + stream)
+    try:
+        v = os.getxattr(os.path.join(sharedir, name), x)
+    except OSError:
+        return None
+    # streams_xattr stores a NUL after the data
+    return v[:-1] if samba and v.endswith(b"\0") else v
+
+
+def aapl_conn(host, port, user, pw):
+    conn, smb = login(host, port, user, pw)
+    tid = conn.connectTree("fruit")
+    _, fid, _ = raw_create(smb, tid, "", st.FILE_READ_ATTRIBUTES,
+                           st.FILE_OPEN, 0, [ctx(b"AAPL", aapl_query())])
+    raw_close(smb, tid, fid)
+    return conn, smb, tid
+
+
+def status_of(fn):
+    try:
+        fn()
+        return 0
+    except s3.SessionError as err:
+        return err.get_error_code()
+
+
+def open_status(smb, tid, name, access=st.FILE_READ_ATTRIBUTES):
+    def probe():
+        smb.close(tid, smb.create(tid, name, access, 7, 0, st.FILE_OPEN, 0))
+    return status_of(probe)
+
+
+def rsrc_doc_checks(host, port, user, pw, sharedir, samba):
+    """smbtorture's empty_stream, T_DOC on AFP_Resource: delete on close
+    set through a handle with data access leaves the fork delete pending
+    (another open gets DELETE_PENDING), and at the last close a fork
+    holding data is kept, as a Mac keeps it; an empty fork goes; other
+    streams go."""
+    conn, smb, tid = aapl_conn(host, port, user, pw)
+    conn.createDirectory("fruit", "rdoc")
+    for base in ("rdoc\\a", "rdoc\\b", "rdoc\\c", "rdoc\\d"):
+        smb.close(tid, smb.create(tid, base, st.FILE_WRITE_DATA, 7, 0,
+                                  st.FILE_OVERWRITE_IF, 0))
+    # a: written, then setinfo delete on close
+    f = smb.create(tid, "rdoc\\a:AFP_Resource", RW_DEL, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"foo", 0, 3)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    got = open_status(smb, tid, "rdoc\\a:AFP_Resource")
+    say(got == DELETE_PENDING, "AFP_Resource with data, delete on close set"
+        " with data access: another open gets DELETE_PENDING (0x%x)" % got)
+    smb.close(tid, f)
+    data = None
+    try:
+        f = smb.create(tid, "rdoc\\a:AFP_Resource", st.FILE_READ_DATA, 7, 0,
+                       st.FILE_OPEN, 0)
+        data = smb.read(tid, f, 0, 16)
+        smb.close(tid, f)
+    except s3.SessionError:
+        pass
+    say(data == b"foo", "... and after the last close it is kept, data and"
+        " all (%r), as a Mac keeps a resource fork" % data)
+    say(on_disk(sharedir, "rdoc/a", "AFP_Resource", samba) == b"foo",
+        "... its xattr is on disk")
+    # b: written, then a create with delete on close and data access
+    f = smb.create(tid, "rdoc\\b:AFP_Resource", st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"bar", 0, 3)
+    smb.close(tid, f)
+    f = smb.create(tid, "rdoc\\b:AFP_Resource", RW_DEL, 7,
+                   st.FILE_DELETE_ON_CLOSE, st.FILE_OPEN, 0)
+    smb.close(tid, f)
+    say(on_disk(sharedir, "rdoc/b", "AFP_Resource", samba) == b"bar",
+        "AFP_Resource with data opened with FILE_DELETE_ON_CLOSE and data"
+        " access: kept")
+    # c: an empty fork made delete pending goes
+    f = smb.create(tid, "rdoc\\c:AFP_Resource", RW_DEL, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    smb.close(tid, f)
+    say(on_disk(sharedir, "rdoc/c", "AFP_Resource", samba) is None,
+        "an empty AFP_Resource made delete pending is removed")
+    # d: any other stream goes, data or not
+    f = smb.create(tid, "rdoc\\d:foo", RW_DEL, 7, 0, st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"foo", 0, 3)
+    smb.setInfo(tid, f, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    smb.close(tid, f)
+    got = open_status(smb, tid, "rdoc\\d:foo")
+    say(got == NOT_FOUND and on_disk(sharedir, "rdoc/d", "foo", samba)
+        is None, "a stream other than AFP_Resource, delete on close: gone"
+        " (0x%x)" % got)
+    conn.logoff()
+
+
+def afpinfo_lazy_checks(host, port, user, pw, sharedir, samba, user2,
+                        pw2):
+    """An AFP_AfpInfo opened with OPEN_IF and never written is a new
+    record to its opener and nothing on disk (Samba keeps it in memory
+    only); the first write stores it, whichever open writes, in whatever
+    order the opens close."""
+    conn, smb, tid = aapl_conn(host, port, user, pw)
+    conn2, smb2, tid2 = aapl_conn(host, port, user, pw)
+    conn.createDirectory("fruit", "lazy")
+    for base in ("lazy\\a", "lazy\\b", "lazy\\c", "lazy\\d"):
+        smb.close(tid, smb.create(tid, base, st.FILE_WRITE_DATA, 7, 0,
+                                  st.FILE_OVERWRITE_IF, 0))
+    rec = bytearray(60)
+    rec[0:8] = b"AFP\0\0\0\1\0"
+    rec[16:24] = b"TEXTttxt"
+    rec = bytes(rec)
+    # a: opened, read, never written
+    status, fid, _, action = raw_create_ex(smb, tid, "lazy\\a:AFP_AfpInfo",
+                                           st.FILE_READ_DATA, st.FILE_OPEN_IF,
+                                           0, [])
+    say(status == 0 and action == FILE_CREATED,
+        "OPEN_IF of a new AfpInfo: FILE_CREATED (0x%x, %s)" % (status, action))
+    say(on_disk(sharedir, "lazy/a", "AFP_AfpInfo", samba) is None,
+        "... nothing on disk while it is open and unwritten")
+    raw_close(smb, tid, fid)
+    f = smb.create(tid, "lazy\\a:AFP_AfpInfo", st.FILE_READ_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    size = struct.unpack_from("<q", smb.queryInfo(tid, f, fileInfoClass=5),
+                              8)[0]
+    data = smb.read(tid, f, 0, 60)
+    smb.close(tid, f)
+    say(size == 60 and data[:3] == b"AFP" and len(data) == 60,
+        "... it has 60 bytes and reads as a new record (%d, %r)"
+        % (size, bytes(data[:8])))
+    say(on_disk(sharedir, "lazy/a", "AFP_AfpInfo", samba) is None and
+        open_status(smb, tid, "lazy\\a:AFP_AfpInfo") == NOT_FOUND,
+        "... closed unwritten: no xattr left, FILE_OPEN finds none")
+    status, fid, _, action = raw_create_ex(smb, tid, "lazy\\a:AFP_AfpInfo",
+                                           st.FILE_READ_DATA, st.FILE_OPEN_IF,
+                                           0, [])
+    raw_close(smb, tid, fid)
+    say(status == 0 and action == FILE_CREATED,
+        "... and the next OPEN_IF creates it again (%s)" % action)
+    # b: two opens; the second writes and closes first, then the first
+    # (never written) closes
+    fa = smb.create(tid, "lazy\\b:AFP_AfpInfo", st.FILE_READ_DATA, 7, 0,
+                    st.FILE_OPEN_IF, 0)
+    fb = smb2.create(tid2, "lazy\\b:AFP_AfpInfo",
+                     st.FILE_READ_DATA | st.FILE_WRITE_DATA, 7, 0,
+                     st.FILE_OPEN_IF, 0)
+    smb2.write(tid2, fb, rec, 0, 60)
+    smb2.close(tid2, fb)
+    smb.close(tid, fa)
+    say(on_disk(sharedir, "lazy/b", "AFP_AfpInfo", samba) == rec,
+        "two opens: the unwritten one closing last keeps what the other"
+        " wrote")
+    # c: two opens; the unwritten one closes first, the other writes after
+    fa = smb.create(tid, "lazy\\c:AFP_AfpInfo", st.FILE_READ_DATA, 7, 0,
+                    st.FILE_OPEN_IF, 0)
+    fb = smb2.create(tid2, "lazy\\c:AFP_AfpInfo",
+                     st.FILE_READ_DATA | st.FILE_WRITE_DATA, 7, 0,
+                     st.FILE_OPEN_IF, 0)
+    smb.close(tid, fa)
+    smb2.write(tid2, fb, rec, 0, 60)
+    smb2.close(tid2, fb)
+    say(on_disk(sharedir, "lazy/c", "AFP_AfpInfo", samba) == rec,
+        "two opens: the unwritten one closing first, the other writing"
+        " after: the record is stored")
+    # d: an existing record overwritten is as new until written
+    f = smb.create(tid, "lazy\\d:AFP_AfpInfo", st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, rec, 0, 60)
+    smb.close(tid, f)
+    status, fid, _, action = raw_create_ex(smb, tid, "lazy\\d:AFP_AfpInfo",
+                                           st.FILE_READ_DATA | st.FILE_WRITE_DATA,
+                                           st.FILE_OVERWRITE_IF, 0, [])
+    raw_close(smb, tid, fid)
+    got = open_status(smb, tid, "lazy\\d:AFP_AfpInfo")
+    say(status == 0 and action == FILE_OVERWRITTEN and got == NOT_FOUND,
+        "an AfpInfo overwritten and not written is not there (%s, 0x%x)"
+        % (action, got))
+    say(on_disk(sharedir, "lazy/d", "AFP_AfpInfo", samba) is None,
+        "... and leaves no empty xattr")
+    conn2.logoff()
+    conn.logoff()
+    # another user who may read the file but not write it: no AfpInfo
+    # created, as no other stream (the kernel's answer: one access(2))
+    os.chmod(os.path.join(sharedir, "lazy", "a"), 0o644)
+    connb, smbb, tidb = aapl_conn(host, port, user2, pw2)
+    for stream in ("AFP_AfpInfo", "foo"):
+        status, fid, _, action = raw_create_ex(
+            smbb, tidb, "lazy\\a:" + stream, st.FILE_READ_DATA,
+            st.FILE_OPEN_IF, 0, [])
+        raw_close(smbb, tidb, fid)
+        say(status == 0xC0000022, "%s may not write the file: OPEN_IF of a"
+            " new %s is ACCESS_DENIED (0x%x, %s)" % (user2, stream, status,
+                                                     action))
+    connb.logoff()
+
+
 def readonly_checks(host, port, user, pw):
     conn, smb = login(host, port, user, pw)
     tid = conn.connectTree("fruitro")
@@ -339,12 +557,21 @@ def nfs_checks(host, port, user, pw, sharedir):
 
 
 def main():
-    host, port, user, pw, sharedir = sys.argv[1:6]
+    host, port, user, pw, sharedir, user2, pw2 = sys.argv[1:8]
+    if sys.argv[8:9] == ["samba"]:
+        # FRUIT_SAMBA=1: the stream rules only, against Samba, printed
+        rsrc_doc_checks(host, int(port), user, pw, sharedir, True)
+        afpinfo_lazy_checks(host, int(port), user, pw, sharedir, True,
+                            user2, pw2)
+        return
     aapl_checks(host, int(port), user, pw)
     rdattr_checks(host, int(port), user, pw, sharedir)
     readonly_checks(host, int(port), user, pw)
     tm_checks(host, int(port), user, pw)
     nfs_checks(host, int(port), user, pw, sharedir)
+    rsrc_doc_checks(host, int(port), user, pw, sharedir, False)
+    afpinfo_lazy_checks(host, int(port), user, pw, sharedir, False, user2,
+                        pw2)
 
 
 if __name__ == "__main__":
