@@ -465,13 +465,20 @@ listen_peer_of(int fd, char *buf, size_t cap)
 {
 	struct sockaddr_storage local, peer;
 	socklen_t ll = sizeof(local), pl = sizeof(peer), tl;
-	int type = 0;
+	int type = 0, proto = 0;
 
 	if (cap > 0)
 		buf[0] = '\0';
+	/*
+	 * TCP, not only a stream: an SCTP socket is SOCK_STREAM too, and its
+	 * ports are not TCP's, so any process could bind one to our very
+	 * address and port and accept an association from where it likes.
+	 */
 	tl = sizeof(type);
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
 	    type != SOCK_STREAM ||
+	    (tl = sizeof(proto), getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto,
+	    &tl)) != 0 || proto != IPPROTO_TCP ||
 	    getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
 	    !listen_is_ours(&local) ||
 	    getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 ||

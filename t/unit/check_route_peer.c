@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -376,6 +377,34 @@ START_TEST(test_not_a_connection)
 	ck_assert_int_eq(relay_showing(l, peer, sizeof(peer)), 0);
 	ck_assert_str_eq(peer, "");
 	close(l);
+	/*
+	 * SCTP: a stream socket whose ports are not TCP's, so it can take our
+	 * very address and port (where the kernel has SCTP; this one's
+	 * absence is said, not hidden: the protocol check is in any case).
+	 */
+	l = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	if (l >= 0) {
+		struct sockaddr_in a;
+		int c, fd;
+
+		addr4(&a, "127.0.0.1", port);
+		ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+		ck_assert_int_eq(listen(l, 4), 0);
+		c = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+		addr4(&a, "127.0.0.5", 0);
+		ck_assert_int_eq(bind(c, (struct sockaddr *)&a, sizeof(a)), 0);
+		addr4(&a, "127.0.0.1", port);
+		ck_assert_int_eq(connect(c, (struct sockaddr *)&a, sizeof(a)), 0);
+		fd = accept(l, NULL, NULL);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(relay_showing(fd, peer, sizeof(peer)), 0);
+		ck_assert_str_eq(peer, "");
+		close(fd);
+		close(c);
+		close(l);
+	} else
+		fprintf(stderr, "check_route_peer: no SCTP here (%s): its case "
+		    "not run\n", strerror(errno));
 	/* a UDP socket on our port */
 	l = socket(AF_INET, SOCK_DGRAM, 0);
 	{
