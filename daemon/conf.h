@@ -284,6 +284,23 @@ int	conf_peer_allowed(char *const *allow, char *const *deny, const char *addr);
 /* A numeric address into 16 bytes (v4 in the first 4): its family, or 0. */
 int	conf_parse_addr(const char *s, uint8_t out[16]);
 
+/*
+ * One `hosts allow` / `hosts deny` item (daemon/conf_hosts.c), the one
+ * grammar of the load check and the matcher: ALL; localhost (127.0.0.1
+ * and ::1); an address; address/bits; v4 address/contiguous dotted mask;
+ * "[v6 address]" and "[v6 address]/bits"; a v4 prefix of whole octets
+ * ("10.1." = 10.1.0.0/16); a v6 prefix of whole groups ("fe80:" =
+ * fe80::/16).  ::ffff:a.b.c.d is taken as a.b.c.d.  0, or -1.
+ */
+enum { CONF_HOSTPAT_NET, CONF_HOSTPAT_ALL, CONF_HOSTPAT_LOCALHOST };
+struct conf_hostpat {
+	int		kind;		/* CONF_HOSTPAT_* */
+	int		family;		/* NET: AF_INET or AF_INET6 */
+	uint8_t		addr[16];
+	int		bits;
+};
+int	conf_hostpat_parse(const char *s, struct conf_hostpat *hp);
+
 struct sockaddr;
 /*
  * A socket address as the text conf_peer_allowed judges (a v4-mapped v6

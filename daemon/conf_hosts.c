@@ -3,7 +3,8 @@
  * Samba's allow_access() judges it.  The master asks it of [global]'s
  * lists on accept (daemon/listen.c); a worker asks it of a share's lists
  * at TREE_CONNECT (worker/smb2_tree.c).  No allocation: the items are
- * parsed as they are matched.
+ * parsed as they are matched, by the one parser the load-time check uses
+ * (daemon/conf_access.c conf_hosts_check), so what loads is what matches.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -76,49 +77,179 @@ hosts_mask_bits(const uint8_t m[4])
 	return v == 0 ? bits : -1;
 }
 
-/* One `hosts allow` / `hosts deny` item against a numeric address. */
+/*
+ * "10.", "10.1.", "10.1.2.": one to three decimal octets (no leading
+ * zero: the address text never has one, so Samba's textual prefix could
+ * never match it), each ending in '.'; the network of those octets.
+ */
 static int
-hosts_item_match(const char *item, const char *addr, int fam, const uint8_t a[16])
+hosts_v4_prefix(const char *s, struct conf_hostpat *hp)
+{
+	int n = 0;
+
+	while (*s != '\0') {
+		unsigned v = 0, digits = 0;
+
+		for (; *s >= '0' && *s <= '9'; s++, digits++)
+			v = v * 10 + (unsigned)(*s - '0');
+		if (digits == 0 || digits > 3 || v > 255 || *s != '.' ||
+		    (digits > 1 && s[-(int)digits] == '0') || n == 3)
+			return -1;
+		hp->addr[n++] = (uint8_t)v;
+		s++;
+	}
+	hp->family = AF_INET;
+	hp->bits = 8 * n;
+	return n > 0 ? 0 : -1;
+}
+
+static int
+hosts_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * "fe80:", "2001:db8:": one to seven groups of one to four hex digits,
+ * each ending in ':' (no "::"); the network of those groups, fe80::/16,
+ * 2001:db8::/32.  Numeric, not a prefix of the text: "2001:db8:0:" takes
+ * 2001:db8::5 too, whose text does not begin so.
+ */
+static int
+hosts_v6_prefix(const char *s, struct conf_hostpat *hp)
+{
+	int n = 0;
+
+	while (*s != '\0') {
+		unsigned v = 0, digits = 0;
+		int h;
+
+		for (; (h = hosts_hex(*s)) >= 0; s++, digits++)
+			v = v << 4 | (unsigned)h;
+		if (digits == 0 || digits > 4 || *s != ':' || n == 7)
+			return -1;
+		hp->addr[2 * n] = (uint8_t)(v >> 8);
+		hp->addr[2 * n + 1] = (uint8_t)v;
+		n++;
+		s++;
+	}
+	hp->family = AF_INET6;
+	hp->bits = 16 * n;
+	return n > 0 ? 0 : -1;
+}
+
+/* "/8", "/64": decimal, no sign, no leading zero, at most max; or -1. */
+static int
+hosts_bits(const char *s, int max)
+{
+	int v = 0, digits = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++)
+		v = v * 10 + (*s - '0');
+	if (*s != '\0' || digits == 0 || digits > 3 ||
+	    (digits > 1 && s[-digits] == '0') || v > max)
+		return -1;
+	return v;
+}
+
+int
+conf_hostpat_parse(const char *s, struct conf_hostpat *hp)
 {
 	char net[INET6_ADDRSTRLEN + 8];
-	const char *slash;
-	uint8_t n[16], m[16];
-	int nfam, bits;
-	size_t len = strlen(item);
+	const char *slash, *mask = NULL;
+	size_t len = strlen(s), nl;
+	int bracket = s[0] == '[';
 
-	if (strcasecmp(item, "ALL") == 0)
+	memset(hp, 0, sizeof(*hp));
+	if (strcasecmp(s, "ALL") == 0) {
+		hp->kind = CONF_HOSTPAT_ALL;
+		return 0;
+	}
+	if (strcasecmp(s, "localhost") == 0) {
+		hp->kind = CONF_HOSTPAT_LOCALHOST;
+		return 0;
+	}
+	hp->kind = CONF_HOSTPAT_NET;
+	if (len == 0 || len >= sizeof(net) + 8)
+		return -1;
+	if (s[len - 1] == '.')
+		return hosts_v4_prefix(s, hp);
+	if (s[len - 1] == ':' && (len < 2 || s[len - 2] != ':'))
+		return hosts_v6_prefix(s, hp);
+	slash = strchr(s, '/');
+	nl = slash != NULL ? (size_t)(slash - s) : len;
+	if (slash != NULL)
+		mask = slash + 1;
+	/* Samba's "[2001:db8::]/32" */
+	if (bracket) {
+		if (nl < 3 || s[nl - 1] != ']')
+			return -1;
+		s++;
+		nl -= 2;
+	}
+	if (nl == 0 || nl >= sizeof(net))
+		return -1;
+	memcpy(net, s, nl);
+	net[nl] = '\0';
+	if (bracket && strchr(net, ':') == NULL)
+		return -1;
+	hp->family = conf_parse_addr(net, hp->addr);
+	if (hp->family == 0)
+		return -1;
+	hp->bits = hp->family == AF_INET ? 32 : 128;
+	if (mask != NULL) {
+		if (hp->family == AF_INET && strchr(mask, '.') != NULL) {
+			uint8_t m[16];
+
+			if (conf_parse_addr(mask, m) != AF_INET ||
+			    (hp->bits = hosts_mask_bits(m)) < 0)
+				return -1;
+		} else if ((hp->bits = hosts_bits(mask, hp->bits)) < 0)
+			return -1;
+	}
+	/*
+	 * ::ffff:10.1.2.3 is 10.1.2.3, as Samba strips "::ffff:": a peer
+	 * address is never v4-mapped (conf_addr_text).
+	 */
+	if (hp->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)
+	    (const void *)hp->addr)) {
+		if (hp->bits < 96)
+			return -1;
+		memmove(hp->addr, hp->addr + 12, 4);
+		memset(hp->addr + 4, 0, 12);
+		hp->family = AF_INET;
+		hp->bits -= 96;
+	}
+	return 0;
+}
+
+/* One `hosts allow` / `hosts deny` item against a numeric address. */
+static int
+hosts_item_match(const char *item, int fam, const uint8_t a[16])
+{
+	static const uint8_t lo4[4] = { 127, 0, 0, 1 };
+	static const uint8_t lo6[16] = { [15] = 1 };
+	struct conf_hostpat hp;
+
+	/* an item the load check would refuse matches nothing */
+	if (conf_hostpat_parse(item, &hp) != 0)
+		return 0;
+	switch (hp.kind) {
+	case CONF_HOSTPAT_ALL:
 		return 1;
-	if (strcasecmp(item, "localhost") == 0)
-		return strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0;
-	/* "10.1." or "fe80:": a textual prefix, as Samba treats it. */
-	if (len > 0 && (item[len - 1] == '.' || item[len - 1] == ':'))
-		return strncasecmp(addr, item, len) == 0;
-	slash = strchr(item, '/');
-	if (slash == NULL) {
-		nfam = conf_parse_addr(item, n);
-		return nfam != 0 && nfam == fam && memcmp(n, a, 16) == 0;
+	case CONF_HOSTPAT_LOCALHOST:
+		return (fam == AF_INET && memcmp(a, lo4, 4) == 0) ||
+		    (fam == AF_INET6 && memcmp(a, lo6, 16) == 0);
+	default:
+		return fam != 0 && fam == hp.family &&
+		    hosts_prefix_match(hp.addr, a, hp.bits);
 	}
-	if ((size_t)(slash - item) >= sizeof(net))
-		return 0;
-	memcpy(net, item, (size_t)(slash - item));
-	net[slash - item] = '\0';
-	nfam = conf_parse_addr(net, n);
-	if (nfam == 0 || nfam != fam)
-		return 0;
-	if (fam == AF_INET && strchr(slash + 1, '.') != NULL) {
-		if (conf_parse_addr(slash + 1, m) != AF_INET ||
-		    (bits = hosts_mask_bits(m)) < 0)
-			return 0;
-	} else {
-		char *end;
-		long v = strtol(slash + 1, &end, 10);
-
-		if (end == slash + 1 || *end != '\0' || v < 0 ||
-		    v > (fam == AF_INET ? 32 : 128))
-			return 0;
-		bits = (int)v;
-	}
-	return hosts_prefix_match(n, a, bits);
 }
 
 static int
@@ -133,11 +264,11 @@ hosts_list_match(char *const *list, const char *addr)
 			if (!in)
 				return 0;
 			for (list++; *list != NULL; list++)
-				if (hosts_item_match(*list, addr, fam, a))
+				if (hosts_item_match(*list, fam, a))
 					return 0;
 			return 1;
 		}
-		if (!in && hosts_item_match(*list, addr, fam, a))
+		if (!in && hosts_item_match(*list, fam, a))
 			in = 1;
 	}
 	return in;

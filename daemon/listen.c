@@ -168,8 +168,17 @@ listen_one(const char *addr, uint16_t port)
 		goto out;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (res->ai_family == AF_INET6)
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/*
+	 * An IPv6 listener takes IPv6 only (IPv4 has its own): a v4-mapped
+	 * local address is then never one of ours (listen_is_ours).
+	 */
+	if (res->ai_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &one, sizeof(one)) == -1) {
+		log_warn("IPV6_V6ONLY for %s port %u", addr, port);
+		close(fd);
+		fd = -1;
+		goto out;
+	}
 	if (bind(fd, res->ai_addr, res->ai_addrlen) == -1 ||
 	    listen(fd, LISTEN_BACKLOG) == -1) {
 		log_warn("listen on %s port %u", addr, port);
@@ -414,7 +423,15 @@ listen_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 	(void)conf_addr_text((const struct sockaddr *)ss, buf, len);
 }
 
-/* Is local (a connected socket's own address) one of our listeners'? */
+/*
+ * Is local (a connected socket's own address) one of our listeners'?
+ * Never a v4-mapped IPv6 address: our IPv6 listeners are IPV6_V6ONLY and
+ * accept none, while any process may bind an IPv6 socket to
+ * ::ffff:a.b.c.d on our port (an IPv4 bind to the kernel, which a v6-only
+ * wildcard listener does not conflict with) and accept or connect there:
+ * without this check, with a listener on "::", a worker could show such a
+ * socket and name its client address at will.
+ */
 static int
 listen_is_ours(const struct sockaddr_storage *local)
 {
@@ -422,6 +439,8 @@ listen_is_ours(const struct sockaddr_storage *local)
 	const struct sockaddr_in *l4 = (const void *)local;
 	int i;
 
+	if (local->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&l6->sin6_addr))
+		return 0;
 	for (i = 0; i < listen_n; i++) {
 		const struct sockaddr_storage *ss = &listen_addrs[i];
 		const struct sockaddr_in6 *s6 = (const void *)ss;
@@ -446,13 +465,20 @@ listen_peer_of(int fd, char *buf, size_t cap)
 {
 	struct sockaddr_storage local, peer;
 	socklen_t ll = sizeof(local), pl = sizeof(peer), tl;
-	int type = 0;
+	int type = 0, proto = 0;
 
 	if (cap > 0)
 		buf[0] = '\0';
+	/*
+	 * TCP, not only a stream: an SCTP socket is SOCK_STREAM too, and its
+	 * ports are not TCP's, so any process could bind one to our very
+	 * address and port and accept an association from where it likes.
+	 */
 	tl = sizeof(type);
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
 	    type != SOCK_STREAM ||
+	    (tl = sizeof(proto), getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto,
+	    &tl)) != 0 || proto != IPPROTO_TCP ||
 	    getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
 	    !listen_is_ours(&local) ||
 	    getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 ||

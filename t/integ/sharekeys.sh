@@ -9,6 +9,8 @@
 #  * the same lists for bob's second session on alice's connection
 #    (relayed to bob's worker): judged by the address the master read
 #    from the connection's socket (t/integ/sharekeys_relay.py);
+#  * the prefix forms of the lists ([pfx]: an IPv6 "fe80:", which loads,
+#    and "127.0.0. EXCEPT 127.0.0.2"), for a session and a relayed one;
 #  * force create mode / force directory mode (bits set after the masks)
 #    and inherit permissions (a 2770 parent of group skteam: new directory
 #    2770, new file 0660), and a share without the keys as before, read
@@ -40,6 +42,12 @@ shares() {	# shares DIR: the shares of the checks, under DIR
 	read only = no
 	hosts deny = 127.0.0.2
 
+[pfx]
+	path = $1/pfx
+	read only = no
+	hosts allow = fe80: 127.0.0. EXCEPT 127.0.0.2
+	hosts deny = ALL
+
 [plain]
 	path = $1/plain
 	read only = no
@@ -61,7 +69,7 @@ EOS
 mkdirs() {	# mkdirs DIR
 	local d
 
-	for d in only10 deny1 deny2 plain force inherit; do
+	for d in only10 deny1 deny2 pfx plain force inherit; do
 		mkdir -p "$1/$d"
 		chmod 0777 "$1/$d"
 	done
@@ -118,28 +126,30 @@ steps() {
 		fi
 	done
 	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_client.py" "$port" 127.0.0.2 \
-	    alice "$ALICE_PW" only10 deny1 plain 2>&1)
+	    alice "$ALICE_PW" only10 deny1 plain pfx 2>&1)
 	expect "impacket from 127.0.0.2 to [only10]" \
 	    "only10 STATUS_ACCESS_DENIED" "$(grep '^only10 ' <<<"$out")"
 	expect "impacket from 127.0.0.2 to [deny1]" "deny1 OK" \
 	    "$(grep '^deny1 ' <<<"$out")"
 	expect "impacket from 127.0.0.2 to [plain]" "plain OK" \
 	    "$(grep '^plain ' <<<"$out")"
+	expect "impacket from 127.0.0.2 to [pfx] (127.0.0. EXCEPT 127.0.0.2)" \
+	    "pfx STATUS_ACCESS_DENIED" "$(grep '^pfx ' <<<"$out")"
 	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_client.py" "$port" 127.0.0.1 \
-	    alice "$ALICE_PW" only10 deny1 2>&1)
-	expect "impacket from 127.0.0.1 to [only10] [deny1]" \
-	    "only10 OK deny1 STATUS_ACCESS_DENIED" "$(echo $out)"
+	    alice "$ALICE_PW" only10 deny1 pfx 2>&1)
+	expect "impacket from 127.0.0.1 to [only10] [deny1] [pfx]" \
+	    "only10 OK deny1 STATUS_ACCESS_DENIED pfx OK" "$(echo $out)"
 	# bob's session on alice's connection (relayed to bob's worker):
 	# judged by the connection's real address, whichever it is
 	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_relay.py" "$port" 127.0.0.2 \
-	    only10 deny1 deny2 plain 2>&1)
-	expect "bob's second session from 127.0.0.2: [only10] [deny1] [deny2] [plain]" \
-	    "only10 STATUS_ACCESS_DENIED deny1 OK deny2 STATUS_ACCESS_DENIED plain OK" \
+	    only10 deny1 deny2 plain pfx 2>&1)
+	expect "bob's second session from 127.0.0.2: [only10] [deny1] [deny2] [plain] [pfx]" \
+	    "only10 STATUS_ACCESS_DENIED deny1 OK deny2 STATUS_ACCESS_DENIED plain OK pfx STATUS_ACCESS_DENIED" \
 	    "$(echo $out)"
 	out=$("$PYTHON" "$ROOT/t/integ/sharekeys_relay.py" "$port" 127.0.0.1 \
-	    only10 deny1 deny2 2>&1)
-	expect "bob's second session from 127.0.0.1: [only10] [deny1] [deny2]" \
-	    "only10 OK deny1 STATUS_ACCESS_DENIED deny2 OK" "$(echo $out)"
+	    only10 deny1 deny2 pfx 2>&1)
+	expect "bob's second session from 127.0.0.1: [only10] [deny1] [deny2] [pfx]" \
+	    "only10 OK deny1 STATUS_ACCESS_DENIED deny2 OK pfx OK" "$(echo $out)"
 
 	# new files and directories, their modes on disk
 	for m in plain force inherit; do

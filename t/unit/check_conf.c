@@ -659,6 +659,48 @@ START_TEST(test_hosts)
 }
 END_TEST
 
+/*
+ * The load check and the matcher share one grammar: every form loads and
+ * then matches as loaded (the IPv6 prefix "fe80:" used to match but not
+ * load); what the matcher has no meaning for does not load.
+ */
+START_TEST(test_hosts_forms_load)
+{
+	static const char *refused[] = {
+		"lapland", ".example.com", "@foonet", "LOCAL", "10.0.0.*",
+		"010.", "10.0.0.0/08", "fe80::/ffc0::", "[10.0.0.1]",
+		"1:2:3:4:5:6:7:8:",
+	};
+	char text[128], want[256];
+	struct conf *c;
+	struct sockaddr_in6 b;
+	struct sockaddr_in a;
+	unsigned i;
+
+	ck_assert_int_eq(load("[global]\nhosts allow = fe80: [2001:db8::]/32 "
+	    "::ffff:10.0.0.0/104 localhost\nhosts deny = ALL\n", &c), 0);
+	b = sin6("fe80::1");
+	ck_assert_int_eq(ALLOWED(c, b), 1);
+	b = sin6("fe81::1");
+	ck_assert_int_eq(ALLOWED(c, b), 0);
+	b = sin6("2001:db8:7::1");
+	ck_assert_int_eq(ALLOWED(c, b), 1);
+	a = sin4("10.3.3.3");
+	ck_assert_int_eq(ALLOWED(c, a), 1);
+	a = sin4("11.3.3.3");
+	ck_assert_int_eq(ALLOWED(c, a), 0);
+	conf_free(c);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(text, sizeof(text), "[global]\nhosts deny = %s\n",
+		    refused[i]);
+		snprintf(want, sizeof(want), "^:2: bad value '%s' for 'hosts "
+		    "deny' ('%s' is not an address, a network or ALL)\n",
+		    refused[i], refused[i]);
+		assert_fails(text, want);
+	}
+}
+END_TEST
+
 /* A socket that is not IP has no address text: refused by any list. */
 START_TEST(test_hosts_not_ip)
 {
@@ -822,6 +864,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_interfaces);
 	tcase_add_test(tc, test_hosts);
 	tcase_add_test(tc, test_hosts_not_ip);
+	tcase_add_test(tc, test_hosts_forms_load);
 	tcase_add_test(tc, test_dump_round_trip);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_long_line);
