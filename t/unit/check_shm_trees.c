@@ -274,31 +274,8 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, test_decode);
 }
 
-static Suite *
-trees_suite(void)
-{
-	Suite *su = suite_create("shm_trees");
-	TCase *tc = tcase_create("core");
-	TCase *tc8 = tcase_create("core-8envs");
-
-	tcase_set_timeout(tc, 30);
-	add_tests(tc);
-	suite_add_tcase(su, tc);
-	tcase_set_timeout(tc8, 30);
-	tcase_add_checked_fixture(tc8, parts8_setup, NULL);
-	add_tests(tc8);
-	suite_add_tcase(su, tc8);
-	return su;
-}
-
 int
 main(void)
 {
-	SRunner *sr = srunner_create(trees_suite());
-	int nf;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return shm_test_run("shm_trees", add_tests);
 }

@@ -85,7 +85,7 @@ make_env(size_t map)
 }
 
 /*
- * The checked fixture of a suite's second TCase (check_shm, check_shm_locks):
+ * The checked fixture of a suite's second TCase (shm_test_run):
  * every test again over 8 data envs, the default `state partitions`, in
  * `make check`.  Each test is a forked child: the setting stays in it.
  */
@@ -93,6 +93,35 @@ static inline void
 parts8_setup(void)
 {
 	setenv("SHM_TEST_PARTS_LOG2", "3", 1);
+}
+
+/*
+ * The main of check_shm, check_shm_locks and check_shm_trees: the suite
+ * NAME of the tests ADD puts in a TCase, once over one env ("core") and
+ * once over 8 ("core-8envs", parts8_setup).  The exit status says whether
+ * all passed.
+ */
+static inline int
+shm_test_run(const char *name, void (*add)(TCase *))
+{
+	Suite *su = suite_create(name);
+	TCase *tc = tcase_create("core");
+	TCase *tc8 = tcase_create("core-8envs");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 30);
+	add(tc);
+	suite_add_tcase(su, tc);
+	tcase_set_timeout(tc8, 30);
+	tcase_add_checked_fixture(tc8, parts8_setup, NULL);
+	add(tc8);
+	suite_add_tcase(su, tc8);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 static inline void
