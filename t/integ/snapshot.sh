@@ -263,19 +263,9 @@ class FixedGuid(smb3.SMB3):
     def negotiateSession(self, *a, **kw):
         self.ClientGuid = 'usmbd-twrp-dur!!'
         return super().negotiateSession(*a, **kw)
+from state_lib import Blob      # contexts chained by hand
 def ctxs(items):
-    out = b''
-    for i, (nm, data) in enumerate(items):
-        one = struct.pack('<LHHHHL', 0, 16, 4, 0, 24, len(data)) + nm + \
-            b'\0' * 4 + data
-        if i + 1 < len(items):
-            one += b'\0' * (-len(one) % 8)
-            one = struct.pack('<L', len(one)) + one[4:]
-        out += one
-    class Blob:
-        def getData(self):
-            return out
-    return [Blob()]
+    return [Blob(items)]
 def dconn(user='alice', pw=apw):
     c = SMBConnection(existingConnection=FixedGuid(
         '127.0.0.1', '127.0.0.1', sess_port=port,
