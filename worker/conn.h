@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/conf.h"
 #include "proto/crypt.h"
 #include "proto/sign.h"
 #include "worker/open.h"
@@ -32,6 +33,14 @@ struct tree {
 	uint32_t		 tree_id;
 	struct session		*sess;
 	const struct conf_share	*share;
+	/*
+	 * The name it was connected as (a home share's is its user's, its
+	 * share [homes]: worker/homes.h), what status, max connections,
+	 * durable handles and the volume label use; and the hash of its
+	 * root path with substitutions made (state_link_id).
+	 */
+	char			 name[CONF_SHARE_NAME_MAX + 1];
+	uint64_t		 path_hash;
 	int			 root_fd;	/* O_PATH|O_DIRECTORY fd of the share root; -1 for IPC$ */
 	/* the share root's identity, read once at the tree connect: a
 	 * change of a top-level name needs its parent's (directory leases) */
