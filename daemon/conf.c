@@ -730,7 +730,6 @@ conf_section(struct conf_parse *p, char *line)
 	} else {
 		p->sec = SEC_SHARE;
 		p->share = idx;
-		/* each user's home share (worker/homes.c) */
 		p->c->shares[idx].is_homes = strcasecmp(name, "homes") == 0;
 	}
 }
@@ -857,11 +856,8 @@ conf_finish(struct conf_parse *p)
 		if ((rc = conf_share_namepats(s, hint, sizeof(hint))) != 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name,
 			    rc == -ENOMEM ? "out of memory" : hint);
-		if (i != 0 && conf_subst_check(s, why, sizeof(why), hint,
-		    sizeof(hint)) < 0)
-			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
-		else if (i != 0 && hint[0] != '\0')
-			conf_report(p, s->line, 0, "share [%s]: %s", s->name, hint);
+		if (i != 0 && (rc = conf_subst_check(s, why, sizeof(why))) != 0)
+			conf_report(p, s->line, rc < 0, "share [%s]: %s", s->name, why);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;

@@ -142,12 +142,10 @@ conf_subst_varies(const char *tmpl)
  * what cannot work is an error in why.
  */
 int
-conf_subst_check(struct conf_share *s, char *why, size_t cap, char *warn,
-    size_t wcap)
+conf_subst_check(struct conf_share *s, char *why, size_t cap)
 {
 	const char *p;
 
-	warn[0] = '\0';
 	s->path_varies = s->path != NULL && conf_subst_varies(s->path);
 	if (s->path == NULL)
 		return 0;	/* [homes]: the user's home directory */
@@ -165,10 +163,11 @@ conf_subst_check(struct conf_share *s, char *why, size_t cap, char *warn,
 	for (p = s->path; (p = strchr(p, '%')) != NULL; p += 2) {
 		if (p[1] == '\0')
 			break;
-		if (p[1] != '%' && strchr(conf_subst_samba_only, p[1]) != NULL &&
-		    warn[0] == '\0')
-			snprintf(warn, wcap, "path '%s': %%%c is not substituted "
+		if (p[1] != '%' && strchr(conf_subst_samba_only, p[1]) != NULL) {
+			snprintf(why, cap, "path '%s': %%%c is not substituted "
 			    "by usmbd (kept as written)", s->path, p[1]);
+			return 1;
+		}
 	}
 	return 0;
 }
