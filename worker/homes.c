@@ -208,6 +208,36 @@ homes_resolve(const struct conf *cf, const char *name, const char *user,
 	return STATUS_SUCCESS;
 }
 
+/*
+ * The names of other users' home shares this worker connected, kept for
+ * its life (a tree points at its name; 64 distinct ones at most: alice
+ * seldom visits 64 colleagues' homes).
+ */
+#define HOMES_NAMES_MAX	64
+static char homes_names[HOMES_NAMES_MAX][CONF_SHARE_NAME_MAX + 1];
+static unsigned homes_nnames;
+
+const char *
+homes_tree_name(const struct homes_target *t)
+{
+	unsigned i;
+
+	if (!t->home)
+		return t->share->name;
+	if (strcmp(t->name, homes_me.user) == 0)
+		return homes_me.user;
+	for (i = 0; i < homes_nnames; i++)
+		if (strcmp(homes_names[i], t->name) == 0)
+			return homes_names[i];
+	if (homes_nnames == HOMES_NAMES_MAX) {
+		log_warnx("home share %s: this worker holds %u other users' "
+		    "home names already", t->name, HOMES_NAMES_MAX);
+		return NULL;
+	}
+	strcpy(homes_names[homes_nnames], t->name);
+	return homes_names[homes_nnames++];
+}
+
 int
 homes_own_share(const struct conf *cf, const char *user,
     struct conf_share *out, char *buf, size_t cap)

@@ -45,6 +45,13 @@ ntstatus_t homes_resolve(const struct conf *cf, const char *name,
 	    size_t cap), void *arg, struct homes_target *t);
 
 /*
+ * The name a tree connected by t keeps (struct tree's name): the
+ * configured share's, the worker user's own, or another user's kept for
+ * the worker's life; NULL when no more can be kept.
+ */
+const char *homes_tree_name(const struct homes_target *t);
+
+/*
  * The caller's own home share for the share lists (srvsvc): a copy of
  * [homes] named after user, with its path and comment, in *out (strings
  * in buf); 0, or -1 when there is none.

@@ -375,8 +375,8 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	memcpy(fs.object_id, &sf.fsid, 8);
 	memcpy(fs.object_id + 8, &st.ino, 8);
 	if (tree->share != NULL) {
-		l16 = unicode_utf8_to_utf16(tree->name,
-		    strlen(tree->name), label16, sizeof(label16));
+		l16 = unicode_utf8_to_utf16(tree_name(tree),
+		    strlen(tree_name(tree)), label16, sizeof(label16));
 		if (l16 < 0)
 			l16 = 0;
 	}

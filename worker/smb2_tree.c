@@ -117,6 +117,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct session *s = req->sess;
 	const struct conf_share *sh;
 	struct homes_target ht;
+	const char *tname;
 	struct tree *t;
 	char path[512], *name;
 	const uint8_t *p;
@@ -215,14 +216,15 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 			    STATUS_BAD_NETWORK_NAME;
 		}
 	}
-	t = conn_tree_new(c, s);
+	tname = homes_tree_name(&ht);
+	t = tname != NULL ? conn_tree_new(c, s) : NULL;
 	if (t == NULL) {
 		if (fd >= 0)
 			close(fd);
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	t->share = sh;
-	memcpy(t->name, ht.name, sizeof(t->name));
+	t->name = tname;
 	t->path_hash = tree_path_hash(ht.path);
 	t->root_fd = fd;
 	/* last of the checks: a refusal above takes no slot */
@@ -259,7 +261,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	wcur_le32(&rsp->body, 0);	/* no DFS, CA, scale-out, cluster */
 	wcur_le32(&rsp->body, t->maximal_access);
 	log_debug(2, "%s: %s connected to %s (tree %u)", c->peer,
-	    s->anonymous ? "anonymous" : s->user, t->name, t->tree_id);
+	    s->anonymous ? "anonymous" : s->user, ht.name, t->tree_id);
 	return STATUS_SUCCESS;
 }
 
