@@ -49,8 +49,9 @@ conf_subst_value_ok(const char *val, int is_path)
 {
 	if (val == NULL || val[0] == '\0')
 		return 0;
+	/* a home of "/" alone would serve the whole system (Samba's rule) */
 	if (is_path)
-		return val[0] == '/';
+		return val[0] == '/' && strspn(val, "/") != strlen(val);
 	return strcmp(val, ".") != 0 && strcmp(val, "..") != 0 &&
 	    strchr(val, '/') == NULL;
 }

@@ -184,10 +184,20 @@ homes_resolve(const struct conf *cf, const char *name, const char *user,
 		t->v.client = client(arg, t->client, sizeof(t->client));
 	/* client addresses in the user lists are not Samba's: not offered */
 	if (tmpl == NULL) {
-		/* [homes] without a path: the owner's home directory */
-		if (strlen(t->owner_home) >= sizeof(t->path))
+		/*
+		 * [homes] without a path: the owner's home directory, under
+		 * the rules of a substituted %H (no "." or ".." component).
+		 */
+		struct conf_subst ov;
+
+		memset(&ov, 0, sizeof(ov));
+		ov.home = t->owner_home;
+		if (conf_subst("%H", &ov, CONF_SUBST_PATH, t->path,
+		    sizeof(t->path)) != 0) {
+			log_warnx("home share %s: home directory \"%s\" refused",
+			    t->name, t->owner_home);
 			return STATUS_BAD_NETWORK_NAME;
-		strcpy(t->path, t->owner_home);
+		}
 		return STATUS_SUCCESS;
 	}
 	if (!sh->path_varies) {

@@ -116,6 +116,11 @@ START_TEST(test_home_values)
 	ck_assert_int_eq(sub("%H", &v, CONF_SUBST_PATH, out), -EINVAL);
 	v.home = "/home/./alice";
 	ck_assert_int_eq(sub("%H", &v, CONF_SUBST_PATH, out), -EINVAL);
+	/* "/" alone is the whole system, not a home (Samba's rule) */
+	v.home = "/";
+	ck_assert_int_eq(sub("%H/x", &v, CONF_SUBST_PATH, out), -EINVAL);
+	v.home = "//";
+	ck_assert_int_eq(sub("%H", &v, CONF_SUBST_PATH, out), -EINVAL);
 	v.home = "/home/alice/";
 	ck_assert_int_eq(sub("%H", &v, CONF_SUBST_PATH, out), 0);
 	ck_assert_str_eq(out, "/home/alice/");
