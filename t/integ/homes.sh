@@ -7,8 +7,9 @@
 #    that is no user is BAD_NETWORK_NAME; smbclient -L and NetShareEnum
 #    list "alice", not "homes" nor "bob"; NetShareGetInfo finds "alice";
 #    `usmbctl status --json` shows the tree as "alice";
-#  * path = .../%U and .../%G: each user's file lands in his directory;
-#    a user whose directory is missing gets BAD_NETWORK_NAME;
+#  * path = .../%U, .../%G and .../%I: each user's file lands in his
+#    directory (the client's address's); a user whose directory is
+#    missing gets BAD_NETWORK_NAME; usmbctl testparm takes the config;
 #  * a reload to [homes] path = .../%S without valid users: a tree held
 #    across it keeps its old root, a new one gets the new path; alice
 #    reaches bob's home when its mode lets her (lists, cannot write) and
@@ -23,8 +24,10 @@ integ_init
 SERVER=usmbd
 [ "${HOMES_SAMBA:-0}" = 1 ] && SERVER=samba
 NAME=homes-test-$$.txt
-mkdir -p "$T/profiles/alice" "$T/dept/alice" "$T/homes/alice" "$T/homes/bob"
-chmod 0755 "$T/profiles" "$T/dept" "$T/homes"
+mkdir -p "$T/profiles/alice" "$T/dept/alice" "$T/homes/alice" "$T/homes/bob" \
+    "$T/ip/127.0.0.1"
+chmod 0755 "$T/profiles" "$T/dept" "$T/homes" "$T/ip"
+chmod 0777 "$T/ip/127.0.0.1"
 
 shares1() {
 	cat <<EOS
@@ -39,6 +42,9 @@ shares1() {
 	path = $T/dept/%G
 	read only = no
 	valid users = @%G
+[byip]
+	path = $T/ip/%I
+	read only = no
 EOS
 }
 shares2() {
@@ -118,7 +124,7 @@ check_fails "... not [homes] itself (browseable = no)" grep -qE '^[[:space:]]+ho
 check_fails "... nor bob's" grep -qE '^[[:space:]]+bob[[:space:]]' "$T/list"
 client enum alice "$ALICE_PW" >"$T/enum"
 expect "NetShareEnum (impacket) as alice" "$(awk '/^enum /{ $1 = ""; print substr($0, 2) }' "$T/enum")" \
-    "IPC\$ alice dept prof share"
+    "IPC\$ alice byip dept prof share"
 expect "NetShareGetInfo alice" "$(awk '$2 == "alice" { $1 = $2 = ""; print substr($0, 3) }' "$T/enum")" \
     "OK Home directory of alice"
 # Samba finds any user's home service by name, "homes" too
@@ -138,6 +144,12 @@ expect "alice writes to [dept] (%G, valid users = @%G)" \
     "$(write alice "$ALICE_PW" dept d.txt)" STATUS_SUCCESS
 expect "... into dept/alice (her primary group)" "$(owner "$T/dept/alice/d.txt")" alice
 expect "bob's group has no dept directory" "$(tcon bob "$BOB_PW" dept)" STATUS_BAD_NETWORK_NAME
+expect "alice writes to [byip] (%I)" "$(write alice "$ALICE_PW" byip i.txt)" STATUS_SUCCESS
+expect "... into ip/127.0.0.1" "$(owner "$T/ip/127.0.0.1/i.txt")" alice
+if [ "$SERVER" = usmbd ]; then
+	check "usmbctl testparm takes [homes] and the %-paths" \
+	    "$USMBCTL" testparm "$CONF"
+fi
 
 # --- status names the home share; a tree held across a reload ---
 rm -f "$T/hold.in" "$T/hold.out"
