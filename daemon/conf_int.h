@@ -85,6 +85,12 @@ int		 conf_users_check(char *const *list, char *hint, size_t cap);
  * dropped, the maximum size parsed); -1 with the reason in why.
  */
 int		 conf_recycle_check(struct conf_share *s, char *why, size_t cap);
+/*
+ * daemon/conf_subst.c: a share's path template (sets path_varies); 0,
+ * -1 with the reason in why, or 1 with a warning in why (a letter Samba
+ * substitutes and usmbd keeps as written).
+ */
+int		 conf_subst_check(struct conf_share *s, char *why, size_t cap);
 /* daemon/conf_recycle.c: the snapshot directory (relative, inside). */
 int		 conf_snapshot_check(struct conf_share *s, char *why, size_t cap);
 

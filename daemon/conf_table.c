@@ -168,7 +168,7 @@ const struct conf_directive conf_directives[] = {
 	{ "fruit:copyfile", D_BOOL, CONF_GLOBAL, G(fruit_copyfile), 0, 0, NULL, 0 },
 	{ "fruit:nfs_aces", D_BOOL, CONF_GLOBAL, G(fruit_nfs_aces), 0, 0, NULL, 0 },
 
-	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
+	{ "path", D_PATH, CONF_SHARE | CONF_EMPTY_OK, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "comment", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(comment), 0, 0, NULL, CONF_SB_COMMENT },
 	{ "read only", D_BOOL, CONF_SHARE, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },

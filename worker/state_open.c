@@ -287,7 +287,7 @@ state_open_durable_rec(struct state_entry *e, struct shm_durable_rec *drec)
 	memset(drec, 0, sizeof(*drec));
 	snprintf(drec->path, sizeof(drec->path), "%s", f->path);
 	snprintf(drec->share, sizeof(drec->share), "%s",
-	    op->tree->share->name);
+	    tree_name(op->tree));
 	snprintf(drec->user, sizeof(drec->user), "%s", op->sess->user);
 	drec->access = r->access;
 	drec->share_access = r->share_access;

@@ -446,7 +446,8 @@ def marked_share(path):
     (issue 14)."""
     m = os.path.join(path, "marked")
     cs = os.path.join(path, "cs")
-    for d in (m, cs):
+    homes = os.path.join(path, "homes")
+    for d in [m, cs, homes] + [os.path.join(homes, u) for u, _ in USERS]:
         os.makedirs(d, exist_ok=True)
         os.chmod(d, 0o1777)
     # the same with `case sensitive = yes` (no name lookup: vfs/dirnote.c);
@@ -454,6 +455,8 @@ def marked_share(path):
     # [short]: the same with `mangled names = yes` (8.3 names listed)
     # [nomax] and [maxconn]: the same without and with `max connections`
     # [fruit]: the same with Apple's extensions (worker/fruit.h)
+    # [homes]: each user's home share, its path made with %S
+    # (worker/homes.c)
     return """
 [marked]
 	path = %s
@@ -492,7 +495,12 @@ def marked_share(path):
 	path = %s
 	read only = no
 	vfs objects = catia fruit streams_xattr
-""" % (m, m, cs, path, path, path, path, path)
+
+[homes]
+	path = %s/%%S
+	read only = no
+	browseable = no
+""" % (m, m, cs, path, path, path, path, path, homes)
 
 
 def xattr_check(d):

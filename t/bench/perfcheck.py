@@ -63,7 +63,7 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
-            "TREE_CONNECT", "TREE_CONNECT_MAXCONN",
+            "TREE_CONNECT", "TREE_CONNECT_MAXCONN", "TREE_CONNECT_HOMES",
             "QUERY_DIRECTORY_FRUIT")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
@@ -87,6 +87,8 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            "QUERY_DIRECTORY_SHORT": ("QUERY_DIRECTORY_LONG", 0.05),
            # `max connections`: the count in the state env costs no call
            "TREE_CONNECT_MAXCONN": ("TREE_CONNECT", 0.05),
+           # a home share of [homes], its path substituted: no call more
+           "TREE_CONNECT_HOMES": ("TREE_CONNECT", 0.05),
            # READ_DIR_ATTR (worker/fruit.h): per entry of the 16, one
            # access(2) for the maximal access and two lgetxattr (Finder
            # info, resource fork size), no open, nothing allocated
@@ -131,6 +133,8 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "TREE_CONNECT": "TREE_CONNECT + TREE_DISCONNECT",
          "TREE_CONNECT_MAXCONN": "TREE_CONNECT + TREE_DISCONNECT of a share with "
                                  "max connections",
+         "TREE_CONNECT_HOMES": "TREE_CONNECT + TREE_DISCONNECT of the user's "
+                               "home share ([homes], path with %S)",
          "QUERY_DIRECTORY_FRUIT": "QUERY_DIRECTORY (16 files, restarted, "
                                   "FileIdBothDirectoryInformation) with AAPL "
                                   "READ_DIR_ATTR"}

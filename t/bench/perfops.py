@@ -177,6 +177,12 @@ def main():
                lambda i: conn.disconnectTree(conn.connectTree("nomax")))
         window("TREE_CONNECT_MAXCONN", n,
                lambda i: conn.disconnectTree(conn.connectTree("maxconn")))
+        # the user's home share from [homes] (path .../%S): resolved and
+        # substituted in the worker, no lookup, no allocation
+        for _ in range(4):
+            conn.disconnectTree(conn.connectTree(user))
+        window("TREE_CONNECT_HOMES", n,
+               lambda i: conn.disconnectTree(conn.connectTree(user)))
         # usmbd only: the same directory through [fruit] once AAPL is
         # negotiated (READ_DIR_ATTR: Finder info, resource fork size and
         # maximal access in each FileIdBothDirectoryInformation entry)
