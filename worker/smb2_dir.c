@@ -162,8 +162,8 @@ out:
  * EaSize (worker/smb2_ea.c smb2_ea_size_names, the helper QUERY_INFO's
  * FileEaInformation uses) of one entry, from its xattr names in
  * dir_xnames[0, n): each EA's value size is one lgetxattr of size 0 by
- * its /proc name (ent: the directory fd and the entry's name) or, for
- * a symlink's target opened beneath the share, by that fd (ent NULL).
+ * the entry's /proc name (fd the directory, name the entry's) or, for
+ * a symlink's target opened beneath the share, by that fd (name NULL).
  */
 struct dir_ent_ref {
 	int		 fd;
