@@ -89,8 +89,9 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            "TREE_CONNECT_MAXCONN": ("TREE_CONNECT", 0.05),
            # READ_DIR_ATTR (worker/fruit.h): per entry of the 16, one
            # access(2) for the maximal access and two lgetxattr (Finder
-           # info, resource fork size), no open, nothing allocated
-           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 48.05),
+           # info, resource fork size), no open, nothing allocated; but
+           # no llistxattr, as its EaSize is the maximal access: 48 - 16
+           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 32.05),
            # EaSize (worker/smb2_dir.c dir_entry_xattrs): per entry of
            # the 16, one lgetxattr of size 0 per EA (two each), no open
            "QUERY_DIRECTORY_EA": ("QUERY_DIRECTORY", 32.05)}
