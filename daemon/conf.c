@@ -482,6 +482,7 @@ conf_share_defaults(struct conf_share *s)
 	s->oplocks = 1;
 	s->level2_oplocks = 1;
 	s->mangled_names = MANGLED_NAMES_ILLEGAL;	/* Samba 4.17's default */
+	s->ea_support = 1;		/* Samba 4.17's default */
 	s->fruit_zero_file_id = 1;	/* Samba's fruit defaults */
 	s->fruit_validate_afpinfo = 1;
 	s->fruit_veto_appledouble = 1;

@@ -131,6 +131,13 @@ struct conf_share {
 	 */
 	int		 mangled_names;
 	/*
+	 * Samba's `ea support` (default yes): extended attributes served
+	 * (worker/smb2_ea.c).  no: every file has none (EaSize 0 in
+	 * QUERY_INFO and listings, a query STATUS_NO_EAS_ON_FILE) and sets,
+	 * by SET_INFO or a create's ExtA context, STATUS_EAS_NOT_SUPPORTED.
+	 */
+	int		 ea_support;
+	/*
 	 * Samba's `max connections`: tree connects to the share across the
 	 * whole server (counted in the state env, worker/state_tree.c);
 	 * past it TREE_CONNECT gets STATUS_INSUFFICIENT_RESOURCES.  0 = no

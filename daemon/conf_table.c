@@ -225,6 +225,8 @@ const struct conf_directive conf_directives[] = {
 	{ "veto oplock files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_oplock_files), 0, 0, NULL, CONF_SB_VETO_OPLOCK },
 	/* 8.3 short names (worker/shortname.h), Samba's key and values. */
 	{ "mangled names", D_ENUM, CONF_SHARE, S(mangled_names), 0, 0, conf_mangled_vals, CONF_SB_MANGLED_NAMES },
+	/* Extended attributes served (worker/smb2_ea.c), Samba's key. */
+	{ "ea support", D_BOOL, CONF_SHARE, S(ea_support), 0, 0, NULL, CONF_SB_EA_SUPPORT },
 	/* Tree connects to the share across the server (worker/state_tree.c); 0: no limit. */
 	{ "max connections", D_INT, CONF_SHARE, S(max_connections), 0, 1000000, NULL, CONF_SB_MAX_CONN },
 	/* macOS clients (worker/fruit.h): Samba's vfs objects and fruit:*. */

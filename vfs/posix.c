@@ -739,6 +739,22 @@ posix_entxattr(int dirfd, const char *name, const char *xname, void *buf,
 	return n < 0 ? -errno : n;
 }
 
+/* The names of that entry's xattrs, by the same /proc name. */
+static ssize_t
+posix_entlistxattr(int dirfd, const char *name, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+	ssize_t n;
+
+	if (strchr(name, '/') != NULL)
+		return -EINVAL;
+	if ((size_t)snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dirfd, name)
+	    >= sizeof(p))
+		return -ENAMETOOLONG;
+	n = llistxattr(p, buf, len);
+	return n < 0 ? -errno : n;
+}
+
 static ssize_t
 posix_listxattr(int fd, char *buf, size_t len)
 {
@@ -921,6 +937,7 @@ const struct vfs_ops vfs_posix = {
 	.quota = posix_quota,
 	.entstat = posix_entstat,
 	.entxattr = posix_entxattr,
+	.entlistxattr = posix_entlistxattr,
 	.pread = posix_pread,
 	.pwrite = posix_pwrite,
 	.fsync = posix_fsync,

@@ -832,6 +832,9 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
+	/* `ea support = no`: EAs given refuse the create, as Samba */
+	if (cr.cc.exta != NULL && !smb2_ea_on(cr.tree->share))
+		return STATUS_EAS_NOT_SUPPORTED;
 	/* Apple's query: a malformed one is refused before anything opens */
 	if (cr.cc.aapl_seen) {
 		cr.aapl_answer = fruit_aapl_want(req->conn, cr.tree, cr.cc.aapl,

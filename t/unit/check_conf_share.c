@@ -286,6 +286,26 @@ START_TEST(test_mangled_names)
 }
 END_TEST
 
+/* Samba's `ea support` (worker/smb2_ea.c): yes by default, per share. */
+START_TEST(test_ea_support)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->shares[1].ea_support, 1);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nea support = no\n"
+	    "[a]\npath = /a\n[b]\npath = /b\nea support = yes\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_int_eq(c->shares[1].ea_support, 0);
+	ck_assert_int_eq(c->shares[2].ea_support, 1);
+	conf_free(c);
+	ck_assert_int_ne(load("[s]\npath = /s\nea support = some\n", &c),
+	    0);
+	ck_assert_ptr_nonnull(strstr(errs, "ea support"));
+}
+END_TEST
+
 /* macOS clients: Samba's vfs objects and fruit: keys (worker/fruit.h) */
 START_TEST(test_fruit_keys)
 {
@@ -355,6 +375,7 @@ conf_share_suite(void)
 	tcase_add_test(tc, test_recycle_keys);
 	tcase_add_test(tc, test_oplock_keys);
 	tcase_add_test(tc, test_mangled_names);
+	tcase_add_test(tc, test_ea_support);
 	tcase_add_test(tc, test_fruit_keys);
 	suite_add_tcase(s, tc);
 	return s;
