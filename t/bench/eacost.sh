@@ -5,10 +5,10 @@
 # FileIdBothDirectoryInformation (Explorer's and smbclient's class),
 # alternated run by run (t/bench/eacost_client.py): "plain" (no EAs) and
 # "eas" (two EAs each) through shares with `ea support` yes (EaSize
-# counted: one llistxattr per entry, one lgetxattr per EA) and no (the
-# listing as it was before EaSize: one lgetxattr of the DOS xattr per
+# counted: one listxattrat per entry, one getxattrat per EA) and no (the
+# listing as it was before EaSize: one getxattrat of the DOS xattr per
 # entry); then the system calls of bob's worker in one listing of each
-# (strace -c); then Debian's Samba 4.17 (t/compat/samba.conf.in: EAs and
+# (strace -f, tallied); then Debian's Samba 4.17 (t/compat/samba.conf.in: EAs and
 # DOS attributes in user xattrs, acl_xattr, streams_xattr) on copies of
 # the same two directories, its EAs under its own names.  Prints
 # figures, fails on nothing but a broken setup.
@@ -57,9 +57,9 @@ echo "usmbd: FileIdBothDirectoryInformation listing of $n files, $runs alternate
 "$PYTHON" "$ROOT/t/bench/eacost_client.py" "$PORT" bob "$BOB_PW" "$runs" \
     "$worker" 37 plain-no plain eas-no eas || exit 1
 if command -v strace >/dev/null; then
-	echo "system calls of bob's worker in one listing (strace -c -f):"
+	echo "system calls of bob's worker in one listing (strace -f, tallied):"
 	for s in plain-no plain eas-no eas; do
-		strace -c -f -o "$T/strace.$s" -p "$worker" 2>/dev/null &
+		strace -f -s 0 -o "$T/strace.$s" -p "$worker" 2>/dev/null &
 		sp=$!
 		sleep 1
 		"$PYTHON" "$ROOT/t/bench/eacost_client.py" "$PORT" bob "$BOB_PW" \
@@ -67,10 +67,11 @@ if command -v strace >/dev/null; then
 		sleep 0.5
 		kill -INT "$sp"
 		wait "$sp" 2>/dev/null
-		printf '%-8s total %s, llistxattr %s, lgetxattr %s, statx %s\n' \
+		strace_tally "$T/strace.$s"
+		printf '%-8s total %s, listxattr(at) %s, getxattr(at) %s, statx %s\n' \
 		    "$s" "$(awk '$NF == "total" {print $4}' "$T/strace.$s")" \
-		    "$(awk '$NF == "llistxattr" {print $4}' "$T/strace.$s")" \
-		    "$(awk '$NF == "lgetxattr" {print $4}' "$T/strace.$s")" \
+		    "$(awk '$NF == "llistxattr" || $NF == "listxattrat" {s += $4} END {print s + 0}' "$T/strace.$s")" \
+		    "$(awk '$NF == "lgetxattr" || $NF == "getxattrat" {s += $4} END {print s + 0}' "$T/strace.$s")" \
 		    "$(awk '$NF == "newfstatat" || $NF == "statx" {s += $4} END {print s}' "$T/strace.$s")"
 	done
 fi
