@@ -7,7 +7,11 @@
 # by a path is refused after the destination directory's sharing check
 # (SHARING_VIOLATION while the directory is open with DELETE); and the
 # kernel judges the write (a file its owner cannot write: ACCESS_DENIED,
-# nothing moved).  t/integ/streams_client.py, impacket.
+# nothing moved).  And the CREATE options, each bit alone, answered as
+# Windows answers them (smb2.create.gentest's masks: FILE_OPEN_BY_FILE_ID,
+# FILE_CREATE_TREE_CONNECTION and FILE_RESERVE_OPFILTER NOT_SUPPORTED, the
+# top byte INVALID_PARAMETER, every other bit accepted).
+# t/integ/streams_client.py, impacket.
 . "$(dirname "$0")/lib.sh"
 
 integ_init

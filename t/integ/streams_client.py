@@ -183,6 +183,25 @@ def main():
            'rename %#x, %r)' % (st, got, content(f5)))
     if h is not None:
         c.closeFile(tid, h)
+
+    # 6. CREATE options as Windows answers them (MS-SMB2 2.2.13,
+    # smb2.create.gentest): each bit alone on an OPEN_IF
+    answers = {}
+    for bit in range(32):
+        opt = 1 << bit
+        if opt in (0x1, 0x1000):        # DIRECTORY_FILE, DELETE_ON_CLOSE
+            continue
+        st, h = create(s, tid, 'sr\\opts.txt', READ_DATA | SYNC, 3, opt)
+        answers[opt] = st
+        if h is not None:
+            c.closeFile(tid, h)
+    unsup = sum(o for o, st in answers.items() if st == 0xC00000BB)
+    inval = sum(o for o, st in answers.items() if st == INVALID_PARAMETER)
+    okm = sum(o for o, st in answers.items() if st == SUCCESS)
+    report(unsup == 0x00102080 and inval == 0xff000000 and
+           okm == 0x00efcf7e,
+           'create options: NOT_SUPPORTED %#010x, INVALID_PARAMETER %#010x, '
+           'accepted %#010x' % (unsup, inval, okm))
     c.logoff()
 
 
