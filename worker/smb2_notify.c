@@ -939,11 +939,7 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* MS-SMB2 3.3.5.19: FILE_LIST_DIRECTORY is needed */
 	if (!(op->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
-	/*
-	 * `change notify = no` (Samba's global key): no watch, and the
-	 * answer Samba gives then (its change_notify_create without a
-	 * notify context; smb2.change_notify_disabled)
-	 */
+	/* `change notify = no`: no watch, Samba's answer (HACKING.md) */
 	if (req->conn->conf != NULL && !req->conn->conf->change_notify)
 		return STATUS_NOT_IMPLEMENTED;
 	if (req->conn->max_trans_size != 0 &&
