@@ -382,6 +382,10 @@ info_rename_to_default(struct open *op, int replace)
 		goto out;
 	}
 	f->stream[0] = '\0';
+	/* the file's size changed: watchers and cached listings hear it */
+	smb2_notify_file_change(op->tree->root_fd, f, FILE_ACTION_MODIFIED,
+	    FILE_NOTIFY_CHANGE_SIZE | FILE_NOTIFY_CHANGE_STREAM_NAME, 0);
+	dirlease_break_op(op, f->path);
 out:
 	if (fd != f->fd)
 		close(fd);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stream renames (MS-FSA 2.1.5.14.11, smbtorture smb2.streams.rename2):
 # a named stream renamed to the unnamed one ("::$DATA") with
-# ReplaceIfExists gives the file its data and the handle stands for the
+# ReplaceIfExists gives the file its data (a directory watcher hears of
+# it) and the handle stands for the
 # unnamed stream; without it the name collides; not over a non-empty
 # unnamed stream, nor while the unnamed stream is open; a stream renamed
 # by a path is refused after the destination directory's sharing check

@@ -98,8 +98,21 @@ def main():
     c.closeFile(tid, d)
     local = os.path.join(DIR, 'sr')
 
-    # 1. a named stream becomes the (empty) unnamed one, with its data
+    # 1. a named stream becomes the (empty) unnamed one, with its data;
+    # a watcher of the directory (another connection) hears of it
     st, h = make_stream(s, tid, 'sr\\one.txt:s1', b'stream data')
+    c2, s2 = login()
+    tid2 = c2.connectTree('share')
+    wd = s2.create(tid2, 'sr', 0x1, SHARE_ALL, 1, 1, 0)
+    p = s2.SMB_PACKET()
+    p['Command'] = s3.SMB2_CHANGE_NOTIFY
+    p['TreeID'] = tid2
+    r = s3.SMB2ChangeNotify()
+    r['OutputBufferLength'] = 1000
+    r['FileID'] = wd
+    r['CompletionFilter'] = 0x8                 # FILE_NOTIFY_CHANGE_SIZE
+    p['Data'] = r
+    mid_w = s2.sendSMB(p)
     got = rename(s, tid, h, '::$DATA', False)
     report(got == NAME_COLLISION,
            'to the unnamed stream without ReplaceIfExists: '
@@ -111,6 +124,12 @@ def main():
            'to the unnamed stream with ReplaceIfExists: the file has the '
            'data, the stream is gone (%#x, %r, %r)'
            % (got, content(f1), streams(f1)))
+    a = s2.recvSMB(mid_w)
+    heard = bytes(a['Data'])
+    report(a['Status'] == 0 and 'one.txt'.encode('utf-16-le') in heard,
+           'the watcher hears the file change (%#x)' % a['Status'])
+    s2.close(tid2, wd)
+    c2.logoff()
     # the handle now reads and writes the file's data
     data = s.read(tid, h, 0, 100)
     s.write(tid, h, b'STREAM', 0, 6)
