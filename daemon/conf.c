@@ -603,6 +603,7 @@ conf_defaults(void)
 	c->smb3_unix_extensions = 1;
 	c->smb3_directory_leases = 1;
 	c->smb2_leases = 1;
+	c->change_notify = 1;
 	c->relay_sealed_sessions = 1;
 	c->fruit_aapl = 1;		/* Samba's fruit defaults */
 	c->fruit_nfs_aces = 1;

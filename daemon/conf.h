@@ -227,6 +227,8 @@ struct conf {
 	int		 smb3_unix_extensions;	/* Samba's; POSIX extensions on 3.1.1, default yes */
 	int		 smb3_directory_leases;	/* Samba's key; default yes */
 	int		 smb2_leases;	/* Samba's key; default yes */
+	/* Samba's `change notify` (global): no = CHANGE_NOTIFY answers NOT_IMPLEMENTED */
+	int		 change_notify;	/* default yes */
 	/*
 	 * SMB2_GLOBAL_CAP_LEASING is offered (smb2 leases and the [global]
 	 * value of oplocks, as Samba's negotiate): without it RqLs is ignored.

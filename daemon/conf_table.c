@@ -159,6 +159,7 @@ const struct conf_directive conf_directives[] = {
 	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
 	{ "smb3 unix extensions", D_BOOL, CONF_GLOBAL, G(smb3_unix_extensions), 0, 0, NULL, 0 },
 	{ "smb3 directory leases", D_BOOL, CONF_GLOBAL, G(smb3_directory_leases), 0, 0, NULL, 0 },
+	{ "change notify", D_BOOL, CONF_GLOBAL, G(change_notify), 0, 0, NULL, 0 },
 	{ "smb2 leases", D_BOOL, CONF_GLOBAL, G(smb2_leases), 0, 0, NULL, 0 },
 	/* Several users on one connection (HACKING.md's security model). */
 	{ "relay sealed sessions", D_BOOL, CONF_GLOBAL, G(relay_sealed_sessions), 0, 0, NULL, 0 },

@@ -213,6 +213,19 @@ state_link_id(const struct tree *tree, const char *path)
 	return h;
 }
 
+/*
+ * Was fid made for a named stream?  state_file_id sets the top bit of a
+ * stream's id, which no st_dev has; an open's record keeps the id it was
+ * made with though a rename moves the handle to another stream, or to
+ * the unnamed one (worker/smb2_setinfo.c), so its close removes the record
+ * where it is.
+ */
+int
+state_fid_is_stream(const struct shm_file_id *fid)
+{
+	return (fid->dev >> 63) != 0;
+}
+
 void
 state_open_fid(const struct open *op, struct shm_file_id *fid)
 {
