@@ -70,6 +70,14 @@ struct conf	*conf_defaults(void);
 void		 conf_share_defaults(struct conf_share *);
 const char	*conf_protocol_name(int dialect);
 int		 conf_parse_bool(const char *);
+/* daemon/conf_value.c: one value each; 0 or -1 (conf_set_str: -ENOMEM) */
+int		 conf_is_smb1(const char *);
+int		 conf_set_str(char **field, const char *value, int empty_null);
+/* "64M", "1G", "1048576" (binary units), 1 MiB to 1 TiB */
+int		 conf_parse_size(const char *, size_t *out);
+int		 conf_parse_int(const char *, long min, long max, long *out);
+/* "a, b, c": an enumeration's names, each value once, for messages */
+void		 conf_enum_hint(const struct conf_enum *, char *buf, size_t cap);
 int		 conf_list_split(const char *, char ***out);
 char		**conf_list_dup(char *const *);
 void		 conf_list_free(char **);
