@@ -58,6 +58,37 @@ resilient_rec_fill(struct shm *s, const struct open *op,
 	return 0;
 }
 
+/*
+ * The grants of the last DURABLE_TIMEOUT_MAX_MS, oldest first (a ring):
+ * an open kept after a disconnect was either live (resilient) one timeout
+ * ago, so within `max open files`, or granted since, so within
+ * RESILIENT_GRANTS_MAX.  A user who opens, asks and drops the connection
+ * in a loop pins at most that many opens per worker.
+ */
+static uint64_t grants[RESILIENT_GRANTS_MAX];
+static unsigned grant_next;
+static uint64_t grant_logged;
+
+static int
+resilient_grant_take(const struct session *sess)
+{
+	uint64_t now = shm_now_ms();
+	uint64_t *g = &grants[grant_next];
+
+	if (*g != 0 && now - *g < DURABLE_TIMEOUT_MAX_MS) {
+		if (now - grant_logged >= 1000) {
+			grant_logged = now;
+			log_warnx("%s: %u resilient handles granted in %u s: "
+			    "refused", sess->user, RESILIENT_GRANTS_MAX,
+			    DURABLE_TIMEOUT_MAX_MS / 1000);
+		}
+		return -EDQUOT;
+	}
+	*g = now != 0 ? now : 1;
+	grant_next = (grant_next + 1) % RESILIENT_GRANTS_MAX;
+	return 0;
+}
+
 ntstatus_t
 resilient_request(struct smb2_req *req, struct open *op, struct cur *in)
 {
@@ -92,6 +123,8 @@ resilient_request(struct smb2_req *req, struct open *op, struct cur *in)
 		return STATUS_NOT_SUPPORTED;
 	if (s == NULL || !op->state_in)
 		return STATUS_NOT_SUPPORTED;	/* no shared state to keep it */
+	if (resilient_grant_take(sess) != 0)
+		return STATUS_INSUFF_SERVER_RESOURCES;
 	/* A durable open's record is reused: it becomes resilient. */
 	if (shm_durable_get(s, op->fid_persistent, &rec) != 0 &&
 	    (rc = resilient_rec_fill(s, op, &rec)) != 0)

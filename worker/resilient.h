@@ -21,6 +21,11 @@
  * handles' (worker/durable.h): no client pins an open or its locks past it.
  */
 #define RESILIENT_TIMEOUT_DEFAULT_MS	120000u
+/*
+ * Grants per worker within DURABLE_TIMEOUT_MAX_MS; past it the FSCTL gets
+ * STATUS_INSUFF_SERVER_RESOURCES with a log line (worker/resilient.c).
+ */
+#define RESILIENT_GRANTS_MAX		1024u
 
 /* FSCTL_LMR_REQUEST_RESILIENCY, MS-FSCC 2.3 / MS-SMB2 2.2.31 */
 #define FSCTL_LMR_REQUEST_RESILIENCY	0x001401D4u
