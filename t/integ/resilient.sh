@@ -7,7 +7,7 @@
 # refused, alice's gets the open back with its data and lock, and a lock
 # replayed with its LockSequence is taken for done; after its timeout it is
 # gone with its lock; a LOGOFF closes it; without resiliency nothing is
-# kept.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
+# kept; kill -9 of the holder's worker keeps it for a new worker.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
 # SMB 2.1) checks the LockSequence rules.  Samba 4.17 answers the FSCTL
 # STATUS_INVALID_DEVICE_REQUEST (no resilient handles).
 . "$(dirname "$0")/lib.sh"
@@ -24,5 +24,31 @@ for d in 202 21 30; do
 	client_checks "resilient_client.py $d" "$PYTHON" \
 	    "$ROOT/t/integ/resilient_client.py" "$PORT" "$d"
 done
+
+# kill -9 of the worker that holds a resilient open (no oplock, a lock):
+# the purge keeps it as it keeps a durable one; a new worker reclaims it.
+: >"$SHARE/resk.txt"
+chmod 0666 "$SHARE/resk.txt"
+"$PYTHON" "$ROOT/t/integ/resilient_client.py" "$PORT" 21 hold >"$T/hold.out" 2>&1 &
+hp=$!
+integ_until 5 grep -q holding "$T/hold.out"
+grep -q "resiliency OK" "$T/hold.out" && ok "resiliency granted (kill -9 case)" ||
+    fail "resiliency (kill -9 case): $(cat "$T/hold.out")"
+fid=$(sed -n 's/^fid //p' "$T/hold.out")
+wpid=$(integ_worker_of alice)
+if [ -n "$wpid" ] && [ -n "$fid" ]; then
+	kill -9 "$wpid"
+	integ_wait_exit "$wpid" 5
+	kill "$hp" 2>/dev/null
+	wait "$hp" 2>/dev/null
+	# the master has the state process purge it (marked disconnected);
+	# the client polls its reconnect
+	client_checks "resilient_client.py reclaim" "$PYTHON" \
+	    "$ROOT/t/integ/resilient_client.py" "$PORT" 21 reclaim "$fid"
+else
+	fail "kill -9 case: no worker ($wpid) or file id ($fid)"
+	kill "$hp" 2>/dev/null
+	wait "$hp" 2>/dev/null
+fi
 
 finish

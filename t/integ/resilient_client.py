@@ -1,6 +1,6 @@
 # The impacket client of t/integ/resilient.sh: resilient handles
 # (FSCTL_LMR_REQUEST_RESILIENCY, MS-SMB2 3.3.5.15.9) as alice and bob.
-#   resilient_client.py PORT DIALECT
+#   resilient_client.py PORT DIALECT [hold | reclaim FID]
 # DIALECT: 202 (only the refusal), 21 or 30 (impacket's highest).  Prints "ok ..." / "FAIL ..." lines.
 import struct, sys, time
 sys.dont_write_bytecode = True
@@ -175,5 +175,38 @@ def main():
           st)
 
 
+def hold():
+    """For a kill -9 of the worker: a resilient open with a lock, held."""
+    a, at, f, st = open_locked("resk.txt", 60000)
+    print("resiliency", st)
+    print("fid", bytes(f).hex())
+    print("holding", flush=True)
+    time.sleep(30)
+
+
+def reclaim(fidhex):
+    """After the worker died: the purge kept it; alice gets it back."""
+    st = bob_lock("resk.txt")
+    check("after kill -9 of its worker the lock holds",
+          st == "STATUS_LOCK_NOT_GRANTED", st)
+    # the purge (the state process, told by the master) may come later
+    end = time.time() + 5
+    a, at, st, f = reconnect("alice", bytes.fromhex(fidhex), "resk.txt")
+    while st != "OK" and time.time() < end:
+        a.logoff()
+        time.sleep(0.2)
+        a, at, st, f = reconnect("alice", bytes.fromhex(fidhex), "resk.txt")
+    check("after kill -9 of its worker DHnC gets it back", st == "OK", st)
+    if f is not None:
+        st = status_of(lambda: lock(a, at, f, 0, 10, UNLOCK, seq=0x21))
+        check("... with its lock", st == "OK", st)
+        a.closeFile(at, f)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 3 and sys.argv[3] == "hold":
+        hold()
+    elif len(sys.argv) > 3:
+        reclaim(sys.argv[4])
+    else:
+        main()
