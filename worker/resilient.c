@@ -110,10 +110,13 @@ resilient_request(struct smb2_req *req, struct open *op, struct cur *in)
 	/*
 	 * Open.DurableOwner is the session's user: an anonymous or guest
 	 * session has nobody of its own, and any other such session could
-	 * take the open over after a disconnect.
+	 * take the open over after a disconnect.  A session re-authenticated
+	 * as another identity (worker/smb2_reauth.c) would make that
+	 * identity the owner, which this worker cannot act as: refused like
+	 * the other new authority.
 	 */
 	if (sess == NULL || sess->anonymous || sess->guest ||
-	    sess->user[0] == '\0')
+	    sess->reauth_other || sess->user[0] == '\0')
 		return STATUS_ACCESS_DENIED;
 	/* What a reconnect reopens by path: a file's unnamed stream. */
 	if (op->kind != OPEN_FILE || op->u.file == NULL ||

@@ -38,7 +38,8 @@ struct cur;
  * The FSCTL on op with its input: STATUS_SUCCESS (no output), or
  * INVALID_DEVICE_REQUEST (2.0.2), INVALID_PARAMETER (short input, timeout
  * past the maximum), ACCESS_DENIED (an anonymous or guest session: anyone
- * of them could reclaim it), NOT_SUPPORTED (a directory, a named stream, a
+ * of them could reclaim it; a session re-authenticated as another
+ * identity), NOT_SUPPORTED (a directory, a named stream, a
  * previous version: what a reconnect cannot reopen by path), or what the
  * shared state answers.
  */

@@ -7,13 +7,19 @@
 # refused, alice's gets the open back with its data and lock, and a lock
 # replayed with its LockSequence is taken for done; after its timeout it is
 # gone with its lock; a LOGOFF closes it; without resiliency nothing is
-# kept; kill -9 of the holder's worker keeps it for a new worker.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
+# kept; kill -9 of the holder's worker keeps it for a new worker; a guest
+# session is refused.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
 # SMB 2.1) checks the LockSequence rules.  Samba 4.17 answers the FSCTL
 # STATUS_INVALID_DEVICE_REQUEST (no resilient handles).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
-integ_conf
+# [pub]: a guest's share (an unknown user name logs in as the guest)
+mkdir -p "$T/pub" && echo hello >"$T/pub/pub.txt" && chmod -R a+rX "$T/pub"
+INTEG_SHARES="[pub]
+	path = $T/pub
+	guest ok = yes
+	read only = yes" integ_conf "map to guest = bad user"
 integ_users || { echo "cannot create users" >&2; exit 1; }
 integ_start || { fail "usmbd starts"; finish; }
 
@@ -24,6 +30,10 @@ for d in 202 21 30; do
 	client_checks "resilient_client.py $d" "$PYTHON" \
 	    "$ROOT/t/integ/resilient_client.py" "$PORT" "$d"
 done
+
+# a guest may not: every guest session is the same account
+client_checks "resilient_client.py guest" "$PYTHON" \
+    "$ROOT/t/integ/resilient_client.py" "$PORT" 21 guest
 
 # kill -9 of the worker that holds a resilient open (no oplock, a lock):
 # the purge keeps it as it keeps a durable one; a new worker reclaims it.

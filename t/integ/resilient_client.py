@@ -1,6 +1,6 @@
 # The impacket client of t/integ/resilient.sh: resilient handles
 # (FSCTL_LMR_REQUEST_RESILIENCY, MS-SMB2 3.3.5.15.9) as alice and bob.
-#   resilient_client.py PORT DIALECT [hold | reclaim FID]
+#   resilient_client.py PORT DIALECT [guest | hold | reclaim FID]
 # DIALECT: 202 (only the refusal), 21 or 30 (impacket's highest).  Prints "ok ..." / "FAIL ..." lines.
 import struct, sys, time
 sys.dont_write_bytecode = True
@@ -203,8 +203,24 @@ def reclaim(fidhex):
         a.closeFile(at, f)
 
 
+def guest():
+    """A guest (an unknown user mapped to the guest account) on [pub]."""
+    from impacket.smbconnection import SMBConnection
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(sys.argv[1]),
+                      preferredDialect=D)
+    c.login("nosuchuser", "whatever")
+    t = c.connectTree("pub")
+    f = c.getSMBServer().create(t, "pub.txt", s3.FILE_READ_DATA, ALL,
+                                s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0)
+    st = resiliency(c, t, f, 1000)
+    check("a guest session: STATUS_ACCESS_DENIED",
+          st == "STATUS_ACCESS_DENIED", st)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 3 and sys.argv[3] == "hold":
+    if len(sys.argv) > 3 and sys.argv[3] == "guest":
+        guest()
+    elif len(sys.argv) > 3 and sys.argv[3] == "hold":
         hold()
     elif len(sys.argv) > 3:
         reclaim(sys.argv[4])
