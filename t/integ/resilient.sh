@@ -8,7 +8,7 @@
 # replayed with its LockSequence is taken for done; after its timeout it is
 # gone with its lock; a LOGOFF closes it; without resiliency nothing is
 # kept; kill -9 of the holder's worker keeps it for a new worker; a guest
-# session is refused.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
+# session is refused; a worker grants 1024 in 300 s, then refuses.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
 # SMB 2.1) checks the LockSequence rules.  Samba 4.17 answers the FSCTL
 # STATUS_INVALID_DEVICE_REQUEST (no resilient handles).
 . "$(dirname "$0")/lib.sh"
@@ -60,5 +60,13 @@ else
 	kill "$hp" 2>/dev/null
 	wait "$hp" 2>/dev/null
 fi
+
+# the grant bound, in the worker started after the kill (no grant yet):
+# last, since it leaves that worker refusing for 300 s
+client_checks "resilient_client.py flood" "$PYTHON" \
+    "$ROOT/t/integ/resilient_client.py" "$PORT" 21 flood
+grep -q "alice: 1024 resilient handles granted in 300 s: refused" "$LOG" &&
+    ok "the refusal is logged with the user's name" ||
+    fail "the grant refusal is not logged"
 
 finish

@@ -1,6 +1,6 @@
 # The impacket client of t/integ/resilient.sh: resilient handles
 # (FSCTL_LMR_REQUEST_RESILIENCY, MS-SMB2 3.3.5.15.9) as alice and bob.
-#   resilient_client.py PORT DIALECT [guest | hold | reclaim FID]
+#   resilient_client.py PORT DIALECT [guest | flood | hold | reclaim FID]
 # DIALECT: 202 (only the refusal), 21 or 30 (impacket's highest).  Prints "ok ..." / "FAIL ..." lines.
 import struct, sys, time
 sys.dont_write_bytecode = True
@@ -217,9 +217,26 @@ def guest():
           st == "STATUS_ACCESS_DENIED", st)
 
 
+def flood():
+    """A fresh worker grants RESILIENT_GRANTS_MAX (1024) in 300 s, then
+    STATUS_INSUFF_SERVER_RESOURCES."""
+    a, at = login("alice", D)
+    f = create(a, at, "resk.txt")
+    n, st = 0, "OK"
+    while st == "OK" and n < 1100:
+        st = resiliency(a, at, f, 1000)
+        n += 1 if st == "OK" else 0
+    check("1024 grants, then STATUS_INSUFF_SERVER_RESOURCES",
+          n == 1024 and st == "STATUS_INSUFF_SERVER_RESOURCES",
+          "%d granted, then %s" % (n, st))
+    a.closeFile(at, f)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[3] == "guest":
         guest()
+    elif len(sys.argv) > 3 and sys.argv[3] == "flood":
+        flood()
     elif len(sys.argv) > 3 and sys.argv[3] == "hold":
         hold()
     elif len(sys.argv) > 3:
