@@ -13,7 +13,8 @@
  *   newest ChannelSequence seen on the handle (set by its CREATE);
  *   WRITE, SET_INFO and IOCTL with an older one fail (worker/dispatch.c,
  *   MS-SMB2 3.3.5.2.10). LockSequence entries are per open too
- *   (lock_seq[], worker/smb2_lock.c).
+ *   (lock_seq[], worker/smb2_lock.c), kept in the durable record across
+ *   a durable or resilient open's disconnect (worker/durable.c).
  */
 #ifndef USMBD_WORKER_OPEN_H
 #define USMBD_WORKER_OPEN_H
