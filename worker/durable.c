@@ -469,6 +469,7 @@ durable_tick(void)
 struct durable_scan {
 	struct shm_file_id	 fid;
 	uint64_t		 ids[32];
+	uint8_t			 level[32];	/* its oplock level now */
 	unsigned		 n;
 };
 
@@ -479,8 +480,10 @@ durable_scan_open(const struct shm_file_id *fid, const struct shm_open_rec *o,
 	struct durable_scan *sc = arg;
 
 	if (fid->dev == sc->fid.dev && fid->ino == sc->fid.ino &&
-	    (o->flags & SHM_OPEN_DISCONNECTED) && sc->n < 32)
+	    (o->flags & SHM_OPEN_DISCONNECTED) && sc->n < 32) {
+		sc->level[sc->n] = o->oplock_level;
 		sc->ids[sc->n++] = o->persistent_id;
+	}
 	return 0;
 }
 
@@ -505,6 +508,18 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 		return 0;
 	for (i = 0; i < sc.n; i++) {
 		have_rec = shm_durable_get(s, sc.ids[i], &rec) == 0;
+		/*
+		 * A resilient open with no handle caching has nothing it
+		 * could be asked to give up: it stays, with its share mode
+		 * and locks, as on Windows (the opener gets the sharing
+		 * violation it would get were the client connected).  With
+		 * a batch oplock or a lease it is closed like a durable open.
+		 */
+		if (have_rec && (rec.flags & SHM_DURABLE_RESILIENT) &&
+		    sc.level[i] != SHM_OPLOCK_BATCH &&
+		    sc.level[i] != SHM_OPLOCK_EXCLUSIVE &&
+		    sc.level[i] != SHM_OPLOCK_LEASE)
+			continue;
 		memset(&res, 0, sizeof(res));
 		if (shm_open_remove(s, fid, sc.ids[i], &res) != 0)
 			continue;

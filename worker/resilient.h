@@ -6,8 +6,9 @@
  * shm/durable.c): its durable record carries SHM_DURABLE_RESILIENT.  How
  * it differs from a durable open: no batch oplock or handle lease is
  * needed, its byte-range locks are always kept, an explicit LOGOFF closes
- * it, and its LockSequence is checked on every dialect from 2.1
- * (worker/smb2_lock.c).
+ * it, a conflicting open does not while it holds no batch oplock or lease
+ * (the opener gets SHARING_VIOLATION), and its LockSequence is checked on
+ * every dialect from 2.1 (worker/smb2_lock.c).
  */
 #ifndef USMBD_WORKER_RESILIENT_H
 #define USMBD_WORKER_RESILIENT_H

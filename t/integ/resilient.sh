@@ -6,7 +6,8 @@
 # made resilient, its TCP connection dropped: the lock holds, bob's DHnC is
 # refused, alice's gets the open back with its data and lock, and a lock
 # replayed with its LockSequence is taken for done; after its timeout it is
-# gone with its lock; a LOGOFF closes it; without resiliency nothing is
+# gone with its lock; a LOGOFF closes it; a conflicting open gets a sharing
+# violation and leaves it; without resiliency nothing is
 # kept; kill -9 of the holder's worker keeps it for a new worker; a guest
 # session is refused; a worker grants 1024 in 300 s, then refuses.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
 # SMB 2.1) checks the LockSequence rules.  Samba 4.17 answers the FSCTL

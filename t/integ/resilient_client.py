@@ -164,6 +164,24 @@ def main():
           st == "STATUS_OBJECT_NAME_NOT_FOUND", st)
     a.logoff()
 
+    # a conflicting open does not close it (no caching to break):
+    # the sharing violation a connected client would cause
+    a, at = login("alice", D)
+    f = create(a, at, name, share=s3.FILE_SHARE_READ)
+    st = resiliency(a, at, f, 60000)
+    drop(a)
+    time.sleep(0.3)
+    b, bt = login("bob", D)
+    st = status_of(lambda: create(b, bt, name))
+    check("a conflicting open while it is kept: STATUS_SHARING_VIOLATION",
+          st == "STATUS_SHARING_VIOLATION", st)
+    b.logoff()
+    a, at, st, f2 = reconnect("alice", f, name)
+    check("... and DHnC still gets it back", st == "OK", st)
+    if f2 is not None:
+        a.closeFile(at, f2)
+    a.logoff()
+
     # the control: a plain open without resiliency is closed at once
     a, at = login("alice", D)
     f = create(a, at, name)
