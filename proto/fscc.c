@@ -456,6 +456,14 @@ fscc_zero_data_decode(struct cur *in, uint64_t *off, uint64_t *end)
 }
 
 int
+fscc_resiliency_decode(struct cur *in, uint32_t *timeout_ms)
+{
+	*timeout_ms = cur_le32(in);
+	cur_skip(in, 4);			/* Reserved: ignored */
+	return in->err ? -1 : 0;
+}
+
+int
 fscc_copychunk_decode(struct cur *in, struct fscc_copychunk *cc)
 {
 	cc->key = cur_view(in, FSCC_COPYCHUNK_KEY_LEN);

@@ -270,6 +270,15 @@ struct fscc_dup_extents {
 	uint64_t	 len;
 };
 int	fscc_dup_extents_decode(struct cur *, struct fscc_dup_extents *);
+
+/*
+ * MS-SMB2 2.2.31.3 NETWORK_RESILIENCY_REQUEST (FSCTL_LMR_REQUEST_RESILIENCY):
+ * Timeout in milliseconds, then 4 reserved bytes (8 bytes).  *timeout_ms
+ * is as given (0: the server's default); the server's maximum is the
+ * caller's policy.  0, or -1 when the input is short.
+ */
+#define FSCC_RESILIENCY_LEN	8
+int	fscc_resiliency_decode(struct cur *, uint32_t *timeout_ms);
 /*
  * FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1) from a queue of changes
  * ([u32 action][u16 len][UTF-8 name, '/'-separated] ..., qlen bytes), each

@@ -9,7 +9,7 @@
 
 #include "shm/shm_priv.h"
 
-#define DURABLE_ENC_MAX	(160 + SHM_PATH_MAX + 2 * SHM_NAME_MAX)
+#define DURABLE_ENC_MAX	(160 + SHM_DURABLE_LOCK_SEQ + SHM_PATH_MAX + 2 * SHM_NAME_MAX)
 
 static int
 durable_encode(struct wcur *w, const struct shm_durable_rec *d)
@@ -31,6 +31,7 @@ durable_encode(struct wcur *w, const struct shm_durable_rec *d)
 	wcur_le64(w, d->disconnected_at);
 	wcur_le32(w, (uint32_t)d->pid);
 	wcur_le32(w, d->flags);
+	wcur_bytes(w, d->lock_seq, SHM_DURABLE_LOCK_SEQ);
 	return w->err ? -ENAMETOOLONG : 0;
 }
 
@@ -58,6 +59,7 @@ shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *d)
 	d->disconnected_at = cur_le64(&c);
 	d->pid = (pid_t)cur_le32(&c);
 	d->flags = cur_le32(&c);
+	cur_bytes(&c, d->lock_seq, SHM_DURABLE_LOCK_SEQ);
 	return c.err ? -EPROTO : 0;
 }
 
@@ -176,7 +178,8 @@ durable_rehome_txn(struct shm *s, MDB_txn *txn, const struct shm_durable_rec *d,
 }
 
 int
-shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t now_ms)
+shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t now_ms,
+    const uint8_t *lock_seq)
 {
 	/* ~5 KiB: the handle's scratch, off the stack of the event loop. */
 	struct shm_durable_rec *d = &s->dscratch;
@@ -187,13 +190,16 @@ shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t no
 	d->flags |= SHM_DURABLE_DISCONNECTED;
 	d->disconnected_at = now_ms;
 	d->pid = 0;
+	if (lock_seq != NULL)
+		memcpy(d->lock_seq, lock_seq, SHM_DURABLE_LOCK_SEQ);
 	if ((rc = shm_durable_put_txn(s, txn, d)) != 0)
 		return rc;
 	return durable_rehome_txn(s, txn, d, 0, 0, 1);
 }
 
 static int
-shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
+shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms,
+    const uint8_t *lock_seq)
 {
 	struct shm_env *e;
 	MDB_txn *txn;
@@ -202,15 +208,18 @@ shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms)
 	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
 	    (rc = shm_wbegin(s, e, &txn)) != 0)
 		return rc;
-	return shm_wend(s, txn, shm_durable_disconnect_txn(s, txn, id, now_ms));
+	return shm_wend(s, txn, shm_durable_disconnect_txn(s, txn, id, now_ms,
+	    lock_seq));
 }
 
 int
-shm_durable_disconnect(struct shm *s, uint64_t id, uint64_t now_ms)
+shm_durable_disconnect(struct shm *s, uint64_t id, uint64_t now_ms,
+    const uint8_t *lock_seq)
 {
 	int rc;
 
-	SHM_RETRY_FULL(s, rc, shm_durable_disconnect_once(s, id, now_ms));
+	SHM_RETRY_FULL(s, rc, shm_durable_disconnect_once(s, id, now_ms,
+	    lock_seq));
 	return rc;
 }
 

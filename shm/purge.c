@@ -186,7 +186,8 @@ shm_purge_env_once(struct shm *s, struct shm_env *e, pid_t pid,
 	for (i = 0; i < l.n; i++) {
 		if (!l.v[i].durable)
 			continue;
-		rc = shm_durable_disconnect_txn(s, txn, l.v[i].persistent_id, now);
+		rc = shm_durable_disconnect_txn(s, txn, l.v[i].persistent_id, now,
+		    NULL);
 		if (rc == 0)
 			res->durable++;
 		else if (rc == -ENOENT)

@@ -670,6 +670,13 @@ int	shm_tree_counter_decode(const void *val, size_t vlen, uint32_t *n);
 
 #define SHM_DURABLE_V2		0x1
 #define SHM_DURABLE_DISCONNECTED 0x2
+/*
+ * A resilient open (MS-SMB2 3.3.5.15.9, FSCTL_LMR_REQUEST_RESILIENCY):
+ * kept like a durable one whatever its oplock or lease, reclaimed by DHnC
+ * (worker/resilient.c).
+ */
+#define SHM_DURABLE_RESILIENT	0x4
+#define SHM_DURABLE_LOCK_SEQ	64	/* LockSequenceArray buckets 1..64 */
 
 struct shm_durable_rec {
 	uint64_t	persistent_id;
@@ -688,6 +695,12 @@ struct shm_durable_rec {
 	uint64_t	disconnected_at;	/* shm_now_ms() */
 	pid_t		pid;			/* 0 while disconnected */
 	uint32_t	flags;			/* SHM_DURABLE_* */
+	/*
+	 * MS-SMB2 Open.LockSequenceArray as it was at the disconnect (seq + 1,
+	 * 0 unset; index 0 is bucket 1): a lock replayed after the reconnect
+	 * is still known (worker/smb2_lock.c).
+	 */
+	uint8_t		lock_seq[SHM_DURABLE_LOCK_SEQ];
 };
 
 /* Reconnect credentials (DHnC: client GUID; DH2C: create GUID). */
@@ -703,8 +716,12 @@ struct shm_durable_claim {
 /* Records an open as durable (also possible inside shm_open_insert_ex). */
 int	shm_durable_put(struct shm *, const struct shm_durable_rec *);
 int	shm_durable_get(struct shm *, uint64_t persistent_id, struct shm_durable_rec *);
-/* The connection went away: keep the open, locks and lease for the timeout. */
-int	shm_durable_disconnect(struct shm *, uint64_t persistent_id, uint64_t now_ms);
+/*
+ * The connection went away: keep the open, locks and lease for the timeout;
+ * lock_seq (SHM_DURABLE_LOCK_SEQ bytes, NULL: unchanged) is kept with it.
+ */
+int	shm_durable_disconnect(struct shm *, uint64_t persistent_id, uint64_t now_ms,
+	    const uint8_t *lock_seq);
 /*
  * Does the claim name this handle (-ENOENT if not) and is it its user's
  * (-EACCES if not)?  shm_durable_reclaim checks it again under the lock;

@@ -550,7 +550,7 @@ int	shm_durable_env(struct shm *, uint64_t persistent_id, struct shm_env **);
 int	shm_durable_put_txn(struct shm *, MDB_txn *, const struct shm_durable_rec *);
 int	shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *);
 int	shm_durable_disconnect_txn(struct shm *, MDB_txn *, uint64_t persistent_id,
-	    uint64_t now_ms);
+	    uint64_t now_ms, const uint8_t *lock_seq);
 
 /*
  * The values any worker may write, decoded as every reader decodes them

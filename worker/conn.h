@@ -97,6 +97,11 @@ struct session {
 	uint32_t	 ntlm_flags;	/* negotiated NTLMSSP flags */
 	uint8_t		 preauth[64];	/* 3.1.1 session preauth hash */
 	uint32_t	 expire;	/* CLOCK_MONOTONIC seconds; 0 = never */
+	/*
+	 * Ended by the client's LOGOFF (worker/smb2_misc.c), not lost or
+	 * replaced: its resilient opens are closed, not kept (worker/durable.c).
+	 */
+	int		 logged_off;
 	/* PreviousSessionId of the setup (MS-SMB2 3.3.5.5.3), 0 = none. */
 	uint64_t	 previous_id;
 	struct sess_auth *auth;		/* in-progress exchange; NULL when valid */

@@ -303,7 +303,8 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	op = open_alloc(req->conn, req->sess, tree, OPEN_FILE);
 	if (op == NULL) {
 		/* reclaimed but unusable: give it back for a later retry */
-		(void)shm_durable_disconnect(s, rec.persistent_id, shm_now_ms());
+		(void)shm_durable_disconnect(s, rec.persistent_id, shm_now_ms(),
+		    NULL);
 		file_open_put(f);
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
@@ -315,6 +316,13 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	op->state_ino = rec.fid.ino;
 	op->durable = r->reconnect;
 	op->durable_timeout_ms = rec.timeout_ms;
+	if (rec.flags & SHM_DURABLE_RESILIENT) {
+		/* reconnected as it was: resilient, not durable */
+		op->durable = 0;
+		op->resilient = 1;
+	}
+	/* MS-SMB2 3.3.5.14: a lock replayed after the reconnect is known */
+	memcpy(op->lock_seq + 1, rec.lock_seq, SHM_DURABLE_LOCK_SEQ);
 	memcpy(op->create_guid, rec.create_guid, 16);
 	/* The level now: a break while disconnected settled without an ack. */
 	if (shm_open_get(s, &rec.fid, rec.persistent_id, &orec) == 0)
@@ -390,13 +398,22 @@ durable_disconnect_some(struct conn *c, const struct session *sess,
 		return;
 	for (i = 0; i < pv->nopens; i++) {
 		op = &pv->opens[i];
-		if (op->kind != OPEN_FILE || !op->durable || !op->state_in ||
-		    op->u.file == NULL || (sess != NULL && op->sess != sess) ||
+		if (op->kind != OPEN_FILE || (!op->durable && !op->resilient) ||
+		    !op->state_in || op->u.file == NULL ||
+		    (sess != NULL && op->sess != sess) ||
 		    (tree != NULL && op->tree != tree))
 			continue;
-		if (!durable_still_qualifies(s, op))
+		/*
+		 * A resilient open needs no caching to be kept (worker/
+		 * resilient.h), but the client's own LOGOFF ends it: only a
+		 * lost connection (or a session replaced after one) keeps it.
+		 */
+		if (op->resilient ? sess != NULL && sess->logged_off :
+		    !durable_still_qualifies(s, op))
 			continue;	/* closed normally by the caller */
-		rc = shm_durable_disconnect(s, op->fid_persistent, shm_now_ms());
+		/* its LockSequenceArray too, for a lock replayed after */
+		rc = shm_durable_disconnect(s, op->fid_persistent, shm_now_ms(),
+		    op->lock_seq + 1);
 		if (rc != 0) {
 			errno = -rc;
 			log_warn("durable open %llx: not kept",
@@ -452,6 +469,7 @@ durable_tick(void)
 struct durable_scan {
 	struct shm_file_id	 fid;
 	uint64_t		 ids[32];
+	uint8_t			 level[32];	/* its oplock level now */
 	unsigned		 n;
 };
 
@@ -462,8 +480,10 @@ durable_scan_open(const struct shm_file_id *fid, const struct shm_open_rec *o,
 	struct durable_scan *sc = arg;
 
 	if (fid->dev == sc->fid.dev && fid->ino == sc->fid.ino &&
-	    (o->flags & SHM_OPEN_DISCONNECTED) && sc->n < 32)
+	    (o->flags & SHM_OPEN_DISCONNECTED) && sc->n < 32) {
+		sc->level[sc->n] = o->oplock_level;
 		sc->ids[sc->n++] = o->persistent_id;
+	}
 	return 0;
 }
 
@@ -488,6 +508,18 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 		return 0;
 	for (i = 0; i < sc.n; i++) {
 		have_rec = shm_durable_get(s, sc.ids[i], &rec) == 0;
+		/*
+		 * A resilient open with no handle caching has nothing it
+		 * could be asked to give up: it stays, with its share mode
+		 * and locks, as on Windows (the opener gets the sharing
+		 * violation it would get were the client connected).  With
+		 * a batch oplock or a lease it is closed like a durable open.
+		 */
+		if (have_rec && (rec.flags & SHM_DURABLE_RESILIENT) &&
+		    sc.level[i] != SHM_OPLOCK_BATCH &&
+		    sc.level[i] != SHM_OPLOCK_EXCLUSIVE &&
+		    sc.level[i] != SHM_OPLOCK_LEASE)
+			continue;
 		memset(&res, 0, sizeof(res));
 		if (shm_open_remove(s, fid, sc.ids[i], &res) != 0)
 			continue;

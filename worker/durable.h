@@ -75,7 +75,9 @@ int		durable_tick(void);
 /*
  * A new open needs the file (a share-mode conflict, or an oplock or lease
  * to break) and the holder is a disconnected durable open: as Windows does,
- * that open is closed, with its locks and lease.  Returns how many.
+ * that open is closed, with its locks and lease (a resilient one only when
+ * it holds a batch oplock or a lease: worker/resilient.h).  Returns how
+ * many.
  */
 struct shm_file_id;
 struct tree;

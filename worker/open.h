@@ -13,7 +13,8 @@
  *   newest ChannelSequence seen on the handle (set by its CREATE);
  *   WRITE, SET_INFO and IOCTL with an older one fail (worker/dispatch.c,
  *   MS-SMB2 3.3.5.2.10). LockSequence entries are per open too
- *   (lock_seq[], worker/smb2_lock.c).
+ *   (lock_seq[], worker/smb2_lock.c), kept in the durable record across
+ *   a durable or resilient open's disconnect (worker/durable.c).
  */
 #ifndef USMBD_WORKER_OPEN_H
 #define USMBD_WORKER_OPEN_H
@@ -64,7 +65,14 @@ struct open {
 	/* a leased directory's inotify watch (worker/dirlease.c): slot + 1 */
 	uint8_t		 dirlease_watch;
 	int		 durable;	/* 0, 1 (v1) or 2 (v2) */
+	/* durable or resilient: kept this long after a disconnect */
 	uint32_t	 durable_timeout_ms;
+	/*
+	 * MS-SMB2 Open.IsResilient (FSCTL_LMR_REQUEST_RESILIENCY,
+	 * worker/resilient.c): durable is 0 then, the timeout above is the
+	 * ResiliencyTimeout.
+	 */
+	uint8_t		 resilient;
 	uint8_t		 create_guid[16];
 	/* MS-SMB2 Open.AppInstanceId (worker/smb2_create.c), when set */
 	uint8_t		 app_instance_id[16];

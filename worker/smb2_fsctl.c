@@ -18,6 +18,7 @@
 #include "worker/fruit.h"
 #include "worker/file_wt.h"
 #include "worker/open.h"
+#include "worker/resilient.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
 #include "worker/smb2_reparse.h"
@@ -630,6 +631,9 @@ smb2_ioctl_file(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		status = fsctl_copychunk(req, op, &in, &out,
 		    code == FSCTL_SRV_COPYCHUNK_WRITE);
+		break;
+	case FSCTL_LMR_REQUEST_RESILIENCY:
+		status = resilient_request(req, op, &in);
 		break;
 	default:
 		status = STATUS_INVALID_DEVICE_REQUEST;

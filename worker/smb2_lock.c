@@ -138,10 +138,12 @@ lock_kernel_conflict(const struct open *op, const struct shm_brlock_range *rg,
 }
 
 /*
- * MS-SMB2 3.3.5.14: lock sequence replay applies to durable (and resilient)
- * opens of 2.1 and later, and to every open of a 3.x connection whose
- * NEGOTIATE offered multichannel (a lock replayed on another channel must
- * not be taken twice); index 0 and indexes past 64 are not checked.
+ * MS-SMB2 3.3.5.14: lock sequence replay applies to durable and resilient
+ * opens of 2.1 and later (a resilient open's 2.1 client replays a lock it
+ * sent before a reconnect: smbtorture smb2.lock.replay_broken_windows),
+ * and to every open of a 3.x connection whose NEGOTIATE offered
+ * multichannel (a lock replayed on another channel must not be taken
+ * twice); index 0 and indexes past 64 are not checked.
  */
 static int
 lock_seq_applies(const struct smb2_req *req, const struct open *op,
@@ -151,7 +153,7 @@ lock_seq_applies(const struct smb2_req *req, const struct open *op,
 
 	if (idx < 1 || idx > 64 || c->dialect < 0x0210)
 		return 0;
-	return op->durable || (c->dialect >= 0x0300 &&
+	return op->durable || op->resilient || (c->dialect >= 0x0300 &&
 	    (c->capabilities & SMB2_GLOBAL_CAP_MULTI_CHANNEL));
 }
 

@@ -20,6 +20,9 @@ smb2_logoff(struct smb2_req *req, struct smb2_rsp *rsp)
 
 	/* Opens and trees go with the session once the reply is signed. */
 	c->priv->free_after = req->sess;
+	req->sess->logged_off = 1;
+	if (req->sess->bound != NULL)
+		req->sess->bound->logged_off = 1;	/* a channel's LOGOFF */
 	log_debug(2, "%s: logoff of session %llx", c->peer,
 	    (unsigned long long)req->sess->session_id);
 	wcur_le16(&rsp->body, 4);

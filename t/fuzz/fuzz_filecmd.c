@@ -233,6 +233,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    cur_left(&c) != size - FSCC_DUP_EXTENTS_LEN))
 		abort();
 
+	/* FSCTL_LMR_REQUEST_RESILIENCY: exactly when 8 bytes are there */
+	cur_init(&c, data, size);
+	if ((fscc_resiliency_decode(&c, &nlen) == 0) !=
+	    (size >= FSCC_RESILIENCY_LEN))
+		abort();
+
 	/* a QUERY_DIRECTORY pattern (first byte: its UTF-16 length) */
 	if (size > 0) {
 		split = 1 + (size_t)data[0];

@@ -22,6 +22,13 @@
 #		tests that act on the files locally too (torture:localdir,
 #		e.g. smb2.samba3misc.localposixlock1); default: usmbd's share,
 #		none with TORTURE_SERVER
+#	TORTURE_MAX_PROTOCOL=SMB2_10  the client's highest dialect for the
+#		TORTURE_SUITES runs (smbtorture's client max protocol)
+#
+# A line of torture.list may name, after a tab, "max protocol=PROTO": that
+# test runs in a unit of its own whose client offers no dialect above
+# PROTO (smb2.lock.replay_broken_windows tests SMB 2.1's resilient-handle
+# LockSequence and skips itself on 3.x).
 . "$(dirname "$0")/lib.sh"
 
 LIST=$ROOT/t/compat/torture.list
@@ -84,6 +91,7 @@ fi
 # success, failure, skip.
 torture_run() {
 	local suite=$1 lane=${3:-0} unit=${4:-$1}
+	local maxp=${5:-${TORTURE_MAX_PROTOCOL:-}}
 	local out=$T/out.$unit
 	local LOCALDIR=${LANE_DIR[$lane]}
 
@@ -95,6 +103,7 @@ torture_run() {
 	    --option=torture:user2name=bob \
 	    --option=torture:user2password="$BOB_PW" \
 	    ${LOCALDIR:+--option=torture:localdir="$LOCALDIR"} \
+	    ${maxp:+--option=clientmaxprotocol="$maxp"} \
 	    --fullname --format=subunit ${2:+--load-list="$2"} "$suite" \
 	    </dev/null >"$out" 2>&1
 	echo "$?" >"$T/rc.$unit"
@@ -107,8 +116,12 @@ torture_run() {
 # Every non-comment line of a list: the test name is up to the first tab.
 list_names() { grep -v -E '^(#|[[:space:]]*$)' "$1" | cut -f1; }
 
-declare -A want=() xfail=()
+declare -A want=() xfail=() maxproto=()
 while IFS= read -r t; do want[$t]=1; done < <(list_names "$LIST")
+# "NAME<TAB>max protocol=PROTO": the test's own unit, at most PROTO
+while IFS=$'\t' read -r t o; do
+	case $o in "max protocol="*) maxproto[$t]=${o#max protocol=} ;; esac
+done < <(grep -v -E '^(#|[[:space:]]*$)' "$LIST")
 while IFS= read -r t; do xfail[$t]=1; done < <(list_names "$XFAIL")
 
 if [ -n "${TORTURE_SUITES:-}" ]; then
@@ -142,22 +155,36 @@ declare -A weight=([smb2.lease]=166 [smb2.oplock]=109 [smb2.replay]=99
     [smb2.notify]=75 [smb2.session]=62 [smb2.timestamps]=16
     [smb2.multichannel]=12 [smb2.create]=10)
 CHUNK=${TORTURE_CHUNK:-60}
-declare -A unit_w=()
+declare -A unit_w=() unit_proto=()
 for s in "${!suites[@]}"; do
 	ll=$T/load.$s
 	# --list prints "full name.tcase name"
 	smbtorture --list "$s" 2>/dev/null | grep -F "$s." | sed 's/\.[^.]*$//' |
 	    sort -u | while IFS= read -r t; do
-		[ -n "${xfail[$t]:-}" ] || printf '%s\n' "$t"
+		[ -n "${xfail[$t]:-}" ] || [ -n "${maxproto[$t]:-}" ] ||
+		    printf '%s\n' "$t"
 	done >"$ll"
 	for t in "${!want[@]}"; do
+		[ -z "${maxproto[$t]:-}" ] || continue
 		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
+	done
+	# the tests with a highest dialect: one unit per dialect
+	for t in "${!maxproto[@]}"; do
+		case $t in "$s".*) ;; *) continue ;; esac
+		p=${maxproto[$t]}
+		printf '%s\n' "$t" >>"$ll.$p"
+		printf '%s\n' "$t" >>"$ll"
+		unit_w["$s#$p"]=1
+		unit_proto["$s#$p"]=$p
 	done
 	w=${weight[$s]:-3}
 	n=$(((w + CHUNK - 1) / CHUNK))
 	[ "$LANES" -gt 1 ] || n=1
 	for ((k = 0; k < n; k++)); do
-		awk -v n="$n" -v k="$k" '(NR - 1) % n == k' "$ll" >"$ll.$k"
+		grep -vxF -f <(printf '%s\n' "${!maxproto[@]}") "$ll" |
+		    awk -v n="$n" -v k="$k" '(NR - 1) % n == k' >"$ll.$k"
+		# nothing left (a suite of max protocol tests only): no unit
+		[ -s "$ll.$k" ] || continue
 		unit_w["$s#$k"]=$(((w + n - 1) / n))
 	done
 done
@@ -178,7 +205,8 @@ for ((l = 0; l < LANES; l++)); do
 		for u in ${lane_units[l]}; do
 			s=${u%#*} k=${u##*#}
 			t0=$SECONDS
-			torture_run "$s" "$T/load.$s.$k" "$l" "$u"
+			torture_run "$s" "$T/load.$s.$k" "$l" "$u" \
+			    "${unit_proto[$u]:-}"
 			echo "$((SECONDS - t0))" >"$T/secs.$u"
 		done
 	) &

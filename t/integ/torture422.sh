@@ -9,7 +9,8 @@
 # passes nothing and fails nothing: `make compat-new` (t/compat/
 # compat-new.sh) installs it and runs the whole 4.22 list.
 #
-# Environment: TORTURE422_TIMEOUT seconds per test (default 60).
+# Environment: TORTURE422_TIMEOUT seconds per test (default 60);
+# TORTURE422_TESTS="NAME[@PROTO] ..." runs these instead of the list.
 . "$(dirname "$0")/lib.sh"
 
 REF=$ROOT/scripts/samba-ref.sh
@@ -46,7 +47,11 @@ TESTS=(
 	smb2.session.anon-encryption3		# connection, relayed (issue 21/13)
 	smb2.streams.rename2			# a stream onto "::$DATA"; a path
 						# rename's directory check first
+	# NAME@PROTO: the client offers no dialect above PROTO
+	smb2.lock.replay_broken_windows@SMB2_10	# resilient handles (2.1)
 )
+
+[ -z "${TORTURE422_TESTS:-}" ] || read -r -a TESTS <<<"$TORTURE422_TESTS"
 
 if ! root=$("$REF" path 2>/dev/null); then
 	echo "skipped: Samba 4.22's smbtorture is not installed (scripts/samba-ref.sh install, or make compat-new)"
@@ -57,6 +62,8 @@ integ_conf "restrict anonymous = 0"
 integ_users
 integ_start || { fail "usmbd starts"; finish; }
 for t in "${TESTS[@]}"; do
+	maxp=
+	case $t in *@*) maxp=${t##*@}; t=${t%@*} ;; esac
 	o=$T/out.$t
 	t0=$SECONDS
 	timeout --kill-after=5 "$TMO" "$REF" run smbtorture "//127.0.0.1/share" \
@@ -66,6 +73,7 @@ for t in "${TESTS[@]}"; do
 	    --option=torture:writetimeupdatedelay=500000 \
 	    --option=torture:user2name=bob \
 	    --option=torture:user2password="$BOB_PW" \
+	    ${maxp:+--option=clientmaxprotocol="$maxp"} \
 	    --fullname --format=subunit "$t" </dev/null >"$o" 2>&1
 	rc=$?
 	if grep -q -x -F "success: $t" "$o"; then

@@ -353,6 +353,35 @@ START_TEST(test_dup_extents)
 }
 END_TEST
 
+/* MS-SMB2 2.2.31.3: Timeout, Reserved; every truncation refused. */
+START_TEST(test_resiliency)
+{
+	uint8_t buf[FSCC_RESILIENCY_LEN + 4];
+	uint32_t t;
+	struct cur c;
+	size_t cut;
+
+	memset(buf, 0xEE, sizeof(buf));
+	le32_put(buf, 1000);
+	cur_init(&c, buf, FSCC_RESILIENCY_LEN);
+	ck_assert_int_eq(fscc_resiliency_decode(&c, &t), 0);
+	ck_assert_uint_eq(t, 1000);
+	ck_assert_uint_eq(cur_left(&c), 0);
+	/* the reserved bytes are ignored; a larger input is accepted */
+	cur_init(&c, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_resiliency_decode(&c, &t), 0);
+	ck_assert_uint_eq(cur_left(&c), 4);
+	le32_put(buf, 0xFFFFFFFFu);
+	cur_init(&c, buf, FSCC_RESILIENCY_LEN);
+	ck_assert_int_eq(fscc_resiliency_decode(&c, &t), 0);
+	ck_assert_uint_eq(t, 0xFFFFFFFFu);	/* the caller caps it */
+	for (cut = 0; cut < FSCC_RESILIENCY_LEN; cut++) {
+		cur_init(&c, buf, cut);
+		ck_assert_int_eq(fscc_resiliency_decode(&c, &t), -1);
+	}
+}
+END_TEST
+
 static Suite *
 create_ctx_suite(void)
 {
@@ -366,6 +395,7 @@ create_ctx_suite(void)
 	tcase_add_test(tc, test_rename_and_zero);
 	tcase_add_test(tc, test_copychunk);
 	tcase_add_test(tc, test_dup_extents);
+	tcase_add_test(tc, test_resiliency);
 	suite_add_tcase(s, tc);
 	return s;
 }

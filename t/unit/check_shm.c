@@ -529,6 +529,7 @@ START_TEST(test_durable)
 	struct shm_open_rec r, w = mkopen(9002, WR, S_ALL);
 	struct shm_brlock_owner me = { getpid(), 9002 };
 	struct shm_pids wake;
+	uint8_t seq[SHM_DURABLE_LOCK_SEQ];
 	uint64_t t0;
 	unsigned n;
 	struct kid a;
@@ -587,8 +588,22 @@ START_TEST(test_durable)
 	ck_assert_int_eq(shm_brlock_check(s, &F1,
 	    &(struct shm_brlock_owner){ getpid(), 9001 }, 0, 10, 1), 0);
 
-	/* Disconnect again, then expire. */
-	ck_assert_int_eq(shm_durable_disconnect(s, 9001, t0), 0);
+	/*
+	 * Disconnect again, with the open's LockSequenceArray and as a
+	 * resilient open: both kept in the record, then expire.
+	 */
+	ck_assert_int_eq(shm_durable_get(s, 9001, d), 0);
+	d->flags |= SHM_DURABLE_RESILIENT;
+	ck_assert_int_eq(shm_durable_put(s, d), 0);
+	memset(seq, 0, sizeof(seq));
+	seq[0] = 2;
+	seq[63] = 16;
+	ck_assert_int_eq(shm_durable_disconnect(s, 9001, t0, seq), 0);
+	ck_assert_int_eq(shm_durable_get(s, 9001, d), 0);
+	ck_assert_mem_eq(d->lock_seq, seq, sizeof(seq));
+	ck_assert_uint_eq(d->flags & (SHM_DURABLE_RESILIENT |
+	    SHM_DURABLE_DISCONNECTED), SHM_DURABLE_RESILIENT |
+	    SHM_DURABLE_DISCONNECTED);
 	ck_assert_int_eq(shm_expire_durable(s, t0 + 59999, &n, &wake), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(shm_expire_durable(s, t0 + 60000, &n, &wake), 0);

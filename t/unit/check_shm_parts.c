@@ -603,7 +603,7 @@ START_TEST(test_purge_and_reconnect_all_envs)
 	ck_assert_int_eq(shm_durable_reclaim(s, 103, &cl, shm_now_ms(), d), 0);
 	ck_assert_int_eq(shm_open_get(s, &f, 103, &r), 0);
 	ck_assert_int_eq(r.pid, getpid());
-	ck_assert_int_eq(shm_durable_disconnect(s, 103, shm_now_ms()), 0);
+	ck_assert_int_eq(shm_durable_disconnect(s, 103, shm_now_ms(), NULL), 0);
 	ck_assert_int_eq(shm_durable_reclaim(s, 999, &cl, shm_now_ms(), d), -ENOENT);
 	/* expiry runs over every env */
 	{

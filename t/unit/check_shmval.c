@@ -111,6 +111,7 @@ START_TEST(test_records)
 	struct shm_session_rec s;
 	struct shm_worker_rec wr;
 	static struct shm_durable_rec d;
+	uint8_t seq[SHM_DURABLE_LOCK_SEQ];
 	struct wcur w;
 	size_t n, i;
 
@@ -183,10 +184,17 @@ START_TEST(test_records)
 	wcur_le32(&w, 60000);
 	wcur_le64(&w, 0);
 	wcur_le32(&w, 1234);
-	wcur_le32(&w, SHM_DURABLE_V2);
+	wcur_le32(&w, SHM_DURABLE_V2 | SHM_DURABLE_RESILIENT);
+	/* the LockSequenceArray: bucket 1 holds 2, bucket 64 holds 16 */
+	memset(seq, 0, sizeof(seq));
+	seq[0] = 2;
+	seq[63] = 16;
+	wcur_bytes(&w, seq, sizeof(seq));
 	n = wcur_off(&w);
 	ck_assert_int_eq(shm_durable_decode(buf, n, &d), 0);
 	ck_assert_str_eq(d.path, "dir/file.txt");
+	ck_assert_uint_eq(d.flags, SHM_DURABLE_V2 | SHM_DURABLE_RESILIENT);
+	ck_assert_mem_eq(d.lock_seq, seq, sizeof(seq));
 	for (i = 0; i < n; i++)
 		ck_assert_int_ne(shm_durable_decode(buf, i, &d), 0);
 }
