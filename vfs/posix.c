@@ -173,8 +173,9 @@ posix_link_walk(int root, const char *path, size_t *end, int last)
 		comp[n] = '\0';
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
+		/* a directory the user may not search: say so (msdfs links) */
 		if (fd < 0)
-			return -ENOENT;
+			return last && errno == EACCES ? -EACCES : -ENOENT;
 		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
 			*end = (size_t)(p + n - path);
 			return fd;

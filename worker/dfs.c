@@ -86,7 +86,10 @@ dfs_strip_prefix(char *path)
 	return STATUS_SUCCESS;
 }
 
-/* The first msdfs link along path below root: 1, 0 none, its end in *end. */
+/*
+ * The first msdfs link along path below root: 1, 0 none, its end in
+ * *end; -EACCES when a directory on the way may not be searched.
+ */
 static int
 dfs_find_link(int root, const char *path, size_t *end)
 {
@@ -97,7 +100,7 @@ dfs_find_link(int root, const char *path, size_t *end)
 	if (vfs->first_link_any == NULL)
 		return 0;
 	if ((fd = vfs->first_link_any(root, path, end)) < 0)
-		return 0;
+		return fd == -EACCES ? fd : 0;
 	n = vfs->readlink(fd, dfs_text, sizeof(dfs_text));
 	close(fd);
 	return n > 0 && dfs_link_is(dfs_text, (size_t)n);
@@ -111,7 +114,7 @@ dfs_path_covered(const struct smb2_req *req, const char *path)
 	if (req->tree == NULL || req->tree->root_fd < 0 ||
 	    !dfs_share_root(req->conn->conf, req->tree->share))
 		return STATUS_SUCCESS;
-	return dfs_find_link(req->tree->root_fd, path, &end) ?
+	return dfs_find_link(req->tree->root_fd, path, &end) == 1 ?
 	    STATUS_PATH_NOT_COVERED : STATUS_SUCCESS;
 }
 
@@ -243,7 +246,7 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 		own = 1;
 	}
 	found = dfs_find_link(root, dfs_rel, &end);
-	if (!found && !sh->case_sensitive) {
+	if (found == 0 && !sh->case_sensitive) {
 		/* another spelling of the names on the way */
 		r = vfs_name_resolve_miss(file_vfs(), root, dfs_rel,
 		    sizeof(dfs_rel));
@@ -252,7 +255,10 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	}
 	if (own)
 		close(root);
-	if (!found)
+	/* as Samba: the walk's own refusal, which the user may learn anyway */
+	if (found == -EACCES)
+		return STATUS_ACCESS_DENIED;
+	if (found != 1)
 		return STATUS_NOT_FOUND;
 	n = (ssize_t)strlen(dfs_text);
 	if ((*nt = dfs_link_parse(dfs_text, (size_t)n, t,
