@@ -454,6 +454,7 @@ def marked_share(path):
     # [short]: the same with `mangled names = yes` (8.3 names listed)
     # [nomax] and [maxconn]: the same without and with `max connections`
     # [fruit]: the same with Apple's extensions (worker/fruit.h)
+    # [dfsroot]: the first share's directory as an msdfs root (worker/dfs.h)
     return """
 [marked]
 	path = %s
@@ -492,7 +493,12 @@ def marked_share(path):
 	path = %s
 	read only = no
 	vfs objects = catia fruit streams_xattr
-""" % (m, m, cs, path, path, path, path, path)
+
+[dfsroot]
+	path = %s
+	read only = no
+	msdfs root = yes
+""" % (m, m, cs, path, path, path, path, path, path)
 
 
 def xattr_check(d):
