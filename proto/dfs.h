@@ -22,6 +22,8 @@
 #define DFS_SERVER_ROOT			0x0001u
 /* MS-DFSC 2.2.5.4: ReferralEntryFlags of V4, the first of a target set */
 #define DFS_ENTRY_TARGET_SET_BOUNDARY	0x0004u
+/* MS-FSCC 2.1.2.1: the reparse tag a DFS link is listed with */
+#define IO_REPARSE_TAG_DFS		0x8000000Au
 /* Samba's REFERRAL_TTL, seconds */
 #define DFS_REFERRAL_TTL		600u
 /* targets of one link answered; the rest of the text is not read */

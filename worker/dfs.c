@@ -23,6 +23,7 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/dfs.h"
+#include "proto/fscc.h"
 #include "proto/smb2.h"
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
@@ -104,6 +105,28 @@ dfs_find_link(int root, const char *path, size_t *end)
 	n = vfs->readlink(fd, dfs_text, sizeof(dfs_text));
 	close(fd);
 	return n > 0 && dfs_link_is(dfs_text, (size_t)n);
+}
+
+int
+dfs_entry_link(const struct smb2_req *req, int dirfd, const char *name)
+{
+	ssize_t n;
+
+	if (req->tree == NULL ||
+	    !dfs_share_root(req->conn->conf, req->tree->share))
+		return 0;
+	n = readlinkat(dirfd, name, dfs_text, sizeof(dfs_text) - 1);
+	return n > 0 && dfs_link_is(dfs_text, (size_t)n);
+}
+
+void
+dfs_entry_info(struct fscc_info *fi)
+{
+	/* MS-FSCC 2.4: EaSize carries the tag of a reparse point */
+	fi->attrs |= FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT;
+	fi->attrs &= ~FILE_ATTRIBUTE_ARCHIVE;
+	fi->ea_size = IO_REPARSE_TAG_DFS;
+	fi->directory = 1;
 }
 
 ntstatus_t

@@ -35,6 +35,16 @@ ntstatus_t	dfs_strip_prefix(char *path);
  */
 ntstatus_t	dfs_path_covered(const struct smb2_req *, const char *path);
 /*
+ * A directory entry (dirfd, name) that is a symlink its share could not
+ * resolve: 1 when it is an msdfs link of a DFS root, listed then as
+ * Samba and Windows list one, a directory and a reparse point of tag
+ * IO_REPARSE_TAG_DFS (dfs_entry_info on what the stat gave).
+ */
+struct fscc_info;
+int		dfs_entry_link(const struct smb2_req *, int dirfd,
+		    const char *name);
+void		dfs_entry_info(struct fscc_info *);
+/*
  * FSCTL_DFS_GET_REFERRALS (ex = 0) or _EX (ex = 1): the referral for
  * in, written to *out (a buffer of the worker, valid until the next
  * call), at most max_out bytes (more: STATUS_BUFFER_OVERFLOW, cut as

@@ -73,10 +73,17 @@ smbclient_steps() {
 	    -c 'ls' 2>&1)
 	check "$who: smbclient follows an msdfs proxy share" \
 	    grep -q 'file.txt' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/root -U "alice%$ALICE_PW" \
+	    -c 'ls' 2>&1)
+	check "$who: the root lists a link as a directory and reparse point" \
+	    grep -Eq '^  link +Dr ' <<<"$out"
 	out=$(timeout 30 smbclient //127.0.0.1/plain -U "alice%$ALICE_PW" \
 	    -c 'ls link\*' 2>&1)
 	check "$who: on a share without msdfs root the symlink is broken" \
 	    grep -q 'NT_STATUS_OBJECT_PATH_NOT_FOUND\|NT_STATUS_OBJECT_NAME_NOT_FOUND' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/plain -U "alice%$ALICE_PW" \
+	    -c 'ls' 2>&1)
+	check_fails "$who: ... and is not listed" grep -q ' link ' <<<"$out"
 }
 
 integ_start || exit 1
