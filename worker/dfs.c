@@ -256,6 +256,13 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok) ||
 	    (!s->guest && !conf_share_user_ok(sh, s->user)))
 		return STATUS_ACCESS_DENIED;
+	/*
+	 * A share with its own hosts allow / deny: asked on a tree of that
+	 * share only, whose TREE_CONNECT judged the client's address.
+	 */
+	if ((sh->hosts_allow != NULL || sh->hosts_deny != NULL) &&
+	    (req->tree == NULL || req->tree->share != sh))
+		return STATUS_ACCESS_DENIED;
 	if ((st = dfs_rel_path(rest, &ncomp)) != STATUS_SUCCESS)
 		return st;
 	if (req->tree != NULL && req->tree->share == sh &&

@@ -45,7 +45,11 @@ SHARES="[root]
 	path = $T/target
 	read only = no
 [proxy]
-	msdfs proxy = \\127.0.0.1\\target"
+	msdfs proxy = \\127.0.0.1\\target
+[denied]
+	path = $R
+	msdfs root = yes
+	hosts deny = 127.0.0.1"
 INTEG_SHARES=$SHARES integ_conf
 integ_users || { echo "cannot create users" >&2; exit 1; }
 # dir/closed is alice's alone: bob may not search it

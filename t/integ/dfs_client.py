@@ -192,6 +192,9 @@ def main():
     ]:
         report("referral for %s" % desc,
                status(lambda: referral(c, ipc, req(3, name))), want)
+    report("a link of a share whose hosts deny refuses the client",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\denied\\link" % HOST))), "0xC0000022")
     # hostile requests
     for desc, blob, ex, want in [
             ("one byte", b"\x03", False, "0xC000000D"),
