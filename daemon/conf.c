@@ -296,7 +296,9 @@ conf_set(struct conf_parse *p, const struct conf_directive *d, void *base,
 			rc = conf_set_str((char **)(void *)field, value, 1);
 			break;
 		}
-		if (value[0] != '/') {
+		/* a share's path may start with %H, the home (conf_subst.c) */
+		if (value[0] != '/' && !(d->bit == CONF_SB_PATH &&
+		    (d->scope & CONF_SHARE) && strncmp(value, "%H", 2) == 0)) {
 			snprintf(hint, sizeof(hint), "expected an absolute path");
 			break;
 		}
@@ -480,6 +482,7 @@ conf_share_defaults(struct conf_share *s)
 	s->oplocks = 1;
 	s->level2_oplocks = 1;
 	s->mangled_names = MANGLED_NAMES_ILLEGAL;	/* Samba 4.17's default */
+	s->ea_support = 1;		/* Samba 4.17's default */
 	s->fruit_zero_file_id = 1;	/* Samba's fruit defaults */
 	s->fruit_validate_afpinfo = 1;
 	s->fruit_veto_appledouble = 1;
@@ -601,6 +604,7 @@ conf_defaults(void)
 	c->smb3_unix_extensions = 1;
 	c->smb3_directory_leases = 1;
 	c->smb2_leases = 1;
+	c->change_notify = 1;
 	c->relay_sealed_sessions = 1;
 	c->fruit_aapl = 1;		/* Samba's fruit defaults */
 	c->fruit_nfs_aces = 1;
@@ -710,7 +714,7 @@ conf_section(struct conf_parse *p, char *line)
 		p->sec = SEC_SKIP;
 	} else if (strcasecmp(name, "global") == 0) {
 		p->sec = SEC_GLOBAL;
-	} else if (strcasecmp(name, "homes") == 0 || strcasecmp(name, "printers") == 0 ||
+	} else if (strcasecmp(name, "printers") == 0 ||
 	    strcasecmp(name, "print$") == 0) {
 		conf_report(p, p->line, 0, "section [%s] is not supported, ignored", name);
 		p->sec = SEC_SKIP;
@@ -730,6 +734,7 @@ conf_section(struct conf_parse *p, char *line)
 	} else {
 		p->sec = SEC_SHARE;
 		p->share = idx;
+		p->c->shares[idx].is_homes = strcasecmp(name, "homes") == 0;
 	}
 }
 
@@ -824,7 +829,8 @@ conf_finish(struct conf_parse *p)
 				continue;
 			if ((p->set[i] & (1ull << d->bit)) || !(p->tmpl_set & (1ull << d->bit)))
 				continue;
-			if (i == 0 && d->bit == CONF_SB_PATH)
+			/* [homes] without its own path: the home (Samba's lp_add_home) */
+			if ((i == 0 || s->is_homes) && d->bit == CONF_SB_PATH)
 				continue;
 			if (conf_copy(d, s, &p->tmpl) < 0)
 				conf_report(p, 0, 1, "out of memory");
@@ -856,13 +862,17 @@ conf_finish(struct conf_parse *p)
 			    rc == -ENOMEM ? "out of memory" : hint);
 		if (conf_dfs_check(s, why, sizeof(why)) < 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
+		if (i != 0 && (rc = conf_subst_check(s, why, sizeof(why))) != 0)
+			conf_report(p, s->line, rc < 0, "share [%s]: %s", s->name, why);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;
-		} else if (s->path == NULL && s->msdfs_proxy == NULL) {
+		} else if (s->path == NULL && !s->is_homes && !s->msdfs_proxy) {
 			conf_report(p, s->line, 1, "share [%s] has no path", s->name);
 		}
 	}
+	/* Samba's lp_add_home: a home share is browseable as [global] says */
+	c->homes_browseable = p->tmpl.browseable;
 	/* Samba's negotiate: the [global] oplocks value counts too */
 	c->leasing = c->smb2_leases && p->tmpl.oplocks;
 	if (c->min_protocol > c->max_protocol)

@@ -131,6 +131,13 @@ struct conf_share {
 	 */
 	int		 mangled_names;
 	/*
+	 * Samba's `ea support` (default yes): extended attributes served
+	 * (worker/smb2_ea.c).  no: every file has none (EaSize 0 in
+	 * QUERY_INFO and listings, a query STATUS_NO_EAS_ON_FILE) and sets,
+	 * by SET_INFO or a create's ExtA context, STATUS_EAS_NOT_SUPPORTED.
+	 */
+	int		 ea_support;
+	/*
 	 * Samba's `max connections`: tree connects to the share across the
 	 * whole server (counted in the state env, worker/state_tree.c);
 	 * past it TREE_CONNECT gets STATUS_INSUFFICIENT_RESOURCES.  0 = no
@@ -169,6 +176,15 @@ struct conf_share {
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
+	/*
+	 * [homes] (worker/homes.c): a TREE_CONNECT to a name that is no
+	 * share but a user's becomes that user's home share, with every key
+	 * of this section; path NULL means the user's home directory.
+	 * path_varies: path holds a substitution (conf_subst), made at each
+	 * TREE_CONNECT.
+	 */
+	int		 is_homes;
+	int		 path_varies;
 	const char	*file;		/* where it was defined */
 	int		 line;
 };
@@ -219,6 +235,8 @@ struct conf {
 	int		 smb3_unix_extensions;	/* Samba's; POSIX extensions on 3.1.1, default yes */
 	int		 smb3_directory_leases;	/* Samba's key; default yes */
 	int		 smb2_leases;	/* Samba's key; default yes */
+	/* Samba's `change notify` (global): no = CHANGE_NOTIFY answers NOT_IMPLEMENTED */
+	int		 change_notify;	/* default yes */
 	/*
 	 * SMB2_GLOBAL_CAP_LEASING is offered (smb2 leases and the [global]
 	 * value of oplocks, as Samba's negotiate): without it RqLs is ignored.
@@ -231,6 +249,8 @@ struct conf {
 	char		*fruit_model;		/* NULL: "MacSamba" */
 	int		 fruit_copyfile;	/* OSX_COPYFILE offered; no */
 	int		 fruit_nfs_aces;	/* NFS ACEs (mode, owner, group); yes */
+	/* a home share's browseable: the [global] default, as Samba's */
+	int		 homes_browseable;
 	/* DFS (worker/dfs.h): Samba's `host msdfs`; default yes. */
 	int		 host_msdfs;
 	struct conf_share *shares;	/* shares[0] is IPC$ */
@@ -250,6 +270,46 @@ const struct conf_share *conf_share_find(const struct conf *, const char *name);
 int	conf_share_user_ok(const struct conf_share *, const char *user);
 /* Is the share read-only for user (read only, read list, write list)? */
 int	conf_share_user_read_only(const struct conf_share *, const char *user);
+/*
+ * Samba's variable substitutions (daemon/conf_subst.c), made once per
+ * TREE_CONNECT into the caller's buffer: %U the session's user, %u its
+ * Unix account (the same in usmbd: the name after `username map`), %G
+ * and %g its primary group, %H its home directory, %S the share's name,
+ * %L and %N the NetBIOS name, %h the host name, %I the client's address,
+ * %% a '%'; another letter is kept as written.  A NULL value, or one that
+ * is empty, "." or "..", or holds '/' (%H: not absolute), is refused;
+ * with CONF_SUBST_PATH so is a result with a "." or ".." component or
+ * not absolute.  0, -EINVAL (refused) or -ENAMETOOLONG.
+ */
+#define CONF_SHARE_NAME_MAX	80
+#define CONF_SUBST_PATH		0x1
+struct conf_subst {
+	const char	*user;
+	const char	*unix_user;
+	const char	*group;
+	const char	*home;
+	const char	*share;
+	const char	*server;
+	const char	*host;
+	const char	*client;
+};
+int	conf_subst(const char *tmpl, const struct conf_subst *, int flags,
+	    char *out, size_t cap);
+/* Is val a value conf_subst takes (is_path: %H's rule)?  1 or 0. */
+int	conf_subst_value_ok(const char *val, int is_path);
+/* Does tmpl use %letter?  Any letter conf_subst knows? */
+int	conf_subst_uses(const char *tmpl, char letter);
+int	conf_subst_varies(const char *tmpl);
+/* The [homes] section, or NULL. */
+const struct conf_share *conf_homes(const struct conf *);
+/*
+ * conf_share_user_ok and conf_share_user_read_only with the lists' items
+ * substituted first (Samba's "valid users = %S"); v NULL: as written.
+ */
+int	conf_share_user_ok_subst(const struct conf_share *, const char *user,
+	    const struct conf_subst *v);
+int	conf_share_user_read_only_subst(const struct conf_share *,
+	    const char *user, const struct conf_subst *v);
 /*
  * The keytab the ticket helper gets, from `kerberos method` and
  * `dedicated keytab file`; NULL when Kerberos is off (then SPNEGO offers

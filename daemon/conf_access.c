@@ -99,11 +99,25 @@ conf_user_in_group(const char *user, const char *group)
 }
 
 static int
-conf_users_match(char *const *list, const char *user)
+conf_users_match(char *const *list, const char *user,
+    const struct conf_subst *v)
 {
+	char buf[256];
+
 	for (; *list != NULL; list++) {
 		const char *s = *list;
-		size_t pre = strspn(s, "@+");
+		size_t pre;
+
+		/*
+		 * Samba's token_contains_name: "%S", "@%G"... substituted
+		 * first; an item whose value is refused matches nobody.
+		 */
+		if (v != NULL && strchr(s, '%') != NULL) {
+			if (conf_subst(s, v, 0, buf, sizeof(buf)) != 0)
+				continue;
+			s = buf;
+		}
+		pre = strspn(s, "@+");
 
 		if (pre > 0) {
 			if (conf_user_in_group(user, s + pre))
@@ -115,13 +129,21 @@ conf_users_match(char *const *list, const char *user)
 }
 
 int
-conf_share_user_ok(const struct conf_share *s, const char *user)
+conf_share_user_ok_subst(const struct conf_share *s, const char *user,
+    const struct conf_subst *v)
 {
-	if (s->invalid_users != NULL && conf_users_match(s->invalid_users, user))
+	if (s->invalid_users != NULL &&
+	    conf_users_match(s->invalid_users, user, v))
 		return 0;
-	if (s->valid_users != NULL && !conf_users_match(s->valid_users, user))
+	if (s->valid_users != NULL && !conf_users_match(s->valid_users, user, v))
 		return 0;
 	return 1;
+}
+
+int
+conf_share_user_ok(const struct conf_share *s, const char *user)
+{
+	return conf_share_user_ok_subst(s, user, NULL);
 }
 
 /*
@@ -129,13 +151,20 @@ conf_share_user_ok(const struct conf_share *s, const char *user)
  * list makes writable (a user in both may write).
  */
 int
-conf_share_user_read_only(const struct conf_share *s, const char *user)
+conf_share_user_read_only_subst(const struct conf_share *s, const char *user,
+    const struct conf_subst *v)
 {
 	int ro = s->read_only;
 
-	if (s->read_list != NULL && conf_users_match(s->read_list, user))
+	if (s->read_list != NULL && conf_users_match(s->read_list, user, v))
 		ro = 1;
-	if (s->write_list != NULL && conf_users_match(s->write_list, user))
+	if (s->write_list != NULL && conf_users_match(s->write_list, user, v))
 		ro = 0;
 	return ro;
+}
+
+int
+conf_share_user_read_only(const struct conf_share *s, const char *user)
+{
+	return conf_share_user_read_only_subst(s, user, NULL);
 }

@@ -44,6 +44,7 @@ enum {
 	CONF_SB_FRUIT_TM_SIZE, CONF_SB_FRUIT_ZERO_FID, CONF_SB_FRUIT_VALIDATE,
 	CONF_SB_FRUIT_VETO_AD, CONF_SB_FRUIT_POSIX_RENAME,
 	CONF_SB_FRUIT_WIPE_RFORK, CONF_SB_FRUIT_DELETE_EMPTY_AD,
+	CONF_SB_EA_SUPPORT,
 	CONF_SB_MSDFS_ROOT, CONF_SB_MSDFS_PROXY
 };
 
@@ -86,6 +87,12 @@ int		 conf_users_check(char *const *list, char *hint, size_t cap);
  * dropped, the maximum size parsed); -1 with the reason in why.
  */
 int		 conf_recycle_check(struct conf_share *s, char *why, size_t cap);
+/*
+ * daemon/conf_subst.c: a share's path template (sets path_varies); 0,
+ * -1 with the reason in why, or 1 with a warning in why (a letter Samba
+ * substitutes and usmbd keeps as written).
+ */
+int		 conf_subst_check(struct conf_share *s, char *why, size_t cap);
 /* daemon/conf_recycle.c: the snapshot directory (relative, inside). */
 int		 conf_snapshot_check(struct conf_share *s, char *why, size_t cap);
 

@@ -159,6 +159,7 @@ const struct conf_directive conf_directives[] = {
 	{ "ntlm auth", D_ENUM, CONF_GLOBAL, G(ntlm_disabled), 0, 0, conf_ntlm_auth_vals, 0 },
 	{ "smb3 unix extensions", D_BOOL, CONF_GLOBAL, G(smb3_unix_extensions), 0, 0, NULL, 0 },
 	{ "smb3 directory leases", D_BOOL, CONF_GLOBAL, G(smb3_directory_leases), 0, 0, NULL, 0 },
+	{ "change notify", D_BOOL, CONF_GLOBAL, G(change_notify), 0, 0, NULL, 0 },
 	{ "smb2 leases", D_BOOL, CONF_GLOBAL, G(smb2_leases), 0, 0, NULL, 0 },
 	/* Several users on one connection (HACKING.md's security model). */
 	{ "relay sealed sessions", D_BOOL, CONF_GLOBAL, G(relay_sealed_sessions), 0, 0, NULL, 0 },
@@ -170,7 +171,7 @@ const struct conf_directive conf_directives[] = {
 	/* DFS (worker/dfs.h): Samba's key. */
 	{ "host msdfs", D_BOOL, CONF_GLOBAL, G(host_msdfs), 0, 0, NULL, 0 },
 
-	{ "path", D_PATH, CONF_SHARE, S(path), 0, 0, NULL, CONF_SB_PATH },
+	{ "path", D_PATH, CONF_SHARE | CONF_EMPTY_OK, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "comment", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(comment), 0, 0, NULL, CONF_SB_COMMENT },
 	{ "read only", D_BOOL, CONF_SHARE, S(read_only), 0, 0, NULL, CONF_SB_READ_ONLY },
@@ -227,6 +228,8 @@ const struct conf_directive conf_directives[] = {
 	{ "veto oplock files", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(veto_oplock_files), 0, 0, NULL, CONF_SB_VETO_OPLOCK },
 	/* 8.3 short names (worker/shortname.h), Samba's key and values. */
 	{ "mangled names", D_ENUM, CONF_SHARE, S(mangled_names), 0, 0, conf_mangled_vals, CONF_SB_MANGLED_NAMES },
+	/* Extended attributes served (worker/smb2_ea.c), Samba's key. */
+	{ "ea support", D_BOOL, CONF_SHARE, S(ea_support), 0, 0, NULL, CONF_SB_EA_SUPPORT },
 	/* Tree connects to the share across the server (worker/state_tree.c); 0: no limit. */
 	{ "max connections", D_INT, CONF_SHARE, S(max_connections), 0, 1000000, NULL, CONF_SB_MAX_CONN },
 	/* macOS clients (worker/fruit.h): Samba's vfs objects and fruit:*. */

@@ -817,6 +817,16 @@ route_unlink_as(struct child *from, const struct msg *m)
 		    u.path);
 		return 0;
 	}
+	/*
+	 * A root made per tree connect (%U in the path, [homes]) is not
+	 * the master's to know: the file is left, as for a missing share.
+	 */
+	if (sh->path_varies || sh->is_homes) {
+		log_warnx("delete on close of %s\\%s as uid %u: the share's "
+		    "path is made per user: the file is left", u.share, u.path,
+		    (unsigned)uid);
+		return 0;
+	}
 	strcpy(u.root, sh->path);
 	pw = getpwuid(uid);
 	if (pw == NULL || (strcmp(pw->pw_name, master.conf->guest_account) != 0 &&

@@ -555,6 +555,9 @@ usmbctl_testparm(const char *path, int verbose)
 
 		if (s->is_ipc)
 			continue;
+		/* made per user at each tree connect (worker/homes.c) */
+		if (s->is_homes || s->path_varies)
+			continue;
 		if (stat(s->path, &st) < 0)
 			fprintf(stderr, "%s:%d: warning: share [%s]: path %s: %s\n",
 			    path, s->line, s->name, s->path, strerror(errno));

@@ -134,6 +134,7 @@ fscc_put_dirent(struct wcur *w, int info_class, const struct fscc_info *fi,
     uint32_t file_index, const uint8_t *name16, size_t name16_len)
 {
 	size_t fixed = fscc_dirent_fixed(info_class), start;
+	uint32_t ea;
 
 	if (fixed == 0 || w->err || fixed + name16_len > wcur_left(w))
 		return 0;
@@ -150,15 +151,21 @@ fscc_put_dirent(struct wcur *w, int info_class, const struct fscc_info *fi,
 	wcur_le64(w, fi->alloc);
 	wcur_le32(w, fi->attrs);
 	wcur_le32(w, (uint32_t)name16_len);
+	/*
+	 * MS-FSCC 2.4.8, 2.4.14, 2.4.17, 2.4.18: the EaSize of a reparse
+	 * point holds its reparse tag instead (2.4.16 has a field of its own)
+	 */
+	ea = fi->attrs & FILE_ATTRIBUTE_REPARSE_POINT ? fi->reparse_tag :
+	    fi->ea_size;
 	switch (info_class) {
 	case FileDirectoryInformation:		/* 2.4.10 */
 		break;
 	case FileFullDirectoryInformation:	/* 2.4.14 */
-		wcur_le32(w, fi->ea_size);
+		wcur_le32(w, ea);
 		break;
 	case FileBothDirectoryInformation:	/* 2.4.8 */
 	case FileIdBothDirectoryInformation:	/* 2.4.17 */
-		wcur_le32(w, fi->ea_size);
+		wcur_le32(w, ea);
 		/* ShortNameLength, Reserved, ShortName[24] */
 		wcur_u8(w, fi->short_len <= 24 ? fi->short_len : 0);
 		wcur_u8(w, 0);
@@ -173,13 +180,14 @@ fscc_put_dirent(struct wcur *w, int info_class, const struct fscc_info *fi,
 		}
 		break;
 	case FileIdFullDirectoryInformation:	/* 2.4.18 */
-		wcur_le32(w, fi->ea_size);
+		wcur_le32(w, ea);
 		wcur_le32(w, 0);
 		wcur_le64(w, fi->file_id);
 		break;
 	case FileIdExtdDirectoryInformation:	/* 2.4.16 */
 		wcur_le32(w, fi->ea_size);
-		wcur_le32(w, 0);		/* ReparsePointTag */
+		wcur_le32(w, fi->attrs & FILE_ATTRIBUTE_REPARSE_POINT ?
+		    fi->reparse_tag : 0);	/* ReparsePointTag */
 		wcur_le64(w, fi->file_id);	/* 128-bit FileId, low half */
 		wcur_le64(w, 0);
 		break;

@@ -174,6 +174,10 @@ struct vfs_ops {
 	int	(*entstat)(int dirfd, const char *name, struct vfs_stat *);
 	ssize_t	(*entxattr)(int dirfd, const char *name, const char *xname,
 		    void *buf, size_t len);
+	/* The xattr names of that entry (llistxattr: a final symlink is
+	 * not followed), NUL-separated; len 0 asks for the size. */
+	ssize_t	(*entlistxattr)(int dirfd, const char *name, char *buf,
+		    size_t len);
 	ssize_t	(*pread)(int fd, void *buf, size_t len, uint64_t off);
 	ssize_t	(*pwrite)(int fd, const void *buf, size_t len, uint64_t off);
 	int	(*fsync)(int fd, int data_only);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/conf.h"
 #include "proto/crypt.h"
 #include "proto/sign.h"
 #include "worker/open.h"
@@ -32,6 +33,16 @@ struct tree {
 	uint32_t		 tree_id;
 	struct session		*sess;
 	const struct conf_share	*share;
+	/*
+	 * The name it was connected as, read through tree_name(): a home
+	 * share's is its user's, its share [homes] (worker/homes.h: the
+	 * string lives as long as the worker); NULL: share->name.  What
+	 * status, max connections, durable handles and the volume label
+	 * use.  And the hash of its root path with substitutions made
+	 * (state_link_id).  A pointer, not a buffer: 64 trees a connection.
+	 */
+	const char		*name;
+	uint64_t		 path_hash;
 	int			 root_fd;	/* O_PATH|O_DIRECTORY fd of the share root; -1 for IPC$ */
 	/* the share root's identity, read once at the tree connect: a
 	 * change of a top-level name needs its parent's (directory leases) */
@@ -158,6 +169,13 @@ struct conn {
 
 /* Lookups by id; NULL when absent (any state). */
 struct session	*conn_session_find(struct conn *, uint64_t session_id);
+static inline const char *
+tree_name(const struct tree *t)
+{
+	return t->name != NULL ? t->name : t->share != NULL ? t->share->name :
+	    "";
+}
+
 struct tree	*conn_tree_find(struct conn *, struct session *, uint32_t tree_id);
 /* A free slot (zeroed, in_use set) with a fresh id, or NULL. */
 struct session	*conn_session_new(struct conn *);

@@ -104,14 +104,14 @@ ctlmsg_close_share_conn(struct conn *c, void *arg)
 		struct tree *t = &c->trees[i];
 
 		if (!t->in_use || t->share == NULL ||
-		    strcasecmp(t->share->name, cs->name) != 0)
+		    strcasecmp(tree_name(t), cs->name) != 0)
 			continue;
 		/*
 		 * The client learns on its next request on the tree, which
 		 * gets STATUS_NETWORK_NAME_DELETED (dispatch finds no tree).
 		 */
 		log_info("%s: tree %u on [%s] closed by the administrator",
-		    c->peer, t->tree_id, t->share->name);
+		    c->peer, t->tree_id, tree_name(t));
 		ctlmsg_tree_close(c, t);
 		cs->n++;
 	}
@@ -191,6 +191,9 @@ ctlmsg_reload_conn(struct conn *c, void *arg)
 		sh = conf_share_find(rl->nc, old->name);
 		if (sh != NULL) {
 			t->share = sh;
+			/* a configured share's name lives in its conf */
+			if (t->name == old->name)
+				t->name = sh->name;
 			/* Files name their share for file_open_busy_below(). */
 			for (i = 0; pv->opens != NULL && i < pv->nopens; i++) {
 				struct open *o = &pv->opens[i];
@@ -410,7 +413,7 @@ ctlmsg_info_conn(struct conn *c, void *arg)
 	cnt = wcur_reserve(&in->w, 4);
 	for (i = 0, n = 0; i < CONN_MAX_TREES; i++) {
 		const struct tree *t = &c->trees[i];
-		const char *name = t->share != NULL ? t->share->name : "";
+		const char *name = t->share != NULL ? tree_name(t) : "";
 
 		if (!t->in_use || !ctlmsg_fits(in, 4 + 8 + 2 + strlen(name)))
 			continue;
@@ -430,7 +433,7 @@ ctlmsg_info_conn(struct conn *c, void *arg)
 		if (o->kind == OPEN_FREE)
 			continue;
 		share = o->tree != NULL && o->tree->share != NULL ?
-		    o->tree->share->name : "";
+		    tree_name(o->tree) : "";
 		path = ctlmsg_open_path(o);
 		if (!ctlmsg_fits(in, 16 + 4 + strlen(share) + strlen(path) +
 		    4 + 4 + 1 + 4 + 1))

@@ -125,6 +125,7 @@ dfs_entry_info(struct fscc_info *fi)
 	/* MS-FSCC 2.4: EaSize carries the tag of a reparse point */
 	fi->attrs |= FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT;
 	fi->attrs &= ~FILE_ATTRIBUTE_ARCHIVE;
+	fi->reparse_tag = IO_REPARSE_TAG_DFS;
 	fi->ea_size = IO_REPARSE_TAG_DFS;
 	fi->directory = 1;
 }

@@ -211,7 +211,7 @@ durable_reconnect(struct smb2_req *req, const uint8_t *name16, size_t name_len,
 	    tree->share == NULL || tree->root_fd < 0)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
 	if (shm_durable_get(s, r->reconnect_persistent, &rec) != 0 ||
-	    strcmp(rec.share, tree->share->name) != 0)
+	    strcmp(rec.share, tree_name(tree)) != 0)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
 	/*
 	 * MS-SMB2 3.3.5.9.7 / 3.3.5.9.12: a leased open comes back only with
@@ -498,7 +498,7 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 		 */
 		if (res.delete_file && have_rec && tree != NULL &&
 		    tree->share != NULL && tree->root_fd >= 0 &&
-		    strcmp(rec.share, tree->share->name) == 0) {
+		    strcmp(rec.share, tree_name(tree)) == 0) {
 			rc = tree->share->recycle_dir != NULL ?
 			    recycle_unlink(tree->share, worker_user(),
 			    tree->root_fd, rec.path, 0, fid->dev, fid->ino) :

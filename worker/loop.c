@@ -31,6 +31,7 @@
 #include "worker/smb2_notify.h"
 #include "worker/state.h"
 #include "worker/unlink_as.h"
+#include "worker/homes.h"
 #include "worker/uring.h"
 #include "worker/worker.h"
 
@@ -773,6 +774,8 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 		    "state env" : "message socket", conf->lock_dir);
 		return 1;
 	}
+	/* [homes] and %-paths: the user's own names, once (worker/homes.c) */
+	homes_init(user, gid);
 	/* What a file server never needs is refused from here on. */
 	if ((n = confine_worker()) != 0) {
 		errno = -n;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "daemon/conf.h"
+#include "worker/homes.h"
 #include "worker/pipe.h"
 
 /* MS-SRVS 3.1.4 opnums */
@@ -122,6 +123,20 @@ srvsvc_caller_refused(const struct pipe_env *env)
 	return env->anonymous && env->conf->restrict_anonymous >= 1;
 }
 
+/* valid users / invalid users, "%S" and "%U" substituted as the tree
+ * connect does (worker/homes.c; %G, %H and %I match nobody here) */
+static int
+srvsvc_user_ok(const struct pipe_env *env, const struct conf_share *s)
+{
+	struct conf_subst v;
+
+	memset(&v, 0, sizeof(v));
+	v.user = v.unix_user = env->user;
+	v.share = s->name;
+	v.server = env->conf->netbios_name;
+	return conf_share_user_ok_subst(s, env->user, &v);
+}
+
 /* Could the caller connect to s?  The tree connect's rules, as far as
  * the configuration decides them (the kernel judges the path later). */
 static int
@@ -132,7 +147,7 @@ srvsvc_user_may_connect(const struct pipe_env *env, const struct conf_share *s)
 	if (env->anonymous || strcmp(env->user, env->conf->guest_account ?
 	    env->conf->guest_account : "") == 0)
 		return s->guest_ok;
-	return conf_share_user_ok(s, env->user);
+	return srvsvc_user_ok(env, s);
 }
 
 /*
@@ -142,10 +157,17 @@ srvsvc_user_may_connect(const struct pipe_env *env, const struct conf_share *s)
  * enum an administrator who may not connect does not find it either.
  */
 static const struct conf_share *
-srvsvc_share_visible(const struct pipe_env *env, const char *name)
+srvsvc_share_visible(const struct pipe_env *env, const char *name,
+    struct conf_share *home, char *buf, size_t cap)
 {
 	const struct conf_share *s = conf_share_find(env->conf, name);
 
+	if (s != NULL && s->is_homes)
+		return NULL;
+	/* the caller's own home share, as Samba registers it at logon */
+	if (s == NULL && !env->anonymous && strcasecmp(name, env->user) == 0 &&
+	    homes_own_share(env->conf, env->user, home, buf, cap) == 0)
+		s = home;
 	if (s == NULL || s->is_ipc)
 		return s;
 	if (s->access_based_share_enum && !srvsvc_user_may_connect(env, s))
@@ -168,7 +190,8 @@ srvsvc_share_listed(const struct pipe_env *env, const struct conf_share *s,
 {
 	size_t n = strlen(s->name);
 
-	if (!s->is_ipc && !s->browseable)
+	/* [homes] stands for the user's own home share (srvsvc_home) */
+	if (s->is_homes || (!s->is_ipc && !s->browseable))
 		return 0;
 	if (!all && n > 0 && s->name[n - 1] == '$')
 		return 0;
@@ -268,14 +291,19 @@ srvsvc_skip_share_array(struct cur *in, uint32_t level, uint32_t count)
 		}
 }
 
+/* The i-th share of a listing: the configured ones, then the home. */
+#define SRVSVC_NTH(i)	((i) < (uint32_t)conf->nshares ? \
+	&conf->shares[(i)] : &home)
+
 static uint32_t
 srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out, int all)
 {
 	const struct conf *conf = env->conf;
-	char server[SRVSVC_NAME_MAX];
-	uint32_t level, sw, count, resume = 0, n, i, k;
-	int has_resume, known, denied;
+	char server[SRVSVC_NAME_MAX], hbuf[PATH_MAX + 128];
+	struct conf_share home;
+	uint32_t level, sw, count, resume = 0, n, i, k, nall;
+	int has_resume, known, denied, has_home;
 
 	/* [in] ServerName, InfoStruct, PreferedMaximumLength, ResumeHandle */
 	(void)ndr_unique_string(in, server, sizeof(server));
@@ -297,9 +325,16 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 	if (in->err)
 		return DCERPC_FAULT_NDR;
 
-	/* Which shares, from the resume point on. */
-	for (n = 0, i = 0; i < (uint32_t)conf->nshares; i++)
-		if (srvsvc_share_listed(env, &conf->shares[i], all))
+	/*
+	 * Which shares, from the resume point on: the configured ones, then
+	 * the caller's own home share (worker/homes.c), which Samba adds at
+	 * logon and lists as browseable as [global] says.
+	 */
+	has_home = !env->anonymous &&
+	    homes_own_share(conf, env->user, &home, hbuf, sizeof(hbuf)) == 0;
+	nall = (uint32_t)conf->nshares + (has_home ? 1 : 0);
+	for (n = 0, i = 0; i < nall; i++)
+		if (srvsvc_share_listed(env, SRVSVC_NTH(i), all))
 			n++;
 	count = known && !denied && resume < n ? n - resume : 0;
 
@@ -311,19 +346,19 @@ srvsvc_share_enum(const struct pipe_env *env, struct cur *in,
 		ndr_put_ptr(out, count > 0);
 		if (count > 0) {
 			ndr_put_u32(out, count);	/* conformance */
-			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
-				if (!srvsvc_share_listed(env, &conf->shares[i], all))
+			for (k = 0, i = 0; i < nall; i++) {
+				if (!srvsvc_share_listed(env, SRVSVC_NTH(i), all))
 					continue;
 				if (k++ >= resume)
 					srvsvc_share_scalars(out, level,
-					    &conf->shares[i]);
+					    SRVSVC_NTH(i));
 			}
-			for (k = 0, i = 0; i < (uint32_t)conf->nshares; i++) {
-				if (!srvsvc_share_listed(env, &conf->shares[i], all))
+			for (k = 0, i = 0; i < nall; i++) {
+				if (!srvsvc_share_listed(env, SRVSVC_NTH(i), all))
 					continue;
 				if (k++ >= resume)
 					srvsvc_share_buffers(env, out, level,
-					    &conf->shares[i]);
+					    SRVSVC_NTH(i));
 			}
 		}
 	}
@@ -341,7 +376,9 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
 {
 	char server[SRVSVC_NAME_MAX], name[SRVSVC_NAME_MAX];
+	char hbuf[PATH_MAX + 128];
 	const struct conf_share *s;
+	struct conf_share home;
 	uint32_t level;
 
 	/* [in] ServerName, NetName (a [ref, string] pointer), Level */
@@ -357,7 +394,7 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
 		ndr_put_u32(out, WERR_ACCESS_DENIED);
 		return 0;
 	}
-	s = srvsvc_share_visible(env, name);
+	s = srvsvc_share_visible(env, name, &home, hbuf, sizeof(hbuf));
 
 	ndr_put_u32(out, level);			/* union discriminant */
 	if (level == 1005) {

@@ -94,6 +94,7 @@
 #include "proto/ntacl.h"
 #include "proto/secdesc.h"
 #include "worker/confine.h"
+#include "worker/sdw_decide.h"
 #include "worker/worker.h"
 
 #define SDW_ACCOUNT		"usmbd"
@@ -112,8 +113,7 @@ struct sdw_client {
 };
 
 static struct sdw_client sdw_clients[SDW_CLIENTS];
-static struct secdesc	sdw_old, sdw_new, sdw_par, sdw_calc;
-static uint8_t		sdw_buf[SDW_SD_MAX + 64];
+static uint8_t		sdw_buf[SDW_SD_MAX + 64], sdw_pbuf[SDW_SD_MAX + 64];
 static gid_t		sdw_groups[65536];	/* NGROUPS_MAX */
 /* `server admin group`, read at start (a reload restarts this process) */
 static gid_t		sdw_admin_gid;
@@ -310,177 +310,66 @@ sdw_setxattr(int fd, const char *name, const void *buf, size_t len)
 	return rc;
 }
 
+/*
+ * A stored descriptor as sdw_decide takes it: *p NULL when there is none
+ * (or the file system keeps no xattrs), else n bytes in buf.
+ */
 static ntstatus_t
-sdw_read_stored(int fd, struct secdesc *sd, int *have)
+sdw_read_stored(int fd, uint8_t *buf, size_t len, const uint8_t **p,
+    size_t *n)
 {
-	ssize_t n = sdw_getxattr(fd, SDW_XATTR_SD, sdw_buf, sizeof(sdw_buf));
+	ssize_t got = sdw_getxattr(fd, SDW_XATTR_SD, buf, len);
 
-	*have = 0;
-	if (n < 0)
+	*p = NULL;
+	*n = 0;
+	if (got < 0)
 		return errno == ENODATA || errno == EOPNOTSUPP ?
 		    STATUS_SUCCESS : STATUS_ACCESS_DENIED;
-	if (secdesc_decode(sdw_buf, (size_t)n, sd) != 0)
-		return STATUS_INVALID_SECURITY_DESCR;
-	*have = 1;
+	*p = buf;
+	*n = (size_t)got;
 	return STATUS_SUCCESS;
 }
 
 /*
- * The parts a SET leaves unstored (a file with nothing stored, or only a
- * SACL) come from what the caller derived from the kernel, so a stored
- * descriptor holds owner, group and DACL together or none of them.
- */
-static ntstatus_t
-sdw_fill(struct secdesc *old, const struct secdesc *new)
-{
-	if (!old->has_owner) {
-		if (!new->has_owner)
-			return STATUS_INVALID_SECURITY_DESCR;
-		old->has_owner = 1;
-		old->owner = new->owner;
-	}
-	if (!old->has_group) {
-		if (!new->has_group)
-			return STATUS_INVALID_SECURITY_DESCR;
-		old->has_group = 1;
-		old->group = new->group;
-	}
-	if (!(old->control & SE_DACL_PRESENT))
-		(void)ntacl_merge(old, new, DACL_SECURITY_INFORMATION, old);
-	return STATUS_SUCCESS;
-}
-
-/*
- * SDW_OP_INHERIT: is the SACL given the one the parent pfd passes on to
- * this new file of the caller (MS-DTYP 2.5.3.4, proto/ntacl_sacl.c),
- * computed here from the parent's stored descriptor and the caller's
- * identity?  The worker computed it the same way; a difference is a bug
- * or a lie.  What a caller gains by pointing at another directory it can
- * reach: that directory's inheritable SACL on its own file, which changes
- * nobody's access (usmbd audits nothing and enforces no label).
- */
-static ntstatus_t
-sdw_inherit_check(const struct ntacl_token *tok, int pfd, int is_dir,
-    const struct secdesc *given)
-{
-	ntstatus_t status;
-	int have;
-
-	if ((status = sdw_read_stored(pfd, &sdw_par, &have)) !=
-	    STATUS_SUCCESS)
-		return status;
-	if (!have)
-		memset(&sdw_par, 0, sizeof(sdw_par));
-	memset(&sdw_calc, 0, sizeof(sdw_calc));
-	if (ntacl_sacl_inherit(&sdw_par, is_dir, tok, NULL, &sdw_calc) <= 0 ||
-	    (sdw_calc.control & SE_SACL_BITS) != (given->control &
-	    SE_SACL_BITS) || sdw_calc.sacl_len != given->sacl_len ||
-	    memcmp(sdw_calc.sacl, given->sacl, given->sacl_len) != 0) {
-		log_warnx("sdw: an inherited SACL that the parent does not "
-		    "pass on (uid %u)", (unsigned)tok->user.sub[1]);
-		return STATUS_INVALID_SECURITY_DESCR;
-	}
-	return STATUS_SUCCESS;
-}
-
-/*
- * The questions, all must say yes.  Owner, group, DACL: does the stored
- * DACL give the caller WRITE_OWNER (no stored DACL: the owner only, as
- * the kernel-derived one says), and may the caller, by the kernel's rule,
- * change the POSIX side (the DACL: the file's owner only).  The SACL:
- * does the caller hold SeSecurityPrivilege (a member of `server admin
- * group`, by the groups the kernel gave at connect), whoever owns the
- * file, as on Windows; so do the scoped policy ids (SCOPE).  A label
- * needs what the owner needs (WRITE_OWNER, MS-FSA 2.1.5.17), the resource
- * attributes what the DACL needs (WRITE_DAC) but not the file's
- * ownership: no POSIX side moves with them.  pfd >= 0 (SDW_OP_INHERIT):
- * the SACL is the one the parent passes on, which needs no privilege.
+ * SDW_OP_SET (pfd -1) and SDW_OP_INHERIT: read what the decision needs
+ * (worker/sdw_decide.c has the rules), then store what it says.
  */
 static ntstatus_t
 sdw_set(const struct sdw_client *cl, int fd, int pfd, uint32_t which,
     const uint8_t *p, size_t len)
 {
-	const uint32_t ogd = OWNER_SECURITY_INFORMATION |
-	    GROUP_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION;
-	struct ntacl_token tok;
-	uint32_t gids[NTACL_TOKEN_GROUPS], need = 0, got;
+	static uint8_t out[SDW_SD_MAX];
+	struct sdw_caller who;
+	struct sdw_target t;
+	uint32_t gids[NTACL_TOKEN_GROUPS];
 	struct stat st;
 	ntstatus_t status;
-	uint8_t out[SDW_SD_MAX];
-	struct wcur w;
+	size_t outlen;
 	unsigned i;
-	int have, rc;
 
 	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) ||
 	    S_ISDIR(st.st_mode)))
 		return STATUS_INVALID_PARAMETER;
-	/* nothing asked for would store a descriptor nobody set */
-	if (which == 0 || (which & ~(ogd | SACL_SECURITY_INFORMATION |
-	    SACL_CLASS_BITS)))
-		return STATUS_INVALID_PARAMETER;
-	if (pfd >= 0 && (!(which & SACL_SECURITY_INFORMATION) ||
-	    cl->uid != st.st_uid))
-		return STATUS_ACCESS_DENIED;
-	if ((which & (SACL_SECURITY_INFORMATION | SCOPE_SECURITY_INFORMATION)) &&
-	    !cl->security && pfd < 0)
-		return STATUS_PRIVILEGE_NOT_HELD;
-	if (secdesc_decode(p, len, &sdw_new) != 0 ||
-	    ntacl_validate(&sdw_new) != 0)
-		return STATUS_INVALID_SECURITY_DESCR;
 	for (i = 0; i < cl->ngroups; i++)
 		gids[i] = cl->groups[i];
-	ntacl_token_unix(&tok, cl->uid, cl->gid, gids, cl->ngroups);
-	if (pfd >= 0 && (status = sdw_inherit_check(&tok, pfd,
-	    S_ISDIR(st.st_mode), &sdw_new)) != STATUS_SUCCESS)
-		return status;
-	if ((status = sdw_read_stored(fd, &sdw_old, &have)) != STATUS_SUCCESS)
-		return status;
-	if (!have) {
-		memset(&sdw_old, 0, sizeof(sdw_old));
-		sdw_old.control = SE_SELF_RELATIVE;
+	who = (struct sdw_caller){ .uid = cl->uid, .gid = cl->gid,
+	    .ngroups = cl->ngroups, .groups = gids,
+	    .security = cl->security };
+	memset(&t, 0, sizeof(t));
+	t.owner_uid = st.st_uid;
+	t.is_dir = S_ISDIR(st.st_mode);
+	t.stored_err = sdw_read_stored(fd, sdw_buf, sizeof(sdw_buf),
+	    &t.stored, &t.stored_len);
+	if (pfd >= 0) {
+		t.inherit = 1;
+		t.parent_err = sdw_read_stored(pfd, sdw_pbuf,
+		    sizeof(sdw_pbuf), &t.parent, &t.parent_len);
 	}
-	if (which & (DACL_SECURITY_INFORMATION |
-	    ATTRIBUTE_SECURITY_INFORMATION))
-		need |= NTACL_WRITE_DAC;
-	if (which & (OWNER_SECURITY_INFORMATION | GROUP_SECURITY_INFORMATION |
-	    LABEL_SECURITY_INFORMATION))
-		need |= NTACL_WRITE_OWNER;
-	/*
-	 * The file's Unix owner may: the kernel lets it rewrite the POSIX
-	 * side (chmod, setfacl) whatever the descriptor says, so refusing it
-	 * here would protect nothing, and it keeps an owner from being
-	 * locked out of its own file.  Anyone else needs the rights under
-	 * a stored DACL (a stored SACL alone grants nothing), and for the
-	 * DACL the kernel's rule (only the owner changes a POSIX ACL)
-	 * refuses it anyway.
-	 */
-	if (need != 0 && cl->uid != st.st_uid) {
-		if (!(sdw_old.control & SE_DACL_PRESENT) ||
-		    ntacl_check(&sdw_old, &tok, need, &got) != 0)
-			return STATUS_ACCESS_DENIED;
-		if (which & DACL_SECURITY_INFORMATION)
-			return STATUS_ACCESS_DENIED;
-	}
-	/* Windows: an owner one holds (oneself, a group of one's token) */
-	if ((which & OWNER_SECURITY_INFORMATION) && (!sdw_new.has_owner ||
-	    !ntacl_token_has(&tok, &sdw_new.owner)))
-		return STATUS_INVALID_OWNER;
-	rc = ntacl_merge(&sdw_old, &sdw_new, which, &sdw_old);
-	if (rc != 0)
-		return rc == -1 ? STATUS_INVALID_OWNER : rc == -2 ?
-		    STATUS_INVALID_PRIMARY_GROUP : STATUS_INVALID_SECURITY_DESCR;
-	if ((which & ogd) && (status = sdw_fill(&sdw_old, &sdw_new)) !=
-	    STATUS_SUCCESS)
+	status = sdw_decide(&who, &t, which, p, len, out, sizeof(out),
+	    &outlen);
+	if (status != STATUS_SUCCESS || outlen == 0)
 		return status;
-	/* a class set that brought nothing where nothing was: store none */
-	if (!have && !sdw_old.has_owner && !sdw_old.has_group &&
-	    !(sdw_old.control & (SE_DACL_PRESENT | SE_SACL_PRESENT)))
-		return STATUS_SUCCESS;
-	wcur_init(&w, out, sizeof(out));
-	(void)secdesc_encode(&w, &sdw_old, ogd | SACL_SECURITY_INFORMATION);
-	if (w.err)
-		return STATUS_INVALID_SECURITY_DESCR;
-	if (sdw_setxattr(fd, SDW_XATTR_SD, out, wcur_off(&w)) != 0) {
+	if (sdw_setxattr(fd, SDW_XATTR_SD, out, outlen) != 0) {
 		log_warn("sdw: storing the descriptor of inode %llu",
 		    (unsigned long long)st.st_ino);
 		return errno == ENOSPC || errno == E2BIG ?

@@ -156,7 +156,7 @@ file_open_close(struct open *op)
 				log_info("delete on close of %s\\%s: the name is "
 				    "now another file (dev/ino changed): not "
 				    "deleted", op->tree->share != NULL ?
-				    op->tree->share->name : "", f->path);
+				    tree_name(op->tree) : "", f->path);
 			else if (rc != 0)
 				log_debug(2, "delete on close of \"%s\": %s",
 				    f->path, strerror(-rc));

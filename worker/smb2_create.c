@@ -123,10 +123,17 @@ create_validate(struct create_call *cr)
 	if (cr->imp > 3)
 		return STATUS_BAD_IMPERSONATION_LEVEL;
 	if (disp > FILE_OVERWRITE_IF || (opts & FILE_OPTIONS_INVALID) ||
-	    (opts & FILE_RESERVE_OPFILTER) ||
 	    ((opts & FILE_DIRECTORY_FILE) && (opts & FILE_NON_DIRECTORY_FILE)))
 		return STATUS_INVALID_PARAMETER;
-	if (opts & FILE_OPEN_BY_FILE_ID)
+	/*
+	 * MS-SMB2 2.2.13: a filter oplock is for local callers only, and
+	 * the server MUST fail FILE_RESERVE_OPFILTER with NOT_SUPPORTED, as
+	 * Windows does (smb2.create.gentest's not_supported_mask 0x00102080
+	 * with FILE_OPEN_BY_FILE_ID and FILE_CREATE_TREE_CONNECTION).  No
+	 * client sends it; every other option bit below 0x01000000 is
+	 * accepted, as Windows accepts it.
+	 */
+	if (opts & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER))
 		return STATUS_NOT_SUPPORTED;
 	if (opts & FILE_CREATE_TREE_CONNECTION)
 		return STATUS_NOT_SUPPORTED;	/* MS-SMB2 3.3.5.9 */
@@ -844,6 +851,9 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	    (status = smb2_create_parse_contexts(req, cr.ctx_off, cr.ctx_len,
 	    &cr.cc)) != STATUS_SUCCESS)
 		return status;
+	/* `ea support = no`: EAs given refuse the create, as Samba */
+	if (cr.cc.exta != NULL && !smb2_ea_on(cr.tree->share))
+		return STATUS_EAS_NOT_SUPPORTED;
 	/* Apple's query: a malformed one is refused before anything opens */
 	if (cr.cc.aapl_seen) {
 		cr.aapl_answer = fruit_aapl_want(req->conn, cr.tree, cr.cc.aapl,

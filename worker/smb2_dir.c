@@ -44,6 +44,8 @@ static uint8_t	dir_name16[(255 * 4 + 1) * 2];
 static char	dir_path[FILE_PATH_MAX + 256];
 /* the stat of the entry dir_entry_info judged last (READ_DIR_ATTR) */
 static struct vfs_stat	dir_ent_st;
+/* one entry's xattr names (listxattr's largest answer is 64 KiB) */
+static char	dir_xnames[65536];
 
 
 static int
@@ -158,6 +160,107 @@ out:
 }
 
 /*
+ * EaSize (worker/smb2_ea.c smb2_ea_size_names, the helper QUERY_INFO's
+ * FileEaInformation uses) of one entry, from its xattr names in
+ * dir_xnames[0, n): each EA's value size is one lgetxattr of size 0 by
+ * the entry's /proc name (fd the directory, name the entry's) or, for
+ * a symlink's target opened beneath the share, by that fd (name NULL).
+ */
+struct dir_ent_ref {
+	int		 fd;
+	const char	*name;		/* NULL: fd is the file itself */
+};
+
+static ssize_t
+dir_ea_vsize(void *arg, const char *xname)
+{
+	const struct dir_ent_ref *r = arg;
+
+	return r->name != NULL ? file_vfs()->entxattr(r->fd, r->name, xname,
+	    NULL, 0) : file_vfs()->getxattr(r->fd, xname, NULL, 0);
+}
+
+/* Is xname one of the names in dir_xnames[0, n)? */
+static int
+dir_xname_listed(size_t n, const char *xname)
+{
+	size_t len = strlen(xname) + 1;
+	const char *x, *end = dir_xnames + n;
+
+	for (x = dir_xnames; x < end; x += strnlen(x, (size_t)(end - x)) + 1)
+		if ((size_t)(end - x) >= len && memcmp(x, xname, len) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The DOS attributes (returns has_dos) and, with ea non-NULL, the EaSize
+ * of one regular file or directory of the listing.  Without EaSize one
+ * lgetxattr of the DOS xattr, as before.  With it one llistxattr first:
+ * the DOS xattr is read only when listed (a file made outside SMB has
+ * none), and only a file with EAs costs more, one call per EA.  A file
+ * system without user xattrs (ENOTSUP) has neither.
+ */
+static int
+dir_entry_xattrs(int dirfd, const char *name, struct vfs_dosinfo *di,
+    uint32_t *ea)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct dir_ent_ref ref = { dirfd, name };
+	uint8_t buf[64];
+	ssize_t n, l = -1;
+
+	if (ea != NULL) {
+		*ea = 0;
+		l = vfs->entlistxattr(dirfd, name, dir_xnames,
+		    sizeof(dir_xnames));
+		if (l == -EOPNOTSUPP)
+			return 0;
+	}
+	if (l >= 0 && !dir_xname_listed((size_t)l, VFS_XATTR_DOS))
+		n = -1;
+	else	/* no EaSize asked, or no list (then no EaSize either) */
+		n = vfs->entxattr(dirfd, name, VFS_XATTR_DOS, buf, sizeof(buf));
+	if (l > 0)
+		*ea = smb2_ea_size_names(dir_xnames, (size_t)l, dir_ea_vsize,
+		    &ref);
+	return n > 0 && vfs_dos_decode(buf, (size_t)n, di) == 0;
+}
+
+/*
+ * A symlink's target (path, found beneath the share root): its stat and,
+ * with ea non-NULL, its EaSize, as an open of the link through the share
+ * answers FileEaInformation.  One O_PATH open beneath the root, as the
+ * stat alone takes; its xattrs are read through that fd, so nothing
+ * outside the share is reached.
+ */
+static int
+dir_link_target(struct tree *tree, const char *path, struct vfs_stat *st,
+    uint32_t *ea)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct dir_ent_ref ref;
+	ssize_t l;
+	int fd, rc;
+
+	if (ea == NULL)
+		return vfs->statat(tree->root_fd, path, st);
+	*ea = 0;
+	if ((fd = vfs->open(tree->root_fd, path, O_PATH, 0)) < 0)
+		return fd;
+	rc = vfs->fstat(fd, st);
+	if (rc == 0 && (S_ISREG(st->mode) || S_ISDIR(st->mode)) &&
+	    (l = vfs->listxattr(fd, dir_xnames, sizeof(dir_xnames))) > 0) {
+		ref.fd = fd;
+		ref.name = NULL;
+		*ea = smb2_ea_size_names(dir_xnames, (size_t)l, dir_ea_vsize,
+		    &ref);
+	}
+	close(fd);
+	return rc;
+}
+
+/*
  * The stat and DOS view of one entry.  A symlink is shown as what it
  * points to when that stays inside the share, and hidden otherwise, as
  * are fifos, sockets and devices.  On a POSIX handle (pi non-NULL) they
@@ -166,13 +269,12 @@ out:
  */
 static int
 dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
-    int dot, struct fscc_info *fi, struct posix_info *pi)
+    int dot, int want_ea, struct fscc_info *fi, struct posix_info *pi)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_dosinfo di;
 	struct vfs_stat st, lst;
-	uint8_t buf[64];
-	ssize_t n;
+	uint32_t ea = 0;
 	int has_dos = 0, rc, link = 0, dfs = 0;
 	struct tree *tree = req->tree;
 	const char *slash;
@@ -198,7 +300,8 @@ dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
 				return -1;
 			/* resolved beneath the share root, or refused */
 			lst = st;
-			rc = vfs->statat(tree->root_fd, dir_path, &st);
+			rc = dir_link_target(tree, dir_path, &st,
+			    want_ea ? &ea : NULL);
 			link = 1;
 			/* a DFS root's msdfs link: a directory that refers on */
 			if (rc != 0 && (dfs = dfs_entry_link(req, f->fd,
@@ -207,12 +310,9 @@ dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
 				st.mode = S_IFDIR | (lst.mode & 0555);
 				rc = 0;
 			}
-		} else if (rc == 0 && (S_ISREG(st.mode) || S_ISDIR(st.mode))) {
-			n = vfs->entxattr(f->fd, name, VFS_XATTR_DOS, buf,
-			    sizeof(buf));
-			has_dos = n > 0 && vfs_dos_decode(buf, (size_t)n,
-			    &di) == 0;
-		}
+		} else if (rc == 0 && (S_ISREG(st.mode) || S_ISDIR(st.mode)))
+			has_dos = dir_entry_xattrs(f->fd, name, &di,
+			    want_ea ? &ea : NULL);
 	}
 	/* one test when the share has no hide unreadable */
 	if (rc == 0 && dot == 0 && !dfs && tree->share != NULL &&
@@ -227,6 +327,7 @@ dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
 	if (rc != 0 || (!S_ISREG(st.mode) && !S_ISDIR(st.mode)))
 		return -1;
 	file_info_from_stat(&st, &di, has_dos, fi);
+	fi->ea_size = ea;
 	if (dfs)
 		dfs_entry_info(fi);
 	dir_ent_st = st;
@@ -260,6 +361,32 @@ dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
 	le16_put(e + 94, (uint16_t)st->mode);
 }
 
+/*
+ * Does the level carry EaSize worth its calls?  The levels with the field
+ * (MS-FSCC 2.4.8, 2.4.14, 2.4.16-2.4.18), on a share with `ea support`,
+ * but not FileIdBothDirectoryInformation where READ_DIR_ATTR puts the
+ * maximal access there (dir_entry_aapl).
+ */
+static int
+dir_wants_ea(struct smb2_req *req, int klass)
+{
+	switch (klass) {
+	case FileFullDirectoryInformation:
+	case FileBothDirectoryInformation:
+	case FileIdFullDirectoryInformation:
+	case FileIdExtdDirectoryInformation:
+		break;
+	case FileIdBothDirectoryInformation:
+		if (req->conn->aapl && req->conn->aapl_rdattr &&
+		    fruit_tree_on(req->tree))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	return smb2_ea_on(req->tree->share);
+}
+
 /* Appends one entry; 1 written, 0 did not fit, -1 skipped. */
 static int
 dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
@@ -288,8 +415,8 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 		log_debug(2, "listing: skipped a name that is not UTF-8");
 		return -1;
 	}
-	if (dir_entry_info(req, f, name, dot, &fi, posix ? &pi : NULL) !=
-	    0)
+	if (dir_entry_info(req, f, name, dot, dir_wants_ea(req, klass),
+	    &fi, posix ? &pi : NULL) != 0)
 		return -1;
 	if (dot == 0 && !posix) {
 		fi.attrs = namerule_attrs(share, name, strlen(name), fi.attrs);

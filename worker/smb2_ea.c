@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/conf.h"
 #include "proto/cur.h"
 #include "proto/fscc.h"
 #include "worker/errmap.h"
@@ -156,24 +157,63 @@ ea_each(struct file_open *f, int (*fn)(void *, const char *, size_t), void *arg)
 	return 0;
 }
 
-static int
-ea_size_cb(void *arg, const char *name, size_t vlen)
+int
+smb2_ea_on(const struct conf_share *share)
 {
-	uint32_t *total = arg;
+	return share == NULL || share->ea_support;
+}
 
-	/* the size of the entry in FILE_FULL_EA_INFORMATION, 4-aligned */
-	*total += (uint32_t)((8 + strlen(name) + 1 + vlen + 3) & ~(size_t)3);
-	return 0;
+/*
+ * EaSize from a list of xattr names (list[0, n), as listxattr gives it):
+ * the length of the FILE_FULL_EA_INFORMATION list a query of every EA
+ * returns (MS-FSCC 2.4.15: each entry 4-aligned, no padding after the
+ * last), so a client that asks with a buffer of EaSize bytes gets them
+ * all.  The EAs a query leaves out (a name or value too long for the
+ * wire) are not counted.  Only EAs cost a call (vsize, the value's size
+ * by name); a list without any costs none.
+ */
+uint32_t
+smb2_ea_size_names(const char *list, size_t n,
+    ssize_t (*vsize)(void *, const char *), void *arg)
+{
+	const char *x, *end = list + n;
+	uint64_t total = 0;
+	size_t nlen;
+	ssize_t vlen;
+
+	for (x = list; x < end; x += strnlen(x, (size_t)(end - x)) + 1) {
+		if ((size_t)(end - x) <= EA_PREFIX_LEN ||
+		    strncmp(x, EA_PREFIX, EA_PREFIX_LEN) != 0)
+			continue;
+		nlen = strnlen(x + EA_PREFIX_LEN, (size_t)(end - x) -
+		    EA_PREFIX_LEN);
+		if (nlen == 0 || nlen > EA_NAME_MAX ||
+		    x + EA_PREFIX_LEN + nlen >= end)
+			continue;	/* empty, too long or not terminated */
+		vlen = vsize(arg, x);
+		if (vlen < 0 || vlen > EA_VALUE_MAX)
+			continue;	/* gone meanwhile, or never sent */
+		if (total > 0)
+			total = (total + 3) & ~(uint64_t)3;
+		total += 8 + nlen + 1 + (size_t)vlen;
+	}
+	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+static ssize_t
+ea_vsize_fd(void *arg, const char *xname)
+{
+	return file_vfs()->getxattr(*(const int *)arg, xname, NULL, 0);
 }
 
 uint32_t
 smb2_ea_size(struct file_open *f)
 {
-	uint32_t total = 0;
+	ssize_t n;
 
-	if (ea_each(f, ea_size_cb, &total) != 0)
+	if (!smb2_ea_on(f->share) || (n = ea_load(f)) <= 0)
 		return 0;
-	return total;
+	return smb2_ea_size_names(ea_list, (size_t)n, ea_vsize_fd, &f->fd);
 }
 
 struct ea_put {
@@ -293,6 +333,9 @@ smb2_ea_query_need(struct file_open *f, const uint8_t *list, size_t list_len,
 	int rc;
 
 	*need = 0;
+	/* ea support = no: as Samba, a file has none */
+	if (!smb2_ea_on(f->share))
+		return STATUS_NO_EAS_ON_FILE;
 	if (list != NULL && list_len > 0) {
 		status = ea_query_list(f, list, list_len, &p);
 		if (status == STATUS_BUFFER_TOO_SMALL)
@@ -379,6 +422,8 @@ smb2_ea_set(struct file_open *f, const uint8_t *buf, size_t len)
 	size_t pos;
 	int guard, pass, rc;
 
+	if (!smb2_ea_on(f->share))
+		return STATUS_EAS_NOT_SUPPORTED;
 	/* two passes: everything is checked before anything is written */
 	for (pass = 0; pass < 2; pass++) {
 		pos = 0;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proto/ntstatus.h"
 
@@ -114,6 +115,17 @@ ntstatus_t	smb2_ea_query_need(struct file_open *, const uint8_t *list,
 		    size_t list_len, struct wcur *w, uint32_t *need);
 ntstatus_t	smb2_ea_set(struct file_open *, const uint8_t *buf, size_t len);
 uint32_t	smb2_ea_size(struct file_open *);
+/*
+ * EaSize from a file's xattr names (list[0, n) as listxattr gives them),
+ * vsize(arg, xname) giving one value's size: what smb2_ea_size answers,
+ * shared with the listings (worker/smb2_dir.c).  smb2_ea_on: EAs served
+ * on the share (`ea support`, default yes); off, a file has none and sets
+ * are refused.
+ */
+uint32_t	smb2_ea_size_names(const char *list, size_t n,
+		    ssize_t (*vsize)(void *, const char *), void *arg);
+struct conf_share;
+int		smb2_ea_on(const struct conf_share *);
 /* FSCTLs on files; req->body is positioned at the IOCTL request fields. */
 ntstatus_t	smb2_ioctl_file(struct smb2_req *, struct smb2_rsp *);
 

@@ -374,9 +374,9 @@ info_query_fs(struct smb2_req *req, int klass, struct wcur *w)
 	fs.max_name = 255;
 	memcpy(fs.object_id, &sf.fsid, 8);
 	memcpy(fs.object_id + 8, &st.ino, 8);
-	if (tree->share != NULL && tree->share->name != NULL) {
-		l16 = unicode_utf8_to_utf16(tree->share->name,
-		    strlen(tree->share->name), label16, sizeof(label16));
+	if (tree->share != NULL) {
+		l16 = unicode_utf8_to_utf16(tree_name(tree),
+		    strlen(tree_name(tree)), label16, sizeof(label16));
 		if (l16 < 0)
 			l16 = 0;
 	}

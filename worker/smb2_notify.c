@@ -939,6 +939,9 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* MS-SMB2 3.3.5.19: FILE_LIST_DIRECTORY is needed */
 	if (!(op->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
+	/* `change notify = no`: no watch, Samba's answer (HACKING.md) */
+	if (req->conn->conf != NULL && !req->conn->conf->change_notify)
+		return STATUS_NOT_IMPLEMENTED;
 	if (req->conn->max_trans_size != 0 &&
 	    outlen > req->conn->max_trans_size)
 		return STATUS_INVALID_PARAMETER;

@@ -312,6 +312,87 @@ info_rename_stream(struct open *op, const char *to, int replace)
 }
 
 /*
+ * A named stream renamed to the unnamed one (":" or "::$DATA", MS-FSA
+ * 2.1.5.14.11.1): a file always has its unnamed stream, so without
+ * ReplaceIfExists the name collides; with it, NTFS lets a named stream
+ * take the place of an empty unnamed stream that no handle has open
+ * (smb2.streams.rename2, whose comment in the SMB1 version says it passes
+ * on Windows; Samba answers NOT_SUPPORTED).  A directory has no unnamed
+ * data stream.  The stream's bytes become the file's data, then the
+ * stream goes; the handle now stands for the unnamed stream, its shared
+ * record staying where it was made (state_open_leave reads the record's
+ * own id).  A rare request, off every hot path.
+ */
+static ntstatus_t
+info_rename_to_default(struct open *op, int replace)
+{
+	static uint8_t val[65536];
+	const struct vfs_ops *vfs = file_vfs();
+	struct file_open *f = op->u.file;
+	struct shm *s = state_shm();
+	struct shm_file_id base;
+	struct vfs_stat st, wst;
+	char from_x[300];
+	ssize_t n, w;
+	int fd = f->fd, rc, nopen = 0;
+	ntstatus_t status = STATUS_SUCCESS;
+
+	if (f->stream[0] == '\0')
+		return STATUS_INVALID_PARAMETER;
+	if ((rc = vfs->fstat(f->fd, &st)) != 0)
+		return ntstatus_from_errno(rc);
+	if (!S_ISREG(st.mode))
+		return STATUS_INVALID_PARAMETER;
+	if (!replace)
+		return STATUS_OBJECT_NAME_COLLISION;
+	if (st.size != 0)
+		return STATUS_INVALID_PARAMETER;
+	/* MS-FSCC 2.4.42: the target open and ReplaceIfExists: refused */
+	if (s != NULL) {
+		state_file_id(&base, f->dev, f->ino, NULL);
+		if (shm_open_count(s, &base, &nopen) == 0 && nopen > 0)
+			return STATUS_ACCESS_DENIED;
+	}
+	if (vfs_stream_xattr_name(f->stream, from_x, sizeof(from_x)) != 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	if ((n = vfs->getxattr(f->fd, from_x, val, sizeof(val))) < 0)
+		return ntstatus_from_errno((int)n);
+	if (!f->writable) {
+		/* the kernel judges the write, as it judged the xattr's */
+		fd = vfs->open(op->tree->root_fd, f->path, O_WRONLY |
+		    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+		if (fd < 0)
+			return ntstatus_from_errno(fd);
+		if ((rc = vfs->fstat(fd, &wst)) != 0 ||
+		    wst.dev != st.dev || wst.ino != st.ino) {
+			status = rc != 0 ? ntstatus_from_errno(rc) :
+			    STATUS_OBJECT_NAME_NOT_FOUND;
+			goto out;
+		}
+	}
+	if (n > 0 && (w = vfs->pwrite(fd, val, (size_t)n, 0)) != n) {
+		(void)vfs->ftruncate(fd, 0);
+		status = w < 0 ? ntstatus_from_errno((int)w) :
+		    STATUS_DISK_FULL;
+		goto out;
+	}
+	if ((rc = vfs->removexattr(f->fd, from_x)) != 0) {
+		(void)vfs->ftruncate(fd, 0);
+		status = ntstatus_from_errno(rc);
+		goto out;
+	}
+	f->stream[0] = '\0';
+	/* the file's size changed: watchers and cached listings hear it */
+	smb2_notify_file_change(op->tree->root_fd, f, FILE_ACTION_MODIFIED,
+	    FILE_NOTIFY_CHANGE_SIZE | FILE_NOTIFY_CHANGE_STREAM_NAME, 0);
+	dirlease_break_op(op, f->path);
+out:
+	if (fd != f->fd)
+		close(fd);
+	return status;
+}
+
+/*
  * MS-FSA 2.1.5.14.11: a rename opens its DestinationDirectory for
  * FILE_ADD_FILE (FILE_ADD_SUBDIRECTORY too for a directory), sharing read
  * and write, next to the directory's current opens -- an open there with
@@ -422,14 +503,31 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 			return status;
 		if (link)
 			return STATUS_INVALID_PARAMETER;
+		if (tstream[0] == '\0')
+			return info_rename_to_default(op, replace);
 		return info_rename_stream(op, tstream, replace);
 	}
 	status = file_name_parse(req, name16, nlen, target, sizeof(target),
 	    tstream, sizeof(tstream));
 	if (status != STATUS_SUCCESS)
 		return status;
-	if (tstream[0] != '\0' || f->stream[0] != '\0')
-		return STATUS_INVALID_PARAMETER;	/* file <-> stream */
+	if (tstream[0] != '\0' || f->stream[0] != '\0') {
+		/*
+		 * file <-> stream by a path: refused, but only after the
+		 * destination directory's open, which Windows makes first
+		 * (the I/O manager opens it before the file system sees
+		 * the rename): a handle there with DELETE access answers
+		 * SHARING_VIOLATION (smb2.streams.rename2).
+		 */
+		if (!link && tree->share != NULL &&
+		    !tree->share->case_sensitive)
+			(void)vfs_name_resolve(vfs, tree->root_fd, target,
+			    sizeof(target));
+		if (!link && (status = info_rename_parent_check(req, rsp,
+		    tree, target, 0)) != STATUS_SUCCESS)
+			return status;
+		return STATUS_INVALID_PARAMETER;
+	}
 	if (target[0] == '\0')
 		return STATUS_OBJECT_NAME_INVALID;
 	/* a vetoed name is neither a rename's nor a link's target */

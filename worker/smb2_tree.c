@@ -19,6 +19,7 @@
 #include "worker/dfs.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/homes.h"
 #include "worker/state.h"
 
 #define SMB2_SHARE_TYPE_DISK		0x01
@@ -71,24 +72,46 @@ tree_clone_unit(struct conn *c, const struct conf_share *sh, int fd)
  * of the hand-off's for a headless one), never the owner's or the gate's
  * text; without it every list refuses.  Asked only of shares with a rule.
  */
-static int
-tree_host_allowed(const struct conn *c, const struct conf_share *sh)
+static const char *
+tree_peer_text(void *arg, char *addr, size_t cap)
 {
+	const struct conn *c = arg;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	char addr[INET6_ADDRSTRLEN];
-	const char *p = addr;
 
 	if (c->priv->relayed || c->priv->headless) {
 		if (!c->priv->peer_vouched)
-			return 0;
-		p = c->peer;
+			return NULL;
+		return c->peer;
 	}
-	else if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1 ||
-	    conf_addr_text((const struct sockaddr *)&ss, addr,
-	    sizeof(addr)) != 0)
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == -1 ||
+	    conf_addr_text((const struct sockaddr *)&ss, addr, cap) != 0)
+		return NULL;
+	return addr;
+}
+
+static int
+tree_host_allowed(const struct conn *c, const struct conf_share *sh)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const char *p = tree_peer_text((void *)c, addr, sizeof(addr));
+
+	if (p == NULL)
 		return 0;
 	return conf_peer_allowed(sh->hosts_allow, sh->hosts_deny, p);
+}
+
+/* FNV-1a of the root path, where state_link_id starts (worker/state.c). */
+static uint64_t
+tree_path_hash(const char *p)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *p; p++) {
+		h ^= (uint8_t)*p;
+		h *= 1099511628211ull;
+	}
+	return h;
 }
 
 ntstatus_t
@@ -97,6 +120,8 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct conn *c = req->conn;
 	struct session *s = req->sess;
 	const struct conf_share *sh;
+	struct homes_target ht;
+	const char *tname;
 	struct tree *t;
 	char path[512], *name;
 	const uint8_t *p;
@@ -125,11 +150,14 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	name++;
 	if (*name == '\0' || strchr(name, '\\') != NULL)
 		return STATUS_BAD_NETWORK_NAME;
-	sh = conf_share_find(c->conf, name);
-	if (sh == NULL) {
+	/* a configured share, or a user's home from [homes] (worker/homes.c) */
+	st = homes_resolve(c->conf, name, s->anonymous || s->guest ? NULL :
+	    s->user, tree_peer_text, c, &ht);
+	if (st != STATUS_SUCCESS) {
 		log_debug(2, "%s: no share \"%s\"", c->peer, name);
-		return STATUS_BAD_NETWORK_NAME;
+		return st;
 	}
+	sh = ht.share;
 	/*
 	 * An msdfs proxy share is a referral only: a client that connects
 	 * without asking for it first is refused, as Samba refuses it.
@@ -143,15 +171,15 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((sh->hosts_allow != NULL || sh->hosts_deny != NULL) &&
 	    !tree_host_allowed(c, sh)) {
 		conn_warnx(c, "share %s refused to %s (hosts allow/deny)",
-		    sh->name, c->peer);
+		    ht.name, c->peer);
 		return STATUS_ACCESS_DENIED;
 	}
 	if (s->anonymous && !sh->is_ipc) {
-		conn_warnx(c, "anonymous session refused share %s", sh->name);
+		conn_warnx(c, "anonymous session refused share %s", ht.name);
 		return STATUS_ACCESS_DENIED;
 	}
 	if (s->guest && !sh->is_ipc && !sh->guest_ok) {
-		conn_warnx(c, "guest refused share %s (guest ok = no)", sh->name);
+		conn_warnx(c, "guest refused share %s (guest ok = no)", ht.name);
 		return STATUS_ACCESS_DENIED;
 	}
 	if (!sh->is_ipc && state_is_stateless()) {
@@ -163,12 +191,13 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 		 * this is a connection that reached it before.
 		 */
 		conn_warnx(c, "share %s refused: this worker serves IPC$ only "
-		    "(started when no share was `guest ok`)", sh->name);
+		    "(started when no share was `guest ok`)", ht.name);
 		return STATUS_ACCESS_DENIED;
 	}
-	if (!sh->is_ipc && !s->guest && !conf_share_user_ok(sh, s->user)) {
+	if (!sh->is_ipc && !s->guest && !conf_share_user_ok_subst(sh, s->user,
+	    &ht.v)) {
 		conn_warnx(c, "user %s refused share %s (valid/invalid users)",
-		    s->user, sh->name);
+		    s->user, ht.name);
 		return STATUS_ACCESS_DENIED;
 	}
 	if (sh->smb_encrypt == ENCRYPT_REQUIRED || sh->smb_encrypt == ENCRYPT_DESIRED) {
@@ -182,31 +211,34 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 			encrypt = 1;
 		else if (sh->smb_encrypt == ENCRYPT_REQUIRED) {
 			conn_warnx(c, "share %s requires encryption the session "
-			    "cannot do%s", sh->name, relay_clear ? " (relayed: "
+			    "cannot do%s", ht.name, relay_clear ? " (relayed: "
 			    "see `relay sealed sessions`)" : "");
 			return STATUS_ACCESS_DENIED;
 		}
 	}
 	if (!sh->is_ipc) {
-		fd = open(sh->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || faccessat(AT_FDCWD, sh->path, X_OK, AT_EACCESS) < 0) {
+		fd = open(ht.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || faccessat(AT_FDCWD, ht.path, X_OK, AT_EACCESS) < 0) {
 			int e = errno;
 
 			if (fd >= 0)
 				close(fd);
-			conn_warnx(c, "share %s: path %s: %s", sh->name, sh->path,
+			conn_warnx(c, "share %s: path %s: %s", ht.name, ht.path,
 			    strerror(e));
 			return e == EACCES || e == EPERM ? STATUS_ACCESS_DENIED :
 			    STATUS_BAD_NETWORK_NAME;
 		}
 	}
-	t = conn_tree_new(c, s);
+	tname = homes_tree_name(&ht);
+	t = tname != NULL ? conn_tree_new(c, s) : NULL;
 	if (t == NULL) {
 		if (fd >= 0)
 			close(fd);
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	t->share = sh;
+	t->name = tname;
+	t->path_hash = tree_path_hash(ht.path);
 	t->root_fd = fd;
 	/* last of the checks: a refusal above takes no slot */
 	if (!sh->is_ipc && (st = state_tree_claim(c, t, sh)) != STATUS_SUCCESS) {
@@ -225,7 +257,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	t->is_ipc = sh->is_ipc;
 	/* read list / write list: the user's, once, for every write path */
 	t->read_only = sh->is_ipc || s->anonymous ? sh->read_only :
-	    conf_share_user_read_only(sh, s->user);
+	    conf_share_user_read_only_subst(sh, s->user, &ht.v);
 	t->encrypt = encrypt;
 	t->maximal_access = sh->is_ipc || !t->read_only ? TREE_ACCESS_ALL :
 	    TREE_ACCESS_READ;
@@ -247,7 +279,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	wcur_le32(&rsp->body, sharecaps);	/* no CA, scale-out, cluster */
 	wcur_le32(&rsp->body, t->maximal_access);
 	log_debug(2, "%s: %s connected to %s (tree %u)", c->peer,
-	    s->anonymous ? "anonymous" : s->user, sh->name, t->tree_id);
+	    s->anonymous ? "anonymous" : s->user, ht.name, t->tree_id);
 	return STATUS_SUCCESS;
 }
 

@@ -280,7 +280,7 @@ snapshot_enumerate(const struct tree *tree, struct wcur *out,
 	/* a directory the user may not list offers nothing */
 	n = snapshot_list(tree, times, SNAPSHOT_MAX);
 	if (n < 0) {
-		log_debug(2, "snapshots of [%s]: %s", tree->share->name,
+		log_debug(2, "snapshots of [%s]: %s", tree_name(tree),
 		    strerror(-n));
 		n = 0;
 	}

@@ -193,19 +193,17 @@ state_file_id(struct shm_file_id *fid, uint64_t dev, uint64_t ino,
 uint64_t
 state_link_id(const struct tree *tree, const char *path)
 {
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+	/* FNV-1a; without a tree, of "" */
+	uint64_t h = tree != NULL ? tree->path_hash : 14695981039346656037ull;
 	const char *p;
 
 	/*
-	 * The absolute name, as Samba's name hash: the share's path, then
-	 * the path below it (the spelling on disk, also on a
-	 * case-insensitive share: the name was resolved before the open).
+	 * The absolute name, as Samba's name hash: the share's root (its
+	 * path with substitutions made, hashed at the tree connect:
+	 * worker/smb2_tree.c), then the path below it (the spelling on
+	 * disk, also on a case-insensitive share: the name was resolved
+	 * before the open).
 	 */
-	for (p = tree != NULL && tree->share != NULL && tree->share->path ?
-	    tree->share->path : ""; *p; p++) {
-		h ^= (uint8_t)*p;
-		h *= 1099511628211ull;
-	}
 	h ^= '/';
 	h *= 1099511628211ull;
 	for (p = path; *p; p++) {
@@ -213,6 +211,19 @@ state_link_id(const struct tree *tree, const char *path)
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+/*
+ * Was fid made for a named stream?  state_file_id sets the top bit of a
+ * stream's id, which no st_dev has; an open's record keeps the id it was
+ * made with though a rename moves the handle to another stream, or to
+ * the unnamed one (worker/smb2_setinfo.c), so its close removes the record
+ * where it is.
+ */
+int
+state_fid_is_stream(const struct shm_file_id *fid)
+{
+	return (fid->dev >> 63) != 0;
 }
 
 void

@@ -287,7 +287,7 @@ state_open_durable_rec(struct state_entry *e, struct shm_durable_rec *drec)
 	memset(drec, 0, sizeof(*drec));
 	snprintf(drec->path, sizeof(drec->path), "%s", f->path);
 	snprintf(drec->share, sizeof(drec->share), "%s",
-	    op->tree->share->name);
+	    tree_name(op->tree));
 	snprintf(drec->user, sizeof(drec->user), "%s", op->sess->user);
 	drec->access = r->access;
 	drec->share_access = r->share_access;
@@ -593,7 +593,7 @@ state_open_leave_ex(struct open *op, int *delete_file, uint32_t *delete_uid,
 	    !(op->u.file->create_options & SHM_FILE_DELETE_ON_CLOSE))
 		(void)shm_open_set_delete_pending(s, &fid, op->fid_persistent, 1);
 	memset(&res, 0, sizeof(res));
-	if (op->u.file != NULL && op->u.file->stream[0] != '\0') {
+	if (op->u.file != NULL && state_fid_is_stream(&fid)) {
 		state_file_id(&base, op->u.file->dev, op->u.file->ino, NULL);
 		rc = shm_open_remove_stream(s, &fid, &base, op->fid_persistent,
 		    &res);
@@ -635,8 +635,8 @@ state_open_withdraw(struct open *op)
 		return;
 	op->state_in = 0;
 	state_open_fid(op, &fid);
-	if (f != NULL && f->stream[0] != '\0')
+	if (f != NULL && state_fid_is_stream(&fid))
 		state_file_id(&base, f->dev, f->ino, NULL);
-	(void)shm_open_withdraw(s, &fid, f != NULL && f->stream[0] != '\0' ?
-	    &base : NULL, op->fid_persistent);
+	(void)shm_open_withdraw(s, &fid, f != NULL &&
+	    state_fid_is_stream(&fid) ? &base : NULL, op->fid_persistent);
 }

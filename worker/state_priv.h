@@ -12,6 +12,7 @@ struct open;
 
 /* The shared-state id of an open's file (or stream). */
 void		state_open_fid(const struct open *, struct shm_file_id *);
+int		state_fid_is_stream(const struct shm_file_id *);
 /* An opener's deadline passed: the breaks 35 s old take effect. */
 void		state_breaks_force(struct shm *, const struct shm_file_id *,
 		    const struct shm_break_req *);

@@ -36,13 +36,13 @@ state_tree_claim(struct conn *c, struct tree *t, const struct conf_share *sh)
 	 */
 	if ((s = state_shm()) == NULL) {
 		conn_warnx(c, "share %s: `max connections` cannot be counted "
-		    "without the state", sh->name);
+		    "without the state", tree_name(t));
 		return STATUS_INSUFFICIENT_RESOURCES;
 	}
 	if (tree_pid == 0)
 		tree_pid = getpid();
 	t->mc_key = ++tree_next_key;
-	rc = shm_tree_claim(s, sh->name, tree_pid, t->mc_key,
+	rc = shm_tree_claim(s, tree_name(t), tree_pid, t->mc_key,
 	    (uint32_t)sh->max_connections, &n);
 	if (rc == 0)
 		return STATUS_SUCCESS;
@@ -50,10 +50,10 @@ state_tree_claim(struct conn *c, struct tree *t, const struct conf_share *sh)
 	if (rc == -EUSERS) {
 		/* Samba's words and status (smb2_tcon.c) */
 		conn_warnx(c, "Max connections (%d) exceeded for [%s]",
-		    sh->max_connections, sh->name);
+		    sh->max_connections, tree_name(t));
 		return STATUS_INSUFFICIENT_RESOURCES;
 	}
-	conn_warnx(c, "share %s: cannot count its trees: %s", sh->name,
+	conn_warnx(c, "share %s: cannot count its trees: %s", tree_name(t),
 	    strerror(-rc));
 	return rc == -ENOSPC || rc == -ENOMEM ?
 	    STATUS_INSUFF_SERVER_RESOURCES : STATUS_INSUFFICIENT_RESOURCES;
@@ -68,8 +68,8 @@ state_tree_release(struct tree *t)
 	if (t->mc_key == 0 || t->share == NULL)
 		return;
 	if ((s = state_shm()) != NULL &&
-	    (rc = shm_tree_release(s, t->share->name, tree_pid, t->mc_key)) != 0)
-		log_warnx("share %s: tree %u not uncounted: %s", t->share->name,
+	    (rc = shm_tree_release(s, tree_name(t), tree_pid, t->mc_key)) != 0)
+		log_warnx("share %s: tree %u not uncounted: %s", tree_name(t),
 		    t->tree_id, strerror(-rc));
 	t->mc_key = 0;
 }

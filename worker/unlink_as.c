@@ -178,7 +178,7 @@ unlink_as_vouch(const struct tree *t, const struct file_open *f)
 
 	if (t == NULL || t->share == NULL || f->path[0] == '\0' ||
 	    f->stream[0] != '\0' ||
-	    strlen(t->share->name) >= sizeof(v->share) ||
+	    strlen(tree_name(t)) >= sizeof(v->share) ||
 	    strlen(f->path) >= sizeof(v->path))
 		return;
 	for (i = 0; i < UNLINK_AS_VOUCH_MAX; i++) {
@@ -190,7 +190,7 @@ unlink_as_vouch(const struct tree *t, const struct file_open *f)
 		}
 		/* The same delete again (another handle of ours): refreshed. */
 		if (e->dev == f->dev && e->ino == f->ino &&
-		    strcmp(e->share, t->share->name) == 0 &&
+		    strcmp(e->share, tree_name(t)) == 0 &&
 		    strcmp(e->path, f->path) == 0) {
 			e->since_s = unlink_as_now_s();
 			e->seq = ++unlink_as_seq;
@@ -214,7 +214,7 @@ unlink_as_vouch(const struct tree *t, const struct file_open *f)
 	v->ino = f->ino;
 	v->since_s = unlink_as_now_s();
 	v->seq = ++unlink_as_seq;
-	strcpy(v->share, t->share->name);
+	strcpy(v->share, tree_name(t));
 	strcpy(v->path, f->path);
 	unlink_as_nvouch++;
 	log_debug(2, "delete on close of %s\\%s left to another open's last "
@@ -306,10 +306,10 @@ unlink_as_request(const struct tree *t, const struct file_open *f,
 	u->dev = f->dev;
 	u->ino = f->ino;
 	u->is_dir = f->is_dir != 0;
-	if (strlen(t->share->name) >= sizeof(u->share) ||
+	if (strlen(tree_name(t)) >= sizeof(u->share) ||
 	    strlen(f->path) >= sizeof(u->path))
 		return -ENAMETOOLONG;
-	strcpy(u->share, t->share->name);
+	strcpy(u->share, tree_name(t));
 	strcpy(u->path, f->path);
 	n = unlinkmsg_encode(u, 0, unlink_as_buf, sizeof(unlink_as_buf));
 	if (n < 0)

@@ -5,7 +5,7 @@
 # a connection that negotiated AAPL (Finder info, resource fork size and
 # maximal access per entry) and on one that did not, alternated run by
 # run (t/bench/fruitcost_client.py); then the system calls of alice's
-# worker in one listing of each (strace -c).  Prints figures, fails on
+# worker in one listing of each (strace -f, tallied).  Prints figures, fails on
 # nothing but a broken setup.
 #
 #	bash t/bench/fruitcost.sh
@@ -40,9 +40,9 @@ echo "impacket FileIdBothDirectoryInformation listing of $n files, $runs alterna
     "$runs" fruit d || exit 1
 worker=$(integ_worker_of alice)
 if command -v strace >/dev/null && [ -n "$worker" ]; then
-	echo "system calls of alice's worker in one listing (strace -c -f):"
+	echo "system calls of alice's worker in one listing (strace -f, tallied):"
 	for m in plain aapl; do
-		strace -c -f -o "$T/strace.$m" -p "$worker" 2>/dev/null &
+		strace -f -s 0 -o "$T/strace.$m" -p "$worker" 2>/dev/null &
 		sp=$!
 		sleep 1
 		FRUITCOST_ONLY=$m "$PYTHON" "$ROOT/t/bench/fruitcost_client.py" \
@@ -50,6 +50,7 @@ if command -v strace >/dev/null && [ -n "$worker" ]; then
 		sleep 0.5
 		kill -INT "$sp"
 		wait "$sp" 2>/dev/null
+		strace_tally "$T/strace.$m"
 		printf '%-6s total %s, lgetxattr %s, faccessat2 %s, newfstatat %s\n' \
 		    "$m" "$(awk '$NF == "total" {print $4}' "$T/strace.$m")" \
 		    "$(awk '$NF == "lgetxattr" {print $4}' "$T/strace.$m")" \

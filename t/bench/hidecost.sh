@@ -36,9 +36,9 @@ echo "impacket listPath of $n files, $runs alternated runs:"
 "$PYTHON" "$ROOT/t/bench/hidecost_client.py" "$PORT" bob "$BOB_PW" "$runs" \
     "$worker" off on onown || exit 1
 if command -v strace >/dev/null; then
-	echo "system calls of bob's worker in one smbclient ls (strace -c -f):"
+	echo "system calls of bob's worker in one smbclient ls (strace -f, tallied):"
 	for s in off on onown; do
-		strace -c -f -o "$T/strace.$s" -p "$worker" 2>/dev/null &
+		strace -f -s 0 -o "$T/strace.$s" -p "$worker" 2>/dev/null &
 		sp=$!
 		sleep 1
 		smbclient -p "$PORT" -m SMB3 "//127.0.0.1/$s" -U "bob%$BOB_PW" \
@@ -46,6 +46,7 @@ if command -v strace >/dev/null; then
 		sleep 0.5
 		kill -INT "$sp"
 		wait "$sp" 2>/dev/null
+		strace_tally "$T/strace.$s"
 		printf '%-6s total %s, faccessat2 %s, getdents64 %s\n' "$s" \
 		    "$(awk '$NF == "total" {print $4}' "$T/strace.$s")" \
 		    "$(awk '$NF == "faccessat2" {print $4}' "$T/strace.$s")" \

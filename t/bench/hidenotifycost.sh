@@ -4,7 +4,7 @@
 # while HIDENOTIFY_FILES files (default 200, what one watch's queue holds
 # before it overflows; not bob's, 0644, so each is judged with calls)
 # are made there locally; the system calls of bob's worker meanwhile
-# (strace -c -f), per share.  Prints figures, fails on nothing but a
+# (strace -f, tallied), per share.  Prints figures, fails on nothing but a
 # broken setup.
 #
 #	bash t/bench/hidenotifycost.sh
@@ -47,7 +47,7 @@ EOF
 	py=$!
 	for i in $(seq 50); do [ -e "$T/go.$s" ] && break; sleep 0.1; done
 	worker=$(integ_worker_of bob)
-	strace -c -f -o "$T/strace.$s" -p "$worker" 2>/dev/null &
+	strace -f -s 0 -o "$T/strace.$s" -p "$worker" 2>/dev/null &
 	sp=$!
 	sleep 1
 	(cd "$T/d" && seq -f "$s%05g.txt" 1 "$n" | xargs touch &&
@@ -55,6 +55,7 @@ EOF
 	sleep 2
 	kill -INT "$sp"
 	wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.$s"
 	wait "$py"
 	printf '%-4s %s files: total %s, faccessat2 %s, statx %s, newfstatat %s, read %s\n' \
 	    "$s" "$n" \

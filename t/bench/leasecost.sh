@@ -17,10 +17,11 @@ read -r line <&"${DRV[0]}"
 W=$(integ_worker_of alice)
 for win in plain newkey samekey; do
 	echo "$win 32" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"	# warm
-	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	strace -f -s 0 -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1
 	echo "$win $N" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.out"
 	# the state's write transactions so far, by kind (OTHER: the claims)
 	"$USMBCTL" -s "$CONF" metrics | grep 'usmbd_state_write_transactions_total'
 	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }

@@ -40,10 +40,11 @@ read -r line <&"${DRV[0]}"
 [ "$line" = ready ] || { echo "driver: $line"; exit 1; }
 for s in $SHARES; do
 	echo "$s 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
-	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	strace -f -s 0 -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1
 	echo "$s $OPENS" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.out"
 	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }
 	    END { print n }' "$T/strace.out")
 	printf '[%s] %6.2f syscalls per CREATE+CLOSE:' "$s" \

@@ -53,7 +53,7 @@ import benchlib as bl  # noqa: E402
 import statehold  # noqa: E402
 
 COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUERY_INFO",
-            "QUERY_DIRECTORY", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT",
+            "QUERY_DIRECTORY", "QUERY_DIRECTORY_EA", "ECHO", "WRITE_96K", "READ_PLAIN", "WRITE_4M_SPLIT",
             "WRITE_HMAC", "READ_HMAC", "WRITE_CMAC", "READ_CMAC",
             "WRITE_GMAC", "READ_GMAC", "WRITE_GCM128", "READ_GCM128",
             "WRITE_GCM256", "READ_GCM256",
@@ -64,7 +64,7 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
-            "TREE_CONNECT", "TREE_CONNECT_MAXCONN",
+            "TREE_CONNECT", "TREE_CONNECT_MAXCONN", "TREE_CONNECT_HOMES",
             "QUERY_DIRECTORY_FRUIT")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
@@ -91,12 +91,25 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            "QUERY_DIRECTORY_SHORT": ("QUERY_DIRECTORY_LONG", 0.05),
            # `max connections`: the count in the state env costs no call
            "TREE_CONNECT_MAXCONN": ("TREE_CONNECT", 0.05),
+           # a home share of [homes], its path substituted: no call more
+           "TREE_CONNECT_HOMES": ("TREE_CONNECT", 0.05),
            # READ_DIR_ATTR (worker/fruit.h): per entry of the 16, one
            # access(2) for the maximal access and two lgetxattr (Finder
-           # info, resource fork size), no open, nothing allocated
-           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 48.05)}
+           # info, resource fork size), no open, nothing allocated; but
+           # no llistxattr, as its EaSize is the maximal access: 48 - 16
+           "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 32.05),
+           # EaSize (worker/smb2_dir.c dir_entry_xattrs): per entry of
+           # the 16, one lgetxattr of size 0 per EA (two each), no open
+           "QUERY_DIRECTORY_EA": ("QUERY_DIRECTORY", 32.05)}
 MAX_SYSCALLS = {"WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
-                "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6}
+                "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6,
+                "QUERY_DIRECTORY": 56}
+# QUERY_DIRECTORY (16 files made by SMB, FileFullDirectoryInformation,
+# restarted), measured: statx 18 (the 16, "." and ".."), llistxattr 16
+# (EaSize: no EA listed, no call more), lgetxattr 16 (the DOS xattr),
+# getdents64 2 (the entries, the end), the lseek of the restart, the
+# openat2 and close of "..", one io_uring_enter that receives and sends:
+# 56 (40 before EaSize, which added the llistxattr).
 # Seed 004 (issue 16): a POSIX create of a new name is the lookup (openat2
 # O_PATH), the create (openat2), one statx, the DOS xattr written and the
 # wait that receives and sends (one io_uring_enter): the POSIX response
@@ -129,6 +142,7 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "CREATE_OPEN_DFS": "CREATE (open) + CLOSE of an existing file on an msdfs "
                             "root share",
          "QUERY_DIRECTORY": "QUERY_DIRECTORY (16 files, restarted)",
+         "QUERY_DIRECTORY_EA": "QUERY_DIRECTORY (16 files with two EAs each, restarted)",
          "QUERY_DIRECTORY_HIDE": "QUERY_DIRECTORY (16 files, restarted) with hide "
                                  "unreadable",
          "QUERY_DIRECTORY_LONG": "QUERY_DIRECTORY (16 long names, IdBoth, restarted)",
@@ -137,6 +151,8 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "TREE_CONNECT": "TREE_CONNECT + TREE_DISCONNECT",
          "TREE_CONNECT_MAXCONN": "TREE_CONNECT + TREE_DISCONNECT of a share with "
                                  "max connections",
+         "TREE_CONNECT_HOMES": "TREE_CONNECT + TREE_DISCONNECT of the user's "
+                               "home share ([homes], path with %S)",
          "QUERY_DIRECTORY_FRUIT": "QUERY_DIRECTORY (16 files, restarted, "
                                   "FileIdBothDirectoryInformation) with AAPL "
                                   "READ_DIR_ATTR"}
@@ -177,7 +193,8 @@ SLACK = {"WRITE_96K": 0.25,
          # an answer by the ring (worker/uring.c): one more io_uring_enter
          "READ_PLAIN": 0.1,
          # the worker's 1 s tick (timerfd) falls into some windows
-         "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1}
+         "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1,
+         "QUERY_DIRECTORY": 0.1}
 # The signed and encrypted windows meet the same tick (a timerfd_settime and
 # a read in some 500 requests: 3.01 per READ in a CI run), the AES-128-CCM
 # ones ("WRITE", "READ") too: 2.00 + one io_uring_enter in 500 requests
@@ -195,7 +212,8 @@ SLACK.update({"WRITE": 0.1, "READ": 0.1})
 # assertion then guards 4 and a TARGET line says the 3 is not met there.
 # t/bench/README.md, "READ: 3 syscalls (io_uring receive)".
 EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7,
-                  "CREATE_POSIX_DOC": 7, "QUERY_INFO_POSIX": 5, "CLOSE_POSIX_DOC": 8}
+                  "CREATE_POSIX_DOC": 7, "QUERY_INFO_POSIX": 5, "CLOSE_POSIX_DOC": 8,
+                  "QUERY_DIRECTORY": 58}
 # The state env's writer-lock hold meter (t/bench/statehold.py): each of
 # these windows' requests makes one write transaction of that kind, timed
 # by the vDSO's clock (a clock_gettime syscall would show in strace).

@@ -83,6 +83,29 @@ def query_directory_restart(smb, tid, fid, klass=None):
         raise RuntimeError("QUERY_DIRECTORY failed")
 
 
+def set_eas(smb, tid, fid, pairs):
+    """SET_INFO FileFullEaInformation (MS-FSCC 2.4.15) of pairs."""
+    blob = b""
+    for i, (name, value) in enumerate(pairs):
+        e = struct.pack("<IBBH", 0, 0, len(name), len(value)) + name + b"\0" + value
+        if i + 1 < len(pairs):
+            e += b"\0" * (-len(e) % 4)
+            e = struct.pack("<I", len(e)) + e[4:]
+        blob += e
+    pkt = smb.SMB_PACKET()
+    pkt["Command"] = s2.SMB2_SET_INFO
+    pkt["TreeID"] = tid
+    r = s2.SMB2SetInfo()
+    r["InfoType"] = s2.SMB2_0_INFO_FILE
+    r["FileInfoClass"] = 15
+    r["BufferLength"] = len(blob)
+    r["FileID"] = fid
+    r["Buffer"] = blob
+    pkt["Data"] = r
+    if not smb.recvSMB(smb.sendSMB(pkt)).isValidAnswer(STATUS_SUCCESS):
+        raise RuntimeError("SET_INFO FileFullEaInformation failed")
+
+
 def main():
     if sys.argv[4] == "pipe":      # perfcheck's private network namespace
         pipe_checks(int(sys.argv[1]), sys.argv[2], sys.argv[3], 6)
@@ -132,6 +155,22 @@ def main():
         query_directory_restart(smb, tid, dfid)
     window("QUERY_DIRECTORY", n, lambda i: query_directory_restart(smb, tid, dfid))
     smb.close(tid, dfid)
+    # QUERY_DIRECTORY_EA: 16 files with two EAs each (EaSize counted per
+    # entry, worker/smb2_dir.c dir_entry_xattrs), the same level
+    try:
+        conn.createDirectory("share", "perf_ea")
+    except Exception:
+        pass
+    for k in range(16):
+        efid = create("perf_ea\\f%02d" % k)
+        set_eas(smb, tid, efid, [(b"EAONE", b"VALUE1"),
+                                 (b"SecondEA", b"a longer value 2")])
+        smb.close(tid, efid)
+    efid = smb.create(tid, "perf_ea", 0x00120089, SHARE_ALL, FILE_DIRECTORY_FILE, FILE_OPEN, 0)
+    for _ in range(4):
+        query_directory_restart(smb, tid, efid)
+    window("QUERY_DIRECTORY_EA", n, lambda i: query_directory_restart(smb, tid, efid))
+    smb.close(tid, efid)
     if os.environ.get("PERFOPS_MARKED") == "1":
         # usmbd only: the same directory through [hide] (`hide unreadable`;
         # the user's own files, judged from the mode already read)
@@ -177,6 +216,12 @@ def main():
                lambda i: conn.disconnectTree(conn.connectTree("nomax")))
         window("TREE_CONNECT_MAXCONN", n,
                lambda i: conn.disconnectTree(conn.connectTree("maxconn")))
+        # the user's home share from [homes] (path .../%S): resolved and
+        # substituted in the worker, no lookup, no allocation
+        for _ in range(4):
+            conn.disconnectTree(conn.connectTree(user))
+        window("TREE_CONNECT_HOMES", n,
+               lambda i: conn.disconnectTree(conn.connectTree(user)))
         # usmbd only: the same directory through [fruit] once AAPL is
         # negotiated (READ_DIR_ATTR: Finder info, resource fork size and
         # maximal access in each FileIdBothDirectoryInformation entry)

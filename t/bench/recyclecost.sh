@@ -73,7 +73,7 @@ run() {
 	w=$(integ_worker_of alice)
 	if [ "$trace" = 1 ]; then
 		a0=$(allocs "$w")
-		strace -f -c -p "$w" -o "$T/st.$share" 2>/dev/null &
+		strace -f -s 0 -p "$w" -o "$T/st.$share" 2>/dev/null &
 		st=$!
 		sleep 0.5
 	fi
@@ -82,6 +82,7 @@ run() {
 	if [ -n "$st" ]; then
 		kill -INT $st
 		wait $st 2>/dev/null
+		strace_tally "$T/st.$share"
 		[ -n "$a0" ] && echo "$(( $(allocs "$w") - a0 ))" >"$T/allocs.$share"
 	fi
 	cat "$T/py.out"

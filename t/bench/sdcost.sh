@@ -24,10 +24,11 @@ for win in "plain plain.txt" "share plain.txt" "share stored.txt" \
     "plain new" "share new" "plain d/new" "share d/new" \
     "share inh/new" "share noinh/new"; do
 	echo "$win 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"	# warm
-	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	strace -f -s 0 -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1
 	echo "$win $N" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.out"
 	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }
 	    END { print n }' "$T/strace.out")
 	printf '%-22s %6.2f syscalls per CREATE+CLOSE\n' "[${win% *}] ${win#* }" \

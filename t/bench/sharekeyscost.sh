@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `force create mode` / `force directory mode` and `inherit
 # permissions` cost a CREATE of a new name: syscalls of alice's worker
-# (strace -c) per CREATE (FILE_CREATE, delete on close) + CLOSE of a new
+# (strace -f, tallied) per CREATE (FILE_CREATE, delete on close) + CLOSE of a new
 # file and of a new directory, SHAREKEYSCOST_N pairs (default 300) per
 # window, on three shares: [plain] without the keys, [force] (force
 # create mode = 0020, force directory mode = 2070: the server's umask
@@ -32,10 +32,11 @@ for win in "plain file" "force file" "inherit file" "plain dir" \
     "force dir" "inherit dir"; do
 	echo "$win 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	[ "$line" = done ] || { echo "driver: $line"; cat <&"${DRV[0]}"; exit 1; }
-	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	strace -f -s 0 -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1
 	echo "$win $N" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.out"
 	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }
 	    END { print n }' "$T/strace.out")
 	printf '[%s] %-4s %6.2f syscalls per CREATE+CLOSE:' "${win% *}" \

@@ -42,10 +42,11 @@ read -r line <&"${DRV[0]}"
 for win in "plain top.dat" "veto5 top.dat" "plain d/file00042.dat" \
     "veto5 d/file00042.dat"; do
 	echo "${win/\//\\} 20" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
-	strace -c -f -p "$W" -o "$T/strace.out" & sp=$!
+	strace -f -s 0 -p "$W" -o "$T/strace.out" & sp=$!
 	sleep 1
 	echo "${win/\//\\} $OPENS" >&"${DRV[1]}"; read -r line <&"${DRV[0]}"
 	kill -INT "$sp"; wait "$sp" 2>/dev/null
+	strace_tally "$T/strace.out"
 	calls=$(awk '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { n += $4 }
 	    END { print n }' "$T/strace.out")
 	printf '[%s] %-16s %6.2f syscalls per CREATE+CLOSE:' "${win% *}" \

@@ -137,6 +137,28 @@ integ_init() {
 	    usmbd-state
 }
 
+# strace_tally FILE: turns an `strace -f -s 0 -o FILE` trace, in place,
+# into strace -c's table (calls in the fourth column, errors in the fifth,
+# the call's name last, a "total" line).  Counted from a trace because
+# Debian 12's strace (6.1) leaves out of -c every call it has no name for,
+# getxattrat and listxattrat (Linux 6.13) among them, which a worker makes
+# per listed entry; they are named here by number (x86-64 and arm64).
+strace_tally() {
+	awk '
+	match($0, /^[0-9]+ +[A-Za-z_][A-Za-z0-9_]*\(/) {
+		name = substr($0, RSTART, RLENGTH - 1); sub(/^[0-9]+ +/, "", name)
+		if (name == "syscall_0x1d0") name = "getxattrat"
+		if (name == "syscall_0x1d1") name = "listxattrat"
+		calls[name]++; total++
+		if ($0 ~ /= -1 E[A-Z]+/) { errs[name]++; terr++ }
+	}
+	END {
+		for (n in calls)
+			printf "%6.2f %11.6f %11d %9d %9d %s\n", 0, 0, 0, calls[n], errs[n] + 0, n
+		printf "%6.2f %11.6f %11d %9d %9d %s\n", 100, 0, 0, total + 0, terr + 0, "total"
+	}' "$1" >"$1.tally" && mv "$1.tally" "$1"
+}
+
 integ_free_port() {
 	"$PYTHON" - <<'EOF'
 import socket

@@ -13,7 +13,10 @@
 # Clients: t/integ/mangle_client.py (impacket) and smbclient (allinfo,
 # ls and get by short name); smbtorture 4.22's
 # smb2.name-mangling.mangled-mask on a `mangled names = yes` share when
-# Samba 4.22's smbtorture is installed (scripts/samba-ref.sh).
+# Samba 4.22's smbtorture is installed (scripts/samba-ref.sh); Debian's
+# smbtorture smb2.dir.one on that share (its listings' ShortName and
+# EaSize against FileAlternateNameInformation and FileAllInformation; on
+# the default share it fails on the ShortName: t/compat/torture.xfail).
 #
 # MANGLE_SAMBA=1 runs the same steps against Debian's Samba 4.17 and
 # prints its lines prefixed "samba:", not counted: what differs is in
@@ -107,6 +110,17 @@ if root=$("$ROOT/scripts/samba-ref.sh" path 2>/dev/null); then
 	fi
 else
 	echo "skipped: Samba 4.22's smbtorture is not installed (scripts/samba-ref.sh install)"
+fi
+
+# smbtorture 4.17: every listing class of one file against QUERY_INFO,
+# which needs listed short names (and EaSize: HACKING.md "Listings and
+# EaSize")
+out=$(timeout 120 smbtorture "//127.0.0.1/yes" -p "$PORT" \
+    -U "alice%$ALICE_PW" --target=samba3 smb2.dir.one 2>&1)
+if grep -Eq '^success: (smb2\.dir\.)?one$' <<<"$out"; then
+	ok "smbtorture smb2.dir.one (yes)"
+else
+	fail "smbtorture smb2.dir.one (yes): $(tail -n 5 <<<"$out")"
 fi
 
 if [ "${MANGLE_SAMBA:-0}" = 1 ]; then

@@ -44,6 +44,8 @@ TESTS=(
 	smb2.session.anon-signing2		# NTLMSSP key; a bad one refused
 	smb2.session.anon-encryption2		# anonymous sealed on alice's
 	smb2.session.anon-encryption3		# connection, relayed (issue 21/13)
+	smb2.streams.rename2			# a stream onto "::$DATA"; a path
+						# rename's directory check first
 )
 
 if ! root=$("$REF" path 2>/dev/null); then

@@ -200,6 +200,28 @@ START_TEST(test_recycle_keys)
 }
 END_TEST
 
+/* change notify: global, default yes; a warning in a share, as Samba's */
+START_TEST(test_change_notify_key)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->change_notify, 1);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nchange notify = no\n[s]\npath = /s\n",
+	    &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_int_eq(c->change_notify, 0);
+	conf_free(c);
+	ck_assert_int_eq(load("[s]\npath = /s\nchange notify = no\n", &c), 0);
+	ck_assert_ptr_nonnull(strstr(errs, "change notify"));
+	ck_assert_int_eq(c->change_notify, 1);
+	conf_free(c);
+	assert_fails("[global]\nchange notify = sometimes\n",
+	    "^:2: bad value 'sometimes' for 'change notify' (expected yes or no)\n");
+}
+END_TEST
+
 /* oplocks, level2 oplocks, veto oplock files, smb2 leases */
 START_TEST(test_oplock_keys)
 {
@@ -286,6 +308,26 @@ START_TEST(test_mangled_names)
 }
 END_TEST
 
+/* Samba's `ea support` (worker/smb2_ea.c): yes by default, per share. */
+START_TEST(test_ea_support)
+{
+	struct conf *c;
+
+	ck_assert_int_eq(load("[s]\npath = /s\n", &c), 0);
+	ck_assert_int_eq(c->shares[1].ea_support, 1);
+	conf_free(c);
+	ck_assert_int_eq(load("[global]\nea support = no\n"
+	    "[a]\npath = /a\n[b]\npath = /b\nea support = yes\n", &c), 0);
+	ck_assert_str_eq(errs, "");
+	ck_assert_int_eq(c->shares[1].ea_support, 0);
+	ck_assert_int_eq(c->shares[2].ea_support, 1);
+	conf_free(c);
+	ck_assert_int_ne(load("[s]\npath = /s\nea support = some\n", &c),
+	    0);
+	ck_assert_ptr_nonnull(strstr(errs, "ea support"));
+}
+END_TEST
+
 /* macOS clients: Samba's vfs objects and fruit: keys (worker/fruit.h) */
 START_TEST(test_fruit_keys)
 {
@@ -354,7 +396,9 @@ conf_share_suite(void)
 	tcase_add_test(tc, test_share_read_write_lists);
 	tcase_add_test(tc, test_recycle_keys);
 	tcase_add_test(tc, test_oplock_keys);
+	tcase_add_test(tc, test_change_notify_key);
 	tcase_add_test(tc, test_mangled_names);
+	tcase_add_test(tc, test_ea_support);
 	tcase_add_test(tc, test_fruit_keys);
 	suite_add_tcase(s, tc);
 	return s;

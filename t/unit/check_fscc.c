@@ -133,6 +133,46 @@ START_TEST(test_dirents)
 }
 END_TEST
 
+/*
+ * EaSize at offset 64 of the levels that have it (MS-FSCC 2.4.8, 2.4.14,
+ * 2.4.16-2.4.18); a reparse point carries its tag there instead, but for
+ * FileIdExtdDirectoryInformation, which has a ReparsePointTag (68).
+ */
+START_TEST(test_dirent_ea_size)
+{
+	static const int classes[] = { FileFullDirectoryInformation,
+	    FileBothDirectoryInformation, FileIdBothDirectoryInformation,
+	    FileIdFullDirectoryInformation, FileIdExtdDirectoryInformation };
+	const uint8_t name[] = { 'x', 0 };
+	uint8_t buf[256];
+	struct wcur w;
+	struct fscc_info fi = sample();
+	size_t i;
+	int extd;
+
+	for (i = 0; i < 5; i++) {
+		extd = classes[i] == FileIdExtdDirectoryInformation;
+		fi = sample();
+		fi.ea_size = 0x2C;
+		fi.reparse_tag = 0xA000000Cu;	/* not a reparse point */
+		wcur_init(&w, buf, sizeof(buf));
+		ck_assert_uint_ne(fscc_put_dirent(&w, classes[i], &fi, 0,
+		    name, 2), 0);
+		ck_assert_uint_eq(le32_get(buf + 64), 0x2C);
+		if (extd)
+			ck_assert_uint_eq(le32_get(buf + 68), 0);
+		fi.attrs |= FILE_ATTRIBUTE_REPARSE_POINT;
+		wcur_init(&w, buf, sizeof(buf));
+		ck_assert_uint_ne(fscc_put_dirent(&w, classes[i], &fi, 0,
+		    name, 2), 0);
+		ck_assert_uint_eq(le32_get(buf + 64), extd ? 0x2C :
+		    0xA000000Cu);
+		if (extd)
+			ck_assert_uint_eq(le32_get(buf + 68), 0xA000000Cu);
+	}
+}
+END_TEST
+
 START_TEST(test_fs)
 {
 	uint8_t buf[256];
@@ -294,6 +334,7 @@ fscc_suite(void)
 	tcase_add_test(tc, test_all);
 	tcase_add_test(tc, test_notify_encode);
 	tcase_add_test(tc, test_dirents);
+	tcase_add_test(tc, test_dirent_ea_size);
 	tcase_add_test(tc, test_fs);
 	tcase_add_test(tc, test_fs_quota);
 	tcase_add_test(tc, test_wildcards);

@@ -306,6 +306,8 @@ vouch(const char *path, uint64_t dev, uint64_t ino)
 	w_file.ino = ino;
 	w_file.delete_on_close = 1;
 	snprintf(w_file.path, sizeof(w_file.path), "%s", path);
+	/* a tree is named as it was connected (worker/conn.h) */
+	w_tree.name = w_share.name;
 	unlink_as_vouch(&w_tree, &w_file);
 }
 

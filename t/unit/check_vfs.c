@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "vfs/vfs.h"
@@ -292,6 +293,42 @@ END_TEST
  * holds (an OFD query conflicts with it even in the same process), only on
  * its own bytes, and not once it is gone; ranges past off_t are clipped.
  */
+/*
+ * entlistxattr: the names of one entry's xattrs by the directory fd, a
+ * final symlink not followed (its target's are not listed), no '/'.
+ */
+START_TEST(test_entlistxattr)
+{
+	char p[256], names[256];
+	int sub;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/sub/Hello.TXT", dir);
+	if (setxattr(p, "user.usmbd.ea.One", "v", 1, 0) != 0)
+		return;		/* a /tmp without user xattrs: nothing to list */
+	sub = v->open(root, "sub", O_RDONLY | O_DIRECTORY, 0);
+	ck_assert_int_ge(sub, 0);
+	n = v->entlistxattr(sub, "Hello.TXT", names, sizeof(names));
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_nonnull(memmem(names, (size_t)n, "user.usmbd.ea.One",
+	    sizeof("user.usmbd.ea.One")));
+	/* the size alone */
+	ck_assert_int_eq(v->entlistxattr(sub, "Hello.TXT", NULL, 0), n);
+	ck_assert_int_eq(v->entlistxattr(sub, "Hello.TXT", names, 4),
+	    -ERANGE);
+	ck_assert_int_eq(v->entlistxattr(sub, "../secret", names,
+	    sizeof(names)), -EINVAL);
+	ck_assert_int_eq(v->entlistxattr(sub, "nosuch", names,
+	    sizeof(names)), -ENOENT);
+	close(sub);
+	/* a symlink to that file: the link's own names, not the target's */
+	n = v->entlistxattr(root, "inside", names, sizeof(names));
+	ck_assert(n >= 0);
+	ck_assert_ptr_null(memmem(names, (size_t)n, "user.usmbd.ea.One",
+	    sizeof("user.usmbd.ea.One")));
+}
+END_TEST
+
 START_TEST(test_lock_test)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
@@ -336,6 +373,7 @@ vfs_suite(void)
 	tcase_add_test(tc, test_names_ops);
 	tcase_add_test(tc, test_case_insensitive);
 	tcase_add_test(tc, test_dos_and_streams);
+	tcase_add_test(tc, test_entlistxattr);
 	tcase_add_test(tc, test_lock_test);
 	suite_add_tcase(s, tc);
 	return s;
