@@ -381,6 +381,7 @@ conf_share_clear(struct conf_share *s)
 	free(s->veto_oplock_files);
 	free(s->vfs_objects);
 	free(s->fruit_tm_max_size_s);
+	free(s->msdfs_proxy);
 	conf_namepat_free(s->veto_pat);
 	conf_namepat_free(s->hide_pat);
 	conf_namepat_free(s->veto_oplock_pat);
@@ -482,6 +483,7 @@ conf_defaults(void)
 	c->relay_sealed_sessions = 1;
 	c->fruit_aapl = 1;		/* Samba's fruit defaults */
 	c->fruit_nfs_aces = 1;
+	c->host_msdfs = 1;		/* Samba's default */
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {
@@ -733,12 +735,14 @@ conf_finish(struct conf_parse *p)
 		if ((rc = conf_share_namepats(s, hint, sizeof(hint))) != 0)
 			conf_report(p, s->line, 1, "share [%s]: %s", s->name,
 			    rc == -ENOMEM ? "out of memory" : hint);
+		if (conf_dfs_check(s, why, sizeof(why)) < 0)
+			conf_report(p, s->line, 1, "share [%s]: %s", s->name, why);
 		if (i != 0 && (rc = conf_subst_check(s, why, sizeof(why))) != 0)
 			conf_report(p, s->line, rc < 0, "share [%s]: %s", s->name, why);
 		if (i == 0) {
 			free(s->path);
 			s->path = NULL;
-		} else if (s->path == NULL && !s->is_homes) {
+		} else if (s->path == NULL && !s->is_homes && !s->msdfs_proxy) {
 			conf_report(p, s->line, 1, "share [%s] has no path", s->name);
 		}
 	}

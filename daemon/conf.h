@@ -165,6 +165,14 @@ struct conf_share {
 	int		 fruit_posix_rename;	/* accepted; default yes */
 	int		 fruit_wipe_blank_rfork;	/* accepted; default no */
 	int		 fruit_delete_empty_adfiles;	/* accepted; default no */
+	/*
+	 * DFS (worker/dfs.h), Samba's keys: msdfs root makes the share a DFS
+	 * root whose msdfs links (symlinks "msdfs:server\share,...") refer
+	 * clients elsewhere; msdfs proxy makes the whole share a referral
+	 * to that target (no path needed).  Both need `host msdfs`.
+	 */
+	int		 msdfs_root;		/* default no */
+	char		*msdfs_proxy;		/* as written; NULL none */
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -243,6 +251,8 @@ struct conf {
 	int		 fruit_nfs_aces;	/* NFS ACEs (mode, owner, group); yes */
 	/* a home share's browseable: the [global] default, as Samba's */
 	int		 homes_browseable;
+	/* DFS (worker/dfs.h): Samba's `host msdfs`; default yes. */
+	int		 host_msdfs;
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };
@@ -335,6 +345,11 @@ int	conf_share_namepats(struct conf_share *, char *hint, size_t cap);
  * (Samba's K, M, G, T suffixes).  0, or -1 with a reason in why.
  */
 int	conf_fruit_check(struct conf_share *, char *why, size_t cap);
+/*
+ * The DFS keys of a share (daemon/conf_dfs.c): msdfs proxy names at least
+ * one \server\share (an empty value: none).  0, or -1 with why.
+ */
+int	conf_dfs_check(struct conf_share *, char *why, size_t cap);
 
 /*
  * Samba's hosts allow / hosts deny rule (daemon/conf_hosts.c) for a

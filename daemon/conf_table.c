@@ -168,6 +168,8 @@ const struct conf_directive conf_directives[] = {
 	{ "fruit:model", D_STR, CONF_GLOBAL | CONF_EMPTY_OK, G(fruit_model), 0, 0, NULL, 0 },
 	{ "fruit:copyfile", D_BOOL, CONF_GLOBAL, G(fruit_copyfile), 0, 0, NULL, 0 },
 	{ "fruit:nfs_aces", D_BOOL, CONF_GLOBAL, G(fruit_nfs_aces), 0, 0, NULL, 0 },
+	/* DFS (worker/dfs.h): Samba's key. */
+	{ "host msdfs", D_BOOL, CONF_GLOBAL, G(host_msdfs), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE | CONF_EMPTY_OK, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
@@ -245,6 +247,9 @@ const struct conf_directive conf_directives[] = {
 	{ "fruit:posix_rename", D_BOOL, CONF_SHARE, S(fruit_posix_rename), 0, 0, NULL, CONF_SB_FRUIT_POSIX_RENAME },
 	{ "fruit:wipe_intentionally_left_blank_rfork", D_BOOL, CONF_SHARE, S(fruit_wipe_blank_rfork), 0, 0, NULL, CONF_SB_FRUIT_WIPE_RFORK },
 	{ "fruit:delete_empty_adfiles", D_BOOL, CONF_SHARE, S(fruit_delete_empty_adfiles), 0, 0, NULL, CONF_SB_FRUIT_DELETE_EMPTY_AD },
+	/* DFS (worker/dfs.h): Samba's msdfs root and msdfs proxy. */
+	{ "msdfs root", D_BOOL, CONF_SHARE, S(msdfs_root), 0, 0, NULL, CONF_SB_MSDFS_ROOT },
+	{ "msdfs proxy", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(msdfs_proxy), 0, 0, NULL, CONF_SB_MSDFS_PROXY },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

@@ -147,8 +147,13 @@ posix_open_nolinks(int root, const char *path, int flags, mode_t mode)
  * an O_PATH fd of it and, in *end, where its name ends in path.  -ENOENT
  * when none is (the lookup failed for another reason).
  */
+/*
+ * The first symlink along path, one component at a time (O_NOFOLLOW, so
+ * nothing is followed and nothing leaves root); last: the last component
+ * counts too.
+ */
 static int
-posix_first_link(int root, const char *path, size_t *end)
+posix_link_walk(int root, const char *path, size_t *end, int last)
 {
 	char comp[NAME_MAX + 1];
 	const char *p = path, *s;
@@ -156,23 +161,27 @@ posix_first_link(int root, const char *path, size_t *end)
 	int dfd, fd;
 	size_t n;
 
-	if (posix_check_path(path) != 0)
+	if (posix_check_path(path) != 0 || path[0] == '\0')
 		return -ENOENT;
 	if ((dfd = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	while ((s = strchr(p, '/')) != NULL) {
-		n = (size_t)(s - p);
+	for (;;) {
+		s = strchr(p, '/');
+		if (s == NULL && !last)
+			break;
+		n = s != NULL ? (size_t)(s - p) : strlen(p);
 		memcpy(comp, p, n);
 		comp[n] = '\0';
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
+		/* a directory the user may not search: say so (msdfs links) */
 		if (fd < 0)
-			return -ENOENT;
+			return last && errno == EACCES ? -EACCES : -ENOENT;
 		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
-			*end = (size_t)(s - path);
+			*end = (size_t)(p + n - path);
 			return fd;
 		}
-		if (!S_ISDIR(st.st_mode)) {
+		if (s == NULL || !S_ISDIR(st.st_mode)) {
 			close(fd);
 			return -ENOENT;
 		}
@@ -181,6 +190,18 @@ posix_first_link(int root, const char *path, size_t *end)
 	}
 	close(dfd);
 	return -ENOENT;
+}
+
+static int
+posix_first_link(int root, const char *path, size_t *end)
+{
+	return posix_link_walk(root, path, end, 0);
+}
+
+static int
+posix_first_link_any(int root, const char *path, size_t *end)
+{
+	return posix_link_walk(root, path, end, 1);
 }
 
 /*
@@ -822,6 +843,7 @@ const struct vfs_ops vfs_posix = {
 	.open = posix_open,
 	.open_nolinks = posix_open_nolinks,
 	.first_link = posix_first_link,
+	.first_link_any = posix_first_link_any,
 	.readlink = posix_readlink,
 	.make_special = posix_make_special,
 	.mkdir = posix_mkdir,

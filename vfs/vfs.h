@@ -121,6 +121,11 @@ struct vfs_ops {
 	 * (*end); -ENOENT when there is none.
 	 */
 	int	(*first_link)(int root, const char *path, size_t *end);
+	/*
+	 * The same with the last component too (msdfs links, worker/dfs.c);
+	 * -EACCES where a directory on the way may not be searched.
+	 */
+	int	(*first_link_any)(int root, const char *path, size_t *end);
 	/* The target of the symlink fd (O_PATH), NUL-terminated in buf. */
 	ssize_t	(*readlink)(int fd, char *buf, size_t len);
 	/*

@@ -14,6 +14,7 @@
 #include "proto/reparse.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
+#include "worker/dfs.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/fruit.h"
@@ -295,6 +296,11 @@ name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 		return STATUS_OBJECT_NAME_INVALID;
 	if (rc < 0)
 		return STATUS_OBJECT_NAME_INVALID;	/* bad UTF-16 */
+	/* DFS_OPERATIONS on a DFS root: \server\share\ goes first */
+	if (req != NULL && (req->flags & SMB2_FLAGS_DFS_OPERATIONS) &&
+	    dfs_req_prefixed(req) &&
+	    (st = dfs_strip_prefix(path)) != STATUS_SUCCESS)
+		return st;
 	/*
 	 * '/' separates components like '\' (Samba accepts both, and
 	 * clients rely on it); every component is then checked below, so

@@ -19,6 +19,7 @@
 #include "proto/create_ctx.h"
 #include "proto/fscc.h"
 #include "worker/conn.h"
+#include "worker/dfs.h"
 #include "worker/dirlease.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
@@ -249,6 +250,17 @@ create_resolve_name(struct create_call *cr)
 			rc = create_lookup(tree->root_fd, f->path, &cr->st,
 			    &cr->pfd, cr->links);
 		}
+	}
+	/*
+	 * A DFS root: a failed lookup may have met an msdfs link (its text
+	 * is no name here).  Only failures pay for the walk (worker/dfs.h).
+	 */
+	if (rc < 0 && rc != -EACCES && cr->tree->share != NULL &&
+	    cr->tree->share->msdfs_root) {
+		ntstatus_t dst = dfs_path_covered(cr->req, f->path);
+
+		if (dst != STATUS_SUCCESS)
+			return dst;
 	}
 	if (rc == -EXDEV || rc == -ELOOP) {
 		log_warnx("%s: refused \"%s\": resolves outside the share",

@@ -19,6 +19,7 @@
 #include "proto/fscc.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
+#include "worker/dfs.h"
 #include "worker/errmap.h"
 #include "worker/file_open.h"
 #include "worker/fruit.h"
@@ -267,14 +268,15 @@ dir_link_target(struct tree *tree, const char *path, struct vfs_stat *st,
  * or -1 to skip the entry.
  */
 static int
-dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
+dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
     int dot, int want_ea, struct fscc_info *fi, struct posix_info *pi)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_dosinfo di;
-	struct vfs_stat st;
+	struct vfs_stat st, lst;
 	uint32_t ea = 0;
-	int has_dos = 0, rc, link = 0;
+	int has_dos = 0, rc, link = 0, dfs = 0;
+	struct tree *tree = req->tree;
 	const char *slash;
 
 	if (dot == 1)
@@ -297,15 +299,23 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 			    sizeof(dir_path))
 				return -1;
 			/* resolved beneath the share root, or refused */
+			lst = st;
 			rc = dir_link_target(tree, dir_path, &st,
 			    want_ea ? &ea : NULL);
 			link = 1;
+			/* a DFS root's msdfs link: a directory that refers on */
+			if (rc != 0 && (dfs = dfs_entry_link(req, f->fd,
+			    name)) != 0) {
+				st = lst;
+				st.mode = S_IFDIR | (lst.mode & 0555);
+				rc = 0;
+			}
 		} else if (rc == 0 && (S_ISREG(st.mode) || S_ISDIR(st.mode)))
 			has_dos = dir_entry_xattrs(f->fd, name, &di,
 			    want_ea ? &ea : NULL);
 	}
 	/* one test when the share has no hide unreadable */
-	if (rc == 0 && dot == 0 && tree->share != NULL &&
+	if (rc == 0 && dot == 0 && !dfs && tree->share != NULL &&
 	    tree->share->hide_unreadable &&
 	    (S_ISREG(st.mode) || S_ISDIR(st.mode)) &&
 	    !dir_entry_readable(tree, f->fd, name, &st, link))
@@ -318,6 +328,8 @@ dir_entry_info(struct tree *tree, struct file_open *f, const char *name,
 		return -1;
 	file_info_from_stat(&st, &di, has_dos, fi);
 	fi->ea_size = ea;
+	if (dfs)
+		dfs_entry_info(fi);
 	dir_ent_st = st;
 	return 0;
 }
@@ -403,7 +415,7 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 		log_debug(2, "listing: skipped a name that is not UTF-8");
 		return -1;
 	}
-	if (dir_entry_info(req->tree, f, name, dot, dir_wants_ea(req, klass),
+	if (dir_entry_info(req, f, name, dot, dir_wants_ea(req, klass),
 	    &fi, posix ? &pi : NULL) != 0)
 		return -1;
 	if (dot == 0 && !posix) {

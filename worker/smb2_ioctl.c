@@ -20,6 +20,7 @@
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
+#include "worker/dfs.h"
 #include "worker/dispatch.h"
 #include "worker/smb2_file.h"
 #include "worker/pipe.h"
@@ -283,6 +284,24 @@ ioctl_pipe_wait(const struct ioctl_req *q)
 	    STATUS_OBJECT_NAME_NOT_FOUND;
 }
 
+/* FSCTL_DFS_GET_REFERRALS and _EX, on IPC$ or any share (worker/dfs.c) */
+static ntstatus_t
+ioctl_dfs(struct smb2_req *req, const struct ioctl_req *q,
+    struct smb2_rsp *rsp)
+{
+	const uint8_t *out;
+	uint32_t n;
+	ntstatus_t st;
+
+	st = dfs_get_referrals(req, q->in, q->in_len,
+	    q->ctl == FSCTL_DFS_GET_REFERRALS_EX, q->max_out, &out, &n);
+	if (st != STATUS_SUCCESS && st != STATUS_BUFFER_OVERFLOW)
+		return st;
+	ioctl_rsp(rsp, q, n);
+	wcur_bytes(&rsp->body, out, n);
+	return rsp->body.err ? STATUS_INSUFF_SERVER_RESOURCES : st;
+}
+
 ntstatus_t
 smb2_ioctl(struct smb2_req *req, struct smb2_rsp *rsp)
 {
@@ -324,8 +343,8 @@ smb2_ioctl(struct smb2_req *req, struct smb2_rsp *rsp)
 		return ioctl_interfaces(req, &q, rsp);
 	case FSCTL_DFS_GET_REFERRALS:
 	case FSCTL_DFS_GET_REFERRALS_EX:
-		/* no DFS: the share flags never claim it (MS-SMB2 3.3.5.15.2) */
-		return STATUS_FS_DRIVER_REQUIRED;
+		/* MS-SMB2 3.3.5.15.2; without host msdfs FS_DRIVER_REQUIRED */
+		return ioctl_dfs(req, &q, rsp);
 	case FSCTL_PIPE_WAIT:
 		if (!req->tree->is_ipc)
 			return STATUS_INVALID_DEVICE_REQUEST;

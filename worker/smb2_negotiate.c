@@ -111,6 +111,9 @@ neg_limits(struct conn *c, uint16_t dialect)
 	/* Leases live in the shared state (worker/state.c, smb2_oplock.c). */
 	if (dialect >= DIALECT_210)
 		c->capabilities |= SMB2_GLOBAL_CAP_LARGE_MTU;
+	/* DFS (worker/dfs.h): Samba offers it whenever host msdfs is on */
+	if (c->conf->host_msdfs)
+		c->capabilities |= SMB2_GLOBAL_CAP_DFS;
 	/* smb2 leases = no (or oplocks = no in [global]): RqLs is ignored */
 	if (dialect >= DIALECT_210 && c->conf->leasing)
 		c->capabilities |= SMB2_GLOBAL_CAP_LEASING;

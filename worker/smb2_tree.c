@@ -16,6 +16,7 @@
 #include "daemon/log.h"
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
+#include "worker/dfs.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
 #include "worker/homes.h"
@@ -23,6 +24,9 @@
 
 #define SMB2_SHARE_TYPE_DISK		0x01
 #define SMB2_SHARE_TYPE_PIPE		0x02
+#define SMB2_SHAREFLAG_DFS		0x00000001u
+#define SMB2_SHAREFLAG_DFS_ROOT		0x00000002u
+#define SMB2_SHARE_CAP_DFS		0x00000008u
 #define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM	0x00000800u
 #define SMB2_SHAREFLAG_ENCRYPT_DATA	0x00008000u
 #define SMB2_TREE_CONNECT_FLAG_EXTENSION_PRESENT	0x0004
@@ -122,7 +126,7 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	char path[512], *name;
 	const uint8_t *p;
 	uint16_t flags, off, len;
-	uint32_t shareflags = 0;
+	uint32_t shareflags = 0, sharecaps = 0;
 	int n, encrypt = 0, fd = -1;
 	struct stat rst;
 	ntstatus_t st;
@@ -154,6 +158,15 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 		return st;
 	}
 	sh = ht.share;
+	/*
+	 * An msdfs proxy share is a referral only: a client that connects
+	 * without asking for it first is refused, as Samba refuses it.
+	 */
+	if (c->conf->host_msdfs && sh->msdfs_proxy != NULL) {
+		log_debug(2, "%s: share %s is an msdfs proxy to %s", c->peer,
+		    sh->name, sh->msdfs_proxy);
+		return STATUS_BAD_NETWORK_NAME;
+	}
 	/* the share's own hosts rule, as Samba's make_connection_snum */
 	if ((sh->hosts_allow != NULL || sh->hosts_deny != NULL) &&
 	    !tree_host_allowed(c, sh)) {
@@ -254,11 +267,16 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* listings leave out what the user cannot read (worker/smb2_dir.c) */
 	if (sh->hide_unreadable)
 		shareflags |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;
+	/* a DFS root: its links answer PATH_NOT_COVERED (worker/dfs.h) */
+	if (dfs_share_root(c->conf, sh)) {
+		shareflags |= SMB2_SHAREFLAG_DFS | SMB2_SHAREFLAG_DFS_ROOT;
+		sharecaps |= SMB2_SHARE_CAP_DFS;
+	}
 	wcur_le16(&rsp->body, 16);
 	wcur_u8(&rsp->body, sh->is_ipc ? SMB2_SHARE_TYPE_PIPE : SMB2_SHARE_TYPE_DISK);
 	wcur_u8(&rsp->body, 0);
 	wcur_le32(&rsp->body, shareflags);
-	wcur_le32(&rsp->body, 0);	/* no DFS, CA, scale-out, cluster */
+	wcur_le32(&rsp->body, sharecaps);	/* no CA, scale-out, cluster */
 	wcur_le32(&rsp->body, t->maximal_access);
 	log_debug(2, "%s: %s connected to %s (tree %u)", c->peer,
 	    s->anonymous ? "anonymous" : s->user, ht.name, t->tree_id);

@@ -457,6 +457,7 @@ def marked_share(path):
     # [fruit]: the same with Apple's extensions (worker/fruit.h)
     # [homes]: each user's home share, its path made with %S
     # (worker/homes.c)
+    # [dfsroot]: the first share's directory as an msdfs root (worker/dfs.h)
     return """
 [marked]
 	path = %s
@@ -500,7 +501,12 @@ def marked_share(path):
 	path = %s/%%S
 	read only = no
 	browseable = no
-""" % (m, m, cs, path, path, path, path, path, homes)
+
+[dfsroot]
+	path = %s
+	read only = no
+	msdfs root = yes
+""" % (m, m, cs, path, path, path, path, path, homes, path)
 
 
 def xattr_check(d):

@@ -60,6 +60,7 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_POSIX_DOC", "QUERY_INFO_POSIX", "CLOSE_POSIX_DOC",
             "CREATE_DOC_SUB", "CREATE_DOC_MARKED",
             "CREATE_OPEN", "CREATE_OPEN_MARKED", "CREATE_OPEN_STORED",
+            "CREATE_OPEN_DFS",
             "CREATE_DOC_CS", "CREATE_DOC_CS_MARKED", "CREATE_POSIX_SUB",
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
@@ -74,6 +75,9 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
 SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            "CREATE_OPEN_MARKED": ("CREATE_OPEN", 0.05),
            "CREATE_OPEN_STORED": ("CREATE_OPEN", 1.05),
+           # an msdfs root (worker/dfs.h): links are looked for only when
+           # a lookup failed, so an open that finds its file pays nothing
+           "CREATE_OPEN_DFS": ("CREATE_OPEN", 0.05),
            # creates that look no name up (vfs/dirnote.c): on a
            # `case sensitive = yes` share, and with the POSIX create context
            "CREATE_DOC_CS_MARKED": ("CREATE_DOC_CS", 0.05),
@@ -137,6 +141,8 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
                                "descriptor on a marked share",
          "CREATE_OPEN_STORED": "CREATE (open) + CLOSE of an existing file with a stored "
                                "descriptor",
+         "CREATE_OPEN_DFS": "CREATE (open) + CLOSE of an existing file on an msdfs "
+                            "root share",
          "QUERY_DIRECTORY": "QUERY_DIRECTORY (16 files, restarted)",
          "QUERY_DIRECTORY_EA": "QUERY_DIRECTORY (16 files with two EAs each, restarted)",
          "QUERY_DIRECTORY_HIDE": "QUERY_DIRECTORY (16 files, restarted) with hide "

@@ -386,7 +386,12 @@ def marked_phases(conn, smb, tid, m):
     # same count on both shares; with one, one fgetxattr more (issue 14,
     # item 6).
     time.sleep(max(0.0, 3.0 - (time.monotonic() - t0)))
+    # [dfsroot]: the same directory as an msdfs root; impacket would send
+    # DFS_OPERATIONS with names lacking the \\server\\share prefix
+    dtid = conn.connectTree("dfsroot")
+    smb._Session["TreeConnectTable"][dtid]["IsDfsShare"] = False
     for name, t, path in (("CREATE_OPEN", tid, "perf_open.txt"),
+                          ("CREATE_OPEN_DFS", dtid, "perf_open.txt"),
                           ("CREATE_OPEN_MARKED", mtid, "perf_open.txt"),
                           ("CREATE_OPEN_STORED", mtid, "stored.txt")):
         def opn(i, t=t, path=path):
@@ -396,7 +401,7 @@ def marked_phases(conn, smb, tid, m):
             smb.close(t, opn(i))
         # each closed at once: impacket keeps one handle per name
         window(name, m, lambda i: smb.close(t, opn(i)))
-    for t in (mtid, cstid, mcstid):
+    for t in (mtid, cstid, mcstid, dtid):
         conn.disconnectTree(t)
 
 

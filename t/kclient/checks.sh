@@ -729,6 +729,23 @@ snapshot)
 	umount $m || die "umount failed"
 	trap - EXIT ;;
 
+dfs_link)
+	# DFS: [dfs] is an msdfs root whose link (msdfs:127.0.0.1\share,
+	# guest.sh) refers to [share]; the client asks the referral after
+	# PATH_NOT_COVERED and reads and lists the file through the link.
+	echo "through dfs" >/srv/kc/share/$name.txt
+	chown alice /srv/kc/share/$name.txt
+	m=/mnt/dfs
+	out=$(kc_mount $m dfs alice "vers=3.1.1") || die "mount of [dfs] failed: $out"
+	trap 'umount -l $m 2>/dev/null' EXIT
+	got=$(cat $m/link/$name.txt 2>&1) || die "read through the link failed: $got"
+	[ "$got" = "through dfs" ] || die "read through the link gave: $got"
+	ls $m/link | grep -qx "$name.txt" || die "the link lists: $(ls $m/link 2>&1)"
+	echo more >"$m/link/$name.new" || die "write through the link failed"
+	[ "$(cat /srv/kc/share/$name.new)" = more ] || die "the write is not in [share]"
+	umount $m || die "umount failed"
+	trap - EXIT ;;
+
 quota)
 	# Disk quotas: the disk a user sees is his quota.  [quota] is an XFS
 	# with user and group quotas (guest.sh).  alice (20 MiB soft, 24

@@ -51,6 +51,8 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/ram0 ||
 mkdir -p /srv/kc && mount -t ext4 /dev/ram0 /srv/kc || fatal "mount ext4 failed"
 mkdir -p /srv/kc/share /srv/kctmp /srv/kc/snap/.snapshots
 mount -t tmpfs -o size=256m tmpfs /srv/kctmp
+# [dfs]: an msdfs root whose link refers to [share] (the dfs_link check)
+mkdir -p /srv/kc/dfs && ln -s 'msdfs:127.0.0.1\share' /srv/kc/dfs/link
 # [quota] on XFS with user and group quotas (the `quota` check; allocsize:
 # little speculative preallocation charged to the quota; without
 # them the share is missing and the check says so)
@@ -101,6 +103,10 @@ usmbd)
 [quota]
 	path = /srv/kcq/share
 	read only = no
+
+[dfs]
+	path = /srv/kc/dfs
+	msdfs root = yes
 EOF
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n' "${u#*:}" | $USMBCTL -s $K/usmbd.conf user add "${u%%:*}" >/dev/null ||
@@ -124,6 +130,7 @@ samba)
 	# @GMT-%Y.%m.%d-%H.%M.%S); its snapshots are of the share's path, not
 	# of the file system's mount point (its default)
 	printf '\n[quota]\n\tpath = /srv/kcq/share\n\tread only = no\n' >>$d/smb.conf
+	printf '\n[dfs]\n\tpath = /srv/kc/dfs\n\tmsdfs root = yes\n' >>$d/smb.conf
 	printf '\n[snap]\n\tpath = /srv/kc/snap\n\tread only = no\n\tvfs objects = shadow_copy2 acl_xattr streams_xattr\n\tshadow:snapdir = .snapshots\n\tshadow:mountpoint = /srv/kc/snap\n' >>$d/smb.conf
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |

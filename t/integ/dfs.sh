@@ -1,0 +1,120 @@
+#!/bin/bash
+# DFS (HACKING.md "DFS"): an msdfs root share with msdfs links (symlinks
+# "msdfs:127.0.0.1\target", a two-target one), an msdfs proxy share, and
+# a share without msdfs root holding the same symlink.  smbclient follows
+# the referrals (ls, get through a link, the proxy); dfs_client.py
+# (impacket, raw referral requests) checks the referral fields (V2, V3,
+# V4, _EX, PathConsumed, flags, TTL), PATH_NOT_COVERED for a CREATE
+# through a link, the \server\share\ prefix of DFS_OPERATIONS, hostile
+# referral requests, a user who cannot search the link's directory, and
+# host msdfs = no.  DFS_SAMBA=1 runs the same steps against Debian's
+# Samba and prints where it differs.
+#
+# smbclient opens a referral's target on the default port (445) whatever
+# -p said (Samba's and usmbd's referrals alike), so the script runs in a
+# network namespace of its own (unshare -n) where 445 is free.
+if [ -z "${DFS_NETNS:-}" ]; then
+	exec unshare -n env DFS_NETNS=1 bash "$0" "$@"
+fi
+ip link set lo up || { echo "no loopback in the namespace" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+
+integ_init
+PORT=445
+C=$ROOT/t/integ/dfs_client.py
+R=$T/root
+mkdir -p "$R/dir" "$R/closed" "$T/plain/dir" "$T/target/sub"
+echo hello >"$T/target/file.txt"
+echo deep >"$T/target/sub/deep.txt"
+echo f >"$R/dir/f.txt"
+echo share >"$SHARE/inshare.txt"
+ln -s 'msdfs:127.0.0.1\target' "$R/link"
+ln -s 'msdfs:127.0.0.1\target,127.0.0.1\share' "$R/two"
+ln -s /etc "$R/escape"
+ln -s 'msdfs:127.0.0.1\target' "$R/closed/inner"
+ln -s 'msdfs:127.0.0.1\target' "$T/plain/link"
+chmod -R a+rwX "$T/target" "$T/plain" "$R/dir"
+SHARES="[root]
+	path = $R
+	msdfs root = yes
+	read only = no
+[plain]
+	path = $T/plain
+	read only = no
+[target]
+	path = $T/target
+	read only = no
+[proxy]
+	msdfs proxy = \\127.0.0.1\\target
+[denied]
+	path = $R
+	msdfs root = yes
+	hosts deny = 127.0.0.1"
+INTEG_SHARES=$SHARES integ_conf
+integ_users || { echo "cannot create users" >&2; exit 1; }
+# dir/closed is alice's alone: bob may not search it
+chown alice "$R/closed"
+chown -h alice "$R/closed/inner"
+chmod 0700 "$R/closed"
+mkdir -p "$T/plain/closed"; chown alice "$T/plain/closed"; chmod 0700 "$T/plain/closed"
+
+# smbclient's steps; $1: usmbd or samba (a label)
+smbclient_steps() {
+	local who=$1 out
+
+	out=$(timeout 30 smbclient //127.0.0.1/root -U "alice%$ALICE_PW" \
+	    -c 'ls link\*; ls link\sub\*; ls two\*' 2>&1)
+	check "$who: smbclient lists through a link" \
+	    grep -q 'file.txt' <<<"$out"
+	check "$who: smbclient lists a directory below a link" \
+	    grep -q 'deep.txt' <<<"$out"
+	rm -f "$T/got"
+	timeout 30 smbclient //127.0.0.1/root -U "alice%$ALICE_PW" \
+	    -c "get link\\file.txt $T/got" >"$T/get.out" 2>&1
+	check "$who: smbclient gets a file through a link" \
+	    grep -qx hello "$T/got"
+	out=$(timeout 30 smbclient //127.0.0.1/proxy -U "alice%$ALICE_PW" \
+	    -c 'ls' 2>&1)
+	check "$who: smbclient follows an msdfs proxy share" \
+	    grep -q 'file.txt' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/root -U "alice%$ALICE_PW" \
+	    -c 'ls' 2>&1)
+	check "$who: the root lists a link as a directory and reparse point" \
+	    grep -Eq '^  link +Dr ' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/plain -U "alice%$ALICE_PW" \
+	    -c 'ls link\*' 2>&1)
+	check "$who: on a share without msdfs root the symlink is broken" \
+	    grep -q 'NT_STATUS_OBJECT_PATH_NOT_FOUND\|NT_STATUS_OBJECT_NAME_NOT_FOUND' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/plain -U "alice%$ALICE_PW" \
+	    -c 'ls' 2>&1)
+	check_fails "$who: ... and is not listed" grep -q ' link ' <<<"$out"
+}
+
+integ_start || exit 1
+smbclient_steps usmbd
+client_checks "dfs_client.py" "$PYTHON" "$C" "$PORT" usmbd alice "$ALICE_PW"
+client_checks "dfs_client.py other" "$PYTHON" "$C" "$PORT" usmbd bob \
+    "$BOB_PW" other bob "$BOB_PW"
+check "the server is still up" integ_ping
+
+# host msdfs = no, by a reload: no DFS at all
+INTEG_SHARES=$SHARES integ_conf "host msdfs = no"
+"$USMBCTL" -s "$CONF" reload >/dev/null
+client_checks "dfs_client.py off" "$PYTHON" "$C" "$PORT" usmbd alice \
+    "$ALICE_PW" off
+integ_stop
+
+if [ "${DFS_SAMBA:-0}" = 1 ]; then
+	echo "--- Debian's Samba on the same steps (not counted) ---"
+	if samba_start "$T/samba" "$PORT" "$SHARES"; then
+		pass=$INTEG_PASSED fail=$INTEG_FAILED
+		smbclient_steps samba
+		"$PYTHON" "$C" "$PORT" samba alice "$ALICE_PW" 2>&1
+		"$PYTHON" "$C" "$PORT" samba bob "$BOB_PW" other bob "$BOB_PW" 2>&1
+		INTEG_PASSED=$pass INTEG_FAILED=$fail
+		samba_stop
+	else
+		echo "samba did not start"
+	fi
+fi
+finish

@@ -1,0 +1,307 @@
+# Client of t/integ/dfs.sh: what a DFS client sees of an msdfs root, its
+# links and an msdfs proxy, field by field, and what hostile referral
+# requests get.  argv: port, server kind (usmbd or samba), user, password.
+# Prints "ok DESC" / "FAIL DESC: why" against usmbd; against Samba (the
+# reference, DFS_SAMBA=1) "same DESC" or "differs DESC: ..." lines, which
+# dfs.sh shows but does not count.
+import struct
+import sys
+
+from impacket import smb3, smb3structs as s3
+from impacket.smbconnection import SMBConnection, SessionError
+
+PORT = int(sys.argv[1])
+KIND = sys.argv[2]
+USER, PW = sys.argv[3], sys.argv[4]
+HOST = "127.0.0.1"
+PATH_NOT_COVERED = 0xC0000257
+NOT_FOUND = 0xC0000225
+# What Samba 4.17 answers where usmbd answers otherwise, and why (dfs.sh
+# prints them; HACKING.md "DFS" has the list).
+SAMBA_DIFFERS = {}
+
+
+def report(desc, got, want):
+    if KIND == "usmbd":
+        print(("ok %s" % desc) if got == want else
+              ("FAIL %s: got %r, want %r" % (desc, got, want)), flush=True)
+    else:
+        print(("same %s" % desc) if got == want else
+              ("differs %s: samba %r, usmbd %r" % (desc, got, want)),
+              flush=True)
+
+
+def login():
+    c = SMBConnection(HOST, HOST, sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_30)
+    c.login(USER, PW)
+    return c
+
+
+def status(fn):
+    try:
+        fn()
+        return "SUCCESS"
+    except (SessionError, smb3.SessionError) as e:
+        code = e.getErrorCode() if hasattr(e, "getErrorCode") \
+            else e.get_error_code()
+        return "0x%08X" % (code & 0xFFFFFFFF)
+
+
+def u16z(s):
+    return s.encode("utf-16-le") + b"\0\0"
+
+
+def req(level, name):
+    return struct.pack("<H", level) + u16z(name)
+
+
+def req_ex(level, name, site=None):
+    n = u16z(name)
+    d = struct.pack("<H", len(n)) + n
+    if site is not None:
+        sz = site.encode("utf-16-le")
+        d += struct.pack("<H", len(sz)) + sz
+    return struct.pack("<HHI", level, 1 if site is not None else 0,
+                       len(d)) + d
+
+
+def referral(c, tid, blob, ex=False, maxout=8192):
+    return c.getSMBServer().ioctl(
+        tid, None, s3.FSCTL_DFS_GET_REFERRALS_EX if ex else
+        s3.FSCTL_DFS_GET_REFERRALS, flags=s3.SMB2_0_IOCTL_IS_FSCTL,
+        inputBlob=blob, maxOutputResponse=maxout)
+
+
+def ustr(b, off):
+    end = off
+    while b[end:end + 2] != b"\0\0":
+        end += 2
+    return b[off:end].decode("utf-16-le")
+
+
+def parse(b):
+    """RESP_GET_DFS_REFERRAL (MS-DFSC 2.2.4) read by hand."""
+    consumed, n, flags = struct.unpack_from("<HHI", b, 0)
+    ents, off = [], 8
+    for _ in range(n):
+        ver, size, stype, eflags = struct.unpack_from("<HHHH", b, off)
+        if ver == 2:
+            _, ttl, po, ao, no = struct.unpack_from("<IIHHH", b, off + 8)
+        else:
+            ttl, po, ao, no = struct.unpack_from("<IHHH", b, off + 8)
+        ents.append(dict(ver=ver, size=size, type=stype, flags=eflags,
+                         ttl=ttl, path=ustr(b, off + po),
+                         alt=ustr(b, off + ao), addr=ustr(b, off + no)))
+        off += size
+    return dict(consumed=consumed, n=n, flags=flags, ents=ents)
+
+
+def ref(c, tid, blob, ex=False):
+    """the parsed answer, or the status string of a refusal"""
+    try:
+        return parse(referral(c, tid, blob, ex))
+    except (SessionError, smb3.SessionError) as e:
+        code = e.getErrorCode() if hasattr(e, "getErrorCode") \
+            else e.get_error_code()
+        return "0x%08X" % (code & 0xFFFFFFFF)
+
+
+def g(r, fn):
+    """fn of an answer; a refusal's status as it is"""
+    return r if isinstance(r, str) else fn(r)
+
+
+def summary(r):
+    if isinstance(r, str):
+        return r
+    e = r["ents"][0]
+    return (r["consumed"], r["flags"], e["ver"], e["type"], e["ttl"],
+            e["path"], [x["addr"] for x in r["ents"]])
+
+
+def main():
+    c = login()
+    srv = c.getSMBServer()
+    report("NEGOTIATE offers SMB2_GLOBAL_CAP_DFS",
+           bool(srv._Connection["ServerCapabilities"] & s3.SMB2_GLOBAL_CAP_DFS),
+           True)
+    ipc = c.connectTree("IPC$")
+    root = c.connectTree("root")
+    te = srv._Session["TreeConnectTable"][root]
+    # impacket keeps neither flags nor caps: ask its packet again
+    report("the msdfs root is a DFS share (SHARE_CAP_DFS)",
+           te["IsDfsShare"], True)
+    plain = c.connectTree("plain")
+    report("a share without msdfs root is not",
+           srv._Session["TreeConnectTable"][plain]["IsDfsShare"], False)
+
+    # root referral (Samba's self referral), V3
+    rootp = "\\%s\\root" % HOST
+    r = ref(c, ipc, req(3, rootp))
+    report("root referral on IPC$ (V3)", summary(r),
+           (len(rootp) * 2, 3, 3, 1, 600, rootp, [rootp]))
+    # a link: level 4 gets V4, PathConsumed in bytes up to the link
+    lp = rootp + "\\link"
+    r = ref(c, ipc, req(4, lp + "\\sub\\deep.txt"))
+    report("link referral (V4): consumed, flags, target", summary(r),
+           (len(lp) * 2, 2, 4, 0, 600, lp, ["\\%s\\target" % HOST]))
+    report("V4 marks the first entry as the target set's start",
+           g(r, lambda r: r["ents"][0]["flags"]), 4)
+    r = ref(c, root, req(3, "\\%s\\root\\two" % HOST))
+    report("two-target link on the share itself",
+           g(r, lambda r: [e["addr"] for e in r["ents"]]),
+           ["\\%s\\target" % HOST, "\\%s\\share" % HOST])
+    r = ref(c, ipc, req(2, lp))
+    report("level 2 gets V2 entries", g(r, lambda r: (
+        r["ents"][0]["ver"], r["ents"][0]["size"])), (2, 22))
+    r = ref(c, ipc, req(1, lp))
+    report("level 1 gets V2 entries too (as Samba)",
+           g(r, lambda r: r["ents"][0]["ver"]), 2)
+    r = ref(c, ipc, req_ex(4, lp, "site"), ex=True)
+    report("FSCTL_DFS_GET_REFERRALS_EX with a site name",
+           g(r, lambda r: summary(r)[2:]), (4, 0, 600, lp, ["\\%s\\target" % HOST]))
+    r = ref(c, ipc, req(3, "\\%s\\ROOT\\LINK\\x" % HOST))
+    report("names in another case",
+           g(r, lambda r: (r["consumed"], r["ents"][0]["addr"])),
+           (len(lp) * 2, "\\%s\\target" % HOST))
+    r = ref(c, ipc, req(3, "\\\\%s\\root\\link" % HOST))
+    report("two leading backslashes: one is counted (as Samba)",
+           g(r, lambda r: r["consumed"]), len(lp) * 2)
+    r = ref(c, ipc, req(3, "\\%s\\proxy" % HOST))
+    report("msdfs proxy: the share refers to its target",
+           g(r, lambda r: (r["flags"], r["ents"][0]["type"],
+                           r["ents"][0]["addr"])),
+           (2, 0, "\\%s\\target" % HOST))
+    report("msdfs proxy: TREE_CONNECT refused (as Samba)",
+           status(lambda: c.connectTree("proxy")), "0xC00000CC")
+
+    # names that are no link
+    for desc, name, want in [
+            ("a directory, no link", rootp + "\\dir\\f.txt", "0xC0000225"),
+            ("a missing name", rootp + "\\nothere", "0xC0000225"),
+            ("a share without msdfs root", "\\%s\\plain\\link" % HOST,
+             "0xC0000225"),
+            ("an unknown share", "\\%s\\nosuch" % HOST, "0xC0000225"),
+            ("another server's name", "\\otherhost\\root\\link",
+             "0xC0000225"),
+            ("no leading backslash", "%s\\root" % HOST, "0xC0000225"),
+            ("..", rootp + "\\dir\\..\\link", "0xC000003B"),
+            ("a symlink out of the share", rootp + "\\escape",
+             "0xC0000225"),
+    ]:
+        report("referral for %s" % desc,
+               status(lambda: referral(c, ipc, req(3, name))), want)
+    report("a link of a share whose hosts deny refuses the client",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\denied\\link" % HOST))), "0xC0000022")
+    # hostile requests
+    for desc, blob, ex, want in [
+            ("one byte", b"\x03", False, "0xC000000D"),
+            ("an odd name length", req(3, lp)[:-1], False, "0xC000000D"),
+            ("no NUL (taken whole)", req(3, lp)[:-2], False, "SUCCESS"),
+            ("a lone surrogate", struct.pack("<H", 3) + b"\\\0\x00\xd8\0\0",
+             False, "0xC0000161"),
+            ("a 60000-byte name", req(3, "\\" + "a" * 30000), False,
+             "0xC0000033"),
+            ("_EX RequestDataLength past the end",
+             struct.pack("<HHI", 4, 0, 4000) + b"\0\0", True, "0xC000000D"),
+            ("_EX name length past RequestData",
+             struct.pack("<HHIH", 4, 0, 2, 200), True, "0xC000000D"),
+    ]:
+        report("hostile referral request: %s" % desc,
+               status(lambda: referral(c, ipc, blob, ex=ex,
+                                       maxout=65536)), want)
+    report("answer longer than MaxOutputResponse: BUFFER_OVERFLOW",
+           status(lambda: referral(c, ipc, req(3, lp), maxout=16)),
+           "0x80000005")
+
+    # CREATE through a link, with and without the DFS prefix
+    def open_(tid, name, dfs=False):
+        te = srv._Session["TreeConnectTable"][tid]
+        keep = te["IsDfsShare"]
+        te["IsDfsShare"] = dfs		# impacket: the flag, name as given
+        norm = smb3.ntpath.normpath
+        smb3.ntpath.normpath = lambda p: p	# and no ".." folded away
+        try:
+            fid = srv.create(tid, name, s3.FILE_READ_DATA, 7, 0,
+                             s3.FILE_OPEN, 0)
+            srv.close(tid, fid)
+        finally:
+            te["IsDfsShare"] = keep
+            smb3.ntpath.normpath = norm
+    report("CREATE link\\file.txt: PATH_NOT_COVERED",
+           status(lambda: open_(root, "link\\file.txt")), "0xC0000257")
+    report("CREATE link itself: PATH_NOT_COVERED",
+           status(lambda: open_(root, "link")), "0xC0000257")
+    report("CREATE dir\\f.txt (no link): opens",
+           status(lambda: open_(root, "dir\\f.txt")), "SUCCESS")
+    report("CREATE with DFS_OPERATIONS and \\server\\share\\ prefix",
+           status(lambda: open_(root, "%s\\root\\dir\\f.txt" % HOST, True)),
+           "SUCCESS")
+    report("CREATE with DFS_OPERATIONS through a link",
+           status(lambda: open_(root, "%s\\root\\link\\file.txt" % HOST,
+                                True)), "0xC0000257")
+    report("CREATE with DFS_OPERATIONS, ':' in the share name",
+           status(lambda: open_(root, "%s\\ro:ot\\dir\\f.txt" % HOST,
+                                True)), "0xC0000033")
+    report("CREATE with DFS_OPERATIONS and .. after the prefix",
+           status(lambda: open_(root, "%s\\root\\..\\x" % HOST, True)),
+           "0xC000003B")
+    report("plain share: DFS_OPERATIONS ignored, the prefix is a name",
+           status(lambda: open_(plain, "%s\\plain\\dir\\f.txt" % HOST,
+                                True)), "0xC000003A")
+    report("plain share: an msdfs symlink is an ordinary (broken) one",
+           status(lambda: open_(plain, "link\\file.txt")), "0xC000003A")
+    report("a symlink out of the root share is still refused",
+           status(lambda: open_(root, "escape\\passwd")), "0xC0000022")
+    c.logoff()
+
+
+def other(user, pw):
+    """a user who may not enter dir/closed: its links are not his"""
+    global USER, PW
+    USER, PW = user, pw
+    c = login()
+    ipc = c.connectTree("IPC$")
+    report("a link in a directory the user cannot search: ACCESS_DENIED",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\root\\closed\\inner\\x" % HOST))), "0xC0000022")
+    root = c.connectTree("root")
+    plain = c.connectTree("plain")
+    srv = c.getSMBServer()
+    # impacket sends DFS_OPERATIONS on a DFS share with no \\server\\share
+    # prefix, which Samba (4.22) and usmbd strip as one: not here
+    srv._Session["TreeConnectTable"][root]["IsDfsShare"] = False
+
+    def st(tid, name):
+        return status(lambda: srv.create(tid, name, s3.FILE_READ_DATA, 7, 0,
+                                         s3.FILE_OPEN, 0))
+    # the same answer as for any name there: nothing tells a link is there
+    got = st(root, "closed\\inner\\x")
+    report("CREATE through it: what a name there gets, no PATH_NOT_COVERED",
+           (got, st(plain, "closed\\inner\\x")), ("0xC0000022", "0xC0000022"))
+    c.logoff()
+
+
+def off():
+    """host msdfs = no: no DFS capability, no referrals"""
+    c = login()
+    srv = c.getSMBServer()
+    report("host msdfs = no: no SMB2_GLOBAL_CAP_DFS",
+           bool(srv._Connection["ServerCapabilities"] & s3.SMB2_GLOBAL_CAP_DFS),
+           False)
+    ipc = c.connectTree("IPC$")
+    report("host msdfs = no: FS_DRIVER_REQUIRED",
+           status(lambda: referral(c, ipc, req(3, "\\%s\\root" % HOST))),
+           "0xC000019C")
+    root = c.connectTree("root")
+    report("host msdfs = no: the root is no DFS share",
+           srv._Session["TreeConnectTable"][root]["IsDfsShare"], False)
+    c.logoff()
+
+
+if __name__ == "__main__":
+    mode = sys.argv[5] if len(sys.argv) > 5 else "main"
+    {"main": main, "off": off,
+     "other": lambda: other(sys.argv[6], sys.argv[7])}[mode]()
