@@ -172,6 +172,32 @@ def sched_ns(root):
     return out
 
 
+def threads_ns(pids):
+    """ns run so far by every thread of these processes (a process or
+    thread that ended meanwhile counts nothing): the server CPU figure of
+    the listing benches (eacost, manglecost, hidecost)."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%s/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%s/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+def figures_ms(v):
+    """median, min and max of a list of ms, as those benches print them."""
+    import statistics
+    return "median %8.2f ms  min %8.2f  max %8.2f" % (
+        statistics.median(v), min(v), max(v))
+
+
 def sched_delta(before, after):
     """ns run between two sched_ns() samples by the threads alive at the
     second (a thread started since counts whole)."""

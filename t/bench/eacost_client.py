@@ -8,11 +8,11 @@
 # wall time and of the server's CPU time (the threads' /proc schedstat
 # run times).
 import os
-import statistics
 import struct
 import sys
 import time
 
+import benchlib
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
 
@@ -37,24 +37,10 @@ def server_pids():
 
 
 def cpu_ns():
-    total = 0
-    for pid in server_pids():
-        try:
-            tids = os.listdir("/proc/%s/task" % pid)
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open("/proc/%s/task/%s/schedstat" % (pid, tid)) as f:
-                    total += int(f.read().split()[0])
-            except OSError:
-                pass
-    return total
+    return benchlib.threads_ns(server_pids())
 
 
-def figures(v):
-    return "median %8.2f ms  min %8.2f  max %8.2f" % (
-        statistics.median(v), min(v), max(v))
+figures = benchlib.figures_ms
 
 
 def listing(srv, tid):

@@ -5,8 +5,7 @@
 # median, min and max in ms of the client's wall time and of the server
 # worker's CPU time (the sum of its threads' /proc schedstat run times,
 # less noisy under load), and the number of entries listed.
-import os
-import statistics
+import benchlib
 import sys
 import time
 
@@ -20,19 +19,10 @@ shares = sys.argv[6:]
 
 def cpu_ns():
     """The worker's run time so far, all threads (io_uring's included)."""
-    total = 0
-    for tid in os.listdir("/proc/%s/task" % worker):
-        try:
-            with open("/proc/%s/task/%s/schedstat" % (worker, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass	# a thread that ended
-    return total
+    return benchlib.threads_ns([worker])
 
 
-def figures(v):
-    return "median %8.2f ms  min %8.2f  max %8.2f" % (
-        statistics.median(v), min(v), max(v))
+figures = benchlib.figures_ms
 
 
 c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port),

@@ -8,11 +8,11 @@
 # the worker's CPU time (its threads' /proc schedstat run times), and
 # the entries listed with a ShortName.
 import os
-import statistics
 import struct
 import sys
 import time
 
+import benchlib
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
 
@@ -23,19 +23,10 @@ ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
 
 
 def cpu_ns():
-    total = 0
-    for tid in os.listdir("/proc/%s/task" % worker):
-        try:
-            with open("/proc/%s/task/%s/schedstat" % (worker, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass
-    return total
+    return benchlib.threads_ns([worker])
 
 
-def figures(v):
-    return "median %8.2f ms  min %8.2f  max %8.2f" % (
-        statistics.median(v), min(v), max(v))
+figures = benchlib.figures_ms
 
 
 def listing(srv, tid, shorts=None):
