@@ -228,61 +228,13 @@ proto_line:
 			snprintf(hint, sizeof(hint),
 			    "expected a size from 1M to 1T, such as 64M");
 		break;
-	case D_PORTS: {
-		struct conf *c = base;
-		uint16_t ports[CONF_MAX_PORTS];
-		int n = 0;
-
-		if ((rc = conf_list_split(value, &list)) < 0 || list == NULL) {
-			snprintf(hint, sizeof(hint), "expected port numbers");
-			rc = 0;
-			break;
-		}
-		for (q = list; *q != NULL; q++) {
-			if (conf_parse_int(*q, 1, 65535, &v) < 0) {
-				snprintf(hint, sizeof(hint), "'%s' is not a port number", *q);
-				break;
-			}
-			if (n == CONF_MAX_PORTS) {
-				snprintf(hint, sizeof(hint), "at most %d ports", CONF_MAX_PORTS);
-				break;
-			}
-			ports[n++] = (uint16_t)v;
-		}
-		if (hint[0] == '\0') {
-			memcpy(c->ports, ports, sizeof(ports[0]) * (size_t)n);
-			c->nports = n;
-		}
+	case D_PORTS:
+		rc = conf_set_ports(base, value, hint, sizeof(hint));
 		break;
-	}
-	case D_IFACES: {
-		char **addrs = NULL;
-		int n = 0, r;
-
-		if ((rc = conf_list_split(value, &list)) < 0) {
-			snprintf(hint, sizeof(hint), "unterminated quote");
-			rc = 0;
-			break;
-		}
-		for (q = list; q != NULL && *q != NULL; q++) {
-			if ((r = conf_iface_expand(*q, &addrs, &n)) < 0) {
-				rc = r;
-				break;
-			}
-			if (r == 0) {
-				snprintf(hint, sizeof(hint),
-				    "'%s' is not an address or a local interface", *q);
-				break;
-			}
-		}
-		if (hint[0] != '\0' || rc < 0) {
-			conf_list_free(addrs);
-			break;
-		}
-		conf_list_free(*(char ***)(void *)field);
-		*(char ***)(void *)field = addrs;
+	case D_IFACES:
+		rc = conf_set_ifaces((char ***)(void *)field, value, hint,
+		    sizeof(hint));
 		break;
-	}
 	case D_HOSTS:
 	case D_USERS:
 		if ((rc = conf_list_split(value, &list)) < 0) {

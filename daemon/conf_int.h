@@ -87,6 +87,14 @@ int		 conf_list_add(char ***lp, int *n, const char *s, size_t len);
 /* Adds the addresses an `interfaces` item stands for: 1, 0 (not an address
  * or a local interface) or -ENOMEM. */
 int		 conf_iface_expand(const char *item, char ***lp, int *n);
+/*
+ * conf_list.c: `smb ports` into c->ports and `interfaces` into *field;
+ * a bad value leaves them and says why in hint.  0 or -ENOMEM.
+ */
+int		 conf_set_ports(struct conf *c, const char *value, char *hint,
+		    size_t cap);
+int		 conf_set_ifaces(char ***field, const char *value, char *hint,
+		    size_t cap);
 /* Validate a list; on failure write the reason into hint and return -1. */
 int		 conf_hosts_check(char *const *list, char *hint, size_t cap);
 int		 conf_users_check(char *const *list, char *hint, size_t cap);

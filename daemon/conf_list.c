@@ -169,3 +169,65 @@ conf_iface_expand(const char *item, char ***lp, int *n)
 	freeifaddrs(ifa);
 	return rc < 0 ? rc : found;
 }
+
+int
+conf_set_ports(struct conf *c, const char *value, char *hint, size_t cap)
+{
+	uint16_t ports[CONF_MAX_PORTS];
+	char **list = NULL, **q;
+	long v;
+	int n = 0;
+
+	if (conf_list_split(value, &list) < 0 || list == NULL) {
+		snprintf(hint, cap, "expected port numbers");
+		return 0;
+	}
+	for (q = list; *q != NULL; q++) {
+		if (conf_parse_int(*q, 1, 65535, &v) < 0) {
+			snprintf(hint, cap, "'%s' is not a port number", *q);
+			break;
+		}
+		if (n == CONF_MAX_PORTS) {
+			snprintf(hint, cap, "at most %d ports", CONF_MAX_PORTS);
+			break;
+		}
+		ports[n++] = (uint16_t)v;
+	}
+	if (hint[0] == '\0') {
+		memcpy(c->ports, ports, sizeof(ports[0]) * (size_t)n);
+		c->nports = n;
+	}
+	conf_list_free(list);
+	return 0;
+}
+
+int
+conf_set_ifaces(char ***field, const char *value, char *hint, size_t cap)
+{
+	char **list = NULL, **addrs = NULL, **q;
+	int n = 0, r, rc = 0;
+
+	if (conf_list_split(value, &list) < 0) {
+		snprintf(hint, cap, "unterminated quote");
+		return 0;
+	}
+	for (q = list; q != NULL && *q != NULL; q++) {
+		if ((r = conf_iface_expand(*q, &addrs, &n)) < 0) {
+			rc = r;
+			break;
+		}
+		if (r == 0) {
+			snprintf(hint, cap,
+			    "'%s' is not an address or a local interface", *q);
+			break;
+		}
+	}
+	conf_list_free(list);
+	if (hint[0] != '\0' || rc < 0) {
+		conf_list_free(addrs);
+		return rc;
+	}
+	conf_list_free(*field);
+	*field = addrs;
+	return 0;
+}
