@@ -746,6 +746,24 @@ dfs_link)
 	umount $m || die "umount failed"
 	trap - EXIT ;;
 
+home_share)
+	# [homes] (guest.sh: path /srv/kc/home/%U, valid users = %S): alice
+	# mounts her home by her name, and a file she writes there is hers on
+	# the server's disk, in her directory; bob's home is refused to her.
+	m=/mnt/home_alice m2=/mnt/home_bob
+	out=$(kc_mount $m alice alice "vers=3.1.1") || die "mount of [alice] failed: $out"
+	trap 'umount $m $m2 2>/dev/null' EXIT
+	echo "at home" >"$m/$name.txt" || die "write in alice's home failed"
+	f=/srv/kc/home/alice/$name.txt
+	[ "$(cat "$f" 2>&1)" = "at home" ] || die "the file is not in /srv/kc/home/alice"
+	[ "$(stat -c %U "$f")" = alice ] || die "the file is $(stat -c %U "$f")'s on disk"
+	ls "$m" | grep -qx "$name.txt" || die "the home lists: $(ls "$m" 2>&1)"
+	out=$(kc_mount $m2 bob alice "vers=3.1.1") &&
+	    die "alice mounted bob's home: $(ls $m2 2>&1)"
+	[ ! -e /srv/kc/home/bob/$name.txt ] || die "a file appeared in bob's home"
+	umount $m || die "umount failed"
+	trap - EXIT ;;
+
 quota)
 	# Disk quotas: the disk a user sees is his quota.  [quota] is an XFS
 	# with user and group quotas (guest.sh).  alice (20 MiB soft, 24

@@ -53,6 +53,11 @@ mkdir -p /srv/kc/share /srv/kctmp /srv/kc/snap/.snapshots
 mount -t tmpfs -o size=256m tmpfs /srv/kctmp
 # [dfs]: an msdfs root whose link refers to [share] (the dfs_link check)
 mkdir -p /srv/kc/dfs && ln -s 'msdfs:127.0.0.1\share' /srv/kc/dfs/link
+# [homes] at /srv/kc/home/%U (the home_share check): each user's own,
+# 0700, as useradd -m leaves one
+for u in alice bob; do
+	mkdir -p /srv/kc/home/$u && chown $u /srv/kc/home/$u && chmod 700 /srv/kc/home/$u
+done
 # [quota] on XFS with user and group quotas (the `quota` check; allocsize:
 # little speculative preallocation charged to the quota; without
 # them the share is missing and the check says so)
@@ -107,6 +112,12 @@ usmbd)
 [dfs]
 	path = /srv/kc/dfs
 	msdfs root = yes
+
+[homes]
+	path = /srv/kc/home/%U
+	valid users = %S
+	read only = no
+	browseable = no
 EOF
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n' "${u#*:}" | $USMBCTL -s $K/usmbd.conf user add "${u%%:*}" >/dev/null ||
@@ -131,6 +142,7 @@ samba)
 	# of the file system's mount point (its default)
 	printf '\n[quota]\n\tpath = /srv/kcq/share\n\tread only = no\n' >>$d/smb.conf
 	printf '\n[dfs]\n\tpath = /srv/kc/dfs\n\tmsdfs root = yes\n' >>$d/smb.conf
+	printf '\n[homes]\n\tpath = /srv/kc/home/%%U\n\tvalid users = %%S\n\tread only = no\n\tbrowseable = no\n' >>$d/smb.conf
 	printf '\n[snap]\n\tpath = /srv/kc/snap\n\tread only = no\n\tvfs objects = shadow_copy2 acl_xattr streams_xattr\n\tshadow:snapdir = .snapshots\n\tshadow:mountpoint = /srv/kc/snap\n' >>$d/smb.conf
 	for u in alice:alicepw1 bob:bobpw1; do
 		printf '%s\n%s\n' "${u#*:}" "${u#*:}" |

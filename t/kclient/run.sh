@@ -32,7 +32,8 @@ HERE=$ROOT/t/kclient
 
 CI_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	mount_3.1.1_seal mount_3.1.1_sign unlink_hardlink_open unlink_open
-	rename_open xattr_user times_tmpfs_touch snapshot quota dfs_link"
+	rename_open xattr_user times_tmpfs_touch snapshot quota dfs_link
+	home_share"
 FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	mount_3.0_seal mount_3.02_seal mount_3.1.1_seal
 	mount_2.0_sign mount_2.1_sign mount_3.0_sign mount_3.1.1_sign
@@ -43,7 +44,7 @@ FULL_CHECKS="mount_2.0 mount_2.1 mount_3.0 mount_3.02 mount_3.1.1
 	times_tmpfs_touch times_tmpfs_cp_a times_tmpfs_tar
 	posix_stat posix_chmod posix_chown posix_case posix_symlink posix_mkfifo
 	posix_unlink_open posix_lock
-	snapshot quota dfs_link reconnect dirlease_listing"
+	snapshot quota dfs_link home_share reconnect dirlease_listing"
 
 # bpo and backports name 6.12 (scripts/kclient-kernel.sh), as xfail does
 KERNELS=$(sed -E 's/(^| )(bpo|backports)( |$)/\16.12\3/g' <<<"${KCLIENT_KERNEL:-6.1}")
