@@ -3,15 +3,42 @@
 # counts ("NN%: Checks: N, Failures: F, Errors: E") and prints one final
 # line "unit: N passed, N failed".  A binary that crashes, prints no summary
 # or exits non-zero with no failure counted is one failure.
+# UNIT_JOBS binaries run at once (default 2, one a core: the suites are
+# independent, each in its own temporary directories); the reports come
+# in the order given.
 set -u
 passed=0
 failed=0
+jobs=${UNIT_JOBS:-2}
+res=$(mktemp -d)
+trap 'rm -rf "$res"' EXIT
+
+# run_one I BIN: the binary's output in $res/I.out, its exit code in $res/I.rc
+run_one() {
+	# each suite gets a bounded time; CK_DEFAULT_TIMEOUT bounds each test
+	timeout "${UNIT_TIMEOUT:-300}" "$2" >"$res/$1.out" 2>&1
+	echo $? >"$res/$1.rc"
+}
+
+i=0
+running=0
+for bin in "$@"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_one "$i" "$bin" &
+	running=$((running + 1))
+	i=$((i + 1))
+done
+wait
+
+i=0
 for bin in "$@"; do
 	name=$(basename "$bin")
-	out=$(mktemp)
-	# each suite gets a bounded time; CK_DEFAULT_TIMEOUT bounds each test
-	timeout "${UNIT_TIMEOUT:-300}" "$bin" >"$out" 2>&1
-	rc=$?
+	out=$res/$i.out
+	rc=$(cat "$res/$i.rc" 2>/dev/null || echo 1)
+	i=$((i + 1))
 	summary=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$out" | tail -n 1)
 	if [ -n "$summary" ]; then
 		n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$summary")
@@ -35,7 +62,6 @@ for bin in "$@"; do
 	else
 		echo "$name: $good passed"
 	fi
-	rm -f "$out"
 done
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
