@@ -25,6 +25,7 @@ import sys
 
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
+from info_lib import query_info as query, set_info
 
 PORT = int(sys.argv[1])
 PW = sys.argv[2]
@@ -70,36 +71,8 @@ def list_sizes(pairs):
     return {len(ea_chain(list(p))) for p in itertools.permutations(pairs)}
 
 
-def query(s, tid, fid, klass):
-    p = s.SMB_PACKET()
-    p['Command'] = s3.SMB2_QUERY_INFO
-    p['TreeID'] = tid
-    q = s3.SMB2QueryInfo()
-    q['FileID'] = fid
-    q['InfoType'] = s3.SMB2_0_INFO_FILE
-    q['FileInfoClass'] = klass
-    q['OutputBufferLength'] = 65536
-    q['InputBufferOffset'] = 0
-    q['Buffer'] = b'\x00'
-    p['Data'] = q
-    a = s.recvSMB(s.sendSMB(p))
-    if a['Status'] in (0, 0x80000005):
-        return a['Status'], s3.SMB2QueryInfo_Response(a['Data'])['Buffer']
-    return a['Status'], b''
-
-
 def set_eas(s, tid, fid, blob):
-    p = s.SMB_PACKET()
-    p['Command'] = s3.SMB2_SET_INFO
-    p['TreeID'] = tid
-    r = s3.SMB2SetInfo()
-    r['InfoType'] = s3.SMB2_0_INFO_FILE
-    r['FileInfoClass'] = FILE_FULL_EA_INFORMATION
-    r['BufferLength'] = len(blob)
-    r['FileID'] = fid
-    r['Buffer'] = blob
-    p['Data'] = r
-    return s.recvSMB(s.sendSMB(p))['Status']
+    return set_info(s, tid, fid, FILE_FULL_EA_INFORMATION, blob)
 
 
 def listing(s, tid, fid, level):

@@ -18,6 +18,7 @@ import time
 
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
+from info_lib import query_info as query, set_info
 
 PORT = int(sys.argv[1])
 PW = sys.argv[2]
@@ -81,45 +82,6 @@ def parse_eas(buf):
         if nxt == 0:
             return out
         off += nxt
-
-
-def query(s, tid, fid, klass, inbuf=b'', itype=s3.SMB2_0_INFO_FILE,
-          addl=0):
-    """(status, data) of a QUERY_INFO, whatever its status."""
-    p = s.SMB_PACKET()
-    p['Command'] = s3.SMB2_QUERY_INFO
-    p['TreeID'] = tid
-    q = s3.SMB2QueryInfo()
-    q['FileID'] = fid
-    q['InfoType'] = itype
-    q['FileInfoClass'] = klass
-    q['OutputBufferLength'] = 65536
-    q['AdditionalInformation'] = addl
-    if inbuf:
-        q['InputBufferLength'] = len(inbuf)
-        q['Buffer'] = inbuf
-    else:
-        q['InputBufferOffset'] = 0
-        q['Buffer'] = b'\x00'
-    p['Data'] = q
-    a = s.recvSMB(s.sendSMB(p))
-    if a['Status'] in (0, 0x80000005):
-        return a['Status'], s3.SMB2QueryInfo_Response(a['Data'])['Buffer']
-    return a['Status'], b''
-
-
-def set_info(s, tid, fid, klass, blob):
-    p = s.SMB_PACKET()
-    p['Command'] = s3.SMB2_SET_INFO
-    p['TreeID'] = tid
-    r = s3.SMB2SetInfo()
-    r['InfoType'] = s3.SMB2_0_INFO_FILE
-    r['FileInfoClass'] = klass
-    r['BufferLength'] = len(blob)
-    r['FileID'] = fid
-    r['Buffer'] = blob
-    p['Data'] = r
-    return s.recvSMB(s.sendSMB(p))['Status']
 
 
 class RawContext:

@@ -11,6 +11,7 @@ import sys
 
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
+from info_lib import set_info
 
 PORT = int(sys.argv[1])
 PW = sys.argv[2]
@@ -58,17 +59,7 @@ def rename(s, tid, fid, name, replace):
     """Status of a SET_INFO FileRenameInformation (MS-FSCC 2.4.42.2)."""
     n = name.encode('utf-16-le')
     blob = struct.pack('<B7xQI', 1 if replace else 0, 0, len(n)) + n
-    p = s.SMB_PACKET()
-    p['Command'] = s3.SMB2_SET_INFO
-    p['TreeID'] = tid
-    r = s3.SMB2SetInfo()
-    r['InfoType'] = s3.SMB2_0_INFO_FILE
-    r['FileInfoClass'] = FILE_RENAME_INFORMATION
-    r['BufferLength'] = len(blob)
-    r['FileID'] = fid
-    r['Buffer'] = blob
-    p['Data'] = r
-    return s.recvSMB(s.sendSMB(p))['Status']
+    return set_info(s, tid, fid, FILE_RENAME_INFORMATION, blob)
 
 
 def streams(path):
