@@ -22,8 +22,12 @@
  * Short names this worker gave out (FileAlternateNameInformation, an
  * open by one), by share, directory and short name, so that a name
  * recreated by its short name after its file was deleted gets its long
- * name back.  Direct-mapped: a newer name takes the slot; a lost entry
- * only means the short name is taken as typed, as any other name.
+ * name back.  The last SN_CACHE given out, the oldest replaced first: a
+ * direct-mapped table lost a name to any other of its slot, and the
+ * slot moved with the share's address from run to run, so whether a
+ * name came back was chance.  Searched only where a short-shaped name
+ * was not found or one is given out; a lost entry only means the short
+ * name is taken as typed, as any other name.
  */
 #define SN_CACHE	256
 
@@ -34,6 +38,7 @@ struct sn_entry {
 };
 
 static struct sn_entry sn_cache[SN_CACHE];
+static unsigned sn_next;	/* the oldest entry: the next to replace */
 
 int
 shortname_on(const struct conf_share *sh)
@@ -90,28 +95,38 @@ sn_dir_key(const struct conf_share *sh, const char *dir, size_t dlen)
 	return h | 1;		/* never 0, the free mark */
 }
 
-static struct sn_entry *
-sn_slot(uint64_t dir, const char *sname, size_t slen)
+/* Is e the entry of sname (upper-cased, or as given when exact) in dir? */
+static int
+sn_match(const struct sn_entry *e, uint64_t dir, const char *sname,
+    size_t slen, int exact)
 {
-	uint64_t h = dir;
 	size_t i;
 
-	for (i = 0; i < slen; i++)	/* upper-cased: any case finds it */
-		h = (h ^ (uint8_t)(sname[i] >= 'a' && sname[i] <= 'z' ?
-		    sname[i] - 32 : sname[i])) * 0x100000001b3ull;
-	return &sn_cache[(h >> 24) % SN_CACHE];
+	if (e->dir != dir || strlen(e->sname) != slen)
+		return 0;
+	for (i = 0; i < slen; i++)
+		if (e->sname[i] != (!exact && sname[i] >= 'a' &&
+		    sname[i] <= 'z' ? sname[i] - 32 : sname[i]))
+			return 0;
+	return 1;
 }
 
 static void
 sn_remember(uint64_t dir, const char *sname, size_t slen, const char *lname,
     size_t llen)
 {
-	struct sn_entry *e;
+	struct sn_entry *e = NULL;
 	size_t i;
 
 	if (slen > MANGLE_MAX || llen >= sizeof(e->lname))
 		return;
-	e = sn_slot(dir, sname, slen);
+	for (i = 0; i < SN_CACHE && e == NULL; i++)
+		if (sn_match(&sn_cache[i], dir, sname, slen, 0))
+			e = &sn_cache[i];
+	if (e == NULL) {
+		e = &sn_cache[sn_next];
+		sn_next = (sn_next + 1) % SN_CACHE;
+	}
 	e->dir = dir;
 	for (i = 0; i < slen; i++)
 		e->sname[i] = sname[i] >= 'a' && sname[i] <= 'z' ?
@@ -128,16 +143,12 @@ sn_remember(uint64_t dir, const char *sname, size_t slen, const char *lname,
 static const char *
 sn_recall(uint64_t dir, const char *sname, size_t slen, int exact)
 {
-	const struct sn_entry *e = sn_slot(dir, sname, slen);
 	size_t i;
 
-	if (e->dir != dir || strlen(e->sname) != slen)
-		return NULL;
-	for (i = 0; i < slen; i++)
-		if (e->sname[i] != (!exact && sname[i] >= 'a' &&
-		    sname[i] <= 'z' ? sname[i] - 32 : sname[i]))
-			return NULL;
-	return e->lname;
+	for (i = 0; i < SN_CACHE; i++)
+		if (sn_match(&sn_cache[i], dir, sname, slen, exact))
+			return sn_cache[i].lname;
+	return NULL;
 }
 
 size_t
