@@ -198,6 +198,24 @@ def figures_ms(v):
         statistics.median(v), min(v), max(v))
 
 
+def alternate(keys, runs, measure, cpu_ns):
+    """The listing benches' loop: measure(key) once per key to warm, then
+    runs rounds of every key in turn (a drift of the load falls on all
+    alike).  Returns ({key: [wall ms]}, {key: [server CPU ms]},
+    {key: the last result of measure})."""
+    times = {k: [] for k in keys}
+    cpu = {k: [] for k in keys}
+    last = {k: measure(k) for k in keys}
+    for _ in range(runs):
+        for k in keys:
+            c0 = cpu_ns()
+            t0 = time.perf_counter()
+            last[k] = measure(k)
+            times[k].append((time.perf_counter() - t0) * 1000)
+            cpu[k].append((cpu_ns() - c0) / 1e6)
+    return times, cpu, last
+
+
 def sched_delta(before, after):
     """ns run between two sched_ns() samples by the threads alive at the
     second (a thread started since counts whole)."""

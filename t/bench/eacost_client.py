@@ -10,7 +10,6 @@
 import os
 import struct
 import sys
-import time
 
 import benchlib
 from impacket import smb3, smb3structs as s3
@@ -73,18 +72,9 @@ c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port),
 c.login(user, pw)
 srv = c.getSMBServer()
 tids = {s: c.connectTree(s) for s in shares}
-times = {s: [] for s in shares}
-cpu = {s: [] for s in shares}
-count = {}
-for s in shares:		# warm: the trees, the dentry and xattr caches
-    count[s] = listing(srv, tids[s])
-for r in range(runs):
-    for s in shares:
-        c0 = cpu_ns()
-        t0 = time.perf_counter()
-        count[s] = listing(srv, tids[s])
-        times[s].append((time.perf_counter() - t0) * 1000)
-        cpu[s].append((cpu_ns() - c0) / 1e6)
+# warmed first: the trees, the dentry and xattr caches
+times, cpu, count = benchlib.alternate(
+    shares, runs, lambda s: listing(srv, tids[s]), cpu_ns)
 for s in shares if runs > 0 else ():
     print("listing %-8s entries %6d  EaSize sum %8d  wall %s | server CPU %s"
           "  (%d runs)" % (s, count[s][0], count[s][1], figures(times[s]),

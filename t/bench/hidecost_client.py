@@ -7,7 +7,6 @@
 # less noisy under load), and the number of entries listed.
 import benchlib
 import sys
-import time
 
 from impacket import smb3structs as s3
 from impacket.smbconnection import SMBConnection
@@ -28,19 +27,9 @@ figures = benchlib.figures_ms
 c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port),
                   preferredDialect=s3.SMB2_DIALECT_30)
 c.login(user, pw)
-times = {s: [] for s in shares}
-cpu = {s: [] for s in shares}
-count = {}
-for s in shares:		# warm: the worker's trees, the dentry cache
-    count[s] = len(c.listPath(s, "*"))
-for r in range(runs):
-    for s in shares:
-        c0 = cpu_ns()
-        t0 = time.perf_counter()
-        n = len(c.listPath(s, "*"))
-        times[s].append((time.perf_counter() - t0) * 1000)
-        cpu[s].append((cpu_ns() - c0) / 1e6)
-        count[s] = n
+# warmed first: the worker's trees, the dentry cache
+times, cpu, count = benchlib.alternate(
+    shares, runs, lambda s: len(c.listPath(s, "*")), cpu_ns)
 for s in shares:
     print("%-6s entries %6d  wall %s | worker CPU %s  (%d runs)"
           % (s, count[s], figures(times[s]), figures(cpu[s]), runs))

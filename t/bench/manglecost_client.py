@@ -69,18 +69,9 @@ c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=int(port),
 c.login(user, pw)
 srv = c.getSMBServer()
 tids = {s: c.connectTree(s) for s in shares}
-times = {s: [] for s in shares}
-cpu = {s: [] for s in shares}
-count = {}
-for s in shares:		# warm: the worker's trees, the dentry cache
-    count[s] = listing(srv, tids[s])
-for r in range(runs):
-    for s in shares:
-        c0 = cpu_ns()
-        t0 = time.perf_counter()
-        count[s] = listing(srv, tids[s])
-        times[s].append((time.perf_counter() - t0) * 1000)
-        cpu[s].append((cpu_ns() - c0) / 1e6)
+# warmed first: the worker's trees, the dentry cache
+times, cpu, count = benchlib.alternate(
+    shares, runs, lambda s: listing(srv, tids[s]), cpu_ns)
 for s in shares:
     print("listing %-4s entries %6d (%6d short)  wall %s | worker CPU %s  "
           "(%d runs)" % (s, count[s][0], count[s][1], figures(times[s]),
