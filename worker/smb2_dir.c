@@ -228,36 +228,43 @@ dir_entry_xattrs(int dirfd, const char *name, struct vfs_dosinfo *di,
 }
 
 /*
- * A symlink's target (path, found beneath the share root): its stat and,
- * with ea non-NULL, its EaSize, as an open of the link through the share
- * answers FileEaInformation.  One O_PATH open beneath the root, as the
- * stat alone takes; its xattrs are read through that fd, so nothing
- * outside the share is reached.
+ * A symlink's target (path, found beneath the share root): its stat, its
+ * DOS attributes (returns has_dos) and, with ea non-NULL, its EaSize, as
+ * an open of the link through the share answers QUERY_INFO.  One O_PATH
+ * open beneath the root; the xattrs are read through that fd, so nothing
+ * outside the share is reached.  *rc is 0 or the lookup's error.
  */
 static int
 dir_link_target(struct tree *tree, const char *path, struct vfs_stat *st,
-    uint32_t *ea)
+    struct vfs_dosinfo *di, uint32_t *ea, int *rc)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct dir_ent_ref ref;
-	ssize_t l;
-	int fd, rc;
+	uint8_t buf[64];
+	ssize_t l, n;
+	int fd, has_dos = 0;
 
-	if (ea == NULL)
-		return vfs->statat(tree->root_fd, path, st);
-	*ea = 0;
-	if ((fd = vfs->open(tree->root_fd, path, O_PATH, 0)) < 0)
-		return fd;
-	rc = vfs->fstat(fd, st);
-	if (rc == 0 && (S_ISREG(st->mode) || S_ISDIR(st->mode)) &&
+	if (ea != NULL)
+		*ea = 0;
+	if ((fd = vfs->open(tree->root_fd, path, O_PATH, 0)) < 0) {
+		*rc = fd;
+		return 0;
+	}
+	*rc = vfs->fstat(fd, st);
+	if (*rc != 0 || (!S_ISREG(st->mode) && !S_ISDIR(st->mode)))
+		goto out;
+	n = vfs->getxattr(fd, VFS_XATTR_DOS, buf, sizeof(buf));
+	has_dos = n > 0 && vfs_dos_decode(buf, (size_t)n, di) == 0;
+	if (ea != NULL &&
 	    (l = vfs->listxattr(fd, dir_xnames, sizeof(dir_xnames))) > 0) {
 		ref.fd = fd;
 		ref.name = NULL;
 		*ea = smb2_ea_size_names(dir_xnames, (size_t)l, dir_ea_vsize,
 		    &ref);
 	}
+out:
 	close(fd);
-	return rc;
+	return has_dos;
 }
 
 /*
@@ -300,8 +307,8 @@ dir_entry_info(struct smb2_req *req, struct file_open *f, const char *name,
 				return -1;
 			/* resolved beneath the share root, or refused */
 			lst = st;
-			rc = dir_link_target(tree, dir_path, &st,
-			    want_ea ? &ea : NULL);
+			has_dos = dir_link_target(tree, dir_path, &st, &di,
+			    want_ea ? &ea : NULL, &rc);
 			link = 1;
 			/* a DFS root's msdfs link: a directory that refers on */
 			if (rc != 0 && (dfs = dfs_entry_link(req, f->fd,

@@ -7,6 +7,8 @@
 # symlink to the first, a file with a user xattr that is not an EA.  On a
 # share with `ea support = no`, EaSize 0, queries NO_EAS_ON_FILE, sets and
 # creates with EAs EAS_NOT_SUPPORTED (t/integ/easize_client.py, impacket).
+# The symlink's entry also shows its target's DOS attributes and creation
+# time, from the target's DOS xattr.
 # The same steps against Debian's Samba 4.17 with EASIZE_SAMBA=1 (printed,
 # not counted: HACKING.md says where it differs).
 . "$(dirname "$0")/lib.sh"

@@ -75,8 +75,19 @@ def set_eas(s, tid, fid, blob):
     return set_info(s, tid, fid, FILE_FULL_EA_INFORMATION, blob)
 
 
-def listing(s, tid, fid, level):
-    """{name: EaSize} of one restarted QUERY_DIRECTORY of level."""
+def ea_size(buf, off):
+    return struct.unpack_from('<I', buf, off + 64)[0]
+
+
+def create_attrs(buf, off):
+    """(CreationTime, FileAttributes) of the entry at off."""
+    return (struct.unpack_from('<Q', buf, off + 8)[0],
+            struct.unpack_from('<I', buf, off + 56)[0])
+
+
+def listing(s, tid, fid, level, pick=ea_size):
+    """{name: pick(entry)} of one restarted QUERY_DIRECTORY of level:
+    EaSize unless told otherwise."""
     p = s.SMB_PACKET()
     p['Command'] = s3.SMB2_QUERY_DIRECTORY
     p['TreeID'] = tid
@@ -98,7 +109,7 @@ def listing(s, tid, fid, level):
         nxt = struct.unpack_from('<I', buf, off)[0]
         nlen = struct.unpack_from('<I', buf, off + 60)[0]
         name = bytes(buf[off + noff:off + noff + nlen]).decode('utf-16le')
-        out[name] = struct.unpack_from('<I', buf, off + 64)[0]
+        out[name] = pick(buf, off)
         if nxt == 0:
             return out
         off += nxt
@@ -179,7 +190,30 @@ def mode_listing(c, s):
                '(%s)' % (lname, ', '.join(bad) or ', '.join(
                    '%s %d' % (n, got[n]) for n in sorted(want))))
     s.close(tid, dfid)
+    link_attrs(s, tid)
     c.disconnectTree(tid)
+
+
+def link_attrs(s, tid):
+    """A symlink's entry shows its target's DOS attributes and creation
+    time (kept in the target's DOS xattr), as QUERY_INFO through the link
+    answers, at every level."""
+    ctime, attrs = 130000000000000000, 0x22     # 2012; HIDDEN | ARCHIVE
+    fid = s.create(tid, 'eadir\\two', 0x00120189, 7, 0x40, 1, 0)
+    st = set_info(s, tid, fid, 4, struct.pack('<QQQQII', ctime, 0, 0, 0,
+                                              attrs, 0))
+    s.close(tid, fid)
+    report(st == 0, 'two: FileBasicInformation set (%#x)' % st)
+    dfid = s.create(tid, 'eadir', 0x00120089, 7, 1, 1, 0)
+    for level, (lname, _) in sorted(LEVELS.items()):
+        got = listing(s, tid, dfid, level, create_attrs)
+        report(isinstance(got, dict) and got.get('two') == (ctime, attrs)
+               and got.get('link') == (ctime, attrs),
+               '%s: the link lists its target\'s creation time and '
+               'attributes (%r)' % (lname, got if not isinstance(got, dict)
+                                    else {n: got.get(n) for n in
+                                          ('two', 'link')}))
+    s.close(tid, dfid)
 
 
 def mode_noea(c, s):
