@@ -110,7 +110,7 @@ def cmd_slowloris(nsock, naddr, secs, logins, user, password):
                 times.append(99.0)
                 print("login-error", str(e)[:100])
             done_logins += 1
-            next_login = time.monotonic() + 1.0
+            next_login = time.monotonic() + 0.5
     print("slow-sockets", len(conns))
     print("reconnects", reconnects)
     print("logins", len(times), "failed", failures)
