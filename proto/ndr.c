@@ -68,12 +68,53 @@ ndr_utf8_put(struct cur *c, char *out, size_t outsize, size_t *n, uint32_t cp)
 	*n += k;
 }
 
+/*
+ * units UTF-16LE code units at v into out as NUL-terminated UTF-8: an
+ * embedded NUL is refused (it would truncate a name silently), a lone
+ * surrogate becomes U+FFFD.  Returns the UTF-8 length; err on failure.
+ */
+static size_t
+ndr_utf16_utf8(struct cur *c, const uint8_t *v, uint32_t units, char *out,
+    size_t outsize)
+{
+	uint32_t i, u, lo;
+	size_t n = 0;
+
+	for (i = 0; i < units && !c->err; i++) {
+		u = le16_get(v + (size_t)i * 2);
+		if (u == 0) {
+			c->err = 1;
+			break;
+		}
+		if (u >= 0xD800 && u < 0xDC00 && i + 1 < units) {
+			lo = le16_get(v + (size_t)(i + 1) * 2);
+			if (lo >= 0xDC00 && lo < 0xE000) {
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+				i++;
+			} else
+				u = 0xFFFD;
+		} else if (u >= 0xD800 && u < 0xE000)
+			u = 0xFFFD;	/* lone surrogate */
+		ndr_utf8_put(c, out, outsize, &n, u);
+	}
+	if (c->err) {
+		if (outsize > 0)
+			out[0] = '\0';
+		return 0;
+	}
+	if (outsize == 0) {
+		c->err = 1;
+		return 0;
+	}
+	out[n] = '\0';
+	return n;
+}
+
 size_t
 ndr_string(struct cur *c, char *out, size_t outsize)
 {
-	uint32_t max, off, actual, i, u, lo;
+	uint32_t max, off, actual;
 	const uint8_t *v;
-	size_t n = 0;
 
 	if (outsize > 0)
 		out[0] = '\0';
@@ -94,31 +135,36 @@ ndr_string(struct cur *c, char *out, size_t outsize)
 		c->err = 1;
 		return 0;
 	}
-	for (i = 0; i + 1 < actual && !c->err; i++) {
-		u = le16_get(v + (size_t)i * 2);
-		if (u == 0) {
-			/* An embedded NUL would truncate the name silently. */
-			c->err = 1;
-			break;
-		}
-		if (u >= 0xD800 && u < 0xDC00 && i + 2 < actual) {
-			lo = le16_get(v + (size_t)(i + 1) * 2);
-			if (lo >= 0xDC00 && lo < 0xE000) {
-				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-				i++;
-			} else
-				u = 0xFFFD;
-		} else if (u >= 0xD800 && u < 0xE000)
-			u = 0xFFFD;	/* lone surrogate */
-		ndr_utf8_put(c, out, outsize, &n, u);
-	}
-	if (c->err) {
-		if (outsize > 0)
-			out[0] = '\0';
+	return ndr_utf16_utf8(c, v, actual - 1, out, outsize);
+}
+
+size_t
+ndr_ustring_body(struct cur *c, uint16_t len, uint16_t maxlen, char *out,
+    size_t outsize)
+{
+	uint32_t max, off, actual;
+	const uint8_t *v;
+
+	if (outsize > 0)
+		out[0] = '\0';
+	max = ndr_u32(c);
+	off = ndr_u32(c);
+	actual = ndr_u32(c);
+	if (c->err)
+		return 0;
+	if (len % 2 != 0 || len > maxlen || off != 0 || actual > max ||
+	    actual != len / 2u || max != maxlen / 2u ||
+	    actual > NDR_MAX_STRING) {
+		c->err = 1;
 		return 0;
 	}
-	out[n] = '\0';
-	return n;
+	v = cur_view(c, (size_t)actual * 2);
+	if (v == NULL)
+		return 0;
+	/* one trailing NUL some clients count in Length is not a name's */
+	if (actual > 0 && le16_get(v + (size_t)(actual - 1) * 2) == 0)
+		actual--;
+	return ndr_utf16_utf8(c, v, actual, out, outsize);
 }
 
 int
@@ -218,17 +264,12 @@ ndr_utf16_len(const char *utf8)
 	return n;
 }
 
-void
-ndr_put_string(struct ndr_w *n, const char *utf8)
+/* The code units of utf8 as UTF-16LE, no NUL. */
+static void
+ndr_put_utf16(struct ndr_w *n, const char *utf8)
 {
-	uint32_t units, cp;
+	uint32_t cp;
 
-	if (utf8 == NULL)
-		utf8 = "";
-	units = (uint32_t)ndr_utf16_len(utf8) + 1;
-	ndr_put_u32(n, units);		/* max_count */
-	ndr_put_u32(n, 0);		/* offset */
-	ndr_put_u32(n, units);		/* actual_count */
 	while (*utf8 != '\0' && !n->w.err) {
 		cp = ndr_utf8_next(&utf8);
 		if (cp >= 0x10000) {
@@ -238,5 +279,46 @@ ndr_put_string(struct ndr_w *n, const char *utf8)
 		} else
 			wcur_le16(&n->w, (uint16_t)cp);
 	}
+}
+
+void
+ndr_put_string(struct ndr_w *n, const char *utf8)
+{
+	uint32_t units;
+
+	if (utf8 == NULL)
+		utf8 = "";
+	units = (uint32_t)ndr_utf16_len(utf8) + 1;
+	ndr_put_u32(n, units);		/* max_count */
+	ndr_put_u32(n, 0);		/* offset */
+	ndr_put_u32(n, units);		/* actual_count */
+	ndr_put_utf16(n, utf8);
 	wcur_le16(&n->w, 0);
+}
+
+void
+ndr_put_ustring(struct ndr_w *n, const char *utf8)
+{
+	size_t units = utf8 != NULL ? ndr_utf16_len(utf8) : 0;
+
+	/* Length and MaximumLength are bytes and 16 bits wide */
+	if (units > NDR_MAX_STRING)
+		n->w.err = 1;
+	ndr_put_u16(n, (uint16_t)(units * 2));
+	ndr_put_u16(n, (uint16_t)(units * 2));
+	ndr_put_ptr(n, utf8 != NULL);
+}
+
+void
+ndr_put_ustring_body(struct ndr_w *n, const char *utf8)
+{
+	uint32_t units;
+
+	if (utf8 == NULL)
+		return;
+	units = (uint32_t)ndr_utf16_len(utf8);
+	ndr_put_u32(n, units);		/* max_count */
+	ndr_put_u32(n, 0);		/* offset */
+	ndr_put_u32(n, units);		/* actual_count */
+	ndr_put_utf16(n, utf8);
 }

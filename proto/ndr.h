@@ -48,6 +48,15 @@ uint32_t	ndr_ptr(struct cur *);
 size_t		ndr_string(struct cur *, char *out, size_t outsize);
 /* A top-level [in, string, unique] pointer: NULL or the string. */
 int		ndr_unique_string(struct cur *, char *out, size_t outsize);
+/*
+ * The deferred buffer of an RPC_UNICODE_STRING (MS-DTYP 2.3.10) whose
+ * Length and MaximumLength (bytes) were len and maxlen: a conformant
+ * varying array of UTF-16 code units without a NUL (one trailing NUL
+ * counted in Length is dropped), into out as NUL-terminated UTF-8.  The
+ * counts must agree with len and maxlen; an embedded NUL is refused.
+ */
+size_t		ndr_ustring_body(struct cur *, uint16_t len, uint16_t maxlen,
+		    char *out, size_t outsize);
 
 /* Encode */
 void		ndr_w_init(struct ndr_w *, void *buf, size_t len);
@@ -58,6 +67,14 @@ void		ndr_put_u32(struct ndr_w *, uint32_t);
 void		ndr_put_ptr(struct ndr_w *, int present);
 /* The pointee of a [string] pointer, from UTF-8 (bad bytes -> U+FFFD). */
 void		ndr_put_string(struct ndr_w *, const char *utf8);
+
+/*
+ * An RPC_UNICODE_STRING: Length, MaximumLength and its Buffer pointer
+ * (NULL for a NULL utf8); ndr_put_ustring_body writes the buffer where
+ * NDR defers it (nothing for NULL).
+ */
+void		ndr_put_ustring(struct ndr_w *, const char *utf8);
+void		ndr_put_ustring_body(struct ndr_w *, const char *utf8);
 
 /* UTF-16 code units of utf8 without a NUL (used for sizes). */
 size_t		ndr_utf16_len(const char *utf8);

@@ -53,7 +53,7 @@ const struct pipe_iface *
 pipe_lookup(const char *name)
 {
 	static const struct pipe_iface *const ifaces[] = {
-		&pipe_iface_srvsvc, &pipe_iface_wkssvc,
+		&pipe_iface_srvsvc, &pipe_iface_wkssvc, &pipe_iface_lsarpc,
 	};
 	size_t i;
 
@@ -112,6 +112,12 @@ pipe_open(const char *name, const struct conf *conf, const char *user)
 	p->env.admin = !p->env.anonymous && pipe_user_admin(conf);
 	p->max_xmit_frag = p->max_recv_frag = PIPE_MAX_FRAG;
 	return p;
+}
+
+void
+pipe_set_guest(struct rpc_pipe *p, int guest)
+{
+	p->env.guest = guest;
 }
 
 void

@@ -39,6 +39,7 @@ struct pipe_env {
 	const struct conf	*conf;
 	char			 user[64];	/* Unix account, "" for anonymous */
 	int			 anonymous;	/* a null session */
+	int			 guest;		/* a guest session */
 	int			 admin;		/* in `server admin group` */
 };
 
@@ -62,6 +63,7 @@ struct pipe_iface {
 
 extern const struct pipe_iface pipe_iface_srvsvc;	/* worker/pipe_srvsvc.c */
 extern const struct pipe_iface pipe_iface_wkssvc;	/* worker/pipe_wkssvc.c */
+extern const struct pipe_iface pipe_iface_lsarpc;	/* worker/pipe_lsarpc.c */
 
 /* The interface behind a pipe name (case-insensitive, a leading '\' and
  * "PIPE\" ignored), or NULL. */
@@ -70,6 +72,8 @@ const struct pipe_iface *pipe_lookup(const char *name);
 /* NULL with errno ENOENT (no such pipe) or ENOMEM. */
 struct rpc_pipe	*pipe_open(const char *name, const struct conf *, const char *user);
 void		 pipe_close(struct rpc_pipe *);
+/* The session is a guest's (lsarpc answers guests as anonymous). */
+void		 pipe_set_guest(struct rpc_pipe *, int guest);
 const struct pipe_iface *pipe_iface(const struct rpc_pipe *);
 
 /*

@@ -103,6 +103,7 @@ smb2_pipe_create(struct smb2_req *req, struct smb2_rsp *rsp)
 		}
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
+	pipe_set_guest(p, req->sess != NULL && req->sess->guest);
 	o = open_alloc(req->conn, req->sess, req->tree, OPEN_PIPE);
 	if (o == NULL) {
 		pipe_close(p);

@@ -1,11 +1,13 @@
 /*
- * libFuzzer target: DCE/RPC over a named pipe and the NDR of srvsvc and
- * wkssvc.  The first byte picks what the rest is:
+ * libFuzzer target: DCE/RPC over a named pipe and the NDR of srvsvc,
+ * wkssvc and lsarpc.  The first byte picks what the rest is:
  *   0  a byte stream written to a fresh srvsvc pipe (bind first, or not),
  *      cut into writes at the sizes the second byte gives
  *   1  the same on a pipe already bound to srvsvc (so requests run)
  *   2  a srvsvc request stub for opnum data[1]
- *   3  a wkssvc request stub for opnum data[1]
+ *   3  a wkssvc request stub for opnum data[1], or with bit 2 of the
+ *      first byte set an lsarpc one (its SIDs and names are looked up in
+ *      NSS like any account's)
  * Every response message must be a whole PDU whose frag_length is its size
  * and no longer than the negotiated fragment size.
  *
@@ -141,7 +143,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_stub(&pipe_iface_srvsvc, data + 1, size - 1);
 		break;
 	case 3:
-		fuzz_stub(&pipe_iface_wkssvc, data + 1, size - 1);
+		fuzz_stub(data[0] & 4 ? &pipe_iface_lsarpc : &pipe_iface_wkssvc,
+		    data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -79,6 +79,37 @@ for want in "CONTROL:0x8004" "OWNER:S-1-22-1-${ALICE}" \
 done
 [ "$(grep -c '^ACL:' "$T/folder.txt")" = 6 ] && ok "six ACEs, no more" ||
     fail "six ACEs, no more"
+
+# Names, as Windows' Security tab and smbcacls without --numeric show
+# them: the server's lsarpc pipe translates (worker/pipe_lsarpc.c).
+smbcacls //127.0.0.1/share d -U "alice%$ALICE_PW" >"$T/names.txt" 2>&1
+for want in 'OWNER:Unix User\alice' 'GROUP:Unix Group\alice' \
+    'ACL:Unix User\bob:DENIED/OI|CI/0x00000001' \
+    'ACL:NT AUTHORITY\SYSTEM:ALLOWED/OI|CI/FULL' \
+    'ACL:BUILTIN\Administrators:ALLOWED/OI|CI/FULL' \
+    'ACL:CREATOR OWNER:ALLOWED/OI|CI|IO/FULL' \
+    'ACL:NT AUTHORITY\Authenticated Users:ALLOWED/OI|CI/RWXD' \
+    'ACL:Unix User\alice:ALLOWED/OI|CI/FULL'; do
+	if grep -qxF "$want" "$T/names.txt"; then
+		ok "smbcacls without --numeric: $want"
+	else
+		fail "smbcacls without --numeric: $want"
+		cat "$T/names.txt"
+	fi
+done
+# and an ACE added by name: the server looks the name up (LsarLookupNames)
+smbcacls //127.0.0.1/share d -U "alice%$ALICE_PW" \
+    -a 'ACL:carol:ALLOWED/OI|CI/READ' >"$T/out" 2>&1
+cacls "alice%$ALICE_PW" d >"$T/folder2.txt"
+grep -qxF "ACL:S-1-22-1-$(id -u carol):0/0x3/0x001200a9" "$T/folder2.txt" &&
+    ok "smbcacls -a by name: carol's ACE is S-1-22-1-$(id -u carol)" ||
+    { fail "smbcacls -a by name (carol)"; cat "$T/out" "$T/folder2.txt"; }
+smbcacls //127.0.0.1/share d -U "alice%$ALICE_PW" \
+    -D 'ACL:carol:ALLOWED/OI|CI/READ' >"$T/out" 2>&1
+cacls "alice%$ALICE_PW" d >"$T/folder2.txt"
+! grep -q "S-1-22-1-$(id -u carol):" "$T/folder2.txt" &&
+    ok "smbcacls -D by name: carol's ACE gone" ||
+    { fail "smbcacls -D by name (carol)"; cat "$T/out" "$T/folder2.txt"; }
 stored=$(getfattr --absolute-names -n security.usmbd.sd -e hex "$SHARE/d" 2>/dev/null |
     sed -n 's/^security.usmbd.sd=//p')
 [ -n "$stored" ] && ok "stored in security.usmbd.sd" || fail "stored in security.usmbd.sd"

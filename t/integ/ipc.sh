@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # IPC$ and the srvsvc / wkssvc pipes with real clients: smbclient -L and
-# rpcclient's netshareenumall, netsharegetinfo, srvinfo, wkssvc_wkstagetinfo.
+# rpcclient's netshareenumall, netsharegetinfo, srvinfo, wkssvc_wkstagetinfo;
+# lsarpc's SID and name translation with rpcclient and impacket
+# (t/integ/lsa_client.py), refused to anonymous and guest sessions.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
 # Anonymous sessions are refused by default (`restrict anonymous` 2):
 # this test lists shares anonymously too.  alice is an srvsvc administrator
 # (levels 2 and 502 show paths), bob is not (t/integ/dos.sh checks that).
-INTEG_GLOBAL=$'\tnetbios name = IPCTEST\n\tserver string = usmbd ipc test\n\trestrict anonymous = 0\n\tserver admin group = usmbdtadm'
+INTEG_GLOBAL=$'\tnetbios name = IPCTEST\n\tserver string = usmbd ipc test\n\trestrict anonymous = 0\n\tserver admin group = usmbdtadm\n\tmap to guest = bad user'
 INTEG_SHARES=$(printf '%s\n' \
 	'[docs]' "	path = $SHARE" '	comment = team documents' \
 	'[secret]' "	path = $SHARE" '	browseable = no' '	comment = not listed' \
@@ -237,6 +239,52 @@ else
 	fail "transceive overflow"
 	sed 's/^/     /' "$T/out"
 fi
+
+# lsarpc: SIDs to names and back, as Windows' Security tab and smbcacls
+# ask (worker/pipe_lsarpc.c); the names are Samba's for the same SIDs.
+AUID=$(id -u alice) AGID=$(id -g alice) AGN=$(id -gn alice)
+# every line of the last command's output as given, each exactly
+hasall() {
+	local l
+	for l in "$@"; do grep -qxF -- "$l" "$T/out" || return 1; done
+}
+"${RPC[@]}" -c "lookupsids S-1-22-1-$AUID S-1-22-2-$AGID S-1-1-0 S-1-5-11 S-1-5-32-544 S-1-22-1-4000000000 S-1-5-21-1-2-3-500" >"$T/out" 2>&1
+if hasall "S-1-22-1-$AUID Unix User\\alice (1)" \
+    "S-1-22-2-$AGID Unix Group\\$AGN (2)" 'S-1-1-0 \Everyone (5)' \
+    'S-1-5-11 NT AUTHORITY\Authenticated Users (5)' \
+    'S-1-5-32-544 BUILTIN\Administrators (4)' \
+    'S-1-22-1-4000000000 *unknown*\*unknown* (8)' \
+    'S-1-5-21-1-2-3-500 *unknown*\*unknown* (8)'; then
+	ok "rpcclient lookupsids: Unix users and groups, well-known SIDs, unknown ones"
+else
+	fail "rpcclient lookupsids"
+	sed 's/^/     /' "$T/out"
+fi
+"${RPC[@]}" -c "lookupnames alice 'Unix Group\\$AGN' Everyone 'IPCTEST\\bob' 'NT AUTHORITY\\SYSTEM' nosuchuser" >"$T/out" 2>&1
+if hasall "alice S-1-22-1-$AUID (User: 1)" \
+    "Unix Group\\$AGN S-1-22-2-$AGID (Domain Group: 2)" \
+    'Everyone S-1-1-0 (Well-known Group: 5)' \
+    "IPCTEST\\bob S-1-22-1-$(id -u bob) (User: 1)" \
+    'NT AUTHORITY\SYSTEM S-1-5-18 (Well-known Group: 5)' \
+    'nosuchuser S-0-0 (UNKNOWN: 8)'; then
+	ok "rpcclient lookupnames: accounts, groups, the server's name as domain, well-known names"
+else
+	fail "rpcclient lookupnames"
+	sed 's/^/     /' "$T/out"
+fi
+"${RPC[@]}" -c "lsaquery" >"$T/out" 2>&1
+hasall 'Domain Name: WORKGROUP' 'Domain Sid: (NULL SID)' &&
+    ok "rpcclient lsaquery: a workgroup server, no domain SID (as Samba)" ||
+    { fail "rpcclient lsaquery"; sed 's/^/     /' "$T/out"; }
+out=$(timeout 60 "$PYTHON" "$ROOT/t/integ/lsa_client.py" "$PORT" alice \
+    "$ALICE_PW" IPCTEST "$AUID" "$AGID" 2>&1)
+while IFS= read -r line; do
+	case $line in
+	ok\ *) ok "lsa_client.py: ${line#ok }" ;;
+	FAIL\ *) fail "lsa_client.py: ${line#FAIL }" ;;
+	esac
+done <<<"$out"
+grep -q Traceback <<<"$out" && { fail "lsa_client.py ran to its end"; echo "$out" | tail -15; }
 
 # Several calls on one pipe, and the server still answers afterwards.
 check "rpcclient: several calls on one connection" \
