@@ -195,6 +195,26 @@ def main():
     report("a link of a share whose hosts deny refuses the client",
            status(lambda: referral(c, ipc, req(
                3, "\\%s\\denied\\link" % HOST))), "0xC0000022")
+    # a share whose path has %U, asked on IPC$: the link in the user's
+    # own directory (the path his TREE_CONNECT makes), never one in a
+    # directory named as the template's text
+    r = ref(c, ipc, req(3, "\\%s\\prof\\alink" % HOST))
+    report("a %U share's link asked on IPC$: the user's directory",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    report("a %U share's link asked on IPC$: not the template's directory",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\prof\\plink" % HOST))), "0xC0000225")
+    # an anonymous session: a root referral, no link's
+    a = SMBConnection(HOST, HOST, sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_30)
+    a.login("", "")
+    aipc = a.connectTree("IPC$")
+    report("an anonymous session gets the root referral",
+           g(ref(a, aipc, req(3, rootp)), lambda r: r["ents"][0]["addr"]),
+           rootp)
+    report("an anonymous session gets no link referral",
+           status(lambda: referral(a, aipc, req(3, lp))), "0xC0000022")
+    a.logoff()
     # hostile requests
     for desc, blob, ex, want in [
             ("one byte", b"\x03", False, "0xC000000D"),
@@ -267,6 +287,9 @@ def other(user, pw):
     report("a link in a directory the user cannot search: ACCESS_DENIED",
            status(lambda: referral(c, ipc, req(
                3, "\\%s\\root\\closed\\inner\\x" % HOST))), "0xC0000022")
+    report("a %U share's link of another user's directory: not his",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\prof\\alink" % HOST))), "0xC0000225")
     root = c.connectTree("root")
     plain = c.connectTree("plain")
     srv = c.getSMBServer()
