@@ -4,7 +4,8 @@
 # a share without msdfs root holding the same symlink.  smbclient follows
 # the referrals (ls, get through a link, the proxy); dfs_client.py
 # (impacket, raw referral requests) checks the referral fields (V2, V3,
-# V4, _EX, PathConsumed, flags, TTL), PATH_NOT_COVERED for a CREATE
+# V4, _EX, PathConsumed, flags, TTL), an msdfs link a user tries to make
+# over SMB (refused), PATH_NOT_COVERED for a CREATE
 # through a link, the \server\share\ prefix of DFS_OPERATIONS, hostile
 # referral requests, a user who cannot search the link's directory, and
 # host msdfs = no.  DFS_SAMBA=1 runs the same steps against Debian's

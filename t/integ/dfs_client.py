@@ -275,7 +275,41 @@ def main():
            status(lambda: open_(plain, "link\\file.txt")), "0xC000003A")
     report("a symlink out of the root share is still refused",
            status(lambda: open_(root, "escape\\passwd")), "0xC0000022")
+    planted(c, root, ipc)
     c.logoff()
+
+
+def planted(c, root, ipc):
+    """alice may write in the root: may she make an msdfs link over SMB
+    (a symlink by FSCTL_SET_REPARSE_POINT, as the Linux client makes
+    one) and send every other user's client where she likes?"""
+    srv = c.getSMBServer()
+    te = srv._Session["TreeConnectTable"][root]
+    dfs, te["IsDfsShare"] = te["IsDfsShare"], False
+    lnk = "msdfs:evilhost\\share".encode("utf-16le")
+    # MS-FSCC 2.1.2.4 (flags 1: relative) and 2.1.2.6 (NFS_SPECFILE_LNK)
+    forms = {"symlink": struct.pack("<LHHHHHHL", 0xA000000C, 12 + 2 * len(lnk),
+                                    0, 0, len(lnk), len(lnk), len(lnk), 1)
+             + lnk + lnk,
+             "NFS symlink": struct.pack("<LHHQ", 0x80000014, 8 + len(lnk),
+                                        0, 0x014B4E4C) + lnk}
+    for form, buf in forms.items():
+        name = "dir\\planted" + form[0]
+        fid = srv.create(root, name, s3.FILE_READ_ATTRIBUTES |
+                         s3.FILE_WRITE_ATTRIBUTES | s3.DELETE, 7,
+                         s3.FILE_NON_DIRECTORY_FILE | 0x00200000,
+                         s3.FILE_CREATE, 0)
+        got = status(lambda: srv.ioctl(root, fid, 0x000900A4,
+                                       s3.SMB2_0_IOCTL_IS_FSCTL, buf,
+                                       maxOutputResponse=0))
+        srv.close(root, fid)
+        report("an msdfs link made over SMB (%s): refused" % form, got,
+               "0xC0000022")
+        report("... and no referral sends a client through it (%s)" % form,
+               status(lambda: referral(c, ipc, req(
+                   3, "\\%s\\root\\%s" % (HOST, name)))), "0xC0000225")
+        status(lambda: c.deleteFile("root", name))
+    te["IsDfsShare"] = dfs
 
 
 def other(user, pw):
