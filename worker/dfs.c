@@ -31,6 +31,7 @@
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
 #include "worker/homes.h"
+#include "worker/namerule.h"
 
 #ifndef STATUS_PATH_NOT_COVERED
 #define STATUS_PATH_NOT_COVERED		0xC0000257u
@@ -256,6 +257,7 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	int root = -1, own = 0, found, r;
 	ntstatus_t st;
 	ssize_t n;
+	char c;
 
 	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok))
 		return STATUS_ACCESS_DENIED;
@@ -308,6 +310,13 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	if (found == -EACCES)
 		return STATUS_ACCESS_DENIED;
 	if (found != 1)
+		return STATUS_NOT_FOUND;
+	/* a link in a vetoed place is no more there than for a CREATE */
+	c = dfs_rel[end];
+	dfs_rel[end] = '\0';
+	st = namerule_check_path(sh, dfs_rel);
+	dfs_rel[end] = c;
+	if (st != STATUS_SUCCESS)
 		return STATUS_NOT_FOUND;
 	n = (ssize_t)strlen(dfs_text);
 	if ((*nt = dfs_link_parse(dfs_text, (size_t)n, t,

@@ -60,7 +60,11 @@ SHARES="[root]
 	hosts deny = 127.0.0.1
 [prof]
 	path = $T/prof/%U
-	msdfs root = yes"
+	msdfs root = yes
+[veto]
+	path = $R
+	msdfs root = yes
+	veto files = /closed/"
 # anonymous sessions on: they get root referrals, never a link's
 INTEG_SHARES=$SHARES integ_conf "restrict anonymous = 0"
 integ_users || { echo "cannot create users" >&2; exit 1; }

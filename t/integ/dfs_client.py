@@ -204,6 +204,14 @@ def main():
     report("a %U share's link asked on IPC$: not the template's directory",
            status(lambda: referral(c, ipc, req(
                3, "\\%s\\prof\\plink" % HOST))), "0xC0000225")
+    # a link in a vetoed directory: as hidden from a referral as from a
+    # CREATE; the share's other links answer
+    report("a link in a directory of `veto files`: no referral",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\veto\\closed\\inner" % HOST))), "0xC0000225")
+    r = ref(c, ipc, req(3, "\\%s\\veto\\link" % HOST))
+    report("... the share's other links answer",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
     # an anonymous session: a root referral, no link's
     a = SMBConnection(HOST, HOST, sess_port=PORT,
                       preferredDialect=s3.SMB2_DIALECT_30)
