@@ -226,8 +226,11 @@ shm_durable_disconnect(struct shm *s, uint64_t id, uint64_t now_ms,
 static int
 durable_expired(const struct shm_durable_rec *d, uint64_t now_ms)
 {
+	uint32_t t = d->timeout_ms < SHM_DURABLE_TIMEOUT_CAP_MS ?
+	    d->timeout_ms : SHM_DURABLE_TIMEOUT_CAP_MS;
+
 	return (d->flags & SHM_DURABLE_DISCONNECTED) &&
-	    now_ms - d->disconnected_at >= d->timeout_ms;
+	    now_ms - d->disconnected_at >= t;
 }
 
 /* MS-SMB2 3.3.5.9.7 and 3.3.5.9.12: what identifies the handle, then whose. */

@@ -678,6 +678,15 @@ int	shm_tree_counter_decode(const void *val, size_t vlen, uint32_t *n);
 #define SHM_DURABLE_RESILIENT	0x4
 #define SHM_DURABLE_LOCK_SEQ	64	/* LockSequenceArray buckets 1..64 */
 
+/*
+ * The longest a disconnected durable or resilient open is kept, whatever
+ * its record says: what a worker grants (300 s; a resilient Timeout is
+ * compared in whole seconds, so up to 300,999 ms).  The records are
+ * writable by every worker: one a compromised worker forged with a
+ * timeout of days is expired as if it said this much.
+ */
+#define SHM_DURABLE_TIMEOUT_CAP_MS	300999u
+
 struct shm_durable_rec {
 	uint64_t	persistent_id;
 	struct shm_file_id fid;

@@ -30,6 +30,8 @@
 #include "worker/dfs.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/homes.h"
+#include "worker/namerule.h"
 
 #ifndef STATUS_PATH_NOT_COVERED
 #define STATUS_PATH_NOT_COVERED		0xC0000257u
@@ -44,6 +46,8 @@ static char	 dfs_rel[FILE_PATH_MAX];
 static char	 dfs_text[FILE_PATH_MAX + 1];
 static uint8_t	 dfs_out[32768];
 static uint8_t	 dfs_u16[FILE_PATH_MAX * 2];
+/* the share as the session's TREE_CONNECT would make it (~12 KiB) */
+static struct homes_target dfs_ht;
 
 int
 dfs_share_root(const struct conf *conf, const struct conf_share *sh)
@@ -253,9 +257,23 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	int root = -1, own = 0, found, r;
 	ntstatus_t st;
 	ssize_t n;
+	char c;
 
-	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok) ||
-	    (!s->guest && !conf_share_user_ok(sh, s->user)))
+	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok))
+		return STATUS_ACCESS_DENIED;
+	/*
+	 * The share's root and user lists with the session's substitutions,
+	 * as its TREE_CONNECT makes them (worker/homes.c): a path with %U
+	 * names this user's directory, never the template's text (which
+	 * could be a directory a local account made), and `valid users =
+	 * %S` means the share's name.  No client address here: a %I path
+	 * is refused.
+	 */
+	st = homes_resolve(req->conn->conf, sh->name, s->guest ? NULL :
+	    s->user, NULL, NULL, &dfs_ht);
+	if (st != STATUS_SUCCESS)
+		return st == STATUS_ACCESS_DENIED ? st : STATUS_NOT_FOUND;
+	if (!s->guest && !conf_share_user_ok_subst(sh, s->user, &dfs_ht.v))
 		return STATUS_ACCESS_DENIED;
 	/*
 	 * A share with its own hosts allow / deny: asked on a tree of that
@@ -266,12 +284,14 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 		return STATUS_ACCESS_DENIED;
 	if ((st = dfs_rel_path(rest, &ncomp)) != STATUS_SUCCESS)
 		return st;
+	/* a tree of that share, and of the same home for [homes] */
 	if (req->tree != NULL && req->tree->share == sh &&
-	    req->tree->root_fd >= 0)
+	    req->tree->root_fd >= 0 && req->tree->name != NULL &&
+	    strcmp(req->tree->name, dfs_ht.name) == 0)
 		root = req->tree->root_fd;
 	else {
-		if (sh->path == NULL ||
-		    (root = open(sh->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		if (dfs_ht.path[0] != '/' || (root = open(dfs_ht.path,
+		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return errno == EACCES ? STATUS_ACCESS_DENIED :
 			    STATUS_NOT_FOUND;
 		own = 1;
@@ -290,6 +310,13 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	if (found == -EACCES)
 		return STATUS_ACCESS_DENIED;
 	if (found != 1)
+		return STATUS_NOT_FOUND;
+	/* a link in a vetoed place is no more there than for a CREATE */
+	c = dfs_rel[end];
+	dfs_rel[end] = '\0';
+	st = namerule_check_path(sh, dfs_rel);
+	dfs_rel[end] = c;
+	if (st != STATUS_SUCCESS)
 		return STATUS_NOT_FOUND;
 	n = (ssize_t)strlen(dfs_text);
 	if ((*nt = dfs_link_parse(dfs_text, (size_t)n, t,

@@ -124,6 +124,14 @@ durable_parse_ctx(struct smb2_req *req, const uint8_t *name,
 	return c.err ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
 }
 
+/*
+ * shm/ expires a record past SHM_DURABLE_TIMEOUT_CAP_MS whatever it says:
+ * never before what a worker grants (a resilient Timeout of 300 s is up
+ * to 300,999 ms, worker/resilient.c).
+ */
+_Static_assert(DURABLE_TIMEOUT_MAX_MS + 999 <= SHM_DURABLE_TIMEOUT_CAP_MS,
+    "the state would expire a granted timeout early");
+
 uint32_t
 durable_timeout_for(const struct state_open_req *r)
 {

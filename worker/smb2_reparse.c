@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "daemon/conf.h"
+#include "proto/dfs.h"
 #include "proto/reparse.h"
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
@@ -259,6 +260,15 @@ smb2_reparse_set(struct open *op, struct cur *in)
 	if ((status = reparse_wanted(&d, st.mode & 0777, &mode)) !=
 	    STATUS_SUCCESS)
 		return status;
+	/*
+	 * A symlink whose text is "msdfs:..." is an msdfs link on any share
+	 * that is (or whose directory is also, or later becomes) an msdfs
+	 * root: it sends every user's client, credentials and all, where its
+	 * text says (worker/dfs.c).  That is the admin's to decide, never a
+	 * client's (Samba keeps a client's reparse point in an xattr).
+	 */
+	if (S_ISLNK(mode) && dfs_link_is(rp_target, strlen(rp_target)))
+		return STATUS_ACCESS_DENIED;
 	rc = vfs->make_special(op->tree->root_fd, f->path, f->dev, f->ino,
 	    mode, 0, rp_target);
 	if (rc != 0)

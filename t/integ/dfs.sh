@@ -4,7 +4,8 @@
 # a share without msdfs root holding the same symlink.  smbclient follows
 # the referrals (ls, get through a link, the proxy); dfs_client.py
 # (impacket, raw referral requests) checks the referral fields (V2, V3,
-# V4, _EX, PathConsumed, flags, TTL), PATH_NOT_COVERED for a CREATE
+# V4, _EX, PathConsumed, flags, TTL), an msdfs link a user tries to make
+# over SMB (refused), PATH_NOT_COVERED for a CREATE
 # through a link, the \server\share\ prefix of DFS_OPERATIONS, hostile
 # referral requests, a user who cannot search the link's directory, and
 # host msdfs = no.  DFS_SAMBA=1 runs the same steps against Debian's
@@ -33,6 +34,13 @@ ln -s 'msdfs:127.0.0.1\target,127.0.0.1\share' "$R/two"
 ln -s /etc "$R/escape"
 ln -s 'msdfs:127.0.0.1\target' "$R/closed/inner"
 ln -s 'msdfs:127.0.0.1\target' "$T/plain/link"
+# [prof] (path .../%U): alice's directory holds her link; a directory
+# named as the template's text (what a local account could plant where
+# it may write) holds another, which no referral may read
+mkdir -p "$T/prof/alice" "$T/prof/%U"
+ln -s 'msdfs:127.0.0.1\target' "$T/prof/alice/alink"
+ln -s 'msdfs:127.0.0.1\share' "$T/prof/%U/plink"
+ln -s 'msdfs:127.0.0.1\share' "$T/prof/%U/alink"
 chmod -R a+rwX "$T/target" "$T/plain" "$R/dir"
 SHARES="[root]
 	path = $R
@@ -49,8 +57,16 @@ SHARES="[root]
 [denied]
 	path = $R
 	msdfs root = yes
-	hosts deny = 127.0.0.1"
-INTEG_SHARES=$SHARES integ_conf
+	hosts deny = 127.0.0.1
+[prof]
+	path = $T/prof/%U
+	msdfs root = yes
+[veto]
+	path = $R
+	msdfs root = yes
+	veto files = /closed/"
+# anonymous sessions on: they get root referrals, never a link's
+INTEG_SHARES=$SHARES integ_conf "restrict anonymous = 0"
 integ_users || { echo "cannot create users" >&2; exit 1; }
 # dir/closed is alice's alone: bob may not search it
 chown alice "$R/closed"
@@ -98,7 +114,7 @@ client_checks "dfs_client.py other" "$PYTHON" "$C" "$PORT" usmbd bob \
 check "the server is still up" integ_ping
 
 # host msdfs = no, by a reload: no DFS at all
-INTEG_SHARES=$SHARES integ_conf "host msdfs = no"
+INTEG_SHARES=$SHARES integ_conf "host msdfs = no" "restrict anonymous = 0"
 "$USMBCTL" -s "$CONF" reload >/dev/null
 client_checks "dfs_client.py off" "$PYTHON" "$C" "$PORT" usmbd alice \
     "$ALICE_PW" off

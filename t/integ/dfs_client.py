@@ -195,6 +195,34 @@ def main():
     report("a link of a share whose hosts deny refuses the client",
            status(lambda: referral(c, ipc, req(
                3, "\\%s\\denied\\link" % HOST))), "0xC0000022")
+    # a share whose path has %U, asked on IPC$: the link in the user's
+    # own directory (the path his TREE_CONNECT makes), never one in a
+    # directory named as the template's text
+    r = ref(c, ipc, req(3, "\\%s\\prof\\alink" % HOST))
+    report("a %U share's link asked on IPC$: the user's directory",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    report("a %U share's link asked on IPC$: not the template's directory",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\prof\\plink" % HOST))), "0xC0000225")
+    # a link in a vetoed directory: as hidden from a referral as from a
+    # CREATE; the share's other links answer
+    report("a link in a directory of `veto files`: no referral",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\veto\\closed\\inner" % HOST))), "0xC0000225")
+    r = ref(c, ipc, req(3, "\\%s\\veto\\link" % HOST))
+    report("... the share's other links answer",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    # an anonymous session: a root referral, no link's
+    a = SMBConnection(HOST, HOST, sess_port=PORT,
+                      preferredDialect=s3.SMB2_DIALECT_30)
+    a.login("", "")
+    aipc = a.connectTree("IPC$")
+    report("an anonymous session gets the root referral",
+           g(ref(a, aipc, req(3, rootp)), lambda r: r["ents"][0]["addr"]),
+           rootp)
+    report("an anonymous session gets no link referral",
+           status(lambda: referral(a, aipc, req(3, lp))), "0xC0000022")
+    a.logoff()
     # hostile requests
     for desc, blob, ex, want in [
             ("one byte", b"\x03", False, "0xC000000D"),
@@ -255,7 +283,41 @@ def main():
            status(lambda: open_(plain, "link\\file.txt")), "0xC000003A")
     report("a symlink out of the root share is still refused",
            status(lambda: open_(root, "escape\\passwd")), "0xC0000022")
+    planted(c, root, ipc)
     c.logoff()
+
+
+def planted(c, root, ipc):
+    """alice may write in the root: may she make an msdfs link over SMB
+    (a symlink by FSCTL_SET_REPARSE_POINT, as the Linux client makes
+    one) and send every other user's client where she likes?"""
+    srv = c.getSMBServer()
+    te = srv._Session["TreeConnectTable"][root]
+    dfs, te["IsDfsShare"] = te["IsDfsShare"], False
+    lnk = "msdfs:evilhost\\share".encode("utf-16le")
+    # MS-FSCC 2.1.2.4 (flags 1: relative) and 2.1.2.6 (NFS_SPECFILE_LNK)
+    forms = {"symlink": struct.pack("<LHHHHHHL", 0xA000000C, 12 + 2 * len(lnk),
+                                    0, 0, len(lnk), len(lnk), len(lnk), 1)
+             + lnk + lnk,
+             "NFS symlink": struct.pack("<LHHQ", 0x80000014, 8 + len(lnk),
+                                        0, 0x014B4E4C) + lnk}
+    for form, buf in forms.items():
+        name = "dir\\planted" + form[0]
+        fid = srv.create(root, name, s3.FILE_READ_ATTRIBUTES |
+                         s3.FILE_WRITE_ATTRIBUTES | s3.DELETE, 7,
+                         s3.FILE_NON_DIRECTORY_FILE | 0x00200000,
+                         s3.FILE_CREATE, 0)
+        got = status(lambda: srv.ioctl(root, fid, 0x000900A4,
+                                       s3.SMB2_0_IOCTL_IS_FSCTL, buf,
+                                       maxOutputResponse=0))
+        srv.close(root, fid)
+        report("an msdfs link made over SMB (%s): refused" % form, got,
+               "0xC0000022")
+        report("... and no referral sends a client through it (%s)" % form,
+               status(lambda: referral(c, ipc, req(
+                   3, "\\%s\\root\\%s" % (HOST, name)))), "0xC0000225")
+        status(lambda: c.deleteFile("root", name))
+    te["IsDfsShare"] = dfs
 
 
 def other(user, pw):
@@ -267,6 +329,9 @@ def other(user, pw):
     report("a link in a directory the user cannot search: ACCESS_DENIED",
            status(lambda: referral(c, ipc, req(
                3, "\\%s\\root\\closed\\inner\\x" % HOST))), "0xC0000022")
+    report("a %U share's link of another user's directory: not his",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\prof\\alink" % HOST))), "0xC0000225")
     root = c.connectTree("root")
     plain = c.connectTree("plain")
     srv = c.getSMBServer()

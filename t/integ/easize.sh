@@ -9,6 +9,10 @@
 # creates with EAs EAS_NOT_SUPPORTED (t/integ/easize_client.py, impacket).
 # The symlink's entry also shows its target's DOS attributes and creation
 # time, from the target's DOS xattr.
+# As the attacker: bob's 0600 file with an EA, and a symlink to it, list
+# EaSize 0 to alice (she cannot read its EAs), and an entry bob keeps
+# replacing by symlinks out of the share while alice lists never shows
+# another file's EaSize (usmbd only).
 # The same steps against Debian's Samba 4.17 with EASIZE_SAMBA=1 (printed,
 # not counted: HACKING.md says where it differs).
 . "$(dirname "$0")/lib.sh"
@@ -22,12 +26,34 @@ integ_conf
 integ_users
 integ_start || exit 1
 
+# bob's files in foreign/, and his loop replacing "swap" while alice lists
+# (bounded: EASIZE_RACE_S seconds, 2 by default)
+F=$SHARE/foreign
+mkdir -p "$F" && chmod 1777 "$F"
+V=$(head -c 1000 /dev/zero | tr '\0' x)
+runuser -u bob -- sh -c "umask 077; echo p >$F/priv &&
+    setfattr -n user.usmbd.ea.PRIVNAME -v $V $F/priv &&
+    echo p >$F/pub && chmod 0644 $F/pub &&
+    setfattr -n user.usmbd.ea.PUBNAME -v $V $F/pub && ln -s priv $F/link" ||
+    fail "bob's files"
+runuser -u bob -- bash -c "umask 022; end=\$((SECONDS + ${EASIZE_RACE_S:-2} + 3))
+while [ \$SECONDS -lt \$end ]; do
+	echo a >$F/s.f && setfattr -n user.usmbd.ea.RACE -v $V $F/s.f &&
+	    mv -Tf $F/s.f $F/swap
+	for t in /etc/shadow priv /root; do
+		ln -sfn \$t $F/s.l && mv -Tf $F/s.l $F/swap
+	done
+done" &
+racer=$!
+
 run() {	# run PORT DIR SERVER
 	timeout 120 "$PYTHON" "$ROOT/t/integ/easize_client.py" "$1" \
 	    "$ALICE_PW" "$2" "$3" 2>&1
 }
 
 out=$(run "$PORT" "$SHARE" usmbd)
+kill "$racer" 2>/dev/null
+wait "$racer" 2>/dev/null
 while IFS= read -r line; do
 	case $line in
 	ok\ *) ok "${line#ok }" ;;

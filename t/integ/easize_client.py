@@ -22,6 +22,7 @@ import itertools
 import os
 import struct
 import sys
+import time
 
 from impacket import smb3, smb3structs as s3
 from impacket.smbconnection import SMBConnection
@@ -259,10 +260,48 @@ class ExtA:
         return self.blob
 
 
+def mode_foreign(c, s):
+    """DIR/foreign, made by easize.sh as bob: "priv" (0600) and "pub"
+    (0644) with one EA of 1000 bytes each, "link" -> priv, and "swap",
+    which bob's loop keeps replacing (a file with an EA RACE of 1000
+    bytes, a symlink to /etc/shadow, one to priv, one to /root) while
+    alice lists.  EaSize says what alice may read and nothing more: 0
+    for priv and whatever leads to it, never a value of another file."""
+    tid = c.connectTree('share')
+    fid = s.create(tid, 'foreign', 0x00120089, 7, 1, 1, 0)
+    want = {'priv': 0, 'link': 0, 'pub': len(ea_chain([(b'PUBNAME',
+                                                          b'x' * 1000)]))}
+    race_ok = {0, len(ea_chain([(b'RACE', b'x' * 1000)]))}
+    seen, n, end = set(), 0, time.time() + float(os.environ.get(
+        'EASIZE_RACE_S', '2'))
+    while True:
+        for level in sorted(LEVELS):
+            got = listing(s, tid, fid, level)
+            if isinstance(got, str):
+                report(False, 'foreign listing %s: %s' % (level, got))
+                return
+            if n == 0:
+                report({k: got.get(k) for k in want} == want,
+                       "%s: EaSize of bob's 0600 file and a link to it 0, "
+                       "of his 0644 one its EA (%s)" % (LEVELS[level][0],
+                                                        got))
+            if 'swap' in got:
+                seen.add(got['swap'])
+        n += 1
+        if time.time() >= end:
+            break
+    report(seen <= race_ok, 'an entry swapped for symlinks while listed '
+           '(%d listings): EaSize %s, only the file\'s own or 0' %
+           (n * len(LEVELS), sorted(seen)))
+    s.close(tid, fid)
+
+
 def main():
     c, s = login()
     mode_listing(c, s)
     mode_noea(c, s)
+    if os.path.isdir(os.path.join(DIR, 'foreign')):
+        mode_foreign(c, s)
     c.logoff()
     return 1 if FAILED else 0
 

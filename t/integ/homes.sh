@@ -6,7 +6,9 @@
 #    file she owns on disk; bob's home is ACCESS_DENIED to her; a name
 #    that is no user is BAD_NETWORK_NAME; smbclient -L and NetShareEnum
 #    list "alice", not "homes" nor "bob"; NetShareGetInfo finds "alice";
-#    `usmbctl status --json` shows the tree as "alice";
+#    `usmbctl status --json` shows the tree as "alice"; names an attacker
+#    tries ("." and "..", BOB, a system account's home, a passwd home of
+#    "/" or with a ".." component) get nothing;
 #  * path = .../%U, .../%G and .../%I: each user's file lands in his
 #    directory (the client's address's); a user whose directory is
 #    missing gets BAD_NETWORK_NAME; usmbctl testparm takes the config;
@@ -58,6 +60,12 @@ EOS
 INTEG_SHARES=$(shares1)
 integ_conf
 integ_users || { fail "users"; finish; }
+# accounts no client logs on as, whose passwd homes a [homes] must not
+# serve: "/" (the whole system) and a path with a ".." component
+id usmbdhomeroot >/dev/null 2>&1 ||
+    useradd -M -d / -s /usr/sbin/nologin usmbdhomeroot
+id usmbdhomedots >/dev/null 2>&1 ||
+    useradd -M -d /home/../etc -s /usr/sbin/nologin usmbdhomedots
 chown alice "$T/profiles/alice" "$T/dept/alice" "$T/homes/alice"
 chown bob "$T/homes/bob"
 chmod 0700 "$T/profiles/alice" "$T/dept/alice" "$T/homes/alice"
@@ -118,6 +126,19 @@ expect "bob's home refused to alice (valid users = %S)" \
 expect "bob connects to his own" "$(tcon bob "$BOB_PW" bob)" STATUS_SUCCESS
 expect "a name that is no user and no share" \
     "$(tcon alice "$ALICE_PW" nosuchuser)" STATUS_BAD_NETWORK_NAME
+# names an attacker tries: "." and "..", another user's name in another
+# case, a system account's home (here /usr/sbin), a home of "/", one
+# with ".." in it
+for n in . .. BOB daemon; do
+	want=STATUS_ACCESS_DENIED
+	case $n in .|..) want=STATUS_BAD_NETWORK_NAME ;; esac
+	expect "alice at \\\\server\\$n" "$(tcon alice "$ALICE_PW" "$n")" $want
+done
+expect "a passwd home of / is no share" \
+    "$(tcon alice "$ALICE_PW" usmbdhomeroot)" STATUS_BAD_NETWORK_NAME
+expect "a passwd home with a .. component is no share" \
+    "$(tcon alice "$ALICE_PW" usmbdhomedots)" STATUS_BAD_NETWORK_NAME \
+    STATUS_ACCESS_DENIED
 smbclient -p "$PORT" -m SMB3 -L 127.0.0.1 -U "alice%$ALICE_PW" >"$T/list" 2>&1
 check "smbclient -L as alice lists her home" grep -qE '^[[:space:]]+alice[[:space:]]+Disk' "$T/list"
 check_fails "... not [homes] itself (browseable = no)" grep -qE '^[[:space:]]+homes[[:space:]]' "$T/list"

@@ -617,6 +617,47 @@ START_TEST(test_durable)
 }
 END_TEST
 
+/*
+ * A compromised worker may write any durable record: one kept for days
+ * (a disconnected resilient open without a lease, which a conflicting
+ * open does not close) is expired at the cap, as a worker's own grant.
+ */
+START_TEST(test_durable_timeout_cap)
+{
+	struct shm *s = make_env(0);
+	struct shm_durable_rec *d = calloc(1, sizeof(*d));
+	struct shm_purge_result pr;
+	struct shm_open_rec r;
+	struct shm_pids wake;
+	uint64_t t0;
+	unsigned n;
+	struct kid a;
+
+	kid_start(&a, kid_durable);
+	ck_assert_int_eq(kid_read(&a), 0);
+	kill(a.pid, SIGKILL);
+	kid_exit(&a);
+	ck_assert_int_eq(shm_purge_worker(s, a.pid, &pr), 0);
+	ck_assert_uint_eq(pr.durable, 1);
+	ck_assert_int_eq(shm_durable_get(s, 9001, d), 0);
+	t0 = d->disconnected_at;
+	d->flags = SHM_DURABLE_RESILIENT | SHM_DURABLE_DISCONNECTED;
+	d->timeout_ms = UINT32_MAX;	/* 49 days */
+	ck_assert_int_eq(shm_durable_put(s, d), 0);
+	ck_assert_int_eq(shm_expire_durable(s, t0 + SHM_DURABLE_TIMEOUT_CAP_MS
+	    - 1, &n, &wake), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(shm_open_get(s, &F1, 9001, &r), 0);
+	ck_assert_int_eq(shm_expire_durable(s, t0 + SHM_DURABLE_TIMEOUT_CAP_MS,
+	    &n, &wake), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(shm_open_get(s, &F1, 9001, &r), -ENOENT);
+	ck_assert_int_eq(shm_durable_get(s, 9001, d), -ENOENT);
+	free(d);
+	drop_env(s);
+}
+END_TEST
+
 /* ---- sessions, workers, iteration ---- */
 
 static int
@@ -1004,6 +1045,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, test_two_process_sharing);
 	tcase_add_test(tc, test_reader_check_dead_child);
 	tcase_add_test(tc, test_durable);
+	tcase_add_test(tc, test_durable_timeout_cap);
 	tcase_add_test(tc, test_sessions_workers);
 	tcase_add_test(tc, test_map_full);
 	tcase_add_test(tc, test_map_never_shrinks);
