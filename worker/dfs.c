@@ -65,8 +65,16 @@ dfs_req_prefixed(const struct smb2_req *req)
 	    dfs_share_root(req->conn->conf, req->tree->share);
 }
 
+/* Is the share component s (slen bytes) name, any case? */
+static int
+dfs_share_is(const char *s, size_t slen, const char *name)
+{
+	return s != NULL && name != NULL &&
+	    unicode_casecmp(s, slen, name, strlen(name)) == 0;
+}
+
 ntstatus_t
-dfs_strip_prefix(char *path, const char *tree_name,
+dfs_strip_prefix(char *path, const char *tree_name, const char *conf_name,
     int (*ours)(void *arg, const char *host, size_t len), void *arg)
 {
 	const char *host, *share = NULL;
@@ -97,8 +105,8 @@ dfs_strip_prefix(char *path, const char *tree_name,
 	 * writing "dir\sub\file" would land in "file".  Any other name is
 	 * taken whole, as on a share without DFS.
 	 */
-	if (!(share != NULL && tree_name != NULL &&
-	    unicode_casecmp(share, slen, tree_name, strlen(tree_name)) == 0) &&
+	if (!dfs_share_is(share, slen, tree_name) &&
+	    !dfs_share_is(share, slen, conf_name) &&
 	    !(ours != NULL && ours(arg, host, hlen)))
 		return STATUS_SUCCESS;
 	/* ':' is the one character a share name may not hold */
@@ -247,8 +255,9 @@ dfs_host_ours_cb(void *arg, const char *host, size_t len)
 ntstatus_t
 dfs_req_strip(const struct smb2_req *req, char *path)
 {
-	return dfs_strip_prefix(path, tree_name(req->tree), dfs_host_ours_cb,
-	    req->conn);
+	/* a home share is its user's name and "homes" (worker/homes.h) */
+	return dfs_strip_prefix(path, tree_name(req->tree),
+	    req->tree->share->name, dfs_host_ours_cb, req->conn);
 }
 
 /*

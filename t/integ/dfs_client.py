@@ -422,6 +422,13 @@ def homes(c, ipc, root, open_):
     r = ref(c, h, req(3, hl + "\\x"))
     report("link referral on the home's own tree",
            g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    h2 = c.connectTree("homes")
+    report("\\server\\homes: DFS_OPERATIONS with an alias and \"homes\"",
+           status(lambda: open_(h2, "alias.example\\homes\\hlink\\file.txt",
+                                True)), "0xC0000257")
+    report("... and with an alias and the user's name",
+           status(lambda: open_(h2, "alias.example\\%s\\hlink\\file.txt"
+                                % USER, True)), "0xC0000257")
 
 
 def homes_proxy():

@@ -270,6 +270,7 @@ START_TEST(test_strip_prefix)
 		{ "\\\\srv\\share\\f", "f", STATUS_SUCCESS },
 		{ "alias\\SHARE\\f", "f", STATUS_SUCCESS },	/* its share */
 		{ "alias\\SHAR\\f", "alias\\SHAR\\f", STATUS_SUCCESS },
+		{ "alias\\Homes\\f", "f", STATUS_SUCCESS },	/* its section */
 		{ "alias\\sharex\\f", "alias\\sharex\\f", STATUS_SUCCESS },
 		{ "127.0.0.1\\other\\f", "f", STATUS_SUCCESS },	/* ours */
 		{ "srv\\share", "", STATUS_SUCCESS },
@@ -288,14 +289,15 @@ START_TEST(test_strip_prefix)
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		strcpy(buf, v[i].in);
-		ck_assert_msg(dfs_strip_prefix(buf, "share", ours, NULL) ==
+		ck_assert_msg(dfs_strip_prefix(buf, "share", "homes", ours,
+		    NULL) ==
 		    v[i].st, "%s", v[i].in);
 		if (v[i].out != NULL)
 			ck_assert_str_eq(buf, v[i].out);
 	}
 	/* no tree name, no server names: nothing is a prefix */
 	strcpy(buf, "srv\\share\\f");
-	ck_assert_uint_eq(dfs_strip_prefix(buf, NULL, NULL, NULL),
+	ck_assert_uint_eq(dfs_strip_prefix(buf, NULL, NULL, NULL, NULL),
 	    STATUS_SUCCESS);
 	ck_assert_str_eq(buf, "srv\\share\\f");
 }
