@@ -385,8 +385,11 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	    strcasecmp(tree_name(req->tree), dfs_ht.name) == 0)
 		root = req->tree->root_fd;
 	else {
-		if (dfs_ht.path[0] == '\0' || (root = open(dfs_ht.path,
-		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		/* a path the session could not make: no link to tell */
+		if (dfs_ht.path[0] == '\0')
+			return STATUS_NOT_FOUND;
+		if ((root = open(dfs_ht.path, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
 			return errno == EACCES ? STATUS_ACCESS_DENIED :
 			    STATUS_NOT_FOUND;
 		own = 1;
