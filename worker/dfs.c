@@ -5,10 +5,12 @@
  * shares; a share with `msdfs proxy` is a referral as a whole.
  *
  * A link is found by walking the share one component at a time with
- * O_NOFOLLOW from the tree's root fd (vfs first_link_any), so nothing is
- * followed and nothing leaves the share, and read with readlinkat on the
- * link's own O_PATH fd, as the worker's user: a referral shows the link's
- * text, which that user could read anyway, never a server-side path.
+ * O_NOFOLLOW from the tree's root fd (vfs first_link_any); an ordinary
+ * symlink on the way is gone through as the share's own lookups go
+ * (beneath the root, never out of the share), and a link is read with
+ * readlinkat on its own O_PATH fd, as the worker's user: a referral
+ * shows the link's text, which that user could read anyway, never a
+ * server-side path.
  * A CREATE pays for the walk only when its own lookup failed.
  */
 #include <errno.h>
@@ -43,10 +45,11 @@
 /* the request's name (UTF-8), the link's text and the answer: no heap */
 static char	 dfs_name[FILE_PATH_MAX];
 static char	 dfs_rel[FILE_PATH_MAX];
+static char	 dfs_prefix[FILE_PATH_MAX];
 static char	 dfs_text[FILE_PATH_MAX + 1];
 static uint8_t	 dfs_out[32768];
 static uint8_t	 dfs_u16[FILE_PATH_MAX * 2];
-/* the share as the session's TREE_CONNECT would make it (~12 KiB) */
+/* the share a referral names (dfs_share_resolve) */
 static struct homes_target dfs_ht;
 
 int
@@ -63,10 +66,21 @@ dfs_req_prefixed(const struct smb2_req *req)
 	    dfs_share_root(req->conn->conf, req->tree->share);
 }
 
-ntstatus_t
-dfs_strip_prefix(char *path)
+/* Is the share component s (slen bytes) name, any case? */
+static int
+dfs_share_is(const char *s, size_t slen, const char *name)
 {
+	return s != NULL && name != NULL &&
+	    unicode_casecmp(s, slen, name, strlen(name)) == 0;
+}
+
+ntstatus_t
+dfs_strip_prefix(char *path, const char *tree_name, const char *conf_name,
+    int (*ours)(void *arg, const char *host, size_t len), void *arg)
+{
+	const char *host, *share = NULL;
 	char *p = path;
+	size_t hlen, slen = 0;
 
 	/* Windows 2022 and Samba: an empty DFS name is refused */
 	if (*p == '\0')
@@ -74,19 +88,31 @@ dfs_strip_prefix(char *path)
 	while (*p == '\\')
 		p++;
 	/* the server name */
-	while (*p != '\0' && *p != '\\')
-		p++;
+	for (host = p; *p != '\0' && *p != '\\'; p++)
+		;
+	hlen = (size_t)(p - host);
 	if (*p == '\\') {
-		p++;
-		/* the share name; ':' is the one character it may not hold */
-		while (*p != '\0' && *p != '\\') {
-			if (*p == ':')
-				return STATUS_OBJECT_NAME_INVALID;
-			p++;
-		}
+		/* the share name */
+		for (share = ++p; *p != '\0' && *p != '\\'; p++)
+			;
+		slen = (size_t)(p - share);
 		if (*p == '\\')
 			p++;
 	}
+	/*
+	 * A prefix only when it names this tree's share or this server:
+	 * Windows and Samba 4.22 take two components off whatever they
+	 * say, so a client that sets the flag without the prefix (impacket)
+	 * writing "dir\sub\file" would land in "file".  Any other name is
+	 * taken whole, as on a share without DFS.
+	 */
+	if (!dfs_share_is(share, slen, tree_name) &&
+	    !dfs_share_is(share, slen, conf_name) &&
+	    !(ours != NULL && ours(arg, host, hlen)))
+		return STATUS_SUCCESS;
+	/* ':' is the one character a share name may not hold */
+	if (share != NULL && memchr(share, ':', slen) != NULL)
+		return STATUS_OBJECT_NAME_INVALID;
 	memmove(path, p, strlen(p) + 1);
 	return STATUS_SUCCESS;
 }
@@ -94,21 +120,56 @@ dfs_strip_prefix(char *path)
 /*
  * The first msdfs link along path below root: 1, 0 none, its end in
  * *end; -EACCES when a directory on the way may not be searched.
+ *
+ * An ordinary symlink on the way is followed, as the CREATE's own lookup
+ * follows it (and Samba's filename_convert_dirfsp): the names up to it
+ * are opened again from root with the share's rules (vfs open:
+ * RESOLVE_BENEATH, so a symlink out of the share ends the walk), and
+ * the walk goes on from the directory it reached.  Each round consumes
+ * one component at least, so the rounds are bounded by the path.
  */
 static int
 dfs_find_link(int root, const char *path, size_t *end)
 {
 	const struct vfs_ops *vfs = file_vfs();
+	size_t off = 0, e;
 	ssize_t n;
-	int fd;
+	int dir = root, fd, rc = 0;
 
 	if (vfs->first_link_any == NULL)
 		return 0;
-	if ((fd = vfs->first_link_any(root, path, end)) < 0)
-		return fd == -EACCES ? fd : 0;
-	n = vfs->readlink(fd, dfs_text, sizeof(dfs_text));
-	close(fd);
-	return n > 0 && dfs_link_is(dfs_text, (size_t)n);
+	for (;;) {
+		if ((fd = vfs->first_link_any(dir, path + off, &e)) < 0) {
+			rc = fd == -EACCES ? fd : 0;
+			break;
+		}
+		n = vfs->readlink(fd, dfs_text, sizeof(dfs_text));
+		close(fd);
+		e += off;
+		if (n > 0 && dfs_link_is(dfs_text, (size_t)n)) {
+			*end = e;
+			rc = 1;
+			break;
+		}
+		/* an ordinary symlink: the last name, or one to go through */
+		if (n <= 0 || path[e] != '/' || e >= sizeof(dfs_prefix))
+			break;
+		memcpy(dfs_prefix, path, e);
+		dfs_prefix[e] = '\0';
+		if (dir != root)
+			close(dir);
+		dir = vfs->open(root, dfs_prefix, O_PATH | O_DIRECTORY, 0);
+		if (dir < 0) {
+			/* out of the share, a loop, no directory: no link */
+			rc = dir == -EACCES ? dir : 0;
+			dir = root;
+			break;
+		}
+		off = e + 1;
+	}
+	if (dir != root)
+		close(dir);
+	return rc;
 }
 
 int
@@ -186,6 +247,55 @@ dfs_host_ours(const struct conn *c, const char *host, size_t len)
 	return 0;
 }
 
+static int
+dfs_host_ours_cb(void *arg, const char *host, size_t len)
+{
+	return dfs_host_ours(arg, host, len);
+}
+
+ntstatus_t
+dfs_req_strip(const struct smb2_req *req, char *path)
+{
+	/* a home share is its user's name and "homes" (worker/homes.h) */
+	return dfs_strip_prefix(path, tree_name(req->tree),
+	    req->tree->share->name, dfs_host_ours_cb, req->conn);
+}
+
+/*
+ * The share a referral names, found as a TREE_CONNECT finds it: a
+ * configured share, or the caller's own home share from [homes]
+ * ("homes" or his own name, any case), with the substitutions of its
+ * path and lists (dfs_ht).  Another user's name is no share here, as a
+ * name that does not exist: a referral tells nobody which accounts
+ * there are (and costs no passwd lookup).  NULL: no DFS share.
+ */
+static const struct conf_share *
+dfs_share_resolve(struct smb2_req *req, const char *name)
+{
+	const struct session *s = req->sess;
+	const struct conf *cf = req->conn->conf;
+	const struct conf_share *sh = conf_share_find(cf, name);
+	const char *user = NULL;
+
+	if (s != NULL && !s->anonymous && !s->guest)
+		user = s->user;
+	if ((sh == NULL || sh->is_homes) && (conf_homes(cf) == NULL ||
+	    user == NULL || (sh == NULL && strcasecmp(name, user) != 0)))
+		return NULL;
+	if (homes_resolve(cf, name, user, NULL, NULL, &dfs_ht) !=
+	    STATUS_SUCCESS) {
+		/* a configured share's path the session cannot make */
+		if (sh == NULL || sh->is_homes)
+			return NULL;
+		dfs_ht.share = sh;
+		dfs_ht.path[0] = '\0';
+	}
+	sh = dfs_ht.share;
+	if (sh->is_ipc || (!sh->msdfs_root && sh->msdfs_proxy == NULL))
+		return NULL;
+	return sh;
+}
+
 /* The UTF-16 length of s (n bytes): PathConsumed; -1 past 16 bits. */
 static int
 dfs_len16(const char *s, size_t n)
@@ -259,21 +369,8 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 	ssize_t n;
 	char c;
 
-	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok))
-		return STATUS_ACCESS_DENIED;
-	/*
-	 * The share's root and user lists with the session's substitutions,
-	 * as its TREE_CONNECT makes them (worker/homes.c): a path with %U
-	 * names this user's directory, never the template's text (which
-	 * could be a directory a local account made), and `valid users =
-	 * %S` means the share's name.  No client address here: a %I path
-	 * is refused.
-	 */
-	st = homes_resolve(req->conn->conf, sh->name, s->guest ? NULL :
-	    s->user, NULL, NULL, &dfs_ht);
-	if (st != STATUS_SUCCESS)
-		return st == STATUS_ACCESS_DENIED ? st : STATUS_NOT_FOUND;
-	if (!s->guest && !conf_share_user_ok_subst(sh, s->user, &dfs_ht.v))
+	if (s == NULL || s->anonymous || (s->guest && !sh->guest_ok) ||
+	    (!s->guest && !conf_share_user_ok_subst(sh, s->user, &dfs_ht.v)))
 		return STATUS_ACCESS_DENIED;
 	/*
 	 * A share with its own hosts allow / deny: asked on a tree of that
@@ -284,14 +381,17 @@ dfs_link_referral(struct smb2_req *req, const struct conf_share *sh,
 		return STATUS_ACCESS_DENIED;
 	if ((st = dfs_rel_path(rest, &ncomp)) != STATUS_SUCCESS)
 		return st;
-	/* a tree of that share, and of the same home for [homes] */
+	/* two home trees share [homes]: the name tells them apart */
 	if (req->tree != NULL && req->tree->share == sh &&
-	    req->tree->root_fd >= 0 && req->tree->name != NULL &&
-	    strcmp(req->tree->name, dfs_ht.name) == 0)
+	    req->tree->root_fd >= 0 &&
+	    strcasecmp(tree_name(req->tree), dfs_ht.name) == 0)
 		root = req->tree->root_fd;
 	else {
-		if (dfs_ht.path[0] != '/' || (root = open(dfs_ht.path,
-		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		/* a path the session could not make: no link to tell */
+		if (dfs_ht.path[0] == '\0')
+			return STATUS_NOT_FOUND;
+		if ((root = open(dfs_ht.path, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
 			return errno == EACCES ? STATUS_ACCESS_DENIED :
 			    STATUS_NOT_FOUND;
 		own = 1;
@@ -373,9 +473,7 @@ dfs_get_referrals(struct smb2_req *req, const uint8_t *in, size_t in_len,
 		return STATUS_NOT_FOUND;
 	memcpy(share, name, len);
 	share[len] = '\0';
-	sh = conf_share_find(c->conf, share);
-	if (sh == NULL || sh->is_ipc || (!sh->msdfs_root &&
-	    sh->msdfs_proxy == NULL))
+	if ((sh = dfs_share_resolve(req, share)) == NULL)
 		return STATUS_NOT_FOUND;
 	rest = sep != NULL ? sep + 1 : "";
 	/* a trailing backslash names the same */
@@ -388,8 +486,10 @@ dfs_get_referrals(struct smb2_req *req, const uint8_t *in, size_t in_len,
 	r.t = t;
 	if (*rest == '\0' && sh->msdfs_proxy != NULL) {
 		/* the whole share refers to the proxy's targets */
-		snprintf(proxy, sizeof(proxy), "msdfs:%s", sh->msdfs_proxy);
-		if ((nt = dfs_link_parse(proxy, strlen(proxy), t,
+		memcpy(proxy, "msdfs:", 6);
+		if (conf_subst(sh->msdfs_proxy, &dfs_ht.v, 0, proxy + 6,
+		    sizeof(proxy) - 6) != 0 ||
+		    (nt = dfs_link_parse(proxy, strlen(proxy), t,
 		    DFS_MAX_TARGETS)) < 0)
 			return STATUS_NOT_FOUND;
 		cend = p + strlen(p);

@@ -23,11 +23,20 @@ int		dfs_share_root(const struct conf *, const struct conf_share *);
 /* Does this request's path carry the DFS prefix (flag and a DFS root)? */
 int		dfs_req_prefixed(const struct smb2_req *);
 /*
- * Samba's smb2_strip_dfs_path on a UTF-8 name, in place: leading
- * backslashes, the server name and the share name go.  An empty name is
- * INVALID_PARAMETER, a ':' in the share name OBJECT_NAME_INVALID.
+ * Samba's smb2_strip_dfs_path on a UTF-8 name, in place, when what it
+ * starts with is a prefix: leading backslashes, the server name and the
+ * share name go when the share is tree_name or conf_name (any case; NULL
+ * names nothing) or ours(arg, host, len) says the server is this one;
+ * any other name is left whole.
+ * An empty name is INVALID_PARAMETER, a ':' in the share name of a
+ * prefix OBJECT_NAME_INVALID.
  */
-ntstatus_t	dfs_strip_prefix(char *path);
+ntstatus_t	dfs_strip_prefix(char *path, const char *tree_name,
+		    const char *conf_name,
+		    int (*ours)(void *arg, const char *host, size_t len),
+		    void *arg);
+/* The same for a CREATE of req: its tree's name, this server's names. */
+ntstatus_t	dfs_req_strip(const struct smb2_req *, char *path);
 /*
  * After a lookup of path (share-relative, '/'-separated) failed on a DFS
  * root: STATUS_PATH_NOT_COVERED when one of its components is an msdfs

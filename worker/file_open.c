@@ -280,10 +280,12 @@ file_stream_parse(const char *s, char *stream, size_t scap)
  * posix: the POSIX pathname rules of a POSIX create (smb3posix.org, as
  * Samba's UCF_POSIX_PATHNAMES): ':' is a name character, not a stream
  * separator, and only the separators and control characters are refused.
+ * dfs: a CREATE's name, which may carry the DFS prefix; a rename's or a
+ * hard link's target never does (below).
  */
 static ntstatus_t
 name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
-    char *path, size_t cap, char *stream, size_t scap, int posix)
+    char *path, size_t cap, char *stream, size_t scap, int posix, int dfs)
 {
 	char *p, *comp, *colon;
 	size_t n;
@@ -297,9 +299,9 @@ name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 	if (rc < 0)
 		return STATUS_OBJECT_NAME_INVALID;	/* bad UTF-16 */
 	/* DFS_OPERATIONS on a DFS root: \server\share\ goes first */
-	if (req != NULL && (req->flags & SMB2_FLAGS_DFS_OPERATIONS) &&
+	if (dfs && req != NULL && (req->flags & SMB2_FLAGS_DFS_OPERATIONS) &&
 	    dfs_req_prefixed(req) &&
-	    (st = dfs_strip_prefix(path)) != STATUS_SUCCESS)
+	    (st = dfs_req_strip(req, path)) != STATUS_SUCCESS)
 		return st;
 	/*
 	 * '/' separates components like '\' (Samba accepts both, and
@@ -361,14 +363,26 @@ ntstatus_t
 file_name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
     char *path, size_t cap, char *stream, size_t scap)
 {
-	return name_parse(req, name16, len, path, cap, stream, scap, 0);
+	return name_parse(req, name16, len, path, cap, stream, scap, 0, 1);
+}
+
+ntstatus_t
+file_name_parse_target(struct smb2_req *req, const uint8_t *name16,
+    size_t len, char *path, size_t cap, char *stream, size_t scap)
+{
+	/*
+	 * Windows Server 2022 and Samba 4.22 (smb2_setinfo.c, "SMB2 rename
+	 * paths are never DFS"; smbtorture3 SMB2-DFS-PATHS) take the
+	 * target as share-relative whatever SMB2_FLAGS_DFS_OPERATIONS says.
+	 */
+	return name_parse(req, name16, len, path, cap, stream, scap, 0, 0);
 }
 
 ntstatus_t
 file_name_parse_posix(struct smb2_req *req, const uint8_t *name16,
     size_t len, char *path, size_t cap, char *stream, size_t scap)
 {
-	return name_parse(req, name16, len, path, cap, stream, scap, 1);
+	return name_parse(req, name16, len, path, cap, stream, scap, 1, 1);
 }
 
 ntstatus_t

@@ -141,6 +141,13 @@ ntstatus_t	file_name_parse(struct smb2_req *, const uint8_t *name16,
 		    size_t len, char *path, size_t cap, char *stream,
 		    size_t scap);
 /*
+ * The same for the target of a rename or a hard link (SET_INFO), which
+ * is never a DFS path: SMB2_FLAGS_DFS_OPERATIONS takes no prefix off.
+ */
+ntstatus_t	file_name_parse_target(struct smb2_req *, const uint8_t *name16,
+		    size_t len, char *path, size_t cap, char *stream,
+		    size_t scap);
+/*
  * The same with the POSIX pathname rules of a POSIX handle: no streams
  * (':' is a name character), no Windows-reserved characters; "." and
  * ".." components and absolute names are still refused.

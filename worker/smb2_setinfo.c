@@ -497,7 +497,7 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		tmp16[0] = 'x';
 		tmp16[1] = 0;
 		memcpy(tmp16 + 2, name16, nlen);
-		status = file_name_parse(req, tmp16, nlen + 2, target,
+		status = file_name_parse_target(req, tmp16, nlen + 2, target,
 		    sizeof(target), tstream, sizeof(tstream));
 		if (status != STATUS_SUCCESS)
 			return status;
@@ -507,8 +507,8 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 			return info_rename_to_default(op, replace);
 		return info_rename_stream(op, tstream, replace);
 	}
-	status = file_name_parse(req, name16, nlen, target, sizeof(target),
-	    tstream, sizeof(tstream));
+	status = file_name_parse_target(req, name16, nlen, target,
+	    sizeof(target), tstream, sizeof(tstream));
 	if (status != STATUS_SUCCESS)
 		return status;
 	if (tstream[0] != '\0' || f->stream[0] != '\0') {

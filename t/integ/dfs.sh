@@ -8,8 +8,13 @@
 # over SMB (refused), PATH_NOT_COVERED for a CREATE
 # through a link, the \server\share\ prefix of DFS_OPERATIONS, hostile
 # referral requests, a user who cannot search the link's directory, and
-# host msdfs = no.  DFS_SAMBA=1 runs the same steps against Debian's
-# Samba and prints where it differs.
+# host msdfs = no; links below ordinary directory symlinks (followed in
+# the share only), what DFS_OPERATIONS takes as a prefix (impacket sends
+# the flag without one), rename and hard-link targets (never DFS paths),
+# and [homes] as an msdfs root and, by a reload, an msdfs proxy (the
+# caller's own home only).  DFS_SAMBA=1 runs the same steps against
+# Debian's Samba (4.17; with SAMBA_SMBD="scripts/samba-ref.sh run smbd"
+# 4.22) and prints where it differs.
 #
 # smbclient opens a referral's target on the default port (445) whatever
 # -p said (Samba's and usmbd's referrals alike), so the script runs in a
@@ -41,6 +46,20 @@ mkdir -p "$T/prof/alice" "$T/prof/%U"
 ln -s 'msdfs:127.0.0.1\target' "$T/prof/alice/alink"
 ln -s 'msdfs:127.0.0.1\share' "$T/prof/%U/plink"
 ln -s 'msdfs:127.0.0.1\share' "$T/prof/%U/alink"
+# links below ordinary directory symlinks (followed within the share only)
+mkdir -p "$R/real" "$R/dir/sub" "$T/outside"
+ln -s 'msdfs:127.0.0.1\target' "$R/real/deep"
+ln -s real "$R/dirsym"
+ln -s dirsym "$R/dirsym2"
+ln -s ../real "$R/dir/up"
+ln -s "$R/real" "$R/abssym"
+ln -s loop "$R/loop"
+ln -s 'msdfs:127.0.0.1\target' "$T/outside/olink"
+ln -s ../outside "$R/outsym"
+# [homes] as an msdfs root: each user's home holds a link
+mkdir -p "$T/homes/alice" "$T/homes/bob"
+ln -s 'msdfs:127.0.0.1\target' "$T/homes/alice/hlink"
+ln -s 'msdfs:127.0.0.1\target' "$T/homes/bob/hlink"
 chmod -R a+rwX "$T/target" "$T/plain" "$R/dir"
 SHARES="[root]
 	path = $R
@@ -64,7 +83,11 @@ SHARES="[root]
 [veto]
 	path = $R
 	msdfs root = yes
-	veto files = /closed/"
+	veto files = /closed/
+[homes]
+	path = $T/homes/%U
+	msdfs root = yes
+	read only = no"
 # anonymous sessions on: they get root referrals, never a link's
 INTEG_SHARES=$SHARES integ_conf "restrict anonymous = 0"
 integ_users || { echo "cannot create users" >&2; exit 1; }
@@ -73,6 +96,8 @@ chown alice "$R/closed"
 chown -h alice "$R/closed/inner"
 chmod 0700 "$R/closed"
 mkdir -p "$T/plain/closed"; chown alice "$T/plain/closed"; chmod 0700 "$T/plain/closed"
+chown alice "$T/homes/alice"; chown -h alice "$T/homes/alice/hlink"
+chown bob "$T/homes/bob"; chown -h bob "$T/homes/bob/hlink"
 
 # smbclient's steps; $1: usmbd or samba (a label)
 smbclient_steps() {
@@ -104,6 +129,16 @@ smbclient_steps() {
 	out=$(timeout 30 smbclient //127.0.0.1/plain -U "alice%$ALICE_PW" \
 	    -c 'ls' 2>&1)
 	check_fails "$who: ... and is not listed" grep -q ' link ' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/root -U "alice%$ALICE_PW" \
+	    -c 'ls dirsym\deep\*; ls dir\up\deep\sub\*' 2>&1)
+	check "$who: smbclient lists through a link below a directory symlink" \
+	    grep -q 'file.txt' <<<"$out"
+	check "$who: ... and below a relative ../ symlink" \
+	    grep -q 'deep.txt' <<<"$out"
+	out=$(timeout 30 smbclient //127.0.0.1/alice -U "alice%$ALICE_PW" \
+	    -c 'ls hlink\*' 2>&1)
+	check "$who: smbclient lists through a link in the user's home share" \
+	    grep -q 'file.txt' <<<"$out"
 }
 
 integ_start || exit 1
@@ -118,6 +153,16 @@ INTEG_SHARES=$SHARES integ_conf "host msdfs = no" "restrict anonymous = 0"
 "$USMBCTL" -s "$CONF" reload >/dev/null
 client_checks "dfs_client.py off" "$PYTHON" "$C" "$PORT" usmbd alice \
     "$ALICE_PW" off
+
+# [homes] as an msdfs proxy, by a reload: each user's home refers to his
+# own directory of another share (%U in the proxy's text)
+HOMES_PROXY="[homes]
+	path = $T/homes/%U
+	msdfs proxy = \\127.0.0.1\\target\\%U"
+INTEG_SHARES="${SHARES%%\[homes\]*}$HOMES_PROXY" integ_conf
+"$USMBCTL" -s "$CONF" reload >/dev/null
+client_checks "dfs_client.py homesproxy" "$PYTHON" "$C" "$PORT" usmbd alice \
+    "$ALICE_PW" homesproxy
 integ_stop
 
 if [ "${DFS_SAMBA:-0}" = 1 ]; then
@@ -127,6 +172,9 @@ if [ "${DFS_SAMBA:-0}" = 1 ]; then
 		smbclient_steps samba
 		"$PYTHON" "$C" "$PORT" samba alice "$ALICE_PW" 2>&1
 		"$PYTHON" "$C" "$PORT" samba bob "$BOB_PW" other bob "$BOB_PW" 2>&1
+		samba_stop
+		samba_start "$T/samba" "$PORT" "${SHARES%%\[homes\]*}$HOMES_PROXY" &&
+		    "$PYTHON" "$C" "$PORT" samba alice "$ALICE_PW" homesproxy 2>&1
 		INTEG_PASSED=$pass INTEG_FAILED=$fail
 		samba_stop
 	else

@@ -4,6 +4,7 @@
 # Prints "ok DESC" / "FAIL DESC: why" against usmbd; against Samba (the
 # reference, DFS_SAMBA=1) "same DESC" or "differs DESC: ..." lines, which
 # dfs.sh shows but does not count.
+import socket
 import struct
 import sys
 
@@ -16,6 +17,7 @@ USER, PW = sys.argv[3], sys.argv[4]
 HOST = "127.0.0.1"
 PATH_NOT_COVERED = 0xC0000257
 NOT_FOUND = 0xC0000225
+OTHER = "bob" if USER == "alice" else "alice"
 # What Samba 4.17 answers where usmbd answers otherwise, and why (dfs.sh
 # prints them; HACKING.md "DFS" has the list).
 SAMBA_DIFFERS = {}
@@ -284,6 +286,195 @@ def main():
     report("a symlink out of the root share is still refused",
            status(lambda: open_(root, "escape\\passwd")), "0xC0000022")
     planted(c, root, ipc)
+    symlinks(c, ipc, root, open_)
+    dfs_flag(c, root, open_)
+    set_names(c, root)
+    homes(c, ipc, root, open_)
+    c.logoff()
+
+
+def symlinks(c, ipc, root, open_):
+    """links below ordinary symlinks: followed as the lookup follows them,
+    never out of the share"""
+    for desc, rel, want in [
+            ("a directory symlink", "dirsym\\deep", "deep"),
+            ("two symlinks in a row", "dirsym2\\deep", "deep"),
+            ("a relative ../ symlink", "dir\\up\\deep", "deep"),
+    ]:
+        r = ref(c, ipc, req(3, "\\%s\\root\\%s\\sub\\x" % (HOST, rel)))
+        report("referral for a link below %s" % desc,
+               g(r, lambda r: (r["consumed"], r["ents"][0]["addr"])),
+               (len("\\%s\\root\\%s" % (HOST, rel)) * 2,
+                "\\%s\\target" % HOST))
+        report("CREATE through a link below %s: PATH_NOT_COVERED" % desc,
+               status(lambda: open_(root, rel + "\\file.txt")),
+               "0xC0000257")
+    # RESOLVE_BENEATH: an absolute symlink, even into the share, is no way
+    for desc, name, want in [
+            ("a symlink out of the share", "outsym\\olink\\file.txt",
+             "0xC0000022"),
+            ("an absolute symlink", "abssym\\deep\\file.txt", "0xC0000022"),
+            ("a symlink loop", "loop\\x", "0xC0000022"),
+            ("a missing name behind a symlink", "dirsym\\nothere\\x",
+             "0xC000003A"),
+    ]:
+        report("CREATE through %s: the lookup's own answer" % desc,
+               status(lambda: open_(root, name)), want)
+        report("referral through %s: NOT_FOUND" % desc,
+               status(lambda: referral(c, ipc, req(
+                   3, "\\%s\\root\\%s" % (HOST, name)))), "0xC0000225")
+
+
+def dfs_flag(c, root, open_):
+    """SMB2_FLAGS_DFS_OPERATIONS: a prefix only when it names this tree's
+    share or this server; impacket's names (no prefix) are taken whole"""
+    srv = c.getSMBServer()
+    te = srv._Session["TreeConnectTable"][root]
+
+    def mk(name, dfs, disp=s3.FILE_CREATE):
+        te["IsDfsShare"] = dfs
+        try:
+            fid = srv.create(root, name, s3.FILE_READ_DATA | s3.DELETE, 7,
+                             0, disp, 0)
+            srv.close(root, fid)
+        finally:
+            te["IsDfsShare"] = True
+    report("DFS_OPERATIONS, no prefix: dir\\sub\\new.txt is created there",
+           status(lambda: mk("dir\\sub\\new.txt", True)), "SUCCESS")
+    report("... and is dir\\sub\\new.txt, not new.txt",
+           (status(lambda: mk("dir\\sub\\new.txt", False, s3.FILE_OPEN)),
+            status(lambda: mk("new.txt", False, s3.FILE_OPEN))),
+           ("SUCCESS", "0xC0000034"))
+    for desc, name, want in [
+            ("an unknown server and this share (an alias)",
+             "alias.example\\ROOT\\dir\\f.txt", "SUCCESS"),
+            ("the host name and another share",
+             "%s\\other\\dir\\f.txt" % socket.gethostname(), "SUCCESS"),
+            ("an unknown server and another share: taken whole",
+             "otherhost\\other\\dir\\f.txt", "0xC000003A"),
+            ("one component: taken whole", "nothere.txt", "0xC0000034"),
+            ("two components: taken whole", "dir\\f.txt", "SUCCESS"),
+            ("':' in a name taken whole is a stream",
+             "dir\\f.txt:s", "0xC0000034"),
+    ]:
+        report("DFS_OPERATIONS with %s" % desc,
+               status(lambda: open_(root, name, True)), want)
+    status(lambda: delete(srv, root, "dir\\sub\\new.txt"))
+
+
+def delete(srv, tid, name):
+    te = srv._Session["TreeConnectTable"][tid]
+    keep, te["IsDfsShare"] = te["IsDfsShare"], False
+    try:
+        fid = srv.create(tid, name, s3.DELETE, 7, 0x1000, s3.FILE_OPEN, 0)
+        srv.close(tid, fid)
+    finally:
+        te["IsDfsShare"] = keep
+
+
+def set_name(srv, tid, fid, klass, name, dfs):
+    """a raw SET_INFO rename (10) or link (11), DFS_OPERATIONS if dfs"""
+    n16 = name.encode("utf-16-le")
+    p = srv.SMB_PACKET()
+    p["Command"] = s3.SMB2_SET_INFO
+    p["TreeID"] = tid
+    if dfs:
+        p["Flags"] = s3.SMB2_FLAGS_DFS_OPERATIONS
+    r = s3.SMB2SetInfo()
+    r["InfoType"] = s3.SMB2_0_INFO_FILE
+    r["FileInfoClass"] = klass
+    blob = struct.pack("<B7xQI", 0, 0, len(n16)) + n16
+    r["BufferLength"] = len(blob)
+    r["FileID"] = fid
+    r["Buffer"] = blob
+    p["Data"] = r
+    return "0x%08X" % srv.recvSMB(srv.sendSMB(p))["Status"]
+
+
+def set_names(c, root):
+    """rename and hard-link targets are never DFS paths (Windows 2022,
+    Samba 4.22): the flag takes no prefix off them"""
+    srv = c.getSMBServer()
+    te = srv._Session["TreeConnectTable"][root]
+    te["IsDfsShare"] = False
+    fid = srv.create(root, "dir\\ren.txt", s3.FILE_READ_DATA | s3.DELETE, 7,
+                     0, s3.FILE_OVERWRITE_IF, 0)
+    te["IsDfsShare"] = True
+    pre = "%s\\root\\" % HOST
+    for klass, what, target in [(10, "rename", "dir\\ren2.txt"),
+                                (11, "hard link", "dir\\hl.txt")]:
+        report("DFS_OPERATIONS %s to \\server\\share\\dir\\x: the prefix is "
+               "a name" % what,
+               set_name(srv, root, fid, klass, pre + target, True),
+               "0xC000003A")
+        report("DFS_OPERATIONS %s to dir\\x: share-relative" % what,
+               set_name(srv, root, fid, klass, target, True), "0x00000000")
+    srv.close(root, fid)
+    report("... both names are there",
+           (status(lambda: delete(srv, root, "dir\\ren2.txt")),
+            status(lambda: delete(srv, root, "dir\\hl.txt"))),
+           ("SUCCESS", "SUCCESS"))
+
+
+def homes(c, ipc, root, open_):
+    """[homes] with msdfs root: the caller's own home as a share of its
+    own; another user's name is as no share at all"""
+    srv = c.getSMBServer()
+    hp = "\\%s\\%s" % (HOST, USER)
+    r = ref(c, ipc, req(3, hp))
+    report("root referral for the user's own home", summary(r),
+           (len(hp) * 2, 3, 3, 1, 600, hp, [hp]))
+    r = ref(c, ipc, req(3, "\\%s\\homes" % HOST))
+    report("root referral for \\server\\homes",
+           g(r, lambda r: (r["flags"], r["ents"][0]["type"])), (3, 1))
+    hl = "\\%s\\%s\\hlink" % (HOST, USER.upper())
+    r = ref(c, ipc, req(3, hl + "\\x"))
+    report("link referral in the own home (another case)",
+           g(r, lambda r: (r["consumed"], r["ents"][0]["addr"])),
+           (len(hl) * 2, "\\%s\\target" % HOST))
+    r = ref(c, root, req(3, hl + "\\x"))
+    report("... asked on a tree of another share",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    for desc, name in [
+            ("another user's home", "\\%s\\%s" % (HOST, OTHER)),
+            ("a link in another user's home",
+             "\\%s\\%s\\hlink\\x" % (HOST, OTHER)),
+            ("a user that does not exist", "\\%s\\nosuchuser9" % HOST),
+    ]:
+        report("referral for %s: NOT_FOUND (as no share)" % desc,
+               status(lambda: referral(c, ipc, req(3, name))), "0xC0000225")
+    h = c.connectTree(USER)
+    report("the own home is a DFS share",
+           srv._Session["TreeConnectTable"][h]["IsDfsShare"], True)
+    report("CREATE through a link in the home: PATH_NOT_COVERED",
+           status(lambda: open_(h, "hlink\\file.txt")), "0xC0000257")
+    r = ref(c, h, req(3, hl + "\\x"))
+    report("link referral on the home's own tree",
+           g(r, lambda r: r["ents"][0]["addr"]), "\\%s\\target" % HOST)
+    h2 = c.connectTree("homes")
+    report("\\server\\homes: DFS_OPERATIONS with an alias and \"homes\"",
+           status(lambda: open_(h2, "alias.example\\homes\\hlink\\file.txt",
+                                True)), "0xC0000257")
+    report("... and with an alias and the user's name",
+           status(lambda: open_(h2, "alias.example\\%s\\hlink\\file.txt"
+                                % USER, True)), "0xC0000257")
+
+
+def homes_proxy():
+    """[homes] with msdfs proxy = \\127.0.0.1\\target\\%U"""
+    c = login()
+    ipc = c.connectTree("IPC$")
+    hp = "\\%s\\%s" % (HOST, USER)
+    r = ref(c, ipc, req(3, hp))
+    report("homes msdfs proxy: the own home refers to its %U target",
+           g(r, lambda r: (r["consumed"], r["flags"], r["ents"][0]["type"],
+                           r["ents"][0]["addr"])),
+           (len(hp) * 2, 2, 0, "\\%s\\target\\%s" % (HOST, USER)))
+    report("homes msdfs proxy: another user's home: NOT_FOUND",
+           status(lambda: referral(c, ipc, req(
+               3, "\\%s\\%s" % (HOST, OTHER)))), "0xC0000225")
+    report("homes msdfs proxy: TREE_CONNECT refused (as Samba)",
+           status(lambda: c.connectTree(USER)), "0xC00000CC")
     c.logoff()
 
 
@@ -368,5 +559,5 @@ def off():
 
 if __name__ == "__main__":
     mode = sys.argv[5] if len(sys.argv) > 5 else "main"
-    {"main": main, "off": off,
+    {"main": main, "off": off, "homesproxy": homes_proxy,
      "other": lambda: other(sys.argv[6], sys.argv[7])}[mode]()

@@ -62,7 +62,9 @@
 #					of $SAMBA_GLOBAL go in [global] (not in a
 #					pipeline: it sets SAMBA_PID, SAMBA_DIR).
 #					SAMBA_PID is smbd's pid; 0 once smbclient
-#					-L answers as the first user, 1 otherwise
+#					-L answers as the first user, 1 otherwise.
+#					SAMBA_SMBD: another smbd command (words),
+#					e.g. "scripts/samba-ref.sh run smbd" (4.22)
 #	samba_stop			stop it and samba-dcerpcd with its rpcd_*
 #					(they outlive smbd); integ_cleanup does
 #	ok DESC / fail DESC		count a pass / a failure, print one line
@@ -233,7 +235,8 @@ samba_start() {
 		    smbpasswd -c "$d/smb.conf" -a -s "${u%%:*}" >/dev/null ||
 		    return 1
 	done
-	setsid /usr/sbin/smbd -F --no-process-group -s "$d/smb.conf" \
+	# shellcheck disable=SC2086 # SAMBA_SMBD is a command and its words
+	setsid ${SAMBA_SMBD:-/usr/sbin/smbd} -F --no-process-group -s "$d/smb.conf" \
 	    </dev/null >"$d/smbd.out" 2>&1 &
 	SAMBA_PID=$!
 	for i in $(seq 1 50); do

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "proto/dfs.h"
+#include "proto/ntstatus.h"
+#include "worker/dfs.h"
 
 /* "\srv\sh" in UTF-16LE, then its NUL */
 static const uint8_t name16[] = {
@@ -248,6 +250,59 @@ START_TEST(test_rsp_versions)
 }
 END_TEST
 
+/* "srv" and "127.0.0.1" are this server for the tests */
+static int
+ours(void *arg, const char *host, size_t len)
+{
+	(void)arg;
+	return (len == 3 && strncmp(host, "srv", 3) == 0) ||
+	    (len == 9 && strncmp(host, "127.0.0.1", 9) == 0);
+}
+
+/* the CREATE side of DFS_OPERATIONS: what is a prefix, what is a name */
+START_TEST(test_strip_prefix)
+{
+	static const struct {
+		const char *in, *out;
+		ntstatus_t st;
+	} v[] = {
+		{ "srv\\share\\dir\\f", "dir\\f", STATUS_SUCCESS },
+		{ "\\\\srv\\share\\f", "f", STATUS_SUCCESS },
+		{ "alias\\SHARE\\f", "f", STATUS_SUCCESS },	/* its share */
+		{ "alias\\SHAR\\f", "alias\\SHAR\\f", STATUS_SUCCESS },
+		{ "alias\\Homes\\f", "f", STATUS_SUCCESS },	/* its section */
+		{ "alias\\sharex\\f", "alias\\sharex\\f", STATUS_SUCCESS },
+		{ "127.0.0.1\\other\\f", "f", STATUS_SUCCESS },	/* ours */
+		{ "srv\\share", "", STATUS_SUCCESS },
+		{ "srv", "", STATUS_SUCCESS },
+		{ "srvx", "srvx", STATUS_SUCCESS },
+		{ "dir\\sub\\file", "dir\\sub\\file", STATUS_SUCCESS },
+		{ "dir\\file", "dir\\file", STATUS_SUCCESS },
+		{ "file", "file", STATUS_SUCCESS },
+		{ "dir\\f:s", "dir\\f:s", STATUS_SUCCESS },
+		{ "srv\\sh:are\\f", NULL, STATUS_OBJECT_NAME_INVALID },
+		{ "", NULL, STATUS_INVALID_PARAMETER },
+		{ "\\", "\\", STATUS_SUCCESS },	/* refused later: absolute */
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		strcpy(buf, v[i].in);
+		ck_assert_msg(dfs_strip_prefix(buf, "share", "homes", ours,
+		    NULL) ==
+		    v[i].st, "%s", v[i].in);
+		if (v[i].out != NULL)
+			ck_assert_str_eq(buf, v[i].out);
+	}
+	/* no tree name, no server names: nothing is a prefix */
+	strcpy(buf, "srv\\share\\f");
+	ck_assert_uint_eq(dfs_strip_prefix(buf, NULL, NULL, NULL, NULL),
+	    STATUS_SUCCESS);
+	ck_assert_str_eq(buf, "srv\\share\\f");
+}
+END_TEST
+
 static Suite *
 dfs_suite(void)
 {
@@ -259,6 +314,7 @@ dfs_suite(void)
 	tcase_add_test(tc, test_link_parse);
 	tcase_add_test(tc, test_rsp_v3_known);
 	tcase_add_test(tc, test_rsp_versions);
+	tcase_add_test(tc, test_strip_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }
