@@ -313,6 +313,33 @@ out:
 	return rc;
 }
 
+struct durable_walk {
+	shm_durable_fn		 fn;
+	void			*arg;
+	struct shm_durable_rec	*d;
+};
+
+static int
+durable_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct durable_walk *w = arg;
+
+	if (k->mv_size != 8 || shm_durable_decode(v->mv_data, v->mv_size,
+	    w->d) != 0)
+		return 0;
+	w->d->persistent_id = shm_be64_get(k->mv_data);
+	return w->fn(w->d, w->arg) != 0;
+}
+
+int
+shm_foreach_durable(struct shm *s, shm_durable_fn fn, void *arg)
+{
+	/* the handle's scratch: the callback may not call shm/ */
+	struct durable_walk w = { fn, arg, &s->dscratch };
+
+	return shm_rec_walk_data(s, s->db_durable, durable_visit, &w);
+}
+
 /*
  * Is any disconnected durable open past its timeout?  A read transaction
  * with the handle's renewed cursor: the periodic timer allocates nothing and
