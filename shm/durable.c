@@ -31,6 +31,7 @@ durable_encode(struct wcur *w, const struct shm_durable_rec *d)
 	wcur_le64(w, d->disconnected_at);
 	wcur_le32(w, (uint32_t)d->pid);
 	wcur_le32(w, d->flags);
+	/* last, always: shm_durable_lock_seq_txn patches it in place */
 	wcur_bytes(w, d->lock_seq, SHM_DURABLE_LOCK_SEQ);
 	return w->err ? -ENAMETOOLONG : 0;
 }
