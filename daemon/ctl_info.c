@@ -64,6 +64,12 @@ struct ci_open {
 	int		in_shm;
 	int		durable;	/* survives a disconnect */
 	int		disconnected;	/* durable, waiting for its client */
+	/*
+	 * From its durable record: resilient (MS-SMB2 Open.IsResilient,
+	 * then not durable) and the timeout; timeout_ms 0 unknown.
+	 */
+	int		resilient;
+	uint32_t	timeout_ms;
 };
 
 struct ci_lock {
@@ -200,6 +206,25 @@ ci_state_open(const struct statemsg_open *r, void *arg)
 	return 0;
 }
 
+/*
+ * A durable record names its open by persistent id (the records come
+ * after the opens): a resilient one is shown as such, not as durable.
+ */
+static int
+ci_state_durable(const struct statemsg_durable *r, void *arg)
+{
+	struct ci *ci = arg;
+	struct ci_open *o = ci_open_find(ci, r->pers);
+
+	if (o == NULL)
+		return 0;
+	o->resilient = (r->flags & SHM_DURABLE_RESILIENT) != 0;
+	if (o->resilient)
+		o->durable = 0;
+	o->timeout_ms = r->timeout_ms;
+	return 0;
+}
+
 static int
 ci_state_lock(const struct statemsg_lock *r, void *arg)
 {
@@ -242,13 +267,15 @@ ci_state_word(const struct ctl_query *q)
 static void
 ci_state(struct ci *ci, unsigned what, const struct ctl_reply *rep)
 {
-	struct statemsg_info_cb cb = { NULL, NULL, NULL, ci };
+	struct statemsg_info_cb cb = { NULL, NULL, NULL, ci, NULL };
 	int truncated = 0;
 
 	if (what & (CTL_STATUS_SESSIONS | CTL_STATUS_SHARES))
 		cb.sess = ci_state_session;
-	if (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS))
+	if (what & (CTL_STATUS_OPENS | CTL_STATUS_LOCKS)) {
 		cb.open = ci_state_open;
+		cb.durable = ci_state_durable;
+	}
 	if (what & CTL_STATUS_LOCKS)
 		cb.lock = ci_state_lock;
 	if (statemsg_info_decode(rep->data, rep->len, &cb, &truncated) != 0 ||
@@ -655,10 +682,16 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 			ci_json_time(f, o->since);
 			fprintf(f, ", \"session_id\": \"%llx\", \"persistent_id\": "
 			    "\"%llx\", \"worker_pid\": %d, \"durable\": %s, "
-			    "\"state\": \"%s\"}", (unsigned long long)o->sid,
+			    "\"state\": \"%s\", \"resilient\": %s, "
+			    "\"timeout_ms\": ", (unsigned long long)o->sid,
 			    (unsigned long long)o->pers, (int)o->pid,
 			    o->durable ? "true" : "false",
-			    o->disconnected ? "disconnected" : "open");
+			    o->disconnected ? "disconnected" : "open",
+			    o->resilient ? "true" : "false");
+			if ((o->durable || o->resilient) && o->timeout_ms != 0)
+				fprintf(f, "%u}", o->timeout_ms);
+			else
+				fputs("null}", f);
 		}
 		fputc(']', f);
 	}
@@ -688,6 +721,30 @@ ci_json(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 }
 
 /* ---- tables ---- */
+
+/*
+ * After the path: " (resilient, 120 s)" for a resilient open (its timeout;
+ * ", disconnected" while its client is away), " (durable, disconnected)"
+ * for a durable one whose client is away, else nothing.
+ */
+static void
+ci_open_note(const struct ci_open *o, char *buf, size_t cap)
+{
+	char t[24] = "";
+
+	/* whole seconds as such (a timeout of 1500 ms as 1500 ms) */
+	if (o->timeout_ms != 0 && o->timeout_ms % 1000 == 0)
+		snprintf(t, sizeof(t), ", %u s", o->timeout_ms / 1000);
+	else if (o->timeout_ms != 0)
+		snprintf(t, sizeof(t), ", %u ms", o->timeout_ms);
+	if (o->resilient)
+		snprintf(buf, cap, " (resilient%s%s)", t,
+		    o->disconnected ? ", disconnected" : "");
+	else if (o->disconnected)
+		snprintf(buf, cap, " (durable, disconnected)");
+	else
+		buf[0] = '\0';
+}
 
 static void
 ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
@@ -774,16 +831,18 @@ ci_table(FILE *f, unsigned what, const struct ci *ci, const struct ctl_query *q)
 		    "PATH");
 		for (i = 0; i < ci->no; i++) {
 			const struct ci_open *o = &ci->o[i];
+			char note[64];
 
 			ci_share_mode(o->share_access, m);
 			ci_lease(o->lease_state, l);
 			ci_time(o->since, ts, sizeof(ts));
+			ci_open_note(o, note, sizeof(note));
 			fprintf(f, "%-8d 0x%08x %-5s %-9s %-5s %-25s %-12s %s%s\n",
 			    (int)o->pid, o->access, m, ci_oplock(o->oplock),
 			    o->oplock == SHM_OPLOCK_LEASE ? l : "-", ts,
 			    o->share[0] ? o->share : "?",
 			    o->path[0] ? o->path : (o->share[0] ? "." : "?"),
-			    o->disconnected ? " (durable, disconnected)" : "");
+			    note);
 		}
 	}
 	if (what & CTL_STATUS_LOCKS) {

@@ -11,6 +11,7 @@
 #define STATEMSG_SESS		1
 #define STATEMSG_OPEN		2
 #define STATEMSG_LOCK		3
+#define STATEMSG_DURABLE	4
 #define STATEMSG_TAIL		2	/* u8 0, u8 truncated */
 
 int
@@ -196,6 +197,21 @@ statemsg_info_lock(struct statemsg_info_enc *e, const struct statemsg_lock *l)
 	return statemsg_info_take(e, &w);
 }
 
+int
+statemsg_info_durable(struct statemsg_info_enc *e,
+    const struct statemsg_durable *d)
+{
+	struct wcur w;
+
+	if (statemsg_info_room(e, &w) != 0)
+		return -1;
+	wcur_u8(&w, STATEMSG_DURABLE);
+	wcur_le64(&w, d->pers);
+	wcur_le32(&w, d->flags);
+	wcur_le32(&w, d->timeout_ms);
+	return statemsg_info_take(e, &w);
+}
+
 size_t
 statemsg_info_end(struct statemsg_info_enc *e)
 {
@@ -268,6 +284,20 @@ statemsg_dec_lock(struct cur *c, const struct statemsg_info_cb *cb)
 	return cb->lock != NULL ? cb->lock(&l, cb->arg) : 0;
 }
 
+static int
+statemsg_dec_durable(struct cur *c, const struct statemsg_info_cb *cb)
+{
+	struct statemsg_durable d;
+
+	memset(&d, 0, sizeof(d));
+	d.pers = cur_le64(c);
+	d.flags = cur_le32(c);
+	d.timeout_ms = cur_le32(c);
+	if (c->err)
+		return -1;
+	return cb->durable != NULL ? cb->durable(&d, cb->arg) : 0;
+}
+
 int
 statemsg_info_decode(const uint8_t *p, size_t len,
     const struct statemsg_info_cb *cb, int *truncated)
@@ -291,6 +321,9 @@ statemsg_info_decode(const uint8_t *p, size_t len,
 			break;
 		case STATEMSG_LOCK:
 			rc = statemsg_dec_lock(&c, cb);
+			break;
+		case STATEMSG_DURABLE:
+			rc = statemsg_dec_durable(&c, cb);
 			break;
 		default:
 			return -1;

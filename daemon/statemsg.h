@@ -23,6 +23,10 @@
  *	   open is disconnected: then from its durable record)
  *	 3 lock: u64 dev, u64 ino, u32 pid, u64 persistent id, u64 offset,
  *	   u64 length, u8 exclusive
+ *	 4 durable (the record of a durable or resilient open, connected or
+ *	   not; after the opens): u64 persistent id, u32 flags (bit 0 v2,
+ *	   bit 1 disconnected, bit 2 resilient: shm.h SHM_DURABLE_*), u32
+ *	   timeout in ms
  *	strings are u16 length + bytes, no NUL, shorter than their field.
  *
  * Everything here comes from a process that maps memory any worker can
@@ -96,6 +100,12 @@ struct statemsg_lock {
 	uint8_t		exclusive;
 };
 
+struct statemsg_durable {
+	uint64_t	pers;
+	uint32_t	flags;
+	uint32_t	timeout_ms;
+};
+
 /* Fixed-size messages: the payload length, or -1 when cap is too small. */
 int	statemsg_purge_encode(const struct statemsg_purge *, uint8_t *buf,
 	    size_t cap);
@@ -132,6 +142,8 @@ int	statemsg_info_open(struct statemsg_info_enc *,
 	    const struct statemsg_open *);
 int	statemsg_info_lock(struct statemsg_info_enc *,
 	    const struct statemsg_lock *);
+int	statemsg_info_durable(struct statemsg_info_enc *,
+	    const struct statemsg_durable *);
 /* Writes the end; returns the payload length. */
 size_t	statemsg_info_end(struct statemsg_info_enc *);
 
@@ -141,6 +153,7 @@ struct statemsg_info_cb {
 	int	(*open)(const struct statemsg_open *, void *arg);
 	int	(*lock)(const struct statemsg_lock *, void *arg);
 	void	*arg;
+	int	(*durable)(const struct statemsg_durable *, void *arg);
 };
 
 /*

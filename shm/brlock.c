@@ -391,6 +391,16 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
     const struct shm_brlock_owner *o, const struct shm_brlock_range *rg,
     unsigned n, unsigned flags, unsigned *failed, struct shm_pids *wake)
 {
+	return shm_brlock_lock_many_seq(s, fid, o, rg, n, flags, failed, wake,
+	    NULL);
+}
+
+int
+shm_brlock_lock_many_seq(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, const struct shm_brlock_range *rg,
+    unsigned n, unsigned flags, unsigned *failed, struct shm_pids *wake,
+    const struct shm_lock_seq *seq)
+{
 	MDB_txn *txn;
 	unsigned nl, nw, orig, i, j;
 	int rc, posix = (flags & SHM_BRL_POSIX) != 0, eased = 0;
@@ -465,7 +475,8 @@ shm_brlock_lock_many(struct shm *s, const struct shm_file_id *fid,
 		rc = shm_wcommit(s, txn);
 		return rc != 0 ? rc : -EAGAIN;
 	}
-	rc = brl_store(s, txn, fid, nl, nw);
+	if ((rc = brl_store(s, txn, fid, nl, nw)) == 0 && seq != NULL)
+		rc = shm_durable_lock_seq_txn(s, txn, o->persistent_id, seq);
 out:
 	if (rc != 0 && wake != NULL)
 		memset(wake, 0, sizeof(*wake));
@@ -494,7 +505,7 @@ shm_brlock_lock(struct shm *s, const struct shm_file_id *fid,
 static int
 shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
     const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
-    int posix, struct shm_pids *wake)
+    int posix, struct shm_pids *wake, const struct shm_lock_seq *seq)
 {
 	MDB_txn *txn;
 	unsigned nl, nw, i, hit = UINT32_MAX;
@@ -516,11 +527,11 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 				    s->brl_buf[i].offset == offset)
 					break;
 			if (i == nl)
-				goto out;
+				goto unchanged;
 			brl_drop(s, &nl, i);
 		} else if (!brl_posix_cut(s, &nl, o, offset,
 		    brl_last(offset, length), -1))
-			goto out;
+			goto unchanged;
 		goto store;
 	}
 	/* Exact range of this open; an exclusive lock goes before a shared one. */
@@ -542,7 +553,15 @@ shm_brlock_unlock_once(struct shm *s, const struct shm_file_id *fid,
 	brl_drop(s, &nl, hit);
 store:
 	brl_wake_all(s, &nw, wake);
-	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0)
+	if ((rc = brl_store(s, txn, fid, nl, nw)) != 0 ||
+	    (rc = shm_durable_lock_seq_txn(s, txn, o->persistent_id, seq)) != 0)
+		goto out;
+	return shm_wcommit(s, txn);
+unchanged:
+	/* a POSIX unlock of nothing succeeds: its lock sequence counts */
+	if (seq == NULL)
+		goto out;
+	if ((rc = shm_durable_lock_seq_txn(s, txn, o->persistent_id, seq)) != 0)
 		goto out;
 	return shm_wcommit(s, txn);
 out:
@@ -560,7 +579,19 @@ shm_brlock_unlock(struct shm *s, const struct shm_file_id *fid,
 	int rc;
 
 	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length,
-	    0, wake));
+	    0, wake, NULL));
+	return rc;
+}
+
+int
+shm_brlock_unlock_seq(struct shm *s, const struct shm_file_id *fid,
+    const struct shm_brlock_owner *o, uint64_t offset, uint64_t length,
+    int posix, struct shm_pids *wake, const struct shm_lock_seq *seq)
+{
+	int rc;
+
+	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length,
+	    posix != 0, wake, seq));
 	return rc;
 }
 
@@ -572,7 +603,7 @@ shm_brlock_unlock_posix(struct shm *s, const struct shm_file_id *fid,
 	int rc;
 
 	SHM_RETRY_FULL(s, rc, shm_brlock_unlock_once(s, fid, o, offset, length,
-	    1, wake));
+	    1, wake, NULL));
 	return rc;
 }
 

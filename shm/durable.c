@@ -31,6 +31,7 @@ durable_encode(struct wcur *w, const struct shm_durable_rec *d)
 	wcur_le64(w, d->disconnected_at);
 	wcur_le32(w, (uint32_t)d->pid);
 	wcur_le32(w, d->flags);
+	/* last, always: shm_durable_lock_seq_txn patches it in place */
 	wcur_bytes(w, d->lock_seq, SHM_DURABLE_LOCK_SEQ);
 	return w->err ? -ENAMETOOLONG : 0;
 }
@@ -197,6 +198,40 @@ shm_durable_disconnect_txn(struct shm *s, MDB_txn *txn, uint64_t id, uint64_t no
 	return durable_rehome_txn(s, txn, d, 0, 0, 1);
 }
 
+/*
+ * The array is the record's last SHM_DURABLE_LOCK_SEQ bytes
+ * (durable_encode): the entry is patched in a copy of the value, with no
+ * decode of the ~5 KiB record, and put back only when it changes.
+ */
+int
+shm_durable_lock_seq_txn(struct shm *s, MDB_txn *txn, uint64_t id,
+    const struct shm_lock_seq *seq)
+{
+	uint8_t kb[8], buf[DURABLE_ENC_MAX];
+	MDB_val k = { sizeof(kb), kb }, v;
+	size_t at;
+	int rc;
+
+	if (seq == NULL || seq->index < 1 || seq->index > SHM_DURABLE_LOCK_SEQ)
+		return 0;
+	shm_be64_put(kb, id);
+	rc = mdb_get(txn, s->db_durable, &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return 0;	/* not durable (any more): nothing to keep */
+	if (rc != 0)
+		return shm_err(rc);
+	if (v.mv_size < 1 + SHM_DURABLE_LOCK_SEQ || v.mv_size > sizeof(buf) ||
+	    ((const uint8_t *)v.mv_data)[0] != SHM_REC_V1)
+		return -EPROTO;
+	at = v.mv_size - SHM_DURABLE_LOCK_SEQ + (seq->index - 1);
+	if (((const uint8_t *)v.mv_data)[at] == seq->value)
+		return 0;
+	memcpy(buf, v.mv_data, v.mv_size);
+	buf[at] = seq->value;
+	v.mv_data = buf;
+	return shm_err(mdb_put(txn, s->db_durable, &k, &v, 0));
+}
+
 static int
 shm_durable_disconnect_once(struct shm *s, uint64_t id, uint64_t now_ms,
     const uint8_t *lock_seq)
@@ -280,6 +315,33 @@ shm_durable_reclaim(struct shm *s, uint64_t id, const struct shm_durable_claim *
 out:
 	shm_wabort(s, txn);
 	return rc;
+}
+
+struct durable_walk {
+	shm_durable_fn		 fn;
+	void			*arg;
+	struct shm_durable_rec	*d;
+};
+
+static int
+durable_visit(const MDB_val *k, const MDB_val *v, void *arg)
+{
+	struct durable_walk *w = arg;
+
+	if (k->mv_size != 8 || shm_durable_decode(v->mv_data, v->mv_size,
+	    w->d) != 0)
+		return 0;
+	w->d->persistent_id = shm_be64_get(k->mv_data);
+	return w->fn(w->d, w->arg) != 0;
+}
+
+int
+shm_foreach_durable(struct shm *s, shm_durable_fn fn, void *arg)
+{
+	/* the handle's scratch: the callback may not call shm/ */
+	struct durable_walk w = { fn, arg, &s->dscratch };
+
+	return shm_rec_walk_data(s, s->db_durable, durable_visit, &w);
 }
 
 /*

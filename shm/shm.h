@@ -569,6 +569,27 @@ int	shm_brlock_lock_many(struct shm *, const struct shm_file_id *,
 int	shm_brlock_unlock(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
 	    struct shm_pids *wake);
+/*
+ * MS-SMB2 Open.LockSequenceArray entry of a durable or resilient open
+ * (bucket index 1..64, value seq + 1), written into the owner's durable
+ * record in the same write transaction as the lock or unlock it answers,
+ * so the array outlives a worker killed with -9 (its purge keeps the
+ * record) at no transaction of its own.  An owner without a durable
+ * record keeps nothing, and an unchanged entry writes nothing.
+ */
+struct shm_lock_seq {
+	uint32_t	index;
+	uint8_t		value;
+};
+/* shm_brlock_lock_many, and when it grants, seq (may be NULL) recorded. */
+int	shm_brlock_lock_many_seq(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, const struct shm_brlock_range *,
+	    unsigned n, unsigned flags, unsigned *failed,
+	    struct shm_pids *wake, const struct shm_lock_seq *seq);
+/* shm_brlock_unlock (posix: _posix), and when it succeeds, seq recorded. */
+int	shm_brlock_unlock_seq(struct shm *, const struct shm_file_id *,
+	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
+	    int posix, struct shm_pids *wake, const struct shm_lock_seq *seq);
 /* A POSIX owner's: any part of its locks goes, 0 even when none was held. */
 int	shm_brlock_unlock_posix(struct shm *, const struct shm_file_id *,
 	    const struct shm_brlock_owner *, uint64_t offset, uint64_t length,
@@ -748,6 +769,14 @@ int	shm_durable_claim_match(const struct shm_durable_rec *,
 int	shm_durable_reclaim(struct shm *, uint64_t persistent_id,
 	    const struct shm_durable_claim *, uint64_t now_ms,
 	    struct shm_durable_rec *out);
+/*
+ * Every durable record (durable and resilient opens, connected or not),
+ * each data env in its own read transaction: the state process's status
+ * answer.  fn gets the record decoded (a malformed one is skipped) and
+ * may not call shm/; it returns nonzero to stop.
+ */
+typedef int (*shm_durable_fn)(const struct shm_durable_rec *, void *arg);
+int	shm_foreach_durable(struct shm *, shm_durable_fn, void *arg);
 /* Removes expired disconnected durable opens with their locks and leases. */
 int	shm_expire_durable(struct shm *, uint64_t now_ms, unsigned *nexpired,
 	    struct shm_pids *wake);

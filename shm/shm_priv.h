@@ -551,6 +551,9 @@ int	shm_durable_put_txn(struct shm *, MDB_txn *, const struct shm_durable_rec *)
 int	shm_durable_decode(const void *buf, size_t len, struct shm_durable_rec *);
 int	shm_durable_disconnect_txn(struct shm *, MDB_txn *, uint64_t persistent_id,
 	    uint64_t now_ms, const uint8_t *lock_seq);
+/* One LockSequenceArray entry into id's record, if it has one (0 if not). */
+int	shm_durable_lock_seq_txn(struct shm *, MDB_txn *, uint64_t persistent_id,
+	    const struct shm_lock_seq *);
 
 /*
  * The values any worker may write, decoded as every reader decodes them

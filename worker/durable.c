@@ -71,10 +71,15 @@ durable_parse_ctx(struct smb2_req *req, const uint8_t *name,
 		bit = DURABLE_CTX_DH2C;
 	else
 		return STATUS_SUCCESS;
-	/* MS-SMB2 3.3.5.9.10, 3.3.5.9.12: the v2 contexts are 3.x only. */
-	if ((bit & (DURABLE_CTX_DH2Q | DURABLE_CTX_DH2C)) &&
-	    req->conn->dialect < 0x0300)
-		return STATUS_SUCCESS;
+	/*
+	 * The v2 contexts count at every dialect: MS-SMB2 3.3.5.9.10 and
+	 * 3.3.5.9.12 apply "to servers that implement the SMB 3.x dialect
+	 * family", a condition on the server, where the spec means the
+	 * connection it says Connection.Dialect (3.3.5.9, 3.3.5.15.9).  A
+	 * 2.1 client's DH2C reconnect ignores the other fields as at 3.x
+	 * (smbtorture smb2.durable-open.reopen2-lease at SMB2_10), as
+	 * Samba 4.17 and 4.22 do.
+	 */
 	if (r->durable_seen & bit)
 		return STATUS_INVALID_PARAMETER;	/* twice the same */
 	r->durable_seen |= bit;

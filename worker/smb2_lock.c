@@ -72,10 +72,12 @@ lock_cancel_wait(struct conn *c, struct conn_pending *p)
 {
 	struct shm *s = state_shm();
 	struct shm_file_id fid = { p->dev, p->ino };
-	struct shm_brlock_owner o = { getpid(), p->fid_persistent };
+	struct shm_brlock_owner o = { 0, p->fid_persistent };
 
-	if (s != NULL)
+	if (s != NULL) {
+		o.pid = shm_self(s);
 		(void)shm_brlock_cancel_wait(s, &fid, &o);
+	}
 }
 
 /* Parks a blocking lock until a LOCK_RELEASED names its file, or deadline. */
@@ -164,6 +166,7 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct cur *c = &req->body;
 	struct shm_brlock_range rg[LOCK_MAX_ELEMENTS];
 	struct shm_brlock_owner owner;
+	struct shm_lock_seq ls, *lsp = NULL;
 	struct shm_file_id fid;
 	struct shm_pids wake;
 	struct open *op;
@@ -225,20 +228,34 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_NOT_SUPPORTED;	/* no shared lock table here */
 	fid.dev = op->state_dev;
 	fid.ino = op->state_ino;
-	owner.pid = getpid();
+	/* the pid the state handle took at attach: getpid is a syscall */
+	owner.pid = shm_self(s);
 	owner.persistent_id = op->fid_persistent;
 	/* POSIX byte-range locks, "POSIX locks" above */
 	posix = op->u.file != NULL && op->u.file->posix;
 	unlock = (first & SMB2_LOCKFLAG_UNLOCK) != 0;
+	/*
+	 * A durable or resilient open's entry goes into its durable record
+	 * in the lock's own transaction (shm.h struct shm_lock_seq): a
+	 * worker killed with -9 loses its memory, not the array.  Other
+	 * opens keep it in memory only, at no cost.
+	 */
+	if ((op->durable || op->resilient) &&
+	    lock_seq_applies(req, op, seq_idx)) {
+		ls.index = seq_idx;
+		ls.value = (uint8_t)(seq_num + 1);
+		lsp = &ls;
+	}
 
 	if (unlock) {
 		for (i = 0; i < count; i++) {
 			if (fl[i] != SMB2_LOCKFLAG_UNLOCK)
 				return STATUS_INVALID_PARAMETER;
 			memset(&wake, 0, sizeof(wake));
-			rc = (posix ? shm_brlock_unlock_posix :
-			    shm_brlock_unlock)(s, &fid, &owner, rg[i].offset,
-			    rg[i].length, &wake);
+			/* the sequence with the last element: all were done */
+			rc = shm_brlock_unlock_seq(s, &fid, &owner, rg[i].offset,
+			    rg[i].length, posix, &wake, i + 1 == count ? lsp :
+			    NULL);
 			if ((wake.n > 0 || wake.overflow) && state_wmsg() != NULL)
 				(void)shm_wmsg_wake(state_wmsg(), &wake, &fid);
 			if (rc == -ENOENT)
@@ -277,9 +294,9 @@ smb2_lock_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	/* README "Limits": refused as a conflict would be, and logged. */
 	if (open_locks_charge(op, count) != 0)
 		return STATUS_LOCK_NOT_GRANTED;
-	rc = shm_brlock_lock_many(s, &fid, &owner, rg, count,
+	rc = shm_brlock_lock_many_seq(s, &fid, &owner, rg, count,
 	    (blocking ? SHM_BRL_WAIT : 0) | (posix ? SHM_BRL_POSIX : 0),
-	    &failed, &wake);
+	    &failed, &wake, lsp);
 	/* a POSIX downgrade: its bytes may be what a waiter wants */
 	if (rc == 0 && (wake.n > 0 || wake.overflow) && state_wmsg() != NULL)
 		(void)shm_wmsg_wake(state_wmsg(), &wake, &fid);

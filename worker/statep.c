@@ -342,6 +342,21 @@ statep_info_lock(const struct shm_file_id *fid, const struct shm_brlock_rec *r,
 	return 0;
 }
 
+/* Whether each durable record's open is durable or resilient, its timeout. */
+static int
+statep_info_durable(const struct shm_durable_rec *r, void *arg)
+{
+	struct statep_info *in = arg;
+	struct statemsg_durable d;
+
+	memset(&d, 0, sizeof(d));
+	d.pers = r->persistent_id;
+	d.flags = r->flags;
+	d.timeout_ms = r->timeout_ms;
+	(void)statemsg_info_durable(&in->enc, &d);
+	return 0;
+}
+
 static void
 statep_info(uint32_t id)
 {
@@ -366,6 +381,7 @@ statep_info(uint32_t id)
 		(void)statemsg_info_open(&in.enc, o);
 	}
 	(void)shm_foreach_brlock(sp.shm, statep_info_lock, &in);
+	(void)shm_foreach_durable(sp.shm, statep_info_durable, &in);
 	len = statemsg_info_end(&in.enc);
 	statep_send(MSG_INFO_REP, id, statep_out, len);
 }

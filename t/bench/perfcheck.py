@@ -65,7 +65,9 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
             "TREE_CONNECT", "TREE_CONNECT_MAXCONN", "TREE_CONNECT_HOMES",
-            "QUERY_DIRECTORY_FRUIT")
+            "QUERY_DIRECTORY_FRUIT",
+            "LOCK", "UNLOCK", "LOCK_RESILIENT", "UNLOCK_RESILIENT",
+            "LOCK_DURABLE", "UNLOCK_DURABLE")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
 # a new name below a directory without one costs what it costs on one
 # where none ever was (perfops.py marked_phases; usmbd only): SAME_AS
@@ -100,10 +102,19 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            # (+0.1: the worker's 1 s tick, as QUERY_DIRECTORY's SLACK;
            # 88.08 was seen once against 56.00)
            "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 32.1),
+           # a resilient or durable open's LockSequence entry goes into
+           # its durable record in the lock's own write transaction
+           # (shm/durable.c shm_durable_lock_seq_txn): no syscall more
+           "LOCK_RESILIENT": ("LOCK", 0.05), "UNLOCK_RESILIENT": ("UNLOCK", 0.05),
+           "LOCK_DURABLE": ("LOCK", 0.05), "UNLOCK_DURABLE": ("UNLOCK", 0.05),
            # EaSize (worker/smb2_dir.c dir_entry_xattrs): per entry of
            # the 16, one lgetxattr of size 0 per EA (two each), no open
            "QUERY_DIRECTORY_EA": ("QUERY_DIRECTORY", 32.1)}
-MAX_SYSCALLS = {"WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
+# LOCK: the wait that receives and sends (io_uring_enter) and the test
+# for a local process's kernel lock (fcntl F_OFD_GETLK, worker/smb2_lock.c
+# lock_kernel_conflict); UNLOCK the wait alone
+MAX_SYSCALLS = {"LOCK": 2, "UNLOCK": 1,
+                "WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
                 "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6,
                 "QUERY_DIRECTORY": 56}
 # QUERY_DIRECTORY (16 files made by SMB, FileFullDirectoryInformation,
@@ -155,6 +166,12 @@ LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
                                  "max connections",
          "TREE_CONNECT_HOMES": "TREE_CONNECT + TREE_DISCONNECT of the user's "
                                "home share ([homes], path with %S)",
+         "LOCK": "LOCK (one exclusive range, a LockSequence)",
+         "UNLOCK": "UNLOCK (one range, a LockSequence)",
+         "LOCK_RESILIENT": "LOCK of a resilient open (its LockSequence recorded)",
+         "UNLOCK_RESILIENT": "UNLOCK of a resilient open (its LockSequence recorded)",
+         "LOCK_DURABLE": "LOCK of a durable open (its LockSequence recorded)",
+         "UNLOCK_DURABLE": "UNLOCK of a durable open (its LockSequence recorded)",
          "QUERY_DIRECTORY_FRUIT": "QUERY_DIRECTORY (16 files, restarted, "
                                   "FileIdBothDirectoryInformation) with AAPL "
                                   "READ_DIR_ATTR"}
@@ -196,7 +213,9 @@ SLACK = {"WRITE_96K": 0.25,
          "READ_PLAIN": 0.1,
          # the worker's 1 s tick (timerfd) falls into some windows
          "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1,
-         "QUERY_DIRECTORY": 0.1}
+         "QUERY_DIRECTORY": 0.1,
+         # the tick again: 2.00 printed, a call or two over in 500
+         "LOCK": 0.1, "UNLOCK": 0.1}
 # The signed and encrypted windows meet the same tick (a timerfd_settime and
 # a read in some 500 requests: 3.01 per READ in a CI run), the AES-128-CCM
 # ones ("WRITE", "READ") too: 2.00 + one io_uring_enter in 500 requests
@@ -220,7 +239,12 @@ EPOLL_SYSCALLS = {"READ": 4, "READ_PLAIN": 4, "WRITE": 4, "WRITE_96K": 7,
 # these windows' requests makes one write transaction of that kind, timed
 # by the vDSO's clock (a clock_gettime syscall would show in strace).
 HOLD_PHASES = {"CREATE": "create", "CLOSE": "close", "CREATE_DOC": "create",
-               "CLOSE_DOC": "close"}
+               "CLOSE_DOC": "close",
+               # a LOCK or UNLOCK is one write transaction (OTHER); the
+               # resilient and durable ones hold it for their record too
+               "LOCK": "other", "UNLOCK": "other",
+               "LOCK_RESILIENT": "other", "UNLOCK_RESILIENT": "other",
+               "LOCK_DURABLE": "other", "UNLOCK_DURABLE": "other"}
 EPOLL_SYSCALLS.update({k: 4 for k in MAX_SYSCALLS if k not in EPOLL_SYSCALLS})
 # Known failures: reported as XFAIL with the reason, not counted, and
 # XPASS when they start passing so the entry can go.  Keep this short.

@@ -83,6 +83,39 @@ def query_directory_restart(smb, tid, fid, klass=None):
         raise RuntimeError("QUERY_DIRECTORY failed")
 
 
+FSCTL_LMR_REQUEST_RESILIENCY = 0x001401D4
+LOCK_EXCL_NOW, LOCK_UNLOCK = 0x2 | 0x10, 0x4   # MS-SMB2 2.2.26.1
+
+
+def lock1(smb, tid, fid, off, length, flags, seq):
+    """One SMB2 LOCK of one element with LockSequence seq (impacket's
+    lock() joins str() of its elements, which Python 3 breaks)."""
+    pkt = smb.SMB_PACKET()
+    pkt["Command"] = s2.SMB2_LOCK
+    pkt["TreeID"] = tid
+    pkt["Data"] = struct.pack("<HHL", 48, 1, seq) + bytes(fid) + \
+        struct.pack("<QQLL", off, length, flags, 0)
+    if not smb.recvSMB(smb.sendSMB(pkt)).isValidAnswer(STATUS_SUCCESS):
+        raise RuntimeError("LOCK failed")
+
+
+def lock_phases(smb, tid, fid, k, suffix):
+    """LOCK (k exclusive locks of distinct ranges) then UNLOCK (theirs),
+    each request with its own LockSequence: bucket i % 64 + 1, its number
+    the pass, so every request changes its entry."""
+    def seq(i):
+        return ((i % 64 + 1) << 4) | ((i // 64) % 16)
+    # warm-up: the state handle's lock buffer grows to k locks once
+    for i in range(k):
+        lock1(smb, tid, fid, (1 << 40) + i * 16, 8, LOCK_EXCL_NOW, 0)
+    for i in range(k):
+        lock1(smb, tid, fid, (1 << 40) + i * 16, 8, LOCK_UNLOCK, 0)
+    window("LOCK" + suffix, k,
+           lambda i: lock1(smb, tid, fid, i * 16, 8, LOCK_EXCL_NOW, seq(i)))
+    window("UNLOCK" + suffix, k,
+           lambda i: lock1(smb, tid, fid, i * 16, 8, LOCK_UNLOCK, seq(i + k)))
+
+
 def set_eas(smb, tid, fid, pairs):
     """SET_INFO FileFullEaInformation (MS-FSCC 2.4.15) of pairs."""
     blob = b""
@@ -141,7 +174,34 @@ def main():
     for _ in range(8):
         smb.queryInfo(tid, fid)
     window("QUERY_INFO", n, lambda i: smb.queryInfo(tid, fid))
+
+    # LOCK and UNLOCK on this plain open (its LockSequenceArray, if the
+    # connection checks one, lives in the worker's memory only), then on
+    # a resilient open and on a durable one (batch oplock, DHnQ), whose
+    # entries also go into their durable record, inside the lock's own
+    # write transaction (worker/smb2_lock.c): no transaction more
+    k = min(n, 1000)
+    lock_phases(smb, tid, fid, k, "")
     smb.close(tid, fid)
+    rfid = create("perf_lock_res.dat")
+    smb.ioctl(tid, rfid, FSCTL_LMR_REQUEST_RESILIENCY, flags=1,
+              inputBlob=struct.pack("<LL", 60000, 0), maxInputResponse=0,
+              maxOutputResponse=0)
+    lock_phases(smb, tid, rfid, k, "_RESILIENT")
+    smb.close(tid, rfid)
+    dhnq = s2.SMB2CreateContext()
+    dhnq["Next"] = 0
+    dhnq["NameOffset"] = 16
+    dhnq["NameLength"] = 4
+    dhnq["DataOffset"] = 24
+    dhnq["DataLength"] = 16
+    dhnq["Buffer"] = b"DHnQ" + b"\0" * 4 + b"\0" * 16
+    dfid = smb.create(tid, "perf_lock_dur.dat", GENERIC_RW, SHARE_ALL,
+                      FILE_NON_DIRECTORY_FILE, FILE_OVERWRITE_IF, 0,
+                      oplockLevel=s2.SMB2_OPLOCK_LEVEL_BATCH,
+                      createContexts=[dhnq])
+    lock_phases(smb, tid, dfid, k, "_DURABLE")
+    smb.close(tid, dfid)
 
     # QUERY_DIRECTORY: a directory of 16 files, listed again and again
     try:

@@ -77,11 +77,21 @@ on_lock(const struct statemsg_lock *l, void *arg)
 	return statemsg_info_lock(&a->enc, l) == 0 ? 0 : -1;
 }
 
+static int
+on_durable(const struct statemsg_durable *d, void *arg)
+{
+	struct again *a = arg;
+
+	a->n++;
+	return statemsg_info_durable(&a->enc, d) == 0 ? 0 : -1;
+}
+
 static void
 fuzz_info(const uint8_t *p, size_t len)
 {
 	static struct again a;
-	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &a };
+	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &a,
+	    on_durable };
 	int truncated = 0;
 	size_t n;
 
@@ -172,6 +182,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	    .path = "dir/file.txt" };
 	struct statemsg_lock l = { .dev = 2049, .ino = 12, .pid = 77, .pers = 9,
 	    .offset = 0, .length = 10, .exclusive = 1 };
+	struct statemsg_durable d = { .pers = 9, .flags = 4,
+	    .timeout_ms = 120000 };
 	struct statemsg_counts c = { 1, 2, 3, 64 << 20 };
 	struct statemsg_writer w = { 77, 1500 };
 	const char *dir = getenv("FUZZ_STATEMSG_SEEDS");
@@ -186,6 +198,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)statemsg_info_sess(&e, &s);
 	(void)statemsg_info_open(&e, &o);
 	(void)statemsg_info_lock(&e, &l);
+	(void)statemsg_info_durable(&e, &d);
 	seed_write(dir, "info", 0, out, statemsg_info_end(&e));
 	if ((n = statemsg_counts_encode(&c, b, sizeof(b))) > 0)
 		seed_write(dir, "counts", 1, b, (size_t)n);

@@ -8,7 +8,10 @@
 # replayed with its LockSequence is taken for done; after its timeout it is
 # gone with its lock; a LOGOFF closes it; a conflicting open gets a sharing
 # violation and leaves it; without resiliency nothing is
-# kept; kill -9 of the holder's worker keeps it for a new worker; a guest
+# kept; kill -9 of the holder's worker keeps it for a new worker, with its
+# LockSequenceArray (a lock and an unlock replayed after the reconnect are
+# taken for done), and `usmbctl status` (text and --json) shows it as
+# resilient with its timeout before and after the kill; a guest
 # session is refused; a worker grants 1024 in 300 s, then refuses.  smbtorture's smb2.lock.replay_broken_windows (torture.list, at
 # SMB 2.1) checks the LockSequence rules.  Samba 4.17 answers the FSCTL
 # STATUS_INVALID_DEVICE_REQUEST (no resilient handles).
@@ -46,12 +49,43 @@ integ_until 5 grep -q holding "$T/hold.out"
 grep -q "resiliency OK" "$T/hold.out" && ok "resiliency granted (kill -9 case)" ||
     fail "resiliency (kill -9 case): $(cat "$T/hold.out")"
 fid=$(sed -n 's/^fid //p' "$T/hold.out")
+# usmbctl status shows it as resilient with its timeout, not as durable:
+# "resilient STATE DURABLE TIMEOUT_MS" of resk.txt's open, from --json
+status_resk() {
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+o = [x for x in json.load(sys.stdin).get("opens", [])
+     if x.get("path", "").endswith("resk.txt")]
+print("resilient %s %s %s %s" % (o[0]["resilient"], o[0]["state"],
+      o[0]["durable"], o[0]["timeout_ms"]) if o else "none")'
+}
+resk_disconnected() {
+	[ "$(status_resk)" = "resilient True disconnected False 60000" ]
+}
+st=$(status_resk)
+[ "$st" = "resilient True open False 60000" ] &&
+    ok "status --json: the open is resilient (60000 ms), not durable" ||
+    fail "status --json of the resilient open: $st"
+"$USMBCTL" -s "$CONF" status >"$T/status.txt" 2>&1
+grep -q 'resk\.txt (resilient, 60 s)$' "$T/status.txt" &&
+    ok "status: the open shows as \"(resilient, 60 s)\"" ||
+    fail "status text: $(grep resk "$T/status.txt")"
 wpid=$(integ_worker_of alice)
 if [ -n "$wpid" ] && [ -n "$fid" ]; then
 	kill -9 "$wpid"
 	integ_wait_exit "$wpid" 5
 	kill "$hp" 2>/dev/null
 	wait "$hp" 2>/dev/null
+	# purged by the state process: kept, disconnected, still resilient
+	integ_until 5 resk_disconnected
+	st=$(status_resk)
+	[ "$st" = "resilient True disconnected False 60000" ] &&
+	    ok "status --json after kill -9: resilient, disconnected" ||
+	    fail "status --json after kill -9: $st"
+	"$USMBCTL" -s "$CONF" status >"$T/status2.txt" 2>&1
+	grep -q 'resk\.txt (resilient, 60 s, disconnected)$' "$T/status2.txt" &&
+	    ok "status after kill -9: \"(resilient, 60 s, disconnected)\"" ||
+	    fail "status text after kill -9: $(grep resk "$T/status2.txt")"
 	# the master has the state process purge it (marked disconnected);
 	# the client polls its reconnect
 	client_checks "resilient_client.py reclaim" "$PYTHON" \

@@ -194,8 +194,15 @@ def main():
 
 
 def hold():
-    """For a kill -9 of the worker: a resilient open with a lock, held."""
+    """For a kill -9 of the worker: a resilient open with a lock, held.
+    Its LockSequenceArray then holds bucket 1 (0x11, in open_locked),
+    bucket 2 (a lock of 20-29, 0x23) and bucket 3 (a lock of 40-49 and
+    its unlock, 0x35 then 0x36): no orderly disconnect saves it."""
     a, at, f, st = open_locked("resk.txt", 60000)
+    if st == "OK":
+        lock(a, at, f, 20, 10, EXCL, seq=0x23)
+        lock(a, at, f, 40, 10, EXCL, seq=0x35)
+        lock(a, at, f, 40, 10, UNLOCK, seq=0x36)
     print("resiliency", st)
     print("fid", bytes(f).hex())
     print("holding", flush=True)
@@ -215,10 +222,32 @@ def reclaim(fidhex):
         time.sleep(0.2)
         a, at, st, f = reconnect("alice", bytes.fromhex(fidhex), "resk.txt")
     check("after kill -9 of its worker DHnC gets it back", st == "OK", st)
-    if f is not None:
-        st = status_of(lambda: lock(a, at, f, 0, 10, UNLOCK, seq=0x21))
-        check("... with its lock", st == "OK", st)
-        a.closeFile(at, f)
+    if f is None:
+        return
+    # MS-SMB2 3.3.5.14: what the client sent before the worker died,
+    # replayed after the reconnect, is answered from the array the lock
+    # transactions kept in the durable record (the worker's memory died)
+    st = status_of(lambda: lock(a, at, f, 20, 10, EXCL, seq=0x23))
+    check("after kill -9 a replayed lock (its LockSequence) is taken for "
+          "done", st == "OK", st)
+    st = status_of(lambda: lock(a, at, f, 40, 10, UNLOCK, seq=0x36))
+    check("after kill -9 a replayed unlock is taken for done", st == "OK",
+          st)
+    st = status_of(lambda: lock(a, at, f, 0, 10, EXCL, seq=0x11))
+    check("after kill -9 the first bucket's lock replayed: done", st == "OK",
+          st)
+    # the entries matched, nothing else: a new number is a new request
+    st = status_of(lambda: lock(a, at, f, 20, 10, EXCL, seq=0x24))
+    check("after kill -9 a new LockSequence on the held range: "
+          "STATUS_LOCK_NOT_GRANTED", st == "STATUS_LOCK_NOT_GRANTED", st)
+    st = status_of(lambda: lock(a, at, f, 40, 10, UNLOCK, seq=0x37))
+    check("after kill -9 the unlocked range stays unlocked: "
+          "STATUS_RANGE_NOT_LOCKED", st == "STATUS_RANGE_NOT_LOCKED", st)
+    st = status_of(lambda: lock(a, at, f, 0, 10, UNLOCK, seq=0x41))
+    check("... with its lock", st == "OK", st)
+    st = status_of(lambda: lock(a, at, f, 20, 10, UNLOCK, seq=0x51))
+    check("... and the second", st == "OK", st)
+    a.closeFile(at, f)
 
 
 def guest():

@@ -28,7 +28,10 @@
 # A line of torture.list may name, after a tab, "max protocol=PROTO": that
 # test runs in a unit of its own whose client offers no dialect above
 # PROTO (smb2.lock.replay_broken_windows tests SMB 2.1's resilient-handle
-# LockSequence and skips itself on 3.x).
+# LockSequence and skips itself on 3.x).  A test listed that way only
+# runs there alone; one also listed on a line of its own runs both ways
+# (smb2.durable-open.* at 3.1.1 and at 2.1), each reported on its own:
+# "NAME (max protocol PROTO)".
 . "$(dirname "$0")/lib.sh"
 
 LIST=$ROOT/t/compat/torture.list
@@ -116,12 +119,22 @@ torture_run() {
 # Every non-comment line of a list: the test name is up to the first tab.
 list_names() { grep -v -E '^(#|[[:space:]]*$)' "$1" | cut -f1; }
 
-declare -A want=() xfail=() maxproto=()
+# want: every listed name; plain: listed without an option (runs at the
+# client's highest dialect); variant["NAME<TAB>PROTO"]: listed with "max
+# protocol=PROTO" (runs in the unit of that dialect); vonly: listed only
+# with a max protocol (not run at the highest dialect)
+declare -A want=() xfail=() plain=() variant=() vonly=()
 while IFS= read -r t; do want[$t]=1; done < <(list_names "$LIST")
-# "NAME<TAB>max protocol=PROTO": the test's own unit, at most PROTO
 while IFS=$'\t' read -r t o; do
-	case $o in "max protocol="*) maxproto[$t]=${o#max protocol=} ;; esac
+	case $o in
+	"max protocol="*) variant["$t"$'\t'"${o#max protocol=}"]=1 ;;
+	*) plain[$t]=1 ;;
+	esac
 done < <(grep -v -E '^(#|[[:space:]]*$)' "$LIST")
+for v in "${!variant[@]}"; do
+	t=${v%%$'\t'*}
+	[ -n "${plain[$t]:-}" ] || vonly[$t]=1
+done
 while IFS= read -r t; do xfail[$t]=1; done < <(list_names "$XFAIL")
 
 if [ -n "${TORTURE_SUITES:-}" ]; then
@@ -161,19 +174,20 @@ for s in "${!suites[@]}"; do
 	# --list prints "full name.tcase name"
 	smbtorture --list "$s" 2>/dev/null | grep -F "$s." | sed 's/\.[^.]*$//' |
 	    sort -u | while IFS= read -r t; do
-		[ -n "${xfail[$t]:-}" ] || [ -n "${maxproto[$t]:-}" ] ||
+		[ -n "${xfail[$t]:-}" ] || [ -n "${vonly[$t]:-}" ] ||
 		    printf '%s\n' "$t"
 	done >"$ll"
-	for t in "${!want[@]}"; do
-		[ -z "${maxproto[$t]:-}" ] || continue
+	for t in "${!plain[@]}"; do
 		case $t in "$s".*) grep -qxF "$t" "$ll" || printf '%s\n' "$t" >>"$ll" ;; esac
 	done
-	# the tests with a highest dialect: one unit per dialect
-	for t in "${!maxproto[@]}"; do
+	# the tests with a highest dialect: one unit per dialect, its list
+	# $ll.PROTO (and $ll.variants: "NAME<TAB>PROTO" for the report)
+	: >"$ll.variants"
+	for v in "${!variant[@]}"; do
+		t=${v%%$'\t'*} p=${v#*$'\t'}
 		case $t in "$s".*) ;; *) continue ;; esac
-		p=${maxproto[$t]}
 		printf '%s\n' "$t" >>"$ll.$p"
-		printf '%s\n' "$t" >>"$ll"
+		printf '%s\n' "$v" >>"$ll.variants"
 		unit_w["$s#$p"]=1
 		unit_proto["$s#$p"]=$p
 	done
@@ -181,8 +195,7 @@ for s in "${!suites[@]}"; do
 	n=$(((w + CHUNK - 1) / CHUNK))
 	[ "$LANES" -gt 1 ] || n=1
 	for ((k = 0; k < n; k++)); do
-		grep -vxF -f <(printf '%s\n' "${!maxproto[@]}") "$ll" |
-		    awk -v n="$n" -v k="$k" '(NR - 1) % n == k' >"$ll.$k"
+		awk -v n="$n" -v k="$k" '(NR - 1) % n == k' "$ll" >"$ll.$k"
 		# nothing left (a suite of max protocol tests only): no unit
 		[ -s "$ll.$k" ] || continue
 		unit_w["$s#$k"]=$(((w + n - 1) / n))
@@ -213,10 +226,12 @@ for ((l = 0; l < LANES; l++)); do
 	pids+=($!)
 done
 wait "${pids[@]}"
-# A suite's results are those of its units; its rc the worst of theirs.
+# A suite's results are those of its units at the highest dialect (the
+# numbered ones); a unit of a max protocol keeps its own (res.SUITE#PROTO);
+# the suite's rc is the worst of all.
 for s in "${!suites[@]}"; do
-	cat "$T/res.$s#"* >"$T/res.$s"
-	cat "$T/out.$s#"* >"$T/out.$s"
+	cat /dev/null "$T/res.$s#"[0-9]* >"$T/res.$s" 2>/dev/null
+	cat /dev/null "$T/out.$s#"[0-9]* >"$T/out.$s" 2>/dev/null
 	rc=0 secs=0
 	for f in "$T/rc.$s#"*; do
 		r=$(cat "$f")
@@ -229,7 +244,7 @@ done
 for s in $(printf '%s\n' "${!suites[@]}" | sort); do
 	ll=$T/load.$s
 	rc=$(cat "$T/rc.$s")
-	echo "suite $s: $(grep -c . "$ll") tests in $(cat "$T/secs.$s") s"
+	echo "suite $s: $(($(grep -c . "$ll") + $(grep -c . "$ll.variants"))) tests in $(cat "$T/secs.$s") s"
 	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && echo "suite $s timed out after ${TMO}s"
 	while IFS= read -r t; do
 		[ -n "${want[$t]:-}" ] || continue
@@ -243,6 +258,20 @@ for s in $(printf '%s\n' "${!suites[@]}" | sort); do
 		       "$T/out.$s" | sed 's/^/     /' ;;
 		esac
 	done < <(sort "$ll")
+	# the tests run at a highest dialect, each judged in its own unit
+	while IFS=$'\t' read -r t p; do
+		r=$(awk -F'\t' -v n="$t" '$2 == n { r = $1 } END { print r }' \
+		    "$T/res.$s#$p" 2>/dev/null)
+		case $r in
+		success) ok "$t (max protocol $p)" ;;
+		skip) fail "$t (max protocol $p; skipped)" ;;
+		'') fail "$t (max protocol $p; no result)"
+		    tail -n 5 "$T/out.$s#$p" 2>/dev/null | sed 's/^/     /' ;;
+		*) fail "$t (max protocol $p)"
+		   awk -v n="failure: $t" 'index($0, n) == 1 { p = 1 } p && k++ < 8' \
+		       "$T/out.$s#$p" | sed 's/^/     /' ;;
+		esac
+	done < <(sort "$ll.variants")
 	# passes of this suite that neither list names
 	awk -F'\t' '$1 == "success" { print $2 }' "$T/res.$s" | sort -u |
 	    while IFS= read -r t; do

@@ -658,6 +658,95 @@ START_TEST(test_durable_timeout_cap)
 }
 END_TEST
 
+/*
+ * A durable open's lock sequence entries go into its record in the lock
+ * and unlock transactions themselves (struct shm_lock_seq), so a worker
+ * killed with -9 leaves them behind with the open: no transaction more,
+ * nothing for a refused lock, nothing for an owner without a record.
+ */
+static void
+kid_lock_seq(struct kid *k)
+{
+	struct shm *s = kid_attach();
+	struct shm_open_rec o = mkopen(9101, RD | WR, S_R);
+	struct shm_brlock_owner ow = { getpid(), 9101 };
+	struct shm_brlock_range r0 = { 0, 10, 1 }, r2 = { 20, 10, 1 },
+	    r4 = { 40, 10, 1 };
+	struct shm_durable_rec *d = calloc(1, sizeof(*d));
+	unsigned long before;
+	unsigned failed;
+	int rc;
+
+	snprintf(d->path, sizeof(d->path), "seq.txt");
+	snprintf(d->share, sizeof(d->share), "data");
+	snprintf(d->user, sizeof(d->user), "alice");
+	d->flags = SHM_DURABLE_RESILIENT;
+	d->timeout_ms = 60000;
+	rc = shm_open_insert_ex(s, &F1, &o, d, NULL, NULL);
+	before = shm_write_count(s);
+	if (rc == 0)
+		rc = shm_brlock_lock_many_seq(s, &F1, &ow, &r0, 1, 0, &failed,
+		    NULL, &(struct shm_lock_seq){ 1, 2 });
+	if (rc == 0)
+		rc = shm_brlock_lock_many_seq(s, &F1, &ow, &r2, 1, 0, &failed,
+		    NULL, &(struct shm_lock_seq){ 2, 4 });
+	if (rc == 0)
+		rc = shm_brlock_lock_many_seq(s, &F1, &ow, &r4, 1, 0, &failed,
+		    NULL, &(struct shm_lock_seq){ 64, 6 });
+	if (rc == 0)
+		rc = shm_brlock_unlock_seq(s, &F1, &ow, 40, 10, 0, NULL,
+		    &(struct shm_lock_seq){ 64, 7 });
+	/* one transaction per lock or unlock, as without a sequence */
+	if (rc == 0 && shm_write_count(s) - before != 4)
+		rc = -1000;
+	/* refused (its own exclusive lock): the entry is not written */
+	if (rc == 0 && shm_brlock_lock_many_seq(s, &F1, &ow, &r0, 1, 0,
+	    &failed, NULL, &(struct shm_lock_seq){ 3, 9 }) != -EAGAIN)
+		rc = -1001;
+	/* nor by an unlock of nothing */
+	if (rc == 0 && shm_brlock_unlock_seq(s, &F1, &ow, 40, 10, 0, NULL,
+	    &(struct shm_lock_seq){ 3, 9 }) != -ENOENT)
+		rc = -1002;
+	/* an open with no durable record: the lock, nothing recorded */
+	if (rc == 0)
+		rc = shm_brlock_lock_many_seq(s, &F1,
+		    &(struct shm_brlock_owner){ getpid(), 9102 }, &r4, 1, 0,
+		    &failed, NULL, &(struct shm_lock_seq){ 1, 2 });
+	kid_say(k->from[1], rc);
+	for (;;)
+		kid_wait(k->to[0]);
+}
+
+START_TEST(test_durable_lock_seq)
+{
+	struct shm *s = make_env(0);
+	struct shm_durable_rec *d = calloc(1, sizeof(*d));
+	struct shm_purge_result pr;
+	uint8_t want[SHM_DURABLE_LOCK_SEQ];
+	struct kid a;
+
+	kid_start(&a, kid_lock_seq);
+	ck_assert_int_eq(kid_read(&a), 0);
+	kill(a.pid, SIGKILL);
+	kid_exit(&a);
+	ck_assert_int_eq(shm_purge_worker(s, a.pid, &pr), 0);
+	ck_assert_uint_eq(pr.durable, 1);
+	ck_assert_int_eq(shm_durable_get(s, 9101, d), 0);
+	ck_assert(d->flags & SHM_DURABLE_DISCONNECTED);
+	memset(want, 0, sizeof(want));
+	want[0] = 2;
+	want[1] = 4;
+	want[63] = 7;
+	ck_assert_mem_eq(d->lock_seq, want, sizeof(want));
+	/* the record is otherwise as it was written */
+	ck_assert_str_eq(d->path, "seq.txt");
+	ck_assert_uint_eq(d->timeout_ms, 60000);
+	ck_assert_int_eq(shm_durable_get(s, 9102, d), -ENOENT);
+	free(d);
+	drop_env(s);
+}
+END_TEST
+
 /* ---- sessions, workers, iteration ---- */
 
 static int
@@ -1046,6 +1135,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, test_reader_check_dead_child);
 	tcase_add_test(tc, test_durable);
 	tcase_add_test(tc, test_durable_timeout_cap);
+	tcase_add_test(tc, test_durable_lock_seq);
 	tcase_add_test(tc, test_sessions_workers);
 	tcase_add_test(tc, test_map_full);
 	tcase_add_test(tc, test_map_never_shrinks);

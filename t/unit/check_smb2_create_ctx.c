@@ -226,12 +226,32 @@ START_TEST(test_dialects)
 	ck_assert_uint_eq(parse(), STATUS_SUCCESS);
 	ck_assert_int_eq(cc.lease, 1);
 	ck_assert_uint_eq(cc.sreq.lease_version, 1);
-	/* the v2 durable contexts are 3.x only */
+	/*
+	 * the v2 durable contexts count at 2.1 and 2.0.2 too (MS-SMB2
+	 * 3.3.5.9.10 and .12 apply to a server that implements 3.x)
+	 */
 	memset(d, 0, 36);
 	reset(0x0210, 1, 0);
+	le32_put(d, 60000);
 	add4("DH2Q", d, 32);
 	ck_assert_uint_eq(parse(), STATUS_SUCCESS);
-	ck_assert_int_eq(cc.sreq.durable, 0);
+	ck_assert_int_eq(cc.sreq.durable, 2);
+	ck_assert_uint_eq(cc.sreq.durable_timeout_ms, 60000);
+	memset(d, 0, 36);
+	reset(0x0202, 0, 0);
+	le64_put(d, 0x77);
+	d[16] = 0xAB;
+	add4("DH2C", d, 36);
+	ck_assert_uint_eq(parse(), STATUS_SUCCESS);
+	ck_assert_int_eq(cc.sreq.reconnect, 2);
+	ck_assert_uint_eq(cc.sreq.reconnect_persistent, 0x77);
+	ck_assert_uint_eq(cc.sreq.create_guid[0], 0xAB);
+	/* and refuse their mixes there as at 3.x */
+	reset(0x0210, 1, 0);
+	memset(d, 0, 36);
+	add4("DHnQ", d, 16);
+	add4("DH2Q", d, 32);
+	ck_assert_uint_eq(parse(), STATUS_INVALID_PARAMETER);
 	/* POSIX: only negotiated, and only where the share allows it */
 	le32_put(d, 0600);
 	reset(0x0311, 1, 0);

@@ -3,7 +3,8 @@
  * the state process: round trips, every truncation of a valid payload
  * refused, trailing bytes refused, the status answer cut short (and
  * saying so) when records do not fit, strings with NUL or too long
- * refused, an unknown record kind refused.
+ * refused, an unknown record kind refused; the durable record (whether
+ * an open is resilient, its timeout) with them.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -24,12 +25,15 @@ static const struct statemsg_open opn = { .dev = 2049, .ino = 12,
     .since = 1700000001, .share = "share", .path = "dir/file.txt" };
 static const struct statemsg_lock lck = { .dev = 2049, .ino = 12,
     .pid = 77, .pers = 9, .offset = 100, .length = 10, .exclusive = 1 };
+static const struct statemsg_durable dur = { .pers = 9, .flags = 4 | 2,
+    .timeout_ms = 120000 };
 
 struct seen {
-	int	nsess, nopen, nlock;
+	int	nsess, nopen, nlock, ndur;
 	struct statemsg_sess s;
 	struct statemsg_open o;
 	struct statemsg_lock l;
+	struct statemsg_durable d;
 };
 
 static int
@@ -62,6 +66,16 @@ on_lock(const struct statemsg_lock *l, void *arg)
 	return 0;
 }
 
+static int
+on_durable(const struct statemsg_durable *d, void *arg)
+{
+	struct seen *x = arg;
+
+	x->d = *d;
+	x->ndur++;
+	return 0;
+}
+
 static size_t
 info_three(uint8_t *b, size_t cap)
 {
@@ -71,13 +85,15 @@ info_three(uint8_t *b, size_t cap)
 	ck_assert_int_eq(statemsg_info_sess(&e, &sess), 0);
 	ck_assert_int_eq(statemsg_info_open(&e, &opn), 0);
 	ck_assert_int_eq(statemsg_info_lock(&e, &lck), 0);
+	ck_assert_int_eq(statemsg_info_durable(&e, &dur), 0);
 	return statemsg_info_end(&e);
 }
 
 START_TEST(test_info_round_trip)
 {
 	struct seen x;
-	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x };
+	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x,
+	    on_durable };
 	size_t len = info_three(buf, sizeof(buf));
 	int truncated = -1;
 
@@ -87,16 +103,25 @@ START_TEST(test_info_round_trip)
 	ck_assert_int_eq(x.nsess, 1);
 	ck_assert_int_eq(x.nopen, 1);
 	ck_assert_int_eq(x.nlock, 1);
+	ck_assert_int_eq(x.ndur, 1);
 	ck_assert_mem_eq(&x.s, &sess, sizeof(sess));
 	ck_assert_mem_eq(&x.o, &opn, sizeof(opn));
 	ck_assert_mem_eq(&x.l, &lck, sizeof(lck));
+	ck_assert_mem_eq(&x.d, &dur, sizeof(dur));
+	/* a reader without a durable callback skips the record */
+	cb.durable = NULL;
+	memset(&x, 0, sizeof(x));
+	ck_assert_int_eq(statemsg_info_decode(buf, len, &cb, &truncated), 0);
+	ck_assert_int_eq(x.nlock, 1);
+	ck_assert_int_eq(x.ndur, 0);
 }
 END_TEST
 
 START_TEST(test_info_every_truncation)
 {
 	struct seen x;
-	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x };
+	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x,
+	    on_durable };
 	size_t len = info_three(buf, sizeof(buf)), n;
 	uint8_t *copy;
 	int truncated;
@@ -119,7 +144,8 @@ START_TEST(test_info_cut_short)
 {
 	struct statemsg_info_enc e;
 	struct seen x;
-	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x };
+	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x,
+	    on_durable };
 	uint8_t small[200];
 	size_t len;
 	int i, truncated = 0, took = 0;
@@ -142,7 +168,8 @@ END_TEST
 START_TEST(test_info_bad_records)
 {
 	struct seen x;
-	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x };
+	struct statemsg_info_cb cb = { on_sess, on_open, on_lock, &x,
+	    on_durable };
 	size_t len = info_three(buf, sizeof(buf));
 	int truncated;
 	size_t user_at = 4 + 1 + 8 + 4 + 4 + 2;	/* magic, kind, id, pid, uid, len */
