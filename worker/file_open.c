@@ -448,8 +448,13 @@ file_stream_size(struct file_open *f)
 	ssize_t n;
 	int rc;
 
+	uint8_t rec[AFPINFO_SIZE];
+
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
+	/* netatalk's blob is an AfpInfo of 60 bytes, or none (fruit.h) */
+	if (fruit_meta_netatalk(f))
+		return fruit_afpinfo_read(f, rec);
 	n = file_vfs()->getxattr(f->fd, xname, NULL, 0);
 	return n;
 }
@@ -558,8 +563,11 @@ file_stream_pread(struct file_open *f, void *buf, size_t len, uint64_t off)
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
-	n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
-	    sizeof(file_stream_buf));
+	if (fruit_meta_netatalk(f))
+		n = fruit_afpinfo_read(f, file_stream_buf);
+	else
+		n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
+		    sizeof(file_stream_buf));
 	if (n < 0)
 		return n;
 	if (off >= (uint64_t)n)
