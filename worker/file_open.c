@@ -529,7 +529,8 @@ file_stream_resolve(struct file_open *f)
 	const char *x;
 	ssize_t n;
 
-	if (f->stream[0] == '\0' ||
+	/* netatalk's AfpInfo has fixed xattr names (fruit.h) */
+	if (f->stream[0] == '\0' || fruit_meta_netatalk(f) ||
 	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
 		return 0;
 	if (vfs->getxattr(f->fd, xname, NULL, 0) >= 0)

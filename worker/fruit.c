@@ -351,6 +351,36 @@ fruit_afpinfo_eof(struct file_open *f, uint64_t eof)
 	    STATUS_SUCCESS;
 }
 
+/*
+ * Which of an entry's xattrs fruit_dir_attr reads (netatalk shares): one
+ * listxattr says, so that an entry with none costs that one call.  All
+ * of them (-1) when the list does not fit: each is probed then.
+ */
+#define FRUIT_HAS_RSRC	1
+#define FRUIT_HAS_META	2
+#define FRUIT_HAS_OLD	4
+static int
+fruit_dir_has(int dirfd, const char *name, const char *rsrc, const char *old)
+{
+	static char list[4096];
+	ssize_t n;
+	const char *x;
+	int has = 0;
+
+	n = file_vfs()->entlistxattr(dirfd, name, list, sizeof(list));
+	if (n == -ERANGE)
+		return -1;
+	for (x = list; n > 0 && x < list + n; x += strlen(x) + 1) {
+		if (strcmp(x, rsrc) == 0)
+			has |= FRUIT_HAS_RSRC;
+		else if (strcmp(x, ADOUBLE_META_XATTR) == 0)
+			has |= FRUIT_HAS_META;
+		else if (strcmp(x, old) == 0)
+			has |= FRUIT_HAS_OLD;
+	}
+	return has;
+}
+
 void
 fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
     const struct vfs_stat *st, uint8_t out[26])
@@ -358,25 +388,35 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	const struct vfs_ops *vfs = file_vfs();
 	uint8_t rec[AFPINFO_SIZE];
 	char xname[300];
+	const char *old = fruit_afpinfo_old();
 	ssize_t n;
 	uint64_t rsize = 0;
+	int has = -1;
 
 	le16_put(out, 24);
-	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) == 0 &&
+	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) != 0)
+		xname[0] = '\0';
+	/*
+	 * netatalk's blob, else what an older usmbd wrote: a listxattr
+	 * first, so that a file with neither (and no resource fork) costs
+	 * one call instead of three getxattr.
+	 */
+	if (sh->fruit_metadata == FRUIT_META_NETATALK)
+		has = fruit_dir_has(dirfd, name, xname, old);
+	if (xname[0] != '\0' && (has & FRUIT_HAS_RSRC) &&
 	    (n = vfs->entxattr(dirfd, name, xname, NULL, 0)) > 0)
 		rsize = (uint64_t)n;
 	le64_put(out + 2, rsize);
 	n = -1;
-	/* netatalk's blob first; what an older usmbd wrote where none */
-	if (sh->fruit_metadata == FRUIT_META_NETATALK) {
+	if (sh->fruit_metadata == FRUIT_META_NETATALK &&
+	    (has & FRUIT_HAS_META)) {
 		n = vfs->entxattr(dirfd, name, ADOUBLE_META_XATTR, fruit_ad,
 		    sizeof(fruit_ad));
 		n = n >= 0 && adouble_meta_to_afpinfo(fruit_ad, (size_t)n,
 		    rec) == 0 ? AFPINFO_SIZE : -1;
 	}
-	if (n < 0 &&
-	    vfs_stream_xattr_name(FRUIT_AFPINFO, xname, sizeof(xname)) == 0)
-		n = vfs->entxattr(dirfd, name, xname, rec, sizeof(rec));
+	if (n < 0 && (has & FRUIT_HAS_OLD) && old[0] != '\0')
+		n = vfs->entxattr(dirfd, name, old, rec, sizeof(rec));
 	aapl_finder_compress(n == AFPINFO_SIZE ? rec : NULL,
 	    S_ISREG(st->mode), st->has_btime ? st->btime.tv_sec :
 	    st->mtime.tv_sec, out + 10);

@@ -3,7 +3,9 @@
 # vfs.fruit_timemachine and vfs.fruit_file_id against usmbd shares
 # configured as Samba's selftest configures its fruit shares
 # (selftest/target/Samba3.pm: vfs_fruit_metadata_stream with
-# fruit:resource = stream, vfs_fruit_timemachine, vfs_fruit_zero_fileid),
+# fruit:resource = stream, vfs_fruit_timemachine, vfs_fruit_zero_fileid,
+# and vfs_fruit with Samba's defaults, fruit:metadata = netatalk, where
+# vfs.fruit_netatalk runs too),
 # checked against t/compat/fruit.list; then impacket checks of what
 # smbtorture does not look at (t/integ/fruit_client.py).
 #
@@ -54,6 +56,15 @@ SHARES="[fruit]
 	vfs objects = catia fruit streams_xattr
 	fruit:metadata = stream
 	fruit:resource = stream
+[vfs_fruit]
+	path = $SHARE
+	read only = no
+	vfs objects = catia fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = netatalk
+	fruit:locking = netatalk
+	fruit:encoding = native
+	fruit:veto_appledouble = no
 [meta]
 	path = $T/meta
 	read only = no
@@ -89,6 +100,11 @@ fruit_run() {
 
 fruit_all() {
 	fruit_run "$1" fruit vfs.fruit
+	# Samba's selftest runs vfs.fruit on its default-keyed share too, and
+	# vfs.fruit_netatalk: listed with a "netatalk:" prefix
+	{ fruit_run "$1" vfs_fruit vfs.fruit
+	  fruit_run "$1" vfs_fruit vfs.fruit_netatalk; } |
+	    sed 's/\t/\tnetatalk:/'
 	fruit_run "$1" tm vfs.fruit_timemachine
 	fruit_run "$1" fid vfs.fruit_file_id
 }
