@@ -121,6 +121,12 @@ adouble_finderinfo_off(const uint8_t *buf, size_t len)
 		if (k != 1 && k != ADOUBLE_EID_RFORK &&
 		    (uint64_t)off + elen > len)
 			return -1;
+		/*
+		 * Nor over the header and the entry table: the Finder info
+		 * is written in place, and must not rewrite the table.
+		 */
+		if (off < ADOUBLE_HDR_LEN + (size_t)n * ADOUBLE_ENTRY_LEN)
+			return -1;
 		if (k == ADOUBLE_EID_FINDERI)
 			fi = (long)off;
 	}

@@ -160,6 +160,8 @@ START_TEST(test_malformed)
 	ck_assert_int_eq(with_entry(2, 9, 122, 0xffffffffu), -1);
 	ck_assert_int_eq(with_entry(2, 9, 122, 0), -1);	/* empty */
 	ck_assert_int_eq(with_entry(2, 9, 200, 40), 200);	/* longer */
+	ck_assert_int_eq(with_entry(2, 9, 100, 32), -1);	/* on the table */
+	ck_assert_int_eq(with_entry(1, 8, 0, 16), -1);
 	ck_assert_int_eq(with_entry(2, 0, 122, 32), -1);	/* id 0 */
 	ck_assert_int_eq(with_entry(2, 16, 122, 32), -1);	/* unknown */
 	ck_assert_int_eq(with_entry(2, 0x80444557u, 122, 32), -1);
