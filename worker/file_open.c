@@ -462,8 +462,13 @@ file_stream_size(struct file_open *f)
 	ssize_t n;
 	int rc;
 
+	uint8_t rec[AFPINFO_SIZE];
+
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
+	/* netatalk's blob is an AfpInfo of 60 bytes, or none (fruit.h) */
+	if (fruit_meta_netatalk(f))
+		return fruit_afpinfo_read(f, rec);
 	n = file_vfs()->getxattr(f->fd, xname, NULL, 0);
 	return n;
 }
@@ -538,7 +543,8 @@ file_stream_resolve(struct file_open *f)
 	const char *x;
 	ssize_t n;
 
-	if (f->stream[0] == '\0' ||
+	/* netatalk's AfpInfo has fixed xattr names (fruit.h) */
+	if (f->stream[0] == '\0' || fruit_meta_netatalk(f) ||
 	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
 		return 0;
 	if (vfs->getxattr(f->fd, xname, NULL, 0) >= 0)
@@ -572,8 +578,11 @@ file_stream_pread(struct file_open *f, void *buf, size_t len, uint64_t off)
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
-	n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
-	    sizeof(file_stream_buf));
+	if (fruit_meta_netatalk(f))
+		n = fruit_afpinfo_read(f, file_stream_buf);
+	else
+		n = file_vfs()->getxattr(f->fd, xname, file_stream_buf,
+		    sizeof(file_stream_buf));
 	if (n < 0)
 		return n;
 	if (off >= (uint64_t)n)

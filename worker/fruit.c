@@ -1,9 +1,10 @@
 /*
  * macOS clients (worker/fruit.h): the AAPL context, AFP_AfpInfo's rules,
  * the READ_DIR_ATTR directory fields and the Time Machine volume size.
- * What Samba's vfs_fruit does for a share with `fruit:metadata = stream`
- * and `fruit:resource = stream` over streams_xattr, written for usmbd's
- * streams (xattrs, vfs/xattr.c).
+ * What Samba's vfs_fruit does over streams_xattr, written for usmbd's
+ * streams (xattrs, vfs/xattr.c); AfpInfo either as a stream
+ * (`fruit:metadata = stream`) or in netatalk's AppleDouble xattr
+ * (`netatalk`, the default: proto/adouble.h).
  */
 #include "worker/fruit.h"
 
@@ -13,9 +14,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
+#include "proto/adouble.h"
 #include "proto/secdesc.h"
 #include "proto/unicode.h"
 #include "vfs/vfs.h"
@@ -161,6 +164,122 @@ fruit_rsrc_kept(const struct file_open *f)
 	    file_vfs()->getxattr(f->fd, xname, NULL, 0) > 0;
 }
 
+/*
+ * One buffer for netatalk's blob: the worker is single-threaded and no
+ * caller holds it across another call here.
+ */
+static uint8_t fruit_ad[ADOUBLE_META_MAX];
+
+int
+fruit_meta_netatalk_share(const struct file_open *f)
+{
+	const struct conf_share *sh = f->share;
+
+	return sh != NULL && sh->fruit &&
+	    sh->fruit_metadata == FRUIT_META_NETATALK;
+}
+
+int
+fruit_meta_netatalk(const struct file_open *f)
+{
+	return fruit_is_afpinfo(f) && fruit_meta_netatalk_share(f);
+}
+
+/* The stream xattr an older usmbd (or fruit:metadata = stream) wrote. */
+static const char *
+fruit_afpinfo_old(void)
+{
+	static char xname[64];
+
+	if (xname[0] == '\0' &&
+	    vfs_stream_xattr_name(FRUIT_AFPINFO, xname, sizeof(xname)) != 0)
+		xname[0] = '\0';
+	return xname;
+}
+
+/* A getxattr answer that means "no usable blob here". */
+static int
+fruit_ad_absent(ssize_t n)
+{
+	return n == -ENODATA || n == -ERANGE || n >= 0;
+}
+
+ssize_t
+fruit_afpinfo_read(const struct file_open *f, uint8_t rec[AFPINFO_SIZE])
+{
+	const struct vfs_ops *vfs = file_vfs();
+	ssize_t n;
+
+	n = vfs->getxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad,
+	    sizeof(fruit_ad));
+	if (n >= 0 && adouble_meta_to_afpinfo(fruit_ad, (size_t)n, rec) == 0)
+		return AFPINFO_SIZE;
+	if (!fruit_ad_absent(n))
+		return n;
+	/*
+	 * A malformed blob (another program's) reads as none, as Samba's
+	 * ad_read_meta; Samba also removes it, a read here writes nothing.
+	 */
+	n = vfs->getxattr(f->fd, fruit_afpinfo_old(), rec, AFPINFO_SIZE);
+	if (n == AFPINFO_SIZE)
+		return n;
+	return n >= 0 || n == -ERANGE ? -ENODATA : n;
+}
+
+int
+fruit_afpinfo_remove(struct file_open *f)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	int a, b;
+
+	a = vfs->removexattr(f->fd, ADOUBLE_META_XATTR);
+	if (a != 0 && a != -ENODATA)
+		return a;
+	b = vfs->removexattr(f->fd, fruit_afpinfo_old());
+	if (b != 0 && b != -ENODATA)
+		return b;
+	return a == 0 || b == 0 ? 0 : -ENODATA;
+}
+
+int
+fruit_afpinfo_listed(const struct file_open *f)
+{
+	ssize_t n;
+
+	n = file_vfs()->getxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad,
+	    sizeof(fruit_ad));
+	if (n < 0 || adouble_finderinfo_off(fruit_ad, (size_t)n) < 0)
+		return -1;
+	return adouble_meta_listed(fruit_ad, (size_t)n);
+}
+
+/*
+ * Stores rec's Finder info in the blob: the blob read and patched in
+ * place (its comment and dates kept, as Samba's ad_fget + ad_fset), or a
+ * new one; then the older stream xattr goes, so that it can never come
+ * back from under a later delete.
+ */
+static int
+fruit_afpinfo_store(struct file_open *f, const uint8_t rec[AFPINFO_SIZE])
+{
+	const struct vfs_ops *vfs = file_vfs();
+	ssize_t n;
+	size_t len;
+	int rc;
+
+	n = vfs->getxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad,
+	    sizeof(fruit_ad));
+	if (!fruit_ad_absent(n))
+		return (int)n;
+	len = adouble_meta_set(fruit_ad, n > 0 ? (size_t)n : 0,
+	    sizeof(fruit_ad), rec, (int64_t)time(NULL));
+	if ((rc = vfs->setxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad, len,
+	    0)) != 0)
+		return rc;
+	rc = vfs->removexattr(f->fd, fruit_afpinfo_old());
+	return rc == -ENODATA ? 0 : rc;
+}
+
 void
 fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE])
 {
@@ -205,6 +324,14 @@ fruit_afpinfo_write(struct file_open *f, const void *buf, size_t len,
 		memcpy(rec, hdr, 8);
 	}
 	/* an all-zero Finder info deletes the stream, as on a Mac */
+	if (aapl_afpinfo_empty(rec, sizeof(rec)) && fruit_meta_netatalk(f)) {
+		rc = fruit_afpinfo_remove(f);
+		return rc != 0 && rc != -ENODATA ? rc : (ssize_t)len;
+	}
+	if (fruit_meta_netatalk(f)) {
+		rc = fruit_afpinfo_store(f, rec);
+		return rc < 0 ? rc : (ssize_t)len;
+	}
 	if (aapl_afpinfo_empty(rec, sizeof(rec))) {
 		rc = vfs->removexattr(f->fd, xname);
 		if (rc != 0 && rc != -ENODATA)
@@ -224,24 +351,72 @@ fruit_afpinfo_eof(struct file_open *f, uint64_t eof)
 	    STATUS_SUCCESS;
 }
 
+/*
+ * Which of an entry's xattrs fruit_dir_attr reads (netatalk shares): one
+ * listxattr says, so that an entry with none costs that one call.  All
+ * of them (-1) when the list does not fit: each is probed then.
+ */
+#define FRUIT_HAS_RSRC	1
+#define FRUIT_HAS_META	2
+#define FRUIT_HAS_OLD	4
+static int
+fruit_dir_has(int dirfd, const char *name, const char *rsrc, const char *old)
+{
+	static char list[4096];
+	ssize_t n;
+	const char *x;
+	int has = 0;
+
+	n = file_vfs()->entlistxattr(dirfd, name, list, sizeof(list));
+	if (n == -ERANGE)
+		return -1;
+	for (x = list; n > 0 && x < list + n; x += strlen(x) + 1) {
+		if (strcmp(x, rsrc) == 0)
+			has |= FRUIT_HAS_RSRC;
+		else if (strcmp(x, ADOUBLE_META_XATTR) == 0)
+			has |= FRUIT_HAS_META;
+		else if (strcmp(x, old) == 0)
+			has |= FRUIT_HAS_OLD;
+	}
+	return has;
+}
+
 void
-fruit_dir_attr(int dirfd, const char *name, const struct vfs_stat *st,
-    uint8_t out[26])
+fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
+    const struct vfs_stat *st, uint8_t out[26])
 {
 	const struct vfs_ops *vfs = file_vfs();
 	uint8_t rec[AFPINFO_SIZE];
 	char xname[300];
+	const char *old = fruit_afpinfo_old();
 	ssize_t n;
 	uint64_t rsize = 0;
+	int has = -1;
 
 	le16_put(out, 24);
-	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) == 0 &&
+	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) != 0)
+		xname[0] = '\0';
+	/*
+	 * netatalk's blob, else what an older usmbd wrote: a listxattr
+	 * first, so that a file with neither (and no resource fork) costs
+	 * one call instead of three getxattr.
+	 */
+	if (sh->fruit_metadata == FRUIT_META_NETATALK)
+		has = fruit_dir_has(dirfd, name, xname, old);
+	if (xname[0] != '\0' && (has & FRUIT_HAS_RSRC) &&
 	    (n = vfs->entxattr(dirfd, name, xname, NULL, 0)) > 0)
 		rsize = (uint64_t)n;
 	le64_put(out + 2, rsize);
 	n = -1;
-	if (vfs_stream_xattr_name(FRUIT_AFPINFO, xname, sizeof(xname)) == 0)
-		n = vfs->entxattr(dirfd, name, xname, rec, sizeof(rec));
+	if (sh->fruit_metadata == FRUIT_META_NETATALK &&
+	    (has & FRUIT_HAS_META)) {
+		n = vfs->entxattr(dirfd, name, ADOUBLE_META_XATTR, fruit_ad,
+		    sizeof(fruit_ad));
+		n = n >= 0 && adouble_meta_to_afpinfo(fruit_ad, (size_t)n,
+		    rec) == 0 ? AFPINFO_SIZE : -1;
+	}
+	if (n < 0 && (has & FRUIT_HAS_OLD) && old[0] != '\0')
+		n = vfs->entxattr(dirfd, name, old, rec, sizeof(rec));
 	aapl_finder_compress(n == AFPINFO_SIZE ? rec : NULL,
 	    S_ISREG(st->mode), st->has_btime ? st->btime.tv_sec :
 	    st->mtime.tv_sec, out + 10);
@@ -286,7 +461,9 @@ fruit_copyfile(struct file_open *src, struct file_open *dst,
 	/* the named streams: Finder info, resource fork, the rest */
 	len = vfs->listxattr(src->fd, list, sizeof(list));
 	for (x = list; len > 0 && x < list + len; x += strlen(x) + 1) {
-		if (strncmp(x, VFS_XATTR_STREAM, pl) != 0)
+		/* netatalk's blob is the Finder info too */
+		if (strncmp(x, VFS_XATTR_STREAM, pl) != 0 &&
+		    strcmp(x, ADOUBLE_META_XATTR) != 0)
 			continue;
 		n = vfs->getxattr(src->fd, x, buf, sizeof(buf));
 		if (n < 0)

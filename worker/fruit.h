@@ -23,6 +23,7 @@ struct conn;
 struct tree;
 struct file_open;
 struct vfs_stat;
+struct conf_share;
 
 #define FRUIT_AFPINFO		"AFP_AfpInfo"
 #define FRUIT_RESOURCE		"AFP_Resource"
@@ -91,6 +92,37 @@ int		fruit_rsrc_kept(const struct file_open *);
  */
 ssize_t		fruit_afpinfo_write(struct file_open *, const void *buf,
 		    size_t len, uint64_t off);
+/*
+ * fruit:metadata = netatalk (Samba's default, and ours): AFP_AfpInfo is
+ * not a stream xattr but the Finder info of netatalk's AppleDouble blob
+ * (the xattr user.org.netatalk.Metadata, proto/adouble.h), converted to
+ * and from the 60-byte record as Samba does.  What an older usmbd stored
+ * as the stream xattr user.usmbd.stream.AFP_AfpInfo is still read when
+ * the blob is absent (or malformed), and goes at the next write or
+ * delete: nothing already on disk is lost by the default's change.
+ * Is f such an AfpInfo?  1 or 0.
+ */
+int		fruit_meta_netatalk(const struct file_open *);
+/* Does f's share (a fruit share) keep AfpInfo so?  1 or 0. */
+int		fruit_meta_netatalk_share(const struct file_open *);
+/*
+ * The record of f's file (fruit_meta_netatalk): from the blob, else from
+ * the older stream xattr if it holds 60 bytes.  AFPINFO_SIZE, -ENODATA
+ * when neither holds one, or -errno.  One getxattr, two when the blob is
+ * absent.
+ */
+ssize_t		fruit_afpinfo_read(const struct file_open *,
+		    uint8_t rec[AFPINFO_SIZE]);
+/* Removes both: 0 when one was there, -ENODATA when none, or -errno. */
+int		fruit_afpinfo_remove(struct file_open *);
+/*
+ * For a stream list (fruit_meta_netatalk shares): 1 when the blob of
+ * f's file lists AFP_AfpInfo (Finder info not all zeros), 0 when a well
+ * formed blob does not, -1 when there is no usable blob (an older stream
+ * xattr, if any, is listed as itself then).
+ */
+int		fruit_afpinfo_listed(const struct file_open *);
+
 /* A new record as a Mac makes it: signature, version, zeros. */
 void		fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE]);
 /* Setting AFP_AfpInfo's end of file: past 60 is refused, else ignored. */
@@ -102,8 +134,9 @@ ntstatus_t	fruit_afpinfo_eof(struct file_open *, uint64_t eof);
  * info) for entry name of directory dirfd.  Two getxattr calls, no
  * allocation.
  */
-void		fruit_dir_attr(int dirfd, const char *name,
-		    const struct vfs_stat *st, uint8_t out[26]);
+void		fruit_dir_attr(const struct conf_share *, int dirfd,
+		    const char *name, const struct vfs_stat *st,
+		    uint8_t out[26]);
 
 /*
  * OSX_COPYFILE (fruit:copyfile, once granted): a copychunk of no chunks

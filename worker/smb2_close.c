@@ -107,7 +107,8 @@ file_open_close(struct open *op)
 			/* a Mac keeps a resource fork that holds data */
 			if (vfs_stream_xattr_name(f->stream, xname,
 			    sizeof(xname)) == 0 && !fruit_rsrc_kept(f) &&
-			    vfs->removexattr(f->fd, xname) == 0)
+			    (fruit_meta_netatalk(f) ? fruit_afpinfo_remove(f) :
+			    vfs->removexattr(f->fd, xname)) == 0)
 				smb2_notify_file_change(op->tree->root_fd, f,
 				    FILE_ACTION_REMOVED_STREAM,
 				    FILE_NOTIFY_CHANGE_STREAM_NAME, 1);

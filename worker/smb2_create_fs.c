@@ -176,7 +176,9 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 
 	if (vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
 		return STATUS_OBJECT_NAME_INVALID;
-	n = vfs->getxattr(f->fd, xname, NULL, 0);
+	/* netatalk's blob is an AfpInfo, or none (fruit.h) */
+	n = fruit_meta_netatalk(f) ? file_stream_size(f) :
+	    vfs->getxattr(f->fd, xname, NULL, 0);
 	if (n < 0 && n != -ENODATA)
 		return ntstatus_from_errno((int)n);
 	/*
@@ -196,7 +198,8 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 		*action = FILE_CREATED;
 	} else if (truncate) {
 		/* an AfpInfo overwritten is as new: the same */
-		rc = fruit_is_afpinfo(f) ? vfs->removexattr(f->fd, xname) :
+		rc = fruit_meta_netatalk(f) ? fruit_afpinfo_remove(f) :
+		    fruit_is_afpinfo(f) ? vfs->removexattr(f->fd, xname) :
 		    vfs->setxattr(f->fd, xname, "", 0, 0);
 		if (rc != 0 && rc != -ENODATA)
 			return ntstatus_from_errno(rc);

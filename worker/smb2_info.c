@@ -7,12 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
+#include "proto/adouble.h"
 #include "proto/fscc.h"
 #include "proto/smb2_hdr.h"
 #include "proto/unicode.h"
@@ -76,8 +78,8 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
 	size_t plen = strlen(VFS_XATTR_STREAM), total = 0, wrote;
 	uint8_t *prev = NULL, *start;
 	ssize_t n, size;
-	const char *x;
-	int l16;
+	const char *x, *name;
+	int l16, ad = -1;
 
 	/* MS-FSCC 2.4.44; the unnamed stream first, for files only */
 	if (!f->is_dir) {
@@ -91,14 +93,33 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
 		total += wrote;
 	}
 	n = vfs->listxattr(f->fd, info_xattrs, sizeof(info_xattrs));
+	/*
+	 * fruit:metadata = netatalk: AFP_AfpInfo is netatalk's blob when
+	 * the file has one (a look at the names: no syscall when not), and
+	 * an older stream xattr of that name is then not listed twice.
+	 */
+	if (n > 0 && fruit_meta_netatalk_share(f))
+		for (x = info_xattrs; x < info_xattrs + n; x += strlen(x) + 1)
+			if (strcmp(x, ADOUBLE_META_XATTR) == 0)
+				ad = fruit_afpinfo_listed(f);
 	for (x = info_xattrs; n > 0 && x < info_xattrs + n;
 	    x += strlen(x) + 1) {
-		if (strncmp(x, VFS_XATTR_STREAM, plen) != 0)
-			continue;
-		size = vfs->getxattr(f->fd, x, NULL, 0);
-		if (size < 0 || fruit_stream_hidden(f, x + plen, size, aapl))
-			continue;
-		snprintf(sname, sizeof(sname), ":%s:$DATA", x + plen);
+		if (ad >= 0 && strcmp(x, ADOUBLE_META_XATTR) == 0) {
+			if (ad == 0)
+				continue;
+			name = FRUIT_AFPINFO;
+			size = AFPINFO_SIZE;
+		} else {
+			if (strncmp(x, VFS_XATTR_STREAM, plen) != 0)
+				continue;
+			name = x + plen;
+			if (ad >= 0 && strcasecmp(name, FRUIT_AFPINFO) == 0)
+				continue;
+			size = vfs->getxattr(f->fd, x, NULL, 0);
+			if (size < 0 || fruit_stream_hidden(f, name, size, aapl))
+				continue;
+		}
+		snprintf(sname, sizeof(sname), ":%s:$DATA", name);
 		l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16,
 		    sizeof(s16));
 		if (l16 < 0)

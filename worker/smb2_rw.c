@@ -66,6 +66,11 @@ rw_stream_load(struct file_open *f, char *xname, size_t xlen)
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, xlen)) != 0)
 		return rc;
+	/* netatalk's blob converted to the record (fruit.h) */
+	if (fruit_meta_netatalk(f)) {
+		n = fruit_afpinfo_read(f, rw_stream_buf);
+		return n == -ENODATA ? 0 : n;
+	}
 	n = file_vfs()->getxattr(f->fd, xname, rw_stream_buf,
 	    sizeof(rw_stream_buf));
 	/* an AfpInfo not yet written is nothing on disk (fruit.h) */

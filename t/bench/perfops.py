@@ -296,6 +296,19 @@ def main():
         window("QUERY_DIRECTORY_FRUIT", n,
                lambda i: query_directory_restart(smb, ftid, ffid, both))
         smb.close(ftid, ffid)
+        # AFP_AfpInfo read on [fruit] (fruit:metadata = netatalk, the
+        # default): the record made of netatalk's blob, one fgetxattr
+        afp = b"AFP\0\0\0\1\0" + b"\0" * 8 + b"TEXTttxt" + b"\0" * 36
+        smb.close(ftid, smb.create(ftid, "perf_afp", 0x0012019f,
+                                   SHARE_ALL, 0, 5, 0))
+        afid = smb.create(ftid, "perf_afp:AFP_AfpInfo",
+                          0x0012019f, SHARE_ALL, 0, 5, 0)   # FILE_OVERWRITE_IF
+        smb.write(ftid, afid, afp, 0, len(afp))
+        for _ in range(4):
+            smb.read(ftid, afid, 0, 60)
+        window("READ_AFPINFO", n, lambda i: smb.read(ftid, afid, 0, 60))
+        smb.close(ftid, afid)
+        conn.deleteFile("fruit", "perf_afp")
         conn.disconnectTree(ftid)
 
     # CREATE then CLOSE: m new files opened and held, then all closed.

@@ -3,7 +3,9 @@
 # vfs.fruit_timemachine and vfs.fruit_file_id against usmbd shares
 # configured as Samba's selftest configures its fruit shares
 # (selftest/target/Samba3.pm: vfs_fruit_metadata_stream with
-# fruit:resource = stream, vfs_fruit_timemachine, vfs_fruit_zero_fileid),
+# fruit:resource = stream, vfs_fruit_timemachine, vfs_fruit_zero_fileid,
+# and vfs_fruit with Samba's defaults, fruit:metadata = netatalk, where
+# vfs.fruit_netatalk runs too),
 # checked against t/compat/fruit.list; then impacket checks of what
 # smbtorture does not look at (t/integ/fruit_client.py).
 #
@@ -17,7 +19,7 @@
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 LIST=$ROOT/t/compat/fruit.list
 integ_init
-mkdir -p "$T/tm" "$T/ro"
+mkdir -p "$T/tm" "$T/ro" "$T/meta"
 chmod 1777 "$T/tm"
 echo data >"$T/ro/file"
 chmod 0755 "$T/ro"
@@ -53,12 +55,28 @@ SHARES="[fruit]
 	read only = yes
 	vfs objects = catia fruit streams_xattr
 	fruit:metadata = stream
+	fruit:resource = stream
+[vfs_fruit]
+	path = $SHARE
+	read only = no
+	vfs objects = catia fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = netatalk
+	fruit:locking = netatalk
+	fruit:encoding = native
+	fruit:veto_appledouble = no
+[meta]
+	path = $T/meta
+	read only = no
+	vfs objects = catia fruit streams_xattr
+	fruit:metadata = netatalk
 	fruit:resource = stream"
 # Samba's selftest sets the global fruit keys its tests expect in the
 # AAPL answer: fruit:copyfile (and fruit:nfs_aces, Samba's default)
 GLOBALS=("fruit:copyfile = yes" "fruit:nfs_aces = yes" "fruit:model = MacSamba")
 INTEG_SHARES=$SHARES integ_conf "${GLOBALS[@]}"
 integ_users
+chown alice: "$T/meta"
 integ_start || { fail "usmbd starts"; finish; }
 grep -q "unknown key 'fruit:" "$LOG" &&
     fail "a fruit: key of Samba's selftest shares is unknown: $(grep "unknown key 'fruit:" "$LOG" | head -3)"
@@ -82,6 +100,11 @@ fruit_run() {
 
 fruit_all() {
 	fruit_run "$1" fruit vfs.fruit
+	# Samba's selftest runs vfs.fruit on its default-keyed share too, and
+	# vfs.fruit_netatalk: listed with a "netatalk:" prefix
+	{ fruit_run "$1" vfs_fruit vfs.fruit
+	  fruit_run "$1" vfs_fruit vfs.fruit_netatalk; } |
+	    sed 's/\t/\tnetatalk:/'
 	fruit_run "$1" tm vfs.fruit_timemachine
 	fruit_run "$1" fid vfs.fruit_file_id
 }
@@ -145,5 +168,19 @@ mkfifo "$T/tm/fifo.sparsebundle/Info.plist"
 ln -s "$T/outside.plist" "$T/tm/link.sparsebundle/Info.plist"
 client_checks fruit_client "$PYTHON" "$ROOT/t/integ/fruit_client.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$SHARE" bob "$BOB_PW"
+
+# fruit:metadata = netatalk on [meta]: usmbd alone, then with Debian's
+# Samba 4.17 serving the same directory (t/integ/fruit_meta.py)
+client_checks fruit_meta "$PYTHON" "$ROOT/t/integ/fruit_meta.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/meta"
+SP=$(integ_free_port)
+if SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
+    samba_start "$T/samba_meta" "$SP" "$SHARES"; then
+	client_checks fruit_meta_samba "$PYTHON" "$ROOT/t/integ/fruit_meta.py" \
+	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/meta" "$SP"
+	samba_stop
+else
+	fail "Samba starts for the netatalk metadata checks"
+fi
 
 finish

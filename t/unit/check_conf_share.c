@@ -338,6 +338,9 @@ START_TEST(test_fruit_keys)
 	ck_assert_int_eq(c->shares[1].fruit_zero_file_id, 1);
 	ck_assert_int_eq(c->shares[1].fruit_validate_afpinfo, 1);
 	ck_assert_int_eq(c->shares[1].fruit_posix_rename, 1);
+	/* Samba's defaults: netatalk's xattr, ._ files */
+	ck_assert_int_eq(c->shares[1].fruit_metadata, FRUIT_META_NETATALK);
+	ck_assert_int_eq(c->shares[1].fruit_resource, FRUIT_RSRC_FILE);
 	ck_assert_int_eq(c->fruit_aapl, 1);
 	ck_assert_int_eq(c->fruit_nfs_aces, 1);
 	ck_assert_int_eq(c->fruit_copyfile, 0);

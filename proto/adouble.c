@@ -1,0 +1,218 @@
+/*
+ * AppleDouble metadata blobs (proto/adouble.h): netatalk's
+ * `org.netatalk.Metadata` xattr as Samba's vfs_fruit reads and writes it
+ * with `fruit:metadata = netatalk`.  Written from the format (RFC 1740,
+ * netatalk's private entry ids); Samba's source3/lib/adouble.c was read
+ * for the sizes it accepts, so that what one accepts the other does.
+ */
+#include "proto/adouble.h"
+
+#include <string.h>
+
+#include "proto/cur.h"
+
+/* seconds from 1970 to 2000: AppleDouble dates count from 2000 */
+#define ADOUBLE_DATE_DELTA	946684800
+#define ADOUBLE_DATE_NEVER	0x80000000u
+
+/* the metadata blob's layout: after the header and eight entries */
+#define ADOUBLE_META_NENT	8
+#define ADOUBLE_OFF_FINDERI	(ADOUBLE_HDR_LEN + ADOUBLE_META_NENT * \
+				    ADOUBLE_ENTRY_LEN)		/* 122 */
+#define ADOUBLE_OFF_COMMENT	(ADOUBLE_OFF_FINDERI + ADOUBLE_FINDERI_LEN)
+#define ADOUBLE_OFF_DATES	(ADOUBLE_OFF_COMMENT + 200)
+#define ADOUBLE_OFF_AFPFILEI	(ADOUBLE_OFF_DATES + 16)
+#define ADOUBLE_OFF_PRIVDEV	(ADOUBLE_OFF_AFPFILEI + 4)
+#define ADOUBLE_OFF_PRIVINO	(ADOUBLE_OFF_PRIVDEV + 8)
+#define ADOUBLE_OFF_PRIVSYN	(ADOUBLE_OFF_PRIVINO + 8)
+#define ADOUBLE_OFF_PRIVID	(ADOUBLE_OFF_PRIVSYN + 8)
+
+static void
+adouble_put32(uint8_t *p, uint32_t x)
+{
+	p[0] = (uint8_t)(x >> 24);
+	p[1] = (uint8_t)(x >> 16);
+	p[2] = (uint8_t)(x >> 8);
+	p[3] = (uint8_t)x;
+}
+
+static void
+adouble_put16(uint8_t *p, uint16_t x)
+{
+	p[0] = (uint8_t)(x >> 8);
+	p[1] = (uint8_t)x;
+}
+
+/*
+ * Entry ids as a small index (0: unknown): 1..15 as they are, netatalk's
+ * four private ids after them.
+ */
+static unsigned
+adouble_eid_index(uint32_t id)
+{
+	if (id >= 1 && id <= 15)
+		return id;
+	switch (id) {
+	case ADOUBLE_EID_PRIVDEV: return 16;
+	case ADOUBLE_EID_PRIVINO: return 17;
+	case ADOUBLE_EID_PRIVSYN: return 18;
+	case ADOUBLE_EID_PRIVID: return 19;
+	default: return 0;
+	}
+}
+
+/*
+ * The sizes an entry may have, by index: a fixed size (>0), a maximum
+ * (<0, as minus the bound), the Finder info's minimum (its own case) or
+ * no bound (0: the data fork and the resource fork).
+ */
+static const int32_t adouble_eid_size[20] = {
+	[1] = 0, [2] = 0,		/* data fork, resource fork */
+	[3] = -255,			/* real name */
+	[4] = -200,			/* comment */
+	[5] = 128,			/* black and white icon */
+	[6] = -1024,			/* colour icon */
+	[7] = 16, [8] = 16,		/* file info, file dates */
+	[9] = ADOUBLE_FINDERI_LEN,	/* Finder info: at least */
+	[10] = 4, [11] = 8, [12] = 2,	/* Macintosh, ProDOS, MS-DOS info */
+	[13] = -12,			/* short name */
+	[14] = 4, [15] = 4,		/* AFP file info, directory id */
+	[16] = 8, [17] = 8, [18] = 8,	/* netatalk's dev, ino, syn */
+	[19] = 4,			/* netatalk's id */
+};
+
+long
+adouble_finderinfo_off(const uint8_t *buf, size_t len)
+{
+	struct cur c;
+	uint32_t seen = 0, id, off, elen;
+	uint16_t n, i;
+	unsigned k;
+	long fi = -1;
+	int32_t want;
+
+	if (buf == NULL || len < ADOUBLE_HDR_LEN)
+		return -1;
+	cur_init(&c, buf, len);
+	if (cur_be32(&c) != ADOUBLE_MAGIC || cur_be32(&c) != ADOUBLE_VERSION2)
+		return -1;
+	cur_skip(&c, 16);			/* filler */
+	n = cur_be16(&c);
+	if (c.err || (size_t)n * ADOUBLE_ENTRY_LEN > len - ADOUBLE_HDR_LEN)
+		return -1;
+	for (i = 0; i < n; i++) {
+		id = cur_be32(&c);
+		off = cur_be32(&c);
+		elen = cur_be32(&c);
+		if (c.err || (k = adouble_eid_index(id)) == 0 ||
+		    (seen & (1u << k)))
+			return -1;
+		seen |= 1u << k;
+		/* the forks' data lies past a header; the rest is in it */
+		if (k != 1 && k != ADOUBLE_EID_RFORK && off > len)
+			return -1;
+		if (elen == 0)
+			continue;		/* present but empty */
+		want = adouble_eid_size[k];
+		if (k == ADOUBLE_EID_FINDERI ? elen < (uint32_t)want :
+		    want > 0 ? elen != (uint32_t)want :
+		    want < 0 ? elen > (uint32_t)-want : 0)
+			return -1;
+		if (k != 1 && k != ADOUBLE_EID_RFORK &&
+		    (uint64_t)off + elen > len)
+			return -1;
+		/*
+		 * Nor over the header and the entry table: the Finder info
+		 * is written in place, and must not rewrite the table.
+		 */
+		if (off < ADOUBLE_HDR_LEN + (size_t)n * ADOUBLE_ENTRY_LEN)
+			return -1;
+		if (k == ADOUBLE_EID_FINDERI)
+			fi = (long)off;
+	}
+	return fi;
+}
+
+int
+adouble_meta_to_afpinfo(const uint8_t *buf, size_t len,
+    uint8_t rec[AFPINFO_SIZE])
+{
+	long fi = adouble_finderinfo_off(buf, len);
+
+	if (fi < 0)
+		return -1;
+	memset(rec, 0, AFPINFO_SIZE);
+	adouble_put32(rec, AFPINFO_SIGNATURE);
+	adouble_put32(rec + 4, AFPINFO_VERSION);
+	adouble_put32(rec + 12, ADOUBLE_DATE_NEVER);	/* backup time */
+	memcpy(rec + AFPINFO_OFF_FINDERINFO, buf + fi, ADOUBLE_FINDERI_LEN);
+	return 0;
+}
+
+static void
+adouble_entry_put(uint8_t *buf, unsigned i, uint32_t id, uint32_t off,
+    uint32_t len)
+{
+	uint8_t *e = buf + ADOUBLE_HDR_LEN + i * ADOUBLE_ENTRY_LEN;
+
+	adouble_put32(e, id);
+	adouble_put32(e + 4, off);
+	adouble_put32(e + 8, len);
+}
+
+void
+adouble_meta_new(uint8_t buf[ADOUBLE_META_SIZE], int64_t now)
+{
+	uint32_t d = (uint32_t)(now - ADOUBLE_DATE_DELTA);
+
+	memset(buf, 0, ADOUBLE_META_SIZE);
+	adouble_put32(buf, ADOUBLE_MAGIC);
+	adouble_put32(buf + 4, ADOUBLE_VERSION2);
+	/* the filler stays zero, as Samba writes it for metadata */
+	adouble_put16(buf + 24, ADOUBLE_META_NENT);
+	/* the order Samba's ad_pack writes: by index */
+	adouble_entry_put(buf, 0, ADOUBLE_EID_COMMENT, ADOUBLE_OFF_COMMENT, 0);
+	adouble_entry_put(buf, 1, ADOUBLE_EID_FILEDATES, ADOUBLE_OFF_DATES, 16);
+	adouble_entry_put(buf, 2, ADOUBLE_EID_FINDERI, ADOUBLE_OFF_FINDERI,
+	    ADOUBLE_FINDERI_LEN);
+	adouble_entry_put(buf, 3, ADOUBLE_EID_AFPFILEI, ADOUBLE_OFF_AFPFILEI,
+	    4);
+	adouble_entry_put(buf, 4, ADOUBLE_EID_PRIVDEV, ADOUBLE_OFF_PRIVDEV, 0);
+	adouble_entry_put(buf, 5, ADOUBLE_EID_PRIVINO, ADOUBLE_OFF_PRIVINO, 0);
+	adouble_entry_put(buf, 6, ADOUBLE_EID_PRIVSYN, ADOUBLE_OFF_PRIVSYN, 0);
+	adouble_entry_put(buf, 7, ADOUBLE_EID_PRIVID, ADOUBLE_OFF_PRIVID, 0);
+	/* dates: created, modified, backed up ("never"), accessed */
+	adouble_put32(buf + ADOUBLE_OFF_DATES, d);
+	adouble_put32(buf + ADOUBLE_OFF_DATES + 4, d);
+	adouble_put32(buf + ADOUBLE_OFF_DATES + 8, ADOUBLE_DATE_NEVER);
+	adouble_put32(buf + ADOUBLE_OFF_DATES + 12, d);
+}
+
+size_t
+adouble_meta_set(uint8_t *buf, size_t len, size_t cap,
+    const uint8_t rec[AFPINFO_SIZE], int64_t now)
+{
+	long fi = len <= cap ? adouble_finderinfo_off(buf, len) : -1;
+
+	if (fi < 0) {
+		adouble_meta_new(buf, now);
+		len = ADOUBLE_META_SIZE;
+		fi = ADOUBLE_OFF_FINDERI;
+	}
+	memcpy(buf + fi, rec + AFPINFO_OFF_FINDERINFO, ADOUBLE_FINDERI_LEN);
+	return len;
+}
+
+int
+adouble_meta_listed(const uint8_t *buf, size_t len)
+{
+	long fi = adouble_finderinfo_off(buf, len);
+	int i;
+
+	if (fi < 0)
+		return 0;
+	for (i = 0; i < ADOUBLE_FINDERI_LEN; i++)
+		if (buf[fi + i] != 0)
+			return 1;
+	return 0;
+}

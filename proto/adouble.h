@@ -1,0 +1,88 @@
+/*
+ * AppleDouble (RFC 1740's version 2 layout, as netatalk and Samba's
+ * vfs_fruit keep it): the blob in the xattr `org.netatalk.Metadata`
+ * (`fruit:metadata = netatalk`) that holds a file's Finder info.  A
+ * header (magic, version, 16 filler bytes, entry count), then 12-byte
+ * entries (id, offset, length), all big-endian, then the entries' data.
+ * Samba writes 402 bytes with eight entries (source3/lib/adouble.c
+ * AD_DATASZ_XATTR, read to understand; the layout here is written from
+ * the format).  Everything read from a blob is bounds-checked: it is a
+ * user's xattr, written by any program the user runs.
+ */
+#ifndef USMBD_PROTO_ADOUBLE_H
+#define USMBD_PROTO_ADOUBLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/aapl.h"
+
+/* the xattr name on Linux: netatalk's, in the user namespace */
+#define ADOUBLE_META_XATTR	"user.org.netatalk.Metadata"
+
+#define ADOUBLE_MAGIC		0x00051607u	/* AppleDouble */
+#define ADOUBLE_VERSION2	0x00020000u
+#define ADOUBLE_HDR_LEN		26	/* magic, version, filler, count */
+#define ADOUBLE_ENTRY_LEN	12	/* id, offset, length */
+
+/* entry ids (RFC 1740 and netatalk's private ones) */
+#define ADOUBLE_EID_RFORK	2
+#define ADOUBLE_EID_COMMENT	4
+#define ADOUBLE_EID_FILEDATES	8
+#define ADOUBLE_EID_FINDERI	9
+#define ADOUBLE_EID_AFPFILEI	14
+#define ADOUBLE_EID_PRIVDEV	0x80444556u
+#define ADOUBLE_EID_PRIVINO	0x80494E4Fu
+#define ADOUBLE_EID_PRIVSYN	0x8053594Eu
+#define ADOUBLE_EID_PRIVID	0x8053567Eu
+
+#define ADOUBLE_FINDERI_LEN	32
+
+/* the metadata blob as netatalk and Samba write it: eight entries */
+#define ADOUBLE_META_SIZE	402
+/*
+ * What a reader accepts: a blob of other tools may carry a longer
+ * comment or more entries; past this it is not metadata we know.
+ */
+#define ADOUBLE_META_MAX	1024
+
+/*
+ * The offset of the Finder info (32 bytes at least) in an AppleDouble
+ * blob, or -1 when the blob is malformed: wrong magic or version, an
+ * entry table or an entry past the end, an unknown or repeated id, a
+ * fixed-size entry of another size, no Finder info.
+ */
+long	adouble_finderinfo_off(const uint8_t *buf, size_t len);
+
+/*
+ * The AfpInfo record a Mac reads (Samba's fruit_pread_meta_adouble):
+ * signature, version, backup time "never", the blob's Finder info, zeros.
+ * 0, or -1 when the blob is malformed.
+ */
+int	adouble_meta_to_afpinfo(const uint8_t *buf, size_t len,
+	    uint8_t rec[AFPINFO_SIZE]);
+
+/*
+ * A new 402-byte metadata blob (Samba's ad_init for the xattr): the
+ * eight entries, the dates set to now (seconds since 1970; AppleDouble
+ * counts from 2000), backup "never", the Finder info zero.
+ */
+void	adouble_meta_new(uint8_t buf[ADOUBLE_META_SIZE], int64_t now);
+
+/*
+ * Stores the Finder info of rec (an AfpInfo record) into the blob of len
+ * bytes in buf (cap bytes room): in place when the blob is well formed,
+ * so its comment, dates and the rest are kept; else into a new blob.
+ * Returns the blob's length to write.  cap >= ADOUBLE_META_SIZE.
+ */
+size_t	adouble_meta_set(uint8_t *buf, size_t len, size_t cap,
+	    const uint8_t rec[AFPINFO_SIZE], int64_t now);
+
+/*
+ * Does the stream list show AFP_AfpInfo for this blob (Samba's
+ * fruit_streaminfo_meta_netatalk): well formed, Finder info not all
+ * zeros?  1 or 0.
+ */
+int	adouble_meta_listed(const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * libFuzzer target: AppleDouble metadata blobs (proto/adouble.c), the
+ * xattr user.org.netatalk.Metadata that any program of the user may
+ * write.  Invariants: a Finder info found lies wholly inside the blob;
+ * the record made from it carries the signature and version and that
+ * Finder info; the Finder info set into the blob (in place or in a new
+ * one) is found again, at the same place when the blob was well formed,
+ * with every other byte of it kept.
+ *
+ * Build: make build/fuzz/fuzz_adouble
+ * Run:   build/fuzz/fuzz_adouble -max_total_time=60 t/fuzz/corpus/adouble
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/adouble.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t b[ADOUBLE_META_MAX], keep[ADOUBLE_META_MAX];
+	uint8_t rec[AFPINFO_SIZE], in[AFPINFO_SIZE];
+	long off = adouble_finderinfo_off(data, size), again;
+	size_t len, i;
+
+	if (off >= 0) {
+		if ((size_t)off > size || size - (size_t)off < 32)
+			abort();
+		if (adouble_meta_to_afpinfo(data, size, rec) != 0 ||
+		    !aapl_afpinfo_valid(rec, sizeof(rec)) ||
+		    memcmp(rec + 16, data + off, 32) != 0)
+			abort();
+	} else if (adouble_meta_to_afpinfo(data, size, rec) != -1 ||
+	    adouble_meta_listed(data, size) != 0)
+		abort();
+	if (size > sizeof(b))
+		return 0;
+	memcpy(b, data, size);
+	memcpy(keep, data, size);
+	memset(in, 0, sizeof(in));
+	memcpy(in, "AFP", 4);
+	in[6] = 1;
+	for (i = 0; i < 32; i++)
+		in[16 + i] = (uint8_t)(i * 7 + 1);
+	len = adouble_meta_set(b, size, sizeof(b), in, 1577836800);
+	again = adouble_finderinfo_off(b, len);
+	if (again < 0 || memcmp(b + again, in + 16, 32) != 0 ||
+	    adouble_meta_listed(b, len) != 1)
+		abort();
+	if (off >= 0) {
+		if (len != size || again != off ||
+		    memcmp(b, keep, (size_t)off) != 0 ||
+		    memcmp(b + off + 32, keep + off + 32,
+		    size - (size_t)off - 32) != 0)
+			abort();
+	} else if (len != ADOUBLE_META_SIZE) {
+		abort();
+	}
+	return 0;
+}

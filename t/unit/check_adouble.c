@@ -1,0 +1,233 @@
+/*
+ * Unit tests for AppleDouble metadata blobs (proto/adouble.c), netatalk's
+ * org.netatalk.Metadata xattr as Samba writes it: the layout of a new
+ * blob byte for byte against the header Samba's ad_init + ad_pack produce
+ * (a known answer written out here, not derived from our writer), the
+ * AfpInfo record made from it, every truncation, malformed tables and
+ * entries refused, the Finder info set in place keeping the rest.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/adouble.h"
+
+/*
+ * The 122 header bytes Samba 4.17 writes for a new metadata xattr:
+ * magic, version 2, zero filler, 8 entries in the order of its entry
+ * index (comment, dates, Finder info, AFP info, netatalk's dev, ino,
+ * syn, id) with their offsets and lengths.
+ */
+static const uint8_t samba_hdr[122] = {
+	0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x00, 0x08,
+	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x9a, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x01, 0x62, 0x00, 0x00, 0x00, 0x10,
+	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x7a, 0x00, 0x00, 0x00, 0x20,
+	0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x01, 0x72, 0x00, 0x00, 0x00, 0x04,
+	0x80, 0x44, 0x45, 0x56, 0x00, 0x00, 0x01, 0x76, 0x00, 0x00, 0x00, 0x00,
+	0x80, 0x49, 0x4e, 0x4f, 0x00, 0x00, 0x01, 0x7e, 0x00, 0x00, 0x00, 0x00,
+	0x80, 0x53, 0x59, 0x4e, 0x00, 0x00, 0x01, 0x86, 0x00, 0x00, 0x00, 0x00,
+	0x80, 0x53, 0x56, 0x7e, 0x00, 0x00, 0x01, 0x8e, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* 2020-01-01T00:00:00Z: 631152000 seconds after 2000-01-01 */
+#define NOW	1577836800
+
+static void
+rec_with(uint8_t rec[AFPINFO_SIZE], uint8_t fill)
+{
+	memset(rec, 0, AFPINFO_SIZE);
+	memcpy(rec, "AFP", 4);
+	rec[6] = 1;
+	memcpy(rec + 16, "TEXTttxt", 8);
+	rec[24] = fill;			/* Finder flags: a colour label */
+}
+
+static void
+put32(uint8_t *p, uint32_t x)
+{
+	p[0] = (uint8_t)(x >> 24);
+	p[1] = (uint8_t)(x >> 16);
+	p[2] = (uint8_t)(x >> 8);
+	p[3] = (uint8_t)x;
+}
+
+START_TEST(test_new_layout)
+{
+	uint8_t b[ADOUBLE_META_SIZE];
+	size_t i;
+
+	adouble_meta_new(b, NOW);
+	ck_assert_int_eq(memcmp(b, samba_hdr, sizeof(samba_hdr)), 0);
+	for (i = 122; i < 354; i++)
+		ck_assert_uint_eq(b[i], 0);	/* Finder info, comment */
+	/* dates from 2000: created, modified, backup never, accessed */
+	ck_assert_uint_eq(b[354], 0x25);
+	ck_assert_uint_eq(b[355], 0x9e);
+	ck_assert_uint_eq(b[356], 0x9d);
+	ck_assert_uint_eq(b[357], 0x80);
+	ck_assert_int_eq(memcmp(b + 354, b + 358, 4), 0);
+	ck_assert_uint_eq(b[362], 0x80);
+	ck_assert_uint_eq(b[363] | b[364] | b[365], 0);
+	ck_assert_int_eq(memcmp(b + 354, b + 366, 4), 0);
+	for (i = 370; i < sizeof(b); i++)
+		ck_assert_uint_eq(b[i], 0);
+	ck_assert_int_eq(adouble_finderinfo_off(b, sizeof(b)), 122);
+	ck_assert_int_eq(adouble_meta_listed(b, sizeof(b)), 0);
+}
+END_TEST
+
+START_TEST(test_afpinfo)
+{
+	uint8_t b[ADOUBLE_META_SIZE], rec[AFPINFO_SIZE], in[AFPINFO_SIZE];
+	static const uint8_t head[16] = {
+		'A', 'F', 'P', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0x80, 0, 0, 0,
+	};
+	size_t i;
+
+	adouble_meta_new(b, NOW);
+	rec_with(in, 0x0c);
+	ck_assert_uint_eq(adouble_meta_set(b, sizeof(b), sizeof(b), in, NOW),
+	    ADOUBLE_META_SIZE);
+	ck_assert_int_eq(memcmp(b + 122, in + 16, 32), 0);
+	ck_assert_int_eq(adouble_meta_listed(b, sizeof(b)), 1);
+	memset(rec, 0xee, sizeof(rec));
+	ck_assert_int_eq(adouble_meta_to_afpinfo(b, sizeof(b), rec), 0);
+	/* Samba's afpinfo_new + afpinfo_pack: backup time "never" */
+	ck_assert_int_eq(memcmp(rec, head, 16), 0);
+	ck_assert_int_eq(memcmp(rec + 16, in + 16, 32), 0);
+	for (i = 48; i < AFPINFO_SIZE; i++)
+		ck_assert_uint_eq(rec[i], 0);
+}
+END_TEST
+
+START_TEST(test_truncations)
+{
+	uint8_t b[ADOUBLE_META_SIZE], rec[AFPINFO_SIZE];
+	size_t n;
+
+	adouble_meta_new(b, NOW);
+	/* netatalk's id entry is empty at 398: shorter is a broken table */
+	for (n = 0; n < 398; n++) {
+		ck_assert_int_eq(adouble_finderinfo_off(b, n), -1);
+		ck_assert_int_eq(adouble_meta_to_afpinfo(b, n, rec), -1);
+		ck_assert_int_eq(adouble_meta_listed(b, n), 0);
+	}
+	for (n = 398; n <= sizeof(b); n++)
+		ck_assert_int_eq(adouble_finderinfo_off(b, n), 122);
+	ck_assert_int_eq(adouble_finderinfo_off(NULL, 402), -1);
+}
+END_TEST
+
+/* entry i's id, offset and length of a new blob, changed */
+static long
+with_entry(unsigned i, uint32_t id, uint32_t off, uint32_t len)
+{
+	uint8_t b[ADOUBLE_META_SIZE];
+	uint8_t *e;
+
+	adouble_meta_new(b, NOW);
+	e = b + 26 + 12 * i;
+	put32(e, id);
+	put32(e + 4, off);
+	put32(e + 8, len);
+	return adouble_finderinfo_off(b, sizeof(b));
+}
+
+START_TEST(test_malformed)
+{
+	uint8_t b[ADOUBLE_META_SIZE];
+
+	adouble_meta_new(b, NOW);
+	b[3] = 0x00;				/* AppleSingle's magic */
+	ck_assert_int_eq(adouble_finderinfo_off(b, sizeof(b)), -1);
+	adouble_meta_new(b, NOW);
+	b[5] = 0x01;				/* version 1 */
+	ck_assert_int_eq(adouble_finderinfo_off(b, sizeof(b)), -1);
+	adouble_meta_new(b, NOW);
+	b[24] = 0xff;				/* entries past the end */
+	ck_assert_int_eq(adouble_finderinfo_off(b, sizeof(b)), -1);
+	adouble_meta_new(b, NOW);
+	b[25] = 2;				/* no Finder info among them */
+	ck_assert_int_eq(adouble_finderinfo_off(b, sizeof(b)), -1);
+
+	ck_assert_int_eq(with_entry(2, 9, 122, 32), 122);	/* as made */
+	ck_assert_int_eq(with_entry(2, 9, 122, 31), -1);	/* short */
+	ck_assert_int_eq(with_entry(2, 9, 380, 32), -1);	/* past end */
+	ck_assert_int_eq(with_entry(2, 9, 0xfffffff0u, 32), -1); /* wraps */
+	ck_assert_int_eq(with_entry(2, 9, 122, 0xffffffffu), -1);
+	ck_assert_int_eq(with_entry(2, 9, 122, 0), -1);	/* empty */
+	ck_assert_int_eq(with_entry(2, 9, 200, 40), 200);	/* longer */
+	ck_assert_int_eq(with_entry(2, 9, 100, 32), -1);	/* on the table */
+	ck_assert_int_eq(with_entry(1, 8, 0, 16), -1);
+	ck_assert_int_eq(with_entry(2, 0, 122, 32), -1);	/* id 0 */
+	ck_assert_int_eq(with_entry(2, 16, 122, 32), -1);	/* unknown */
+	ck_assert_int_eq(with_entry(2, 0x80444557u, 122, 32), -1);
+	ck_assert_int_eq(with_entry(0, 9, 122, 32), -1);	/* twice */
+	ck_assert_int_eq(with_entry(1, 8, 354, 15), -1);	/* dates */
+	ck_assert_int_eq(with_entry(0, 4, 154, 201), -1);	/* comment */
+	ck_assert_int_eq(with_entry(0, 4, 154, 200), 122);
+	ck_assert_int_eq(with_entry(7, 0x8053567eu, 403, 0), -1);
+	/* a resource fork's data lies past a header: not bounded here */
+	ck_assert_int_eq(with_entry(0, 2, 0x10000, 0x100000), 122);
+}
+END_TEST
+
+START_TEST(test_set_in_place)
+{
+	uint8_t b[ADOUBLE_META_MAX], keep[ADOUBLE_META_SIZE];
+	uint8_t rec[AFPINFO_SIZE];
+
+	adouble_meta_new(b, NOW);
+	put32(b + 26 + 8, 5);		/* a comment of 5 bytes */
+	memcpy(b + 154, "hello", 5);
+	put32(b + 354, 12345);			/* another creation date */
+	memcpy(keep, b, sizeof(keep));
+	rec_with(rec, 0x02);
+	ck_assert_uint_eq(adouble_meta_set(b, ADOUBLE_META_SIZE, sizeof(b),
+	    rec, NOW + 1000), ADOUBLE_META_SIZE);
+	ck_assert_int_eq(memcmp(b, keep, 122), 0);
+	ck_assert_int_eq(memcmp(b + 122, rec + 16, 32), 0);
+	ck_assert_int_eq(memcmp(b + 154, keep + 154, sizeof(keep) - 154), 0);
+
+	/* anything else becomes a new blob */
+	memset(b, 0x41, sizeof(b));
+	ck_assert_uint_eq(adouble_meta_set(b, 60, sizeof(b), rec, NOW),
+	    ADOUBLE_META_SIZE);
+	ck_assert_int_eq(memcmp(b, samba_hdr, 122), 0);
+	ck_assert_int_eq(adouble_meta_listed(b, ADOUBLE_META_SIZE), 1);
+	/* a length past the room given is not read */
+	adouble_meta_new(b, NOW);
+	ck_assert_uint_eq(adouble_meta_set(b, sizeof(b) + 1, sizeof(b), rec,
+	    NOW), ADOUBLE_META_SIZE);
+}
+END_TEST
+
+static Suite *
+adouble_suite(void)
+{
+	Suite *s = suite_create("adouble");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_new_layout);
+	tcase_add_test(tc, test_afpinfo);
+	tcase_add_test(tc, test_truncations);
+	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_set_in_place);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(adouble_suite());
+	int nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
