@@ -22,10 +22,17 @@ integ_init
 ZSHARE=$T/zshare
 mkdir -p "$ZSHARE"
 chmod 1777 "$ZSHARE"
+mkdir -p "$T/sealed"
+chmod 1777 "$T/sealed"
 INTEG_SHARES="[zshare]
 	path = $ZSHARE
 	read only = no
-	compress data = yes"
+	compress data = yes
+
+[sealed]
+	path = $T/sealed
+	read only = no
+	smb encrypt = required"
 integ_conf
 integ_users
 integ_start || exit 1

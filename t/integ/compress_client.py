@@ -39,6 +39,7 @@ from impacket import smb3structs as s3            # noqa: E402
 from impacket.smbconnection import SMBConnection  # noqa: E402
 
 from posix_lib import PosixSMB3, neg_contexts     # noqa: E402
+from Cryptodome.Cipher import AES                 # noqa: E402
 
 NONE, LZNT1, LZ77, LZ77H, PATTERN = 0, 1, 2, 3, 4
 CHAINED = 1
@@ -153,26 +154,52 @@ class CompSMB3(PosixSMB3):
                 '<LHH', off, cnt + len(self.extra_ctx), r)
         return super().sendSMB(packet)
 
+    def seal_keys(self):
+        """AES-128-CCM keys of the session (MS-SMB2 3.1.4.2, 3.1.1):
+        sealing is done here, after compressing (3.1.4.4, then 3.1.4.3)."""
+        k, h = self._Session['SessionKey'], self.preauth
+        self.c2s = crypto.KDF_CounterMode(k, b"SMBC2SCipherKey\x00", h, 128)
+        self.s2c = crypto.KDF_CounterMode(k, b"SMBS2CCipherKey\x00", h, 128)
+        self.seal = True
+
+    def seal_msg(self, plain):
+        nonce = os.urandom(11)
+        aad = nonce + b"\0" * 5 + struct.pack(
+            "<LHHQ", len(plain), 0, 1, self._Session['SessionID'])
+        ci = AES.new(self.c2s, AES.MODE_CCM, nonce=nonce, mac_len=16)
+        ci.update(aad)
+        ct, tag = ci.encrypt_and_digest(plain)
+        return b"\xfdSMB" + tag + aad + ct
+
+    def unseal(self, data):
+        ci = AES.new(self.s2c, AES.MODE_CCM, nonce=data[20:31], mac_len=16)
+        ci.update(data[20:52])
+        return ci.decrypt_and_verify(data[52:], data[4:20])
+
     def hook(self):
         nb = self._NetBIOSSession
-        self.zmode, self.rx, self.sent = None, [], None
+        self.zmode, self.rx, self.sent, self.seal = None, [], None, False
         send0, recv0 = nb.send_packet, nb.recv_packet
 
         def send(data):
             if self.zmode is not None:
                 data, self.zmode = self.zmode(bytes(data)), None
+            if self.seal:
+                data = self.seal_msg(bytes(data))
             self.sent = data
             send0(data)
 
         def recv(timeout=None):
             p = recv0(timeout)
-            data = p.get_trailer()
+            data, sealed = p.get_trailer(), False
+            if self.seal and data[:4] == b"\xfdSMB":
+                data, sealed = self.unseal(data), True
             if data[:4] == b"\xfcSMB":
                 plain, how = decompress(data)
-                self.rx.append((how, len(data), plain))
+                self.rx.append((how, len(data), plain, sealed))
                 return Shim(plain)
-            self.rx.append((None, len(data), data))
-            return p
+            self.rx.append((None, len(data), data, sealed))
+            return Shim(data)
         nb.send_packet, nb.recv_packet = send, recv
 
 
@@ -352,7 +379,7 @@ def main():
 
     # ---- compressed READ answers (3.3.5.12, 3.1.4.4) ----
     data = read(srv, tid, fid, 0, len(text), READ_COMPRESSED)
-    how, wire, plain = srv.rx[-1]
+    how, wire, plain, _ = srv.rx[-1]
     ok(data == text and how is not None and how[0] == "chained",
        "READ with REQUEST_COMPRESSED: compressed (chained) answer, the "
        "data as on disk (%d bytes for %d)" % (wire, len(text)), repr(how))
@@ -361,7 +388,7 @@ def main():
     ok(signature_ok(srv, plain), "READ compressed: signed over the plain "
        "message (signed, then compressed)")
     data = read(srv, tid, fid, 100000, len(blob), READ_COMPRESSED)
-    how, wire, plain = srv.rx[-1]
+    how, wire, plain, _ = srv.rx[-1]
     ok(data == blob and how is not None and how[1][:2] == [NONE, PATTERN]
        and how[1][-1] == PATTERN,
        "READ compressed: Pattern_V1 for the leading and trailing runs "
@@ -409,6 +436,32 @@ def main():
     ok(not struct.unpack_from("<L", raw, 4)[0] & SHAREFLAG_COMPRESS_DATA,
        "a share without compress data: no SHAREFLAG_COMPRESS_DATA")
     c.disconnectTree(traw)
+
+    # ---- sealed: compressed, then encrypted (3.1.4.4 before 3.1.4.3) ----
+    c4, srv4 = login(port, pw, both)
+    ts = c4.connectTree("sealed")
+    srv4.seal_keys()
+    fs = c4.createFile(ts, "s.bin")
+    srv4.zmode = lambda m: chained([("none", m[:112]),
+                                   ("pattern", 0, 20000),
+                                   ("lz77", m[112 + 20000:112 + 50000]),
+                                   ("pattern", 0xFF, 15000)])
+    srv4.write(ts, fs, blob, 0, len(blob))
+    with open(os.path.join(os.path.dirname(share.rstrip("/")), "sealed",
+                           "s.bin"), "rb") as f:
+        ok(f.read() == blob and srv4.sent[:4] == b"\xfdSMB" and
+           len(srv4.sent) < len(blob) // 2,
+           "sealed WRITE, compressed inside the transform: the data on disk"
+           " (%d bytes sent for %d)" % (len(srv4.sent), len(blob)))
+    data = read(srv4, ts, fs, 0, len(blob), READ_COMPRESSED)
+    how, wire, plain, sealed = srv4.rx[-1]
+    ok(data == blob and sealed and how is not None,
+       "sealed READ with REQUEST_COMPRESSED: sealed answer holding the "
+       "compressed message (%d bytes for %d)" % (wire, len(blob)), repr(how))
+    srv4._NetBIOSSession.send_packet(srv4.seal_msg(
+        b"\xfcSMB" + struct.pack("<LHHL", 0xFFFFFFF0, LZ77, 0, 0) + b"\xff" * 64))
+    srv4.seal = False
+    ok(closed(srv4), "hostile sealed decompression bomb: connection closed")
 
     # ---- hostile messages: each closes its connection, no other ----
     wc, wsrv = login(port, pw, both)
