@@ -97,6 +97,14 @@ compress_rx(struct conn *c, const uint8_t *msg, size_t len, uint8_t **out,
 	return 0;
 }
 
+int
+compress_frame(struct conn *c, uint8_t **msg, size_t *len)
+{
+	if (smb2_magic(*msg, *len) != SMB2_MAGIC_COMPRESSED)
+		return 0;
+	return compress_rx(c, *msg, *len, msg, len) < 0 ? -1 : 1;
+}
+
 size_t
 compress_tx(const struct conn *c, const uint8_t *msg, size_t len, size_t keep,
     uint8_t *out, size_t cap)

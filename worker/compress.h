@@ -16,6 +16,17 @@ struct conn;
 #define COMPRESS_TX_MIN		4096
 
 /*
+ * dispatch_frame's step, before the relay routing and again after a
+ * transform's decryption (compressed, then sealed: MS-SMB2 3.1.4.4 is
+ * applied before 3.1.4.3, so the transform is outside): when *msg is a
+ * compressed message, *msg and *len become the message it holds and it
+ * returns 1 (a relayed worker's look-ahead noted no ids of it); 0 when
+ * it is not one; -1: drop the connection (compress_rx).  Another user's
+ * session is routed decompressed, still signed with its own key.
+ */
+int	compress_frame(struct conn *c, uint8_t **msg, size_t *len);
+
+/*
  * A compressed message msg[0, len) (0xFC 'S' 'M' 'B') received on c:
  * *out and *outlen are the message it holds, in the connection's own
  * buffer (allocated at its first compressed message, kept).  -1 when the

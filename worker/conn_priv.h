@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "daemon/authmsg.h"
+#include "worker/compress.h"
 #include "worker/conn.h"
 #include "worker/smb2.h"
 

@@ -21,7 +21,6 @@
 #include "worker/relay.h"
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
-#include "worker/compress.h"
 #include "worker/conn_priv.h"
 #include "worker/metrics.h"
 #include "worker/smb2_file.h"
@@ -376,18 +375,12 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	struct session *enc_sess = NULL;
 	size_t poff = 0, plen = 0;
 	uint64_t sid;
-	int encrypted = 0, ahead, routed;
+	int encrypted = 0, ahead, routed, z;
 
-	dispatch_walk_init(&w);
-	/*
-	 * A compressed message is served as the message it holds (MS-SMB2
-	 * 3.3.5.2.1.2, worker/compress.c); routed to another user's worker
-	 * decompressed, still signed with that session's key.
-	 */
-	if (smb2_magic(msg, len) == SMB2_MAGIC_COMPRESSED &&
-	    compress_rx(c, msg, len, &msg, &len) < 0)
-		return -1;
 	/* Another user's session: its own worker serves it (worker/relay.h). */
+	dispatch_walk_init(&w);
+	if (compress_frame(c, &msg, &len) < 0)	/* worker/compress.h */
+		return -1;
 	if (c->priv->relays != NULL &&
 	    (routed = relay_route(c, msg, len, &w.split)) != 0)
 		return routed < 0 ? -1 : 0;
@@ -411,16 +404,11 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		msg += poff;
 		len = plen;
 		encrypted = 1;
-		/* compressed, then sealed (MS-SMB2 3.1.4.4, 3.3.5.2.1.1) */
-		if (smb2_magic(msg, len) == SMB2_MAGIC_COMPRESSED) {
-			if (compress_rx(c, msg, len, &msg, &len) < 0)
-				return -1;
-			ahead = 0;	/* relay_ahead stopped before its ids */
-		}
-		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
+		if ((z = compress_frame(c, &msg, &len)) < 0 ||
+		    smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 			return -1;
 		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
-		if (ahead == 0)
+		if (ahead == 0 || z > 0)
 			relay_ring_note(c->priv->relay_ring, msg, len);
 		break;
 	default:
@@ -749,8 +737,7 @@ dispatch_serve(struct conn *c, struct dispatch_walk *w,
 	w->rsp.data_len = 0;
 	w->rsp.set_fid = 0;
 	w->rsp.async = 0;
-	w->rsp.no_interim = 0;
-	w->rsp.compress = 0;
+	w->rsp.no_interim = w->rsp.compress = 0;
 	if (*st == STATUS_SUCCESS && d->cmd != NULL) {
 		*st = d->cmd->fn(&d->req, &w->rsp);
 		if (*st == STATUS_SUCCESS)
