@@ -295,6 +295,16 @@ def main():
         sys.argv[4]
     both = comp_ctx([LZ77, PATTERN], CHAINED)
 
+    if mode == "samba":
+        # printed, not counted: what a reference server answers
+        c, srv = login(port, pw, both)
+        print("samba: compression context answered: %s" %
+              neg_contexts(srv.neg_raw).get(3))
+        m = hdr(0x0D, 1000, srv._Session['SessionID']) + b"\x04\x00\x00\x00"
+        srv._NetBIOSSession.send_packet(chained([("none", m)]))
+        print("samba: a compressed ECHO closes the connection: %s" %
+              closed(srv))
+        return
     if mode == "off":
         c, srv = login(port, pw, both)
         ok(3 not in neg_contexts(srv.neg_raw),
