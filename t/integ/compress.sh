@@ -33,7 +33,16 @@ INTEG_SHARES="[zshare]
 	smb encrypt = required"
 integ_conf
 integ_users
+# heap calls counted per process (t/bench/malloc_count.c, as perfcheck)
+mkdir -p "$T/mc"
+if cc -O2 -shared -fPIC -DMALLOC_COUNT_PRELOAD -o "$T/mc.so" \
+    "$ROOT/t/bench/malloc_count.c" -lpthread; then
+	export LD_PRELOAD=$T/mc.so MALLOC_COUNT_DIR=$T/mc COMPRESS_MC_DIR=$T/mc
+else
+	fail "malloc_count.so builds"
+fi
 integ_start || exit 1
+unset LD_PRELOAD MALLOC_COUNT_DIR
 
 run() {
 	# the 4.22 root's libraries for the client only (Debian's smbd is 4.17)

@@ -285,6 +285,23 @@ def hostile(port, pw, tid_witness, witness, name, raw, before_login=False,
            repr(e))
 
 
+def malloc_calls(d):
+    """{pid: heap calls} of the live user workers (t/bench/malloc_count.c
+    counter files: magic, pid, malloc, calloc, realloc, free, memalign)."""
+    out = {}
+    for name in os.listdir(d):
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                if b"worker" not in f.read():
+                    continue
+            with open(os.path.join(d, name), "rb") as f:
+                v = struct.unpack("<7Q", f.read(56))
+        except (OSError, struct.error):
+            continue
+        out[int(name)] = v[2] + v[3] + v[4] + v[6]
+    return out
+
+
 def hdr(cmd, mid, sid=0, tid=0, flags=0):
     return struct.pack("<4sHHLHHLLQLLQ16s", b"\xfeSMB", 64, 1, 0, cmd, 1,
                        flags, 0, mid, 0, tid, sid, b"\0" * 16)
@@ -446,6 +463,28 @@ def main():
     ok(not struct.unpack_from("<L", raw, 4)[0] & SHAREFLAG_COMPRESS_DATA,
        "a share without compress data: no SHAREFLAG_COMPRESS_DATA")
     c.disconnectTree(traw)
+
+    # ---- no heap allocation per compressed request (the worker's) ----
+    mc = os.environ.get("COMPRESS_MC_DIR")
+    if mc:
+        fm = c.createFile(tid, "m.bin")
+
+        def one():
+            srv.zmode = lambda m: chained([("none", m[:112]),
+                                          ("lz77", m[112:])])
+            srv.write(tid, fm, text, 0, len(text))
+            read(srv, tid, fm, 0, len(text), READ_COMPRESSED)
+        one()
+        m0 = malloc_calls(mc)
+        for _ in range(50):
+            one()
+        m1 = malloc_calls(mc)
+        ok(m0 and m1 and sum(m0.values()) > 0 and
+           sum(m1.values()) - sum(m0.values()) == 0,
+           "0 heap allocations in the worker for 50 compressed WRITEs and 50"
+           " compressed READ answers (%s)" % {p: m1[p] - m0.get(p, 0)
+                                            for p in m1})
+        c.closeFile(tid, fm)
 
     # ---- sealed: compressed, then encrypted (3.1.4.4 before 3.1.4.3) ----
     c4, srv4 = login(port, pw, both)
