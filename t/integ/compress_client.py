@@ -19,6 +19,7 @@ transform framing (MS-SMB2 2.2.42) is this file's, from the spec.  Prints
 absent.
 """
 import os
+import random
 import socket
 import struct
 import sys
@@ -397,6 +398,22 @@ def main():
     with open(os.path.join(share, "z.bin"), "rb") as f:
         f.seek(200000)
         ok(f.read() == small, "WRITE chained, NONE payloads only")
+    # 1 MiB that compresses to a few hundred KiB: a frame past the
+    # receive prefix and the ring's 64 KiB, both ways
+    rng = random.Random(7)
+    big = b"".join(b"record %08d value %05d %s\n" % (
+        i, rng.randrange(100000), bytes(rng.randrange(65, 91) for _ in
+                                        range(6))) for i in range(30000))
+    big = big[:1 << 20]
+    srv.zmode = lambda m: unchained(m, 112)
+    srv.write(tid, fid, big, 1 << 20, len(big))
+    sent = len(srv.sent)
+    data = read(srv, tid, fid, 1 << 20, len(big), READ_COMPRESSED)
+    how, wire, _, _ = srv.rx[-1]
+    ok(data == big and how is not None and 65536 < sent < len(big) and
+       65536 < wire < len(big),
+       "1 MiB WRITE and READ compressed (%d and %d bytes on the wire)" %
+       (sent, wire))
     p = srv.SMB_PACKET()
     p['Command'] = s3.SMB2_ECHO
     p['Data'] = b"\x04\x00\x00\x00"
