@@ -50,7 +50,7 @@ run() {
 	    PYTHONPATH="$SREF/usr/lib/python3/dist-packages" \
 	    LD_LIBRARY_PATH="$SREF/usr/lib/x86_64-linux-gnu/samba:$SREF/usr/lib/x86_64-linux-gnu" \
 	    "$PYTHON" "$ROOT/t/integ/compress_client.py" \
-	    "$PORT" "$ALICE_PW" "$SHARE" "$1"
+	    "$PORT" "$ALICE_PW" "$SHARE" "$1" "$BOB_PW"
 }
 
 out=$(run on 2>&1)
@@ -60,6 +60,7 @@ if grep -q '^SKIP ' <<<"$out"; then
 	finish
 fi
 client_checks compress_client echo "$out"
+client_checks "compress_client relay" run relay
 check "the server still answers" integ_ping
 if grep -q 'signal\|sanitizer\|ERROR: AddressSanitizer' "$LOG"; then
 	fail "no child died: $(grep -m3 'signal\|Sanitizer' "$LOG")"

@@ -18,7 +18,9 @@ transform framing (MS-SMB2 2.2.42) is this file's, from the spec.  Prints
 "ok ..." / "FAIL ..." lines; "SKIP ..." and exit 0 when the Samba root is
 absent.
 """
+import copy
 import os
+import pwd
 import random
 import socket
 import struct
@@ -141,6 +143,11 @@ class CompSMB3(PosixSMB3):
     logged in self.rx) before impacket sees them."""
     offer_posix = False
     extra_ctx = []
+    require_signing = False
+
+    def negotiateSession(self, *a, **kw):
+        self.RequireMessageSigning = self.require_signing
+        return super().negotiateSession(*a, **kw)
 
     def sendSMB(self, packet):
         if packet['Command'] == s3.SMB2_NEGOTIATE and self.extra_ctx:
@@ -313,6 +320,46 @@ def main():
         sys.argv[4]
     both = comp_ctx([LZ77, PATTERN], CHAINED)
 
+    if mode == "relay":
+        # bob's session on alice's connection (HACKING.md "Several users
+        # on one connection"): the owner decompresses, then routes; a
+        # client that requires signing gets bob's session relayed signed
+        CompSMB3.require_signing = True
+        c, srv = connect(port, pw, both)
+        conn_pre, fresh = srv.preauth, copy.deepcopy(srv._Session)
+        c.login("alice", pw)
+        # the owner's own disk tree: its buffers grow past 64 KiB (a
+        # relayed session's tree alone does not: HACKING.md "Compression")
+        ta = c.connectTree("share")
+        sa = srv._Session
+        srv._Session, srv.preauth = copy.deepcopy(fresh), conn_pre
+        c.login("bob", sys.argv[5])
+        tb = c.connectTree("share")
+        fb = c.createFile(tb, "bob_z.bin")
+        text = b"".join(b"bob's line %06d\n" % i for i in range(4000))
+        srv.zmode = lambda m: chained([("none", m[:112]),
+                                       ("lz77", m[112:])])
+        srv.write(tb, fb, text, 0, len(text))
+        path = os.path.join(share, "bob_z.bin")
+        with open(path, "rb") as f:
+            ok(f.read() == text and os.stat(path).st_uid ==
+               pwd.getpwnam("bob").pw_uid,
+               "relayed session: bob's compressed WRITE, decompressed by "
+               "the owner, written by bob's worker")
+        data = read(srv, tb, fb, 0, len(text), READ_COMPRESSED)
+        ok(data == text and srv.rx[-1][0] is None,
+           "relayed session: its READ answered plain (a relayed worker "
+           "never compresses)")
+        c.closeFile(tb, fb)
+        srv._Session = sa
+        fa = c.createFile(ta, "alice_z.bin")
+        srv.zmode = lambda m: unchained(m, 112)
+        srv.write(ta, fa, text, 0, len(text))
+        data = read(srv, ta, fa, 0, len(text), READ_COMPRESSED)
+        ok(data == text and srv.rx[-1][0] is not None,
+           "the owner's own session on that connection: compressed both "
+           "ways")
+        return
     if mode == "samba":
         # printed, not counted: what a reference server answers
         c, srv = login(port, pw, both)
