@@ -436,6 +436,7 @@ conf_defaults(void)
 	c->fruit_aapl = 1;		/* Samba's fruit defaults */
 	c->fruit_nfs_aces = 1;
 	c->host_msdfs = 1;		/* Samba's default */
+	c->smb_compression = 1;
 	if (c->pid_dir == NULL || c->lock_dir == NULL || c->private_dir == NULL ||
 	    c->guest_account == NULL || c->netbios_name == NULL ||
 	    c->workgroup == NULL || c->server_string == NULL) {

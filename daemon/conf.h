@@ -173,6 +173,12 @@ struct conf_share {
 	 */
 	int		 msdfs_root;		/* default no */
 	char		*msdfs_proxy;		/* as written; NULL none */
+	/*
+	 * SMB2_SHAREFLAG_COMPRESS_DATA (worker/compress.h): READs of the
+	 * share are answered compressed on a connection that negotiated
+	 * it, asked or not; clients compress their WRITEs to it.  No.
+	 */
+	int		 compress_data;
 	char		**valid_users;	/* NULL-terminated; NULL = everyone */
 	char		**invalid_users;/* NULL-terminated; NULL = nobody */
 	int		 is_ipc;	/* the implicit IPC$ */
@@ -253,6 +259,8 @@ struct conf {
 	int		 homes_browseable;
 	/* DFS (worker/dfs.h): Samba's `host msdfs`; default yes. */
 	int		 host_msdfs;
+	/* SMB 3.1.1 compression negotiated (worker/compress.h); default yes. */
+	int		 smb_compression;
 	struct conf_share *shares;	/* shares[0] is IPC$ */
 	int		 nshares;
 };

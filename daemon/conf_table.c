@@ -170,6 +170,8 @@ const struct conf_directive conf_directives[] = {
 	{ "fruit:nfs_aces", D_BOOL, CONF_GLOBAL, G(fruit_nfs_aces), 0, 0, NULL, 0 },
 	/* DFS (worker/dfs.h): Samba's key. */
 	{ "host msdfs", D_BOOL, CONF_GLOBAL, G(host_msdfs), 0, 0, NULL, 0 },
+	/* SMB 3.1.1 compression (worker/compress.h). */
+	{ "smb compression", D_BOOL, CONF_GLOBAL, G(smb_compression), 0, 0, NULL, 0 },
 
 	{ "path", D_PATH, CONF_SHARE | CONF_EMPTY_OK, S(path), 0, 0, NULL, CONF_SB_PATH },
 	{ "directory", D_PATH, CONF_SHARE | CONF_ALIAS, S(path), 0, 0, NULL, CONF_SB_PATH },
@@ -250,6 +252,8 @@ const struct conf_directive conf_directives[] = {
 	/* DFS (worker/dfs.h): Samba's msdfs root and msdfs proxy. */
 	{ "msdfs root", D_BOOL, CONF_SHARE, S(msdfs_root), 0, 0, NULL, CONF_SB_MSDFS_ROOT },
 	{ "msdfs proxy", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(msdfs_proxy), 0, 0, NULL, CONF_SB_MSDFS_PROXY },
+	/* SMB2_SHAREFLAG_COMPRESS_DATA (worker/compress.h). */
+	{ "compress data", D_BOOL, CONF_SHARE, S(compress_data), 0, 0, NULL, CONF_SB_COMPRESS_DATA },
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 

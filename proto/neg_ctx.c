@@ -111,8 +111,22 @@ neg_ctx_decode(const uint8_t *msg, size_t len, uint32_t offset, uint16_t count,
 			nc->has_posix = nc->has_posix || r;
 			break;
 		}
+		case SMB2_COMPRESSION_CAPABILITIES:
+			/*
+			 * MS-SMB2 3.3.5.4: a second one, no algorithm, or a
+			 * list longer than its data is INVALID_PARAMETER.
+			 */
+			if (nc->has_compress)
+				return STATUS_INVALID_PARAMETER;
+			nc->has_compress = 1;
+			nc->ncomp = cur_le16(&d);
+			cur_skip(&d, 2);
+			nc->comp_flags = cur_le32(&d);
+			if (neg_algs(&d, nc->comp_algs, nc->ncomp) < 0)
+				return STATUS_INVALID_PARAMETER;
+			break;
 		default:
-			/* Compression, transport, RDMA: not offered back. */
+			/* Transport, RDMA: not offered back. */
 			break;
 		}
 	}
@@ -157,6 +171,20 @@ neg_ctx_put_signing(struct wcur *w, uint16_t algo)
 	neg_ctx_head(w, SMB2_SIGNING_CAPABILITIES, 4);
 	wcur_le16(w, 1);
 	wcur_le16(w, algo);
+}
+
+void
+neg_ctx_put_compress(struct wcur *w, uint32_t flags, const uint16_t *algs,
+    uint16_t n)
+{
+	uint16_t i;
+
+	neg_ctx_head(w, SMB2_COMPRESSION_CAPABILITIES, (uint16_t)(8 + 2 * n));
+	wcur_le16(w, n);
+	wcur_le16(w, 0);
+	wcur_le32(w, flags);
+	for (i = 0; i < n; i++)
+		wcur_le16(w, algs[i]);
 }
 
 void

@@ -66,6 +66,11 @@ struct neg_ctx {
 	const uint8_t	*netname;	/* UTF-16LE, not terminated */
 	uint16_t	 netname_len;
 	int		 has_posix;	/* our POSIX GUID offered (proto/posix.h) */
+	/* SMB2_COMPRESSION_CAPABILITIES (2.2.3.1.3), in the client's order */
+	int		 has_compress;
+	uint32_t	 comp_flags;
+	uint16_t	 comp_algs[NEG_MAX_ALGS];
+	uint16_t	 ncomp;
 };
 
 /*
@@ -86,6 +91,9 @@ ntstatus_t	neg_ctx_decode(const uint8_t *msg, size_t len, uint32_t offset,
 void	neg_ctx_put_preauth(struct wcur *, const uint8_t *salt, uint16_t salt_len);
 void	neg_ctx_put_cipher(struct wcur *, uint16_t cipher);
 void	neg_ctx_put_signing(struct wcur *, uint16_t algo);
+/* SMB2_COMPRESSION_CAPABILITIES (2.2.4.1.3): algs[0, n) and flags. */
+void	neg_ctx_put_compress(struct wcur *, uint32_t flags, const uint16_t *algs,
+	    uint16_t n);
 /* SMB2_POSIX_EXTENSIONS_AVAILABLE with the one GUID we speak. */
 void	neg_ctx_put_posix(struct wcur *);
 

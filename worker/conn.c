@@ -142,6 +142,7 @@ conn_free(struct conn *c)
 		free(pv->rbuf);
 		free(pv->sbuf);
 		free(pv->ebuf);
+		free(pv->zbuf);
 		free(pv->opens);
 		conn_pending_free_all(c);
 		free(pv);

@@ -170,6 +170,13 @@ struct conn {
 	int			 aapl_rdattr;	/* READ_DIR_ATTR granted */
 	int			 aapl_copyfile;	/* OSX_COPYFILE granted */
 	uint64_t		 start_time;	/* server start FILETIME from the master */
+	/*
+	 * SMB 3.1.1 compression (worker/compress.h): the algorithms
+	 * negotiated (Connection.CompressionIds as a mask of
+	 * 1 << algorithm id, 0: none) and SupportsChainedCompression.
+	 */
+	uint32_t		 compress_algs;
+	int			 compress_chained;
 };
 
 /* Lookups by id; NULL when absent (any state). */

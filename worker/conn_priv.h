@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "daemon/authmsg.h"
+#include "worker/compress.h"
 #include "worker/conn.h"
 #include "worker/smb2.h"
 
@@ -340,6 +341,12 @@ struct conn_private {
 	 * got_authenticated_session; smbtorture smb2.session.anon-encryption1).
 	 */
 	int		 user_authed;
+	/*
+	 * Compressed requests are decompressed here (worker/compress.c):
+	 * allocated at the connection's first one, zcap bytes, kept.
+	 */
+	uint8_t		*zbuf;
+	size_t		 zcap;
 };
 
 #define CONN_BIND_LOGIN_SECS	15	/* like the gate's login deadline */

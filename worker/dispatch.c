@@ -375,10 +375,12 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 	struct session *enc_sess = NULL;
 	size_t poff = 0, plen = 0;
 	uint64_t sid;
-	int encrypted = 0, ahead, routed;
+	int encrypted = 0, ahead, routed, z;
 
 	/* Another user's session: its own worker serves it (worker/relay.h). */
 	dispatch_walk_init(&w);
+	if (compress_frame(c, &msg, &len) < 0)	/* worker/compress.h */
+		return -1;
 	if (c->priv->relays != NULL &&
 	    (routed = relay_route(c, msg, len, &w.split)) != 0)
 		return routed < 0 ? -1 : 0;
@@ -402,10 +404,11 @@ dispatch_frame(struct conn *c, uint8_t *msg, size_t len)
 		msg += poff;
 		len = plen;
 		encrypted = 1;
-		if (smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
+		if ((z = compress_frame(c, &msg, &len)) < 0 ||
+		    smb2_magic(msg, len) != SMB2_MAGIC_SMB2)
 			return -1;
 		/* Its ids, which the owner cannot read (worker/relay_ring.c). */
-		if (ahead == 0)
+		if (ahead == 0 || z > 0)
 			relay_ring_note(c->priv->relay_ring, msg, len);
 		break;
 	default:
@@ -734,7 +737,7 @@ dispatch_serve(struct conn *c, struct dispatch_walk *w,
 	w->rsp.data_len = 0;
 	w->rsp.set_fid = 0;
 	w->rsp.async = 0;
-	w->rsp.no_interim = 0;
+	w->rsp.no_interim = w->rsp.compress = 0;
 	if (*st == STATUS_SUCCESS && d->cmd != NULL) {
 		*st = d->cmd->fn(&d->req, &w->rsp);
 		if (*st == STATUS_SUCCESS)

@@ -15,6 +15,7 @@
 #include "proto/preauth.h"
 #include "proto/sign.h"
 #include "proto/smb2_hdr.h"
+#include "worker/compress.h"
 #include "worker/conn_priv.h"
 #include "worker/dirlease.h"
 #include "worker/relay.h"
@@ -78,6 +79,40 @@ dispatch_send_built(struct conn *c, const uint8_t *rsp, size_t len)
 }
 
 /*
+ * A lone READ answer that may go compressed (struct smb2_rsp compress),
+ * whole at base, signed: compressed into ebuf (behind a transform header
+ * when sealed, then sealed there in place) and sent.  0 when sent, 1 when
+ * compressing saves nothing (it goes as it is), -1 on an error.
+ */
+static int
+dispatch_compress(struct conn *c, const uint8_t *base, size_t total,
+    int encrypt, struct session *enc_sess)
+{
+	struct conn_private *pv = c->priv;
+	size_t th = encrypt ? SMB2_TRANSFORM_HDR_LEN : 0, n;
+	uint8_t *e = conn_ebuf(c, pv->scap + SMB2_TRANSFORM_HDR_LEN +
+	    SMB2_CRYPT_SLACK);
+
+	if (e == NULL)
+		return -1;
+	/* the header and the READ body (DataOffset 0x50) stay as they are */
+	n = compress_tx(c, base, total, SMB2_HDR_LEN + 16,
+	    e + SMB2_FRAME_LEN + th, total);
+	if (n == 0)
+		return 1;
+	if (encrypt) {
+		struct iovec iov = { e + SMB2_FRAME_LEN + th, n };
+
+		if (smb2_encrypt_ctx(&enc_sess->enc_cx, enc_sess->cipher,
+		    enc_sess->enc_key, enc_sess->session_id, &iov, 1,
+		    e + SMB2_FRAME_LEN, e + SMB2_FRAME_LEN + th) < 0)
+			return -1;
+	}
+	smb2_frame_encode(e, (uint32_t)(th + n));
+	return dispatch_send(c, e, SMB2_FRAME_LEN + th + n, NULL) < 0 ? -1 : 0;
+}
+
+/*
  * Finishes a chain of responses at sbuf + 4: NextCommand, padding,
  * signatures, preauth, encryption, frame; then sends.
  */
@@ -89,10 +124,13 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 	/* The chain: in sbuf, or (sealed READ data) already in ebuf. */
 	uint8_t *base = pv->sbuf + SMB2_FRAME_LEN, *e = NULL;
 	size_t total = 0;
-	int i, bulk = 0;
+	int i, bulk = 0, zip;
 
 	if (nout == 0)
 		return 0;
+	/* compressed: a lone READ's answer, its data read into sbuf */
+	zip = last->compress && nout == 1 && !pv->relayed &&
+	    c->compress_algs != 0;
 	/*
 	 * The inotify events of this worker's own changes are read before
 	 * the response says they are done (worker/dirlease.h): a local
@@ -112,14 +150,14 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		struct dispatch_out *o = &outs[nout - 1];
 		int plain = !encrypt && o->sign_sess == NULL && nout == 1;
 
-		if (plain && !pv->relayed)
+		if (plain && !pv->relayed && !zip)
 			bulk = 1;
 		else {
 			ssize_t n;
 
 			if (o->off + o->len + last->data_len > pv->scap)
 				return -1;
-			if (encrypt && !pv->relayed) {
+			if (encrypt && !pv->relayed && !zip) {
 				/*
 				 * Sealed: the headers go behind the transform
 				 * header in ebuf and the data is read right
@@ -178,6 +216,9 @@ dispatch_finish(struct conn *c, struct dispatch_out *outs, int nout,
 		smb2_preauth_update(pv->preauth_rsp_sess->preauth, base, total);
 		pv->preauth_rsp_sess = NULL;
 	}
+	if (zip && (i = dispatch_compress(c, base, total, encrypt,
+	    enc_sess)) <= 0)
+		return i;
 	if (encrypt) {
 		struct iovec iov = { base, total };
 		size_t k = 0;

@@ -29,9 +29,14 @@ handoff_encode(const struct conn *c, const struct session *s,
 	wcur_le32(&w, c->client_capabilities);
 	wcur_le16(&w, c->client_security_mode);
 	wcur_le16(&w, c->security_mode);
-	/* bit 0: signing required; bit 1: POSIX extensions negotiated */
+	/*
+	 * bit 0: signing required; bit 1: POSIX extensions negotiated;
+	 * bit 2: chained compression; bits 3-6: the compression algorithms
+	 * 1-4 (LZNT1, LZ77, LZ77+Huffman, Pattern_V1; worker/compress.h)
+	 */
 	wcur_u8(&w, (uint8_t)((c->signing_required ? 1 : 0) |
-	    (c->posix ? 2 : 0)));
+	    (c->posix ? 2 : 0) | (c->compress_chained ? 4 : 0) |
+	    ((c->compress_algs >> 1 & 0xF) << 3)));
 	wcur_bytes(&w, c->client_guid, 16);
 	wcur_bytes(&w, c->server_guid, 16);
 	wcur_le16(&w, c->signing_algo);
@@ -120,6 +125,8 @@ handoff_decode(struct conn *c, const uint8_t *p, size_t len)
 	c->security_mode = cur_le16(&r);
 	c->signing_required = cur_u8(&r);
 	c->posix = (c->signing_required & 2) != 0;
+	c->compress_chained = (c->signing_required & 4) != 0;
+	c->compress_algs = (uint32_t)(c->signing_required >> 3 & 0xF) << 1;
 	c->signing_required &= 1;
 	cur_bytes(&r, c->client_guid, 16);
 	cur_bytes(&r, c->server_guid, 16);

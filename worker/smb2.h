@@ -82,6 +82,13 @@ struct smb2_rsp {
 	 * (a SET_INFO waiting for lease breaks, as on Windows).
 	 */
 	int		 no_interim;
+	/*
+	 * A READ whose answer may go compressed (SMB2_READFLAG_REQUEST_
+	 * COMPRESSED or a share's compress data, on a connection that
+	 * negotiated compression): worker/dispatch_out.c compresses it
+	 * when that saves bytes (worker/compress.h).
+	 */
+	int		 compress;
 	uint16_t	 credits_granted;	/* filled by dispatch */
 };
 

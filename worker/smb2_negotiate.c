@@ -8,6 +8,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
+#include "proto/compress.h"
 #include "proto/neg_ctx.h"
 #include "proto/preauth.h"
 #include "proto/smb2_hdr.h"
@@ -43,6 +44,40 @@ neg_pick(const uint16_t *pref, size_t npref, const uint16_t *offer, uint16_t n,
 			if (offer[j] == pref[i])
 				return pref[i];
 	return dflt;
+}
+
+/*
+ * MS-SMB2 3.3.5.4: Connection.CompressionIds are the client's algorithms
+ * usmbd implements, in the client's order, into common[] (what the
+ * answer lists); Pattern_V1 only travels chained (2.2.42.1 names the
+ * unchained algorithms), so without chaining it is left out.  Returns
+ * how many; none: no compression and no context in the answer.
+ */
+static uint16_t
+neg_compress(struct conn *c, const struct neg_ctx *nc, uint16_t *common)
+{
+	int chained = (nc->comp_flags & SMB2_COMPRESSION_CAPABILITIES_FLAG_CHAINED)
+	    != 0;
+	uint16_t i, n = 0;
+	uint32_t mask = 0;
+
+	c->compress_algs = 0;
+	c->compress_chained = 0;
+	if (!nc->has_compress || !c->conf->smb_compression)
+		return 0;
+	for (i = 0; i < nc->ncomp; i++) {
+		uint16_t a = nc->comp_algs[i];
+
+		if (a >= 32 || !(COMPRESS_ALGS_SUPPORTED & COMPRESS_ALG_BIT(a)) ||
+		    (mask & COMPRESS_ALG_BIT(a)) ||
+		    (a == SMB2_COMPRESSION_PATTERN_V1 && !chained))
+			continue;
+		mask |= COMPRESS_ALG_BIT(a);
+		common[n++] = a;
+	}
+	c->compress_algs = mask;
+	c->compress_chained = n > 0 && chained;
+	return n;
 }
 
 static int
@@ -150,7 +185,7 @@ smb2_negotiate(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct conn_private *pv = c->priv;
 	struct neg_req nr;
 	struct neg_ctx nc;
-	uint16_t dialect = 0, i, nctx = 0;
+	uint16_t dialect = 0, i, nctx = 0, ncomp = 0, comp[NEG_MAX_ALGS];
 	uint8_t *ctx_off_field, salt[32];
 	ntstatus_t st;
 
@@ -201,8 +236,9 @@ smb2_negotiate(struct smb2_req *req, struct smb2_rsp *rsp)
 			    nc.nsign, SMB2_SIGNING_AES_CMAC);
 		/* smb3posix.org: answered only when asked and allowed */
 		c->posix = nc.has_posix && c->conf->smb3_unix_extensions;
+		ncomp = neg_compress(c, &nc, comp);
 		nctx = 1 + (nc.has_cipher ? 1 : 0) + (nc.has_signing ? 1 : 0) +
-		    (c->posix ? 1 : 0);
+		    (c->posix ? 1 : 0) + (ncomp > 0 ? 1 : 0);
 	}
 	neg_write(c, &rsp->body, dialect, nctx, &ctx_off_field);
 	if (rsp->body.err)
@@ -219,9 +255,14 @@ smb2_negotiate(struct smb2_req *req, struct smb2_rsp *rsp)
 			neg_ctx_put_signing(&rsp->body, c->signing_algo);
 		if (c->posix)
 			neg_ctx_put_posix(&rsp->body);
+		if (ncomp > 0)
+			neg_ctx_put_compress(&rsp->body, c->compress_chained ?
+			    SMB2_COMPRESSION_CAPABILITIES_FLAG_CHAINED : 0, comp,
+			    ncomp);
 	}
-	log_debug(3, "%s: negotiated dialect %04x cipher %u signing %u",
-	    c->peer, dialect, c->cipher, c->signing_algo);
+	log_debug(3, "%s: negotiated dialect %04x cipher %u signing %u "
+	    "compression %#x%s", c->peer, dialect, c->cipher, c->signing_algo,
+	    c->compress_algs, c->compress_chained ? " chained" : "");
 	return STATUS_SUCCESS;
 }
 

@@ -21,6 +21,7 @@
 #include "worker/state.h"
 
 #define SMB2_READFLAG_READ_UNBUFFERED	0x01
+#define SMB2_READFLAG_REQUEST_COMPRESSED	0x02	/* 2.2.19, 3.1.1 */
 #define SMB2_WRITEFLAG_WRITE_THROUGH	0x00000001u
 #define FILE_WRITE_THROUGH		0x00000002u
 #define RW_MAX				(8u * 1024 * 1024)
@@ -90,14 +91,15 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	char xname[300];
 	uint32_t len, minimum, avail;
 	uint64_t off;
-	uint8_t *hdr, *data;
+	uint8_t *hdr, *data, rflags;
 	ssize_t n;
 	int rc;
 	ntstatus_t status;
 
 	if (cur_le16(c) != 49)
 		return STATUS_INVALID_PARAMETER;
-	cur_skip(c, 2);			/* Padding, Flags */
+	cur_skip(c, 1);			/* Padding */
+	rflags = cur_u8(c);
 	len = cur_le32(c);
 	off = cur_le64(c);
 	if ((status = file_open_lookup(req, c, &op)) != STATUS_SUCCESS)
@@ -174,6 +176,16 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		goto eof;
 	}
 	f->position = off + (uint64_t)n;
+	/*
+	 * MS-SMB2 3.3.5.12: compressed when the client asks or the share
+	 * says so, on a connection that negotiated it (worker/compress.h:
+	 * dispatch_out.c compresses when that saves bytes).
+	 */
+	if ((req->chan != NULL ? req->chan : req->conn)->compress_algs != 0 &&
+	    ((rflags & SMB2_READFLAG_REQUEST_COMPRESSED) ||
+	    (req->tree != NULL && req->tree->share != NULL &&
+	    req->tree->share->compress_data)))
+		rsp->compress = 1;
 	le16_put(hdr, 17);
 	hdr[2] = 0x50;			/* DataOffset */
 	hdr[3] = 0;

@@ -29,6 +29,7 @@
 #define SMB2_SHARE_CAP_DFS		0x00000008u
 #define SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM	0x00000800u
 #define SMB2_SHAREFLAG_ENCRYPT_DATA	0x00008000u
+#define SMB2_SHAREFLAG_COMPRESS_DATA	0x00100000u	/* 3.1.1 */
 #define SMB2_TREE_CONNECT_FLAG_EXTENSION_PRESENT	0x0004
 
 /* MS-SMB2 2.2.13.1.1 access masks */
@@ -264,6 +265,9 @@ smb2_tree_connect(struct smb2_req *req, struct smb2_rsp *rsp)
 	req->tree = t;
 	if (encrypt)
 		shareflags |= SMB2_SHAREFLAG_ENCRYPT_DATA;
+	/* READs answered compressed, WRITEs sent so (worker/compress.h) */
+	if (sh->compress_data && c->compress_algs != 0)
+		shareflags |= SMB2_SHAREFLAG_COMPRESS_DATA;
 	/* listings leave out what the user cannot read (worker/smb2_dir.c) */
 	if (sh->hide_unreadable)
 		shareflags |= SMB2_SHAREFLAG_ACCESS_BASED_DIRECTORY_ENUM;

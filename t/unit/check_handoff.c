@@ -199,6 +199,9 @@ START_TEST(test_port)
 	s->state = SESS_VALID;
 	snprintf(s->user, sizeof(s->user), "alice");
 	s->uid = s->gid = 1001;
+	/* the compression negotiated travels in the flags byte */
+	g->compress_algs = 1u << 2 | 1u << 4;
+	g->compress_chained = g->posix = 1;
 	m = handoff_encode(g, s, (const uint8_t *)"", 0, buf + AUTHMSG_IDENT_LEN,
 	    sizeof(buf) - AUTHMSG_IDENT_LEN);
 	ck_assert_int_gt(m, 0);
@@ -210,6 +213,8 @@ START_TEST(test_port)
 	ck_assert_int_eq(handoff_accept(c, buf, n, 1001), 0);
 	ck_assert_str_eq(c->peer, "127.0.0.1");
 	ck_assert_uint_eq(c->priv->peer_port, cport);
+	ck_assert_uint_eq(c->compress_algs, 1u << 2 | 1u << 4);
+	ck_assert(c->compress_chained && c->posix && !c->signing_required);
 	/* This worker holds the socket (here a socketpair): it asks it. */
 	ck_assert_uint_eq(conn_peer_port(c), 0);
 	conn_free(c);
