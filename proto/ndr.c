@@ -110,28 +110,41 @@ ndr_utf16_utf8(struct cur *c, const uint8_t *v, uint32_t units, char *out,
 	return n;
 }
 
+/*
+ * The counts of a conformant varying UTF-16 array (max_count, offset,
+ * actual_count) and a view of its actual_count units: the offset must be
+ * 0 and actual_count within max_count and NDR_MAX_STRING.  NULL and err
+ * otherwise.
+ */
+static const uint8_t *
+ndr_varying16(struct cur *c, uint32_t *max, uint32_t *actual)
+{
+	uint32_t off;
+
+	*max = ndr_u32(c);
+	off = ndr_u32(c);
+	*actual = ndr_u32(c);
+	if (c->err)
+		return NULL;
+	if (off != 0 || *actual > *max || *actual > NDR_MAX_STRING) {
+		c->err = 1;
+		return NULL;
+	}
+	return cur_view(c, (size_t)*actual * 2);
+}
+
 size_t
 ndr_string(struct cur *c, char *out, size_t outsize)
 {
-	uint32_t max, off, actual;
+	uint32_t max, actual;
 	const uint8_t *v;
 
 	if (outsize > 0)
 		out[0] = '\0';
-	max = ndr_u32(c);
-	off = ndr_u32(c);
-	actual = ndr_u32(c);
-	if (c->err)
+	if ((v = ndr_varying16(c, &max, &actual)) == NULL)
 		return 0;
-	/* [string] arrays start at 0 and end with their NUL. */
-	if (off != 0 || actual > max || actual == 0 || actual > NDR_MAX_STRING) {
-		c->err = 1;
-		return 0;
-	}
-	v = cur_view(c, (size_t)actual * 2);
-	if (v == NULL)
-		return 0;
-	if (le16_get(v + (size_t)(actual - 1) * 2) != 0) {
+	/* [string] arrays end with their NUL */
+	if (actual == 0 || le16_get(v + (size_t)(actual - 1) * 2) != 0) {
 		c->err = 1;
 		return 0;
 	}
@@ -142,25 +155,18 @@ size_t
 ndr_ustring_body(struct cur *c, uint16_t len, uint16_t maxlen, char *out,
     size_t outsize)
 {
-	uint32_t max, off, actual;
+	uint32_t max, actual;
 	const uint8_t *v;
 
 	if (outsize > 0)
 		out[0] = '\0';
-	max = ndr_u32(c);
-	off = ndr_u32(c);
-	actual = ndr_u32(c);
-	if (c->err)
+	if ((v = ndr_varying16(c, &max, &actual)) == NULL)
 		return 0;
-	if (len % 2 != 0 || len > maxlen || off != 0 || actual > max ||
-	    actual != len / 2u || max != maxlen / 2u ||
-	    actual > NDR_MAX_STRING) {
+	if (len % 2 != 0 || len > maxlen || actual != len / 2u ||
+	    max != maxlen / 2u) {
 		c->err = 1;
 		return 0;
 	}
-	v = cur_view(c, (size_t)actual * 2);
-	if (v == NULL)
-		return 0;
 	/* one trailing NUL some clients count in Length is not a name's */
 	if (actual > 0 && le16_get(v + (size_t)(actual - 1) * 2) == 0)
 		actual--;
