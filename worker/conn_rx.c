@@ -59,6 +59,7 @@
 
 #include "proto/smb2_hdr.h"
 #include "worker/dispatch.h"
+#include "worker/relay.h"
 #include "worker/worker.h"
 
 #define RX_WRITE_BODY	48		/* MS-SMB2 2.2.21 fixed part */
@@ -740,7 +741,10 @@ conn_req_payload_write(struct smb2_req *req, const uint8_t *data, int fd,
 	return (ssize_t)len;
 }
 
-/* Does a session of c have a disk tree, or is c a channel of a session? */
+/*
+ * Does a session of c have a disk tree, is c a channel of a session, or
+ * does c carry another user's session (its frames as large as his)?
+ */
 static int
 rx_wants_big(const struct conn *c)
 {
@@ -752,7 +756,8 @@ rx_wants_big(const struct conn *c)
 	for (i = 0; i < CONN_MAX_SESSIONS; i++)
 		if (c->sessions[i].in_use && c->sessions[i].bound != NULL)
 			return 1;
-	return 0;
+	/* another user's session on it: its trees are in its own worker */
+	return relay_any(c);
 }
 
 /*

@@ -408,6 +408,12 @@ relay_split(struct conn *c, const uint8_t *msg, size_t len)
 }
 
 int
+relay_any(const struct conn *c)
+{
+	return c->priv->relays != NULL && c->priv->relays->n > 0;
+}
+
+int
 relay_owns(struct conn *c, const uint8_t *m, size_t mlen)
 {
 	return c->priv->relays != NULL && mlen >= SMB2_HDR_LEN &&

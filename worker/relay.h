@@ -84,6 +84,8 @@ ntstatus_t	relay_start(struct smb2_req *req, struct session *s,
  */
 int		relay_route(struct conn *c, const uint8_t *msg, size_t len,
 		    int *split);
+/* 1 when a session of c is relayed to another worker. */
+int		relay_any(const struct conn *c);
 /* Is the element m (mlen) of a split compound a relayed session's? */
 int		relay_owns(struct conn *c, const uint8_t *m, size_t mlen);
 /*

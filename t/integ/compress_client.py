@@ -328,8 +328,6 @@ def main():
         c, srv = connect(port, pw, both)
         conn_pre, fresh = srv.preauth, copy.deepcopy(srv._Session)
         c.login("alice", pw)
-        # the owner's own disk tree: its buffers grow past 64 KiB (a
-        # relayed session's tree alone does not: HACKING.md "Compression")
         ta = c.connectTree("share")
         sa = srv._Session
         srv._Session, srv.preauth = copy.deepcopy(fresh), conn_pre

@@ -42,6 +42,8 @@ for d in 21 30; do
 done
 check "the owner's LOGOFF leaves bob's relayed session serving" \
     client 21 ownerlogoff o
+check "bob's 1 MiB WRITE and READ relayed on alice's IPC$-only connection" \
+    client 30 bigrelay b
 check "dialect 30: bob's durable handle reclaimed by his relayed session on a new connection" \
     client 30 durable 30
 for d in 202 21; do

@@ -13,6 +13,8 @@
 #          bob's CHANGE_NOTIFY completed by alice's new file
 #          (SHARE in the environment: the share's directory)
 #     MODE ownerlogoff TAG: alice logs off first, bob's session goes on.
+#     MODE bigrelay TAG: alice holds IPC$ only; bob's relayed session
+#          writes and reads 1 MiB in one frame each.
 #     MODE durable TAG: bob's durable v2 handle (DIALECT 30) reclaimed by
 #          his relayed session on a new connection of the same client.
 #     MODE compound TAG: bob's related CREATE+WRITE+CLOSE in one frame
@@ -442,6 +444,33 @@ def ownerlogoff(tag):
           m.read("bob", "olo_%s_bob" % tag) == b"bob after alice")
     m.use("bob")
     m.c.logoff()
+
+
+def bigrelay(tag):
+    """alice (the socket's owner) has no disk tree, IPC$ only: her
+    connection would keep its 64 KiB buffers.  bob's relayed session
+    writes and reads 1 MiB in one frame each: the owner's buffers grow
+    for a relayed session as for a disk tree of its own."""
+    m = Multi()
+    m.c._Session = copy.deepcopy(m.fresh)
+    m.c.login("alice", "alicepw1")
+    m.sess["alice"] = m.c._Session
+    m.tree["alice"] = m.c.connectTree("IPC$")
+    m.login("bob", "bobpw1")
+    data = bytes(range(256)) * 4096
+    got = None
+    try:
+        m.write("bob", "big_%s_bob.bin" % tag, data)
+        t = m.use("bob")
+        f = m.c.create(t, "big_%s_bob.bin" % tag, FILE_READ_DATA,
+                       FILE_SHARE_READ, 0, FILE_OPEN, 0)
+        got = m.c.read(t, f, 0, len(data))
+        m.c.close(t, f)
+    except Exception as e:  # noqa: the connection dropped
+        print("# %r" % e, flush=True)
+    check("bob (relayed) writes and reads 1 MiB in one frame each on "
+          "alice's IPC$-only connection", got == data,
+          "%r bytes back" % (len(got) if got is not None else None))
 
 
 def durable(tag):
@@ -1247,6 +1276,8 @@ elif MODE == "async":
     notify(sys.argv[4])
 elif MODE == "ownerlogoff":
     ownerlogoff(sys.argv[4])
+elif MODE == "bigrelay":
+    bigrelay(sys.argv[4])
 elif MODE == "durable":
     durable(sys.argv[4])
 elif MODE == "compound":
