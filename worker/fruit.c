@@ -159,6 +159,8 @@ fruit_rsrc_kept(const struct file_open *f)
 	 * unseen (empty forks are never listed).  One getxattr, at the last
 	 * close of a delete-pending fork only.
 	 */
+	if (fruit_rsrc_file(f))
+		return fruit_rsrc_size(f) > 0;
 	return fruit_is_resource(f) &&
 	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) == 0 &&
 	    file_vfs()->getxattr(f->fd, xname, NULL, 0) > 0;
