@@ -209,5 +209,13 @@ int		fruit_rsrc_rename(const struct conf_share *, int root,
 		    const char *from, const char *to);
 int		fruit_rsrc_unlinked(const struct conf_share *, int root,
 		    const char *path);
+/* OSX_COPYFILE: src's fork (if any) becomes dst's.  0 or -errno. */
+int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
+/*
+ * READ_DIR_ATTR: the fork size in "._NAME" of directory dirfd; -ENOENT
+ * when there is none, -EINVAL when it is not a well formed one.  One
+ * openat2 when there is none; open, fstat, pread, close when there is.
+ */
+int64_t		fruit_rsrc_entsize(int dirfd, const char *name);
 
 #endif

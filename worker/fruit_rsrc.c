@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +35,8 @@
 
 /* A bounce buffer for the upgrade move: the worker is single-threaded. */
 static uint8_t fruit_rsrc_buf[65536];
+/* and the copy's (fruit_rsrc_copy reads the older xattr through the first) */
+static uint8_t fruit_rsrc_copybuf[65536];
 
 int
 fruit_rsrc_file(const struct file_open *f)
@@ -381,4 +384,59 @@ fruit_rsrc_unlinked(const struct conf_share *sh, int root, const char *path)
 		return 0;
 	rc = file_vfs()->unlink(root, a, 0);
 	return rc == -ENOENT ? 0 : rc;
+}
+
+int
+fruit_rsrc_copy(struct file_open *src, struct file_open *dst)
+{
+	uint64_t off = 0;
+	int64_t size;
+	ssize_t n, w;
+	int rc;
+
+	if ((size = fruit_rsrc_size(src)) == -ENODATA || size == 0)
+		return 0;
+	if (size < 0)
+		return (int)size;
+	if ((rc = fruit_rsrc_create(dst, 1, NULL)) != 0)
+		return rc;
+	/* through the bounce buffer: the older xattr may be the source */
+	while (off < (uint64_t)size) {
+		n = fruit_rsrc_pread(src, fruit_rsrc_copybuf,
+		    sizeof(fruit_rsrc_copybuf), off);
+		if (n <= 0)
+			return n < 0 && n != -ENODATA ? (int)n : 0;
+		if ((w = fruit_rsrc_pwrite(dst, fruit_rsrc_copybuf, (size_t)n,
+		    off)) < 0)
+			return (int)w;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int64_t
+fruit_rsrc_entsize(int dirfd, const char *name)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	uint8_t hdr[ADOUBLE_RSRC_HDR];
+	char ad[NAME_MAX + 3];
+	struct adouble_rsrc r;
+	struct vfs_stat st;
+	ssize_t n;
+	int fd, rc;
+
+	if (snprintf(ad, sizeof(ad), "%s%s", ADOUBLE_RSRC_PREFIX, name) >=
+	    (int)sizeof(ad))
+		return -ENOENT;
+	fd = vfs->open_nolinks(dirfd, ad, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY, 0);
+	if (fd < 0)
+		return fd;
+	rc = vfs->fstat(fd, &st);
+	n = rc == 0 && S_ISREG(st.mode) ? vfs->pread(fd, hdr, sizeof(hdr), 0) :
+	    -EINVAL;
+	close(fd);
+	if (n < 0 || adouble_rsrc_parse(hdr, (size_t)n, st.size, &r) != 0)
+		return -EINVAL;
+	return (int64_t)r.len;
 }
