@@ -201,12 +201,14 @@ int		fruit_rsrc_create(struct file_open *, int truncate, int *made);
 /* Removes the "._" file and the older xattr: 0, -ENODATA, or -errno. */
 int		fruit_rsrc_remove(struct file_open *);
 /*
- * The data file from was renamed to (removed at) path on a share of
+ * The data file from was renamed to to->path (a file's rename: "._NAME"
+ * follows; a directory's: nothing) or removed at path on a share of
  * root: its "._" file follows (goes), as Samba's fruit_rename and
- * fruit_unlink.  0 or -errno; nothing on other shares.
+ * fruit_unlink (a failed rename is logged).  fruit_rsrc_unlinked: 0 or
+ * -errno.  Nothing on other shares.
  */
-int		fruit_rsrc_rename(const struct conf_share *, int root,
-		    const char *from, const char *to);
+void		fruit_rsrc_rename(const struct conf_share *, int root,
+		    const char *from, const struct file_open *to);
 int		fruit_rsrc_unlinked(const struct conf_share *, int root,
 		    const char *path);
 /* OSX_COPYFILE: src's fork (if any) becomes dst's.  0 or -errno. */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "daemon/conf.h"
+#include "daemon/log.h"
 #include "proto/adouble.h"
 #include "vfs/vfs.h"
 #include "worker/file_open.h"
@@ -356,21 +357,27 @@ fruit_rsrc_remove(struct file_open *f)
 	return a == 0 || b == 0 ? 0 : -ENODATA;
 }
 
-int
+void
 fruit_rsrc_rename(const struct conf_share *sh, int root, const char *from,
-    const char *to)
+    const struct file_open *to)
 {
 	char a[FILE_PATH_MAX + 2], b[FILE_PATH_MAX + 2];
 	int rc;
 
-	if (sh == NULL || !sh->fruit || sh->fruit_resource != FRUIT_RSRC_FILE)
-		return 0;
+	if (sh == NULL || !sh->fruit || sh->fruit_resource != FRUIT_RSRC_FILE ||
+	    to->is_dir)
+		return;
 	if (fruit_rsrc_name(from, a, sizeof(a)) != 0 ||
-	    fruit_rsrc_name(to, b, sizeof(b)) != 0)
-		return 0;
-	/* as Samba's fruit_rename: the "._" file follows, replacing */
+	    fruit_rsrc_name(to->path, b, sizeof(b)) != 0)
+		return;
+	/*
+	 * As Samba's fruit_rename: the "._" file follows, replacing; a
+	 * failure is logged, the data file has moved already.
+	 */
 	rc = file_vfs()->rename(root, a, b, 1);
-	return rc == -ENOENT ? 0 : rc;
+	if (rc != 0 && rc != -ENOENT)
+		log_info("rename of the resource fork of \"%s\": %s", from,
+		    strerror(-rc));
 }
 
 int

@@ -658,14 +658,7 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return ntstatus_from_errno(rc);
 	memcpy(from, f->path, sizeof(from));
 	snprintf(f->path, sizeof(f->path), "%s", target);
-	/*
-	 * fruit:resource = file: the "._" file follows, as Samba's
-	 * fruit_rename (a failure is logged: the data file has moved).
-	 */
-	if (!f->is_dir && (rc = fruit_rsrc_rename(tree->share, tree->root_fd,
-	    from, f->path)) != 0)
-		log_info("rename of the resource fork of \"%s\": %s", from,
-		    strerror(-rc));
+	fruit_rsrc_rename(tree->share, tree->root_fd, from, f);
 	/* the opens made by the old name now stand for the new one */
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);
