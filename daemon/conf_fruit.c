@@ -56,6 +56,27 @@ conf_fruit_check(struct conf_share *s, char *why, size_t cap)
 			s->fruit = 1;
 		p += n;
 	}
+	/*
+	 * fruit:veto_appledouble (default yes), as Samba's fruit_connect:
+	 * "._*" names join `veto files`, so that the "._" files holding
+	 * resource forks are neither listed nor opened by name.  Before
+	 * the patterns are compiled (conf_share_namepats).
+	 */
+	if (s->fruit && s->fruit_veto_appledouble &&
+	    (s->veto_files == NULL || strstr(s->veto_files, "/._*/") == NULL)) {
+		char *v;
+
+		const char *was = s->veto_files != NULL ? s->veto_files : "";
+		size_t wl = strlen(was);
+
+		if (asprintf(&v, "%s%s._*/", was,
+		    wl > 0 && was[wl - 1] == '/' ? "" : "/") < 0) {
+			snprintf(why, cap, "out of memory");
+			return -1;
+		}
+		free(s->veto_files);
+		s->veto_files = v;
+	}
 	s->fruit_tm_max_size = 0;
 	if (s->fruit_tm_max_size_s != NULL && s->fruit_tm_max_size_s[0] != '\0' &&
 	    conf_fruit_size(s->fruit_tm_max_size_s, &s->fruit_tm_max_size) < 0) {

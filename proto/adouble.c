@@ -216,3 +216,78 @@ adouble_meta_listed(const uint8_t *buf, size_t len)
 			return 1;
 	return 0;
 }
+
+/*
+ * "._" files (proto/adouble.h).  The entry table is read as Samba's
+ * ad_unpack with two entries; a fork that is not last (or overlaps the
+ * header, or another entry) is refused: a write there would overwrite
+ * the Finder info or the table.
+ */
+int
+adouble_rsrc_parse(const uint8_t *buf, size_t len, uint64_t fsize,
+    struct adouble_rsrc *r)
+{
+	struct cur c;
+	uint32_t id, off, elen, fi_off = 0, fi_len = 0, rf_off = 0, rf_len = 0;
+	uint32_t len_at = 0;
+	int i, have_fi = 0, have_rf = 0;
+
+	if (buf == NULL || len < ADOUBLE_RSRC_HDR || fsize < ADOUBLE_RSRC_HDR)
+		return -1;
+	cur_init(&c, buf, len);
+	if (cur_be32(&c) != ADOUBLE_MAGIC || cur_be32(&c) != ADOUBLE_VERSION2)
+		return -1;
+	cur_skip(&c, 16);			/* filler */
+	if (cur_be16(&c) != 2)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		id = cur_be32(&c);
+		off = cur_be32(&c);
+		elen = cur_be32(&c);
+		if (c.err)
+			return -1;
+		if (id == ADOUBLE_EID_FINDERI && !have_fi) {
+			have_fi = 1;
+			fi_off = off;
+			fi_len = elen;
+		} else if (id == ADOUBLE_EID_RFORK && !have_rf) {
+			have_rf = 1;
+			rf_off = off;
+			rf_len = elen;
+			len_at = (uint32_t)(ADOUBLE_HDR_LEN +
+			    i * ADOUBLE_ENTRY_LEN + 8);
+		} else
+			return -1;
+	}
+	if (!have_fi || !have_rf || fi_off != ADOUBLE_RSRC_FI_OFF ||
+	    fi_len < ADOUBLE_FINDERI_LEN)
+		return -1;
+	/* the fork is last: after the whole Finder info (no wrap) */
+	if (rf_off < ADOUBLE_RSRC_HDR ||
+	    (uint64_t)fi_off + fi_len > rf_off || rf_off > fsize)
+		return -1;
+	r->off = rf_off;
+	r->len = (uint64_t)rf_off + rf_len > fsize ? fsize - rf_off : rf_len;
+	r->len_at = len_at;
+	return 0;
+}
+
+void
+adouble_rsrc_new(uint8_t buf[ADOUBLE_RSRC_HDR])
+{
+	memset(buf, 0, ADOUBLE_RSRC_HDR);
+	adouble_put32(buf, ADOUBLE_MAGIC);
+	adouble_put32(buf + 4, ADOUBLE_VERSION2);
+	memcpy(buf + 8, "Netatalk        ", 16);	/* Samba's AD_FILLER_TAG */
+	adouble_put16(buf + 24, 2);
+	/* by id, as Samba's ad_pack: the fork's entry first */
+	adouble_entry_put(buf, 0, ADOUBLE_EID_RFORK, ADOUBLE_RSRC_HDR, 0);
+	adouble_entry_put(buf, 1, ADOUBLE_EID_FINDERI, ADOUBLE_RSRC_FI_OFF,
+	    ADOUBLE_FINDERI_LEN);
+}
+
+void
+adouble_rsrc_len_put(uint8_t out[4], uint32_t len)
+{
+	adouble_put32(out, len);
+}

@@ -85,4 +85,41 @@ size_t	adouble_meta_set(uint8_t *buf, size_t len, size_t cap,
  */
 int	adouble_meta_listed(const uint8_t *buf, size_t len);
 
+/*
+ * `fruit:resource = file` (Samba's default): a file's resource fork is
+ * the resource-fork entry of the AppleDouble file "._NAME" beside it.
+ * Samba writes 82 bytes of header: the filler "Netatalk        ", two
+ * entries by id (the resource fork's, then the Finder info's: 32 bytes
+ * at 50), the resource fork's bytes at 82, last, so that it grows at the end of the file.  A Mac's own "._"
+ * files carry more in an extended Finder info (its xattrs) and their
+ * fork further on; those are read where they are.
+ */
+#define ADOUBLE_RSRC_PREFIX	"._"
+#define ADOUBLE_RSRC_HDR	82	/* Samba's AD_DATASZ_DOT_UND */
+#define ADOUBLE_RSRC_FI_OFF	50	/* the Finder info, after 2 entries */
+
+struct adouble_rsrc {
+	uint64_t	off;		/* where the fork's bytes begin */
+	uint64_t	len;		/* its length, cut at the file's end */
+	uint32_t	len_at;		/* where its length field is */
+};
+
+/*
+ * Parses the header of a "._" file of fsize bytes (buf holds its first
+ * len bytes, len >= ADOUBLE_RSRC_HDR or the whole file) as Samba's
+ * ad_read_rsrc_adouble accepts it: magic and version, exactly two
+ * entries, the Finder info at 50 of at least 32 bytes, the resource fork
+ * after it and after every other byte of the header (it is last), at or
+ * past 82 and not past the file's end; a length running past the end is
+ * cut there (as Samba does).  0, or -1 when malformed.
+ */
+int	adouble_rsrc_parse(const uint8_t *buf, size_t len, uint64_t fsize,
+	    struct adouble_rsrc *r);
+
+/* A new header (82 bytes), as Samba's ad_init for a "._" file. */
+void	adouble_rsrc_new(uint8_t buf[ADOUBLE_RSRC_HDR]);
+
+/* The 4 big-endian bytes of a new fork length, for the length field. */
+void	adouble_rsrc_len_put(uint8_t out[4], uint32_t len);
+
 #endif

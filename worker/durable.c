@@ -165,6 +165,7 @@ durable_reopen(struct tree *tree, const struct shm_durable_rec *rec,
 	if ((f = file_open_get()) == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	f->share = tree->share;
+	f->root_fd = tree->root_fd;
 	snprintf(f->path, sizeof(f->path), "%s", rec->path);
 	f->stream[0] = '\0';
 	r = (rec->access & (FILE_READ_DATA | FILE_EXECUTE)) != 0;

@@ -68,6 +68,7 @@ file_open_get(void)
 	f->next_free = NULL;
 	f->fd = -1;
 	f->share = NULL;
+	f->root_fd = -1;
 	f->live_prev = NULL;
 	f->live_next = file_live;
 	if (file_live != NULL)
@@ -469,6 +470,9 @@ file_stream_size(struct file_open *f)
 	/* netatalk's blob is an AfpInfo of 60 bytes, or none (fruit.h) */
 	if (fruit_meta_netatalk(f))
 		return fruit_afpinfo_read(f, rec);
+	/* a resource fork in a "._" file (fruit.h) */
+	if (fruit_rsrc_file(f))
+		return fruit_rsrc_size(f);
 	n = file_vfs()->getxattr(f->fd, xname, NULL, 0);
 	return n;
 }
@@ -545,6 +549,7 @@ file_stream_resolve(struct file_open *f)
 
 	/* netatalk's AfpInfo has fixed xattr names (fruit.h) */
 	if (f->stream[0] == '\0' || fruit_meta_netatalk(f) ||
+	    fruit_rsrc_file(f) ||
 	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
 		return 0;
 	if (vfs->getxattr(f->fd, xname, NULL, 0) >= 0)
@@ -578,6 +583,8 @@ file_stream_pread(struct file_open *f, void *buf, size_t len, uint64_t off)
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
+	if (fruit_rsrc_file(f))
+		return fruit_rsrc_pread(f, buf, len, off);
 	if (fruit_meta_netatalk(f))
 		n = fruit_afpinfo_read(f, file_stream_buf);
 	else
@@ -604,6 +611,8 @@ file_stream_pwrite(struct file_open *f, const void *buf, size_t len,
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return rc;
+	if (fruit_rsrc_file(f))
+		return fruit_rsrc_pwrite(f, buf, len, off);
 	if (off > sizeof(file_stream_buf) ||
 	    len > sizeof(file_stream_buf) - off)
 		return -ENOSPC;		/* past what an xattr holds */

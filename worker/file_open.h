@@ -94,6 +94,7 @@ struct file_open {
 	uint32_t	 mode;		/* FileModeInformation */
 	struct file_dir	*dir;		/* directories, allocated on first search */
 	const void	*share;		/* the share (conf) the path is relative to */
+	int		 root_fd;	/* its tree's root fd (fruit "._" files) */
 	struct file_open *next_free;
 	/* every record in use, for the open-handle rules of renames */
 	struct file_open *live_prev;

@@ -159,6 +159,8 @@ fruit_rsrc_kept(const struct file_open *f)
 	 * unseen (empty forks are never listed).  One getxattr, at the last
 	 * close of a delete-pending fork only.
 	 */
+	if (fruit_rsrc_file(f))
+		return fruit_rsrc_size(f) > 0;
 	return fruit_is_resource(f) &&
 	    vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) == 0 &&
 	    file_vfs()->getxattr(f->fd, xname, NULL, 0) > 0;
@@ -403,7 +405,12 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	 */
 	if (sh->fruit_metadata == FRUIT_META_NETATALK)
 		has = fruit_dir_has(dirfd, name, xname, old);
-	if (xname[0] != '\0' && (has & FRUIT_HAS_RSRC) &&
+	/* fruit:resource = file: "._NAME", else an older xattr fork */
+	n = -ENOENT;
+	if (sh->fruit_resource == FRUIT_RSRC_FILE && S_ISREG(st->mode) &&
+	    (n = fruit_rsrc_entsize(dirfd, name)) > 0)
+		rsize = (uint64_t)n;
+	else if (xname[0] != '\0' && (has & FRUIT_HAS_RSRC) &&
 	    (n = vfs->entxattr(dirfd, name, xname, NULL, 0)) > 0)
 		rsize = (uint64_t)n;
 	le64_put(out + 2, rsize);
@@ -432,9 +439,11 @@ fruit_copyfile(struct file_open *src, struct file_open *dst,
 	size_t pl = strlen(VFS_XATTR_STREAM);
 	struct vfs_stat st;
 	const char *x;
+	const struct conf_share *sh = src->share;
 	uint64_t off = 0;
 	ssize_t n, len;
-	int rc;
+	int rc, rsrc_file = sh != NULL && sh->fruit && !src->is_dir &&
+	    sh->fruit_resource == FRUIT_RSRC_FILE;
 
 	*copied = 0;
 	if ((rc = vfs->fstat(src->fd, &st)) != 0)
@@ -458,12 +467,18 @@ fruit_copyfile(struct file_open *src, struct file_open *dst,
 		off += (uint64_t)n;
 	}
 	*copied = off;
+	/* fruit:resource = file: the fork from ._ file to ._ file */
+	if (rsrc_file && (rc = fruit_rsrc_copy(src, dst)) != 0)
+		return rc;
 	/* the named streams: Finder info, resource fork, the rest */
 	len = vfs->listxattr(src->fd, list, sizeof(list));
 	for (x = list; len > 0 && x < list + len; x += strlen(x) + 1) {
 		/* netatalk's blob is the Finder info too */
 		if (strncmp(x, VFS_XATTR_STREAM, pl) != 0 &&
 		    strcmp(x, ADOUBLE_META_XATTR) != 0)
+			continue;
+		/* an older xattr fork: copied above */
+		if (rsrc_file && strcmp(x + pl, FRUIT_RESOURCE) == 0)
 			continue;
 		n = vfs->getxattr(src->fd, x, buf, sizeof(buf));
 		if (n < 0)

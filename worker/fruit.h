@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proto/aapl.h"
 #include "proto/cur.h"
@@ -169,5 +170,54 @@ int		fruit_nfs_take(const struct conn *, const struct tree *,
  */
 int		fruit_tm_size(const struct tree *, uint64_t *total512,
 		    uint64_t *free512);
+
+/*
+ * fruit:resource = file (Samba's default, and ours; worker/fruit_rsrc.c):
+ * AFP_Resource of "dir/NAME" is the resource-fork entry of the
+ * AppleDouble file "dir/._NAME" (proto/adouble.h), opened beneath the
+ * share root as the user, never through a symlink, never a FIFO or
+ * device.  Where no "._" file holds a fork, the older stream xattr
+ * user.usmbd.stream.AFP_Resource is read; the next write, truncation or
+ * delete moves or removes it.  Is f such a fork?  1 or 0.
+ */
+int		fruit_rsrc_file(const struct file_open *);
+/* "dir/._NAME" for path "dir/NAME": 0 or -errno. */
+int		fruit_rsrc_name(const char *path, char *out, size_t cap);
+/* The fork's size: >= 0, -ENODATA when there is none, or -errno. */
+int64_t		fruit_rsrc_size(const struct file_open *);
+/* Bytes read at off (0 past the end), -ENODATA, or -errno. */
+ssize_t		fruit_rsrc_pread(const struct file_open *, void *buf,
+		    size_t len, uint64_t off);
+/* Writes at off: the "._" file made when missing.  len, or -errno. */
+ssize_t		fruit_rsrc_pwrite(struct file_open *, const void *buf,
+		    size_t len, uint64_t off);
+/* The fork's end of file: 0 or -errno. */
+int		fruit_rsrc_truncate(struct file_open *, uint64_t len);
+/*
+ * A create of the stream: the "._" file made when missing (*made), the
+ * fork emptied when truncate.  0 or -errno.
+ */
+int		fruit_rsrc_create(struct file_open *, int truncate, int *made);
+/* Removes the "._" file and the older xattr: 0, -ENODATA, or -errno. */
+int		fruit_rsrc_remove(struct file_open *);
+/*
+ * The data file from was renamed to to->path (a file's rename: "._NAME"
+ * follows; a directory's: nothing) or removed at path on a share of
+ * root: its "._" file follows (goes), as Samba's fruit_rename and
+ * fruit_unlink (a failed rename is logged).  fruit_rsrc_unlinked: 0 or
+ * -errno.  Nothing on other shares.
+ */
+void		fruit_rsrc_rename(const struct conf_share *, int root,
+		    const char *from, const struct file_open *to);
+int		fruit_rsrc_unlinked(const struct conf_share *, int root,
+		    const char *path);
+/* OSX_COPYFILE: src's fork (if any) becomes dst's.  0 or -errno. */
+int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
+/*
+ * READ_DIR_ATTR: the fork size in "._NAME" of directory dirfd; -ENOENT
+ * when there is none, -EINVAL when it is not a well formed one.  One
+ * openat2 when there is none; open, fstat, pread, close when there is.
+ */
+int64_t		fruit_rsrc_entsize(int dirfd, const char *name);
 
 #endif

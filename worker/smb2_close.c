@@ -107,7 +107,8 @@ file_open_close(struct open *op)
 			/* a Mac keeps a resource fork that holds data */
 			if (vfs_stream_xattr_name(f->stream, xname,
 			    sizeof(xname)) == 0 && !fruit_rsrc_kept(f) &&
-			    (fruit_meta_netatalk(f) ? fruit_afpinfo_remove(f) :
+			    (fruit_rsrc_file(f) ? fruit_rsrc_remove(f) :
+			    fruit_meta_netatalk(f) ? fruit_afpinfo_remove(f) :
 			    vfs->removexattr(f->fd, xname)) == 0)
 				smb2_notify_file_change(op->tree->root_fd, f,
 				    FILE_ACTION_REMOVED_STREAM,
@@ -148,6 +149,10 @@ file_open_close(struct open *op)
 			 * delete itself (Samba compares the setter's key with
 			 * the last closer's; smb2.dirlease.unlink_*).
 			 */
+			/* its "._" file goes too, as Samba's fruit_unlink */
+			if (rc == 0 && !f->is_dir)
+				(void)fruit_rsrc_unlinked(op->tree->share,
+				    op->tree->root_fd, f->path);
 			if (rc == 0)
 				dirlease_break_parent(op->conn, op->tree,
 				    f->path, f->delete_on_close &&

@@ -870,6 +870,7 @@ smb2_create_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	if ((cr.f = file_open_get()) == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	cr.f->share = cr.tree->share;
+	cr.f->root_fd = cr.tree->root_fd;
 	cr.f->posix = cr.cc.posix.posix;
 	if ((status = (cr.f->posix ? file_name_parse_posix : file_name_parse)(
 	    req, cr.name16, cr.name_len, cr.f->path, sizeof(cr.f->path),

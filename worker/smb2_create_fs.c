@@ -176,6 +176,23 @@ create_open_stream(struct file_open *f, int may_create, int truncate,
 
 	if (vfs_stream_xattr_name(f->stream, xname, sizeof(xname)) != 0)
 		return STATUS_OBJECT_NAME_INVALID;
+	/* a resource fork in a "._" file, made as Samba makes it (fruit.h) */
+	if (fruit_rsrc_file(f)) {
+		int made = 0;
+
+		n = fruit_rsrc_size(f);
+		if (n < 0 && n != -ENODATA)
+			return ntstatus_from_errno((int)n);
+		if (n == -ENODATA && !may_create)
+			return STATUS_OBJECT_NAME_NOT_FOUND;
+		if (n == -ENODATA || truncate) {
+			if ((rc = fruit_rsrc_create(f, truncate, &made)) != 0)
+				return ntstatus_from_errno(rc);
+			*action = n == -ENODATA ? FILE_CREATED :
+			    FILE_OVERWRITTEN;
+		}
+		return STATUS_SUCCESS;
+	}
 	/* netatalk's blob is an AfpInfo, or none (fruit.h) */
 	n = fruit_meta_netatalk(f) ? file_stream_size(f) :
 	    vfs->getxattr(f->fd, xname, NULL, 0);

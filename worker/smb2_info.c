@@ -67,19 +67,51 @@ info_name(struct file_open *f, int with_stream)
 	return len < 0 ? 0 : len;
 }
 
+/*
+ * One entry of a stream list after prev: its bytes added to *total; 0
+ * when it does not fit, with *need the total it would take.
+ */
+static int
+info_stream_put(struct wcur *w, const char *name, int64_t size,
+    uint8_t **prev, size_t *total, size_t *need)
+{
+	static char sname[300 + 8];
+	static uint8_t s16[(300 + 8) * 2];
+	uint8_t *start;
+	int l16;
+
+	snprintf(sname, sizeof(sname), ":%s:$DATA", name);
+	l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16, sizeof(s16));
+	if (l16 < 0)
+		return 1;
+	wcur_align(w, 8);
+	start = w->p;
+	if (fscc_put_stream(w, s16, (size_t)l16, (uint64_t)size,
+	    ((uint64_t)size + 4095) & ~4095ull) == 0) {
+		*need = *total + 24 + (size_t)l16 + 8;
+		return 0;
+	}
+	if (*prev != NULL)
+		le32_put(*prev, (uint32_t)(start - *prev));
+	*prev = start;
+	*total = (size_t)(w->p - start) + *total;
+	return 1;
+}
+
 static size_t
 info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
     int aapl)
 {
 	const struct vfs_ops *vfs = file_vfs();
+	const struct conf_share *sh = f->share;
 	static const char data[] = "::$DATA";
-	static char sname[300 + 8];
 	static uint8_t s16[(300 + 8) * 2];
-	size_t plen = strlen(VFS_XATTR_STREAM), total = 0, wrote;
+	size_t plen = strlen(VFS_XATTR_STREAM), total = 0, wrote, need;
 	uint8_t *prev = NULL, *start;
 	ssize_t n, size;
+	int64_t rsize;
 	const char *x, *name;
-	int l16, ad = -1;
+	int l16, ad = -1, rsrc_file;
 
 	/* MS-FSCC 2.4.44; the unnamed stream first, for files only */
 	if (!f->is_dir) {
@@ -102,6 +134,9 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
 		for (x = info_xattrs; x < info_xattrs + n; x += strlen(x) + 1)
 			if (strcmp(x, ADOUBLE_META_XATTR) == 0)
 				ad = fruit_afpinfo_listed(f);
+	/* fruit:resource = file: AFP_Resource is the "._" file's fork */
+	rsrc_file = !f->is_dir && f->path[0] != '\0' && sh != NULL &&
+	    sh->fruit && sh->fruit_resource == FRUIT_RSRC_FILE;
 	for (x = info_xattrs; n > 0 && x < info_xattrs + n;
 	    x += strlen(x) + 1) {
 		if (ad >= 0 && strcmp(x, ADOUBLE_META_XATTR) == 0) {
@@ -115,25 +150,19 @@ info_streams(struct file_open *f, struct wcur *w, uint64_t eof, uint64_t alloc,
 			name = x + plen;
 			if (ad >= 0 && strcasecmp(name, FRUIT_AFPINFO) == 0)
 				continue;
+			if (rsrc_file && strcasecmp(name, FRUIT_RESOURCE) == 0)
+				continue;
 			size = vfs->getxattr(f->fd, x, NULL, 0);
 			if (size < 0 || fruit_stream_hidden(f, name, size, aapl))
 				continue;
 		}
-		snprintf(sname, sizeof(sname), ":%s:$DATA", name);
-		l16 = unicode_utf8_to_utf16(sname, strlen(sname), s16,
-		    sizeof(s16));
-		if (l16 < 0)
-			continue;
-		wcur_align(w, 8);
-		start = w->p;
-		if ((wrote = fscc_put_stream(w, s16, (size_t)l16,
-		    (uint64_t)size, ((uint64_t)size + 4095) & ~4095ull)) == 0)
-			return total + 24 + (size_t)l16 + 8;
-		if (prev != NULL)
-			le32_put(prev, (uint32_t)(start - prev));
-		prev = start;
-		total = (size_t)(w->p - start) + total;
+		if (!info_stream_put(w, name, size, &prev, &total, &need))
+			return need;
 	}
+	/* listed when it holds data, as Samba's fruit_streaminfo_rsrc */
+	if (rsrc_file && (rsize = fruit_rsrc_size(f)) > 0 &&
+	    !info_stream_put(w, FRUIT_RESOURCE, rsize, &prev, &total, &need))
+		return need;
 	return total;
 }
 

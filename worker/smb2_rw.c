@@ -127,7 +127,19 @@ smb2_read_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	hdr = wcur_reserve(&rsp->body, 16);
 	if (hdr == NULL)
 		return STATUS_INSUFF_SERVER_RESOURCES;
-	if (f->stream[0] != '\0') {
+	if (f->stream[0] != '\0' && fruit_rsrc_file(f)) {
+		/* a resource fork in a "._" file: read in place (fruit.h) */
+		if (len > wcur_left(&rsp->body))
+			return STATUS_INVALID_PARAMETER;
+		n = fruit_rsrc_pread(f, rsp->body.p, len, off);
+		if (n == -ENODATA)
+			n = 0;
+		if (n < 0)
+			return ntstatus_from_errno((int)n);
+		if (n == 0 && len > 0)
+			goto eof;
+		rsp->body.p += n;
+	} else if (f->stream[0] != '\0') {
 		if ((n = rw_stream_load(f, xname, sizeof(xname))) < 0)
 			return ntstatus_from_errno((int)n);
 		/*
@@ -214,6 +226,13 @@ rw_stream_write(struct file_open *f, const uint8_t *data, uint32_t len,
 			return STATUS_INVALID_PARAMETER;
 		return n < 0 ? ntstatus_from_errno((int)n) : STATUS_SUCCESS;
 	}
+	if (fruit_rsrc_file(f)) {
+		/* a "._" file grows with its fork: no xattr limit (fruit.h) */
+		n = fruit_rsrc_pwrite(f, data, len, off);
+		if (n == -EFBIG)
+			return STATUS_DISK_FULL;
+		return n < 0 ? ntstatus_from_errno((int)n) : STATUS_SUCCESS;
+	}
 	if ((n = rw_stream_load(f, xname, sizeof(xname))) < 0)
 		return ntstatus_from_errno((int)n);
 	if (off > RW_STREAM_MAX || len > RW_STREAM_MAX - off)
@@ -282,7 +301,10 @@ smb2_write_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 		if (f->stream[0] != '\0') {
 			char xname[300];
 
-			n = rw_stream_load(f, xname, sizeof(xname));
+			n = fruit_rsrc_file(f) ? fruit_rsrc_size(f) :
+			    rw_stream_load(f, xname, sizeof(xname));
+			if (n == -ENODATA)
+				n = 0;
 			if (n < 0)
 				return ntstatus_from_errno((int)n);
 			off = (uint64_t)n;

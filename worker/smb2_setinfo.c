@@ -182,6 +182,17 @@ info_set_stream_size(struct file_open *f, uint64_t size, int alloc)
 
 	if ((rc = vfs_stream_xattr_name(f->stream, xname, sizeof(xname))) != 0)
 		return ntstatus_from_errno(rc);
+	/* a resource fork in a "._" file (fruit.h): no xattr's limit */
+	if (fruit_rsrc_file(f)) {
+		n = fruit_rsrc_size(f);
+		if (n < 0 && n != -ENODATA)
+			return ntstatus_from_errno((int)n);
+		if (n >= 0 && (size == (uint64_t)n ||
+		    (alloc && size > (uint64_t)n)))
+			return STATUS_SUCCESS;
+		rc = fruit_rsrc_truncate(f, size);
+		return rc == -EFBIG ? STATUS_DISK_FULL : ntstatus_from_errno(rc);
+	}
 	n = vfs->getxattr(f->fd, xname, buf, sizeof(info_xattrs));
 	if (n < 0)
 		return ntstatus_from_errno((int)n);
@@ -647,6 +658,7 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		return ntstatus_from_errno(rc);
 	memcpy(from, f->path, sizeof(from));
 	snprintf(f->path, sizeof(f->path), "%s", target);
+	fruit_rsrc_rename(tree->share, tree->root_fd, from, f);
 	/* the opens made by the old name now stand for the new one */
 	file_open_renamed(f, from);
 	state_open_renamed(op, from);

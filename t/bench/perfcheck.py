@@ -65,7 +65,7 @@ COMMANDS = ("READ", "WRITE", "CREATE", "CLOSE", "CREATE_DOC", "CLOSE_DOC", "QUER
             "CREATE_POSIX_MARKED", "QUERY_DIRECTORY_HIDE",
             "QUERY_DIRECTORY_LONG", "QUERY_DIRECTORY_SHORT",
             "TREE_CONNECT", "TREE_CONNECT_MAXCONN", "TREE_CONNECT_HOMES",
-            "QUERY_DIRECTORY_FRUIT", "READ_AFPINFO",
+            "QUERY_DIRECTORY_FRUIT", "READ_AFPINFO", "READ_RSRC",
             "LOCK", "UNLOCK", "LOCK_RESILIENT", "UNLOCK_RESILIENT",
             "LOCK_DURABLE", "UNLOCK_DURABLE")
 # Issue 14: on a share where a descriptor was stored (marked), a CREATE of
@@ -103,8 +103,9 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
            # 88.08 was seen once against 56.00).  With fruit:metadata =
            # netatalk (the default, as on perfcheck's [fruit]) an entry
            # asks one llistxattr and then only the xattrs it names: these
-           # 16 files have none, 72 against 56 measured; the bound stays
-           # that of a share with fruit:metadata = stream
+           # 16 files have none, 72 against 56 measured; with
+           # fruit:resource = file (the default) one openat2 more per
+           # entry looks for "._NAME" (ENOENT here): 88, the bound
            "QUERY_DIRECTORY_FRUIT": ("QUERY_DIRECTORY", 32.1),
            # a resilient or durable open's LockSequence entry goes into
            # its durable record in the lock's own write transaction
@@ -120,7 +121,11 @@ SAME_AS = {"CREATE_DOC_MARKED": ("CREATE_DOC_SUB", 0.05),
 # READ_AFPINFO: a 60-byte read of AFP_AfpInfo on a netatalk share
 # (worker/fruit.h fruit_afpinfo_read): the wait (io_uring_enter) and
 # one fgetxattr of netatalk's blob, converted in a static buffer.
-MAX_SYSCALLS = {"LOCK": 2, "UNLOCK": 1, "READ_AFPINFO": 2,
+# READ_RSRC: a 4 KiB read of AFP_Resource kept in "._perf_rsrc"
+# (worker/fruit_rsrc.c): the wait, the "._" file's openat2 beneath the
+# root, its fstat (a regular file only), the header's pread and the
+# fork's, the close: 6.
+MAX_SYSCALLS = {"LOCK": 2, "UNLOCK": 1, "READ_AFPINFO": 2, "READ_RSRC": 6,
                 "WRITE": 2, "READ": 2, "WRITE_96K": 6, "READ_PLAIN": 2,
                 "CREATE_POSIX_DOC": 5, "QUERY_INFO_POSIX": 3, "CLOSE_POSIX_DOC": 6,
                 "QUERY_DIRECTORY": 56}
@@ -137,6 +142,7 @@ MAX_SYSCALLS = {"LOCK": 2, "UNLOCK": 1, "READ_AFPINFO": 2,
 # delete-on-close CLOSE is the name check, unlinkat and the two closes.
 LABEL = {"READ": "4 KiB encrypted READ (AES-128-CCM, 3.0)",
          "READ_AFPINFO": "60-byte READ of AFP_AfpInfo (netatalk metadata)",
+         "READ_RSRC": "4 KiB READ of AFP_Resource (a ._ file)",
          "WRITE": "4 KiB encrypted WRITE (AES-128-CCM, 3.0)",
          "WRITE_96K": "96 KiB unsigned WRITE", "READ_PLAIN": "4 KiB unsigned READ",
          "WRITE_4M_SPLIT": "4 MiB unsigned WRITE larger than the receive window",
@@ -218,7 +224,7 @@ SLACK = {"WRITE_96K": 0.25,
          # the tick again (3.01 seen in perfcheck runs at a load near 5),
          # and a client slower than the 10 ms bound of a wait that sends
          # an answer by the ring (worker/uring.c): one more io_uring_enter
-         "READ_PLAIN": 0.1, "READ_AFPINFO": 0.1,
+         "READ_PLAIN": 0.1, "READ_AFPINFO": 0.1, "READ_RSRC": 0.1,
          # the worker's 1 s tick (timerfd) falls into some windows
          "CREATE_POSIX_DOC": 0.1, "QUERY_INFO_POSIX": 0.1, "CLOSE_POSIX_DOC": 0.1,
          "QUERY_DIRECTORY": 0.1,

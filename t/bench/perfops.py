@@ -309,6 +309,19 @@ def main():
         window("READ_AFPINFO", n, lambda i: smb.read(ftid, afid, 0, 60))
         smb.close(ftid, afid)
         conn.deleteFile("fruit", "perf_afp")
+        # AFP_Resource read on [fruit] (fruit:resource = file, the
+        # default): 4 KiB of the fork entry of ._perf_rsrc, which each
+        # READ opens beneath the root, checks and closes
+        smb.close(ftid, smb.create(ftid, "perf_rsrc", 0x0012019f,
+                                   SHARE_ALL, 0, 5, 0))
+        rfid = smb.create(ftid, "perf_rsrc:AFP_Resource",
+                          0x0012019f, SHARE_ALL, 0, 5, 0)   # FILE_OVERWRITE_IF
+        smb.write(ftid, rfid, b"r" * 4096, 0, 4096)
+        for _ in range(4):
+            smb.read(ftid, rfid, 0, 4096)
+        window("READ_RSRC", n, lambda i: smb.read(ftid, rfid, 0, 4096))
+        smb.close(ftid, rfid)
+        conn.deleteFile("fruit", "perf_rsrc")
         conn.disconnectTree(ftid)
 
     # CREATE then CLOSE: m new files opened and held, then all closed.

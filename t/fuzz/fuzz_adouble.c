@@ -5,7 +5,10 @@
  * the record made from it carries the signature and version and that
  * Finder info; the Finder info set into the blob (in place or in a new
  * one) is found again, at the same place when the blob was well formed,
- * with every other byte of it kept.
+ * with every other byte of it kept.  The same bytes as the header of a
+ * "._" file of any size: a fork found starts after the header and the
+ * whole Finder info, lies wholly inside the file, and its length field
+ * lies in the entry table.
  *
  * Build: make build/fuzz/fuzz_adouble
  * Run:   build/fuzz/fuzz_adouble -max_total_time=60 t/fuzz/corpus/adouble
@@ -34,6 +37,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (adouble_meta_to_afpinfo(data, size, rec) != -1 ||
 	    adouble_meta_listed(data, size) != 0)
 		abort();
+	{
+		struct adouble_rsrc r;
+		uint64_t fsize;
+
+		/* the file's size from the input's tail, else its length */
+		fsize = size;
+		if (size >= ADOUBLE_RSRC_HDR + 4)
+			fsize = (uint64_t)data[size - 1] << 24 |
+			    (uint64_t)data[size - 2] << 16 |
+			    (uint64_t)data[size - 3] << 8 | data[size - 4];
+		if (adouble_rsrc_parse(data, size, fsize, &r) == 0 &&
+		    (r.off < ADOUBLE_RSRC_HDR || r.off > fsize ||
+		    r.len > fsize - r.off || r.len_at < ADOUBLE_HDR_LEN ||
+		    r.len_at + 4 > ADOUBLE_HDR_LEN + 2 * ADOUBLE_ENTRY_LEN))
+			abort();
+	}
 	if (size > sizeof(b))
 		return 0;
 	memcpy(b, data, size);

@@ -19,7 +19,7 @@
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 LIST=$ROOT/t/compat/fruit.list
 integ_init
-mkdir -p "$T/tm" "$T/ro" "$T/meta"
+mkdir -p "$T/tm" "$T/ro" "$T/meta" "$T/rsrc"
 chmod 1777 "$T/tm"
 echo data >"$T/ro/file"
 chmod 0755 "$T/ro"
@@ -70,13 +70,17 @@ SHARES="[fruit]
 	read only = no
 	vfs objects = catia fruit streams_xattr
 	fruit:metadata = netatalk
-	fruit:resource = stream"
+	fruit:resource = stream
+[rsrc]
+	path = $T/rsrc
+	read only = no
+	vfs objects = catia fruit streams_xattr"
 # Samba's selftest sets the global fruit keys its tests expect in the
 # AAPL answer: fruit:copyfile (and fruit:nfs_aces, Samba's default)
 GLOBALS=("fruit:copyfile = yes" "fruit:nfs_aces = yes" "fruit:model = MacSamba")
 INTEG_SHARES=$SHARES integ_conf "${GLOBALS[@]}"
 integ_users
-chown alice: "$T/meta"
+chown alice: "$T/meta" "$T/rsrc"
 integ_start || { fail "usmbd starts"; finish; }
 grep -q "unknown key 'fruit:" "$LOG" &&
     fail "a fruit: key of Samba's selftest shares is unknown: $(grep "unknown key 'fruit:" "$LOG" | head -3)"
@@ -181,6 +185,21 @@ if SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
 	samba_stop
 else
 	fail "Samba starts for the netatalk metadata checks"
+fi
+
+# fruit:resource = file on [rsrc] (Samba's defaults: ._ files), usmbd
+# alone, then with Debian's Samba 4.17 on the same directory
+# (t/integ/fruit_rsrc.py)
+client_checks fruit_rsrc "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
+SP=$(integ_free_port)
+if SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
+    samba_start "$T/samba_rsrc" "$SP" "$SHARES"; then
+	client_checks fruit_rsrc_samba "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob "$SP"
+	samba_stop
+else
+	fail "Samba starts for the resource fork checks"
 fi
 
 finish

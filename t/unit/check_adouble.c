@@ -205,6 +205,118 @@ START_TEST(test_set_in_place)
 }
 END_TEST
 
+/* "._" files: Samba's header byte for byte (as Samba 4.17 writes it) */
+START_TEST(test_rsrc_new)
+{
+	static const uint8_t want[ADOUBLE_RSRC_HDR] = {
+		0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00,
+		'N', 'e', 't', 'a', 't', 'a', 'l', 'k',
+		' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+		0x00, 0x02,
+		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x52,
+		0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x32,
+		0x00, 0x00, 0x00, 0x20,
+	};
+	uint8_t b[ADOUBLE_RSRC_HDR];
+	struct adouble_rsrc r;
+
+	adouble_rsrc_new(b);
+	ck_assert_int_eq(memcmp(b, want, sizeof(b)), 0);
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), sizeof(b), &r), 0);
+	ck_assert_uint_eq(r.off, 82);
+	ck_assert_uint_eq(r.len, 0);
+	ck_assert_uint_eq(r.len_at, 34);
+	/* a length written there is read back; past the end it is cut */
+	adouble_rsrc_len_put(b + r.len_at, 1000);
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 82 + 1000, &r), 0);
+	ck_assert_uint_eq(r.len, 1000);
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 82 + 10, &r), 0);
+	ck_assert_uint_eq(r.len, 10);
+}
+END_TEST
+
+START_TEST(test_rsrc_truncations)
+{
+	uint8_t b[ADOUBLE_RSRC_HDR];
+	struct adouble_rsrc r;
+	size_t n;
+
+	adouble_rsrc_new(b);
+	for (n = 0; n < sizeof(b); n++) {
+		ck_assert_int_eq(adouble_rsrc_parse(b, n, n, &r), -1);
+		/* a file shorter than its header, whatever was read */
+		ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), n, &r), -1);
+	}
+	ck_assert_int_eq(adouble_rsrc_parse(NULL, 82, 82, &r), -1);
+}
+END_TEST
+
+/* a new header with entry i changed, parsed as a file of fsize bytes */
+static int
+rsrc_with(unsigned i, uint32_t id, uint32_t off, uint32_t len,
+    uint64_t fsize, struct adouble_rsrc *r)
+{
+	uint8_t b[ADOUBLE_RSRC_HDR];
+	uint8_t *e;
+
+	adouble_rsrc_new(b);
+	e = b + 26 + 12 * i;
+	put32(e, id);
+	put32(e + 4, off);
+	put32(e + 8, len);
+	return adouble_rsrc_parse(b, sizeof(b), fsize, r);
+}
+
+START_TEST(test_rsrc_malformed)
+{
+	uint8_t b[ADOUBLE_RSRC_HDR];
+	struct adouble_rsrc r;
+
+	/* the fork over the Finder info, the table, the header */
+	ck_assert_int_eq(rsrc_with(0, 2, 81, 10, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 2, 50, 10, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 2, 0, 10, 200, &r), -1);
+	/* past the file's end; at its end it is empty */
+	ck_assert_int_eq(rsrc_with(0, 2, 201, 0, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 2, 200, 5, 200, &r), 0);
+	ck_assert_uint_eq(r.len, 0);
+	/* a length that wraps 32 bits, or runs far past the end: cut */
+	ck_assert_int_eq(rsrc_with(0, 2, 82, 0xFFFFFFFFu, 100, &r), 0);
+	ck_assert_uint_eq(r.len, 18);
+	/* the Finder info elsewhere, too short, or running into the fork */
+	ck_assert_int_eq(rsrc_with(1, 9, 51, 32, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(1, 9, 50, 31, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(1, 9, 50, 33, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(1, 9, 50, 0xFFFFFFF0u, 200, &r), -1);
+	/* a Mac's extended Finder info, its fork after it: fine */
+	adouble_rsrc_new(b);
+	put32(b + 26 + 4, 0xEE2);
+	put32(b + 26 + 8, 5);
+	put32(b + 38 + 8, 0xEB0);
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 0xEE2 + 5, &r), 0);
+	ck_assert_uint_eq(r.off, 0xEE2);
+	ck_assert_uint_eq(r.len, 5);
+	/* ids: two forks, two Finder infos, another entry, no fork */
+	ck_assert_int_eq(rsrc_with(1, 2, 100, 0, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 9, 50, 32, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 4, 82, 0, 200, &r), -1);
+	ck_assert_int_eq(rsrc_with(0, 0x80444556u, 82, 0, 200, &r), -1);
+	/* other counts, magic, version */
+	adouble_rsrc_new(b);
+	b[25] = 3;
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 200, &r), -1);
+	b[25] = 1;
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 200, &r), -1);
+	adouble_rsrc_new(b);
+	b[3] = 0x00;			/* AppleSingle's magic is 0x00051600 */
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 200, &r), -1);
+	adouble_rsrc_new(b);
+	b[5] = 0x01;			/* version 1 */
+	ck_assert_int_eq(adouble_rsrc_parse(b, sizeof(b), 200, &r), -1);
+}
+END_TEST
+
 static Suite *
 adouble_suite(void)
 {
@@ -216,6 +328,9 @@ adouble_suite(void)
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_set_in_place);
+	tcase_add_test(tc, test_rsrc_new);
+	tcase_add_test(tc, test_rsrc_truncations);
+	tcase_add_test(tc, test_rsrc_malformed);
 	suite_add_tcase(s, tc);
 	return s;
 }

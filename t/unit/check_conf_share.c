@@ -370,6 +370,20 @@ START_TEST(test_fruit_keys)
 	ck_assert_int_eq(c->shares[2].fruit_zero_file_id, 0);
 	/* a module whose name only begins with fruit is not fruit */
 	ck_assert_int_eq(c->shares[3].fruit, 0);
+	/* fruit:veto_appledouble (default yes): ._* joins veto files */
+	ck_assert_ptr_null(c->shares[1].veto_files);
+	ck_assert_str_eq(c->shares[2].veto_files, "/._*/");
+	ck_assert_ptr_nonnull(c->shares[2].veto_pat);
+	ck_assert_ptr_null(c->shares[3].veto_files);
+	conf_free(c);
+	ck_assert_int_eq(load("[a]\npath = /a\nvfs objects = fruit\n"
+	    "veto files = /*.tmp/\n"
+	    "[b]\npath = /b\nvfs objects = fruit\nveto files = /x\n"
+	    "[c]\npath = /c\nvfs objects = fruit\nveto files = /._*/y/\n",
+	    &c), 0);
+	ck_assert_str_eq(c->shares[1].veto_files, "/*.tmp/._*/");
+	ck_assert_str_eq(c->shares[2].veto_files, "/x/._*/");
+	ck_assert_str_eq(c->shares[3].veto_files, "/._*/y/");
 	conf_free(c);
 	ck_assert_int_eq(load("[s]\npath = /s\nfruit:time machine max size = 2T\n",
 	    &c), 0);
