@@ -84,7 +84,7 @@ struct enum_walk {
 	uint32_t	total;		/* matched */
 	uint32_t	only_id;	/* files: a 32-bit id, with has_id */
 	int		has_id;
-	struct shm	*shm;
+	uint32_t	nsess;		/* files: the user's sessions in es[] */
 };
 
 /* Who may see these lists: administrators, never a guest or null session. */
@@ -358,14 +358,17 @@ enum_file_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
     void *arg)
 {
 	struct enum_walk *w = arg;
-	struct shm_session_rec s;
 	struct enum_file *f;
+	uint32_t i;
 
 	(void)fid;
 	if (w->has_id && (uint32_t)r->persistent_id != w->only_id)
 		return 0;
-	if (w->user != NULL && (shm_session_get(w->shm, r->session_id, &s) != 0 ||
-	    strcasecmp(w->user, s.user) != 0))
+	/* a user filter: the open's session among that user's (es[]) */
+	for (i = 0; w->user != NULL && i < w->nsess; i++)
+		if (es[i].id == r->session_id)
+			break;
+	if (w->user != NULL && i == w->nsess)
 		return 0;
 	w->total++;
 	if (w->n >= SRVSVC_ENUM_FILE_MAX)
@@ -394,12 +397,24 @@ enum_file_lock_cb(const struct shm_file_id *fid, const struct shm_brlock_rec *l,
 	return 0;
 }
 
+/*
+ * Opens into ef[].  A lookup inside a walk would be a second read
+ * transaction of the same env in this thread (LMDB allows one): a user
+ * filter takes that user's sessions first, each walk in turn.
+ */
 static void
 enum_files(struct shm *shm, struct enum_walk *w, int count_locks)
 {
+	struct enum_walk sw;
+
 	if (shm == NULL)
 		return;
-	w->shm = shm;
+	if (w->user != NULL) {
+		memset(&sw, 0, sizeof(sw));
+		sw.user = w->user;
+		enum_sessions(shm, &sw, 0);
+		w->nsess = sw.n;
+	}
 	(void)shm_foreach_open(shm, enum_file_cb, w);
 	if (count_locks)
 		(void)shm_foreach_brlock(shm, enum_file_lock_cb, w);
