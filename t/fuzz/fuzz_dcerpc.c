@@ -103,8 +103,8 @@ out:
 static void
 fuzz_stub(const struct pipe_iface *pi, int as_admin, const uint8_t *d, size_t n)
 {
-	const struct pipe_env user = { &fuzz_conf, "fuzz" };
-	const struct pipe_env admin = { &fuzz_conf, "fuzz", .admin = 1 };
+	const struct pipe_env user = { .conf = &fuzz_conf, .user = "fuzz" };
+	const struct pipe_env admin = { .conf = &fuzz_conf, .user = "fuzz", .admin = 1 };
 	struct ndr_w w;
 	struct cur c;
 	uint8_t *copy;
