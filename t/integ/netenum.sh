@@ -4,7 +4,9 @@
 # group`) and bob hold sessions and open files; t/integ/netenum_client.py
 # (impacket) checks each level field by field as alice, and the refusals
 # to bob and to a null session; rpcclient's netsessenum, netfileenum and
-# netconnenum run while the opens are held, as alice and as bob.
+# netconnenum run while the opens are held, as alice and as bob; then
+# smbtorture's rpc.srvsvc.srvsvc (admin access) NetSessEnum, NetFileEnum
+# and NetConnEnum.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -66,5 +68,15 @@ done
 touch "$DONE"
 wait "$CLIENT"
 client_checks netenum_client.py cat "$T/client.out"
+# smbtorture's own checks of the three lists (every level it knows)
+for t in NetSessEnum NetFileEnum NetConnEnum; do
+	if smbtorture "ncacn_np:127.0.0.1[smb2]" -U "alice%$ALICE_PW" \
+	    --option="smb ports=$PORT" "rpc.srvsvc.srvsvc (admin access).$t" \
+	    >"$T/out" 2>&1 && has "^success: srvsvc \(admin access\)\.$t\$"; then
+		ok "smbtorture rpc.srvsvc.srvsvc (admin access).$t"
+	else
+		fail "smbtorture $t"; tail -n 15 "$T/out" | sed 's/^/     /'
+	fi
+done
 check "server still answers" "$USMBCTL" -s "$CONF" ping
 finish
