@@ -5,7 +5,8 @@
  * two opens (one durable, one with two locks) and a counted tree: each
  * answer decoded back field by field from the MS-SRVS IDL; refusals to a
  * plain user, a guest and a null session; unknown levels; every
- * truncation of every request.
+ * truncation of every request.  The listings run over one env and over
+ * 8 data envs (TCase core-8envs).
  */
 #include <check.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ static struct conf test_conf = {
 
 static char tdir[64];
 static struct shm *shm;
+static unsigned parts_log2;	/* 0: one env; 3: 8 data envs besides */
 static struct pipe_env env;		/* alice, an administrator */
 static const struct shm_file_id F1 = { 1, 100 }, F2 = { 1, 200 };
 #define S_ALICE	0x1111
@@ -70,7 +72,8 @@ setup(void)
 
 	snprintf(tdir, sizeof(tdir), "/tmp/check_srvsvc_enum.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tdir));
-	ck_assert_int_eq(shm_attach(tdir, 1024 * 1024, 0, SHM_CREATE, &shm), 0);
+	ck_assert_int_eq(shm_attach(tdir, 1024 * 1024, 0,
+	    SHM_CREATE | SHM_PARTS_LOG2(parts_log2), &shm), 0);
 	session(S_ALICE, getpid(), "alice", "10.0.0.1", 100);
 	session(S_BOB, getpid(), "bob", "10.0.0.2", 50);
 
@@ -103,6 +106,14 @@ setup(void)
 	strcpy(env.user, "alice");
 	env.admin = 1;
 	env.shm = shm;
+}
+
+static void
+setup8(void)
+{
+	parts_log2 = 3;
+	setup();
+	parts_log2 = 0;
 }
 
 static void
@@ -713,6 +724,15 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_no_state);
+	suite_add_tcase(s, tc);
+	/* the same over 8 data envs: sessions and opens in different envs */
+	tc = tcase_create("core-8envs");
+	tcase_add_checked_fixture(tc, setup8, teardown);
+	tcase_add_test(tc, test_session_enum_levels);
+	tcase_add_test(tc, test_session_enum_filters);
+	tcase_add_test(tc, test_file_enum);
+	tcase_add_test(tc, test_file_get_info);
+	tcase_add_test(tc, test_conn_enum);
 	suite_add_tcase(s, tc);
 	return s;
 }
