@@ -121,6 +121,12 @@ pipe_set_guest(struct rpc_pipe *p, int guest)
 }
 
 void
+pipe_set_state(struct rpc_pipe *p, struct shm *shm)
+{
+	p->env.shm = shm;
+}
+
+void
 pipe_close(struct rpc_pipe *p)
 {
 	if (p == NULL)

@@ -25,6 +25,7 @@
 
 struct conf;
 struct rpc_pipe;
+struct shm;
 
 /* Largest fragment we receive or send (Windows and Samba use 4280/5840). */
 #define PIPE_MAX_FRAG		5840
@@ -41,6 +42,7 @@ struct pipe_env {
 	int			 anonymous;	/* a null session */
 	int			 guest;		/* a guest session */
 	int			 admin;		/* in `server admin group` */
+	struct shm		*shm;		/* the worker's state env, or NULL */
 };
 
 /*
@@ -74,6 +76,8 @@ struct rpc_pipe	*pipe_open(const char *name, const struct conf *, const char *us
 void		 pipe_close(struct rpc_pipe *);
 /* The session is a guest's (lsarpc answers guests as anonymous). */
 void		 pipe_set_guest(struct rpc_pipe *, int guest);
+/* The shared state srvsvc's session and file lists read (NULL: none). */
+void		 pipe_set_state(struct rpc_pipe *, struct shm *);
 const struct pipe_iface *pipe_iface(const struct rpc_pipe *);
 
 /*

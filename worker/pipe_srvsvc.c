@@ -15,6 +15,7 @@
 #include "daemon/conf.h"
 #include "worker/homes.h"
 #include "worker/pipe.h"
+#include "worker/pipe_srvsvc.h"
 
 /* MS-SRVS 3.1.4 opnums */
 #define SRVSVC_OPNUM_NETR_SHARE_ENUM		15
@@ -474,6 +475,18 @@ srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
     struct ndr_w *out)
 {
 	switch (opnum) {
+	case SRVSVC_OPNUM_NETR_CONNECTION_ENUM:
+		return srvsvc_conn_enum(env, in, out);
+	case SRVSVC_OPNUM_NETR_FILE_ENUM:
+		return srvsvc_file_enum(env, in, out);
+	case SRVSVC_OPNUM_NETR_FILE_GET_INFO:
+		return srvsvc_file_get_info(env, in, out);
+	case SRVSVC_OPNUM_NETR_FILE_CLOSE:
+		return srvsvc_file_close(env, in, out);
+	case SRVSVC_OPNUM_NETR_SESSION_ENUM:
+		return srvsvc_session_enum(env, in, out);
+	case SRVSVC_OPNUM_NETR_SESSION_DEL:
+		return srvsvc_session_del(env, in, out);
 	case SRVSVC_OPNUM_NETR_SHARE_ENUM:
 		return srvsvc_share_enum(env, in, out, 1);
 	case SRVSVC_OPNUM_NETR_SHARE_ENUM_STICKY:

@@ -14,6 +14,7 @@
 #include "worker/conn.h"
 #include "worker/open.h"
 #include "worker/pipe.h"
+#include "worker/state.h"
 
 /* MS-SMB2 2.2.14 / MS-FSCC 2.6 */
 #define FILE_OPENED			0x00000001u
@@ -104,6 +105,7 @@ smb2_pipe_create(struct smb2_req *req, struct smb2_rsp *rsp)
 		return STATUS_INSUFF_SERVER_RESOURCES;
 	}
 	pipe_set_guest(p, req->sess != NULL && req->sess->guest);
+	pipe_set_state(p, state_shm());
 	o = open_alloc(req->conn, req->sess, req->tree, OPEN_PIPE);
 	if (o == NULL) {
 		pipe_close(p);

@@ -4,7 +4,9 @@
  *   0  a byte stream written to a fresh srvsvc pipe (bind first, or not),
  *      cut into writes at the sizes the second byte gives
  *   1  the same on a pipe already bound to srvsvc (so requests run)
- *   2  a srvsvc request stub for opnum data[1]
+ *   2  a srvsvc request stub for opnum data[1]; with bit 2 of the first
+ *      byte set the caller is an administrator (no state env: the
+ *      session and file lists come back empty after a full decode)
  *   3  a wkssvc request stub for opnum data[1], or with bit 2 of the
  *      first byte set an lsarpc one (its SIDs and names are looked up in
  *      NSS like any account's)
@@ -99,9 +101,10 @@ out:
 }
 
 static void
-fuzz_stub(const struct pipe_iface *pi, const uint8_t *d, size_t n)
+fuzz_stub(const struct pipe_iface *pi, int as_admin, const uint8_t *d, size_t n)
 {
-	const struct pipe_env env = { &fuzz_conf, "fuzz" };
+	const struct pipe_env user = { .conf = &fuzz_conf, .user = "fuzz" };
+	const struct pipe_env admin = { .conf = &fuzz_conf, .user = "fuzz", .admin = 1 };
 	struct ndr_w w;
 	struct cur c;
 	uint8_t *copy;
@@ -115,7 +118,7 @@ fuzz_stub(const struct pipe_iface *pi, const uint8_t *d, size_t n)
 	memcpy(copy, d + 1, n - 1);
 	cur_init(&c, copy, n - 1);
 	ndr_w_init(&w, fuzz_out, 65536);
-	(void)pi->call(&env, d[0], &c, &w);
+	(void)pi->call(as_admin ? &admin : &user, d[0], &c, &w);
 	free(copy);
 }
 
@@ -140,11 +143,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_stream(data + 1, size - 1, 1);
 		break;
 	case 2:
-		fuzz_stub(&pipe_iface_srvsvc, data + 1, size - 1);
+		fuzz_stub(&pipe_iface_srvsvc, data[0] & 4, data + 1, size - 1);
 		break;
 	case 3:
 		fuzz_stub(data[0] & 4 ? &pipe_iface_lsarpc : &pipe_iface_wkssvc,
-		    data + 1, size - 1);
+		    0, data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -31,9 +31,9 @@ static struct conf test_conf = {
 	.netbios_name = "LSATEST", .workgroup = "WG",
 };
 
-static const struct pipe_env env_user = { &test_conf, "alice", 0, 0, 0 };
-static const struct pipe_env env_anon = { &test_conf, "", 1, 0, 0 };
-static const struct pipe_env env_guest = { &test_conf, "nobody", 0, 1, 0 };
+static const struct pipe_env env_user = { &test_conf, "alice", 0, 0, 0, NULL };
+static const struct pipe_env env_anon = { &test_conf, "", 1, 0, 0, NULL };
+static const struct pipe_env env_guest = { &test_conf, "nobody", 0, 1, 0, NULL };
 
 static uint8_t handle[20];
 static uint8_t out[65536];

@@ -1,0 +1,750 @@
+/*
+ * srvsvc's NetrSessionEnum, NetrFileEnum, NetrFileGetInfo,
+ * NetrConnectionEnum, NetrFileClose and NetrSessionDel
+ * (worker/pipe_srvsvc_enum.c) over a real state env holding two sessions,
+ * two opens (one durable, one with two locks) and a counted tree: each
+ * answer decoded back field by field from the MS-SRVS IDL; refusals to a
+ * plain user, a guest and a null session; unknown levels; every
+ * truncation of every request.  The listings run over one env and over
+ * 8 data envs (TCase core-8envs).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/endian.h>
+
+#include "daemon/conf.h"
+#include "proto/dcerpc.h"
+#include "proto/ndr.h"
+#include "shm/shm.h"
+#include "worker/pipe.h"
+#include "worker/pipe_srvsvc.h"
+#include "testlib.h"
+
+#define WERR_OK			0
+#define WERR_ACCESS_DENIED	5
+#define WERR_INVALID_LEVEL	124
+#define WERR_FILEIDNOTFOUND	2314
+
+static struct conf_share test_shares[] = {
+	{ .name = "IPC$", .is_ipc = 1, .browseable = 1 },
+	{ .name = "share", .path = "/srv/share", .browseable = 1 },
+};
+static struct conf test_conf = {
+	.netbios_name = "USMBTEST", .guest_account = "nobody",
+	.shares = test_shares, .nshares = 2,
+};
+
+static char tdir[64];
+static struct shm *shm;
+static unsigned parts_log2;	/* 0: one env; 3: 8 data envs besides */
+static struct pipe_env env;		/* alice, an administrator */
+static const struct shm_file_id F1 = { 1, 100 }, F2 = { 1, 200 };
+#define S_ALICE	0x1111
+#define S_BOB	0x2222
+#define P_BOB	0x500000007ull	/* bob's open: two locks */
+#define P_ALICE	0x600000009ull	/* alice's durable open */
+
+static void
+session(uint64_t id, pid_t pid, const char *user, const char *addr,
+    uint64_t ago)
+{
+	struct shm_session_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.session_id = id;
+	r.pid = pid;
+	strcpy(r.user, user);
+	strcpy(r.client_addr, addr);
+	r.since = (uint64_t)time(NULL) - ago;
+	ck_assert_int_eq(shm_session_put(shm, &r), 0);
+}
+
+static void
+setup(void)
+{
+	struct shm_open_rec o;
+	struct shm_durable_rec d;
+	struct shm_brlock_owner own = { getpid(), P_BOB };
+
+	snprintf(tdir, sizeof(tdir), "/tmp/check_srvsvc_enum.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tdir));
+	ck_assert_int_eq(shm_attach(tdir, 1024 * 1024, 0,
+	    SHM_CREATE | SHM_PARTS_LOG2(parts_log2), &shm), 0);
+	session(S_ALICE, getpid(), "alice", "10.0.0.1", 100);
+	session(S_BOB, getpid(), "bob", "10.0.0.2", 50);
+
+	memset(&o, 0, sizeof(o));
+	o.pid = getpid();
+	o.persistent_id = P_BOB;
+	o.session_id = S_BOB;
+	o.access = SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA;
+	o.share_access = 7;
+	ck_assert_int_eq(shm_open_insert(shm, &F1, &o, NULL), 0);
+	ck_assert_int_eq(shm_brlock_lock(shm, &F1, &own, 0, 10,
+	    SHM_BRL_EXCLUSIVE), 0);
+	ck_assert_int_eq(shm_brlock_lock(shm, &F1, &own, 20, 10, 0), 0);
+
+	o.persistent_id = P_ALICE;
+	o.session_id = S_ALICE;
+	o.access = SHM_FILE_READ_DATA;
+	memset(&d, 0, sizeof(d));
+	d.persistent_id = P_ALICE;
+	d.fid = F2;
+	strcpy(d.path, "dir/a.txt");
+	strcpy(d.share, "share");
+	strcpy(d.user, "alice");
+	d.timeout_ms = 60000;
+	ck_assert_int_eq(shm_open_insert_ex(shm, &F2, &o, &d, NULL, NULL), 0);
+	ck_assert_int_eq(shm_tree_claim(shm, "share", getpid(), 7, 10, NULL), 0);
+
+	memset(&env, 0, sizeof(env));
+	env.conf = &test_conf;
+	strcpy(env.user, "alice");
+	env.admin = 1;
+	env.shm = shm;
+}
+
+static void
+setup8(void)
+{
+	parts_log2 = 3;
+	setup();
+	parts_log2 = 0;
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	shm_detach(shm);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- requests ---- */
+
+static void
+put_opt(struct ndr_w *w, const char *s)
+{
+	ndr_put_ptr(w, s != NULL);
+	if (s != NULL)
+		ndr_put_string(w, s);
+}
+
+/* The [in] *_ENUM_STRUCT with an empty container, max length, resume. */
+static void
+put_enum_tail(struct ndr_w *w, uint32_t level, int array)
+{
+	ndr_put_u32(w, level);
+	ndr_put_u32(w, level);
+	ndr_put_ptr(w, 1);
+	ndr_put_u32(w, 0);
+	ndr_put_ptr(w, array);
+	if (array)
+		ndr_put_u32(w, 0);			/* impacket: empty array */
+	ndr_put_u32(w, 0xFFFFFFFFu);
+	ndr_put_ptr(w, 1);
+	ndr_put_u32(w, 0);
+}
+
+static size_t
+req_sess(uint8_t *b, size_t cap, uint32_t level, const char *client,
+    const char *user, int array)
+{
+	struct ndr_w w;
+
+	ndr_w_init(&w, b, cap);
+	put_opt(&w, "\\\\srv");
+	put_opt(&w, client);
+	put_opt(&w, user);
+	put_enum_tail(&w, level, array);
+	return wcur_off(&w.w);
+}
+
+static size_t
+req_file(uint8_t *b, size_t cap, uint32_t level, const char *user)
+{
+	struct ndr_w w;
+
+	ndr_w_init(&w, b, cap);
+	put_opt(&w, "\\\\srv");
+	put_opt(&w, NULL);				/* BasePath */
+	put_opt(&w, user);
+	put_enum_tail(&w, level, 0);
+	return wcur_off(&w.w);
+}
+
+static size_t
+req_conn(uint8_t *b, size_t cap, uint32_t level, const char *qual)
+{
+	struct ndr_w w;
+
+	ndr_w_init(&w, b, cap);
+	put_opt(&w, "\\\\srv");
+	put_opt(&w, qual);
+	put_enum_tail(&w, level, 0);
+	return wcur_off(&w.w);
+}
+
+static size_t
+req_getinfo(uint8_t *b, size_t cap, uint32_t id, uint32_t level)
+{
+	struct ndr_w w;
+
+	ndr_w_init(&w, b, cap);
+	put_opt(&w, "\\\\srv");
+	ndr_put_u32(&w, id);
+	ndr_put_u32(&w, level);
+	return wcur_off(&w.w);
+}
+
+static uint8_t rsp[64 * 1024];
+
+static size_t
+run(const struct pipe_env *e, uint16_t opnum, const uint8_t *in, size_t len,
+    uint32_t *fault)
+{
+	struct cur c;
+	struct ndr_w w;
+
+	cur_init(&c, in, len);
+	ndr_w_init(&w, rsp, sizeof(rsp));
+	*fault = pipe_iface_srvsvc.call(e, opnum, &c, &w);
+	ck_assert_int_eq(w.w.err, 0);
+	return wcur_off(&w.w);
+}
+
+/* ---- an answer's decoder, from the IDL ---- */
+
+struct ent {
+	uint32_t	u[8];		/* DWORDs in field order */
+	char		s[4][128];	/* strings in field order */
+};
+
+/*
+ * layout: 'p' a [string] pointer, 'u' a DWORD.  Decodes Level, the
+ * discriminant, the container, the array's fixed parts then the strings,
+ * TotalEntries, the resume handle and the status.
+ */
+static uint32_t
+decode_enum(size_t len, uint32_t level, const char *layout, struct ent *e,
+    uint32_t *n, uint32_t *total)
+{
+	struct cur c;
+	uint32_t i, count, werr, ptrs[64][4];
+	const char *l;
+	unsigned nu, ns;
+
+	cur_init(&c, rsp, len);
+	ck_assert_uint_eq(ndr_u32(&c), level);
+	ck_assert_uint_eq(ndr_u32(&c), level);
+	*n = 0;
+	if (layout != NULL) {
+		ck_assert_uint_ne(ndr_ptr(&c), 0);
+		count = ndr_u32(&c);
+		if (ndr_ptr(&c) != 0) {
+			ck_assert_uint_eq(ndr_u32(&c), count);
+			ck_assert_uint_le(count, 64);
+			for (i = 0; i < count; i++)
+				for (l = layout, nu = ns = 0; *l; l++)
+					if (*l == 'u')
+						e[i].u[nu++] = ndr_u32(&c);
+					else
+						ptrs[i][ns++] = ndr_ptr(&c);
+			for (i = 0; i < count; i++)
+				for (l = layout, ns = 0; *l; l++)
+					if (*l == 'p') {
+						ck_assert_uint_ne(ptrs[i][ns], 0);
+						ndr_string(&c, e[i].s[ns++],
+						    sizeof(e[i].s[0]));
+					}
+		} else
+			ck_assert_uint_eq(count, 0);
+		*n = count;
+	}
+	*total = ndr_u32(&c);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ck_assert_uint_eq(ndr_u32(&c), 0);		/* resume: nothing left */
+	werr = ndr_u32(&c);
+	ck_assert_int_eq(c.err, 0);
+	ck_assert_ptr_eq(c.p, c.end);
+	return werr;
+}
+
+static const char *
+sess_layout(uint32_t level)
+{
+	switch (level) {
+	case 0: return "p";
+	case 1: return "ppuuuu";
+	case 2: return "ppuuuup";
+	case 10: return "ppuu";
+	case 502: return "ppuuuupp";
+	}
+	return NULL;
+}
+
+static int
+find_user(struct ent *e, uint32_t n, const char *user)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(e[i].s[1], user) == 0)
+			return (int)i;
+	return -1;
+}
+
+START_TEST(test_session_enum_levels)
+{
+	static const uint32_t levels[] = { 0, 1, 2, 10, 502 };
+	uint8_t req[512];
+	struct ent e[64];
+	uint32_t fault, n, total, level;
+	size_t len;
+	unsigned k;
+	int a, b;
+
+	for (k = 0; k < 5; k++) {
+		level = levels[k];
+		memset(e, 0, sizeof(e));
+		len = run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+		    req_sess(req, sizeof(req), level, NULL, NULL, k & 1), &fault);
+		ck_assert_uint_eq(fault, 0);
+		ck_assert_uint_eq(decode_enum(len, level, sess_layout(level),
+		    e, &n, &total), WERR_OK);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(total, 2);
+		if (level == 0) {
+			ck_assert(strcmp(e[0].s[0], "10.0.0.1") == 0 ||
+			    strcmp(e[1].s[0], "10.0.0.1") == 0);
+			continue;
+		}
+		a = find_user(e, n, "alice");
+		b = find_user(e, n, "bob");
+		ck_assert_int_ge(a, 0);
+		ck_assert_int_ge(b, 0);
+		ck_assert_str_eq(e[a].s[0], "10.0.0.1");
+		ck_assert_str_eq(e[b].s[0], "10.0.0.2");
+		if (level == 10) {
+			/* time, idle_time */
+			ck_assert_uint_ge(e[a].u[0], 100);
+			ck_assert_uint_lt(e[a].u[0], 200);
+			ck_assert_uint_ge(e[b].u[0], 50);
+			ck_assert_uint_eq(e[a].u[1], 0);
+			continue;
+		}
+		/* num_opens, time, idle_time, user_flags */
+		ck_assert_uint_eq(e[a].u[0], 1);
+		ck_assert_uint_eq(e[b].u[0], 1);
+		ck_assert_uint_ge(e[a].u[1], 100);
+		ck_assert_uint_lt(e[a].u[1], 200);
+		ck_assert_uint_eq(e[a].u[3], 0);
+		if (level >= 2)
+			ck_assert_str_eq(e[a].s[2], "");	/* cltype_name */
+		if (level == 502)
+			ck_assert_str_eq(e[a].s[3], "");	/* transport */
+	}
+}
+END_TEST
+
+START_TEST(test_session_enum_filters)
+{
+	uint8_t req[512];
+	struct ent e[64];
+	uint32_t fault, n, total;
+	size_t len;
+
+	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+	    req_sess(req, sizeof(req), 10, NULL, "BOB", 0), &fault);
+	ck_assert_uint_eq(decode_enum(len, 10, "ppuu", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(e[0].s[1], "bob");
+	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+	    req_sess(req, sizeof(req), 10, "\\\\10.0.0.1", NULL, 0), &fault);
+	ck_assert_uint_eq(decode_enum(len, 10, "ppuu", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(e[0].s[1], "alice");
+	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+	    req_sess(req, sizeof(req), 10, "\\\\10.0.0.1", "bob", 0), &fault);
+	ck_assert_uint_eq(decode_enum(len, 10, "ppuu", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(total, 0);
+}
+END_TEST
+
+/* A plain user, a guest, a null session: refused, nothing listed. */
+START_TEST(test_refused)
+{
+	struct pipe_env who[3];
+	uint8_t req[512];
+	struct ent e[64];
+	uint32_t fault, n, total;
+	size_t len;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		who[k] = env;
+		who[k].admin = 0;
+	}
+	strcpy(who[0].user, "bob");
+	who[1].guest = 1;
+	who[1].admin = 1;		/* even in the group, a guest is not */
+	who[2].user[0] = '\0';
+	who[2].anonymous = 1;
+	who[2].admin = 1;
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(srvsvc_enum_allowed(&who[k]), 0);
+		len = run(&who[k], SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+		    req_sess(req, sizeof(req), 502, NULL, NULL, 0), &fault);
+		ck_assert_uint_eq(decode_enum(len, 502, "ppuuuupp", e, &n,
+		    &total), WERR_ACCESS_DENIED);
+		ck_assert_uint_eq(n + total, 0);
+		len = run(&who[k], SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+		    req_file(req, sizeof(req), 3, NULL), &fault);
+		ck_assert_uint_eq(decode_enum(len, 3, "uuupp", e, &n, &total),
+		    WERR_ACCESS_DENIED);
+		ck_assert_uint_eq(n + total, 0);
+		len = run(&who[k], SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req,
+		    req_conn(req, sizeof(req), 1, "share"), &fault);
+		ck_assert_uint_eq(decode_enum(len, 1, "uuuuupp", e, &n,
+		    &total), WERR_ACCESS_DENIED);
+		ck_assert_uint_eq(n + total, 0);
+		len = run(&who[k], SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+		    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 3), &fault);
+		ck_assert_uint_eq(len, 12);	/* level, NULL, status */
+		ck_assert_uint_eq(le32dec(rsp + 4), 0);
+		ck_assert_uint_eq(le32dec(rsp + 8), WERR_ACCESS_DENIED);
+	}
+}
+END_TEST
+
+START_TEST(test_invalid_levels)
+{
+	uint8_t req[512];
+	struct ent e[4];
+	uint32_t fault, n, total;
+	size_t len;
+
+	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+	    req_sess(req, sizeof(req), 3, NULL, NULL, 0), &fault);
+	ck_assert_uint_eq(decode_enum(len, 3, NULL, e, &n, &total),
+	    WERR_INVALID_LEVEL);
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+	    req_file(req, sizeof(req), 1, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 1, NULL, e, &n, &total),
+	    WERR_INVALID_LEVEL);
+	len = run(&env, SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req,
+	    req_conn(req, sizeof(req), 2, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 2, NULL, e, &n, &total),
+	    WERR_INVALID_LEVEL);
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), 1, 50), &fault);
+	ck_assert_uint_eq(len, 8);
+	ck_assert_uint_eq(le32dec(rsp + 4), WERR_INVALID_LEVEL);
+}
+END_TEST
+
+START_TEST(test_file_enum)
+{
+	uint8_t req[512];
+	struct ent e[64];
+	uint32_t fault, n, total, i;
+	size_t len;
+	int a = -1, b = -1;
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+	    req_file(req, sizeof(req), 3, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 3, "uuupp", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(total, 2);
+	for (i = 0; i < n; i++) {
+		if (e[i].u[0] == (uint32_t)P_BOB)
+			b = (int)i;
+		if (e[i].u[0] == (uint32_t)P_ALICE)
+			a = (int)i;
+	}
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(b, 0);
+	/* id, permissions, num_locks; path, username */
+	ck_assert_uint_eq(e[b].u[1], 3);		/* PERM_FILE_READ|WRITE */
+	ck_assert_uint_eq(e[b].u[2], 2);
+	ck_assert_str_eq(e[b].s[0], "");		/* not durable: no name */
+	ck_assert_str_eq(e[b].s[1], "bob");
+	ck_assert_uint_eq(e[a].u[1], 1);
+	ck_assert_uint_eq(e[a].u[2], 0);
+	ck_assert_str_eq(e[a].s[0], "C:\\srv\\share\\dir\\a.txt");
+	ck_assert_str_eq(e[a].s[1], "alice");
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+	    req_file(req, sizeof(req), 2, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 2, "u", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(e[0].u[0] != e[1].u[0]);
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+	    req_file(req, sizeof(req), 3, "bob"), &fault);
+	ck_assert_uint_eq(decode_enum(len, 3, "uuupp", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(e[0].s[1], "bob");
+}
+END_TEST
+
+START_TEST(test_file_get_info)
+{
+	uint8_t req[512];
+	char path[128], user[64];
+	uint32_t fault;
+	struct cur c;
+	size_t len;
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), (uint32_t)P_ALICE, 3), &fault);
+	cur_init(&c, rsp, len);
+	ck_assert_uint_eq(ndr_u32(&c), 3);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ck_assert_uint_eq(ndr_u32(&c), (uint32_t)P_ALICE);
+	ck_assert_uint_eq(ndr_u32(&c), 1);
+	ck_assert_uint_eq(ndr_u32(&c), 0);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ndr_string(&c, path, sizeof(path));
+	ndr_string(&c, user, sizeof(user));
+	ck_assert_str_eq(path, "C:\\srv\\share\\dir\\a.txt");
+	ck_assert_str_eq(user, "alice");
+	ck_assert_uint_eq(ndr_u32(&c), WERR_OK);
+	ck_assert_int_eq(c.err, 0);
+	ck_assert_ptr_eq(c.p, c.end);
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 2), &fault);
+	ck_assert_uint_eq(len, 16);
+	ck_assert_uint_eq(le32dec(rsp + 8), (uint32_t)P_BOB);
+	ck_assert_uint_eq(le32dec(rsp + 12), WERR_OK);
+
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), 12345, 3), &fault);
+	ck_assert_uint_eq(len, 12);
+	ck_assert_uint_eq(le32dec(rsp + 4), 0);
+	ck_assert_uint_eq(le32dec(rsp + 8), WERR_FILEIDNOTFOUND);
+}
+END_TEST
+
+START_TEST(test_conn_enum)
+{
+	uint8_t req[512];
+	struct ent e[64];
+	uint32_t fault, n, total, id;
+	size_t len;
+
+	len = run(&env, SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req,
+	    req_conn(req, sizeof(req), 1, "SHARE"), &fault);
+	ck_assert_uint_eq(decode_enum(len, 1, "uuuuupp", e, &n, &total),
+	    WERR_OK);
+	ck_assert_uint_eq(n, 1);
+	/* id, type, num_opens, num_users, time; username, netname */
+	id = e[0].u[0];
+	ck_assert_uint_eq(e[0].u[1], 0);
+	ck_assert_uint_eq(e[0].u[3], 1);
+	ck_assert_str_eq(e[0].s[1], "share");
+	/* both sessions are this pid's: the first one found names it */
+	ck_assert(strcmp(e[0].s[0], "alice") == 0 ||
+	    strcmp(e[0].s[0], "bob") == 0);
+	len = run(&env, SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req,
+	    req_conn(req, sizeof(req), 0, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 0, "u", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(e[0].u[0], id);
+	len = run(&env, SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req,
+	    req_conn(req, sizeof(req), 0, "other"), &fault);
+	ck_assert_uint_eq(decode_enum(len, 0, "u", e, &n, &total), WERR_OK);
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* NetrFileClose and NetrSessionDel: refused, to administrators too. */
+START_TEST(test_close_del_refused)
+{
+	uint8_t req[512];
+	struct ndr_w w;
+	uint32_t fault;
+	size_t len;
+
+	ndr_w_init(&w, req, sizeof(req));
+	put_opt(&w, "\\\\srv");
+	ndr_put_u32(&w, (uint32_t)P_BOB);
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_CLOSE, req, wcur_off(&w.w),
+	    &fault);
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(len, 4);
+	ck_assert_uint_eq(le32dec(rsp), WERR_ACCESS_DENIED);
+	ndr_w_init(&w, req, sizeof(req));
+	put_opt(&w, "\\\\srv");
+	put_opt(&w, NULL);
+	put_opt(&w, "bob");
+	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_DEL, req, wcur_off(&w.w),
+	    &fault);
+	ck_assert_uint_eq(len, 4);
+	ck_assert_uint_eq(le32dec(rsp), WERR_ACCESS_DENIED);
+	/* the open is still there */
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 2), &fault);
+	ck_assert_uint_eq(le32dec(rsp + 12), WERR_OK);
+}
+END_TEST
+
+/* Every truncation of every request is a clean fault (and no overread). */
+START_TEST(test_truncations)
+{
+	uint8_t req[512], *cut;
+	size_t full[7], i;
+	uint16_t ops[7];
+	uint32_t fault;
+	unsigned k;
+	struct ndr_w w;
+	uint8_t reqs[7][512];
+
+	full[0] = req_sess(reqs[0], 512, 502, "\\\\10.0.0.1", "bob", 1);
+	ops[0] = SRVSVC_OPNUM_NETR_SESSION_ENUM;
+	full[1] = req_file(reqs[1], 512, 3, "bob");
+	ops[1] = SRVSVC_OPNUM_NETR_FILE_ENUM;
+	full[2] = req_conn(reqs[2], 512, 1, "share");
+	ops[2] = SRVSVC_OPNUM_NETR_CONNECTION_ENUM;
+	full[3] = req_getinfo(reqs[3], 512, 7, 3);
+	ops[3] = SRVSVC_OPNUM_NETR_FILE_GET_INFO;
+	ndr_w_init(&w, reqs[4], 512);
+	put_opt(&w, "\\\\srv");
+	ndr_put_u32(&w, 7);
+	full[4] = wcur_off(&w.w);
+	ops[4] = SRVSVC_OPNUM_NETR_FILE_CLOSE;
+	ndr_w_init(&w, reqs[5], 512);
+	put_opt(&w, "\\\\srv");
+	put_opt(&w, "\\\\c");
+	put_opt(&w, "bob");
+	full[5] = wcur_off(&w.w);
+	ops[5] = SRVSVC_OPNUM_NETR_SESSION_DEL;
+	full[6] = req_sess(reqs[6], 512, 10, NULL, NULL, 0);
+	ops[6] = SRVSVC_OPNUM_NETR_SESSION_ENUM;
+	for (k = 0; k < 7; k++) {
+		(void)run(&env, ops[k], reqs[k], full[k], &fault);
+		ck_assert_uint_eq(fault, 0);
+		for (i = 0; i < full[k]; i++) {
+			cut = malloc(i ? i : 1);	/* ASan sees an overread */
+			memcpy(cut, reqs[k], i);
+			(void)run(&env, ops[k], cut, i, &fault);
+			ck_assert_msg(fault == DCERPC_FAULT_NDR,
+			    "request %u cut at %zu: fault %u", k, i, fault);
+			free(cut);
+		}
+	}
+	(void)req;
+}
+END_TEST
+
+/* An [in] container with entries, or a discriminant not the level. */
+START_TEST(test_malformed)
+{
+	uint8_t req[512];
+	struct ndr_w w;
+	uint32_t fault;
+
+	ndr_w_init(&w, req, sizeof(req));
+	put_opt(&w, NULL);
+	put_opt(&w, NULL);
+	put_opt(&w, NULL);
+	ndr_put_u32(&w, 10);
+	ndr_put_u32(&w, 10);
+	ndr_put_ptr(&w, 1);
+	ndr_put_u32(&w, 1);		/* one entry sent */
+	ndr_put_ptr(&w, 1);
+	ndr_put_u32(&w, 1);
+	ndr_put_u32(&w, 0xFFFFFFFFu);
+	ndr_put_ptr(&w, 0);
+	(void)run(&env, SRVSVC_OPNUM_NETR_SESSION_ENUM, req, wcur_off(&w.w),
+	    &fault);
+	ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
+
+	ndr_w_init(&w, req, sizeof(req));
+	put_opt(&w, NULL);
+	put_opt(&w, NULL);
+	ndr_put_u32(&w, 1);
+	ndr_put_u32(&w, 0);		/* switch_is differs from Level */
+	ndr_put_ptr(&w, 0);
+	ndr_put_u32(&w, 0xFFFFFFFFu);
+	ndr_put_ptr(&w, 0);
+	(void)run(&env, SRVSVC_OPNUM_NETR_CONNECTION_ENUM, req, wcur_off(&w.w),
+	    &fault);
+	ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
+}
+END_TEST
+
+/* A worker without the state env (IPC$ only) lists nothing, cleanly. */
+START_TEST(test_no_state)
+{
+	struct pipe_env e = env;
+	uint8_t req[512];
+	struct ent ent[4];
+	uint32_t fault, n, total;
+	size_t len;
+
+	e.shm = NULL;
+	len = run(&e, SRVSVC_OPNUM_NETR_SESSION_ENUM, req,
+	    req_sess(req, sizeof(req), 1, NULL, NULL, 0), &fault);
+	ck_assert_uint_eq(decode_enum(len, 1, "ppuuuu", ent, &n, &total),
+	    WERR_OK);
+	ck_assert_uint_eq(n + total, 0);
+	len = run(&e, SRVSVC_OPNUM_NETR_FILE_ENUM, req,
+	    req_file(req, sizeof(req), 3, NULL), &fault);
+	ck_assert_uint_eq(decode_enum(len, 3, "uuupp", ent, &n, &total),
+	    WERR_OK);
+	ck_assert_uint_eq(n + total, 0);
+}
+END_TEST
+
+static Suite *
+srvsvc_enum_suite(void)
+{
+	Suite *s = suite_create("srvsvc_enum");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_session_enum_levels);
+	tcase_add_test(tc, test_session_enum_filters);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_invalid_levels);
+	tcase_add_test(tc, test_file_enum);
+	tcase_add_test(tc, test_file_get_info);
+	tcase_add_test(tc, test_conn_enum);
+	tcase_add_test(tc, test_close_del_refused);
+	tcase_add_test(tc, test_truncations);
+	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_no_state);
+	suite_add_tcase(s, tc);
+	/* the same over 8 data envs: sessions and opens in different envs */
+	tc = tcase_create("core-8envs");
+	tcase_add_checked_fixture(tc, setup8, teardown);
+	tcase_add_test(tc, test_session_enum_levels);
+	tcase_add_test(tc, test_session_enum_filters);
+	tcase_add_test(tc, test_file_enum);
+	tcase_add_test(tc, test_file_get_info);
+	tcase_add_test(tc, test_conn_enum);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(srvsvc_enum_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

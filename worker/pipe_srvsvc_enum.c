@@ -1,0 +1,723 @@
+/*
+ * MS-SRVS: who is connected and what is open, for Computer Management's
+ * Shared Folders, `net session`, `net file` and `openfiles /query`:
+ * NetrConnectionEnum (3.1.4.1), NetrFileEnum (3.1.4.2), NetrFileGetInfo
+ * (3.1.4.3), NetrFileClose (3.1.4.4), NetrSessionEnum (3.1.4.5) and
+ * NetrSessionDel (3.1.4.6), structures of 2.2.4.
+ *
+ * The data is the shared state this worker maps already (shm/): session
+ * records (user, client address, logon time), open records (session,
+ * access, time) and byte-range locks, the tree records of counted shares,
+ * and the durable records, which alone carry an open's share and path.
+ * Nothing is asked of the master or of another worker, so a caller learns
+ * nothing this worker's process could not read by itself; the answer is
+ * refused to anyone but a member of `server admin group` (Windows: the
+ * Administrators and Server Operators), and to guests and null sessions
+ * always, since the records name other users and their addresses.
+ *
+ * An answer is built from one snapshot per call (static arrays: no heap,
+ * a bounded size), so the NDR counts and the entries always agree.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "daemon/conf.h"
+#include "shm/shm.h"
+#include "worker/pipe.h"
+#include "worker/pipe_srvsvc.h"
+
+/* MS-ERREF 2.2 */
+#define WERR_OK			0
+#define WERR_ACCESS_DENIED	5
+#define WERR_NOT_SUPPORTED	50
+#define WERR_INVALID_PARAMETER	87
+#define WERR_INVALID_LEVEL	124
+#define WERR_NERR_FILEIDNOTFOUND	2314
+
+/* MS-SRVS 2.2.4.2 / 2.2.4.4: FILE_INFO_3 fi3_permissions */
+#define PERM_FILE_READ		0x1
+#define PERM_FILE_WRITE		0x2
+#define PERM_FILE_CREATE	0x4
+/* MS-SRVS 2.2.4.15 sesi1_user_flags */
+#define SESS_GUEST		0x1
+/* MS-SRVS 2.2.2.4: a connection's share type */
+#define STYPE_DISKTREE		0
+
+/* The most entries one answer carries (the rest: TotalEntries says). */
+#define SRVSVC_ENUM_SESS_MAX	1024
+#define SRVSVC_ENUM_FILE_MAX	4096
+#define SRVSVC_ENUM_CONN_MAX	1024
+#define SRVSVC_ENUM_NAME	256
+
+struct enum_sess {
+	uint64_t	id;
+	uint64_t	since;
+	uint32_t	nopens;
+	char		user[64];
+	char		addr[SHM_ADDR_MAX];
+};
+
+struct enum_file {
+	uint64_t	pers;
+	uint64_t	session_id;
+	uint32_t	access;
+	uint32_t	nlocks;
+};
+
+struct enum_conn {
+	uint64_t	key;
+	uint64_t	since;
+	pid_t		pid;
+	char		share[64];
+};
+
+static struct enum_sess	es[SRVSVC_ENUM_SESS_MAX];
+static struct enum_file	ef[SRVSVC_ENUM_FILE_MAX];
+static struct enum_conn	ec[SRVSVC_ENUM_CONN_MAX];
+
+struct enum_walk {
+	const char	*client;	/* filters, NULL: any */
+	const char	*user;
+	uint32_t	n;		/* kept */
+	uint32_t	total;		/* matched */
+	uint32_t	only_id;	/* files: a 32-bit id, with has_id */
+	int		has_id;
+	uint32_t	nsess;		/* files: the user's sessions in es[] */
+};
+
+/* Who may see these lists: administrators, never a guest or null session. */
+int
+srvsvc_enum_allowed(const struct pipe_env *env)
+{
+	return env->admin && !env->anonymous && !env->guest;
+}
+
+static uint32_t
+enum_secs_since(uint64_t since)
+{
+	time_t now = time(NULL);
+
+	return (uint64_t)now > since ? (uint32_t)((uint64_t)now - since) : 0;
+}
+
+/* "\\host" or "host" names the client address host. */
+static int
+enum_client_match(const char *want, const char *addr)
+{
+	while (*want == '\\')
+		want++;
+	return strcasecmp(want, addr) == 0;
+}
+
+/* ---- sessions ---- */
+
+static int
+enum_sess_cb(const struct shm_session_rec *r, void *arg)
+{
+	struct enum_walk *w = arg;
+	struct enum_sess *s;
+
+	if (w->client != NULL && !enum_client_match(w->client, r->client_addr))
+		return 0;
+	if (w->user != NULL && strcasecmp(w->user, r->user) != 0)
+		return 0;
+	w->total++;
+	if (w->n >= SRVSVC_ENUM_SESS_MAX)
+		return 0;
+	s = &es[w->n++];
+	s->id = r->session_id;
+	s->since = r->since;
+	s->nopens = 0;
+	strlcpy(s->user, r->user, sizeof(s->user));
+	strlcpy(s->addr, r->client_addr, sizeof(s->addr));
+	return 0;
+}
+
+static int
+enum_sess_open_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
+    void *arg)
+{
+	struct enum_walk *w = arg;
+	uint32_t i;
+
+	(void)fid;
+	for (i = 0; i < w->n; i++)
+		if (es[i].id == r->session_id) {
+			es[i].nopens++;
+			break;
+		}
+	return 0;
+}
+
+/* Sessions matching the filters into es[]; w->n of w->total kept. */
+static void
+enum_sessions(struct shm *shm, struct enum_walk *w, int count_opens)
+{
+	if (shm == NULL)
+		return;
+	(void)shm_foreach_session(shm, enum_sess_cb, w);
+	if (count_opens)
+		(void)shm_foreach_open(shm, enum_sess_open_cb, w);
+}
+
+/* SESSION_INFO_x field layouts: p = [string] pointer, u = DWORD. */
+static int
+enum_sess_level(uint32_t level)
+{
+	return level == 0 || level == 1 || level == 2 || level == 10 ||
+	    level == 502;
+}
+
+static int
+enum_guest_name(const struct pipe_env *env, const char *user)
+{
+	return env->conf->guest_account != NULL &&
+	    strcmp(env->conf->guest_account, user) == 0;
+}
+
+static void
+enum_sess_scalars(const struct pipe_env *env, struct ndr_w *o, uint32_t level,
+    const struct enum_sess *s)
+{
+	ndr_put_ptr(o, 1);				/* cname */
+	if (level == 0)
+		return;
+	ndr_put_ptr(o, 1);				/* username */
+	if (level != 10)
+		ndr_put_u32(o, s->nopens);		/* num_opens */
+	ndr_put_u32(o, enum_secs_since(s->since));	/* time */
+	ndr_put_u32(o, 0);				/* idle_time: not kept */
+	if (level == 10)
+		return;
+	ndr_put_u32(o, enum_guest_name(env, s->user) ? SESS_GUEST : 0);
+	if (level == 1)
+		return;
+	ndr_put_ptr(o, 1);				/* cltype_name */
+	if (level == 502)
+		ndr_put_ptr(o, 1);			/* transport */
+}
+
+static void
+enum_sess_buffers(struct ndr_w *o, uint32_t level, const struct enum_sess *s)
+{
+	ndr_put_string(o, s->addr);
+	if (level == 0)
+		return;
+	ndr_put_string(o, s->user);
+	if (level == 1 || level == 10)
+		return;
+	ndr_put_string(o, "");
+	if (level == 502)
+		ndr_put_string(o, "");
+}
+
+/*
+ * The [in, out] container of an *_ENUM_STRUCT: Level, the union's
+ * discriminant, the container pointer and in it EntriesRead and the
+ * array pointer.  A client sends no entries (impacket sends an empty
+ * array, others a NULL one; the IDL allows entries, no client sends
+ * any): an array that is not empty is refused as malformed.
+ */
+static int
+enum_container_in(struct cur *in, uint32_t *level)
+{
+	uint32_t sw, count;
+
+	*level = ndr_u32(in);
+	sw = ndr_u32(in);
+	if (in->err || sw != *level)
+		return -1;
+	if (ndr_ptr(in) != 0) {
+		count = ndr_u32(in);		/* EntriesRead */
+		if (ndr_ptr(in) != 0 && (count != 0 || ndr_u32(in) != 0))
+			return -1;		/* entries, or a bad conformance */
+	}
+	return in->err ? -1 : 0;
+}
+
+/* PreferedMaximumLength and ResumeHandle (*has: the pointer was sent). */
+static int
+enum_tail_in(struct cur *in, int *has, uint32_t *resume)
+{
+	(void)ndr_u32(in);	/* PreferedMaximumLength: all at once */
+	*has = ndr_ptr(in) != 0;
+	*resume = *has ? ndr_u32(in) : 0;
+	return in->err ? -1 : 0;
+}
+
+/* The answer's tail after the container: TotalEntries, ResumeHandle, status. */
+static void
+enum_tail_out(struct ndr_w *o, uint32_t total, int has, uint32_t werr)
+{
+	ndr_put_u32(o, total);
+	ndr_put_ptr(o, has);
+	if (has)
+		ndr_put_u32(o, 0);
+	ndr_put_u32(o, werr);
+}
+
+/* An empty container of a known level, or the bare arm of an unknown one. */
+static void
+enum_empty_out(struct ndr_w *o, uint32_t level, int known, int has,
+    uint32_t werr)
+{
+	ndr_put_u32(o, level);
+	ndr_put_u32(o, level);
+	if (known) {
+		ndr_put_ptr(o, 1);
+		ndr_put_u32(o, 0);
+		ndr_put_ptr(o, 0);
+	}
+	enum_tail_out(o, 0, has, werr);
+}
+
+/* An optional [string] argument: NULL when absent or empty. */
+static const char *
+enum_opt_string(struct cur *in, char *buf, size_t cap)
+{
+	int present = ndr_unique_string(in, buf, cap);
+
+	return present > 0 && buf[0] != '\0' ? buf : NULL;
+}
+
+uint32_t
+srvsvc_session_enum(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME], client[SRVSVC_ENUM_NAME];
+	char user[SRVSVC_ENUM_NAME];
+	struct enum_walk w;
+	uint32_t level, resume, i;
+	int has;
+
+	memset(&w, 0, sizeof(w));
+	(void)ndr_unique_string(in, server, sizeof(server));
+	w.client = enum_opt_string(in, client, sizeof(client));
+	w.user = enum_opt_string(in, user, sizeof(user));
+	if (enum_container_in(in, &level) < 0 ||
+	    enum_tail_in(in, &has, &resume) < 0)
+		return DCERPC_FAULT_NDR;
+	if (!enum_sess_level(level)) {
+		enum_empty_out(out, level, 0, has, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	if (!srvsvc_enum_allowed(env)) {
+		enum_empty_out(out, level, 1, has, WERR_ACCESS_DENIED);
+		return 0;
+	}
+	enum_sessions(env->shm, &w, level != 0 && level != 10);
+	if (resume >= w.n)
+		resume = w.n;
+
+	ndr_put_u32(out, level);
+	ndr_put_u32(out, level);
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, w.n - resume);
+	ndr_put_ptr(out, w.n > resume);
+	if (w.n > resume) {
+		ndr_put_u32(out, w.n - resume);
+		for (i = resume; i < w.n; i++)
+			enum_sess_scalars(env, out, level, &es[i]);
+		for (i = resume; i < w.n; i++)
+			enum_sess_buffers(out, level, &es[i]);
+	}
+	enum_tail_out(out, w.total > resume ? w.total - resume : 0, has,
+	    WERR_OK);
+	return 0;
+}
+
+/*
+ * NetrSessionDel would end another user's session.  The worker has no
+ * way to do that of its own (the session lives in that user's worker),
+ * and asking the master for it would let a compromised worker claim an
+ * administrator's rights: refused.  `usmbctl kill-session` is the tool.
+ */
+uint32_t
+srvsvc_session_del(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME], client[SRVSVC_ENUM_NAME];
+	char user[SRVSVC_ENUM_NAME];
+
+	(void)env;
+	(void)ndr_unique_string(in, server, sizeof(server));
+	(void)ndr_unique_string(in, client, sizeof(client));
+	(void)ndr_unique_string(in, user, sizeof(user));
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	ndr_put_u32(out, WERR_ACCESS_DENIED);
+	return 0;
+}
+
+/* ---- open files ---- */
+
+static int
+enum_file_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
+    void *arg)
+{
+	struct enum_walk *w = arg;
+	struct enum_file *f;
+	uint32_t i;
+
+	(void)fid;
+	if (w->has_id && (uint32_t)r->persistent_id != w->only_id)
+		return 0;
+	/* a user filter: the open's session among that user's (es[]) */
+	for (i = 0; w->user != NULL && i < w->nsess; i++)
+		if (es[i].id == r->session_id)
+			break;
+	if (w->user != NULL && i == w->nsess)
+		return 0;
+	w->total++;
+	if (w->n >= SRVSVC_ENUM_FILE_MAX)
+		return 0;
+	f = &ef[w->n++];
+	f->pers = r->persistent_id;
+	f->session_id = r->session_id;
+	f->access = r->access;
+	f->nlocks = 0;
+	return 0;
+}
+
+static int
+enum_file_lock_cb(const struct shm_file_id *fid, const struct shm_brlock_rec *l,
+    void *arg)
+{
+	struct enum_walk *w = arg;
+	uint32_t i;
+
+	(void)fid;
+	for (i = 0; i < w->n; i++)
+		if (ef[i].pers == l->owner.persistent_id) {
+			ef[i].nlocks++;
+			break;
+		}
+	return 0;
+}
+
+/*
+ * Opens into ef[].  A lookup inside a walk would be a second read
+ * transaction of the same env in this thread (LMDB allows one): a user
+ * filter takes that user's sessions first, each walk in turn.
+ */
+static void
+enum_files(struct shm *shm, struct enum_walk *w, int count_locks)
+{
+	struct enum_walk sw;
+
+	if (shm == NULL)
+		return;
+	if (w->user != NULL) {
+		memset(&sw, 0, sizeof(sw));
+		sw.user = w->user;
+		enum_sessions(shm, &sw, 0);
+		w->nsess = sw.n;
+	}
+	(void)shm_foreach_open(shm, enum_file_cb, w);
+	if (count_locks)
+		(void)shm_foreach_brlock(shm, enum_file_lock_cb, w);
+}
+
+/* MS-SRVS 2.2.4.4: what the open may do, in the old LAN Manager bits. */
+static uint32_t
+enum_file_perms(uint32_t access)
+{
+	uint32_t p = 0;
+
+	if (access & SHM_FILE_READ_DATA)
+		p |= PERM_FILE_READ;
+	if (access & (SHM_FILE_WRITE_DATA | SHM_FILE_APPEND_DATA))
+		p |= PERM_FILE_WRITE;
+	return p;
+}
+
+/*
+ * The path Windows shows: the share's local path in Windows form (as
+ * NetShareGetInfo level 2 gives it) and the file below it.  Only a
+ * durable open's record names its file; for the others the shared state
+ * has the file's id and no name, and the path is left empty.
+ */
+static void
+enum_file_path(const struct pipe_env *env, uint64_t pers, char *buf,
+    size_t cap)
+{
+	static struct shm_durable_rec d;	/* 4 KiB path: off the stack */
+	const struct conf_share *s;
+	size_t i;
+
+	buf[0] = '\0';
+	if (env->shm == NULL || shm_durable_get(env->shm, pers, &d) != 0)
+		return;
+	s = conf_share_find(env->conf, d.share);
+	if (s == NULL || s->path == NULL)
+		snprintf(buf, cap, "%s:\\%s", d.share, d.path);
+	else
+		snprintf(buf, cap, "C:%s%s%s", s->path,
+		    d.path[0] != '\0' ? "/" : "", d.path);
+	for (i = 0; buf[i] != '\0'; i++)
+		if (buf[i] == '/')
+			buf[i] = '\\';
+}
+
+static void
+enum_file_user(const struct pipe_env *env, uint64_t session_id, char *buf,
+    size_t cap)
+{
+	struct shm_session_rec s;
+
+	buf[0] = '\0';
+	if (env->shm != NULL && shm_session_get(env->shm, session_id, &s) == 0)
+		strlcpy(buf, s.user, cap);
+}
+
+static void
+enum_file_scalars(struct ndr_w *o, uint32_t level, const struct enum_file *f)
+{
+	ndr_put_u32(o, (uint32_t)f->pers);		/* fi_id */
+	if (level == 2)
+		return;
+	ndr_put_u32(o, enum_file_perms(f->access));
+	ndr_put_u32(o, f->nlocks);
+	ndr_put_ptr(o, 1);				/* path_name */
+	ndr_put_ptr(o, 1);				/* username */
+}
+
+static void
+enum_file_buffers(const struct pipe_env *env, struct ndr_w *o, uint32_t level,
+    const struct enum_file *f)
+{
+	static char path[SHM_PATH_MAX + SHM_PATH_MAX];
+	char user[SHM_NAME_MAX];
+
+	if (level == 2)
+		return;
+	enum_file_path(env, f->pers, path, sizeof(path));
+	enum_file_user(env, f->session_id, user, sizeof(user));
+	ndr_put_string(o, path);
+	ndr_put_string(o, user);
+}
+
+uint32_t
+srvsvc_file_enum(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME], base[SRVSVC_ENUM_NAME];
+	char user[SRVSVC_ENUM_NAME];
+	struct enum_walk w;
+	uint32_t level, resume, i;
+	int has;
+
+	memset(&w, 0, sizeof(w));
+	(void)ndr_unique_string(in, server, sizeof(server));
+	(void)enum_opt_string(in, base, sizeof(base));	/* BasePath: below */
+	w.user = enum_opt_string(in, user, sizeof(user));
+	if (enum_container_in(in, &level) < 0 ||
+	    enum_tail_in(in, &has, &resume) < 0)
+		return DCERPC_FAULT_NDR;
+	if (level != 2 && level != 3) {
+		enum_empty_out(out, level, 0, has, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	if (!srvsvc_enum_allowed(env)) {
+		enum_empty_out(out, level, 1, has, WERR_ACCESS_DENIED);
+		return 0;
+	}
+	/*
+	 * BasePath would filter on the path, which only durable opens have:
+	 * the filter is not applied (Samba 4.17 ignores it too).
+	 */
+	enum_files(env->shm, &w, level == 3);
+	if (resume >= w.n)
+		resume = w.n;
+
+	ndr_put_u32(out, level);
+	ndr_put_u32(out, level);
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, w.n - resume);
+	ndr_put_ptr(out, w.n > resume);
+	if (w.n > resume) {
+		ndr_put_u32(out, w.n - resume);
+		for (i = resume; i < w.n; i++)
+			enum_file_scalars(out, level, &ef[i]);
+		for (i = resume; i < w.n; i++)
+			enum_file_buffers(env, out, level, &ef[i]);
+	}
+	enum_tail_out(out, w.total > resume ? w.total - resume : 0, has,
+	    WERR_OK);
+	return 0;
+}
+
+uint32_t
+srvsvc_file_get_info(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME];
+	struct enum_walk w;
+	uint32_t level;
+
+	memset(&w, 0, sizeof(w));
+	(void)ndr_unique_string(in, server, sizeof(server));
+	w.only_id = ndr_u32(in);
+	w.has_id = 1;
+	level = ndr_u32(in);
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	ndr_put_u32(out, level);			/* union discriminant */
+	if (level != 2 && level != 3) {
+		ndr_put_u32(out, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	if (srvsvc_enum_allowed(env))
+		enum_files(env->shm, &w, level == 3);
+	/* Two opens whose persistent ids share their low 32 bits: the first. */
+	ndr_put_ptr(out, w.n > 0);
+	if (w.n > 0) {
+		enum_file_scalars(out, level, &ef[0]);
+		enum_file_buffers(env, out, level, &ef[0]);
+	}
+	ndr_put_u32(out, !srvsvc_enum_allowed(env) ? WERR_ACCESS_DENIED :
+	    w.n > 0 ? WERR_OK : WERR_NERR_FILEIDNOTFOUND);
+	return 0;
+}
+
+/*
+ * NetrFileClose would close another user's open, held by that user's
+ * worker; the same reasons as NetrSessionDel keep it refused.
+ */
+uint32_t
+srvsvc_file_close(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME];
+
+	(void)env;
+	(void)ndr_unique_string(in, server, sizeof(server));
+	(void)ndr_u32(in);				/* FileId */
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	ndr_put_u32(out, WERR_ACCESS_DENIED);
+	return 0;
+}
+
+/* ---- tree connects ---- */
+
+static int
+enum_conn_cb(const struct shm_tree_rec *t, void *arg)
+{
+	struct enum_walk *w = arg;
+	struct enum_conn *c;
+
+	if (w->client != NULL && strcasecmp(w->client, t->share) != 0)
+		return 0;
+	w->total++;
+	if (w->n >= SRVSVC_ENUM_CONN_MAX)
+		return 0;
+	c = &ec[w->n++];
+	c->key = t->tree_key;
+	c->since = t->since;
+	c->pid = t->pid;
+	strlcpy(c->share, t->share, sizeof(c->share));
+	return 0;
+}
+
+struct enum_pid_user {
+	pid_t		pid;
+	char		*user;
+	size_t		cap;
+};
+
+static int
+enum_pid_user_cb(const struct shm_session_rec *r, void *arg)
+{
+	struct enum_pid_user *u = arg;
+
+	if (r->pid != u->pid)
+		return 0;
+	strlcpy(u->user, r->user, u->cap);
+	return 1;
+}
+
+/*
+ * A tree's user: its worker serves one user, whose sessions name him (a
+ * relayed session's tree is counted in its own user's worker).
+ */
+static void
+enum_conn_buffers(struct shm *shm, struct ndr_w *o, const struct enum_conn *c)
+{
+	char user[SHM_NAME_MAX];
+	struct enum_pid_user u = { c->pid, user, sizeof(user) };
+
+	user[0] = '\0';
+	if (shm != NULL)
+		(void)shm_foreach_session(shm, enum_pid_user_cb, &u);
+	ndr_put_string(o, user);
+	ndr_put_string(o, c->share);
+}
+
+/* A tree's id: its key is unique in its worker only, so the pid goes in. */
+static uint32_t
+enum_conn_id(const struct enum_conn *c)
+{
+	return (uint32_t)c->key ^ ((uint32_t)c->pid << 12);
+}
+
+/*
+ * The shared state records the tree connects of shares with `max
+ * connections` (shm/trees.c), each with its worker (and so its user):
+ * those are what this lists.  The Qualifier names a share (Windows also
+ * takes a client's name; no record ties a tree to a client address, so
+ * such a qualifier matches nothing).
+ */
+uint32_t
+srvsvc_conn_enum(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
+{
+	char server[SRVSVC_ENUM_NAME], qual[SRVSVC_ENUM_NAME];
+	struct enum_walk w;
+	uint32_t level, resume, i;
+	int has;
+
+	memset(&w, 0, sizeof(w));
+	(void)ndr_unique_string(in, server, sizeof(server));
+	w.client = enum_opt_string(in, qual, sizeof(qual));
+	if (enum_container_in(in, &level) < 0 ||
+	    enum_tail_in(in, &has, &resume) < 0)
+		return DCERPC_FAULT_NDR;
+	if (level != 0 && level != 1) {
+		enum_empty_out(out, level, 0, has, WERR_INVALID_LEVEL);
+		return 0;
+	}
+	if (!srvsvc_enum_allowed(env)) {
+		enum_empty_out(out, level, 1, has, WERR_ACCESS_DENIED);
+		return 0;
+	}
+	if (env->shm != NULL)
+		(void)shm_foreach_tree(env->shm, enum_conn_cb, &w);
+	if (resume >= w.n)
+		resume = w.n;
+
+	ndr_put_u32(out, level);
+	ndr_put_u32(out, level);
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, w.n - resume);
+	ndr_put_ptr(out, w.n > resume);
+	if (w.n > resume) {
+		ndr_put_u32(out, w.n - resume);
+		for (i = resume; i < w.n; i++) {
+			ndr_put_u32(out, enum_conn_id(&ec[i]));	/* coni_id */
+			if (level == 0)
+				continue;
+			ndr_put_u32(out, STYPE_DISKTREE);
+			ndr_put_u32(out, 0);		/* num_opens: unknown */
+			ndr_put_u32(out, 1);		/* num_users */
+			ndr_put_u32(out, enum_secs_since(ec[i].since));
+			ndr_put_ptr(out, 1);		/* username */
+			ndr_put_ptr(out, 1);		/* netname */
+		}
+		for (i = resume; level == 1 && i < w.n; i++)
+			enum_conn_buffers(env->shm, out, &ec[i]);
+	}
+	enum_tail_out(out, w.total > resume ? w.total - resume : 0, has,
+	    WERR_OK);
+	return 0;
+}
