@@ -23,6 +23,15 @@ struct pipe_env;
 
 /* An administrator, not a guest nor a null session. */
 int	 srvsvc_enum_allowed(const struct pipe_env *);
+/*
+ * The 32-bit FileId NetrFileEnum shows for an open (and NetrFileGetInfo
+ * takes): its persistent id is the worker's pid above a per-worker
+ * counter, so the counter alone repeats in every worker.  A mix of the
+ * pid plus the counter differs between two workers' opens unless the
+ * pids' mixes lie within their counters' distance (about 2^-15 for a
+ * pair of workers with 65,536 opens each).
+ */
+uint32_t srvsvc_file_id(uint64_t persistent_id);
 uint32_t srvsvc_conn_enum(const struct pipe_env *, struct cur *, struct ndr_w *);
 uint32_t srvsvc_file_enum(const struct pipe_env *, struct cur *, struct ndr_w *);
 uint32_t srvsvc_file_get_info(const struct pipe_env *, struct cur *,

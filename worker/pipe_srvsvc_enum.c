@@ -351,6 +351,20 @@ srvsvc_session_del(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
+uint32_t
+srvsvc_file_id(uint64_t persistent_id)
+{
+	uint32_t h = (uint32_t)(persistent_id >> 32);
+
+	/* murmur3's finalizer: pids that differ by little differ widely */
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h + (uint32_t)persistent_id;
+}
+
 /* ---- open files ---- */
 
 static int
@@ -362,7 +376,7 @@ enum_file_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
 	uint32_t i;
 
 	(void)fid;
-	if (w->has_id && (uint32_t)r->persistent_id != w->only_id)
+	if (w->has_id && srvsvc_file_id(r->persistent_id) != w->only_id)
 		return 0;
 	/* a user filter: the open's session among that user's (es[]) */
 	for (i = 0; w->user != NULL && i < w->nsess; i++)
@@ -475,7 +489,7 @@ enum_file_user(const struct pipe_env *env, uint64_t session_id, char *buf,
 static void
 enum_file_scalars(struct ndr_w *o, uint32_t level, const struct enum_file *f)
 {
-	ndr_put_u32(o, (uint32_t)f->pers);		/* fi_id */
+	ndr_put_u32(o, srvsvc_file_id(f->pers));	/* fi_id */
 	if (level == 2)
 		return;
 	ndr_put_u32(o, enum_file_perms(f->access));
@@ -570,7 +584,7 @@ srvsvc_file_get_info(const struct pipe_env *env, struct cur *in,
 	}
 	if (srvsvc_enum_allowed(env))
 		enum_files(env->shm, &w, level == 3);
-	/* Two opens whose persistent ids share their low 32 bits: the first. */
+	/* two opens whose FileIds agree (srvsvc_file_id): the first */
 	ndr_put_ptr(out, w.n > 0);
 	if (w.n > 0) {
 		enum_file_scalars(out, level, &ef[0]);

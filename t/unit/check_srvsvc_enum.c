@@ -416,7 +416,7 @@ START_TEST(test_refused)
 		    &total), WERR_ACCESS_DENIED);
 		ck_assert_uint_eq(n + total, 0);
 		len = run(&who[k], SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
-		    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 3), &fault);
+		    req_getinfo(req, sizeof(req), srvsvc_file_id(P_BOB), 3), &fault);
 		ck_assert_uint_eq(len, 12);	/* level, NULL, status */
 		ck_assert_uint_eq(le32dec(rsp + 4), 0);
 		ck_assert_uint_eq(le32dec(rsp + 8), WERR_ACCESS_DENIED);
@@ -464,9 +464,9 @@ START_TEST(test_file_enum)
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(total, 2);
 	for (i = 0; i < n; i++) {
-		if (e[i].u[0] == (uint32_t)P_BOB)
+		if (e[i].u[0] == srvsvc_file_id(P_BOB))
 			b = (int)i;
-		if (e[i].u[0] == (uint32_t)P_ALICE)
+		if (e[i].u[0] == srvsvc_file_id(P_ALICE))
 			a = (int)i;
 	}
 	ck_assert_int_ge(a, 0);
@@ -504,11 +504,11 @@ START_TEST(test_file_get_info)
 	size_t len;
 
 	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
-	    req_getinfo(req, sizeof(req), (uint32_t)P_ALICE, 3), &fault);
+	    req_getinfo(req, sizeof(req), srvsvc_file_id(P_ALICE), 3), &fault);
 	cur_init(&c, rsp, len);
 	ck_assert_uint_eq(ndr_u32(&c), 3);
 	ck_assert_uint_ne(ndr_ptr(&c), 0);
-	ck_assert_uint_eq(ndr_u32(&c), (uint32_t)P_ALICE);
+	ck_assert_uint_eq(ndr_u32(&c), srvsvc_file_id(P_ALICE));
 	ck_assert_uint_eq(ndr_u32(&c), 1);
 	ck_assert_uint_eq(ndr_u32(&c), 0);
 	ck_assert_uint_ne(ndr_ptr(&c), 0);
@@ -522,9 +522,9 @@ START_TEST(test_file_get_info)
 	ck_assert_ptr_eq(c.p, c.end);
 
 	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
-	    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 2), &fault);
+	    req_getinfo(req, sizeof(req), srvsvc_file_id(P_BOB), 2), &fault);
 	ck_assert_uint_eq(len, 16);
-	ck_assert_uint_eq(le32dec(rsp + 8), (uint32_t)P_BOB);
+	ck_assert_uint_eq(le32dec(rsp + 8), srvsvc_file_id(P_BOB));
 	ck_assert_uint_eq(le32dec(rsp + 12), WERR_OK);
 
 	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
@@ -577,7 +577,7 @@ START_TEST(test_close_del_refused)
 
 	ndr_w_init(&w, req, sizeof(req));
 	put_opt(&w, "\\\\srv");
-	ndr_put_u32(&w, (uint32_t)P_BOB);
+	ndr_put_u32(&w, srvsvc_file_id(P_BOB));
 	len = run(&env, SRVSVC_OPNUM_NETR_FILE_CLOSE, req, wcur_off(&w.w),
 	    &fault);
 	ck_assert_uint_eq(fault, 0);
@@ -593,7 +593,7 @@ START_TEST(test_close_del_refused)
 	ck_assert_uint_eq(le32dec(rsp), WERR_ACCESS_DENIED);
 	/* the open is still there */
 	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
-	    req_getinfo(req, sizeof(req), (uint32_t)P_BOB, 2), &fault);
+	    req_getinfo(req, sizeof(req), srvsvc_file_id(P_BOB), 2), &fault);
 	ck_assert_uint_eq(le32dec(rsp + 12), WERR_OK);
 }
 END_TEST
@@ -706,6 +706,35 @@ START_TEST(test_no_state)
 }
 END_TEST
 
+/*
+ * Every worker counts its opens from 1 above its pid: the first opens of
+ * 2,000 workers with neighbouring pids, and 2,000 opens of each of two
+ * workers, all get distinct FileIds.
+ */
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(test_file_ids_distinct)
+{
+	static uint32_t ids[4000];
+	unsigned i, j, n = 0;
+
+	for (i = 0; i < 2000; i++)
+		ids[n++] = srvsvc_file_id((uint64_t)(30000 + i) << 32 | 1);
+	for (j = 0; j < 2; j++)
+		for (i = 2; i < 1002; i++)
+			ids[n++] = srvsvc_file_id((uint64_t)(40000 + j) << 32 | i);
+	qsort(ids, n, sizeof(ids[0]), cmp_u32);
+	for (i = 1; i < n; i++)
+		ck_assert_uint_ne(ids[i - 1], ids[i]);
+}
+END_TEST
+
 static Suite *
 srvsvc_enum_suite(void)
 {
@@ -720,6 +749,7 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_file_enum);
 	tcase_add_test(tc, test_file_get_info);
 	tcase_add_test(tc, test_conn_enum);
+	tcase_add_test(tc, test_file_ids_distinct);
 	tcase_add_test(tc, test_close_del_refused);
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_malformed);
@@ -733,6 +763,7 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_file_enum);
 	tcase_add_test(tc, test_file_get_info);
 	tcase_add_test(tc, test_conn_enum);
+	tcase_add_test(tc, test_file_ids_distinct);
 	suite_add_tcase(s, tc);
 	return s;
 }
