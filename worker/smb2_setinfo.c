@@ -454,7 +454,6 @@ info_rename_parent_check(struct smb2_req *req, struct smb2_rsp *rsp,
 	return STATUS_SUCCESS;
 }
 
-/* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 /* Do a and b name entries of the same directory? */
 static int
 info_same_parent(const char *a, const char *b)
@@ -466,6 +465,35 @@ info_same_parent(const char *a, const char *b)
 	return na == nb && memcmp(a, b, na) == 0;
 }
 
+/*
+ * A rename or link to ":name[:$DATA]", a stream of this same file:
+ * parsed as the stream of a placeholder base name, with the same rules.
+ */
+static ntstatus_t
+info_set_name_stream(struct smb2_req *req, struct open *op,
+    const uint8_t *name16, uint32_t nlen, int link, int replace)
+{
+	static uint8_t tmp16[2 + 2 * FILE_STREAM_MAX + 16];
+	static char target[FILE_PATH_MAX], tstream[FILE_STREAM_MAX];
+	ntstatus_t status;
+
+	if (nlen > sizeof(tmp16) - 2)
+		return STATUS_OBJECT_NAME_INVALID;
+	tmp16[0] = 'x';
+	tmp16[1] = 0;
+	memcpy(tmp16 + 2, name16, nlen);
+	status = file_name_parse_target(req, tmp16, nlen + 2, target,
+	    sizeof(target), tstream, sizeof(tstream));
+	if (status != STATUS_SUCCESS)
+		return status;
+	if (link)
+		return STATUS_INVALID_PARAMETER;
+	if (tstream[0] == '\0')
+		return info_rename_to_default(op, replace);
+	return info_rename_stream(op, tstream, replace);
+}
+
+/* FileRenameInformation / FileLinkInformation (MS-FSCC 2.4.34.2, 2.4.21.2) */
 static ntstatus_t
 info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
     struct cur *b, int link)
@@ -496,28 +524,9 @@ info_set_name(struct smb2_req *req, struct smb2_rsp *rsp, struct open *op,
 		name16 += 2;
 		nlen -= 2;
 	}
-	/*
-	 * ":name[:$DATA]" names a stream of this same file; parse it as
-	 * the stream of a placeholder base name, with the same rules.
-	 */
-	if (nlen >= 2 && name16[0] == ':' && name16[1] == 0) {
-		static uint8_t tmp16[2 + 2 * FILE_STREAM_MAX + 16];
-
-		if (nlen > sizeof(tmp16) - 2)
-			return STATUS_OBJECT_NAME_INVALID;
-		tmp16[0] = 'x';
-		tmp16[1] = 0;
-		memcpy(tmp16 + 2, name16, nlen);
-		status = file_name_parse_target(req, tmp16, nlen + 2, target,
-		    sizeof(target), tstream, sizeof(tstream));
-		if (status != STATUS_SUCCESS)
-			return status;
-		if (link)
-			return STATUS_INVALID_PARAMETER;
-		if (tstream[0] == '\0')
-			return info_rename_to_default(op, replace);
-		return info_rename_stream(op, tstream, replace);
-	}
+	if (nlen >= 2 && name16[0] == ':' && name16[1] == 0)
+		return info_set_name_stream(req, op, name16, nlen, link,
+		    replace);
 	status = file_name_parse_target(req, name16, nlen, target,
 	    sizeof(target), tstream, sizeof(tstream));
 	if (status != STATUS_SUCCESS)
