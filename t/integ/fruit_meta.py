@@ -26,6 +26,8 @@ from impacket import smb3 as s3
 from impacket import smb3structs as st
 from impacket.smbconnection import SMBConnection
 
+from info_lib import stream_sizes as streams
+
 import fruit_client as fc
 
 META = "user.org.netatalk.Metadata"
@@ -80,21 +82,6 @@ def read_afp(smb, tid, name):
     return data
 
 
-def streams(conn, smb, tid, name):
-    """The names of a file's streams with their sizes."""
-    f = smb.create(tid, name, st.FILE_READ_ATTRIBUTES, 7, 0, st.FILE_OPEN, 0)
-    raw = smb.queryInfo(tid, f, fileInfoClass=22)      # FileStreamInformation
-    smb.close(tid, f)
-    out, off = [], 0
-    while off + 24 <= len(raw):
-        nxt, nlen, size = struct.unpack_from("<IIq", raw, off)
-        out.append((raw[off + 24:off + 24 + nlen].decode("utf-16le"), size))
-        if nxt == 0:
-            break
-        off += nxt
-    return sorted(out)
-
-
 def xattr(path, name):
     try:
         return os.getxattr(path, name)
@@ -128,7 +115,7 @@ def usmbd_checks(host, port, user, pw, d, owner):
         "the blob's header and entries are Samba's, the Finder info at 122")
     say(read_afp(smb, tid, "w1") == mac_reads(rec),
         "AFP_AfpInfo reads back as the record made from the blob")
-    say(streams(conn, smb, tid, "w1") == [("::$DATA", 4),
+    say(streams(smb, tid, "w1") == [("::$DATA", 4),
                                            (":AFP_AfpInfo:$DATA", 60)],
         "the stream list shows AFP_AfpInfo once, 60 bytes")
 
@@ -139,7 +126,7 @@ def usmbd_checks(host, port, user, pw, d, owner):
     os.setxattr(p, OLD, old)
     say(read_afp(smb, tid, "old") == old,
         "an older usmbd's AfpInfo stream xattr is still read")
-    say(streams(conn, smb, tid, "old") == [("::$DATA", 4),
+    say(streams(smb, tid, "old") == [("::$DATA", 4),
                                             (":AFP_AfpInfo:$DATA", 60)],
         "... and listed once")
     rec2 = record(3, b"APPLMACS")
@@ -153,7 +140,7 @@ def usmbd_checks(host, port, user, pw, d, owner):
     write_afp(smb, tid, "old", b"AFP\0\0\0\1\0" + b"\0" * 52)
     say(xattr(p, OLD) is None and xattr(p, META) is None and
         read_afp(smb, tid, "old") == NOT_FOUND and
-        streams(conn, smb, tid, "old") == [("::$DATA", 4)],
+        streams(smb, tid, "old") == [("::$DATA", 4)],
         "an all-zero Finder info removes the blob and the older xattr")
 
     # a malformed blob reads as none; a write replaces it
@@ -163,7 +150,7 @@ def usmbd_checks(host, port, user, pw, d, owner):
     struct.pack_into(">I", bad, 26 + 2 * 12 + 4, 390)    # Finder info past end
     os.setxattr(p, META, bytes(bad))
     say(read_afp(smb, tid, "bad") == NOT_FOUND and
-        streams(conn, smb, tid, "bad") == [("::$DATA", 4)],
+        streams(smb, tid, "bad") == [("::$DATA", 4)],
         "a malformed blob is no AfpInfo (not found, not listed)")
     write_afp(smb, tid, "bad", rec)
     nb = xattr(p, META)
@@ -219,10 +206,10 @@ def interop_checks(host, port, sport, user, pw, d, owner):
     say(read_afp(usmb, utid, "by_samba") == from_samba and
         from_samba == mac_reads(rec),
         "usmbd reads what Samba wrote with Samba's bytes")
-    say(streams(uconn, usmb, utid, "by_samba") ==
-        streams(sconn, ssmb, stid, "by_samba"),
+    say(streams(usmb, utid, "by_samba") ==
+        streams(ssmb, stid, "by_samba"),
         "the stream lists of usmbd and Samba agree (%s)"
-        % streams(uconn, usmb, utid, "by_samba"))
+        % streams(usmb, utid, "by_samba"))
     # usmbd writes (in place: Samba's dates kept), Samba reads
     rec2 = record(1, b"TEXTR*ch")
     write_afp(usmb, utid, "by_samba", rec2)
@@ -238,8 +225,8 @@ def interop_checks(host, port, sport, user, pw, d, owner):
     say(read_afp(ssmb, stid, "by_usmbd") == read_afp(usmb, utid, "by_usmbd")
         == mac_reads(rec),
         "Samba reads a blob usmbd made with usmbd's bytes")
-    say(streams(uconn, usmb, utid, "by_usmbd") ==
-        streams(sconn, ssmb, stid, "by_usmbd"),
+    say(streams(usmb, utid, "by_usmbd") ==
+        streams(ssmb, stid, "by_usmbd"),
         "the stream lists of usmbd and Samba agree on usmbd's blob")
     # deleted through Samba (all-zero Finder info): gone for usmbd
     write_afp(ssmb, stid, "by_usmbd", b"AFP\0\0\0\1\0" + b"\0" * 52)

@@ -33,6 +33,8 @@ from impacket import smb3 as s3
 from impacket import smb3structs as st
 from impacket.smbconnection import SMBConnection
 
+from info_lib import stream_sizes as streams
+
 SHARE = "rsrc"
 OLD = "user.usmbd.stream.AFP_Resource"
 NOT_FOUND = 0xC0000034
@@ -92,20 +94,6 @@ def set_eof(smb, tid, name, size):
     smb.setInfo(tid, f, inputBlob=struct.pack("<q", size),
                 infoType=1, fileInfoClass=20)    # FileEndOfFileInformation
     smb.close(tid, f)
-
-
-def streams(smb, tid, name):
-    f = smb.create(tid, name, st.FILE_READ_ATTRIBUTES, 7, 0, st.FILE_OPEN, 0)
-    raw = smb.queryInfo(tid, f, fileInfoClass=22)      # FileStreamInformation
-    smb.close(tid, f)
-    out, off = [], 0
-    while off + 24 <= len(raw):
-        nxt, nlen, size = struct.unpack_from("<IIq", raw, off)
-        out.append((raw[off + 24:off + 24 + nlen].decode("utf-16le"), size))
-        if nxt == 0:
-            break
-        off += nxt
-    return sorted(out)
 
 
 def samba_hdr(rlen, roff=82):

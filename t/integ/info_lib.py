@@ -1,7 +1,10 @@
 # Raw SMB2 QUERY_INFO and SET_INFO over an impacket SMB3 connection, with
-# the status whatever it is (impacket's own calls raise on most): shared
-# by files_ea_client.py, easize_client.py and streams_client.py (their
-# directory is on sys.path when they run as scripts).
+# the status whatever it is (impacket's own calls raise on most), and a
+# file's stream list: shared by files_ea_client.py, easize_client.py,
+# streams_client.py, fruit_meta.py and fruit_rsrc.py (their directory is
+# on sys.path when they run as scripts).
+import struct
+
 from impacket import smb3structs as s3
 
 
@@ -43,3 +46,19 @@ def set_info(s, tid, fid, klass, blob):
     r['Buffer'] = blob
     p['Data'] = r
     return s.recvSMB(s.sendSMB(p))['Status']
+
+
+def stream_sizes(smb, tid, name):
+    """[(stream name, size)] of a file, sorted, from FileStreamInformation
+    (impacket's queryInfo: a failure raises)."""
+    f = smb.create(tid, name, s3.FILE_READ_ATTRIBUTES, 7, 0, s3.FILE_OPEN, 0)
+    raw = smb.queryInfo(tid, f, fileInfoClass=22)
+    smb.close(tid, f)
+    out, off = [], 0
+    while off + 24 <= len(raw):
+        nxt, nlen, size = struct.unpack_from("<IIq", raw, off)
+        out.append((raw[off + 24:off + 24 + nlen].decode("utf-16le"), size))
+        if nxt == 0:
+            break
+        off += nxt
+    return sorted(out)
