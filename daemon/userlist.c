@@ -1,0 +1,59 @@
+/* The passdb's account list for a worker's samr pipe (daemon/userlist.h). */
+#include "daemon/userlist.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "daemon/master.h"
+#include "daemon/msg.h"
+#include "daemon/passdb.h"
+#include "daemon/spawn.h"
+#include "proto/cur.h"
+
+struct userlist_fill {
+	struct wcur	 w;
+	uint32_t	 n;
+	int		 full;
+};
+
+static int
+userlist_one(const struct passdb_entry *e, void *arg)
+{
+	struct userlist_fill *f = arg;
+	size_t len = strnlen(e->unix_name, sizeof(e->unix_name));
+
+	if (len == 0 || len >= sizeof(e->unix_name))
+		return 0;
+	/* uid, flags, u8 length, name: stop at a whole entry */
+	if (wcur_left(&f->w) < 9 + len) {
+		f->full = 1;
+		return 1;
+	}
+	wcur_le32(&f->w, (uint32_t)e->uid);
+	wcur_le32(&f->w, e->flags);
+	wcur_u8(&f->w, (uint8_t)len);
+	wcur_bytes(&f->w, e->unix_name, len);
+	f->n++;
+	return 0;
+}
+
+int
+userlist_send(struct child *c)
+{
+	static uint8_t buf[MSG_MAX_PAYLOAD];
+	struct userlist_fill f;
+
+	if (master.passdb == NULL || c->chan < 0)
+		return 0;
+	memset(&f, 0, sizeof(f));
+	wcur_init(&f.w, buf, sizeof(buf));
+	wcur_le32(&f.w, 0);			/* count, set below */
+	if (passdb_foreach(master.passdb, userlist_one, &f) < 0)
+		return -EIO;
+	if (f.full)
+		log_warnx("samr: the passdb has more accounts than one "
+		    "message holds; %u listed", (unsigned)f.n);
+	le32_put(buf, f.n);
+	return spawn_send(c, MSG_USERS, 0, buf, wcur_off(&f.w));
+}

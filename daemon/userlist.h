@@ -1,0 +1,15 @@
+/*
+ * The passdb's accounts, names and uids only, sent to a user worker for
+ * its samr pipe (MSG_USERS): the worker cannot read the root-only passdb,
+ * and only the accounts that can log on are worth listing (an LDAP
+ * directory behind NSS may hold tens of thousands).
+ */
+#ifndef USMBD_DAEMON_USERLIST_H
+#define USMBD_DAEMON_USERLIST_H
+
+struct child;
+
+/* Sends MSG_USERS to worker c (nothing without a passdb); 0 or -errno. */
+int	userlist_send(struct child *c);
+
+#endif
