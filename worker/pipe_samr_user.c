@@ -214,7 +214,10 @@ samr_put_user_level(struct samr_uw *u, const struct samr_user_view *v,
 			uw_time(u, i == 3 || i == 5);
 		uw_str(u, v->a->name);
 		uw_str(u, v->full);
-		for (i = 0; i < 7; i++)		/* home .. Parameters */
+		/* home, drive, script, profile, AdminComment, WorkStations,
+		 * UserComment, then Parameters (an empty binary string is
+		 * the same on the wire) */
+		for (i = 0; i < 8; i++)
 			uw_str(u, "");
 		/* no password data: two NULL binary strings */
 		uw_u32(u, 0);
