@@ -75,7 +75,7 @@ const struct samr_alias samr_aliases[] = {
 };
 const unsigned samr_naliases = sizeof(samr_aliases) / sizeof(samr_aliases[0]);
 
-static const uint8_t samr_magic[4] = { 'u', 's', 'a', 'm' };
+static const uint8_t samr_magic[2] = { 'u', 's' };
 static uint64_t samr_key;
 
 int
@@ -90,6 +90,55 @@ samr_refusal(const struct pipe_env *env, int handle_ok)
 	if (samr_denied(env))
 		return STATUS_ACCESS_DENIED;
 	return handle_ok ? STATUS_SUCCESS : STATUS_INVALID_HANDLE;
+}
+
+int
+samr_access_ok(enum samr_kind k, uint32_t mask)
+{
+	/* MS-SAMR 2.2.1: the object's own rights, then MS-DTYP 2.4.3's
+	 * standard rights, ACCESS_SYSTEM_SECURITY, MAXIMUM_ALLOWED and the
+	 * generic ones; anything else is an undefined bit, refused as a
+	 * Windows access check refuses it */
+	uint32_t valid = k == SAMR_H_CONNECT ? 0x3fu :
+	    k == SAMR_H_DOMAIN || k == SAMR_H_USER ? 0x7ffu : 0x1fu;
+
+	valid |= 0x000f0000u | 0x01000000u | 0x02000000u | 0xf0000000u;
+	return (mask & ~valid) == 0;
+}
+
+uint32_t
+samr_grant(enum samr_kind k, uint32_t mask)
+{
+	/* MS-SAMR 2.2.1.2-2.2.1.7: generic read, write, execute, all */
+	static const uint32_t map[][4] = {
+		[SAMR_H_CONNECT] = { 0x010, 0x00e, 0x021, 0x03f },
+		[SAMR_H_DOMAIN] = { 0x084, 0x47a, 0x301, 0x7ff },
+		[SAMR_H_USER] = { 0x31a, 0x4e4, 0x041, 0x7ff },
+		[SAMR_H_GROUP] = { 0x010, 0x00e, 0x001, 0x01f },
+		[SAMR_H_ALIAS] = { 0x004, 0x013, 0x008, 0x01f },
+	};
+	const uint32_t *m = map[k];
+	uint32_t g = mask & m[3];
+
+	/* MAXIMUM_ALLOWED: everything (nothing can be changed anyway: no
+	 * call writes) */
+	if (mask & (0x02000000u | 0x10000000u))
+		return m[3];
+	if (mask & 0x80000000u)
+		g |= m[0];
+	if (mask & 0x40000000u)
+		g |= m[1];
+	if (mask & 0x20000000u)
+		g |= m[2];
+	return g;
+}
+
+uint32_t
+samr_need(const struct samr_handle *h, uint32_t need, uint32_t st)
+{
+	if (st == STATUS_SUCCESS && (h->granted & need) == 0)
+		return STATUS_ACCESS_DENIED;
+	return st;
 }
 
 const char *
@@ -129,20 +178,21 @@ samr_check(const struct pipe_env *env, const struct samr_handle *h)
 		if (getrandom(&samr_key, sizeof(samr_key), 0) !=
 		    sizeof(samr_key))
 			samr_key = 0;
-	return (uint32_t)samr_mix(samr_key ^ samr_mix((uint64_t)(uintptr_t)env ^
-	    ((uint64_t)h->kind << 56) ^ ((uint64_t)h->dom << 48) ^ h->rid));
+	return (uint32_t)samr_mix(samr_key ^ samr_mix(samr_mix(
+	    (uint64_t)(uintptr_t)env ^ ((uint64_t)h->kind << 56) ^
+	    ((uint64_t)h->dom << 48) ^ h->rid) ^ h->granted));
 }
 
 void
 samr_put_handle(const struct pipe_env *env, struct ndr_w *out,
     const struct samr_handle *h)
 {
-	ndr_put_u32(out, 0);
+	ndr_put_u32(out, (uint32_t)h->kind);	/* handle_type, as Samba */
 	wcur_bytes(&out->w, samr_magic, sizeof(samr_magic));
 	wcur_u8(&out->w, (uint8_t)h->kind);
 	wcur_u8(&out->w, (uint8_t)h->dom);
-	wcur_le16(&out->w, 0);
 	wcur_le32(&out->w, h->rid);
+	wcur_le32(&out->w, h->granted);
 	wcur_le32(&out->w, samr_check(env, h));
 }
 
@@ -176,18 +226,21 @@ samr_get_handle(const struct pipe_env *env, struct cur *in,
 {
 	const uint8_t *v;
 	struct cur c;
+	uint32_t type;
 
 	ndr_align(in, 4);
 	if ((v = cur_view(in, SAMR_HANDLE_LEN)) == NULL)
 		return -1;
 	cur_init(&c, v, SAMR_HANDLE_LEN);
-	(void)cur_le32(&c);			/* attributes */
-	if (memcmp(cur_view(&c, 4), samr_magic, 4) != 0)
+	type = cur_le32(&c);
+	if (memcmp(cur_view(&c, 2), samr_magic, 2) != 0)
 		return -1;
 	h->kind = (enum samr_kind)cur_u8(&c);
+	if (type != (uint32_t)h->kind)
+		return -1;
 	h->dom = (enum samr_dom)cur_u8(&c);
-	(void)cur_le16(&c);
 	h->rid = cur_le32(&c);
+	h->granted = cur_le32(&c);
 	if (cur_le32(&c) != samr_check(env, h) ||
 	    (want != 0 && h->kind != want) || (unsigned)h->dom >= SAMR_NDOM ||
 	    !samr_object_exists(h))
@@ -238,8 +291,8 @@ samr_connect(const struct pipe_env *env, uint16_t opnum, struct cur *in,
     struct ndr_w *out)
 {
 	char sys[SAMR_NAME_MAX];
-	struct samr_handle h = { SAMR_H_CONNECT, SAMR_DOM_ACCOUNT, 0 };
-	uint32_t level = 0, sw;
+	struct samr_handle h = { SAMR_H_CONNECT, SAMR_DOM_ACCOUNT, 0, 0 };
+	uint32_t level = 0, sw, access;
 
 	if (opnum == SAMR_OPNUM_CONNECT) {
 		if (ndr_ptr(in) != 0)
@@ -248,7 +301,7 @@ samr_connect(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		(void)ndr_unique_string(in, sys, sizeof(sys));
 	if (opnum == SAMR_OPNUM_CONNECT3 || opnum == SAMR_OPNUM_CONNECT4)
 		(void)ndr_u32(in);		/* unknown / ClientRevision */
-	(void)ndr_u32(in);			/* DesiredAccess */
+	access = ndr_u32(in);			/* DesiredAccess */
 	if (opnum == SAMR_OPNUM_CONNECT5) {
 		level = ndr_u32(in);		/* InVersion */
 		sw = ndr_u32(in);		/* the union's discriminant */
@@ -266,11 +319,12 @@ samr_connect(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		ndr_put_u32(out, 3);
 		ndr_put_u32(out, 0);
 	}
-	if (samr_denied(env)) {
+	if (samr_denied(env) || !samr_access_ok(SAMR_H_CONNECT, access)) {
 		wcur_zero(&out->w, SAMR_HANDLE_LEN);
 		ndr_put_u32(out, STATUS_ACCESS_DENIED);
 		return 0;
 	}
+	h.granted = samr_grant(SAMR_H_CONNECT, access);
 	samr_put_handle(env, out, &h);
 	ndr_put_u32(out, STATUS_SUCCESS);
 	return 0;
@@ -284,8 +338,10 @@ samr_close(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
 
 	if (in->err)
 		return DCERPC_FAULT_NDR;
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	wcur_zero(&out->w, SAMR_HANDLE_LEN);
-	ndr_put_u32(out, ok ? STATUS_SUCCESS : STATUS_INVALID_HANDLE);
+	ndr_put_u32(out, STATUS_SUCCESS);
 	return 0;
 }
 
@@ -298,10 +354,15 @@ samr_dom_named(const struct pipe_env *env, const char *name)
 	for (d = 0; d < SAMR_NDOM; d++)
 		if (strcasecmp(name, samr_dom_name(env, (enum samr_dom)d)) == 0)
 			return (enum samr_dom)d;
+	/* the workgroup names the account domain too, as in lsarpc */
+	if (env->conf->workgroup != NULL &&
+	    strcasecmp(name, env->conf->workgroup) == 0)
+		return SAMR_DOM_ACCOUNT;
 	return SAMR_NDOM;
 }
 
-/* [in] an RPC_UNICODE_STRING (top level, its body deferred just after). */
+/* [in] an RPC_UNICODE_STRING (top level, its body deferred just after):
+ * 0, 1 for a NULL buffer (out ""), -1. */
 static int
 samr_ustring_in(struct cur *in, char *out, size_t outsize)
 {
@@ -315,7 +376,7 @@ samr_ustring_in(struct cur *in, char *out, size_t outsize)
 	out[0] = '\0';
 	if (ref != 0)
 		(void)ndr_ustring_body(in, len, max, out, outsize);
-	return in->err ? -1 : 0;
+	return in->err ? -1 : ref == 0;
 }
 
 /* SamrLookupDomainInSamServer (5) */
@@ -327,14 +388,18 @@ samr_lookup_domain(const struct pipe_env *env, struct cur *in,
 	struct samr_handle h;
 	struct secdesc_sid sid;
 	enum samr_dom d;
-	int ok = samr_get_handle(env, in, SAMR_H_CONNECT, &h) == 0;
+	int ok = samr_get_handle(env, in, SAMR_H_CONNECT, &h) == 0, null;
 	uint32_t st;
 
-	if (samr_ustring_in(in, name, sizeof(name)) < 0)
+	if ((null = samr_ustring_in(in, name, sizeof(name))) < 0)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_SERVER_LOOKUP_DOMAIN, samr_refusal(env, ok));
 	d = samr_dom_named(env, name);
-	if (st == STATUS_SUCCESS && d == SAMR_NDOM)
+	if (st == STATUS_SUCCESS && null)
+		st = STATUS_INVALID_PARAMETER;
+	else if (st == STATUS_SUCCESS && d == SAMR_NDOM)
 		st = STATUS_NO_SUCH_DOMAIN;
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
 	if (st == STATUS_SUCCESS) {
@@ -358,7 +423,10 @@ samr_enum_domains(const struct pipe_env *env, struct cur *in,
 	(void)ndr_u32(in);			/* PreferedMaximumLength */
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_SERVER_ENUMERATE_DOMAINS,
+	    samr_refusal(env, ok));
 	n = st != STATUS_SUCCESS || resume >= SAMR_NDOM ? 0 :
 	    SAMR_NDOM - resume;
 	ndr_put_u32(out, resume + n);
@@ -388,16 +456,18 @@ static uint32_t
 samr_open_domain(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
 {
-	struct samr_handle h, dh = { SAMR_H_DOMAIN, SAMR_DOM_ACCOUNT, 0 };
+	struct samr_handle h, dh = { SAMR_H_DOMAIN, SAMR_DOM_ACCOUNT, 0, 0 };
 	struct secdesc_sid sid, want;
 	int ok = samr_get_handle(env, in, SAMR_H_CONNECT, &h) == 0;
-	uint32_t st;
+	uint32_t st, access;
 	unsigned d;
 
-	(void)ndr_u32(in);			/* DesiredAccess */
+	access = ndr_u32(in);			/* DesiredAccess */
 	samr_sid_decode(in, &want);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_refusal(env, ok);
 	for (d = 0; d < SAMR_NDOM; d++) {
 		samr_dom_sid((enum samr_dom)d, &sid);
@@ -406,12 +476,16 @@ samr_open_domain(const struct pipe_env *env, struct cur *in,
 	}
 	if (st == STATUS_SUCCESS && d == SAMR_NDOM)
 		st = STATUS_NO_SUCH_DOMAIN;
+	if (st == STATUS_SUCCESS && !samr_access_ok(SAMR_H_DOMAIN, access))
+		st = STATUS_ACCESS_DENIED;
+	st = samr_need(&h, SAMR_SERVER_LOOKUP_DOMAIN, st);
 	if (st != STATUS_SUCCESS) {
 		wcur_zero(&out->w, SAMR_HANDLE_LEN);
 		ndr_put_u32(out, st);
 		return 0;
 	}
 	dh.dom = (enum samr_dom)d;
+	dh.granted = samr_grant(SAMR_H_DOMAIN, access);
 	samr_put_handle(env, out, &dh);
 	ndr_put_u32(out, STATUS_SUCCESS);
 	return 0;
@@ -556,7 +630,11 @@ samr_query_domain(const struct pipe_env *env, struct cur *in,
 	level = ndr_u16(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, level == 1 || level == 12 ?
+	    SAMR_DOMAIN_READ_PASSWORD_PARAMETERS :
+	    SAMR_DOMAIN_READ_OTHER_PARAMETERS, samr_refusal(env, ok));
 	if (st == STATUS_SUCCESS) {
 		/* a level we do not know: nothing written yet */
 		ndr_w_init(&probe, scratch, sizeof(scratch));

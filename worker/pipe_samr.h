@@ -24,6 +24,17 @@
 #define SAMR_ACB_DISABLED	0x00000001u
 #define SAMR_ACB_NORMAL		0x00000010u
 #define SAMR_ACB_PWNOEXP	0x00000200u
+/* MS-SAMR 2.2.1.3-2.2.1.7: the rights calls need */
+#define SAMR_SERVER_ENUMERATE_DOMAINS		0x00000010u
+#define SAMR_SERVER_LOOKUP_DOMAIN		0x00000020u
+#define SAMR_DOMAIN_READ_PASSWORD_PARAMETERS	0x00000001u
+#define SAMR_DOMAIN_READ_OTHER_PARAMETERS	0x00000004u
+#define SAMR_DOMAIN_LIST_ACCOUNTS		0x00000100u
+#define SAMR_DOMAIN_LOOKUP			0x00000200u
+#define SAMR_USER_READ				0x0000001bu	/* GENERAL..ACCOUNT */
+#define SAMR_USER_LIST_GROUPS			0x00000100u
+#define SAMR_GROUP_READ_INFORMATION		0x00000001u
+#define SAMR_ALIAS_READ_INFORMATION		0x00000008u
 /* MS-SAMR 2.2.1.10 SE_GROUP_* for a group's attributes */
 #define SAMR_GROUP_ATTRS	0x00000007u
 /* MS-LSAT 2.2.13 SID_NAME_USE */
@@ -53,6 +64,7 @@ struct samr_handle {
 	enum samr_kind	 kind;
 	enum samr_dom	 dom;
 	uint32_t	 rid;
+	uint32_t	 granted;	/* the object's rights it was opened with */
 };
 
 /* Entries one enumeration or display answer carries at most. */
@@ -72,6 +84,7 @@ const char *samr_dom_name(const struct pipe_env *, enum samr_dom);
 void	samr_dom_sid(enum samr_dom, struct secdesc_sid *);
 /*
  * Decodes the handle at in (a policy_handle); 0 when it is one of ours,
+ * its handle_type its kind,
  * of kind want (0: any), minted for this pipe and naming an object that
  * still exists; else -1 (in->err set when truncated).
  */
@@ -80,6 +93,13 @@ int	samr_get_handle(const struct pipe_env *, struct cur *in,
 void	samr_put_handle(const struct pipe_env *, struct ndr_w *,
 	    const struct samr_handle *);
 void	samr_put_sid(struct ndr_w *, const struct secdesc_sid *);
+/* Does DesiredAccess mask ask only rights an object of kind k has? */
+int	samr_access_ok(enum samr_kind, uint32_t mask);
+/* The object-specific rights DesiredAccess mask grants (generic rights
+ * and MAXIMUM_ALLOWED mapped: a reader gets every read right). */
+uint32_t samr_grant(enum samr_kind, uint32_t mask);
+/* STATUS_ACCESS_DENIED when h lacks every right of need, else st. */
+uint32_t samr_need(const struct samr_handle *, uint32_t need, uint32_t st);
 /* A refusal's status for a handle that failed, or a denied caller. */
 uint32_t samr_refusal(const struct pipe_env *, int handle_ok);
 

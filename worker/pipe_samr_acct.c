@@ -178,7 +178,9 @@ samr_enum_accounts(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	maxlen = ndr_u32(in);			/* PreferedMaximumLength */
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env, ok));
 	if (st == STATUS_SUCCESS) {
 		/* Windows sizes an entry at 54 bytes (Samba's multiplier) */
 		max = maxlen / 54 ? maxlen / 54 : 1;
@@ -187,8 +189,8 @@ samr_enum_accounts(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 			st = STATUS_MORE_ENTRIES;
 	}
 	ndr_put_u32(out, resume);
-	ndr_put_ptr(out, !samr_denied(env) && ok);
-	if (!samr_denied(env) && ok) {
+	ndr_put_ptr(out, st == STATUS_SUCCESS || st == STATUS_MORE_ENTRIES);
+	if (st == STATUS_SUCCESS || st == STATUS_MORE_ENTRIES) {
 		ndr_put_u32(out, n);
 		ndr_put_ptr(out, n > 0);
 		if (n > 0) {
@@ -273,7 +275,9 @@ samr_lookup_names(const struct pipe_env *env, struct cur *in,
 	}
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env, ok));
 	if (st != STATUS_SUCCESS)
 		n = 0;
 	for (i = 0; i < n; i++) {
@@ -313,7 +317,9 @@ samr_lookup_rids(const struct pipe_env *env, struct cur *in,
 		samr_rids[i] = ndr_u32(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env, ok));
 	if (st != STATUS_SUCCESS)
 		n = 0;
 	for (i = 0; i < n; i++) {
@@ -355,17 +361,22 @@ samr_open_account(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	struct samr_handle h, ah;
 	struct samr_item it;
 	int ok = samr_get_handle(env, in, SAMR_H_DOMAIN, &h) == 0;
-	uint32_t rid, st;
+	uint32_t rid, st, access;
 
-	(void)ndr_u32(in);			/* DesiredAccess */
+	access = ndr_u32(in);			/* DesiredAccess */
 	rid = ndr_u32(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_refusal(env, ok);
 	if (st == STATUS_SUCCESS && samr_find_rid(h.dom, k, rid, &it) < 0)
 		st = k == SAMR_H_GROUP ? STATUS_NO_SUCH_GROUP :
 		    k == SAMR_H_ALIAS ? STATUS_NO_SUCH_ALIAS :
 		    STATUS_NO_SUCH_USER;
+	if (st == STATUS_SUCCESS && !samr_access_ok(k, access))
+		st = STATUS_ACCESS_DENIED;
+	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, st);
 	if (st != STATUS_SUCCESS) {
 		wcur_zero(&out->w, 20);
 		ndr_put_u32(out, st);
@@ -374,6 +385,7 @@ samr_open_account(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	ah.kind = k;
 	ah.dom = h.dom;
 	ah.rid = rid;
+	ah.granted = samr_grant(k, access);
 	samr_put_handle(env, out, &ah);
 	ndr_put_u32(out, STATUS_SUCCESS);
 	return 0;
@@ -449,7 +461,9 @@ samr_query_display(const struct pipe_env *env, struct cur *in,
 	(void)ndr_u32(in);			/* PreferredMaximumLength */
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env, ok));
 	if (st == STATUS_SUCCESS && (level < 1 || level > 5))
 		st = STATUS_INVALID_INFO_CLASS;
 	if (st != STATUS_SUCCESS) {

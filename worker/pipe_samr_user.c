@@ -259,7 +259,9 @@ samr_query_user(const struct pipe_env *env, struct cur *in,
 	level = ndr_u16(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_USER_READ, samr_refusal(env, ok));
 	memset(&v, 0, sizeof(v));
 	if (st == STATUS_SUCCESS) {
 		v.a = samr_db_user(h.rid);
@@ -310,7 +312,10 @@ samr_query_group(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	level = ndr_u16(in);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, alias ? SAMR_ALIAS_READ_INFORMATION :
+	    SAMR_GROUP_READ_INFORMATION, samr_refusal(env, ok));
 	if (st == STATUS_SUCCESS && (level < 1 || level > (alias ? 3 : 5)))
 		st = STATUS_INVALID_INFO_CLASS;
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
@@ -362,7 +367,9 @@ samr_user_groups(const struct pipe_env *env, struct cur *in,
 
 	if (in->err)
 		return DCERPC_FAULT_NDR;
-	st = samr_refusal(env, ok);
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, SAMR_USER_LIST_GROUPS, samr_refusal(env, ok));
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
 	if (st == STATUS_SUCCESS) {
 		ndr_put_u32(out, 0);
@@ -382,6 +389,8 @@ samr_user_pw_info(const struct pipe_env *env, struct cur *in,
 
 	if (in->err)
 		return DCERPC_FAULT_NDR;
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	ndr_put_u16(out, 0);
 	ndr_put_align(out, 4);
 	ndr_put_u32(out, 0);
