@@ -2,7 +2,8 @@
 # The samr pipe (worker/pipe_samr*.c) with real clients: rpcclient's
 # enumdomains, enumdomusers, enumdomgroups, enumalsgroups, lookupnames,
 # queryuser, querydispinfo, querydominfo; impacket's samr client
-# (t/integ/samr_client.py) as alice and as anonymous.  Only the passdb's
+# (t/integ/samr_client.py) as alice and as anonymous; smbtorture's
+# rpc.samr.accessmask tests that need no administrator.  Only the passdb's
 # accounts are listed, not every Unix account.
 . "$(dirname "$0")/lib.sh"
 
@@ -101,5 +102,35 @@ if timeout 60 "$PYTHON" "$ROOT/t/integ/samr_client.py" "$PORT" "$ALICE_PW" "$AUI
 else
 	fail "impacket samr"; cat "$T/out"
 fi
+
+# An account added to the passdb is listed after a reload (the master
+# sends the list at a worker's start and on every reload).
+printf '%s\n' "$BOB_PW" | "$USMBCTL" -s "$CONF" user add usmbdsamrx >/dev/null &&
+    "$USMBCTL" -s "$CONF" reload >/dev/null
+listed() {
+	"${RPC[@]}" -c enumdomusers >"$T/out" 2>&1 && has '^user:\[usmbdsamrx\] rid:'
+}
+if integ_until 5 listed; then
+	ok "a passdb account added is listed after usmbctl reload"
+else
+	fail "usmbctl user add + reload: listed"; cat "$T/out"
+fi
+"$USMBCTL" -s "$CONF" user del usmbdsamrx >/dev/null 2>&1
+
+# smbtorture's rpc.samr tests that fit a standalone server and a user
+# without administrator rights (HACKING.md "Accounts over SAMR" lists the
+# others and why they fail).
+timeout 60 smbtorture --option="smb ports=$PORT" "ncacn_np:127.0.0.1[smb2]" \
+    -U "alice%$ALICE_PW" rpc.samr.accessmask.samr.Connect5 \
+    rpc.samr.accessmask.samr.OpenDomain rpc.samr.accessmask.samr.LookupDomain \
+    rpc.samr.accessmask.samr.EnumDomains >"$T/out" 2>&1
+for t in Connect5 OpenDomain LookupDomain EnumDomains; do
+	if has "^success: samr\.$t\$"; then
+		ok "smbtorture rpc.samr.accessmask.samr.$t"
+	else
+		fail "smbtorture rpc.samr.accessmask.samr.$t"
+		grep -E "^(failure|error)" "$T/out"
+	fi
+done
 
 finish
