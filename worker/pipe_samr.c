@@ -498,6 +498,13 @@ samr_put_never(struct ndr_w *out)
 	ndr_put_u32(out, SAMR_NEVER_HI);
 }
 
+/* The server's comment (`server string`), as Samba gives it. */
+static const char *
+samr_oem(const struct pipe_env *env)
+{
+	return env->conf->server_string ? env->conf->server_string : "";
+}
+
 /* The counts DomainGeneralInformation gives for domain d. */
 static void
 samr_dom_counts(enum samr_dom d, uint32_t *users, uint32_t *groups,
@@ -520,7 +527,7 @@ samr_put_dom_general(const struct pipe_env *env, struct ndr_w *out,
 
 	samr_dom_counts(d, &users, &groups, &aliases);
 	samr_put_never(out);			/* ForceLogoff */
-	ndr_put_ustring(out, "");		/* OemInformation */
+	ndr_put_ustring(out, samr_oem(env));	/* OemInformation */
 	ndr_put_ustring(out, name);		/* DomainName */
 	ndr_put_ustring(out, "");		/* ReplicaSourceNodeName */
 	ndr_put_u32(out, 1);			/* DomainModifiedCount */
@@ -537,7 +544,7 @@ static void
 samr_put_dom_general_body(const struct pipe_env *env, struct ndr_w *out,
     enum samr_dom d)
 {
-	ndr_put_ustring_body(out, "");
+	ndr_put_ustring_body(out, samr_oem(env));
 	ndr_put_ustring_body(out, samr_dom_name(env, d));
 	ndr_put_ustring_body(out, "");
 }
@@ -576,6 +583,9 @@ samr_put_dom_info(const struct pipe_env *env, struct ndr_w *out,
 		samr_put_never(out);
 		return 0;
 	case 4:		/* OemInformation */
+		ndr_put_ustring(out, samr_oem(env));
+		ndr_put_ustring_body(out, samr_oem(env));
+		return 0;
 	case 6:		/* ReplicaSourceNodeName */
 		ndr_put_ustring(out, "");
 		ndr_put_ustring_body(out, "");
