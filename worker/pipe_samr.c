@@ -37,12 +37,14 @@
 #define SAMR_OPNUM_ENUM_GROUPS		11
 #define SAMR_OPNUM_ENUM_USERS		13
 #define SAMR_OPNUM_ENUM_ALIASES		15
+#define SAMR_OPNUM_ALIAS_MEMBERSHIP	16
 #define SAMR_OPNUM_LOOKUP_NAMES		17
 #define SAMR_OPNUM_LOOKUP_RIDS		18
 #define SAMR_OPNUM_OPEN_GROUP		19
 #define SAMR_OPNUM_QUERY_GROUP		20
 #define SAMR_OPNUM_OPEN_ALIAS		27
 #define SAMR_OPNUM_QUERY_ALIAS		28
+#define SAMR_OPNUM_MEMBERS_IN_ALIAS	33
 #define SAMR_OPNUM_OPEN_USER		34
 #define SAMR_OPNUM_QUERY_USER		36
 #define SAMR_OPNUM_GROUPS_FOR_USER	39
@@ -261,8 +263,7 @@ samr_put_sid(struct ndr_w *out, const struct secdesc_sid *s)
 		ndr_put_u32(out, s->sub[i]);
 }
 
-/* A dom_sid2 (the pointee of a [ref] RPC_SID*) into s. */
-static void
+void
 samr_sid_decode(struct cur *in, struct secdesc_sid *s)
 {
 	uint32_t max;
@@ -719,6 +720,9 @@ samr_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	case SAMR_OPNUM_QUERY_USER:
 	case SAMR_OPNUM_QUERY_USER2:
 		return samr_query_user(env, in, out);
+	case SAMR_OPNUM_ALIAS_MEMBERSHIP:
+	case SAMR_OPNUM_MEMBERS_IN_ALIAS:
+		return samr_alias_members(env, opnum, in, out);
 	case SAMR_OPNUM_GROUPS_FOR_USER:
 		return samr_user_groups(env, in, out);
 	case SAMR_OPNUM_QUERY_DISPLAY:

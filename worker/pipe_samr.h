@@ -35,6 +35,7 @@
 #define SAMR_USER_LIST_GROUPS			0x00000100u
 #define SAMR_GROUP_READ_INFORMATION		0x00000001u
 #define SAMR_ALIAS_READ_INFORMATION		0x00000008u
+#define SAMR_ALIAS_LIST_MEMBERS			0x00000004u
 /* MS-SAMR 2.2.1.10 SE_GROUP_* for a group's attributes */
 #define SAMR_GROUP_ATTRS	0x00000007u
 /* MS-LSAT 2.2.13 SID_NAME_USE */
@@ -93,6 +94,8 @@ int	samr_get_handle(const struct pipe_env *, struct cur *in,
 void	samr_put_handle(const struct pipe_env *, struct ndr_w *,
 	    const struct samr_handle *);
 void	samr_put_sid(struct ndr_w *, const struct secdesc_sid *);
+/* A dom_sid2 (the pointee of an RPC_SID pointer); in->err when bad. */
+void	samr_sid_decode(struct cur *in, struct secdesc_sid *);
 /* Does DesiredAccess mask ask only rights an object of kind k has? */
 int	samr_access_ok(enum samr_kind, uint32_t mask);
 /* The object-specific rights DesiredAccess mask grants (generic rights
@@ -126,5 +129,7 @@ uint32_t samr_user_groups(const struct pipe_env *, struct cur *,
 	    struct ndr_w *);
 uint32_t samr_user_pw_info(const struct pipe_env *, struct cur *,
 	    struct ndr_w *);
+uint32_t samr_alias_members(const struct pipe_env *, uint16_t opnum,
+	    struct cur *, struct ndr_w *);
 
 #endif

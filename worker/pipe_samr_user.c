@@ -18,6 +18,9 @@
 #include "worker/pipe_samr.h"
 
 #define SAMR_OPNUM_QUERY_ALIAS		28
+#define SAMR_OPNUM_MEMBERS_IN_ALIAS	33
+/* SIDs SamrGetAliasMembership takes (the range of Samba's IDL) */
+#define SAMR_MAX_SIDS			1024
 
 /* MS-SAMR 2.2.1.8 USER_ALL_* bits of UserAllInformation.WhichFields:
  * the fields level 21 fills */
@@ -395,5 +398,48 @@ samr_user_pw_info(const struct pipe_env *env, struct cur *in,
 	ndr_put_align(out, 4);
 	ndr_put_u32(out, 0);
 	ndr_put_u32(out, samr_refusal(env, ok));
+	return 0;
+}
+
+/*
+ * SamrGetAliasMembership (16) and SamrGetMembersInAlias (33): the Builtin
+ * aliases are names lsarpc gives, with no members usmbd keeps, so both
+ * lists are empty.  The SIDs asked about are decoded (bounded) and
+ * otherwise ignored.  Windows' `net user NAME` asks the first.
+ */
+uint32_t
+samr_alias_members(const struct pipe_env *env, uint16_t opnum,
+    struct cur *in, struct ndr_w *out)
+{
+	struct samr_handle h;
+	struct secdesc_sid sid;
+	int ok = samr_get_handle(env, in, opnum == SAMR_OPNUM_MEMBERS_IN_ALIAS ?
+	    SAMR_H_ALIAS : SAMR_H_DOMAIN, &h) == 0;
+	uint32_t n, i, max, refs = 0, st;
+
+	if (opnum != SAMR_OPNUM_MEMBERS_IN_ALIAS) {
+		/* [in] PSAMPR_PSID_ARRAY: Count, then the SIDs */
+		n = ndr_u32(in);
+		if (ndr_ptr(in) != 0) {
+			max = ndr_u32(in);
+			if (in->err || max != n || n > SAMR_MAX_SIDS)
+				return DCERPC_FAULT_NDR;
+			for (i = 0; i < n; i++)
+				refs += ndr_ptr(in) != 0;
+			for (i = 0; i < refs && !in->err; i++)
+				samr_sid_decode(in, &sid);
+		} else if (n != 0)
+			return DCERPC_FAULT_NDR;
+	}
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	if (!ok)
+		return DCERPC_NCA_S_CONTEXT_MISMATCH;
+	st = samr_need(&h, opnum == SAMR_OPNUM_MEMBERS_IN_ALIAS ?
+	    SAMR_ALIAS_LIST_MEMBERS : SAMR_DOMAIN_LOOKUP,
+	    samr_refusal(env, ok));
+	ndr_put_u32(out, 0);			/* Count */
+	ndr_put_ptr(out, 0);
+	ndr_put_u32(out, st);
 	return 0;
 }

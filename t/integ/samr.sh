@@ -96,6 +96,14 @@ else
 	fail "rpcclient querydominfo"; cat "$T/out"
 fi
 
+# Windows' `net user NAME` asks the user's aliases: none are kept.
+"${RPC[@]}" -c "queryuseraliases builtin S-1-22-1-$AUID" >"$T/out" 2>&1
+if ! has 'NT_STATUS|error|rid:'; then
+	ok "rpcclient queryuseraliases: no alias memberships"
+else
+	fail "rpcclient queryuseraliases"; cat "$T/out"
+fi
+
 if timeout 60 "$PYTHON" "$ROOT/t/integ/samr_client.py" "$PORT" "$ALICE_PW" "$AUID" "$BUID" \
     "$GGID" >"$T/out" 2>&1; then
 	ok "impacket samr: connect, domains, users, groups, display, anonymous refused"

@@ -5,7 +5,8 @@
  * and display information, each answer decoded field by field;
  * anonymous and guest refused; forged, foreign and wrongly typed handles
  * a context-mismatch fault; rights a handle was not opened with refused;
- * every truncation of each request a fault; bad account lists refused.
+ * every truncation of each request a fault; alias memberships (none);
+ * bad account lists refused.
  * The passdb's list is root (uid 0) and a uid no account has; root's
  * group (gid 0) is the group every test machine has.
  */
@@ -30,10 +31,13 @@
 #define OP_ENUM_GROUPS	11
 #define OP_ENUM_USERS	13
 #define OP_ENUM_ALIASES	15
+#define OP_ALIAS_MEMBERSHIP	16
 #define OP_LOOKUP_NAMES	17
 #define OP_LOOKUP_RIDS	18
 #define OP_OPEN_GROUP	19
 #define OP_QUERY_GROUP	20
+#define OP_OPEN_ALIAS	27
+#define OP_MEMBERS_IN_ALIAS	33
 #define OP_OPEN_USER	34
 #define OP_QUERY_USER	36
 #define OP_USER_GROUPS	39
@@ -832,6 +836,62 @@ START_TEST(test_truncations)
 }
 END_TEST
 
+START_TEST(test_alias_members)
+{
+	uint8_t stub[128], hb[20], ha[20];
+	struct ndr_w w;
+	size_t len, k;
+	unsigned i;
+
+	open_all();
+	/* GetAliasMembership of two SIDs in Builtin: none */
+	ck_assert_uint_eq(call(&env_user, OP_OPEN_DOM, stub, open_domain_stub(
+	    stub, sizeof(stub), hconn, MAXIMUM_ALLOWED, 32, 1)), 0);
+	ck_assert_uint_eq(status(), STATUS_SUCCESS);
+	memcpy(hb, out, 20);
+	ndr_w_init(&w, stub, sizeof(stub));
+	wcur_bytes(&w.w, hb, 20);
+	ndr_put_u32(&w, 2);
+	ndr_put_ptr(&w, 1);
+	ndr_put_u32(&w, 2);
+	ndr_put_ptr(&w, 1);
+	ndr_put_ptr(&w, 1);
+	for (i = 0; i < 2; i++) {
+		ndr_put_u32(&w, 2);
+		wcur_u8(&w.w, 1);
+		wcur_u8(&w.w, 2);
+		wcur_zero(&w.w, 5);
+		wcur_u8(&w.w, 22);
+		ndr_put_u32(&w, 1);
+		ndr_put_u32(&w, i);
+	}
+	len = wcur_off(&w.w);
+	ck_assert_uint_eq(call(&env_user, OP_ALIAS_MEMBERSHIP, stub, len), 0);
+	ck_assert_uint_eq(outlen, 12);
+	ck_assert_uint_eq(le32_get(out), 0);
+	ck_assert_uint_eq(le32_get(out + 4), 0);
+	ck_assert_uint_eq(status(), STATUS_SUCCESS);
+	for (k = 0; k < len; k++)
+		ck_assert_uint_ne(call(&env_user, OP_ALIAS_MEMBERSHIP, stub, k), 0);
+	/* a count that disagrees with the array: a fault */
+	le32_put(stub + 20, 3);
+	ck_assert_uint_eq(call(&env_user, OP_ALIAS_MEMBERSHIP, stub, len), 0x6f7);
+	/* GetMembersInAlias of Administrators: none */
+	memcpy(stub, hb, 20);
+	le32_put(stub + 20, MAXIMUM_ALLOWED);
+	le32_put(stub + 24, 544);
+	ck_assert_uint_eq(call(&env_user, OP_OPEN_ALIAS, stub, 28), 0);
+	ck_assert_uint_eq(status(), STATUS_SUCCESS);
+	memcpy(ha, out, 20);
+	ck_assert_uint_eq(call(&env_user, OP_MEMBERS_IN_ALIAS, ha, 20), 0);
+	ck_assert_uint_eq(outlen, 12);
+	ck_assert_uint_eq(status(), STATUS_SUCCESS);
+	/* ... and a domain handle there: refused */
+	ck_assert_uint_eq(call(&env_user, OP_MEMBERS_IN_ALIAS, hb, 20),
+	    CTX_MISMATCH);
+}
+END_TEST
+
 START_TEST(test_db_set)
 {
 	uint8_t buf[32];
@@ -881,6 +941,7 @@ samr_suite(void)
 	tcase_add_test(tc, test_display);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_truncations);
+	tcase_add_test(tc, test_alias_members);
 	tcase_add_test(tc, test_db_set);
 	suite_add_tcase(s, tc);
 	return s;
