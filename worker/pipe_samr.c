@@ -14,9 +14,10 @@
  *
  * Who may ask: an authenticated user; anonymous and guest get
  * ACCESS_DENIED on connect and on every call.  A handle names an object
- * and grants nothing: each call judges its caller again.  Handles carry
- * a check value keyed by a per-process random key and the pipe, so a
- * handle forged or taken from another pipe is INVALID_HANDLE.  No state:
+ * and the rights it was opened with (MS-SAMR's per-call access checks),
+ * and each call judges its caller again.  Handles carry a check value keyed by a per-process random key and the pipe, so a
+ * handle forged, of the wrong type or taken from another pipe is the
+ * fault nca_s_fault_context_mismatch, as Windows answers.  No state:
  * the pipe may run a call twice (pipe.h), and CloseHandle has nothing to
  * free.
  */
@@ -87,11 +88,9 @@ samr_denied(const struct pipe_env *env)
 }
 
 uint32_t
-samr_refusal(const struct pipe_env *env, int handle_ok)
+samr_refusal(const struct pipe_env *env)
 {
-	if (samr_denied(env))
-		return STATUS_ACCESS_DENIED;
-	return handle_ok ? STATUS_SUCCESS : STATUS_INVALID_HANDLE;
+	return samr_denied(env) ? STATUS_ACCESS_DENIED : STATUS_SUCCESS;
 }
 
 int
@@ -396,7 +395,7 @@ samr_lookup_domain(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_SERVER_LOOKUP_DOMAIN, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_SERVER_LOOKUP_DOMAIN, samr_refusal(env));
 	d = samr_dom_named(env, name);
 	if (st == STATUS_SUCCESS && null)
 		st = STATUS_INVALID_PARAMETER;
@@ -427,7 +426,7 @@ samr_enum_domains(const struct pipe_env *env, struct cur *in,
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_need(&h, SAMR_SERVER_ENUMERATE_DOMAINS,
-	    samr_refusal(env, ok));
+	    samr_refusal(env));
 	n = st != STATUS_SUCCESS || resume >= SAMR_NDOM ? 0 :
 	    SAMR_NDOM - resume;
 	ndr_put_u32(out, resume + n);
@@ -469,7 +468,7 @@ samr_open_domain(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_refusal(env, ok);
+	st = samr_refusal(env);
 	for (d = 0; d < SAMR_NDOM; d++) {
 		samr_dom_sid((enum samr_dom)d, &sid);
 		if (secdesc_sid_equal(&sid, &want))
@@ -645,7 +644,7 @@ samr_query_domain(const struct pipe_env *env, struct cur *in,
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_need(&h, level == 1 || level == 12 ?
 	    SAMR_DOMAIN_READ_PASSWORD_PARAMETERS :
-	    SAMR_DOMAIN_READ_OTHER_PARAMETERS, samr_refusal(env, ok));
+	    SAMR_DOMAIN_READ_OTHER_PARAMETERS, samr_refusal(env));
 	if (st == STATUS_SUCCESS) {
 		/* a level we do not know: nothing written yet */
 		ndr_w_init(&probe, scratch, sizeof(scratch));
@@ -676,7 +675,7 @@ samr_dom_pw_info(const struct pipe_env *env, struct cur *in,
 	ndr_put_u16(out, 0);
 	ndr_put_align(out, 4);
 	ndr_put_u32(out, 0);
-	ndr_put_u32(out, samr_refusal(env, 1));
+	ndr_put_u32(out, samr_refusal(env));
 	return 0;
 }
 

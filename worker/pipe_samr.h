@@ -85,9 +85,10 @@ const char *samr_dom_name(const struct pipe_env *, enum samr_dom);
 void	samr_dom_sid(enum samr_dom, struct secdesc_sid *);
 /*
  * Decodes the handle at in (a policy_handle); 0 when it is one of ours,
- * its handle_type its kind,
- * of kind want (0: any), minted for this pipe and naming an object that
- * still exists; else -1 (in->err set when truncated).
+ * of kind want (0: any) in its handle_type and body, minted for this
+ * pipe, and naming an object that still exists; else -1 (in->err set
+ * when truncated).  The caller answers -1 with the fault
+ * DCERPC_NCA_S_CONTEXT_MISMATCH.
  */
 int	samr_get_handle(const struct pipe_env *, struct cur *in,
 	    enum samr_kind want, struct samr_handle *h);
@@ -103,8 +104,9 @@ int	samr_access_ok(enum samr_kind, uint32_t mask);
 uint32_t samr_grant(enum samr_kind, uint32_t mask);
 /* STATUS_ACCESS_DENIED when h lacks every right of need, else st. */
 uint32_t samr_need(const struct samr_handle *, uint32_t need, uint32_t st);
-/* A refusal's status for a handle that failed, or a denied caller. */
-uint32_t samr_refusal(const struct pipe_env *, int handle_ok);
+/* STATUS_ACCESS_DENIED for a denied caller, else STATUS_SUCCESS.  (A
+ * handle that fails samr_get_handle is a fault instead.) */
+uint32_t samr_refusal(const struct pipe_env *);
 
 /* worker/pipe_samr_acct.c: 0 or a fault, as pipe_call_fn */
 uint32_t samr_enum_accounts(const struct pipe_env *, uint16_t opnum,

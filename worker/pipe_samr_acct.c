@@ -180,7 +180,7 @@ samr_enum_accounts(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env));
 	if (st == STATUS_SUCCESS) {
 		/* Windows sizes an entry at 54 bytes (Samba's multiplier) */
 		max = maxlen / 54 ? maxlen / 54 : 1;
@@ -277,7 +277,7 @@ samr_lookup_names(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env));
 	if (st != STATUS_SUCCESS)
 		n = 0;
 	for (i = 0; i < n; i++) {
@@ -319,7 +319,7 @@ samr_lookup_rids(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_DOMAIN_LOOKUP, samr_refusal(env));
 	if (st != STATUS_SUCCESS)
 		n = 0;
 	for (i = 0; i < n; i++) {
@@ -369,7 +369,7 @@ samr_open_account(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_refusal(env, ok);
+	st = samr_refusal(env);
 	if (st == STATUS_SUCCESS && samr_find_rid(h.dom, k, rid, &it) < 0)
 		st = k == SAMR_H_GROUP ? STATUS_NO_SUCH_GROUP :
 		    k == SAMR_H_ALIAS ? STATUS_NO_SUCH_ALIAS :
@@ -463,7 +463,7 @@ samr_query_display(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_DOMAIN_LIST_ACCOUNTS, samr_refusal(env));
 	if (st == STATUS_SUCCESS && (level < 1 || level > 5))
 		st = STATUS_INVALID_INFO_CLASS;
 	if (st != STATUS_SUCCESS) {

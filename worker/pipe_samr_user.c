@@ -250,7 +250,7 @@ samr_query_user(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
 {
 	static char full[256];
-	static uint8_t scratch[64];
+	static uint8_t scratch[1];
 	struct samr_handle h;
 	struct samr_user_view v;
 	struct samr_uw u;
@@ -264,7 +264,7 @@ samr_query_user(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_USER_READ, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_USER_READ, samr_refusal(env));
 	memset(&v, 0, sizeof(v));
 	if (st == STATUS_SUCCESS) {
 		v.a = samr_db_user(h.rid);
@@ -273,7 +273,8 @@ samr_query_user(const struct pipe_env *env, struct cur *in,
 		v.gid = samr_primary_gid(h.rid);
 		v.acb = SAMR_ACB_NORMAL | SAMR_ACB_PWNOEXP |
 		    (v.a->flags & SAMR_DB_DISABLED ? SAMR_ACB_DISABLED : 0);
-		/* a level we do not know: nothing written yet */
+		/* a level we do not know answers -1 before writing: try it
+		 * on an empty buffer, so nothing is written yet */
 		ndr_w_init(&probe, scratch, 0);
 		u.out = &probe;
 		u.pass = 0;
@@ -318,7 +319,7 @@ samr_query_group(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_need(&h, alias ? SAMR_ALIAS_READ_INFORMATION :
-	    SAMR_GROUP_READ_INFORMATION, samr_refusal(env, ok));
+	    SAMR_GROUP_READ_INFORMATION, samr_refusal(env));
 	if (st == STATUS_SUCCESS && (level < 1 || level > (alias ? 3 : 5)))
 		st = STATUS_INVALID_INFO_CLASS;
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
@@ -372,7 +373,7 @@ samr_user_groups(const struct pipe_env *env, struct cur *in,
 		return DCERPC_FAULT_NDR;
 	if (!ok)
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
-	st = samr_need(&h, SAMR_USER_LIST_GROUPS, samr_refusal(env, ok));
+	st = samr_need(&h, SAMR_USER_LIST_GROUPS, samr_refusal(env));
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
 	if (st == STATUS_SUCCESS) {
 		ndr_put_u32(out, 0);
@@ -397,7 +398,7 @@ samr_user_pw_info(const struct pipe_env *env, struct cur *in,
 	ndr_put_u16(out, 0);
 	ndr_put_align(out, 4);
 	ndr_put_u32(out, 0);
-	ndr_put_u32(out, samr_refusal(env, ok));
+	ndr_put_u32(out, samr_refusal(env));
 	return 0;
 }
 
@@ -437,7 +438,7 @@ samr_alias_members(const struct pipe_env *env, uint16_t opnum,
 		return DCERPC_NCA_S_CONTEXT_MISMATCH;
 	st = samr_need(&h, opnum == SAMR_OPNUM_MEMBERS_IN_ALIAS ?
 	    SAMR_ALIAS_LIST_MEMBERS : SAMR_DOMAIN_LOOKUP,
-	    samr_refusal(env, ok));
+	    samr_refusal(env));
 	ndr_put_u32(out, 0);			/* Count */
 	ndr_put_ptr(out, 0);
 	ndr_put_u32(out, st);
