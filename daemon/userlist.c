@@ -39,21 +39,33 @@ userlist_one(const struct passdb_entry *e, void *arg)
 }
 
 int
-userlist_send(struct child *c)
+userlist_encode(struct passdb *db, uint8_t *buf, size_t cap, size_t *len)
 {
-	static uint8_t buf[MSG_MAX_PAYLOAD];
 	struct userlist_fill f;
 
-	if (master.passdb == NULL || c->chan < 0)
-		return 0;
 	memset(&f, 0, sizeof(f));
-	wcur_init(&f.w, buf, sizeof(buf));
+	wcur_init(&f.w, buf, cap);
 	wcur_le32(&f.w, 0);			/* count, set below */
-	if (passdb_foreach(master.passdb, userlist_one, &f) < 0)
+	if (f.w.err || passdb_foreach(db, userlist_one, &f) < 0)
 		return -EIO;
 	if (f.full)
 		log_warnx("samr: the passdb has more accounts than one "
 		    "message holds; %u listed", (unsigned)f.n);
 	le32_put(buf, f.n);
-	return spawn_send(c, MSG_USERS, 0, buf, wcur_off(&f.w));
+	*len = wcur_off(&f.w);
+	return 0;
+}
+
+int
+userlist_send(struct child *c)
+{
+	static uint8_t buf[MSG_MAX_PAYLOAD];
+	size_t len;
+	int rc;
+
+	if (master.passdb == NULL || c->chan < 0)
+		return 0;
+	if ((rc = userlist_encode(master.passdb, buf, sizeof(buf), &len)) != 0)
+		return rc;
+	return spawn_send(c, MSG_USERS, 0, buf, len);
 }
