@@ -2,13 +2,13 @@
 # The samr pipe (worker/pipe_samr*.c) with real clients: rpcclient's
 # enumdomains, enumdomusers, enumdomgroups, enumalsgroups, lookupnames,
 # queryuser, querydispinfo, querydominfo; impacket's samr client
-# (t/integ/samr_client.py) as alice and as anonymous; smbtorture's
+# (t/integ/samr_client.py) as alice, as anonymous and as a guest; smbtorture's
 # rpc.samr.accessmask tests that need no administrator.  Only the passdb's
 # accounts are listed, not every Unix account.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
-INTEG_GLOBAL=$'\tnetbios name = SAMRTEST\n\trestrict anonymous = 0'
+INTEG_GLOBAL=$'\tnetbios name = SAMRTEST\n\trestrict anonymous = 0\n\tmap to guest = bad user'
 integ_conf
 integ_users || { fail "users"; finish; }
 getent group usmbdsamrg >/dev/null || groupadd usmbdsamrg
@@ -106,7 +106,7 @@ fi
 
 if timeout 60 "$PYTHON" "$ROOT/t/integ/samr_client.py" "$PORT" "$ALICE_PW" "$AUID" "$BUID" \
     "$GGID" >"$T/out" 2>&1; then
-	ok "impacket samr: connect, domains, users, groups, display, anonymous refused"
+	ok "impacket samr: connect, domains, users, groups, display; anonymous and guest refused"
 else
 	fail "impacket samr"; cat "$T/out"
 fi

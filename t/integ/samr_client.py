@@ -4,7 +4,7 @@ SamrConnect5, SamrEnumerateDomainsInSamServer, SamrLookupDomainInSamServer,
 SamrOpenDomain, SamrEnumerateUsersInDomain (paged), SamrEnumerateGroups-
 InDomain in "Unix Group", SamrQueryDisplayInformation2/3, SamrOpenUser,
 SamrQueryInformationUser2, SamrLookupNamesInDomain; a handle taken to
-another pipe refused; an anonymous session refused.
+another pipe refused; an anonymous and a guest session refused.
 
 usage: samr_client.py PORT ALICE_PASSWORD ALICE_UID BOB_UID GROUP_GID
 (GROUP_GID: a group bob is in).  Exits 1 on any failure."""
@@ -107,15 +107,18 @@ def main():
     samr.hSamrCloseHandle(dce, uh)
     dce.disconnect()
 
-    # anonymous: refused at connect
-    try:
-        a = bind('', '')
-        samr.hSamrConnect5(a)
-        report(False, 'anonymous connect refused')
-    except DCERPCException as e:
-        report(code(e) == STATUS_ACCESS_DENIED, 'anonymous connect refused')
-    except Exception as e:		# the pipe itself refused
-        report('ACCESS_DENIED' in str(e), 'anonymous refused: %s' % e)
+    # anonymous, and a guest (an unknown user, `map to guest = bad
+    # user`): refused at SamrConnect5
+    for who, pw in (('', ''), ('nosuchsamruser', 'x')):
+        what = '%s connect refused' % (who or 'anonymous')
+        try:
+            a = bind(who, pw)
+            samr.hSamrConnect5(a)
+            report(False, what)
+        except DCERPCException as e:
+            report(code(e) == STATUS_ACCESS_DENIED, what)
+        except Exception as e:		# the pipe itself refused
+            report(False, '%s: %s' % (what, e))
 
 
 main()
