@@ -77,6 +77,7 @@ db_load(void)
 {
 	uint8_t buf[64];
 	struct wcur w;
+	int i;
 
 	wcur_init(&w, buf, sizeof(buf));
 	wcur_le32(&w, 3);
@@ -84,14 +85,12 @@ db_load(void)
 	wcur_le32(&w, 1);			/* disabled */
 	wcur_u8(&w, 5);
 	wcur_bytes(&w, "ghost", 5);
-	wcur_le32(&w, 0);
-	wcur_le32(&w, 0);
-	wcur_u8(&w, 4);
-	wcur_bytes(&w, "root", 4);
-	wcur_le32(&w, 0);
-	wcur_le32(&w, 0);
-	wcur_u8(&w, 4);
-	wcur_bytes(&w, "root", 4);
+	for (i = 0; i < 2; i++) {
+		wcur_le32(&w, 0);
+		wcur_le32(&w, 0);
+		wcur_u8(&w, 4);
+		wcur_bytes(&w, "root", 4);
+	}
 	ck_assert_int_eq(samr_db_set(buf, wcur_off(&w)), 0);
 }
 
@@ -151,18 +150,6 @@ do_connect(const struct pipe_env *env, uint32_t access, uint8_t *h)
 	memcpy(h, out + 16, 20);
 }
 
-/* handle + a u32: OpenDomain's, OpenUser's ... request head */
-static size_t
-handle_u32(uint8_t *stub, size_t cap, const uint8_t *h, uint32_t v)
-{
-	struct ndr_w w;
-
-	ndr_w_init(&w, stub, cap);
-	wcur_bytes(&w.w, h, 20);
-	ndr_put_u32(&w, v);
-	return wcur_off(&w.w);
-}
-
 static size_t
 open_domain_stub(uint8_t *stub, size_t cap, const uint8_t *h, uint32_t access,
     uint32_t sub0, unsigned nsub)
@@ -200,9 +187,10 @@ open_all(void)
 	ck_assert_uint_eq(call(&env_user, OP_OPEN_DOM, stub, len), 0);
 	ck_assert_uint_eq(status(), STATUS_SUCCESS);
 	memcpy(hgdom, out, 20);
-	len = handle_u32(stub, sizeof(stub), hdom, MAXIMUM_ALLOWED);
-	le32_put(stub + len, 0);		/* RID 0: root */
-	ck_assert_uint_eq(call(&env_user, OP_OPEN_USER, stub, len + 4), 0);
+	memcpy(stub, hdom, 20);
+	le32_put(stub + 20, MAXIMUM_ALLOWED);
+	le32_put(stub + 24, 0);			/* RID 0: root */
+	ck_assert_uint_eq(call(&env_user, OP_OPEN_USER, stub, 28), 0);
 	ck_assert_uint_eq(status(), STATUS_SUCCESS);
 	memcpy(huser, out, 20);
 }
@@ -251,18 +239,12 @@ START_TEST(test_connect)
 	ck_assert_uint_eq(call(&env_user, OP_CONNECT, stub, len), 0);
 	ck_assert_uint_eq(outlen, 24);
 	ck_assert_uint_eq(status(), STATUS_SUCCESS);
-	/* SamrConnect2 (57) */
-	{
-		struct ndr_w w;
-
-		ndr_w_init(&w, stub, sizeof(stub));
-		ndr_put_ptr(&w, 0);
-		ndr_put_u32(&w, 0x30);
-		ck_assert_uint_eq(call(&env_user, OP_CONNECT2, stub,
-		    wcur_off(&w.w)), 0);
-		ck_assert_uint_eq(outlen, 24);
-		ck_assert_uint_eq(status(), STATUS_SUCCESS);
-	}
+	/* SamrConnect2 (57): no server name */
+	le32_put(stub, 0);
+	le32_put(stub + 4, 0x30);
+	ck_assert_uint_eq(call(&env_user, OP_CONNECT2, stub, 8), 0);
+	ck_assert_uint_eq(outlen, 24);
+	ck_assert_uint_eq(status(), STATUS_SUCCESS);
 	/* Close: handle zeroed */
 	memcpy(stub, out, 20);
 	ck_assert_uint_eq(call(&env_user, OP_CLOSE, stub, 20), 0);
