@@ -221,6 +221,14 @@ enum msg_type {
 	 */
 	MSG_KRB_KEYTAB,
 	MSG_KRB_REQ,
+	/*
+	 * master -> user worker, at its hello and on every reload: the SMB
+	 * accounts of the passdb for the samr pipe to list (worker/samr_db.h
+	 * samr_db_set; daemon/userlist.c).  Payload: u32 count, then count
+	 * times u32 uid, u32 flags (PASSDB_FLAG_*), u8 length and the Unix
+	 * account name without a NUL.  No answer.
+	 */
+	MSG_USERS,
 };
 
 #define MSG_UNLINK_STR_MAX	4096	/* share, path and root, each */

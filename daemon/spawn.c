@@ -30,6 +30,7 @@
  *   write.
  */
 #include "daemon/spawn.h"
+#include "daemon/userlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -578,6 +579,10 @@ spawn_broadcast(uint32_t type)
 		}
 		if (c->pid > 0 && c->chan >= 0)
 			(void)spawn_send(c, type, 0, NULL, 0);
+		/* accounts added or removed since (usmbctl user add) */
+		if (type == MSG_RELOAD && c->pid > 0 && c->chan >= 0 &&
+		    c->role == CHILD_WORKER && c->hello && !c->dying)
+			(void)userlist_send(c);
 		if (type == MSG_SHUTDOWN && c->pid > 0) {
 			c->dying = 1;
 			c->stopping = 1;
@@ -722,8 +727,11 @@ spawn_hello(struct child *c, const struct msg *m)
 	if (cur.err || cur_left(&cur) != 0 || role != want || c->hello)
 		return -1;
 	c->hello = 1;
-	if (c->role == CHILD_WORKER)
+	if (c->role == CHILD_WORKER) {
+		/* before its first connection: samr lists these accounts */
+		(void)userlist_send(c);
 		route_worker_hello(c);
+	}
 	else if (c->role == CHILD_STATE)
 		statectl_hello(c);
 	else if (c->role == CHILD_KRB)

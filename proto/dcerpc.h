@@ -74,6 +74,8 @@
 
 /* C706 appendix E / MS-RPCE 2.2.2.11 fault status codes */
 #define DCERPC_NCA_S_OP_RNG_ERROR	0x1C010002u
+/* a context handle the server does not know (C706 nca_s_fault_context_mismatch) */
+#define DCERPC_NCA_S_CONTEXT_MISMATCH	0x1C00001Au
 #define DCERPC_NCA_S_UNKNOWN_IF		0x1C010003u
 #define DCERPC_NCA_S_PROTO_ERROR	0x1C01000Bu
 #define DCERPC_NCA_S_UNSUPPORTED_TYPE	0x1C000017u

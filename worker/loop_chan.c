@@ -22,6 +22,7 @@
 #include "worker/handoff.h"
 #include "worker/loop_priv.h"
 #include "worker/relay.h"
+#include "worker/samr_db.h"
 #include "worker/state.h"
 #include "worker/worker.h"
 
@@ -222,6 +223,10 @@ wk_chan_msg(struct msg *m)
 		break;
 	case MSG_STATUS_REQ:
 		wk_status(m);
+		break;
+	case MSG_USERS:
+		if (samr_db_set(m->payload, m->len) != 0)
+			log_warnx("bad account list from the master");
 		break;
 	default:
 		log_warnx("unexpected message %u from the master", m->type);

@@ -54,6 +54,7 @@ pipe_lookup(const char *name)
 {
 	static const struct pipe_iface *const ifaces[] = {
 		&pipe_iface_srvsvc, &pipe_iface_wkssvc, &pipe_iface_lsarpc,
+		&pipe_iface_samr,
 	};
 	size_t i;
 

@@ -66,6 +66,7 @@ struct pipe_iface {
 extern const struct pipe_iface pipe_iface_srvsvc;	/* worker/pipe_srvsvc.c */
 extern const struct pipe_iface pipe_iface_wkssvc;	/* worker/pipe_wkssvc.c */
 extern const struct pipe_iface pipe_iface_lsarpc;	/* worker/pipe_lsarpc.c */
+extern const struct pipe_iface pipe_iface_samr;		/* worker/pipe_samr.c */
 
 /* The interface behind a pipe name (case-insensitive, a leading '\' and
  * "PIPE\" ignored), or NULL. */

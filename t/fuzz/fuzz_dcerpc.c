@@ -9,7 +9,11 @@
  *      session and file lists come back empty after a full decode)
  *   3  a wkssvc request stub for opnum data[1], or with bit 2 of the
  *      first byte set an lsarpc one (its SIDs and names are looked up in
- *      NSS like any account's)
+ *      NSS like any account's); with bit 3 set a samr one, whose first
+ *      20 bytes, when they are "HNDL" and a kind (0 connect, 1 account
+ *      domain, 2 Builtin, 3 Unix Group, 4 user root, 5 group root), are
+ *      replaced by a real handle of that kind, so the calls behind the
+ *      handle check are reached (the accounts: root and uid 4000000)
  * Every response message must be a whole PDU whose frag_length is its size
  * and no longer than the negotiated fragment size.
  *
@@ -24,6 +28,7 @@
 #include "proto/dcerpc.h"
 #include "proto/ndr.h"
 #include "worker/pipe.h"
+#include "worker/samr_db.h"
 
 /* names only (no @group): the fuzzer never asks NSS */
 static char *fuzz_only[] = { "someone", NULL };
@@ -122,6 +127,89 @@ fuzz_stub(const struct pipe_iface *pi, int as_admin, const uint8_t *d, size_t n)
 	free(copy);
 }
 
+/* samr handles of fuzz_samr_env: [kind][20], made once */
+static const struct pipe_env fuzz_samr_env = { .conf = &fuzz_conf, .user = "fuzz" };
+static uint8_t fuzz_samr_h[6][20];
+
+/* Runs samr opnum on stub[0, len) and keeps the handle at out + off. */
+static void
+fuzz_samr_open(uint16_t op, const uint8_t *stub, size_t len, size_t off,
+    uint8_t *h)
+{
+	struct ndr_w w;
+	struct cur c;
+
+	cur_init(&c, stub, len);
+	ndr_w_init(&w, fuzz_out, 65536);
+	if (pipe_iface_samr.call(&fuzz_samr_env, op, &c, &w) == 0 &&
+	    wcur_off(&w.w) >= off + 20)
+		memcpy(h, fuzz_out + off, 20);
+}
+
+static void
+fuzz_samr_init(void)
+{
+	static const uint8_t users[] = {
+		2, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0,  4, 'r', 'o', 'o', 't',
+		0, 0x09, 0x3d, 0,  1, 0, 0, 0,  5, 'g', 'h', 'o', 's', 't',
+	};
+	static int done;
+	uint8_t stub[64];
+	struct ndr_w w;
+	int d;
+
+	if (done)
+		return;
+	done = 1;
+	(void)samr_db_set(users, sizeof(users));
+	ndr_w_init(&w, stub, sizeof(stub));
+	ndr_put_ptr(&w, 0);
+	ndr_put_u32(&w, 0x02000000);		/* MAXIMUM_ALLOWED */
+	fuzz_samr_open(57, stub, wcur_off(&w.w), 0, fuzz_samr_h[0]);
+	for (d = 1; d <= 3; d++) {		/* S-1-22-1, S-1-5-32, S-1-22-2 */
+		ndr_w_init(&w, stub, sizeof(stub));
+		wcur_bytes(&w.w, fuzz_samr_h[0], 20);
+		ndr_put_u32(&w, 0x02000000);
+		ndr_put_u32(&w, 1);
+		wcur_u8(&w.w, 1);
+		wcur_u8(&w.w, 1);
+		wcur_zero(&w.w, 5);
+		wcur_u8(&w.w, d == 2 ? 5 : 22);
+		ndr_put_u32(&w, d == 1 ? 1 : d == 2 ? 32 : 2);
+		fuzz_samr_open(7, stub, wcur_off(&w.w), 0, fuzz_samr_h[d]);
+	}
+	for (d = 4; d <= 5; d++) {		/* OpenUser 0, OpenGroup 0 */
+		ndr_w_init(&w, stub, sizeof(stub));
+		wcur_bytes(&w.w, fuzz_samr_h[d == 4 ? 1 : 3], 20);
+		ndr_put_u32(&w, 0x02000000);
+		ndr_put_u32(&w, 0);
+		fuzz_samr_open(d == 4 ? 34 : 19, stub, wcur_off(&w.w), 0,
+		    fuzz_samr_h[d]);
+	}
+}
+
+static void
+fuzz_samr(const uint8_t *d, size_t n)
+{
+	struct ndr_w w;
+	struct cur c;
+	uint8_t *copy;
+
+	if (n == 0)
+		return;
+	fuzz_samr_init();
+	copy = malloc(n - 1 ? n - 1 : 1);
+	if (copy == NULL)
+		return;
+	memcpy(copy, d + 1, n - 1);
+	if (n - 1 >= 20 && memcmp(copy, "HNDL", 4) == 0 && copy[4] < 6)
+		memcpy(copy, fuzz_samr_h[copy[4]], 20);
+	cur_init(&c, copy, n - 1);
+	ndr_w_init(&w, fuzz_out, 65536);
+	(void)pipe_iface_samr.call(&fuzz_samr_env, d[0], &c, &w);
+	free(copy);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -146,8 +234,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_stub(&pipe_iface_srvsvc, data[0] & 4, data + 1, size - 1);
 		break;
 	case 3:
-		fuzz_stub(data[0] & 4 ? &pipe_iface_lsarpc : &pipe_iface_wkssvc,
-		    0, data + 1, size - 1);
+		if (data[0] & 8)
+			fuzz_samr(data + 1, size - 1);
+		else
+			fuzz_stub(data[0] & 4 ? &pipe_iface_lsarpc :
+			    &pipe_iface_wkssvc, 0, data + 1, size - 1);
 		break;
 	}
 	return 0;
