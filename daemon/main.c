@@ -34,6 +34,7 @@
 #include "daemon/route.h"
 #include "daemon/spawn.h"
 #include "daemon/statectl.h"
+#include "daemon/userlist.h"
 #include "worker/worker.h"
 
 #define DEFAULT_CONF	"/etc/usmbd/usmbd.conf"
@@ -269,8 +270,10 @@ main_loop(void)
 				    MASTER_SHUTDOWN_GRACE);
 				return;
 			}
-		} else
+		} else {
 			spawn_tick();
+			userlist_tick();
+		}
 		listen_update_polling();
 	}
 }

@@ -85,6 +85,7 @@ struct child {
 	struct spawn_bucket log_rate;	/* MSG_LOG */
 	struct spawn_bucket unlink_rate;	/* MSG_UNLINK_AS */
 	uint64_t	 fwd_dropped;	/* forwarded to it, not queued */
+	int		 users_pending;	/* worker: MSG_USERS waits for room */
 };
 
 extern struct child spawn_children[SPAWN_MAX_CHILDREN];

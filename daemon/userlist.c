@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <linux/sockios.h>
 
 #include "daemon/log.h"
 #include "daemon/master.h"
@@ -56,16 +60,52 @@ userlist_encode(struct passdb *db, uint8_t *buf, size_t cap, size_t *len)
 	return 0;
 }
 
+/*
+ * The list is the master's own message, yet no reason to lose a worker:
+ * spawn_send kills a child whose channel is full, and a worker busy for
+ * a few seconds (a slow NSS lookup) with reloads queuing 64 KiB each
+ * could fill it.  So the list goes only into a channel with room, as
+ * spawn_forward's share rule, and is otherwise sent again by
+ * userlist_tick once the worker has read its backlog.
+ */
 int
 userlist_send(struct child *c)
 {
 	static uint8_t buf[MSG_MAX_PAYLOAD];
+	int queued = 0, sndbuf = 0, rc;
+	socklen_t sl = sizeof(sndbuf);
 	size_t len;
-	int rc;
 
-	if (master.passdb == NULL || c->chan < 0)
+	if (master.passdb == NULL || c->chan < 0 || c->dying)
 		return 0;
 	if ((rc = userlist_encode(master.passdb, buf, sizeof(buf), &len)) != 0)
 		return rc;
-	return spawn_send(c, MSG_USERS, 0, buf, len);
+	if (ioctl(c->chan, SIOCOUTQ, &queued) == -1 ||
+	    getsockopt(c->chan, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) == -1)
+		rc = -errno;
+	else if ((size_t)queued + MSG_HDR_LEN + len > (size_t)sndbuf / SPAWN_FWD_SHARE)
+		rc = -EAGAIN;
+	else
+		rc = msg_send(c->chan, MSG_USERS, 0, buf, len, -1);
+	if (rc == -EAGAIN || rc == -ENOBUFS) {
+		c->users_pending = 1;
+		return 0;
+	}
+	c->users_pending = 0;
+	if (rc != 0)
+		spawn_kill(c, "cannot send its account list");
+	return rc;
+}
+
+void
+userlist_tick(void)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
+		struct child *c = &spawn_children[i];
+
+		if (c->pid > 0 && c->users_pending && c->role == CHILD_WORKER)
+			(void)userlist_send(c);
+	}
 }

@@ -13,8 +13,13 @@
 struct child;
 struct passdb;
 
-/* Sends MSG_USERS to worker c (nothing without a passdb); 0 or -errno. */
+/*
+ * Sends MSG_USERS to worker c (nothing without a passdb); a channel
+ * without room marks it pending for userlist_tick instead.  0 or -errno.
+ */
 int	userlist_send(struct child *c);
+/* Sends the lists still pending (each main-loop turn, at least 1/s). */
+void	userlist_tick(void);
 /*
  * The MSG_USERS payload of db's accounts into buf (as many whole entries
  * as fit cap, the rest left out with a warning); *len its size.  0 or
