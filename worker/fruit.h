@@ -124,6 +124,13 @@ int		fruit_afpinfo_remove(struct file_open *);
  */
 int		fruit_afpinfo_listed(const struct file_open *);
 
+/*
+ * Stores record rec (checked) as f's AfpInfo on fd's file by the share's
+ * fruit:metadata (xname: the stream xattr to use, NULL for the usual
+ * name); an all-zero Finder info removes it.  0 or -errno.
+ */
+int		fruit_afpinfo_put(const struct conf_share *, int fd,
+		    const char *xname, const uint8_t rec[AFPINFO_SIZE]);
 /* A new record as a Mac makes it: signature, version, zeros. */
 void		fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE]);
 /* Setting AFP_AfpInfo's end of file: past 60 is refused, else ignored. */
@@ -133,10 +140,11 @@ ntstatus_t	fruit_afpinfo_eof(struct file_open *, uint64_t eof);
  * READ_DIR_ATTR: the 24 bytes of a FileIdBothDirectoryInformation entry's
  * short name field (length 24, resource fork size, compressed Finder
  * info) for entry name of directory dirfd.  Two getxattr calls, no
- * allocation.
+ * allocation; with convert, a Mac's "._" file is converted first
+ * (fruit_conv).
  */
 void		fruit_dir_attr(const struct conf_share *, int dirfd,
-		    const char *name, const struct vfs_stat *st,
+		    const char *name, const struct vfs_stat *st, int convert,
 		    uint8_t out[26]);
 
 /*
@@ -219,5 +227,20 @@ int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
  * openat2 when there is none; open, fstat, pread, close when there is.
  */
 int64_t		fruit_rsrc_entsize(int dirfd, const char *name);
+
+/*
+ * Samba's ad_convert: the "._" file of path (below directory root) in a
+ * Mac's own layout is converted when first met, on an open of
+ * AFP_AfpInfo or AFP_Resource and in AAPL listings (worker/fruit_conv.c):
+ * each extended attribute of its ATTR block becomes a stream of the
+ * file, its Finder info the file's AfpInfo, and it is cut to Samba's
+ * layout (the fork at 82), its empty fork wiped and the file deleted as
+ * fruit:wipe_intentionally_left_blank_rfork and fruit:delete_empty_adfiles
+ * say.  fd: the data file's (or -1: opened here); convert 0 only reads.
+ * Returns the fork's size, -ENOENT when there is no "._" file, -EINVAL
+ * when it is not a usable one, or -errno.
+ */
+int64_t		fruit_conv(const struct conf_share *, int root,
+		    const char *path, int fd, int convert);
 
 #endif

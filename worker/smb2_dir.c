@@ -364,7 +364,8 @@ dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
 	    !req->tree->read_only ? FILE_ALL_ACCESS :
 	    0x001200A9u;	/* FILE_GENERIC_READ | _EXECUTE */
 	le32_put(e + 64, maxacc);
-	fruit_dir_attr(f->share, f->fd, name, st, e + 68);
+	fruit_dir_attr(f->share, f->fd, name, st, !req->tree->read_only &&
+	    !f->prev_version, e + 68);
 	le16_put(e + 94, (uint16_t)st->mode);
 }
 
