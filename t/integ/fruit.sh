@@ -74,7 +74,25 @@ SHARES="[fruit]
 [rsrc]
 	path = $T/rsrc
 	read only = no
-	vfs objects = catia fruit streams_xattr"
+	vfs objects = catia fruit streams_xattr
+[conv_wipe]
+	path = $SHARE
+	read only = no
+	vfs objects = fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = stream
+	fruit:wipe_intentionally_left_blank_rfork = true
+	fruit:delete_empty_adfiles = false
+	fruit:veto_appledouble = no
+[conv_delete]
+	path = $SHARE
+	read only = no
+	vfs objects = fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = stream
+	fruit:wipe_intentionally_left_blank_rfork = true
+	fruit:delete_empty_adfiles = true
+	fruit:veto_appledouble = no"
 # Samba's selftest sets the global fruit keys its tests expect in the
 # AAPL answer: fruit:copyfile (and fruit:nfs_aces, Samba's default)
 GLOBALS=("fruit:copyfile = yes" "fruit:nfs_aces = yes" "fruit:model = MacSamba")
@@ -92,11 +110,13 @@ if [ "${FRUIT_TORTURE:-}" = 422 ]; then
 	    { fail "Samba 4.22's smbtorture is installed (scripts/samba-ref.sh)"; finish; }
 	TORTURE=("$ROOT/scripts/samba-ref.sh" run smbtorture)
 fi
+# (share2, and more options: FRUIT_SHARE2, FRUIT_OPT)
 fruit_run() {
 	timeout --kill-after=5 120 "${TORTURE[@]}" "//127.0.0.1/$2" -p "$1" \
 	    -U "alice%$ALICE_PW" --target=samba3 \
 	    --option=torture:localdir="$SHARE" \
-	    --option=torture:share2=wo_fruit \
+	    --option=torture:share2="${FRUIT_SHARE2:-wo_fruit}" \
+	    ${FRUIT_OPT:+"--option=$FRUIT_OPT"} \
 	    --fullname --format=subunit "$3" </dev/null 2>&1 |
 	    sed -n -E 's/^(success|failure|error|skip): (.*)$/\1\t\2/p' |
 	    sed -E 's/ \[$//; s/^error\t/failure\t/'
@@ -111,6 +131,12 @@ fruit_all() {
 	    sed 's/\t/\tnetatalk:/'
 	fruit_run "$1" tm vfs.fruit_timemachine
 	fruit_run "$1" fid vfs.fruit_file_id
+	# the ._ file written through a plain share, converted through the
+	# fruit share (share2), as Samba's selftest runs vfs.fruit_conversion
+	FRUIT_SHARE2=conv_wipe FRUIT_OPT=torture:delete_empty_adfiles=false \
+	    fruit_run "$1" wo_fruit vfs.fruit_conversion | sed 's/\t/\twipe:/'
+	FRUIT_SHARE2=conv_delete FRUIT_OPT=torture:delete_empty_adfiles=true \
+	    fruit_run "$1" wo_fruit vfs.fruit_conversion | sed 's/\t/\tdelete:/'
 }
 
 t0=$SECONDS
