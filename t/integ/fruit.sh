@@ -218,10 +218,16 @@ fi
 # (t/integ/fruit_rsrc.py)
 client_checks fruit_rsrc "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
+# a Mac's ._ files converted (Samba's ad_convert), then compared with
+# Samba's conversion of the same files (t/integ/fruit_conv.py)
+client_checks fruit_conv "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
 SP=$(integ_free_port)
 if SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
     samba_start "$T/samba_rsrc" "$SP" "$SHARES"; then
 	client_checks fruit_rsrc_samba "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob "$SP"
+	client_checks fruit_conv_samba "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
 	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob "$SP"
 	samba_stop
 else
