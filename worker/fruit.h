@@ -212,13 +212,15 @@ int		fruit_rsrc_remove(struct file_open *);
  * The data file from was renamed to to->path (a file's rename: "._NAME"
  * follows; a directory's: nothing) or removed at path on a share of
  * root: its "._" file follows (goes), as Samba's fruit_rename and
- * fruit_unlink (a failed rename is logged).  fruit_rsrc_unlinked: 0 or
- * -errno.  Nothing on other shares.
+ * fruit_unlink (a failed rename is logged); on a share with a recycle
+ * bin it goes into user's bin beside its file, as the data file went
+ * (recycle_unlink, whichever worker did the delete).
+ * fruit_rsrc_unlinked: 0 or -errno.  Nothing on other shares.
  */
 void		fruit_rsrc_rename(const struct conf_share *, int root,
 		    const char *from, const struct file_open *to);
-int		fruit_rsrc_unlinked(const struct conf_share *, int root,
-		    const char *path);
+int		fruit_rsrc_unlinked(const struct conf_share *, const char *user,
+		    int root, const char *path);
 /* OSX_COPYFILE: src's fork (if any) becomes dst's.  0 or -errno. */
 int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
 /*

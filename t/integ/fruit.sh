@@ -19,7 +19,8 @@
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 LIST=$ROOT/t/compat/fruit.list
 integ_init
-mkdir -p "$T/tm" "$T/ro" "$T/meta" "$T/rsrc"
+mkdir -p "$T/tm" "$T/ro" "$T/meta" "$T/rsrc" "$T/rsrcbin"
+chmod 0777 "$T/rsrcbin"
 chmod 1777 "$T/tm"
 echo data >"$T/ro/file"
 chmod 0755 "$T/ro"
@@ -75,6 +76,12 @@ SHARES="[fruit]
 	path = $T/rsrc
 	read only = no
 	vfs objects = catia fruit streams_xattr
+[rsrc_bin]
+	path = $T/rsrcbin
+	read only = no
+	vfs objects = catia fruit streams_xattr
+	recycle directory = .recycle/%U
+	recycle keep tree = yes
 [conv_wipe]
 	path = $SHARE
 	read only = no
@@ -218,6 +225,10 @@ fi
 # (t/integ/fruit_rsrc.py)
 client_checks fruit_rsrc "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
+# ._NAME into the recycle bin beside its file, by the user's delete and
+# by another user's worker (unlink_as)
+client_checks fruit_rsrc_bin "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrcbin" bob bin "$BOB_PW"
 # a Mac's ._ files converted (Samba's ad_convert), then compared with
 # Samba's conversion of the same files (t/integ/fruit_conv.py)
 client_checks fruit_conv "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
