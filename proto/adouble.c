@@ -513,6 +513,34 @@ int
 adouble_xattr_stream_name(const char *name, size_t len, char *out,
     size_t cap)
 {
+	return adouble_name_private(name, len, out, cap);
+}
+
+size_t
+adouble_name_native(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+	unsigned lo;
+
+	while (*r != '\0') {
+		/* U+F001..U+F027 is EF 80 81..EF 80 A7 */
+		if (r[0] == 0xef && r[1] == 0x80 && r[2] >= 0x81 &&
+		    r[2] <= 0xa7) {
+			lo = r[2] - 0x80;
+			*w++ = lo < 0x20 ? (unsigned char)lo :
+			    (unsigned char)adouble_map_ascii[lo - 0x20];
+			r += 3;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	return (size_t)(w - (unsigned char *)s);
+}
+
+int
+adouble_name_private(const char *name, size_t len, char *out, size_t cap)
+{
 	size_t i, o = 0;
 	unsigned cp;
 	const char *m;

@@ -193,5 +193,16 @@ int	adouble_rfork_blank(const uint8_t *p, size_t len);
  */
 int	adouble_xattr_stream_name(const char *name, size_t len, char *out,
 	    size_t cap);
+/*
+ * fruit:encoding = native (Samba's catia with macos_string_replace_map):
+ * the same mapping both ways for names.  adouble_name_private is the
+ * one above (on disk to the wire); adouble_name_native maps a name the
+ * client sent, in place (it only shrinks), U+F001-U+F027 back to the
+ * ASCII they stand for, and returns its length.  Neither ever produces
+ * '/' nor NUL.
+ */
+int	adouble_name_private(const char *name, size_t len, char *out,
+	    size_t cap);
+size_t	adouble_name_native(char *s);
 
 #endif

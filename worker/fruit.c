@@ -34,6 +34,12 @@ fruit_tree_on(const struct tree *tree)
 }
 
 int
+fruit_name_native(const struct conf_share *sh)
+{
+	return sh != NULL && sh->fruit && sh->fruit_encoding == 1;
+}
+
+int
 fruit_conn_aapl(const struct conn *c)
 {
 	return c != NULL && c->aapl;

@@ -31,6 +31,13 @@ struct conf_share;
 
 /* Does the tree's share have the Apple extensions on?  1 or 0. */
 int		fruit_tree_on(const struct tree *);
+/*
+ * fruit:encoding = native on this fruit share (Samba's catia mapping
+ * that fruit_connect sets): names a Mac sends with U+F001-U+F027 for
+ * characters NTFS forbids are stored with those characters, and listed
+ * back with U+F0xx (proto/adouble.h adouble_name_native/_private).  1 or 0.
+ */
+int		fruit_name_native(const struct conf_share *);
 /* Has this connection negotiated AAPL on a fruit share?  1 or 0. */
 int		fruit_conn_aapl(const struct conn *);
 

@@ -225,6 +225,9 @@ fi
 # (t/integ/fruit_rsrc.py)
 client_checks fruit_rsrc "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
+# fruit:encoding = native on [vfs_fruit] (t/integ/fruit_conv.py)
+client_checks fruit_native "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$SHARE" bob native
 # ._NAME into the recycle bin beside its file, by the user's delete and
 # by another user's worker (unlink_as)
 client_checks fruit_rsrc_bin "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \

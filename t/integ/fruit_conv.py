@@ -21,6 +21,9 @@ Samba 4.17 serving the same directory:
 
 Prints "ok ..." / "FAIL ..." lines.
 usage: fruit_conv.py HOST PORT USER PASSWORD SHAREDIR OTHER_USER [SAMBA_PORT]
+       fruit_conv.py HOST PORT USER PASSWORD SHAREDIR OTHER_USER native
+(the second on [vfs_fruit], fruit:encoding = native: a name sent with
+U+F022 is ':' on disk and U+F022 again in listings and name queries)
 """
 import os
 import pwd
@@ -258,11 +261,46 @@ def interop_checks(host, port, sport, user, pw, d, owner):
     sconn.logoff()
 
 
+def native_checks(host, port, user, pw, d):
+    """fruit:encoding = native on [vfs_fruit]: a name a Mac sends with
+    U+F022 (':') and U+F026 ('\\') is stored with ':' and '\\', never
+    '/', and listed and named back with the private characters."""
+    global SHARE
+    SHARE = "vfs_fruit"
+    conn, smb, tid = connect(host, port, user, pw)
+    conn.createDirectory(SHARE, "enc")
+    name = "a\uf022b\uf026c\uf001"
+    f = smb.create(tid, "enc\\" + name, st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_CREATE, 0)
+    smb.close(tid, f)
+    on_disk = sorted(os.listdir(os.path.join(d, "enc")))
+    say(on_disk == ["a:b\\c\x01"],
+        "a U+F022 name is stored with ':' (and U+F026 '\\', U+F001 0x01) "
+        "(%r)" % (on_disk,))
+    listed = [e.get_longname() for e in conn.listPath(SHARE, "enc\\*")
+              if e.get_longname() not in (".", "..")]
+    say(listed == [name], "... and listed with U+F022 back (%r)" % listed)
+    one = [e.get_longname() for e in conn.listPath(SHARE, "enc\\" + name)]
+    say(one == [name], "... and found by its name alone (%r)" % one)
+    f = smb.create(tid, "enc\\" + name, st.FILE_READ_ATTRIBUTES, 7, 0,
+                   st.FILE_OPEN, 0)
+    raw = smb.queryInfo(tid, f, fileInfoClass=18)  # FileAllInformation
+    smb.close(tid, f)
+    got = raw[100:100 + struct.unpack_from("<I", raw, 96)[0]].decode(
+        "utf-16le")
+    say(got.endswith(name), "... and named so in a name query (%r)" % got)
+    conn.deleteFile(SHARE, "enc\\" + name)
+    conn.deleteDirectory(SHARE, "enc")
+    conn.logoff()
+
+
 def main():
     host, port, user, pw, d, other = sys.argv[1:7]
     st_ = os.stat(d)
     owner = (st_.st_uid, st_.st_gid)
-    if len(sys.argv) > 7:
+    if len(sys.argv) > 7 and sys.argv[7] == "native":
+        native_checks(host, int(port), user, pw, d)
+    elif len(sys.argv) > 7:
         interop_checks(host, int(port), int(sys.argv[7]), user, pw, d, owner)
     else:
         usmbd_checks(host, int(port), user, pw, d, owner, pwd.getpwnam(other))

@@ -547,6 +547,34 @@ START_TEST(test_stream_name)
 }
 END_TEST
 
+/* fruit:encoding = native: U+F001-U+F027 back to ASCII, in place */
+START_TEST(test_name_native)
+{
+	char s[64];
+	size_t i, n;
+
+	strcpy(s, "a\xef\x80\xa2" "b\xef\x80\xa6\xef\x80\x81" "x"
+	    "\xef\x80\xa8\xef\x80\x80\xef\x80");
+	n = adouble_name_native(s);
+	/* U+F028 and U+F000 are not Samba's; a cut sequence is kept */
+	ck_assert_str_eq(s, "a:b\\\x01x\xef\x80\xa8\xef\x80\x80\xef\x80");
+	ck_assert_uint_eq(n, strlen(s));
+	/* every mapped character comes back, none is '/' */
+	for (i = 0xf001; i <= 0xf027; i++) {
+		char one[4] = { (char)(0xe0 | i >> 12),
+		    (char)(0x80 | (i >> 6 & 0x3f)), (char)(0x80 | (i & 0x3f)),
+		    0 };
+		char back[8];
+
+		ck_assert_uint_eq(adouble_name_native(one), 1);
+		ck_assert(one[0] != '/' && one[0] != '\0');
+		ck_assert_int_eq(adouble_name_private(one, 1, back,
+		    sizeof(back)), 3);
+		ck_assert_uint_eq((unsigned char)back[2], 0x80 | (i & 0x3f));
+	}
+}
+END_TEST
+
 static Suite *
 adouble_suite(void)
 {
@@ -567,6 +595,7 @@ adouble_suite(void)
 	tcase_add_test(tc, test_conv_header);
 	tcase_add_test(tc, test_rfork_blank);
 	tcase_add_test(tc, test_stream_name);
+	tcase_add_test(tc, test_name_native);
 	suite_add_tcase(s, tc);
 	return s;
 }
