@@ -632,7 +632,8 @@ create_set_up(struct create_call *cr)
 
 		/* a Mac's "._" file met first here (Samba's ad_convert) */
 		if ((fruit_is_afpinfo(f) || fruit_is_resource(f)) &&
-		    !cr->snapshot && !cr->tree->read_only)
+		    !cr->snapshot && !cr->tree->read_only &&
+		    cr->tree->share->fruit_convert_adouble)
 			(void)fruit_conv(cr->tree->share, f->root_fd, f->path,
 			    f->fd, 1);
 		/*

@@ -366,7 +366,8 @@ dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
 	    0x001200A9u;	/* FILE_GENERIC_READ | _EXECUTE */
 	le32_put(e + 64, maxacc);
 	fruit_dir_attr(f->share, f->fd, name, st, !req->tree->read_only &&
-	    !f->prev_version, e + 68);
+	    !f->prev_version && req->tree->share->fruit_convert_adouble,
+	    e + 68);
 	le16_put(e + 94, (uint16_t)st->mode);
 }
 
