@@ -22,7 +22,10 @@
  * at every open: a Finder info the Mac changed since is overwritten).
  *
  * Cost where there is nothing to convert: one openat2 (ENOENT), or an
- * openat2, fstat and an 82-byte pread of a "._" file already converted.
+ * openat2, fstat and an 82-byte pread of a "._" file already converted;
+ * it is opened for writing only when it is to be converted (a close
+ * after writing is an inotify IN_CLOSE_WRITE, which breaks directory
+ * leases).
  */
 #include "worker/fruit.h"
 
@@ -197,6 +200,33 @@ out:
 	return rc;
 }
 
+/*
+ * The "._" file again for writing, when it needs converting: a read-only
+ * open first, so that a listing or an open with nothing to convert
+ * closes no file opened for writing (inotify's IN_CLOSE_WRITE would break
+ * the directory's leases).  The same file (dev/ino) or -ESTALE.
+ */
+static int
+conv_open_rw(int root, const char *name, const struct vfs_stat *st)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	struct vfs_stat now;
+	int fd, rc;
+
+	fd = vfs->open_nolinks(root, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY, 0);
+	if (fd < 0)
+		return fd == -ENXIO ? -EINVAL : fd;
+	rc = vfs->fstat(fd, &now);
+	if (rc == 0 && (now.dev != st->dev || now.ino != st->ino))
+		rc = -ESTALE;
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int64_t
 fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
     int convert)
@@ -206,17 +236,12 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 	struct adouble_rsrc r;
 	struct vfs_stat st;
 	ssize_t n;
-	int adfd, rc, flags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	int adfd, rw, rc;
 
 	if ((rc = fruit_rsrc_name(path, name, sizeof(name))) != 0)
 		return rc;
-	adfd = vfs->open_nolinks(root, name, flags | (convert ? O_RDWR :
-	    O_RDONLY), 0);
-	/* a "._" file the user may not write is read, not converted */
-	if (convert && (adfd == -EACCES || adfd == -EROFS)) {
-		convert = 0;
-		adfd = vfs->open_nolinks(root, name, flags | O_RDONLY, 0);
-	}
+	adfd = vfs->open_nolinks(root, name, O_RDONLY | O_NOFOLLOW |
+	    O_NONBLOCK | O_NOCTTY, 0);
 	if (adfd < 0)
 		return adfd == -ENXIO ? -EINVAL : adfd;
 	rc = vfs->fstat(adfd, &st);
@@ -229,8 +254,11 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 		rc = (int)n;
 		goto out;
 	}
-	if (convert && adouble_conv_wanted(conv_buf, (size_t)n)) {
-		rc = conv_do(sh, root, path, fd, adfd, &st, name);
+	/* a "._" file the user may not write is read, not converted */
+	if (convert && adouble_conv_wanted(conv_buf, (size_t)n) &&
+	    (rw = conv_open_rw(root, name, &st)) >= 0) {
+		rc = conv_do(sh, root, path, fd, rw, &st, name);
+		close(rw);
 		if (rc == 1) {
 			rc = -ENOENT;
 			goto out;
