@@ -11,7 +11,8 @@
  * lies in the entry table.  And as a Mac's "._" file (adouble_conv_*,
  * Samba's ad_convert): what a parse accepts lies inside the bytes given,
  * every attribute's name and data too, and the converted header parses
- * as Samba's 82-byte layout with the fork where it says.
+ * as Samba's 82-byte layout with the fork where it says.  And as a name
+ * (fruit:encoding = native): mapped either way, it never gains a '/'.
  *
  * Build: make build/fuzz/fuzz_adouble
  * Run:   build/fuzz/fuzz_adouble -max_total_time=60 t/fuzz/corpus/adouble
@@ -89,6 +90,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 		(void)adouble_rfork_blank(data, size);
+	}
+	{
+		/* fruit:encoding = native: never a '/' more, never longer */
+		static char nm[1024], pv[4096];
+		size_t k, n = size < sizeof(nm) - 1 ? size : sizeof(nm) - 1;
+		size_t slash = 0, slash2 = 0, len;
+
+		memcpy(nm, data, n);
+		nm[n] = '\0';
+		len = strlen(nm);
+		for (k = 0; k < len; k++)
+			slash += nm[k] == '/';
+		if (adouble_name_native(nm) > len)
+			abort();
+		for (k = 0; nm[k] != '\0'; k++)
+			slash2 += nm[k] == '/';
+		if (slash2 != slash)
+			abort();
+		if (adouble_name_private(nm, strlen(nm), pv, sizeof(pv)) >= 0 &&
+		    strchr(pv, '/') != NULL && slash == 0)
+			abort();
 	}
 	if (size > sizeof(b))
 		return 0;
