@@ -51,7 +51,8 @@ static uint8_t conv_name16[1024];
 /*
  * Each attribute of the ATTR block as a stream of dfd's file.  A name
  * that is no stream name here (a '/', "..", not UTF-8, too long) or is
- * one of the two Apple streams is left out, with a line: the rest goes.
+ * one of the two Apple streams is left out, with a debug line: the rest
+ * goes.
  */
 static int
 conv_xattrs(const struct adouble_conv *c, size_t len, int dfd,
@@ -72,8 +73,8 @@ conv_xattrs(const struct adouble_conv *c, size_t len, int dfd,
 		    strcasecmp(sname, FRUIT_AFPINFO) == 0 ||
 		    strcasecmp(sname, FRUIT_RESOURCE) == 0 ||
 		    vfs_stream_xattr_name(sname, xname, sizeof(xname)) != 0) {
-			log_info("._ file of \"%s\": attribute %u is no stream "
-			    "name, left out", path, i);
+			log_debug(1, "._ file of \"%s\": attribute %u is no "
+			    "stream name, left out", path, i);
 			continue;
 		}
 		rc = file_vfs()->setxattr(dfd, xname, conv_buf + x.off, x.len,
@@ -263,8 +264,12 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 			rc = -ENOENT;
 			goto out;
 		}
+		/*
+		 * Not converted: tried again at the next meeting, so at a
+		 * debug level (any user can make one fail every time).
+		 */
 		if (rc != 0 && rc != -EINVAL)
-			log_info("conversion of the ._ file of \"%s\": %s",
+			log_debug(1, "conversion of the ._ file of \"%s\": %s",
 			    path, strerror(-rc));
 		if ((rc = vfs->fstat(adfd, &st)) != 0)
 			goto out;
