@@ -345,9 +345,12 @@ fruit_afpinfo_put(const struct conf_share *sh, int fd, const char *xname,
 		xname = fruit_afpinfo_old();
 	/* an all-zero Finder info deletes the stream, as on a Mac */
 	if (aapl_afpinfo_empty(rec, AFPINFO_SIZE)) {
+		/* netatalk's blob, and what an older usmbd wrote */
 		rc = sh->fruit_metadata == FRUIT_META_NETATALK ?
 		    vfs->removexattr(fd, ADOUBLE_META_XATTR) : -ENODATA;
-		rc2 = vfs->removexattr(fd, xname);
+		rc2 = vfs->removexattr(fd,
+		    sh->fruit_metadata == FRUIT_META_NETATALK ?
+		    fruit_afpinfo_old() : xname);
 		if (rc != 0 && rc != -ENODATA)
 			return rc;
 		return rc2 != 0 && rc2 != -ENODATA ? rc2 : 0;
@@ -412,11 +415,6 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) != 0)
 		xname[0] = '\0';
 	/*
-	 * netatalk's blob, else what an older usmbd wrote: a listxattr
-	 * first, so that a file with neither (and no resource fork) costs
-	 * one call instead of three getxattr.
-	 */
-	/*
 	 * A Mac's "._" file met first here is converted (Samba's
 	 * ad_convert in its readdir_attr), before its streams are read;
 	 * the same open gives the fork's size.
@@ -424,6 +422,11 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	n = -ENOENT;
 	if (convert)
 		n = fruit_conv(sh, dirfd, name, -1, 1);
+	/*
+	 * netatalk's blob, else what an older usmbd wrote: a listxattr
+	 * first, so that a file with neither (and no resource fork) costs
+	 * one call instead of three getxattr.
+	 */
 	if (sh->fruit_metadata == FRUIT_META_NETATALK)
 		has = fruit_dir_has(dirfd, name, xname, old);
 	/* fruit:resource = file: "._NAME", else an older xattr fork */
