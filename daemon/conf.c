@@ -314,6 +314,7 @@ conf_share_defaults(struct conf_share *s)
 	s->fruit_validate_afpinfo = 1;
 	s->fruit_veto_appledouble = 1;
 	s->fruit_posix_rename = 1;
+	s->fruit_convert_adouble = 1;
 }
 
 static void

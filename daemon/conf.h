@@ -163,8 +163,9 @@ struct conf_share {
 	int		 fruit_validate_afpinfo;	/* default yes */
 	int		 fruit_veto_appledouble;	/* default yes */
 	int		 fruit_posix_rename;	/* accepted; default yes */
-	int		 fruit_wipe_blank_rfork;	/* accepted; default no */
-	int		 fruit_delete_empty_adfiles;	/* accepted; default no */
+	int		 fruit_wipe_blank_rfork;	/* default no */
+	int		 fruit_delete_empty_adfiles;	/* default no */
+	int		 fruit_convert_adouble;	/* convert Mac ._ files; yes */
 	/*
 	 * DFS (worker/dfs.h), Samba's keys: msdfs root makes the share a DFS
 	 * root whose msdfs links (symlinks "msdfs:server\share,...") refer

@@ -249,6 +249,7 @@ const struct conf_directive conf_directives[] = {
 	{ "fruit:posix_rename", D_BOOL, CONF_SHARE, S(fruit_posix_rename), 0, 0, NULL, CONF_SB_FRUIT_POSIX_RENAME },
 	{ "fruit:wipe_intentionally_left_blank_rfork", D_BOOL, CONF_SHARE, S(fruit_wipe_blank_rfork), 0, 0, NULL, CONF_SB_FRUIT_WIPE_RFORK },
 	{ "fruit:delete_empty_adfiles", D_BOOL, CONF_SHARE, S(fruit_delete_empty_adfiles), 0, 0, NULL, CONF_SB_FRUIT_DELETE_EMPTY_AD },
+	{ "fruit:convert_adouble", D_BOOL, CONF_SHARE, S(fruit_convert_adouble), 0, 0, NULL, CONF_SB_FRUIT_CONVERT_AD },
 	/* DFS (worker/dfs.h): Samba's msdfs root and msdfs proxy. */
 	{ "msdfs root", D_BOOL, CONF_SHARE, S(msdfs_root), 0, 0, NULL, CONF_SB_MSDFS_ROOT },
 	{ "msdfs proxy", D_STR, CONF_SHARE | CONF_EMPTY_OK, S(msdfs_proxy), 0, 0, NULL, CONF_SB_MSDFS_PROXY },

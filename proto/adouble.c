@@ -291,3 +291,283 @@ adouble_rsrc_len_put(uint8_t out[4], uint32_t len)
 {
 	adouble_put32(out, len);
 }
+
+/*
+ * A Mac's "._" files (proto/adouble.h): the ATTR block of its extended
+ * Finder info, read as Samba's ad_unpack and ad_unpack_xattrs accept it
+ * (written from the layout, which xnu's vfs_xattr.c describes), with
+ * every offset checked against the bytes actually read as well.
+ */
+#define ADOUBLE_ATTR_MAGIC	0x41545452u	/* "ATTR" */
+#define ADOUBLE_ATTR_ENT_FIXED	11	/* offset, length, flags, name length */
+
+static uint32_t
+adouble_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+int
+adouble_conv_wanted(const uint8_t *buf, size_t len)
+{
+	unsigned i;
+
+	if (buf == NULL || len < ADOUBLE_RSRC_HDR)
+		return 0;
+	if (memcmp(buf + 8, ADOUBLE_FILLER_OSX, 16) == 0)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		const uint8_t *e = buf + ADOUBLE_HDR_LEN + i * ADOUBLE_ENTRY_LEN;
+
+		if (adouble_get32(e) == ADOUBLE_EID_FINDERI &&
+		    adouble_get32(e + 8) > ADOUBLE_FINDERI_LEN)
+			return 1;
+	}
+	return 0;
+}
+
+/* The ATTR header after the Finder info's 32 bytes and 2 of padding. */
+#define ADOUBLE_ATTR_OFF	(ADOUBLE_RSRC_FI_OFF + ADOUBLE_FINDERI_LEN + 2)
+
+static int
+adouble_conv_attrs(const uint8_t *buf, size_t len, struct adouble_conv *c)
+{
+	uint32_t total, start, dlen, hoff, off, elen;
+	uint8_t nlen;
+	unsigned i;
+
+	c->nattr = 0;
+	if (c->fi_len <= ADOUBLE_FINDERI_LEN)
+		return 0;
+	/* the header lies inside the Finder info entry and the bytes read */
+	if ((uint64_t)ADOUBLE_ATTR_OFF + ADOUBLE_ATTR_HDR >
+	    (uint64_t)ADOUBLE_RSRC_FI_OFF + c->fi_len ||
+	    ADOUBLE_ATTR_OFF + ADOUBLE_ATTR_HDR > len)
+		return -1;
+	if (adouble_get32(buf + ADOUBLE_ATTR_OFF) != ADOUBLE_ATTR_MAGIC)
+		return -1;
+	total = adouble_get32(buf + ADOUBLE_ATTR_OFF + 8);
+	start = adouble_get32(buf + ADOUBLE_ATTR_OFF + 12);
+	dlen = adouble_get32(buf + ADOUBLE_ATTR_OFF + 16);
+	c->nattr = (uint16_t)(buf[ADOUBLE_ATTR_OFF + 34] << 8 |
+	    buf[ADOUBLE_ATTR_OFF + 35]);
+	/* the block ends before the fork, inside what was read */
+	if (total > c->rf_off || total > ADOUBLE_CONV_MAX || total > len)
+		return -1;
+	if (start < ADOUBLE_ATTR_OFF + ADOUBLE_ATTR_HDR ||
+	    (uint64_t)start + dlen > total)
+		return -1;
+	if (c->nattr > ADOUBLE_ATTR_MAX)
+		return -1;
+	c->first = ADOUBLE_ATTR_OFF + ADOUBLE_ATTR_HDR;
+	c->data_start = start;
+	/* every entry: before the data area, its data inside the block */
+	hoff = c->first;
+	for (i = 0; i < c->nattr; i++) {
+		hoff = (hoff + 3) & ~3u;
+		if ((uint64_t)hoff + ADOUBLE_ATTR_ENT_FIXED > start)
+			return -1;
+		off = adouble_get32(buf + hoff);
+		elen = adouble_get32(buf + hoff + 4);
+		nlen = buf[hoff + 10];
+		if (off >= total || (uint64_t)off + elen > total)
+			return -1;
+		if (nlen == 0 ||
+		    (uint64_t)hoff + ADOUBLE_ATTR_ENT_FIXED + nlen > start)
+			return -1;
+		/* a name that is empty up to its NUL names nothing */
+		if (buf[hoff + ADOUBLE_ATTR_ENT_FIXED] == '\0')
+			return -1;
+		hoff += ADOUBLE_ATTR_ENT_FIXED + nlen;
+	}
+	return 0;
+}
+
+int
+adouble_conv_parse(const uint8_t *buf, size_t len, uint64_t fsize,
+    struct adouble_conv *c)
+{
+	uint32_t id, off, elen;
+	int i, have_fi = 0, have_rf = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (buf == NULL || len < ADOUBLE_RSRC_HDR || fsize < len ||
+	    len > ADOUBLE_CONV_MAX)
+		return -1;
+	if (adouble_get32(buf) != ADOUBLE_MAGIC ||
+	    adouble_get32(buf + 4) != ADOUBLE_VERSION2 ||
+	    (buf[24] << 8 | buf[25]) != 2)
+		return -1;
+	c->osx = memcmp(buf + 8, ADOUBLE_FILLER_OSX, 16) == 0;
+	for (i = 0; i < 2; i++) {
+		const uint8_t *e = buf + ADOUBLE_HDR_LEN + i * ADOUBLE_ENTRY_LEN;
+
+		id = adouble_get32(e);
+		off = adouble_get32(e + 4);
+		elen = adouble_get32(e + 8);
+		if (id == ADOUBLE_EID_FINDERI && !have_fi) {
+			have_fi = 1;
+			/* at 50, 32 bytes at least, wholly in the file */
+			if (off != ADOUBLE_RSRC_FI_OFF ||
+			    elen < ADOUBLE_FINDERI_LEN ||
+			    (uint64_t)off + elen > fsize ||
+			    (uint64_t)off + elen > ADOUBLE_CONV_MAX)
+				return -1;
+			c->fi_len = elen;
+		} else if (id == ADOUBLE_EID_RFORK && !have_rf) {
+			have_rf = 1;
+			if (off < ADOUBLE_RSRC_HDR || off > fsize)
+				return -1;
+			c->rf_off = off;
+			c->rf_len = (uint64_t)off + elen > fsize ?
+			    fsize - off : elen;
+		} else
+			return -1;
+	}
+	if (!have_fi || !have_rf ||
+	    (uint64_t)ADOUBLE_RSRC_FI_OFF + c->fi_len > c->rf_off)
+		return -1;
+	return adouble_conv_attrs(buf, len, c);
+}
+
+int
+adouble_conv_xattr(const uint8_t *buf, size_t len,
+    const struct adouble_conv *c, unsigned i, struct adouble_xattr *x)
+{
+	uint32_t hoff = c->first;
+	uint8_t nlen;
+	unsigned k;
+
+	if (i >= c->nattr || c->data_start > len)
+		return -1;
+	/* parse checked every entry: walk to the i-th */
+	for (k = 0;; k++) {
+		hoff = (hoff + 3) & ~3u;
+		if ((uint64_t)hoff + ADOUBLE_ATTR_ENT_FIXED > c->data_start)
+			return -1;
+		nlen = buf[hoff + 10];
+		if ((uint64_t)hoff + ADOUBLE_ATTR_ENT_FIXED + nlen >
+		    c->data_start)
+			return -1;
+		if (k == i)
+			break;
+		hoff += ADOUBLE_ATTR_ENT_FIXED + nlen;
+	}
+	x->off = adouble_get32(buf + hoff);
+	x->len = adouble_get32(buf + hoff + 4);
+	if ((uint64_t)x->off + x->len > len)
+		return -1;
+	x->name = (const char *)buf + hoff + ADOUBLE_ATTR_ENT_FIXED;
+	x->name_len = strnlen(x->name, nlen);
+	return x->name_len > 0 ? 0 : -1;
+}
+
+void
+adouble_conv_header(uint8_t buf[ADOUBLE_RSRC_HDR], const uint8_t *old,
+    uint32_t rf_off, uint32_t rf_len)
+{
+	adouble_rsrc_new(buf);
+	adouble_put32(buf + ADOUBLE_HDR_LEN + 4, rf_off);
+	adouble_put32(buf + ADOUBLE_HDR_LEN + 8, rf_len);
+	/* the Finder info's first 32 bytes stay what they were */
+	memcpy(buf + ADOUBLE_RSRC_FI_OFF, old + ADOUBLE_RSRC_FI_OFF,
+	    ADOUBLE_FINDERI_LEN);
+}
+
+/*
+ * The resource map of a fork with no resources, as a Mac writes it: a
+ * header (data and map at 256, no data, a map of 30 bytes) with the
+ * note below, zeros to 256, the map (the header again, 8 reserved
+ * bytes, type list at 28, name list at 30, no types).
+ */
+int
+adouble_rfork_blank(const uint8_t *p, size_t len)
+{
+	static const uint8_t hdr[16] = {
+		0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x1e
+	};
+	static const char note[] =
+	    "This resource fork intentionally left blank   ";
+	static const uint8_t tail[6] = { 0, 0x1c, 0, 0x1e, 0xff, 0xff };
+	size_t i, nl = sizeof(note) - 1;
+
+	if (len != ADOUBLE_RFORK_BLANK_LEN)
+		return 0;
+	if (memcmp(p, hdr, 16) != 0 || memcmp(p + 16, note, nl) != 0 ||
+	    memcmp(p + 256, hdr, 16) != 0 || memcmp(p + 280, tail, 6) != 0)
+		return 0;
+	for (i = 16 + nl; i < 256; i++)
+		if (p[i] != 0)
+			return 0;
+	for (i = 272; i < 280; i++)
+		if (p[i] != 0)
+			return 0;
+	return 1;
+}
+
+/* Samba's macos_string_replace_map, the Unix side: U+F001 + index */
+static const char adouble_map_ascii[] = "\"*:<>?\\|";
+
+int
+adouble_xattr_stream_name(const char *name, size_t len, char *out,
+    size_t cap)
+{
+	return adouble_name_private(name, len, out, cap);
+}
+
+size_t
+adouble_name_native(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+	unsigned lo;
+
+	while (*r != '\0') {
+		/* U+F001..U+F027 is EF 80 81..EF 80 A7 */
+		if (r[0] == 0xef && r[1] == 0x80 && r[2] >= 0x81 &&
+		    r[2] <= 0xa7) {
+			lo = r[2] - 0x80;
+			*w++ = lo < 0x20 ? (unsigned char)lo :
+			    (unsigned char)adouble_map_ascii[lo - 0x20];
+			r += 3;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	return (size_t)(w - (unsigned char *)s);
+}
+
+int
+adouble_name_private(const char *name, size_t len, char *out, size_t cap)
+{
+	size_t i, o = 0;
+	unsigned cp;
+	const char *m;
+
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		cp = 0;
+		if (ch >= 0x01 && ch <= 0x1f)
+			cp = 0xf000 + ch;
+		else if (ch != 0 && (m = strchr(adouble_map_ascii, ch)) != NULL)
+			cp = 0xf020 + (unsigned)(m - adouble_map_ascii);
+		if (cp == 0) {
+			if (o + 1 >= cap)
+				return -1;
+			out[o++] = (char)ch;
+			continue;
+		}
+		/* U+F0xx in UTF-8: three bytes */
+		if (o + 3 >= cap)
+			return -1;
+		out[o++] = (char)(0xe0 | cp >> 12);
+		out[o++] = (char)(0x80 | (cp >> 6 & 0x3f));
+		out[o++] = (char)(0x80 | (cp & 0x3f));
+	}
+	if (o >= cap)
+		return -1;
+	out[o] = '\0';
+	return (int)o;
+}

@@ -122,4 +122,87 @@ void	adouble_rsrc_new(uint8_t buf[ADOUBLE_RSRC_HDR]);
 /* The 4 big-endian bytes of a new fork length, for the length field. */
 void	adouble_rsrc_len_put(uint8_t out[4], uint32_t len);
 
+/*
+ * A Mac's own "._" file (Samba's ad_convert): the filler "Mac OS X",
+ * and a Finder info entry longer than 32 bytes that carries, after 2
+ * bytes of padding, an "ATTR" header of 36 bytes and the file's
+ * extended attributes (entries of offset, length, flags, name length
+ * and a NUL-terminated UTF-8 name, each 4-aligned; their data inside
+ * the block).  Every offset and length is checked against the block,
+ * the bytes read and the file's size, as Samba's ad_unpack_xattrs
+ * checks them and more: a "._" file is any user's input.
+ */
+#define ADOUBLE_CONV_MAX	65536	/* the header read: Samba's limit */
+#define ADOUBLE_ATTR_HDR	36
+#define ADOUBLE_ATTR_MAX	1024	/* entries: Samba's limit */
+#define ADOUBLE_FILLER_OSX	"Mac OS X        "
+#define ADOUBLE_FILLER_NETATALK	"Netatalk        "
+
+struct adouble_conv {
+	int		osx;		/* filler "Mac OS X": Finder info to AfpInfo */
+	uint32_t	fi_len;		/* Finder info entry (at 50) */
+	uint64_t	rf_off;		/* the fork: where it is now */
+	uint64_t	rf_len;		/* its length, cut at the file's end */
+	uint16_t	nattr;		/* extended attributes (fi_len > 32) */
+	uint32_t	first;		/* where the first entry is */
+	uint32_t	data_start;
+};
+
+struct adouble_xattr {
+	const char	*name;		/* NUL-terminated, inside the buffer */
+	size_t		 name_len;
+	uint32_t	 off;		/* its data in the buffer */
+	uint32_t	 len;
+};
+
+/*
+ * Parses the header of a "._" file of fsize bytes, the first len bytes
+ * of which are in buf (the whole file up to ADOUBLE_CONV_MAX): exactly
+ * the Finder info at 50 (32 bytes or more) and the fork at or past 82,
+ * after it, not past the file's end; with an ATTR block when the Finder
+ * info is longer, every entry checked.  0, or -1 when malformed.
+ */
+int	adouble_conv_parse(const uint8_t *buf, size_t len, uint64_t fsize,
+	    struct adouble_conv *c);
+/* The i-th attribute of a parsed block (i < c->nattr): 0, or -1. */
+int	adouble_conv_xattr(const uint8_t *buf, size_t len,
+	    const struct adouble_conv *c, unsigned i, struct adouble_xattr *x);
+/*
+ * Does a "._" file need converting (its first 82 bytes in buf): a Mac's
+ * filler or a Finder info longer than 32 bytes?  1 or 0.
+ */
+int	adouble_conv_wanted(const uint8_t *buf, size_t len);
+/*
+ * The 82-byte header of the converted file: Samba's filler and order,
+ * the fork at rf_off (82 once moved) with rf_len bytes, the first 32
+ * bytes of old's Finder info kept.
+ */
+void	adouble_conv_header(uint8_t buf[ADOUBLE_RSRC_HDR],
+	    const uint8_t *old, uint32_t rf_off, uint32_t rf_len);
+/*
+ * Is the fork (len bytes at p) the empty resource map a Mac writes ("This
+ * resource fork intentionally left blank")?  1 or 0.
+ */
+int	adouble_rfork_blank(const uint8_t *p, size_t len);
+#define ADOUBLE_RFORK_BLANK_LEN	286
+/*
+ * A stream name for attribute name as Samba's macos_string_replace_map
+ * gives it: 0x01-0x1f and " * : < > ? \ | become U+F001-U+F027 (UTF-8),
+ * the rest is kept.  The length (NUL written), or -1 when out is too
+ * small.
+ */
+int	adouble_xattr_stream_name(const char *name, size_t len, char *out,
+	    size_t cap);
+/*
+ * fruit:encoding = native (Samba's catia with macos_string_replace_map):
+ * the same mapping both ways for names.  adouble_name_private is the
+ * one above (on disk to the wire); adouble_name_native maps a name the
+ * client sent, in place (it only shrinks), U+F001-U+F027 back to the
+ * ASCII they stand for, and returns its length.  Neither ever produces
+ * '/' nor NUL.
+ */
+int	adouble_name_private(const char *name, size_t len, char *out,
+	    size_t cap);
+size_t	adouble_name_native(char *s);
+
 #endif

@@ -19,6 +19,7 @@
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/namerule.h"
 #include "worker/open.h"
 #include "worker/recycle.h"
@@ -549,6 +550,10 @@ durable_purge_disconnected(const struct shm_file_id *fid,
 			    recycle_unlink(tree->share, worker_user(),
 			    tree->root_fd, rec.path, 0, fid->dev, fid->ino) :
 			    vfs->unlink(tree->root_fd, rec.path, 0);
+			/* its "._" file with it (worker/fruit.h) */
+			if (rc == 0)
+				(void)fruit_rsrc_unlinked(tree->share,
+				    worker_user(), tree->root_fd, rec.path);
 			if (rc == 0 && unlinked != NULL)
 				*unlinked = 1;
 		}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "proto/adouble.h"
 #include "proto/reparse.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
@@ -357,6 +358,14 @@ name_parse(struct smb2_req *req, const uint8_t *name16, size_t len,
 	}
 	if (colon != NULL && path[0] == '\0' && stream[0] != '\0')
 		return STATUS_OBJECT_NAME_INVALID;	/* a stream of the root */
+	/*
+	 * fruit:encoding = native: a Mac's U+F0xx for ':' and the like are
+	 * stored as those characters, once the components are split and
+	 * checked (the map never gives '/', so no component is added).
+	 */
+	if (!posix && req != NULL && req->tree != NULL &&
+	    fruit_name_native(req->tree->share))
+		(void)adouble_name_native(path);
 	return STATUS_SUCCESS;
 }
 

@@ -34,6 +34,12 @@ fruit_tree_on(const struct tree *tree)
 }
 
 int
+fruit_name_native(const struct conf_share *sh)
+{
+	return sh != NULL && sh->fruit && sh->fruit_encoding == 1;
+}
+
+int
 fruit_conn_aapl(const struct conn *c)
 {
 	return c != NULL && c->aapl;
@@ -262,23 +268,23 @@ fruit_afpinfo_listed(const struct file_open *f)
  * back from under a later delete.
  */
 static int
-fruit_afpinfo_store(struct file_open *f, const uint8_t rec[AFPINFO_SIZE])
+fruit_afpinfo_store(int fd, const uint8_t rec[AFPINFO_SIZE])
 {
 	const struct vfs_ops *vfs = file_vfs();
 	ssize_t n;
 	size_t len;
 	int rc;
 
-	n = vfs->getxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad,
+	n = vfs->getxattr(fd, ADOUBLE_META_XATTR, fruit_ad,
 	    sizeof(fruit_ad));
 	if (!fruit_ad_absent(n))
 		return (int)n;
 	len = adouble_meta_set(fruit_ad, n > 0 ? (size_t)n : 0,
 	    sizeof(fruit_ad), rec, (int64_t)time(NULL));
-	if ((rc = vfs->setxattr(f->fd, ADOUBLE_META_XATTR, fruit_ad, len,
+	if ((rc = vfs->setxattr(fd, ADOUBLE_META_XATTR, fruit_ad, len,
 	    0)) != 0)
 		return rc;
-	rc = vfs->removexattr(f->fd, fruit_afpinfo_old());
+	rc = vfs->removexattr(fd, fruit_afpinfo_old());
 	return rc == -ENODATA ? 0 : rc;
 }
 
@@ -296,7 +302,6 @@ ssize_t
 fruit_afpinfo_write(struct file_open *f, const void *buf, size_t len,
     uint64_t off)
 {
-	const struct vfs_ops *vfs = file_vfs();
 	const struct conf_share *sh = f->share;
 	uint8_t rec[AFPINFO_SIZE], hdr[AFPINFO_SIZE];
 	char xname[300];
@@ -325,23 +330,34 @@ fruit_afpinfo_write(struct file_open *f, const void *buf, size_t len,
 		fruit_afpinfo_default(hdr);
 		memcpy(rec, hdr, 8);
 	}
+	rc = fruit_afpinfo_put(sh, f->fd, xname, rec);
+	return rc < 0 ? rc : (ssize_t)len;
+}
+
+int
+fruit_afpinfo_put(const struct conf_share *sh, int fd, const char *xname,
+    const uint8_t rec[AFPINFO_SIZE])
+{
+	const struct vfs_ops *vfs = file_vfs();
+	int rc, rc2;
+
+	if (xname == NULL)
+		xname = fruit_afpinfo_old();
 	/* an all-zero Finder info deletes the stream, as on a Mac */
-	if (aapl_afpinfo_empty(rec, sizeof(rec)) && fruit_meta_netatalk(f)) {
-		rc = fruit_afpinfo_remove(f);
-		return rc != 0 && rc != -ENODATA ? rc : (ssize_t)len;
-	}
-	if (fruit_meta_netatalk(f)) {
-		rc = fruit_afpinfo_store(f, rec);
-		return rc < 0 ? rc : (ssize_t)len;
-	}
-	if (aapl_afpinfo_empty(rec, sizeof(rec))) {
-		rc = vfs->removexattr(f->fd, xname);
+	if (aapl_afpinfo_empty(rec, AFPINFO_SIZE)) {
+		/* netatalk's blob, and what an older usmbd wrote */
+		rc = sh->fruit_metadata == FRUIT_META_NETATALK ?
+		    vfs->removexattr(fd, ADOUBLE_META_XATTR) : -ENODATA;
+		rc2 = vfs->removexattr(fd,
+		    sh->fruit_metadata == FRUIT_META_NETATALK ?
+		    fruit_afpinfo_old() : xname);
 		if (rc != 0 && rc != -ENODATA)
 			return rc;
-		return (ssize_t)len;
+		return rc2 != 0 && rc2 != -ENODATA ? rc2 : 0;
 	}
-	rc = vfs->setxattr(f->fd, xname, rec, sizeof(rec), 0);
-	return rc < 0 ? rc : (ssize_t)len;
+	if (sh->fruit_metadata == FRUIT_META_NETATALK)
+		return fruit_afpinfo_store(fd, rec);
+	return vfs->setxattr(fd, xname, rec, AFPINFO_SIZE, 0);
 }
 
 ntstatus_t
@@ -385,7 +401,7 @@ fruit_dir_has(int dirfd, const char *name, const char *rsrc, const char *old)
 
 void
 fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
-    const struct vfs_stat *st, uint8_t out[26])
+    const struct vfs_stat *st, int convert, uint8_t out[26])
 {
 	const struct vfs_ops *vfs = file_vfs();
 	uint8_t rec[AFPINFO_SIZE];
@@ -399,6 +415,14 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	if (vfs_stream_xattr_name(FRUIT_RESOURCE, xname, sizeof(xname)) != 0)
 		xname[0] = '\0';
 	/*
+	 * A Mac's "._" file met first here is converted (Samba's
+	 * ad_convert in its readdir_attr), before its streams are read;
+	 * the same open gives the fork's size.
+	 */
+	n = -ENOENT;
+	if (convert)
+		n = fruit_conv(sh, dirfd, name, -1, 1);
+	/*
 	 * netatalk's blob, else what an older usmbd wrote: a listxattr
 	 * first, so that a file with neither (and no resource fork) costs
 	 * one call instead of three getxattr.
@@ -406,9 +430,8 @@ fruit_dir_attr(const struct conf_share *sh, int dirfd, const char *name,
 	if (sh->fruit_metadata == FRUIT_META_NETATALK)
 		has = fruit_dir_has(dirfd, name, xname, old);
 	/* fruit:resource = file: "._NAME", else an older xattr fork */
-	n = -ENOENT;
 	if (sh->fruit_resource == FRUIT_RSRC_FILE && S_ISREG(st->mode) &&
-	    (n = fruit_rsrc_entsize(dirfd, name)) > 0)
+	    (convert || (n = fruit_rsrc_entsize(dirfd, name)) > 0) && n > 0)
 		rsize = (uint64_t)n;
 	else if (xname[0] != '\0' && (has & FRUIT_HAS_RSRC) &&
 	    (n = vfs->entxattr(dirfd, name, xname, NULL, 0)) > 0)

@@ -31,6 +31,13 @@ struct conf_share;
 
 /* Does the tree's share have the Apple extensions on?  1 or 0. */
 int		fruit_tree_on(const struct tree *);
+/*
+ * fruit:encoding = native on this fruit share (Samba's catia mapping
+ * that fruit_connect sets): names a Mac sends with U+F001-U+F027 for
+ * characters NTFS forbids are stored with those characters, and listed
+ * back with U+F0xx (proto/adouble.h adouble_name_native/_private).  1 or 0.
+ */
+int		fruit_name_native(const struct conf_share *);
 /* Has this connection negotiated AAPL on a fruit share?  1 or 0. */
 int		fruit_conn_aapl(const struct conn *);
 
@@ -124,6 +131,13 @@ int		fruit_afpinfo_remove(struct file_open *);
  */
 int		fruit_afpinfo_listed(const struct file_open *);
 
+/*
+ * Stores record rec (checked) as f's AfpInfo on fd's file by the share's
+ * fruit:metadata (xname: the stream xattr to use, NULL for the usual
+ * name); an all-zero Finder info removes it.  0 or -errno.
+ */
+int		fruit_afpinfo_put(const struct conf_share *, int fd,
+		    const char *xname, const uint8_t rec[AFPINFO_SIZE]);
 /* A new record as a Mac makes it: signature, version, zeros. */
 void		fruit_afpinfo_default(uint8_t rec[AFPINFO_SIZE]);
 /* Setting AFP_AfpInfo's end of file: past 60 is refused, else ignored. */
@@ -133,10 +147,11 @@ ntstatus_t	fruit_afpinfo_eof(struct file_open *, uint64_t eof);
  * READ_DIR_ATTR: the 24 bytes of a FileIdBothDirectoryInformation entry's
  * short name field (length 24, resource fork size, compressed Finder
  * info) for entry name of directory dirfd.  Two getxattr calls, no
- * allocation.
+ * allocation; with convert, a Mac's "._" file is converted first
+ * (fruit_conv).
  */
 void		fruit_dir_attr(const struct conf_share *, int dirfd,
-		    const char *name, const struct vfs_stat *st,
+		    const char *name, const struct vfs_stat *st, int convert,
 		    uint8_t out[26]);
 
 /*
@@ -204,13 +219,15 @@ int		fruit_rsrc_remove(struct file_open *);
  * The data file from was renamed to to->path (a file's rename: "._NAME"
  * follows; a directory's: nothing) or removed at path on a share of
  * root: its "._" file follows (goes), as Samba's fruit_rename and
- * fruit_unlink (a failed rename is logged).  fruit_rsrc_unlinked: 0 or
- * -errno.  Nothing on other shares.
+ * fruit_unlink (a failed rename is logged); on a share with a recycle
+ * bin it goes into user's bin beside its file, as the data file went
+ * (recycle_unlink, whichever worker did the delete).
+ * fruit_rsrc_unlinked: 0 or -errno.  Nothing on other shares.
  */
 void		fruit_rsrc_rename(const struct conf_share *, int root,
 		    const char *from, const struct file_open *to);
-int		fruit_rsrc_unlinked(const struct conf_share *, int root,
-		    const char *path);
+int		fruit_rsrc_unlinked(const struct conf_share *, const char *user,
+		    int root, const char *path);
 /* OSX_COPYFILE: src's fork (if any) becomes dst's.  0 or -errno. */
 int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
 /*
@@ -219,5 +236,20 @@ int		fruit_rsrc_copy(struct file_open *src, struct file_open *dst);
  * openat2 when there is none; open, fstat, pread, close when there is.
  */
 int64_t		fruit_rsrc_entsize(int dirfd, const char *name);
+
+/*
+ * Samba's ad_convert: the "._" file of path (below directory root) in a
+ * Mac's own layout is converted when first met, on an open of
+ * AFP_AfpInfo or AFP_Resource and in AAPL listings (worker/fruit_conv.c):
+ * each extended attribute of its ATTR block becomes a stream of the
+ * file, its Finder info the file's AfpInfo, and it is cut to Samba's
+ * layout (the fork at 82), its empty fork wiped and the file deleted as
+ * fruit:wipe_intentionally_left_blank_rfork and fruit:delete_empty_adfiles
+ * say.  fd: the data file's (or -1: opened here); convert 0 only reads.
+ * Returns the fork's size, -ENOENT when there is no "._" file, -EINVAL
+ * when it is not a usable one, or -errno.
+ */
+int64_t		fruit_conv(const struct conf_share *, int root,
+		    const char *path, int fd, int convert);
 
 #endif

@@ -33,6 +33,7 @@
 #include "proto/adouble.h"
 #include "vfs/vfs.h"
 #include "worker/file_open.h"
+#include "worker/recycle.h"
 
 /* A bounce buffer for the upgrade move: the worker is single-threaded. */
 static uint8_t fruit_rsrc_buf[65536];
@@ -381,15 +382,39 @@ fruit_rsrc_rename(const struct conf_share *sh, int root, const char *from,
 }
 
 int
-fruit_rsrc_unlinked(const struct conf_share *sh, int root, const char *path)
+fruit_rsrc_unlinked(const struct conf_share *sh, const char *user, int root,
+    const char *path)
 {
+	const struct vfs_ops *vfs = file_vfs();
 	char a[FILE_PATH_MAX + 2];
-	int rc;
+	struct vfs_stat st;
+	int fd, rc;
 
 	if (sh == NULL || !sh->fruit || sh->fruit_resource != FRUIT_RSRC_FILE ||
 	    fruit_rsrc_name(path, a, sizeof(a)) != 0)
 		return 0;
-	rc = file_vfs()->unlink(root, a, 0);
+	/*
+	 * With a bin, "._NAME" goes into it beside its file, by the bin's
+	 * rules (worker/recycle.h), as Samba's fruit_unlinkat passes the
+	 * unlink of the "._" file down to vfs_recycle: its own dev/ino
+	 * (a symlink itself, never followed), so that a name replaced
+	 * meanwhile is not moved.
+	 */
+	if (sh->recycle_dir != NULL) {
+		fd = vfs->open_nolinks(root, a, O_PATH | O_NOFOLLOW, 0);
+		if (fd == -ENOENT)
+			return 0;
+		if (fd >= 0) {
+			rc = vfs->fstat(fd, &st);
+			close(fd);
+			if (rc == 0) {
+				rc = recycle_unlink(sh, user, root, a, 0,
+				    st.dev, st.ino);
+				return rc == -ENOENT || rc == -ESTALE ? 0 : rc;
+			}
+		}
+	}
+	rc = vfs->unlink(root, a, 0);
 	return rc == -ENOENT ? 0 : rc;
 }
 

@@ -152,7 +152,7 @@ file_open_close(struct open *op)
 			/* its "._" file goes too, as Samba's fruit_unlink */
 			if (rc == 0 && !f->is_dir)
 				(void)fruit_rsrc_unlinked(op->tree->share,
-				    op->tree->root_fd, f->path);
+				    worker_user(), op->tree->root_fd, f->path);
 			if (rc == 0)
 				dirlease_break_parent(op->conn, op->tree,
 				    f->path, f->delete_on_close &&

@@ -630,6 +630,12 @@ create_set_up(struct create_call *cr)
 		    FILE_OPENED;
 		int make = disp != FILE_OPEN && disp != FILE_OVERWRITE;
 
+		/* a Mac's "._" file met first here (Samba's ad_convert) */
+		if ((fruit_is_afpinfo(f) || fruit_is_resource(f)) &&
+		    !cr->snapshot && !cr->tree->read_only &&
+		    cr->tree->share->fruit_convert_adouble)
+			(void)fruit_conv(cr->tree->share, f->root_fd, f->path,
+			    f->fd, 1);
 		/*
 		 * No stream is made in a previous version, nor on a
 		 * read-only tree: OPEN_IF of an existing file passed

@@ -16,6 +16,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/log.h"
+#include "proto/adouble.h"
 #include "proto/fscc.h"
 #include "proto/unicode.h"
 #include "worker/conn.h"
@@ -364,7 +365,9 @@ dir_entry_aapl(struct smb2_req *req, struct file_open *f, const char *name,
 	    !req->tree->read_only ? FILE_ALL_ACCESS :
 	    0x001200A9u;	/* FILE_GENERIC_READ | _EXECUTE */
 	le32_put(e + 64, maxacc);
-	fruit_dir_attr(f->share, f->fd, name, st, e + 68);
+	fruit_dir_attr(f->share, f->fd, name, st, !req->tree->read_only &&
+	    !f->prev_version && req->tree->share->fruit_convert_adouble,
+	    e + 68);
 	le16_put(e + 94, (uint16_t)st->mode);
 }
 
@@ -404,19 +407,28 @@ dir_emit(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	struct posix_info pi;
 	struct wcur lim;
 	const struct conf_share *share = req->tree->share;
+	static char wire_buf[256 * 4];
+	const char *wire = name;
 	size_t start, wrote;
 	int n16, exact, posix = klass == FILE_POSIX_INFORMATION;
 
+	/* fruit:encoding = native: the name as a Mac knows it (fruit.h) */
+	if (dot == 0 && !f->posix && fruit_name_native(share)) {
+		if (adouble_name_private(name, strlen(name), wire_buf,
+		    sizeof(wire_buf)) < 0)
+			return -1;
+		wire = wire_buf;
+	}
 	/* a POSIX handle matches names exactly (Samba's posix_dir_handle) */
 	exact = f->posix || (share && share->case_sensitive);
 	/* Windows matches a pattern against the short name too */
-	if (!fscc_name_match(d->pattern, d->pattern_len, name, strlen(name),
+	if (!fscc_name_match(d->pattern, d->pattern_len, wire, strlen(wire),
 	    exact) && (dot != 0 || f->posix || !shortname_pattern(share,
 	    d->pattern, d->pattern_len, name, strlen(name), exact)))
 		return -1;
 	if (dot == 0 && namerule_vetoed(share, name, strlen(name)))
 		return -1;
-	n16 = unicode_utf8_to_utf16(name, strlen(name), dir_name16,
+	n16 = unicode_utf8_to_utf16(wire, strlen(wire), dir_name16,
 	    sizeof(dir_name16));
 	if (n16 < 0) {
 		log_debug(2, "listing: skipped a name that is not UTF-8");
@@ -474,6 +486,9 @@ dir_single(struct smb2_req *req, struct wcur *w, size_t limit_end, int klass,
 	if (d->pattern_len >= sizeof(one))
 		return -1;
 	memcpy(one, d->pattern, d->pattern_len + 1);
+	/* fruit:encoding = native: the name on disk (fruit.h) */
+	if (!f->posix && fruit_name_native(req->tree->share))
+		(void)adouble_name_native(one);
 	if (file_vfs()->entstat(f->fd, one, &st) != 0 && !f->posix) {
 		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", f->path,
 		    f->path[0] ? "/" : "", one) >= sizeof(full))

@@ -48,10 +48,17 @@ static char	info_path[FILE_PATH_MAX];
 static int
 info_name(struct file_open *f, int with_stream)
 {
+	static char native[FILE_PATH_MAX * 3];
 	const char *path = file_open_client_path(f);
 	size_t i, n = strlen(path);
 	int len;
 
+	/* fruit:encoding = native: the name as a Mac knows it (fruit.h) */
+	if (fruit_name_native(f->share) && adouble_name_private(path, n,
+	    native, sizeof(native)) >= 0) {
+		path = native;
+		n = strlen(path);
+	}
 	info_path[0] = '\\';
 	for (i = 0; i < n && i + 2 < sizeof(info_path); i++)
 		info_path[i + 1] = path[i] == '/' ? '\\' : path[i];

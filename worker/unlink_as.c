@@ -104,6 +104,7 @@
 #include "vfs/vfs.h"
 #include "worker/conn.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/recycle.h"
 #include "worker/state.h"
 #include "worker/worker.h"
@@ -328,15 +329,22 @@ unlink_as_request(const struct tree *t, const struct file_open *f,
 static int
 unlink_as_do(const struct unlinkmsg *u, int root_fd)
 {
+	const struct conf_share *sh;
 	const char *last = strrchr(u->path, '/');
+	int rc;
 
 	last = last != NULL ? last + 1 : u->path;
 	if (last[0] == '\0' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
+	sh = worker_conf() != NULL ? conf_share_find(worker_conf(), u->share) :
+	    NULL;
 	/* into this user's bin when the share has one (worker/recycle.h) */
-	return recycle_unlink(worker_conf() != NULL ?
-	    conf_share_find(worker_conf(), u->share) : NULL, worker_user(),
-	    root_fd, u->path, u->is_dir, u->dev, u->ino);
+	rc = recycle_unlink(sh, worker_user(), root_fd, u->path, u->is_dir,
+	    u->dev, u->ino);
+	/* its "._" file with it, as the closer's own delete does (fruit.h) */
+	if (rc == 0 && !u->is_dir)
+		(void)fruit_rsrc_unlinked(sh, worker_user(), root_fd, u->path);
+	return rc;
 }
 
 void

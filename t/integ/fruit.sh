@@ -19,7 +19,8 @@
 command -v smbtorture >/dev/null || { fail "smbtorture is installed"; finish; }
 LIST=$ROOT/t/compat/fruit.list
 integ_init
-mkdir -p "$T/tm" "$T/ro" "$T/meta" "$T/rsrc"
+mkdir -p "$T/tm" "$T/ro" "$T/meta" "$T/rsrc" "$T/rsrcbin"
+chmod 0777 "$T/rsrcbin"
 chmod 1777 "$T/tm"
 echo data >"$T/ro/file"
 chmod 0755 "$T/ro"
@@ -74,7 +75,31 @@ SHARES="[fruit]
 [rsrc]
 	path = $T/rsrc
 	read only = no
-	vfs objects = catia fruit streams_xattr"
+	vfs objects = catia fruit streams_xattr
+[rsrc_bin]
+	path = $T/rsrcbin
+	read only = no
+	vfs objects = catia fruit streams_xattr
+	recycle directory = .recycle/%U
+	recycle keep tree = yes
+[conv_wipe]
+	path = $SHARE
+	read only = no
+	vfs objects = fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = stream
+	fruit:wipe_intentionally_left_blank_rfork = true
+	fruit:delete_empty_adfiles = false
+	fruit:veto_appledouble = no
+[conv_delete]
+	path = $SHARE
+	read only = no
+	vfs objects = fruit streams_xattr
+	fruit:resource = file
+	fruit:metadata = stream
+	fruit:wipe_intentionally_left_blank_rfork = true
+	fruit:delete_empty_adfiles = true
+	fruit:veto_appledouble = no"
 # Samba's selftest sets the global fruit keys its tests expect in the
 # AAPL answer: fruit:copyfile (and fruit:nfs_aces, Samba's default)
 GLOBALS=("fruit:copyfile = yes" "fruit:nfs_aces = yes" "fruit:model = MacSamba")
@@ -92,11 +117,13 @@ if [ "${FRUIT_TORTURE:-}" = 422 ]; then
 	    { fail "Samba 4.22's smbtorture is installed (scripts/samba-ref.sh)"; finish; }
 	TORTURE=("$ROOT/scripts/samba-ref.sh" run smbtorture)
 fi
+# (share2, and more options: FRUIT_SHARE2, FRUIT_OPT)
 fruit_run() {
 	timeout --kill-after=5 120 "${TORTURE[@]}" "//127.0.0.1/$2" -p "$1" \
 	    -U "alice%$ALICE_PW" --target=samba3 \
 	    --option=torture:localdir="$SHARE" \
-	    --option=torture:share2=wo_fruit \
+	    --option=torture:share2="${FRUIT_SHARE2:-wo_fruit}" \
+	    ${FRUIT_OPT:+"--option=$FRUIT_OPT"} \
 	    --fullname --format=subunit "$3" </dev/null 2>&1 |
 	    sed -n -E 's/^(success|failure|error|skip): (.*)$/\1\t\2/p' |
 	    sed -E 's/ \[$//; s/^error\t/failure\t/'
@@ -111,6 +138,12 @@ fruit_all() {
 	    sed 's/\t/\tnetatalk:/'
 	fruit_run "$1" tm vfs.fruit_timemachine
 	fruit_run "$1" fid vfs.fruit_file_id
+	# the ._ file written through a plain share, converted through the
+	# fruit share (share2), as Samba's selftest runs vfs.fruit_conversion
+	FRUIT_SHARE2=conv_wipe FRUIT_OPT=torture:delete_empty_adfiles=false \
+	    fruit_run "$1" wo_fruit vfs.fruit_conversion | sed 's/\t/\twipe:/'
+	FRUIT_SHARE2=conv_delete FRUIT_OPT=torture:delete_empty_adfiles=true \
+	    fruit_run "$1" wo_fruit vfs.fruit_conversion | sed 's/\t/\tdelete:/'
 }
 
 t0=$SECONDS
@@ -192,10 +225,23 @@ fi
 # (t/integ/fruit_rsrc.py)
 client_checks fruit_rsrc "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
     127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
+# fruit:encoding = native on [vfs_fruit] (t/integ/fruit_conv.py)
+client_checks fruit_native "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$SHARE" bob native
+# ._NAME into the recycle bin beside its file, by the user's delete and
+# by another user's worker (unlink_as)
+client_checks fruit_rsrc_bin "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrcbin" bob bin "$BOB_PW"
+# a Mac's ._ files converted (Samba's ad_convert), then compared with
+# Samba's conversion of the same files (t/integ/fruit_conv.py)
+client_checks fruit_conv "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
+    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob
 SP=$(integ_free_port)
 if SAMBA_GLOBAL=$(printf '\t%s\n' "${GLOBALS[@]}") \
     samba_start "$T/samba_rsrc" "$SP" "$SHARES"; then
 	client_checks fruit_rsrc_samba "$PYTHON" "$ROOT/t/integ/fruit_rsrc.py" \
+	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob "$SP"
+	client_checks fruit_conv_samba "$PYTHON" "$ROOT/t/integ/fruit_conv.py" \
 	    127.0.0.1 "$PORT" alice "$ALICE_PW" "$T/rsrc" bob "$SP"
 	samba_stop
 else

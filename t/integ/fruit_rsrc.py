@@ -21,6 +21,9 @@ Debian's Samba 4.17 serving the same directory:
 
 Prints "ok ..." / "FAIL ..." lines.
 usage: fruit_rsrc.py HOST PORT USER PASSWORD SHAREDIR OTHER_USER [SAMBA_PORT]
+       fruit_rsrc.py HOST PORT USER PASSWORD BINSHAREDIR OTHER_USER bin OTHER_PW
+(the second on [rsrc_bin]: ._NAME into the recycle bin beside its file,
+by a delete of the user's own or of another user's, unlink_as)
 """
 import os
 import pwd
@@ -274,11 +277,68 @@ def interop_checks(host, port, sport, user, pw, d, owner):
     sconn.logoff()
 
 
+def peek(p):
+    """The file's bytes, or b"" when there is none."""
+    return slurp(p) if os.path.exists(p) else b""
+
+
+def bin_checks(host, port, user, pw, d, other, other_pw):
+    """On [rsrc_bin] (a recycle bin, keep tree): ._NAME goes into the bin
+    beside its file, by the deleting user's worker or by another user's
+    worker acting for him (unlink_as), as Samba's fruit passes the unlink
+    of ._NAME to vfs_recycle."""
+    global SHARE
+    SHARE = "rsrc_bin"
+    conn, smb, tid = connect(host, port, user, pw)
+    fork = os.urandom(3000)
+    conn.createDirectory(SHARE, "sub")
+    for name in ("b1", "sub/b2"):
+        f = smb.create(tid, name, st.FILE_WRITE_DATA, 7, 0,
+                       st.FILE_CREATE, 0)
+        smb.close(tid, f)
+        write_rsrc(smb, tid, name, fork)
+        conn.deleteFile(SHARE, name)
+    bin_ = os.path.join(d, ".recycle", user)
+    say(os.path.exists(os.path.join(bin_, "b1")) and
+        peek(os.path.join(bin_, "._b1"))[82:] == fork and
+        not os.path.exists(os.path.join(d, "._b1")),
+        "a delete moves ._NAME into the bin beside its file")
+    say(peek(os.path.join(bin_, "sub", "._b2"))[82:] == fork and
+        not os.path.exists(os.path.join(d, "sub", "._b2")),
+        "... in its directory there (keep tree)")
+    # bob deletes alice's file while she holds it open: her last close
+    # has bob's worker move it into bob's bin (unlink_as), ._ with it
+    bconn = SMBConnection(host, host, sess_port=port)
+    bconn.login(other, other_pw)
+    bsmb, btid = bconn._SMBConnection, bconn.connectTree(SHARE)
+    f = smb.create(tid, "b3", st.FILE_WRITE_DATA | st.FILE_READ_DATA, 7, 0,
+                   st.FILE_CREATE, 0)
+    write_rsrc(smb, tid, "b3", fork)
+    g = bsmb.create(btid, "b3", 0x00010000, 7, 0, st.FILE_OPEN, 0)
+    bsmb.setInfo(btid, g, inputBlob=b"\x01", infoType=1, fileInfoClass=13)
+    bsmb.close(btid, g)
+    smb.close(tid, f)
+    bbin = os.path.join(d, ".recycle", other)
+    for _ in range(40):
+        if os.path.exists(os.path.join(bbin, "._b3")):
+            break
+        time.sleep(0.05)
+    say(os.path.exists(os.path.join(bbin, "b3")) and
+        os.path.exists(os.path.join(bbin, "._b3")) and
+        peek(os.path.join(bbin, "._b3"))[82:] == fork and
+        not os.path.exists(os.path.join(d, "._b3")),
+        "another user's delete (unlink_as): ._NAME into his bin too")
+    bconn.logoff()
+    conn.logoff()
+
+
 def main():
     host, port, user, pw, d, other = sys.argv[1:7]
     st_ = os.stat(d)
     owner = (st_.st_uid, st_.st_gid)
-    if len(sys.argv) > 7:
+    if len(sys.argv) > 8 and sys.argv[7] == "bin":
+        bin_checks(host, int(port), user, pw, d, other, sys.argv[8])
+    elif len(sys.argv) > 7:
         interop_checks(host, int(port), int(sys.argv[7]), user, pw, d, owner)
     else:
         usmbd_checks(host, int(port), user, pw, d, owner, pwd.getpwnam(other))

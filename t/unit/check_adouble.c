@@ -317,6 +317,264 @@ START_TEST(test_rsrc_malformed)
 }
 END_TEST
 
+/*
+ * A Mac's "._" file (adouble_conv_*), laid out here from the format: the
+ * filler "Mac OS X", the Finder info at 50 carrying 2 bytes of padding,
+ * the ATTR header at 84, two 4-aligned entries from 120 (a plist tag
+ * attribute and "foo:bar"), their data, then the fork at MAC_RF_OFF.
+ */
+#define MAC_RF_OFF	0x400
+#define MAC_TOTAL	0x200
+#define MAC_FILE	(MAC_RF_OFF + 286)
+#define MAC_TAGS	"com.apple.metadata:_kMDItemUserTags"
+
+static size_t
+mac_put_entry(uint8_t *b, size_t at, uint32_t off, uint32_t len,
+    const char *name)
+{
+	size_t nl = strlen(name) + 1;
+
+	at = (at + 3) & ~(size_t)3;
+	put32(b + at, off);
+	put32(b + at + 4, len);
+	b[at + 8] = 0;
+	b[at + 9] = 0;
+	b[at + 10] = (uint8_t)nl;
+	memcpy(b + at + 11, name, nl);
+	return at + 11 + nl;
+}
+
+static size_t
+mac_ad(uint8_t *b)
+{
+	size_t at;
+
+	memset(b, 0, MAC_FILE);
+	put32(b, ADOUBLE_MAGIC);
+	put32(b + 4, ADOUBLE_VERSION2);
+	memcpy(b + 8, ADOUBLE_FILLER_OSX, 16);
+	b[25] = 2;
+	put32(b + 26, ADOUBLE_EID_FINDERI);
+	put32(b + 30, 50);
+	put32(b + 34, MAC_TOTAL - 50);
+	put32(b + 38, ADOUBLE_EID_RFORK);
+	put32(b + 42, MAC_RF_OFF);
+	put32(b + 46, 286);
+	memcpy(b + 50, "TESTSLOW", 8);
+	memcpy(b + 84, "ATTR", 4);
+	put32(b + 92, MAC_TOTAL);
+	put32(b + 96, 0x100);		/* data start */
+	put32(b + 100, 0x20);		/* data length */
+	b[119] = 2;			/* attributes */
+	at = mac_put_entry(b, 120, 0x100, 8, MAC_TAGS);
+	at = mac_put_entry(b, at, 0x108, 3, "foo:bar");
+	ck_assert_uint_le(at, 0x100);
+	memcpy(b + 0x100, "bplist00", 8);
+	memcpy(b + 0x108, "baz", 3);
+	memset(b + MAC_RF_OFF, 0xab, 286);
+	return MAC_FILE;
+}
+
+START_TEST(test_conv_parse)
+{
+	static uint8_t b[MAC_FILE];
+	struct adouble_conv c;
+	struct adouble_xattr x;
+	char name[64];
+	size_t n = mac_ad(b);
+
+	ck_assert_int_eq(adouble_conv_wanted(b, 82), 1);
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), 0);
+	ck_assert_int_eq(c.osx, 1);
+	ck_assert_uint_eq(c.fi_len, MAC_TOTAL - 50);
+	ck_assert_uint_eq(c.rf_off, MAC_RF_OFF);
+	ck_assert_uint_eq(c.rf_len, 286);
+	ck_assert_uint_eq(c.nattr, 2);
+	ck_assert_int_eq(adouble_conv_xattr(b, n, &c, 0, &x), 0);
+	ck_assert_uint_eq(x.name_len, strlen(MAC_TAGS));
+	ck_assert(memcmp(x.name, MAC_TAGS, x.name_len) == 0);
+	ck_assert_uint_eq(x.off, 0x100);
+	ck_assert_uint_eq(x.len, 8);
+	ck_assert_int_eq(adouble_conv_xattr(b, n, &c, 1, &x), 0);
+	ck_assert_uint_eq(x.len, 3);
+	ck_assert(memcmp(b + x.off, "baz", 3) == 0);
+	ck_assert_int_eq(adouble_xattr_stream_name(x.name, x.name_len, name,
+	    sizeof(name)), 9);
+	ck_assert_str_eq(name, "foo\xef\x80\xa2" "bar");
+	ck_assert_int_eq(adouble_conv_xattr(b, n, &c, 2, &x), -1);
+	/* a fork running past the end is cut there */
+	ck_assert_int_eq(adouble_conv_parse(b, n - 6, n - 6, &c), 0);
+	ck_assert_uint_eq(c.rf_len, 280);
+	/* Samba's own layout is not converted */
+	adouble_rsrc_new(b);
+	ck_assert_int_eq(adouble_conv_wanted(b, 82), 0);
+	ck_assert_int_eq(adouble_conv_wanted(b, 81), 0);
+}
+END_TEST
+
+/* Every prefix of the file, as the file: refused or wholly inside. */
+START_TEST(test_conv_truncations)
+{
+	static uint8_t b[MAC_FILE];
+	struct adouble_conv c;
+	struct adouble_xattr x;
+	size_t n = mac_ad(b), len;
+	unsigned i;
+
+	for (len = 0; len < n; len++) {
+		if (adouble_conv_parse(b, len, len, &c) != 0)
+			continue;
+		ck_assert_uint_le(c.rf_off + c.rf_len, len);
+		for (i = 0; i < c.nattr; i++) {
+			ck_assert_int_eq(adouble_conv_xattr(b, len, &c, i, &x),
+			    0);
+			ck_assert_uint_le((uint64_t)x.off + x.len, len);
+		}
+	}
+	/* the header bytes read may be fewer than the file */
+	ck_assert_int_eq(adouble_conv_parse(b, 0x1ff, n, &c), -1);
+	ck_assert_int_eq(adouble_conv_parse(b, 0x200, n, &c), 0);
+}
+END_TEST
+
+/* Each field of a valid file made wrong: refused. */
+START_TEST(test_conv_malformed)
+{
+	static uint8_t b[MAC_FILE];
+	struct adouble_conv c;
+	static const struct { size_t at; uint32_t v; } bad[] = {
+		{ 30, 52 },			/* Finder info not at 50 */
+		{ 34, 16 },			/* Finder info under 32 bytes */
+		{ 34, 0x7fffffff },		/* Finder info past the end */
+		{ 42, 0x100 },			/* fork inside the Finder info */
+		{ 42, 60 },			/* fork over the header */
+		{ 42, MAC_FILE + 1 },		/* fork past the end */
+		{ 84, 0x41545453 },		/* not "ATTR" */
+		{ 92, MAC_RF_OFF + 1 },		/* block past the fork */
+		{ 96, 0x60 },			/* data start in the header */
+		{ 100, 0x101 },			/* data past the block */
+		{ 100, 0xffffff00 },		/* data length wrapping */
+		{ 116, 0x401 },			/* 1025 attributes */
+		{ 116, 0x30 },			/* entries running into the data */
+		{ 120, MAC_TOTAL },		/* attribute at the block's end */
+		{ 124, MAC_TOTAL },		/* attribute past the block */
+		{ 120, 0xfffffff0 },		/* offset + length wrapping */
+	};
+	unsigned i;
+	size_t n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = mac_ad(b);
+		put32(b + bad[i].at, bad[i].v);
+		ck_assert_msg(adouble_conv_parse(b, n, n, &c) == -1,
+		    "field at %zu = 0x%x accepted", bad[i].at, bad[i].v);
+	}
+	/* a name length of 0, a name running into the data, an empty name */
+	n = mac_ad(b);
+	b[130] = 0;
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), -1);
+	n = mac_ad(b);
+	b[130] = 0xff;
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), -1);
+	n = mac_ad(b);
+	b[131] = 0;
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), -1);
+	/* three entries, a repeated Finder info */
+	n = mac_ad(b);
+	b[25] = 3;
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), -1);
+	n = mac_ad(b);
+	put32(b + 38, ADOUBLE_EID_FINDERI);
+	ck_assert_int_eq(adouble_conv_parse(b, n, n, &c), -1);
+}
+END_TEST
+
+START_TEST(test_conv_header)
+{
+	static uint8_t b[MAC_FILE];
+	uint8_t h[ADOUBLE_RSRC_HDR], want[ADOUBLE_RSRC_HDR];
+	struct adouble_rsrc r;
+
+	mac_ad(b);
+	adouble_conv_header(h, b, ADOUBLE_RSRC_HDR, 286);
+	/* Samba's 82 bytes with the fork's length and the Finder info */
+	adouble_rsrc_new(want);
+	put32(want + 34, 286);
+	memcpy(want + 50, "TESTSLOW", 8);
+	ck_assert(memcmp(h, want, sizeof(h)) == 0);
+	ck_assert_int_eq(adouble_conv_wanted(h, sizeof(h)), 0);
+	ck_assert_int_eq(adouble_rsrc_parse(h, sizeof(h), 82 + 286, &r), 0);
+	ck_assert_uint_eq(r.off, 82);
+	ck_assert_uint_eq(r.len, 286);
+}
+END_TEST
+
+START_TEST(test_rfork_blank)
+{
+	static const char note[] =
+	    "This resource fork intentionally left blank   ";
+	uint8_t f[286];
+
+	memset(f, 0, sizeof(f));
+	f[2] = 1; f[6] = 1; f[15] = 0x1e;
+	memcpy(f + 16, note, sizeof(note) - 1);
+	f[258] = 1; f[262] = 1; f[271] = 0x1e;
+	f[281] = 0x1c; f[283] = 0x1e; f[284] = 0xff; f[285] = 0xff;
+	ck_assert_int_eq(adouble_rfork_blank(f, sizeof(f)), 1);
+	ck_assert_int_eq(adouble_rfork_blank(f, sizeof(f) - 1), 0);
+	f[100] = 1;
+	ck_assert_int_eq(adouble_rfork_blank(f, sizeof(f)), 0);
+}
+END_TEST
+
+START_TEST(test_stream_name)
+{
+	char out[64];
+
+	/* Samba's macos_string_replace_map, to the Windows side */
+	ck_assert_int_eq(adouble_xattr_stream_name("a\"*:<>?\\|\x01\x1f", 11,
+	    out, sizeof(out)), 1 + 10 * 3);
+	ck_assert_str_eq(out, "a\xef\x80\xa0\xef\x80\xa1\xef\x80\xa2"
+	    "\xef\x80\xa3\xef\x80\xa4\xef\x80\xa5\xef\x80\xa6\xef\x80\xa7"
+	    "\xef\x80\x81\xef\x80\x9f");
+	/* '/' and the rest are kept (the stream name check refuses '/') */
+	ck_assert_int_eq(adouble_xattr_stream_name("a/b.c", 5, out,
+	    sizeof(out)), 5);
+	ck_assert_str_eq(out, "a/b.c");
+	ck_assert_int_eq(adouble_xattr_stream_name("abc", 3, out, 3), -1);
+	ck_assert_int_eq(adouble_xattr_stream_name(":", 1, out, 3), -1);
+	ck_assert_int_eq(adouble_xattr_stream_name(":", 1, out, 4), 3);
+}
+END_TEST
+
+/* fruit:encoding = native: U+F001-U+F027 back to ASCII, in place */
+START_TEST(test_name_native)
+{
+	char s[64];
+	size_t i, n;
+
+	strcpy(s, "a\xef\x80\xa2" "b\xef\x80\xa6\xef\x80\x81" "x"
+	    "\xef\x80\xa8\xef\x80\x80\xef\x80");
+	n = adouble_name_native(s);
+	/* U+F028 and U+F000 are not Samba's; a cut sequence is kept */
+	ck_assert_str_eq(s, "a:b\\\x01x\xef\x80\xa8\xef\x80\x80\xef\x80");
+	ck_assert_uint_eq(n, strlen(s));
+	/* every mapped character comes back, none is '/' */
+	for (i = 0xf001; i <= 0xf027; i++) {
+		char one[4] = { (char)(0xe0 | i >> 12),
+		    (char)(0x80 | (i >> 6 & 0x3f)), (char)(0x80 | (i & 0x3f)),
+		    0 };
+		char back[8];
+
+		ck_assert_uint_eq(adouble_name_native(one), 1);
+		ck_assert(one[0] != '/' && one[0] != '\0');
+		ck_assert_int_eq(adouble_name_private(one, 1, back,
+		    sizeof(back)), 3);
+		ck_assert_uint_eq((unsigned char)back[2], 0x80 | (i & 0x3f));
+	}
+}
+END_TEST
+
 static Suite *
 adouble_suite(void)
 {
@@ -331,6 +589,13 @@ adouble_suite(void)
 	tcase_add_test(tc, test_rsrc_new);
 	tcase_add_test(tc, test_rsrc_truncations);
 	tcase_add_test(tc, test_rsrc_malformed);
+	tcase_add_test(tc, test_conv_parse);
+	tcase_add_test(tc, test_conv_truncations);
+	tcase_add_test(tc, test_conv_malformed);
+	tcase_add_test(tc, test_conv_header);
+	tcase_add_test(tc, test_rfork_blank);
+	tcase_add_test(tc, test_stream_name);
+	tcase_add_test(tc, test_name_native);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -338,6 +338,9 @@ START_TEST(test_fruit_keys)
 	ck_assert_int_eq(c->shares[1].fruit_zero_file_id, 1);
 	ck_assert_int_eq(c->shares[1].fruit_validate_afpinfo, 1);
 	ck_assert_int_eq(c->shares[1].fruit_posix_rename, 1);
+	ck_assert_int_eq(c->shares[1].fruit_convert_adouble, 1);
+	ck_assert_int_eq(c->shares[1].fruit_wipe_blank_rfork, 0);
+	ck_assert_int_eq(c->shares[1].fruit_delete_empty_adfiles, 0);
 	/* Samba's defaults: netatalk's xattr, ._ files */
 	ck_assert_int_eq(c->shares[1].fruit_metadata, FRUIT_META_NETATALK);
 	ck_assert_int_eq(c->shares[1].fruit_resource, FRUIT_RSRC_FILE);
@@ -355,7 +358,9 @@ START_TEST(test_fruit_keys)
 	    "fruit:encoding = native\nfruit:locking = netatalk\n"
 	    "[tm]\npath = /t\nvfs objects = fruit,streams_xattr\n"
 	    "fruit:time machine = yes\nfruit:time machine max size = 32K\n"
-	    "fruit:zero_file_id = no\n"
+	    "fruit:zero_file_id = no\nfruit:convert_adouble = no\n"
+	    "fruit:wipe_intentionally_left_blank_rfork = yes\n"
+	    "fruit:delete_empty_adfiles = yes\n"
 	    "[plain]\npath = /p\nvfs objects = acl_xattr fruitcake\n", &c), 0);
 	ck_assert_str_eq(errs, "");
 	ck_assert_str_eq(c->fruit_model, "MacPro");
@@ -368,6 +373,10 @@ START_TEST(test_fruit_keys)
 	ck_assert_int_eq(c->shares[2].fruit_time_machine, 1);
 	ck_assert_uint_eq(c->shares[2].fruit_tm_max_size, 32768);
 	ck_assert_int_eq(c->shares[2].fruit_zero_file_id, 0);
+	ck_assert_int_eq(c->shares[2].fruit_convert_adouble, 0);
+	ck_assert_int_eq(c->shares[2].fruit_wipe_blank_rfork, 1);
+	ck_assert_int_eq(c->shares[2].fruit_delete_empty_adfiles, 1);
+	ck_assert_int_eq(c->shares[1].fruit_convert_adouble, 1);
 	/* a module whose name only begins with fruit is not fruit */
 	ck_assert_int_eq(c->shares[3].fruit, 0);
 	/* fruit:veto_appledouble (default yes): ._* joins veto files */
