@@ -9,9 +9,10 @@
  * symlink followed anywhere on the way (open_nolinks: RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS, O_NOFOLLOW), O_NONBLOCK so that a FIFO planted
  * under that name never blocks the worker, and refused by fstat unless
- * it is a regular file, before any byte is read or written.  No request
- * keeps it open: each opens it, reads the 82 bytes of header, does its
- * I/O and closes it, so a rename of either name is seen at once.
+ * it is a regular file of one name (no hard link), before any byte is
+ * read or written.  No request keeps it open: each opens it, reads the
+ * 82 bytes of header, does its I/O and closes it, so a rename of either
+ * name is seen at once.
  *
  * Upgrade: an older usmbd (and `fruit:resource = stream`) kept the fork
  * as the stream xattr user.usmbd.stream.AFP_Resource.  Where no "._"
@@ -78,6 +79,20 @@ fruit_rsrc_old(void)
 }
 
 /*
+ * Nothing but a regular file of one name is read or written.  The "._"
+ * name is the server's choice, not the client's: a hard link planted
+ * under it (by a local account that may write the directory) would have
+ * the user's fork written into, or read from, whatever file it names,
+ * anywhere on the file system (RESOLVE_BENEATH sees names, not inodes).
+ * A second name made once the file is open names the fork itself.
+ */
+static int
+fruit_rsrc_own_inode(const struct vfs_stat *st)
+{
+	return S_ISREG(st->mode) && st->nlink == 1;
+}
+
+/*
  * Opens f's "._" file (flags O_RDONLY or O_RDWR, with O_CREAT to make a
  * new one) and parses its header into *r.  The fd, or -ENOENT when there
  * is none, -EINVAL when it is not a well formed "._" file (a symlink
@@ -130,11 +145,10 @@ fruit_rsrc_open(const struct file_open *f, int flags, struct adouble_rsrc *r,
 	}
 	if (fd < 0)
 		return fd == -ENXIO ? -EINVAL : fd;
-	/* nothing but a regular file is read or written */
 	if ((rc = vfs->fstat(fd, &st)) != 0)
 		goto fail;
 	rc = -EINVAL;
-	if (!S_ISREG(st.mode))
+	if (!fruit_rsrc_own_inode(&st))
 		goto fail;
 	n = vfs->pread(fd, hdr, sizeof(hdr), 0);
 	if (n < 0) {
@@ -465,8 +479,8 @@ fruit_rsrc_entsize(int dirfd, const char *name)
 	if (fd < 0)
 		return fd;
 	rc = vfs->fstat(fd, &st);
-	n = rc == 0 && S_ISREG(st.mode) ? vfs->pread(fd, hdr, sizeof(hdr), 0) :
-	    -EINVAL;
+	n = rc == 0 && fruit_rsrc_own_inode(&st) ?
+	    vfs->pread(fd, hdr, sizeof(hdr), 0) : -EINVAL;
 	close(fd);
 	if (n < 0 || adouble_rsrc_parse(hdr, (size_t)n, st.size, &r) != 0)
 		return -EINVAL;

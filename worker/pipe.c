@@ -347,6 +347,7 @@ pipe_ctx_accepted(const struct rpc_pipe *p, uint16_t id)
 static void
 pipe_call(struct rpc_pipe *p)
 {
+	static uint64_t calls;	/* requests run by this worker */
 	struct ndr_w nw;
 	struct wcur w;
 	struct cur in;
@@ -363,6 +364,7 @@ pipe_call(struct rpc_pipe *p)
 	    PIPE_MAX_RSP_STUB) < 0)
 		goto nomem;
 	/* Bounded: the buffer doubles up to PIPE_MAX_RSP_STUB. */
+	p->env.call = ++calls;
 	for (;;) {
 		/* An empty stub has no buffer yet; give the cursor a real one. */
 		cur_init(&in, p->req != NULL ? p->req : (const uint8_t *)"",

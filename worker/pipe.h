@@ -43,6 +43,9 @@ struct pipe_env {
 	int			 guest;		/* a guest session */
 	int			 admin;		/* in `server admin group` */
 	struct shm		*shm;		/* the worker's state env, or NULL */
+	uint64_t		 call;		/* this request's number in the
+						   worker, the same when it is
+						   run again; 0: none */
 };
 
 /*
@@ -51,7 +54,8 @@ struct pipe_env {
  * status to send instead (DCERPC_NCA_S_OP_RNG_ERROR for an unknown
  * opnum, DCERPC_FAULT_NDR for a stub that does not decode).  It must not
  * keep state: the pipe calls it again with a larger buffer when out
- * overflows.
+ * overflows, with the same env->call (a costly answer may be kept for
+ * that call alone: worker/pipe_lsarpc.c).
  */
 typedef uint32_t (*pipe_call_fn)(const struct pipe_env *, uint16_t opnum,
     struct cur *in, struct ndr_w *out);

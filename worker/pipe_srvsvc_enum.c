@@ -34,6 +34,7 @@
 #define WERR_NOT_SUPPORTED	50
 #define WERR_INVALID_PARAMETER	87
 #define WERR_INVALID_LEVEL	124
+#define WERR_MORE_DATA		234
 #define WERR_NERR_FILEIDNOTFOUND	2314
 
 /* MS-SRVS 2.2.4.2 / 2.2.4.4: FILE_INFO_3 fi3_permissions */
@@ -50,6 +51,15 @@
 #define SRVSVC_ENUM_FILE_MAX	4096
 #define SRVSVC_ENUM_CONN_MAX	1024
 #define SRVSVC_ENUM_NAME	256
+/*
+ * The most bytes of FILE_INFO entries one answer carries, well under the
+ * pipe's stub ceiling (PIPE_MAX_RSP_STUB): a durable open's path is up to
+ * 4 KiB, 8 KiB in UTF-16, so 4,096 of them (any user can hold that many
+ * with long names) would not fit, and the administrator's listing failed
+ * whole (nca_s_fault_remote_no_memory).  Past it: ERROR_MORE_DATA and a
+ * ResumeHandle.  Sessions and trees fit whole (1,024 of at most ~1.1 KiB).
+ */
+#define SRVSVC_ENUM_FILE_BYTES	(PIPE_MAX_RSP_STUB / 2)
 
 struct enum_sess {
 	uint64_t	id;
@@ -247,15 +257,25 @@ enum_tail_in(struct cur *in, int *has, uint32_t *resume)
 	return in->err ? -1 : 0;
 }
 
-/* The answer's tail after the container: TotalEntries, ResumeHandle, status. */
+/*
+ * The answer's tail after the container: TotalEntries, ResumeHandle (next:
+ * where a call again resumes, 0 when nothing is left), status.
+ */
 static void
-enum_tail_out(struct ndr_w *o, uint32_t total, int has, uint32_t werr)
+enum_tail_next(struct ndr_w *o, uint32_t total, int has, uint32_t next,
+    uint32_t werr)
 {
 	ndr_put_u32(o, total);
 	ndr_put_ptr(o, has);
 	if (has)
-		ndr_put_u32(o, 0);
+		ndr_put_u32(o, next);
 	ndr_put_u32(o, werr);
+}
+
+static void
+enum_tail_out(struct ndr_w *o, uint32_t total, int has, uint32_t werr)
+{
+	enum_tail_next(o, total, has, 0, werr);
 }
 
 /* An empty container of a known level, or the bare arm of an unknown one. */
@@ -498,19 +518,57 @@ enum_file_scalars(struct ndr_w *o, uint32_t level, const struct enum_file *f)
 	ndr_put_ptr(o, 1);				/* username */
 }
 
+static char enum_path[SHM_PATH_MAX + SHM_PATH_MAX];
+
 static void
 enum_file_buffers(const struct pipe_env *env, struct ndr_w *o, uint32_t level,
     const struct enum_file *f)
 {
-	static char path[SHM_PATH_MAX + SHM_PATH_MAX];
 	char user[SHM_NAME_MAX];
 
 	if (level == 2)
 		return;
-	enum_file_path(env, f->pers, path, sizeof(path));
+	enum_file_path(env, f->pers, enum_path, sizeof(enum_path));
 	enum_file_user(env, f->session_id, user, sizeof(user));
-	ndr_put_string(o, path);
+	ndr_put_string(o, enum_path);
 	ndr_put_string(o, user);
+}
+
+/* A [string] pointee's bytes: its counts, UTF-16 and NUL, aligned to 4. */
+static size_t
+enum_string_bytes(const char *s)
+{
+	return 12 + ((2 * (ndr_utf16_len(s) + 1) + 3) & ~(size_t)3);
+}
+
+/* One FILE_INFO_x entry's bytes in the answer, its strings included. */
+static size_t
+enum_file_bytes(const struct pipe_env *env, uint32_t level,
+    const struct enum_file *f)
+{
+	char user[SHM_NAME_MAX];
+
+	if (level == 2)
+		return 4;
+	enum_file_path(env, f->pers, enum_path, sizeof(enum_path));
+	enum_file_user(env, f->session_id, user, sizeof(user));
+	return 20 + enum_string_bytes(enum_path) + enum_string_bytes(user);
+}
+
+/* The end of the entries from ef[from] that fit SRVSVC_ENUM_FILE_BYTES. */
+static uint32_t
+enum_file_fit(const struct pipe_env *env, uint32_t level, uint32_t from,
+    uint32_t n)
+{
+	size_t bytes = 0;
+	uint32_t i;
+
+	for (i = from; i < n; i++) {
+		bytes += enum_file_bytes(env, level, &ef[i]);
+		if (bytes > SRVSVC_ENUM_FILE_BYTES && i > from)
+			break;
+	}
+	return i;
 }
 
 uint32_t
@@ -519,7 +577,7 @@ srvsvc_file_enum(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
 	char server[SRVSVC_ENUM_NAME], base[SRVSVC_ENUM_NAME];
 	char user[SRVSVC_ENUM_NAME];
 	struct enum_walk w;
-	uint32_t level, resume, i;
+	uint32_t level, resume, end, i;
 	int has;
 
 	memset(&w, 0, sizeof(w));
@@ -544,21 +602,22 @@ srvsvc_file_enum(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
 	enum_files(env->shm, &w, level == 3);
 	if (resume >= w.n)
 		resume = w.n;
+	end = enum_file_fit(env, level, resume, w.n);
 
 	ndr_put_u32(out, level);
 	ndr_put_u32(out, level);
 	ndr_put_ptr(out, 1);
-	ndr_put_u32(out, w.n - resume);
-	ndr_put_ptr(out, w.n > resume);
-	if (w.n > resume) {
-		ndr_put_u32(out, w.n - resume);
-		for (i = resume; i < w.n; i++)
+	ndr_put_u32(out, end - resume);
+	ndr_put_ptr(out, end > resume);
+	if (end > resume) {
+		ndr_put_u32(out, end - resume);
+		for (i = resume; i < end; i++)
 			enum_file_scalars(out, level, &ef[i]);
-		for (i = resume; i < w.n; i++)
+		for (i = resume; i < end; i++)
 			enum_file_buffers(env, out, level, &ef[i]);
 	}
-	enum_tail_out(out, w.total > resume ? w.total - resume : 0, has,
-	    WERR_OK);
+	enum_tail_next(out, w.total > resume ? w.total - resume : 0, has,
+	    end < w.n ? end : 0, end < w.n ? WERR_MORE_DATA : WERR_OK);
 	return 0;
 }
 

@@ -12,7 +12,8 @@ Debian's Samba 4.17 serving the same directory:
   ._NAME, a delete removes it;
 * an older usmbd's fork (the stream xattr) is read, then moved into the
   ._ file at the next write;
-* hostile ._ files: a symlink out of the share, a FIFO, another user's
+* hostile ._ files: a symlink out of the share, a hard link to a file
+  out of it, a FIFO, another user's
   file the caller may not write, a malformed header (the fork over the
   Finder info): never followed, never blocking, refused, unchanged;
   a Mac's own ._ file (extended Finder info, the fork at 0xEE2) is read;
@@ -214,6 +215,26 @@ def usmbd_checks(host, port, user, pw, d, owner, other):
     w = status_of(lambda: write_rsrc(smb, tid, "theirs", b"mine"))
     say(w == ACCESS_DENIED and slurp(theirs) == samba_hdr(4) + b"bobs",
         "... and not written (ACCESS_DENIED)")
+    # a hard link planted as ._NAME by a local account: the user's fork
+    # would be written into (and read from) the file it names, here one of
+    # the user's own outside the share
+    hl_out = os.path.join(os.path.dirname(d.rstrip("/")), "outside_hl")
+    hl_blob = samba_hdr(7) + b"private"
+    with open(hl_out, "wb") as fh:
+        fh.write(hl_blob)
+    os.chown(hl_out, *owner)
+    new_file(d, "hl", owner)
+    os.link(hl_out, os.path.join(d, "._hl"))
+    r = read_rsrc(smb, tid, "hl")
+    w = status_of(lambda: write_rsrc(smb, tid, "hl", b"EVIL"))
+    say(r != b"private" and w != 0 and slurp(hl_out) == hl_blob,
+        "a ._ hard link to a file out of the share is neither read (%r) "
+        "nor written through (0x%x)" % (r if isinstance(r, int) else r[:8],
+                                        w))
+    conn.deleteFile(SHARE, "hl")
+    say(not os.path.exists(os.path.join(d, "._hl")) and
+        slurp(hl_out) == hl_blob,
+        "... a delete of hl removes the link ._hl, not the file")
     # a malformed header: the fork over the Finder info
     new_file(d, "bad", owner)
     bad = os.path.join(d, "._bad")

@@ -55,7 +55,7 @@ static struct conf test_conf = {
 };
 
 /* alice is an administrator here (`server admin group`): levels 2, 502. */
-static struct pipe_env test_env = { &test_conf, "alice", 0, 0, 1, NULL };
+static struct pipe_env test_env = { &test_conf, "alice", 0, 0, 1, NULL, 0 };
 
 /* --- an independent decoder of the responses, from the IDL --- */
 

@@ -41,6 +41,7 @@ static struct conf test_conf = {
 static char tdir[64];
 static struct shm *shm;
 static unsigned parts_log2;	/* 0: one env; 3: 8 data envs besides */
+static size_t map_size = 1024 * 1024;
 static struct pipe_env env;		/* alice, an administrator */
 static const struct shm_file_id F1 = { 1, 100 }, F2 = { 1, 200 };
 #define S_ALICE	0x1111
@@ -72,7 +73,7 @@ setup(void)
 
 	snprintf(tdir, sizeof(tdir), "/tmp/check_srvsvc_enum.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tdir));
-	ck_assert_int_eq(shm_attach(tdir, 1024 * 1024, 0,
+	ck_assert_int_eq(shm_attach(tdir, map_size, 0,
 	    SHM_CREATE | SHM_PARTS_LOG2(parts_log2), &shm), 0);
 	session(S_ALICE, getpid(), "alice", "10.0.0.1", 100);
 	session(S_BOB, getpid(), "bob", "10.0.0.2", 50);
@@ -114,6 +115,14 @@ setup8(void)
 	parts_log2 = 3;
 	setup();
 	parts_log2 = 0;
+}
+
+static void
+setup_big(void)
+{
+	map_size = 32 * 1024 * 1024;
+	setup();
+	map_size = 1024 * 1024;
 }
 
 static void
@@ -495,6 +504,103 @@ START_TEST(test_file_enum)
 }
 END_TEST
 
+/*
+ * 600 durable opens of 4,000-character names (what any user can hold):
+ * 4.8 MB of paths in UTF-16, more than the pipe's whole answer
+ * (PIPE_MAX_RSP_STUB), which made the administrator's NetrFileEnum
+ * level 3 fail whole.  It answers what fits, ERROR_MORE_DATA and a
+ * ResumeHandle, and the call again from there the rest.
+ */
+#define BIG_OPENS	600
+#define WERR_MORE_DATA	234
+
+START_TEST(test_file_enum_big)
+{
+	static uint8_t big[PIPE_MAX_RSP_STUB];
+	static struct shm_durable_rec d;
+	static char name[4096];
+	struct shm_open_rec o;
+	struct shm_file_id fid;
+	uint8_t req[512];
+	struct ndr_w w;
+	struct cur c, in;
+	uint32_t fault, i, count, total, resume = 0, got = 0, werr, calls;
+
+	memset(&o, 0, sizeof(o));
+	memset(&d, 0, sizeof(d));
+	memset(name, 'x', 3990);
+	name[3990] = '\0';
+	o.pid = getpid();
+	o.session_id = S_BOB;
+	o.access = SHM_FILE_READ_DATA;
+	strcpy(d.share, "share");
+	strcpy(d.user, "bob");
+	d.timeout_ms = 60000;
+	for (i = 0; i < BIG_OPENS; i++) {
+		fid.dev = 2;
+		fid.ino = 1000 + i;
+		o.persistent_id = d.persistent_id = 0x700000000ull + i;
+		d.fid = fid;
+		snprintf(d.path, sizeof(d.path), "d/%04u%.3990s", i, name);
+		ck_assert_int_eq(shm_open_insert_ex(shm, &fid, &o, &d, NULL,
+		    NULL), 0);
+	}
+	for (calls = 0; calls < 4; calls++) {
+		ndr_w_init(&w, req, sizeof(req));
+		put_opt(&w, "\\\\srv");
+		put_opt(&w, NULL);
+		put_opt(&w, NULL);
+		ndr_put_u32(&w, 3);
+		ndr_put_u32(&w, 3);
+		ndr_put_ptr(&w, 1);
+		ndr_put_u32(&w, 0);
+		ndr_put_ptr(&w, 0);
+		ndr_put_u32(&w, 0xFFFFFFFF);		/* PreferedMaximumLength */
+		ndr_put_ptr(&w, 1);
+		ndr_put_u32(&w, resume);
+		cur_init(&in, req, wcur_off(&w.w));
+		ndr_w_init(&w, big, sizeof(big));
+		fault = pipe_iface_srvsvc.call(&env, SRVSVC_OPNUM_NETR_FILE_ENUM,
+		    &in, &w);
+		ck_assert_uint_eq(fault, 0);
+		ck_assert_int_eq(w.w.err, 0);		/* it fits the pipe */
+		cur_init(&c, big, wcur_off(&w.w));
+		ck_assert_uint_eq(ndr_u32(&c), 3);
+		ck_assert_uint_eq(ndr_u32(&c), 3);
+		ck_assert_uint_ne(ndr_ptr(&c), 0);
+		count = ndr_u32(&c);
+		ck_assert_uint_ne(ndr_ptr(&c), 0);
+		ck_assert_uint_eq(ndr_u32(&c), count);
+		for (i = 0; i < count * 5; i++)
+			(void)ndr_u32(&c);
+		for (i = 0; i < count; i++) {
+			ndr_string(&c, name, sizeof(name));
+			/* a durable open's path; the setup's plain one: "" */
+			ck_assert(name[0] == '\0' ||
+			    strncmp(name, "C:\\srv\\share\\", 13) == 0);
+			ndr_string(&c, name, sizeof(name));
+		}
+		total = ndr_u32(&c);
+		ck_assert_uint_eq(total, BIG_OPENS + 2 - got);
+		ck_assert_uint_ne(ndr_ptr(&c), 0);
+		resume = ndr_u32(&c);
+		werr = ndr_u32(&c);
+		ck_assert_int_eq(c.err, 0);
+		ck_assert_ptr_eq(c.p, c.end);
+		got += count;
+		if (werr == WERR_OK) {
+			ck_assert_uint_eq(resume, 0);
+			break;
+		}
+		ck_assert_uint_eq(werr, WERR_MORE_DATA);
+		ck_assert_uint_gt(count, 100);
+		ck_assert_uint_eq(resume, got);
+	}
+	ck_assert_uint_eq(got, BIG_OPENS + 2);
+	ck_assert_uint_ge(calls, 1);		/* not all in one answer */
+}
+END_TEST
+
 START_TEST(test_file_get_info)
 {
 	uint8_t req[512];
@@ -754,6 +860,11 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_no_state);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("big");
+	tcase_add_checked_fixture(tc, setup_big, teardown);
+	tcase_add_test(tc, test_file_enum_big);
 	suite_add_tcase(s, tc);
 	/* the same over 8 data envs: sessions and opens in different envs */
 	tc = tcase_create("core-8envs");
