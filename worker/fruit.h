@@ -198,6 +198,13 @@ int		fruit_tm_size(const struct tree *, uint64_t *total512,
 int		fruit_rsrc_file(const struct file_open *);
 /* "dir/._NAME" for path "dir/NAME": 0 or -errno. */
 int		fruit_rsrc_name(const char *path, char *out, size_t cap);
+/*
+ * 1 when a "._" file's stat is a regular file of one name: a hard link
+ * planted under the name would have the user read, write or convert
+ * whatever file it names (worker/fruit_rsrc.c says more).
+ */
+struct vfs_stat;
+int		fruit_rsrc_own_inode(const struct vfs_stat *st);
 /* The fork's size: >= 0, -ENODATA when there is none, or -errno. */
 int64_t		fruit_rsrc_size(const struct file_open *);
 /* Bytes read at off (0 past the end), -ENODATA, or -errno. */

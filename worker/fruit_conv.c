@@ -246,7 +246,7 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 	if (adfd < 0)
 		return adfd == -ENXIO ? -EINVAL : adfd;
 	rc = vfs->fstat(adfd, &st);
-	if (rc == 0 && !S_ISREG(st.mode))
+	if (rc == 0 && !fruit_rsrc_own_inode(&st))
 		rc = -EINVAL;
 	if (rc != 0)
 		goto out;

@@ -86,7 +86,7 @@ fruit_rsrc_old(void)
  * anywhere on the file system (RESOLVE_BENEATH sees names, not inodes).
  * A second name made once the file is open names the fork itself.
  */
-static int
+int
 fruit_rsrc_own_inode(const struct vfs_stat *st)
 {
 	return S_ISREG(st->mode) && st->nlink == 1;

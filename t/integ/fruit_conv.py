@@ -220,6 +220,15 @@ def usmbd_checks(host, port, user, pw, d, owner, other):
     say(afp == NOT_FOUND and slurp(outside) == blob and
         streams(smb, tid, "h3") == [("::$DATA", 4)],
         "a ._ symlink out of the share is not followed")
+    # a ._ hard link to a Mac's file outside the share, which the user
+    # may write: neither converted nor cut
+    os.chown(outside, *owner)
+    put(d, "h5", b"data", owner)
+    os.link(outside, os.path.join(d, "._h5"))
+    afp = read_stream(smb, tid, "h5:AFP_AfpInfo")
+    say(afp == NOT_FOUND and slurp(outside) == blob and
+        streams(smb, tid, "h5") == [("::$DATA", 4)],
+        "a ._ hard link to a file out of the share is neither converted nor cut")
     # another user's ._ file the caller may not write
     put(d, "h4", b"data", owner)
     p = put(d, "._h4", blob, (other.pw_uid, other.pw_gid))
