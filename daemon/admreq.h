@@ -1,0 +1,48 @@
+/*
+ * NetrFileClose and NetrSessionDel for an administrator (daemon/admmsg.h):
+ * the master judges the asking worker by its own child table, asks every
+ * worker to end what matches, and answers the asker.
+ */
+#ifndef USMBD_DAEMON_ADMREQ_H
+#define USMBD_DAEMON_ADMREQ_H
+
+#include <stdint.h>
+
+struct child;
+struct msg;
+
+/* Workers get this long to answer MSG_ADMIN_DO (the asker waits longer). */
+#define ADMREQ_TIMEOUT_MS	2000
+#define ADMREQ_MAX_PENDING	16
+/* MSG_ADMIN_REQ a second per worker (a person clicking), and a burst. */
+#define ADMREQ_RATE		5
+#define ADMREQ_BURST		20
+/* The ids of the master's MSG_ADMIN_DO: apart from usmbctl's (high bit). */
+#define ADMREQ_ID_BIT		0x40000000u
+
+/* MS-ERREF 2.2 / MS-SRVS: what the asker's client is told. */
+#define ADMREQ_WERR_OK			0
+#define ADMREQ_WERR_ACCESS_DENIED	5
+#define ADMREQ_WERR_NOT_ENOUGH_MEMORY	8
+#define ADMREQ_WERR_NOT_SUPPORTED	50
+#define ADMREQ_WERR_INVALID_PARAMETER	87
+#define ADMREQ_WERR_CLIENT_NOT_FOUND	2312	/* NERR_ClientNameNotFound */
+#define ADMREQ_WERR_FILEID_NOT_FOUND	2314	/* NERR_FileIdNotFound */
+
+/*
+ * The admin group check on the master's own facts: a live, set-up user
+ * worker whose user (the one the master started it for, with that gid)
+ * is a member of `server admin group`, and is not the guest account.
+ * 1 or 0.
+ */
+int	admreq_is_admin(const struct child *c);
+/* MSG_ADMIN_REQ from c: 0, or -1 for a malformed one (the child is killed). */
+int	admreq_handle(struct child *c, const struct msg *m);
+/* A MSG_CTL_DONE whose id is ours: 1 when taken, else 0. */
+int	admreq_reply(struct child *c, const struct msg *m);
+/* Answers the requests whose deadline passed. */
+void	admreq_tick(void);
+/* Milliseconds until admreq_tick has work, -1 for none. */
+int	admreq_timeout_ms(void);
+
+#endif
