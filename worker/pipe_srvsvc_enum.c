@@ -363,9 +363,12 @@ srvsvc_session_del(const struct pipe_env *env, struct cur *in,
 	if (in->err)
 		return DCERPC_FAULT_NDR;
 	r.op = ADMMSG_SESS_DEL;
-	/* a client name is "\\host" (3.1.4.6); both absent names nobody */
-	if ((r.client[0] != '\0' && strncmp(r.client, "\\\\", 2) != 0) ||
-	    (r.client[0] == '\0' && r.user[0] == '\0'))
+	/*
+	 * 3.1.4.6 wants "\\host"; rpcclient -c sends fewer backslashes, so
+	 * any number is taken (the workers skip them), as Samba does.  Both
+	 * names absent would end every session: refused.
+	 */
+	if (r.client[0] == '\0' && r.user[0] == '\0')
 		werr = srvsvc_enum_allowed(env) ? WERR_INVALID_PARAMETER :
 		    WERR_ACCESS_DENIED;
 	else
