@@ -26,6 +26,17 @@
 #define ADMMSG_NAME_MAX		256	/* client and user, with the NUL */
 #define ADMMSG_MAX_LEN		(1 + 2 * (2 + ADMMSG_NAME_MAX))
 
+/* Workers get this long to answer MSG_ADMIN_DO (the asker waits longer). */
+#define ADMMSG_TIMEOUT_MS	2000
+
+/* MS-ERREF 2.2 / MS-SRVS: the WERRORs of MSG_ADMIN_REP. */
+#define ADMMSG_WERR_OK			0
+#define ADMMSG_WERR_ACCESS_DENIED	5
+#define ADMMSG_WERR_NOT_ENOUGH_MEMORY	8
+#define ADMMSG_WERR_INVALID_PARAMETER	87
+#define ADMMSG_WERR_CLIENT_NOT_FOUND	2312	/* NERR_ClientNameNotFound */
+#define ADMMSG_WERR_FILEID_NOT_FOUND	2314	/* NERR_FileIdNotFound */
+
 struct admmsg_req {
 	uint8_t		 op;
 	uint32_t	 file_id;			/* ADMMSG_FILE_CLOSE */

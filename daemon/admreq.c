@@ -19,7 +19,7 @@
  *   cannot say which worker holds the open (a durable open reclaimed by
  *   another worker keeps its first worker's pid in its persistent id).
  * - the answer: NERR_Success when some worker ended something, else
- *   NERR_FileIdNotFound / NERR_ClientNameNotFound; after ADMREQ_TIMEOUT_MS
+ *   NERR_FileIdNotFound / NERR_ClientNameNotFound; after ADMMSG_TIMEOUT_MS
  *   with the answers that came.
  *
  * A worker has one request out at a time (it waits for the answer) and
@@ -84,11 +84,11 @@ admreq_answer(pid_t pid, uint32_t id, uint32_t werr)
 static void
 admreq_finish(struct admreq_pending *q)
 {
-	uint32_t werr = ADMREQ_WERR_OK;
+	uint32_t werr = ADMMSG_WERR_OK;
 
 	if (q->ended == 0)
 		werr = q->op == ADMMSG_FILE_CLOSE ?
-		    ADMREQ_WERR_FILEID_NOT_FOUND : ADMREQ_WERR_CLIENT_NOT_FOUND;
+		    ADMMSG_WERR_FILEID_NOT_FOUND : ADMMSG_WERR_CLIENT_NOT_FOUND;
 	log_info("srvsvc %s for worker %d: %u ended (%d of %d workers "
 	    "answered)", q->op == ADMMSG_FILE_CLOSE ? "NetrFileClose" :
 	    "NetrSessionDel", (int)q->asker, q->ended, q->ngot, q->nsent);
@@ -159,17 +159,17 @@ admreq_handle(struct child *c, const struct msg *m)
 		    (int)c->pid, c->user, (unsigned)c->uid,
 		    r.op == ADMMSG_FILE_CLOSE ? "NetrFileClose" :
 		    "NetrSessionDel");
-		admreq_answer(c->pid, m->id, ADMREQ_WERR_ACCESS_DENIED);
+		admreq_answer(c->pid, m->id, ADMMSG_WERR_ACCESS_DENIED);
 		return 0;
 	}
 	/* ending every session of the server is no one call's business */
 	if (r.op == ADMMSG_SESS_DEL && r.client[0] == '\0' &&
 	    r.user[0] == '\0') {
-		admreq_answer(c->pid, m->id, ADMREQ_WERR_INVALID_PARAMETER);
+		admreq_answer(c->pid, m->id, ADMMSG_WERR_INVALID_PARAMETER);
 		return 0;
 	}
 	if (admreq_busy(c->pid) || (q = admreq_slot()) == NULL) {
-		admreq_answer(c->pid, m->id, ADMREQ_WERR_NOT_ENOUGH_MEMORY);
+		admreq_answer(c->pid, m->id, ADMMSG_WERR_NOT_ENOUGH_MEMORY);
 		return 0;
 	}
 	memset(q, 0, sizeof(*q));
@@ -178,7 +178,7 @@ admreq_handle(struct child *c, const struct msg *m)
 	q->asker = c->pid;
 	q->asker_id = m->id;
 	q->op = r.op;
-	q->deadline_ms = master_now_ms() + ADMREQ_TIMEOUT_MS;
+	q->deadline_ms = master_now_ms() + ADMMSG_TIMEOUT_MS;
 	if (r.op == ADMMSG_FILE_CLOSE)
 		log_info("srvsvc NetrFileClose %u by %s (worker %d)",
 		    r.file_id, c->user, (int)c->pid);

@@ -11,23 +11,12 @@
 struct child;
 struct msg;
 
-/* Workers get this long to answer MSG_ADMIN_DO (the asker waits longer). */
-#define ADMREQ_TIMEOUT_MS	2000
 #define ADMREQ_MAX_PENDING	16
 /* MSG_ADMIN_REQ a second per worker (a person clicking), and a burst. */
 #define ADMREQ_RATE		5
 #define ADMREQ_BURST		20
 /* The ids of the master's MSG_ADMIN_DO: apart from usmbctl's (high bit). */
 #define ADMREQ_ID_BIT		0x40000000u
-
-/* MS-ERREF 2.2 / MS-SRVS: what the asker's client is told. */
-#define ADMREQ_WERR_OK			0
-#define ADMREQ_WERR_ACCESS_DENIED	5
-#define ADMREQ_WERR_NOT_ENOUGH_MEMORY	8
-#define ADMREQ_WERR_NOT_SUPPORTED	50
-#define ADMREQ_WERR_INVALID_PARAMETER	87
-#define ADMREQ_WERR_CLIENT_NOT_FOUND	2312	/* NERR_ClientNameNotFound */
-#define ADMREQ_WERR_FILEID_NOT_FOUND	2314	/* NERR_FileIdNotFound */
 
 /*
  * The admin group check on the master's own facts: a live, set-up user

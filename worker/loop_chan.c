@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "daemon/admmsg.h"
-#include "daemon/admreq.h"
 #include "daemon/authmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
@@ -77,18 +76,18 @@ wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
  * An administrator's NetrFileClose or NetrSessionDel (daemon/admreq.c):
  * the master asks every worker and answers with a WERROR.  Like wk_auth
  * it blocks this worker's loop, but for at most WK_ADMIN_MS (the master
- * answers by ADMREQ_TIMEOUT_MS whatever the other workers do); what
+ * answers by ADMMSG_TIMEOUT_MS whatever the other workers do); what
  * arrives on the channel meanwhile is handled, this worker's own part of
  * the request among it (worker/ctlmsg.c, which knows it is inside the
  * wait).  A rare call of an administrator: no state machine for it.
  */
-#define WK_ADMIN_MS	(ADMREQ_TIMEOUT_MS + 1000)
+#define WK_ADMIN_MS	(ADMMSG_TIMEOUT_MS + 1000)
 
 static uint32_t
 wk_admin(const struct admmsg_req *req)
 {
 	struct timespec ts;
-	uint32_t id = wk.next_id++, werr = ADMREQ_WERR_NOT_ENOUGH_MEMORY;
+	uint32_t id = wk.next_id++, werr = ADMMSG_WERR_NOT_ENOUGH_MEMORY;
 	int64_t deadline;
 	int n;
 
