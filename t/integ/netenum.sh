@@ -119,11 +119,12 @@ smbclient "//127.0.0.1/share" -U "bob%$BOB_PW" -p "$PORT" <"$T/bobin" \
     >"$T/bob.out" 2>&1 &
 BOBC=$!
 exec 7>"$T/bobin"
-echo 'ls' >&7
-end=$((SECONDS + 10))
-until grep -q 'blocks of size' "$T/bob.out" || [ "$SECONDS" -ge "$end" ]; do
-	sleep 0.1
-done
+bob_in() {
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+sys.exit(not any(s["user"] == "bob" for s in json.load(sys.stdin)["sessions"]))'
+}
+integ_until 10 bob_in || fail "bob's smbclient did not log in"
 "${RPCA[@]}" -c 'netsessdel \\127.0.0.1 bob' >"$T/out" 2>&1
 if ! has 'WERR_|NT_STATUS_'; then
 	ok "rpcclient netsessdel \\\\127.0.0.1 bob as alice: WERR_OK"
