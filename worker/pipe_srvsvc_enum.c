@@ -10,11 +10,12 @@
  * records (user, client address, logon time), open records (session,
  * access, time) and byte-range locks, the tree records of counted shares,
  * and the durable records, which alone carry an open's share and path.
- * Nothing is asked of the master or of another worker, so a caller learns
- * nothing this worker's process could not read by itself; the answer is
- * refused to anyone but a member of `server admin group` (Windows: the
- * Administrators and Server Operators), and to guests and null sessions
- * always, since the records name other users and their addresses.
+ * For the lists nothing is asked of the master or of another worker, so a
+ * caller learns nothing this worker's process could not read by itself;
+ * the answer is refused to anyone but a member of `server admin group`
+ * (Windows: the Administrators and Server Operators), and to guests and
+ * null sessions always, since the records name other users and their
+ * addresses.
  *
  * An answer is built from one snapshot per call (static arrays: no heap,
  * a bounded size), so the NDR counts and the entries always agree.
