@@ -18,6 +18,8 @@ def ask(chan, mid, payload):
     chan.send(struct.pack("<LLL", REQ, len(payload), mid) + payload)
     while select.select([chan], [], [], 5)[0]:
         m = chan.recv(70000)
+        if len(m) < 12:
+            return "the channel closed (the worker was killed)"
         typ, ln, rid = struct.unpack_from("<LLL", m)
         if typ == REP and rid == mid:
             return struct.unpack_from("<L", m, 12)[0] if ln == 4 else -1
