@@ -15,7 +15,10 @@ PID, REQ, REP, FILEID = (int(x) for x in sys.argv[1:5])
 
 
 def ask(chan, mid, payload):
-    chan.send(struct.pack("<LLL", REQ, len(payload), mid) + payload)
+    try:
+        chan.send(struct.pack("<LLL", REQ, len(payload), mid) + payload)
+    except OSError as e:
+        return "cannot send: %s" % e
     while select.select([chan], [], [], 5)[0]:
         m = chan.recv(70000)
         if len(m) < 12:
