@@ -203,6 +203,11 @@ def file_ids(d):
     return {s(x["fi3_username"]): x["fi3_id"] for x in r}
 
 
+def all_file_ids(d):
+    r = rows(srvs.hNetrFileEnum(d, NULL, NULL, 3), 3, "FileInfo")
+    return [(s(x["fi3_username"]), x["fi3_id"]) for x in r]
+
+
 def carol_exclusive():
     """carol opens bob.txt for reading, sharing nothing: NTSTATUS name."""
     c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT)
@@ -248,6 +253,14 @@ def closes(a, b):
           "released)", carol_exclusive() == "OK")
     check("bob's session still works (a new open)",
           status_of(lambda: create(bc, bt, "bob2.txt")) == "OK")
+    # alice's own open, closed by her worker inside its wait for the master
+    fa2 = create(ac, at, "alice2.txt")
+    mine = [i for u, i in all_file_ids(d) if u == "alice" and
+            i != ids["alice"]]
+    rc = werr(lambda: srvs.hNetrFileClose(d, mine[0])) if mine else -1
+    check("NetrFileClose of alice's own second open as alice: NERR_Success",
+          rc == 0 and status_of(lambda: ac.readFile(at, fa2, 0, 1)) ==
+          "STATUS_FILE_CLOSED", (mine, rc))
     # usmbctl close-file: alice's own durable open, by the same id
     out = subprocess.run([USMBCTL, "-s", CONF, "close-file",
                           str(ids["alice"])], capture_output=True, text=True)
@@ -273,7 +286,22 @@ def closes(a, b):
         st = "DISCONNECTED"
     check("bob's next request: his session is gone (%s)" % st,
           st in ("STATUS_USER_SESSION_DELETED", "DISCONNECTED"), st)
-    d.disconnect()
+    # alice ends her own sessions, the one asking among them: her
+    # worker drops their connections (worker/ctlmsg.c), this call's too
+    try:
+        rc = werr(lambda: srvs.hNetrSessionDel(d, NULL, "alice\0"))
+    except Exception:
+        rc = "DISCONNECTED"
+    try:
+        st = status_of(lambda: ac.readFile(at, fa, 0, 1))
+    except Exception:
+        st = "DISCONNECTED"
+    d2 = srvsvc("alice")
+    check("NetrSessionDel of alice's own sessions as alice (%s): her "
+          "other connection is gone (%s), she logs in again" % (rc, st),
+          st in ("STATUS_USER_SESSION_DELETED", "DISCONNECTED") and
+          "alice" not in [u for u, _ in all_file_ids(d2)], st)
+    d2.disconnect()
 
 
 NULL = srvs.NULL
