@@ -641,6 +641,7 @@ srvsvc_file_close(const struct pipe_env *env, struct cur *in,
 	if (in->err)
 		return DCERPC_FAULT_NDR;
 	r.op = ADMMSG_FILE_CLOSE;
+	/* 4 bytes out: never called again for room (pipe.h), asked once */
 	ndr_put_u32(out, enum_admin_ask(env, &r));
 	return 0;
 }
