@@ -334,8 +334,8 @@ ctlmsg_kill_session_conn(struct conn *c, void *arg)
 static void
 ctlmsg_sess_del_conn(struct conn *c, void *arg)
 {
-	const struct admmsg_req *r = ((struct ctlmsg_kill *)arg)->req;
 	struct ctlmsg_kill *k = arg;
+	const struct admmsg_req *r = k->req;
 	const char *client = r->client;
 	int i;
 
