@@ -277,6 +277,13 @@ void	conf_free(struct conf *);
 const struct conf_share *conf_share_find(const struct conf *, const char *name);
 /* Is user (a Unix account name) allowed by valid users / invalid users? */
 int	conf_share_user_ok(const struct conf_share *, const char *user);
+/*
+ * Is user, with primary group primary, a member of group (primary, or
+ * supplementary as getgrouplist gives them: the groups a worker of that
+ * user is started with, worker/user.c)?
+ */
+int	conf_user_gid_in_group(const char *user, gid_t primary,
+	    const char *group);
 /* Is the share read-only for user (read only, read list, write list)? */
 int	conf_share_user_read_only(const struct conf_share *, const char *user);
 /*

@@ -62,11 +62,9 @@ conf_users_check(char *const *list, char *hint, size_t cap)
 	return 0;
 }
 
-/* Is the Unix account user a member (primary or supplementary) of group? */
-static int
-conf_user_in_group(const char *user, const char *group)
+int
+conf_user_gid_in_group(const char *user, gid_t primary, const char *group)
 {
-	struct passwd *pw;
 	struct group *gr;
 	gid_t gid, *groups = NULL;
 	int n = 64, i, found = 0, tries;
@@ -74,9 +72,7 @@ conf_user_in_group(const char *user, const char *group)
 	if ((gr = getgrnam(group)) == NULL)
 		return 0;
 	gid = gr->gr_gid;
-	if ((pw = getpwnam(user)) == NULL)
-		return 0;
-	if (pw->pw_gid == gid)
+	if (primary == gid)
 		return 1;
 	/* getgrouplist says how many it needs; bounded retries */
 	for (tries = 0; tries < 4; tries++) {
@@ -86,7 +82,7 @@ conf_user_in_group(const char *user, const char *group)
 		if (ng == NULL)
 			break;
 		groups = ng;
-		if (getgrouplist(user, pw->pw_gid, groups, &want) >= 0) {
+		if (getgrouplist(user, primary, groups, &want) >= 0) {
 			for (i = 0; i < want; i++)
 				if (groups[i] == gid)
 					found = 1;
@@ -96,6 +92,17 @@ conf_user_in_group(const char *user, const char *group)
 	}
 	free(groups);
 	return found;
+}
+
+/* Is the Unix account user a member (primary or supplementary) of group? */
+static int
+conf_user_in_group(const char *user, const char *group)
+{
+	struct passwd *pw;
+
+	if ((pw = getpwnam(user)) == NULL)
+		return 0;
+	return conf_user_gid_in_group(user, pw->pw_gid, group);
 }
 
 static int

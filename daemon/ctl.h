@@ -15,6 +15,8 @@
  *	close-share NAME	disconnects every tree on the share
  *	kill-client ADDRESS	drops the client's connections (ADDR or ADDR:PORT)
  *	kill-session ID		ends one session (hex id, as status shows it)
+ *	close-file FILEID	closes an open file (srvsvc's FileId, as
+ *				NetrFileEnum shows it; decimal or 0x hex)
  *	reload [--force]	re-reads the config ("ERR FILE:LINE: ..." keeps
  *				the old one); --force closes the trees of removed
  *				shares

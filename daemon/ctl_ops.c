@@ -1,7 +1,7 @@
 /*
  * The operations requests of the control socket (list in daemon/ctl.h):
  * what smbcontrol does (ping, debug, close-share, kill-client,
- * kill-session, reload), `status` (rendered by daemon/ctl_info.c) and
+ * kill-session, close-file, reload), `status` (rendered by daemon/ctl_info.c) and
  * `metrics`.  Requests that need the children ask them through
  * ctl_query_send() and are answered by ctl_ops_finish() once every child
  * asked has answered or the deadline passed.
@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/conf.h"
 #include "daemon/ctl_priv.h"
 #include "daemon/log.h"
@@ -403,6 +404,45 @@ ctl_ops_reload(struct ctl_client *cl, FILE *f)
 	return 0;
 }
 
+/*
+ * close-file FILEID: the FileId srvsvc's NetrFileEnum shows (decimal, or
+ * hex with 0x), closed by whichever worker holds it, as NetrFileClose of
+ * an administrator does (daemon/admreq.c, MSG_ADMIN_DO).
+ */
+static int
+ctl_ops_close_file(struct ctl_client *cl, FILE *f)
+{
+	struct admmsg_req r;
+	uint8_t p[ADMMSG_MAX_LEN];
+	unsigned long v;
+	char *end;
+	int n;
+
+	if (cl->argc != 2) {
+		fprintf(f, "ERR usage: close-file FILEID\n");
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(cl->argv[1], &end, 0);
+	if (errno != 0 || end == cl->argv[1] || *end != '\0' ||
+	    cl->argv[1][0] == '-' || v > UINT32_MAX) {
+		fprintf(f, "ERR close-file: bad file id %.32s (as srvsvc's "
+		    "NetrFileEnum shows it)\n", cl->argv[1]);
+		return 0;
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = ADMMSG_FILE_CLOSE;
+	r.file_id = (uint32_t)v;
+	n = admmsg_encode(&r, p, sizeof(p));
+	log_info("close-file %lu requested", v);
+	if (n < 0 || ctl_ops_ask_workers(cl, MSG_CTL_DONE, MSG_ADMIN_DO, p,
+	    (size_t)n) < 0) {
+		fprintf(f, "ERR out of memory\n");
+		return 0;
+	}
+	return 1;
+}
+
 int
 ctl_ops_request(struct ctl_client *cl, FILE *f)
 {
@@ -420,6 +460,8 @@ ctl_ops_request(struct ctl_client *cl, FILE *f)
 		return ctl_ops_kill_client(cl, f);
 	if (strcmp(cmd, "kill-session") == 0)
 		return ctl_ops_kill_session(cl, f);
+	if (strcmp(cmd, "close-file") == 0)
+		return ctl_ops_close_file(cl, f);
 	if (strcmp(cmd, "reload") == 0)
 		return ctl_ops_reload(cl, f);
 	if (strcmp(cmd, "status") == 0) {
@@ -610,6 +652,9 @@ ctl_ops_finish(struct ctl_client *cl, FILE *f)
 			else if (strcmp(cmd, "kill-client") == 0)
 				fprintf(f, "ERR no connection from %s\n",
 				    cl->argv[1]);
+			else if (strcmp(cmd, "close-file") == 0)
+				fprintf(f, "ERR no open file %s\n",
+				    cl->argv[1]);
 			else
 				fprintf(f, "ERR no session %s\n", cl->argv[1]);
 			return;
@@ -617,7 +662,8 @@ ctl_ops_finish(struct ctl_client *cl, FILE *f)
 		fprintf(f, "OK\n%s %s: %u %s in %d of %d worker(s)\n", cmd,
 		    cl->argv[1], n, strcmp(cmd, "close-share") == 0 ?
 		    "tree(s) closed" : strcmp(cmd, "kill-client") == 0 ?
-		    "connection(s) dropped" : "session(s) ended",
+		    "connection(s) dropped" : strcmp(cmd, "close-file") == 0 ?
+		    "file(s) closed" : "session(s) ended",
 		    q->ngot, q->nsent);
 		ctl_ops_missing(f, q, "not answered: ");
 	}

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/admreq.h"
 #include "daemon/auth.h"
 #include "daemon/conf.h"
 #include "daemon/ctl.h"
@@ -213,6 +214,9 @@ main_loop_timeout(void)
 	x = statectl_timeout_ms();
 	if (x >= 0 && (t < 0 || x < t))
 		t = x;
+	x = admreq_timeout_ms();
+	if (x >= 0 && (t < 0 || x < t))
+		t = x;
 	/* Control clients and the shutdown deadline are checked each second. */
 	if (t < 0 || t > 1000)
 		t = 1000;
@@ -260,6 +264,7 @@ main_loop(void)
 		auth_tick();
 		ctl_tick();
 		route_tick();
+		admreq_tick();
 		if (!master.shutting_down)
 			statectl_tick();
 		if (master.shutting_down) {

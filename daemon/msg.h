@@ -156,6 +156,13 @@ enum msg_type {
 	 * peer), the one its share host lists judge.
 	 */
 	MSG_RELAY_PEER,
+	/*
+	 * worker -> master: NetrFileClose or NetrSessionDel of an
+	 * administrator (daemon/admmsg.h), answered by MSG_ADMIN_REP with
+	 * the same id.  The master judges the sender by its own child table
+	 * (daemon/admreq.c), never by the payload.
+	 */
+	MSG_ADMIN_REQ,
 
 	/* master -> child */
 	/*
@@ -229,6 +236,14 @@ enum msg_type {
 	 * account name without a NUL.  No answer.
 	 */
 	MSG_USERS,
+	/*
+	 * master -> worker: the answer to its MSG_ADMIN_REQ (u32 WERROR);
+	 * and, to every worker, close the opens of a FileId or end the
+	 * sessions of a client and user (daemon/admmsg.h), answered by
+	 * MSG_CTL_DONE with u32 how many.
+	 */
+	MSG_ADMIN_REP,
+	MSG_ADMIN_DO,
 };
 
 #define MSG_UNLINK_STR_MAX	4096	/* share, path and root, each */

@@ -46,6 +46,7 @@
 
 #include <linux/sockios.h>
 
+#include "daemon/admreq.h"
 #include "daemon/auth.h"
 #include "daemon/auth_krb.h"
 #include "daemon/conf.h"
@@ -933,8 +934,15 @@ spawn_dispatch(struct child *c, const struct msg *m)
 		c->nconn = n;
 		break;
 	}
-	case MSG_PONG:
+	case MSG_ADMIN_REQ:	/* a worker's NetrFileClose/NetrSessionDel */
+		if (admreq_handle(c, m) != 0)
+			bad = "bad MSG_ADMIN_REQ";
+		break;
 	case MSG_CTL_DONE:
+		if (admreq_reply(c, m))
+			break;
+		/* FALLTHROUGH */
+	case MSG_PONG:
 	case MSG_INFO_REP:
 	case MSG_METRICS_REP:
 		/* Answers to usmbctl queries; daemon/ctl.c checks who asked. */

@@ -84,6 +84,7 @@ struct child {
 	struct authmsg_rep verdict;
 	struct spawn_bucket log_rate;	/* MSG_LOG */
 	struct spawn_bucket unlink_rate;	/* MSG_UNLINK_AS */
+	struct spawn_bucket admin_rate;	/* MSG_ADMIN_REQ (daemon/admreq.h) */
 	uint64_t	 fwd_dropped;	/* forwarded to it, not queued */
 	int		 users_pending;	/* worker: MSG_USERS waits for room */
 };

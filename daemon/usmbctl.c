@@ -33,6 +33,7 @@ usmbctl_usage(void)
 	    "       usmbctl [-s config] close-share NAME\n"
 	    "       usmbctl [-s config] kill-client ADDRESS[:PORT]\n"
 	    "       usmbctl [-s config] kill-session ID\n"
+	    "       usmbctl [-s config] close-file FILEID\n"
 	    "       usmbctl [-s config] reload [--force] | shutdown\n"
 	    "       usmbctl [-s config] testparm [-v] [FILE]\n"
 	    "       usmbctl [-s config] user add|del|passwd|enable|disable|show NAME\n"
@@ -81,7 +82,8 @@ usmbctl_request(int argc, char **argv, char *req, size_t cap)
 	else if (strcmp(cmd, "close-share") == 0)
 		lo = 1, hi = 16;	/* a share name may hold blanks */
 	else if (strcmp(cmd, "kill-client") == 0 ||
-	    strcmp(cmd, "kill-session") == 0)
+	    strcmp(cmd, "kill-session") == 0 ||
+	    strcmp(cmd, "close-file") == 0)
 		lo = 1, hi = 1;
 	else {
 		fprintf(stderr, "usmbctl: unknown command: %s\n", cmd);

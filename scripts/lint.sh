@@ -16,7 +16,7 @@ FILE_MAX=${LINT_FILE_MAX:-1000}
 BASICS="proto/cur.h proto/unicode.h"
 # daemon/ files linked into and used by every process of the daemon:
 # configuration, logging and the formats of the messages between processes.
-SHARED_DAEMON="daemon/conf.h daemon/log.h daemon/msg.h daemon/authmsg.h daemon/unlinkmsg.h daemon/statemsg.h daemon/krbmsg.h"
+SHARED_DAEMON="daemon/conf.h daemon/log.h daemon/msg.h daemon/authmsg.h daemon/unlinkmsg.h daemon/statemsg.h daemon/krbmsg.h daemon/admmsg.h"
 # What the master's own files may take from worker/: the roles main.c
 # starts, and the formats of the control messages workers answer.
 MASTER_FROM_WORKER="worker/worker.h worker/ctlmsg.h worker/metrics.h"
@@ -34,7 +34,7 @@ in_list() {
 daemon_shared() {
 	case ${1#daemon/} in
 	conf.[ch] | conf_*.[ch] | log.[ch] | msg.[ch] | authmsg.[ch] | \
-	    unlinkmsg.[ch] | statemsg.[ch] | krbmsg.[ch])
+	    unlinkmsg.[ch] | statemsg.[ch] | krbmsg.[ch] | admmsg.[ch])
 		return 0 ;;
 	esac
 	return 1

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
@@ -30,6 +31,7 @@
 #include "worker/durable.h"
 #include "worker/file_open.h"
 #include "worker/metrics.h"
+#include "worker/open.h"
 #include "worker/state.h"
 #include "worker/unlink_as.h"
 #include "worker/worker.h"
@@ -45,6 +47,7 @@ static uint8_t	ctlmsg_buf[MSG_MAX_PAYLOAD];
 #define CTLMSG_MAX_RETIRED	8
 static struct conf	*ctlmsg_retired[CTLMSG_MAX_RETIRED];
 static int		 ctlmsg_reload_force;	/* MSG_RELOAD said --force */
+int			 ctlmsg_admin_waiting;
 
 static void
 ctlmsg_reply(uint32_t type, uint32_t id, const void *p, size_t len)
@@ -281,6 +284,7 @@ struct ctlmsg_kill {
 	uint64_t	 sid;		/* kill-session */
 	uint32_t	 n;
 	const char	*why;		/* kill-session: who ends it */
+	const struct admmsg_req *req;	/* NetrSessionDel */
 };
 
 static void
@@ -320,6 +324,59 @@ ctlmsg_kill_session_conn(struct conn *c, void *arg)
 		if (conn_session_count(c) == 0)
 			ctlmsg_drop_conn(c, "its last session was killed");
 	}
+}
+
+/*
+ * NetrSessionDel (daemon/admmsg.h): the sessions of client (its address,
+ * "\\" allowed before it) and user, "" matching any.  The master
+ * refused the call with both empty.
+ */
+static void
+ctlmsg_sess_del_conn(struct conn *c, void *arg)
+{
+	struct ctlmsg_kill *k = arg;
+	const struct admmsg_req *r = k->req;
+	const char *client = r->client;
+	int i;
+
+	while (*client == '\\')
+		client++;
+	if (c->priv->dead || (client[0] != '\0' &&
+	    strcasecmp(client, c->peer) != 0))
+		return;
+	for (i = 0; i < CONN_MAX_SESSIONS; i++) {
+		struct session *s = &c->sessions[i];
+
+		if (!s->in_use || (r->user[0] != '\0' &&
+		    strcasecmp(r->user, s->user) != 0))
+			continue;
+		if (ctlmsg_admin_waiting) {
+			/* maybe the session whose NetrSessionDel waits */
+			k->n += (uint32_t)conn_session_count(c);
+			ctlmsg_drop_conn(c, "NetrSessionDel of an administrator");
+			return;
+		}
+		k->sid = s->session_id;
+		ctlmsg_kill_session_conn(c, k);
+	}
+}
+
+static void
+ctlmsg_admin_do(struct msg *m)
+{
+	struct ctlmsg_kill k = { NULL, 0, 0, "an administrator (srvsvc)",
+	    NULL };
+	struct admmsg_req r;
+
+	if (admmsg_decode(&r, m->payload, m->len) == 0) {
+		k.req = &r;
+		if (r.op == ADMMSG_FILE_CLOSE)
+			k.n = open_close_file_id(r.file_id,
+			    "an administrator (srvsvc NetrFileClose)");
+		else if (r.client[0] != '\0' || r.user[0] != '\0')
+			worker_foreach_conn(ctlmsg_sess_del_conn, &k);
+	}
+	ctlmsg_done(m->id, k.n);
 }
 
 /* ---- status report ---- */
@@ -502,7 +559,7 @@ ctlmsg_handle(struct msg *m)
 			ctlmsg_reload_force = 1;
 		return 0;
 	case MSG_KILL_CLIENT: {
-		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0, NULL };
+		struct ctlmsg_kill k = { ctlmsg_str(m, 128), 0, 0, NULL, NULL };
 
 		if (k.addr != NULL)
 			worker_foreach_conn(ctlmsg_kill_client_conn, &k);
@@ -510,7 +567,7 @@ ctlmsg_handle(struct msg *m)
 		return 1;
 	}
 	case MSG_KILL_SESSION: {
-		struct ctlmsg_kill k = { NULL, 0, 0, "the administrator" };
+		struct ctlmsg_kill k = { NULL, 0, 0, "the administrator", NULL };
 
 		/* id 0: the master's own, for an id another worker holds */
 		if (m->id == 0)
@@ -524,6 +581,9 @@ ctlmsg_handle(struct msg *m)
 	}
 	case MSG_INFO_REQ:
 		ctlmsg_info(m->id);
+		return 1;
+	case MSG_ADMIN_DO:
+		ctlmsg_admin_do(m);
 		return 1;
 	case MSG_UNLINK_DO:
 		/* Delete-on-close for another user's last close: no answer. */

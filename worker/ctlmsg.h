@@ -1,7 +1,7 @@
 /*
  * The user worker's side of the operations messages of daemon/msg.h
  * (MSG_PING, MSG_CLOSE_SHARE, MSG_KILL_CLIENT, MSG_KILL_SESSION,
- * MSG_INFO_REQ, MSG_METRICS_REQ), sent by the master for usmbctl.  Each is
+ * MSG_INFO_REQ, MSG_METRICS_REQ, MSG_ADMIN_DO), sent by the master for usmbctl.  Each is
  * answered on the channel with the request's id.
  *
  * MSG_INFO_REP payload (little-endian, strings are u16 length + bytes):
@@ -44,6 +44,14 @@ int	ctlmsg_handle(struct msg *m);
  */
 struct conf;
 void	ctlmsg_reload_conf(struct conf *old, struct conf *nc);
+/*
+ * Set while the worker waits for the master's answer to its own
+ * MSG_ADMIN_REQ (worker/loop_chan.c): a session that MSG_ADMIN_DO ends
+ * then may be the one whose request waits, so its connection is
+ * dropped (the loop frees it later) rather than freed under that
+ * request.
+ */
+extern int	ctlmsg_admin_waiting;
 /* Sends this process's final counters unasked (MSG_METRICS_REP, id 0). */
 void	ctlmsg_metrics_final(int chan);
 

@@ -9,9 +9,11 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/authmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
@@ -20,6 +22,7 @@
 #include "worker/conn_priv.h"
 #include "worker/ctlmsg.h"
 #include "worker/handoff.h"
+#include "worker/pipe.h"
 #include "worker/loop_priv.h"
 #include "worker/relay.h"
 #include "worker/samr_db.h"
@@ -68,6 +71,66 @@ wk_auth(struct conn *c, const struct authmsg_req *req, struct authmsg_rep *rep)
 		wk_chan_msg(&m);
 	}
 	return -1;
+}
+
+/*
+ * An administrator's NetrFileClose or NetrSessionDel (daemon/admreq.c):
+ * the master asks every worker and answers with a WERROR.  Like wk_auth
+ * it blocks this worker's loop, but for at most WK_ADMIN_MS (the master
+ * answers by ADMMSG_TIMEOUT_MS whatever the other workers do); what
+ * arrives on the channel meanwhile is handled, this worker's own part of
+ * the request among it (worker/ctlmsg.c, which knows it is inside the
+ * wait).  A rare call of an administrator: no state machine for it.
+ */
+#define WK_ADMIN_MS	(ADMMSG_TIMEOUT_MS + 1000)
+
+static uint32_t
+wk_admin(const struct admmsg_req *req)
+{
+	struct timespec ts;
+	uint32_t id = wk.next_id++, werr = ADMMSG_WERR_NOT_ENOUGH_MEMORY;
+	int64_t deadline;
+	int n;
+
+	n = admmsg_encode(req, wk.obuf, sizeof(wk.obuf));
+	if (n < 0 || msg_send(wk.chan, MSG_ADMIN_REQ, id, wk.obuf, (size_t)n,
+	    -1) < 0)
+		return werr;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+	    WK_ADMIN_MS;
+	ctlmsg_admin_waiting = 1;
+	for (;;) {
+		struct pollfd pfd = { wk.chan, POLLIN, 0 };
+		struct msg m;
+		int64_t now;
+		int rc;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (now >= deadline)
+			break;
+		if (poll(&pfd, 1, (int)(deadline - now)) <= 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		rc = msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf));
+		if (rc == -EAGAIN)
+			continue;
+		if (rc < 0) {
+			wk.shutdown = 1;
+			break;
+		}
+		if (m.type == MSG_ADMIN_REP && m.id == id) {
+			if (m.len == 4)
+				werr = le32_get(m.payload);
+			break;
+		}
+		wk_chan_msg(&m);
+	}
+	ctlmsg_admin_waiting = 0;
+	return werr;
 }
 
 uint32_t
@@ -133,6 +196,7 @@ wk_add(struct msg *m)
 		goto fail;
 	}
 	c->priv->auth = wk_auth;
+	pipe_admin_ask = wk_admin;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		goto fail;

@@ -15,6 +15,7 @@
 #include "proto/cur.h"
 #include "worker/conn_priv.h"
 #include "worker/file_open.h"
+#include "worker/pipe_srvsvc.h"
 #include "worker/smb2.h"
 #include "worker/state.h"
 #include "worker/worker.h"
@@ -222,6 +223,41 @@ open_close_app_instance(const uint8_t id[16], const uint8_t client_guid[16],
 
 	worker_foreach_conn(open_app_instance_conn, &ai);
 	return ai.n;
+}
+
+struct open_file_id {
+	uint32_t	 id;
+	const char	*by;
+	unsigned	 n;
+};
+
+static void
+open_file_id_conn(struct conn *c, void *arg)
+{
+	struct open_file_id *fi = arg;
+	struct conn_private *pv = c->priv;
+	struct open *o;
+	unsigned i;
+
+	for (i = 0; pv != NULL && pv->opens != NULL && i < pv->nopens; i++) {
+		o = &pv->opens[i];
+		if ((o->kind != OPEN_FILE && o->kind != OPEN_DIR) ||
+		    srvsvc_file_id(o->fid_persistent) != fi->id)
+			continue;
+		log_info("%s: %s closed by %s", c->peer, o->u.file != NULL ?
+		    o->u.file->path : "", fi->by);
+		open_close_one(o);
+		fi->n++;
+	}
+}
+
+unsigned
+open_close_file_id(uint32_t id, const char *by)
+{
+	struct open_file_id fi = { id, by, 0 };
+
+	worker_foreach_conn(open_file_id_conn, &fi);
+	return fi.n;
 }
 
 void

@@ -143,6 +143,16 @@ unsigned	 open_close_app_instance(const uint8_t id[16],
 		    const uint8_t client_guid[16], const struct conf_share *,
 		    const char *path, const char *stream, const char *by);
 
+/*
+ * NetrFileClose of an administrator (MS-SRVS 3.1.4.4, daemon/admreq.c):
+ * this worker's file and directory opens whose srvsvc FileId
+ * (worker/pipe_srvsvc.h srvsvc_file_id) is id are closed as the server
+ * closes an open (MS-SMB2 3.3.4.17): share mode, locks, lease and
+ * durable record released, no answer to the client, whose next request
+ * on the handle gets STATUS_FILE_CLOSED.  Returns how many.
+ */
+unsigned	 open_close_file_id(uint32_t id, const char *by);
+
 /* Implemented by the owners of each kind; called by the open_close_*(). */
 void		 smb2_pipe_close_open(struct open *);
 void		 file_open_close(struct open *);

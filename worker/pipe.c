@@ -93,6 +93,8 @@ pipe_user_admin(const struct conf *conf)
 	return 0;
 }
 
+uint32_t (*pipe_admin_ask)(const struct admmsg_req *);
+
 struct rpc_pipe *
 pipe_open(const char *name, const struct conf *conf, const char *user)
 {

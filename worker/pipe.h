@@ -49,6 +49,15 @@ struct pipe_env {
 };
 
 /*
+ * Asks the master to close an open or end sessions for an administrator
+ * (daemon/admmsg.h; worker/loop_chan.c sets it when the worker serves a
+ * connection): the WERROR to answer.  NULL where there is no master (unit
+ * tests): the call is answered ERROR_NOT_SUPPORTED.
+ */
+struct admmsg_req;
+extern uint32_t (*pipe_admin_ask)(const struct admmsg_req *);
+
+/*
  * Runs operation opnum on the request stub in (base = stub start) and
  * encodes the response stub into out.  Returns 0, or the DCE/RPC fault
  * status to send instead (DCERPC_NCA_S_OP_RNG_ERROR for an unknown

@@ -13,6 +13,7 @@
  *	5  metrics_decode_add()  MSG_METRICS_REP
  *	6  ci_worker()           MSG_INFO_REP (daemon/ctl_info.c)
  *	7  authmsg_ident_decode() the identity heading MSG_CONN (the worker's side)
+ *	8  admmsg_decode()       MSG_ADMIN_REQ (worker) and MSG_ADMIN_DO
  *
  * The small fixed payloads (MSG_HELLO, MSG_GATE_READY, MSG_CONN_COUNT, the
  * u64 of MSG_HANDOFF_BIND, the u32 of MSG_CTL_DONE) are read inline in
@@ -35,6 +36,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/authmsg.h"
 #include "daemon/msg.h"
 #include "daemon/unlinkmsg.h"
@@ -57,6 +59,7 @@ enum {
 	FZ_METRICS,
 	FZ_INFO_REP,
 	FZ_IDENT,
+	FZ_ADMIN,
 	FZ_NDECODERS
 };
 
@@ -179,6 +182,25 @@ fz_unlink(const uint8_t *p, size_t len, int with_root)
 }
 
 static void
+fz_admin(const uint8_t *p, size_t len)
+{
+	static struct admmsg_req r;
+	uint8_t out[ADMMSG_MAX_LEN];
+	int n;
+
+	if (admmsg_decode(&r, p, len) != 0)
+		return;
+	fz_check_str(r.client, sizeof(r.client));
+	fz_check_str(r.user, sizeof(r.user));
+	if (r.op != ADMMSG_FILE_CLOSE && r.op != ADMMSG_SESS_DEL)
+		abort();
+	/* consumed exactly, strings without NUL: the encoding is the input */
+	n = admmsg_encode(&r, out, sizeof(out));
+	if (n < 0 || (size_t)n != len || memcmp(out, p, len) != 0)
+		abort();
+}
+
+static void
 fz_metrics(const uint8_t *p, size_t len)
 {
 	static struct metrics sum, before, zero;
@@ -256,6 +278,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FZ_AUTH_REP:
 		fz_auth_rep(p, len);
+		break;
+	case FZ_ADMIN:
+		fz_admin(p, len);
 		break;
 	case FZ_UNLINK_AS:
 		fz_unlink(p, len, 0);

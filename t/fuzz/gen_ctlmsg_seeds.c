@@ -16,6 +16,7 @@
 
 #include "daemon/authmsg.h"
 #include "daemon/msg.h"
+#include "daemon/admmsg.h"
 #include "daemon/unlinkmsg.h"
 #include "proto/cur.h"
 #include "worker/ctlmsg.h"
@@ -23,7 +24,7 @@
 
 /* The selector values of fuzz_ctlmsg.c. */
 enum { S_MSG_RECV, S_AUTH_REQ, S_AUTH_REP, S_UNLINK_AS, S_UNLINK_DO,
-    S_METRICS, S_INFO_REP, S_IDENT };
+    S_METRICS, S_INFO_REP, S_IDENT, S_ADMIN };
 
 static uint8_t buf[1 + MSG_BUF_SIZE];
 
@@ -96,6 +97,7 @@ main(int argc, char **argv)
 	struct authmsg_rep rp;
 	struct authmsg_ident id;
 	struct unlinkmsg u;
+	struct admmsg_req ar;
 	struct metrics m;
 	int n;
 
@@ -167,5 +169,18 @@ main(int argc, char **argv)
 	if ((n = gen_info_rep(buf + 1, MSG_MAX_PAYLOAD)) < 0)
 		errx(1, "info_rep");
 	gen_write(argv[1], "info_rep", S_INFO_REP, (size_t)n);
+
+	memset(&ar, 0, sizeof(ar));
+	ar.op = ADMMSG_FILE_CLOSE;
+	ar.file_id = 0x12345678;
+	if ((n = admmsg_encode(&ar, buf + 1, MSG_MAX_PAYLOAD)) < 0)
+		errx(1, "admmsg_encode");
+	gen_write(argv[1], "admin_close", S_ADMIN, (size_t)n);
+	ar.op = ADMMSG_SESS_DEL;
+	snprintf(ar.client, sizeof(ar.client), "\\\\10.0.0.7");
+	snprintf(ar.user, sizeof(ar.user), "bob");
+	if ((n = admmsg_encode(&ar, buf + 1, MSG_MAX_PAYLOAD)) < 0)
+		errx(1, "admmsg_encode");
+	gen_write(argv[1], "admin_sessdel", S_ADMIN, (size_t)n);
 	return 0;
 }

@@ -6,7 +6,13 @@
 # to bob and to a null session; rpcclient's netsessenum, netfileenum and
 # netconnenum run while the opens are held, as alice and as bob; then
 # smbtorture's rpc.srvsvc.srvsvc (admin access) NetSessEnum, NetFileEnum
-# and NetConnEnum.
+# and NetConnEnum.  Then the closes (daemon/admreq.c): bob's worker,
+# stopped and played as a compromised one (netclose_forge.py), asks the
+# master to close alice's open and end her sessions and is refused;
+# netenum_client.py has bob refused and alice close bob's open and end
+# his sessions, usmbctl close-file close alice's, carol open bob's file
+# exclusively after; rpcclient netsessdel as bob (refused), of an
+# unknown client, and of a held session of bob's.
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -15,10 +21,21 @@ integ_conf
 # [share]'s trees are recorded in the shared state with `max connections`
 sed -i 's/^\tcomment = integration test share$/&\n\tmax connections = 50/' "$CONF"
 integ_users || { fail "users"; finish; }
+integ_user carol carolpw1 || { fail "user carol"; finish; }
 getent group usmbdtadm >/dev/null || groupadd usmbdtadm
 usermod -a -G usmbdtadm alice
 gpasswd -d bob usmbdtadm >/dev/null 2>&1 || true
+gpasswd -d carol usmbdtadm >/dev/null 2>&1 || true
 integ_start || { fail "server start"; finish; }
+
+# The message numbers, from daemon/msg.h itself (netclose_forge.py).
+cat >"$T/msgno.c" <<'C'
+#include <stdio.h>
+#include "daemon/msg.h"
+int main(void) { printf("%d %d\n", MSG_ADMIN_REQ, MSG_ADMIN_REP); return 0; }
+C
+cc -I"$ROOT" -o "$T/msgno" "$T/msgno.c" || { fail "cannot build msgno"; finish; }
+read -r AREQ AREP < <("$T/msgno")
 
 has() {
 	grep -Eq -- "$1" "$T/out"
@@ -27,7 +44,7 @@ has() {
 DONE=$T/netenum.done
 rm -f "$DONE"
 PYTHONPATH="$ROOT/t/integ" "$PYTHON" "$ROOT/t/integ/netenum_client.py" \
-    "$PORT" "$SHARE" "$DONE" >"$T/client.out" 2>&1 &
+    "$PORT" "$SHARE" "$DONE" "$CONF" "$USMBCTL" >"$T/client.out" 2>&1 &
 CLIENT=$!
 end=$((SECONDS + 30))
 while ! grep -q '^holding$' "$T/client.out" && kill -0 "$CLIENT" 2>/dev/null &&
@@ -65,9 +82,63 @@ for cmd in 'netsessenum' 'netfileenum 3' 'netconnenum 1 share'; do
 		fail "rpcclient $cmd as bob"; sed 's/^/     /' "$T/out"
 	fi
 done
+for cmd in 'netsessdel \\127.0.0.1 alice' 'netsessdel \\127.0.0.1'; do
+	"${RPCB[@]}" -c "$cmd" >"$T/out" 2>&1
+	if has 'WERR_ACCESS_DENIED'; then
+		ok "rpcclient $cmd as bob: WERR_ACCESS_DENIED"
+	else
+		fail "rpcclient $cmd as bob"; sed 's/^/     /' "$T/out"
+	fi
+done
+"${RPCA[@]}" -c 'netsessdel \\10.9.9.9' >"$T/out" 2>&1
+if has 'CLIENTNAMENOTFOUND|CLIENT_NAME_NOT_FOUND|0x00000908'; then
+	ok "rpcclient netsessdel of a client with no session as alice: NERR_ClientNameNotFound"
+else
+	fail "rpcclient netsessdel of an unknown client"; sed 's/^/     /' "$T/out"
+fi
+# A compromised worker of bob asks for alice's open and sessions.
+read -r _ ALICE_FID _ < <(grep '^ids ' "$T/client.out")
+W=$(integ_worker_of bob)
+if [ -z "$W" ] || [ -z "$ALICE_FID" ]; then
+	fail "no worker of bob ($W) or no FileId of alice's open ($ALICE_FID)"
+else
+	kill -STOP "$W"
+	client_checks netclose_forge.py env PYTHONPATH="$ROOT/t/integ" \
+	    "$PYTHON" "$ROOT/t/integ/netclose_forge.py" "$W" "$AREQ" "$AREP" \
+	    "$ALICE_FID"
+	kill -CONT "$W"
+	check "the master logs the refused worker" grep -q \
+	    "worker $W (bob, uid [0-9]*) asked for an administrator's srvsvc NetrFileClose: refused" "$LOG"
+fi
 touch "$DONE"
 wait "$CLIENT"
 client_checks netenum_client.py cat "$T/client.out"
+# rpcclient netsessdel of a session bob holds (smbclient waiting on input)
+mkfifo "$T/bobin"
+smbclient "//127.0.0.1/share" -U "bob%$BOB_PW" -p "$PORT" <"$T/bobin" \
+    >"$T/bob.out" 2>&1 &
+BOBC=$!
+exec 7>"$T/bobin"
+bob_in() {
+	integ_status_json | "$PYTHON" -c '
+import json, sys
+sys.exit(not any(s["user"] == "bob" for s in json.load(sys.stdin)["sessions"]))'
+}
+integ_until 10 bob_in || fail "bob's smbclient did not log in"
+"${RPCA[@]}" -c 'netsessdel \\127.0.0.1 bob' >"$T/out" 2>&1
+if ! has 'WERR_|NT_STATUS_'; then
+	ok "rpcclient netsessdel \\\\127.0.0.1 bob as alice: WERR_OK"
+else
+	fail "rpcclient netsessdel of bob's session"; sed 's/^/     /' "$T/out"
+fi
+echo 'ls' >&7
+exec 7>&-
+wait "$BOBC"
+if grep -Eq 'NT_STATUS_(USER_SESSION_DELETED|CONNECTION_(RESET|DISCONNECTED)|END_OF_FILE|PIPE_BROKEN)' "$T/bob.out"; then
+	ok "bob's smbclient: its session was ended"
+else
+	fail "bob's smbclient after netsessdel"; sed 's/^/     /' "$T/bob.out"
+fi
 # smbtorture's own checks of the three lists (every level it knows)
 for t in NetSessEnum NetFileEnum NetConnEnum; do
 	if smbtorture "ncacn_np:127.0.0.1[smb2]" -U "alice%$ALICE_PW" \

@@ -3,13 +3,18 @@
 # srvsvc's NetrSessionEnum, NetrFileEnum, NetrFileGetInfo,
 # NetrConnectionEnum, NetrFileClose and NetrSessionDel are asked as the
 # administrator alice, as the plain user bob and anonymously.
-#   netenum_client.py PORT SHAREPATH DONEFILE
-# Prints "ok ..." / "FAIL ..." lines (lib.sh client_checks), then
-# "holding" and keeps the opens until DONEFILE exists (at most 30 s), so
-# the script can ask with rpcclient meanwhile.
-import os, sys, time
+#   netenum_client.py PORT SHAREPATH DONEFILE CONF USMBCTL
+# Prints "ok ..." / "FAIL ..." lines (lib.sh client_checks), then "ids
+# ALICE BOB" (the FileIds of their opens) and "holding", and keeps the
+# opens until DONEFILE exists (at most 30 s), so the script can ask with
+# rpcclient and play a compromised worker meanwhile.  Then the closes:
+# bob cannot close alice's open; alice closes bob's (NetrFileClose) and
+# ends his session (NetrSessionDel), usmbctl close-file closes alice's
+# own, carol then opens bob's file exclusively.
+import os, subprocess, sys, time
 sys.dont_write_bytecode = True
-from state_lib import PASSWORDS, create, ctx, lock, login
+from state_lib import (PASSWORDS, create, ctx, lock, login, status_of)
+from impacket.smbconnection import SMBConnection
 from impacket import smb3structs as s3
 from impacket.dcerpc.v5 import srvs, transport
 from impacket.dcerpc.v5.rpcrt import DCERPCException
@@ -17,7 +22,8 @@ from impacket.dcerpc.v5.rpcrt import DCERPCException
 PORT = int(sys.argv[1])
 SHAREPATH = sys.argv[2]
 DONE = sys.argv[3]
-ACCESS_DENIED, FILEID_NOT_FOUND = 5, 2314
+CONF, USMBCTL = sys.argv[4], sys.argv[5]
+ACCESS_DENIED, FILEID_NOT_FOUND, CLIENT_NOT_FOUND = 5, 2314, 2312
 
 
 def check(desc, cond, detail=""):
@@ -138,18 +144,10 @@ def as_admin():
               g["fi3_num_locks"] == 2 and g["fi3_permissions"] == 3, g)
         g = srvs.hNetrFileGetInfo(d, fid, 2)["InfoStruct"]["FileInfo2"]
         check("NetrFileGetInfo level 2 of bob's open", g["fi2_id"] == fid, g)
-        check("NetrFileClose is refused (ACCESS_DENIED)",
-              werr(lambda: srvs.hNetrFileClose(d, fid)) == ACCESS_DENIED)
-        g = srvs.hNetrFileGetInfo(d, fid, 3)["InfoStruct"]["FileInfo3"]
-        check("bob's open is still there after the refused close",
-              g["fi3_id"] == fid, g)
         unused = (max(x["fi3_id"] for x in r) + 12345) & 0xFFFFFFFF
         check("NetrFileGetInfo of an unknown id: NERR_FileIdNotFound",
               werr(lambda: srvs.hNetrFileGetInfo(d, unused, 3)) ==
               FILEID_NOT_FOUND)
-    check("NetrSessionDel is refused (ACCESS_DENIED)",
-          werr(lambda: srvs.hNetrSessionDel(d, NULL, "bob\0")) ==
-          ACCESS_DENIED)
 
     ans = srvs.hNetrConnectionEnum(d, "share\0", 1)
     r = rows(ans, 1, "ConnectInfo")
@@ -200,14 +198,123 @@ def refused(user, label):
     d.disconnect()
 
 
+def file_ids(d):
+    r = rows(srvs.hNetrFileEnum(d, NULL, NULL, 3), 3, "FileInfo")
+    return {s(x["fi3_username"]): x["fi3_id"] for x in r}
+
+
+def all_file_ids(d):
+    r = rows(srvs.hNetrFileEnum(d, NULL, NULL, 3), 3, "FileInfo")
+    return [(s(x["fi3_username"]), x["fi3_id"]) for x in r]
+
+
+def carol_exclusive():
+    """carol opens bob.txt for reading, sharing nothing: NTSTATUS name."""
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT)
+    c.login("carol", "carolpw1")
+    t = c.connectTree("share")
+    st = status_of(lambda: c.getSMBServer().create(
+        t, "bob.txt", 0x1, 0, 0x40, 1, 0))
+    c.close()
+    return st
+
+
+def closes(a, b):
+    (ac, at, fa), (bc, bt, fb) = a, b
+    d = srvsvc("alice")
+    ids = file_ids(d)
+    db = srvsvc("bob")
+    check("NetrFileClose of alice's open as bob: ACCESS_DENIED",
+          werr(lambda: srvs.hNetrFileClose(db, ids["alice"])) ==
+          ACCESS_DENIED)
+    check("NetrSessionDel of alice as bob: ACCESS_DENIED",
+          werr(lambda: srvs.hNetrSessionDel(db, NULL, "alice\0")) ==
+          ACCESS_DENIED)
+    db.disconnect()
+    check("alice's open is still there and readable after bob's refused "
+          "close and the forged request",
+          file_ids(d).get("alice") == ids["alice"] and
+          status_of(lambda: ac.readFile(at, fa, 0, 1)) == "OK", file_ids(d))
+    unused = (max(ids.values()) + 12345) & 0xFFFFFFFF
+    check("NetrFileClose of an unknown id: NERR_FileIdNotFound",
+          werr(lambda: srvs.hNetrFileClose(d, unused)) == FILEID_NOT_FOUND)
+    check("before the close carol cannot open bob's file exclusively",
+          carol_exclusive() == "STATUS_SHARING_VIOLATION")
+    t0 = time.time()
+    rc = werr(lambda: srvs.hNetrFileClose(d, ids["bob"]))
+    check("NetrFileClose of bob's open as alice: NERR_Success (%.0f ms)" %
+          ((time.time() - t0) * 1000), rc == 0, rc)
+    check("bob's next READ on the closed handle: STATUS_FILE_CLOSED",
+          status_of(lambda: bc.readFile(bt, fb, 0, 1)) ==
+          "STATUS_FILE_CLOSED")
+    check("the open is gone from NetrFileEnum", "bob" not in file_ids(d),
+          file_ids(d))
+    check("carol now opens bob's file exclusively (share mode and locks "
+          "released)", carol_exclusive() == "OK")
+    check("bob's session still works (a new open)",
+          status_of(lambda: create(bc, bt, "bob2.txt")) == "OK")
+    # alice's own open, closed by her worker inside its wait for the master
+    fa2 = create(ac, at, "alice2.txt")
+    mine = [i for u, i in all_file_ids(d) if u == "alice" and
+            i != ids["alice"]]
+    rc = werr(lambda: srvs.hNetrFileClose(d, mine[0])) if mine else -1
+    check("NetrFileClose of alice's own second open as alice: NERR_Success",
+          rc == 0 and status_of(lambda: ac.readFile(at, fa2, 0, 1)) ==
+          "STATUS_FILE_CLOSED", (mine, rc))
+    # usmbctl close-file: alice's own durable open, by the same id
+    out = subprocess.run([USMBCTL, "-s", CONF, "close-file",
+                          str(ids["alice"])], capture_output=True, text=True)
+    check("usmbctl close-file %d: 1 file closed" % ids["alice"],
+          out.returncode == 0 and "1 file(s) closed" in out.stdout,
+          out.stdout + out.stderr)
+    check("alice's next READ on it: STATUS_FILE_CLOSED",
+          status_of(lambda: ac.readFile(at, fa, 0, 1)) == "STATUS_FILE_CLOSED")
+    out = subprocess.run([USMBCTL, "-s", CONF, "close-file", "0x7fff1234"],
+                         capture_output=True, text=True)
+    check("usmbctl close-file of an unknown id fails (exit 1)",
+          out.returncode == 1 and "no open file" in out.stderr + out.stdout,
+          (out.returncode, out.stdout + out.stderr))
+    check("NetrSessionDel of a user with no session: "
+          "NERR_ClientNameNotFound",
+          werr(lambda: srvs.hNetrSessionDel(d, NULL, "nosuchuser\0")) ==
+          CLIENT_NOT_FOUND)
+    check("NetrSessionDel of bob's sessions as alice: NERR_Success",
+          werr(lambda: srvs.hNetrSessionDel(d, NULL, "bob\0")) == 0)
+    try:
+        st = status_of(lambda: create(bc, bt, "bob3.txt"))
+    except Exception:
+        st = "DISCONNECTED"
+    check("bob's next request: his session is gone (%s)" % st,
+          st in ("STATUS_USER_SESSION_DELETED", "DISCONNECTED"), st)
+    # alice ends her own sessions, the one asking among them: her
+    # worker drops their connections (worker/ctlmsg.c), this call's too
+    try:
+        rc = werr(lambda: srvs.hNetrSessionDel(d, NULL, "alice\0"))
+    except Exception:
+        rc = "DISCONNECTED"
+    try:
+        st = status_of(lambda: ac.readFile(at, fa, 0, 1))
+    except Exception:
+        st = "DISCONNECTED"
+    d2 = srvsvc("alice")
+    check("NetrSessionDel of alice's own sessions as alice (%s): her "
+          "other connection is gone (%s), she logs in again" % (rc, st),
+          st in ("STATUS_USER_SESSION_DELETED", "DISCONNECTED") and
+          "alice" not in [u for u, _ in all_file_ids(d2)], st)
+    d2.disconnect()
+
+
 NULL = srvs.NULL
 a, b = holders()
 as_admin()
 refused("bob", "bob")
 refused(None, "anonymous")
+d0 = srvsvc("alice")
+ids0 = file_ids(d0)
+d0.disconnect()
+print("ids %d %d" % (ids0.get("alice", 0), ids0.get("bob", 0)), flush=True)
 print("holding", flush=True)
 end = time.time() + 30
 while not os.path.exists(DONE) and time.time() < end:
     time.sleep(0.1)
-a[0].closeFile(a[1], a[2])
-b[0].closeFile(b[1], b[2])
+closes(a, b)

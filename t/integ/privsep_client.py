@@ -4,7 +4,6 @@
 #   argv: PORT PID MSG_AUTH_REQ MSG_AUTH_REP MSG_SESSION_UP BOB_SESSION_ID
 #         MSG_RELAY MSG_HANDOFF_DONE MSG_KILL_SESSION MSG_BIND_CHECK_REP
 # Prints one line "ok DESC" or "FAIL DESC: why" per check.
-import ctypes
 import os
 import select
 import socket
@@ -14,6 +13,9 @@ import time
 
 from impacket import ntlm
 
+sys.dont_write_bytecode = True
+from privsep_lib import channel_of  # noqa: E402
+
 PID = int(sys.argv[2])
 AUTH_REQ, AUTH_REP = int(sys.argv[3]), int(sys.argv[4])
 SESSION_UP, BOB_SID = int(sys.argv[5]), int(sys.argv[6], 16)
@@ -21,23 +23,11 @@ RELAY, HANDOFF_DONE = int(sys.argv[7]), int(sys.argv[8])
 KILL_SESSION = int(sys.argv[9])
 BIND_CHECK_REP = int(sys.argv[10])
 AUTH_FLAG_RELAY = 0x4
-SYS_PIDFD_GETFD = 438
-MSG_CHILD_FD = 3
 
 
 def check(desc, cond, why=""):
     print(("ok %s" % desc) if cond else ("FAIL %s: %s" % (desc, why)),
           flush=True)
-
-
-def channel_of(pid):
-    libc = ctypes.CDLL(None, use_errno=True)
-    pfd = os.pidfd_open(pid)
-    fd = libc.syscall(SYS_PIDFD_GETFD, pfd, MSG_CHILD_FD, 0)
-    os.close(pfd)
-    if fd < 0:
-        raise OSError(ctypes.get_errno(), "pidfd_getfd")
-    return socket.socket(fileno=fd)
 
 
 def exchange(user, password):

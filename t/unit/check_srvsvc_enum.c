@@ -4,7 +4,8 @@
  * (worker/pipe_srvsvc_enum.c) over a real state env holding two sessions,
  * two opens (one durable, one with two locks) and a counted tree: each
  * answer decoded back field by field from the MS-SRVS IDL; refusals to a
- * plain user, a guest and a null session; unknown levels; every
+ * plain user, a guest and a null session (the closes without asking the
+ * master: a fake pipe_admin_ask counts the calls); unknown levels; every
  * truncation of every request.  The listings run over one env and over
  * 8 data envs (TCase core-8envs).
  */
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/endian.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/conf.h"
 #include "proto/dcerpc.h"
 #include "proto/ndr.h"
@@ -673,8 +675,28 @@ START_TEST(test_conn_enum)
 }
 END_TEST
 
-/* NetrFileClose and NetrSessionDel: refused, to administrators too. */
-START_TEST(test_close_del_refused)
+/*
+ * NetrFileClose and NetrSessionDel go to the master (pipe_admin_ask, a
+ * message in the worker) only for an administrator; a plain user, a
+ * guest and a null session are refused here without it; both names
+ * absent are refused as a bad parameter; the master's answer is the
+ * call's.
+ */
+static struct admmsg_req fake_req;
+static int fake_calls;
+static uint32_t fake_werr;
+
+static uint32_t
+fake_admin_ask(const struct admmsg_req *r)
+{
+	fake_req = *r;
+	fake_calls++;
+	return fake_werr;
+}
+
+static uint32_t
+close_del(const struct pipe_env *e, int del, const char *client,
+    const char *user)
 {
 	uint8_t req[512];
 	struct ndr_w w;
@@ -683,24 +705,68 @@ START_TEST(test_close_del_refused)
 
 	ndr_w_init(&w, req, sizeof(req));
 	put_opt(&w, "\\\\srv");
-	ndr_put_u32(&w, srvsvc_file_id(P_BOB));
-	len = run(&env, SRVSVC_OPNUM_NETR_FILE_CLOSE, req, wcur_off(&w.w),
-	    &fault);
+	if (del) {
+		put_opt(&w, client);
+		put_opt(&w, user);
+	} else
+		ndr_put_u32(&w, srvsvc_file_id(P_BOB));
+	len = run(e, del ? SRVSVC_OPNUM_NETR_SESSION_DEL :
+	    SRVSVC_OPNUM_NETR_FILE_CLOSE, req, wcur_off(&w.w), &fault);
 	ck_assert_uint_eq(fault, 0);
 	ck_assert_uint_eq(len, 4);
-	ck_assert_uint_eq(le32dec(rsp), WERR_ACCESS_DENIED);
-	ndr_w_init(&w, req, sizeof(req));
-	put_opt(&w, "\\\\srv");
-	put_opt(&w, NULL);
-	put_opt(&w, "bob");
-	len = run(&env, SRVSVC_OPNUM_NETR_SESSION_DEL, req, wcur_off(&w.w),
-	    &fault);
-	ck_assert_uint_eq(len, 4);
-	ck_assert_uint_eq(le32dec(rsp), WERR_ACCESS_DENIED);
-	/* the open is still there */
-	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
-	    req_getinfo(req, sizeof(req), srvsvc_file_id(P_BOB), 2), &fault);
-	ck_assert_uint_eq(le32dec(rsp + 12), WERR_OK);
+	return le32dec(rsp);
+}
+
+START_TEST(test_close_del)
+{
+	struct pipe_env who[3];
+	int k;
+
+	/* no master (pipe_admin_ask NULL): not supported, even to an admin */
+	pipe_admin_ask = NULL;
+	ck_assert_uint_eq(close_del(&env, 0, NULL, NULL), 50);
+	pipe_admin_ask = fake_admin_ask;
+	fake_calls = 0;
+	fake_werr = WERR_OK;
+	ck_assert_uint_eq(close_del(&env, 0, NULL, NULL), WERR_OK);
+	ck_assert_int_eq(fake_calls, 1);
+	ck_assert_uint_eq(fake_req.op, ADMMSG_FILE_CLOSE);
+	ck_assert_uint_eq(fake_req.file_id, srvsvc_file_id(P_BOB));
+	fake_werr = WERR_FILEIDNOTFOUND;
+	ck_assert_uint_eq(close_del(&env, 0, NULL, NULL), WERR_FILEIDNOTFOUND);
+	fake_werr = WERR_OK;
+	ck_assert_uint_eq(close_del(&env, 1, "\\\\10.0.0.1", "bob"), WERR_OK);
+	ck_assert_int_eq(fake_calls, 3);
+	ck_assert_uint_eq(fake_req.op, ADMMSG_SESS_DEL);
+	ck_assert_str_eq(fake_req.client, "\\\\10.0.0.1");
+	ck_assert_str_eq(fake_req.user, "bob");
+	ck_assert_uint_eq(close_del(&env, 1, NULL, "bob"), WERR_OK);
+	ck_assert_str_eq(fake_req.client, "");
+	/* both absent: every session of the server, refused here */
+	ck_assert_uint_eq(close_del(&env, 1, NULL, NULL), 87);
+	ck_assert_uint_eq(close_del(&env, 1, "", ""), 87);
+	ck_assert_int_eq(fake_calls, 4);
+
+	for (k = 0; k < 3; k++) {
+		who[k] = env;
+		who[k].admin = 0;
+	}
+	strcpy(who[0].user, "bob");
+	who[1].guest = 1;
+	who[1].admin = 1;		/* even in the group, a guest is not */
+	who[2].user[0] = '\0';
+	who[2].anonymous = 1;
+	who[2].admin = 1;
+	for (k = 0; k < 3; k++) {
+		ck_assert_uint_eq(close_del(&who[k], 0, NULL, NULL),
+		    WERR_ACCESS_DENIED);
+		ck_assert_uint_eq(close_del(&who[k], 1, NULL, "alice"),
+		    WERR_ACCESS_DENIED);
+		ck_assert_uint_eq(close_del(&who[k], 1, NULL, NULL),
+		    WERR_ACCESS_DENIED);
+	}
+	ck_assert_int_eq(fake_calls, 4);	/* none of them asked */
+	pipe_admin_ask = NULL;
 }
 END_TEST
 
@@ -856,7 +922,7 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_file_get_info);
 	tcase_add_test(tc, test_conn_enum);
 	tcase_add_test(tc, test_file_ids_distinct);
-	tcase_add_test(tc, test_close_del_refused);
+	tcase_add_test(tc, test_close_del);
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_no_state);
