@@ -151,14 +151,21 @@ admreq_handle(struct child *c, const struct msg *m)
 	if (!spawn_bucket_take(&c->admin_rate, ADMREQ_RATE, ADMREQ_BURST,
 	    master_now_ms())) {
 		master.fwd_dropped++;
+		spawn_bucket_report(c, &c->admin_rate, "srvsvc close requests",
+		    ADMREQ_RATE, master_now_ms());
 		return 0;
 	}
 	if (!admreq_is_admin(c)) {
-		log_warnx("worker %d (%s, uid %u) asked for an administrator's "
-		    "srvsvc %s: refused, not in `server admin group`",
-		    (int)c->pid, c->user, (unsigned)c->uid,
-		    r.op == ADMMSG_FILE_CLOSE ? "NetrFileClose" :
-		    "NetrSessionDel");
+		/* a line a second at most: a refused worker may keep asking */
+		if (master_now_ms() - c->admin_warned_ms >= 1000) {
+			c->admin_warned_ms = master_now_ms();
+			log_warnx("worker %d (%s, uid %u) asked for an "
+			    "administrator's srvsvc %s: refused, not in "
+			    "`server admin group`",
+			    (int)c->pid, c->user, (unsigned)c->uid,
+			    r.op == ADMMSG_FILE_CLOSE ? "NetrFileClose" :
+			    "NetrSessionDel");
+		}
 		admreq_answer(c->pid, m->id, ADMMSG_WERR_ACCESS_DENIED);
 		return 0;
 	}

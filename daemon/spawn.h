@@ -85,6 +85,7 @@ struct child {
 	struct spawn_bucket log_rate;	/* MSG_LOG */
 	struct spawn_bucket unlink_rate;	/* MSG_UNLINK_AS */
 	struct spawn_bucket admin_rate;	/* MSG_ADMIN_REQ (daemon/admreq.h) */
+	int64_t		 admin_warned_ms;	/* its last refusal logged */
 	uint64_t	 fwd_dropped;	/* forwarded to it, not queued */
 	int		 users_pending;	/* worker: MSG_USERS waits for room */
 };
@@ -122,6 +123,13 @@ int		 spawn_forward(struct child *c, uint32_t type, uint32_t id,
 		    const void *payload, size_t len, int fd);
 /* Takes a token from b (rate a second, burst at most); 1 if there was one. */
 int		 spawn_bucket_take(struct spawn_bucket *b, int rate, int burst,
+		    int64_t now_ms);
+/*
+ * At most one line a second (the first drop at once) about what b
+ * dropped of c's messages (what: "log lines"...), sent at rate a second.
+ */
+void		 spawn_bucket_report(const struct child *c,
+		    struct spawn_bucket *b, const char *what, int rate,
 		    int64_t now_ms);
 /* Sends type (no payload) to every live child. */
 void		 spawn_broadcast(uint32_t type);
