@@ -61,10 +61,10 @@ static struct conf test_conf = {
 	.netbios_name = "SAMRTEST", .workgroup = "WG",
 };
 
-static const struct pipe_env env_user = { &test_conf, "alice", 0, 0, 0, NULL };
-static const struct pipe_env env_other = { &test_conf, "alice", 0, 0, 0, NULL };
-static const struct pipe_env env_anon = { &test_conf, "", 1, 0, 0, NULL };
-static const struct pipe_env env_guest = { &test_conf, "nobody", 0, 1, 0, NULL };
+static const struct pipe_env env_user = { &test_conf, "alice", 0, 0, 0, NULL, 0 };
+static const struct pipe_env env_other = { &test_conf, "alice", 0, 0, 0, NULL, 0 };
+static const struct pipe_env env_anon = { &test_conf, "", 1, 0, 0, NULL, 0 };
+static const struct pipe_env env_guest = { &test_conf, "nobody", 0, 1, 0, NULL, 0 };
 
 static uint8_t out[65536];
 static size_t outlen;
