@@ -13,7 +13,8 @@
  *
  * The "._" file is any user's input: it is opened as fruit_rsrc.c opens
  * it (beneath the share root as the user, no symlink followed, O_NONBLOCK,
- * a regular file only), its header read whole (64 KiB at most, Samba's
+ * a regular file of one name only), converted only when its owner owns
+ * the file too, its header read whole (64 KiB at most, Samba's
  * limit) into a static buffer and every offset and length checked before
  * anything is written (proto/adouble.c adouble_conv_parse).  A malformed
  * one is left as it is.  Samba's filler "Netatalk" is written with the
@@ -153,12 +154,24 @@ conv_do(const struct conf_share *sh, int root, const char *path, int fd,
 		    O_NONBLOCK | O_NOCTTY, 0);
 		if (dfd < 0)
 			return dfd;
-		rc = vfs->fstat(dfd, &dst);
-		if (rc == 0 && !S_ISREG(dst.mode) && !S_ISDIR(dst.mode))
-			rc = -EINVAL;
-		if (rc != 0)
-			goto out;
 	}
+	rc = vfs->fstat(dfd, &dst);
+	if (rc == 0 && !S_ISREG(dst.mode) && !S_ISDIR(dst.mode))
+		rc = -EINVAL;
+	/*
+	 * The streams are written with the credentials of whoever meets
+	 * the "._" file, often the file's owner: a "._" file of another
+	 * owner (any local account or user may make one beside a file in a
+	 * directory it can write) would write that owner's bytes over the
+	 * file's streams, which its owner alone may write.
+	 */
+	if (rc == 0 && dst.uid != st->uid) {
+		log_debug(1, "._ file of \"%s\" is not its owner's: not "
+		    "converted", path);
+		rc = -EINVAL;
+	}
+	if (rc != 0)
+		goto out;
 	/* as Samba: the attributes, the Finder info, then the "._" file */
 	if ((rc = conv_xattrs(&c, want, dfd, path)) != 0)
 		goto out;

@@ -236,6 +236,22 @@ def usmbd_checks(host, port, user, pw, d, owner, other):
     afp = read_stream(smb, tid, "h4:AFP_AfpInfo")
     say(afp == NOT_FOUND and slurp(p) == blob,
         "another user's ._ file is neither converted nor changed")
+    # another local account's ._ file beside the user's file, writable by
+    # the user: the user's own worker would write its attributes over the
+    # file's streams, which that account may not write
+    put(d, "h6", b"data", owner)
+    f = smb.create(tid, "h6:keep", st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"mine", 0, 4)
+    smb.close(tid, f)
+    evil = mac_ad([(b"keep", b"evil"), (b"new", b"planted")], FORK)
+    p = put(d, "._h6", evil, (other.pw_uid, other.pw_gid))
+    os.chmod(p, 0o666)
+    afp = read_stream(smb, tid, "h6:AFP_AfpInfo")
+    say(afp == NOT_FOUND and read_stream(smb, tid, "h6:keep") == b"mine" and
+        read_stream(smb, tid, "h6:new") == NOT_FOUND and slurp(p) == evil,
+        "a ._ file of another owner than its file is not converted "
+        "(its attributes are not the file's streams)")
     conn.logoff()
 
 
