@@ -232,6 +232,32 @@ admreq_reply(struct child *c, const struct msg *m)
 }
 
 void
+admreq_child_gone(pid_t pid)
+{
+	int i, j;
+
+	for (i = 0; i < ADMREQ_MAX_PENDING; i++) {
+		struct admreq_pending *q = &admreq_q[i];
+
+		if (q->asker == 0)
+			continue;
+		/* no one to answer, and its pid may come back as anyone */
+		if (q->asker == pid) {
+			q->asker = 0;
+			continue;
+		}
+		/* a dead worker's opens and sessions are gone: no answer due */
+		for (j = 0; j < q->nsent; j++)
+			if (q->pids[j] == pid && !q->got[j]) {
+				q->got[j] = 1;
+				q->ngot++;
+			}
+		if (q->ngot == q->nsent)
+			admreq_finish(q);
+	}
+}
+
+void
 admreq_tick(void)
 {
 	int64_t now = master_now_ms();

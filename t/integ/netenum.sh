@@ -149,5 +149,23 @@ for t in NetSessEnum NetFileEnum NetConnEnum; do
 		fail "smbtorture $t"; tail -n 15 "$T/out" | sed 's/^/     /'
 	fi
 done
+# A worker that dies while the master waits for its answer
+# (netclose_gone.py): carol's, which her smbclient keeps.
+mkfifo "$T/carolin"
+smbclient "//127.0.0.1/share" -U "carol%carolpw1" -p "$PORT" <"$T/carolin" \
+    >"$T/carol.out" 2>&1 &
+CAROLC=$!
+exec 7>"$T/carolin"
+carol_worker() {
+	W=$(integ_worker_of carol) && [ -n "$W" ]
+}
+if integ_until 10 carol_worker; then
+	client_checks netclose_gone.py env PYTHONPATH="$ROOT/t/integ" \
+	    "$PYTHON" "$ROOT/t/integ/netclose_gone.py" "$PORT" "$W"
+else
+	fail "carol's smbclient did not log in"
+fi
+exec 7>&-
+wait "$CAROLC"
 check "server still answers" "$USMBCTL" -s "$CONF" ping
 finish
