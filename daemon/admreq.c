@@ -155,10 +155,18 @@ admreq_handle(struct child *c, const struct msg *m)
 		    ADMREQ_RATE, master_now_ms());
 		return 0;
 	}
-	if (!admreq_is_admin(c)) {
-		/* a line a second at most: a refused worker may keep asking */
-		if (master_now_ms() - c->admin_warned_ms >= 1000) {
-			c->admin_warned_ms = master_now_ms();
+	/*
+	 * A refusal stands for a second: the group lookup is NSS (a
+	 * directory server's round trip, perhaps), and a refused worker
+	 * may keep asking at its rate; so one lookup and one log line a
+	 * second at most.
+	 */
+	if ((c->admin_refused_ms != 0 &&
+	    master_now_ms() - c->admin_refused_ms < 1000) ||
+	    !admreq_is_admin(c)) {
+		if (c->admin_refused_ms == 0 ||
+		    master_now_ms() - c->admin_refused_ms >= 1000) {
+			c->admin_refused_ms = master_now_ms();
 			log_warnx("worker %d (%s, uid %u) asked for an "
 			    "administrator's srvsvc %s: refused, not in "
 			    "`server admin group`",
