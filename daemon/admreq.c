@@ -155,10 +155,18 @@ admreq_handle(struct child *c, const struct msg *m)
 		    ADMREQ_RATE, master_now_ms());
 		return 0;
 	}
-	if (!admreq_is_admin(c)) {
-		/* a line a second at most: a refused worker may keep asking */
-		if (master_now_ms() - c->admin_warned_ms >= 1000) {
-			c->admin_warned_ms = master_now_ms();
+	/*
+	 * A refusal stands for a second: the group lookup is NSS (a
+	 * directory server's round trip, perhaps), and a refused worker
+	 * may keep asking at its rate; so one lookup and one log line a
+	 * second at most.
+	 */
+	if ((c->admin_refused_ms != 0 &&
+	    master_now_ms() - c->admin_refused_ms < 1000) ||
+	    !admreq_is_admin(c)) {
+		if (c->admin_refused_ms == 0 ||
+		    master_now_ms() - c->admin_refused_ms >= 1000) {
+			c->admin_refused_ms = master_now_ms();
 			log_warnx("worker %d (%s, uid %u) asked for an "
 			    "administrator's srvsvc %s: refused, not in "
 			    "`server admin group`",
@@ -229,6 +237,32 @@ admreq_reply(struct child *c, const struct msg *m)
 		return 1;
 	}
 	return 1;	/* late: its request was answered already */
+}
+
+void
+admreq_child_gone(pid_t pid)
+{
+	int i, j;
+
+	for (i = 0; i < ADMREQ_MAX_PENDING; i++) {
+		struct admreq_pending *q = &admreq_q[i];
+
+		if (q->asker == 0)
+			continue;
+		/* no one to answer, and its pid may come back as anyone */
+		if (q->asker == pid) {
+			q->asker = 0;
+			continue;
+		}
+		/* a dead worker's opens and sessions are gone: no answer due */
+		for (j = 0; j < q->nsent; j++)
+			if (q->pids[j] == pid && !q->got[j]) {
+				q->got[j] = 1;
+				q->ngot++;
+			}
+		if (q->ngot == q->nsent)
+			admreq_finish(q);
+	}
 }
 
 void

@@ -7,6 +7,7 @@
 #define USMBD_DAEMON_ADMREQ_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct child;
 struct msg;
@@ -35,6 +36,11 @@ int	admreq_is_admin(const struct child *c);
 int	admreq_handle(struct child *c, const struct msg *m);
 /* A MSG_CTL_DONE whose id is ours: 1 when taken, else 0. */
 int	admreq_reply(struct child *c, const struct msg *m);
+/*
+ * A child gone (reaped): the requests it asked are dropped, its answers
+ * are no longer awaited (a request all others answered is answered now).
+ */
+void	admreq_child_gone(pid_t pid);
 /* Answers the requests whose deadline passed. */
 void	admreq_tick(void);
 /* Milliseconds until admreq_tick has work, -1 for none. */

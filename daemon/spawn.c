@@ -559,6 +559,8 @@ spawn_child_gone(struct child *c)
 
 	spawn_close_chan(c);
 	route_child_gone(c);
+	if (c->role == CHILD_WORKER)
+		admreq_child_gone(c->pid);
 	if (c->role == CHILD_GATE && !master.shutting_down) {
 		/* An unasked-for death right after start: do not fork-loop. */
 		if (lived < SPAWN_FAST_DEATH_MS && !c->stopping) {

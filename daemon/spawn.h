@@ -85,7 +85,8 @@ struct child {
 	struct spawn_bucket log_rate;	/* MSG_LOG */
 	struct spawn_bucket unlink_rate;	/* MSG_UNLINK_AS */
 	struct spawn_bucket admin_rate;	/* MSG_ADMIN_REQ (daemon/admreq.h) */
-	int64_t		 admin_warned_ms;	/* its last refusal logged */
+	int64_t		 admin_refused_ms;	/* its last admin group lookup
+						   that refused it (admreq.c) */
 	uint64_t	 fwd_dropped;	/* forwarded to it, not queued */
 	int		 users_pending;	/* worker: MSG_USERS waits for room */
 };

@@ -78,11 +78,19 @@ userlist_send(struct child *c)
 
 	if (master.passdb == NULL || c->chan < 0 || c->dying)
 		return 0;
-	if ((rc = userlist_encode(master.passdb, buf, sizeof(buf), &len)) != 0)
-		return rc;
+	/*
+	 * The room first: a worker that stopped reading its channel stays
+	 * pending, and userlist_tick asks at every turn of the master's
+	 * loop; the passdb walk only once the list may go.
+	 */
 	if (ioctl(c->chan, SIOCOUTQ, &queued) == -1 ||
 	    getsockopt(c->chan, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) == -1)
 		rc = -errno;
+	else if ((size_t)queued + MSG_HDR_LEN + 4 > (size_t)sndbuf / SPAWN_FWD_SHARE)
+		rc = -EAGAIN;
+	else if ((rc = userlist_encode(master.passdb, buf, sizeof(buf),
+	    &len)) != 0)
+		return rc;
 	else if ((size_t)queued + MSG_HDR_LEN + len > (size_t)sndbuf / SPAWN_FWD_SHARE)
 		rc = -EAGAIN;
 	else

@@ -13,7 +13,8 @@
  *
  * The "._" file is any user's input: it is opened as fruit_rsrc.c opens
  * it (beneath the share root as the user, no symlink followed, O_NONBLOCK,
- * a regular file only), its header read whole (64 KiB at most, Samba's
+ * a regular file of one name only), converted only when its owner owns
+ * the file too, its header read whole (64 KiB at most, Samba's
  * limit) into a static buffer and every offset and length checked before
  * anything is written (proto/adouble.c adouble_conv_parse).  A malformed
  * one is left as it is.  Samba's filler "Netatalk" is written with the
@@ -123,23 +124,27 @@ conv_finderinfo(const struct conf_share *sh, int dfd)
 }
 
 /*
- * Converts the "._" file adfd (st its stat, name its path below root) of
- * path: 0, 1 when it was removed, or -errno.
+ * Whether the "._" file adfd (st its stat), still open read-only, is to
+ * be converted: its header read whole and well formed, its file (fd, or
+ * path opened here into *dfd) a regular file or directory of the same
+ * owner.  Judged before it is opened for writing, so that one that is
+ * not converted is never closed after writing at each meeting (inotify's
+ * IN_CLOSE_WRITE breaks the directory's leases, and every client that
+ * lists again meets it again).  0, or -EINVAL (not to convert), -errno.
  */
 static int
-conv_do(const struct conf_share *sh, int root, const char *path, int fd,
-    int adfd, const struct vfs_stat *st, const char *name)
+conv_judge(int root, const char *path, int fd, int adfd,
+    const struct vfs_stat *st, int *dfd)
 {
 	const struct vfs_ops *vfs = file_vfs();
-	uint8_t old[ADOUBLE_RSRC_HDR], hdr[ADOUBLE_RSRC_HDR];
 	struct adouble_conv c;
 	struct vfs_stat dst;
-	uint64_t rf_off, rf_len;
 	size_t want = st->size > sizeof(conv_buf) ? sizeof(conv_buf) :
 	    (size_t)st->size;
 	ssize_t n;
-	int dfd = fd, rc, blank = 0;
+	int rc;
 
+	*dfd = fd;
 	n = vfs->pread(adfd, conv_buf, want, 0);
 	if (n != (ssize_t)want)
 		return n < 0 ? (int)n : -EIO;
@@ -148,17 +153,54 @@ conv_do(const struct conf_share *sh, int root, const char *path, int fd,
 		    path);
 		return -EINVAL;
 	}
-	if (dfd < 0) {
-		dfd = vfs->open(root, path, O_RDONLY | O_NOFOLLOW |
+	if (fd < 0) {
+		*dfd = vfs->open(root, path, O_RDONLY | O_NOFOLLOW |
 		    O_NONBLOCK | O_NOCTTY, 0);
-		if (dfd < 0)
-			return dfd;
-		rc = vfs->fstat(dfd, &dst);
-		if (rc == 0 && !S_ISREG(dst.mode) && !S_ISDIR(dst.mode))
-			rc = -EINVAL;
-		if (rc != 0)
-			goto out;
+		if (*dfd < 0)
+			return *dfd;
 	}
+	rc = vfs->fstat(*dfd, &dst);
+	if (rc == 0 && !S_ISREG(dst.mode) && !S_ISDIR(dst.mode))
+		rc = -EINVAL;
+	/*
+	 * The streams are written with the credentials of whoever meets
+	 * the "._" file, often the file's owner: a "._" file of another
+	 * owner (any local account or user may make one beside a file in a
+	 * directory it can write) would write that owner's bytes over the
+	 * file's streams, which its owner alone may write.
+	 */
+	if (rc == 0 && dst.uid != st->uid) {
+		log_debug(1, "._ file of \"%s\" is not its owner's: not "
+		    "converted", path);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/*
+ * Converts the "._" file adfd, opened for writing (st its stat, name its
+ * path below root), of path, open as dfd (conv_judge): 0, 1 when it was
+ * removed, or -errno.  Its header is read and parsed again: its owner
+ * may have changed it since it was judged.
+ */
+static int
+conv_do(const struct conf_share *sh, int root, const char *path, int dfd,
+    int adfd, const struct vfs_stat *st, const char *name)
+{
+	const struct vfs_ops *vfs = file_vfs();
+	uint8_t old[ADOUBLE_RSRC_HDR], hdr[ADOUBLE_RSRC_HDR];
+	struct adouble_conv c;
+	uint64_t rf_off, rf_len;
+	size_t want = st->size > sizeof(conv_buf) ? sizeof(conv_buf) :
+	    (size_t)st->size;
+	ssize_t n;
+	int rc, blank = 0;
+
+	n = vfs->pread(adfd, conv_buf, want, 0);
+	if (n != (ssize_t)want)
+		return n < 0 ? (int)n : -EIO;
+	if (adouble_conv_parse(conv_buf, want, st->size, &c) != 0)
+		return -EINVAL;
 	/* as Samba: the attributes, the Finder info, then the "._" file */
 	if ((rc = conv_xattrs(&c, want, dfd, path)) != 0)
 		goto out;
@@ -196,8 +238,6 @@ conv_do(const struct conf_share *sh, int root, const char *path, int fd,
 		rc = rc == 0 ? 1 : rc == -ENOENT || rc == -ESTALE ? 0 : rc;
 	}
 out:
-	if (dfd != fd && dfd >= 0)
-		close(dfd);
 	return rc;
 }
 
@@ -237,7 +277,7 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 	struct adouble_rsrc r;
 	struct vfs_stat st;
 	ssize_t n;
-	int adfd, rw, rc;
+	int adfd, dfd = -1, rw, rc;
 
 	if ((rc = fruit_rsrc_name(path, name, sizeof(name))) != 0)
 		return rc;
@@ -255,11 +295,20 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 		rc = (int)n;
 		goto out;
 	}
-	/* a "._" file the user may not write is read, not converted */
+	/*
+	 * A "._" file the user may not write is read, not converted (the
+	 * kernel's word on the open inode: one faccessat2, before the
+	 * header is read whole).
+	 */
 	if (convert && adouble_conv_wanted(conv_buf, (size_t)n) &&
-	    (rw = conv_open_rw(root, name, &st)) >= 0) {
-		rc = conv_do(sh, root, path, fd, rw, &st, name);
-		close(rw);
+	    vfs->accessat(adfd, "", W_OK) == 0) {
+		if ((rc = conv_judge(root, path, fd, adfd, &st, &dfd)) == 0 &&
+		    (rc = rw = conv_open_rw(root, name, &st)) >= 0) {
+			rc = conv_do(sh, root, path, dfd, rw, &st, name);
+			close(rw);
+		}
+		if (dfd != fd && dfd >= 0)
+			close(dfd);
 		if (rc == 1) {
 			rc = -ENOENT;
 			goto out;
@@ -268,7 +317,7 @@ fruit_conv(const struct conf_share *sh, int root, const char *path, int fd,
 		 * Not converted: tried again at the next meeting, so at a
 		 * debug level (any user can make one fail every time).
 		 */
-		if (rc != 0 && rc != -EINVAL)
+		if (rc < 0 && rc != -EINVAL)
 			log_debug(1, "conversion of the ._ file of \"%s\": %s",
 			    path, strerror(-rc));
 		if ((rc = vfs->fstat(adfd, &st)) != 0)

@@ -25,6 +25,7 @@ usage: fruit_conv.py HOST PORT USER PASSWORD SHAREDIR OTHER_USER [SAMBA_PORT]
 (the second on [vfs_fruit], fruit:encoding = native: a name sent with
 U+F022 is ':' on disk and U+F022 again in listings and name queries)
 """
+import ctypes
 import os
 import pwd
 import struct
@@ -150,6 +151,28 @@ def outcome(smb, tid, d, name):
     return afp, lst, data, slurp(p) if os.path.exists(p) else None
 
 
+def close_writes(d, fn):
+    """The names in d closed after writing (inotify IN_CLOSE_WRITE, which
+    breaks every directory lease on d) while fn runs."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    libc.inotify_add_watch(fd, d.encode(), 0x8)
+    try:
+        fn()
+        try:
+            buf = os.read(fd, 65536)
+        except BlockingIOError:
+            buf = b""
+    finally:
+        os.close(fd)
+    names, off = [], 0
+    while off + 16 <= len(buf):
+        ln = struct.unpack_from("<iIII", buf, off)[3]
+        names.append(buf[off + 16:off + 16 + ln].rstrip(b"\0").decode())
+        off += 16 + ln
+    return names
+
+
 def attrs_demo():
     return [(TAGS, b"bplist00\xa0\x08"), (b"foo:bar", b"baz")]
 
@@ -192,7 +215,14 @@ def usmbd_checks(host, port, user, pw, d, owner, other):
     bad = bytearray(mac_ad(attrs_demo(), FORK))
     struct.pack_into(">I", bad, 124, 0x10000)
     p = put(d, "._h1", bytes(bad), owner)
-    afp = read_stream(smb, tid, "h1:AFP_AfpInfo")
+    afp = None
+
+    def meet_h1():
+        nonlocal afp
+        afp = read_stream(smb, tid, "h1:AFP_AfpInfo")
+    cw = close_writes(d, meet_h1)
+    say(cw == [], "a malformed ._ file is not opened for writing at each "
+        "meeting (its close would break the directory's leases: %s)" % cw)
     say(afp == NOT_FOUND and slurp(p) == bytes(bad) and
         streams(smb, tid, "h1") == [("::$DATA", 4),
                                     (":AFP_Resource:$DATA", 16)],
@@ -236,6 +266,28 @@ def usmbd_checks(host, port, user, pw, d, owner, other):
     afp = read_stream(smb, tid, "h4:AFP_AfpInfo")
     say(afp == NOT_FOUND and slurp(p) == blob,
         "another user's ._ file is neither converted nor changed")
+    # another local account's ._ file beside the user's file, writable by
+    # the user: the user's own worker would write its attributes over the
+    # file's streams, which that account may not write
+    put(d, "h6", b"data", owner)
+    f = smb.create(tid, "h6:keep", st.FILE_WRITE_DATA, 7, 0,
+                   st.FILE_OPEN_IF, 0)
+    smb.write(tid, f, b"mine", 0, 4)
+    smb.close(tid, f)
+    evil = mac_ad([(b"keep", b"evil"), (b"new", b"planted")], FORK)
+    p = put(d, "._h6", evil, (other.pw_uid, other.pw_gid))
+    os.chmod(p, 0o666)
+    afp = None
+
+    def meet_h6():
+        nonlocal afp
+        afp = read_stream(smb, tid, "h6:AFP_AfpInfo")
+    cw = close_writes(d, meet_h6)
+    say(cw == [], "... nor opened for writing (%s)" % cw)
+    say(afp == NOT_FOUND and read_stream(smb, tid, "h6:keep") == b"mine" and
+        read_stream(smb, tid, "h6:new") == NOT_FOUND and slurp(p) == evil,
+        "a ._ file of another owner than its file is not converted "
+        "(its attributes are not the file's streams)")
     conn.logoff()
 
 

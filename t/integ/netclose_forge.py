@@ -3,7 +3,8 @@
 # worker would, to close alice's open (MSG_ADMIN_REQ, daemon/admmsg.h) and
 # to end alice's sessions.  Nothing in the message says who asks; the
 # master must judge the channel's worker (bob, not in `server admin
-# group`) and answer ERROR_ACCESS_DENIED without asking anyone.
+# group`) and answer ERROR_ACCESS_DENIED without asking anyone, to a
+# flood too.
 #   netclose_forge.py PID MSG_ADMIN_REQ MSG_ADMIN_REP FILEID
 # Prints "ok ..." / "FAIL ..." lines.  The channel is taken with
 # pidfd_getfd, as t/integ/privsep_client.py does.
@@ -40,4 +41,10 @@ w = ask(chan, 0x5152, struct.pack("<BH", 2, 0) +
 print(("ok " if w == 5 else "FAIL ") +
       "a forged NetrSessionDel from bob's worker: ERROR_ACCESS_DENIED (%r)"
       % w, flush=True)
+# A flood of them: each refused (the master's group lookups are counted
+# by netenum.sh, which traces the master meanwhile)
+got = [ask(chan, 0x5200 + i, struct.pack("<BL", 1, FILEID)) for i in range(40)]
+print(("ok " if got == [5] * 40 else "FAIL ") +
+      "40 more forged requests from bob's worker: each ERROR_ACCESS_DENIED "
+      "(%r)" % sorted(set(got), key=repr), flush=True)
 chan.close()

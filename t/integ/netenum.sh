@@ -103,9 +103,21 @@ if [ -z "$W" ] || [ -z "$ALICE_FID" ]; then
 	fail "no worker of bob ($W) or no FileId of alice's open ($ALICE_FID)"
 else
 	kill -STOP "$W"
+	# the master traced: its group lookups (NSS files: /etc/group) for
+	# the 42 refused requests
+	strace -p "$SERVER_PID" -e trace=openat -o "$T/master.trace" 2>/dev/null &
+	STR=$!
+	sleep 0.5	# strace attached
 	client_checks netclose_forge.py env PYTHONPATH="$ROOT/t/integ" \
 	    "$PYTHON" "$ROOT/t/integ/netclose_forge.py" "$W" "$AREQ" "$AREP" \
 	    "$ALICE_FID"
+	kill "$STR"; wait "$STR" 2>/dev/null
+	n=$(grep -c '"/etc/group"' "$T/master.trace")
+	if [ "$n" -le 4 ]; then
+		ok "a refused worker's flood costs the master one group lookup a second ($n opens of /etc/group)"
+	else
+		fail "the master looked the groups up for each refused request ($n opens of /etc/group)"
+	fi
 	kill -CONT "$W"
 	check "the master logs the refused worker" grep -q \
 	    "worker $W (bob, uid [0-9]*) asked for an administrator's srvsvc NetrFileClose: refused" "$LOG"
@@ -149,5 +161,23 @@ for t in NetSessEnum NetFileEnum NetConnEnum; do
 		fail "smbtorture $t"; tail -n 15 "$T/out" | sed 's/^/     /'
 	fi
 done
+# A worker that dies while the master waits for its answer
+# (netclose_gone.py): carol's, which her smbclient keeps.
+mkfifo "$T/carolin"
+smbclient "//127.0.0.1/share" -U "carol%carolpw1" -p "$PORT" <"$T/carolin" \
+    >"$T/carol.out" 2>&1 &
+CAROLC=$!
+exec 7>"$T/carolin"
+carol_worker() {
+	W=$(integ_worker_of carol) && [ -n "$W" ]
+}
+if integ_until 10 carol_worker; then
+	client_checks netclose_gone.py env PYTHONPATH="$ROOT/t/integ" \
+	    "$PYTHON" "$ROOT/t/integ/netclose_gone.py" "$PORT" "$W"
+else
+	fail "carol's smbclient did not log in"
+fi
+exec 7>&-
+wait "$CAROLC"
 check "server still answers" "$USMBCTL" -s "$CONF" ping
 finish
