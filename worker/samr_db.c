@@ -48,10 +48,15 @@ samr_db_set(const uint8_t *payload, size_t len)
 		a->flags = cur_le32(&c) & SAMR_DB_DISABLED;
 		nlen = cur_u8(&c);
 		name = cur_view(&c, nlen);
-		if (c.err || nlen == 0 || nlen >= SAMR_DB_NAME_MAX ||
-		    memchr(name, '\0', nlen) != NULL || memchr(name, '\\',
-		    nlen) != NULL)
+		if (c.err || nlen == 0 || nlen >= SAMR_DB_NAME_MAX)
 			return -EINVAL;
+		/*
+		 * A name no SAM account could have (an NSS name with a '\\')
+		 * is left out alone: refusing the list would list no one.
+		 */
+		if (memchr(name, '\0', nlen) != NULL ||
+		    memchr(name, '\\', nlen) != NULL)
+			continue;
 		memcpy(a->name, name, nlen);
 		a->name[nlen] = '\0';
 		k++;

@@ -883,8 +883,9 @@ START_TEST(test_db_set)
 	uint8_t buf[32];
 	const struct samr_acct *t;
 
-	/* trailing bytes, a NUL or a backslash in a name, an empty name,
-	 * a count the payload lacks: all refused, the list left empty */
+	/* trailing bytes, an empty name, a count the payload lacks: all
+	 * refused, the list left empty; a NUL or a backslash in a name:
+	 * that entry alone left out */
 	le32_put(buf, 1);
 	le32_put(buf + 4, 5);
 	le32_put(buf + 8, 0);
@@ -896,9 +897,28 @@ START_TEST(test_db_set)
 	ck_assert_int_ne(samr_db_set(buf, 17), 0);
 	ck_assert_uint_eq(samr_db_users(&t), 0);
 	memcpy(buf + 13, "a\0c", 3);
-	ck_assert_int_ne(samr_db_set(buf, 16), 0);
+	ck_assert_int_eq(samr_db_set(buf, 16), 0);
+	ck_assert_uint_eq(samr_db_users(&t), 0);
 	memcpy(buf + 13, "a\\c", 3);
-	ck_assert_int_ne(samr_db_set(buf, 16), 0);
+	ck_assert_int_eq(samr_db_set(buf, 16), 0);
+	ck_assert_uint_eq(samr_db_users(&t), 0);
+	/* beside a good one: the good one listed */
+	{
+		uint8_t two[40];
+
+		le32_put(two, 2);
+		le32_put(two + 4, 5);
+		le32_put(two + 8, 0);
+		two[12] = 3;
+		memcpy(two + 13, "a\\c", 3);
+		le32_put(two + 16, 6);
+		le32_put(two + 20, 0);
+		two[24] = 3;
+		memcpy(two + 25, "bob", 3);
+		ck_assert_int_eq(samr_db_set(two, 28), 0);
+		ck_assert_uint_eq(samr_db_users(&t), 1);
+		ck_assert_str_eq(t[0].name, "bob");
+	}
 	buf[12] = 0;
 	ck_assert_int_ne(samr_db_set(buf, 13), 0);
 	le32_put(buf, 2);
