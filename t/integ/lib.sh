@@ -28,6 +28,10 @@
 #					create the `usmbd` and `usmbd-state` system
 #					accounts and the `usmbd-state` group when
 #					absent.  Must run as root.
+#	integ_accounts			the Unix accounts scripts make when
+#					absent (the system ones, alice, bob),
+#					made once by scripts/run-integ.sh before
+#					it runs scripts side by side
 #	integ_free_port			print a free 127.0.0.1 TCP port
 #	integ_conf [LINE...]		write $CONF: [global] with smb ports,
 #					interfaces = 127.0.0.1, pid/lock/private
@@ -129,14 +133,30 @@ integ_init() {
 	LOG=$T/usmbd.log
 	mkdir -p "$SHARE"
 	chmod 1777 "$SHARE"
-	# The gates drop to `usmbd`; workers join `usmbd-state`; the state
-	# process runs as `usmbd-state` (DESIGN.md).
+	integ_system_accounts
+}
+
+# The gates drop to `usmbd`; workers join `usmbd-state`; the state
+# process runs as `usmbd-state` (DESIGN.md).
+integ_system_accounts() {
 	getent group usmbd-state >/dev/null || groupadd -r usmbd-state
 	id usmbd >/dev/null 2>&1 ||
 	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin usmbd
 	id usmbd-state >/dev/null 2>&1 ||
 	    useradd -r -M -d /nonexistent -s /usr/sbin/nologin -g usmbd-state \
 	    usmbd-state
+}
+
+# The Unix accounts every script may make (scripts/run-integ.sh makes
+# them before it runs two scripts at once): the system ones, alice, bob.
+integ_accounts() {
+	local u
+
+	integ_system_accounts || return 1
+	for u in alice bob; do
+		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" ||
+		    return 1
+	done
 }
 
 # strace_tally FILE: turns an `strace -f -s 0 -o FILE` trace, in place,
