@@ -8,6 +8,8 @@
  * that LMDB's memcmp order is numeric order:
  *   opens    fid(16)            -> the file: flags (delete pending) and all
  *                                  its open records, one value (opens.c)
+ *            fid(16) 'S'        -> its named streams' opens (opens.c)
+ *            fid(16) 'N' pid(8) -> the name open pid(8) was made by (oname.c)
  *   brlocks  fid(16)            -> every lock and waiter of the file
  *   leases   client guid(16) lease key(16) -> lease record
  *   sessions session id(8)      -> session record
