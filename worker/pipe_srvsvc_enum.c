@@ -9,7 +9,7 @@
  * The data is the shared state this worker maps already (shm/): session
  * records (user, client address, logon time), open records (session,
  * access, time), their names (share and path) and byte-range locks, and
- * the tree records of counted shares.
+ * the tree records of every disk share.
  * For the lists nothing is asked of the master or of another worker, so a
  * caller learns nothing this worker's process could not read by itself;
  * the answer is refused to anyone but a member of `server admin group`
@@ -774,9 +774,9 @@ enum_conn_id(const struct enum_conn *c)
 }
 
 /*
- * The shared state records the tree connects of shares with `max
- * connections` (shm/trees.c), each with its worker (and so its user):
- * those are what this lists.  The Qualifier names a share (Windows also
+ * The shared state records the tree connects of every disk share
+ * (shm/trees.c, worker/state_tree.c), each with its worker (and so its
+ * user): those are what this lists (IPC$'s are not recorded).  The Qualifier names a share (Windows also
  * takes a client's name; no record ties a tree to a client address, so
  * such a qualifier matches nothing).
  */
