@@ -83,7 +83,8 @@ shm_open_name_encode(uint8_t *buf, const char *share, const char *path,
 		buf[1] = SHM_ONAME_TRUNC;
 	}
 	le16_put(buf + 2, (uint16_t)sl);
-	memcpy(buf + 4, share, sl);
+	if (sl > 0)
+		memcpy(buf + 4, share, sl);
 	n = oname_copy_from(buf + 6 + sl, path, pl, stream, tl, skip);
 	le16_put(buf + 4 + sl, (uint16_t)n);
 	return 6 + sl + n;
