@@ -480,6 +480,18 @@ slist_base_check(struct shm *s, MDB_txn *txn, const struct shm_file_id *base,
 	return -EIDRM;
 }
 
+/* The open's name (shm/oname.c), in the transaction that inserts it. */
+static int
+open_name_put(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
+    const struct shm_open_rec *r)
+{
+	uint8_t key[SHM_FID_KEY_LEN];
+
+	shm_fid_key(key, fid);
+	return shm_oname_put_txn(s, txn, key, r->persistent_id, r->name_share,
+	    r->name_path, r->name_stream);
+}
+
 /*
  * The share-mode check and insert, in one write transaction of the file's
  * env; with claim (a new lease whose key is claimed in another env,
@@ -540,6 +552,8 @@ open_insert_once(struct shm *s, const struct shm_file_id *fid,
 	shm_orec_put(of.rec + (size_t)of.n * SHM_OREC_LEN, &r);
 	of.n++;
 	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		goto out;
+	if (new->name_path != NULL && (rc = open_name_put(s, txn, fid, &r)) != 0)
 		goto out;
 	if (new->has_base && (rc = slist_edit(s, txn, &new->stream_base, fid,
 	    r.persistent_id, &r)) != 0)
@@ -624,12 +638,14 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
     uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
     int *last, int *dp)
 {
+	uint8_t key[SHM_FID_KEY_LEN];
 	struct shm_open_rec r;
 	struct shm_ofile of;
 	int rc, i, d;
 
 	*last = *dp = 0;
 	s->drop_del_uid = 0;
+	shm_fid_key(key, fid);
 	if ((rc = shm_ofile_load(s, txn, fid, &of)) != 0)
 		return rc;
 	if ((i = shm_ofile_find(&of, persistent_id)) < 0)
@@ -670,6 +686,9 @@ shm_open_drop_txn(struct shm *s, MDB_txn *txn, const struct shm_file_id *fid,
 			*last = 0;	/* its streams' opens hold it */
 	}
 	if ((rc = shm_ofile_store(s, txn, fid, &of)) != 0)
+		return rc;
+	/* its name goes with it (the key sorts beside the value just stored) */
+	if ((rc = shm_oname_del_txn(s, txn, key, persistent_id)) != 0)
 		return rc;
 	if (out != NULL)
 		*out = r;
@@ -882,10 +901,14 @@ shm_open_count(struct shm *s, const struct shm_file_id *fid, int *n)
 	return rc;
 }
 
-/* Renames name from to name to in the opens value under key. */
+/*
+ * Renames name from to name to in the opens value under key; the opens
+ * moved get path as their name when made through share (path NULL: no
+ * name changes).  A stream list's copy names its stream's key.
+ */
 static int
 ofile_relink_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
-    uint64_t from, uint64_t to)
+    uint64_t from, uint64_t to, const char *share, const char *path)
 {
 	struct shm_ofile of;
 	uint8_t *p;
@@ -894,11 +917,15 @@ ofile_relink_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 	if ((rc = ofile_load_key(s, txn, key, klen, &of)) != 0)
 		return rc;
 	for (uint32_t j = 0; j < of.n; j++) {
-		p = of.rec + (size_t)j * SHM_OREC_LEN + OR_LINK;
-		if (le64_get(p) == from) {
-			le64_put(p, to);
-			edited = 1;
-		}
+		p = of.rec + (size_t)j * SHM_OREC_LEN;
+		if (le64_get(p + OR_LINK) != from)
+			continue;
+		le64_put(p + OR_LINK, to);
+		edited = 1;
+		if (path != NULL && (rc = shm_oname_rename_txn(s, txn,
+		    klen == SLIST_KEY_LEN ? p + OR_LEASE_KEY : key, le64_get(p),
+		    share, path)) != 0)
+			return rc;
 	}
 	if ((i = ofile_del_find(&of, from)) >= 0) {
 		of.del[i].link = to;
@@ -909,7 +936,7 @@ ofile_relink_key(struct shm *s, MDB_txn *txn, uint8_t *key, size_t klen,
 
 int
 shm_open_relink(struct shm *s, const struct shm_file_id *fid, uint64_t from,
-    uint64_t to)
+    uint64_t to, const char *share, const char *path)
 {
 	uint8_t key[SLIST_KEY_LEN];
 	MDB_txn *txn;
@@ -921,8 +948,12 @@ shm_open_relink(struct shm *s, const struct shm_file_id *fid, uint64_t from,
 		return rc;
 	slist_key(key, fid);
 	/* One scratch buffer: each value is loaded and stored in turn. */
-	if ((rc = ofile_relink_key(s, txn, key, SLIST_KEY_LEN, from, to)) == 0)
-		rc = ofile_relink_key(s, txn, key, SHM_FID_KEY_LEN, from, to);
+	if (share == NULL)
+		path = NULL;
+	if ((rc = ofile_relink_key(s, txn, key, SLIST_KEY_LEN, from, to, share,
+	    path)) == 0)
+		rc = ofile_relink_key(s, txn, key, SHM_FID_KEY_LEN, from, to,
+		    share, path);
 	return shm_wend(s, txn, rc);
 }
 

@@ -149,6 +149,10 @@ struct shm_pids {
 	pid_t		pid[SHM_PIDS_MAX];
 };
 
+#define SHM_NAME_MAX	256
+#define SHM_ADDR_MAX	64
+#define SHM_PATH_MAX	4096
+
 /* ---- opens and share modes ---- */
 
 /* Access mask bits used by the share-mode check, MS-SMB2 2.2.13.1.1 */
@@ -227,6 +231,15 @@ struct shm_open_rec {
 	 * write: SHM_FILE_WRITE_DATA, whatever the client asked for).
 	 */
 	uint32_t	check_access;
+	/*
+	 * Insert only: the name the open was made by, for the
+	 * administrator's listing (shm_open_name_get; NULL name_path: none
+	 * recorded): the share, the path below its root ('/'-separated,
+	 * "" the root) and the named stream ("" or NULL: none).
+	 */
+	const char	*name_share;
+	const char	*name_path;
+	const char	*name_stream;
 };
 
 struct shm_open_conflict {
@@ -345,10 +358,44 @@ int	shm_open_get_delete_pending(struct shm *, const struct shm_file_id *,
 	    uint64_t persistent_id, int *on);
 /*
  * A rename: the file's opens (and its named streams' entries in its
- * stream list) that were opened by name `from` are now opened by `to`.
+ * stream list) that were opened by name `from` are now opened by `to`;
+ * the recorded names of those made through share (any case) become path
+ * (a stream open's keeps its ":stream"), when share and path are not NULL.
  */
 int	shm_open_relink(struct shm *, const struct shm_file_id *, uint64_t from,
-	    uint64_t to);
+	    uint64_t to, const char *share, const char *path);
+/*
+ * The name an open was made by (srvsvc NetrFileEnum level 3, worker/
+ * pipe_srvsvc_enum.c), kept beside the file's opens in its data env,
+ * written in the CREATE's transaction and removed with the open (close,
+ * withdrawal, purge, durable expiry).  A path longer than
+ * SHM_ONAME_PATH_MAX bytes (a stream's ":name" included) keeps its last
+ * bytes, cut at a character, and SHM_ONAME_TRUNC; it never fails the
+ * open.  Any worker can write these records: decoded with every length
+ * checked, strings NUL-terminated.
+ */
+#define SHM_ONAME_PATH_MAX	1024
+#define SHM_ONAME_TRUNC		0x1
+struct shm_open_name {
+	uint8_t		flags;		/* SHM_ONAME_* */
+	char		share[SHM_NAME_MAX];
+	char		path[SHM_ONAME_PATH_MAX + 1];
+};
+/* 0, -ENOENT (no name recorded), -EPROTO (malformed) or -errno. */
+int	shm_open_name_get(struct shm *, const struct shm_file_id *,
+	    uint64_t persistent_id, struct shm_open_name *out);
+/* A name record's value as stored (fuzz targets, tests): 0 or -EPROTO. */
+int	shm_open_name_decode(const void *val, size_t len,
+	    struct shm_open_name *out);
+/*
+ * Encodes a name record's value into buf (at least SHM_ONAME_VAL_MAX
+ * bytes); returns its length.  A share name past SHM_NAME_MAX - 1 bytes
+ * is cut, a path as above.
+ */
+#define SHM_ONAME_VAL_MAX	(6 + (SHM_NAME_MAX - 1) + SHM_ONAME_PATH_MAX)
+size_t	shm_open_name_encode(uint8_t *buf, const char *share,
+	    const char *path, const char *stream);
+
 /* Number of opens of a file (read only). */
 int	shm_open_count(struct shm *, const struct shm_file_id *, int *n);
 
@@ -616,10 +663,6 @@ typedef int (*shm_brlock_fn)(const struct shm_file_id *,
 int	shm_foreach_brlock(struct shm *, shm_brlock_fn, void *arg);
 
 /* ---- sessions and workers ---- */
-
-#define SHM_NAME_MAX	256
-#define SHM_ADDR_MAX	64
-#define SHM_PATH_MAX	4096
 
 struct shm_session_rec {
 	uint64_t	session_id;

@@ -8,6 +8,8 @@
  * that LMDB's memcmp order is numeric order:
  *   opens    fid(16)            -> the file: flags (delete pending) and all
  *                                  its open records, one value (opens.c)
+ *            fid(16) 'S'        -> its named streams' opens (opens.c)
+ *            fid(16) 'N' pid(8) -> the name open pid(8) was made by (oname.c)
  *   brlocks  fid(16)            -> every lock and waiter of the file
  *   leases   client guid(16) lease key(16) -> lease record
  *   sessions session id(8)      -> session record
@@ -142,6 +144,8 @@ struct shm {
 	/* scratch copy of one file's opens value, edited then stored */
 	uint8_t		*of_buf;
 	size_t		 of_cap;
+	/* scratch value of an open's name record (oname.c) */
+	uint8_t		 oname_buf[SHM_ONAME_VAL_MAX];
 	/* scratch durable record (~5 KiB: not on the event loop's stack) */
 	struct shm_durable_rec	 dscratch;
 	char		*dir;
@@ -453,6 +457,21 @@ int	shm_ofile_store(struct shm *, MDB_txn *, const struct shm_file_id *,
 int	shm_open_drop_txn(struct shm *, MDB_txn *, const struct shm_file_id *,
 	    uint64_t persistent_id, unsigned flags, struct shm_open_rec *out,
 	    int *last, int *dp);
+
+/*
+ * oname.c: an open's name record, beside its file's opens value in the
+ * opens database (fidkey: the file's 16-byte key).  put: in the CREATE's
+ * transaction; del: with the open (no record: 0); rename: the record of
+ * an open made through share takes path (its stream kept).
+ */
+#define SHM_ONAME_KEY_LEN	(SHM_FID_KEY_LEN + 1 + 8)
+int	shm_oname_put_txn(struct shm *, MDB_txn *, const uint8_t *fidkey,
+	    uint64_t persistent_id, const char *share, const char *path,
+	    const char *stream);
+int	shm_oname_del_txn(struct shm *, MDB_txn *, const uint8_t *fidkey,
+	    uint64_t persistent_id);
+int	shm_oname_rename_txn(struct shm *, MDB_txn *, const uint8_t *fidkey,
+	    uint64_t persistent_id, const char *share, const char *path);
 
 /* brlock.c: does the file hold a byte-range lock (waiters do not count)? */
 int	shm_brlock_any_txn(struct shm *, MDB_txn *, const struct shm_file_id *);

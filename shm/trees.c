@@ -1,6 +1,7 @@
 /*
- * Tree connects counted per share, for `max connections` (Samba's key: the
- * tree connects to a share across the whole server; worker/state_tree.c).
+ * Tree connects counted per share: every disk share's, for `max
+ * connections` (Samba's key: the tree connects to a share across the whole
+ * server) and srvsvc's NetrConnectionEnum (worker/state_tree.c).
  * A record per counted tree in the main env's "trees" database:
  *
  *   key   share name (ASCII letters folded to lower case, as share names

@@ -8,8 +8,8 @@
  *
  * The data is the shared state this worker maps already (shm/): session
  * records (user, client address, logon time), open records (session,
- * access, time) and byte-range locks, the tree records of counted shares,
- * and the durable records, which alone carry an open's share and path.
+ * access, time), their names (share and path) and byte-range locks, and
+ * the tree records of every disk share.
  * For the lists nothing is asked of the master or of another worker, so a
  * caller learns nothing this worker's process could not read by itself;
  * the answer is refused to anyone but a member of `server admin group`
@@ -56,9 +56,9 @@
 #define SRVSVC_ENUM_NAME	256
 /*
  * The most bytes of FILE_INFO entries one answer carries, well under the
- * pipe's stub ceiling (PIPE_MAX_RSP_STUB): a durable open's path is up to
- * 4 KiB, 8 KiB in UTF-16, so 4,096 of them (any user can hold that many
- * with long names) would not fit, and the administrator's listing failed
+ * pipe's stub ceiling (PIPE_MAX_RSP_STUB): an open's path is up to
+ * 1 KiB below a share's path of up to 4 KiB, 10 KiB in UTF-16, so 4,096
+ * of them (any user can hold that many with long names) would not fit, and the administrator's listing failed
  * whole (nca_s_fault_remote_no_memory).  Past it: ERROR_MORE_DATA and a
  * ResumeHandle.  Sessions and trees fit whole (1,024 of at most ~1.1 KiB).
  */
@@ -73,6 +73,7 @@ struct enum_sess {
 };
 
 struct enum_file {
+	struct shm_file_id fid;
 	uint64_t	pers;
 	uint64_t	session_id;
 	uint32_t	access;
@@ -422,7 +423,6 @@ enum_file_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
 	struct enum_file *f;
 	uint32_t i;
 
-	(void)fid;
 	if (w->has_id && srvsvc_file_id(r->persistent_id) != w->only_id)
 		return 0;
 	/* a user filter: the open's session among that user's (es[]) */
@@ -435,6 +435,7 @@ enum_file_cb(const struct shm_file_id *fid, const struct shm_open_rec *r,
 	if (w->n >= SRVSVC_ENUM_FILE_MAX)
 		return 0;
 	f = &ef[w->n++];
+	f->fid = *fid;
 	f->pers = r->persistent_id;
 	f->session_id = r->session_id;
 	f->access = r->access;
@@ -495,28 +496,35 @@ enum_file_perms(uint32_t access)
 }
 
 /*
- * The path Windows shows: the share's local path in Windows form (as
- * NetShareGetInfo level 2 gives it) and the file below it.  Only a
- * durable open's record names its file; for the others the shared state
- * has the file's id and no name, and the path is left empty.
+ * The path Windows shows (and Samba, in its own form): the share's local
+ * path in Windows form, as NetShareGetInfo level 2 gives it to an
+ * administrator, and the file below it, "C:\srv\docs\a\b.xlsx", from
+ * the name the open recorded (shm_open_name_get, every open's).  A share
+ * whose root this worker cannot name (another user's home share, a path
+ * with substitutions, a share gone since) shows "\share\a\b.xlsx"
+ * instead: never a path worked out for another user.  A name kept in
+ * part (past SHM_ONAME_PATH_MAX bytes) shows "..." where its head was.
  */
 static void
-enum_file_path(const struct pipe_env *env, uint64_t pers, char *buf,
-    size_t cap)
+enum_file_path(const struct pipe_env *env, const struct enum_file *f,
+    char *buf, size_t cap)
 {
-	static struct shm_durable_rec d;	/* 4 KiB path: off the stack */
+	static struct shm_open_name nm;		/* 1.3 KiB: off the stack */
 	const struct conf_share *s;
+	const char *sep, *cut;
 	size_t i;
 
 	buf[0] = '\0';
-	if (env->shm == NULL || shm_durable_get(env->shm, pers, &d) != 0)
+	if (env->shm == NULL ||
+	    shm_open_name_get(env->shm, &f->fid, f->pers, &nm) != 0)
 		return;
-	s = conf_share_find(env->conf, d.share);
-	if (s == NULL || s->path == NULL)
-		snprintf(buf, cap, "%s:\\%s", d.share, d.path);
+	s = conf_share_find(env->conf, nm.share);
+	cut = (nm.flags & SHM_ONAME_TRUNC) ? "..." : "";
+	sep = nm.path[0] != '\0' || cut[0] != '\0' ? "/" : "";
+	if (s == NULL || s->path == NULL || strchr(s->path, '%') != NULL)
+		snprintf(buf, cap, "\\%s%s%s%s", nm.share, sep, cut, nm.path);
 	else
-		snprintf(buf, cap, "C:%s%s%s", s->path,
-		    d.path[0] != '\0' ? "/" : "", d.path);
+		snprintf(buf, cap, "C:%s%s%s%s", s->path, sep, cut, nm.path);
 	for (i = 0; buf[i] != '\0'; i++)
 		if (buf[i] == '/')
 			buf[i] = '\\';
@@ -545,7 +553,8 @@ enum_file_scalars(struct ndr_w *o, uint32_t level, const struct enum_file *f)
 	ndr_put_ptr(o, 1);				/* username */
 }
 
-static char enum_path[SHM_PATH_MAX + SHM_PATH_MAX];
+/* "C:" + a share's path (at most SHM_PATH_MAX) + "/..." + a name */
+static char enum_path[SHM_PATH_MAX + SHM_ONAME_PATH_MAX + 16];
 
 static void
 enum_file_buffers(const struct pipe_env *env, struct ndr_w *o, uint32_t level,
@@ -555,7 +564,7 @@ enum_file_buffers(const struct pipe_env *env, struct ndr_w *o, uint32_t level,
 
 	if (level == 2)
 		return;
-	enum_file_path(env, f->pers, enum_path, sizeof(enum_path));
+	enum_file_path(env, f, enum_path, sizeof(enum_path));
 	enum_file_user(env, f->session_id, user, sizeof(user));
 	ndr_put_string(o, enum_path);
 	ndr_put_string(o, user);
@@ -577,7 +586,7 @@ enum_file_bytes(const struct pipe_env *env, uint32_t level,
 
 	if (level == 2)
 		return 4;
-	enum_file_path(env, f->pers, enum_path, sizeof(enum_path));
+	enum_file_path(env, f, enum_path, sizeof(enum_path));
 	enum_file_user(env, f->session_id, user, sizeof(user));
 	return 20 + enum_string_bytes(enum_path) + enum_string_bytes(user);
 }
@@ -622,10 +631,7 @@ srvsvc_file_enum(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
 		enum_empty_out(out, level, 1, has, WERR_ACCESS_DENIED);
 		return 0;
 	}
-	/*
-	 * BasePath would filter on the path, which only durable opens have:
-	 * the filter is not applied (Samba 4.17 ignores it too).
-	 */
+	/* BasePath is not applied (Samba 4.17 ignores it too). */
 	enum_files(env->shm, &w, level == 3);
 	if (resume >= w.n)
 		resume = w.n;
@@ -768,9 +774,9 @@ enum_conn_id(const struct enum_conn *c)
 }
 
 /*
- * The shared state records the tree connects of shares with `max
- * connections` (shm/trees.c), each with its worker (and so its user):
- * those are what this lists.  The Qualifier names a share (Windows also
+ * The shared state records the tree connects of every disk share
+ * (shm/trees.c, worker/state_tree.c), each with its worker (and so its
+ * user): those are what this lists (IPC$'s are not recorded).  The Qualifier names a share (Windows also
  * takes a client's name; no record ties a tree to a client address, so
  * such a qualifier matches nothing).
  */

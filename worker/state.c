@@ -553,7 +553,8 @@ state_open_renamed(struct open *op, const char *from)
 		return;
 	state_open_fid(op, &fid);
 	rc = shm_open_relink(s, &fid, state_link_id(op->tree, from),
-	    state_link_id(op->tree, op->u.file->path));
+	    state_link_id(op->tree, op->u.file->path),
+	    op->tree != NULL ? tree_name(op->tree) : NULL, op->u.file->path);
 	if (rc != 0) {
 		errno = -rc;
 		log_warn("state: rename of \"%s\" not recorded", from);

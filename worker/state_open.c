@@ -232,6 +232,10 @@ state_open_rec_fill(struct state_entry *e)
 	rec->create_options = r->create_options;
 	rec->opened = (uint64_t)time(NULL);
 	rec->link = state_link_id(op->tree, f->path);
+	/* its name, for the administrator's list of open files */
+	rec->name_share = op->tree != NULL ? tree_name(op->tree) : "";
+	rec->name_path = f->path;
+	rec->name_stream = f->stream;
 	/* it never holds back the unlink of its name (shm/shm.h) */
 	if (f->posix)
 		rec->flags |= SHM_OPEN_POSIX;

@@ -1,12 +1,18 @@
 /*
- * `max connections` (Samba's key): the tree connects to a share across
- * the whole server, counted in the state env (shm/trees.c) so that every
- * worker sees them.  A tree of a share with the key claims a slot at its
- * TREE_CONNECT and gives it back when it is freed (conn_tree_free: tree
- * disconnect, logoff, connection close, close-share); a dead worker's go
- * in the state process's purge.  A share without the key costs nothing.
+ * The tree connects to every disk share across the whole server,
+ * recorded in the state env (shm/trees.c) so that every worker sees them:
+ * `max connections` (Samba's key) counts them, and srvsvc's
+ * NetrConnectionEnum lists them (worker/pipe_srvsvc_enum.c).  A tree
+ * claims a slot at its TREE_CONNECT and gives it back when it is freed
+ * (conn_tree_free: tree disconnect, logoff, connection close,
+ * close-share); a dead worker's go in the state process's purge.  A share
+ * without the key is recorded with no limit, and a failure to record it
+ * (no state env, a full map) only leaves it out of the list: one write
+ * transaction of the main env at the connect and one at the disconnect,
+ * no system call (`make perfcheck`).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,17 +30,18 @@ ntstatus_t
 state_tree_claim(struct conn *c, struct tree *t, const struct conf_share *sh)
 {
 	struct shm *s;
+	int limited = sh->max_connections > 0;
 	uint32_t n = 0;
 	int rc;
 
-	if (sh->max_connections <= 0)
-		return STATUS_SUCCESS;
 	/*
 	 * Without the env (an IPC$-only worker, or an env that cannot be
 	 * opened) nothing can be counted: refused rather than let past the
-	 * limit.
+	 * limit; a share without one is only left out of the list.
 	 */
 	if ((s = state_shm()) == NULL) {
+		if (!limited)
+			return STATUS_SUCCESS;
 		conn_warnx(c, "share %s: `max connections` cannot be counted "
 		    "without the state", tree_name(t));
 		return STATUS_INSUFFICIENT_RESOURCES;
@@ -43,10 +50,15 @@ state_tree_claim(struct conn *c, struct tree *t, const struct conf_share *sh)
 		tree_pid = getpid();
 	t->mc_key = ++tree_next_key;
 	rc = shm_tree_claim(s, tree_name(t), tree_pid, t->mc_key,
-	    (uint32_t)sh->max_connections, &n);
+	    limited ? (uint32_t)sh->max_connections : UINT32_MAX, &n);
 	if (rc == 0)
 		return STATUS_SUCCESS;
 	t->mc_key = 0;
+	if (!limited) {
+		conn_warnx(c, "share %s: tree not recorded (not listed by "
+		    "NetrConnectionEnum): %s", tree_name(t), strerror(-rc));
+		return STATUS_SUCCESS;
+	}
 	if (rc == -EUSERS) {
 		/* Samba's words and status (smb2_tcon.c) */
 		conn_warnx(c, "Max connections (%d) exceeded for [%s]",

@@ -6,7 +6,9 @@
 # to bob and to a null session; rpcclient's netsessenum, netfileenum and
 # netconnenum run while the opens are held, as alice and as bob; then
 # smbtorture's rpc.srvsvc.srvsvc (admin access) NetSessEnum, NetFileEnum
-# and NetConnEnum.  Then the closes (daemon/admreq.c): bob's worker,
+# and NetConnEnum.  Every open is listed with its path: bob's plain open
+# of dir/file.txt, renamed through his handle, then closed; carol's plain
+# open, held, in rpcclient's netfileenum 3.  Then the closes (daemon/admreq.c): bob's worker,
 # stopped and played as a compromised one (netclose_forge.py), asks the
 # master to close alice's open and end her sessions and is refused;
 # netenum_client.py has bob refused and alice close bob's open and end
@@ -18,8 +20,7 @@
 integ_init
 INTEG_GLOBAL=$'\tserver admin group = usmbdtadm\n\trestrict anonymous = 0'
 integ_conf
-# [share]'s trees are recorded in the shared state with `max connections`
-sed -i 's/^\tcomment = integration test share$/&\n\tmax connections = 50/' "$CONF"
+# [share] has no `max connections`: its trees are recorded all the same
 integ_users || { fail "users"; finish; }
 integ_user carol carolpw1 || { fail "user carol"; finish; }
 getent group usmbdtadm >/dev/null || groupadd usmbdtadm
@@ -67,6 +68,12 @@ if "${RPCA[@]}" -c 'netfileenum 3' >"$T/out" 2>&1 &&
 	ok "rpcclient netfileenum 3 as alice: the durable open's Windows path"
 else
 	fail "rpcclient netfileenum as alice"; sed 's/^/     /' "$T/out"
+fi
+# carol's plain open (no oplock, no durable handle): listed with its path
+if grep -Fxq "C:${SHARE//\//\\}\\carol.txt" "$T/out"; then
+	ok "rpcclient netfileenum 3 as alice: carol's plain open's path"
+else
+	fail "rpcclient netfileenum 3: carol's plain open"; sed 's/^/     /' "$T/out"
 fi
 # rpcclient prints nothing of a listing it got (impacket checks the fields)
 if "${RPCA[@]}" -c 'netconnenum 1 share' >"$T/out" 2>&1 && ! has 'WERR_|NT_STATUS_'; then

@@ -11,7 +11,7 @@
 # bob cannot close alice's open; alice closes bob's (NetrFileClose) and
 # ends his session (NetrSessionDel), usmbctl close-file closes alice's
 # own, carol then opens bob's file exclusively.
-import os, subprocess, sys, time
+import os, struct, subprocess, sys, time
 sys.dont_write_bytecode = True
 from state_lib import (PASSWORDS, create, ctx, lock, login, status_of)
 from impacket.smbconnection import SMBConnection
@@ -162,6 +162,61 @@ def as_admin():
     d.disconnect()
 
 
+def rename(c, t, fid, to):
+    """SET_INFO FileRenameInformation on the handle (MS-FSCC 2.4.42.2)."""
+    name = to.encode("utf-16le")
+    blob = struct.pack("<B7sQL", 0, b"\0" * 7, 0, len(name)) + name
+    c.getSMBServer().setInfo(t, fid, inputBlob=blob,
+                             infoType=s3.SMB2_0_INFO_FILE,
+                             fileInfoClass=s3.SMB2_FILE_RENAME_INFO)
+
+
+def paths_of(d, user):
+    """{path: FileId} of user's opens, as NetrFileEnum level 3 lists them."""
+    r = rows(srvs.hNetrFileEnum(d, NULL, NULL, 3), 3, "FileInfo")
+    return {s(x["fi3_path_name"]): x["fi3_id"] for x in r
+            if s(x["fi3_username"]) == user}
+
+
+def plain_paths():
+    """bob's plain open (no oplock, no durable handle) of dir/file.txt:
+    listed with its path, renamed, closed (shm/oname.c)."""
+    d = srvsvc("alice")
+    c, t = login("bob")
+    try:
+        c.createDirectory("share", "dir")
+    except Exception:
+        pass
+    f = create(c, t, "dir\\file.txt", access=0x00010003)  # + DELETE
+    root = "C:" + SHAREPATH.replace("/", "\\")
+    want = root + "\\dir\\file.txt"
+    got = paths_of(d, "bob")
+    check("NetrFileEnum level 3: bob's plain open of dir\\file.txt with "
+          "its path", want in got, (want, got))
+    if want in got:
+        g = srvs.hNetrFileGetInfo(d, got[want], 3)["InfoStruct"]["FileInfo3"]
+        check("NetrFileGetInfo level 3 of it: the same path",
+              s(g["fi3_path_name"]) == want, g)
+    rename(c, t, f, "dir\\renamed.txt")
+    got = paths_of(d, "bob")
+    check("after bob renames it through his handle: the new path",
+          root + "\\dir\\renamed.txt" in got and want not in got, got)
+    c.getSMBServer().close(t, f)
+    got = paths_of(d, "bob")
+    check("after his close: gone from the list",
+          not any(p.startswith(root + "\\dir\\") for p in got), got)
+    c.logoff()
+    d.disconnect()
+
+
+def carol_holds():
+    """carol's plain open of carol.txt, held for rpcclient."""
+    c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=PORT)
+    c.login("carol", "carolpw1")
+    t = c.connectTree("share")
+    return c, t, create(c, t, "carol.txt")
+
+
 def refused(user, label):
     d = srvsvc(user)
     calls = [
@@ -309,6 +364,8 @@ a, b = holders()
 as_admin()
 refused("bob", "bob")
 refused(None, "anonymous")
+plain_paths()
+held_by_carol = carol_holds()
 d0 = srvsvc("alice")
 ids0 = file_ids(d0)
 d0.disconnect()

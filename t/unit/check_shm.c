@@ -216,7 +216,7 @@ START_TEST(test_delete_pending_links)
 	/* A rename moves the name's opens and its pending delete along. */
 	ck_assert_int_eq(shm_open_insert(s, &F1, &l1, NULL), 0);
 	ck_assert_int_eq(shm_open_insert(s, &F1, &l1b, NULL), 0);
-	ck_assert_int_eq(shm_open_relink(s, &F1, 0x1111, 0x4444), 0);
+	ck_assert_int_eq(shm_open_relink(s, &F1, 0x1111, 0x4444, NULL, NULL), 0);
 	ck_assert_int_eq(shm_open_set_delete_pending(s, &F1, 31, 1), 0);
 	l1c.link = 0x4444;
 	ck_assert_int_eq(shm_open_insert(s, &F1, &l1c, NULL), -EIDRM);

@@ -10,6 +10,7 @@
  * 8 data envs (TCase core-8envs).
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "proto/dcerpc.h"
 #include "proto/ndr.h"
 #include "shm/shm.h"
+#include "shm/shm_priv.h"
 #include "worker/pipe.h"
 #include "worker/pipe_srvsvc.h"
 #include "testlib.h"
@@ -31,13 +33,17 @@
 #define WERR_INVALID_LEVEL	124
 #define WERR_FILEIDNOTFOUND	2314
 
+/* a share's path of 3,000 characters: test_file_enum_big's (set up) */
+static char long_path[3001];
 static struct conf_share test_shares[] = {
 	{ .name = "IPC$", .is_ipc = 1, .browseable = 1 },
 	{ .name = "share", .path = "/srv/share", .browseable = 1 },
+	{ .name = "long", .path = long_path, .browseable = 1 },
+	{ .name = "subst", .path = "/srv/%U", .browseable = 1 },
 };
 static struct conf test_conf = {
 	.netbios_name = "USMBTEST", .guest_account = "nobody",
-	.shares = test_shares, .nshares = 2,
+	.shares = test_shares, .nshares = 4,
 };
 
 static char tdir[64];
@@ -86,6 +92,8 @@ setup(void)
 	o.session_id = S_BOB;
 	o.access = SHM_FILE_READ_DATA | SHM_FILE_WRITE_DATA;
 	o.share_access = 7;
+	o.name_share = "share";
+	o.name_path = "dir/file.txt";
 	ck_assert_int_eq(shm_open_insert(shm, &F1, &o, NULL), 0);
 	ck_assert_int_eq(shm_brlock_lock(shm, &F1, &own, 0, 10,
 	    SHM_BRL_EXCLUSIVE), 0);
@@ -94,6 +102,7 @@ setup(void)
 	o.persistent_id = P_ALICE;
 	o.session_id = S_ALICE;
 	o.access = SHM_FILE_READ_DATA;
+	o.name_path = "dir/a.txt";
 	memset(&d, 0, sizeof(d));
 	d.persistent_id = P_ALICE;
 	d.fid = F2;
@@ -485,7 +494,8 @@ START_TEST(test_file_enum)
 	/* id, permissions, num_locks; path, username */
 	ck_assert_uint_eq(e[b].u[1], 3);		/* PERM_FILE_READ|WRITE */
 	ck_assert_uint_eq(e[b].u[2], 2);
-	ck_assert_str_eq(e[b].s[0], "");		/* not durable: no name */
+	/* a plain open: its name, as a durable one's */
+	ck_assert_str_eq(e[b].s[0], "C:\\srv\\share\\dir\\file.txt");
 	ck_assert_str_eq(e[b].s[1], "bob");
 	ck_assert_uint_eq(e[a].u[1], 1);
 	ck_assert_uint_eq(e[a].u[2], 0);
@@ -530,9 +540,12 @@ START_TEST(test_file_enum_big)
 
 	memset(&o, 0, sizeof(o));
 	memset(&d, 0, sizeof(d));
+	memset(long_path, 'p', 3000);
+	long_path[0] = '/';
 	memset(name, 'x', 3990);
 	name[3990] = '\0';
 	o.pid = getpid();
+	o.name_share = "long";
 	o.session_id = S_BOB;
 	o.access = SHM_FILE_READ_DATA;
 	strcpy(d.share, "share");
@@ -544,6 +557,7 @@ START_TEST(test_file_enum_big)
 		o.persistent_id = d.persistent_id = 0x700000000ull + i;
 		d.fid = fid;
 		snprintf(d.path, sizeof(d.path), "d/%04u%.3990s", i, name);
+		o.name_path = d.path;
 		ck_assert_int_eq(shm_open_insert_ex(shm, &fid, &o, &d, NULL,
 		    NULL), 0);
 	}
@@ -577,9 +591,11 @@ START_TEST(test_file_enum_big)
 			(void)ndr_u32(&c);
 		for (i = 0; i < count; i++) {
 			ndr_string(&c, name, sizeof(name));
-			/* a durable open's path; the setup's plain one: "" */
-			ck_assert(name[0] == '\0' ||
-			    strncmp(name, "C:\\srv\\share\\", 13) == 0);
+			/* the long share's, its name's tail kept; the setup's */
+			ck_assert(strncmp(name, "C:\\srv\\share\\", 13) == 0 ||
+			    (strncmp(name, "C:\\ppp", 6) == 0 &&
+			    strlen(name) == 2 + 3000 + 4 + SHM_ONAME_PATH_MAX &&
+			    memcmp(name + 3002, "\\...", 4) == 0));
 			ndr_string(&c, name, sizeof(name));
 		}
 		total = ndr_u32(&c);
@@ -640,6 +656,187 @@ START_TEST(test_file_get_info)
 	ck_assert_uint_eq(len, 12);
 	ck_assert_uint_eq(le32dec(rsp + 4), 0);
 	ck_assert_uint_eq(le32dec(rsp + 8), WERR_FILEIDNOTFOUND);
+}
+END_TEST
+
+/* NetrFileGetInfo level 3's path of open pers ("" and 2314 when none). */
+static uint32_t
+getinfo_path(uint64_t pers, char *path, size_t cap)
+{
+	uint8_t req[512];
+	char user[64];
+	uint32_t fault, werr;
+	struct cur c;
+	size_t len;
+
+	path[0] = '\0';
+	len = run(&env, SRVSVC_OPNUM_NETR_FILE_GET_INFO, req,
+	    req_getinfo(req, sizeof(req), srvsvc_file_id(pers), 3), &fault);
+	ck_assert_uint_eq(fault, 0);
+	cur_init(&c, rsp, len);
+	ck_assert_uint_eq(ndr_u32(&c), 3);
+	if (ndr_ptr(&c) == 0)
+		return ndr_u32(&c);
+	for (int i = 0; i < 3; i++)
+		(void)ndr_u32(&c);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	ndr_string(&c, path, cap);
+	ndr_string(&c, user, sizeof(user));
+	werr = ndr_u32(&c);
+	ck_assert_int_eq(c.err, 0);
+	ck_assert_ptr_eq(c.p, c.end);
+	return werr;
+}
+
+/*
+ * Every open's name (shm/oname.c): a stream's; a share this worker
+ * cannot name the root of; a rename (the open's own share only, a
+ * stream's suffix kept); a name cut to its tail at a character; gone
+ * at the close and at the purge of a dead worker.
+ */
+#define P_S1	0x500000011ull
+#define P_S2	0x500000012ull
+#define P_S3	0x500000013ull
+START_TEST(test_file_names)
+{
+	static const struct shm_file_id F3 = { 1, 300 };
+	static const struct shm_file_id F3S = { (1ull << 63) | 1, 300 };
+	static char longname[3100], path[8192];
+	struct shm_open_name nm;
+	struct shm_open_rec o;
+	struct shm_purge_result pr;
+	size_t i;
+
+	memset(&o, 0, sizeof(o));
+	o.pid = getpid();
+	o.session_id = S_BOB;
+	o.access = SHM_FILE_READ_DATA;
+	o.share_access = 7;
+	o.link = 0x77;
+	o.name_share = "SHARE";		/* the config's, any case */
+	o.name_path = "d/f.txt";
+	o.name_stream = "s1";
+	o.persistent_id = P_S1;
+	o.has_base = 1;
+	o.stream_base = F3;
+	ck_assert_int_eq(shm_open_insert(shm, &F3S, &o, NULL), 0);
+	ck_assert_uint_eq(getinfo_path(P_S1, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "C:\\srv\\share\\d\\f.txt:s1");
+
+	o.has_base = 0;
+	o.name_stream = NULL;
+	o.persistent_id = P_S2;
+	ck_assert_int_eq(shm_open_insert(shm, &F3, &o, NULL), 0);
+	o.persistent_id = P_S3;
+	o.name_share = "bob";		/* a home share: no root named */
+	ck_assert_int_eq(shm_open_insert(shm, &F3, &o, NULL), 0);
+	ck_assert_uint_eq(getinfo_path(P_S3, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "\\bob\\d\\f.txt");
+
+	/* renamed through "share": its opens follow, bob's view does not */
+	ck_assert_int_eq(shm_open_relink(shm, &F3, 0x77, 0x78, "share",
+	    "e/g.txt"), 0);
+	ck_assert_uint_eq(getinfo_path(P_S2, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "C:\\srv\\share\\e\\g.txt");
+	ck_assert_uint_eq(getinfo_path(P_S1, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "C:\\srv\\share\\e\\g.txt:s1");
+	ck_assert_uint_eq(getinfo_path(P_S3, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "\\bob\\d\\f.txt");
+
+	/* closed: the name goes with the open */
+	ck_assert_int_eq(shm_open_remove(shm, &F3, P_S2, NULL), 0);
+	ck_assert_int_eq(shm_open_name_get(shm, &F3, P_S2, &nm), -ENOENT);
+	ck_assert_uint_eq(getinfo_path(P_S2, path, sizeof(path)),
+	    WERR_FILEIDNOTFOUND);
+	ck_assert_int_eq(shm_open_remove_stream(shm, &F3S, &F3, P_S1, NULL), 0);
+	ck_assert_int_eq(shm_open_name_get(shm, &F3S, P_S1, &nm), -ENOENT);
+
+	/* 3,000 bytes of two-byte characters: the tail, from a character */
+	for (i = 0; i + 2 <= 3000; i += 2)
+		memcpy(longname + i, "\xc3\xa9", 2);
+	longname[i] = '\0';
+	o.name_share = "share";
+	o.name_path = longname;
+	o.name_stream = "xy";		/* 3 bytes: a cut inside a character */
+	o.persistent_id = P_S2;
+	ck_assert_int_eq(shm_open_insert(shm, &F3, &o, NULL), 0);
+	ck_assert_int_eq(shm_open_name_get(shm, &F3, P_S2, &nm), 0);
+	ck_assert_uint_eq(nm.flags, SHM_ONAME_TRUNC);
+	ck_assert_uint_eq(strlen(nm.path), SHM_ONAME_PATH_MAX - 1);
+	ck_assert_uint_eq((uint8_t)nm.path[0], 0xc3);
+	ck_assert_str_eq(nm.path + strlen(nm.path) - 3, ":xy");
+	ck_assert_uint_eq(getinfo_path(P_S2, path, sizeof(path)), WERR_OK);
+	ck_assert(strncmp(path, "C:\\srv\\share\\...\xc3\xa9", 18) == 0);
+	/* a substitution in the share's path: not worked out for another */
+	o.name_share = "subst";
+	o.name_path = "f";
+	o.name_stream = NULL;
+	o.persistent_id = P_S1;
+	ck_assert_int_eq(shm_open_insert(shm, &F3, &o, NULL), 0);
+	ck_assert_uint_eq(getinfo_path(P_S1, path, sizeof(path)), WERR_OK);
+	ck_assert_str_eq(path, "\\subst\\f");
+
+	/* a dead worker's opens: purged with their names */
+	o.pid = 999999;
+	o.persistent_id = P_S3 + 1;
+	ck_assert_int_eq(shm_open_insert(shm, &F3, &o, NULL), 0);
+	ck_assert_int_eq(shm_open_name_get(shm, &F3, P_S3 + 1, &nm), 0);
+	ck_assert_int_eq(shm_purge_worker(shm, 999999, &pr), 0);
+	ck_assert_uint_eq(pr.opens, 1);
+	ck_assert_int_eq(shm_open_name_get(shm, &F3, P_S3 + 1, &nm), -ENOENT);
+}
+END_TEST
+
+/*
+ * Name records any worker could have planted: every malformed value
+ * shows an empty path, and the listing goes on.
+ */
+START_TEST(test_file_names_malformed)
+{
+	static const uint8_t bad[][12] = {
+		{ 2, 0, 1, 0, 's', 1, 0, 'f' },		/* version */
+		{ 1, 2, 1, 0, 's', 1, 0, 'f' },		/* unknown flag */
+		{ 1, 0, 9, 0, 's', 1, 0, 'f' },		/* share past the end */
+		{ 1, 0, 1, 0, 's', 9, 0, 'f' },		/* path past the end */
+		{ 1, 0, 1, 0, 's', 1, 0, 'f', 0 },	/* a byte left over */
+		{ 1, 0, 1, 0, 0, 1, 0, 'f' },		/* a NUL in the share */
+		{ 1, 0, 0xff, 0xff },			/* a share of 65535 */
+		{ 1 },					/* cut short */
+	};
+	static const size_t blen[] = { 8, 8, 8, 8, 9, 8, 4, 1 };
+	static char path[8192];
+	uint8_t k[SHM_ONAME_KEY_LEN], val[SHM_ONAME_VAL_MAX];
+	struct shm_open_name nm;
+	MDB_val kv = { sizeof(k), k }, v;
+	MDB_txn *txn;
+	size_t i, n;
+
+	shm_fid_key(k, &F1);
+	k[SHM_FID_KEY_LEN] = 'N';
+	shm_be64_put(k + SHM_FID_KEY_LEN + 1, P_BOB);
+	for (i = 0; i < sizeof(blen) / sizeof(blen[0]); i++) {
+		ck_assert_int_eq(shm_open_name_decode(bad[i], blen[i], &nm),
+		    -EPROTO);
+		ck_assert_int_eq(shm_wbegin(shm, shm_env_fid(shm, &F1), &txn), 0);
+		v.mv_size = blen[i];
+		v.mv_data = (void *)bad[i];
+		ck_assert_int_eq(mdb_put(txn, shm->db_opens, &kv, &v, 0), 0);
+		ck_assert_int_eq(shm_wcommit(shm, txn), 0);
+		ck_assert_int_eq(shm_open_name_get(shm, &F1, P_BOB, &nm), -EPROTO);
+		ck_assert_uint_eq(getinfo_path(P_BOB, path, sizeof(path)),
+		    WERR_OK);
+		ck_assert_str_eq(path, "");
+		ck_assert_uint_eq(getinfo_path(P_ALICE, path, sizeof(path)),
+		    WERR_OK);
+		ck_assert_str_eq(path, "C:\\srv\\share\\dir\\a.txt");
+	}
+	/* every truncation of a valid value is refused */
+	n = shm_open_name_encode(val, "share", "dir/file.txt", "s");
+	ck_assert_int_eq(shm_open_name_decode(val, n, &nm), 0);
+	ck_assert_str_eq(nm.path, "dir/file.txt:s");
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(shm_open_name_decode(val, i, &nm), -EPROTO);
 }
 END_TEST
 
@@ -920,6 +1117,8 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_invalid_levels);
 	tcase_add_test(tc, test_file_enum);
 	tcase_add_test(tc, test_file_get_info);
+	tcase_add_test(tc, test_file_names);
+	tcase_add_test(tc, test_file_names_malformed);
 	tcase_add_test(tc, test_conn_enum);
 	tcase_add_test(tc, test_file_ids_distinct);
 	tcase_add_test(tc, test_close_del);
@@ -939,6 +1138,8 @@ srvsvc_enum_suite(void)
 	tcase_add_test(tc, test_session_enum_filters);
 	tcase_add_test(tc, test_file_enum);
 	tcase_add_test(tc, test_file_get_info);
+	tcase_add_test(tc, test_file_names);
+	tcase_add_test(tc, test_file_names_malformed);
 	tcase_add_test(tc, test_conn_enum);
 	tcase_add_test(tc, test_file_ids_distinct);
 	suite_add_tcase(s, tc);

@@ -286,6 +286,19 @@ alloc_cost(const char *dir)
 #define HOLD_HELD	2000
 #define HOLD_ROUNDS	15
 #define HOLD_N		2000
+/*
+ * SHM_FIG_NAMES=1: every open records its name, as the server's do
+ * (shm/oname.c); unset, none (the figures of before the names).
+ */
+static void
+hold_name(struct shm_open_rec *o)
+{
+	if (getenv("SHM_FIG_NAMES") == NULL)
+		return;
+	o->name_share = "share";
+	o->name_path = "Projects/2026/report.docx";
+}
+
 static char hold_junk[1 << 20];
 
 static double
@@ -302,6 +315,7 @@ hold_round(struct shm *s, int kind, unsigned long *ino, double *close_ns,
 	o.pid = getpid();
 	o.access = 0x3;
 	o.share_access = 0x7;
+	hold_name(&o);
 	memset(&d, 0, sizeof(d));
 	strcpy(d.path, "Projects/2026/report.docx");
 	strcpy(d.share, "share");
@@ -355,6 +369,7 @@ hold_figures(const char *dir, unsigned parts)
 	o.pid = getpid();
 	o.access = 0x1;
 	o.share_access = 0x7;
+	hold_name(&o);
 	for (int i = 0; i < HOLD_HELD; i++) {
 		fid.ino = 1000000 + (uint64_t)i * 7919;
 		if ((rc = shm_id_alloc(s, &o.persistent_id)) != 0 ||
