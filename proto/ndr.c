@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "proto/secdesc.h"
+
 void
 ndr_align(struct cur *c, size_t a)
 {
@@ -327,4 +329,37 @@ ndr_put_ustring_body(struct ndr_w *n, const char *utf8)
 	ndr_put_u32(n, 0);		/* offset */
 	ndr_put_u32(n, units);		/* actual_count */
 	ndr_put_utf16(n, utf8);
+}
+
+void
+ndr_put_sid(struct ndr_w *out, const struct secdesc_sid *s)
+{
+	unsigned i;
+
+	ndr_put_u32(out, s->nsub);
+	wcur_u8(&out->w, s->revision);
+	wcur_u8(&out->w, s->nsub);
+	wcur_bytes(&out->w, s->auth, sizeof(s->auth));
+	for (i = 0; i < s->nsub; i++)
+		ndr_put_u32(out, s->sub[i]);
+}
+
+void
+ndr_sid_decode(struct cur *in, struct secdesc_sid *s)
+{
+	uint32_t max;
+	unsigned i;
+
+	memset(s, 0, sizeof(*s));
+	max = ndr_u32(in);
+	s->revision = cur_u8(in);
+	s->nsub = cur_u8(in);
+	cur_bytes(in, s->auth, sizeof(s->auth));
+	if (in->err || max != s->nsub || s->nsub > SECDESC_SUBAUTH_MAX ||
+	    s->revision != 1) {
+		in->err = 1;
+		return;
+	}
+	for (i = 0; i < s->nsub; i++)
+		s->sub[i] = ndr_u32(in);
 }

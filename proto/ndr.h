@@ -79,4 +79,14 @@ void		ndr_put_ustring_body(struct ndr_w *, const char *utf8);
 /* UTF-16 code units of utf8 without a NUL (used for sizes). */
 size_t		ndr_utf16_len(const char *utf8);
 
+/*
+ * An RPC_SID (MS-DTYP 2.4.2.3), the pointee of a PRPC_SID (samr's
+ * dom_sid2): its conformant count, then the SID.  The decoder sets
+ * in->err for a count that disagrees, too many sub-authorities or a
+ * revision other than 1.
+ */
+struct secdesc_sid;
+void		ndr_put_sid(struct ndr_w *, const struct secdesc_sid *);
+void		ndr_sid_decode(struct cur *in, struct secdesc_sid *);
+
 #endif

@@ -380,40 +380,6 @@ lsa_handle_ok(struct cur *in)
 	return h != NULL && memcmp(h, lsa_handle, sizeof(lsa_handle)) == 0;
 }
 
-/* An RPC_SID (MS-DTYP 2.4.2.3), the pointee of a PRPC_SID. */
-static void
-lsa_sid_decode(struct cur *in, struct secdesc_sid *s)
-{
-	uint32_t max;
-	unsigned i;
-
-	memset(s, 0, sizeof(*s));
-	max = ndr_u32(in);
-	s->revision = cur_u8(in);
-	s->nsub = cur_u8(in);
-	cur_bytes(in, s->auth, sizeof(s->auth));
-	if (in->err || max != s->nsub || s->nsub > SECDESC_SUBAUTH_MAX ||
-	    s->revision != 1) {
-		in->err = 1;
-		return;
-	}
-	for (i = 0; i < s->nsub; i++)
-		s->sub[i] = ndr_u32(in);
-}
-
-static void
-lsa_put_sid(struct ndr_w *out, const struct secdesc_sid *s)
-{
-	unsigned i;
-
-	ndr_put_u32(out, s->nsub);
-	wcur_u8(&out->w, s->revision);
-	wcur_u8(&out->w, s->nsub);
-	wcur_bytes(&out->w, s->auth, sizeof(s->auth));
-	for (i = 0; i < s->nsub; i++)
-		ndr_put_u32(out, s->sub[i]);
-}
-
 /* [out] PLSAPR_REFERENCED_DOMAIN_LIST *ReferencedDomains */
 static void
 lsa_put_domains(struct ndr_w *out)
@@ -433,7 +399,7 @@ lsa_put_domains(struct ndr_w *out)
 	}
 	for (i = 0; i < lsa_ndomains; i++) {
 		ndr_put_ustring_body(out, lsa_domains[i].name);
-		lsa_put_sid(out, &lsa_domains[i].sid);
+		ndr_put_sid(out, &lsa_domains[i].sid);
 	}
 }
 
@@ -555,7 +521,7 @@ lsa_query_info(const struct pipe_env *env, struct cur *in, struct ndr_w *out)
 		ndr_put_ustring(out, nb);
 		ndr_put_ptr(out, 1);
 		ndr_put_ustring_body(out, nb);
-		lsa_put_sid(out, &unix_users);
+		ndr_put_sid(out, &unix_users);
 		break;
 	default:				/* DNS domain: none */
 		ndr_put_ustring(out, wg);
@@ -595,7 +561,7 @@ lsa_sid_enum(struct cur *in)
 			memset(&lsa_entries[i].sid, 0, sizeof(lsa_entries[i].sid));
 			continue;
 		}
-		lsa_sid_decode(in, &lsa_entries[i].sid);
+		ndr_sid_decode(in, &lsa_entries[i].sid);
 	}
 	return in->err ? -1 : (int)n;
 }
@@ -740,7 +706,7 @@ lsa_lookup_names(const struct pipe_env *env, struct cur *in,
 		}
 		for (i = 0; level == 3 && i < n; i++)
 			if (lsa_entries[i].type != SID_TYPE_UNKNOWN)
-				lsa_put_sid(out, &lsa_entries[i].sid);
+				ndr_put_sid(out, &lsa_entries[i].sid);
 	}
 	ndr_put_u32(out, mapped);
 	ndr_put_u32(out, lsa_status(mapped, n));

@@ -249,39 +249,6 @@ samr_get_handle(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
-void
-samr_put_sid(struct ndr_w *out, const struct secdesc_sid *s)
-{
-	unsigned i;
-
-	ndr_put_u32(out, s->nsub);
-	wcur_u8(&out->w, s->revision);
-	wcur_u8(&out->w, s->nsub);
-	wcur_bytes(&out->w, s->auth, sizeof(s->auth));
-	for (i = 0; i < s->nsub; i++)
-		ndr_put_u32(out, s->sub[i]);
-}
-
-void
-samr_sid_decode(struct cur *in, struct secdesc_sid *s)
-{
-	uint32_t max;
-	unsigned i;
-
-	memset(s, 0, sizeof(*s));
-	max = ndr_u32(in);
-	s->revision = cur_u8(in);
-	s->nsub = cur_u8(in);
-	cur_bytes(in, s->auth, sizeof(s->auth));
-	if (in->err || max != s->nsub || s->nsub > SECDESC_SUBAUTH_MAX ||
-	    s->revision != 1) {
-		in->err = 1;
-		return;
-	}
-	for (i = 0; i < s->nsub; i++)
-		s->sub[i] = ndr_u32(in);
-}
-
 /*
  * SamrConnect (0: system name a single wchar_t), SamrConnect2 (57),
  * SamrConnect3 (61), SamrConnect4 (62) and SamrConnect5 (64).
@@ -404,7 +371,7 @@ samr_lookup_domain(const struct pipe_env *env, struct cur *in,
 	ndr_put_ptr(out, st == STATUS_SUCCESS);
 	if (st == STATUS_SUCCESS) {
 		samr_dom_sid(d, &sid);
-		samr_put_sid(out, &sid);
+		ndr_put_sid(out, &sid);
 	}
 	ndr_put_u32(out, st);
 	return 0;
@@ -463,7 +430,7 @@ samr_open_domain(const struct pipe_env *env, struct cur *in,
 	unsigned d;
 
 	access = ndr_u32(in);			/* DesiredAccess */
-	samr_sid_decode(in, &want);
+	ndr_sid_decode(in, &want);
 	if (in->err)
 		return DCERPC_FAULT_NDR;
 	if (!ok)

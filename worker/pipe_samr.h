@@ -94,9 +94,6 @@ int	samr_get_handle(const struct pipe_env *, struct cur *in,
 	    enum samr_kind want, struct samr_handle *h);
 void	samr_put_handle(const struct pipe_env *, struct ndr_w *,
 	    const struct samr_handle *);
-void	samr_put_sid(struct ndr_w *, const struct secdesc_sid *);
-/* A dom_sid2 (the pointee of an RPC_SID pointer); in->err when bad. */
-void	samr_sid_decode(struct cur *in, struct secdesc_sid *);
 /* Does DesiredAccess mask ask only rights an object of kind k has? */
 int	samr_access_ok(enum samr_kind, uint32_t mask);
 /* The object-specific rights DesiredAccess mask grants (generic rights

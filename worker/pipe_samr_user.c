@@ -428,7 +428,7 @@ samr_alias_members(const struct pipe_env *env, uint16_t opnum,
 			for (i = 0; i < n; i++)
 				refs += ndr_ptr(in) != 0;
 			for (i = 0; i < refs && !in->err; i++)
-				samr_sid_decode(in, &sid);
+				ndr_sid_decode(in, &sid);
 		} else if (n != 0)
 			return DCERPC_FAULT_NDR;
 	}
