@@ -1,19 +1,26 @@
-# A disconnected durable open closed by an administrator
-# (t/integ/netenum.sh; daemon/admreq.c, worker/statep_close.c): bob opens
-# a file with a durable v2 handle (DH2Q, an RH lease) sharing only
-# reading, and his connection drops without LOGOFF or CLOSE, so that no
-# worker holds the open any more, only its record in the shared state.
-# carol's exclusive open is refused (SHARING_VIOLATION); bob cannot
-# close it (ACCESS_DENIED); alice sees it in NetrFileEnum and closes it
-# with NetrFileClose (NERR_Success); carol's open then succeeds and bob's
-# reconnect (DH2C) fails with OBJECT_NAME_NOT_FOUND.  The same again with
-# `usmbctl close-file`.
+# Disconnected durable and resilient opens closed by an administrator
+# (t/integ/netenum.sh; daemon/admreq.c, worker/statep_close.c).  bob's
+# connection drops without LOGOFF or CLOSE, so that no worker holds his
+# open any more, only its record in the shared state:
+# - sheet1.xlsx: a durable v2 handle (DH2Q, an RH lease) with an exclusive
+#   byte-range lock: carol's READ of the range is refused
+#   (FILE_LOCK_CONFLICT); bob cannot close it (ACCESS_DENIED); alice sees it
+#   in NetrFileEnum and closes it with NetrFileClose (NERR_Success);
+#   carol's READ then succeeds and bob's reconnect (DH2C) fails with
+#   OBJECT_NAME_NOT_FOUND.  (A conflicting open would not do here: an
+#   open that would break the lease of a disconnected durable open purges
+#   it, worker/durable.c durable_purge_disconnected.)
+# - sheet2.xlsx: a resilient open (FSCTL_LMR_REQUEST_RESILIENCY, no
+#   oplock) sharing only reading: carol's exclusive open gets
+#   SHARING_VIOLATION; bob cannot close it; `usmbctl close-file` does;
+#   carol's open then succeeds and bob's DHnC fails with
+#   OBJECT_NAME_NOT_FOUND.
 #   netclose_durable.py PORT CONF USMBCTL
 # Prints "ok ..." / "FAIL ..." lines.
 import struct, subprocess, sys, time, uuid
 sys.dont_write_bytecode = True
-from state_lib import (Blob, create, lease_v2, login, resp_contexts,
-                       status_of)
+from state_lib import (Blob, create, ctx, lease_v2, lock, login,
+                       resp_contexts, status_of)
 from srvsvc_lib import rows, s, srvsvc, werr
 from impacket import smb3structs as s3
 from impacket.dcerpc.v5 import srvs
@@ -21,7 +28,10 @@ from impacket.dcerpc.v5 import srvs
 CONF, USMBCTL = sys.argv[2], sys.argv[3]
 GUID = "usmbd-durclose!!"	# bob's client, for the hold and the reconnect
 RW = s3.FILE_READ_DATA | s3.FILE_WRITE_DATA
+ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
 ACCESS_DENIED, FILEID_NOT_FOUND = 5, 2314
+FSCTL_LMR_REQUEST_RESILIENCY = 0x001401D4
+EXCL = 0x2 | 0x10	# exclusive, fail immediately
 
 
 def check(desc, cond, detail=""):
@@ -29,22 +39,52 @@ def check(desc, cond, detail=""):
           ("" if cond else ": " + repr(detail)), flush=True)
 
 
-def hold_and_drop(name):
-    """bob's durable v2 open of name, then his socket closed: (fid, key,
-    create GUID) for a reconnect."""
+def drop(c):
+    """The laptop went to sleep: the socket closes, no CLOSE, no LOGOFF."""
+    c.getSMBServer()._NetBIOSSession.close()
+
+
+def hold_durable(name):
+    """bob's durable v2 open of name with a lock on 0-10, dropped:
+    what a DH2C needs."""
     c, t = login("bob", s3.SMB2_DIALECT_30, guid=GUID, keep=True)
     srv = c.getSMBServer()
     key, cg = uuid.uuid4().bytes, uuid.uuid4().bytes
     dh2q = (b'DH2Q', struct.pack('<LLQ', 60000, 0, 0) + cg)
-    fid = srv.create(t, name, RW, s3.FILE_SHARE_READ,
-                     s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN_IF, 0,
-                     oplockLevel=0xFF,
+    fid = srv.create(t, name, RW, ALL, s3.FILE_NON_DIRECTORY_FILE,
+                     s3.FILE_OPEN_IF, 0, oplockLevel=0xFF,
                      createContexts=[Blob([lease_v2(key, 0x3), dh2q])])
     check("bob's %s: durable v2 handle granted" % name,
           b'DH2Q' in resp_contexts(srv))
     c.writeFile(t, fid, b"bob's sheet")
-    srv._NetBIOSSession.close()	# the laptop went to sleep: no LOGOFF
-    return fid, key, cg
+    lock(c, t, fid, 0, 10, EXCL)
+    drop(c)
+    return (b'DH2C', bytes(fid) + cg + struct.pack('<L', 0)), key
+
+
+def hold_resilient(name):
+    """bob's resilient open of name sharing only reading, dropped."""
+    c, t = login("bob", s3.SMB2_DIALECT_30, guid=GUID)
+    fid = create(c, t, name, share=s3.FILE_SHARE_READ)
+    c.writeFile(t, fid, b"bob's sheet")
+    st = status_of(lambda: c.getSMBServer().ioctl(
+        t, fid, FSCTL_LMR_REQUEST_RESILIENCY, flags=1,
+        inputBlob=struct.pack('<LL', 60000, 0), maxInputResponse=0,
+        maxOutputResponse=0))
+    check("bob's %s: resilient" % name, st == "OK", st)
+    drop(c)
+    return (b'DHnC', bytes(fid)), None
+
+
+def carol_read(name):
+    """carol opens name for reading and reads 0-5 (a lock attempt would
+    break bob's read lease, and a disconnected open that must give up
+    caching is purged: worker/state.c)."""
+    c, t = login("carol")
+    f = create(c, t, name, access=s3.FILE_READ_DATA, disp=s3.FILE_OPEN)
+    st = status_of(lambda: c.readFile(t, f, 0, 5))
+    c.logoff()
+    return st
 
 
 def carol_excl(name):
@@ -57,82 +97,75 @@ def carol_excl(name):
     return st
 
 
-def reconnect(name, fid, key, cg):
+def reconnect(name, dh, key):
     c, t = login("bob", s3.SMB2_DIALECT_30, guid=GUID)
-    dh2c = (b'DH2C', bytes(fid) + cg + struct.pack('<L', 0))
+    blob = Blob([lease_v2(key, 0x3), dh]) if key else Blob([dh])
     st = status_of(lambda: c.getSMBServer().create(
-        t, name, RW, s3.FILE_SHARE_READ, s3.FILE_NON_DIRECTORY_FILE,
-        s3.FILE_OPEN, 0, oplockLevel=0xFF,
-        createContexts=[Blob([lease_v2(key, 0x3), dh2c])]))
+        t, name, RW, ALL if key else s3.FILE_SHARE_READ,
+        s3.FILE_NON_DIRECTORY_FILE, s3.FILE_OPEN, 0,
+        oplockLevel=0xFF if key else 0, createContexts=[blob]))
     c.logoff()
     return st
 
 
-def bobs_id(d, name):
-    """The FileId of bob's open of name in alice's NetrFileEnum (level 3),
-    waiting up to 3 s for his worker to see the dropped connection."""
-    end = time.time() + 3
+def ids(d, name):
+    """FileIds of the opens of name in alice's NetrFileEnum (level 3)."""
+    return [x["fi3_id"] for x in rows(srvs.hNetrFileEnum(
+        d, srvs.NULL, srvs.NULL, 3), 3, "FileInfo")
+        if s(x["fi3_path_name"]).endswith("\\" + name)]
+
+
+def listing(d):
+    return [(s(x["fi3_username"]), s(x["fi3_path_name"]), x["fi3_id"])
+            for x in rows(srvs.hNetrFileEnum(d, srvs.NULL, srvs.NULL, 3), 3,
+                          "FileInfo")]
+
+
+def until(fn, ok, secs=3):
+    """fn() until ok(result) or secs have passed: bob's worker marks the
+    open disconnected a moment after his socket closes."""
+    end = time.time() + secs
     while True:
-        for x in rows(srvs.hNetrFileEnum(d, srvs.NULL, srvs.NULL, 3), 3,
-                      "FileInfo"):
-            if s(x["fi3_username"]) == "bob" and \
-                    s(x["fi3_path_name"]).endswith("\\" + name):
-                return x["fi3_id"]
-        if time.time() > end:
-            return None
+        r = fn()
+        if ok(r) or time.time() > end:
+            return r
         time.sleep(0.1)
 
 
-def blocked(name):
-    """carol is refused while the disconnected open holds its share mode
-    (the worker marks it disconnected a moment after the socket closes)."""
-    end = time.time() + 3
-    while True:
-        st = carol_excl(name)
-        if st != "OK" or time.time() > end:
-            return st
-        time.sleep(0.1)
-
-
-def one(name, close, how):
-    fid, key, cg = hold_and_drop(name)
-    st = blocked(name)
-    check("%s: carol's exclusive open while bob's durable open is "
-          "disconnected: STATUS_SHARING_VIOLATION" % name,
-          st == "STATUS_SHARING_VIOLATION", st)
+def one(name, hold, blocked, want, close, how):
+    dh, key = hold(name)
+    st = until(lambda: blocked(name), lambda r: r == want)
+    check("%s: carol, while bob's open is disconnected: %s" % (name, want),
+          st == want, st)
     d = srvsvc("alice")
-    fileid = bobs_id(d, name)
+    found = ids(d, name)
     check("%s: alice's NetrFileEnum lists bob's disconnected open" % name,
-          fileid is not None)
-    if fileid is None:
+          len(found) == 1, listing(d))
+    if len(found) != 1:
         return
     db = srvsvc("bob")
-    rc = werr(lambda: srvs.hNetrFileClose(db, fileid))
+    rc = werr(lambda: srvs.hNetrFileClose(db, found[0]))
     check("%s: NetrFileClose of it as bob: ACCESS_DENIED" % name,
           rc == ACCESS_DENIED, rc)
     db.disconnect()
+    st = blocked(name)
+    check("%s: still held after bob's refused close (%s)" % (name, st),
+          st == want, st)
     t0 = time.time()
-    ok, detail = close(d, fileid)
-    check("%s: %s closes bob's disconnected durable open (%.0f ms)" %
+    ok, detail = close(d, found[0])
+    check("%s: %s closes bob's disconnected open (%.0f ms)" %
           (name, how, (time.time() - t0) * 1000), ok, detail)
-    check("%s: gone from NetrFileEnum" % name, bobs_id_now(d, fileid) is None)
-    st = carol_excl(name)
-    check("%s: carol's exclusive open now succeeds" % name, st == "OK", st)
-    st = reconnect(name, fid, key, cg)
-    check("%s: bob's reconnect (DH2C): STATUS_OBJECT_NAME_NOT_FOUND" % name,
-          st == "STATUS_OBJECT_NAME_NOT_FOUND", st)
-    rc = werr(lambda: srvs.hNetrFileClose(d, fileid))
+    check("%s: gone from NetrFileEnum" % name, ids(d, name) == [],
+          ids(d, name))
+    st = blocked(name)
+    check("%s: carol now gets OK" % name, st == "OK", st)
+    st = reconnect(name, dh, key)
+    check("%s: bob's reconnect (%s): STATUS_OBJECT_NAME_NOT_FOUND" %
+          (name, dh[0].decode()), st == "STATUS_OBJECT_NAME_NOT_FOUND", st)
+    rc = werr(lambda: srvs.hNetrFileClose(d, found[0]))
     check("%s: NetrFileClose of it again: NERR_FileIdNotFound" % name,
           rc == FILEID_NOT_FOUND, rc)
     d.disconnect()
-
-
-def bobs_id_now(d, fileid):
-    for x in rows(srvs.hNetrFileEnum(d, srvs.NULL, srvs.NULL, 3), 3,
-                  "FileInfo"):
-        if x["fi3_id"] == fileid:
-            return fileid
-    return None
 
 
 def by_srvsvc(d, fileid):
@@ -147,5 +180,7 @@ def by_usmbctl(d, fileid):
             out.stdout + out.stderr)
 
 
-one("sheet1.xlsx", by_srvsvc, "alice's NetrFileClose")
-one("sheet2.xlsx", by_usmbctl, "usmbctl close-file")
+one("sheet1.xlsx", hold_durable, carol_read, "STATUS_FILE_LOCK_CONFLICT",
+    by_srvsvc, "alice's NetrFileClose")
+one("sheet2.xlsx", hold_resilient, carol_excl, "STATUS_SHARING_VIOLATION",
+    by_usmbctl, "usmbctl close-file")
