@@ -14,7 +14,9 @@
  * - what to end goes to every live worker as MSG_ADMIN_DO, re-encoded
  *   from what the master decoded; each worker matches its own opens
  *   (srvsvc_file_id of their persistent ids) or sessions (client address
- *   and user) and answers how many it ended.  No record of the shared
+ *   and user) and answers how many it ended.  A NetrFileClose goes to the
+ *   state process as well, which ends the disconnected durable opens of
+ *   that FileId (held by no worker) as their expiry would.  No record of the shared
  *   state is read: those are any worker's to write, and the FileId alone
  *   cannot say which worker holds the open (a durable open reclaimed by
  *   another worker keeps its first worker's pid in its persistent id).
@@ -36,6 +38,7 @@
 #include "daemon/master.h"
 #include "daemon/msg.h"
 #include "daemon/spawn.h"
+#include "daemon/statectl.h"
 #include "proto/cur.h"
 
 struct admreq_pending {
@@ -118,15 +121,25 @@ admreq_slot(void)
 	return NULL;
 }
 
-/* Sends r to every live worker as q's MSG_ADMIN_DO. */
+/*
+ * Sends r to every live worker as q's MSG_ADMIN_DO, and a NetrFileClose
+ * to the state process too: a disconnected durable open is held by no
+ * worker, only by its record in the shared state, which the master does
+ * not map (worker/statep_close.c ends it as its expiry would).
+ */
 static void
 admreq_fan_out(struct admreq_pending *q, const struct admmsg_req *r)
 {
 	uint8_t buf[ADMMSG_MAX_LEN];
+	struct child *sc;
 	int i, n;
 
 	if ((n = admmsg_encode(r, buf, sizeof(buf))) < 0)
 		return;
+	if (r->op == ADMMSG_FILE_CLOSE && (sc = statectl_child()) != NULL &&
+	    sc->hello && !sc->dying && sc->chan >= 0 &&
+	    spawn_forward(sc, MSG_ADMIN_DO, q->id, buf, (size_t)n, -1) == 0)
+		q->pids[q->nsent++] = sc->pid;
 	for (i = 0; i < SPAWN_MAX_CHILDREN; i++) {
 		struct child *c = &spawn_children[i];
 

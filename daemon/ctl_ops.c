@@ -406,14 +406,16 @@ ctl_ops_reload(struct ctl_client *cl, FILE *f)
 
 /*
  * close-file FILEID: the FileId srvsvc's NetrFileEnum shows (decimal, or
- * hex with 0x), closed by whichever worker holds it, as NetrFileClose of
- * an administrator does (daemon/admreq.c, MSG_ADMIN_DO).
+ * hex with 0x), closed by whichever worker holds it, or by the state
+ * process if it is a disconnected durable open, as NetrFileClose of an
+ * administrator does (daemon/admreq.c, MSG_ADMIN_DO).
  */
 static int
 ctl_ops_close_file(struct ctl_client *cl, FILE *f)
 {
 	struct admmsg_req r;
 	uint8_t p[ADMMSG_MAX_LEN];
+	struct child *sc;
 	unsigned long v;
 	char *end;
 	int n;
@@ -440,6 +442,9 @@ ctl_ops_close_file(struct ctl_client *cl, FILE *f)
 		fprintf(f, "ERR out of memory\n");
 		return 0;
 	}
+	/* A disconnected durable open is the state process's (statep_close.c). */
+	if ((sc = statectl_child()) != NULL && ctl_ops_askable(sc))
+		(void)ctl_query_send(cl, sc, MSG_ADMIN_DO, p, (size_t)n);
 	return 1;
 }
 

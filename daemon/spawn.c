@@ -559,7 +559,8 @@ spawn_child_gone(struct child *c)
 
 	spawn_close_chan(c);
 	route_child_gone(c);
-	if (c->role == CHILD_WORKER)
+	/* the state process answers NetrFileClose too (its durable opens) */
+	if (c->role == CHILD_WORKER || c->role == CHILD_STATE)
 		admreq_child_gone(c->pid);
 	if (c->role == CHILD_GATE && !master.shutting_down) {
 		/* An unasked-for death right after start: do not fork-loop. */

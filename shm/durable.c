@@ -381,6 +381,25 @@ out:
 	return rc != 0 ? shm_err(rc) : found;
 }
 
+/*
+ * What a disconnected durable open's end releases once its record is
+ * deleted: the open (share mode, lease, name) and its byte-range locks,
+ * whose waiters go into wake.  An open already gone is no error.
+ */
+static int
+durable_drop_open_txn(struct shm *s, MDB_txn *txn,
+    const struct shm_durable_rec *d, struct shm_pids *wake)
+{
+	int rc, last, dp;
+
+	rc = shm_open_drop_txn(s, txn, &d->fid, d->persistent_id, 0, NULL,
+	    &last, &dp);
+	if (rc != 0 && rc != -ENOENT)
+		return rc;
+	return shm_brlock_remove_open_txn(s, txn, &d->fid, d->persistent_id,
+	    wake);
+}
+
 static int
 shm_expire_durable_once(struct shm *s, struct shm_env *e, uint64_t now_ms,
     unsigned *nexpired, struct shm_pids *wake)
@@ -390,7 +409,7 @@ shm_expire_durable_once(struct shm *s, struct shm_env *e, uint64_t now_ms,
 	MDB_cursor *cu = NULL;
 	MDB_txn *txn;
 	unsigned n = 0;
-	int rc, op = MDB_FIRST, last, dp;
+	int rc, op = MDB_FIRST;
 
 	if (nexpired != NULL)
 		*nexpired = 0;
@@ -413,12 +432,7 @@ shm_expire_durable_once(struct shm *s, struct shm_env *e, uint64_t now_ms,
 			goto out;
 		/* After mdb_cursor_del, MDB_NEXT returns the record that followed. */
 		n++;
-		rc = shm_open_drop_txn(s, txn, &d->fid, d->persistent_id, 0, NULL,
-		    &last, &dp);
-		if (rc != 0 && rc != -ENOENT)
-			goto out;
-		if ((rc = shm_brlock_remove_open_txn(s, txn, &d->fid, d->persistent_id,
-		    wake)) != 0)
+		if ((rc = durable_drop_open_txn(s, txn, d, wake)) != 0)
 			goto out;
 	}
 	if (rc != MDB_NOTFOUND && rc != 0) {
@@ -463,6 +477,114 @@ shm_expire_durable(struct shm *s, uint64_t now_ms, unsigned *nexpired,
 	}
 	if (nexpired != NULL)
 		*nexpired = rc == 0 ? sum : 0;
+	shm_claim_flush(s);
+	return rc;
+}
+
+/* ---- an administrator's end of a disconnected open (shm_end_durable) ---- */
+
+struct durable_pick {
+	shm_durable_fn	 match;
+	void		*arg;
+	uint64_t	 ids[SHM_DURABLE_END_MAX];
+	unsigned	 n;
+};
+
+static int
+durable_pick_visit(const struct shm_durable_rec *d, void *arg)
+{
+	struct durable_pick *p = arg;
+
+	if (!(d->flags & SHM_DURABLE_DISCONNECTED) || !p->match(d, p->arg))
+		return 0;
+	p->ids[p->n++] = d->persistent_id;
+	return p->n == SHM_DURABLE_END_MAX;
+}
+
+/*
+ * One picked record, judged again under the writer lock (a reconnect may
+ * have reclaimed it since the read walk): still disconnected, still
+ * matching, and its open, if any, disconnected too -- a forged record
+ * flagged disconnected must not end a connected open behind its worker's
+ * back.  1 when it was ended, 0 when it no longer qualifies.
+ */
+static int
+durable_end_once(struct shm *s, uint64_t id, shm_durable_fn match, void *arg,
+    struct shm_pids *wake)
+{
+	struct shm_durable_rec *d = &s->dscratch;
+	struct shm_open_rec o;
+	struct shm_ofile of;
+	struct shm_env *e;
+	uint8_t kb[8];
+	MDB_val k = { sizeof(kb), kb };
+	MDB_txn *txn;
+	int rc, i;
+
+	memset(wake, 0, sizeof(*wake));
+	if ((rc = shm_durable_env(s, id, &e)) != 0 ||
+	    (rc = shm_wbegin(s, e, &txn)) != 0)
+		return rc;
+	rc = durable_get_txn(s, txn, id, d);
+	if (rc == -ENOENT || rc == -EPROTO ||
+	    (rc == 0 && (!(d->flags & SHM_DURABLE_DISCONNECTED) ||
+	    !match(d, arg)))) {
+		rc = 0;
+		goto out;
+	}
+	if (rc != 0)
+		goto out;
+	if ((rc = shm_ofile_load(s, txn, &d->fid, &of)) != 0 && rc != -ENOENT)
+		goto out;
+	if (rc == 0 && (i = shm_ofile_find(&of, id)) >= 0) {
+		shm_orec_get(of.rec + (size_t)i * SHM_OREC_LEN, &o);
+		if (!(o.flags & SHM_OPEN_DISCONNECTED)) {
+			rc = 0;
+			goto out;
+		}
+	}
+	shm_be64_put(kb, id);
+	if ((rc = shm_err(mdb_del(txn, s->db_durable, &k, NULL))) != 0 ||
+	    (rc = durable_drop_open_txn(s, txn, d, wake)) != 0)
+		goto out;
+	if ((rc = shm_wcommit(s, txn)) != 0)
+		return rc;
+	return 1;
+out:
+	shm_wabort(s, txn);
+	memset(wake, 0, sizeof(*wake));
+	return rc;
+}
+
+int
+shm_end_durable(struct shm *s, shm_durable_fn match, void *arg,
+    unsigned *nended, struct shm_pids *wake)
+{
+	static struct durable_pick p;
+	struct shm_pids w;
+	unsigned i, j;
+	int rc;
+
+	*nended = 0;
+	memset(wake, 0, sizeof(*wake));
+	memset(&p, 0, sizeof(p));
+	p.match = match;
+	p.arg = arg;
+	/* A read walk first: the writer lock is taken per match only. */
+	if ((rc = shm_foreach_durable(s, durable_pick_visit, &p)) < 0)
+		return rc;
+	for (i = 0; i < p.n; i++) {
+		SHM_RETRY_FULL(s, rc, durable_end_once(s, p.ids[i], match, arg,
+		    &w));
+		if (rc < 0)
+			break;
+		*nended += (unsigned)rc;
+		for (j = 0; j < w.n; j++)
+			shm_pids_add(wake, w.pid[j]);
+		if (w.overflow)
+			wake->overflow = 1;
+		rc = 0;
+	}
 	shm_claim_flush(s);
 	return rc;
 }

@@ -823,6 +823,17 @@ int	shm_foreach_durable(struct shm *, shm_durable_fn, void *arg);
 /* Removes expired disconnected durable opens with their locks and leases. */
 int	shm_expire_durable(struct shm *, uint64_t now_ms, unsigned *nexpired,
 	    struct shm_pids *wake);
+/*
+ * Ends, as their expiry would, the disconnected durable opens whose
+ * record match (called on the record decoded, may not call shm/) accepts:
+ * record, open, lease and byte-range locks removed, their waiters in
+ * wake.  At most SHM_DURABLE_END_MAX per call (an administrator's
+ * NetrFileClose: a FileId names one open, seldom two); a record whose
+ * open is connected is left alone.  *nended: how many were ended.
+ */
+#define SHM_DURABLE_END_MAX	16
+int	shm_end_durable(struct shm *, shm_durable_fn match, void *arg,
+	    unsigned *nended, struct shm_pids *wake);
 
 /* ---- crash cleanup (master) ---- */
 

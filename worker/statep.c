@@ -37,6 +37,10 @@
  *   line) and sends them with a plain non-blocking send when the state
  *   process is up: a full channel keeps them queued; it kills no one.
  * - Durable expiry on its own 5 s tick (shm_expire_durable).
+ * - MSG_ADMIN_DO (an administrator's NetrFileClose or `usmbctl
+ *   close-file`, sent here as to every worker): the disconnected durable
+ *   opens of that FileId end as at expiry (worker/statep_close.c),
+ *   answered MSG_CTL_DONE with their count.
  * - MSG_INFO_REQ (status): one MSG_INFO_REP with its own record format
  *   (daemon/statemsg.h: sessions, opens -- with share and path from the
  *   durable record for disconnected ones -- and locks; cut short at 64
@@ -63,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/admmsg.h"
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "daemon/msg.h"
@@ -70,6 +75,7 @@
 #include "proto/cur.h"
 #include "shm/shm.h"
 #include "worker/confine.h"
+#include "worker/statep_close.h"
 #include "worker/worker.h"
 
 #define STATEP_TICK_MS		1000
@@ -188,6 +194,40 @@ statep_expire(uint64_t now)
 		return;
 	log_info("state: %u durable open(s) expired", n);
 	statep_wake(&wake, NULL);
+}
+
+/*
+ * MSG_ADMIN_DO from the master (an administrator's NetrFileClose or
+ * `usmbctl close-file`): the disconnected durable opens of that FileId
+ * end as at their expiry.  Answered MSG_CTL_DONE with how many, always
+ * (0 for another op or a malformed payload), so the master's wait ends.
+ */
+static void
+statep_admin_do(const struct msg *m)
+{
+	struct admmsg_req r;
+	struct shm_pids wake;
+	unsigned n = 0;
+	uint8_t p[4];
+	int rc;
+
+	if (admmsg_decode(&r, m->payload, m->len) == 0 &&
+	    r.op == ADMMSG_FILE_CLOSE) {
+		rc = statep_close_file_id(sp.shm, r.file_id, &n, &wake);
+		statep_check(rc, "close of a durable open");
+		if (rc != 0) {
+			errno = -rc;
+			log_warn("state: close of FileId %u", r.file_id);
+		}
+		if (n > 0) {
+			log_info("state: %u disconnected durable open(s) of "
+			    "FileId %u closed by an administrator", n,
+			    r.file_id);
+			statep_wake(&wake, NULL);
+		}
+	}
+	le32_put(p, n);
+	statep_send(MSG_CTL_DONE, m->id, p, sizeof(p));
 }
 
 /* ---- counts and status ---- */
@@ -454,6 +494,9 @@ statep_message(const struct msg *m)
 		break;
 	case MSG_INFO_REQ:
 		statep_info(m->id);
+		break;
+	case MSG_ADMIN_DO:
+		statep_admin_do(m);
 		break;
 	case MSG_PING:
 		le32_put(pong, (uint32_t)getpid());

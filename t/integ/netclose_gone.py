@@ -9,27 +9,13 @@
 # Prints "ok ..." / "FAIL ..." lines.
 import os, signal, sys, threading, time
 sys.dont_write_bytecode = True
-from state_lib import PASSWORDS
-from impacket.dcerpc.v5 import srvs, transport
-from impacket.dcerpc.v5.rpcrt import DCERPCException
+from impacket.dcerpc.v5 import srvs
+from srvsvc_lib import srvsvc, werr
 
 PORT, PID = int(sys.argv[1]), int(sys.argv[2])
 FILEID_NOT_FOUND = 2314
 
-
-def werr(fn):
-    try:
-        fn()
-        return 0
-    except DCERPCException as e:
-        return e.get_error_code() & 0xFFFF
-
-
-t = transport.SMBTransport("127.0.0.1", PORT, r"\srvsvc", username="alice",
-                           password=PASSWORDS["alice"])
-d = t.get_dce_rpc()
-d.connect()
-d.bind(srvs.MSRPC_UUID_SRVS)
+d = srvsvc("alice")
 os.kill(PID, signal.SIGSTOP)
 killer = threading.Timer(0.4, os.kill, (PID, signal.SIGKILL))
 t0 = time.time()

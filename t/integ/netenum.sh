@@ -14,7 +14,9 @@
 # netenum_client.py has bob refused and alice close bob's open and end
 # his sessions, usmbctl close-file close alice's, carol open bob's file
 # exclusively after; rpcclient netsessdel as bob (refused), of an
-# unknown client, and of a held session of bob's.
+# unknown client, and of a held session of bob's; bob's durable open left
+# disconnected, closed by alice and by usmbctl close-file
+# (netclose_durable.py).
 . "$(dirname "$0")/lib.sh"
 
 integ_init
@@ -168,6 +170,11 @@ for t in NetSessEnum NetFileEnum NetConnEnum; do
 		fail "smbtorture $t"; tail -n 15 "$T/out" | sed 's/^/     /'
 	fi
 done
+# bob's durable open left disconnected (his socket dropped): closed by
+# alice's NetrFileClose, then by usmbctl close-file (netclose_durable.py,
+# worker/statep_close.c)
+client_checks netclose_durable.py env PYTHONPATH="$ROOT/t/integ" \
+    "$PYTHON" "$ROOT/t/integ/netclose_durable.py" "$PORT" "$CONF" "$USMBCTL"
 # A worker that dies while the master waits for its answer
 # (netclose_gone.py): carol's, which her smbclient keeps.
 mkfifo "$T/carolin"

@@ -14,10 +14,10 @@
 import os, struct, subprocess, sys, time
 sys.dont_write_bytecode = True
 from state_lib import (PASSWORDS, create, ctx, lock, login, status_of)
+from srvsvc_lib import rows, s, srvsvc, werr
 from impacket.smbconnection import SMBConnection
 from impacket import smb3structs as s3
-from impacket.dcerpc.v5 import srvs, transport
-from impacket.dcerpc.v5.rpcrt import DCERPCException
+from impacket.dcerpc.v5 import srvs
 
 PORT = int(sys.argv[1])
 SHAREPATH = sys.argv[2]
@@ -41,33 +41,6 @@ def dump(x):
         return {k: (x[k] if isinstance(x[k], int) else s(x[k]))
                 for k in x.fields}
     return x
-
-
-def srvsvc(user):
-    t = transport.SMBTransport("127.0.0.1", PORT, r"\srvsvc",
-                               username=user or "",
-                               password=PASSWORDS.get(user, ""))
-    d = t.get_dce_rpc()
-    d.connect()
-    d.bind(srvs.MSRPC_UUID_SRVS)
-    return d
-
-
-def werr(fn):
-    """The call's WERROR: 0, or the code of the error it returned."""
-    try:
-        fn()
-        return 0
-    except DCERPCException as e:
-        return e.get_error_code() & 0xFFFF
-
-
-def rows(ans, level, kind):
-    return ans["InfoStruct"][kind]["Level%d" % level]["Buffer"]
-
-
-def s(v):
-    return str(v).rstrip("\0")
 
 
 def holders():

@@ -12,7 +12,7 @@ from notify_lib import notify_answer, notify_send
 PORT = int(sys.argv[1])
 ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
 RW = s3.FILE_READ_DATA | s3.FILE_WRITE_DATA
-PASSWORDS = {"alice": "alicepw1", "bob": "bobpw1"}
+PASSWORDS = {"alice": "alicepw1", "bob": "bobpw1", "carol": "carolpw1"}
 
 
 def guid_dialect(guid):
