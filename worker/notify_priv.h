@@ -32,14 +32,15 @@ struct notify_watch {
 	size_t		 qlast;		/* the last change queued, when qlen > 0 */
 	uint32_t	 bufsize;	/* the first request's OutputBufferLength */
 	const struct conf_share *share;	/* its veto files are never reported */
+	int		 native;	/* names sent as a Mac knows them */
 };
 /*
  * Queues one change on w (UTF-8 name relative to its directory, '/'
  * between the components of a WATCH_TREE change) unless a filter of the
- * share leaves it out; judge and stream as smb2_dir_notify_visible's.
+ * share leaves it out; judge as smb2_dir_notify_visible's.
  */
 void		notify_queue(struct notify_watch *, uint32_t action,
-		    const char *name, const char *judge, int stream);
+		    const char *name, const char *judge);
 /*
  * The CHANGE_NOTIFY response (MS-SMB2 2.2.36) of the changes queued on w,
  * which is then empty: STATUS_SUCCESS, or STATUS_NOTIFY_ENUM_DIR when

@@ -15,7 +15,7 @@
 
 void
 notify_queue(struct notify_watch *w, uint32_t action, const char *name,
-    const char *judge, int stream)
+    const char *judge)
 {
 	size_t n = strlen(name);
 	int vis;
@@ -28,7 +28,7 @@ notify_queue(struct notify_watch *w, uint32_t action, const char *name,
 		return;
 	if (w->share != NULL && w->share->hide_unreadable &&
 	    (vis = smb2_dir_notify_visible(w->conn, w->fid_p, w->fid_v,
-	    action, name, judge, stream)) <= 0) {
+	    action, name, judge)) <= 0) {
 		if (vis < 0) {		/* gone: the client lists again */
 			w->overflow = 1;
 			w->qlen = 0;
@@ -68,8 +68,8 @@ notify_answer(struct notify_watch *w, struct smb2_rsp *rsp, uint32_t outlen)
 	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
 	wcur_le32(&rsp->body, 0);
 	body_start = wcur_off(&rsp->body);
-	if (fscc_notify_encode(w->q, w->qlen, &rsp->body, outlen < w->bufsize ? outlen :
-	    w->bufsize) != 0) {
+	if (fscc_notify_encode(w->q, w->qlen, &rsp->body, outlen < w->bufsize ?
+	    outlen : w->bufsize, w->native) != 0) {
 		/* does not fit the client's buffer: it must enumerate */
 		w->qlen = 0;
 		rsp->body.p = hdr;

@@ -15,10 +15,12 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/cur.h"
+#include "proto/fscc.h"
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
 #include "worker/notify_priv.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
@@ -265,6 +267,8 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 	watches[i].filter = filter;
 	watches[i].tree = tree;
 	watches[i].share = op->tree != NULL ? op->tree->share : NULL;
+	/* as a listing of this handle names them (smb2_dir.c dir_emit) */
+	watches[i].native = !f->posix && fruit_name_native(watches[i].share);
 	if (notify_add_wd(i, f->fd, "") != 0) {
 		notify_watch_end(i);
 		return -1;
@@ -459,7 +463,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 	char full[512];
 	struct notify_watch *w;
 	unsigned i, n = nwds;
-	size_t blen = strcspn(name, ":");
+	size_t blen = fscc_notify_file_len(action, name, strlen(name));
 
 	for (i = 0; i < n && i < nwds; i++) {
 		if (wds[i].dev != dev || wds[i].ino != ino)
@@ -473,7 +477,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
 			continue;
-		notify_queue(w, action, full, NULL, 1);
+		notify_queue(w, action, full, NULL);
 		notify_wake(w);
 	}
 }
@@ -537,7 +541,7 @@ notify_dispatch(const struct inotify_event *ev, uint32_t move,
 				judge = now;
 				break;
 			}
-		notify_queue(w, action, name, judge, 0);
+		notify_queue(w, action, name, judge);
 		notify_wake(w);
 	}
 }
