@@ -2,6 +2,8 @@
  * Encoders for the MS-FSCC information classes and directory entries.
  */
 #include "proto/fscc.h"
+
+#include "proto/adouble.h"
 #include "proto/unicode.h"
 
 uint64_t
@@ -507,17 +509,36 @@ fscc_dup_extents_decode(struct cur *in, struct fscc_dup_extents *d)
 	return in->err ? -1 : 0;
 }
 
+size_t
+fscc_notify_file_len(uint32_t action, const char *name, size_t n)
+{
+	const char *colon;
+
+	/*
+	 * MS-FSCC 2.7.1: only the *_STREAM actions name a stream, and a
+	 * stream name holds no ':' (MS-FSCC 2.1.5.3): the last one
+	 * separates.  Any other name is a file's, ':' or not.
+	 */
+	if (action < FSCC_ACTION_ADDED_STREAM ||
+	    action > FSCC_ACTION_MODIFIED_STREAM ||
+	    (colon = memrchr(name, ':', n)) == NULL)
+		return n;
+	return (size_t)(colon - name);
+}
+
 int
 fscc_notify_encode(const uint8_t *q, size_t qlen, struct wcur *out,
-    uint32_t max)
+    uint32_t max, int native)
 {
 	uint8_t name16[1024];
 	uint8_t *prev = NULL, *start;
 	size_t pos = 0, total = 0;
 	uint32_t action;
-	size_t n;
+	size_t n, fl;
 	int u;
-	char name[512];
+	char name[512], *p, *c;
+	/* mapped: at most 3 bytes a character, then the stream part */
+	char mapped[3 * sizeof(name)];
 
 	while (pos + 6 <= qlen) {
 		action = le32_get(q + pos);
@@ -527,11 +548,28 @@ fscc_notify_encode(const uint8_t *q, size_t qlen, struct wcur *out,
 		memcpy(name, q + pos + 6, n);
 		name[n] = '\0';
 		pos += 6 + ((size_t)q[pos + 4] | (size_t)q[pos + 5] << 8);
+		n = strlen(name);
+		p = name;
+		/*
+		 * fruit:encoding = native: the file's part as the Mac knows
+		 * it (U+F0xx: never a '/', and one UTF-16 unit for one, so
+		 * name16 holds it); a stream's part is kept, as the stream
+		 * list shows it.
+		 */
+		if (native) {
+			fl = fscc_notify_file_len(action, name, n);
+			u = adouble_name_private(name, fl, mapped,
+			    sizeof(mapped));
+			if (u < 0 || (size_t)u + n - fl >= sizeof(mapped))
+				continue;
+			memcpy(mapped + u, name + fl, n - fl + 1);
+			p = mapped;
+		}
 		/* '\' separates the components of a tree change */
-		for (char *p = name; *p; p++)
-			if (*p == '/')
-				*p = '\\';
-		u = unicode_utf8_to_utf16(name, strlen(name), name16,
+		for (c = p; *c; c++)
+			if (*c == '/')
+				*c = '\\';
+		u = unicode_utf8_to_utf16(p, strlen(p), name16,
 		    sizeof(name16));
 		if (u < 0)
 			continue;

@@ -279,13 +279,25 @@ int	fscc_dup_extents_decode(struct cur *, struct fscc_dup_extents *);
  */
 #define FSCC_RESILIENCY_LEN	8
 int	fscc_resiliency_decode(struct cur *, uint32_t *timeout_ms);
+/* FILE_NOTIFY_INFORMATION Action values that name a stream (MS-FSCC 2.7.1) */
+#define FSCC_ACTION_ADDED_STREAM	6
+#define FSCC_ACTION_MODIFIED_STREAM	8
+/*
+ * The length of the file's part of a change's name (n bytes): up to the
+ * last ':' for a *_STREAM action ("file:stream"), the whole name for any
+ * other, which names a file even when it holds a ':' (one made locally,
+ * or stored by fruit:encoding = native).
+ */
+size_t	fscc_notify_file_len(uint32_t action, const char *name, size_t n);
 /*
  * FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1) from a queue of changes
  * ([u32 action][u16 len][UTF-8 name, '/'-separated] ..., qlen bytes), each
  * name with '\\' separators; -1 when they do not fit max bytes.  A name
- * that is not valid UTF-8 is left out.
+ * that is not valid UTF-8 is left out.  native (fruit:encoding = native):
+ * the file's part of each name is sent as a Mac knows it, the characters
+ * NTFS forbids as U+F001-U+F027 (proto/adouble.h adouble_name_private).
  */
 int	fscc_notify_encode(const uint8_t *q, size_t qlen, struct wcur *out,
-	    uint32_t max);
+	    uint32_t max, int native);
 
 #endif

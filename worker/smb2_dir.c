@@ -102,20 +102,20 @@ dir_entry_readable(struct tree *tree, int dirfd, const char *name,
 
 /*
  * hide unreadable for CHANGE_NOTIFY (worker/smb2_notify.c): would a
- * listing show rel, a name below the directory d ("a/b/c" under a
- * WATCH_TREE; with stream, "file:stream" judged by its file)?  Each
+ * listing show rel's first len bytes, a name below the directory d
+ * ("a/b/c" under a WATCH_TREE)?  Each
  * component as QUERY_DIRECTORY judges it in its own directory, opened
  * beneath d following no symlink; a name that is gone is not shown.
  */
 int
 smb2_dir_path_readable(struct tree *tree, const struct file_open *d,
-    const char *rel, int stream)
+    const char *rel, size_t len)
 {
 	const struct vfs_ops *vfs = file_vfs();
 	struct vfs_stat st;
 	char comp[256];
 	const char *p = rel, *e;
-	const char *end = rel + (stream ? strcspn(rel, ":") : strlen(rel));
+	const char *end = rel + len;
 	int fd = d->fd, nfd, rc = 0, link;
 	size_t n;
 
@@ -686,26 +686,28 @@ done:
 /*
  * hide unreadable for CHANGE_NOTIFY (worker/smb2_notify.c): is a change
  * of name one the watcher's listing would show?  judge: the name a moved
- * file has now (a rename's old half), or NULL; stream: the name is a
- * worker's report, "file:stream" for a stream (inotify's are file names,
- * which may hold a ':' made locally).  A name that is gone
+ * file has now (a rename's old half), or NULL.  A stream's change
+ * ("file:stream", a worker's report) is judged by its file; any other
+ * name is a file's, whole: one made locally or stored by fruit:encoding
+ * = native may hold a ':'.  A name that is gone
  * (removed, moved out of sight) cannot be judged: -1, the watch
  * overflows, so the client lists the directory again (NOTIFY_ENUM_DIR)
  * and the listing leaves out what he may not read.
  */
 int
 smb2_dir_notify_visible(struct conn *c, uint64_t fid_p, uint64_t fid_v,
-    uint32_t action, const char *name, const char *judge, int stream)
+    uint32_t action, const char *name, const char *judge)
 {
 	struct open *op;
 
-	/* a stream's removal: its file is still there to judge */
-	if (judge == NULL && (!stream || strchr(name, ':') == NULL) &&
-	    (action == FILE_ACTION_REMOVED ||
+	/* (a stream's removal is REMOVED_STREAM: its file is there) */
+	if (judge == NULL && (action == FILE_ACTION_REMOVED ||
 	    action == FILE_ACTION_RENAMED_OLD_NAME))
 		return -1;
 	op = open_find(c, fid_p, fid_v);
 	return op != NULL && op->u.file != NULL && op->tree != NULL &&
-	    smb2_dir_path_readable(op->tree, op->u.file,
-	    judge != NULL ? judge : name, stream);
+	    (judge != NULL ? smb2_dir_path_readable(op->tree, op->u.file,
+	    judge, strlen(judge)) : smb2_dir_path_readable(op->tree,
+	    op->u.file, name, fscc_notify_file_len(action, name,
+	    strlen(name))));
 }

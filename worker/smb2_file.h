@@ -23,23 +23,24 @@ ntstatus_t	smb2_flush_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_query_directory_handle(struct smb2_req *, struct smb2_rsp *);
 /*
  * hide unreadable for CHANGE_NOTIFY: 1 when a listing would show every
- * component of rel (a name below the open directory d; with stream, a
- * "file:stream" is judged by its file), 0 otherwise.
+ * component of rel's first len bytes (a name below the open directory
+ * d; a "file:stream" is judged by its file's part), 0 otherwise.
  */
 struct tree;
 struct file_open;
 int		smb2_dir_path_readable(struct tree *, const struct file_open *d,
-		    const char *rel, int stream);
+		    const char *rel, size_t len);
 /*
  * The same for a CHANGE_NOTIFY of the open (fid_p, fid_v): 1 shown, 0
  * left out, -1 a name that is gone (removed, or moved where the watch
  * does not see; judge: its new name, or NULL), which cannot be judged.
- * stream: name is a worker's report, which may name a stream.
+ * Only a *_STREAM action's name holds a stream, after its last ':'
+ * (proto/fscc.h fscc_notify_file_len).
  */
 struct conn;
 int		smb2_dir_notify_visible(struct conn *, uint64_t fid_p,
 		    uint64_t fid_v, uint32_t action, const char *name,
-		    const char *judge, int stream);
+		    const char *judge);
 ntstatus_t	smb2_query_info_handle(struct smb2_req *, struct smb2_rsp *);
 ntstatus_t	smb2_set_info_handle(struct smb2_req *, struct smb2_rsp *);
 /*

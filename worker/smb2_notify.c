@@ -15,10 +15,13 @@
 #include "daemon/conf.h"
 #include "daemon/log.h"
 #include "proto/cur.h"
+#include "proto/fscc.h"
 #include "proto/unicode.h"
 #include "worker/conn_priv.h"
 #include "worker/dispatch.h"
 #include "worker/file_open.h"
+#include "worker/fruit.h"
+#include "worker/notify_priv.h"
 #include "worker/open.h"
 #include "worker/smb2.h"
 #include "worker/smb2_file.h"
@@ -37,26 +40,8 @@
 #define NOTIFY_WATCH_MAX	1024	/* per worker: > CONN_MAX_PENDING */
 #define NOTIFY_WD_MAX		2048	/* inotify watches per worker */
 #define NOTIFY_TREE_DIRS	64	/* subdirectories one WATCH_TREE follows */
-#define NOTIFY_QUEUE_BYTES	4096	/* queued changes per handle */
 #define NOTIFY_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
 	IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_ONLYDIR)
-
-struct notify_watch {
-	int		 in_use;
-	struct conn	*conn;
-	uint64_t	 fid_p, fid_v;
-	uint64_t	 dev, ino;	/* the directory (wake key) */
-	uint32_t	 filter;
-	int		 tree;
-	int		 overflow;	/* lost changes: NOTIFY_ENUM_DIR */
-	int		 delete_pending; /* the directory itself: DELETE_PENDING */
-	/* queued changes: [u32 action][u16 len][name bytes] ... */
-	uint8_t		 q[NOTIFY_QUEUE_BYTES];
-	size_t		 qlen;
-	size_t		 qlast;		/* the last change queued, when qlen > 0 */
-	uint32_t	 bufsize;	/* the first request's OutputBufferLength */
-	const struct conf_share *share;	/* its veto files are never reported */
-};
 
 /* One inotify watch descriptor used by a watch, for a relative prefix. */
 struct notify_wd {
@@ -282,6 +267,8 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 	watches[i].filter = filter;
 	watches[i].tree = tree;
 	watches[i].share = op->tree != NULL ? op->tree->share : NULL;
+	/* as a listing of this handle names them (smb2_dir.c dir_emit) */
+	watches[i].native = !f->posix && fruit_name_native(watches[i].share);
 	if (notify_add_wd(i, f->fd, "") != 0) {
 		notify_watch_end(i);
 		return -1;
@@ -290,54 +277,6 @@ notify_watch_start(struct conn *c, struct open *op, uint32_t filter, int tree)
 		notify_add_tree(i, f->fd, "", &budget, 0);
 	notify_register();
 	return i;
-}
-
-/*
- * Queues one change on a watch (UTF-8 name relative to its directory);
- * judge and stream as smb2_dir_notify_visible's.
- */
-static void
-notify_queue(struct notify_watch *w, uint32_t action, const char *name,
-    const char *judge, int stream)
-{
-	size_t n = strlen(name);
-	int vis;
-
-	if (w->overflow)
-		return;
-	if (w->share != NULL && w->share->veto_pat != NULL &&
-	    conf_namepat_path(w->share->veto_pat, name,
-	    w->share->case_sensitive) != 0)
-		return;
-	if (w->share != NULL && w->share->hide_unreadable &&
-	    (vis = smb2_dir_notify_visible(w->conn, w->fid_p, w->fid_v,
-	    action, name, judge, stream)) <= 0) {
-		if (vis < 0) {		/* gone: the client lists again */
-			w->overflow = 1;
-			w->qlen = 0;
-		}
-		return;
-	}
-	/*
-	 * The same change twice in a row is one (Samba coalesces identical
-	 * records too): a write and the close after it are one MODIFIED
-	 * (smb2.notify.valid-req counts them).
-	 */
-	if (w->qlen > 0 && le32_get(w->q + w->qlast) == action &&
-	    ((size_t)w->q[w->qlast + 4] | (size_t)w->q[w->qlast + 5] << 8) ==
-	    n && memcmp(w->q + w->qlast + 6, name, n) == 0)
-		return;
-	if (n > 0xFFFF || w->qlen + 6 + n > sizeof(w->q)) {
-		w->overflow = 1;
-		w->qlen = 0;
-		return;
-	}
-	w->qlast = w->qlen;
-	le32_put(w->q + w->qlen, action);
-	w->q[w->qlen + 4] = (uint8_t)(n & 0xFF);
-	w->q[w->qlen + 5] = (uint8_t)(n >> 8);
-	memcpy(w->q + w->qlen + 6, name, n);
-	w->qlen += 6 + n;
 }
 
 static void
@@ -524,7 +463,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 	char full[512];
 	struct notify_watch *w;
 	unsigned i, n = nwds;
-	size_t blen = strcspn(name, ":");
+	size_t blen = fscc_notify_file_len(action, name, strlen(name));
 
 	for (i = 0; i < n && i < nwds; i++) {
 		if (wds[i].dev != dev || wds[i].ino != ino)
@@ -538,7 +477,7 @@ notify_deliver(uint64_t dev, uint64_t ino, uint32_t action, uint32_t filter,
 		if (snprintf(full, sizeof(full), "%s%s", wds[i].prefix, name) >=
 		    (int)sizeof(full))
 			continue;
-		notify_queue(w, action, full, NULL, 1);
+		notify_queue(w, action, full, NULL);
 		notify_wake(w);
 	}
 }
@@ -602,7 +541,7 @@ notify_dispatch(const struct inotify_event *ev, uint32_t move,
 				judge = now;
 				break;
 			}
-		notify_queue(w, action, name, judge, 0);
+		notify_queue(w, action, name, judge);
 		notify_wake(w);
 	}
 }
@@ -920,8 +859,6 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 	struct open *op;
 	uint16_t flags;
 	uint32_t outlen, filter;
-	uint8_t *hdr;
-	size_t body_start;
 	ntstatus_t status;
 	int wi, fresh = 0;
 
@@ -980,21 +917,6 @@ smb2_change_notify_handle(struct smb2_req *req, struct smb2_rsp *rsp)
 			notify_watch_end(wi);	/* refused: no watch left */
 		return status;
 	}
-	/* MS-SMB2 2.2.36 */
-	hdr = rsp->body.p;
-	wcur_le16(&rsp->body, 9);
-	wcur_le16(&rsp->body, SMB2_HDR_LEN + 8);
-	wcur_le32(&rsp->body, 0);
-	body_start = wcur_off(&rsp->body);
-	if (fscc_notify_encode(w->q, w->qlen, &rsp->body, outlen < w->bufsize ? outlen :
-	    w->bufsize) != 0) {
-		/* does not fit the client's buffer: it must enumerate */
-		w->qlen = 0;
-		rsp->body.p = hdr;
-		rsp->body.err = 0;
-		return STATUS_NOTIFY_ENUM_DIR;
-	}
-	le32_put(hdr + 4, (uint32_t)(wcur_off(&rsp->body) - body_start));
-	w->qlen = 0;
-	return STATUS_SUCCESS;
+	return notify_answer(w, rsp, outlen);
 }
+

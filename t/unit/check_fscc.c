@@ -300,7 +300,7 @@ START_TEST(test_notify_encode)
 	q[n + 6] = 'c';
 	n += 7;
 	wcur_init(&w, buf, sizeof(buf));
-	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 256), 0);
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 256, 0), 0);
 	/* first: next 24 (12 + 10 bytes of name, aligned to 4), action 1 */
 	ck_assert_uint_eq(le32_get(buf), 24);
 	ck_assert_uint_eq(le32_get(buf + 4), 1);
@@ -315,11 +315,94 @@ START_TEST(test_notify_encode)
 	ck_assert_uint_eq((size_t)(w.p - buf), 38);
 	/* what does not fit the client's buffer: -1 */
 	wcur_init(&w, buf, sizeof(buf));
-	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 30), -1);
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, 30, 0), -1);
 	/* nothing queued: nothing written */
 	wcur_init(&w, buf, sizeof(buf));
-	ck_assert_int_eq(fscc_notify_encode(q, 0, &w, 256), 0);
+	ck_assert_int_eq(fscc_notify_encode(q, 0, &w, 256, 0), 0);
 	ck_assert_ptr_eq(w.p, buf);
+}
+END_TEST
+
+/* one queued change: [u32 action][u16 len][name] */
+static size_t
+notify_q_put(uint8_t *q, uint32_t action, const char *name)
+{
+	size_t n = strlen(name);
+
+	le32_put(q, action);
+	q[4] = (uint8_t)n;
+	q[5] = 0;
+	memcpy(q + 6, name, n);
+	return 6 + n;
+}
+
+/* the UTF-16 name of the entry at buf as 16-bit units, its count */
+static size_t
+notify_u16(const uint8_t *e, uint16_t *u, size_t cap)
+{
+	size_t i, n = le32_get(e + 8) / 2;
+
+	for (i = 0; i < n && i < cap; i++)
+		u[i] = le16_get(e + 12 + 2 * i);
+	return n;
+}
+
+START_TEST(test_notify_file_len)
+{
+	/* only a *_STREAM action's name holds a stream, after its last ':' */
+	ck_assert_uint_eq(fscc_notify_file_len(6, "a:s", 3), 1);
+	ck_assert_uint_eq(fscc_notify_file_len(7, "x:y:s", 5), 3);
+	ck_assert_uint_eq(fscc_notify_file_len(8, "d/x:y:s", 7), 5);
+	ck_assert_uint_eq(fscc_notify_file_len(6, "plain", 5), 5);
+	/* any other action names a file, ':' and all */
+	ck_assert_uint_eq(fscc_notify_file_len(1, "x:y", 3), 3);
+	ck_assert_uint_eq(fscc_notify_file_len(3, "x:y", 3), 3);
+	ck_assert_uint_eq(fscc_notify_file_len(5, "d/x:y", 5), 5);
+	ck_assert_uint_eq(fscc_notify_file_len(9, "x:y", 3), 3);
+	ck_assert_uint_eq(fscc_notify_file_len(6, "", 0), 0);
+}
+END_TEST
+
+START_TEST(test_notify_encode_native)
+{
+	uint8_t q[128], buf[512];
+	uint16_t u[32];
+	struct wcur w;
+	size_t n = 0, k;
+
+	n += notify_q_put(q + n, 1, "a:b");
+	n += notify_q_put(q + n, 1, "d\\x/e*\x01");
+	n += notify_q_put(q + n, 6, "x:y:AFP_Resource");
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, sizeof(buf), 1), 0);
+	/* "a:b": the ':' as the Mac sent it, U+F022 */
+	ck_assert_uint_eq(notify_u16(buf, u, 32), 3);
+	ck_assert_uint_eq(u[0], 'a');
+	ck_assert_uint_eq(u[1], 0xf022);
+	ck_assert_uint_eq(u[2], 'b');
+	/* a tree change: '/' separates, a '\\' on disk is U+F026 */
+	k = le32_get(buf);
+	ck_assert_uint_eq(notify_u16(buf + k, u, 32), 7);
+	ck_assert_uint_eq(u[0], 'd');
+	ck_assert_uint_eq(u[1], 0xf026);
+	ck_assert_uint_eq(u[2], 'x');
+	ck_assert_uint_eq(u[3], '\\');
+	ck_assert_uint_eq(u[4], 'e');
+	ck_assert_uint_eq(u[5], 0xf021);
+	ck_assert_uint_eq(u[6], 0xf001);
+	/* a stream's change: the file's ':' mapped, the separator kept */
+	k += le32_get(buf + k);
+	ck_assert_uint_eq(le32_get(buf + k), 0);
+	ck_assert_uint_eq(le32_get(buf + k + 4), 6);
+	ck_assert_uint_eq(notify_u16(buf + k, u, 32), 16);
+	ck_assert_uint_eq(u[1], 0xf022);
+	ck_assert_uint_eq(u[3], ':');
+	ck_assert_uint_eq(u[4], 'A');
+	/* without native the names go as stored */
+	wcur_init(&w, buf, sizeof(buf));
+	ck_assert_int_eq(fscc_notify_encode(q, n, &w, sizeof(buf), 0), 0);
+	ck_assert_uint_eq(notify_u16(buf, u, 32), 3);
+	ck_assert_uint_eq(u[1], ':');
 }
 END_TEST
 
@@ -333,6 +416,8 @@ fscc_suite(void)
 	tcase_add_test(tc, test_fixed_sizes);
 	tcase_add_test(tc, test_all);
 	tcase_add_test(tc, test_notify_encode);
+	tcase_add_test(tc, test_notify_file_len);
+	tcase_add_test(tc, test_notify_encode_native);
 	tcase_add_test(tc, test_dirents);
 	tcase_add_test(tc, test_dirent_ea_size);
 	tcase_add_test(tc, test_fs);
