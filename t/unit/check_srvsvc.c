@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/conf.h"
 #include "proto/dcerpc.h"
@@ -515,6 +516,71 @@ START_TEST(test_server_and_wksta_info)
 }
 END_TEST
 
+/*
+ * NetrServerGetInfo at a level that is an arm of the union but not
+ * served (502) carries a NULL pointer before ERROR_INVALID_LEVEL; a level
+ * outside the arms (7) nothing.  NetrRemoteTOD: the clock now, in UTC;
+ * every truncation of its stub faults.
+ */
+START_TEST(test_server_info_arm_and_tod)
+{
+	uint8_t req[128], out[512];
+	struct ndr_w w;
+	struct cur c;
+	size_t n, len, k;
+	uint32_t fault, v[12], i;
+	time_t now;
+
+	ndr_w_init(&w, req, sizeof(req));
+	ndr_put_ptr(&w, 1);
+	ndr_put_string(&w, "\\127.0.0.1");
+	len = wcur_off(&w.w);
+	ndr_put_u32(&w, 502);
+	n = call(&pipe_iface_srvsvc, 21, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(n, 12);
+	ck_assert_uint_eq(le32_get(out), 502);
+	ck_assert_uint_eq(le32_get(out + 4), 0);
+	ck_assert_uint_eq(le32_get(out + 8), 124);
+	le32_put(req + len, 7);
+	n = call(&pipe_iface_srvsvc, 21, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(le32_get(out + 4), 124);
+
+	now = time(NULL);
+	n = call(&pipe_iface_srvsvc, 28, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(fault, 0);
+	cur_init(&c, out, n);
+	ck_assert_uint_ne(ndr_ptr(&c), 0);
+	for (i = 0; i < 12; i++)
+		v[i] = ndr_u32(&c);
+	ck_assert_uint_eq(ndr_u32(&c), 0);		/* WERR_OK */
+	ck_assert_int_eq(c.err, 0);
+	ck_assert_uint_eq(cur_left(&c), 0);
+	ck_assert_uint_ge(v[0], (uint32_t)now);		/* tod_elapsedt */
+	ck_assert_uint_le(v[0], (uint32_t)now + 5);
+	ck_assert_uint_lt(v[2], 24);			/* hours */
+	ck_assert_uint_lt(v[3], 60);			/* mins */
+	ck_assert_uint_lt(v[4], 61);			/* secs */
+	ck_assert_uint_lt(v[5], 100);			/* hunds */
+	ck_assert_uint_eq(v[7], 310);			/* tinterval */
+	ck_assert_uint_ge(v[8], 1);			/* day */
+	ck_assert_uint_le(v[8], 31);
+	ck_assert_uint_ge(v[9], 1);			/* month */
+	ck_assert_uint_le(v[9], 12);
+	ck_assert_uint_ge(v[10], 2020);			/* year */
+	ck_assert_uint_lt(v[11], 7);			/* weekday */
+	ck_assert_uint_eq((v[0] / 3600) % 24, v[2]);	/* UTC hours */
+	for (k = 1; k < len; k++) {
+		(void)call(&pipe_iface_srvsvc, 28, req, k, out, sizeof(out),
+		    &fault);
+		ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
+	}
+}
+END_TEST
+
 /* Every truncation of every request stub is a fault, read in bounds. */
 START_TEST(test_stub_truncations)
 {
@@ -627,6 +693,7 @@ srvsvc_suite(void)
 	tcase_add_test(tc, test_get_info);
 	tcase_add_test(tc, test_access_based_enum);
 	tcase_add_test(tc, test_server_and_wksta_info);
+	tcase_add_test(tc, test_server_info_arm_and_tod);
 	tcase_add_test(tc, test_stub_truncations);
 	tcase_add_test(tc, test_malformed_stubs);
 	suite_add_tcase(s, tc);
