@@ -507,6 +507,21 @@ START_TEST(test_server_and_wksta_info)
 	ck_assert_int_eq(c.err, 0);
 	ck_assert_uint_eq(cur_left(&c), 0);
 
+	/* level 101, an arm not served: its NULL pointer, then the error */
+	le32_put(req + wcur_off(&w.w) - 4, 101);
+	n = call(&pipe_iface_wkssvc, 0, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(n, 12);
+	ck_assert_uint_eq(le32_get(out), 101);
+	ck_assert_uint_eq(le32_get(out + 4), 0);
+	ck_assert_uint_eq(le32_get(out + 8), 124);
+	/* level 7, outside the arms: nothing */
+	le32_put(req + wcur_off(&w.w) - 4, 7);
+	n = call(&pipe_iface_wkssvc, 0, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(n, 8);
+
 	(void)call(&pipe_iface_wkssvc, 5, req, wcur_off(&w.w), out, sizeof(out),
 	    &fault);
 	ck_assert_uint_eq(fault, DCERPC_NCA_S_OP_RNG_ERROR);
