@@ -23,6 +23,7 @@
 #define SRVSVC_OPNUM_NETR_SHARE_ENUM		15
 #define SRVSVC_OPNUM_NETR_SHARE_GET_INFO	16
 #define SRVSVC_OPNUM_NETR_SERVER_GET_INFO	21
+#define SRVSVC_OPNUM_NETR_SERVER_DISK_ENUM	23
 #define SRVSVC_OPNUM_NETR_REMOTE_TOD		28
 #define SRVSVC_OPNUM_NETR_SHARE_ENUM_STICKY	36
 
@@ -552,6 +553,87 @@ srvsvc_remote_tod(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
+/* An [in, out, unique] ResumeHandle: there, 0 (the end), when sent. */
+static void
+srvsvc_put_resume(struct ndr_w *out, int present)
+{
+	ndr_put_ptr(out, present);
+	if (present)
+		ndr_put_u32(out, 0);
+}
+
+/*
+ * NetrServerDiskEnum (MS-SRVS 3.1.4.19), level 0: the server's disk
+ * drives, for administrators (as Windows).  One "C:", the drive every
+ * share's Windows path names (NetrShareGetInfo's "C:\\..."), then the
+ * empty entry that ends the list, as Windows and Samba send it
+ * (EntriesRead counts it, TotalEntries does not).
+ */
+static uint32_t
+srvsvc_disk_enum(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	static const char *const disks[] = { "C:", "" };
+	char server[SRVSVC_NAME_MAX];
+	uint32_t level, count, n, i, k;
+	int denied, resume;
+
+	(void)ndr_unique_string(in, server, sizeof(server));
+	level = ndr_u32(in);
+	/* [in, out] DISK_ENUM_CONTAINER: what a client sends is skipped */
+	(void)ndr_u32(in);				/* EntriesRead */
+	if (ndr_ptr(in) != 0) {
+		(void)ndr_u32(in);			/* max_count */
+		(void)ndr_u32(in);			/* offset */
+		count = ndr_u32(in);
+		for (i = 0; i < count && !in->err; i++) {
+			ndr_align(in, 4);
+			(void)ndr_u32(in);		/* offset */
+			n = ndr_u32(in);
+			if (n > 3)
+				in->err = 1;
+			for (k = 0; k < n; k++)
+				(void)ndr_u16(in);
+		}
+	}
+	(void)ndr_u32(in);				/* PreferedMaximumLength */
+	resume = ndr_ptr(in) != 0;
+	if (resume)
+		(void)ndr_u32(in);			/* ResumeHandle */
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	denied = srvsvc_caller_refused(env) || !env->admin;
+	if (denied || level != 0) {
+		ndr_put_u32(out, 0);
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, 0);			/* TotalEntries */
+		srvsvc_put_resume(out, resume);
+		ndr_put_u32(out, denied ? WERR_ACCESS_DENIED :
+		    WERR_INVALID_LEVEL);
+		return 0;
+	}
+	ndr_put_u32(out, 2);
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, 2);				/* max_count */
+	ndr_put_u32(out, 0);				/* offset */
+	ndr_put_u32(out, 2);				/* actual_count */
+	for (i = 0; i < 2; i++) {
+		/* DISK_INFO: [string] WCHAR Disk[3], a varying array */
+		ndr_put_align(out, 4);
+		n = (uint32_t)ndr_utf16_len(disks[i]) + 1;
+		ndr_put_u32(out, 0);
+		ndr_put_u32(out, n);
+		for (k = 0; k + 1 < n; k++)
+			ndr_put_u16(out, (uint16_t)disks[i][k]);
+		ndr_put_u16(out, 0);
+	}
+	ndr_put_align(out, 4);
+	ndr_put_u32(out, 1);				/* TotalEntries */
+	srvsvc_put_resume(out, resume);
+	ndr_put_u32(out, WERR_OK);
+	return 0;
+}
+
 static uint32_t
 srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
     struct ndr_w *out)
@@ -577,6 +659,8 @@ srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		return srvsvc_share_get_info(env, in, out);
 	case SRVSVC_OPNUM_NETR_SERVER_GET_INFO:
 		return srvsvc_server_get_info(env, in, out);
+	case SRVSVC_OPNUM_NETR_SERVER_DISK_ENUM:
+		return srvsvc_disk_enum(env, in, out);
 	case SRVSVC_OPNUM_NETR_REMOTE_TOD:
 		return srvsvc_remote_tod(env, in, out);
 	default:

@@ -548,7 +548,7 @@ START_TEST(test_server_info_arm_and_tod)
 
 	ndr_w_init(&w, req, sizeof(req));
 	ndr_put_ptr(&w, 1);
-	ndr_put_string(&w, "\\127.0.0.1");
+	ndr_put_string(&w, "\\\\127.0.0.1");
 	len = wcur_off(&w.w);
 	ndr_put_u32(&w, 502);
 	n = call(&pipe_iface_srvsvc, 21, req, wcur_off(&w.w), out, sizeof(out),
@@ -593,6 +593,63 @@ START_TEST(test_server_info_arm_and_tod)
 		    &fault);
 		ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
 	}
+}
+END_TEST
+
+/*
+ * NetrServerDiskEnum level 0 as smbtorture asks it: "C:" and the empty
+ * entry that ends the list, byte for byte; refused to a non-administrator;
+ * every truncation of its stub faults.
+ */
+START_TEST(test_disk_enum)
+{
+	static const uint8_t want[] = {
+		2, 0, 0, 0, 0, 0, 2, 0,			/* EntriesRead, Buffer */
+		2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,	/* max, offset, actual */
+		0, 0, 0, 0, 3, 0, 0, 0, 'C', 0, ':', 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+		1, 0, 0, 0,				/* TotalEntries */
+		4, 0, 2, 0, 0, 0, 0, 0,			/* ResumeHandle */
+		0, 0, 0, 0,
+	};
+	uint8_t req[128], out[512];
+	struct ndr_w w;
+	size_t n, len, k;
+	uint32_t fault;
+
+	ndr_w_init(&w, req, sizeof(req));
+	ndr_put_ptr(&w, 1);
+	ndr_put_string(&w, "\\\\127.0.0.1");
+	ndr_put_u32(&w, 0);				/* Level */
+	ndr_put_u32(&w, 0);				/* EntriesRead */
+	ndr_put_ptr(&w, 0);
+	ndr_put_u32(&w, 0xFFFFFFFFu);
+	ndr_put_ptr(&w, 1);
+	ndr_put_u32(&w, 0);
+	len = wcur_off(&w.w);
+	n = call(&pipe_iface_srvsvc, 23, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(n, sizeof(want));
+	/* referent ids are the writer's own: compare around them */
+	ck_assert_uint_ne(le32_get(out + 4), 0);
+	ck_assert_uint_ne(le32_get(out + 52), 0);
+	memcpy(out + 4, want + 4, 4);
+	memcpy(out + 52, want + 52, 4);
+	ck_assert_mem_eq(out, want, sizeof(want));
+	for (k = 0; k < len; k++) {
+		(void)call(&pipe_iface_srvsvc, 23, req, k, out, sizeof(out),
+		    &fault);
+		ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
+	}
+	test_env.admin = 0;
+	n = call(&pipe_iface_srvsvc, 23, req, len, out, sizeof(out), &fault);
+	test_env.admin = 1;
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(n, 24);
+	ck_assert_uint_eq(le32_get(out + 20), 5);	/* ACCESS_DENIED */
+	le32_put(req + len - 24, 1);			/* level 1 */
+	n = call(&pipe_iface_srvsvc, 23, req, len, out, sizeof(out), &fault);
+	ck_assert_uint_eq(le32_get(out + n - 4), 124);
 }
 END_TEST
 
@@ -709,6 +766,7 @@ srvsvc_suite(void)
 	tcase_add_test(tc, test_access_based_enum);
 	tcase_add_test(tc, test_server_and_wksta_info);
 	tcase_add_test(tc, test_server_info_arm_and_tod);
+	tcase_add_test(tc, test_disk_enum);
 	tcase_add_test(tc, test_stub_truncations);
 	tcase_add_test(tc, test_malformed_stubs);
 	suite_add_tcase(s, tc);
