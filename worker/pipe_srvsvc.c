@@ -590,8 +590,10 @@ srvsvc_disk_enum(const struct pipe_env *env, struct cur *in,
 			ndr_align(in, 4);
 			(void)ndr_u32(in);		/* offset */
 			n = ndr_u32(in);
-			if (n > 3)
+			if (n > 3) {		/* WCHAR Disk[3] */
 				in->err = 1;
+				break;
+			}
 			for (k = 0; k < n; k++)
 				(void)ndr_u16(in);
 		}

@@ -650,6 +650,32 @@ START_TEST(test_disk_enum)
 	le32_put(req + len - 24, 1);			/* level 1 */
 	n = call(&pipe_iface_srvsvc, 23, req, len, out, sizeof(out), &fault);
 	ck_assert_uint_eq(le32_get(out + n - 4), 124);
+
+	/* a client-sent container: entries skipped; a Disk longer than 3
+	 * WCHARs (here 4 billion) faults at once (fuzz_dcerpc found the
+	 * skip running on over the count) */
+	ndr_w_init(&w, req, sizeof(req));
+	ndr_put_ptr(&w, 0);
+	ndr_put_u32(&w, 0);
+	ndr_put_u32(&w, 1);
+	ndr_put_ptr(&w, 1);
+	ndr_put_u32(&w, 1);
+	ndr_put_u32(&w, 0);
+	ndr_put_u32(&w, 1);
+	ndr_put_u32(&w, 0);
+	ndr_put_u32(&w, 2);
+	ndr_put_u16(&w, 'D');
+	ndr_put_u16(&w, 0);
+	ndr_put_u32(&w, 0);
+	ndr_put_ptr(&w, 0);
+	n = call(&pipe_iface_srvsvc, 23, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(fault, 0);
+	ck_assert_uint_eq(le32_get(out + n - 4), 0);
+	le32_put(req + 32, 0xFFFFFFFFu);
+	(void)call(&pipe_iface_srvsvc, 23, req, wcur_off(&w.w), out, sizeof(out),
+	    &fault);
+	ck_assert_uint_eq(fault, DCERPC_FAULT_NDR);
 }
 END_TEST
 
