@@ -93,8 +93,20 @@ dcerpc_hdr_decode(const uint8_t *pdu, size_t len, struct dcerpc_hdr *h)
 	if (c.err)
 		return DCERPC_E_SHORT;
 	h->frag_length = dcerpc_frag_length(pdu, len);
-	if (h->drep[0] != DCERPC_DREP_LE)
+	if (h->drep[0] != DCERPC_DREP_LE) {
+		/*
+		 * The call id as a big-endian sender wrote it, so that the
+		 * bind_nak or fault refusing it answers that call: with 0
+		 * the client (smbtorture's rpc.lsa.secrets "bigendian")
+		 * waited for an answer that never came.
+		 */
+		if ((h->drep[0] & 0xF0) != DCERPC_DREP_LE) {
+			cur_skip(&c, 2);
+			h->auth_length = cur_be16(&c);
+			h->call_id = cur_be32(&c);
+		}
 		return DCERPC_E_DREP;
+	}
 	cur_skip(&c, 2);
 	h->auth_length = cur_le16(&c);
 	h->call_id = cur_le32(&c);

@@ -42,6 +42,7 @@
 #define LSA_OPNUM_LOOKUP_NAMES		14
 #define LSA_OPNUM_LOOKUP_SIDS		15
 #define LSA_OPNUM_OPEN_POLICY2		44
+#define LSA_OPNUM_GET_USER_NAME		45
 #define LSA_OPNUM_LOOKUP_SIDS2		57
 #define LSA_OPNUM_LOOKUP_NAMES2		58
 #define LSA_OPNUM_LOOKUP_NAMES3		68
@@ -602,6 +603,16 @@ lsa_lookup_sids(const struct pipe_env *env, struct cur *in,
 		return 0;
 	}
 	mapped = lsa_translate(env, (unsigned)n, 0);
+	/*
+	 * An unknown SID is named by its string form, as Windows and Samba
+	 * answer (Win32 LsaLookupSids: "the SID in character form";
+	 * smbtorture's LookupSidsReply): a client shows that rather than
+	 * an empty name.
+	 */
+	for (i = 0; i < (unsigned)n; i++)
+		if (lsa_entries[i].type == SID_TYPE_UNKNOWN)
+			(void)secdesc_sid_str(&lsa_entries[i].sid,
+			    lsa_entries[i].name, sizeof(lsa_entries[i].name));
 	lsa_put_domains(out);
 	ndr_put_u32(out, (uint32_t)n);
 	ndr_put_ptr(out, n > 0);
@@ -713,6 +724,67 @@ lsa_lookup_names(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
+/*
+ * An [in] PRPC_UNICODE_STRING* a client sends (LsarGetUserName's
+ * UserName and *DomainName, which it sends NULL): read and ignored.
+ */
+static void
+lsa_skip_ustring_ptr(struct cur *in)
+{
+	char scratch[LSA_NAME_MAX];
+	uint16_t len, max;
+
+	if (ndr_ptr(in) == 0)
+		return;
+	ndr_align(in, 4);
+	len = ndr_u16(in);
+	max = ndr_u16(in);
+	if (ndr_ptr(in) != 0)
+		(void)ndr_ustring_body(in, len, max, scratch, sizeof(scratch));
+}
+
+/*
+ * LsarGetUserName (MS-LSAT 3.1.4.4): the caller's own account and the
+ * domain that holds it (this server, for its local accounts), as `whoami`
+ * against a server asks.  DomainName is answered only when asked for (a
+ * non-NULL [in, out, unique] pointer).  Anonymous and guest callers are
+ * refused as on every lsarpc call.
+ */
+static uint32_t
+lsa_get_user_name(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char sys[LSA_NAME_MAX];
+	const char *nb = env->conf->netbios_name ?
+	    env->conf->netbios_name : "";
+	uint32_t dom;
+
+	(void)ndr_unique_string(in, sys, sizeof(sys));
+	lsa_skip_ustring_ptr(in);		/* *UserName */
+	dom = ndr_ptr(in);			/* DomainName */
+	if (dom != 0)
+		lsa_skip_ustring_ptr(in);
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	if (lsa_denied(env)) {
+		ndr_put_ptr(out, 0);
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, STATUS_ACCESS_DENIED);
+		return 0;
+	}
+	ndr_put_ptr(out, 1);
+	ndr_put_ustring(out, env->user);
+	ndr_put_ustring_body(out, env->user);
+	ndr_put_ptr(out, dom != 0);
+	if (dom != 0) {
+		ndr_put_ptr(out, 1);
+		ndr_put_ustring(out, nb);
+		ndr_put_ustring_body(out, nb);
+	}
+	ndr_put_u32(out, STATUS_SUCCESS);
+	return 0;
+}
+
 static uint32_t
 lsa_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
     struct ndr_w *out)
@@ -736,6 +808,8 @@ lsa_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		return lsa_lookup_names(env, in, out, 2);
 	case LSA_OPNUM_LOOKUP_NAMES3:
 		return lsa_lookup_names(env, in, out, 3);
+	case LSA_OPNUM_GET_USER_NAME:
+		return lsa_get_user_name(env, in, out);
 	}
 	return DCERPC_NCA_S_OP_RNG_ERROR;
 }

@@ -3,14 +3,16 @@
  * the server (enough for `smbclient -L`, `net view` and rpcclient).
  *
  * Wire layouts follow the IDL of MS-SRVS 3.1.4 (NetrShareEnum 3.1.4.8,
- * NetrShareGetInfo 3.1.4.10, NetrServerGetInfo 3.1.4.17) and the structure
- * definitions of 2.2.4.  A level outside the ones we serve gets
- * ERROR_INVALID_LEVEL with the union's empty default arm, the way Windows
- * and Samba answer it.
+ * NetrShareGetInfo 3.1.4.10, NetrServerGetInfo 3.1.4.17, NetrRemoteTOD
+ * 3.1.4.21) and the structure definitions of 2.2.4.  A level outside the
+ * ones we serve gets ERROR_INVALID_LEVEL with the union's empty default
+ * arm, or a NULL pointer where the level is an arm we do not fill, the
+ * way Windows and Samba answer it.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/conf.h"
 #include "worker/homes.h"
@@ -21,6 +23,8 @@
 #define SRVSVC_OPNUM_NETR_SHARE_ENUM		15
 #define SRVSVC_OPNUM_NETR_SHARE_GET_INFO	16
 #define SRVSVC_OPNUM_NETR_SERVER_GET_INFO	21
+#define SRVSVC_OPNUM_NETR_SERVER_DISK_ENUM	23
+#define SRVSVC_OPNUM_NETR_REMOTE_TOD		28
 #define SRVSVC_OPNUM_NETR_SHARE_ENUM_STICKY	36
 
 /* MS-SRVS 2.2.2.4 share types */
@@ -417,6 +421,31 @@ srvsvc_share_get_info(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
+/*
+ * The arms of LPSERVER_INFO (MS-SRVS 2.2.3.7): each is a pointer, so an
+ * answer at a level we do not fill still carries a NULL one there.
+ * Without it the client reads the WERROR as the pointer and the stub
+ * comes out four bytes short (smbtorture's NetSrvGetInfo 502:
+ * NT_STATUS_BUFFER_TOO_SMALL).
+ */
+static int
+srvsvc_server_info_arm(uint32_t level)
+{
+	static const uint16_t arms[] = {
+		100, 101, 102, 103, 502, 503, 599, 1005, 1107, 1010, 1016,
+		1017, 1018, 1501, 1502, 1503, 1506, 1510, 1511, 1512, 1513,
+		1514, 1515, 1516, 1518, 1523, 1528, 1529, 1530, 1533, 1534,
+		1535, 1536, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+		1546, 1547, 1548, 1549, 1550, 1552, 1553, 1554, 1555, 1556,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(arms) / sizeof(arms[0]); i++)
+		if (arms[i] == level)
+			return 1;
+	return 0;
+}
+
 static uint32_t
 srvsvc_server_get_info(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
@@ -439,6 +468,9 @@ srvsvc_server_get_info(const struct pipe_env *env, struct cur *in,
 		return 0;
 	}
 	if (level != 100 && level != 101 && level != 102) {
+		/* an arm of the union is a NULL pointer; outside them nothing */
+		if (srvsvc_server_info_arm(level))
+			ndr_put_ptr(out, 0);
 		ndr_put_u32(out, WERR_INVALID_LEVEL);
 		return 0;
 	}
@@ -470,6 +502,140 @@ srvsvc_server_get_info(const struct pipe_env *env, struct cur *in,
 	return 0;
 }
 
+/*
+ * NetrRemoteTOD (MS-SRVS 3.1.4.21): the server's clock, which `net time`
+ * and domain-less clients set theirs from.  It reveals nothing a SMB2
+ * NEGOTIATE response does not (SystemTime), so it is answered to every
+ * caller srvsvc answers at all.
+ */
+static uint32_t
+srvsvc_remote_tod(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	char server[SRVSVC_NAME_MAX];
+	struct timespec ts, mono;
+	struct tm utc, local;
+	time_t t;
+	int32_t tz = -1;			/* undefined */
+
+	(void)ndr_unique_string(in, server, sizeof(server));
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	if (srvsvc_caller_refused(env)) {
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, WERR_ACCESS_DENIED);
+		return 0;
+	}
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	t = ts.tv_sec;
+	if (gmtime_r(&t, &utc) == NULL)
+		memset(&utc, 0, sizeof(utc));
+	/* minutes west of UTC, as the field is defined */
+	if (localtime_r(&t, &local) != NULL)
+		tz = (int32_t)(-local.tm_gmtoff / 60);
+	ndr_put_ptr(out, 1);			/* TIME_OF_DAY_INFO */
+	ndr_put_u32(out, (uint32_t)t);		/* tod_elapsedt */
+	(void)clock_gettime(CLOCK_MONOTONIC, &mono);
+	/* tod_msecs: from "an arbitrary starting point" (boot here) */
+	ndr_put_u32(out, (uint32_t)((uint64_t)mono.tv_sec * 1000 +
+	    (uint64_t)mono.tv_nsec / 1000000));
+	ndr_put_u32(out, (uint32_t)utc.tm_hour);
+	ndr_put_u32(out, (uint32_t)utc.tm_min);
+	ndr_put_u32(out, (uint32_t)utc.tm_sec);
+	ndr_put_u32(out, (uint32_t)(ts.tv_nsec / 10000000));	/* hundredths */
+	ndr_put_u32(out, (uint32_t)tz);
+	ndr_put_u32(out, 310);			/* tod_tinterval, 0.0001 s */
+	ndr_put_u32(out, (uint32_t)utc.tm_mday);
+	ndr_put_u32(out, (uint32_t)utc.tm_mon + 1);
+	ndr_put_u32(out, (uint32_t)utc.tm_year + 1900);
+	ndr_put_u32(out, (uint32_t)utc.tm_wday);
+	ndr_put_u32(out, WERR_OK);
+	return 0;
+}
+
+/* An [in, out, unique] ResumeHandle: there, 0 (the end), when sent. */
+static void
+srvsvc_put_resume(struct ndr_w *out, int present)
+{
+	ndr_put_ptr(out, present);
+	if (present)
+		ndr_put_u32(out, 0);
+}
+
+/*
+ * NetrServerDiskEnum (MS-SRVS 3.1.4.19), level 0: the server's disk
+ * drives, for administrators (as Windows).  One "C:", the drive every
+ * share's Windows path names (NetrShareGetInfo's "C:\\..."), then the
+ * empty entry that ends the list, as Windows and Samba send it
+ * (EntriesRead counts it, TotalEntries does not).
+ */
+static uint32_t
+srvsvc_disk_enum(const struct pipe_env *env, struct cur *in,
+    struct ndr_w *out)
+{
+	static const char *const disks[] = { "C:", "" };
+	char server[SRVSVC_NAME_MAX];
+	uint32_t level, count, n, i, k;
+	int denied, resume;
+
+	(void)ndr_unique_string(in, server, sizeof(server));
+	level = ndr_u32(in);
+	/* [in, out] DISK_ENUM_CONTAINER: what a client sends is skipped */
+	(void)ndr_u32(in);				/* EntriesRead */
+	if (ndr_ptr(in) != 0) {
+		(void)ndr_u32(in);			/* max_count */
+		(void)ndr_u32(in);			/* offset */
+		count = ndr_u32(in);
+		for (i = 0; i < count && !in->err; i++) {
+			ndr_align(in, 4);
+			(void)ndr_u32(in);		/* offset */
+			n = ndr_u32(in);
+			if (n > 3) {		/* WCHAR Disk[3] */
+				in->err = 1;
+				break;
+			}
+			for (k = 0; k < n; k++)
+				(void)ndr_u16(in);
+		}
+	}
+	(void)ndr_u32(in);				/* PreferedMaximumLength */
+	resume = ndr_ptr(in) != 0;
+	if (resume)
+		(void)ndr_u32(in);			/* ResumeHandle */
+	if (in->err)
+		return DCERPC_FAULT_NDR;
+	denied = srvsvc_caller_refused(env) || !env->admin;
+	if (denied || level != 0) {
+		ndr_put_u32(out, 0);
+		ndr_put_ptr(out, 0);
+		ndr_put_u32(out, 0);			/* TotalEntries */
+		srvsvc_put_resume(out, resume);
+		ndr_put_u32(out, denied ? WERR_ACCESS_DENIED :
+		    WERR_INVALID_LEVEL);
+		return 0;
+	}
+	ndr_put_u32(out, 2);
+	ndr_put_ptr(out, 1);
+	ndr_put_u32(out, 2);				/* max_count */
+	ndr_put_u32(out, 0);				/* offset */
+	ndr_put_u32(out, 2);				/* actual_count */
+	for (i = 0; i < 2; i++) {
+		/* DISK_INFO: [string] WCHAR Disk[3], a varying array */
+		ndr_put_align(out, 4);
+		n = (uint32_t)ndr_utf16_len(disks[i]) + 1;
+		ndr_put_u32(out, 0);
+		ndr_put_u32(out, n);
+		for (k = 0; k + 1 < n; k++)
+			ndr_put_u16(out, (uint16_t)disks[i][k]);
+		ndr_put_u16(out, 0);
+	}
+	ndr_put_align(out, 4);
+	ndr_put_u32(out, 1);				/* TotalEntries */
+	srvsvc_put_resume(out, resume);
+	ndr_put_u32(out, WERR_OK);
+	return 0;
+}
+
 static uint32_t
 srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
     struct ndr_w *out)
@@ -495,6 +661,10 @@ srvsvc_call(const struct pipe_env *env, uint16_t opnum, struct cur *in,
 		return srvsvc_share_get_info(env, in, out);
 	case SRVSVC_OPNUM_NETR_SERVER_GET_INFO:
 		return srvsvc_server_get_info(env, in, out);
+	case SRVSVC_OPNUM_NETR_SERVER_DISK_ENUM:
+		return srvsvc_disk_enum(env, in, out);
+	case SRVSVC_OPNUM_NETR_REMOTE_TOD:
+		return srvsvc_remote_tod(env, in, out);
 	default:
 		return DCERPC_NCA_S_OP_RNG_ERROR;
 	}

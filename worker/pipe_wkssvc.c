@@ -14,6 +14,24 @@
 #define WERR_OK			0
 #define WERR_INVALID_LEVEL	124
 
+/* The arms of LPWKSTA_INFO (MS-WKST 2.2.4.1), each a pointer. */
+static int
+wkssvc_info_arm(uint32_t level)
+{
+	static const uint16_t arms[] = {
+		100, 101, 102, 502, 1010, 1011, 1012, 1013, 1018, 1023, 1027,
+		1028, 1032, 1033, 1041, 1042, 1043, 1044, 1045, 1046, 1047,
+		1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057,
+		1058, 1059, 1060, 1061, 1062,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(arms) / sizeof(arms[0]); i++)
+		if (arms[i] == level)
+			return 1;
+	return 0;
+}
+
 static uint32_t
 wkssvc_wksta_get_info(const struct pipe_env *env, struct cur *in,
     struct ndr_w *out)
@@ -30,7 +48,14 @@ wkssvc_wksta_get_info(const struct pipe_env *env, struct cur *in,
 
 	ndr_put_u32(out, level);		/* union discriminant */
 	if (level != 100) {
-		/* 101 and 102 need data (lanroot, logged-on users) we lack. */
+		/*
+		 * 101 and 102 need data (lanroot, logged-on users) we lack.
+		 * At an arm of the union the answer still carries its NULL
+		 * pointer: without it the stub came out four bytes short
+		 * (smbtorture's NetWkstaGetInfo 101: BUFFER_TOO_SMALL).
+		 */
+		if (wkssvc_info_arm(level))
+			ndr_put_ptr(out, 0);
 		ndr_put_u32(out, WERR_INVALID_LEVEL);
 		return 0;
 	}

@@ -1,7 +1,8 @@
 /*
  * The lsarpc pipe's operations (worker/pipe_lsarpc.c) called with request
  * stubs built here: SIDs to names and names to SIDs at every level, the
- * answers decoded field by field; anonymous and guest callers refused;
+ * answers decoded field by field (an unknown SID named by its string);
+ * LsarGetUserName; anonymous and guest callers refused;
  * every truncation of each request; and the RPC_UNICODE_STRING codec
  * (proto/ndr.c ndr_ustring_body, ndr_put_ustring).  root (uid 0) and its
  * group root (gid 0) are the account and group every test machine has.
@@ -20,6 +21,7 @@
 
 #define OP_CLOSE	0
 #define OP_OPEN2	44
+#define OP_GETUSER	45
 #define OP_QUERY	7
 #define OP_NAMES	14
 #define OP_SIDS		15
@@ -249,7 +251,8 @@ START_TEST(test_lookup_sids)
 		ck_assert_str_eq(ds[dom[2]], "S-1-1");
 		ck_assert_uint_eq(type[3], 8);
 		ck_assert_int_eq(dom[3], -1);
-		ck_assert_str_eq(nm[3].s, "");
+		/* unknown: named by its string form, as Windows does */
+		ck_assert_str_eq(nm[3].s, "S-1-5-21-9");
 	}
 }
 END_TEST
@@ -438,6 +441,84 @@ START_TEST(test_truncations)
 }
 END_TEST
 
+/* An LsarGetUserName stub as smbtorture sends it: DomainName asked or not. */
+static size_t
+getuser_stub(uint8_t *stub, size_t size, int domain)
+{
+	struct ndr_w w;
+
+	ndr_w_init(&w, stub, size);
+	ndr_put_ptr(&w, 1);
+	ndr_put_string(&w, "\\");		/* SystemName */
+	ndr_put_ptr(&w, 0);			/* *UserName */
+	ndr_put_ptr(&w, domain);		/* DomainName */
+	if (domain)
+		ndr_put_ptr(&w, 0);		/* *DomainName */
+	ck_assert_int_eq(w.w.err, 0);
+	return wcur_off(&w.w);
+}
+
+START_TEST(test_get_user_name)
+{
+	uint8_t stub[128];
+	struct ustr u, d;
+	size_t len, n, k;
+	struct cur c;
+	int domain;
+
+	for (domain = 0; domain < 2; domain++) {
+		len = getuser_stub(stub, sizeof(stub), domain);
+		ck_assert_uint_eq(call(&env_user, OP_GETUSER, stub, len, &n), 0);
+		cur_init(&c, out, n);
+		ck_assert_uint_ne(ndr_ptr(&c), 0);
+		ustr_hdr(&c, &u);
+		ustr_body(&c, &u);
+		ck_assert_str_eq(u.s, "alice");
+		if (domain) {
+			ck_assert_uint_ne(ndr_ptr(&c), 0);
+			ck_assert_uint_ne(ndr_ptr(&c), 0);
+			ustr_hdr(&c, &d);
+			ustr_body(&c, &d);
+			ck_assert_str_eq(d.s, "LSATEST");
+		} else
+			ck_assert_uint_eq(ndr_ptr(&c), 0);
+		ck_assert_uint_eq(ndr_u32(&c), STATUS_SUCCESS);
+		ck_assert_int_eq(c.err, 0);
+		ck_assert_uint_eq(cur_left(&c), 0);
+		/* anonymous and guest: refused as on every lsarpc call */
+		ck_assert_uint_eq(call(&env_anon, OP_GETUSER, stub, len, &n), 0);
+		ck_assert_uint_eq(n, 12);
+		ck_assert_uint_eq(le32_get(out + 8), STATUS_ACCESS_DENIED);
+		ck_assert_uint_eq(call(&env_guest, OP_GETUSER, stub, len, &n), 0);
+		ck_assert_uint_eq(le32_get(out + 8), STATUS_ACCESS_DENIED);
+		for (k = 0; k < len; k++)
+			ck_assert_uint_eq(call(&env_user, OP_GETUSER, stub, k,
+			    &n), DCERPC_FAULT_NDR);
+	}
+	/* a UserName sent filled in is read past and ignored */
+	{
+		struct ndr_w w;
+
+		ndr_w_init(&w, stub, sizeof(stub));
+		ndr_put_ptr(&w, 0);
+		ndr_put_ptr(&w, 1);
+		ndr_put_ustring(&w, "bob");
+		ndr_put_ustring_body(&w, "bob");
+		ndr_put_ptr(&w, 0);
+		len = wcur_off(&w.w);
+		ck_assert_uint_eq(call(&env_user, OP_GETUSER, stub, len, &n), 0);
+		cur_init(&c, out, n);
+		(void)ndr_ptr(&c);
+		ustr_hdr(&c, &u);
+		ustr_body(&c, &u);
+		ck_assert_str_eq(u.s, "alice");
+		for (k = 0; k < len; k++)
+			ck_assert_uint_eq(call(&env_user, OP_GETUSER, stub, k,
+			    &n), DCERPC_FAULT_NDR);
+	}
+}
+END_TEST
+
 START_TEST(test_query_info)
 {
 	uint8_t stub[24];
@@ -556,6 +637,7 @@ lsarpc_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_query_info);
+	tcase_add_test(tc, test_get_user_name);
 	tcase_add_test(tc, test_ustring);
 	suite_add_tcase(s, tc);
 	return s;
