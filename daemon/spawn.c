@@ -537,12 +537,17 @@ spawn_broadcast(uint32_t type)
 				auth_krb_keytab(c);
 			continue;
 		}
-		if (c->pid > 0 && c->chan >= 0)
-			(void)spawn_send(c, type, 0, NULL, 0);
-		/* accounts added or removed since (usmbctl user add) */
+		/*
+		 * Accounts added or removed since (usmbctl user add), ahead
+		 * of the reload: a worker the reload ends (an IPC$-only one)
+		 * reads it first, rather than leave it unread behind the
+		 * reload, which resets our end and loses its last lines.
+		 */
 		if (type == MSG_RELOAD && c->pid > 0 && c->chan >= 0 &&
 		    c->role == CHILD_WORKER && c->hello && !c->dying)
 			(void)userlist_send(c);
+		if (c->pid > 0 && c->chan >= 0)
+			(void)spawn_send(c, type, 0, NULL, 0);
 		if (type == MSG_SHUTDOWN && c->pid > 0) {
 			c->dying = 1;
 			c->stopping = 1;

@@ -841,6 +841,7 @@ worker_main(struct conf *conf, const char *conf_path, int chan,
 		}
 	/* Kept in the master's totals: counters never go down. */
 	ctlmsg_metrics_final(wk.chan);
+	wk_chan_drain();
 	state_close();
 	return 0;
 }

@@ -318,6 +318,29 @@ wk_chan(void)
 }
 
 /*
+ * The master's messages still queued when the worker ends, read and
+ * dropped (a descriptor among them closed): a seqpacket socket closed
+ * with unread data resets its peer, and the master, reading ECONNRESET,
+ * would lose this worker's last log lines and metrics queued before
+ * them (a reload's account list arrives after the MSG_RELOAD that made
+ * an IPC$-only worker exit).  Bounded; the channel does not block.
+ */
+void
+wk_chan_drain(void)
+{
+	int guard;
+
+	for (guard = 0; guard < 1024; guard++) {
+		struct msg m;
+
+		if (msg_recv(wk.chan, &m, wk.mbuf, sizeof(wk.mbuf)) < 0)
+			break;
+		if (m.fd >= 0)
+			close(m.fd);
+	}
+}
+
+/*
  * Swaps in a new config; trees follow their share by name, and those of
  * removed shares are kept or closed (--force): worker/ctlmsg.h.
  */

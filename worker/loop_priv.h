@@ -63,6 +63,8 @@ int	wk_rx_arm(struct conn *c);
  * messages a turn); swaps in the config after SIGHUP or MSG_RELOAD.
  */
 void	wk_chan(void);
+/* Reads and drops what the master still queued, before the worker ends. */
+void	wk_chan_drain(void);
 void	wk_reload(void);
 
 #endif
